@@ -1,0 +1,21 @@
+package org.eventindex.message;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+
+import java.util.List;
+
+/**
+ * One object a consumer must read for a dataset, and which of the input files (GUIDs) it holds are to be taken
+ * from it. Events of other GUIDs in the same object are skipped (another object was selected for them).
+ *
+ * @param url            {@code s3://host:port/bucket/key}
+ * @param size           object size in bytes as the producer reported it
+ * @param guids          the selected GUIDs to take from this object, in the order the object holds them
+ * @param expectedEvents sum of the producer-reported event counts of those GUIDs
+ */
+public record SignalObject(
+        @JsonProperty("url") String url,
+        @JsonProperty("size") long size,
+        @JsonProperty("guids") List<String> guids,
+        @JsonProperty("expectedEvents") long expectedEvents) {
+}

@@ -1,0 +1,34 @@
+package org.eventindex.stomp;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * How to reach the brokers. Every endpoint (and every address its host name resolves to) is tried in order.
+ * The passcode is never printed by {@link #toString()}.
+ */
+public record StompSettings(List<StompEndpoint> endpoints, String login, String passcode,
+                            Duration connectTimeout, Duration receiptTimeout, Duration heartbeat) {
+
+    public StompSettings {
+        endpoints = List.copyOf(Objects.requireNonNull(endpoints, "endpoints is null"));
+        if (endpoints.isEmpty()) {
+            throw new IllegalArgumentException("no broker endpoints");
+        }
+        Objects.requireNonNull(connectTimeout, "connectTimeout is null");
+        Objects.requireNonNull(receiptTimeout, "receiptTimeout is null");
+        Objects.requireNonNull(heartbeat, "heartbeat is null");
+    }
+
+    public static StompSettings of(List<StompEndpoint> endpoints, String login, String passcode) {
+        return new StompSettings(endpoints, login, passcode, Duration.ofSeconds(10), Duration.ofSeconds(30),
+                Duration.ofSeconds(10));
+    }
+
+    @Override
+    public String toString() {
+        return "StompSettings[endpoints=" + endpoints + ", login=" + login + ", passcode=" + (passcode == null ? "none" : "***")
+                + ", connectTimeout=" + connectTimeout + ", receiptTimeout=" + receiptTimeout + ", heartbeat=" + heartbeat + "]";
+    }
+}
