@@ -2,7 +2,11 @@ package org.eventindex.stomp;
 
 import java.io.IOException;
 
-/** A broker refused or failed a STOMP operation; {@link #isAuthentication()} separates bad credentials. */
+/**
+ * A broker refused or failed a STOMP operation, or none could be reached. {@link #isAuthentication()} separates
+ * security refusals (bad login or passcode, or no permission for a destination), which retrying cannot fix.
+ * Messages name the broker endpoint and, for sends, the destination; they never contain the passcode.
+ */
 public final class StompException extends IOException {
     private static final long serialVersionUID = 1L;
     private final boolean authentication;
@@ -16,6 +20,7 @@ public final class StompException extends IOException {
         this(message, authentication, null);
     }
 
+    /** True when the broker refused the credentials or the permission (an operator must fix the configuration). */
     public boolean isAuthentication() {
         return authentication;
     }

@@ -1,41 +1,208 @@
 package org.eventindex.stomp;
 
+import static java.util.Objects.requireNonNull;
+
+import java.io.IOException;
 import java.time.Duration;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A daemon's consumer of one queue: keeps a connection (reconnecting with capped exponential backoff through every
  * endpoint), subscribes with the given prefetch and calls the handler for each message one at a time. A handler that
  * returns normally gets its message acknowledged; one that throws gets it NACKed (the broker dead-letters it), and
  * the failure is logged with the message id. Stopping waits for the message in progress.
+ *
+ * <p>Delivery is at least once: a message whose ACK was lost with the connection is delivered again, so handlers
+ * must be idempotent.
  */
 public final class StompQueueWorker implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(StompQueueWorker.class);
+    private static final Object STOP = new Object();
+
+    private final String name;
+    private final StompSettings settings;
+    private final String destination;
+    private final int prefetch;
+    private final StompMessageHandler handler;
+    private final StompBackoff backoff;
+    private final AtomicBoolean started = new AtomicBoolean();
+    private final CountDownLatch stopSignal = new CountDownLatch(1);
+    private final AtomicLong handled = new AtomicLong();
+    private volatile boolean stopping;
+    private volatile boolean connected;
+    private volatile BlockingQueue<Object> inbox;
+    private volatile StompConnection connection;
+    private volatile Thread thread;
 
     public StompQueueWorker(String name, StompSettings settings, String destination, int prefetch,
                             StompMessageHandler handler) {
-        throw new UnsupportedOperationException("TODO");
+        this(name, settings, destination, prefetch, handler, StompBackoff.DEFAULT);
     }
 
+    public StompQueueWorker(String name, StompSettings settings, String destination, int prefetch,
+                            StompMessageHandler handler, StompBackoff backoff) {
+        this.name = requireNonNull(name, "name is null");
+        this.settings = requireNonNull(settings, "settings is null");
+        this.destination = requireNonNull(destination, "destination is null");
+        this.handler = requireNonNull(handler, "handler is null");
+        this.backoff = requireNonNull(backoff, "backoff is null");
+        if (prefetch < 1) {
+            throw new IllegalArgumentException("worker " + name + ": prefetch must be at least 1, got " + prefetch);
+        }
+        this.prefetch = prefetch;
+    }
+
+    /** Starts the worker thread; a worker starts once. */
     public void start() {
-        throw new UnsupportedOperationException("TODO");
+        if (stopping || !started.compareAndSet(false, true)) {
+            throw new IllegalStateException("worker " + name + " was already started or stopped");
+        }
+        Thread t = new Thread(this::run, "stomp-worker-" + name);
+        thread = t;
+        t.start();
     }
 
     /** True while subscribed to a live connection. */
     public boolean isConnected() {
-        throw new UnsupportedOperationException("TODO");
+        StompConnection c = connection;
+        return connected && c != null && c.isOpen();
     }
 
     /** Messages handled (acknowledged) since start. */
     public long handled() {
-        throw new UnsupportedOperationException("TODO");
+        return handled.get();
     }
 
-    /** Idempotent; waits up to {@code grace} for the message in progress. */
+    /**
+     * Idempotent; waits up to {@code grace} for the message in progress. If it does not finish in time the
+     * connection is closed (the broker redelivers the message) and the worker thread is interrupted.
+     */
     public void stop(Duration grace) {
-        throw new UnsupportedOperationException("TODO");
+        requireNonNull(grace, "grace is null");
+        stopping = true;
+        stopSignal.countDown();
+        BlockingQueue<Object> q = inbox;
+        if (q != null) {
+            q.add(STOP);
+        }
+        Thread t = thread;
+        if (t == null || t == Thread.currentThread()) {
+            return;
+        }
+        try {
+            t.join(Math.max(1, grace.toMillis()));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (t.isAlive()) {
+            LOG.warn("worker {} did not finish its message within {}; closing its connection so that the broker "
+                    + "redelivers it", name, grace);
+            StompConnection c = connection;
+            if (c != null) {
+                c.close();
+            }
+            t.interrupt();
+        }
     }
 
     @Override
     public void close() {
         stop(Duration.ofSeconds(30));
+    }
+
+    private void run() {
+        int failures = 0;
+        while (!stopping) {
+            BlockingQueue<Object> q = new LinkedBlockingQueue<>();
+            inbox = q;
+            StompConnection c = null;
+            try {
+                c = StompConnection.connect(settings);
+                connection = c;
+                c.subscribe(destination, prefetch, new StompConnection.Listener() {
+                    @Override
+                    public void onMessage(StompMessage message) {
+                        q.add(message);
+                    }
+
+                    @Override
+                    public void onError(IOException cause) {
+                        q.add(cause);
+                    }
+                });
+                connected = true;
+                failures = 0;
+                LOG.info("worker {} subscribed to {} on broker {}", name, destination, c.endpoint());
+                consume(c, q);
+            } catch (IOException e) {
+                if (!stopping) {
+                    LOG.warn("worker {} on {}: {}", name, destination, e.getMessage());
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (RuntimeException e) {
+                LOG.error("worker {} on {} failed unexpectedly", name, destination, e);
+            } catch (Error e) {
+                LOG.error("worker {} on {} stops: {}", name, destination, e.toString(), e);
+                throw e;
+            } finally {
+                connected = false;
+                connection = null;
+                if (c != null) {
+                    c.close();
+                }
+            }
+            if (!stopping) {
+                Duration delay = backoff.delay(failures++, ThreadLocalRandom.current().nextDouble());
+                LOG.info("worker {} reconnects to {} in {} ms", name, settings.endpoints(), delay.toMillis());
+                try {
+                    stopSignal.await(delay.toMillis(), TimeUnit.MILLISECONDS);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }
+        LOG.info("worker {} on {} stopped after {} messages", name, destination, handled.get());
+    }
+
+    private void consume(StompConnection c, BlockingQueue<Object> q) throws IOException, InterruptedException {
+        while (!stopping) {
+            Object item = q.take();
+            if (item == STOP) {
+                return;
+            }
+            if (item instanceof IOException e) {
+                throw e;
+            }
+            handle(c, (StompMessage) item);
+        }
+    }
+
+    private void handle(StompConnection c, StompMessage message) throws IOException, InterruptedException {
+        try {
+            handler.onMessage(message);
+        } catch (InterruptedException e) {
+            // Forced stop: leave the message unacknowledged so that the broker redelivers it.
+            throw e;
+        } catch (Exception | AssertionError | LinkageError e) {
+            if (stopping && Thread.currentThread().isInterrupted()) {
+                throw new InterruptedException("worker " + name + " interrupted while handling " + message.messageId());
+            }
+            LOG.error("worker {}: handler failed on message {} from {}; NACKed, the broker dead-letters it",
+                    name, message.messageId(), destination, e);
+            c.nack(message);
+            return;
+        }
+        c.ack(message);
+        handled.incrementAndGet();
     }
 }

@@ -1,0 +1,136 @@
+package org.eventindex.stomp;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Opens a {@link StompConnection}: endpoint failover, CONNECT / CONNECTED and heart-beat negotiation. */
+final class StompHandshake {
+    private static final Logger LOG = LoggerFactory.getLogger(StompHandshake.class);
+
+    private StompHandshake() {
+    }
+
+    /**
+     * Connects to the first endpoint that accepts, trying every address each host name resolves to.
+     *
+     * @throws StompException when no endpoint accepts; {@link StompException#isAuthentication()} when a broker
+     *         refused the credentials (no further endpoint is tried then)
+     */
+    static StompConnection connect(StompSettings settings) throws IOException {
+        List<String> failures = new ArrayList<>();
+        IOException last = null;
+        for (StompEndpoint ep : settings.endpoints()) {
+            InetAddress[] addresses;
+            try {
+                addresses = InetAddress.getAllByName(ep.host());
+            } catch (UnknownHostException e) {
+                failures.add(ep + ": unknown host");
+                last = e;
+                continue;
+            }
+            for (InetAddress address : addresses) {
+                try {
+                    return open(settings, ep, address);
+                } catch (StompException e) {
+                    if (e.isAuthentication()) {
+                        throw e;
+                    }
+                    failures.add(e.getMessage());
+                    last = e;
+                } catch (IOException e) {
+                    failures.add(ep + " (" + address.getHostAddress() + "): " + StompConnection.describe(e));
+                    last = e;
+                }
+            }
+        }
+        throw new StompException("no STOMP broker accepted a connection: " + String.join("; ", failures), false, last);
+    }
+
+    private static StompConnection open(StompSettings settings, StompEndpoint ep, InetAddress address)
+            throws IOException {
+        int timeoutMs = (int) Math.min(Integer.MAX_VALUE, Math.max(1, settings.connectTimeout().toMillis()));
+        Socket socket = new Socket();
+        try {
+            socket.setTcpNoDelay(true);
+            socket.setKeepAlive(true);
+            socket.connect(new InetSocketAddress(address, ep.port()), timeoutMs);
+            socket.setSoTimeout(timeoutMs);
+            InputStream in = new BufferedInputStream(socket.getInputStream(), 64 * 1024);
+            OutputStream out = new BufferedOutputStream(socket.getOutputStream(), 64 * 1024);
+            long hb = settings.heartbeat().toMillis();
+            Map<String, String> headers = new LinkedHashMap<>();
+            headers.put("accept-version", "1.2");
+            headers.put("host", ep.host());
+            if (settings.login() != null) {
+                headers.put("login", settings.login());
+                headers.put("passcode", settings.passcode() == null ? "" : settings.passcode());
+            }
+            headers.put("heart-beat", hb + "," + hb);
+            StompFrameCodec.write(StompFrame.of("CONNECT", headers), out);
+            out.flush();
+            StompFrame reply = StompFrameCodec.read(in);
+            if ("ERROR".equals(reply.command())) {
+                throw new StompException("broker " + ep + " refused the connection: " + reply.errorText(),
+                        isSecurityError(reply));
+            }
+            if (!"CONNECTED".equals(reply.command())) {
+                throw new StompException("broker " + ep + " answered CONNECT with " + reply.command(), false);
+            }
+            if (!"1.2".equals(reply.header("version"))) {
+                throw new StompException("broker " + ep + " does not speak STOMP 1.2 (version "
+                        + reply.header("version") + ")", false);
+            }
+            long[] serverHb = parseHeartbeat(reply.header("heart-beat"));
+            long send = hb == 0 || serverHb[1] == 0 ? 0 : Math.max(hb, serverHb[1]);
+            long receive = hb == 0 || serverHb[0] == 0 ? 0 : Math.max(hb, serverHb[0]);
+            StompConnection c = new StompConnection(settings, ep, socket, in, out, send, receive);
+            c.start();
+            LOG.debug("connected to STOMP broker {} ({}), heart-beat send {} ms, receive {} ms",
+                    ep, address.getHostAddress(), send, receive);
+            return c;
+        } catch (IOException | RuntimeException e) {
+            try {
+                socket.close();
+            } catch (IOException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
+    }
+
+    private static long[] parseHeartbeat(String value) {
+        if (value == null) {
+            return new long[] {0, 0};
+        }
+        String[] parts = value.split(",");
+        try {
+            return new long[] {Long.parseLong(parts[0].trim()), Long.parseLong(parts[1].trim())};
+        } catch (RuntimeException e) {
+            return new long[] {0, 0};
+        }
+    }
+
+    /** ActiveMQ reports bad logins and refused destinations with a SecurityException text. */
+    static boolean isSecurityError(StompFrame error) {
+        String text = (error.headers().getOrDefault("message", "") + "\n"
+                + new String(error.body(), StandardCharsets.UTF_8)).toLowerCase(Locale.ROOT);
+        return text.contains("securityexception") || text.contains("password") || text.contains("authenticat")
+                || text.contains("not authorized") || text.contains("unauthorized") || text.contains("credential");
+    }
+
+}

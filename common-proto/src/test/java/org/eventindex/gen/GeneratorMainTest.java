@@ -1,0 +1,78 @@
+package org.eventindex.gen;
+
+import org.eventindex.message.DatasetManifest;
+import org.eventindex.message.Json;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class GeneratorMainTest {
+    private static final String DATA = "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1824";
+
+    @TempDir
+    Path dir;
+
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+    private int run(String... args) {
+        return GeneratorMain.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void helpDocumentsEveryOption() {
+        assertEquals(0, run("--help"));
+        String help = out.toString(StandardCharsets.UTF_8);
+        for (String option : List.of("--dataset", "--out", "--files", "--events-per-file", "--files-per-job",
+                "--duplicated-jobs", "--crashed-jobs", "--cross-file-duplicates", "--simulation", "--seed", "--help")) {
+            assertTrue(help.contains(option), option);
+        }
+    }
+
+    @Test
+    void writesFilesManifestAndSummary() throws IOException {
+        assertEquals(0, run("--dataset", DATA, "--out", dir.toString(), "--files", "3", "--events-per-file", "20",
+                "--files-per-job", "1", "--duplicated-jobs", "1", "--crashed-jobs", "0",
+                "--cross-file-duplicates", "2", "--seed", "7"), err.toString(StandardCharsets.UTF_8));
+        String summary = out.toString(StandardCharsets.UTF_8);
+        assertTrue(summary.contains("files              3"), summary);
+        assertTrue(summary.contains("events             62"), summary);
+        assertTrue(summary.contains("unique events      60"), summary);
+        assertTrue(summary.contains("bytes/event"), summary);
+        DatasetManifest m = Json.read(Files.readAllBytes(dir.resolve(DATA + ".manifest.json")),
+                DatasetManifest.class);
+        assertEquals(DATA, m.dataset());
+        assertEquals(3, m.files().size());
+        try (var files = Files.list(dir)) {
+            assertEquals(4, files.filter(p -> p.toString().endsWith(".ei.spb")).count());
+        }
+    }
+
+    @Test
+    void oneFileDatasetNeedsNoCopyOption() {
+        assertEquals(0, run("--dataset", DATA, "--out", dir.toString(), "--files", "1", "--events-per-file", "5"),
+                err.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void usageErrors() {
+        assertEquals(2, run("--out", dir.toString()));
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("--dataset and --out are required"));
+        assertEquals(2, run("--dataset", DATA, "--out", dir.toString(), "--files", "many"));
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("--files needs a whole number, got 'many'"));
+        assertEquals(2, run("--dataset", "not-a-dataset", "--out", dir.toString()));
+        assertEquals(2, run("--bogus"));
+        assertEquals(2, run("--dataset"));
+    }
+}

@@ -1,0 +1,94 @@
+package org.eventindex.names;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class PoolTokenTest {
+    private static final String DB = "5F2B1D3C-0A9E-E711-8C4A-02163E01A2B3";
+    private static final String CLID = "D82968A1-CF91-4320-B2DD-E0F739CBC7E6";
+    private static final String TOKEN = "[DB=" + DB + "][CNT=POOLContainer(DataHeader)][CLID=" + CLID
+            + "][TECH=00000202][OID=0000000000000005-00000000000003E8]";
+
+    @Test
+    void parsesAndFormats() {
+        PoolToken t = PoolToken.parse(TOKEN);
+        assertEquals(DB, t.db());
+        assertEquals("POOLContainer(DataHeader)", t.container());
+        assertEquals(CLID, t.clid());
+        assertEquals(0x202, t.technology());
+        assertEquals(5, t.oid1());
+        assertEquals(1000, t.oid2());
+        assertEquals(TOKEN, t.format());
+        assertEquals(TOKEN, t.toString());
+    }
+
+    @Test
+    void emptyContainerAndFullWidthValues() {
+        PoolToken t = new PoolToken(DB, "", CLID, 0xFFFFFFFF, -1L, Long.MIN_VALUE);
+        String text = t.format();
+        assertEquals("[DB=" + DB + "][CNT=][CLID=" + CLID
+                + "][TECH=FFFFFFFF][OID=FFFFFFFFFFFFFFFF-8000000000000000]", text);
+        assertEquals(t, PoolToken.parse(text));
+    }
+
+    @Test
+    void guidCheck() {
+        assertTrue(PoolToken.isGuid(DB));
+        assertFalse(PoolToken.isGuid(DB.toLowerCase()));
+        assertFalse(PoolToken.isGuid(DB.replace('-', '_')));
+        assertFalse(PoolToken.isGuid(DB + "0"));
+        assertFalse(PoolToken.isGuid(null));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {
+        "",
+        "garbage",
+        "[DB=" + DB + "]",
+        "[DB=" + DB + "][CNT=x][CLID=" + CLID + "][TECH=00000202][OID=0000000000000005-00000000000003E8]x",
+        "[DB=" + DB + "][CNT=x][CLID=" + CLID + "][TECH=00000202][OID=0000000000000005-00000000000003E8",
+        "[DB=5f2b1d3c-0a9e-e711-8c4a-02163e01a2b3][CNT=x][CLID=" + CLID
+            + "][TECH=00000202][OID=0000000000000005-00000000000003E8]",
+        "[DB=" + DB + "][CNT=x][CLID=NOT-A-GUID][TECH=00000202][OID=0000000000000005-00000000000003E8]",
+        "[DB=" + DB + "][CNT=x][CLID=" + CLID + "][TECH=202][OID=0000000000000005-00000000000003E8]",
+        "[DB=" + DB + "][CNT=x][CLID=" + CLID + "][TECH=0000020g][OID=0000000000000005-00000000000003E8]",
+        "[DB=" + DB + "][CNT=x][CLID=" + CLID + "][TECH=00000202][OID=5-3E8]",
+        "[DB=" + DB + "][CNT=x][CLID=" + CLID + "][TECH=00000202][OID=0000000000000005_00000000000003E8]",
+        "[DB=" + DB + "][CNT=x][CLID=" + CLID + "][TECH=00000202][OID=000000000000000500000000000003E8]",
+        "[DB=" + DB + "][CNT=a[b][CLID=" + CLID + "][TECH=00000202][OID=0000000000000005-00000000000003E8]",
+        "[DB=" + DB + "][CNT=a\nb][CLID=" + CLID + "][TECH=00000202][OID=0000000000000005-00000000000003E8]",
+        "[CNT=x][DB=" + DB + "][CLID=" + CLID + "][TECH=00000202][OID=0000000000000005-00000000000003E8]",
+    })
+    void rejectsMalformedTokens(String token) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> PoolToken.parse(token));
+        assertTrue(e.getMessage().contains("POOL token"), e.getMessage());
+        assertFalse(e.getMessage().contains("\n"), e.getMessage());
+    }
+
+    @Test
+    void errorsNameThePart() {
+        String badTech = TOKEN.replace("TECH=00000202", "TECH=xyz");
+        assertTrue(message(badTech).contains("TECH 'xyz'"));
+        String badDb = TOKEN.replace(DB, "1234");
+        assertTrue(message(badDb).contains("DB '1234'"));
+        assertTrue(message("[DB=" + DB + "][OID=1]").contains("'[CNT='"));
+        assertThrows(IllegalArgumentException.class, () -> PoolToken.parse(null));
+    }
+
+    @Test
+    void constructorValidates() {
+        assertThrows(IllegalArgumentException.class, () -> new PoolToken("x", "", CLID, 0, 0, 0));
+        assertThrows(IllegalArgumentException.class, () -> new PoolToken(DB, "a]b", CLID, 0, 0, 0));
+        assertThrows(NullPointerException.class, () -> new PoolToken(DB, null, CLID, 0, 0, 0));
+    }
+
+    private static String message(String token) {
+        return assertThrows(IllegalArgumentException.class, () -> PoolToken.parse(token)).getMessage();
+    }
+}

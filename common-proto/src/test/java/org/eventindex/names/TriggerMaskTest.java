@@ -1,0 +1,166 @@
+package org.eventindex.names;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.BitSet;
+import java.util.Random;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class TriggerMaskTest {
+
+    private static BitSet bits(String plain) {
+        BitSet b = new BitSet();
+        for (int i = 0; i < plain.length(); i++) {
+            if (plain.charAt(i) == '1') {
+                b.set(i);
+            }
+        }
+        return b;
+    }
+
+    @Test
+    void specExample() {
+        String plain = "0001100001001101010000";
+        assertEquals("D!!E!C!!B!B!E", TriggerMask.encode(bits(plain), plain.length()));
+        assertEquals(bits(plain), TriggerMask.decode("D!!E!C!!B!B!E", plain.length()));
+    }
+
+    @Test
+    void multiDigitCountsMostSignificantFirst() {
+        assertEquals("BA", TriggerMask.encode(new BitSet(), 64));
+        assertEquals("IA", TriggerMask.encode(new BitSet(), 512));
+        assertEquals("BAA", TriggerMask.encode(new BitSet(), 4096));
+        BitSet b = new BitSet();
+        b.set(63);
+        assertEquals("/!", TriggerMask.encode(b, 64));
+        b.set(64 + 65);
+        assertEquals("/!BB!", TriggerMask.encode(b, 64 + 66));
+    }
+
+    @Test
+    void allOnesAndEmpty() {
+        BitSet ones = new BitSet();
+        ones.set(0, 5);
+        assertEquals("!!!!!", TriggerMask.encode(ones, 5));
+        assertEquals("", TriggerMask.encode(new BitSet(), 0));
+        assertEquals(new BitSet(), TriggerMask.decode("", 0));
+    }
+
+    @Test
+    void bitsBeyondWidthAreIgnoredWhenEncoding() {
+        BitSet b = bits("0100");
+        assertEquals("B!C", TriggerMask.encode(b, 4));
+        assertEquals("B", TriggerMask.encode(b, 1));
+    }
+
+    @Test
+    void leadingZeroDigitIsAccepted() {
+        assertEquals(bits("0001"), TriggerMask.decode("AD!", 4));
+    }
+
+    @Test
+    void randomRoundTrips() {
+        Random random = new Random(7);
+        for (int n = 0; n < 200; n++) {
+            BitSet b = new BitSet();
+            int width = 1 + random.nextInt(5000);
+            int ones = random.nextInt(40);
+            for (int i = 0; i < ones; i++) {
+                b.set(random.nextInt(width));
+            }
+            assertEquals(b, TriggerMask.decode(TriggerMask.encode(b, width), width));
+        }
+    }
+
+    @Test
+    void l1RoundTrip() {
+        BitSet tbp = bits("101");
+        BitSet tap = new BitSet();
+        tap.set(511);
+        BitSet tav = new BitSet();
+        tav.set(0);
+        String coded = TriggerMask.encodeL1(tbp, tap, tav);
+        BitSet all = TriggerMask.decodeL1(coded);
+        assertEquals(4, all.cardinality());
+        assertTrue(all.get(0) && all.get(2) && all.get(1023) && all.get(1024));
+        assertEquals(TriggerMask.L1_BITS * TriggerMask.L1_MASKS, TriggerMask.L1_BITS * 3);
+    }
+
+    @Test
+    void hltRoundTrip() {
+        BitSet physics = bits("00001");
+        BitSet empty = new BitSet();
+        BitSet resurrected = new BitSet();
+        resurrected.set(4095);
+        String coded = TriggerMask.encodeHlt(physics, empty, resurrected);
+        assertEquals("E!/7;BAA;//!", coded);
+        assertArrayEquals(new BitSet[] {physics, empty, resurrected}, TriggerMask.decodeHlt(coded));
+    }
+
+    @Test
+    void rejectsCharacterOutsideAlphabet() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> TriggerMask.decode("D!?E", 10));
+        assertTrue(e.getMessage().contains("position 2"), e.getMessage());
+        assertTrue(e.getMessage().contains("'?'"), e.getMessage());
+    }
+
+    @Test
+    void rejectsControlCharactersAndEscapesThem() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> TriggerMask.decode("B\n!", 3));
+        assertTrue(e.getMessage().contains("\\u000a"), e.getMessage());
+    }
+
+    @Test
+    void rejectsWrongLength() {
+        IllegalArgumentException shortMask = assertThrows(IllegalArgumentException.class,
+                () -> TriggerMask.decode("C!", 10));
+        assertTrue(shortMask.getMessage().contains("decodes to 3 bits"), shortMask.getMessage());
+        IllegalArgumentException longMask = assertThrows(IllegalArgumentException.class,
+                () -> TriggerMask.decode("K!", 10));
+        assertTrue(longMask.getMessage().contains("position 1"), longMask.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> TriggerMask.decode("", 10));
+    }
+
+    @Test
+    void hugeCountCannotOverflow() {
+        assertThrows(IllegalArgumentException.class, () -> TriggerMask.decode("//////////////////!", 100));
+    }
+
+    @Test
+    void rejectsWrongHltMaskCount() {
+        assertThrows(IllegalArgumentException.class, () -> TriggerMask.decodeHlt("BAA;BAA"));
+        assertThrows(IllegalArgumentException.class, () -> TriggerMask.decodeHlt("BAA;BAA;BAA;BAA"));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> TriggerMask.decodeHlt("BAA;BAB;BAA"));
+        assertTrue(e.getMessage().contains("position"), e.getMessage());
+    }
+
+    @Test
+    void rejectsL1OfWrongWidth() {
+        assertThrows(IllegalArgumentException.class, () -> TriggerMask.decodeL1("IA"));
+    }
+
+    @Test
+    void rejectsMasksWiderThanTheirField() {
+        BitSet wide = new BitSet();
+        wide.set(512);
+        assertThrows(IllegalArgumentException.class,
+                () -> TriggerMask.encodeL1(wide, new BitSet(), new BitSet()));
+        BitSet wideHlt = new BitSet();
+        wideHlt.set(4096);
+        assertThrows(IllegalArgumentException.class,
+                () -> TriggerMask.encodeHlt(new BitSet(), wideHlt, new BitSet()));
+    }
+
+    @Test
+    void rejectsNegativeWidthAndNull() {
+        assertThrows(IllegalArgumentException.class, () -> TriggerMask.encode(new BitSet(), -1));
+        assertThrows(NullPointerException.class, () -> TriggerMask.decode(null, 1));
+    }
+}

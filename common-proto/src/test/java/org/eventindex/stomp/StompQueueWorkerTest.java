@@ -1,0 +1,134 @@
+package org.eventindex.stomp;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.eventindex.testing.Await;
+import org.eventindex.testing.EmbeddedBroker;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class StompQueueWorkerTest {
+    private static final Duration WAIT = Duration.ofSeconds(30);
+    private static final StompBackoff FAST = new StompBackoff(Duration.ofMillis(50), Duration.ofMillis(500));
+
+    @TempDir
+    Path dir;
+    private EmbeddedBroker broker;
+    private StompSettings settings;
+
+    @BeforeEach
+    void startBroker() {
+        broker = EmbeddedBroker.start(dir);
+        settings = StompSettings.of(StompEndpoint.parseList(broker.stompEndpoints()), null, null);
+    }
+
+    @AfterEach
+    void stopBroker() {
+        broker.close();
+    }
+
+    private void send(String queue, String... bodies) throws IOException {
+        try (StompSender sender = new StompSender(settings)) {
+            for (String body : bodies) {
+                sender.send(queue, body.getBytes(StandardCharsets.UTF_8), Map.of());
+            }
+        }
+    }
+
+    @Test
+    void competingWorkersWithPrefetchOneBothGetMessages() throws Exception {
+        String queue = "/queue/test.compete";
+        send(queue, "1", "2", "3", "4", "5", "6");
+        // Each worker holds its first message until the other has one too: only possible if prefetch 1 is honoured.
+        CountDownLatch bothBusy = new CountDownLatch(2);
+        Map<String, Set<String>> seen = new ConcurrentHashMap<>();
+        StompMessageHandler handler = m -> {
+            String worker = Thread.currentThread().getName();
+            if (seen.computeIfAbsent(worker, w -> ConcurrentHashMap.newKeySet()).isEmpty()) {
+                bothBusy.countDown();
+                assertTrue(bothBusy.await(WAIT.toSeconds(), TimeUnit.SECONDS), "the other worker got no message");
+            }
+            seen.get(worker).add(new String(m.body(), StandardCharsets.UTF_8));
+        };
+        try (StompQueueWorker a = new StompQueueWorker("a", settings, queue, 1, handler, FAST);
+             StompQueueWorker b = new StompQueueWorker("b", settings, queue, 1, handler, FAST)) {
+            a.start();
+            b.start();
+            Await.until("all six messages handled", WAIT, () -> a.handled() + b.handled() == 6);
+            assertTrue(a.handled() >= 1 && b.handled() >= 1, "a=" + a.handled() + " b=" + b.handled());
+            assertEquals(Set.of("1", "2", "3", "4", "5", "6"), union(seen));
+        }
+        Await.until("queue drained", WAIT, () -> broker.queueSize(queue) == 0);
+    }
+
+    @Test
+    void failingHandlerNacksToDeadLetterQueue() throws Exception {
+        String queue = "/queue/test.poison";
+        send(queue, "poison");
+        try (StompQueueWorker w = new StompQueueWorker("poison", settings, queue, 1, m -> {
+            throw new IllegalArgumentException("cannot parse " + m.messageId());
+        }, FAST)) {
+            w.start();
+            Await.until("message dead-lettered", WAIT, () -> broker.queueSize(EmbeddedBroker.DLQ) == 1);
+            assertEquals(0, w.handled());
+            assertTrue(w.isConnected());
+        }
+        assertEquals(0, broker.queueSize(queue));
+    }
+
+    @Test
+    void workerSurvivesBrokerRestart() throws Exception {
+        String queue = "/queue/test.restart";
+        try (StompQueueWorker w = new StompQueueWorker("restart", settings, queue, 1, m -> { }, FAST)) {
+            w.start();
+            send(queue, "before");
+            Await.until("first message handled", WAIT, () -> w.handled() == 1);
+            broker.restart();
+            send(queue, "after");
+            Await.until("message after restart handled", WAIT, () -> w.handled() == 2);
+            assertTrue(w.isConnected());
+        }
+    }
+
+    @Test
+    void stopWaitsForMessageInProgressAndAcksIt() throws Exception {
+        String queue = "/queue/test.stop";
+        CountDownLatch entered = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        StompQueueWorker w = new StompQueueWorker("stop", settings, queue, 1, m -> {
+            entered.countDown();
+            assertTrue(release.await(WAIT.toSeconds(), TimeUnit.SECONDS));
+        }, FAST);
+        w.start();
+        send(queue, "slow");
+        assertTrue(entered.await(WAIT.toSeconds(), TimeUnit.SECONDS));
+        CompletableFuture<Void> stopped = CompletableFuture.runAsync(() -> w.stop(WAIT));
+        assertFalse(stopped.isDone());
+        release.countDown();
+        stopped.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        assertEquals(1, w.handled());
+        assertFalse(w.isConnected());
+        w.stop(Duration.ofSeconds(1)); // idempotent
+        Await.until("acknowledged message gone", WAIT, () -> broker.queueSize(queue) == 0);
+    }
+
+    private static Set<String> union(Map<String, Set<String>> seen) {
+        Set<String> all = new java.util.TreeSet<>();
+        seen.values().forEach(all::addAll);
+        return all;
+    }
+}

@@ -1,0 +1,253 @@
+package org.eventindex.consumer;
+
+import org.eventindex.proto.EventIndexProtos.Header_p1;
+import org.eventindex.spb.SpbFormatException;
+import org.eventindex.spb.SpbLimits;
+import org.eventindex.spb.SpbReader;
+import org.eventindex.spb.SpbRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.FileNotFoundException;
+import java.io.FilterInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InterruptedIOException;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Turns a validated signal into one consolidated file. Objects are fetched and decoded in parallel (a bounded pool,
+ * at most {@code 2 x threads} objects ahead of the writer), each into a {@link Spool}; the writer takes the spools
+ * strictly in signal order, so the output is the same whatever order the fetches finish in. Memory is bounded by
+ * the spool budget plus one message per thread, whatever the dataset size.
+ */
+final class Consolidator {
+    private static final Logger LOG = LoggerFactory.getLogger(Consolidator.class);
+    static final String TASK_ID = "consolidated";
+
+    private final ObjectFetcher fetcher;
+    private final SpbLimits limits;
+    private final Path spoolDir;
+    private final long spoolMemoryBytes;
+    private final int threads;
+    private final int attempts;
+    private final ConsumerMetrics metrics;
+
+    Consolidator(ObjectFetcher fetcher, SpbLimits limits, Path spoolDir, long spoolMemoryBytes, int threads,
+                 int attempts, ConsumerMetrics metrics) {
+        this.fetcher = Objects.requireNonNull(fetcher, "fetcher is null");
+        this.limits = Objects.requireNonNull(limits, "limits is null");
+        this.spoolDir = Objects.requireNonNull(spoolDir, "spoolDir is null");
+        this.spoolMemoryBytes = spoolMemoryBytes;
+        this.threads = threads;
+        this.attempts = attempts;
+        this.metrics = Objects.requireNonNull(metrics, "metrics is null");
+    }
+
+    /** What went into the file. */
+    record Result(long eventsWritten, int objectsRead, long bytesRead, int guids) {
+    }
+
+    /**
+     * Writes header, every selected GUID of every object in signal order, and the trailer. On failure nothing more
+     * is written, the fetches are stopped and every spool is removed; the caller discards the partial output.
+     */
+    Result consolidate(ValidSignal signal, ConsolidatedWriter writer)
+            throws IOException, ConsumeException, InterruptedException {
+        int n = signal.objects().size();
+        int window = 2 * threads;
+        Spool.MemoryBudget budget = new Spool.MemoryBudget(spoolMemoryBytes);
+        AtomicLong bytes = new AtomicLong();
+        AtomicInteger threadNo = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(Math.min(threads, n), r -> {
+            Thread t = new Thread(r, "consumer-fetch-" + threadNo.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        Map<Integer, Future<Fetched>> pending = new HashMap<>();
+        int next = 0;
+        try {
+            while (next < Math.min(window, n)) {
+                SelectedObject o = signal.objects().get(next++);
+                pending.put(o.index(), pool.submit(() -> fetch(o, budget, bytes)));
+            }
+            long maxEnd = 0;
+            int guids = 0;
+            for (int i = 0; i < n; i++) {
+                Fetched f = await(pending.remove(i));
+                try (Spool spool = f.spool()) {
+                    if (i == 0) {
+                        writer.header(header(signal, f.selection().header()));
+                    }
+                    spool.read(r -> copy(r, writer));
+                }
+                maxEnd = Math.max(maxEnd, f.selection().maxEndProcTime());
+                guids += f.selection().guids().size();
+                if (next < n) {
+                    SelectedObject o = signal.objects().get(next++);
+                    pending.put(o.index(), pool.submit(() -> fetch(o, budget, bytes)));
+                }
+            }
+            writer.finish(maxEnd);
+            return new Result(writer.events(), n, bytes.get(), guids);
+        } finally {
+            pool.shutdownNow();
+            if (!pool.awaitTermination(60, TimeUnit.SECONDS)) {
+                LOG.warn("dataset {}: fetch threads did not stop within 60 s; their spool files may remain in {}",
+                        signal.dataset(), spoolDir);
+            }
+            for (Future<Fetched> f : pending.values()) {
+                closeQuietly(f);
+            }
+        }
+    }
+
+    /** The consolidated file's Header: deterministic for a given selection, so a redelivery writes the same bytes. */
+    static Header_p1 header(ValidSignal signal, Header_p1 firstObjectHeader) {
+        return Header_p1.newBuilder()
+                .setStartProcTime(firstObjectHeader.getStartProcTime())
+                .setTaskID(TASK_ID)
+                .setJobID(signal.signalId())
+                .setInputDsName(signal.dataset())
+                .setProvenanceRef(firstObjectHeader.getProvenanceRef())
+                .setTriggerInfo(firstObjectHeader.getTriggerInfo())
+                .build();
+    }
+
+    private static void copy(SpbRecord r, ConsolidatedWriter writer) throws IOException {
+        if (r instanceof SpbRecord.Event e) {
+            writer.event(e.message());
+        } else if (r instanceof SpbRecord.BeginGuid b) {
+            writer.beginGuid(b.message());
+        } else if (r instanceof SpbRecord.TriggerMenu m) {
+            writer.triggerMenu(m.message());
+        } else if (r instanceof SpbRecord.EndGuid e) {
+            writer.endGuid(e.message());
+        } else {
+            throw new IllegalStateException("unexpected spooled record " + r);
+        }
+    }
+
+    private record Fetched(Spool spool, GuidSelector.Selection selection) {
+    }
+
+    private Fetched fetch(SelectedObject o, Spool.MemoryBudget budget, AtomicLong bytes)
+            throws IOException, ConsumeException {
+        String source = o.url().toString();
+        IOException last = null;
+        for (int attempt = 1; attempt <= attempts; attempt++) {
+            Spool spool = new Spool(spoolDir, source, budget);
+            boolean ok = false;
+            try (CountingInputStream in = new CountingInputStream(fetcher.open(o.url()))) {
+                try (SpbReader reader = new SpbReader(in, source, limits)) {
+                    GuidSelector.Selection selection = GuidSelector.select(reader, o, spool);
+                    spool.seal();
+                    ok = true;
+                    metrics.objectsRead.inc();
+                    return new Fetched(spool, selection);
+                } finally {
+                    bytes.addAndGet(in.count());
+                    metrics.bytesRead.add(in.count());
+                }
+            } catch (FileNotFoundException | SpbFormatException e) {
+                throw new ConsumeException(e.getMessage(), e);
+            } catch (InterruptedIOException e) {
+                throw e;
+            } catch (IOException e) {
+                last = e;
+                if (Thread.currentThread().isInterrupted()) {
+                    throw new InterruptedIOException("reading " + source + " was interrupted");
+                }
+                LOG.warn("object {}: attempt {}/{} failed: {}", source, attempt, attempts, e.toString());
+            } finally {
+                if (!ok) {
+                    spool.close();
+                }
+            }
+        }
+        throw new ConsumeException("object " + source + ": reading failed " + attempts + " time(s), last: "
+                + last.getMessage(), last);
+    }
+
+    private static Fetched await(Future<Fetched> future) throws IOException, ConsumeException, InterruptedException {
+        try {
+            return future.get();
+        } catch (ExecutionException e) {
+            Throwable c = e.getCause();
+            if (c instanceof ConsumeException ce) {
+                throw ce;
+            }
+            if (c instanceof IOException io) {
+                throw io;
+            }
+            if (c instanceof RuntimeException re) {
+                throw re;
+            }
+            if (c instanceof Error err) {
+                throw err;
+            }
+            throw new IOException("fetch task failed: " + c, c);
+        }
+    }
+
+    private static void closeQuietly(Future<Fetched> f) {
+        if (f.isDone() && !f.isCancelled()) {
+            try {
+                f.get().spool().close();
+            } catch (ExecutionException | InterruptedException | IOException | RuntimeException e) {
+                // the task failed (nothing to close) or the spool file is already gone
+                if (e instanceof InterruptedException) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+    }
+
+    /** Counts the compressed bytes taken from the store. */
+    private static final class CountingInputStream extends FilterInputStream {
+        private long count;
+
+        CountingInputStream(InputStream in) {
+            super(in);
+        }
+
+        @Override
+        public int read() throws IOException {
+            int b = super.read();
+            if (b >= 0) {
+                count++;
+            }
+            return b;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            int n = super.read(b, off, len);
+            if (n > 0) {
+                count += n;
+            }
+            return n;
+        }
+
+        @Override
+        public long skip(long n) throws IOException {
+            long s = super.skip(n);
+            count += s;
+            return s;
+        }
+
+        long count() {
+            return count;
+        }
+    }
+}

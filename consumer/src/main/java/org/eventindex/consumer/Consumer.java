@@ -1,0 +1,243 @@
+package org.eventindex.consumer;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileContext;
+import org.apache.hadoop.fs.Path;
+import org.eventindex.ops.Metrics;
+import org.eventindex.ops.OpsHttpServer;
+import org.eventindex.spb.SpbLimits;
+import org.eventindex.stomp.StompQueueWorker;
+import org.eventindex.stomp.StompSender;
+import org.eventindex.stomp.StompSettings;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The consumer daemon: one owner for its parts' lifecycle. {@link #start()} subscribes to the signal queue (prefetch
+ * 1, so competing consumers share the datasets) and opens the operations HTTP endpoint; {@link #stop()} is idempotent
+ * and waits for the dataset in progress.
+ * <p>
+ * In-process use (the embedded demo, tests):
+ * <pre>{@code
+ * ConsumerConfig config = ConsumerConfig.fromProperties(props, env);   // brokers, S3, HDFS, Kudu endpoints
+ * Consumer consumer = new Consumer(config, hdfs.conf(), Clock.systemUTC());
+ * consumer.start();
+ * ...
+ * consumer.stop();
+ * }</pre>
+ */
+public final class Consumer implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Consumer.class);
+    private static final Duration STOP_GRACE = Duration.ofSeconds(60);
+
+    /**
+     * Collaborators built by the caller, who keeps ownership of them.
+     *
+     * @param fileContext file system the consolidated files go to
+     * @param ingest      the Kudu load (or a stand-in)
+     * @param reports     where reports go
+     */
+    public record Services(ObjectFetcher fetcher, FileContext fileContext, DatasetIngest ingest, ReportSink reports) {
+        public Services {
+            Objects.requireNonNull(fetcher, "fetcher is null");
+            Objects.requireNonNull(fileContext, "fileContext is null");
+            Objects.requireNonNull(ingest, "ingest is null");
+            Objects.requireNonNull(reports, "reports is null");
+        }
+    }
+
+    private final ConsumerConfig config;
+    private final List<AutoCloseable> owned;
+    private final ConsumerMetrics metrics;
+    private final ConsumerStatus status;
+    private final SignalHandler handler;
+    private final java.nio.file.Path spoolDir;
+    private volatile StompQueueWorker worker;
+    private volatile OpsHttpServer http;
+    private volatile boolean started;
+    private volatile boolean stopped;
+
+    /** Builds every part from {@code config}; HDFS client settings come from the default Hadoop configuration. */
+    public static Consumer create(ConsumerConfig config, Clock clock) throws IOException {
+        Configuration conf = new Configuration();
+        conf.set("fs.defaultFS", config.hdfsUri().toString());
+        return new Consumer(config, conf, clock);
+    }
+
+    /**
+     * Builds the S3 client, the Kudu client and the report sender from {@code config}, and the HDFS client from
+     * {@code hadoopConf} (e.g. a MiniDFSCluster's) at {@link ConsumerConfig#hdfsUri()}. The consumer owns and closes
+     * them.
+     */
+    public Consumer(ConsumerConfig config, Configuration hadoopConf, Clock clock) throws IOException {
+        this(config, clock, new ArrayList<>(), hadoopConf);
+    }
+
+    /** Uses collaborators built by the caller; {@link #stop()} leaves them open. */
+    public Consumer(ConsumerConfig config, Services services, Clock clock) {
+        this(config, services, clock, List.of());
+    }
+
+    private Consumer(ConsumerConfig config, Clock clock, List<AutoCloseable> owned, Configuration hadoopConf)
+            throws IOException {
+        this(config, ownedServices(config, clock, owned, Objects.requireNonNull(hadoopConf, "hadoopConf is null")),
+                clock, owned);
+    }
+
+    private Consumer(ConsumerConfig config, Services services, Clock clock, List<AutoCloseable> owned) {
+        this.config = Objects.requireNonNull(config, "config is null");
+        Objects.requireNonNull(services, "services is null");
+        Objects.requireNonNull(clock, "clock is null");
+        this.owned = owned;
+        this.metrics = new ConsumerMetrics(new Metrics());
+        this.status = new ConsumerStatus(config.consumerId(), clock, 20);
+        this.spoolDir = config.spoolDir().resolve(HdfsCommitter.safe(config.consumerId()));
+        Consolidator consolidator = new Consolidator(services.fetcher(), SpbLimits.DEFAULT, spoolDir,
+                config.spoolMemoryBytes(), config.fetchThreads(), config.fetchAttempts(), metrics);
+        ConsolidatedFormat format = new SpbConsolidatedFormat();
+        HdfsCommitter committer = new HdfsCommitter(services.fileContext(), new Path(config.hdfsRoot()),
+                format.fileSuffix());
+        DatasetProcessor processor = new DatasetProcessor(consolidator, format, committer, services.ingest());
+        this.handler = new SignalHandler(config.consumerId(), SignalValidator.forConfig(config), processor,
+                services.reports(), metrics, status, clock);
+    }
+
+    private static Services ownedServices(ConsumerConfig config, Clock clock, List<AutoCloseable> owned,
+                                          Configuration hadoopConf) throws IOException {
+        boolean ok = false;
+        try {
+            S3ObjectFetcher fetcher = S3ObjectFetcher.connect(config.s3Endpoint(), config.s3AccessKey(),
+                    config.s3SecretKey(), config.fetchThreads());
+            owned.add(fetcher);
+            FileContext fc = FileContext.getFileContext(config.hdfsUri(), hadoopConf);
+            KuduIngest ingest = KuduIngest.connect(config, hadoopConf, clock);
+            owned.add(ingest);
+            StompSender sender = new StompSender(stompSettings(config));
+            owned.add(sender);
+            ok = true;
+            return new Services(fetcher, fc, ingest, new StompReportSink(sender, config.reportQueue()));
+        } finally {
+            if (!ok) {
+                closeAll(owned);
+            }
+        }
+    }
+
+    static StompSettings stompSettings(ConsumerConfig config) {
+        return StompSettings.of(config.brokers(), config.stompUser().isEmpty() ? null : config.stompUser(),
+                config.stompPassword());
+    }
+
+    /** Subscribes to the signal queue and opens the operations endpoint. */
+    public synchronized void start() throws IOException {
+        if (stopped) {
+            throw new IllegalStateException("consumer " + config.consumerId() + " was stopped; create a new one");
+        }
+        if (started) {
+            return;
+        }
+        prepareSpoolDir();
+        http = new OpsHttpServer("0.0.0.0", config.httpPort(), metrics.registry(), this::readiness);
+        http.json("/status", status::snapshot);
+        http.start();
+        try {
+            worker = new StompQueueWorker("consumer-" + config.consumerId(), stompSettings(config),
+                    config.signalQueue(), 1, handler);
+            worker.start();
+        } catch (RuntimeException e) {
+            http.close();
+            http = null;
+            throw e;
+        }
+        started = true;
+        LOG.info("consumer {} started: signals from {} on {}, files under {}{}, ops on port {}", config.consumerId(),
+                config.signalQueue(), config.brokers(), config.hdfsUri(), config.hdfsRoot(), http.port());
+    }
+
+    /** This consumer's own spool folder; spool files a crashed run left there are removed. */
+    private void prepareSpoolDir() throws IOException {
+        Files.createDirectories(spoolDir);
+        try (DirectoryStream<java.nio.file.Path> leftovers = Files.newDirectoryStream(spoolDir, "spool-*.bin")) {
+            for (java.nio.file.Path f : leftovers) {
+                LOG.info("removing spool file {} of an earlier run", f);
+                Files.deleteIfExists(f);
+            }
+        }
+    }
+
+    /** Idempotent: stops taking signals (waiting for the one in progress), closes the endpoint and owned clients. */
+    public synchronized void stop() {
+        if (stopped) {
+            return;
+        }
+        stopped = true;
+        if (worker != null) {
+            worker.stop(STOP_GRACE);
+        }
+        if (http != null) {
+            http.close();
+        }
+        List<AutoCloseable> reversed = new ArrayList<>(owned);
+        Collections.reverse(reversed);
+        closeAll(reversed);
+        LOG.info("consumer {} stopped", config.consumerId());
+    }
+
+    @Override
+    public void close() {
+        stop();
+    }
+
+    /** The signal handler, for handling a signal in-process without the broker. */
+    public SignalHandler handler() {
+        return handler;
+    }
+
+    public ConsumerMetrics metrics() {
+        return metrics;
+    }
+
+    public ConsumerStatus status() {
+        return status;
+    }
+
+    /** The operations HTTP port (useful with port 0); -1 before {@link #start()}. */
+    public int httpPort() {
+        OpsHttpServer h = http;
+        return h == null ? -1 : h.port();
+    }
+
+    /** True while subscribed to the signal queue. */
+    public boolean isConnected() {
+        StompQueueWorker w = worker;
+        return w != null && !stopped && w.isConnected();
+    }
+
+    private OpsHttpServer.Readiness readiness() {
+        if (isConnected()) {
+            return OpsHttpServer.Readiness.ok();
+        }
+        return OpsHttpServer.Readiness.notReady("not subscribed to " + config.signalQueue() + " on "
+                + config.brokers());
+    }
+
+    private static void closeAll(List<AutoCloseable> resources) {
+        for (AutoCloseable c : resources) {
+            try {
+                c.close();
+            } catch (Exception e) {
+                LOG.warn("closing {} failed: {}", c.getClass().getSimpleName(), e.toString());
+            }
+        }
+    }
+}

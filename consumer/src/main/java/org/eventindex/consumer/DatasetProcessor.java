@@ -1,0 +1,74 @@
+package org.eventindex.consumer;
+
+import org.apache.hadoop.fs.Path;
+
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.util.Objects;
+
+/**
+ * The work for one validated signal: consolidate the selected objects into a temp file, publish it atomically,
+ * then load it into Kudu. Nothing is published unless the whole file was written; a failure at any step becomes a
+ * {@link ConsumeException} naming the dataset, the object or file, and the cause.
+ */
+final class DatasetProcessor {
+    private final Consolidator consolidator;
+    private final ConsolidatedFormat format;
+    private final HdfsCommitter committer;
+    private final DatasetIngest ingest;
+
+    DatasetProcessor(Consolidator consolidator, ConsolidatedFormat format, HdfsCommitter committer,
+                     DatasetIngest ingest) {
+        this.consolidator = Objects.requireNonNull(consolidator, "consolidator is null");
+        this.format = Objects.requireNonNull(format, "format is null");
+        this.committer = Objects.requireNonNull(committer, "committer is null");
+        this.ingest = Objects.requireNonNull(ingest, "ingest is null");
+    }
+
+    /** The file published and what it holds, and what the load did. */
+    record Outcome(Path file, Consolidator.Result written, DatasetIngest.Loaded loaded) {
+    }
+
+    Outcome process(ValidSignal signal) throws ConsumeException, InterruptedException {
+        String dataset = signal.dataset();
+        Path target = committer.finalPath(signal.container(), dataset);
+        Consolidator.Result written;
+        Path file;
+        HdfsCommitter.PendingFile pending;
+        try {
+            pending = committer.begin(signal.container(), dataset, signal.signalId());
+        } catch (IOException e) {
+            throw new ConsumeException("dataset " + dataset + ": cannot create a temp file next to " + target
+                    + ": " + e.getMessage(), e);
+        }
+        try (pending) {
+            try (ConsolidatedWriter writer = format.open(pending.stream())) {
+                written = consolidator.consolidate(signal, writer);
+            } catch (ConsumeException e) {
+                throw new ConsumeException("dataset " + dataset + ": " + e.getMessage(), e);
+            } catch (InterruptedIOException e) {
+                throw new InterruptedException("dataset " + dataset + ": interrupted: " + e.getMessage());
+            } catch (IOException e) {
+                throw new ConsumeException("dataset " + dataset + ": writing " + pending.tempPath() + " failed: "
+                        + e.getMessage(), e);
+            }
+            if (written.eventsWritten() != signal.signal().expectedEvents()) {
+                throw new ConsumeException("dataset " + dataset + ": wrote " + written.eventsWritten()
+                        + " events but the signal expects " + signal.signal().expectedEvents());
+            }
+            try {
+                file = pending.commit();
+            } catch (IOException e) {
+                throw new ConsumeException("dataset " + dataset + ": " + e.getMessage(), e);
+            }
+        }
+        DatasetIngest.Loaded loaded;
+        try {
+            loaded = ingest.ingest(signal, file);
+        } catch (IOException e) {
+            throw new ConsumeException("dataset " + dataset + ": loading " + file + " into Kudu failed: "
+                    + e.getMessage(), e);
+        }
+        return new Outcome(file, written, loaded);
+    }
+}

@@ -1,0 +1,101 @@
+package org.eventindex.consumer;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.kudu.client.KuduClient;
+import org.eventindex.kudu.DatasetLoader;
+import org.eventindex.kudu.DatasetSource;
+import org.eventindex.kudu.KuduTables;
+import org.eventindex.kudu.KuduTablesConfig;
+import org.eventindex.kudu.LoadRequest;
+import org.eventindex.kudu.LoadResult;
+import org.eventindex.kudu.LoaderSettings;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.time.Clock;
+import java.util.Objects;
+
+/**
+ * {@link DatasetIngest} into Kudu with the kudu-loader: makes sure the tables exist (creating them on first use) and
+ * hold the signal's epoch, then loads the consolidated file with the signal id as load id, so a redelivered signal
+ * changes nothing.
+ */
+public final class KuduIngest implements DatasetIngest, AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(KuduIngest.class);
+
+    private final KuduTables tables;
+    private final DatasetLoader loader;
+    private final FileSystem fs;
+    private final AutoCloseable[] owned;
+    private volatile boolean tablesChecked;
+
+    /** Uses clients built by the caller, who closes them. */
+    public KuduIngest(KuduClient client, KuduTablesConfig tablesConfig, FileSystem fs, Clock clock) {
+        this(client, tablesConfig, fs, clock, new AutoCloseable[0]);
+    }
+
+    private KuduIngest(KuduClient client, KuduTablesConfig tablesConfig, FileSystem fs, Clock clock,
+                       AutoCloseable[] owned) {
+        Objects.requireNonNull(client, "client is null");
+        this.tables = new KuduTables(client, Objects.requireNonNull(tablesConfig, "tablesConfig is null"));
+        this.loader = new DatasetLoader(client, tables, LoaderSettings.defaults(), clock);
+        this.fs = Objects.requireNonNull(fs, "fs is null");
+        this.owned = owned;
+    }
+
+    /** Opens a Kudu client to {@link ConsumerConfig#kuduMasters()} and an HDFS client; {@link #close()} closes them. */
+    public static KuduIngest connect(ConsumerConfig config, Configuration hadoopConf, Clock clock) throws IOException {
+        KuduTablesConfig tablesConfig = new KuduTablesConfig(config.kuduTablePrefix(), config.kuduBuckets(),
+                config.kuduReplicas());
+        KuduClient client = new KuduClient.KuduClientBuilder(config.kuduMasters()).build();
+        FileSystem fs;
+        try {
+            fs = FileSystem.newInstance(config.hdfsUri(), hadoopConf);
+        } catch (IOException | RuntimeException e) {
+            client.close();
+            throw new IOException("cannot open HDFS " + config.hdfsUri() + ": " + e.getMessage(), e);
+        }
+        return new KuduIngest(client, tablesConfig, fs, clock, new AutoCloseable[]{fs, client});
+    }
+
+    @Override
+    public Loaded ingest(ValidSignal signal, Path file) throws IOException {
+        int epoch = signal.signal().epoch();
+        try {
+            if (!tablesChecked) {
+                tables.createOrVerify(epoch);
+                tablesChecked = true;
+            }
+            tables.ensureEpoch(epoch);
+            LoadResult r = loader.load(new LoadRequest(signal.dataset(), signal.signal().dspid(), epoch,
+                    signal.signalId(), DatasetSource.hadoop(fs, file)));
+            if (r.alreadyLoaded()) {
+                LOG.info("dataset {} was already loaded from signal {}; Kudu unchanged", signal.dataset(),
+                        signal.signalId());
+            }
+            return new Loaded(r.uniqueEvents(), r.duplicates());
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            throw new IOException(e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        IOException first = null;
+        for (AutoCloseable c : owned) {
+            try {
+                c.close();
+            } catch (Exception e) {
+                if (first == null) {
+                    first = new IOException("closing the Kudu loader's clients failed: " + e.getMessage(), e);
+                }
+            }
+        }
+        if (first != null) {
+            throw first;
+        }
+    }
+}

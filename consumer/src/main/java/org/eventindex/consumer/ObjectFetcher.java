@@ -1,0 +1,18 @@
+package org.eventindex.consumer;
+
+import org.eventindex.message.S3ObjectUrl;
+
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.io.InputStream;
+
+/** Opens objects of the object store for streaming. Implementations are thread-safe. */
+public interface ObjectFetcher {
+
+    /**
+     * @return the object's bytes, to be read once and closed
+     * @throws FileNotFoundException when the object does not exist (a retry cannot help)
+     * @throws IOException           when the store cannot be reached or refuses the request, naming the object
+     */
+    InputStream open(S3ObjectUrl url) throws IOException;
+}

@@ -1,0 +1,91 @@
+package org.eventindex.consumer;
+
+import org.eventindex.message.S3ObjectUrl;
+import software.amazon.awssdk.auth.credentials.AnonymousCredentialsProvider;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
+import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.http.apache.ApacheHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.GetObjectRequest;
+import software.amazon.awssdk.services.s3.model.NoSuchBucketException;
+import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
+import software.amazon.awssdk.services.s3.model.S3Exception;
+
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.util.Objects;
+
+/** {@link ObjectFetcher} over the AWS SDK v2 S3 client (which retries failed requests itself). */
+public final class S3ObjectFetcher implements ObjectFetcher, AutoCloseable {
+    private final S3Client s3;
+    private final boolean owned;
+
+    /** Uses a client built elsewhere; {@link #close()} leaves it open. */
+    public S3ObjectFetcher(S3Client s3) {
+        this(s3, false);
+    }
+
+    private S3ObjectFetcher(S3Client s3, boolean owned) {
+        this.s3 = Objects.requireNonNull(s3, "s3 is null");
+        this.owned = owned;
+    }
+
+    /**
+     * A client for Ceph RGW and other S3 servers: path-style, region us-east-1, checksums only when required (Ceph
+     * refuses the SDK's default trailing checksums), Apache HTTP client with one connection per fetch thread.
+     *
+     * @param secretKey null for anonymous access
+     */
+    // ApacheHttpClient (Apache HttpClient 4) is deprecated in SDK 2.56 in favour of apache5-client; it is the client
+    // measured against Ceph here and stays until the move to apache5 is tested there.
+    @SuppressWarnings("deprecation")
+    public static S3ObjectFetcher connect(URI endpoint, String accessKey, String secretKey, int maxConnections) {
+        Objects.requireNonNull(endpoint, "endpoint is null");
+        AwsCredentialsProvider credentials = accessKey == null || accessKey.isEmpty() || secretKey == null
+                ? AnonymousCredentialsProvider.create()
+                : StaticCredentialsProvider.create(AwsBasicCredentials.create(accessKey, secretKey));
+        S3Client client = S3Client.builder()
+                .endpointOverride(endpoint)
+                .region(Region.US_EAST_1)
+                .forcePathStyle(true)
+                .credentialsProvider(credentials)
+                .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
+                .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
+                .httpClientBuilder(ApacheHttpClient.builder().maxConnections(Math.max(2, maxConnections)))
+                .build();
+        return new S3ObjectFetcher(client, true);
+    }
+
+    @Override
+    public InputStream open(S3ObjectUrl url) throws IOException {
+        Objects.requireNonNull(url, "url is null");
+        try {
+            return s3.getObject(GetObjectRequest.builder().bucket(url.bucket()).key(url.key()).build());
+        } catch (NoSuchKeyException | NoSuchBucketException e) {
+            throw new FileNotFoundException("object " + url + " does not exist (" + e.awsErrorDetails().errorCode()
+                    + ")");
+        } catch (S3Exception e) {
+            if (e.statusCode() == 404) {
+                throw new FileNotFoundException("object " + url + " does not exist (HTTP 404)");
+            }
+            throw new IOException("object " + url + ": S3 refused the GET: HTTP " + e.statusCode() + " "
+                    + (e.awsErrorDetails() == null ? e.getMessage() : e.awsErrorDetails().errorCode()), e);
+        } catch (SdkException e) {
+            throw new IOException("object " + url + ": cannot reach S3: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void close() {
+        if (owned) {
+            s3.close();
+        }
+    }
+}

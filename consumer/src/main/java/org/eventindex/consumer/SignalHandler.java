@@ -1,0 +1,120 @@
+package org.eventindex.consumer;
+
+import org.eventindex.message.ConsumerReport;
+import org.eventindex.message.ConsumerSignal;
+import org.eventindex.message.Json;
+import org.eventindex.stomp.StompMessage;
+import org.eventindex.stomp.StompMessageHandler;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.time.Clock;
+import java.util.Objects;
+
+/**
+ * Handles one message of the signal queue: decode, validate, process, then report DONE or FAILED to the supervisor.
+ * The report is sent before returning, and returning acknowledges the signal: a signal is never acknowledged without
+ * its outcome being with the broker. Every failure, including a poison message, is reported and acknowledged (a
+ * retry of the same selection is the supervisor's decision); only a report that cannot be sent makes this throw.
+ */
+public final class SignalHandler implements StompMessageHandler {
+    private static final Logger LOG = LoggerFactory.getLogger(SignalHandler.class);
+
+    private final String consumerId;
+    private final SignalValidator validator;
+    private final DatasetProcessor processor;
+    private final ReportSink reports;
+    private final ConsumerMetrics metrics;
+    private final ConsumerStatus status;
+    private final Clock clock;
+
+    SignalHandler(String consumerId, SignalValidator validator, DatasetProcessor processor, ReportSink reports,
+                  ConsumerMetrics metrics, ConsumerStatus status, Clock clock) {
+        this.consumerId = Objects.requireNonNull(consumerId, "consumerId is null");
+        this.validator = Objects.requireNonNull(validator, "validator is null");
+        this.processor = Objects.requireNonNull(processor, "processor is null");
+        this.reports = Objects.requireNonNull(reports, "reports is null");
+        this.metrics = Objects.requireNonNull(metrics, "metrics is null");
+        this.status = Objects.requireNonNull(status, "status is null");
+        this.clock = Objects.requireNonNull(clock, "clock is null");
+    }
+
+    @Override
+    public void onMessage(StompMessage message) throws IOException {
+        if (message.redelivered()) {
+            LOG.info("signal message {} is a redelivery", message.messageId());
+        }
+        reports.send(handle(message.body(), message.messageId()));
+    }
+
+    /** Decodes and handles a raw signal; a body that is not a signal gives a FAILED report naming the message. */
+    public ConsumerReport handle(byte[] body, String messageId) {
+        ConsumerSignal signal;
+        try {
+            signal = Json.read(body, ConsumerSignal.class);
+        } catch (IOException | RuntimeException e) {
+            long now = clock.millis();
+            String reason = "message " + messageId + " is not a consumer signal: " + e.getMessage();
+            LOG.warn("{}", reason);
+            ConsumerReport r = failed(null, null, reason, now, now);
+            count(r);
+            return r;
+        }
+        return handle(signal);
+    }
+
+    /** Handles a decoded signal to its end and returns the report (not yet sent). */
+    public ConsumerReport handle(ConsumerSignal signal) {
+        Objects.requireNonNull(signal, "signal is null");
+        long start = clock.millis();
+        int objects = signal.objects() == null ? 0 : signal.objects().size();
+        status.started(signal.signalId(), signal.dataset(), objects);
+        LOG.info("signal {}: dataset {} from {} object(s), {} events expected", signal.signalId(), signal.dataset(),
+                objects, signal.expectedEvents());
+        ConsumerReport report;
+        try {
+            DatasetProcessor.Outcome o = processor.process(validator.validate(signal));
+            long end = clock.millis();
+            report = new ConsumerReport(ConsumerReport.TYPE, signal.signalId(), signal.dataset(), consumerId,
+                    ConsumerReport.DONE, o.file().toUri().getPath(), o.written().eventsWritten(),
+                    o.loaded().eventsLoaded(), o.loaded().duplicateEvents(), o.written().objectsRead(),
+                    o.written().bytesRead(), end - start, null, end);
+            metrics.eventsWritten.add(o.written().eventsWritten());
+            metrics.eventsLoaded.add(o.loaded().eventsLoaded());
+            LOG.info("signal {}: dataset {} DONE: {} events written to {} from {} object(s) ({} bytes), {} in Kudu,"
+                            + " {} duplicates, {} ms", signal.signalId(), signal.dataset(), o.written().eventsWritten(),
+                    report.hdfsPath(), o.written().objectsRead(), o.written().bytesRead(), o.loaded().eventsLoaded(),
+                    o.loaded().duplicateEvents(), end - start);
+        } catch (ConsumeException e) {
+            report = failed(signal, e.getMessage(), start);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            report = failed(signal, "dataset " + signal.dataset() + ": interrupted (consumer stopping)", start);
+        } catch (RuntimeException e) {
+            LOG.error("signal {}: dataset {}: unexpected failure", signal.signalId(), signal.dataset(), e);
+            report = failed(signal, "dataset " + signal.dataset() + ": internal error: " + e, start);
+        }
+        count(report);
+        status.finished(report);
+        return report;
+    }
+
+    private ConsumerReport failed(ConsumerSignal signal, String reason, long start) {
+        long end = clock.millis();
+        LOG.warn("signal {}: FAILED: {}", signal.signalId(), reason);
+        return failed(signal.signalId(), signal.dataset(), reason, start, end);
+    }
+
+    private ConsumerReport failed(String signalId, String dataset, String reason, long start, long end) {
+        return new ConsumerReport(ConsumerReport.TYPE, signalId, dataset, consumerId, ConsumerReport.FAILED, null,
+                0, 0, 0, 0, 0, end - start, reason, end);
+    }
+
+    private void count(ConsumerReport report) {
+        metrics.signalsHandled.inc();
+        if (ConsumerReport.FAILED.equals(report.status())) {
+            metrics.signalsFailed.inc();
+        }
+    }
+}

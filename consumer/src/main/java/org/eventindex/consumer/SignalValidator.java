@@ -1,0 +1,132 @@
+package org.eventindex.consumer;
+
+import org.eventindex.message.ConsumerSignal;
+import org.eventindex.message.S3ObjectUrl;
+import org.eventindex.message.SignalObject;
+import org.eventindex.names.DatasetName;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * Checks a {@link ConsumerSignal} before anything is fetched: the dataset name parses and its container is the one
+ * given, every object is in the configured S3 endpoint and bucket, every object lists GUIDs, no GUID or object is
+ * listed twice, and the event counts add up. A signal that fails here can never succeed, so it is reported FAILED
+ * and acknowledged rather than retried. I/O-free.
+ */
+public final class SignalValidator {
+    private final String s3Host;
+    private final int s3Port;
+    private final String bucket;
+
+    /** @param s3Host host objects must be on; compared case-insensitively, as written (no name resolution) */
+    public SignalValidator(String s3Host, int s3Port, String bucket) {
+        this.s3Host = Objects.requireNonNull(s3Host, "s3Host is null").toLowerCase(Locale.ROOT);
+        this.s3Port = s3Port;
+        this.bucket = Objects.requireNonNull(bucket, "bucket is null");
+    }
+
+    public static SignalValidator forConfig(ConsumerConfig config) {
+        return new SignalValidator(config.s3Endpoint().getHost(), config.s3EndpointPort(), config.s3Bucket());
+    }
+
+    /** @throws ConsumeException with a reason naming the signal, dataset and the offending field or object */
+    public ValidSignal validate(ConsumerSignal signal) throws ConsumeException {
+        Objects.requireNonNull(signal, "signal is null");
+        String id = signal.signalId();
+        if (id == null || id.isBlank()) {
+            throw reject(signal, "signalId is missing");
+        }
+        if (signal.type() != null && !ConsumerSignal.TYPE.equals(signal.type())) {
+            throw reject(signal, "type is '" + signal.type() + "', expected '" + ConsumerSignal.TYPE + "'");
+        }
+        DatasetName name;
+        try {
+            name = DatasetName.parse(signal.dataset());
+        } catch (IllegalArgumentException e) {
+            throw reject(signal, "dataset name is invalid: " + e.getMessage());
+        }
+        String container = name.container();
+        if (!container.equals(signal.container())) {
+            throw reject(signal, "container '" + signal.container() + "' is not the dataset's container '"
+                    + container + "'");
+        }
+        if (signal.dspid() < 0) {
+            throw reject(signal, "dspid " + signal.dspid() + " is negative");
+        }
+        if (signal.epoch() < 0) {
+            throw reject(signal, "epoch " + signal.epoch() + " is negative");
+        }
+        List<SignalObject> objects = signal.objects();
+        if (objects == null || objects.isEmpty()) {
+            throw reject(signal, "lists no objects");
+        }
+        List<SelectedObject> selected = new ArrayList<>(objects.size());
+        Set<String> urls = new HashSet<>();
+        Map<String, String> guidOwner = new HashMap<>();
+        long total = 0;
+        for (int i = 0; i < objects.size(); i++) {
+            SignalObject o = objects.get(i);
+            if (o == null) {
+                throw reject(signal, "object #" + i + " is null");
+            }
+            S3ObjectUrl url = checkUrl(signal, i, o.url());
+            if (!urls.add(url.toString())) {
+                throw reject(signal, "object " + url + " is listed twice");
+            }
+            if (o.guids() == null || o.guids().isEmpty()) {
+                throw reject(signal, "object " + url + " lists no GUIDs");
+            }
+            Set<String> guids = new LinkedHashSet<>();
+            for (String g : o.guids()) {
+                if (g == null || g.isBlank()) {
+                    throw reject(signal, "object " + url + " lists an empty GUID");
+                }
+                String previous = guidOwner.putIfAbsent(g, url.toString());
+                if (previous != null) {
+                    throw reject(signal, "GUID " + g + " is listed for object " + url
+                            + (previous.equals(url.toString()) ? " twice" : " and for object " + previous));
+                }
+                guids.add(g);
+            }
+            if (o.expectedEvents() < 0) {
+                throw reject(signal, "object " + url + " expects a negative event count " + o.expectedEvents());
+            }
+            total += o.expectedEvents();
+            selected.add(new SelectedObject(i, url, guids, o.expectedEvents()));
+        }
+        if (total != signal.expectedEvents()) {
+            throw reject(signal, "expectedEvents " + signal.expectedEvents() + " is not the sum over its objects ("
+                    + total + ")");
+        }
+        return new ValidSignal(signal, name, selected);
+    }
+
+    private S3ObjectUrl checkUrl(ConsumerSignal signal, int index, String raw) throws ConsumeException {
+        S3ObjectUrl url;
+        try {
+            url = S3ObjectUrl.parse(raw);
+        } catch (IllegalArgumentException e) {
+            throw reject(signal, "object #" + index + ": " + e.getMessage());
+        }
+        if (!url.host().toLowerCase(Locale.ROOT).equals(s3Host) || url.port() != s3Port) {
+            throw reject(signal, "object " + url + " is not on the configured S3 endpoint " + s3Host + ":" + s3Port);
+        }
+        if (!url.bucket().equals(bucket)) {
+            throw reject(signal, "object " + url + " is not in the configured bucket '" + bucket + "'");
+        }
+        return url;
+    }
+
+    private static ConsumeException reject(ConsumerSignal signal, String what) {
+        return new ConsumeException("invalid signal " + signal.signalId() + " for dataset " + signal.dataset()
+                + ": " + what);
+    }
+}

@@ -1,0 +1,200 @@
+package org.eventindex.consumer;
+
+import com.google.protobuf.CodedOutputStream;
+import com.google.protobuf.MessageLite;
+import org.eventindex.proto.EventIndexProtos.BeginGUID_p1;
+import org.eventindex.proto.EventIndexProtos.EIEvent_p1;
+import org.eventindex.proto.EventIndexProtos.EndGUID_p1;
+import org.eventindex.proto.EventIndexProtos.TriggerMenu_p1;
+import org.eventindex.spb.SpbRecord;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Objects;
+
+/**
+ * The records selected from one object, kept until the consolidated file reaches that object. Records are held in
+ * memory while the shared {@link MemoryBudget} allows, then moved to a file in the spool directory, so memory does
+ * not grow with the dataset. Write once ({@link #append}, then {@link #seal}), read once ({@link #read}); closing
+ * deletes the file and returns the memory. Record layout: one tag byte, then the length-delimited protobuf.
+ */
+final class Spool implements Closeable {
+    private static final int BEGIN = 'B';
+    private static final int MENU = 'M';
+    private static final int EVENT = 'E';
+    private static final int END = 'N';
+
+    private final Path dir;
+    private final String label;
+    private final MemoryBudget budget;
+    private Buffer memory = new Buffer();
+    private long reserved;
+    private Path file;
+    private OutputStream fileOut;
+    private boolean sealed;
+    private long bytes;
+
+    /** @param label names the object in file names and errors */
+    Spool(Path dir, String label, MemoryBudget budget) {
+        this.dir = Objects.requireNonNull(dir, "dir is null");
+        this.label = Objects.requireNonNull(label, "label is null");
+        this.budget = Objects.requireNonNull(budget, "budget is null");
+    }
+
+    void append(SpbRecord record) throws IOException {
+        if (record instanceof SpbRecord.BeginGuid r) {
+            write(BEGIN, r.message());
+        } else if (record instanceof SpbRecord.TriggerMenu r) {
+            write(MENU, r.message());
+        } else if (record instanceof SpbRecord.Event r) {
+            write(EVENT, r.message());
+        } else if (record instanceof SpbRecord.EndGuid r) {
+            write(END, r.message());
+        } else {
+            throw new IllegalArgumentException("spool holds only GUID records, not " + record);
+        }
+    }
+
+    /** Ends writing; the spool can now be read. */
+    void seal() throws IOException {
+        if (fileOut != null) {
+            fileOut.close();
+            fileOut = null;
+        }
+        sealed = true;
+    }
+
+    /** Bytes of records held (memory or file). */
+    long bytes() {
+        return bytes;
+    }
+
+    /** True once the records went to a file. */
+    boolean onDisk() {
+        return file != null;
+    }
+
+    /** Feeds every record, in write order, to {@code visitor}. Offsets of the returned records are -1. */
+    void read(RecordVisitor visitor) throws IOException {
+        if (!sealed) {
+            throw new IllegalStateException("spool of " + label + " is still being written");
+        }
+        try (InputStream in = file != null
+                ? new BufferedInputStream(Files.newInputStream(file), 64 * 1024)
+                : memory.asInput()) {
+            int tag;
+            while ((tag = in.read()) >= 0) {
+                SpbRecord r = switch (tag) {
+                    case BEGIN -> new SpbRecord.BeginGuid(parse(BeginGUID_p1.parser().parseDelimitedFrom(in)), -1);
+                    case MENU -> new SpbRecord.TriggerMenu(parse(TriggerMenu_p1.parser().parseDelimitedFrom(in)), -1);
+                    case EVENT -> new SpbRecord.Event(parse(EIEvent_p1.parser().parseDelimitedFrom(in)), -1);
+                    case END -> new SpbRecord.EndGuid(parse(EndGUID_p1.parser().parseDelimitedFrom(in)), -1);
+                    default -> throw new IOException("spool of " + label + " is corrupt: tag " + tag
+                            + (file != null ? " in " + file : ""));
+                };
+                visitor.accept(r);
+            }
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        budget.release(reserved);
+        reserved = 0;
+        memory = null;
+        if (fileOut != null) {
+            fileOut.close();
+            fileOut = null;
+        }
+        if (file != null) {
+            Files.deleteIfExists(file);
+        }
+    }
+
+    private <T> T parse(T message) throws IOException {
+        if (message == null) {
+            throw new IOException("spool of " + label + " ends inside a record");
+        }
+        return message;
+    }
+
+    private void write(int tag, MessageLite message) throws IOException {
+        if (sealed) {
+            throw new IllegalStateException("spool of " + label + " is sealed");
+        }
+        int size = message.getSerializedSize();
+        long need = 1L + CodedOutputStream.computeUInt32SizeNoTag(size) + size;
+        if (fileOut == null && !budget.tryReserve(need)) {
+            spillToFile();
+        } else if (fileOut == null) {
+            reserved += need;
+        }
+        OutputStream out = fileOut != null ? fileOut : memory;
+        out.write(tag);
+        message.writeDelimitedTo(out);
+        bytes += need;
+    }
+
+    private void spillToFile() throws IOException {
+        Files.createDirectories(dir);
+        file = Files.createTempFile(dir, "spool-", ".bin");
+        fileOut = new BufferedOutputStream(Files.newOutputStream(file), 64 * 1024);
+        memory.writeTo(fileOut);
+        memory = null;
+        budget.release(reserved);
+        reserved = 0;
+    }
+
+    /** Receives spooled records. */
+    @FunctionalInterface
+    interface RecordVisitor {
+        void accept(SpbRecord record) throws IOException;
+    }
+
+    /** An in-memory buffer that can be read without copying. */
+    private static final class Buffer extends ByteArrayOutputStream {
+        Buffer() {
+            super(4096);
+        }
+
+        InputStream asInput() {
+            return new ByteArrayInputStream(buf, 0, count);
+        }
+    }
+
+    /** Memory shared by the spools of one dataset; a spool that cannot reserve more moves to disk. */
+    static final class MemoryBudget {
+        private long available;
+
+        MemoryBudget(long bytes) {
+            if (bytes < 0) {
+                throw new IllegalArgumentException("memory budget must not be negative: " + bytes);
+            }
+            this.available = bytes;
+        }
+
+        synchronized boolean tryReserve(long n) {
+            if (n > available) {
+                return false;
+            }
+            available -= n;
+            return true;
+        }
+
+        synchronized void release(long n) {
+            available += n;
+        }
+
+        synchronized long available() {
+            return available;
+        }
+    }
+}

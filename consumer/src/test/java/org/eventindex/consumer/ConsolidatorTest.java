@@ -1,0 +1,205 @@
+package org.eventindex.consumer;
+
+import org.eventindex.message.ConsumerSignal;
+import org.eventindex.message.SignalObject;
+import org.eventindex.ops.Metrics;
+import org.eventindex.proto.EventIndexProtos.Header_p1;
+import org.eventindex.proto.EventIndexProtos.Trailer_p1;
+import org.eventindex.spb.SpbLimits;
+import org.eventindex.spb.SpbRecord;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import static org.eventindex.consumer.TestSpb.CONTAINER;
+import static org.eventindex.consumer.TestSpb.DATASET;
+import static org.eventindex.consumer.TestSpb.Guid;
+import static org.eventindex.consumer.TestSpb.range;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class ConsolidatorTest {
+    @TempDir
+    Path spoolDir;
+
+    private final MemoryObjectStore store = new MemoryObjectStore();
+    private final ConsumerMetrics metrics = new ConsumerMetrics(new Metrics());
+
+    private Consolidator consolidator(long memory, int threads) {
+        return new Consolidator(store, SpbLimits.DEFAULT, spoolDir, memory, threads, 3, metrics);
+    }
+
+    private static SignalObject so(String key, long events, String... guids) {
+        return new SignalObject(MemoryObjectStore.url(key).toString(), 100, List.of(guids), events);
+    }
+
+    private static ValidSignal signal(SignalObject... objects) throws ConsumeException {
+        long total = Stream.of(objects).mapToLong(SignalObject::expectedEvents).sum();
+        return new SignalValidator("s3.test", 7480, "eventindex").validate(new ConsumerSignal(ConsumerSignal.TYPE,
+                "sig-42", DATASET, CONTAINER, 7, 1, List.of(objects), total, 1L));
+    }
+
+    private byte[] run(Consolidator c, ValidSignal s, Consolidator.Result[] result) throws Exception {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try (ConsolidatedWriter w = new SpbConsolidatedFormat().open(out)) {
+            result[0] = c.consolidate(s, w);
+        }
+        return out.toByteArray();
+    }
+
+    private void putStandardObjects() {
+        store.put("a", TestSpb.object("1.1", 1000, Guid.of("G1", 100, 10), Guid.of("G2", 200, 5)));
+        store.put("b", TestSpb.object("2.1", 2000, Guid.of("G3", 300, 4), Guid.of("G4", 400, 3)));
+        store.put("c", TestSpb.object("3.1", 3000, new Guid("G5", 500, 2, false, 1_700_000_000L)));
+        store.put("d", TestSpb.object("4.2", 4000, Guid.of("G1", 100, 10)));
+    }
+
+    private List<Path> spoolFiles() throws IOException {
+        try (Stream<Path> s = Files.list(spoolDir)) {
+            return s.toList();
+        }
+    }
+
+    @ParameterizedTest(name = "spool memory {0} bytes")
+    @ValueSource(longs = {0, 64L * 1024 * 1024})
+    void writesSelectedGuidsInSignalOrderWhateverOrderFetchesFinish(long memory) throws Exception {
+        putStandardObjects();
+        // c comes first in the signal but is served only after a and b were read completely.
+        CountDownLatch others = new CountDownLatch(2);
+        store.onFullyRead("a", others::countDown);
+        store.onFullyRead("b", others::countDown);
+        store.hook((url, n) -> {
+            if (url.key().equals("c")) {
+                try {
+                    if (!others.await(30, TimeUnit.SECONDS)) {
+                        throw new IOException("a and b were never read");
+                    }
+                } catch (InterruptedException e) {
+                    throw new InterruptedIOException();
+                }
+            }
+        });
+        ValidSignal s = signal(so("c", 2, "G5"), so("a", 5, "G2"), so("b", 7, "G3", "G4"));
+        Consolidator.Result[] result = new Consolidator.Result[1];
+
+        List<SpbRecord> records = TestSpb.records(run(consolidator(memory, 3), s, result));
+
+        assertEquals(List.of("G5", "G2", "G3", "G4"), TestSpb.guids(records));
+        List<Long> expected = new ArrayList<>(range(500, 2));
+        expected.addAll(range(200, 5));
+        expected.addAll(range(300, 4));
+        expected.addAll(range(400, 3));
+        assertEquals(expected, TestSpb.eventNumbers(records));
+        Header_p1 h = ((SpbRecord.Header) records.get(0)).message();
+        assertEquals(Consolidator.TASK_ID, h.getTaskID());
+        assertEquals("sig-42", h.getJobID());
+        assertEquals(DATASET, h.getInputDsName());
+        assertEquals(3000, h.getStartProcTime());
+        Trailer_p1 t = ((SpbRecord.Trailer) records.get(records.size() - 1)).message();
+        assertEquals(14, t.getNentries());
+        assertEquals(4, t.getNfiles());
+        assertEquals(1_700_000_000L, t.getEndProcTime());
+        assertEquals(new Consolidator.Result(14, 3, result[0].bytesRead(), 4), result[0]);
+        assertTrue(result[0].bytesRead() > 0);
+        assertEquals(0, store.opens("d"), "the object whose GUIDs are taken elsewhere is never opened");
+        assertEquals(3, metrics.registry().value(ConsumerMetrics.OBJECTS_READ));
+        assertEquals(List.of(), spoolFiles(), "spool files are removed");
+    }
+
+    @Test
+    void sameSelectionGivesTheSameBytes() throws Exception {
+        putStandardObjects();
+        ValidSignal s = signal(so("a", 15, "G1", "G2"), so("b", 4, "G3"));
+        Consolidator.Result[] result = new Consolidator.Result[1];
+        byte[] first = run(consolidator(0, 2), s, result);
+        byte[] second = run(consolidator(1 << 20, 1), s, result);
+        assertTrue(java.util.Arrays.equals(first, second), "a redelivery must write identical content");
+    }
+
+    @Test
+    void slidingWindowKeepsOrderOverManyObjectsWithOneThread() throws Exception {
+        List<SignalObject> objects = new ArrayList<>();
+        List<Long> expected = new ArrayList<>();
+        for (int i = 0; i < 7; i++) {
+            store.put("o" + i, TestSpb.object(i + ".1", 1000 + i, Guid.of("H" + i, i * 1000L, i + 1)));
+            objects.add(so("o" + i, i + 1, "H" + i));
+            expected.addAll(range(i * 1000L, i + 1));
+        }
+        Consolidator.Result[] result = new Consolidator.Result[1];
+        List<SpbRecord> records = TestSpb.records(run(consolidator(0, 1), signal(objects.toArray(SignalObject[]::new)),
+                result));
+        assertEquals(expected, TestSpb.eventNumbers(records));
+        assertEquals(7, result[0].objectsRead());
+    }
+
+    @Test
+    void eventCountMismatchFailsNamingTheObjectAndCounts() throws Exception {
+        putStandardObjects();
+        ValidSignal s = signal(so("a", 15, "G1", "G2"), so("b", 5, "G3"));
+        ConsumeException e = assertThrows(ConsumeException.class, () -> run(consolidator(0, 2), s,
+                new Consolidator.Result[1]));
+        assertTrue(e.getMessage().contains("object " + MemoryObjectStore.url("b") + ": took 4 events of GUID(s) [G3]"
+                + " but the signal expects 5"), e.getMessage());
+        assertEquals(List.of(), spoolFiles());
+    }
+
+    @Test
+    void aSelectedGuidMissingFromItsObjectFailsNamingIt() throws Exception {
+        putStandardObjects();
+        ValidSignal s = signal(so("a", 5, "G2", "G9"));
+        ConsumeException e = assertThrows(ConsumeException.class, () -> run(consolidator(0, 2), s,
+                new Consolidator.Result[1]));
+        assertTrue(e.getMessage().contains("does not hold GUID(s) [G9]"), e.getMessage());
+        assertTrue(e.getMessage().contains(MemoryObjectStore.url("a").toString()), e.getMessage());
+    }
+
+    @Test
+    void aMissingObjectFailsAtOnceWithoutRetriesAndLeavesNoSpool() throws Exception {
+        putStandardObjects();
+        ValidSignal s = signal(so("a", 5, "G2"), so("gone", 1, "G7"), so("b", 4, "G3"));
+        ConsumeException e = assertThrows(ConsumeException.class, () -> run(consolidator(0, 3), s,
+                new Consolidator.Result[1]));
+        assertTrue(e.getMessage().contains("object " + MemoryObjectStore.url("gone") + " does not exist"),
+                e.getMessage());
+        assertEquals(1, store.opens("gone"));
+        assertEquals(List.of(), spoolFiles());
+    }
+
+    @Test
+    void aStreamBrokenMidwayIsReadAgain() throws Exception {
+        putStandardObjects();
+        store.breakFirstReadAfter("a", 40);
+        ValidSignal s = signal(so("a", 5, "G2"));
+        Consolidator.Result[] result = new Consolidator.Result[1];
+        List<SpbRecord> records = TestSpb.records(run(consolidator(0, 1), s, result));
+        assertEquals(range(200, 5), TestSpb.eventNumbers(records));
+        assertEquals(2, store.opens("a"));
+        assertTrue(result[0].bytesRead() > 40, "bytes of the failed attempt count too");
+    }
+
+    @Test
+    void aMalformedObjectFailsWithoutRetryNamingIt() throws Exception {
+        byte[] good = TestSpb.object("1.1", 1000, Guid.of("G1", 100, 10));
+        byte[] bad = java.util.Arrays.copyOf(good, good.length - 12);
+        store.put("cut", bad);
+        ValidSignal s = signal(so("cut", 10, "G1"));
+        ConsumeException e = assertThrows(ConsumeException.class, () -> run(consolidator(0, 1), s,
+                new Consolidator.Result[1]));
+        assertTrue(e.getMessage().startsWith(MemoryObjectStore.url("cut").toString()), e.getMessage());
+        assertTrue(e.getMessage().contains("malformed SPB"), e.getMessage());
+        assertEquals(1, store.opens("cut"));
+    }
+}

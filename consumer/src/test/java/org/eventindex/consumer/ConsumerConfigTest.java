@@ -1,0 +1,171 @@
+package org.eventindex.consumer;
+
+import org.eventindex.message.Queues;
+import org.eventindex.stomp.StompEndpoint;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class ConsumerConfigTest {
+    @TempDir
+    Path dir;
+
+    private static Properties props(String... kv) {
+        Properties p = new Properties();
+        for (int i = 0; i < kv.length; i += 2) {
+            p.setProperty(kv[i], kv[i + 1]);
+        }
+        return p;
+    }
+
+    @Test
+    void defaults() throws IOException {
+        ConsumerConfig c = ConsumerConfig.fromProperties(props(ConsumerConfig.ID, "c1"), Map.of());
+        assertEquals("c1", c.consumerId());
+        assertEquals(List.of(new StompEndpoint("localhost", 61613)), c.brokers());
+        assertEquals("", c.stompUser());
+        assertNull(c.stompPassword());
+        assertEquals(Queues.CONSUMER, c.signalQueue());
+        assertEquals(Queues.SUPERVISOR_CONTROL, c.reportQueue());
+        assertEquals(URI.create("http://localhost:7480"), c.s3Endpoint());
+        assertEquals(7480, c.s3EndpointPort());
+        assertEquals("eventindex", c.s3Bucket());
+        assertEquals("", c.s3AccessKey());
+        assertNull(c.s3SecretKey());
+        assertEquals(URI.create("hdfs://localhost:8020"), c.hdfsUri());
+        assertEquals("/eventindex/datasets", c.hdfsRoot());
+        assertEquals("localhost:7051", c.kuduMasters());
+        assertEquals("", c.kuduTablePrefix());
+        assertEquals(64, c.kuduBuckets());
+        assertEquals(3, c.kuduReplicas());
+        assertEquals(4, c.fetchThreads());
+        assertEquals(3, c.fetchAttempts());
+        assertEquals(Path.of(System.getProperty("java.io.tmpdir"), "eventindex-consumer"), c.spoolDir());
+        assertEquals(8L * 1024 * 1024, c.spoolMemoryBytes());
+        assertEquals(8083, c.httpPort());
+        assertFalse(ConsumerConfig.fromProperties(new Properties(), Map.of()).consumerId().isBlank(),
+                "the id defaults to the host name");
+    }
+
+    @Test
+    void mapsEveryKey() throws IOException {
+        Path pw = Files.writeString(dir.resolve("stomp.pw"), "stomp-secret\n");
+        Path sk = Files.writeString(dir.resolve("s3.sk"), "s3-secret\n");
+        ConsumerConfig c = ConsumerConfig.fromProperties(props(
+                ConsumerConfig.ID, "c2",
+                ConsumerConfig.BROKERS, "b1:1,b2:2",
+                ConsumerConfig.STOMP_USER, "ei",
+                ConsumerConfig.STOMP_PASSWORD_FILE, pw.toString(),
+                ConsumerConfig.QUEUE_SIGNAL, "/queue/sig",
+                ConsumerConfig.QUEUE_REPORT, "/queue/rep",
+                ConsumerConfig.S3_ENDPOINT, "https://rgw.example",
+                ConsumerConfig.S3_BUCKET, "bkt",
+                ConsumerConfig.S3_ACCESS_KEY, "AK",
+                ConsumerConfig.S3_SECRET_KEY_FILE, sk.toString(),
+                ConsumerConfig.HDFS_URI, "hdfs://nn:9000",
+                ConsumerConfig.HDFS_ROOT, "/ei",
+                ConsumerConfig.KUDU_MASTERS, "m1:7051,m2:7051",
+                ConsumerConfig.KUDU_TABLE_PREFIX, "test_",
+                ConsumerConfig.KUDU_BUCKETS, "8",
+                ConsumerConfig.KUDU_REPLICAS, "1",
+                ConsumerConfig.FETCH_THREADS, "16",
+                ConsumerConfig.FETCH_ATTEMPTS, "5",
+                ConsumerConfig.SPOOL_DIR, dir.toString(),
+                ConsumerConfig.SPOOL_MEMORY_BYTES, "1024",
+                ConsumerConfig.HTTP_PORT, "0"), Map.of());
+        assertEquals(List.of(new StompEndpoint("b1", 1), new StompEndpoint("b2", 2)), c.brokers());
+        assertEquals("ei", c.stompUser());
+        assertEquals("stomp-secret", c.stompPassword());
+        assertEquals("/queue/sig", c.signalQueue());
+        assertEquals("/queue/rep", c.reportQueue());
+        assertEquals(443, c.s3EndpointPort());
+        assertEquals("bkt", c.s3Bucket());
+        assertEquals("AK", c.s3AccessKey());
+        assertEquals("s3-secret", c.s3SecretKey());
+        assertEquals(URI.create("hdfs://nn:9000"), c.hdfsUri());
+        assertEquals("/ei", c.hdfsRoot());
+        assertEquals("m1:7051,m2:7051", c.kuduMasters());
+        assertEquals("test_", c.kuduTablePrefix());
+        assertEquals(8, c.kuduBuckets());
+        assertEquals(1, c.kuduReplicas());
+        assertEquals(16, c.fetchThreads());
+        assertEquals(5, c.fetchAttempts());
+        assertEquals(dir, c.spoolDir());
+        assertEquals(1024, c.spoolMemoryBytes());
+        assertEquals(0, c.httpPort());
+    }
+
+    @Test
+    void secretsComeFromTheEnvironmentWhenNoFileIsGivenAndAreNeverPrinted() throws IOException {
+        ConsumerConfig c = ConsumerConfig.fromProperties(props(ConsumerConfig.ID, "c3"), Map.of(
+                ConsumerConfig.ENV_STOMP_PASSWORD, "pw-from-env",
+                ConsumerConfig.ENV_S3_ACCESS_KEY, "ak-from-env",
+                ConsumerConfig.ENV_S3_SECRET_KEY, "sk-from-env"));
+        assertEquals("pw-from-env", c.stompPassword());
+        assertEquals("ak-from-env", c.s3AccessKey());
+        assertEquals("sk-from-env", c.s3SecretKey());
+        String shown = c.toString();
+        assertFalse(shown.contains("from-env"), shown);
+        assertTrue(shown.contains("stompPassword=***"), shown);
+        assertFalse(Consumer.stompSettings(c).toString().contains("pw-from-env"));
+    }
+
+    @Test
+    void refusesUnknownKeysAndBadValuesNamingTheKey() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> ConsumerConfig.fromProperties(props("consumer.fetch.thread", "2"), Map.of()));
+        assertTrue(e.getMessage().contains("unknown configuration key 'consumer.fetch.thread'"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class,
+                () -> ConsumerConfig.fromProperties(props(ConsumerConfig.FETCH_THREADS, "many"), Map.of()));
+        assertTrue(e.getMessage().contains(ConsumerConfig.FETCH_THREADS), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class,
+                () -> ConsumerConfig.fromProperties(props(ConsumerConfig.FETCH_THREADS, "0"), Map.of()));
+        assertTrue(e.getMessage().contains("consumer.fetch.threads must be in 1..256"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class,
+                () -> ConsumerConfig.fromProperties(props(ConsumerConfig.KUDU_REPLICAS, "2"), Map.of()));
+        assertTrue(e.getMessage().contains(ConsumerConfig.KUDU_REPLICAS), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class,
+                () -> ConsumerConfig.fromProperties(props(ConsumerConfig.HDFS_ROOT, "relative"), Map.of()));
+        assertTrue(e.getMessage().contains(ConsumerConfig.HDFS_ROOT), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class,
+                () -> ConsumerConfig.fromProperties(props(ConsumerConfig.S3_ENDPOINT, "s3://x:1"), Map.of()));
+        assertTrue(e.getMessage().contains(ConsumerConfig.S3_ENDPOINT), e.getMessage());
+        IOException io = assertThrows(IOException.class, () -> ConsumerConfig.fromProperties(
+                props(ConsumerConfig.S3_SECRET_KEY_FILE, dir.resolve("missing").toString()), Map.of()));
+        assertTrue(io.getMessage().contains(ConsumerConfig.S3_SECRET_KEY_FILE), io.getMessage());
+    }
+
+    @Test
+    void loadsAPropertiesFile() throws IOException {
+        Path file = Files.writeString(dir.resolve("consumer.properties"), "consumer.id = from-file\n"
+                + "consumer.fetch.threads = 2\n");
+        ConsumerConfig c = ConsumerConfig.load(file, Map.of());
+        assertEquals("from-file", c.consumerId());
+        assertEquals(2, c.fetchThreads());
+    }
+
+    @Test
+    void everyKeyIsDocumented() throws IOException {
+        Path doc = Path.of("..", "docs", "consumer.md");
+        String text = Files.readString(doc);
+        for (ConsumerConfig.Key k : ConsumerConfig.KEYS) {
+            assertTrue(text.contains("`" + k.name() + "`"), "docs/consumer.md does not document " + k.name());
+            if (k.envVar() != null) {
+                assertTrue(text.contains("`" + k.envVar() + "`"), "docs/consumer.md does not name " + k.envVar());
+            }
+        }
+    }
+}

@@ -1,0 +1,347 @@
+package org.eventindex.consumer;
+
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.kudu.client.KuduClient;
+import org.apache.kudu.client.KuduPredicate;
+import org.apache.kudu.client.KuduScanner;
+import org.apache.kudu.client.KuduTable;
+import org.apache.kudu.client.RowResult;
+import org.eventindex.kudu.KuduSchemas;
+import org.eventindex.message.ConsumerReport;
+import org.eventindex.message.ConsumerSignal;
+import org.eventindex.message.Json;
+import org.eventindex.message.Queues;
+import org.eventindex.message.S3ObjectUrl;
+import org.eventindex.message.SignalObject;
+import org.eventindex.spb.SpbRecord;
+import org.eventindex.stomp.StompEndpoint;
+import org.eventindex.stomp.StompQueueWorker;
+import org.eventindex.stomp.StompSender;
+import org.eventindex.stomp.StompSettings;
+import org.eventindex.testing.Await;
+import org.eventindex.testing.EmbeddedBroker;
+import org.eventindex.testing.EmbeddedHdfs;
+import org.eventindex.testing.EmbeddedKudu;
+import org.eventindex.testing.EmbeddedS3;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
+import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.http.apache.ApacheHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.PutObjectRequest;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import static org.eventindex.consumer.TestSpb.CONTAINER;
+import static org.eventindex.consumer.TestSpb.DATASET;
+import static org.eventindex.consumer.TestSpb.Guid;
+import static org.eventindex.consumer.TestSpb.range;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The consumer daemon against real services: ActiveMQ (STOMP), S3Proxy, an HDFS mini cluster and a Kudu mini cluster,
+ * one set for the whole class. Signals go in through the broker; reports come back on the control queue.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class ConsumerIntegrationTest {
+    private static final String BUCKET = "eventindex";
+    private static final String HDFS_ROOT = "/eventindex/datasets";
+    private static final String PREFIX = "it_";
+    private static final int DSPID = 501;
+    private static final Duration REPORT_TIMEOUT = Duration.ofSeconds(120);
+
+    @TempDir
+    static Path tmp;
+
+    private EmbeddedBroker broker;
+    private EmbeddedS3 s3;
+    private EmbeddedHdfs hdfs;
+    private EmbeddedKudu kudu;
+    private Consumer consumer;
+    private StompSender sender;
+    private StompQueueWorker reportListener;
+    private final LinkedBlockingQueue<ConsumerReport> reports = new LinkedBlockingQueue<>();
+
+    @BeforeAll
+    void startServices() throws IOException {
+        // Kudu first: MiniKuduCluster relaxes the JDK's TLS key-size constraints for its 768-bit test certificates,
+        // which only takes effect if nothing (the HDFS mini cluster does) has initialised JSSE's constraints before.
+        kudu = EmbeddedKudu.start(tmp.resolve("kudu"), 1);
+        broker = EmbeddedBroker.start(tmp.resolve("broker"));
+        s3 = EmbeddedS3.start(tmp.resolve("s3"), "it-access", "it-secret");
+        s3.createBucket(BUCKET);
+        hdfs = EmbeddedHdfs.start(tmp.resolve("hdfs"));
+
+        Properties p = new Properties();
+        p.setProperty(ConsumerConfig.ID, "consumer-it");
+        p.setProperty(ConsumerConfig.BROKERS, broker.stompEndpoints());
+        p.setProperty(ConsumerConfig.S3_ENDPOINT, s3.endpoint().toString());
+        p.setProperty(ConsumerConfig.S3_BUCKET, BUCKET);
+        p.setProperty(ConsumerConfig.HDFS_URI, hdfs.uri().toString());
+        p.setProperty(ConsumerConfig.HDFS_ROOT, HDFS_ROOT);
+        p.setProperty(ConsumerConfig.KUDU_MASTERS, kudu.masterAddresses());
+        p.setProperty(ConsumerConfig.KUDU_TABLE_PREFIX, PREFIX);
+        p.setProperty(ConsumerConfig.KUDU_BUCKETS, "4");
+        p.setProperty(ConsumerConfig.KUDU_REPLICAS, "1");
+        p.setProperty(ConsumerConfig.FETCH_THREADS, "2");
+        p.setProperty(ConsumerConfig.SPOOL_DIR, tmp.resolve("spool").toString());
+        p.setProperty(ConsumerConfig.SPOOL_MEMORY_BYTES, "2048");
+        p.setProperty(ConsumerConfig.HTTP_PORT, "0");
+        ConsumerConfig config = ConsumerConfig.fromProperties(p, Map.of(
+                ConsumerConfig.ENV_S3_ACCESS_KEY, s3.accessKey(), ConsumerConfig.ENV_S3_SECRET_KEY, s3.secretKey()));
+        consumer = new Consumer(config, hdfs.conf(), Clock.systemUTC());
+        consumer.start();
+
+        StompSettings stomp = StompSettings.of(StompEndpoint.parseList(broker.stompEndpoints()), null, null);
+        sender = new StompSender(stomp);
+        reportListener = new StompQueueWorker("it-reports", stomp, Queues.SUPERVISOR_CONTROL, 10,
+                m -> reports.add(Json.read(m.body(), ConsumerReport.class)));
+        reportListener.start();
+        Await.until("the consumer to subscribe", Duration.ofSeconds(30), consumer::isConnected);
+
+        // A: G1, G2. B: G3, G4 (event 103 in both: one duplicate). C: a retry of A's job. D: a retry of B's job.
+        put("a", TestSpb.object("100.1", 1000, Guid.of("G1", 1, 10), Guid.of("G2", 11, 5)));
+        put("b", TestSpb.object("200.1", 2000, Guid.of("G3", 100, 4), Guid.of("G4", 103, 3)));
+        put("c", TestSpb.object("100.2", 3000, Guid.of("G1", 1, 10), Guid.of("G2", 11, 5)));
+        put("d", TestSpb.object("200.2", 4000, Guid.of("G3", 100, 4), Guid.of("G4", 103, 3)));
+    }
+
+    @AfterAll
+    void stopServices() {
+        for (AutoCloseable c : new AutoCloseable[]{reportListener, sender, consumer, kudu, hdfs, s3, broker}) {
+            if (c != null) {
+                try {
+                    c.close();
+                } catch (Exception e) {
+                    // keep closing the others; the temp folder goes anyway
+                }
+            }
+        }
+    }
+
+    @SuppressWarnings("deprecation") // the same (deprecated) Apache client as the consumer's
+    private void put(String name, byte[] bytes) {
+        try (S3Client client = S3Client.builder()
+                .endpointOverride(s3.endpoint()).region(Region.US_EAST_1).forcePathStyle(true)
+                .credentialsProvider(StaticCredentialsProvider.create(
+                        AwsBasicCredentials.create(s3.accessKey(), s3.secretKey())))
+                .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
+                .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
+                .httpClientBuilder(ApacheHttpClient.builder()).build()) {
+            client.putObject(PutObjectRequest.builder().bucket(BUCKET).key(key(name)).build(),
+                    RequestBody.fromBytes(bytes));
+        }
+    }
+
+    private static String key(String name) {
+        return "X/12345678/" + name + ".ei.spb";
+    }
+
+    private SignalObject so(String name, long events, String... guids) {
+        S3ObjectUrl url = new S3ObjectUrl(s3.endpoint().getHost(), s3.endpoint().getPort(), BUCKET, key(name));
+        return new SignalObject(url.toString(), 100, Arrays.asList(guids), events);
+    }
+
+    /** G1 from A, G3 + G4 from B, G2 from C; D is a duplicate never to be read. */
+    private ConsumerSignal mainSignal() {
+        List<SignalObject> objects = List.of(so("a", 10, "G1"), so("b", 7, "G3", "G4"), so("c", 5, "G2"));
+        return new ConsumerSignal(ConsumerSignal.TYPE, "sig-main-1", DATASET, CONTAINER, DSPID, 3, objects, 22,
+                System.currentTimeMillis());
+    }
+
+    private ConsumerReport send(ConsumerSignal signal) throws Exception {
+        sender.send(Queues.CONSUMER, Json.write(signal), Map.of());
+        ConsumerReport r = reports.poll(REPORT_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+        assertNotNull(r, "no report within " + REPORT_TIMEOUT + " for signal " + signal.signalId());
+        assertEquals(signal.signalId(), r.signalId());
+        return r;
+    }
+
+    private FileSystem fs() {
+        return hdfs.fs();
+    }
+
+    private org.apache.hadoop.fs.Path containerDir(String container) {
+        return new org.apache.hadoop.fs.Path(HDFS_ROOT + "/" + container);
+    }
+
+    private List<String> names(String container) throws IOException {
+        if (!fs().exists(containerDir(container))) {
+            return List.of();
+        }
+        List<String> out = new ArrayList<>();
+        for (FileStatus st : fs().listStatus(containerDir(container))) {
+            out.add(st.getPath().getName());
+        }
+        return out;
+    }
+
+    private byte[] finalFile() throws IOException {
+        try (InputStream in = fs().open(new org.apache.hadoop.fs.Path(containerDir(CONTAINER), DATASET + ".ei.spb"))) {
+            return in.readAllBytes();
+        }
+    }
+
+    private long kuduRows(String table) throws Exception {
+        KuduClient client = kudu.client();
+        KuduTable t = client.openTable(PREFIX + table);
+        KuduScanner scanner = client.newScannerBuilder(t)
+                .setProjectedColumnNames(List.of(KuduSchemas.EVENTNUMBER))
+                .addPredicate(KuduPredicate.newComparisonPredicate(t.getSchema().getColumn(KuduSchemas.DSPID),
+                        KuduPredicate.ComparisonOp.EQUAL, DSPID))
+                .build();
+        long n = 0;
+        while (scanner.hasMoreRows()) {
+            n += scanner.nextRows().getNumRows();
+        }
+        scanner.close();
+        return n;
+    }
+
+    private String datasetState() throws Exception {
+        KuduClient client = kudu.client();
+        KuduTable t = client.openTable(PREFIX + "DATASETS");
+        KuduScanner scanner = client.newScannerBuilder(t)
+                .setProjectedColumnNames(List.of(KuduSchemas.DSPID, KuduSchemas.STATE)).build();
+        String state = null;
+        while (scanner.hasMoreRows()) {
+            for (RowResult row : scanner.nextRows()) {
+                if (row.getInt(KuduSchemas.DSPID) == DSPID) {
+                    state = row.getString(KuduSchemas.STATE);
+                }
+            }
+        }
+        scanner.close();
+        return state;
+    }
+
+    private void assertConsolidatedContent(byte[] file) throws IOException {
+        List<SpbRecord> records = TestSpb.records(file);
+        assertEquals(List.of("G1", "G3", "G4", "G2"), TestSpb.guids(records));
+        List<Long> expected = new ArrayList<>(range(1, 10));
+        expected.addAll(range(100, 4));
+        expected.addAll(range(103, 3));
+        expected.addAll(range(11, 5));
+        assertEquals(expected, TestSpb.eventNumbers(records));
+        SpbRecord.Header h = (SpbRecord.Header) records.get(0);
+        assertEquals("consolidated", h.message().getTaskID());
+        assertEquals("sig-main-1", h.message().getJobID());
+        assertEquals(DATASET, h.message().getInputDsName());
+    }
+
+    @Test
+    @Order(1)
+    void consolidatesOneDatasetIntoOneHdfsFileAndKudu() throws Exception {
+        ConsumerReport r = send(mainSignal());
+
+        assertEquals(ConsumerReport.DONE, r.status(), r.reason());
+        assertEquals(HDFS_ROOT + "/" + CONTAINER + "/" + DATASET + ".ei.spb", r.hdfsPath());
+        assertEquals(22, r.eventsWritten());
+        assertEquals(21, r.eventsLoaded());
+        assertEquals(1, r.duplicateEvents());
+        assertEquals(3, r.objectsRead());
+        assertTrue(r.bytesRead() > 0);
+        assertEquals("consumer-it", r.consumer());
+
+        assertEquals(List.of(DATASET + ".ei.spb"), names(CONTAINER), "exactly one file, no temp file");
+        assertConsolidatedContent(finalFile());
+        assertEquals(1, s3.getCount(BUCKET, key("a")));
+        assertEquals(1, s3.getCount(BUCKET, key("b")));
+        assertEquals(1, s3.getCount(BUCKET, key("c")));
+        assertEquals(0, s3.getCount(BUCKET, key("d")), "the duplicate object is never fetched");
+
+        assertEquals(21, kuduRows("EVENTS"));
+        assertEquals(1, kuduRows("DUPLICATEDEVENTS"));
+        assertEquals("LOADED", datasetState());
+        Await.until("the signal to be acknowledged", Duration.ofSeconds(30),
+                () -> broker.queueSize(Queues.CONSUMER) == 0);
+    }
+
+    @Test
+    @Order(2)
+    void aRedeliveredSignalGivesTheSameFileAndChangesNothingInKudu() throws Exception {
+        byte[] before = finalFile();
+        ConsumerReport r = send(mainSignal());
+
+        assertEquals(ConsumerReport.DONE, r.status(), r.reason());
+        assertEquals(21, r.eventsLoaded());
+        assertEquals(1, r.duplicateEvents());
+        assertArrayEquals(before, finalFile(), "the file is replaced with identical content");
+        assertEquals(List.of(DATASET + ".ei.spb"), names(CONTAINER));
+        assertEquals(21, kuduRows("EVENTS"));
+        assertEquals(1, kuduRows("DUPLICATEDEVENTS"));
+        assertEquals("LOADED", datasetState());
+        assertEquals(0, s3.getCount(BUCKET, key("d")));
+    }
+
+    @Test
+    @Order(3)
+    void aMissingObjectIsReportedFailedAndNoFileIsPublished() throws Exception {
+        String dataset = "data17_13TeV.00327637.physics_Main.merge.AOD.f838_m1824";
+        ConsumerSignal s = new ConsumerSignal(ConsumerSignal.TYPE, "sig-missing-1", dataset, dataset, DSPID + 1, 3,
+                List.of(so("a", 15, "G1", "G2"), so("nothere", 4, "G9")), 19, System.currentTimeMillis());
+        ConsumerReport r = send(s);
+
+        assertEquals(ConsumerReport.FAILED, r.status());
+        assertNull(r.hdfsPath());
+        assertTrue(r.reason().contains("object s3://") && r.reason().contains(key("nothere") + " does not exist"),
+                r.reason());
+        assertEquals(List.of(), names(dataset), "neither a final nor a temp file");
+        Await.until("the failed signal to be acknowledged", Duration.ofSeconds(30),
+                () -> broker.queueSize(Queues.CONSUMER) == 0);
+        assertEquals(0, broker.queueSize(EmbeddedBroker.DLQ), "a failed dataset is reported, not dead-lettered");
+    }
+
+    @Test
+    @Order(4)
+    void servesMetricsAndStatus() throws Exception {
+        HttpClient http = HttpClient.newHttpClient();
+        String base = "http://127.0.0.1:" + consumer.httpPort();
+        HttpResponse<String> metrics = http.send(HttpRequest.newBuilder(URI.create(base + "/metrics")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, metrics.statusCode());
+        assertTrue(metrics.body().contains(ConsumerMetrics.SIGNALS_HANDLED + " 3"), metrics.body());
+        assertTrue(metrics.body().contains(ConsumerMetrics.SIGNALS_FAILED + " 1"), metrics.body());
+        assertTrue(metrics.body().contains(ConsumerMetrics.EVENTS_WRITTEN + " 44"), metrics.body());
+        HttpResponse<String> status = http.send(HttpRequest.newBuilder(URI.create(base + "/status")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, status.statusCode());
+        assertTrue(status.body().contains("\"consumer\":\"consumer-it\""), status.body());
+        assertTrue(status.body().contains("sig-missing-1"), status.body());
+        HttpResponse<String> ready = http.send(HttpRequest.newBuilder(URI.create(base + "/ready")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, ready.statusCode(), ready.body());
+    }
+}

@@ -1,0 +1,81 @@
+package org.eventindex.consumer;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileContext;
+import org.apache.hadoop.fs.Path;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.util.List;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The commit protocol against the local Hadoop file system (the integration test runs it on HDFS). */
+class HdfsCommitterTest {
+    @TempDir
+    java.nio.file.Path tmp;
+
+    private HdfsCommitter committer;
+    private java.nio.file.Path containerDir;
+
+    @BeforeEach
+    void setUp() throws IOException {
+        FileContext fc = FileContext.getLocalFSFileContext(new Configuration());
+        committer = new HdfsCommitter(fc, new Path(tmp.toUri()), ".ei.spb");
+        containerDir = tmp.resolve("cont");
+    }
+
+    private List<String> names() throws IOException {
+        try (Stream<java.nio.file.Path> s = Files.list(containerDir)) {
+            return s.map(p -> p.getFileName().toString()).filter(n -> !n.endsWith(".crc")).sorted().toList();
+        }
+    }
+
+    private Path write(String signalId, String content) throws IOException {
+        try (HdfsCommitter.PendingFile p = committer.begin("cont", "ds", signalId)) {
+            p.stream().write(content.getBytes(StandardCharsets.UTF_8));
+            return p.commit();
+        }
+    }
+
+    @Test
+    void publishesUnderTheContainerAndReplacesAnEarlierFile() throws IOException {
+        Path first = write("s1", "first");
+        assertEquals(committer.finalPath("cont", "ds"), first);
+        assertEquals(List.of("ds.ei.spb"), names());
+        write("s1", "second");
+        assertEquals(List.of("ds.ei.spb"), names());
+        assertEquals("second", Files.readString(containerDir.resolve("ds.ei.spb")));
+    }
+
+    @Test
+    void closingWithoutCommitRemovesTheTempFileAndKeepsThePublishedOne() throws IOException {
+        write("s1", "published");
+        try (HdfsCommitter.PendingFile p = committer.begin("cont", "ds", "s2")) {
+            p.stream().write(new byte[]{1, 2, 3});
+            assertTrue(names().contains(".ds.ei.spb.s2.tmp"), names().toString());
+        }
+        assertEquals(List.of("ds.ei.spb"), names());
+        assertEquals("published", Files.readString(containerDir.resolve("ds.ei.spb")));
+    }
+
+    @Test
+    void aNewAttemptRemovesStaleTempFilesOfTheSameDatasetOnly() throws IOException {
+        Files.createDirectories(containerDir);
+        Files.writeString(containerDir.resolve(".ds.ei.spb.crashed-attempt.tmp"), "x");
+        Files.writeString(containerDir.resolve(".ds_tid12345678_00.ei.spb.other.tmp"), "y");
+        try (HdfsCommitter.PendingFile p = committer.begin("cont", "ds", "s/3 x")) {
+            assertEquals(new Path(committer.finalPath("cont", "ds").getParent(), ".ds.ei.spb.s_3_x.tmp"),
+                    p.tempPath());
+            assertEquals(List.of(".ds.ei.spb.s_3_x.tmp", ".ds_tid12345678_00.ei.spb.other.tmp"), names());
+            p.commit();
+        }
+        assertEquals(List.of(".ds_tid12345678_00.ei.spb.other.tmp", "ds.ei.spb"), names());
+    }
+}

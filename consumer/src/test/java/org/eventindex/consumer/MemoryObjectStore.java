@@ -1,0 +1,100 @@
+package org.eventindex.consumer;
+
+import org.eventindex.message.S3ObjectUrl;
+
+import java.io.ByteArrayInputStream;
+import java.io.FileNotFoundException;
+import java.io.FilterInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** A hand-written in-memory {@link ObjectFetcher} that counts opens and can inject faults. */
+final class MemoryObjectStore implements ObjectFetcher {
+    /** Runs when an object is opened, before any byte is served; may block or throw. */
+    @FunctionalInterface
+    interface OpenHook {
+        void beforeOpen(S3ObjectUrl url, int openNo) throws IOException;
+    }
+
+    private final Map<String, byte[]> objects = new ConcurrentHashMap<>();
+    private final Map<String, AtomicInteger> opens = new ConcurrentHashMap<>();
+    private final Map<String, Integer> breakAfter = new ConcurrentHashMap<>();
+    private final Map<String, Runnable> onFullyRead = new ConcurrentHashMap<>();
+    private volatile OpenHook hook = (url, n) -> {
+    };
+
+    static S3ObjectUrl url(String key) {
+        return new S3ObjectUrl("s3.test", 7480, "eventindex", key);
+    }
+
+    void put(String key, byte[] bytes) {
+        objects.put(url(key).toString(), bytes);
+    }
+
+    int opens(String key) {
+        AtomicInteger n = opens.get(url(key).toString());
+        return n == null ? 0 : n.get();
+    }
+
+    /** The first open of {@code key} fails with an I/O error after {@code bytes} bytes. */
+    void breakFirstReadAfter(String key, int bytes) {
+        breakAfter.put(url(key).toString(), bytes);
+    }
+
+    /** Runs {@code action} when a stream of {@code key} that served every byte is closed. */
+    void onFullyRead(String key, Runnable action) {
+        onFullyRead.put(url(key).toString(), action);
+    }
+
+    void hook(OpenHook h) {
+        this.hook = h;
+    }
+
+    @Override
+    public InputStream open(S3ObjectUrl url) throws IOException {
+        String k = url.toString();
+        int n = opens.computeIfAbsent(k, x -> new AtomicInteger()).incrementAndGet();
+        hook.beforeOpen(url, n);
+        byte[] bytes = objects.get(k);
+        if (bytes == null) {
+            throw new FileNotFoundException("object " + url + " does not exist (NoSuchKey)");
+        }
+        Integer limit = n == 1 ? breakAfter.get(k) : null;
+        Runnable done = onFullyRead.get(k);
+        return new FilterInputStream(new ByteArrayInputStream(bytes)) {
+            private int served;
+
+            @Override
+            public int read() throws IOException {
+                byte[] one = new byte[1];
+                return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+            }
+
+            @Override
+            public int read(byte[] b, int off, int len) throws IOException {
+                if (limit != null && served + len > limit) {
+                    if (served >= limit) {
+                        throw new IOException("connection reset (injected) after " + served + " bytes");
+                    }
+                    len = limit - served;
+                }
+                int r = super.read(b, off, len);
+                if (r > 0) {
+                    served += r;
+                }
+                return r;
+            }
+
+            @Override
+            public void close() throws IOException {
+                super.close();
+                if (done != null && served == bytes.length) {
+                    done.run();
+                }
+            }
+        };
+    }
+}

@@ -1,0 +1,217 @@
+package org.eventindex.consumer;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileContext;
+import org.eventindex.message.ConsumerReport;
+import org.eventindex.message.ConsumerSignal;
+import org.eventindex.message.Json;
+import org.eventindex.message.SignalObject;
+import org.eventindex.stomp.StompMessage;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.Stream;
+
+import static org.eventindex.consumer.TestSpb.CONTAINER;
+import static org.eventindex.consumer.TestSpb.DATASET;
+import static org.eventindex.consumer.TestSpb.Guid;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The whole signal pipeline with hand-written fakes for S3, Kudu and the broker, on the local file system. */
+class SignalHandlerTest {
+    @TempDir
+    java.nio.file.Path tmp;
+
+    private final MemoryObjectStore store = new MemoryObjectStore();
+    private final List<ConsumerReport> sent = new CopyOnWriteArrayList<>();
+    private final List<String> ingested = new CopyOnWriteArrayList<>();
+    private volatile IOException ingestFailure;
+    private Consumer consumer;
+    private java.nio.file.Path root;
+
+    /** A clock that moves 5 ms each time it is read, so durations are visible. */
+    private static final class TickingClock extends Clock {
+        private long millis = 1_700_000_000_000L;
+
+        @Override
+        public synchronized long millis() {
+            millis += 5;
+            return millis;
+        }
+
+        @Override
+        public Instant instant() {
+            return Instant.ofEpochMilli(millis());
+        }
+
+        @Override
+        public ZoneOffset getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(java.time.ZoneId zone) {
+            return this;
+        }
+    }
+
+    @BeforeEach
+    void setUp() throws IOException {
+        root = tmp.resolve("hdfs");
+        Properties p = new Properties();
+        p.setProperty(ConsumerConfig.ID, "consumer-t");
+        p.setProperty(ConsumerConfig.S3_ENDPOINT, "http://s3.test:7480");
+        p.setProperty(ConsumerConfig.HDFS_ROOT, root.toString());
+        p.setProperty(ConsumerConfig.SPOOL_DIR, tmp.resolve("spool").toString());
+        p.setProperty(ConsumerConfig.FETCH_THREADS, "2");
+        ConsumerConfig config = ConsumerConfig.fromProperties(p, Map.of());
+        DatasetIngest ingest = (signal, file) -> {
+            if (ingestFailure != null) {
+                throw ingestFailure;
+            }
+            ingested.add(signal.signalId() + " " + file.getName());
+            return new DatasetIngest.Loaded(signal.signal().expectedEvents() - 1, 1);
+        };
+        consumer = new Consumer(config, new Consumer.Services(store,
+                FileContext.getLocalFSFileContext(new Configuration()), ingest, sent::add), new TickingClock());
+        store.put("a", TestSpb.object("1.1", 1000, Guid.of("G1", 100, 10), Guid.of("G2", 200, 5)));
+        store.put("b", TestSpb.object("2.1", 2000, Guid.of("G3", 300, 4)));
+        store.put("dup", TestSpb.object("1.2", 1500, Guid.of("G1", 100, 10)));
+    }
+
+    private static ConsumerSignal signal(String id, SignalObject... objects) {
+        long total = Stream.of(objects).mapToLong(SignalObject::expectedEvents).sum();
+        return new ConsumerSignal(ConsumerSignal.TYPE, id, DATASET, CONTAINER, 11, 2, List.of(objects), total, 1L);
+    }
+
+    private static SignalObject so(String key, long events, String... guids) {
+        return new SignalObject(MemoryObjectStore.url(key).toString(), 100, Arrays.asList(guids), events);
+    }
+
+    private java.nio.file.Path containerDir() {
+        return root.resolve(CONTAINER);
+    }
+
+    private List<String> files() throws IOException {
+        if (!Files.exists(containerDir())) {
+            return List.of();
+        }
+        try (Stream<java.nio.file.Path> s = Files.list(containerDir())) {
+            return s.map(f -> f.getFileName().toString()).filter(n -> !n.endsWith(".crc")).sorted().toList();
+        }
+    }
+
+    @Test
+    void consolidatesLoadsAndReportsDone() throws IOException {
+        ConsumerReport r = consumer.handler().handle(signal("s-1", so("a", 15, "G1", "G2"), so("b", 4, "G3")));
+
+        assertEquals(ConsumerReport.DONE, r.status(), r.reason());
+        assertEquals(ConsumerReport.TYPE, r.type());
+        assertEquals("s-1", r.signalId());
+        assertEquals(DATASET, r.dataset());
+        assertEquals("consumer-t", r.consumer());
+        assertEquals(containerDir().resolve(DATASET + ".ei.spb").toString(), r.hdfsPath());
+        assertEquals(19, r.eventsWritten());
+        assertEquals(18, r.eventsLoaded());
+        assertEquals(1, r.duplicateEvents());
+        assertEquals(2, r.objectsRead());
+        assertTrue(r.bytesRead() > 0);
+        assertTrue(r.durationMillis() > 0);
+        assertNull(r.reason());
+        assertEquals(List.of(DATASET + ".ei.spb"), files());
+        assertEquals(List.of("s-1 " + DATASET + ".ei.spb"), ingested);
+        assertEquals(0, store.opens("dup"));
+        List<org.eventindex.spb.SpbRecord> records = TestSpb.records(Files.newInputStream(
+                containerDir().resolve(DATASET + ".ei.spb")), "consolidated");
+        assertEquals(List.of("G1", "G2", "G3"), TestSpb.guids(records));
+        assertEquals(1, consumer.metrics().registry().value(ConsumerMetrics.SIGNALS_HANDLED));
+        assertEquals(0, consumer.metrics().registry().value(ConsumerMetrics.SIGNALS_FAILED));
+        assertEquals(19, consumer.metrics().registry().value(ConsumerMetrics.EVENTS_WRITTEN));
+        ConsumerStatus.Snapshot status = consumer.status().snapshot();
+        assertNull(status.inFlight());
+        assertEquals(List.of(r), status.last());
+        assertTrue(new String(Json.write(status), StandardCharsets.UTF_8).contains("\"status\":\"DONE\""));
+    }
+
+    @Test
+    void aRedeliveredSignalRewritesIdenticalContent() throws IOException {
+        ConsumerSignal s = signal("s-2", so("a", 5, "G2"), so("dup", 10, "G1"));
+        assertEquals(ConsumerReport.DONE, consumer.handler().handle(s).status());
+        byte[] first = Files.readAllBytes(containerDir().resolve(DATASET + ".ei.spb"));
+        assertEquals(ConsumerReport.DONE, consumer.handler().handle(s).status());
+        assertArrayEquals(first, Files.readAllBytes(containerDir().resolve(DATASET + ".ei.spb")));
+        assertEquals(List.of(DATASET + ".ei.spb"), files());
+        assertEquals(2, ingested.size(), "the loader is called again and decides (by load id) to change nothing");
+    }
+
+    @Test
+    void anInvalidSignalIsReportedFailedWithoutTouchingAnything() {
+        ConsumerSignal bad = new ConsumerSignal(ConsumerSignal.TYPE, "s-3", DATASET, "wrong.container", 11, 2,
+                List.of(so("a", 15, "G1", "G2")), 15, 1L);
+        ConsumerReport r = consumer.handler().handle(bad);
+        assertEquals(ConsumerReport.FAILED, r.status());
+        assertTrue(r.reason().contains("container 'wrong.container'"), r.reason());
+        assertEquals(0, store.opens("a"));
+        assertFalse(Files.exists(root));
+        assertEquals(1, consumer.metrics().registry().value(ConsumerMetrics.SIGNALS_FAILED));
+    }
+
+    @Test
+    void aMissingObjectFailsAndPublishesNothing() throws IOException {
+        ConsumerReport r = consumer.handler().handle(signal("s-4", so("a", 15, "G1", "G2"), so("nothere", 3, "G8")));
+        assertEquals(ConsumerReport.FAILED, r.status());
+        assertTrue(r.reason().contains("object " + MemoryObjectStore.url("nothere") + " does not exist"), r.reason());
+        assertTrue(r.reason().contains(DATASET), r.reason());
+        assertEquals(List.of(), files(), "neither a final nor a temp file");
+        assertEquals(List.of(), ingested);
+    }
+
+    @Test
+    void aFailedLoadIsReportedNamingTheFile() {
+        ingestFailure = new IOException("Kudu refused 3 rows");
+        ConsumerReport r = consumer.handler().handle(signal("s-5", so("b", 4, "G3")));
+        assertEquals(ConsumerReport.FAILED, r.status());
+        assertTrue(r.reason().contains("loading "), r.reason());
+        assertTrue(r.reason().contains(DATASET + ".ei.spb into Kudu failed: Kudu refused 3 rows"), r.reason());
+    }
+
+    @Test
+    void aPoisonMessageIsReportedFailedAndAcknowledged() throws IOException {
+        StompMessage m = new StompMessage("/queue/x", "ID:poison-1", "a1", Map.of(),
+                "{not json".getBytes(StandardCharsets.UTF_8));
+        consumer.handler().onMessage(m);
+        assertEquals(1, sent.size());
+        assertEquals(ConsumerReport.FAILED, sent.get(0).status());
+        assertTrue(sent.get(0).reason().contains("message ID:poison-1 is not a consumer signal"),
+                sent.get(0).reason());
+    }
+
+    @Test
+    void aReportThatCannotBeSentFailsTheMessageSoItIsNotAcknowledged() throws IOException {
+        Consumer c = new Consumer(ConsumerConfig.fromProperties(new Properties(), Map.of()),
+                new Consumer.Services(store, FileContext.getLocalFSFileContext(new Configuration()),
+                        (s, f) -> new DatasetIngest.Loaded(0, 0), report -> {
+                    throw new IOException("broker down");
+                }), Clock.systemUTC());
+        StompMessage m = new StompMessage("/queue/x", "ID:2", "a2", Map.of(), Json.write(signal("s-6")));
+        IOException e = assertThrows(IOException.class, () -> c.handler().onMessage(m));
+        assertEquals("broker down", e.getMessage());
+    }
+}

@@ -1,0 +1,106 @@
+package org.eventindex.consumer;
+
+import org.eventindex.proto.EventIndexProtos.BeginGUID_p1;
+import org.eventindex.proto.EventIndexProtos.EIEvent_p1;
+import org.eventindex.proto.EventIndexProtos.Header_p1;
+import org.eventindex.proto.EventIndexProtos.TriggerMenu_p1;
+import org.eventindex.spb.SpbLimits;
+import org.eventindex.spb.SpbReader;
+import org.eventindex.spb.SpbRecord;
+import org.eventindex.spb.SpbWriter;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Builds small SPB objects in memory with the real {@link SpbWriter}, and reads files back as plain lists. */
+final class TestSpb {
+    static final String DATASET = "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1824_tid12345678_00";
+    static final String CONTAINER = "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1824";
+
+    private TestSpb() {
+    }
+
+    /**
+     * One input file of an object: {@code count} events of run 327636 with event numbers {@code firstEvent,
+     * firstEvent+1, ...}.
+     */
+    record Guid(String guid, long firstEvent, int count, boolean menu, long endProcTime) {
+        static Guid of(String guid, long firstEvent, int count) {
+            return new Guid(guid, firstEvent, count, true, 1_600_000_100L + firstEvent);
+        }
+    }
+
+    static byte[] object(String jobId, long startProcTime, Guid... guids) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (SpbWriter w = new SpbWriter(bytes)) {
+            w.header(Header_p1.newBuilder().setStartProcTime(startProcTime).setTaskID("task.12345678.X")
+                    .setJobID(jobId).setInputDsName(DATASET).setProvenanceRef(true).setTriggerInfo(true).build());
+            long maxEnd = 0;
+            for (Guid g : guids) {
+                w.beginGuid(BeginGUID_p1.newBuilder().setStartProcTime(startProcTime).setAMITag("f838_m1824")
+                        .setTrigStream("physics_Main").setProjName("data17_13TeV").setGuid(g.guid()).build());
+                if (g.menu()) {
+                    w.triggerMenu(TriggerMenu_p1.newBuilder().setSMK(2747).setL1PSK(19).setHLTPSK(8)
+                            .setL1Menu("L1_EM3;L1_MU4").build());
+                }
+                for (int i = 0; i < g.count(); i++) {
+                    w.event(event(g.firstEvent() + i));
+                }
+                w.endGuid(g.endProcTime());
+                maxEnd = Math.max(maxEnd, g.endProcTime());
+            }
+            w.finish(maxEnd);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return bytes.toByteArray();
+    }
+
+    static EIEvent_p1 event(long eventNumber) {
+        return EIEvent_p1.newBuilder().setRunNumber(327636).setEventNumber(eventNumber).setLumiBlock(100)
+                .setTimeStamp(1_497_000_000).setTimeStampNSOffset(5).setBcid(7).setIsSimulation(false)
+                .setIsCalibration(false).setIsTestBeam(false)
+                .setSMK(2747).setHLTPSK(8).setL1PSK(19).build();
+    }
+
+    /** Every record of an SPB stream, in order. */
+    static List<SpbRecord> records(InputStream gzipped, String source) throws IOException {
+        List<SpbRecord> out = new ArrayList<>();
+        try (SpbReader r = new SpbReader(gzipped, source, SpbLimits.DEFAULT)) {
+            SpbRecord rec;
+            while ((rec = r.next()) != null) {
+                out.add(rec);
+            }
+        }
+        return out;
+    }
+
+    static List<SpbRecord> records(byte[] gzipped) throws IOException {
+        return records(new ByteArrayInputStream(gzipped), "test bytes");
+    }
+
+    /** The GUIDs of BeginGUID records, in order. */
+    static List<String> guids(List<SpbRecord> records) {
+        return records.stream().filter(r -> r instanceof SpbRecord.BeginGuid)
+                .map(r -> ((SpbRecord.BeginGuid) r).message().getGuid()).toList();
+    }
+
+    /** The event numbers, in order. */
+    static List<Long> eventNumbers(List<SpbRecord> records) {
+        return records.stream().filter(r -> r instanceof SpbRecord.Event)
+                .map(r -> ((SpbRecord.Event) r).message().getEventNumber()).toList();
+    }
+
+    static List<Long> range(long first, int count) {
+        List<Long> out = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            out.add(first + i);
+        }
+        return out;
+    }
+}

@@ -1,0 +1,203 @@
+package org.eventindex.deploy;
+
+import org.eventindex.gen.GeneratedDataset;
+import org.eventindex.gen.GeneratedJob;
+import org.eventindex.gen.GeneratorSpec;
+import org.eventindex.kudu.DatasetRecord;
+import org.eventindex.kudu.EventRefs;
+import org.eventindex.proto.EventIndexProtos.EIEvent_p1;
+import org.eventindex.spb.SpbLimits;
+import org.eventindex.spb.SpbReader;
+import org.eventindex.spb.SpbRecord;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The demo: starts the embedded stack, generates a few datasets with retried and crashed jobs, runs the producer jar
+ * once per job as a separate process, waits until every dataset is in Kudu and prints what happened. Exits 1 if any
+ * count is wrong, 2 on bad arguments.
+ */
+public final class DemoMain {
+    private static final String USAGE = """
+            Usage: bin/demo [options]
+              --work DIR             working folder for every component's data (default: work/demo, wiped first)
+              --scale N              multiply the events per file of every dataset by N (default 1)
+              --consumers N          competing consumer daemons (default 1)
+              --parallel N           producer processes run at once (default 4)
+              --timeout-minutes N    give up waiting for the datasets after N minutes (default 15)
+              --help                 this text
+            The demo prints, per dataset: files, objects produced, objects read, duplicates skipped, events in Kudu
+            vs expected unique events, duplicated events, traversal time; then one event lookup.
+            """;
+
+    private DemoMain() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        DemoOptions opts;
+        try {
+            opts = DemoOptions.parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println("demo: " + e.getMessage());
+            System.err.print(USAGE);
+            System.exit(2);
+            return;
+        }
+        if (opts.help()) {
+            System.out.print(USAGE);
+            return;
+        }
+        System.exit(run(opts, System.out, System.err));
+    }
+
+    /** The three datasets of the demo: multi-file jobs, a task-output suffix, a simulation dataset. */
+    static List<GeneratorSpec> demoDatasets(int scale) {
+        return List.of(
+                new GeneratorSpec("data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1824",
+                        12, 2000 * scale, 1, 3, 1, 5, false, 17L),
+                new GeneratorSpec("data18_13TeV.00350013.physics_Main.merge.AOD.f934_m1831_tid13500001_00",
+                        10, 1500 * scale, 3, 2, 1, 3, false, 18L),
+                new GeneratorSpec("mc16_13TeV.361107.PowhegPythia8EvtGen_Zmumu.merge.AOD.e3601_s3126_r10201",
+                        8, 1000 * scale, 2, 1, 1, 0, true, 16L));
+    }
+
+    static int run(DemoOptions opts, PrintStream out, PrintStream log) throws Exception {
+        Path producerJar = Path.of(System.getProperty("ei.producer.jar", "producer/target/eventindex-producer.jar"));
+        deleteTree(opts.work());
+        Files.createDirectories(opts.work());
+        long t0 = System.nanoTime();
+        EmbeddedStack.Options stackOptions = new EmbeddedStack.Options(opts.work().resolve("stack"), opts.consumers(),
+                "eventindex", "", 64, 1);
+        try (EmbeddedStack stack = EmbeddedStack.start(stackOptions, s -> log.println("[demo] " + s))) {
+            log.printf("[demo] stack up in %.1f s%n", (System.nanoTime() - t0) / 1e9);
+            PipelineRun pipeline = new PipelineRun(stack, producerJar, s -> log.println("[demo] " + s));
+            List<GeneratedDataset> datasets = pipeline.generate(demoDatasets(opts.scale()), opts.work().resolve("spb"));
+            pipeline.registerManifests(datasets);
+            pipeline.runProducers(datasets, opts.parallel());
+            pipeline.awaitDone(datasets, Duration.ofMinutes(opts.timeoutMinutes()));
+
+            List<DatasetFigures> figures = new ArrayList<>();
+            for (GeneratedDataset ds : datasets) {
+                figures.add(pipeline.measure(ds));
+            }
+            printTable(figures, out);
+            List<String> problems = new ArrayList<>();
+            figures.forEach(f -> problems.addAll(f.problems()));
+            problems.addAll(lookupOne(stack, datasets.get(0), out));
+            if (!problems.isEmpty()) {
+                out.println("FAILED:");
+                problems.forEach(p -> out.println("  " + p));
+                return 1;
+            }
+            out.printf("OK: every dataset complete and exact (%.1f s in all)%n", (System.nanoTime() - t0) / 1e9);
+            return 0;
+        }
+    }
+
+    private static void printTable(List<DatasetFigures> figures, PrintStream out) {
+        out.printf("%-72s %5s %8s %5s %5s %9s %9s %5s %5s %9s%n", "dataset", "files", "objects", "read", "dupl",
+                "events", "expected", "dupEv", "hdfs", "traversal");
+        for (DatasetFigures f : figures) {
+            out.printf("%-72s %5d %8d %5d %5d %9d %9d %5d %5d %8.1fs%n", f.dataset(), f.files(), f.objectsProduced(),
+                    f.objectsRead(), f.duplicatesSkipped(), f.eventsInKudu(), f.expectedUnique(), f.duplicatesInKudu(),
+                    f.hdfsFiles(), f.traversal() == null ? Double.NaN : f.traversal().toMillis() / 1000.0);
+        }
+    }
+
+    /** Looks up the first event of the dataset's first file in Kudu: run, event -> GUID per stage. */
+    private static List<String> lookupOne(EmbeddedStack stack, GeneratedDataset ds, PrintStream out) throws IOException {
+        GeneratedJob job = ds.jobs(GeneratedJob.Outcome.REPORTED).get(0);
+        EIEvent_p1 event = firstEvent(job.spbFile());
+        DatasetRecord record = stack.kuduQueries().dataset(ds.datasetName()).orElseThrow();
+        Optional<EventRefs> refs = stack.kuduQueries().lookup(record.dspid(), event.getEventNumber(), record.rgid());
+        out.printf("lookup %08d %09d:%n", event.getRunNumber(), event.getEventNumber());
+        if (refs.isEmpty()) {
+            return List.of("lookup of run " + event.getRunNumber() + " event " + event.getEventNumber() + " found nothing");
+        }
+        EventRefs r = refs.get();
+        printRef(out, r, r.dbRaw(), "StreamRAW");
+        printRef(out, r, r.dbEsd(), "StreamESD");
+        printRef(out, r, r.dbAod(), "StreamAOD");
+        boolean known = ds.manifest().stream().anyMatch(f -> f.guid().equals(r.db()));
+        return known ? List.of() : List.of("lookup returned GUID " + r.db() + ", which is not a file of " + ds.datasetName());
+    }
+
+    private static void printRef(PrintStream out, EventRefs r, String guid, String type) {
+        if (guid != null) {
+            out.printf("  %08d %09d %s %s%n", r.runNumber(), r.eventNumber(), guid, type);
+        }
+    }
+
+    private static EIEvent_p1 firstEvent(Path spb) throws IOException {
+        try (SpbReader reader = SpbReader.open(spb, SpbLimits.DEFAULT)) {
+            for (SpbRecord rec = reader.next(); rec != null; rec = reader.next()) {
+                if (rec instanceof SpbRecord.Event e) {
+                    return e.message();
+                }
+            }
+        }
+        throw new IllegalStateException(spb + " holds no event");
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (var paths = Files.walk(dir)) {
+            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
+    }
+
+    /** Parsed command line. */
+    record DemoOptions(Path work, int scale, int consumers, int parallel, int timeoutMinutes, boolean help) {
+        static DemoOptions parse(String[] args) {
+            Path work = Path.of("work", "demo");
+            int scale = 1;
+            int consumers = 1;
+            int parallel = 4;
+            int timeout = 15;
+            boolean help = false;
+            for (int i = 0; i < args.length; i++) {
+                String a = args[i];
+                switch (a) {
+                    case "--help", "-h" -> help = true;
+                    case "--work" -> work = Path.of(value(args, ++i, a));
+                    case "--scale" -> scale = positive(value(args, ++i, a), a);
+                    case "--consumers" -> consumers = positive(value(args, ++i, a), a);
+                    case "--parallel" -> parallel = positive(value(args, ++i, a), a);
+                    case "--timeout-minutes" -> timeout = positive(value(args, ++i, a), a);
+                    default -> throw new IllegalArgumentException("unknown option '" + a + "'");
+                }
+            }
+            return new DemoOptions(work, scale, consumers, parallel, timeout, help);
+        }
+
+        private static String value(String[] args, int i, String option) {
+            if (i >= args.length) {
+                throw new IllegalArgumentException(option + " needs a value");
+            }
+            return args[i];
+        }
+
+        private static int positive(String v, String option) {
+            try {
+                int n = Integer.parseInt(v);
+                if (n < 1) {
+                    throw new IllegalArgumentException(option + " must be >= 1, got " + v);
+                }
+                return n;
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(option + " must be a whole number, got '" + v + "'");
+            }
+        }
+    }
+}

@@ -1,0 +1,215 @@
+package org.eventindex.deploy;
+
+import org.apache.kudu.client.KuduClient;
+import org.eventindex.consumer.ConsumerConfig;
+import org.eventindex.kudu.DatasetQueries;
+import org.eventindex.kudu.KuduTables;
+import org.eventindex.kudu.KuduTablesConfig;
+import org.eventindex.supervisor.Supervisor;
+import org.eventindex.supervisor.SupervisorConfig;
+import org.eventindex.testing.EmbeddedBroker;
+import org.eventindex.testing.EmbeddedHdfs;
+import org.eventindex.testing.EmbeddedKudu;
+import org.eventindex.testing.EmbeddedS3;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Properties;
+import java.util.function.Consumer;
+
+/**
+ * A complete local deployment on real components: an ActiveMQ broker with STOMP (KahaDB), an S3 server (S3Proxy),
+ * HDFS (MiniDFSCluster: NameNode + DataNode), Kudu (the real master and tablet server binaries), the supervisor and
+ * {@code consumers} consumer daemons. The daemons are configured through the same keys as in production
+ * (docs/supervisor.md, docs/consumer.md). {@link #close()} stops everything in reverse order.
+ */
+public final class EmbeddedStack implements AutoCloseable {
+    /** Credentials of the embedded S3 server; local-only, for the demo and tests. */
+    public static final String S3_ACCESS_KEY = "eventindex-local";
+    public static final String S3_SECRET_KEY = "eventindex-local-secret";
+
+    private final Options options;
+    private final List<AutoCloseable> started = new ArrayList<>();
+    private EmbeddedBroker broker;
+    private EmbeddedS3 s3;
+    private EmbeddedHdfs hdfs;
+    private EmbeddedKudu kudu;
+    private Supervisor supervisor;
+    private final List<org.eventindex.consumer.Consumer> consumers = new ArrayList<>();
+    private KuduTablesConfig tablesConfig;
+
+    /**
+     * @param workDir      every component's data lives below it
+     * @param consumers    number of competing consumer daemons
+     * @param bucket       the object store bucket
+     * @param tablePrefix  Kudu table name prefix
+     * @param hashBuckets  EVENTS hash buckets on eventnumber (the seed uses 64)
+     * @param epoch        the Kudu range new datasets go to
+     */
+    public record Options(Path workDir, int consumers, String bucket, String tablePrefix, int hashBuckets, int epoch) {
+        public Options {
+            Objects.requireNonNull(workDir, "workDir is null");
+            Objects.requireNonNull(bucket, "bucket is null");
+            Objects.requireNonNull(tablePrefix, "tablePrefix is null");
+            if (consumers < 1) {
+                throw new IllegalArgumentException("at least one consumer is needed: " + consumers);
+            }
+        }
+
+        public static Options defaults(Path workDir) {
+            return new Options(workDir, 1, "eventindex", "", KuduTablesConfig.DEFAULT_HASH_BUCKETS, 1);
+        }
+    }
+
+    private EmbeddedStack(Options options) {
+        this.options = options;
+    }
+
+    /** Starts every component, reporting each step to {@code progress}; on failure stops what was started. */
+    public static EmbeddedStack start(Options options, Consumer<String> progress) throws IOException {
+        EmbeddedStack stack = new EmbeddedStack(options);
+        try {
+            stack.startAll(progress);
+            return stack;
+        } catch (IOException | RuntimeException e) {
+            stack.close();
+            throw e;
+        }
+    }
+
+    private void startAll(Consumer<String> progress) throws IOException {
+        Path work = options.workDir();
+        Files.createDirectories(work);
+        progress.accept("starting ActiveMQ broker (STOMP, KahaDB)");
+        broker = track(EmbeddedBroker.start(work.resolve("broker")));
+        progress.accept("starting S3 server");
+        s3 = track(EmbeddedS3.start(work.resolve("s3"), S3_ACCESS_KEY, S3_SECRET_KEY));
+        s3.createBucket(options.bucket());
+        progress.accept("starting HDFS (NameNode + DataNode)");
+        hdfs = track(EmbeddedHdfs.start(work.resolve("hdfs")));
+        progress.accept("starting Kudu (master + tablet server binaries)");
+        kudu = track(EmbeddedKudu.start(work.resolve("kudu"), 1));
+        tablesConfig = new KuduTablesConfig(options.tablePrefix(), options.hashBuckets(), 1);
+        progress.accept("creating Kudu tables (" + options.hashBuckets() + " hash buckets, epoch " + options.epoch() + ")");
+        new KuduTables(kudu.client(), tablesConfig).createOrVerify(options.epoch());
+
+        progress.accept("starting supervisor");
+        supervisor = track(new Supervisor(SupervisorConfig.fromProperties(supervisorProperties(), Map.of()),
+                Clock.systemUTC()));
+        supervisor.start();
+        for (int i = 0; i < options.consumers(); i++) {
+            progress.accept("starting consumer " + (i + 1));
+            org.eventindex.consumer.Consumer c = track(new org.eventindex.consumer.Consumer(
+                    ConsumerConfig.fromProperties(consumerProperties(i), Map.of()), hdfs.conf(), Clock.systemUTC()));
+            c.start();
+            consumers.add(c);
+        }
+    }
+
+    private Properties supervisorProperties() {
+        Properties p = new Properties();
+        p.setProperty(SupervisorConfig.BROKERS, broker.stompEndpoints());
+        p.setProperty(SupervisorConfig.JOURNAL_DIR, options.workDir().resolve("supervisor").toString());
+        p.setProperty(SupervisorConfig.S3_BUCKET, options.bucket());
+        p.setProperty(SupervisorConfig.HTTP_HOST, "127.0.0.1");
+        p.setProperty(SupervisorConfig.HTTP_PORT, "0");
+        p.setProperty(SupervisorConfig.KUDU_EPOCH, Integer.toString(options.epoch()));
+        return p;
+    }
+
+    private Properties consumerProperties(int index) {
+        Properties p = new Properties();
+        p.setProperty(ConsumerConfig.ID, "consumer-" + (index + 1));
+        p.setProperty(ConsumerConfig.BROKERS, broker.stompEndpoints());
+        p.setProperty(ConsumerConfig.S3_ENDPOINT, s3.endpoint().toString());
+        p.setProperty(ConsumerConfig.S3_BUCKET, options.bucket());
+        p.setProperty(ConsumerConfig.S3_ACCESS_KEY, S3_ACCESS_KEY);
+        p.setProperty(ConsumerConfig.HDFS_URI, hdfs.uri().toString());
+        p.setProperty(ConsumerConfig.HDFS_ROOT, hdfsRoot());
+        p.setProperty(ConsumerConfig.KUDU_MASTERS, kudu.masterAddresses());
+        p.setProperty(ConsumerConfig.KUDU_TABLE_PREFIX, options.tablePrefix());
+        p.setProperty(ConsumerConfig.KUDU_BUCKETS, Integer.toString(options.hashBuckets()));
+        p.setProperty(ConsumerConfig.KUDU_REPLICAS, "1");
+        p.setProperty(ConsumerConfig.SPOOL_DIR, options.workDir().resolve("spool-" + (index + 1)).toString());
+        p.setProperty(ConsumerConfig.HTTP_PORT, "0");
+        Path secret = options.workDir().resolve("s3-secret");
+        try {
+            Files.writeString(secret, S3_SECRET_KEY);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot write the local S3 secret file " + secret, e);
+        }
+        p.setProperty(ConsumerConfig.S3_SECRET_KEY_FILE, secret.toString());
+        return p;
+    }
+
+    private <T extends AutoCloseable> T track(T component) {
+        started.add(component);
+        return component;
+    }
+
+    /** The HDFS directory under which container directories are created. */
+    public String hdfsRoot() {
+        return "/eventindex/datasets";
+    }
+
+    /** What a producer needs: brokers, S3 endpoint, bucket and keys. */
+    public ProducerLauncher.ProducerEndpoints producerEndpoints() {
+        return new ProducerLauncher.ProducerEndpoints(broker.stompEndpoints(), s3.endpoint().toString(),
+                options.bucket(), S3_ACCESS_KEY, S3_SECRET_KEY);
+    }
+
+    public EmbeddedBroker broker() {
+        return broker;
+    }
+
+    public EmbeddedS3 s3() {
+        return s3;
+    }
+
+    public EmbeddedHdfs hdfs() {
+        return hdfs;
+    }
+
+    public KuduClient kuduClient() {
+        return kudu.client();
+    }
+
+    public KuduTablesConfig tablesConfig() {
+        return tablesConfig;
+    }
+
+    public DatasetQueries kuduQueries() {
+        return new DatasetQueries(kudu.client(), tablesConfig);
+    }
+
+    public Supervisor supervisor() {
+        return supervisor;
+    }
+
+    public List<org.eventindex.consumer.Consumer> consumers() {
+        return List.copyOf(consumers);
+    }
+
+    public Options options() {
+        return options;
+    }
+
+    /** Idempotent: stops the daemons first, then the services, each failure logged and the rest still stopped. */
+    @Override
+    public void close() {
+        for (int i = started.size() - 1; i >= 0; i--) {
+            try {
+                started.get(i).close();
+            } catch (Exception e) {
+                System.err.println("[stack] stopping " + started.get(i).getClass().getSimpleName() + " failed: " + e);
+            }
+        }
+        started.clear();
+    }
+}

@@ -1,0 +1,245 @@
+package org.eventindex.kudu;
+
+import org.apache.kudu.client.Insert;
+import org.apache.kudu.client.KuduClient;
+import org.apache.kudu.client.KuduException;
+import org.apache.kudu.client.KuduSession;
+import org.apache.kudu.client.KuduTable;
+import org.apache.kudu.client.SessionConfiguration;
+import org.eventindex.proto.EventIndexProtos.EIEvent_p1;
+import org.eventindex.proto.EventIndexProtos.TriggerMenu_p1;
+import org.eventindex.spb.LongHashSet;
+import org.eventindex.spb.SpbReader;
+import org.eventindex.spb.SpbRecord;
+
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * Loads one consolidated dataset file (SPB: Header, per selected file BeginGUID [TriggerMenu] events EndGUID,
+ * Trailer) into EVENTS and DUPLICATEDEVENTS, and records it in DATASETS.
+ * <p>
+ * Protocol, which makes every load safe to repeat:
+ * <ol>
+ *   <li>If DATASETS holds the dataset as LOADED with the same {@code load_id}: nothing is written; the stored counts
+ *       are returned.</li>
+ *   <li>Otherwise the row is set LOADING (with the new load_id, dspid, rgid, insert_start), and every row of this
+ *       (dspid, epoch) — and of the row's previous (dspid, rgid) if they differ — left in EVENTS and
+ *       DUPLICATEDEVENTS by an earlier or interrupted load is deleted.</li>
+ *   <li>The file is streamed in order: the first occurrence of each event number goes to EVENTS, later ones to
+ *       DUPLICATEDEVENTS. File order is fixed, so a reload gives the same split.</li>
+ *   <li>After a clean flush (no row refused) and, by default, a row count matching what was written, the row is set
+ *       LOADED with its counts and insert_end.</li>
+ * </ol>
+ * Readers must treat only LOADED datasets as present. {@code insertion_time} of a duplicate is insert_start plus
+ * (occurrence - 2) microseconds, so the second, third... occurrences of one event number get distinct keys.
+ * <p>
+ * Two loads of the same dataset must not run at once (the supervisor sends each dataset to one consumer); the count
+ * check then refuses LOADED. Loads of different datasets may run concurrently, each with its own loader call.
+ */
+public final class DatasetLoader {
+
+    /** Receives progress while a file is loaded. */
+    @FunctionalInterface
+    public interface Progress {
+        void events(String dataset, long eventsSoFar);
+
+        Progress NONE = (dataset, events) -> {
+        };
+    }
+
+    private final KuduClient client;
+    private final KuduTables tables;
+    private final LoaderSettings settings;
+    private final Clock clock;
+    private final DatasetsTable datasets;
+
+    public DatasetLoader(KuduClient client, KuduTables tables, LoaderSettings settings, Clock clock) {
+        this.client = requireNonNull(client, "client is null");
+        this.tables = requireNonNull(tables, "tables is null");
+        this.settings = requireNonNull(settings, "settings is null");
+        this.clock = requireNonNull(clock, "clock is null");
+        this.datasets = new DatasetsTable(client, tables.config().datasetsTable());
+    }
+
+    public LoadResult load(LoadRequest request) throws IOException {
+        return load(request, Progress.NONE);
+    }
+
+    /**
+     * Loads {@code request} following the protocol above; adds the epoch's range if missing.
+     *
+     * @throws IllegalArgumentException when the dataset name cannot be parsed
+     * @throws DatasetLoadException     when Kudu refuses rows, counts differ or an event reference is malformed;
+     *                                  the dataset stays LOADING
+     * @throws IOException              when the file cannot be read or is not a valid SPB stream, or Kudu fails
+     */
+    public LoadResult load(LoadRequest request, Progress progress) throws IOException {
+        requireNonNull(request, "request is null");
+        requireNonNull(progress, "progress is null");
+        long t0 = System.nanoTime();
+        DatasetsTable.parseName(request.dataset());
+        Optional<DatasetRecord> existing = datasets.find(request.dataset());
+        if (existing.isPresent() && existing.get().isLoaded() && request.loadId().equals(existing.get().loadId())) {
+            DatasetRecord r = existing.get();
+            if (r.dspid() != request.dspid() || r.rgid() != request.epoch()) {
+                throw new DatasetLoadException(request.dataset(), "already LOADED with load id " + r.loadId()
+                        + " as dspid " + r.dspid() + " epoch " + r.rgid() + ", but the request places the same load"
+                        + " at dspid " + request.dspid() + " epoch " + request.epoch()
+                        + "; use a new load id to move it");
+            }
+            long events = orZero(r.countEvents());
+            long duplicates = orZero(r.numDuplicates());
+            return new LoadResult(events, events - duplicates, duplicates, elapsedMillis(t0), true);
+        }
+        tables.ensureEpoch(request.epoch());
+        if (existing.isPresent() && existing.get().rgid() >= 0
+                && (existing.get().dspid() != request.dspid() || existing.get().rgid() != request.epoch())) {
+            // The supervisor re-placed the dataset: remove the old placement's rows while the row still names it,
+            // so a crash in between leaves a LOADING row that a retry cleans up the same way.
+            datasets.markState(request.dataset(), DatasetState.LOADING);
+            deleteRows(existing.get().dspid(), existing.get().rgid(), request.dataset());
+        }
+        Instant start = clock.instant();
+        datasets.markLoading(request, start);
+        deleteRows(request.dspid(), request.epoch(), request.dataset());
+
+        Written w = write(request, DatasetsTable.micros(start), progress);
+
+        if (settings.verifyCounts()) {
+            EventCounts stored = new EventCounts(
+                    EventRows.count(client, tables.config().eventsTable(), request.dspid(), request.epoch()),
+                    EventRows.count(client, tables.config().duplicatedEventsTable(), request.dspid(),
+                            request.epoch()));
+            if (stored.events() != w.unique() || stored.duplicates() != w.duplicates()) {
+                throw new DatasetLoadException(request.dataset(), "after loading " + w.events() + " events Kudu"
+                        + " holds " + stored.events() + " rows in EVENTS (expected " + w.unique() + ") and "
+                        + stored.duplicates() + " in DUPLICATEDEVENTS (expected " + w.duplicates() + ") for dspid "
+                        + request.dspid() + " epoch " + request.epoch() + "; is another load of it running?");
+            }
+        }
+        datasets.markLoaded(request, w.events(), w.uniqDuplEvents(), w.duplicates(), w.smk(), clock.instant());
+        return new LoadResult(w.events(), w.unique(), w.duplicates(), elapsedMillis(t0), false);
+    }
+
+    private record Written(long events, long unique, long duplicates, long uniqDuplEvents, Integer smk) {
+    }
+
+    private Written write(LoadRequest request, long startMicros, Progress progress) throws IOException {
+        KuduTable events = client.openTable(tables.config().eventsTable());
+        KuduTable dups = client.openTable(tables.config().duplicatedEventsTable());
+        EventRowMapper eventMapper = new EventRowMapper(events.getSchema());
+        EventRowMapper dupMapper = new EventRowMapper(dups.getSchema());
+        int insertionTime = dups.getSchema().getColumnIndex(KuduSchemas.INSERTION_TIME);
+
+        // Bounded memory: all event numbers of the dataset are held at once (~16 B each). A sorted, spill-to-disk
+        // split is the seam for datasets beyond a few hundred million events.
+        LongHashSet seen = new LongHashSet(1 << 16);
+        // Occurrence counts only for event numbers seen twice or more: duplicates are a small fraction.
+        Map<Long, Integer> repeats = new HashMap<>();
+        long count = 0;
+        long duplicates = 0;
+        Integer smk = null;
+        String guid = null;
+        TriggerMenu_p1 menu = null;
+
+        KuduSession session = newSession();
+        Throwable failure = null;
+        try (SpbReader reader = new SpbReader(request.source().opener().open(), request.source().location(),
+                settings.spbLimits())) {
+            for (SpbRecord record = reader.next(); record != null; record = reader.next()) {
+                if (record instanceof SpbRecord.BeginGuid b) {
+                    guid = b.message().getGuid();
+                    menu = null;
+                } else if (record instanceof SpbRecord.TriggerMenu m) {
+                    menu = m.message();
+                    smk = smk == null ? Integer.valueOf(menu.getSMK()) : smk;
+                } else if (record instanceof SpbRecord.Event ev) {
+                    EIEvent_p1 e = ev.message();
+                    count++;
+                    if (smk == null && e.hasSMK()) {
+                        smk = e.getSMK();
+                    }
+                    Insert insert;
+                    if (seen.add(e.getEventNumber())) {
+                        insert = events.newInsert();
+                        fill(eventMapper, insert, request, e, guid, menu);
+                    } else {
+                        int occurrence = repeats.merge(e.getEventNumber(), 2, (a, b) -> a + 1);
+                        insert = dups.newInsert();
+                        fill(dupMapper, insert, request, e, guid, menu);
+                        insert.getRow().addLong(insertionTime, startMicros + occurrence - 2);
+                        duplicates++;
+                    }
+                    session.apply(insert);
+                    if (count % settings.progressEvery() == 0) {
+                        EventRows.failOnErrors(session, tables.config().eventsTable() + "/"
+                                + tables.config().duplicatedEventsTable(), "insert events", request.dataset());
+                        progress.events(request.dataset(), count);
+                    }
+                }
+            }
+            session.flush();
+            EventRows.failOnErrors(session, tables.config().eventsTable() + "/"
+                    + tables.config().duplicatedEventsTable(), "insert events", request.dataset());
+            progress.events(request.dataset(), count);
+        } catch (IOException | RuntimeException e) {
+            failure = e;
+            throw e;
+        } finally {
+            closeSession(session, failure);
+        }
+        return new Written(count, count - duplicates, duplicates, repeats.size(), smk);
+    }
+
+    private static void fill(EventRowMapper mapper, Insert insert, LoadRequest request, EIEvent_p1 e, String guid,
+                             TriggerMenu_p1 menu) throws DatasetLoadException {
+        try {
+            mapper.fill(insert.getRow(), request.dspid(), request.epoch(), e, guid, menu);
+        } catch (IllegalArgumentException bad) {
+            throw new DatasetLoadException(request.dataset(), "event " + e.getRunNumber() + "/"
+                    + Long.toUnsignedString(e.getEventNumber()) + " of file " + guid + " in "
+                    + request.source().location() + " has a malformed reference: " + bad.getMessage(), bad);
+        }
+    }
+
+    private KuduSession newSession() {
+        KuduSession session = client.newSession();
+        session.setFlushMode(SessionConfiguration.FlushMode.AUTO_FLUSH_BACKGROUND);
+        session.setMutationBufferSpace(settings.mutationBufferOps());
+        session.setFlushInterval((int) settings.flushInterval().toMillis());
+        session.setTimeoutMillis(settings.operationTimeout().toMillis());
+        return session;
+    }
+
+    private static void closeSession(KuduSession session, Throwable failure) throws KuduException {
+        try {
+            session.close();
+        } catch (KuduException e) {
+            if (failure == null) {
+                throw e;
+            }
+            failure.addSuppressed(e);
+        }
+    }
+
+    private void deleteRows(int dspid, int epoch, String dataset) throws IOException {
+        EventRows.deleteAll(client, tables.config().eventsTable(), dspid, epoch, dataset);
+        EventRows.deleteAll(client, tables.config().duplicatedEventsTable(), dspid, epoch, dataset);
+    }
+
+    private static long orZero(Long value) {
+        return value == null ? 0 : value;
+    }
+
+    private static long elapsedMillis(long t0) {
+        return Duration.ofNanos(System.nanoTime() - t0).toMillis();
+    }
+}

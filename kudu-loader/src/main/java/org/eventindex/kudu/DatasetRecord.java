@@ -1,0 +1,20 @@
+package org.eventindex.kudu;
+
+import java.time.Instant;
+
+/**
+ * The loader's view of one DATASETS row. Counts and {@code insertEnd} are null until the dataset is
+ * {@link DatasetState#LOADED}.
+ *
+ * @param dataset         full dataset name, rebuilt from the key columns
+ * @param uniqDuplEvents  distinct event numbers that occur more than once in the dataset
+ * @param numDuplicates   rows in DUPLICATEDEVENTS (occurrences after the first)
+ */
+public record DatasetRecord(String dataset, int dspid, int rgid, DatasetState state, String loadId, String hdfsPath,
+                            Long countEvents, Long uniqDuplEvents, Long numDuplicates, Instant insertStart,
+                            Instant insertEnd) {
+
+    public boolean isLoaded() {
+        return state == DatasetState.LOADED;
+    }
+}

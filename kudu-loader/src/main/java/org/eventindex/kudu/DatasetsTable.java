@@ -1,0 +1,200 @@
+package org.eventindex.kudu;
+
+import org.apache.kudu.Schema;
+import org.apache.kudu.client.KuduClient;
+import org.apache.kudu.client.KuduException;
+import org.apache.kudu.client.KuduPredicate;
+import org.apache.kudu.client.KuduScanner;
+import org.apache.kudu.client.KuduSession;
+import org.apache.kudu.client.KuduTable;
+import org.apache.kudu.client.Operation;
+import org.apache.kudu.client.OperationResponse;
+import org.apache.kudu.client.PartialRow;
+import org.apache.kudu.client.RowResult;
+import org.apache.kudu.client.SessionConfiguration;
+import org.apache.kudu.client.Update;
+import org.apache.kudu.client.Upsert;
+import org.eventindex.names.DatasetName;
+
+import java.io.IOException;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.Optional;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * Reads and writes DATASETS rows. The key is parsed from the dataset name; the version column holds the version
+ * with its {@code _tid}/{@code _sub} suffix so task outputs of one dataset stay distinct rows.
+ */
+final class DatasetsTable {
+    private static final List<String> COLUMNS = List.of(KuduSchemas.DSPID, KuduSchemas.RGID, KuduSchemas.STATE,
+            KuduSchemas.LOAD_ID, KuduSchemas.HDFS_PATH, KuduSchemas.COUNT_EVENTS, KuduSchemas.UNIQ_DUPL_EVENTS,
+            KuduSchemas.NUM_DUPLICATES, KuduSchemas.INSERT_START, KuduSchemas.INSERT_END);
+
+    private final KuduClient client;
+    private final String tableName;
+
+    DatasetsTable(KuduClient client, String tableName) {
+        this.client = requireNonNull(client, "client is null");
+        this.tableName = requireNonNull(tableName, "tableName is null");
+    }
+
+    /** @throws IllegalArgumentException when the name is not a valid dataset name */
+    static DatasetName parseName(String dataset) {
+        return DatasetName.parse(dataset);
+    }
+
+    Optional<DatasetRecord> find(String dataset) throws KuduException {
+        DatasetName name = parseName(dataset);
+        KuduTable table = client.openTable(tableName);
+        Schema s = table.getSchema();
+        KuduScanner scanner = client.newScannerBuilder(table)
+                .setProjectedColumnNames(COLUMNS)
+                .addPredicate(KuduPredicate.newComparisonPredicate(s.getColumn(KuduSchemas.RUNNUMBER),
+                        KuduPredicate.ComparisonOp.EQUAL, name.runNumber()))
+                .addPredicate(eq(s, KuduSchemas.PROJECT, name.project()))
+                .addPredicate(eq(s, KuduSchemas.STREAMNAME, name.stream()))
+                .addPredicate(eq(s, KuduSchemas.PRODSTEP, name.prodStep()))
+                .addPredicate(eq(s, KuduSchemas.DATATYPE, name.dataType()))
+                .addPredicate(eq(s, KuduSchemas.VERSION, version(name)))
+                .build();
+        try {
+            while (scanner.hasMoreRows()) {
+                for (RowResult r : scanner.nextRows()) {
+                    return Optional.of(toRecord(dataset, r));
+                }
+            }
+            return Optional.empty();
+        } finally {
+            scanner.close();
+        }
+    }
+
+    /** Changes only the state of an existing row. */
+    void markState(String dataset, DatasetState state) throws IOException {
+        DatasetName name = parseName(dataset);
+        Update update = client.openTable(tableName).newUpdate();
+        PartialRow row = update.getRow();
+        addKey(row, name);
+        row.addString(KuduSchemas.STATE, state.name());
+        apply(dataset, update);
+    }
+
+    /** Marks the dataset LOADING for {@code request}, clearing the counts of any earlier load. */
+    void markLoading(LoadRequest request, Instant start) throws IOException {
+        write(request, row -> {
+            row.addString(KuduSchemas.STATE, DatasetState.LOADING.name());
+            row.addLong(KuduSchemas.INSERT_START, micros(start));
+            row.setNull(KuduSchemas.INSERT_END);
+            row.setNull(KuduSchemas.COUNT_EVENTS);
+            row.setNull(KuduSchemas.UNIQ_DUPL_EVENTS);
+            row.setNull(KuduSchemas.NUM_DUPLICATES);
+            row.setNull(KuduSchemas.SMK);
+        });
+    }
+
+    /** Marks the dataset LOADED with its counts. */
+    void markLoaded(LoadRequest request, long events, long uniqDuplEvents, long duplicates, Integer smk, Instant end)
+            throws IOException {
+        write(request, row -> {
+            row.addString(KuduSchemas.STATE, DatasetState.LOADED.name());
+            row.addLong(KuduSchemas.INSERT_END, micros(end));
+            row.addLong(KuduSchemas.COUNT_EVENTS, events);
+            row.addLong(KuduSchemas.UNIQ_DUPL_EVENTS, uniqDuplEvents);
+            row.addLong(KuduSchemas.NUM_DUPLICATES, duplicates);
+            if (smk == null) {
+                row.setNull(KuduSchemas.SMK);
+            } else {
+                row.addInt(KuduSchemas.SMK, smk);
+            }
+        });
+    }
+
+    private interface RowFiller {
+        void fill(PartialRow row);
+    }
+
+    private void write(LoadRequest request, RowFiller filler) throws IOException {
+        DatasetName name = parseName(request.dataset());
+        KuduTable table = client.openTable(tableName);
+        // An upsert only changes the columns it sets, so earlier fields (insert_start, AMI columns) survive.
+        Upsert upsert = table.newUpsert();
+        PartialRow row = upsert.getRow();
+        addKey(row, name);
+        row.addInt(KuduSchemas.DSPID, request.dspid());
+        row.addInt(KuduSchemas.RGID, request.epoch());
+        row.addString(KuduSchemas.LOAD_ID, request.loadId());
+        row.addString(KuduSchemas.HDFS_PATH, request.source().location());
+        filler.fill(row);
+        apply(request.dataset(), upsert);
+    }
+
+    private void apply(String dataset, Operation operation) throws IOException {
+        KuduSession session = client.newSession();
+        try {
+            session.setFlushMode(SessionConfiguration.FlushMode.AUTO_FLUSH_SYNC);
+            OperationResponse response = session.apply(operation);
+            if (response.hasRowError()) {
+                throw new DatasetLoadException(dataset, "could not write its " + tableName + " row: "
+                        + response.getRowError());
+            }
+        } finally {
+            session.close();
+        }
+    }
+
+    private static void addKey(PartialRow row, DatasetName name) {
+        row.addInt(KuduSchemas.RUNNUMBER, name.runNumber());
+        row.addString(KuduSchemas.PROJECT, name.project());
+        row.addString(KuduSchemas.STREAMNAME, name.stream());
+        row.addString(KuduSchemas.PRODSTEP, name.prodStep());
+        row.addString(KuduSchemas.DATATYPE, name.dataType());
+        row.addString(KuduSchemas.VERSION, version(name));
+    }
+
+    private static DatasetRecord toRecord(String dataset, RowResult r) {
+        return new DatasetRecord(dataset,
+                r.isNull(KuduSchemas.DSPID) ? -1 : r.getInt(KuduSchemas.DSPID),
+                r.isNull(KuduSchemas.RGID) ? -1 : r.getInt(KuduSchemas.RGID),
+                r.isNull(KuduSchemas.STATE) ? null : state(r.getString(KuduSchemas.STATE)),
+                r.isNull(KuduSchemas.LOAD_ID) ? null : r.getString(KuduSchemas.LOAD_ID),
+                r.isNull(KuduSchemas.HDFS_PATH) ? null : r.getString(KuduSchemas.HDFS_PATH),
+                longOrNull(r, KuduSchemas.COUNT_EVENTS),
+                longOrNull(r, KuduSchemas.UNIQ_DUPL_EVENTS),
+                longOrNull(r, KuduSchemas.NUM_DUPLICATES),
+                instantOrNull(r, KuduSchemas.INSERT_START),
+                instantOrNull(r, KuduSchemas.INSERT_END));
+    }
+
+    /** @return null for a state this loader does not know (set by an operator or a newer version) */
+    private static DatasetState state(String text) {
+        for (DatasetState s : DatasetState.values()) {
+            if (s.name().equals(text)) {
+                return s;
+            }
+        }
+        return null;
+    }
+
+    private static Long longOrNull(RowResult r, String column) {
+        return r.isNull(column) ? null : r.getLong(column);
+    }
+
+    private static Instant instantOrNull(RowResult r, String column) {
+        return r.isNull(column) ? null : Instant.EPOCH.plus(r.getLong(column), ChronoUnit.MICROS);
+    }
+
+    private static KuduPredicate eq(Schema s, String column, String value) {
+        return KuduPredicate.newComparisonPredicate(s.getColumn(column), KuduPredicate.ComparisonOp.EQUAL, value);
+    }
+
+    static String version(DatasetName name) {
+        return name.version() + name.suffix();
+    }
+
+    static long micros(Instant t) {
+        return ChronoUnit.MICROS.between(Instant.EPOCH, t);
+    }
+}

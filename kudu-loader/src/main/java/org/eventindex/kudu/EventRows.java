@@ -1,0 +1,158 @@
+package org.eventindex.kudu;
+
+import org.apache.kudu.ColumnSchema;
+import org.apache.kudu.Schema;
+import org.apache.kudu.client.AsyncKuduScanner;
+import org.apache.kudu.client.Delete;
+import org.apache.kudu.client.KuduClient;
+import org.apache.kudu.client.KuduException;
+import org.apache.kudu.client.KuduPredicate;
+import org.apache.kudu.client.KuduScanner;
+import org.apache.kudu.client.KuduSession;
+import org.apache.kudu.client.KuduTable;
+import org.apache.kudu.client.PartialRow;
+import org.apache.kudu.client.ReplicaSelection;
+import org.apache.kudu.client.RowError;
+import org.apache.kudu.client.RowErrorsAndOverflowStatus;
+import org.apache.kudu.client.RowResult;
+import org.apache.kudu.client.RowResultIterator;
+import org.apache.kudu.client.SessionConfiguration;
+
+import java.util.List;
+
+/**
+ * Scans of the rows of one dataset in one epoch of EVENTS or DUPLICATEDEVENTS. The predicate on {@code rgid} prunes
+ * the scan to one range; the one on {@code dspid} (first key column) to a key range within each bucket.
+ * <p>
+ * Scans read the latest data on the tablet leaders: a leader applies a write before acknowledging it, so every
+ * acknowledged write of any client is seen. (READ_YOUR_WRITES would not do: from a client that did not write the
+ * rows, for example after a consumer crashed, it may pick a snapshot older than the leftover rows.)
+ */
+final class EventRows {
+    private EventRows() {
+    }
+
+    /** Number of rows of {@code dspid} in {@code epoch}. */
+    static long count(KuduClient client, String tableName, int dspid, int epoch) throws KuduException {
+        KuduTable table = client.openTable(tableName);
+        KuduScanner scanner = scanner(client, table, dspid, epoch, List.of());
+        long rows = 0;
+        try {
+            while (scanner.hasMoreRows()) {
+                rows += scanner.nextRows().getNumRows();
+            }
+        } finally {
+            scanner.close();
+        }
+        return rows;
+    }
+
+    /**
+     * Deletes every row of {@code dspid} in {@code epoch}.
+     *
+     * @return rows deleted
+     * @throws DatasetLoadException naming the dataset and the first refused deletes
+     */
+    static long deleteAll(KuduClient client, String tableName, int dspid, int epoch, String dataset)
+            throws KuduException, DatasetLoadException {
+        KuduTable table = client.openTable(tableName);
+        List<ColumnSchema> key = table.getSchema().getPrimaryKeyColumns();
+        KuduScanner scanner = scanner(client, table, dspid, epoch, key.stream().map(ColumnSchema::getName).toList());
+        KuduSession session = client.newSession();
+        session.setFlushMode(SessionConfiguration.FlushMode.AUTO_FLUSH_BACKGROUND);
+        long deleted = 0;
+        try {
+            while (scanner.hasMoreRows()) {
+                RowResultIterator rows = scanner.nextRows();
+                for (RowResult r : rows) {
+                    Delete delete = table.newDelete();
+                    copyKey(r, delete.getRow(), key);
+                    session.apply(delete);
+                    deleted++;
+                }
+            }
+            session.flush();
+            failOnErrors(session, tableName, "delete the rows of an earlier attempt", dataset);
+        } finally {
+            scanner.close();
+            session.close();
+        }
+        return deleted;
+    }
+
+    /** Reads one row's columns by its full EVENTS key; null when absent. */
+    static RowResult lookup(KuduClient client, String tableName, int dspid, long eventNumber, int epoch,
+                            List<String> columns) throws KuduException {
+        KuduTable table = client.openTable(tableName);
+        Schema s = table.getSchema();
+        KuduScanner scanner = client.newScannerBuilder(table)
+                .setProjectedColumnNames(columns)
+                .readMode(AsyncKuduScanner.ReadMode.READ_LATEST)
+                .replicaSelection(ReplicaSelection.LEADER_ONLY)
+                .addPredicate(KuduPredicate.newComparisonPredicate(s.getColumn(KuduSchemas.DSPID),
+                        KuduPredicate.ComparisonOp.EQUAL, dspid))
+                .addPredicate(KuduPredicate.newComparisonPredicate(s.getColumn(KuduSchemas.EVENTNUMBER),
+                        KuduPredicate.ComparisonOp.EQUAL, eventNumber))
+                .addPredicate(KuduPredicate.newComparisonPredicate(s.getColumn(KuduSchemas.RGID),
+                        KuduPredicate.ComparisonOp.EQUAL, epoch))
+                .build();
+        try {
+            while (scanner.hasMoreRows()) {
+                RowResultIterator rows = scanner.nextRows();
+                if (rows.hasNext()) {
+                    return rows.next();
+                }
+            }
+            return null;
+        } finally {
+            scanner.close();
+        }
+    }
+
+    /**
+     * @throws DatasetLoadException when the session collected row errors, naming the table, what was being done
+     *                              and the first few errors
+     */
+    static void failOnErrors(KuduSession session, String tableName, String action, String dataset)
+            throws DatasetLoadException {
+        if (session.countPendingErrors() == 0) {
+            return;
+        }
+        RowErrorsAndOverflowStatus status = session.getPendingErrors();
+        RowError[] errors = status.getRowErrors();
+        StringBuilder first = new StringBuilder();
+        for (int i = 0; i < Math.min(3, errors.length); i++) {
+            first.append(i == 0 ? "" : "; ").append(errors[i].getErrorStatus()).append(" on ")
+                    .append(errors[i].getOperation().getRow().stringifyRowKey());
+        }
+        throw new DatasetLoadException(dataset, "Kudu refused " + errors.length
+                + (status.isOverflowed() ? "+" : "") + " rows in " + tableName + " while trying to " + action
+                + "; first: " + first);
+    }
+
+    private static KuduScanner scanner(KuduClient client, KuduTable table, int dspid, int epoch,
+                                       List<String> columns) {
+        Schema s = table.getSchema();
+        return client.newScannerBuilder(table)
+                .setProjectedColumnNames(columns)
+                .readMode(AsyncKuduScanner.ReadMode.READ_LATEST)
+                .replicaSelection(ReplicaSelection.LEADER_ONLY)
+                .addPredicate(KuduPredicate.newComparisonPredicate(s.getColumn(KuduSchemas.DSPID),
+                        KuduPredicate.ComparisonOp.EQUAL, dspid))
+                .addPredicate(KuduPredicate.newComparisonPredicate(s.getColumn(KuduSchemas.RGID),
+                        KuduPredicate.ComparisonOp.EQUAL, epoch))
+                .build();
+    }
+
+    private static void copyKey(RowResult from, PartialRow to, List<ColumnSchema> key) {
+        for (ColumnSchema c : key) {
+            switch (c.getType()) {
+                case INT32 -> to.addInt(c.getName(), from.getInt(c.getName()));
+                case INT64, UNIXTIME_MICROS -> to.addLong(c.getName(), from.getLong(c.getName()));
+                case STRING -> to.addString(c.getName(), from.getString(c.getName()));
+                default -> throw new IllegalStateException("unexpected key column type " + c.getType() + " of "
+                        + c.getName());
+            }
+        }
+    }
+}

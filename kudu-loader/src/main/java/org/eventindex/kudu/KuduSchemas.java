@@ -1,0 +1,172 @@
+package org.eventindex.kudu;
+
+import org.apache.kudu.ColumnSchema;
+import org.apache.kudu.ColumnSchema.CompressionAlgorithm;
+import org.apache.kudu.ColumnSchema.Encoding;
+import org.apache.kudu.Schema;
+import org.apache.kudu.Type;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Column names and schemas of the EventIndex tables (seed 001 §5.3, Tables 1 and 2).
+ * <p>
+ * Encodings follow the seed: numbers and timestamps BIT_SHUFFLE + LZ4, strings DICT_ENCODING + SNAPPY, key columns
+ * included. Names are the seed's, lower case, with two of its misprints corrected: Table 1's {@code tigger_counted}
+ * is {@code trigger_counted} and Table 2's {@code dbdraw} is {@code dbraw} (next to {@code dbesd}, {@code dbaod}).
+ * Added to the seed: DATASETS {@code load_id} (the consumer signal whose content is loaded) and {@code hdfs_path};
+ * EVENTS {@code runnumber} and {@code smk}.
+ * <p>
+ * Trigger masks are stored in the experiment's run-length coded text form ({@code l1trigmask}, {@code eftrigmask});
+ * the {@code *trigchains*} columns are kept for the seed's schema and left null until chains are decoded from menus.
+ */
+public final class KuduSchemas {
+    // DATASETS
+    public static final String RUNNUMBER = "runnumber";
+    public static final String PROJECT = "project";
+    public static final String STREAMNAME = "streamname";
+    public static final String PRODSTEP = "prodstep";
+    public static final String DATATYPE = "datatype";
+    public static final String VERSION = "version";
+    public static final String RGID = "rgid";
+    public static final String INSERT_START = "insert_start";
+    public static final String INSERT_END = "insert_end";
+    public static final String COUNT_EVENTS = "count_events";
+    public static final String UNIQ_DUPL_EVENTS = "uniq_dupl_events";
+    public static final String NUM_DUPLICATES = "num_duplicates";
+    public static final String STATE = "state";
+    public static final String SMK = "smk";
+    public static final String LOAD_ID = "load_id";
+    public static final String HDFS_PATH = "hdfs_path";
+
+    // EVENTS and DUPLICATEDEVENTS
+    public static final String DSPID = "dspid";
+    public static final String EVENTNUMBER = "eventnumber";
+    public static final String INSERTION_TIME = "insertion_time";
+    public static final String HLTPSK = "hltpsk";
+    public static final String L1PSK = "l1psk";
+    public static final String LUMIBLOCKNR = "lumiblocknr";
+    public static final String BUNCHID = "bunchid";
+    public static final String EVENTTIME = "eventtime";
+    public static final String EVENTTIMES = "eventtimes";
+    public static final String LVLID = "lvlid";
+    public static final String L1TRIGMASK = "l1trigmask";
+    public static final String EFTRIGMASK = "eftrigmask";
+    public static final String DBRAW = "dbraw";
+    public static final String TKRAW = "tkraw";
+    public static final String DBESD = "dbesd";
+    public static final String TKESD = "tkesd";
+    public static final String DBAOD = "dbaod";
+    public static final String TKAOD = "tkaod";
+    public static final String DB = "db";
+    public static final String TK = "tk";
+
+    /** Key of EVENTS, in order; DUPLICATEDEVENTS appends {@link #INSERTION_TIME}. */
+    public static final List<String> EVENTS_KEY = List.of(DSPID, EVENTNUMBER, RGID);
+    public static final List<String> DUPLICATED_EVENTS_KEY = List.of(DSPID, EVENTNUMBER, RGID, INSERTION_TIME);
+    public static final List<String> DATASETS_KEY = List.of(RUNNUMBER, PROJECT, STREAMNAME, PRODSTEP, DATATYPE,
+            VERSION);
+
+    private KuduSchemas() {
+    }
+
+    /** Seed Table 1 plus {@code load_id} and {@code hdfs_path}. Unpartitioned apart from a few hash buckets. */
+    public static Schema datasets() {
+        List<ColumnSchema> c = new ArrayList<>();
+        c.add(key(RUNNUMBER, Type.INT32));
+        c.add(key(PROJECT, Type.STRING));
+        c.add(key(STREAMNAME, Type.STRING));
+        c.add(key(PRODSTEP, Type.STRING));
+        c.add(key(DATATYPE, Type.STRING));
+        c.add(key(VERSION, Type.STRING));
+        c.add(column(DSPID, Type.INT32));
+        c.add(column(RGID, Type.INT32));
+        c.add(column(INSERT_START, Type.UNIXTIME_MICROS));
+        c.add(column(INSERT_END, Type.UNIXTIME_MICROS));
+        c.add(column("backup_start", Type.UNIXTIME_MICROS));
+        c.add(column("backup_end", Type.UNIXTIME_MICROS));
+        c.add(column("validated", Type.UNIXTIME_MICROS));
+        c.add(column(COUNT_EVENTS, Type.INT64));
+        c.add(column(UNIQ_DUPL_EVENTS, Type.INT64));
+        c.add(column(NUM_DUPLICATES, Type.INT64));
+        c.add(column("trigger_counted", Type.INT32));
+        c.add(column("ds_overlaps", Type.INT32));
+        c.add(column("ami_count", Type.INT64));
+        c.add(column("ami_raw_count", Type.INT64));
+        c.add(column("ami_date", Type.UNIXTIME_MICROS));
+        c.add(column("ami_upd_date", Type.UNIXTIME_MICROS));
+        c.add(column("ami_state", Type.STRING));
+        c.add(column("incontainer", Type.INT32));
+        c.add(column(STATE, Type.STRING));
+        c.add(column(SMK, Type.INT32));
+        c.add(column(LOAD_ID, Type.STRING));
+        c.add(column(HDFS_PATH, Type.STRING));
+        return new Schema(c);
+    }
+
+    /** Seed Table 2 plus {@code runnumber} and {@code smk}. */
+    public static Schema events() {
+        List<ColumnSchema> c = new ArrayList<>();
+        c.add(key(DSPID, Type.INT32));
+        c.add(key(EVENTNUMBER, Type.INT64));
+        c.add(key(RGID, Type.INT32));
+        addEventColumns(c);
+        return new Schema(c);
+    }
+
+    /** EVENTS with {@code insertion_time} appended to the key. */
+    public static Schema duplicatedEvents() {
+        List<ColumnSchema> c = new ArrayList<>();
+        c.add(key(DSPID, Type.INT32));
+        c.add(key(EVENTNUMBER, Type.INT64));
+        c.add(key(RGID, Type.INT32));
+        c.add(key(INSERTION_TIME, Type.UNIXTIME_MICROS));
+        addEventColumns(c);
+        return new Schema(c);
+    }
+
+    private static void addEventColumns(List<ColumnSchema> c) {
+        c.add(column(HLTPSK, Type.INT32));
+        c.add(column(L1PSK, Type.INT32));
+        c.add(column(LUMIBLOCKNR, Type.INT32));
+        c.add(column(BUNCHID, Type.INT32));
+        c.add(column(EVENTTIME, Type.INT32));
+        c.add(column(EVENTTIMES, Type.INT32));
+        c.add(column(LVLID, Type.INT64));
+        c.add(column(L1TRIGMASK, Type.STRING));
+        c.add(column("l1trigchainstav", Type.STRING));
+        c.add(column("l1trigchainstap", Type.STRING));
+        c.add(column("l1trigchainsthp", Type.STRING));
+        c.add(column(EFTRIGMASK, Type.STRING));
+        c.add(column("eftrigchainsph", Type.STRING));
+        c.add(column("eftrigchainstap", Type.STRING));
+        c.add(column("eftrigchainsthp", Type.STRING));
+        c.add(column(DBRAW, Type.STRING));
+        c.add(column(TKRAW, Type.STRING));
+        c.add(column(DBESD, Type.STRING));
+        c.add(column(TKESD, Type.STRING));
+        c.add(column(DBAOD, Type.STRING));
+        c.add(column(TKAOD, Type.STRING));
+        c.add(column(DB, Type.STRING));
+        c.add(column(TK, Type.STRING));
+        c.add(column(RUNNUMBER, Type.INT32));
+        c.add(column(SMK, Type.INT32));
+    }
+
+    private static ColumnSchema key(String name, Type type) {
+        return builder(name, type).key(true).nullable(false).build();
+    }
+
+    private static ColumnSchema column(String name, Type type) {
+        return builder(name, type).nullable(true).build();
+    }
+
+    private static ColumnSchema.ColumnSchemaBuilder builder(String name, Type type) {
+        ColumnSchema.ColumnSchemaBuilder b = new ColumnSchema.ColumnSchemaBuilder(name, type);
+        if (type == Type.STRING) {
+            return b.encoding(Encoding.DICT_ENCODING).compressionAlgorithm(CompressionAlgorithm.SNAPPY);
+        }
+        return b.encoding(Encoding.BIT_SHUFFLE).compressionAlgorithm(CompressionAlgorithm.LZ4);
+    }
+}

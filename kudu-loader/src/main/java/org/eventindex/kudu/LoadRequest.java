@@ -1,0 +1,25 @@
+package org.eventindex.kudu;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * One dataset to load into Kudu.
+ *
+ * @param dataset full dataset name, {@code _tid}/{@code _sub} suffix included (it is part of the DATASETS key)
+ * @param dspid   dataset id assigned by the supervisor; the first key column of EVENTS
+ * @param epoch   the range (rgid) the events go to
+ * @param loadId  identifies the content being loaded (the consumer signal id): loading the same dataset again with
+ *                the same loadId after it is LOADED does nothing
+ * @param source  the consolidated dataset file
+ */
+public record LoadRequest(String dataset, int dspid, int epoch, String loadId, DatasetSource source) {
+    public LoadRequest {
+        requireNonNull(dataset, "dataset is null");
+        requireNonNull(loadId, "loadId is null");
+        requireNonNull(source, "source is null");
+        if (loadId.isBlank()) {
+            throw new IllegalArgumentException("loadId is blank for dataset " + dataset);
+        }
+        KuduTables.checkEpoch(epoch);
+    }
+}

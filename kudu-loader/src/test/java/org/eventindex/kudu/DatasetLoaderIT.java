@@ -1,0 +1,269 @@
+package org.eventindex.kudu;
+
+import org.apache.kudu.ColumnSchema;
+import org.apache.kudu.client.CreateTableOptions;
+import org.apache.kudu.client.Insert;
+import org.apache.kudu.client.KuduClient;
+import org.apache.kudu.client.KuduSession;
+import org.apache.kudu.client.KuduTable;
+import org.apache.kudu.client.Update;
+import org.eventindex.kudu.TestSpbFiles.InputFile;
+import org.eventindex.testing.EmbeddedKudu;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The loader against a real Kudu: one cluster, one tablet server for the whole class. */
+class DatasetLoaderIT {
+    private static final Logger LOG = LoggerFactory.getLogger(DatasetLoaderIT.class);
+    private static final KuduTablesConfig MAIN = new KuduTablesConfig("it_", 64, 1);
+    private static final KuduTablesConfig SMALL = new KuduTablesConfig("small_", 4, 1);
+    private static final int EPOCH = 1;
+
+    @TempDir
+    static Path dir;
+    private static EmbeddedKudu kudu;
+    private static KuduClient client;
+    private static KuduTables tables;
+    private static DatasetLoader loader;
+    private static DatasetQueries queries;
+
+    @BeforeAll
+    static void startKudu() throws Exception {
+        kudu = EmbeddedKudu.start(dir.resolve("kudu"), 1);
+        LOG.info("Kudu up in {} ms", kudu.startTime().toMillis());
+        client = kudu.client();
+        tables = new KuduTables(client, MAIN);
+        long t0 = System.nanoTime();
+        tables.createOrVerify(EPOCH);
+        LOG.info("tables with 2 x 64 tablets created in {} ms", (System.nanoTime() - t0) / 1_000_000);
+        loader = new DatasetLoader(client, tables, LoaderSettings.defaults(), Clock.systemUTC());
+        queries = new DatasetQueries(client, MAIN);
+    }
+
+    @AfterAll
+    static void stopKudu() {
+        if (kudu != null) {
+            kudu.close();
+        }
+    }
+
+    @Test
+    void createsTablesWith64BucketsAndTheEpochRange() throws Exception {
+        KuduTable events = client.openTable(MAIN.eventsTable());
+        assertEquals(64, events.getTabletsLocations(60_000).size());
+        assertEquals(List.of(EPOCH), tables.epochs(MAIN.eventsTable()));
+        assertEquals(List.of(EPOCH), tables.epochs(MAIN.duplicatedEventsTable()));
+        assertEquals(KuduSchemas.DATASETS_KEY, client.openTable(MAIN.datasetsTable()).getSchema()
+                .getPrimaryKeyColumns().stream().map(ColumnSchema::getName).toList());
+        // Idempotent, also from a second instance.
+        new KuduTables(client, MAIN).createOrVerify(EPOCH);
+        assertEquals(List.of(EPOCH), tables.epochs(MAIN.eventsTable()));
+    }
+
+    @Test
+    void loadSplitsDuplicatesAndIsIdempotent() throws Exception {
+        String dataset = "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1824";
+        // 7 is in files 1 and 2; 9 three times: 2 duplicate rows for 9, 1 for 7.
+        Path file = TestSpbFiles.write(dir.resolve("a.spb"), dataset, List.of(
+                new InputFile(TestSpbFiles.guid(1, 0), 1, 7, 9, 0),
+                new InputFile(TestSpbFiles.guid(2, 0), 7, 9, 11, 9)));
+        LoadRequest request = new LoadRequest(dataset, 100, EPOCH, "signal-a", DatasetSource.local(file));
+
+        LoadResult first = loader.load(request);
+        assertEquals(new LoadResult(8, 5, 3, first.millis(), false), first);
+        assertEquals(new EventCounts(5, 3), queries.countEvents(100, EPOCH));
+
+        DatasetRecord row = queries.dataset(dataset).orElseThrow();
+        assertEquals(DatasetState.LOADED, row.state());
+        assertEquals("signal-a", row.loadId());
+        assertEquals(100, row.dspid());
+        assertEquals(EPOCH, row.rgid());
+        assertEquals(8L, row.countEvents());
+        assertEquals(2L, row.uniqDuplEvents());
+        assertEquals(3L, row.numDuplicates());
+        assertTrue(row.hdfsPath().endsWith("a.spb"));
+        assertFalse(row.insertEnd().isBefore(row.insertStart()));
+
+        // The first occurrence (file 1) is in EVENTS, with its own and provenance references.
+        EventRefs seven = queries.lookup(100, 7, EPOCH).orElseThrow();
+        assertEquals(TestSpbFiles.guid(1, 0), seven.db());
+        assertEquals(TestSpbFiles.token(TestSpbFiles.guid(1, 0), 7), seven.tk());
+        assertEquals(TestSpbFiles.guid(1, 0), seven.dbAod());
+        assertEquals(TestSpbFiles.guid(1, 1), seven.dbEsd());
+        assertEquals(TestSpbFiles.guid(1, 2), seven.dbRaw());
+        assertEquals(TestSpbFiles.token(TestSpbFiles.guid(1, 2), 7), seven.tkRaw());
+        assertEquals(TestSpbFiles.RUN, seven.runNumber());
+        assertEquals(TestSpbFiles.guid(2, 0), queries.lookup(100, 11, EPOCH).orElseThrow().db());
+        assertTrue(queries.lookup(100, 0, EPOCH).isPresent());
+        assertFalse(queries.lookup(100, 8, EPOCH).isPresent());
+
+        LoadResult again = loader.load(request);
+        assertTrue(again.alreadyLoaded());
+        assertEquals(8, again.events());
+        assertEquals(5, again.uniqueEvents());
+        assertEquals(3, again.duplicates());
+        assertEquals(new EventCounts(5, 3), queries.countEvents(100, EPOCH));
+        assertEquals(row.insertStart(), queries.dataset(dataset).orElseThrow().insertStart());
+    }
+
+    @Test
+    void leftoverOfAnInterruptedLoadIsCleanedAndReloaded() throws Exception {
+        String dataset = "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1824_tid00000001_00";
+        Path file = TestSpbFiles.write(dir.resolve("b.spb"), dataset, List.of(
+                new InputFile(TestSpbFiles.guid(3, 0), 1, 2, 3, 2)));
+        LoadRequest request = new LoadRequest(dataset, 101, EPOCH, "signal-b", DatasetSource.local(file));
+        loader.load(request);
+
+        // Simulate a crash mid-load: a stray row and the state back to LOADING.
+        KuduSession session = client.newSession();
+        KuduTable events = client.openTable(MAIN.eventsTable());
+        Insert stray = events.newInsert();
+        stray.getRow().addInt(KuduSchemas.DSPID, 101);
+        stray.getRow().addLong(KuduSchemas.EVENTNUMBER, 999);
+        stray.getRow().addInt(KuduSchemas.RGID, EPOCH);
+        assertFalse(session.apply(stray).hasRowError());
+        Update state = client.openTable(MAIN.datasetsTable()).newUpdate();
+        state.getRow().addInt(KuduSchemas.RUNNUMBER, 327636);
+        state.getRow().addString(KuduSchemas.PROJECT, "data17_13TeV");
+        state.getRow().addString(KuduSchemas.STREAMNAME, "physics_Main");
+        state.getRow().addString(KuduSchemas.PRODSTEP, "merge");
+        state.getRow().addString(KuduSchemas.DATATYPE, "AOD");
+        state.getRow().addString(KuduSchemas.VERSION, "f838_m1824_tid00000001_00");
+        state.getRow().addString(KuduSchemas.STATE, DatasetState.LOADING.name());
+        assertFalse(session.apply(state).hasRowError());
+        session.close();
+        assertEquals(new EventCounts(4, 1), queries.countEvents(101, EPOCH));
+
+        LoadResult reload = loader.load(request);
+        assertFalse(reload.alreadyLoaded());
+        assertEquals(new EventCounts(3, 1), queries.countEvents(101, EPOCH));
+        assertFalse(queries.lookup(101, 999, EPOCH).isPresent());
+        assertEquals(DatasetState.LOADED, queries.dataset(dataset).orElseThrow().state());
+    }
+
+    @Test
+    void newContentReplacesTheOldRows() throws Exception {
+        String dataset = "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1825";
+        Path v1 = TestSpbFiles.write(dir.resolve("c1.spb"), dataset, List.of(
+                new InputFile(TestSpbFiles.guid(4, 0), 1, 2, 3, 4, 4)));
+        loader.load(new LoadRequest(dataset, 102, EPOCH, "signal-c1", DatasetSource.local(v1)));
+        Path v2 = TestSpbFiles.write(dir.resolve("c2.spb"), dataset, List.of(
+                new InputFile(TestSpbFiles.guid(5, 0), 1, 2)));
+        LoadResult r = loader.load(new LoadRequest(dataset, 102, EPOCH, "signal-c2", DatasetSource.local(v2)));
+        assertEquals(new LoadResult(2, 2, 0, r.millis(), false), r);
+        assertEquals(new EventCounts(2, 0), queries.countEvents(102, EPOCH));
+        assertEquals(TestSpbFiles.guid(5, 0), queries.lookup(102, 1, EPOCH).orElseThrow().db());
+        assertEquals("signal-c2", queries.dataset(dataset).orElseThrow().loadId());
+    }
+
+    @Test
+    void replacedDatasetLeavesNoRowsAtItsOldPlace() throws Exception {
+        String dataset = "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1828";
+        Path file = TestSpbFiles.write(dir.resolve("g.spb"), dataset, List.of(
+                new InputFile(TestSpbFiles.guid(9, 0), 1, 2, 2)));
+        loader.load(new LoadRequest(dataset, 105, EPOCH, "signal-g1", DatasetSource.local(file)));
+        DatasetLoadException e = assertThrows(DatasetLoadException.class, () -> loader.load(
+                new LoadRequest(dataset, 106, EPOCH, "signal-g1", DatasetSource.local(file))));
+        assertContains(e.getMessage(), "dspid 105", "dspid 106");
+
+        loader.load(new LoadRequest(dataset, 106, EPOCH, "signal-g2", DatasetSource.local(file)));
+        assertEquals(new EventCounts(0, 0), queries.countEvents(105, EPOCH));
+        assertEquals(new EventCounts(2, 1), queries.countEvents(106, EPOCH));
+        assertEquals(106, queries.dataset(dataset).orElseThrow().dspid());
+    }
+
+    @Test
+    void refusedRowFailsTheLoadAndLeavesItLoading() throws Exception {
+        String dataset = "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1826";
+        // Kudu refuses cells above 64 KiB: the one event with such a mask must fail the whole load.
+        String huge = "!".repeat(70_000);
+        Path file = TestSpbFiles.write(dir.resolve("d.spb"), dataset, List.of(
+                        new InputFile(TestSpbFiles.guid(6, 0), 1, 2, 3)),
+                e -> e.getEventNumber() == 2 ? e.setL1PassedTrigMask(huge) : e);
+        DatasetLoadException e = assertThrows(DatasetLoadException.class, () -> loader.load(
+                new LoadRequest(dataset, 103, EPOCH, "signal-d", DatasetSource.local(file))));
+        assertContains(e.getMessage(), dataset, "refused 1 rows", MAIN.eventsTable());
+        assertEquals(DatasetState.LOADING, queries.dataset(dataset).orElseThrow().state());
+    }
+
+    @Test
+    void malformedTokenFailsTheLoadNamingTheEvent() throws Exception {
+        String dataset = "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1827";
+        Path file = TestSpbFiles.write(dir.resolve("e.spb"), dataset, List.of(
+                        new InputFile(TestSpbFiles.guid(7, 0), 1, 5)),
+                e -> e.getEventNumber() == 5 ? e.setEitoken(1, e.getEitoken(1).toBuilder().setToken("[DB=x]")) : e);
+        DatasetLoadException e = assertThrows(DatasetLoadException.class, () -> loader.load(
+                new LoadRequest(dataset, 104, EPOCH, "signal-e", DatasetSource.local(file))));
+        assertContains(e.getMessage(), dataset, "327636/5", TestSpbFiles.guid(7, 0));
+        assertEquals(DatasetState.LOADING, queries.dataset(dataset).orElseThrow().state());
+    }
+
+    @Test
+    void secondEpochIsAddedOnDemand() throws Exception {
+        KuduTables small = new KuduTables(client, SMALL);
+        small.createOrVerify(1);
+        DatasetLoader smallLoader = new DatasetLoader(client, small, LoaderSettings.defaults(), Clock.systemUTC());
+        String dataset = "data18_13TeV.00350000.physics_Main.merge.AOD.f900_m2000";
+        Path file = TestSpbFiles.write(dir.resolve("f.spb"), dataset, List.of(
+                new InputFile(TestSpbFiles.guid(8, 0), 10, 20, 30)));
+        smallLoader.load(new LoadRequest(dataset, 200, 2, "signal-f", DatasetSource.local(file)));
+        assertEquals(List.of(1, 2), small.epochs(SMALL.eventsTable()));
+        assertEquals(List.of(1, 2), small.epochs(SMALL.duplicatedEventsTable()));
+        assertEquals(new EventCounts(3, 0), new DatasetQueries(client, SMALL).countEvents(200, 2));
+        assertEquals(new EventCounts(0, 0), new DatasetQueries(client, SMALL).countEvents(200, 1));
+
+        // Two processes adding the same epoch at once both succeed and leave one range.
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            List<Future<Void>> adds = new ArrayList<>();
+            for (int i = 0; i < 2; i++) {
+                KuduTables other = new KuduTables(client, SMALL);
+                adds.add(pool.submit((Callable<Void>) () -> {
+                    other.ensureEpoch(3);
+                    return null;
+                }));
+            }
+            for (Future<Void> add : adds) {
+                add.get();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertEquals(List.of(1, 2, 3), small.epochs(SMALL.eventsTable()));
+        assertEquals(List.of(1, 2, 3), small.epochs(SMALL.duplicatedEventsTable()));
+    }
+
+    @Test
+    void existingTableWithAnotherKeyIsRefused() throws Exception {
+        KuduTablesConfig bad = new KuduTablesConfig("bad_", 2, 1);
+        client.createTable(bad.datasetsTable(), KuduSchemas.events(), new CreateTableOptions()
+                .addHashPartitions(List.of(KuduSchemas.EVENTNUMBER), 2).setNumReplicas(1));
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+                () -> new KuduTables(client, bad).createOrVerify(0));
+        assertContains(e.getMessage(), bad.datasetsTable(), "primary key");
+    }
+
+    private static void assertContains(String text, String... parts) {
+        for (String part : parts) {
+            assertTrue(text.contains(part), () -> "expected '" + part + "' in: " + text);
+        }
+    }
+}

@@ -1,0 +1,93 @@
+package org.eventindex.kudu;
+
+import org.apache.kudu.Schema;
+import org.apache.kudu.client.PartialRow;
+import org.eventindex.proto.EventIndexProtos.EIEvent_p1;
+import org.eventindex.proto.EventIndexProtos.EItoken_p1;
+import org.eventindex.proto.EventIndexProtos.TriggerMenu_p1;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class EventRowMapperTest {
+    private static final String OWN = TestSpbFiles.guid(1, 0);
+    private static final String ESD = TestSpbFiles.guid(1, 1);
+    private static final String RAW = TestSpbFiles.guid(1, 2);
+    private static final TriggerMenu_p1 MENU = TriggerMenu_p1.newBuilder().setSMK(11).setL1PSK(12).setHLTPSK(13)
+            .setL1Menu("m").build();
+
+    private final Schema schema = KuduSchemas.events();
+    private final EventRowMapper mapper = new EventRowMapper(schema);
+
+    @Test
+    void mapsFieldsAndReferencesByStream() {
+        PartialRow row = schema.newPartialRow();
+        mapper.fill(row, 5, 2, TestSpbFiles.event(77, OWN, ESD, RAW).build(), OWN, MENU);
+
+        assertEquals(5, row.getInt(KuduSchemas.DSPID));
+        assertEquals(77, row.getLong(KuduSchemas.EVENTNUMBER));
+        assertEquals(2, row.getInt(KuduSchemas.RGID));
+        assertEquals(TestSpbFiles.RUN, row.getInt(KuduSchemas.RUNNUMBER));
+        assertEquals(17, row.getInt(KuduSchemas.LUMIBLOCKNR));
+        assertEquals(42, row.getInt(KuduSchemas.BUNCHID));
+        assertEquals(1_500_000_000, row.getInt(KuduSchemas.EVENTTIME));
+        assertEquals(123, row.getInt(KuduSchemas.EVENTTIMES));
+        assertEquals(0xF000_0001L, row.getLong(KuduSchemas.LVLID), "uint32 level-1 id stays unsigned");
+        assertEquals("D!!E!", row.getString(KuduSchemas.L1TRIGMASK));
+        assertEquals("B!;;", row.getString(KuduSchemas.EFTRIGMASK));
+        assertEquals(7, row.getInt(KuduSchemas.L1PSK), "the event's own key wins over the menu");
+        assertEquals(13, row.getInt(KuduSchemas.HLTPSK), "missing on the event: taken from the menu");
+        assertEquals(11, row.getInt(KuduSchemas.SMK));
+        assertEquals(OWN, row.getString(KuduSchemas.DB));
+        assertEquals(TestSpbFiles.token(OWN, 77), row.getString(KuduSchemas.TK));
+        assertEquals(OWN, row.getString(KuduSchemas.DBAOD));
+        assertEquals(ESD, row.getString(KuduSchemas.DBESD));
+        assertEquals(TestSpbFiles.token(ESD, 77), row.getString(KuduSchemas.TKESD));
+        assertEquals(RAW, row.getString(KuduSchemas.DBRAW));
+        assertEquals(TestSpbFiles.token(RAW, 77), row.getString(KuduSchemas.TKRAW));
+    }
+
+    @Test
+    void ownStreamOtherThanTheThreeStagesOnlyFillsDb() {
+        EIEvent_p1 e = TestSpbFiles.event(1, OWN, ESD, RAW).clearEitoken()
+                .addEitoken(EItoken_p1.newBuilder().setName("StreamDAOD_PHYS").setToken(TestSpbFiles.token(OWN, 1)))
+                .addEitoken(EItoken_p1.newBuilder().setName("StreamAOD").setToken(TestSpbFiles.token(ESD, 1)))
+                .build();
+        PartialRow row = schema.newPartialRow();
+        mapper.fill(row, 1, 0, e, OWN, null);
+        assertEquals(OWN, row.getString(KuduSchemas.DB));
+        assertEquals(ESD, row.getString(KuduSchemas.DBAOD));
+        assertFalse(row.isSet(KuduSchemas.DBESD));
+        assertFalse(row.isSet(KuduSchemas.DBRAW));
+        assertFalse(row.isSet(KuduSchemas.HLTPSK), "no menu and no key on the event: null");
+    }
+
+    @Test
+    void eventWithoutTokensGetsItsFileGuid() {
+        PartialRow row = schema.newPartialRow();
+        mapper.fill(row, 1, 0, TestSpbFiles.event(1, OWN, ESD, RAW).clearEitoken().build(), OWN, null);
+        assertEquals(OWN, row.getString(KuduSchemas.DB));
+        assertFalse(row.isSet(KuduSchemas.TK));
+    }
+
+    @Test
+    void malformedTokenIsRefused() {
+        EIEvent_p1 e = TestSpbFiles.event(1, OWN, ESD, RAW).setEitoken(0,
+                EItoken_p1.newBuilder().setName("StreamAOD").setToken("[DB=nope][CNT=]")).build();
+        IllegalArgumentException x = assertThrows(IllegalArgumentException.class,
+                () -> mapper.fill(schema.newPartialRow(), 1, 0, e, OWN, null));
+        assertTrue(x.getMessage().contains("nope"), x.getMessage());
+    }
+
+    @Test
+    void duplicatedEventsSchemaMapsTheSameWay() {
+        Schema dups = KuduSchemas.duplicatedEvents();
+        PartialRow row = dups.newPartialRow();
+        new EventRowMapper(dups).fill(row, 5, 2, TestSpbFiles.event(77, OWN, ESD, RAW).build(), OWN, MENU);
+        assertEquals(RAW, row.getString(KuduSchemas.DBRAW));
+        assertFalse(row.isSet(KuduSchemas.INSERTION_TIME), "set by the loader");
+    }
+}

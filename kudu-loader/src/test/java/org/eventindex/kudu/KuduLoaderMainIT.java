@@ -1,0 +1,111 @@
+package org.eventindex.kudu;
+
+import org.eventindex.kudu.TestSpbFiles.InputFile;
+import org.eventindex.testing.EmbeddedHdfs;
+import org.eventindex.testing.EmbeddedKudu;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.LongStream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The command line against a real Kudu and HDFS: create the tables, load a file from HDFS, load it again. */
+class KuduLoaderMainIT {
+    private static final Logger LOG = LoggerFactory.getLogger(KuduLoaderMainIT.class);
+    private static final String DATASET = "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1824_tid00000002_00";
+    private static final int EVENTS_PER_FILE = 25_000;
+
+    @TempDir
+    static Path dir;
+    private static EmbeddedKudu kudu;
+    private static EmbeddedHdfs hdfs;
+
+    @BeforeAll
+    static void start() {
+        kudu = EmbeddedKudu.start(dir.resolve("kudu"), 1);
+        hdfs = EmbeddedHdfs.start(dir.resolve("hdfs"));
+        LOG.info("Kudu up in {} ms, HDFS in {} ms", kudu.startTime().toMillis(), hdfs.startTime().toMillis());
+    }
+
+    @AfterAll
+    static void stop() {
+        try {
+            if (hdfs != null) {
+                hdfs.close();
+            }
+        } finally {
+            if (kudu != null) {
+                kudu.close();
+            }
+        }
+    }
+
+    @Test
+    void createsTablesAndLoadsAFileFromHdfsOnce() throws Exception {
+        Result created = run("create-tables", "--masters", kudu.masterAddresses(), "--prefix", "cli_",
+                "--buckets", "8", "--replicas", "1", "--epoch", "4");
+        assertEquals(0, created.status(), created.err());
+
+        // Two files; the second repeats the first's last 1,000 event numbers.
+        long[] first = LongStream.range(0, EVENTS_PER_FILE).toArray();
+        long[] second = LongStream.range(EVENTS_PER_FILE - 1_000, 2L * EVENTS_PER_FILE - 1_000).toArray();
+        Path local = TestSpbFiles.write(dir.resolve("ds.spb"), DATASET, List.of(
+                new InputFile(TestSpbFiles.guid(1, 0), first), new InputFile(TestSpbFiles.guid(2, 0), second)));
+        org.apache.hadoop.fs.Path remote = new org.apache.hadoop.fs.Path("/ei/" + DATASET + ".spb");
+        hdfs.fs().copyFromLocalFile(new org.apache.hadoop.fs.Path(local.toUri()), remote);
+
+        String[] load = {"load", "--masters", kudu.masterAddresses(), "--prefix", "cli_", "--replicas", "1",
+                "--hdfs", hdfs.uri().toString(), "--file", remote.toString(), "--dataset", DATASET,
+                "--dspid", "7", "--epoch", "4"};
+        long t0 = System.nanoTime();
+        Result loaded = run(load);
+        long millis = (System.nanoTime() - t0) / 1_000_000;
+        assertEquals(0, loaded.status(), loaded.err());
+        LOG.info("CLI loaded {} events from HDFS in {} ms ({} events/s): {}", 2 * EVENTS_PER_FILE, millis,
+                2_000L * EVENTS_PER_FILE / Math.max(1, millis), loaded.out().strip());
+        assertTrue(loaded.out().contains("50000 events, 49000 in EVENTS, 1000 in DUPLICATEDEVENTS"), loaded.out());
+        assertTrue(loaded.err().contains("events loaded"), "progress on stderr: " + loaded.err());
+
+        DatasetQueries queries = new DatasetQueries(kudu.client(), new KuduTablesConfig("cli_", 8, 1));
+        assertEquals(new EventCounts(49_000, 1_000), queries.countEvents(7, 4));
+        DatasetRecord row = queries.dataset(DATASET).orElseThrow();
+        assertEquals(DatasetState.LOADED, row.state());
+        assertTrue(row.hdfsPath().startsWith("hdfs://127.0.0.1:"), row.hdfsPath());
+
+        Result again = run(load);
+        assertEquals(0, again.status(), again.err());
+        assertTrue(again.out().contains("already loaded"), again.out());
+    }
+
+    @Test
+    void loadIntoMissingTablesSaysToCreateThem() throws Exception {
+        Path local = TestSpbFiles.write(dir.resolve("x.spb"), DATASET, List.of(
+                new InputFile(TestSpbFiles.guid(3, 0), 1)));
+        Result r = run("load", "--masters", kudu.masterAddresses(), "--prefix", "none_", "--file", local.toString(),
+                "--dataset", DATASET, "--dspid", "1", "--epoch", "0");
+        assertEquals(1, r.status());
+        assertTrue(r.err().contains("none_DATASETS does not exist") && r.err().contains("create-tables"), r.err());
+    }
+
+    private record Result(int status, String out, String err) {
+    }
+
+    private static Result run(String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int status = KuduLoaderMain.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+        return new Result(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+}

@@ -1,0 +1,96 @@
+package org.eventindex.testing;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.hdfs.MiniDFSCluster;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * A real in-JVM HDFS (one NameNode, one DataNode, replication 1) on free loopback ports, for tests and the embedded
+ * demo stack. Storage lives under the given directory.
+ */
+public final class EmbeddedHdfs implements AutoCloseable {
+    private final MiniDFSCluster cluster;
+    private final Configuration conf;
+    private final URI uri;
+    private final FileSystem fs;
+    private final Duration startTime;
+
+    private EmbeddedHdfs(MiniDFSCluster cluster, Configuration conf, URI uri, FileSystem fs, Duration startTime) {
+        this.cluster = cluster;
+        this.conf = conf;
+        this.uri = uri;
+        this.fs = fs;
+        this.startTime = startTime;
+    }
+
+    /**
+     * Formats and starts a cluster under {@code dir} (created if missing) and waits until it is out of safe mode.
+     *
+     * @throws UncheckedIOException when the cluster does not come up
+     */
+    public static EmbeddedHdfs start(Path dir) {
+        requireNonNull(dir, "dir is null");
+        long t0 = System.nanoTime();
+        try {
+            Path base = Files.createDirectories(dir.toAbsolutePath()).resolve("hdfs");
+            Configuration conf = new Configuration();
+            conf.setInt("dfs.replication", 1);
+            conf.setLong("dfs.namenode.safemode.extension", 0);
+            conf.set("dfs.namenode.rpc-bind-host", "127.0.0.1");
+            MiniDFSCluster cluster = new MiniDFSCluster.Builder(conf, base.toFile())
+                    .numDataNodes(1)
+                    .nameNodePort(0)
+                    .nameNodeHttpPort(0)
+                    .format(true)
+                    .build();
+            cluster.waitActive();
+            URI uri = URI.create("hdfs://127.0.0.1:" + cluster.getNameNodePort());
+            Configuration clientConf = new Configuration(cluster.getConfiguration(0));
+            clientConf.set("fs.defaultFS", uri.toString());
+            FileSystem fs = FileSystem.newInstance(uri, clientConf);
+            return new EmbeddedHdfs(cluster, clientConf, uri, fs, Duration.ofNanos(System.nanoTime() - t0));
+        } catch (IOException e) {
+            throw new UncheckedIOException("HDFS mini cluster under " + dir + " did not start", e);
+        }
+    }
+
+    /** A client configuration whose {@code fs.defaultFS} is {@link #uri()}; callers may copy and extend it. */
+    public Configuration conf() {
+        return new Configuration(conf);
+    }
+
+    /** A file system client shared by all callers of this fixture; closed by {@link #close()}. */
+    public FileSystem fs() {
+        return fs;
+    }
+
+    /** {@code hdfs://127.0.0.1:<port>}. */
+    public URI uri() {
+        return uri;
+    }
+
+    /** Wall time {@link #start} took to bring the cluster up. */
+    public Duration startTime() {
+        return startTime;
+    }
+
+    @Override
+    public void close() {
+        try {
+            fs.close();
+        } catch (IOException e) {
+            // Shutting the cluster down matters more; a failing client close leaves nothing behind.
+        } finally {
+            cluster.shutdown();
+        }
+    }
+}

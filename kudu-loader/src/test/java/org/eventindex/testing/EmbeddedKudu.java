@@ -1,0 +1,182 @@
+package org.eventindex.testing;
+
+import org.apache.kudu.client.HostAndPort;
+import org.apache.kudu.client.KuduClient;
+import org.apache.kudu.test.cluster.MiniKuduCluster;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * A real Kudu cluster (1 master, N tablet servers) run as child processes of the test JVM through
+ * {@link MiniKuduCluster}, for tests and the embedded demo stack.
+ * <p>
+ * The Kudu binary directory is taken, in order, from the system property {@value #BIN_DIR_PROPERTY} (set by the
+ * kudu-loader build), the environment variable {@value #BIN_DIR_ENV}, or the nearest {@code .kudu-binary/bin} above
+ * the working directory (written by {@code mvn -f kudu-loader/pom.xml generate-resources}). It must hold the
+ * {@code kudu} wrapper that sets {@code LD_LIBRARY_PATH}/{@code SASL_PATH} for Kudu's processes only.
+ * <p>
+ * The daemons are tuned for small disks: no WAL segment preallocation, small WAL segments, no block container
+ * preallocation, so each tablet costs kilobytes instead of ~17 MB.
+ */
+public final class EmbeddedKudu implements AutoCloseable {
+    /** System property naming the directory holding the {@code kudu} executable (also read by MiniKuduCluster). */
+    public static final String BIN_DIR_PROPERTY = "kuduBinDir";
+    /** Environment variable consulted when {@value #BIN_DIR_PROPERTY} is not set. */
+    public static final String BIN_DIR_ENV = "EI_KUDU_BIN_DIR";
+
+    private static final List<String> DISK_FLAGS = List.of(
+            "--log_preallocate_segments=false",
+            "--log_segment_size_mb=1",
+            "--log_container_preallocate_bytes=0",
+            "--log_min_segments_to_retain=1",
+            // The mini cluster's test defaults use 768-bit RSA certificates, which the JDK refuses once any library
+            // in the same JVM has touched the certpath constraints (the embedded stack); use production sizes.
+            "--ipki_ca_key_size=2048",
+            "--ipki_server_key_size=2048",
+            "--tsk_num_rsa_bits=2048");
+
+    private final MiniKuduCluster cluster;
+    private final KuduClient client;
+    private final Duration startTime;
+
+    private EmbeddedKudu(MiniKuduCluster cluster, Duration startTime) {
+        this.cluster = cluster;
+        this.startTime = startTime;
+        this.client = new KuduClient.KuduClientBuilder(cluster.getMasterAddressesAsString())
+                .defaultAdminOperationTimeoutMs(60_000)
+                .defaultOperationTimeoutMs(60_000)
+                .build();
+    }
+
+    /**
+     * Starts a cluster whose data, WALs and logs live under {@code dir} (created if missing).
+     *
+     * @param tabletServers 1 for most tests; with 3 or more, replicated tables become possible
+     * @throws IllegalStateException naming {@value #BIN_DIR_PROPERTY}/{@value #BIN_DIR_ENV} when no Kudu binary is
+     *                               found
+     * @throws UncheckedIOException  when the cluster does not come up
+     */
+    public static EmbeddedKudu start(Path dir, int tabletServers) {
+        requireNonNull(dir, "dir is null");
+        if (tabletServers < 1) {
+            throw new IllegalArgumentException("tabletServers must be at least 1: " + tabletServers);
+        }
+        Path binDir = resolveBinDir();
+        // MiniKuduCluster reads the binary location from this system property only.
+        System.setProperty(BIN_DIR_PROPERTY, binDir.toString());
+        long t0 = System.nanoTime();
+        try {
+            Path root = Files.createDirectories(dir.toAbsolutePath()).resolve("kudu-cluster");
+            MiniKuduCluster.MiniKuduClusterBuilder builder = new MiniKuduCluster.MiniKuduClusterBuilder()
+                    .numMasterServers(1)
+                    .numTabletServers(tabletServers)
+                    .clusterRoot(root.toString())
+                    // Without this, tables with many hash buckets are refused on small clusters.
+                    .addMasterServerFlag("--max_create_tablets_per_ts=0");
+            for (String flag : DISK_FLAGS) {
+                builder.addMasterServerFlag(flag);
+                builder.addTabletServerFlag(flag);
+            }
+            MiniKuduCluster cluster = builder.build();
+            return new EmbeddedKudu(cluster, Duration.ofNanos(System.nanoTime() - t0));
+        } catch (IOException e) {
+            throw new UncheckedIOException("Kudu mini cluster under " + dir + " with binaries from " + binDir
+                    + " did not start", e);
+        }
+    }
+
+    /** Comma-separated master addresses, as taken by {@code KuduClientBuilder} and the {@code --masters} option. */
+    public String masterAddresses() {
+        return cluster.getMasterAddressesAsString();
+    }
+
+    /** A client shared by all callers of this fixture; closed by {@link #close()}. */
+    public KuduClient client() {
+        return client;
+    }
+
+    /** Wall time {@link #start} took to bring the cluster up. */
+    public Duration startTime() {
+        return startTime;
+    }
+
+    public List<HostAndPort> tabletServers() {
+        return cluster.getTabletServers();
+    }
+
+    /** Kills (SIGKILL) the tablet server at {@code index} in {@link #tabletServers()}. */
+    public void killTabletServer(int index) {
+        HostAndPort server = cluster.getTabletServers().get(index);
+        try {
+            cluster.killTabletServer(server);
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not kill Kudu tablet server " + server, e);
+        }
+    }
+
+    /** Restarts the tablet server at {@code index} after {@link #killTabletServer(int)}, on the same port. */
+    public void startTabletServer(int index) {
+        HostAndPort server = cluster.getTabletServers().get(index);
+        try {
+            cluster.startTabletServer(server);
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not start Kudu tablet server " + server, e);
+        }
+    }
+
+    /** Kills and restarts every master and tablet server; data survives. */
+    public void restart() {
+        try {
+            cluster.killAllTabletServers();
+            cluster.killAllMasterServers();
+            cluster.startAllMasterServers();
+            cluster.startAllTabletServers();
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not restart the Kudu mini cluster", e);
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            client.close();
+        } catch (Exception e) {
+            // The cluster must still be shut down; a client failing to close has nothing left to flush.
+        } finally {
+            cluster.close();
+        }
+    }
+
+    static Path resolveBinDir() {
+        String configured = System.getProperty(BIN_DIR_PROPERTY);
+        String source = "system property " + BIN_DIR_PROPERTY;
+        if (configured == null || configured.isBlank()) {
+            configured = System.getenv(BIN_DIR_ENV);
+            source = "environment variable " + BIN_DIR_ENV;
+        }
+        if (configured != null && !configured.isBlank()) {
+            Path dir = Path.of(configured).toAbsolutePath();
+            if (!Files.isExecutable(dir.resolve("kudu"))) {
+                throw new IllegalStateException(source + " is " + dir + " but it holds no executable 'kudu'; point it"
+                        + " at the wrapper directory <repo>/.kudu-binary/bin written by the kudu-loader build");
+            }
+            return dir;
+        }
+        for (Path d = Path.of("").toAbsolutePath(); d != null; d = d.getParent()) {
+            Path candidate = d.resolve(".kudu-binary").resolve("bin");
+            if (Files.isExecutable(candidate.resolve("kudu"))) {
+                return candidate;
+            }
+        }
+        throw new IllegalStateException("No Kudu binaries: set the system property " + BIN_DIR_PROPERTY
+                + " or the environment variable " + BIN_DIR_ENV + " to <repo>/.kudu-binary/bin (run"
+                + " 'mvn -o -f kudu-loader/pom.xml generate-resources' once to unpack it)");
+    }
+}

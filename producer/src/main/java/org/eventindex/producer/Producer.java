@@ -1,0 +1,75 @@
+package org.eventindex.producer;
+
+import static java.util.Objects.requireNonNull;
+
+import java.time.Clock;
+import org.eventindex.message.Json;
+import org.eventindex.message.ProducerMessage;
+import org.eventindex.producer.ObjectStore.StoredObject;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Publishes one planned upload: connect to the broker (so a dead broker or bad credentials stop the run before
+ * anything is stored), store the file as one object without ever overwriting, verify it with a HEAD, then send the
+ * control message and wait for the broker's receipt. Each step is retried by the {@link RetryPolicy}.
+ */
+public final class Producer {
+    private static final Logger LOG = LoggerFactory.getLogger(Producer.class);
+
+    private final ObjectStore store;
+    private final ControlChannel channel;
+    private final String queue;
+    private final RetryPolicy retry;
+    private final Clock clock;
+
+    public Producer(ObjectStore store, ControlChannel channel, String queue, RetryPolicy retry, Clock clock) {
+        this.store = requireNonNull(store, "store is null");
+        this.channel = requireNonNull(channel, "channel is null");
+        this.queue = requireNonNull(queue, "queue is null");
+        this.retry = requireNonNull(retry, "retry is null");
+        this.clock = requireNonNull(clock, "clock is null");
+    }
+
+    /** @return the message that the broker acknowledged */
+    public ProducerMessage publish(UploadPlan plan) throws ProducerException {
+        requireNonNull(plan, "plan is null");
+        retry.run("connect to the broker", () -> {
+            channel.connect();
+            return null;
+        });
+        LOG.info("uploading {} ({} bytes) to {}", plan.file().path(), plan.file().size(), plan.url());
+        boolean created = retry.run("upload to " + plan.url(),
+                () -> store.putIfAbsent(plan.bucket(), plan.key().key(), plan.file().path(), plan.metadata()));
+        StoredObject stored = retry.run("verify " + plan.url(), () -> store.head(plan.bucket(), plan.key().key()));
+        verify(plan, stored, created);
+
+        ProducerMessage message = plan.message(clock.millis());
+        byte[] json = Json.write(message);
+        retry.run("send to " + queue, () -> {
+            channel.send(queue, json);
+            return null;
+        });
+        LOG.info("sent message {} to {}", message.id(), queue);
+        return message;
+    }
+
+    private static void verify(UploadPlan plan, StoredObject stored, boolean created) throws ProducerException {
+        String sha = stored.userMetadata().get(UploadPlan.SHA256_METADATA);
+        if (!created && !plan.file().sha256().equals(sha)) {
+            // With a random uuid per run this means a broken uuid source or a tampered store: never overwrite.
+            throw new ProducerException(ExitCode.TRANSIENT, plan.url() + " already exists with other content");
+        }
+        if (!created) {
+            LOG.info("{} already held this file (an earlier attempt of this run stored it)", plan.url());
+        }
+        if (stored.size() != plan.file().size()) {
+            throw new ProducerException(ExitCode.TRANSIENT, plan.url() + " holds " + stored.size()
+                    + " bytes after upload, expected " + plan.file().size());
+        }
+        if (sha != null && !plan.file().sha256().equals(sha)) {
+            throw new ProducerException(ExitCode.TRANSIENT, plan.url() + " has sha256 metadata " + sha
+                    + ", expected " + plan.file().sha256());
+        }
+    }
+}

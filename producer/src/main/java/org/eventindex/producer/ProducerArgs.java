@@ -1,0 +1,189 @@
+package org.eventindex.producer;
+
+import static java.util.Objects.requireNonNull;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+import org.eventindex.message.Queues;
+import org.eventindex.stomp.StompEndpoint;
+
+/**
+ * Parses the producer's command line ({@link #USAGE}). Secrets come from files or the environment only, never from
+ * the command line (which other users of a grid worker node can read).
+ */
+public final class ProducerArgs {
+    public static final String ENV_STOMP_PASSWORD = "EI_STOMP_PASSWORD";
+    public static final String ENV_S3_ACCESS_KEY = "EI_S3_ACCESS_KEY";
+    public static final String ENV_S3_SECRET_KEY = "EI_S3_SECRET_KEY";
+
+    public static final String USAGE = """
+            Usage: java -jar eventindex-producer.jar FILE.ei.spb --brokers HOST:PORT[,HOST:PORT...]
+                     --s3-endpoint http://HOST:PORT --bucket BUCKET [options]
+
+            Validates an EventIndex SPB file, stores it as one S3 object and sends one control message to the
+            supervisor's STOMP queue.
+
+              --brokers LIST          STOMP brokers, tried in order (every address of each host name)
+              --queue DEST            destination (default %s)
+              --user USER             STOMP login
+              --password-file FILE    file holding the STOMP passcode (or env %s)
+              --s3-endpoint URL       S3 service, http(s)://host:port (path-style access, region us-east-1)
+              --bucket BUCKET         bucket for the object (must exist)
+              --access-key KEY        S3 access key (or env %s)
+              --secret-key-file FILE  file holding the S3 secret key (or env %s)
+              --dry-run               validate and print the object key and message; store and send nothing
+              -v, --verbose           log each step to stderr
+              --json                  print the result as one JSON object on stdout
+              -h, --help              this text
+
+            Exit codes:
+              0  success: object stored and message acknowledged by the broker
+              1  internal error (a bug; see stderr)
+              2  bad input: invalid SPB file or bad arguments; nothing was uploaded or sent
+              3  transient failure: network, broker or S3 unavailable; retry later
+              4  configuration or authentication error: credentials, bucket, secret files
+            """.formatted(Queues.SUPERVISOR, ENV_STOMP_PASSWORD, ENV_S3_ACCESS_KEY, ENV_S3_SECRET_KEY);
+
+    private static final Set<String> FLAGS = Set.of("--dry-run", "-v", "--verbose", "--json", "-h", "--help");
+    private static final Set<String> VALUED = Set.of("--brokers", "--queue", "--user", "--password-file",
+            "--s3-endpoint", "--bucket", "--access-key", "--secret-key-file");
+    // S3 bucket naming rules (no upper case, 3-63 characters).
+    private static final Pattern BUCKET = Pattern.compile("[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]");
+
+    private ProducerArgs() {
+    }
+
+    /** True when the arguments ask for help (checked before anything else is validated). */
+    public static boolean wantsHelp(List<String> args) {
+        return args.contains("-h") || args.contains("--help");
+    }
+
+    /**
+     * @throws ProducerException {@link ExitCode#BAD_INPUT} for bad or missing arguments,
+     *         {@link ExitCode#CONFIGURATION} for missing or unreadable secrets
+     */
+    public static ProducerOptions parse(List<String> args, Map<String, String> env) throws ProducerException {
+        requireNonNull(args, "args is null");
+        requireNonNull(env, "env is null");
+        Map<String, String> values = new HashMap<>();
+        Set<String> flags = new java.util.HashSet<>();
+        String file = null;
+        for (int i = 0; i < args.size(); i++) {
+            String arg = args.get(i);
+            String name = arg;
+            String value = null;
+            int eq = arg.indexOf('=');
+            if (arg.startsWith("--") && eq > 0) {
+                name = arg.substring(0, eq);
+                value = arg.substring(eq + 1);
+            }
+            if (FLAGS.contains(name) && value == null) {
+                flags.add(name);
+            } else if (VALUED.contains(name)) {
+                if (value == null) {
+                    if (i + 1 >= args.size()) {
+                        throw badArgs(name + " needs a value");
+                    }
+                    value = args.get(++i);
+                }
+                if (values.put(name, value) != null) {
+                    throw badArgs(name + " given twice");
+                }
+            } else if (arg.startsWith("-") && arg.length() > 1) {
+                throw badArgs("unknown option " + name);
+            } else if (file == null) {
+                file = arg;
+            } else {
+                throw badArgs("only one SPB file per run; got '" + file + "' and '" + arg + "'");
+            }
+        }
+        if (file == null) {
+            throw badArgs("no SPB file given");
+        }
+        boolean dryRun = flags.contains("--dry-run");
+        URI s3 = s3Endpoint(require(values, "--s3-endpoint"));
+        String bucket = require(values, "--bucket");
+        if (!BUCKET.matcher(bucket).matches()) {
+            throw badArgs("--bucket '" + bucket + "' is not a valid S3 bucket name");
+        }
+        List<StompEndpoint> brokers = List.of();
+        String accessKey = values.getOrDefault("--access-key", env.get(ENV_S3_ACCESS_KEY));
+        String secretKey = secret(values.get("--secret-key-file"), env, ENV_S3_SECRET_KEY);
+        String user = values.get("--user");
+        String password = secret(values.get("--password-file"), env, ENV_STOMP_PASSWORD);
+        if (!dryRun) {
+            try {
+                brokers = StompEndpoint.parseList(require(values, "--brokers"));
+            } catch (IllegalArgumentException e) {
+                throw badArgs("--brokers: " + e.getMessage());
+            }
+            if (accessKey == null || accessKey.isBlank()) {
+                throw config("no S3 access key: give --access-key or set " + ENV_S3_ACCESS_KEY);
+            }
+            if (secretKey == null) {
+                throw config("no S3 secret key: give --secret-key-file or set " + ENV_S3_SECRET_KEY);
+            }
+            if (user != null && password == null) {
+                throw config("--user " + user + " needs a passcode: give --password-file or set " + ENV_STOMP_PASSWORD);
+            }
+        }
+        return new ProducerOptions(Path.of(file), brokers, values.getOrDefault("--queue", Queues.SUPERVISOR), user,
+                password, s3, bucket, accessKey, secretKey, dryRun,
+                flags.contains("-v") || flags.contains("--verbose"), flags.contains("--json"));
+    }
+
+    private static String require(Map<String, String> values, String name) throws ProducerException {
+        String v = values.get(name);
+        if (v == null || v.isBlank()) {
+            throw badArgs(name + " is required");
+        }
+        return v;
+    }
+
+    private static URI s3Endpoint(String value) throws ProducerException {
+        try {
+            URI uri = new URI(value);
+            if (!("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) || uri.getHost() == null
+                    || uri.getPath() != null && !uri.getPath().isEmpty() && !"/".equals(uri.getPath())
+                    || uri.getQuery() != null || uri.getUserInfo() != null) {
+                throw badArgs("--s3-endpoint '" + value + "' must be http(s)://host[:port]");
+            }
+            return new URI(uri.getScheme(), null, uri.getHost(), uri.getPort(), null, null, null);
+        } catch (URISyntaxException e) {
+            throw badArgs("--s3-endpoint '" + value + "' is not a URL: " + e.getReason());
+        }
+    }
+
+    /** From the file if given, else from the environment; trailing line breaks and blanks are dropped. */
+    private static String secret(String file, Map<String, String> env, String envName) throws ProducerException {
+        if (file == null) {
+            return env.get(envName);
+        }
+        try {
+            String s = Files.readString(Path.of(file), StandardCharsets.UTF_8).strip();
+            if (s.isEmpty()) {
+                throw config("secret file " + file + " is empty");
+            }
+            return s;
+        } catch (IOException e) {
+            throw config("cannot read secret file " + file + ": " + e.getClass().getSimpleName());
+        }
+    }
+
+    private static ProducerException badArgs(String message) {
+        return new ProducerException(ExitCode.BAD_INPUT, message + " (see --help)");
+    }
+
+    private static ProducerException config(String message) {
+        return new ProducerException(ExitCode.CONFIGURATION, message);
+    }
+}

@@ -1,0 +1,132 @@
+package org.eventindex.producer;
+
+import static java.util.Objects.requireNonNull;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.eventindex.message.Json;
+import org.eventindex.message.ProducerMessage;
+import org.eventindex.spb.SpbFormatException;
+import org.eventindex.spb.SpbLimits;
+import org.eventindex.stomp.StompSettings;
+
+/**
+ * One producer run from a command line to an exit code: parse, validate the SPB file, plan, then (unless dry run)
+ * publish. Results go to stdout (one line, or one JSON object with {@code --json}); errors to stderr as one line
+ * naming the file or service and the reason. Secrets are never printed.
+ */
+public final class ProducerCli {
+    private static final String NAME = "eventindex-producer";
+    private static final Duration S3_CONNECT_TIMEOUT = Duration.ofSeconds(10);
+    private static final Duration S3_SOCKET_TIMEOUT = Duration.ofSeconds(120);
+
+    private final Map<String, String> env;
+    private final PrintStream out;
+    private final PrintStream err;
+    private final RetryPolicy retry;
+    private final Clock clock;
+
+    public ProducerCli(Map<String, String> env, PrintStream out, PrintStream err, RetryPolicy retry, Clock clock) {
+        this.env = Map.copyOf(requireNonNull(env, "env is null"));
+        this.out = requireNonNull(out, "out is null");
+        this.err = requireNonNull(err, "err is null");
+        this.retry = requireNonNull(retry, "retry is null");
+        this.clock = requireNonNull(clock, "clock is null");
+    }
+
+    /** @return the process exit code ({@link ExitCode}) */
+    public int run(List<String> args) {
+        requireNonNull(args, "args is null");
+        if (ProducerArgs.wantsHelp(args)) {
+            out.print(ProducerArgs.USAGE);
+            return ExitCode.SUCCESS.code();
+        }
+        boolean json = args.contains("--json");
+        boolean verbose = args.contains("-v") || args.contains("--verbose");
+        try {
+            ProducerOptions options = ProducerArgs.parse(args, env);
+            UploadPlan plan = UploadPlan.of(scan(options.file()), options.s3Endpoint(), options.bucket(),
+                    UUID.randomUUID(), UUID.randomUUID(), clock.millis());
+            if (options.dryRun()) {
+                report(json, "dry-run", plan, plan.message(clock.millis()), options.queue());
+                return ExitCode.SUCCESS.code();
+            }
+            ProducerMessage sent;
+            try (ObjectStore store = new S3ObjectStore(options.s3Endpoint(), options.accessKey(),
+                    options.secretKey(), S3_CONNECT_TIMEOUT, S3_SOCKET_TIMEOUT);
+                 ControlChannel channel = new StompControlChannel(
+                         StompSettings.of(options.brokers(), options.user(), options.password()))) {
+                sent = new Producer(store, channel, options.queue(), retry, clock).publish(plan);
+            }
+            report(json, "stored", plan, sent, options.queue());
+            return ExitCode.SUCCESS.code();
+        } catch (ProducerException e) {
+            return fail(json, verbose, e.exitCode(), e.getMessage(), e);
+        } catch (RuntimeException e) {
+            return fail(json, verbose, ExitCode.INTERNAL, e.toString(), e);
+        }
+    }
+
+    private static ScannedFile scan(Path file) throws ProducerException {
+        if (!Files.isRegularFile(file)) {
+            throw new ProducerException(ExitCode.BAD_INPUT, file + ": no such file");
+        }
+        try {
+            return ScannedFile.scan(file, SpbLimits.DEFAULT);
+        } catch (SpbFormatException e) {
+            // Already names the file, the uncompressed offset and the problem.
+            throw new ProducerException(ExitCode.BAD_INPUT, e.getMessage(), e);
+        } catch (IOException e) {
+            throw new ProducerException(ExitCode.BAD_INPUT, file + ": cannot read SPB file: " + e.getMessage(), e);
+        }
+    }
+
+    private void report(boolean json, String status, UploadPlan plan, ProducerMessage message, String queue) {
+        if (json) {
+            Map<String, Object> result = new LinkedHashMap<>();
+            result.put("exitCode", ExitCode.SUCCESS.code());
+            result.put("status", status);
+            result.put("file", plan.file().path().toString());
+            result.put("bucket", plan.bucket());
+            result.put("key", plan.key().key());
+            result.put("url", plan.url().toString());
+            result.put("sha256", plan.file().sha256());
+            result.put("queue", queue);
+            result.put("message", message);
+            out.println(new String(Json.write(result), java.nio.charset.StandardCharsets.UTF_8));
+            return;
+        }
+        String what = plan.file().path() + " (" + plan.info().nevents() + " events, " + plan.info().nfiles()
+                + " input files, " + plan.file().size() + " bytes)";
+        if ("dry-run".equals(status)) {
+            out.println("dry run: " + what + " is valid; would store it as " + plan.url() + " and send message "
+                    + message.id() + " to " + queue);
+        } else {
+            out.println("stored " + what + " as " + plan.url() + "; message " + message.id()
+                    + " acknowledged on " + queue);
+        }
+    }
+
+    private int fail(boolean json, boolean verbose, ExitCode code, String message, Throwable cause) {
+        err.println(NAME + ": " + code.description() + ": " + message);
+        if (verbose || code == ExitCode.INTERNAL) {
+            cause.printStackTrace(err);
+        }
+        if (json) {
+            Map<String, Object> result = new LinkedHashMap<>();
+            result.put("exitCode", code.code());
+            result.put("status", code.description());
+            result.put("error", message);
+            out.println(new String(Json.write(result), java.nio.charset.StandardCharsets.UTF_8));
+        }
+        return code.code();
+    }
+}

@@ -1,0 +1,25 @@
+package org.eventindex.producer;
+
+import static java.util.Objects.requireNonNull;
+
+/** A producer run failed; {@link #exitCode()} says how the job wrapper should react. The message is one line. */
+public final class ProducerException extends Exception {
+    private static final long serialVersionUID = 1L;
+    private final ExitCode exitCode;
+
+    public ProducerException(ExitCode exitCode, String message, Throwable cause) {
+        super(requireNonNull(message, "message is null"), cause);
+        this.exitCode = requireNonNull(exitCode, "exitCode is null");
+        if (exitCode == ExitCode.SUCCESS) {
+            throw new IllegalArgumentException("a failure cannot exit with SUCCESS");
+        }
+    }
+
+    public ProducerException(ExitCode exitCode, String message) {
+        this(exitCode, message, null);
+    }
+
+    public ExitCode exitCode() {
+        return exitCode;
+    }
+}

@@ -1,0 +1,34 @@
+package org.eventindex.producer;
+
+import static java.util.Objects.requireNonNull;
+
+import java.net.URI;
+import java.nio.file.Path;
+import java.util.List;
+import org.eventindex.stomp.StompEndpoint;
+
+/**
+ * A parsed command line. Secrets (STOMP password, S3 secret key) never appear in {@link #toString()}.
+ * In a dry run {@code brokers}, {@code accessKey} and {@code secretKey} may be absent (empty list / null).
+ */
+public record ProducerOptions(Path file, List<StompEndpoint> brokers, String queue, String user, String password,
+                              URI s3Endpoint, String bucket, String accessKey, String secretKey, boolean dryRun,
+                              boolean verbose, boolean json) {
+
+    public ProducerOptions {
+        requireNonNull(file, "file is null");
+        brokers = List.copyOf(requireNonNull(brokers, "brokers is null"));
+        requireNonNull(queue, "queue is null");
+        requireNonNull(s3Endpoint, "s3Endpoint is null");
+        requireNonNull(bucket, "bucket is null");
+    }
+
+    @Override
+    public String toString() {
+        return "ProducerOptions[file=" + file + ", brokers=" + brokers + ", queue=" + queue + ", user=" + user
+                + ", password=" + (password == null ? "none" : "***") + ", s3Endpoint=" + s3Endpoint
+                + ", bucket=" + bucket + ", accessKey=" + accessKey + ", secretKey="
+                + (secretKey == null ? "none" : "***") + ", dryRun=" + dryRun + ", verbose=" + verbose
+                + ", json=" + json + "]";
+    }
+}

@@ -1,0 +1,90 @@
+package org.eventindex.producer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.eventindex.message.Queues;
+import org.eventindex.stomp.StompEndpoint;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ProducerArgsTest {
+    private static final Map<String, String> ENV = Map.of(ProducerArgs.ENV_S3_ACCESS_KEY, "AK",
+            ProducerArgs.ENV_S3_SECRET_KEY, "s3-secret", ProducerArgs.ENV_STOMP_PASSWORD, "stomp-secret");
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void parsesFullCommandLineWithSecretsFromFilesAndEnvironment() throws Exception {
+        Path pw = Files.writeString(dir.resolve("pw"), "from-file\n");
+        ProducerOptions o = ProducerArgs.parse(List.of("f.ei.spb", "--brokers", "a:1,b:2", "--user", "ei",
+                "--password-file", pw.toString(), "--s3-endpoint=http://s3.example:8080", "--bucket", "eventindex",
+                "--json", "-v"), ENV);
+        assertEquals(Path.of("f.ei.spb"), o.file());
+        assertEquals(List.of(new StompEndpoint("a", 1), new StompEndpoint("b", 2)), o.brokers());
+        assertEquals(Queues.SUPERVISOR, o.queue());
+        assertEquals("from-file", o.password());
+        assertEquals("AK", o.accessKey());
+        assertEquals("s3-secret", o.secretKey());
+        assertEquals(URI.create("http://s3.example:8080"), o.s3Endpoint());
+        assertTrue(o.json() && o.verbose() && !o.dryRun());
+        assertFalse(o.toString().contains("s3-secret") || o.toString().contains("from-file"), o.toString());
+    }
+
+    @Test
+    void badArgumentsAreBadInput() {
+        assertCode(ExitCode.BAD_INPUT, List.of("--brokers", "a:1", "--s3-endpoint", "http://h:1", "--bucket", "bkt"));
+        assertCode(ExitCode.BAD_INPUT, List.of("f", "--s3-endpoint", "http://h:1", "--bucket", "bkt"));
+        assertCode(ExitCode.BAD_INPUT, List.of("f", "--brokers", "a", "--s3-endpoint", "http://h:1", "--bucket", "b"));
+        assertCode(ExitCode.BAD_INPUT, List.of("f", "--brokers", "a:1", "--s3-endpoint", "ftp://h", "--bucket", "bkt"));
+        assertCode(ExitCode.BAD_INPUT, List.of("f", "--brokers", "a:1", "--s3-endpoint", "http://h", "--bucket", "B!"));
+        assertCode(ExitCode.BAD_INPUT, List.of("f", "g", "--brokers", "a:1", "--s3-endpoint", "http://h", "--bucket", "bkt"));
+        assertCode(ExitCode.BAD_INPUT, List.of("f", "--frobnicate"));
+        assertCode(ExitCode.BAD_INPUT, List.of("f", "--bucket"));
+    }
+
+    @Test
+    void missingOrUnreadableSecretsAreConfigurationErrors() {
+        List<String> base = List.of("f", "--brokers", "a:1", "--s3-endpoint", "http://h:1", "--bucket", "bkt");
+        ProducerException e = assertThrows(ProducerException.class, () -> ProducerArgs.parse(base, Map.of()));
+        assertEquals(ExitCode.CONFIGURATION, e.exitCode());
+        assertTrue(e.getMessage().contains(ProducerArgs.ENV_S3_ACCESS_KEY), e.getMessage());
+
+        List<String> withFile = new java.util.ArrayList<>(base);
+        withFile.addAll(List.of("--secret-key-file", dir.resolve("missing").toString()));
+        e = assertThrows(ProducerException.class, () -> ProducerArgs.parse(withFile, ENV));
+        assertEquals(ExitCode.CONFIGURATION, e.exitCode());
+        assertTrue(e.getMessage().contains("missing"), e.getMessage());
+
+        List<String> userNoPassword = new java.util.ArrayList<>(base);
+        userNoPassword.addAll(List.of("--user", "ei"));
+        e = assertThrows(ProducerException.class, () -> ProducerArgs.parse(userNoPassword,
+                Map.of(ProducerArgs.ENV_S3_ACCESS_KEY, "AK", ProducerArgs.ENV_S3_SECRET_KEY, "x")));
+        assertEquals(ExitCode.CONFIGURATION, e.exitCode());
+    }
+
+    @Test
+    void dryRunNeedsNoBrokersOrSecrets() throws IOException, ProducerException {
+        ProducerOptions o = ProducerArgs.parse(List.of("f", "--dry-run", "--s3-endpoint", "https://h",
+                "--bucket", "bkt"), Map.of());
+        assertTrue(o.dryRun());
+        assertEquals(List.of(), o.brokers());
+        assertNull(o.secretKey());
+        assertTrue(ProducerArgs.wantsHelp(List.of("f", "--help")));
+    }
+
+    private static void assertCode(ExitCode expected, List<String> args) {
+        ProducerException e = assertThrows(ProducerException.class, () -> ProducerArgs.parse(args, ENV));
+        assertEquals(expected, e.exitCode(), e.getMessage());
+    }
+}

@@ -1,0 +1,241 @@
+package org.eventindex.producer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.eventindex.message.Json;
+import org.eventindex.message.ProducerMessage;
+import org.eventindex.stomp.StompConnection;
+import org.eventindex.stomp.StompEndpoint;
+import org.eventindex.stomp.StompMessage;
+import org.eventindex.stomp.StompSettings;
+import org.eventindex.testing.EmbeddedBroker;
+import org.eventindex.testing.EmbeddedS3;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The producer end to end in-process, against an embedded ActiveMQ and S3Proxy. */
+class ProducerCliTest {
+    private static final Clock CLOCK = Clock.fixed(Instant.parse("2024-05-01T12:00:00Z"), ZoneOffset.UTC);
+    private static final RetryPolicy NO_WAIT = new RetryPolicy(2, Duration.ofMillis(1), d -> { });
+
+    @TempDir
+    static Path shared;
+    private static EmbeddedBroker broker;
+    private static EmbeddedS3 s3;
+
+    @TempDir
+    Path dir;
+    private String bucket;
+    private String queue;
+    private final ByteArrayOutputStream stdout = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream stderr = new ByteArrayOutputStream();
+
+    @BeforeAll
+    static void startServices() {
+        broker = EmbeddedBroker.start(shared.resolve("broker"));
+        s3 = EmbeddedS3.start(shared.resolve("s3"), "producer-ak", "producer-sk");
+    }
+
+    @AfterAll
+    static void stopServices() {
+        s3.close();
+        broker.close();
+    }
+
+    @org.junit.jupiter.api.BeforeEach
+    void names(TestInfo test) {
+        String name = test.getTestMethod().orElseThrow().getName().toLowerCase(java.util.Locale.ROOT);
+        bucket = "b-" + name.substring(0, Math.min(40, name.length()));
+        queue = "/queue/producer." + name;
+        s3.createBucket(bucket);
+    }
+
+    private int run(Map<String, String> env, String... args) {
+        ProducerCli cli = new ProducerCli(env, new PrintStream(stdout, true, StandardCharsets.UTF_8),
+                new PrintStream(stderr, true, StandardCharsets.UTF_8), NO_WAIT, CLOCK);
+        return cli.run(List.of(args));
+    }
+
+    private Map<String, String> env() {
+        return Map.of(ProducerArgs.ENV_S3_ACCESS_KEY, s3.accessKey(), ProducerArgs.ENV_S3_SECRET_KEY, s3.secretKey());
+    }
+
+    private String[] args(Path file, String brokers, String... extra) {
+        List<String> a = new ArrayList<>(List.of(file.toString(), "--brokers", brokers, "--queue", queue,
+                "--s3-endpoint", s3.endpoint().toString(), "--bucket", bucket));
+        a.addAll(List.of(extra));
+        return a.toArray(String[]::new);
+    }
+
+    @Test
+    void storesObjectWithMetadataAndSendsMatchingMessage() throws Exception {
+        Path file = TestSpbFiles.write(dir.resolve("job.ei.spb"), "12345678.G", "4000000001.1", 5);
+        assertEquals(0, run(env(), args(file, broker.stompEndpoints(), "--json")), stderr.toString());
+
+        List<String> keys = s3.keys(bucket);
+        assertEquals(1, keys.size());
+        String key = keys.get(0);
+        assertTrue(key.matches("panda/12345678/12345678\\.G_4000000001\\.1_[0-9a-f]{32}\\.ei\\.spb"), key);
+        byte[] stored = s3.read(bucket, key);
+        assertEquals(Files.size(file), stored.length);
+        String sha = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(file)));
+        Map<String, String> meta = lower(s3.userMetadata(bucket, key).orElseThrow());
+        assertEquals(sha, meta.get("sha256"));
+        assertEquals("12345678.G", meta.get("taskid"));
+        assertEquals("10", meta.get("nevents"));
+        assertEquals("2", meta.get("nfiles"));
+        assertEquals(Long.toString(Files.size(file)), meta.get("size"));
+        String url = "s3://127.0.0.1:" + s3.endpoint().getPort() + "/" + bucket + "/" + key;
+        assertEquals(url, meta.get("url"));
+
+        ProducerMessage m = Json.read(receive(queue).body(), ProducerMessage.class);
+        assertEquals(ProducerMessage.TYPE_OBJECT_STORED, m.type());
+        assertEquals(CLOCK.millis(), m.ts());
+        assertTrue(m.id().matches("[0-9a-f]{32}"), m.id());
+        assertEquals(url, m.data().url());
+        assertEquals("1", m.data().version());
+        assertEquals(10, m.data().nevents());
+        assertEquals(2, m.data().guids().size());
+        assertEquals(TestSpbFiles.INPUT_DS, m.data().inputDsName());
+        assertTrue(key.contains(m.data().uuid()));
+        assertEquals(0, s3.totalGets());
+
+        JsonNode out = Json.tree(stdout.toByteArray());
+        assertEquals("stored", out.get("status").asText());
+        assertEquals(key, out.get("key").asText());
+        assertEquals(m.id(), out.get("message").get("id").asText());
+    }
+
+    @Test
+    void invalidSpbExitsTwoWithOneLineAndUploadsNothing() throws Exception {
+        Path good = TestSpbFiles.write(dir.resolve("good.ei.spb"), "12345678.G", "1.1", 50);
+        byte[] bytes = Files.readAllBytes(good);
+        Path bad = Files.write(dir.resolve("cut.ei.spb"), java.util.Arrays.copyOf(bytes, bytes.length / 2));
+        assertEquals(2, run(env(), args(bad, broker.stompEndpoints())));
+        String err = stderr.toString(StandardCharsets.UTF_8).strip();
+        assertEquals(1, err.lines().count(), err);
+        assertTrue(err.contains(bad.toString()) && err.contains("offset"), err);
+        assertEquals(List.of(), s3.keys(bucket));
+        assertEquals(0, broker.queueSize(queue));
+    }
+
+    @Test
+    void unknownTaskSuffixIsBadInput() throws Exception {
+        Path file = TestSpbFiles.write(dir.resolve("q.ei.spb"), "12345678.Q", "1.1", 1);
+        assertEquals(2, run(env(), args(file, broker.stompEndpoints())));
+        assertTrue(stderr.toString().contains("unknown suffix '.Q'"), stderr.toString());
+        assertEquals(List.of(), s3.keys(bucket));
+    }
+
+    @Test
+    void deadBrokerExitsThreeBeforeUploading() throws Exception {
+        Path file = TestSpbFiles.write(dir.resolve("job.ei.spb"), "12345678.T", "1.1", 1);
+        assertEquals(3, run(env(), args(file, "127.0.0.1:" + freePort())));
+        assertTrue(stderr.toString().contains("cannot connect to the STOMP broker"), stderr.toString());
+        assertEquals(List.of(), s3.keys(bucket));
+    }
+
+    @Test
+    void wrongBrokerPasswordExitsFour() throws Exception {
+        Path file = TestSpbFiles.write(dir.resolve("job.ei.spb"), "12345678.T", "1.1", 1);
+        try (EmbeddedBroker secured = EmbeddedBroker.start(dir.resolve("secured"), Map.of("ei", "right"))) {
+            Map<String, String> env = new java.util.HashMap<>(env());
+            env.put(ProducerArgs.ENV_STOMP_PASSWORD, "wrong");
+            assertEquals(4, run(env, args(file, secured.stompEndpoints(), "--user", "ei")));
+        }
+        assertFalse(stderr.toString().contains("wrong"), stderr.toString());
+        assertEquals(List.of(), s3.keys(bucket));
+    }
+
+    @Test
+    void wrongS3SecretExitsFourAndSendsNothing() throws Exception {
+        Path file = TestSpbFiles.write(dir.resolve("job.ei.spb"), "12345678.X", "1.1", 1);
+        Map<String, String> env = Map.of(ProducerArgs.ENV_S3_ACCESS_KEY, s3.accessKey(),
+                ProducerArgs.ENV_S3_SECRET_KEY, "not-the-secret");
+        assertEquals(4, run(env, args(file, broker.stompEndpoints())));
+        String err = stderr.toString(StandardCharsets.UTF_8);
+        assertTrue(err.contains("403"), err);
+        assertFalse(err.contains("not-the-secret"), err);
+        assertEquals(List.of(), s3.keys(bucket));
+        assertEquals(0, broker.queueSize(queue));
+    }
+
+    @Test
+    void missingBucketExitsFour() throws Exception {
+        Path file = TestSpbFiles.write(dir.resolve("job.ei.spb"), "12345678.G", "1.1", 1);
+        String[] a = args(file, broker.stompEndpoints());
+        a[8] = "no-such-bucket";
+        assertEquals(4, run(env(), a));
+        assertTrue(stderr.toString().contains("NoSuchBucket"), stderr.toString());
+    }
+
+    @Test
+    void unreachableS3ExitsThree() throws Exception {
+        Path file = TestSpbFiles.write(dir.resolve("job.ei.spb"), "12345678.G", "1.1", 1);
+        String[] a = args(file, broker.stompEndpoints());
+        a[6] = "http://127.0.0.1:" + freePort();
+        assertEquals(3, run(env(), a));
+        assertEquals(0, broker.queueSize(queue));
+    }
+
+    @Test
+    void dryRunStoresAndSendsNothing() throws Exception {
+        Path file = TestSpbFiles.write(dir.resolve("job.ei.spb"), "12345678.G", "1.1", 3);
+        assertEquals(0, run(Map.of(), file.toString(), "--dry-run", "--s3-endpoint", s3.endpoint().toString(),
+                "--bucket", bucket));
+        assertTrue(stdout.toString().startsWith("dry run: " + file), stdout.toString());
+        assertEquals(List.of(), s3.keys(bucket));
+    }
+
+    private StompMessage receive(String destination) throws IOException, InterruptedException {
+        BlockingQueue<StompMessage> received = new LinkedBlockingQueue<>();
+        try (StompConnection c = StompConnection.connect(
+                StompSettings.of(StompEndpoint.parseList(broker.stompEndpoints()), null, null))) {
+            c.subscribe(destination, 1, received::add);
+            StompMessage m = received.poll(20, TimeUnit.SECONDS);
+            if (m == null) {
+                throw new AssertionError("no message on " + destination);
+            }
+            c.ack(m);
+            return m;
+        }
+    }
+
+    private static Map<String, String> lower(Map<String, String> m) {
+        Map<String, String> out = new java.util.HashMap<>();
+        m.forEach((k, v) -> out.put(k.toLowerCase(java.util.Locale.ROOT), v));
+        return out;
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+}

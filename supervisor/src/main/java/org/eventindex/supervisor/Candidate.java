@@ -1,0 +1,21 @@
+package org.eventindex.supervisor;
+
+import org.eventindex.message.GuidInfo;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * One stored object that claims some of a dataset's input files, as a producer reported it.
+ *
+ * @param url   the object's {@code s3://} URL, unique within the dataset
+ * @param size  object size in bytes
+ * @param seq   journal sequence number of the report: the order in which candidates compete
+ * @param guids the input files the object holds, with the producer's event counts
+ */
+record Candidate(String url, long size, long seq, List<GuidInfo> guids) {
+    Candidate {
+        Objects.requireNonNull(url, "url is null");
+        guids = List.copyOf(Objects.requireNonNull(guids, "guids is null"));
+    }
+}

@@ -1,0 +1,15 @@
+package org.eventindex.supervisor;
+
+/** Where a dataset is in its life at the supervisor. */
+public enum DatasetState {
+    /** Objects and/or the manifest are arriving; not every expected file has a valid object yet. */
+    COLLECTING,
+    /** Complete; the signal (with dspid and epoch) is journalled and is being sent. */
+    SIGNAL_PLANNED,
+    /** The broker accepted the signal; a consumer will pick it up. */
+    SIGNALLED,
+    /** A consumer reported the dataset consolidated and loaded. */
+    DONE,
+    /** A consumer reported failure; an operator may re-signal once the cause is fixed. */
+    FAILED_CONSUMER
+}

@@ -1,0 +1,24 @@
+package org.eventindex.supervisor;
+
+import com.fasterxml.jackson.databind.annotation.JsonSerialize;
+import com.fasterxml.jackson.databind.ser.std.ToStringSerializer;
+
+import java.time.Duration;
+
+/** One line of {@code /datasets}: a dataset's state and progress. */
+public record DatasetSummary(
+        String name,
+        DatasetState state,
+        int expectedFiles,
+        int filesWithCandidate,
+        int objectsReported,
+        int selectedObjects,
+        Integer dspid,
+        String signalId,
+        @JsonSerialize(using = ToStringSerializer.class) Duration traversalTime) {
+
+    static DatasetSummary of(DatasetView v) {
+        return new DatasetSummary(v.name(), v.state(), v.expectedFiles(), v.filesWithCandidate(), v.objectsReported(),
+                v.selectedObjects().size(), v.dspid(), v.signalId(), v.times().traversalTime());
+    }
+}

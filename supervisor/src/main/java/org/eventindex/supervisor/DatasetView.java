@@ -1,0 +1,89 @@
+package org.eventindex.supervisor;
+
+import com.fasterxml.jackson.databind.annotation.JsonSerialize;
+import com.fasterxml.jackson.databind.ser.std.ToStringSerializer;
+import org.eventindex.message.SignalObject;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * Everything the supervisor knows of one dataset, as served at {@code /datasets/<name>} and returned by
+ * {@link Supervisor#dataset}. Immutable snapshot. Times are ISO-8601 in JSON, null when not reached.
+ *
+ * @param expectedFiles      files in the manifest, -1 while no manifest is registered
+ * @param filesWithCandidate expected files that have a valid object (without manifest: distinct files claimed)
+ * @param missingGuids       expected files without a valid object yet
+ * @param objectsReported    every object reported for the dataset, including duplicates and late ones
+ * @param selectedObjects    the objects to read with their chosen GUIDs (once signalled: exactly the signal's)
+ * @param duplicateObjects   objects that won no file (retries whose files were all taken): never read
+ * @param lateObjects        objects reported after the dataset was signalled: recorded, never read
+ * @param invalidClaims      claims refused because their event count is not the manifest's
+ * @param unexpectedGuids    files claimed by objects but absent from the manifest: never read
+ * @param expectedEvents     events in the selected files, per the producers
+ * @param dspid              dataset id, null until signalled
+ * @param epoch              Kudu range, null until signalled
+ * @param signalId           null until signalled
+ * @param resignals          times an operator asked for the signal again
+ */
+public record DatasetView(
+        String name,
+        String container,
+        DatasetState state,
+        int expectedFiles,
+        int filesWithCandidate,
+        List<String> missingGuids,
+        int objectsReported,
+        List<SignalObject> selectedObjects,
+        List<String> duplicateObjects,
+        List<String> lateObjects,
+        List<InvalidClaim> invalidClaims,
+        List<String> unexpectedGuids,
+        long expectedEvents,
+        Integer dspid,
+        Integer epoch,
+        String signalId,
+        int resignals,
+        Timeline times,
+        ConsumerOutcome consumer) {
+
+    public DatasetView {
+        missingGuids = List.copyOf(missingGuids);
+        selectedObjects = List.copyOf(selectedObjects);
+        duplicateObjects = List.copyOf(duplicateObjects);
+        lateObjects = List.copyOf(lateObjects);
+        invalidClaims = List.copyOf(invalidClaims);
+        unexpectedGuids = List.copyOf(unexpectedGuids);
+    }
+
+    /**
+     * When things happened to the dataset.
+     *
+     * @param traversalTime first object reported -> consumer reported DONE (the seed's user-visible latency,
+     *                      measured from the supervisor's side), null until DONE
+     */
+    public record Timeline(
+            @JsonSerialize(using = ToStringSerializer.class) Instant firstObjectAt,
+            @JsonSerialize(using = ToStringSerializer.class) Instant lastObjectAt,
+            @JsonSerialize(using = ToStringSerializer.class) Instant manifestAt,
+            @JsonSerialize(using = ToStringSerializer.class) Instant signalPlannedAt,
+            @JsonSerialize(using = ToStringSerializer.class) Instant signalSentAt,
+            @JsonSerialize(using = ToStringSerializer.class) Instant doneAt,
+            @JsonSerialize(using = ToStringSerializer.class) Duration traversalTime) {
+    }
+
+    /** The last consumer report for the dataset's signal. */
+    public record ConsumerOutcome(
+            String status,
+            String consumer,
+            String hdfsPath,
+            long eventsWritten,
+            long eventsLoaded,
+            long duplicateEvents,
+            int objectsRead,
+            long bytesRead,
+            String reason,
+            @JsonSerialize(using = ToStringSerializer.class) Instant reportedAt) {
+    }
+}

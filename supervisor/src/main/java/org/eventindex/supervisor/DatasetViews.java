@@ -1,0 +1,58 @@
+package org.eventindex.supervisor;
+
+import org.eventindex.message.ConsumerReport;
+import org.eventindex.message.ConsumerSignal;
+import org.eventindex.names.DatasetName;
+
+import java.time.Duration;
+import java.time.Instant;
+
+/** Builds the immutable {@link DatasetView} of a {@link DatasetRecord}. */
+final class DatasetViews {
+    private DatasetViews() {
+    }
+
+    static DatasetView of(DatasetRecord d) {
+        Selection sel = d.selection();
+        ConsumerSignal s = d.signal;
+        DatasetView.Timeline times = new DatasetView.Timeline(instant(d.firstObjectAt), instant(d.lastObjectAt),
+                instant(d.manifestAt), instant(d.plannedAt), instant(d.sentAt), instant(d.doneAt),
+                d.doneAt >= 0 && d.firstObjectAt >= 0 ? Duration.ofMillis(d.doneAt - d.firstObjectAt) : null);
+        ConsumerReport r = d.lastReport;
+        DatasetView.ConsumerOutcome outcome = r == null ? null : new DatasetView.ConsumerOutcome(r.status(),
+                r.consumer(), r.hdfsPath(), r.eventsWritten(), r.eventsLoaded(), r.duplicateEvents(), r.objectsRead(),
+                r.bytesRead(), r.reason(), instant(d.lastReportAt));
+        return new DatasetView(
+                d.name,
+                s != null ? s.container() : container(d.name),
+                d.state,
+                sel.expectedFiles(),
+                sel.filesWithCandidate(),
+                sel.missingGuids(),
+                d.objectsReported(),
+                s != null ? s.objects() : sel.objects(),
+                sel.unusedObjects(),
+                d.lateObjects,
+                sel.invalidClaims(),
+                sel.unexpectedGuids(),
+                s != null ? s.expectedEvents() : sel.expectedEvents(),
+                s != null ? s.dspid() : null,
+                s != null ? s.epoch() : null,
+                s != null ? s.signalId() : null,
+                d.resignals,
+                times,
+                outcome);
+    }
+
+    private static String container(String name) {
+        try {
+            return DatasetName.parse(name).container();
+        } catch (IllegalArgumentException e) {
+            return null; // recorded under older naming rules; the view still shows everything else
+        }
+    }
+
+    private static Instant instant(long millis) {
+        return millis < 0 ? null : Instant.ofEpochMilli(millis);
+    }
+}

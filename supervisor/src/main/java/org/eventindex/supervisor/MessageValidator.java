@@ -1,0 +1,271 @@
+package org.eventindex.supervisor;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import org.eventindex.message.ConsumerReport;
+import org.eventindex.message.DatasetManifest;
+import org.eventindex.message.DatasetManifest.ManifestFile;
+import org.eventindex.message.GuidInfo;
+import org.eventindex.message.Json;
+import org.eventindex.message.ProducerInfo;
+import org.eventindex.message.ProducerMessage;
+import org.eventindex.message.S3ObjectUrl;
+import org.eventindex.names.DatasetName;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * Checks every inbound message before anything is recorded. I/O-free and stateless: the same body always gives the
+ * same verdict, and every rejection names the field, dataset or object at fault.
+ */
+final class MessageValidator {
+    private final String allowedBucket;
+
+    MessageValidator(String allowedBucket) {
+        this.allowedBucket = Objects.requireNonNull(allowedBucket, "allowedBucket is null");
+    }
+
+    /** A message of the producer queue: {@code {"type": 1, "ts", "id", "data": {...}}}. */
+    Inbound producer(byte[] body, String brokerMessageId) {
+        JsonNode root;
+        try {
+            root = Json.tree(body);
+        } catch (IOException e) {
+            return reject(RejectReason.BAD_JSON, "body is not JSON: " + original(e), brokerMessageId, null);
+        }
+        if (root == null || !root.isObject()) {
+            return reject(RejectReason.BAD_JSON, "body is not a JSON object", brokerMessageId, null);
+        }
+        String id = text(root, "id");
+        String msgId = id != null ? id : brokerMessageId;
+        JsonNode type = root.get("type");
+        if (type == null || type.isNull()) {
+            return reject(RejectReason.MISSING_FIELD, "field 'type' is missing", msgId, null);
+        }
+        if (!type.isIntegralNumber() || type.asInt() != ProducerMessage.TYPE_OBJECT_STORED) {
+            return reject(RejectReason.WRONG_TYPE, "type is " + type + ", producer messages have type "
+                    + ProducerMessage.TYPE_OBJECT_STORED, msgId, null);
+        }
+        if (id == null) {
+            return reject(RejectReason.MISSING_FIELD, "field 'id' is missing or empty", msgId, null);
+        }
+        JsonNode data = root.get("data");
+        if (data == null || !data.isObject()) {
+            return reject(RejectReason.MISSING_FIELD, "field 'data' is missing or not an object", msgId, null);
+        }
+        String dataset = text(data, "inputDsName");
+        if (dataset == null) {
+            return reject(RejectReason.MISSING_FIELD, "field 'data.inputDsName' is missing or empty", msgId, null);
+        }
+        try {
+            DatasetName.parse(dataset);
+        } catch (IllegalArgumentException e) {
+            return reject(RejectReason.INVALID_DATASET_NAME, "dataset name '" + dataset + "' is invalid: "
+                    + e.getMessage(), msgId, null);
+        }
+        String url = text(data, "url");
+        if (url == null) {
+            return reject(RejectReason.MISSING_FIELD, "field 'data.url' is missing or empty", msgId, dataset);
+        }
+        S3ObjectUrl parsed;
+        try {
+            parsed = S3ObjectUrl.parse(url);
+        } catch (IllegalArgumentException e) {
+            return reject(RejectReason.BAD_URL, e.getMessage(), msgId, dataset);
+        }
+        if (!parsed.bucket().equals(allowedBucket)) {
+            return reject(RejectReason.WRONG_BUCKET, "object " + url + " is in bucket '" + parsed.bucket()
+                    + "', not in the configured bucket '" + allowedBucket + "'", msgId, dataset);
+        }
+        String where = "object " + url;
+        Rejection bad = checkCount(data, "size", "data.size", where, msgId, dataset);
+        if (bad != null) {
+            return new Inbound.Rejected(bad);
+        }
+        JsonNode guids = data.get("guids");
+        if (guids == null || !guids.isArray() || guids.isEmpty()) {
+            return reject(RejectReason.MISSING_FIELD, where + ": field 'data.guids' is missing or empty", msgId,
+                    dataset);
+        }
+        Set<String> seen = new HashSet<>();
+        for (int i = 0; i < guids.size(); i++) {
+            JsonNode g = guids.get(i);
+            String path = "data.guids[" + i + "]";
+            if (!g.isObject()) {
+                return reject(RejectReason.BAD_JSON, where + ": " + path + " is not an object", msgId, dataset);
+            }
+            String guid = text(g, "guid");
+            if (guid == null) {
+                return reject(RejectReason.MISSING_FIELD, where + ": field '" + path + ".guid' is missing or empty",
+                        msgId, dataset);
+            }
+            bad = checkCount(g, "fileno", path + ".fileno", where, msgId, dataset);
+            if (bad == null) {
+                bad = checkCount(g, "nevents", path + ".nevents", where + " GUID " + guid, msgId, dataset);
+            }
+            if (bad != null) {
+                return new Inbound.Rejected(bad);
+            }
+            if (!seen.add(guid)) {
+                return reject(RejectReason.DUPLICATE_GUID, where + " lists GUID " + guid + " twice", msgId, dataset);
+            }
+        }
+        ProducerMessage message;
+        try {
+            message = Json.mapper().treeToValue(root, ProducerMessage.class);
+        } catch (JsonProcessingException e) {
+            return reject(RejectReason.BAD_JSON, where + ": " + original(e), msgId, dataset);
+        }
+        ProducerInfo info = message.data();
+        for (GuidInfo g : info.guids()) {
+            if (g == null) {
+                return reject(RejectReason.BAD_JSON, where + ": a GUID entry is null", msgId, dataset);
+            }
+        }
+        return new Inbound.ObjectStored(id, info);
+    }
+
+    /** A message of the control queue: a manifest, a consumer report or an operator command. */
+    Inbound control(byte[] body, String brokerMessageId) {
+        JsonNode root;
+        try {
+            root = Json.tree(body);
+        } catch (IOException e) {
+            return reject(RejectReason.BAD_JSON, "body is not JSON: " + original(e), brokerMessageId, null);
+        }
+        if (root == null || !root.isObject()) {
+            return reject(RejectReason.BAD_JSON, "body is not a JSON object", brokerMessageId, null);
+        }
+        String type = text(root, "type");
+        if (type == null) {
+            return reject(RejectReason.MISSING_FIELD, "field 'type' is missing or empty", brokerMessageId, null);
+        }
+        return switch (type) {
+            case DatasetManifest.TYPE -> manifest(root, brokerMessageId);
+            case ConsumerReport.TYPE -> report(root, brokerMessageId);
+            case ResignalCommand.TYPE -> resignal(root, brokerMessageId);
+            default -> reject(RejectReason.WRONG_TYPE, "type '" + type + "' is not one of " + DatasetManifest.TYPE
+                    + ", " + ConsumerReport.TYPE + ", " + ResignalCommand.TYPE, brokerMessageId, null);
+        };
+    }
+
+    private Inbound manifest(JsonNode root, String msgId) {
+        String dataset = text(root, "dataset");
+        Inbound bad = checkDatasetName(dataset, "manifest", msgId);
+        if (bad != null) {
+            return bad;
+        }
+        String where = "manifest of dataset " + dataset;
+        JsonNode files = root.get("files");
+        if (files == null || !files.isArray() || files.isEmpty()) {
+            return reject(RejectReason.MISSING_FIELD, where + ": field 'files' is missing or empty", msgId, dataset);
+        }
+        List<ManifestFile> out = new ArrayList<>(files.size());
+        Set<String> seen = new HashSet<>();
+        for (int i = 0; i < files.size(); i++) {
+            JsonNode f = files.get(i);
+            String path = "files[" + i + "]";
+            if (!f.isObject()) {
+                return reject(RejectReason.BAD_JSON, where + ": " + path + " is not an object", msgId, dataset);
+            }
+            String guid = text(f, "guid");
+            if (guid == null) {
+                return reject(RejectReason.MISSING_FIELD, where + ": field '" + path + ".guid' is missing or empty",
+                        msgId, dataset);
+            }
+            long nevents = -1;
+            JsonNode n = f.get("nevents");
+            if (n != null && !n.isNull()) {
+                if (!n.isIntegralNumber() || n.asLong() < -1) {
+                    return reject(RejectReason.INVALID_VALUE, where + ": " + path + ".nevents of GUID " + guid
+                            + " is " + n + "; expected a count >= 0, or -1 when unknown", msgId, dataset);
+                }
+                nevents = n.asLong();
+            }
+            if (!seen.add(guid)) {
+                return reject(RejectReason.DUPLICATE_GUID, where + " lists GUID " + guid + " twice", msgId, dataset);
+            }
+            out.add(new ManifestFile(guid, nevents));
+        }
+        return new Inbound.Manifest(new DatasetManifest(DatasetManifest.TYPE, dataset, List.copyOf(out)));
+    }
+
+    private Inbound report(JsonNode root, String msgId) {
+        String signalId = text(root, "signalId");
+        String dataset = text(root, "dataset");
+        if (signalId == null) {
+            return reject(RejectReason.MISSING_FIELD, "consumer report for dataset " + dataset
+                    + ": field 'signalId' is missing or empty", msgId, dataset);
+        }
+        String status = text(root, "status");
+        if (!ConsumerReport.DONE.equals(status) && !ConsumerReport.FAILED.equals(status)) {
+            return reject(status == null ? RejectReason.MISSING_FIELD : RejectReason.INVALID_VALUE,
+                    "consumer report for signal " + signalId + " (dataset " + dataset + "): status is '" + status
+                            + "', expected " + ConsumerReport.DONE + " or " + ConsumerReport.FAILED, msgId, dataset);
+        }
+        try {
+            return new Inbound.Report(Json.mapper().treeToValue(root, ConsumerReport.class));
+        } catch (JsonProcessingException e) {
+            return reject(RejectReason.BAD_JSON, "consumer report for signal " + signalId + ": " + original(e), msgId,
+                    dataset);
+        }
+    }
+
+    private Inbound resignal(JsonNode root, String msgId) {
+        String dataset = text(root, "dataset");
+        Inbound bad = checkDatasetName(dataset, "resignal command", msgId);
+        return bad != null ? bad : new Inbound.Resignal(dataset);
+    }
+
+    private static Inbound checkDatasetName(String dataset, String what, String msgId) {
+        if (dataset == null) {
+            return reject(RejectReason.MISSING_FIELD, what + ": field 'dataset' is missing or empty", msgId, null);
+        }
+        try {
+            DatasetName.parse(dataset);
+            return null;
+        } catch (IllegalArgumentException e) {
+            return reject(RejectReason.INVALID_DATASET_NAME, what + ": dataset name '" + dataset + "' is invalid: "
+                    + e.getMessage(), msgId, null);
+        }
+    }
+
+    private static Rejection checkCount(JsonNode node, String field, String path, String where, String msgId,
+                                        String dataset) {
+        JsonNode n = node.get(field);
+        if (n == null || n.isNull()) {
+            return new Rejection(RejectReason.MISSING_FIELD, where + ": field '" + path + "' is missing", msgId,
+                    dataset);
+        }
+        if (!n.isIntegralNumber()) {
+            return new Rejection(RejectReason.BAD_JSON, where + ": field '" + path + "' is " + n
+                    + ", not an integer", msgId, dataset);
+        }
+        if (n.asLong() < 0 || !n.canConvertToLong()) {
+            return new Rejection(RejectReason.INVALID_VALUE, where + ": field '" + path + "' is " + n
+                    + "; must be >= 0", msgId, dataset);
+        }
+        return null;
+    }
+
+    private static String text(JsonNode node, String field) {
+        JsonNode n = node.get(field);
+        if (n == null || !n.isTextual() || n.asText().isBlank()) {
+            return null;
+        }
+        return n.asText();
+    }
+
+    private static Inbound reject(RejectReason reason, String detail, String msgId, String dataset) {
+        return new Inbound.Rejected(new Rejection(reason, detail, msgId, dataset));
+    }
+
+    private static String original(IOException e) {
+        return e instanceof JsonProcessingException j ? j.getOriginalMessage() : String.valueOf(e.getMessage());
+    }
+}

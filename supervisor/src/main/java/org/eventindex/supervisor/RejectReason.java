@@ -1,0 +1,34 @@
+package org.eventindex.supervisor;
+
+import java.util.Locale;
+
+/** Why a message was refused; each has its own counter {@code eventindex_supervisor_rejected_<reason>_total}. */
+public enum RejectReason {
+    /** The body is not a JSON object, or a field has the wrong JSON type. */
+    BAD_JSON,
+    /** The {@code type} field names a message this queue does not take. */
+    WRONG_TYPE,
+    /** A required field is absent or empty. */
+    MISSING_FIELD,
+    /** A field is present but out of range (negative count, unknown status...). */
+    INVALID_VALUE,
+    /** The dataset name does not follow {@code project.run.stream.prodStep.dataType.version[_tid/_sub]}. */
+    INVALID_DATASET_NAME,
+    /** The object URL is not {@code s3://host:port/bucket/key}. */
+    BAD_URL,
+    /** The object URL names a bucket other than the configured one. */
+    WRONG_BUCKET,
+    /** A GUID is listed twice in one message. */
+    DUPLICATE_GUID,
+    /** A different manifest for a dataset that was already signalled. */
+    MANIFEST_CONFLICT,
+    /** An operator command names a dataset the supervisor does not know. */
+    UNKNOWN_DATASET,
+    /** An operator command does not apply to the dataset's current state. */
+    WRONG_STATE;
+
+    /** The counter of this reason. */
+    public String metricName() {
+        return "eventindex_supervisor_rejected_" + name().toLowerCase(Locale.ROOT) + "_total";
+    }
+}

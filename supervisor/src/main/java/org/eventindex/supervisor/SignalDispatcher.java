@@ -1,0 +1,136 @@
+package org.eventindex.supervisor;
+
+import org.eventindex.message.ConsumerSignal;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * Sends journalled signals on one background thread, retrying each with doubling waits (capped) until the broker
+ * accepts it, then reports it sent. A signal already waiting is not queued twice. Sending is decoupled from message
+ * handling so that a broker hiccup never makes the supervisor NACK (dead-letter) the message that completed a dataset.
+ */
+final class SignalDispatcher implements SignalOutbox, AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(SignalDispatcher.class);
+
+    /** Sends one signal; returns once the broker has accepted it. */
+    @FunctionalInterface
+    interface Transport {
+        void send(ConsumerSignal signal) throws IOException;
+    }
+
+    private final Transport transport;
+    private final Consumer<ConsumerSignal> onSent;
+    private final Runnable onFailure;
+    private final Duration initialBackoff;
+    private final Duration maxBackoff;
+    private final ScheduledExecutorService executor;
+    private final Set<String> pending = new HashSet<>();
+
+    /**
+     * @param onSent    called on the dispatcher thread after each accepted send
+     * @param onFailure called on the dispatcher thread after each failed attempt (for metrics)
+     */
+    SignalDispatcher(Transport transport, Consumer<ConsumerSignal> onSent, Runnable onFailure,
+                     Duration initialBackoff, Duration maxBackoff) {
+        this.transport = Objects.requireNonNull(transport, "transport is null");
+        this.onSent = Objects.requireNonNull(onSent, "onSent is null");
+        this.onFailure = Objects.requireNonNull(onFailure, "onFailure is null");
+        this.initialBackoff = Objects.requireNonNull(initialBackoff, "initialBackoff is null");
+        this.maxBackoff = Objects.requireNonNull(maxBackoff, "maxBackoff is null");
+        ScheduledThreadPoolExecutor ex = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "supervisor-signal-sender");
+            t.setDaemon(true);
+            return t;
+        });
+        // On close, waiting retries are dropped (the journal still says "planned": they are sent after restart).
+        ex.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        ex.setContinueExistingPeriodicTasksAfterShutdownPolicy(false);
+        this.executor = ex;
+    }
+
+    @Override
+    public void submit(ConsumerSignal signal) {
+        Objects.requireNonNull(signal, "signal is null");
+        synchronized (pending) {
+            if (!pending.add(signal.signalId())) {
+                return;
+            }
+        }
+        schedule(signal, 1, Duration.ZERO);
+    }
+
+    /** Signals accepted by {@link #submit} and not yet sent. */
+    int pending() {
+        synchronized (pending) {
+            return pending.size();
+        }
+    }
+
+    private void schedule(ConsumerSignal signal, int attempt, Duration delay) {
+        try {
+            executor.schedule(() -> attempt(signal, attempt), delay.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            LOG.info("dataset {}: signal {} not sent because the supervisor is stopping; it is sent after restart",
+                    signal.dataset(), signal.signalId());
+        }
+    }
+
+    private void attempt(ConsumerSignal signal, int attempt) {
+        try {
+            transport.send(signal);
+        } catch (IOException | RuntimeException e) {
+            onFailure.run();
+            Duration wait = backoff(attempt);
+            LOG.warn("dataset {}: sending signal {} failed (attempt {}): {}; retrying in {}", signal.dataset(),
+                    signal.signalId(), attempt, e.getMessage(), wait);
+            schedule(signal, attempt + 1, wait);
+            return;
+        }
+        synchronized (pending) {
+            pending.remove(signal.signalId());
+        }
+        onSent.accept(signal);
+    }
+
+    /** initial * 2^(attempt-1), capped. */
+    Duration backoff(int attempt) {
+        Duration d = initialBackoff;
+        for (int i = 1; i < attempt && d.compareTo(maxBackoff) < 0; i++) {
+            d = d.multipliedBy(2);
+        }
+        return d.compareTo(maxBackoff) > 0 ? maxBackoff : d;
+    }
+
+    /**
+     * Idempotent. Drops waiting retries, lets a send in progress finish for up to {@code grace}, then interrupts it;
+     * an unconfirmed signal stays planned in the journal and is sent again after a restart.
+     */
+    void close(Duration grace) {
+        executor.shutdown();
+        try {
+            if (!executor.awaitTermination(grace.toMillis(), TimeUnit.MILLISECONDS)) {
+                LOG.warn("signal send still in progress after {}; interrupting it", grace);
+                executor.shutdownNow();
+            }
+        } catch (InterruptedException e) {
+            executor.shutdownNow();
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public void close() {
+        close(Duration.ofSeconds(30));
+    }
+}

@@ -1,0 +1,253 @@
+package org.eventindex.supervisor;
+
+import org.eventindex.message.ConsumerSignal;
+import org.eventindex.message.Json;
+import org.eventindex.ops.Metrics;
+import org.eventindex.ops.OpsHttpServer;
+import org.eventindex.stomp.StompMessage;
+import org.eventindex.stomp.StompQueueWorker;
+import org.eventindex.stomp.StompSender;
+import org.eventindex.stomp.StompSettings;
+import org.eventindex.supervisor.journal.Journal;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.time.Clock;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The supervisor daemon's lifecycle owner: wires the journal, the engine, the signal sender, the two queue workers and
+ * the operations HTTP server, starts them in order and stops them in reverse.
+ * <p>
+ * {@link #start()} replays the journal (the durable state) before consuming anything, re-plans datasets that were
+ * complete at the crash and re-sends signals that were planned but not confirmed sent. {@link #stop()} is
+ * idempotent. The read-only views ({@link #dataset}, {@link #datasets}) are safe to call from any thread.
+ */
+public final class Supervisor implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Supervisor.class);
+
+    private final SupervisorConfig config;
+    private final Clock clock;
+    private final Metrics metricsRegistry = new Metrics();
+    private final SupervisorMetrics metrics = new SupervisorMetrics(metricsRegistry);
+    private final AtomicBoolean started = new AtomicBoolean();
+    private final AtomicBoolean stopped = new AtomicBoolean();
+    private final AtomicBoolean halted = new AtomicBoolean();
+
+    private volatile Journal journal;
+    private volatile SupervisorEngine engine;
+    private volatile StompSender sender;
+    private volatile SignalDispatcher dispatcher;
+    private volatile StompQueueWorker producerWorker;
+    private volatile StompQueueWorker controlWorker;
+    private volatile OpsHttpServer http;
+
+    public Supervisor(SupervisorConfig config, Clock clock) {
+        this.config = Objects.requireNonNull(config, "config is null");
+        this.clock = Objects.requireNonNull(clock, "clock is null");
+    }
+
+    /**
+     * Replays the journal, then starts sending, consuming and serving HTTP. Returns without waiting for the broker:
+     * the workers connect (and reconnect) in the background; {@code /ready} says when both are subscribed.
+     *
+     * @throws IOException           when the journal cannot be opened or replayed, or the HTTP port is taken
+     * @throws IllegalStateException when called twice
+     */
+    public void start() throws IOException {
+        if (stopped.get() || !started.compareAndSet(false, true)) {
+            throw new IllegalStateException("supervisor already started or stopped; a Supervisor starts once");
+        }
+        try {
+            SupervisorState state = new SupervisorState();
+            journal = Journal.open(config.journalDir(), state::apply);
+            Journal.ReplaySummary replay = journal.replaySummary();
+            LOG.info("journal {} replayed: {} entries, {} datasets{}", journal.file(), replay.entries(),
+                    state.all().size(), replay.tornBytesTruncated() > 0
+                            ? ", torn last line of " + replay.tornBytesTruncated() + " bytes truncated" : "");
+            StompSettings stomp = config.stompSettings();
+            sender = new StompSender(stomp);
+            dispatcher = new SignalDispatcher(this::sendSignal, s -> engine.onSignalSent(s),
+                    metrics.signalSendFailures::inc, config.signalRetryInitial(), config.signalRetryMax());
+            Quarantine quarantine = config.quarantine().<Quarantine>map(q -> (source, r, body) ->
+                    sender.send(q, body, quarantineHeaders(source, r))).orElse(Quarantine.NONE);
+            engine = new SupervisorEngine(journal, state, new MessageValidator(config.s3Bucket()), dispatcher,
+                    quarantine, metrics, clock, config.kuduEpoch(), config.producerQueue(), config.controlQueue());
+            engine.recover();
+
+            http = new OpsHttpServer(config.httpHost(), config.httpPort(), metricsRegistry, this::readiness);
+            http.jsonTree("/datasets", this::datasetsResource);
+            http.start();
+
+            producerWorker = new StompQueueWorker("supervisor-producer", stomp, config.producerQueue(),
+                    config.prefetch(), m -> handle(m, true));
+            controlWorker = new StompQueueWorker("supervisor-control", stomp, config.controlQueue(),
+                    config.prefetch(), m -> handle(m, false));
+            producerWorker.start();
+            controlWorker.start();
+            LOG.info("supervisor started: {}; ops HTTP on port {}", config, http.port());
+        } catch (IOException | RuntimeException e) {
+            stop();
+            throw e;
+        }
+    }
+
+    /** Stops consuming (waiting for the messages in progress), sending and serving, and closes the journal. */
+    public void stop() {
+        if (!stopped.compareAndSet(false, true)) {
+            return;
+        }
+        stopWorkers();
+        SignalDispatcher d = dispatcher;
+        if (d != null) {
+            d.close(config.shutdownGrace());
+        }
+        closeQuietly("STOMP sender", sender);
+        closeQuietly("ops HTTP server", http);
+        closeQuietly("journal", journal);
+        LOG.info("supervisor stopped");
+    }
+
+    @Override
+    public void close() {
+        stop();
+    }
+
+    /** The operations HTTP port (useful when configured as 0). */
+    public int httpPort() {
+        OpsHttpServer h = http;
+        if (h == null) {
+            throw new IllegalStateException("supervisor not started");
+        }
+        return h.port();
+    }
+
+    /** The dataset's current state, or empty when the supervisor has never heard of it (or is not started). */
+    public Optional<DatasetView> dataset(String name) {
+        Objects.requireNonNull(name, "name is null");
+        SupervisorEngine e = engine;
+        return e == null ? Optional.empty() : e.dataset(name);
+    }
+
+    /** Every known dataset, sorted by name. */
+    public List<DatasetView> datasets() {
+        SupervisorEngine e = engine;
+        return e == null ? List.of() : e.datasets();
+    }
+
+    /** Whether the supervisor is consuming both queues with a working journal, and if not why. */
+    public OpsHttpServer.Readiness readiness() {
+        SupervisorEngine e = engine;
+        if (e == null || stopped.get()) {
+            return OpsHttpServer.Readiness.notReady(stopped.get() ? "stopped" : "starting");
+        }
+        Optional<String> failure = e.failure();
+        if (failure.isPresent()) {
+            return OpsHttpServer.Readiness.notReady("journal failed, consuming halted: " + failure.get());
+        }
+        if (!isConnected(producerWorker)) {
+            return OpsHttpServer.Readiness.notReady("not subscribed to " + config.producerQueue());
+        }
+        if (!isConnected(controlWorker)) {
+            return OpsHttpServer.Readiness.notReady("not subscribed to " + config.controlQueue());
+        }
+        return OpsHttpServer.Readiness.ok();
+    }
+
+    /** The counters served at {@code /metrics}. */
+    public Metrics metrics() {
+        return metricsRegistry;
+    }
+
+    private Object datasetsResource(String rest) {
+        if (rest.isEmpty()) {
+            return datasets().stream().map(DatasetSummary::of).toList();
+        }
+        return dataset(rest).orElse(null);
+    }
+
+    private void handle(StompMessage m, boolean producerQueue) throws Exception {
+        try {
+            if (producerQueue) {
+                engine.onProducerMessage(m.body(), m.messageId());
+            } else {
+                engine.onControlMessage(m.body(), m.messageId());
+            }
+        } catch (IOException e) {
+            if (engine.failure().isPresent()) {
+                halt(e);
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * The journal cannot be written: stop consuming so that messages wait in the broker instead of being
+     * dead-lettered one by one. Done on another thread because this runs inside a worker's handler.
+     */
+    private void halt(IOException cause) {
+        if (halted.compareAndSet(false, true)) {
+            LOG.error("journal {} failed ({}); the supervisor stops consuming. Fix the disk, restart the supervisor,"
+                    + " and re-drive the one message the broker dead-lettered", journal.file(), cause.getMessage());
+            Thread t = new Thread(this::stopWorkers, "supervisor-halt");
+            t.setDaemon(true);
+            t.start();
+        }
+    }
+
+    private void stopWorkers() {
+        StompQueueWorker p = producerWorker;
+        StompQueueWorker c = controlWorker;
+        if (p != null) {
+            p.stop(config.shutdownGrace());
+        }
+        if (c != null) {
+            c.stop(config.shutdownGrace());
+        }
+    }
+
+    private void sendSignal(ConsumerSignal signal) throws IOException {
+        Map<String, String> headers = new LinkedHashMap<>();
+        headers.put("content-type", "application/json");
+        headers.put("eventindex-signal-id", signal.signalId());
+        headers.put("eventindex-dataset", signal.dataset());
+        sender.send(config.consumerQueue(), Json.write(signal), headers);
+    }
+
+    private static Map<String, String> quarantineHeaders(String source, Rejection r) {
+        Map<String, String> h = new LinkedHashMap<>();
+        h.put("eventindex-source-queue", source);
+        h.put("eventindex-reject-reason", r.reason().name());
+        h.put("eventindex-reject-detail", oneLine(r.detail()));
+        if (r.messageId() != null) {
+            h.put("eventindex-original-id", oneLine(r.messageId()));
+        }
+        return h;
+    }
+
+    private static String oneLine(String s) {
+        String t = s.replaceAll("[\\r\\n]+", " ");
+        return t.length() > 1000 ? t.substring(0, 1000) + "..." : t;
+    }
+
+    private static boolean isConnected(StompQueueWorker w) {
+        return w != null && w.isConnected();
+    }
+
+    private static void closeQuietly(String what, AutoCloseable c) {
+        if (c == null) {
+            return;
+        }
+        try {
+            c.close();
+        } catch (Exception e) {
+            LOG.warn("closing the {} failed: {}", what, e.toString());
+        }
+    }
+}

@@ -1,0 +1,64 @@
+package org.eventindex.supervisor;
+
+import org.eventindex.ops.Metrics;
+
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.Objects;
+
+/** The supervisor's counters (process lifetime; a restart starts them at 0, the journal keeps the history). */
+final class SupervisorMetrics {
+    private static final String P = "eventindex_supervisor_";
+
+    final Metrics.Counter producerMessages;
+    final Metrics.Counter controlMessages;
+    final Metrics.Counter rejected;
+    final Metrics.Counter objects;
+    final Metrics.Counter lateObjects;
+    final Metrics.Counter duplicateMessages;
+    final Metrics.Counter manifests;
+    final Metrics.Counter signalsPlanned;
+    final Metrics.Counter signalsSent;
+    final Metrics.Counter signalSendFailures;
+    final Metrics.Counter reportsDone;
+    final Metrics.Counter reportsFailed;
+    final Metrics.Counter reportsUnknown;
+    final Metrics.Counter resignals;
+    final Metrics.Counter quarantineFailures;
+    private final Map<RejectReason, Metrics.Counter> byReason = new EnumMap<>(RejectReason.class);
+    private final Metrics metrics;
+
+    SupervisorMetrics(Metrics metrics) {
+        this.metrics = Objects.requireNonNull(metrics, "metrics is null");
+        producerMessages = metrics.counter(P + "producer_messages_total", "Messages received on the producer queue.");
+        controlMessages = metrics.counter(P + "control_messages_total", "Messages received on the control queue.");
+        rejected = metrics.counter(P + "rejected_total", "Messages refused (journalled and acknowledged).");
+        objects = metrics.counter(P + "objects_total", "Objects recorded (first message of each id).");
+        lateObjects = metrics.counter(P + "late_objects_total",
+                "Objects reported after their dataset was signalled (recorded, never read).");
+        duplicateMessages = metrics.counter(P + "duplicate_messages_total",
+                "Re-sent producer messages (same id or same object) and re-sent identical manifests.");
+        manifests = metrics.counter(P + "manifests_total", "Manifests registered.");
+        signalsPlanned = metrics.counter(P + "signals_planned_total", "Datasets found complete and signalled.");
+        signalsSent = metrics.counter(P + "signals_sent_total", "Signals the broker accepted (including re-sends).");
+        signalSendFailures = metrics.counter(P + "signal_send_failures_total", "Signal send attempts that failed.");
+        reportsDone = metrics.counter(P + "reports_done_total", "Consumer reports DONE for a known signal.");
+        reportsFailed = metrics.counter(P + "reports_failed_total", "Consumer reports FAILED for a known signal.");
+        reportsUnknown = metrics.counter(P + "reports_unknown_total", "Consumer reports for unknown signal ids.");
+        resignals = metrics.counter(P + "resignals_total", "Operator re-signal commands carried out.");
+        quarantineFailures = metrics.counter(P + "quarantine_failures_total",
+                "Rejected messages that could not be copied to the quarantine queue.");
+        for (RejectReason r : RejectReason.values()) {
+            byReason.put(r, metrics.counter(r.metricName(), "Messages refused because: " + r.name() + "."));
+        }
+    }
+
+    void rejected(RejectReason reason) {
+        rejected.inc();
+        byReason.get(reason).inc();
+    }
+
+    Metrics registry() {
+        return metrics;
+    }
+}

@@ -1,0 +1,95 @@
+package org.eventindex.supervisor.journal;
+
+import com.fasterxml.jackson.annotation.JsonSubTypes;
+import com.fasterxml.jackson.annotation.JsonTypeInfo;
+import org.eventindex.message.ConsumerReport;
+import org.eventindex.message.ConsumerSignal;
+import org.eventindex.message.DatasetManifest;
+import org.eventindex.message.ProducerInfo;
+
+import java.util.Objects;
+
+/**
+ * One fact the supervisor recorded. The supervisor's whole state is a pure function of the sequence of these events
+ * (see {@code SupervisorState#apply}); each is stored as one JSON line with a {@code "type"} discriminator.
+ * New event types may be added; existing ones only gain optional fields, so old journals stay readable.
+ */
+@JsonTypeInfo(use = JsonTypeInfo.Id.NAME, include = JsonTypeInfo.As.PROPERTY, property = "type")
+@JsonSubTypes({
+        @JsonSubTypes.Type(value = JournalEvent.ObjectReported.class, name = "OBJECT_REPORTED"),
+        @JsonSubTypes.Type(value = JournalEvent.ManifestRegistered.class, name = "MANIFEST_REGISTERED"),
+        @JsonSubTypes.Type(value = JournalEvent.SignalPlanned.class, name = "SIGNAL_PLANNED"),
+        @JsonSubTypes.Type(value = JournalEvent.SignalSent.class, name = "SIGNAL_SENT"),
+        @JsonSubTypes.Type(value = JournalEvent.ReportReceived.class, name = "REPORT_RECEIVED"),
+        @JsonSubTypes.Type(value = JournalEvent.ResignalRequested.class, name = "RESIGNAL_REQUESTED"),
+        @JsonSubTypes.Type(value = JournalEvent.MessageRejected.class, name = "MESSAGE_REJECTED"),
+})
+public sealed interface JournalEvent {
+
+    /**
+     * A producer stored an object for a dataset (validated; the first message with this id).
+     *
+     * @param messageId the producer message's {@code id}, the idempotency key
+     */
+    record ObjectReported(String messageId, ProducerInfo info) implements JournalEvent {
+        public ObjectReported {
+            Objects.requireNonNull(messageId, "messageId is null");
+            Objects.requireNonNull(info, "info is null");
+        }
+    }
+
+    /** The files a dataset must contain (replaces an earlier manifest of a dataset not yet signalled). */
+    record ManifestRegistered(DatasetManifest manifest) implements JournalEvent {
+        public ManifestRegistered {
+            Objects.requireNonNull(manifest, "manifest is null");
+        }
+    }
+
+    /** A dataset is complete; this exact signal (dspid and epoch assigned) is to be sent, and re-sent unchanged. */
+    record SignalPlanned(ConsumerSignal signal) implements JournalEvent {
+        public SignalPlanned {
+            Objects.requireNonNull(signal, "signal is null");
+        }
+    }
+
+    /** The broker acknowledged (receipt) the signal on the consumer queue. */
+    record SignalSent(String dataset, String signalId) implements JournalEvent {
+        public SignalSent {
+            Objects.requireNonNull(dataset, "dataset is null");
+            Objects.requireNonNull(signalId, "signalId is null");
+        }
+    }
+
+    /** A consumer reported the outcome of a signal (also recorded when the signal id is unknown). */
+    record ReportReceived(ConsumerReport report) implements JournalEvent {
+        public ReportReceived {
+            Objects.requireNonNull(report, "report is null");
+        }
+    }
+
+    /** An operator asked for the dataset's signal to be sent again, unchanged. */
+    record ResignalRequested(String dataset, String signalId) implements JournalEvent {
+        public ResignalRequested {
+            Objects.requireNonNull(dataset, "dataset is null");
+            Objects.requireNonNull(signalId, "signalId is null");
+        }
+    }
+
+    /**
+     * A message was refused (and acknowledged, so it does not block its queue).
+     *
+     * @param queue     where it came from
+     * @param messageId its JSON {@code id} if it had one, else the broker's message-id
+     * @param reason    a {@code RejectReason} name
+     * @param dataset   the dataset it named, if it could be read
+     * @param body      the message body (truncated to a bounded size)
+     */
+    record MessageRejected(String queue, String messageId, String reason, String detail, String dataset, String body)
+            implements JournalEvent {
+        public MessageRejected {
+            Objects.requireNonNull(queue, "queue is null");
+            Objects.requireNonNull(reason, "reason is null");
+            Objects.requireNonNull(detail, "detail is null");
+        }
+    }
+}

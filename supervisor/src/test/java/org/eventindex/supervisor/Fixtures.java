@@ -1,0 +1,101 @@
+package org.eventindex.supervisor;
+
+import org.eventindex.message.ConsumerReport;
+import org.eventindex.message.DatasetManifest;
+import org.eventindex.message.DatasetManifest.ManifestFile;
+import org.eventindex.message.GuidInfo;
+import org.eventindex.message.Json;
+import org.eventindex.message.ProducerInfo;
+import org.eventindex.message.ProducerMessage;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/** Messages and clocks for the supervisor's tests. */
+final class Fixtures {
+    static final String BUCKET = "eventindex";
+    static final String DATASET = "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1824_tid12345678_00";
+    static final String CONTAINER = "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1824";
+
+    private Fixtures() {
+    }
+
+    static String url(String name) {
+        return "s3://rgw.example:7480/" + BUCKET + "/G/12345678/" + name + ".ei.spb";
+    }
+
+    static GuidInfo guid(String guid, int fileno, long nevents) {
+        return new GuidInfo(guid, fileno, nevents, nevents, 1, 2, "f838", "physics_Main", "data17_13TeV",
+                Map.of("327636", List.of(1L, 1000L)));
+    }
+
+    static ProducerInfo info(String dataset, String url, GuidInfo... guids) {
+        long events = 0;
+        for (GuidInfo g : guids) {
+            events += g.nevents();
+        }
+        return new ProducerInfo(1000, 5000, "1", "12345678.G", "4000001.1", 10, 20, dataset, events, events,
+                guids.length, "uuid-" + url.hashCode(), 30, url, List.of(guids));
+    }
+
+    static byte[] producerMessage(String id, ProducerInfo info) {
+        return Json.write(new ProducerMessage(ProducerMessage.TYPE_OBJECT_STORED, 1_600_000_000_000L, id, info));
+    }
+
+    static DatasetManifest manifest(String dataset, ManifestFile... files) {
+        return new DatasetManifest(DatasetManifest.TYPE, dataset, List.of(files));
+    }
+
+    static ManifestFile file(String guid, long nevents) {
+        return new ManifestFile(guid, nevents);
+    }
+
+    static ConsumerReport done(String signalId, String dataset, long events) {
+        return new ConsumerReport(ConsumerReport.TYPE, signalId, dataset, "consumer-1", ConsumerReport.DONE,
+                "/eventindex/datasets/" + CONTAINER + "/" + dataset + ".ei.spb", events, events, 0, 2, 2000, 1500,
+                null, 1_600_000_000_000L);
+    }
+
+    static ConsumerReport failed(String signalId, String dataset, String reason) {
+        return new ConsumerReport(ConsumerReport.TYPE, signalId, dataset, "consumer-1", ConsumerReport.FAILED,
+                null, 0, 0, 0, 0, 0, 100, reason, 1_600_000_000_000L);
+    }
+
+    static Candidate candidate(String name, long seq, GuidInfo... guids) {
+        return new Candidate(url(name), 1000, seq, new ArrayList<>(List.of(guids)));
+    }
+
+    /** A clock tests move by hand. */
+    static final class ManualClock extends Clock {
+        private Instant now;
+
+        ManualClock(Instant start) {
+            this.now = start;
+        }
+
+        void advance(Duration d) {
+            now = now.plus(d);
+        }
+
+        @Override
+        public ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(ZoneId zone) {
+            return this;
+        }
+
+        @Override
+        public Instant instant() {
+            return now;
+        }
+    }
+}

@@ -1,0 +1,179 @@
+package org.eventindex.supervisor;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.eventindex.message.ConsumerReport;
+import org.eventindex.message.DatasetManifest;
+import org.eventindex.message.Json;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.function.Consumer;
+
+import static org.eventindex.supervisor.Fixtures.BUCKET;
+import static org.eventindex.supervisor.Fixtures.DATASET;
+import static org.eventindex.supervisor.Fixtures.file;
+import static org.eventindex.supervisor.Fixtures.guid;
+import static org.eventindex.supervisor.Fixtures.info;
+import static org.eventindex.supervisor.Fixtures.manifest;
+import static org.eventindex.supervisor.Fixtures.producerMessage;
+import static org.eventindex.supervisor.Fixtures.url;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class MessageValidatorTest {
+    private final MessageValidator validator = new MessageValidator(BUCKET);
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** A valid producer message changed by {@code edit} (on its JSON tree; "data" and "data.guids[0]" are handy). */
+    private static byte[] producerWith(Consumer<ObjectNode> edit) {
+        try {
+            ObjectNode root = (ObjectNode) Json.tree(producerMessage("id-1", info(DATASET, url("a"), guid("G1", 0, 10))));
+            edit.accept(root);
+            return Json.mapper().writeValueAsBytes(root);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static ObjectNode data(ObjectNode root) {
+        return (ObjectNode) root.get("data");
+    }
+
+    private static ObjectNode firstGuid(ObjectNode root) {
+        return (ObjectNode) root.get("data").get("guids").get(0);
+    }
+
+    private Rejection rejectedProducer(byte[] body) {
+        return assertInstanceOf(Inbound.Rejected.class, validator.producer(body, "broker-1")).rejection();
+    }
+
+    private Rejection rejectedControl(byte[] body) {
+        return assertInstanceOf(Inbound.Rejected.class, validator.control(body, "broker-2")).rejection();
+    }
+
+    private static void assertReason(RejectReason reason, String detailPart, Rejection r) {
+        assertEquals(reason, r.reason(), r.detail());
+        assertTrue(r.detail().contains(detailPart), "'" + r.detail() + "' should mention '" + detailPart + "'");
+    }
+
+    @Test
+    void validProducerMessageIsAccepted() {
+        Inbound in = validator.producer(producerMessage("id-1", info(DATASET, url("a"), guid("G1", 0, 10))), "b");
+        Inbound.ObjectStored o = assertInstanceOf(Inbound.ObjectStored.class, in);
+        assertEquals("id-1", o.messageId());
+        assertEquals(DATASET, o.info().inputDsName());
+        assertEquals(10, o.info().guids().get(0).nevents());
+    }
+
+    @Test
+    void producerMessageThatIsNotJson() {
+        Rejection r = rejectedProducer(bytes("{\"type\": 1, "));
+        assertReason(RejectReason.BAD_JSON, "not JSON", r);
+        assertEquals("broker-1", r.messageId());
+        assertReason(RejectReason.BAD_JSON, "not a JSON object", rejectedProducer(bytes("[1,2]")));
+    }
+
+    @Test
+    void producerMessageOfAnotherType() {
+        assertReason(RejectReason.WRONG_TYPE, "type is 2", rejectedProducer(producerWith(m -> m.put("type", 2))));
+        assertReason(RejectReason.WRONG_TYPE, "type is \"1\"", rejectedProducer(producerWith(m -> m.put("type", "1"))));
+        assertReason(RejectReason.MISSING_FIELD, "'type'", rejectedProducer(producerWith(m -> m.remove("type"))));
+    }
+
+    @Test
+    void producerMessageWithMissingFields() {
+        assertReason(RejectReason.MISSING_FIELD, "'id'", rejectedProducer(producerWith(m -> m.put("id", ""))));
+        assertReason(RejectReason.MISSING_FIELD, "'data'", rejectedProducer(bytes("{\"type\":1,\"id\":\"x\"}")));
+        assertReason(RejectReason.MISSING_FIELD, "data.inputDsName",
+                rejectedProducer(producerWith(m -> data(m).putNull("inputDsName"))));
+        assertReason(RejectReason.MISSING_FIELD, "data.url", rejectedProducer(producerWith(m -> data(m).remove("url"))));
+        assertReason(RejectReason.MISSING_FIELD, "data.guids", rejectedProducer(producerWith(m -> data(m).putArray("guids"))));
+        assertReason(RejectReason.MISSING_FIELD, "data.size", rejectedProducer(producerWith(m -> data(m).remove("size"))));
+        assertReason(RejectReason.MISSING_FIELD, "data.guids[0].nevents",
+                rejectedProducer(producerWith(m -> firstGuid(m).remove("nevents"))));
+    }
+
+    @Test
+    void producerMessageWithInvalidValues() {
+        Rejection r = rejectedProducer(producerWith(m -> firstGuid(m).put("nevents", -3)));
+        assertReason(RejectReason.INVALID_VALUE, "GUID G1", r);
+        assertEquals(DATASET, r.dataset());
+        assertEquals("id-1", r.messageId());
+        assertReason(RejectReason.BAD_JSON, "not an integer",
+                rejectedProducer(producerWith(m -> firstGuid(m).put("fileno", "zero"))));
+    }
+
+    @Test
+    void producerMessageWithAnInvalidDatasetName() {
+        Rejection r = rejectedProducer(producerWith(m -> data(m).put("inputDsName", "not-a-dataset")));
+        assertReason(RejectReason.INVALID_DATASET_NAME, "not-a-dataset", r);
+    }
+
+    @Test
+    void producerMessageWithABadOrForeignUrl() {
+        assertReason(RejectReason.BAD_URL, "must start with s3://",
+                rejectedProducer(producerWith(m -> data(m).put("url", "http://h:1/eventindex/k"))));
+        assertReason(RejectReason.BAD_URL, "host:port",
+                rejectedProducer(producerWith(m -> data(m).put("url", "s3://h/eventindex/k"))));
+        Rejection r = rejectedProducer(producerWith(m -> data(m).put("url", "s3://h:1/otherbucket/k")));
+        assertReason(RejectReason.WRONG_BUCKET, "otherbucket", r);
+        assertTrue(r.detail().contains("s3://h:1/otherbucket/k"), r.detail());
+    }
+
+    @Test
+    void producerMessageListingAGuidTwice() {
+        byte[] body = producerMessage("id-1", info(DATASET, url("a"), guid("G1", 0, 10), guid("G1", 1, 10)));
+        assertReason(RejectReason.DUPLICATE_GUID, "G1", rejectedProducer(body));
+    }
+
+    @Test
+    void manifestIsNormalisedAndChecked() {
+        Inbound in = validator.control(bytes("{\"type\":\"manifest\",\"dataset\":\"" + DATASET
+                + "\",\"files\":[{\"guid\":\"G1\",\"nevents\":10},{\"guid\":\"G2\"}]}"), "b");
+        DatasetManifest m = assertInstanceOf(Inbound.Manifest.class, in).manifest();
+        assertEquals(List.of(file("G1", 10), file("G2", -1)), m.files());
+
+        assertReason(RejectReason.MISSING_FIELD, "'files'",
+                rejectedControl(Json.write(new DatasetManifest("manifest", DATASET, List.of()))));
+        assertReason(RejectReason.INVALID_DATASET_NAME, "a.b",
+                rejectedControl(Json.write(manifest("a.b", file("G1", 1)))));
+        assertReason(RejectReason.DUPLICATE_GUID, "G1",
+                rejectedControl(Json.write(manifest(DATASET, file("G1", 1), file("G1", 1)))));
+        assertReason(RejectReason.INVALID_VALUE, "G1",
+                rejectedControl(Json.write(manifest(DATASET, file("G1", -2)))));
+        assertReason(RejectReason.MISSING_FIELD, "files[0].guid",
+                rejectedControl(Json.write(manifest(DATASET, file("", 1)))));
+    }
+
+    @Test
+    void reportsNeedASignalIdAndAKnownStatus() {
+        ConsumerReport ok = Fixtures.done("sig-1", DATASET, 10);
+        assertEquals(ok, assertInstanceOf(Inbound.Report.class, validator.control(Json.write(ok), "b")).report());
+
+        ConsumerReport noId = new ConsumerReport("report", "", DATASET, "c", "DONE", null, 0, 0, 0, 0, 0, 0, null, 0);
+        assertReason(RejectReason.MISSING_FIELD, "signalId", rejectedControl(Json.write(noId)));
+        ConsumerReport odd = new ConsumerReport("report", "s", DATASET, "c", "MAYBE", null, 0, 0, 0, 0, 0, 0, null, 0);
+        assertReason(RejectReason.INVALID_VALUE, "MAYBE", rejectedControl(Json.write(odd)));
+    }
+
+    @Test
+    void controlMessagesOfUnknownTypeOrWithoutType() {
+        assertReason(RejectReason.WRONG_TYPE, "'consolidate'", rejectedControl(bytes("{\"type\":\"consolidate\"}")));
+        assertReason(RejectReason.MISSING_FIELD, "'type'", rejectedControl(bytes("{\"dataset\":\"x\"}")));
+        assertReason(RejectReason.BAD_JSON, "not JSON", rejectedControl(bytes("\u0000\u0001")));
+    }
+
+    @Test
+    void resignalCommandNeedsAValidDataset() {
+        assertEquals(DATASET, assertInstanceOf(Inbound.Resignal.class,
+                validator.control(Json.write(ResignalCommand.of(DATASET)), "b")).dataset());
+        assertReason(RejectReason.MISSING_FIELD, "'dataset'", rejectedControl(bytes("{\"type\":\"resignal\"}")));
+    }
+}

@@ -1,0 +1,214 @@
+package org.eventindex.supervisor;
+
+import org.eventindex.message.ConsumerSignal;
+import org.eventindex.message.Json;
+import org.eventindex.message.Queues;
+import org.eventindex.message.SignalObject;
+import org.eventindex.stomp.StompConnection;
+import org.eventindex.stomp.StompEndpoint;
+import org.eventindex.stomp.StompMessage;
+import org.eventindex.stomp.StompSender;
+import org.eventindex.stomp.StompSettings;
+import org.eventindex.testing.Await;
+import org.eventindex.testing.EmbeddedBroker;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import static org.eventindex.supervisor.Fixtures.DATASET;
+import static org.eventindex.supervisor.Fixtures.file;
+import static org.eventindex.supervisor.Fixtures.guid;
+import static org.eventindex.supervisor.Fixtures.info;
+import static org.eventindex.supervisor.Fixtures.manifest;
+import static org.eventindex.supervisor.Fixtures.producerMessage;
+import static org.eventindex.supervisor.Fixtures.url;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The supervisor against a real (embedded ActiveMQ) broker: producer messages in, one signal out, restart. */
+class SupervisorBrokerTest {
+    private static final Duration TIMEOUT = Duration.ofSeconds(60);
+    private static final String SECOND = "data18_13TeV.00350000.physics_Main.merge.AOD.f900_m2000";
+
+    @TempDir
+    Path dir;
+
+    private EmbeddedBroker broker;
+    private StompSender sender;
+    private StompConnection consumer;
+    private final BlockingQueue<ConsumerSignal> signals = new LinkedBlockingQueue<>();
+    private Supervisor supervisor;
+
+    @BeforeEach
+    void startBroker() throws IOException {
+        broker = EmbeddedBroker.start(dir.resolve("broker"));
+        StompSettings settings = StompSettings.of(StompEndpoint.parseList(broker.stompEndpoints()), null, null);
+        sender = new StompSender(settings);
+        consumer = StompConnection.connect(settings);
+        consumer.subscribe(Queues.CONSUMER, 10, new StompConnection.Listener() {
+            @Override
+            public void onMessage(StompMessage m) {
+                try {
+                    signals.add(Json.read(m.body(), ConsumerSignal.class));
+                    consumer.ack(m);
+                } catch (IOException e) {
+                    throw new AssertionError("unreadable signal " + new String(m.body(), StandardCharsets.UTF_8), e);
+                }
+            }
+        });
+    }
+
+    @AfterEach
+    void stopAll() {
+        if (supervisor != null) {
+            supervisor.stop();
+        }
+        consumer.close();
+        sender.close();
+        broker.close();
+    }
+
+    private Supervisor startSupervisor() throws IOException {
+        Properties p = new Properties();
+        p.setProperty(SupervisorConfig.BROKERS, broker.stompEndpoints());
+        p.setProperty(SupervisorConfig.JOURNAL_DIR, dir.resolve("journal").toString());
+        p.setProperty(SupervisorConfig.HTTP_HOST, "127.0.0.1");
+        p.setProperty(SupervisorConfig.HTTP_PORT, "0");
+        p.setProperty(SupervisorConfig.SIGNAL_RETRY_INITIAL, "100ms");
+        p.setProperty(SupervisorConfig.SIGNAL_RETRY_MAX, "1s");
+        p.setProperty(SupervisorConfig.SHUTDOWN_GRACE, "10s");
+        Supervisor s = new Supervisor(SupervisorConfig.fromProperties(p, Map.of()), Clock.systemUTC());
+        s.start();
+        Await.until("supervisor subscribed to both queues", TIMEOUT, () -> s.readiness().ready());
+        return s;
+    }
+
+    private void produce(String id, String dataset, String object, org.eventindex.message.GuidInfo... guids)
+            throws IOException {
+        sender.send(Queues.SUPERVISOR, producerMessage(id, info(dataset, url(object), guids)), Map.of());
+    }
+
+    private ConsumerSignal nextSignal() throws InterruptedException {
+        ConsumerSignal s = signals.poll(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+        assertNotNull(s, "no signal on " + Queues.CONSUMER + " within " + TIMEOUT);
+        return s;
+    }
+
+    private HttpResponse<String> get(String path) throws IOException, InterruptedException {
+        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                URI.create("http://127.0.0.1:" + supervisor.httpPort() + path)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    private int registerManifestWithCli(Object manifest) throws IOException {
+        Path file = dir.resolve("manifest-" + System.nanoTime() + ".json");
+        Files.write(file, Json.write(manifest));
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = SupervisorMain.run(new String[] {"register-manifest", "--brokers", broker.stompEndpoints(),
+                "--file", file.toString()}, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8), Map.of());
+        assertEquals("", err.toString(StandardCharsets.UTF_8));
+        return code;
+    }
+
+    @Test
+    void oneSignalPerCompleteDatasetThenDoneAndRestartKeepsEverything() throws Exception {
+        supervisor = startSupervisor();
+
+        produce("m1", DATASET, "first", guid("G1", 0, 10), guid("G2", 1, 20), guid("G3", 2, 3));
+        produce("m1", DATASET, "first", guid("G1", 0, 10), guid("G2", 1, 20), guid("G3", 2, 3));
+        produce("m2", DATASET, "full-retry", guid("G1", 0, 10), guid("G2", 1, 20), guid("G3", 2, 30));
+        sender.send(Queues.SUPERVISOR, "not json at all".getBytes(StandardCharsets.UTF_8), Map.of());
+        assertEquals(0, registerManifestWithCli(manifest(DATASET, file("G1", 10), file("G2", 20), file("G3", 30))));
+
+        ConsumerSignal s = nextSignal();
+        assertEquals(DATASET, s.dataset());
+        assertEquals(Fixtures.CONTAINER, s.container());
+        assertEquals(List.of(new SignalObject(url("first"), 1000, List.of("G1", "G2"), 30),
+                new SignalObject(url("full-retry"), 1000, List.of("G3"), 30)), s.objects());
+        assertEquals(60, s.expectedEvents());
+        assertEquals(1, s.dspid());
+
+        Await.until("signal confirmed sent", TIMEOUT,
+                () -> supervisor.dataset(DATASET).orElseThrow().state() == DatasetState.SIGNALLED);
+        sender.send(Queues.SUPERVISOR_CONTROL, Json.write(Fixtures.done(s.signalId(), DATASET, 60)), Map.of());
+        Await.until("dataset DONE", TIMEOUT,
+                () -> supervisor.dataset(DATASET).orElseThrow().state() == DatasetState.DONE);
+
+        assertEquals(200, get("/ready").statusCode());
+        HttpResponse<String> one = get("/datasets/" + DATASET);
+        assertEquals(200, one.statusCode());
+        assertTrue(one.body().contains("\"state\":\"DONE\""), one.body());
+        assertTrue(one.body().contains("\"traversalTime\":\"PT"), one.body());
+        assertEquals(404, get("/datasets/" + DATASET + "_sub0000000001").statusCode());
+        assertTrue(get("/datasets").body().contains(DATASET));
+        String metrics = get("/metrics").body();
+        assertTrue(metrics.contains("eventindex_supervisor_signals_sent_total 1"), metrics);
+        assertTrue(metrics.contains("eventindex_supervisor_rejected_bad_json_total 1"), metrics);
+        assertTrue(metrics.contains("eventindex_supervisor_duplicate_messages_total 1"), metrics);
+        Await.until("producer queue drained", TIMEOUT, () -> broker.queueSize(Queues.SUPERVISOR) == 0);
+        assertEquals(0, broker.queueSize(EmbeddedBroker.DLQ), "nothing may be dead-lettered");
+
+        DatasetView before = supervisor.dataset(DATASET).orElseThrow();
+        supervisor.stop();
+        supervisor = startSupervisor();
+
+        assertEquals(before, supervisor.dataset(DATASET).orElseThrow());
+        produce("m3", DATASET, "late", guid("G1", 0, 10));
+        // A second dataset completes after the restart: its signal must be the next one on the queue, which proves
+        // the first dataset's signal was not sent again (a re-send happens at start, before anything else).
+        produce("n1", SECOND, "second", guid("H1", 0, 5));
+        assertEquals(0, registerManifestWithCli(manifest(SECOND, file("H1", 5))));
+        ConsumerSignal next = nextSignal();
+        assertEquals(SECOND, next.dataset());
+        assertEquals(2, next.dspid());
+        assertEquals(List.of(url("late")), supervisor.dataset(DATASET).orElseThrow().lateObjects());
+        assertEquals(DatasetState.DONE, supervisor.dataset(DATASET).orElseThrow().state());
+        assertTrue(signals.isEmpty(), "unexpected extra signal " + signals.peek());
+    }
+
+    @Test
+    void signalPlannedButNotConfirmedBeforeACrashIsSentAgainUnchanged() throws Exception {
+        supervisor = startSupervisor();
+        produce("m1", DATASET, "only", guid("G1", 0, 10));
+        assertEquals(0, registerManifestWithCli(manifest(DATASET, file("G1", 10))));
+        ConsumerSignal first = nextSignal();
+        Await.until("signal confirmed sent", TIMEOUT,
+                () -> supervisor.dataset(DATASET).orElseThrow().state() == DatasetState.SIGNALLED);
+        supervisor.stop();
+
+        // A crash after the broker took the signal but before SIGNAL_SENT reached the journal: drop that last line.
+        Path journal = dir.resolve("journal").resolve(org.eventindex.supervisor.journal.Journal.FILE_NAME);
+        List<String> lines = Files.readAllLines(journal);
+        assertTrue(lines.get(lines.size() - 1).contains("\"SIGNAL_SENT\""), lines.get(lines.size() - 1));
+        Files.write(journal, lines.subList(0, lines.size() - 1));
+
+        supervisor = startSupervisor();
+        ConsumerSignal again = nextSignal();
+        assertEquals(first, again);
+        Await.until("re-sent signal confirmed", TIMEOUT,
+                () -> supervisor.dataset(DATASET).orElseThrow().state() == DatasetState.SIGNALLED);
+    }
+}

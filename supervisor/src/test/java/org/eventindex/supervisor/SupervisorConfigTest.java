@@ -1,0 +1,129 @@
+package org.eventindex.supervisor;
+
+import org.eventindex.message.Queues;
+import org.eventindex.stomp.StompEndpoint;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class SupervisorConfigTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void defaults() throws IOException {
+        SupervisorConfig c = SupervisorConfig.fromProperties(new Properties(), Map.of());
+
+        assertEquals(List.of(new StompEndpoint("localhost", 61613)), c.brokers());
+        assertEquals("", c.stompUser());
+        assertNull(c.stompPassword());
+        assertEquals(Queues.SUPERVISOR, c.producerQueue());
+        assertEquals(Queues.SUPERVISOR_CONTROL, c.controlQueue());
+        assertEquals(Queues.CONSUMER, c.consumerQueue());
+        assertTrue(c.quarantine().isEmpty());
+        assertEquals(50, c.prefetch());
+        assertEquals(Path.of("supervisor-journal"), c.journalDir());
+        assertEquals("eventindex", c.s3Bucket());
+        assertEquals("0.0.0.0", c.httpHost());
+        assertEquals(8082, c.httpPort());
+        assertEquals(1, c.kuduEpoch());
+        assertEquals(Duration.ofSeconds(1), c.signalRetryInitial());
+        assertEquals(Duration.ofMinutes(1), c.signalRetryMax());
+        assertEquals(Duration.ofSeconds(30), c.shutdownGrace());
+        assertNull(c.stompSettings().login());
+    }
+
+    @Test
+    void everyKeyMapsToItsField() throws IOException {
+        Path secret = dir.resolve("stomp.password");
+        Files.writeString(secret, "s3cret\n");
+        Properties p = new Properties();
+        p.setProperty(SupervisorConfig.BROKERS, "mq1:61613, mq2:61614");
+        p.setProperty(SupervisorConfig.STOMP_USER, "ei");
+        p.setProperty(SupervisorConfig.STOMP_PASSWORD_FILE, secret.toString());
+        p.setProperty(SupervisorConfig.QUEUE_PRODUCER, "/queue/p");
+        p.setProperty(SupervisorConfig.QUEUE_CONTROL, "/queue/c");
+        p.setProperty(SupervisorConfig.QUEUE_CONSUMER, "/queue/s");
+        p.setProperty(SupervisorConfig.QUEUE_QUARANTINE, "/queue/q");
+        p.setProperty(SupervisorConfig.QUEUE_PREFETCH, "7");
+        p.setProperty(SupervisorConfig.JOURNAL_DIR, "/var/lib/ei");
+        p.setProperty(SupervisorConfig.S3_BUCKET, "b2");
+        p.setProperty(SupervisorConfig.HTTP_HOST, "127.0.0.1");
+        p.setProperty(SupervisorConfig.HTTP_PORT, "0");
+        p.setProperty(SupervisorConfig.KUDU_EPOCH, "4");
+        p.setProperty(SupervisorConfig.SIGNAL_RETRY_INITIAL, "250ms");
+        p.setProperty(SupervisorConfig.SIGNAL_RETRY_MAX, "PT2M");
+        p.setProperty(SupervisorConfig.SHUTDOWN_GRACE, "5s");
+
+        SupervisorConfig c = SupervisorConfig.fromProperties(p, Map.of(SupervisorConfig.ENV_STOMP_PASSWORD, "ignored"));
+
+        assertEquals(List.of(new StompEndpoint("mq1", 61613), new StompEndpoint("mq2", 61614)), c.brokers());
+        assertEquals("ei", c.stompSettings().login());
+        assertEquals("s3cret", c.stompPassword());
+        assertEquals("/queue/p", c.producerQueue());
+        assertEquals("/queue/c", c.controlQueue());
+        assertEquals("/queue/s", c.consumerQueue());
+        assertEquals("/queue/q", c.quarantine().orElseThrow());
+        assertEquals(7, c.prefetch());
+        assertEquals(Path.of("/var/lib/ei"), c.journalDir());
+        assertEquals("b2", c.s3Bucket());
+        assertEquals("127.0.0.1", c.httpHost());
+        assertEquals(0, c.httpPort());
+        assertEquals(4, c.kuduEpoch());
+        assertEquals(Duration.ofMillis(250), c.signalRetryInitial());
+        assertEquals(Duration.ofMinutes(2), c.signalRetryMax());
+        assertEquals(Duration.ofSeconds(5), c.shutdownGrace());
+        assertFalse(c.toString().contains("s3cret"), c.toString());
+        assertEquals(16, SupervisorConfig.KEYS.size(), "a key was added: map it in this test and in the docs");
+    }
+
+    @Test
+    void passwordFromTheEnvironmentWhenNoFile() throws IOException {
+        SupervisorConfig c = SupervisorConfig.fromProperties(new Properties(),
+                Map.of(SupervisorConfig.ENV_STOMP_PASSWORD, " pw "));
+        assertEquals("pw", c.stompPassword());
+    }
+
+    @Test
+    void errorsNameTheKey() {
+        assertKeyError(SupervisorConfig.KUDU_EPOCH, "-1");
+        assertKeyError(SupervisorConfig.HTTP_PORT, "http");
+        assertKeyError(SupervisorConfig.SIGNAL_RETRY_INITIAL, "soon");
+        assertKeyError(SupervisorConfig.QUEUE_CONSUMER, "atlas.consumer");
+        assertKeyError(SupervisorConfig.QUEUE_PREFETCH, "0");
+        assertKeyError("supervisor.kudu.epohc", "1");
+        assertKeyError(SupervisorConfig.QUEUE_CONSUMER, Queues.SUPERVISOR);
+    }
+
+    private static void assertKeyError(String key, String value) {
+        Properties p = new Properties();
+        p.setProperty(key, value);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> SupervisorConfig.fromProperties(p, Map.of()));
+        assertTrue(e.getMessage().contains(key) || e.getMessage().contains(value), e.getMessage());
+    }
+
+    @Test
+    void docsListEveryKeyWithItsDefault() throws IOException {
+        Path doc = Path.of("..", "docs", "supervisor.md");
+        String text = Files.readString(doc);
+        for (SupervisorConfig.Key k : SupervisorConfig.KEYS) {
+            String def = k.defaultValue().isEmpty() ? "(empty)" : "`" + k.defaultValue() + "`";
+            String row = "| `" + k.name() + "` | " + def + " |";
+            assertTrue(text.contains(row), doc + " lacks the row starting " + row);
+        }
+    }
+}

@@ -1,0 +1,329 @@
+package org.eventindex.supervisor;
+
+import org.eventindex.message.ConsumerSignal;
+import org.eventindex.message.DatasetManifest;
+import org.eventindex.message.Json;
+import org.eventindex.message.SignalObject;
+import org.eventindex.ops.Metrics;
+import org.eventindex.supervisor.journal.Journal;
+import org.eventindex.supervisor.journal.JournalEntry;
+import org.eventindex.supervisor.journal.JournalEvent;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.eventindex.supervisor.Fixtures.BUCKET;
+import static org.eventindex.supervisor.Fixtures.CONTAINER;
+import static org.eventindex.supervisor.Fixtures.DATASET;
+import static org.eventindex.supervisor.Fixtures.file;
+import static org.eventindex.supervisor.Fixtures.guid;
+import static org.eventindex.supervisor.Fixtures.info;
+import static org.eventindex.supervisor.Fixtures.manifest;
+import static org.eventindex.supervisor.Fixtures.producerMessage;
+import static org.eventindex.supervisor.Fixtures.url;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class SupervisorEngineTest {
+    private static final String PRODUCER_Q = "/queue/p";
+    private static final String CONTROL_Q = "/queue/c";
+    private static final String OTHER = "mc16_13TeV.361107.PowhegPythia8EvtGen_Zmumu.merge.AOD.e3601_s3126";
+
+    @TempDir
+    Path dir;
+
+    private final Fixtures.ManualClock clock = new Fixtures.ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
+    private final List<ConsumerSignal> outbox = new ArrayList<>();
+    private final List<Rejection> quarantined = new ArrayList<>();
+    private Metrics registry;
+    private Journal journal;
+    private SupervisorEngine engine;
+
+    @BeforeEach
+    void open() throws IOException {
+        registry = new Metrics();
+        SupervisorState state = new SupervisorState();
+        journal = Journal.open(dir, state::apply);
+        engine = new SupervisorEngine(journal, state, new MessageValidator(BUCKET), outbox::add,
+                (queue, r, body) -> quarantined.add(r), new SupervisorMetrics(registry), clock, 1, PRODUCER_Q,
+                CONTROL_Q);
+        engine.recover();
+    }
+
+    @AfterEach
+    void close() throws IOException {
+        journal.close();
+    }
+
+    private void restart() throws IOException {
+        journal.close();
+        outbox.clear();
+        open();
+    }
+
+    private void producer(String id, String object, org.eventindex.message.GuidInfo... guids) throws IOException {
+        engine.onProducerMessage(producerMessage(id, info(DATASET, url(object), guids)), "b-" + id);
+    }
+
+    private void control(Object message) throws IOException {
+        engine.onControlMessage(Json.write(message), "broker-id");
+    }
+
+    private DatasetView view() {
+        return engine.dataset(DATASET).orElseThrow();
+    }
+
+    private long counter(String name) {
+        return registry.value("eventindex_supervisor_" + name + "_total");
+    }
+
+    private ConsumerSignal completeDataset() throws IOException {
+        control(manifest(DATASET, file("G1", 10), file("G2", 20), file("G3", 30)));
+        producer("m1", "a", guid("G1", 0, 10), guid("G2", 1, 20), guid("G3", 2, 7));
+        producer("m2", "b", guid("G3", 0, 30));
+        assertEquals(1, outbox.size());
+        return outbox.get(0);
+    }
+
+    @Test
+    void datasetIsSignalledOnceWhenEveryManifestFileHasAValidObject() throws IOException {
+        control(manifest(DATASET, file("G1", 10), file("G2", 20), file("G3", 30)));
+        producer("m1", "a", guid("G1", 0, 10), guid("G2", 1, 20), guid("G3", 2, 7));
+        assertEquals(List.of(), outbox);
+        assertEquals(DatasetState.COLLECTING, view().state());
+        assertEquals(2, view().filesWithCandidate());
+        assertEquals(List.of("G3"), view().missingGuids());
+
+        producer("m2", "b", guid("G3", 0, 30));
+        producer("m3", "c", guid("G1", 0, 10));
+
+        assertEquals(1, outbox.size());
+        ConsumerSignal s = outbox.get(0);
+        assertEquals(DATASET, s.dataset());
+        assertEquals(CONTAINER, s.container());
+        assertEquals(1, s.dspid());
+        assertEquals(1, s.epoch());
+        assertEquals(60, s.expectedEvents());
+        assertEquals(List.of(new SignalObject(url("a"), 1000, List.of("G1", "G2"), 30),
+                new SignalObject(url("b"), 1000, List.of("G3"), 30)), s.objects());
+
+        DatasetView v = view();
+        assertEquals(DatasetState.SIGNAL_PLANNED, v.state());
+        assertEquals(s.signalId(), v.signalId());
+        assertEquals(List.of(url("c")), v.lateObjects());
+        assertEquals(List.of(new InvalidClaim(url("a"), "G3", 30, 7)), v.invalidClaims());
+        assertEquals(3, v.objectsReported());
+        assertEquals(1, counter("signals_planned"));
+        assertEquals(1, counter("late_objects"));
+
+        engine.onSignalSent(s);
+        assertEquals(DatasetState.SIGNALLED, view().state());
+        assertEquals(clock.instant(), view().times().signalSentAt());
+    }
+
+    @Test
+    void manifestArrivingLastCompletesTheDataset() throws IOException {
+        producer("m1", "a", guid("G1", 0, 10));
+        producer("m2", "b", guid("G1", 0, 10));
+        assertEquals(-1, view().expectedFiles());
+        assertEquals(List.of(url("b")), view().duplicateObjects());
+
+        control(manifest(DATASET, file("G1", 10)));
+
+        assertEquals(1, outbox.size());
+        assertEquals(List.of(url("a")), outbox.get(0).objects().stream().map(SignalObject::url).toList());
+        assertEquals(List.of(url("b")), view().duplicateObjects());
+    }
+
+    @Test
+    void resentProducerMessageIsRecordedOnce() throws IOException {
+        producer("m1", "a", guid("G1", 0, 10));
+        long seq = journal.lastSeq();
+        producer("m1", "a", guid("G1", 0, 10));
+        engine.onProducerMessage(producerMessage("m2", info(DATASET, url("a"), guid("G1", 0, 10))), "x");
+
+        assertEquals(seq, journal.lastSeq());
+        assertEquals(1, view().objectsReported());
+        assertEquals(1, counter("objects"));
+        assertEquals(2, counter("duplicate_messages"));
+    }
+
+    @Test
+    void lateObjectOfASignalledDatasetIsRecordedButNeverResignals() throws IOException {
+        ConsumerSignal s = completeDataset();
+        producer("m9", "retry", guid("G1", 0, 10), guid("G2", 1, 20), guid("G3", 2, 30));
+
+        assertEquals(List.of(s), outbox);
+        assertEquals(List.of(url("retry")), view().lateObjects());
+        assertEquals(s.objects(), view().selectedObjects());
+    }
+
+    @Test
+    void doneReportEndsTheDatasetWithCountsAndTraversalTime() throws IOException {
+        ConsumerSignal s = completeDataset();
+        engine.onSignalSent(s);
+        clock.advance(Duration.ofHours(2));
+        control(Fixtures.done(s.signalId(), DATASET, 60));
+
+        DatasetView v = view();
+        assertEquals(DatasetState.DONE, v.state());
+        assertEquals(Duration.ofHours(2), v.times().traversalTime());
+        assertEquals(60, v.consumer().eventsWritten());
+        assertEquals("consumer-1", v.consumer().consumer());
+        assertEquals(1, counter("reports_done"));
+
+        String json = new String(Json.write(v), StandardCharsets.UTF_8);
+        assertTrue(json.contains("\"traversalTime\":\"PT2H\""), json);
+        assertTrue(json.contains("\"firstObjectAt\":\"2026-01-01T00:00:00Z\""), json);
+    }
+
+    @Test
+    void failedReportThenOperatorResignalSendsTheSameSignal() throws IOException {
+        ConsumerSignal s = completeDataset();
+        engine.onSignalSent(s);
+        control(Fixtures.failed(s.signalId(), DATASET, "object s3://x/y unreadable"));
+        assertEquals(DatasetState.FAILED_CONSUMER, view().state());
+        assertEquals("object s3://x/y unreadable", view().consumer().reason());
+
+        control(ResignalCommand.of(DATASET));
+
+        assertEquals(List.of(s, s), outbox);
+        assertEquals(DatasetState.SIGNAL_PLANNED, view().state());
+        assertEquals(1, view().resignals());
+        control(Fixtures.done(s.signalId(), DATASET, 60));
+        assertEquals(DatasetState.DONE, view().state());
+    }
+
+    @Test
+    void resignalOfACollectingOrUnknownDatasetIsRejected() throws IOException {
+        producer("m1", "a", guid("G1", 0, 10));
+        control(ResignalCommand.of(DATASET));
+        control(ResignalCommand.of(OTHER));
+
+        assertEquals(List.of(RejectReason.WRONG_STATE, RejectReason.UNKNOWN_DATASET),
+                quarantined.stream().map(Rejection::reason).toList());
+        assertEquals(List.of(), outbox);
+    }
+
+    @Test
+    void reportForAnUnknownSignalIsRecordedAndIgnored() throws IOException {
+        long seq = journal.lastSeq();
+        control(Fixtures.done("no-such-signal", DATASET, 1));
+
+        assertEquals(seq + 1, journal.lastSeq());
+        assertEquals(1, counter("reports_unknown"));
+        assertTrue(engine.dataset(DATASET).isEmpty());
+    }
+
+    @Test
+    void restartRebuildsStateAndResendsOnlyUnconfirmedSignals() throws IOException {
+        ConsumerSignal sent = completeDataset();
+        engine.onSignalSent(sent);
+        control(manifest(OTHER, file("H1", 5)));
+        engine.onProducerMessage(producerMessage("o1", info(OTHER, url("o"), guid("H1", 0, 5))), "b");
+        ConsumerSignal unsent = outbox.get(1);
+        DatasetView before = view();
+
+        restart();
+
+        assertEquals(List.of(unsent), outbox);
+        assertEquals(before, view());
+        assertEquals(DatasetState.SIGNAL_PLANNED, engine.dataset(OTHER).orElseThrow().state());
+        assertEquals(2, unsent.dspid());
+
+        // Ids, dspids and idempotency survive the restart.
+        producer("m1", "a", guid("G1", 0, 10));
+        assertEquals(1, counter("duplicate_messages"));
+        String third = "data18_13TeV.00350000.physics_Main.merge.AOD.f900_m2000";
+        control(manifest(third, file("K1", 1)));
+        engine.onProducerMessage(producerMessage("t1", info(third, url("t"), guid("K1", 0, 1))), "b");
+        assertEquals(3, outbox.get(1).dspid());
+    }
+
+    @Test
+    void datasetCompleteAtTheCrashButNotYetPlannedIsPlannedOnRecovery() throws IOException {
+        journal.append(List.of(
+                new JournalEvent.ManifestRegistered(manifest(DATASET, file("G1", 10))),
+                new JournalEvent.ObjectReported("m1", info(DATASET, url("a"), guid("G1", 0, 10)))), clock.millis());
+        restart();
+
+        assertEquals(1, outbox.size());
+        assertEquals(DatasetState.SIGNAL_PLANNED, view().state());
+        String id = outbox.get(0).signalId();
+        restart();
+        assertEquals(id, outbox.get(0).signalId());
+    }
+
+    @Test
+    void badMessagesAreJournalledCountedAndQuarantined() throws IOException {
+        engine.onProducerMessage("{".getBytes(StandardCharsets.UTF_8), "broker-7");
+        engine.onProducerMessage(producerMessage("m1", info(DATASET, "s3://h:1/elsewhere/k", guid("G1", 0, 1))), "b");
+
+        List<JournalEntry> entries = new ArrayList<>();
+        journal.close();
+        Journal.open(dir, entries::add).close();
+        open();
+        List<String> reasons = entries.stream().map(JournalEntry::event)
+                .map(e -> ((JournalEvent.MessageRejected) e).reason()).toList();
+        assertEquals(List.of("BAD_JSON", "WRONG_BUCKET"), reasons);
+        assertEquals(List.of("broker-7", "m1"), quarantined.stream().map(Rejection::messageId).toList());
+        assertTrue(engine.dataset(DATASET).isEmpty());
+    }
+
+    @Test
+    void failingQuarantineDoesNotFailTheMessage() throws IOException {
+        SupervisorState state = new SupervisorState();
+        journal.close();
+        journal = Journal.open(dir, state::apply);
+        engine = new SupervisorEngine(journal, state, new MessageValidator(BUCKET), outbox::add,
+                (q, r, b) -> { throw new IOException("broker down"); }, new SupervisorMetrics(registry), clock, 1,
+                PRODUCER_Q, CONTROL_Q);
+
+        engine.onControlMessage("nonsense".getBytes(StandardCharsets.UTF_8), "b");
+
+        assertEquals(1, counter("rejected"));
+        assertEquals(1, counter("rejected_bad_json"));
+        assertEquals(1, counter("quarantine_failures"));
+    }
+
+    @Test
+    void manifestChangesAreTakenUntilSignalledThenRefused() throws IOException {
+        control(manifest(DATASET, file("G1", 10), file("G2", 20)));
+        control(manifest(DATASET, file("G1", 10)));
+        assertEquals(1, view().expectedFiles());
+        long seq = journal.lastSeq();
+        control(manifest(DATASET, file("G1", 10)));
+        assertEquals(seq, journal.lastSeq());
+
+        producer("m1", "a", guid("G1", 0, 10));
+        assertEquals(1, outbox.size());
+        control(manifest(DATASET, file("G1", 10), file("G2", 20)));
+
+        assertEquals(List.of(RejectReason.MANIFEST_CONFLICT), quarantined.stream().map(Rejection::reason).toList());
+        assertEquals(1, view().expectedFiles());
+        assertEquals(1, outbox.size());
+    }
+
+    @Test
+    void summaryListsEveryDataset() throws IOException {
+        producer("m1", "a", guid("G1", 0, 10));
+        DatasetSummary s = DatasetSummary.of(view());
+        assertEquals(DATASET, s.name());
+        assertEquals(DatasetState.COLLECTING, s.state());
+        assertNull(s.dspid());
+        assertEquals(1, engine.datasets().size());
+        DatasetManifest m = manifest(OTHER, file("H1", 1));
+        control(m);
+        assertEquals(List.of(DATASET, OTHER), engine.datasets().stream().map(DatasetView::name).toList());
+    }
+}

@@ -1,0 +1,78 @@
+package org.eventindex.supervisor;
+
+import org.eventindex.message.Json;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+
+import static org.eventindex.supervisor.Fixtures.DATASET;
+import static org.eventindex.supervisor.Fixtures.file;
+import static org.eventindex.supervisor.Fixtures.manifest;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class SupervisorMainTest {
+    @TempDir
+    Path dir;
+
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+    private int run(String... args) {
+        return SupervisorMain.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8), Map.of());
+    }
+
+    private String err() {
+        return err.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void usageErrorsExitWith2() {
+        assertEquals(2, run());
+        assertEquals(2, run("frobnicate"));
+        assertEquals(2, run("run"));
+        assertTrue(err().contains("--config is required"), err());
+        assertEquals(2, run("register-manifest", "--brokers"));
+        assertTrue(err().contains("--brokers needs a value"), err());
+    }
+
+    @Test
+    void configKeysListsEveryKey() {
+        assertEquals(0, run("config-keys"));
+        for (SupervisorConfig.Key k : SupervisorConfig.KEYS) {
+            assertTrue(out.toString(StandardCharsets.UTF_8).contains(k.name()), k.name());
+        }
+    }
+
+    @Test
+    void invalidManifestIsRefusedBeforeAnythingIsSent() throws IOException {
+        Path f = dir.resolve("m.json");
+        Files.write(f, Json.write(manifest(DATASET, file("G1", 1), file("G1", 1))));
+        // No broker listens on port 1: the manifest must be refused before any connection is tried.
+        assertEquals(1, run("register-manifest", "--brokers", "127.0.0.1:1", "--file", f.toString()));
+        assertTrue(err().contains("DUPLICATE_GUID") && err().contains(f.toString()), err());
+    }
+
+    @Test
+    void missingManifestFileIsNamed() {
+        Path f = dir.resolve("absent.json");
+        assertEquals(1, run("register-manifest", "--brokers", "127.0.0.1:1", "--file", f.toString()));
+        assertTrue(err().contains("cannot read manifest " + f), err());
+    }
+
+    @Test
+    void unreadableConfigurationIsNamed() throws IOException {
+        Path cfg = dir.resolve("supervisor.properties");
+        Files.writeString(cfg, "supervisor.kudu.epoch = minus one\n");
+        assertEquals(1, run("run", "--config", cfg.toString()));
+        assertTrue(err().contains("supervisor.kudu.epoch") && err().contains(cfg.toString()), err());
+    }
+}
