@@ -42,7 +42,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 final class PipelineE2EIT {
     @TempDir
-    java.nio.file.Path work;
+    static java.nio.file.Path work;
 
     private EmbeddedStack stack;
     private PipelineRun pipeline;

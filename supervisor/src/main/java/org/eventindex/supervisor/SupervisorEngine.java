@@ -232,9 +232,12 @@ final class SupervisorEngine {
             return;
         }
         DatasetState s = d.get().state;
-        if (s != DatasetState.SIGNALLED && s != DatasetState.FAILED_CONSUMER) {
+        // DONE is allowed: an operator re-runs a dataset (e.g. its HDFS file was lost); consumers make it a no-op
+        // when nothing is missing, since the signal is unchanged.
+        if (s != DatasetState.SIGNALLED && s != DatasetState.FAILED_CONSUMER && s != DatasetState.DONE) {
             reject(controlQueue, new Rejection(RejectReason.WRONG_STATE, "resignal: dataset " + name + " is " + s
-                    + "; only SIGNALLED or FAILED_CONSUMER datasets can be re-signalled", brokerMessageId, name), body);
+                    + "; only SIGNALLED, FAILED_CONSUMER or DONE datasets can be re-signalled", brokerMessageId,
+                    name), body);
             return;
         }
         ConsumerSignal signal = d.get().signal;

@@ -205,6 +205,20 @@ class SupervisorEngineTest {
     }
 
     @Test
+    void resignalOfADoneDatasetSendsTheSameSignalAgain() throws IOException {
+        ConsumerSignal s = completeDataset();
+        engine.onSignalSent(s);
+        control(Fixtures.done(s.signalId(), DATASET, 60));
+        assertEquals(DatasetState.DONE, view().state());
+
+        control(ResignalCommand.of(DATASET));
+
+        assertEquals(List.of(s, s), outbox);
+        assertEquals(1, view().resignals());
+        assertEquals(List.of(), quarantined);
+    }
+
+    @Test
     void resignalOfACollectingOrUnknownDatasetIsRejected() throws IOException {
         producer("m1", "a", guid("G1", 0, 10));
         control(ResignalCommand.of(DATASET));
