@@ -15,6 +15,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import javax.net.ssl.SSLHandshakeException;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSocket;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,6 +37,7 @@ final class StompHandshake {
     static StompConnection connect(StompSettings settings) throws IOException {
         List<String> failures = new ArrayList<>();
         IOException last = null;
+        int tlsFailures = 0;
         for (StompEndpoint ep : settings.endpoints()) {
             InetAddress[] addresses;
             try {
@@ -52,13 +56,21 @@ final class StompHandshake {
                     }
                     failures.add(e.getMessage());
                     last = e;
+                } catch (SSLHandshakeException e) {
+                    failures.add(ep + " (" + address.getHostAddress() + "): TLS handshake failed: "
+                            + StompConnection.describe(e));
+                    last = e;
+                    tlsFailures++;
                 } catch (IOException e) {
                     failures.add(ep + " (" + address.getHostAddress() + "): " + StompConnection.describe(e));
                     last = e;
                 }
             }
         }
-        throw new StompException("no STOMP broker accepted a connection: " + String.join("; ", failures), false, last);
+        // When every broker answered but none passed the TLS check, retrying cannot help: the trust store is wrong.
+        boolean trust = tlsFailures > 0 && tlsFailures == failures.size();
+        throw new StompException("no STOMP broker accepted a connection: " + String.join("; ", failures)
+                + (trust ? " (check the trust store: no broker certificate was trusted)" : ""), trust, last);
     }
 
     private static StompConnection open(StompSettings settings, StompEndpoint ep, InetAddress address)
@@ -70,6 +82,9 @@ final class StompHandshake {
             socket.setKeepAlive(true);
             socket.connect(new InetSocketAddress(address, ep.port()), timeoutMs);
             socket.setSoTimeout(timeoutMs);
+            if (settings.tls() != null) {
+                socket = startTls(settings, ep, socket);
+            }
             InputStream in = new BufferedInputStream(socket.getInputStream(), 64 * 1024);
             OutputStream out = new BufferedOutputStream(socket.getOutputStream(), 64 * 1024);
             long hb = settings.heartbeat().toMillis();
@@ -111,6 +126,16 @@ final class StompHandshake {
             }
             throw e;
         }
+    }
+
+    /** Layers TLS over a connected socket; the certificate must match the endpoint's host name (or IP). */
+    private static Socket startTls(StompSettings settings, StompEndpoint ep, Socket plain) throws IOException {
+        SSLSocket ssl = (SSLSocket) settings.tls().createSocket(plain, ep.host(), ep.port(), true);
+        SSLParameters parameters = ssl.getSSLParameters();
+        parameters.setEndpointIdentificationAlgorithm("HTTPS");
+        ssl.setSSLParameters(parameters);
+        ssl.startHandshake();
+        return ssl;
     }
 
     private static long[] parseHeartbeat(String value) {

@@ -3,13 +3,18 @@ package org.eventindex.stomp;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import javax.net.ssl.SSLSocketFactory;
 
 /**
  * How to reach the brokers. Every endpoint (and every address its host name resolves to) is tried in order.
  * The passcode is never printed by {@link #toString()}.
+ *
+ * @param tls when not null, every connection is TLS ({@code stomp+ssl}) through this factory, with the broker's
+ *            certificate checked against the endpoint's host name; null means plain TCP
  */
 public record StompSettings(List<StompEndpoint> endpoints, String login, String passcode,
-                            Duration connectTimeout, Duration receiptTimeout, Duration heartbeat) {
+                            Duration connectTimeout, Duration receiptTimeout, Duration heartbeat,
+                            SSLSocketFactory tls) {
 
     public StompSettings {
         endpoints = List.copyOf(Objects.requireNonNull(endpoints, "endpoints is null"));
@@ -21,6 +26,17 @@ public record StompSettings(List<StompEndpoint> endpoints, String login, String 
         Objects.requireNonNull(heartbeat, "heartbeat is null");
     }
 
+    /** Plain TCP settings (no TLS). */
+    public StompSettings(List<StompEndpoint> endpoints, String login, String passcode,
+                         Duration connectTimeout, Duration receiptTimeout, Duration heartbeat) {
+        this(endpoints, login, passcode, connectTimeout, receiptTimeout, heartbeat, null);
+    }
+
+    /** The same settings over TLS with {@code factory} (null: plain TCP). */
+    public StompSettings withTls(SSLSocketFactory factory) {
+        return new StompSettings(endpoints, login, passcode, connectTimeout, receiptTimeout, heartbeat, factory);
+    }
+
     public static StompSettings of(List<StompEndpoint> endpoints, String login, String passcode) {
         return new StompSettings(endpoints, login, passcode, Duration.ofSeconds(10), Duration.ofSeconds(30),
                 Duration.ofSeconds(10));
@@ -29,6 +45,7 @@ public record StompSettings(List<StompEndpoint> endpoints, String login, String 
     @Override
     public String toString() {
         return "StompSettings[endpoints=" + endpoints + ", login=" + login + ", passcode=" + (passcode == null ? "none" : "***")
-                + ", connectTimeout=" + connectTimeout + ", receiptTimeout=" + receiptTimeout + ", heartbeat=" + heartbeat + "]";
+                + ", connectTimeout=" + connectTimeout + ", receiptTimeout=" + receiptTimeout + ", heartbeat=" + heartbeat
+                + ", tls=" + (tls != null) + "]";
     }
 }

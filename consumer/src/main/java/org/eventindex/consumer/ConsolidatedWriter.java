@@ -18,6 +18,10 @@ public interface ConsolidatedWriter extends Closeable {
 
     void header(Header_p1 header) throws IOException;
 
+    /** The object the following input files come from (its URL); formats that record provenance keep it. */
+    default void object(String url) throws IOException {
+    }
+
     void beginGuid(BeginGUID_p1 begin) throws IOException;
 
     void triggerMenu(TriggerMenu_p1 menu) throws IOException;

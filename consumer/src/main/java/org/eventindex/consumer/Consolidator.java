@@ -89,6 +89,7 @@ final class Consolidator {
                     if (i == 0) {
                         writer.header(header(signal, f.selection().header()));
                     }
+                    writer.object(signal.objects().get(i).url().toString());
                     spool.read(r -> copy(r, writer));
                 }
                 maxEnd = Math.max(maxEnd, f.selection().maxEndProcTime());
@@ -148,9 +149,11 @@ final class Consolidator {
         for (int attempt = 1; attempt <= attempts; attempt++) {
             Spool spool = new Spool(spoolDir, source, budget);
             boolean ok = false;
-            try (CountingInputStream in = new CountingInputStream(fetcher.open(o.url()))) {
+            ObjectFetcher.Opened opened = null;
+            try (CountingInputStream in = new CountingInputStream((opened = fetcher.openWithChecksum(o.url())).in())) {
                 try (SpbReader reader = new SpbReader(in, source, limits)) {
                     GuidSelector.Selection selection = GuidSelector.select(reader, o, spool);
+                    verifyChecksum(in, opened.sha256(), source);
                     spool.seal();
                     ok = true;
                     metrics.objectsRead.inc();
@@ -177,6 +180,21 @@ final class Consolidator {
         }
         throw new ConsumeException("object " + source + ": reading failed " + attempts + " time(s), last: "
                 + last.getMessage(), last);
+    }
+
+    /**
+     * Reads what the SPB reader left (nothing for a well-formed object) and compares the SHA-256 of every byte read
+     * with the producer's; a mismatch is a transfer or storage fault, retried like a broken read.
+     */
+    private static void verifyChecksum(CountingInputStream in, String expected, String source) throws IOException {
+        in.transferTo(java.io.OutputStream.nullOutputStream());
+        if (expected != null) {
+            String actual = java.util.HexFormat.of().formatHex(in.sha256());
+            if (!actual.equals(expected)) {
+                throw new IOException("object " + source + ": SHA-256 of the " + in.count() + " bytes read is "
+                        + actual + " but the producer recorded " + expected);
+            }
+        }
     }
 
     private static Fetched await(Future<Fetched> future) throws IOException, ConsumeException, InterruptedException {
@@ -213,12 +231,18 @@ final class Consolidator {
         }
     }
 
-    /** Counts the compressed bytes taken from the store. */
+    /** Counts and digests (SHA-256) the compressed bytes taken from the store. */
     private static final class CountingInputStream extends FilterInputStream {
+        private final java.security.MessageDigest sha;
         private long count;
 
         CountingInputStream(InputStream in) {
             super(in);
+            try {
+                sha = java.security.MessageDigest.getInstance("SHA-256");
+            } catch (java.security.NoSuchAlgorithmException e) {
+                throw new IllegalStateException("this JVM has no SHA-256", e);
+            }
         }
 
         @Override
@@ -226,6 +250,7 @@ final class Consolidator {
             int b = super.read();
             if (b >= 0) {
                 count++;
+                sha.update((byte) b);
             }
             return b;
         }
@@ -235,19 +260,25 @@ final class Consolidator {
             int n = super.read(b, off, len);
             if (n > 0) {
                 count += n;
+                sha.update(b, off, n);
             }
             return n;
         }
 
         @Override
         public long skip(long n) throws IOException {
-            long s = super.skip(n);
-            count += s;
-            return s;
+            // read instead of skipping, so every byte is digested
+            byte[] buf = new byte[(int) Math.min(8192, Math.max(0, n))];
+            int r = read(buf, 0, buf.length);
+            return Math.max(0, r);
         }
 
         long count() {
             return count;
+        }
+
+        byte[] sha256() {
+            return sha.digest();
         }
     }
 }

@@ -104,7 +104,7 @@ public final class Consumer implements AutoCloseable {
         this.spoolDir = config.spoolDir().resolve(HdfsCommitter.safe(config.consumerId()));
         Consolidator consolidator = new Consolidator(services.fetcher(), SpbLimits.DEFAULT, spoolDir,
                 config.spoolMemoryBytes(), config.fetchThreads(), config.fetchAttempts(), metrics);
-        ConsolidatedFormat format = new SpbConsolidatedFormat();
+        ConsolidatedFormat format = new ParquetConsolidatedFormat(spoolDir, config.sortMemoryBytes());
         HdfsCommitter committer = new HdfsCommitter(services.fileContext(), new Path(config.hdfsRoot()),
                 format.fileSuffix());
         DatasetProcessor processor = new DatasetProcessor(consolidator, format, committer, services.ingest());

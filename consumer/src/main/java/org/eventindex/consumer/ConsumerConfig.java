@@ -28,6 +28,7 @@ import java.util.Set;
  * @param s3SecretKey       may be null (anonymous access)
  * @param stompPassword     may be null (no passcode)
  * @param spoolMemoryBytes  an object's selected records are kept in memory up to this size, then spooled to disk
+ * @param sortMemoryBytes   events held in memory while sorting; beyond it sorted runs spill to the spool dir
  * @param httpPort          operations HTTP port; 0 picks a free port
  */
 public record ConsumerConfig(
@@ -51,6 +52,7 @@ public record ConsumerConfig(
         int fetchAttempts,
         Path spoolDir,
         long spoolMemoryBytes,
+        long sortMemoryBytes,
         int httpPort) {
 
     /** One configuration key: its name, default (as text), environment variable if any, and meaning. */
@@ -77,6 +79,7 @@ public record ConsumerConfig(
     public static final String FETCH_ATTEMPTS = "consumer.fetch.attempts";
     public static final String SPOOL_DIR = "consumer.spool.dir";
     public static final String SPOOL_MEMORY_BYTES = "consumer.spool.memory.bytes";
+    public static final String SORT_MEMORY_BYTES = "consumer.sort.memory.bytes";
     public static final String HTTP_PORT = "consumer.http.port";
 
     public static final String ENV_STOMP_PASSWORD = "EI_STOMP_PASSWORD";
@@ -116,6 +119,9 @@ public record ConsumerConfig(
                     "Local directory for decoded objects waiting for their turn to be written; each consumer uses <dir>/<consumer.id>/."),
             new Key(SPOOL_MEMORY_BYTES, "8388608", null,
                     "An object's selected records stay in memory up to this many bytes, then go to the spool dir."),
+            new Key(SORT_MEMORY_BYTES, "67108864", null,
+                    "Events held in memory while sorting a dataset by (run, event); beyond this, sorted runs are"
+                            + " spilled to the spool dir and merged."),
             new Key(HTTP_PORT, "8083", null, "Port of /health, /ready, /metrics and /status; 0 picks a free port."));
 
     public ConsumerConfig {
@@ -144,6 +150,9 @@ public record ConsumerConfig(
         requireRange(fetchThreads, 1, 256, FETCH_THREADS);
         requireRange(fetchAttempts, 1, 100, FETCH_ATTEMPTS);
         Objects.requireNonNull(spoolDir, "spoolDir is null");
+        if (sortMemoryBytes < 0) {
+            throw new IllegalArgumentException(SORT_MEMORY_BYTES + " must not be negative: " + sortMemoryBytes);
+        }
         if (spoolMemoryBytes < 0) {
             throw new IllegalArgumentException(SPOOL_MEMORY_BYTES + " must not be negative: " + spoolMemoryBytes);
         }
@@ -211,6 +220,7 @@ public record ConsumerConfig(
                 integer(props, FETCH_ATTEMPTS, 3),
                 spool.isEmpty() ? Path.of(System.getProperty("java.io.tmpdir"), "eventindex-consumer") : Path.of(spool),
                 longValue(props, SPOOL_MEMORY_BYTES, 8L * 1024 * 1024),
+                longValue(props, SORT_MEMORY_BYTES, 64L * 1024 * 1024),
                 integer(props, HTTP_PORT, 8083));
     }
 
@@ -223,7 +233,7 @@ public record ConsumerConfig(
                 + ", s3SecretKey=" + (s3SecretKey == null ? "none" : "***") + ", hdfsUri=" + hdfsUri
                 + ", hdfsRoot=" + hdfsRoot + ", kuduMasters=" + kuduMasters + ", kuduTablePrefix=" + kuduTablePrefix
                 + ", kuduBuckets=" + kuduBuckets + ", kuduReplicas=" + kuduReplicas + ", fetchThreads=" + fetchThreads + ", fetchAttempts=" + fetchAttempts
-                + ", spoolDir=" + spoolDir + ", spoolMemoryBytes=" + spoolMemoryBytes + ", httpPort=" + httpPort + "]";
+                + ", spoolDir=" + spoolDir + ", spoolMemoryBytes=" + spoolMemoryBytes + ", sortMemoryBytes=" + sortMemoryBytes + ", httpPort=" + httpPort + "]";
     }
 
     private static String defaultId() {

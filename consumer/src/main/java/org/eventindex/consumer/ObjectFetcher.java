@@ -15,4 +15,19 @@ public interface ObjectFetcher {
      * @throws IOException           when the store cannot be reached or refuses the request, naming the object
      */
     InputStream open(S3ObjectUrl url) throws IOException;
+
+    /**
+     * Opens the object together with the checksum its producer recorded (user metadata {@code sha256}: hex SHA-256
+     * of the object's bytes). The default has no checksum.
+     */
+    default Opened openWithChecksum(S3ObjectUrl url) throws IOException {
+        return new Opened(open(url), null);
+    }
+
+    /**
+     * @param in     the object's bytes
+     * @param sha256 lower-case hex SHA-256 the producer recorded, or null when the object has none
+     */
+    record Opened(InputStream in, String sha256) {
+    }
 }

@@ -11,7 +11,9 @@ import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.http.apache.ApacheHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.core.ResponseInputStream;
 import software.amazon.awssdk.services.s3.model.GetObjectRequest;
+import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 import software.amazon.awssdk.services.s3.model.NoSuchBucketException;
 import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
 import software.amazon.awssdk.services.s3.model.S3Exception;
@@ -65,9 +67,18 @@ public final class S3ObjectFetcher implements ObjectFetcher, AutoCloseable {
 
     @Override
     public InputStream open(S3ObjectUrl url) throws IOException {
+        return openWithChecksum(url).in();
+    }
+
+    /** The producer's {@code sha256} user metadata comes with the GET response, at no extra request. */
+    @Override
+    public Opened openWithChecksum(S3ObjectUrl url) throws IOException {
         Objects.requireNonNull(url, "url is null");
         try {
-            return s3.getObject(GetObjectRequest.builder().bucket(url.bucket()).key(url.key()).build());
+            ResponseInputStream<GetObjectResponse> in = s3.getObject(GetObjectRequest.builder().bucket(url.bucket())
+                    .key(url.key()).build());
+            String sha = in.response().metadata().get("sha256");
+            return new Opened(in, sha == null ? null : sha.toLowerCase(java.util.Locale.ROOT));
         } catch (NoSuchKeyException | NoSuchBucketException e) {
             throw new FileNotFoundException("object " + url + " does not exist (" + e.awsErrorDetails().errorCode()
                     + ")");

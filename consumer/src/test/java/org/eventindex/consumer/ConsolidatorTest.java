@@ -191,6 +191,30 @@ class ConsolidatorTest {
     }
 
     @Test
+    void aChecksumMismatchIsRetriedThenFailsNamingTheObjectAndBothDigests() throws Exception {
+        store.put("a", TestSpb.object("1.1", 1000, Guid.of("G1", 100, 10)));
+        String wrong = "0".repeat(64);
+        store.sha256("a", wrong);
+        ConsumeException e = assertThrows(ConsumeException.class,
+                () -> run(consolidator(0, 1), signal(so("a", 10, "G1")), new Consolidator.Result[1]));
+        assertTrue(e.getMessage().contains(MemoryObjectStore.url("a").toString()), e.getMessage());
+        assertTrue(e.getMessage().contains("SHA-256") && e.getMessage().contains(wrong), e.getMessage());
+        assertEquals(3, store.opens("a"), "read again up to consumer.fetch.attempts");
+        assertEquals(List.of(), spoolFiles());
+    }
+
+    @Test
+    void aMatchingChecksumAndNoChecksumBothPass() throws Exception {
+        store.put("a", TestSpb.object("1.1", 1000, Guid.of("G1", 100, 10)));
+        store.put("b", TestSpb.object("2.1", 1000, Guid.of("G2", 200, 3)));
+        store.sha256("b", null);
+        List<SpbRecord> records = TestSpb.records(run(consolidator(0, 2), signal(so("a", 10, "G1"),
+                so("b", 3, "G2")), new Consolidator.Result[1]));
+        assertEquals(13, TestSpb.eventNumbers(records).size());
+        assertEquals(1, store.opens("a"));
+    }
+
+    @Test
     void aMalformedObjectFailsWithoutRetryNamingIt() throws Exception {
         byte[] good = TestSpb.object("1.1", 1000, Guid.of("G1", 100, 10));
         byte[] bad = java.util.Arrays.copyOf(good, good.length - 12);

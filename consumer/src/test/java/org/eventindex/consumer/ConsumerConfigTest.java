@@ -55,6 +55,7 @@ class ConsumerConfigTest {
         assertEquals(3, c.fetchAttempts());
         assertEquals(Path.of(System.getProperty("java.io.tmpdir"), "eventindex-consumer"), c.spoolDir());
         assertEquals(8L * 1024 * 1024, c.spoolMemoryBytes());
+        assertEquals(64L * 1024 * 1024, c.sortMemoryBytes());
         assertEquals(8083, c.httpPort());
         assertFalse(ConsumerConfig.fromProperties(new Properties(), Map.of()).consumerId().isBlank(),
                 "the id defaults to the host name");
@@ -85,6 +86,7 @@ class ConsumerConfigTest {
                 ConsumerConfig.FETCH_ATTEMPTS, "5",
                 ConsumerConfig.SPOOL_DIR, dir.toString(),
                 ConsumerConfig.SPOOL_MEMORY_BYTES, "1024",
+                ConsumerConfig.SORT_MEMORY_BYTES, "2048",
                 ConsumerConfig.HTTP_PORT, "0"), Map.of());
         assertEquals(List.of(new StompEndpoint("b1", 1), new StompEndpoint("b2", 2)), c.brokers());
         assertEquals("ei", c.stompUser());
@@ -105,6 +107,7 @@ class ConsumerConfigTest {
         assertEquals(5, c.fetchAttempts());
         assertEquals(dir, c.spoolDir());
         assertEquals(1024, c.spoolMemoryBytes());
+        assertEquals(2048, c.sortMemoryBytes());
         assertEquals(0, c.httpPort());
     }
 

@@ -209,7 +209,7 @@ class ConsumerIntegrationTest {
     }
 
     private byte[] finalFile() throws IOException {
-        try (InputStream in = fs().open(new org.apache.hadoop.fs.Path(containerDir(CONTAINER), DATASET + ".ei.spb"))) {
+        try (InputStream in = fs().open(new org.apache.hadoop.fs.Path(containerDir(CONTAINER), DATASET + ".parquet"))) {
             return in.readAllBytes();
         }
     }
@@ -248,17 +248,17 @@ class ConsumerIntegrationTest {
     }
 
     private void assertConsolidatedContent(byte[] file) throws IOException {
-        List<SpbRecord> records = TestSpb.records(file);
-        assertEquals(List.of("G1", "G3", "G4", "G2"), TestSpb.guids(records));
+        TestSpb.Consolidated content = TestSpb.parquet(file);
+        assertEquals(List.of("G1", "G3", "G4", "G2"), content.guids());
         List<Long> expected = new ArrayList<>(range(1, 10));
         expected.addAll(range(100, 4));
         expected.addAll(range(103, 3));
         expected.addAll(range(11, 5));
-        assertEquals(expected, TestSpb.eventNumbers(records));
-        SpbRecord.Header h = (SpbRecord.Header) records.get(0);
-        assertEquals("consolidated", h.message().getTaskID());
-        assertEquals("sig-main-1", h.message().getJobID());
-        assertEquals(DATASET, h.message().getInputDsName());
+        expected.sort(null);
+        assertEquals(expected, content.eventNumbers(), "rows sorted by (run, event)");
+        assertEquals("consolidated", content.metadata().header().taskID());
+        assertEquals("sig-main-1", content.metadata().signalId());
+        assertEquals(DATASET, content.metadata().dataset());
     }
 
     @Test
@@ -267,7 +267,7 @@ class ConsumerIntegrationTest {
         ConsumerReport r = send(mainSignal());
 
         assertEquals(ConsumerReport.DONE, r.status(), r.reason());
-        assertEquals(HDFS_ROOT + "/" + CONTAINER + "/" + DATASET + ".ei.spb", r.hdfsPath());
+        assertEquals(HDFS_ROOT + "/" + CONTAINER + "/" + DATASET + ".parquet", r.hdfsPath());
         assertEquals(22, r.eventsWritten());
         assertEquals(21, r.eventsLoaded());
         assertEquals(1, r.duplicateEvents());
@@ -275,7 +275,7 @@ class ConsumerIntegrationTest {
         assertTrue(r.bytesRead() > 0);
         assertEquals("consumer-it", r.consumer());
 
-        assertEquals(List.of(DATASET + ".ei.spb"), names(CONTAINER), "exactly one file, no temp file");
+        assertEquals(List.of(DATASET + ".parquet"), names(CONTAINER), "exactly one file, no temp file");
         assertConsolidatedContent(finalFile());
         assertEquals(1, s3.getCount(BUCKET, key("a")));
         assertEquals(1, s3.getCount(BUCKET, key("b")));
@@ -299,7 +299,7 @@ class ConsumerIntegrationTest {
         assertEquals(21, r.eventsLoaded());
         assertEquals(1, r.duplicateEvents());
         assertArrayEquals(before, finalFile(), "the file is replaced with identical content");
-        assertEquals(List.of(DATASET + ".ei.spb"), names(CONTAINER));
+        assertEquals(List.of(DATASET + ".parquet"), names(CONTAINER));
         assertEquals(21, kuduRows("EVENTS"));
         assertEquals(1, kuduRows("DUPLICATEDEVENTS"));
         assertEquals("LOADED", datasetState());

@@ -30,8 +30,31 @@ final class MemoryObjectStore implements ObjectFetcher {
         return new S3ObjectUrl("s3.test", 7480, "eventindex", key);
     }
 
+    private final Map<String, String> sha256 = new ConcurrentHashMap<>();
+
+    /** Stores the object with the producer's checksum metadata: its real SHA-256. */
     void put(String key, byte[] bytes) {
         objects.put(url(key).toString(), bytes);
+        try {
+            sha256.put(url(key).toString(), java.util.HexFormat.of().formatHex(
+                    java.security.MessageDigest.getInstance("SHA-256").digest(bytes)));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Replaces the checksum metadata of {@code key} (null: none). */
+    void sha256(String key, String hex) {
+        if (hex == null) {
+            sha256.remove(url(key).toString());
+        } else {
+            sha256.put(url(key).toString(), hex);
+        }
+    }
+
+    @Override
+    public Opened openWithChecksum(S3ObjectUrl url) throws IOException {
+        return new Opened(open(url), sha256.get(url.toString()));
     }
 
     int opens(String key) {

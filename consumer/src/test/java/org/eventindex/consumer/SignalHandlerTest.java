@@ -127,7 +127,7 @@ class SignalHandlerTest {
         assertEquals("s-1", r.signalId());
         assertEquals(DATASET, r.dataset());
         assertEquals("consumer-t", r.consumer());
-        assertEquals(containerDir().resolve(DATASET + ".ei.spb").toString(), r.hdfsPath());
+        assertEquals(containerDir().resolve(DATASET + ".parquet").toString(), r.hdfsPath());
         assertEquals(19, r.eventsWritten());
         assertEquals(18, r.eventsLoaded());
         assertEquals(1, r.duplicateEvents());
@@ -135,12 +135,12 @@ class SignalHandlerTest {
         assertTrue(r.bytesRead() > 0);
         assertTrue(r.durationMillis() > 0);
         assertNull(r.reason());
-        assertEquals(List.of(DATASET + ".ei.spb"), files());
-        assertEquals(List.of("s-1 " + DATASET + ".ei.spb"), ingested);
+        assertEquals(List.of(DATASET + ".parquet"), files());
+        assertEquals(List.of("s-1 " + DATASET + ".parquet"), ingested);
         assertEquals(0, store.opens("dup"));
-        List<org.eventindex.spb.SpbRecord> records = TestSpb.records(Files.newInputStream(
-                containerDir().resolve(DATASET + ".ei.spb")), "consolidated");
-        assertEquals(List.of("G1", "G2", "G3"), TestSpb.guids(records));
+        TestSpb.Consolidated content = TestSpb.parquet(Files.readAllBytes(containerDir().resolve(DATASET
+                + ".parquet")));
+        assertEquals(List.of("G1", "G2", "G3"), content.guids());
         assertEquals(1, consumer.metrics().registry().value(ConsumerMetrics.SIGNALS_HANDLED));
         assertEquals(0, consumer.metrics().registry().value(ConsumerMetrics.SIGNALS_FAILED));
         assertEquals(19, consumer.metrics().registry().value(ConsumerMetrics.EVENTS_WRITTEN));
@@ -154,10 +154,10 @@ class SignalHandlerTest {
     void aRedeliveredSignalRewritesIdenticalContent() throws IOException {
         ConsumerSignal s = signal("s-2", so("a", 5, "G2"), so("dup", 10, "G1"));
         assertEquals(ConsumerReport.DONE, consumer.handler().handle(s).status());
-        byte[] first = Files.readAllBytes(containerDir().resolve(DATASET + ".ei.spb"));
+        byte[] first = Files.readAllBytes(containerDir().resolve(DATASET + ".parquet"));
         assertEquals(ConsumerReport.DONE, consumer.handler().handle(s).status());
-        assertArrayEquals(first, Files.readAllBytes(containerDir().resolve(DATASET + ".ei.spb")));
-        assertEquals(List.of(DATASET + ".ei.spb"), files());
+        assertArrayEquals(first, Files.readAllBytes(containerDir().resolve(DATASET + ".parquet")));
+        assertEquals(List.of(DATASET + ".parquet"), files());
         assertEquals(2, ingested.size(), "the loader is called again and decides (by load id) to change nothing");
     }
 
@@ -189,7 +189,7 @@ class SignalHandlerTest {
         ConsumerReport r = consumer.handler().handle(signal("s-5", so("b", 4, "G3")));
         assertEquals(ConsumerReport.FAILED, r.status());
         assertTrue(r.reason().contains("loading "), r.reason());
-        assertTrue(r.reason().contains(DATASET + ".ei.spb into Kudu failed: Kudu refused 3 rows"), r.reason());
+        assertTrue(r.reason().contains(DATASET + ".parquet into Kudu failed: Kudu refused 3 rows"), r.reason());
     }
 
     @Test

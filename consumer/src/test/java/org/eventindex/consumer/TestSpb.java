@@ -96,6 +96,36 @@ final class TestSpb {
                 .map(r -> ((SpbRecord.Event) r).message().getEventNumber()).toList();
     }
 
+    /** The content of a consolidated Parquet file, read with the loader's reader (count and checksum checked). */
+    record Consolidated(org.eventindex.consolidated.ConsolidatedMetadata metadata,
+                        List<org.eventindex.consolidated.ConsolidatedFileReader.Row> rows) {
+        List<String> guids() {
+            return metadata.files().stream().map(org.eventindex.consolidated.ConsolidatedMetadata.FileInfo::guid)
+                    .toList();
+        }
+
+        List<Long> eventNumbers() {
+            return rows.stream().map(r -> r.event().getEventNumber()).toList();
+        }
+    }
+
+    static Consolidated parquet(byte[] file) throws IOException {
+        java.nio.file.Path tmp = java.nio.file.Files.createTempFile("consolidated-", ".parquet");
+        try {
+            java.nio.file.Files.write(tmp, file);
+            List<org.eventindex.consolidated.ConsolidatedFileReader.Row> rows = new java.util.ArrayList<>();
+            try (org.eventindex.consolidated.ConsolidatedFileReader r = new org.eventindex.consolidated
+                    .ConsolidatedFileReader(new org.apache.parquet.io.LocalInputFile(tmp), tmp.toString())) {
+                for (var row = r.next(); row != null; row = r.next()) {
+                    rows.add(row);
+                }
+                return new Consolidated(r.metadata(), rows);
+            }
+        } finally {
+            java.nio.file.Files.deleteIfExists(tmp);
+        }
+    }
+
     static List<Long> range(long first, int count) {
         List<Long> out = new ArrayList<>();
         for (int i = 0; i < count; i++) {

@@ -12,7 +12,7 @@ import java.util.List;
  * @param objectsRead       objects the S3 server served to consumers at least once
  * @param objectsSelected   objects the supervisor signalled
  * @param hdfsFiles         files in the dataset's container directory whose name is the dataset's
- * @param eventsInKudu      EVENTS rows of the dataset
+ * @param eventsInKudu      EVENTS (MCEVENTS for simulation) rows of the dataset
  * @param expectedUnique    distinct (run, event) of the dataset, from the generator
  * @param duplicatesInKudu  DUPLICATEDEVENTS rows of the dataset
  * @param expectedDuplicates events present twice in the dataset (across files), from the generator
@@ -28,7 +28,7 @@ public record DatasetFigures(String dataset, int files, int objectsProduced, int
             p.add(dataset + ": " + hdfsFiles + " HDFS files, expected exactly 1");
         }
         if (eventsInKudu != expectedUnique) {
-            p.add(dataset + ": " + eventsInKudu + " EVENTS rows, expected " + expectedUnique + " unique events");
+            p.add(dataset + ": " + eventsInKudu + " EVENTS/MCEVENTS rows, expected " + expectedUnique + " unique events");
         }
         if (duplicatesInKudu != expectedDuplicates) {
             p.add(dataset + ": " + duplicatesInKudu + " DUPLICATEDEVENTS rows, expected " + expectedDuplicates);

@@ -87,7 +87,7 @@ final class PipelineE2EIT {
             GeneratedDataset ds = datasets.get(i);
             DatasetFigures f = figures.get(i);
             assertEquals(1, f.hdfsFiles(), ds.datasetName());
-            assertEquals(ds.expectedUniqueEvents(), f.eventsInKudu(), "EVENTS rows of " + ds.datasetName());
+            assertEquals(ds.expectedUniqueEvents(), f.eventsInKudu(), "EVENTS/MCEVENTS rows of " + ds.datasetName());
             assertEquals(List.of(), f.problems());
         }
     }
@@ -160,7 +160,7 @@ final class PipelineE2EIT {
 
     private Path hdfsFile(String dataset) throws Exception {
         Path dir = new Path(stack.hdfsRoot(), DatasetName.parse(dataset).container());
-        Path file = new Path(dir, dataset + ".ei.spb");
+        Path file = new Path(dir, dataset + org.eventindex.consolidated.ConsolidatedSchema.SUFFIX);
         assertTrue(stack.hdfs().fs().exists(file), "missing " + file);
         return file;
     }

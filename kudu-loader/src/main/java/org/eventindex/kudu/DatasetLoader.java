@@ -9,8 +9,6 @@ import org.apache.kudu.client.SessionConfiguration;
 import org.eventindex.proto.EventIndexProtos.EIEvent_p1;
 import org.eventindex.proto.EventIndexProtos.TriggerMenu_p1;
 import org.eventindex.spb.LongHashSet;
-import org.eventindex.spb.SpbReader;
-import org.eventindex.spb.SpbRecord;
 
 import java.io.IOException;
 import java.time.Clock;
@@ -23,18 +21,20 @@ import java.util.Optional;
 import static java.util.Objects.requireNonNull;
 
 /**
- * Loads one consolidated dataset file (SPB: Header, per selected file BeginGUID [TriggerMenu] events EndGUID,
- * Trailer) into EVENTS and DUPLICATEDEVENTS, and records it in DATASETS.
+ * Loads one consolidated dataset file (Parquet sorted by (run, event), or SPB of earlier versions) into EVENTS (MCEVENTS
+ * for a simulation dataset) and DUPLICATEDEVENTS, computes TRIGGERCOUNT and EVENTSOVERLAP on the way, and records the
+ * dataset in DATASETS. {@link #delete(String)} removes a dataset.
  * <p>
  * Protocol, which makes every load safe to repeat:
  * <ol>
  *   <li>If DATASETS holds the dataset as LOADED with the same {@code load_id}: nothing is written; the stored counts
  *       are returned.</li>
  *   <li>Otherwise the row is set LOADING (with the new load_id, dspid, rgid, insert_start), and every row of this
- *       (dspid, epoch) — and of the row's previous (dspid, rgid) if they differ — left in EVENTS and
+ *       (dspid, epoch) — and of the row's previous (dspid, rgid) if they differ — left in EVENTS, MCEVENTS and
  *       DUPLICATEDEVENTS by an earlier or interrupted load is deleted.</li>
- *   <li>The file is streamed in order: the first occurrence of each event number goes to EVENTS, later ones to
- *       DUPLICATEDEVENTS. File order is fixed, so a reload gives the same split.</li>
+ *   <li>The file is streamed in order: the first occurrence of each event number goes to EVENTS/MCEVENTS, later
+ *       ones to DUPLICATEDEVENTS. File order is fixed, so a reload gives the same split. The dataset's TRIGGERCOUNT
+ *       and EVENTSOVERLAP rows are then replaced.</li>
  *   <li>After a clean flush (no row refused) and, by default, a row count matching what was written, the row is set
  *       LOADED with its counts and insert_end.</li>
  * </ol>
@@ -60,6 +60,7 @@ public final class DatasetLoader {
     private final LoaderSettings settings;
     private final Clock clock;
     private final DatasetsTable datasets;
+    private final DatasetAnalytics analytics;
 
     public DatasetLoader(KuduClient client, KuduTables tables, LoaderSettings settings, Clock clock) {
         this.client = requireNonNull(client, "client is null");
@@ -67,6 +68,7 @@ public final class DatasetLoader {
         this.settings = requireNonNull(settings, "settings is null");
         this.clock = requireNonNull(clock, "clock is null");
         this.datasets = new DatasetsTable(client, tables.config().datasetsTable());
+        this.analytics = new DatasetAnalytics(client, tables.config());
     }
 
     public LoadResult load(LoadRequest request) throws IOException {
@@ -115,7 +117,9 @@ public final class DatasetLoader {
 
         if (settings.verifyCounts()) {
             EventCounts stored = new EventCounts(
-                    EventRows.count(client, tables.config().eventsTable(), request.dspid(), request.epoch()),
+                    EventRows.count(client, tables.config().eventsTable(), request.dspid(), request.epoch())
+                            + EventRows.count(client, tables.config().mcEventsTable(), request.dspid(),
+                            request.epoch()),
                     EventRows.count(client, tables.config().duplicatedEventsTable(), request.dspid(),
                             request.epoch()));
             if (stored.events() != w.unique() || stored.duplicates() != w.duplicates()) {
@@ -133,70 +137,134 @@ public final class DatasetLoader {
     }
 
     private Written write(LoadRequest request, long startMicros, Progress progress) throws IOException {
-        KuduTable events = client.openTable(tables.config().eventsTable());
         KuduTable dups = client.openTable(tables.config().duplicatedEventsTable());
-        EventRowMapper eventMapper = new EventRowMapper(events.getSchema());
         EventRowMapper dupMapper = new EventRowMapper(dups.getSchema());
         int insertionTime = dups.getSchema().getColumnIndex(KuduSchemas.INSERTION_TIME);
+        TriggerBits bits = new TriggerBits();
+        AsyncPairCounter pairs = new AsyncPairCounter(request.dataset());
+        DatasetAnalytics.Overlap overlap = null;
 
-        // Bounded memory: all event numbers of the dataset are held at once (~16 B each). A sorted, spill-to-disk
-        // split is the seam for datasets beyond a few hundred million events.
-        LongHashSet seen = new LongHashSet(1 << 16);
-        // Occurrence counts only for event numbers seen twice or more: duplicates are a small fraction.
+        // Sorted single-run Parquet files have equal event numbers adjacent: no set needed. Older SPB files and
+        // multi-run files keep every event number in a set (~16 B each).
+        LongHashSet seen = null;
         Map<Long, Integer> repeats = new HashMap<>();
+        long lastEvent = -1;
+        int lastOccurrence = 0;
         long count = 0;
         long duplicates = 0;
+        long uniqDupl = 0;
         Integer smk = null;
-        String guid = null;
-        TriggerMenu_p1 menu = null;
+        KuduTable events = null;
+        EventRowMapper eventMapper = null;
+        String tableNames = null;
 
         KuduSession session = newSession();
         Throwable failure = null;
-        try (SpbReader reader = new SpbReader(request.source().opener().open(), request.source().location(),
-                settings.spbLimits())) {
-            for (SpbRecord record = reader.next(); record != null; record = reader.next()) {
-                if (record instanceof SpbRecord.BeginGuid b) {
-                    guid = b.message().getGuid();
-                    menu = null;
-                } else if (record instanceof SpbRecord.TriggerMenu m) {
-                    menu = m.message();
-                    smk = smk == null ? Integer.valueOf(menu.getSMK()) : smk;
-                } else if (record instanceof SpbRecord.Event ev) {
-                    EIEvent_p1 e = ev.message();
-                    count++;
-                    if (smk == null && e.hasSMK()) {
-                        smk = e.getSMK();
+        try (EventSource source = EventSource.open(request.source(), settings)) {
+            boolean adjacent = source.adjacentDuplicates();
+            if (!adjacent) {
+                seen = new LongHashSet(1 << 16);
+            }
+            while (source.next()) {
+                EIEvent_p1 e = source.event;
+                if (events == null) {
+                    String table = source.simulation() ? tables.config().mcEventsTable()
+                            : tables.config().eventsTable();
+                    events = client.openTable(table);
+                    eventMapper = new EventRowMapper(events.getSchema());
+                    tableNames = table + "/" + tables.config().duplicatedEventsTable();
+                    overlap = analytics.overlap(table, datasets.loadedInRun(
+                            DatasetsTable.parseName(request.dataset()).runNumber(), request.dspid()));
+                }
+                count++;
+                if (smk == null && e.hasSMK()) {
+                    smk = e.getSMK();
+                } else if (smk == null && source.menu != null) {
+                    smk = source.menu.getSMK();
+                }
+                decode(bits, e, source.guid, request);
+                int occurrence;
+                if (adjacent) {
+                    occurrence = count > 1 && e.getEventNumber() == lastEvent ? lastOccurrence + 1 : 1;
+                    lastEvent = e.getEventNumber();
+                    lastOccurrence = occurrence;
+                } else {
+                    occurrence = seen.add(e.getEventNumber()) ? 1
+                            : repeats.merge(e.getEventNumber(), 2, (a, b) -> a + 1);
+                }
+                Insert insert;
+                if (occurrence == 1) {
+                    insert = events.newInsert();
+                    fill(eventMapper, insert, request, e, source.guid, source.menu);
+                    eventMapper.fillTriggerWords(insert.getRow(), bits);
+                    pairs.add(bits.fired, bits.firedCount);
+                    overlap.add(e.getRunNumber(), e.getEventNumber());
+                } else {
+                    if (occurrence == 2) {
+                        uniqDupl++;
                     }
-                    Insert insert;
-                    if (seen.add(e.getEventNumber())) {
-                        insert = events.newInsert();
-                        fill(eventMapper, insert, request, e, guid, menu);
-                    } else {
-                        int occurrence = repeats.merge(e.getEventNumber(), 2, (a, b) -> a + 1);
-                        insert = dups.newInsert();
-                        fill(dupMapper, insert, request, e, guid, menu);
-                        insert.getRow().addLong(insertionTime, startMicros + occurrence - 2);
-                        duplicates++;
-                    }
-                    session.apply(insert);
-                    if (count % settings.progressEvery() == 0) {
-                        EventRows.failOnErrors(session, tables.config().eventsTable() + "/"
-                                + tables.config().duplicatedEventsTable(), "insert events", request.dataset());
-                        progress.events(request.dataset(), count);
-                    }
+                    insert = dups.newInsert();
+                    fill(dupMapper, insert, request, e, source.guid, source.menu);
+                    dupMapper.fillTriggerWords(insert.getRow(), bits);
+                    insert.getRow().addLong(insertionTime, startMicros + occurrence - 2);
+                    duplicates++;
+                }
+                session.apply(insert);
+                if (count % settings.progressEvery() == 0) {
+                    EventRows.failOnErrors(session, tableNames, "insert events", request.dataset());
+                    progress.events(request.dataset(), count);
                 }
             }
             session.flush();
-            EventRows.failOnErrors(session, tables.config().eventsTable() + "/"
-                    + tables.config().duplicatedEventsTable(), "insert events", request.dataset());
+            if (tableNames != null) {
+                EventRows.failOnErrors(session, tableNames, "insert events", request.dataset());
+            }
             progress.events(request.dataset(), count);
+            analytics.writeTriggerCounts(request.dspid(), pairs.finish(), request.dataset());
+            analytics.writeOverlaps(request.dspid(), overlap == null ? Map.of() : overlap.result(),
+                    request.dataset());
         } catch (IOException | RuntimeException e) {
             failure = e;
             throw e;
         } finally {
+            pairs.close();
             closeSession(session, failure);
         }
-        return new Written(count, count - duplicates, duplicates, repeats.size(), smk);
+        return new Written(count, count - duplicates, duplicates, uniqDupl, smk);
+    }
+
+    private static void decode(TriggerBits bits, EIEvent_p1 e, String guid, LoadRequest request)
+            throws DatasetLoadException {
+        try {
+            bits.decode(e);
+        } catch (IllegalArgumentException bad) {
+            throw new DatasetLoadException(request.dataset(), "event " + e.getRunNumber() + "/"
+                    + Long.toUnsignedString(e.getEventNumber()) + " of file " + guid + " in "
+                    + request.source().location() + " has a malformed trigger mask: " + bad.getMessage(), bad);
+        }
+    }
+
+    /**
+     * Removes a dataset: its rows in EVENTS, MCEVENTS and DUPLICATEDEVENTS, its TRIGGERCOUNT and EVENTSOVERLAP rows,
+     * then its DATASETS row. The row is first set DELETING-safe (LOADING), so a crash midway leaves a dataset that
+     * readers ignore and a repeat of the delete finishes.
+     *
+     * @return false when the dataset was not in DATASETS
+     */
+    public boolean delete(String dataset) throws IOException {
+        Optional<DatasetRecord> existing = datasets.find(dataset);
+        if (existing.isEmpty()) {
+            return false;
+        }
+        DatasetRecord r = existing.get();
+        datasets.markState(dataset, DatasetState.LOADING);
+        if (r.rgid() >= 0) {
+            deleteRows(r.dspid(), r.rgid(), dataset);
+        }
+        analytics.deleteTriggerCounts(r.dspid(), dataset);
+        analytics.deleteOverlaps(r.dspid(), dataset);
+        datasets.delete(dataset);
+        return true;
     }
 
     private static void fill(EventRowMapper mapper, Insert insert, LoadRequest request, EIEvent_p1 e, String guid,
@@ -233,6 +301,7 @@ public final class DatasetLoader {
     private void deleteRows(int dspid, int epoch, String dataset) throws IOException {
         EventRows.deleteAll(client, tables.config().eventsTable(), dspid, epoch, dataset);
         EventRows.deleteAll(client, tables.config().duplicatedEventsTable(), dspid, epoch, dataset);
+        EventRows.deleteAll(client, tables.config().mcEventsTable(), dspid, epoch, dataset);
     }
 
     private static long orZero(Long value) {

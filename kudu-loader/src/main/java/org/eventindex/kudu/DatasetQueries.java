@@ -40,19 +40,26 @@ public final class DatasetQueries {
         return datasets.find(dataset);
     }
 
-    /** Rows of dataset {@code dspid} in EVENTS and DUPLICATEDEVENTS within {@code epoch}. */
+    /**
+     * Rows of dataset {@code dspid} within {@code epoch}: events in EVENTS plus MCEVENTS (a dataset is in one of
+     * them: simulation datasets in MCEVENTS), and duplicates in DUPLICATEDEVENTS.
+     */
     public EventCounts countEvents(int dspid, int epoch) throws KuduException {
         return new EventCounts(
-                EventRows.count(client, config.eventsTable(), dspid, epoch),
+                EventRows.count(client, config.eventsTable(), dspid, epoch)
+                        + EventRows.count(client, config.mcEventsTable(), dspid, epoch),
                 EventRows.count(client, config.duplicatedEventsTable(), dspid, epoch));
     }
 
     /**
-     * The EVENTS row of one event: a primary-key point lookup (the epoch prunes the scan to one range, the event
+     * The EVENTS (else MCEVENTS) row of one event: a primary-key point lookup (the epoch prunes the scan to one range, the event
      * number to one bucket).
      */
     public Optional<EventRefs> lookup(int dspid, long eventNumber, int epoch) throws KuduException {
         RowResult r = EventRows.lookup(client, config.eventsTable(), dspid, eventNumber, epoch, REF_COLUMNS);
+        if (r == null) {
+            r = EventRows.lookup(client, config.mcEventsTable(), dspid, eventNumber, epoch, REF_COLUMNS);
+        }
         if (r == null) {
             return Optional.empty();
         }

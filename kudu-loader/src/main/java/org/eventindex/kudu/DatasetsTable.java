@@ -72,6 +72,51 @@ final class DatasetsTable {
         }
     }
 
+    /** The LOADED datasets of run {@code runNumber} other than {@code excludeDspid}. */
+    List<DatasetAnalytics.Other> loadedInRun(int runNumber, int excludeDspid) throws KuduException {
+        KuduTable table = client.openTable(tableName);
+        Schema s = table.getSchema();
+        KuduScanner scanner = client.newScannerBuilder(table)
+                .setProjectedColumnNames(List.of(KuduSchemas.DSPID, KuduSchemas.RGID, KuduSchemas.STATE))
+                .addPredicate(KuduPredicate.newComparisonPredicate(s.getColumn(KuduSchemas.RUNNUMBER),
+                        KuduPredicate.ComparisonOp.EQUAL, runNumber))
+                .build();
+        List<DatasetAnalytics.Other> others = new java.util.ArrayList<>();
+        try {
+            while (scanner.hasMoreRows()) {
+                for (RowResult r : scanner.nextRows()) {
+                    if (!r.isNull(KuduSchemas.DSPID) && !r.isNull(KuduSchemas.RGID)
+                            && DatasetState.LOADED.name().equals(r.isNull(KuduSchemas.STATE) ? null
+                            : r.getString(KuduSchemas.STATE))
+                            && r.getInt(KuduSchemas.DSPID) != excludeDspid) {
+                        others.add(new DatasetAnalytics.Other(r.getInt(KuduSchemas.DSPID), r.getInt(KuduSchemas.RGID)));
+                    }
+                }
+            }
+        } finally {
+            scanner.close();
+        }
+        return others;
+    }
+
+    /** Deletes the row of {@code dataset} (absent is fine). */
+    void delete(String dataset) throws IOException {
+        DatasetName name = parseName(dataset);
+        org.apache.kudu.client.Delete delete = client.openTable(tableName).newDelete();
+        addKey(delete.getRow(), name);
+        KuduSession session = client.newSession();
+        try {
+            session.setFlushMode(SessionConfiguration.FlushMode.AUTO_FLUSH_SYNC);
+            OperationResponse response = session.apply(delete);
+            if (response.hasRowError() && !response.getRowError().getErrorStatus().isNotFound()) {
+                throw new DatasetLoadException(dataset, "could not delete its " + tableName + " row: "
+                        + response.getRowError());
+            }
+        } finally {
+            session.close();
+        }
+    }
+
     /** Changes only the state of an existing row. */
     void markState(String dataset, DatasetState state) throws IOException {
         DatasetName name = parseName(dataset);

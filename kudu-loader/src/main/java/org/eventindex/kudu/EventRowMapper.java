@@ -39,11 +39,14 @@ final class EventRowMapper {
     private final int tkAod;
     private final int runnumber;
     private final int eventnumber;
+    private final int[] l1Words = new int[KuduSchemas.L1_WORDS];
+    private final int[] hltWords = new int[KuduSchemas.HLT_WORDS];
 
     // Tokens were validated by the producer; parsing them again only when the [DB=...] part changes keeps the
     // per-event cost low for the long runs of events that come from one file.
-    private String lastTokenPrefix;
-    private String lastDb;
+    // one slot per token position: own, ESD and RAW tokens alternate within an event
+    private final String[] lastTokenPrefix = new String[4];
+    private final String[] lastDb = new String[4];
 
     EventRowMapper(Schema schema) {
         dspid = schema.getColumnIndex(KuduSchemas.DSPID);
@@ -68,6 +71,26 @@ final class EventRowMapper {
         dbAod = schema.getColumnIndex(KuduSchemas.DBAOD);
         tkAod = schema.getColumnIndex(KuduSchemas.TKAOD);
         runnumber = schema.getColumnIndex(KuduSchemas.RUNNUMBER);
+        for (int w = 0; w < l1Words.length; w++) {
+            l1Words[w] = schema.getColumnIndex(KuduSchemas.l1Word(w));
+        }
+        for (int w = 0; w < hltWords.length; w++) {
+            hltWords[w] = schema.getColumnIndex(KuduSchemas.hltWord(w));
+        }
+    }
+
+    /** Sets the non-zero trigger mask words of {@code bits} (zero words stay NULL). */
+    void fillTriggerWords(PartialRow row, TriggerBits bits) {
+        for (int w = 0; w < l1Words.length; w++) {
+            if (bits.l1[w] != 0) {
+                row.addLong(l1Words[w], bits.l1[w]);
+            }
+        }
+        for (int w = 0; w < hltWords.length; w++) {
+            if (bits.hlt[w] != 0) {
+                row.addLong(hltWords[w], bits.hlt[w]);
+            }
+        }
     }
 
     /**
@@ -102,7 +125,7 @@ final class EventRowMapper {
         }
         for (int i = 0; i < e.getEitokenCount(); i++) {
             EItoken_p1 token = e.getEitoken(i);
-            String guid = dbOf(token.getToken());
+            String guid = dbOf(token.getToken(), Math.min(i, lastDb.length - 1));
             if (i == 0) {
                 row.addString(db, guid);
                 row.addString(tk, token.getToken());
@@ -134,13 +157,13 @@ final class EventRowMapper {
         }
     }
 
-    private String dbOf(String token) {
+    private String dbOf(String token, int slot) {
         int end = token.indexOf(']');
         String prefix = end > 0 ? token.substring(0, end) : token;
-        if (!prefix.equals(lastTokenPrefix)) {
-            lastDb = PoolToken.parse(token).db();
-            lastTokenPrefix = prefix;
+        if (!prefix.equals(lastTokenPrefix[slot])) {
+            lastDb[slot] = PoolToken.parse(token).db();
+            lastTokenPrefix[slot] = prefix;
         }
-        return lastDb;
+        return lastDb[slot];
     }
 }

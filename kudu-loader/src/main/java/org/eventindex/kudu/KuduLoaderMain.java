@@ -24,15 +24,19 @@ public final class KuduLoaderMain {
               kudu-loader create-tables --masters M [--prefix P] [--buckets N] [--replicas N] [--epoch N]
               kudu-loader load --masters M --file PATH --dataset NAME --dspid N --epoch N
                                [--hdfs URI] [--load-id ID] [--prefix P] [--buckets N] [--replicas N] [--buffer N]
+              kudu-loader delete --masters M --dataset NAME [--prefix P]
               kudu-loader --help
 
-            create-tables  creates DATASETS, EVENTS and DUPLICATEDEVENTS if missing and checks existing ones;
-                           EVENTS/DUPLICATEDEVENTS get the range [epoch, epoch+1) of --epoch.
-            load           loads one consolidated dataset file (gzip SPB) into EVENTS (first occurrence of each
-                           event number) and DUPLICATEDEVENTS (later ones), then marks the dataset LOADED in
-                           DATASETS. Adds the epoch's range if missing. Safe to repeat: with the same load id
+            create-tables  creates DATASETS, EVENTS, MCEVENTS, DUPLICATEDEVENTS, EVENTSOVERLAP and TRIGGERCOUNT if
+                           missing, adds columns that tables of an earlier version lack, and checks them all;
+                           the event tables get the range [epoch, epoch+1) of --epoch.
+            load           loads one consolidated dataset file (.parquet, or gzip SPB of earlier versions) into
+                           EVENTS (MCEVENTS for simulation; first occurrence of each event number) and
+                           DUPLICATEDEVENTS (later ones), computes TRIGGERCOUNT and EVENTSOVERLAP on the way,
+                           then marks the dataset LOADED in DATASETS. Adds the epoch's range if missing. Safe to repeat: with the same load id
                            a LOADED dataset is left alone; otherwise its rows are deleted and loaded again.
-                           Progress goes to stderr, the result to stdout.
+                           Progress (a bar with events/s) goes to stderr, the result to stdout.
+            delete         removes a dataset: its event rows, trigger counts, overlaps and DATASETS row.
 
             Options:
               --masters M    Kudu master addresses, comma-separated host:port (required)
@@ -50,6 +54,7 @@ public final class KuduLoaderMain {
             """;
 
     private static final Set<String> TABLE_OPTIONS = Set.of("masters", "prefix", "buckets", "replicas", "epoch");
+    private static final Set<String> DELETE_OPTIONS = Set.of("masters", "prefix", "dataset");
     private static final Set<String> LOAD_OPTIONS = Set.of("masters", "prefix", "buckets", "replicas", "epoch",
             "file", "hdfs", "dataset", "dspid", "load-id", "buffer");
 
@@ -70,6 +75,7 @@ public final class KuduLoaderMain {
             switch (args[0]) {
                 case "create-tables" -> createTables(CliOptions.parse(args, 1, TABLE_OPTIONS), out);
                 case "load" -> load(CliOptions.parse(args, 1, LOAD_OPTIONS), out, err);
+                case "delete" -> delete(CliOptions.parse(args, 1, DELETE_OPTIONS), out);
                 default -> throw new UsageException("unknown command '" + args[0] + "'");
             }
             return 0;
@@ -104,7 +110,19 @@ public final class KuduLoaderMain {
             new KuduTables(client, config).createOrVerify(epoch);
         }
         out.println("tables " + config.datasetsTable() + ", " + config.eventsTable() + ", "
-                + config.duplicatedEventsTable() + " ready");
+                + config.mcEventsTable() + ", " + config.duplicatedEventsTable() + ", "
+                + config.eventsOverlapTable() + ", " + config.triggerCountTable() + " ready");
+    }
+
+    private static void delete(CliOptions o, PrintStream out) throws UsageException, IOException {
+        KuduTablesConfig config = tablesConfig(o);
+        String dataset = o.required("dataset");
+        try (KuduClient client = client(o)) {
+            DatasetLoader loader = new DatasetLoader(client, new KuduTables(client, config),
+                    LoaderSettings.defaults(), Clock.systemUTC());
+            out.println(loader.delete(dataset) ? "dataset " + dataset + " deleted"
+                    : "dataset " + dataset + " is not in " + config.datasetsTable() + "; nothing to delete");
+        }
     }
 
     private static void load(CliOptions o, PrintStream out, PrintStream err) throws UsageException, IOException {
@@ -140,8 +158,8 @@ public final class KuduLoaderMain {
             }
             LoadRequest request = new LoadRequest(dataset, dspid, epoch, o.optional("load-id", defaultLoadId),
                     source);
-            for (String table : new String[]{config.datasetsTable(), config.eventsTable(),
-                    config.duplicatedEventsTable()}) {
+            for (String table : new String[]{config.datasetsTable(), config.eventsTable(), config.mcEventsTable(),
+                    config.duplicatedEventsTable(), config.eventsOverlapTable(), config.triggerCountTable()}) {
                 if (!client.tableExists(table)) {
                     throw new IllegalStateException("Kudu table " + table + " does not exist; run 'kudu-loader"
                             + " create-tables' with the same --masters and --prefix first");
@@ -149,11 +167,9 @@ public final class KuduLoaderMain {
             }
             DatasetLoader loader = new DatasetLoader(client, new KuduTables(client, config), settings,
                     Clock.systemUTC());
-            long t0 = System.nanoTime();
-            LoadResult r = loader.load(request, (name, events) -> {
-                double seconds = Math.max(1e-3, (System.nanoTime() - t0) / 1e9);
-                err.printf("%s: %,d events loaded (%,.0f events/s)%n", name, events, events / seconds);
-            });
+            ProgressBar bar = new ProgressBar(err, System::nanoTime, -1);
+            LoadResult r = loader.load(request, (name, events) -> bar.update(name, events));
+            bar.done();
             out.printf("dataset %s dspid %d epoch %d: %d events, %d in EVENTS, %d in DUPLICATEDEVENTS, %d ms%s%n",
                     dataset, dspid, epoch, r.events(), r.uniqueEvents(), r.duplicates(), r.millis(),
                     r.alreadyLoaded() ? " (already loaded with this load id; nothing written)" : "");

@@ -18,8 +18,11 @@ import java.util.List;
  * Added to the seed: DATASETS {@code load_id} (the consumer signal whose content is loaded) and {@code hdfs_path};
  * EVENTS {@code runnumber} and {@code smk}.
  * <p>
- * Trigger masks are stored in the experiment's run-length coded text form ({@code l1trigmask}, {@code eftrigmask});
- * the {@code *trigchains*} columns are kept for the seed's schema and left null until chains are decoded from menus.
+ * Trigger masks are stored twice: in the experiment's run-length coded text form ({@code l1trigmask},
+ * {@code eftrigmask}, lossless) and as 64-bit words (seed 001 §6.1) {@code l1w00..l1w23} and {@code hltw000..hltw191},
+ * a zero word stored as NULL, BIT_SHUFFLE + LZ4, so one trigger bit is selected in SQL with
+ * {@code l1w16 & (1 << 5) <> 0} (TAV bit 5). The {@code *trigchains*} columns are kept for the seed's schema and left
+ * null until chains are decoded from menus. MCEVENTS has the EVENTS schema (the provenance columns stay null).
  */
 public final class KuduSchemas {
     // DATASETS
@@ -61,6 +64,32 @@ public final class KuduSchemas {
     public static final String TKAOD = "tkaod";
     public static final String DB = "db";
     public static final String TK = "tk";
+
+    // EVENTSOVERLAP and TRIGGERCOUNT
+    public static final String DS1 = "ds1";
+    public static final String DS2 = "ds2";
+    public static final String DATASET_ID = "dataset_id";
+    public static final String TRIG1 = "trig1";
+    public static final String TRIG2 = "trig2";
+    public static final String COUNT = "count";
+
+    /** L1 mask words: 1536 bits = 24 words; words 0-7 TBP, 8-15 TAP, 16-23 TAV. */
+    public static final int L1_WORDS = 24;
+    /** HLT mask words: 3 x 4096 bits = 192 words; 0-63 physics, 64-127 passed-through, 128-191 resurrected. */
+    public static final int HLT_WORDS = 192;
+
+    /** Column of L1 mask word {@code w} (bits 64w..64w+63, bit i of the word = mask bit 64w+i). */
+    public static String l1Word(int w) {
+        return String.format("l1w%02d", w);
+    }
+
+    /** Column of HLT mask word {@code w}. */
+    public static String hltWord(int w) {
+        return String.format("hltw%03d", w);
+    }
+
+    public static final List<String> EVENTSOVERLAP_KEY = List.of(DS1, DS2);
+    public static final List<String> TRIGGERCOUNT_KEY = List.of(DATASET_ID, TRIG1, TRIG2);
 
     /** Key of EVENTS, in order; DUPLICATEDEVENTS appends {@link #INSERTION_TIME}. */
     public static final List<String> EVENTS_KEY = List.of(DSPID, EVENTNUMBER, RGID);
@@ -126,6 +155,17 @@ public final class KuduSchemas {
         return new Schema(c);
     }
 
+    /** (ds1, ds2) -> events of ds1 whose (run, event) also is in ds2; one row per direction. */
+    public static Schema eventsOverlap() {
+        return new Schema(List.of(key(DS1, Type.INT32), key(DS2, Type.INT32), column(COUNT, Type.INT64)));
+    }
+
+    /** (dataset_id, trig1, trig2) -> events of the dataset where both triggers fired (trig1 <= trig2). */
+    public static Schema triggerCount() {
+        return new Schema(List.of(key(DATASET_ID, Type.INT32), key(TRIG1, Type.INT32), key(TRIG2, Type.INT32),
+                column(COUNT, Type.INT64)));
+    }
+
     private static void addEventColumns(List<ColumnSchema> c) {
         c.add(column(HLTPSK, Type.INT32));
         c.add(column(L1PSK, Type.INT32));
@@ -152,6 +192,12 @@ public final class KuduSchemas {
         c.add(column(TK, Type.STRING));
         c.add(column(RUNNUMBER, Type.INT32));
         c.add(column(SMK, Type.INT32));
+        for (int w = 0; w < L1_WORDS; w++) {
+            c.add(column(l1Word(w), Type.INT64));
+        }
+        for (int w = 0; w < HLT_WORDS; w++) {
+            c.add(column(hltWord(w), Type.INT64));
+        }
     }
 
     private static ColumnSchema key(String name, Type type) {

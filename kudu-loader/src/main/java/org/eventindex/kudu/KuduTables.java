@@ -21,9 +21,10 @@ import static java.util.Objects.requireNonNull;
 /**
  * Creates, verifies and extends the EventIndex tables in one Kudu cluster.
  * <p>
- * EVENTS and DUPLICATEDEVENTS are RANGE partitioned on {@code rgid} with one range {@code [epoch, epoch + 1)} per
+ * EVENTS, MCEVENTS and DUPLICATEDEVENTS are RANGE partitioned on {@code rgid} with one range {@code [epoch, epoch + 1)} per
  * epoch, each split into {@link KuduTablesConfig#hashBuckets()} HASH(eventnumber) buckets. Ranges are added on demand
- * by {@link #ensureEpoch(int)}; the supervisor decides when a new epoch starts. DATASETS is one tablet.
+ * by {@link #ensureEpoch(int)}; the supervisor decides when a new epoch starts. DATASETS, EVENTSOVERLAP and
+ * TRIGGERCOUNT are small (one row per dataset, per dataset pair, per fired trigger pair) and have one tablet each.
  * Thread-safe.
  */
 public final class KuduTables {
@@ -56,13 +57,20 @@ public final class KuduTables {
                 eventOptions(KuduSchemas.events(), initialEpoch));
         createOrVerify(config.duplicatedEventsTable(), KuduSchemas.duplicatedEvents(),
                 KuduSchemas.DUPLICATED_EVENTS_KEY, eventOptions(KuduSchemas.duplicatedEvents(), initialEpoch));
+        createOrVerify(config.mcEventsTable(), KuduSchemas.events(), KuduSchemas.EVENTS_KEY,
+                eventOptions(KuduSchemas.events(), initialEpoch));
+        createOrVerify(config.eventsOverlapTable(), KuduSchemas.eventsOverlap(), KuduSchemas.EVENTSOVERLAP_KEY,
+                datasetsOptions());
+        createOrVerify(config.triggerCountTable(), KuduSchemas.triggerCount(), KuduSchemas.TRIGGERCOUNT_KEY,
+                datasetsOptions());
         verifyEventPartitioning(config.eventsTable());
         verifyEventPartitioning(config.duplicatedEventsTable());
+        verifyEventPartitioning(config.mcEventsTable());
     }
 
     /**
-     * Makes sure EVENTS and DUPLICATEDEVENTS have a range holding {@code epoch}, adding {@code [epoch, epoch + 1)} if
-     * not. Tolerates another process adding the same range at the same time. Cheap after the first call per epoch.
+     * Makes sure EVENTS, MCEVENTS and DUPLICATEDEVENTS have a range holding {@code epoch}, adding
+     * {@code [epoch, epoch + 1)} if not. Tolerates another process adding the same range at the same time. Cheap after the first call per epoch.
      */
     public void ensureEpoch(int epoch) throws KuduException {
         checkEpoch(epoch);
@@ -71,7 +79,12 @@ public final class KuduTables {
         }
         ensureRange(config.eventsTable(), epoch);
         ensureRange(config.duplicatedEventsTable(), epoch);
-        knownEpochs.add(epoch);
+        // MCEVENTS is missing on clusters set up by an earlier version until createOrVerify runs (the loader always
+        // runs it first, then ensureEpoch again); until then the epoch is not cached as complete.
+        if (client.tableExists(config.mcEventsTable())) {
+            ensureRange(config.mcEventsTable(), epoch);
+            knownEpochs.add(epoch);
+        }
     }
 
     /** The epochs (range lower bounds) of {@code table}; for tests and operators. */
@@ -141,7 +154,31 @@ public final class KuduTables {
                 }
             }
         }
+        upgrade(name, client.openTable(name).getSchema(), expected);
         verifySchema(name, client.openTable(name).getSchema(), expected, key);
+    }
+
+    /** Adds the nullable columns a table made by an older version lacks (e.g. the trigger word columns). */
+    private void upgrade(String name, Schema actual, Schema expected) throws KuduException {
+        AlterTableOptions alter = new AlterTableOptions();
+        int added = 0;
+        for (ColumnSchema column : expected.getColumns()) {
+            if (!actual.hasColumn(column.getName()) && column.isNullable()) {
+                alter.addColumn(column);
+                added++;
+            }
+        }
+        if (added > 0) {
+            try {
+                client.alterTable(name, alter);
+            } catch (KuduException e) {
+                // another process may have upgraded it meanwhile; verification below decides
+                if (!client.openTable(name).getSchema().hasColumn(expected.getColumns().get(
+                        expected.getColumns().size() - 1).getName())) {
+                    throw e;
+                }
+            }
+        }
     }
 
     static void verifySchema(String table, Schema actual, Schema expected, List<String> key) {

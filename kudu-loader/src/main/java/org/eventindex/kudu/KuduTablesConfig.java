@@ -45,4 +45,16 @@ public record KuduTablesConfig(String prefix, int hashBuckets, int replicas) {
     public String duplicatedEventsTable() {
         return prefix + "DUPLICATEDEVENTS";
     }
+
+    public String mcEventsTable() {
+        return prefix + "MCEVENTS";
+    }
+
+    public String eventsOverlapTable() {
+        return prefix + "EVENTSOVERLAP";
+    }
+
+    public String triggerCountTable() {
+        return prefix + "TRIGGERCOUNT";
+    }
 }

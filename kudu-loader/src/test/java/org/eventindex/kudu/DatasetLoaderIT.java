@@ -193,11 +193,12 @@ class DatasetLoaderIT {
     @Test
     void refusedRowFailsTheLoadAndLeavesItLoading() throws Exception {
         String dataset = "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1826";
-        // Kudu refuses cells above 64 KiB: the one event with such a mask must fail the whole load.
-        String huge = "!".repeat(70_000);
+        // Kudu refuses cells above 64 KiB: the one event with such a token must fail the whole load.
+        String huge = new org.eventindex.names.PoolToken(TestSpbFiles.guid(6, 0), "C".repeat(70_000),
+                "D82968A1-CF91-4320-B2DD-E0F739CBC7E6", 0x202, 3, 2).format();
         Path file = TestSpbFiles.write(dir.resolve("d.spb"), dataset, List.of(
                         new InputFile(TestSpbFiles.guid(6, 0), 1, 2, 3)),
-                e -> e.getEventNumber() == 2 ? e.setL1PassedTrigMask(huge) : e);
+                e -> e.getEventNumber() == 2 ? e.setEitoken(0, e.getEitoken(0).toBuilder().setToken(huge)) : e);
         DatasetLoadException e = assertThrows(DatasetLoadException.class, () -> loader.load(
                 new LoadRequest(dataset, 103, EPOCH, "signal-d", DatasetSource.local(file))));
         assertContains(e.getMessage(), dataset, "refused 1 rows", MAIN.eventsTable());

@@ -36,8 +36,8 @@ class EventRowMapperTest {
         assertEquals(1_500_000_000, row.getInt(KuduSchemas.EVENTTIME));
         assertEquals(123, row.getInt(KuduSchemas.EVENTTIMES));
         assertEquals(0xF000_0001L, row.getLong(KuduSchemas.LVLID), "uint32 level-1 id stays unsigned");
-        assertEquals("D!!E!", row.getString(KuduSchemas.L1TRIGMASK));
-        assertEquals("B!;;", row.getString(KuduSchemas.EFTRIGMASK));
+        assertEquals(TestSpbFiles.L1_MASK, row.getString(KuduSchemas.L1TRIGMASK));
+        assertEquals(TestSpbFiles.HLT_MASK, row.getString(KuduSchemas.EFTRIGMASK));
         assertEquals(7, row.getInt(KuduSchemas.L1PSK), "the event's own key wins over the menu");
         assertEquals(13, row.getInt(KuduSchemas.HLTPSK), "missing on the event: taken from the menu");
         assertEquals(11, row.getInt(KuduSchemas.SMK));

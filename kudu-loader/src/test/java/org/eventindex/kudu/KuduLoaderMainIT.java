@@ -75,7 +75,7 @@ class KuduLoaderMainIT {
         LOG.info("CLI loaded {} events from HDFS in {} ms ({} events/s): {}", 2 * EVENTS_PER_FILE, millis,
                 2_000L * EVENTS_PER_FILE / Math.max(1, millis), loaded.out().strip());
         assertTrue(loaded.out().contains("50000 events, 49000 in EVENTS, 1000 in DUPLICATEDEVENTS"), loaded.out());
-        assertTrue(loaded.err().contains("events loaded"), "progress on stderr: " + loaded.err());
+        assertTrue(loaded.err().contains("events/s"), "progress on stderr: " + loaded.err());
 
         DatasetQueries queries = new DatasetQueries(kudu.client(), new KuduTablesConfig("cli_", 8, 1));
         assertEquals(new EventCounts(49_000, 1_000), queries.countEvents(7, 4));
@@ -86,6 +86,15 @@ class KuduLoaderMainIT {
         Result again = run(load);
         assertEquals(0, again.status(), again.err());
         assertTrue(again.out().contains("already loaded"), again.out());
+
+        Result deleted = run("delete", "--masters", kudu.masterAddresses(), "--prefix", "cli_", "--dataset", DATASET);
+        assertEquals(0, deleted.status(), deleted.err());
+        assertTrue(deleted.out().contains("deleted"), deleted.out());
+        assertEquals(new EventCounts(0, 0), queries.countEvents(7, 4));
+        assertTrue(queries.dataset(DATASET).isEmpty());
+        Result twice = run("delete", "--masters", kudu.masterAddresses(), "--prefix", "cli_", "--dataset", DATASET);
+        assertEquals(0, twice.status(), twice.err());
+        assertTrue(twice.out().contains("nothing to delete"), twice.out());
     }
 
     @Test

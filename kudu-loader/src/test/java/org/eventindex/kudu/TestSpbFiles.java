@@ -1,6 +1,7 @@
 package org.eventindex.kudu;
 
 import org.eventindex.names.PoolToken;
+import org.eventindex.names.TriggerMask;
 import org.eventindex.proto.EventIndexProtos.BeginGUID_p1;
 import org.eventindex.proto.EventIndexProtos.EIEvent_p1;
 import org.eventindex.proto.EventIndexProtos.EItoken_p1;
@@ -19,9 +20,20 @@ import java.util.function.UnaryOperator;
 final class TestSpbFiles {
     static final int RUN = 327636;
     static final int SMK = 2711;
+    /** TBP/TAP/TAV items 3 and 4 fired, then TAV 9 too; HLT physics chains 1 and 70. */
+    static final String L1_MASK = TriggerMask.encodeL1(bits(512, 3, 4), bits(512, 3, 4), bits(512, 3, 4, 9));
+    static final String HLT_MASK = TriggerMask.encodeHlt(bits(4096, 1, 70), bits(4096), bits(4096));
     private static final String CLID = "D82968A1-CF91-4320-B2DD-E0F739CBC7E6";
 
     private TestSpbFiles() {
+    }
+
+    static java.util.BitSet bits(int width, int... set) {
+        java.util.BitSet b = new java.util.BitSet(width);
+        for (int i : set) {
+            b.set(i);
+        }
+        return b;
     }
 
     /** One input file of the dataset: its GUID and the event numbers it holds, in order. */
@@ -50,8 +62,8 @@ final class TestSpbFiles {
                 .setIsSimulation(false)
                 .setIsCalibration(false)
                 .setIsTestBeam(false)
-                .setL1PassedTrigMask("D!!E!")
-                .setEFPassedTrigMask("B!;;")
+                .setL1PassedTrigMask(L1_MASK)
+                .setEFPassedTrigMask(HLT_MASK)
                 .setL1PSK(7)
                 .addEitoken(EItoken_p1.newBuilder().setName("StreamAOD").setToken(token(ownGuid, eventNumber)))
                 .addEitoken(EItoken_p1.newBuilder().setName("StreamESD").setToken(token(esdGuid, eventNumber)))

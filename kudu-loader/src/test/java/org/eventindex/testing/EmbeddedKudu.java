@@ -64,7 +64,16 @@ public final class EmbeddedKudu implements AutoCloseable {
      * @throws UncheckedIOException  when the cluster does not come up
      */
     public static EmbeddedKudu start(Path dir, int tabletServers) {
+        return start(dir, tabletServers, List.of());
+    }
+
+    /**
+     * As {@link #start(Path, int)} with extra tablet server flags (benchmarks use short MemRowSet flush thresholds
+     * so that on-disk column sizes can be measured).
+     */
+    public static EmbeddedKudu start(Path dir, int tabletServers, List<String> tabletServerFlags) {
         requireNonNull(dir, "dir is null");
+        requireNonNull(tabletServerFlags, "tabletServerFlags is null");
         if (tabletServers < 1) {
             throw new IllegalArgumentException("tabletServers must be at least 1: " + tabletServers);
         }
@@ -84,6 +93,7 @@ public final class EmbeddedKudu implements AutoCloseable {
                 builder.addMasterServerFlag(flag);
                 builder.addTabletServerFlag(flag);
             }
+            tabletServerFlags.forEach(builder::addTabletServerFlag);
             MiniKuduCluster cluster = builder.build();
             return new EmbeddedKudu(cluster, Duration.ofNanos(System.nanoTime() - t0));
         } catch (IOException e) {

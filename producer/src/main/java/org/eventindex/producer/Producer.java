@@ -11,8 +11,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Publishes one planned upload: connect to the broker (so a dead broker or bad credentials stop the run before
- * anything is stored), store the file as one object without ever overwriting, verify it with a HEAD, then send the
- * control message and wait for the broker's receipt. Each step is retried by the {@link RetryPolicy}.
+ * anything is stored), store the file as one object without ever overwriting, verify it with a HEAD (size, the ETag
+ * the server computed, the sha256 metadata), then send the control message and wait for the broker's receipt. Each
+ * step is retried by the {@link RetryPolicy}, all within one deadline. When the broker fails after the upload only
+ * the message is retried, for the same object and with the same message id (a receipt lost after the broker stored
+ * the message can therefore produce a second copy with that id, which the supervisor records once).
  */
 public final class Producer {
     private static final Logger LOG = LoggerFactory.getLogger(Producer.class);
@@ -34,27 +37,34 @@ public final class Producer {
     /** @return the message that the broker acknowledged */
     public ProducerMessage publish(UploadPlan plan) throws ProducerException {
         requireNonNull(plan, "plan is null");
-        retry.run("connect to the broker", () -> {
+        RetryPolicy.Budget budget = retry.start();
+        budget.run("connect to the broker", () -> {
             channel.connect();
             return null;
         });
         LOG.info("uploading {} ({} bytes) to {}", plan.file().path(), plan.file().size(), plan.url());
-        boolean created = retry.run("upload to " + plan.url(),
-                () -> store.putIfAbsent(plan.bucket(), plan.key().key(), plan.file().path(), plan.metadata()));
-        StoredObject stored = retry.run("verify " + plan.url(), () -> store.head(plan.bucket(), plan.key().key()));
-        verify(plan, stored, created);
+        boolean created = budget.run("upload to " + plan.url(),
+                () -> store.putIfAbsent(plan.bucket(), plan.key().key(), plan.file().path(), plan.metadata(), budget));
+        StoredObject stored = budget.run("verify " + plan.url(), () -> store.head(plan.bucket(), plan.key().key()));
+        verify(plan, stored, created, plan.file().digests().expectedEtag(store.uploadSettings()));
 
         ProducerMessage message = plan.message(clock.millis());
         byte[] json = Json.write(message);
-        retry.run("send to " + queue, () -> {
-            channel.send(queue, json);
-            return null;
-        });
+        try {
+            budget.run("send to " + queue, () -> {
+                channel.send(queue, json);
+                return null;
+            });
+        } catch (ProducerException e) {
+            throw new ProducerException(e.exitCode(), plan.url() + " is stored but message " + message.id() + " to "
+                    + queue + " was not acknowledged: " + e.getMessage(), e);
+        }
         LOG.info("sent message {} to {}", message.id(), queue);
         return message;
     }
 
-    private static void verify(UploadPlan plan, StoredObject stored, boolean created) throws ProducerException {
+    private static void verify(UploadPlan plan, StoredObject stored, boolean created, String expectedEtag)
+            throws ProducerException {
         String sha = stored.userMetadata().get(UploadPlan.SHA256_METADATA);
         if (!created && !plan.file().sha256().equals(sha)) {
             // With a random uuid per run this means a broken uuid source or a tampered store: never overwrite.
@@ -70,6 +80,14 @@ public final class Producer {
         if (sha != null && !plan.file().sha256().equals(sha)) {
             throw new ProducerException(ExitCode.TRANSIENT, plan.url() + " has sha256 metadata " + sha
                     + ", expected " + plan.file().sha256());
+        }
+        // The ETag is computed by the server from the bytes it stored: MD5 (single PUT) or MD5 of part MD5s.
+        // Stores that encrypt or otherwise do not use MD5 ETags answer something else; only an MD5-form ETag is
+        // compared.
+        String etag = stored.etag();
+        if (etag != null && etag.matches("[0-9a-fA-F]{32}(-[0-9]+)?") && !etag.equalsIgnoreCase(expectedEtag)) {
+            throw new ProducerException(ExitCode.TRANSIENT, plan.url() + " has ETag " + etag + " after upload, "
+                    + "expected " + expectedEtag + ": the store holds other bytes than the file");
         }
     }
 }

@@ -24,15 +24,24 @@ public final class ProducerArgs {
     public static final String ENV_STOMP_PASSWORD = "EI_STOMP_PASSWORD";
     public static final String ENV_S3_ACCESS_KEY = "EI_S3_ACCESS_KEY";
     public static final String ENV_S3_SECRET_KEY = "EI_S3_SECRET_KEY";
+    public static final String ENV_TRUST_STORE_PASSWORD = "EI_TRUST_STORE_PASSWORD";
+    /** Scheme prefix of TLS broker endpoints in {@code --brokers}. */
+    public static final String TLS_SCHEME = "stomp+ssl://";
+    /** Scheme prefix of plain broker endpoints in {@code --brokers} (optional). */
+    public static final String PLAIN_SCHEME = "stomp://";
 
     public static final String USAGE = """
-            Usage: java -jar eventindex-producer.jar FILE.ei.spb --brokers HOST:PORT[,HOST:PORT...]
+            Usage: java -jar eventindex-producer.jar FILE.ei.spb --brokers [stomp+ssl://]HOST:PORT[,...]
                      --s3-endpoint http://HOST:PORT --bucket BUCKET [options]
 
             Validates an EventIndex SPB file, stores it as one S3 object and sends one control message to the
             supervisor's STOMP queue.
 
-              --brokers LIST          STOMP brokers, tried in order (every address of each host name)
+              --brokers LIST          STOMP brokers HOST:PORT,..., tried in order (every address of each host
+                                      name); prefix every entry with stomp+ssl:// for TLS
+              --trust-store FILE      PKCS12 or JKS trust store for TLS brokers (default: the JVM's)
+              --trust-store-password-file FILE
+                                      file holding the trust store password (or env %s)
               --queue DEST            destination (default %s)
               --user USER             STOMP login
               --password-file FILE    file holding the STOMP passcode (or env %s)
@@ -40,8 +49,11 @@ public final class ProducerArgs {
               --bucket BUCKET         bucket for the object (must exist)
               --access-key KEY        S3 access key (or env %s)
               --secret-key-file FILE  file holding the S3 secret key (or env %s)
+              --retry-deadline SECS   total time in which failed remote steps are retried with capped
+                                      exponential backoff and jitter (default %d)
               --dry-run               validate and print the object key and message; store and send nothing
-              -v, --verbose           log each step to stderr
+              -v, --verbose           print per input file (GUID) events and unique events, totals and
+                                      bytes per event; log each step to stderr
               --json                  print the result as one JSON object on stdout
               -h, --help              this text
 
@@ -50,12 +62,14 @@ public final class ProducerArgs {
               1  internal error (a bug; see stderr)
               2  bad input: invalid SPB file or bad arguments; nothing was uploaded or sent
               3  transient failure: network, broker or S3 unavailable; retry later
-              4  configuration or authentication error: credentials, bucket, secret files
-            """.formatted(Queues.SUPERVISOR, ENV_STOMP_PASSWORD, ENV_S3_ACCESS_KEY, ENV_S3_SECRET_KEY);
+              4  configuration or authentication error: credentials, bucket, secret files, TLS trust
+            """.formatted(ENV_TRUST_STORE_PASSWORD, Queues.SUPERVISOR, ENV_STOMP_PASSWORD, ENV_S3_ACCESS_KEY,
+            ENV_S3_SECRET_KEY, RetryPolicy.DEFAULT_DEADLINE.toSeconds());
 
     private static final Set<String> FLAGS = Set.of("--dry-run", "-v", "--verbose", "--json", "-h", "--help");
     private static final Set<String> VALUED = Set.of("--brokers", "--queue", "--user", "--password-file",
-            "--s3-endpoint", "--bucket", "--access-key", "--secret-key-file");
+            "--s3-endpoint", "--bucket", "--access-key", "--secret-key-file", "--trust-store",
+            "--trust-store-password-file", "--retry-deadline");
     // S3 bucket naming rules (no upper case, 3-63 characters).
     private static final Pattern BUCKET = Pattern.compile("[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]");
 
@@ -116,15 +130,24 @@ public final class ProducerArgs {
             throw badArgs("--bucket '" + bucket + "' is not a valid S3 bucket name");
         }
         List<StompEndpoint> brokers = List.of();
+        boolean tls = false;
+        java.time.Duration deadline = retryDeadline(values.get("--retry-deadline"));
+        Path trustStore = values.containsKey("--trust-store") ? Path.of(values.get("--trust-store")) : null;
+        String trustStorePassword = secret(values.get("--trust-store-password-file"), env, ENV_TRUST_STORE_PASSWORD);
         String accessKey = values.getOrDefault("--access-key", env.get(ENV_S3_ACCESS_KEY));
         String secretKey = secret(values.get("--secret-key-file"), env, ENV_S3_SECRET_KEY);
         String user = values.get("--user");
         String password = secret(values.get("--password-file"), env, ENV_STOMP_PASSWORD);
         if (!dryRun) {
+            String list = require(values, "--brokers");
+            tls = isTls(list);
             try {
-                brokers = StompEndpoint.parseList(require(values, "--brokers"));
+                brokers = StompEndpoint.parseList(stripSchemes(list));
             } catch (IllegalArgumentException e) {
                 throw badArgs("--brokers: " + e.getMessage());
+            }
+            if (trustStore != null && !tls) {
+                throw badArgs("--trust-store is only used with TLS brokers (" + TLS_SCHEME + "HOST:PORT)");
             }
             if (accessKey == null || accessKey.isBlank()) {
                 throw config("no S3 access key: give --access-key or set " + ENV_S3_ACCESS_KEY);
@@ -138,7 +161,53 @@ public final class ProducerArgs {
         }
         return new ProducerOptions(Path.of(file), brokers, values.getOrDefault("--queue", Queues.SUPERVISOR), user,
                 password, s3, bucket, accessKey, secretKey, dryRun,
-                flags.contains("-v") || flags.contains("--verbose"), flags.contains("--json"));
+                flags.contains("-v") || flags.contains("--verbose"), flags.contains("--json"), deadline,
+                new ProducerOptions.BrokerTls(tls, trustStore, trustStorePassword));
+    }
+
+    /** True when every entry has the TLS scheme, false when none has; a mix is refused. */
+    private static boolean isTls(String list) throws ProducerException {
+        long secure = 0;
+        long total = 0;
+        for (String part : list.split(",")) {
+            total++;
+            if (part.strip().startsWith(TLS_SCHEME)) {
+                secure++;
+            }
+        }
+        if (secure != 0 && secure != total) {
+            throw badArgs("--brokers mixes " + TLS_SCHEME + " and plain endpoints: use one kind");
+        }
+        return secure > 0;
+    }
+
+    private static String stripSchemes(String list) {
+        StringBuilder out = new StringBuilder();
+        for (String part : list.split(",")) {
+            String p = part.strip();
+            if (p.startsWith(TLS_SCHEME)) {
+                p = p.substring(TLS_SCHEME.length());
+            } else if (p.startsWith(PLAIN_SCHEME)) {
+                p = p.substring(PLAIN_SCHEME.length());
+            }
+            out.append(out.length() == 0 ? "" : ",").append(p);
+        }
+        return out.toString();
+    }
+
+    private static java.time.Duration retryDeadline(String value) throws ProducerException {
+        if (value == null) {
+            return null;
+        }
+        try {
+            long seconds = Long.parseLong(value.strip());
+            if (seconds < 0 || seconds > 86_400) {
+                throw badArgs("--retry-deadline " + value + " must be between 0 and 86400 seconds");
+            }
+            return java.time.Duration.ofSeconds(seconds);
+        } catch (NumberFormatException e) {
+            throw badArgs("--retry-deadline '" + value + "' is not a number of seconds");
+        }
     }
 
     private static String require(Map<String, String> values, String name) throws ProducerException {

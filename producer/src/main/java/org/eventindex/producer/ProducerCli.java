@@ -12,6 +12,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import org.eventindex.message.Json;
 import org.eventindex.message.ProducerMessage;
 import org.eventindex.spb.SpbFormatException;
@@ -33,13 +35,21 @@ public final class ProducerCli {
     private final PrintStream err;
     private final RetryPolicy retry;
     private final Clock clock;
+    private final UploadSettings upload;
 
     public ProducerCli(Map<String, String> env, PrintStream out, PrintStream err, RetryPolicy retry, Clock clock) {
+        this(env, out, err, retry, clock, UploadSettings.DEFAULT);
+    }
+
+    /** @param retry used with its own deadline unless {@code --retry-deadline} is given */
+    public ProducerCli(Map<String, String> env, PrintStream out, PrintStream err, RetryPolicy retry, Clock clock,
+                       UploadSettings upload) {
         this.env = Map.copyOf(requireNonNull(env, "env is null"));
         this.out = requireNonNull(out, "out is null");
         this.err = requireNonNull(err, "err is null");
         this.retry = requireNonNull(retry, "retry is null");
         this.clock = requireNonNull(clock, "clock is null");
+        this.upload = requireNonNull(upload, "upload is null");
     }
 
     /** @return the process exit code ({@link ExitCode}) */
@@ -51,36 +61,59 @@ public final class ProducerCli {
         }
         boolean json = args.contains("--json");
         boolean verbose = args.contains("-v") || args.contains("--verbose");
+        CompletableFuture<ObjectStore> pending = null;
         try {
             ProducerOptions options = ProducerArgs.parse(args, env);
-            UploadPlan plan = UploadPlan.of(scan(options.file()), options.s3Endpoint(), options.bucket(),
+            if (!options.dryRun()) {
+                // Building the S3 client (class loading, ~0.5 s of a cold JVM) contacts nothing: overlap it with the
+                // validation, which must finish before anything remote is touched.
+                pending = CompletableFuture.supplyAsync(() -> new S3ObjectStore(options.s3Endpoint(),
+                        options.accessKey(), options.secretKey(), S3_CONNECT_TIMEOUT, S3_SOCKET_TIMEOUT, upload));
+            }
+            UploadPlan plan = UploadPlan.of(scan(options.file(), upload), options.s3Endpoint(), options.bucket(),
                     UUID.randomUUID(), UUID.randomUUID(), clock.millis());
             if (options.dryRun()) {
-                report(json, "dry-run", plan, plan.message(clock.millis()), options.queue());
+                report(json, verbose, "dry-run", plan, plan.message(clock.millis()), options.queue());
                 return ExitCode.SUCCESS.code();
             }
             ProducerMessage sent;
-            try (ObjectStore store = new S3ObjectStore(options.s3Endpoint(), options.accessKey(),
-                    options.secretKey(), S3_CONNECT_TIMEOUT, S3_SOCKET_TIMEOUT);
-                 ControlChannel channel = new StompControlChannel(
-                         StompSettings.of(options.brokers(), options.user(), options.password()))) {
-                sent = new Producer(store, channel, options.queue(), retry, clock).publish(plan);
+            StompSettings stomp = StompSettings.of(options.brokers(), options.user(), options.password())
+                    .withTls(BrokerTlsFactory.of(options.tls()));
+            RetryPolicy policy = options.retryDeadline() == null ? retry : retry.withDeadline(options.retryDeadline());
+            try (ObjectStore store = join(pending);
+                 ControlChannel channel = new StompControlChannel(stomp)) {
+                pending = null;
+                sent = new Producer(store, channel, options.queue(), policy, clock).publish(plan);
             }
-            report(json, "stored", plan, sent, options.queue());
+            report(json, verbose, "stored", plan, sent, options.queue());
             return ExitCode.SUCCESS.code();
         } catch (ProducerException e) {
             return fail(json, verbose, e.exitCode(), e.getMessage(), e);
         } catch (RuntimeException e) {
             return fail(json, verbose, ExitCode.INTERNAL, e.toString(), e);
+        } finally {
+            if (pending != null) {
+                // The run stopped before the store was used (bad input, configuration): release the client.
+                pending.thenAccept(ObjectStore::close);
+            }
         }
     }
 
-    private static ScannedFile scan(Path file) throws ProducerException {
+    private static ObjectStore join(CompletableFuture<ObjectStore> pending) {
+        try {
+            return pending.join();
+        } catch (CompletionException e) {
+            throw e.getCause() instanceof RuntimeException r ? r
+                    : new IllegalStateException("cannot create the S3 client: " + e.getCause(), e.getCause());
+        }
+    }
+
+    private static ScannedFile scan(Path file, UploadSettings upload) throws ProducerException {
         if (!Files.isRegularFile(file)) {
             throw new ProducerException(ExitCode.BAD_INPUT, file + ": no such file");
         }
         try {
-            return ScannedFile.scan(file, SpbLimits.DEFAULT);
+            return ScannedFile.scan(file, SpbLimits.DEFAULT, upload.partSize());
         } catch (SpbFormatException e) {
             // Already names the file, the uncompressed offset and the problem.
             throw new ProducerException(ExitCode.BAD_INPUT, e.getMessage(), e);
@@ -89,7 +122,8 @@ public final class ProducerCli {
         }
     }
 
-    private void report(boolean json, String status, UploadPlan plan, ProducerMessage message, String queue) {
+    private void report(boolean json, boolean verbose, String status, UploadPlan plan, ProducerMessage message,
+                        String queue) {
         if (json) {
             Map<String, Object> result = new LinkedHashMap<>();
             result.put("exitCode", ExitCode.SUCCESS.code());
@@ -100,6 +134,7 @@ public final class ProducerCli {
             result.put("url", plan.url().toString());
             result.put("sha256", plan.file().sha256());
             result.put("queue", queue);
+            result.put("summary", RunSummary.json(plan));
             result.put("message", message);
             out.println(new String(Json.write(result), java.nio.charset.StandardCharsets.UTF_8));
             return;
@@ -112,6 +147,9 @@ public final class ProducerCli {
         } else {
             out.println("stored " + what + " as " + plan.url() + "; message " + message.id()
                     + " acknowledged on " + queue);
+        }
+        if (verbose) {
+            RunSummary.print(out, plan);
         }
     }
 

@@ -3,63 +3,133 @@ package org.eventindex.producer;
 import static java.util.Objects.requireNonNull;
 
 import java.time.Duration;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.DoubleSupplier;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * How often the producer retries one step (broker connect, upload, send) after a {@link ExitCode#TRANSIENT}
- * failure, with doubling delays. Other failures are never retried. Deliberately small: the job wrapper retries whole
- * jobs; this only rides out short blips.
+ * How the producer retries a remote step (broker connect, upload, verify, send) after a {@link ExitCode#TRANSIENT}
+ * failure: capped exponential backoff with jitter, bounded by a total deadline for the whole run. Other failures
+ * (bad input, configuration, authentication) are never retried.
  *
- * @param maxAttempts  attempts per step, at least 1
- * @param initialDelay wait before the second attempt; doubles after each further failure
- * @param sleeper      how to wait (tests pass one that does not sleep)
+ * <p>The n-th wait is drawn uniformly from [d/2, d] with d = min({@code maxDelay}, {@code initialDelay} * 2^(n-1)),
+ * so many jobs failing together do not retry in lock step. A new attempt is only started when its wait ends before
+ * the deadline; an attempt already running is bounded by its own timeouts (connect, socket, receipt), so a run may
+ * end up to one attempt's timeout after the deadline.
+ *
+ * @param initialDelay the wait before the second attempt (before jitter)
+ * @param maxDelay     cap of a single wait
+ * @param deadline     total time after {@link #start()} in which attempts may start
+ * @param sleeper      how to wait (tests pass one that advances a fake clock)
+ * @param nanoTime     monotonic clock
+ * @param random       uniform [0, 1) source for the jitter
  */
-public record RetryPolicy(int maxAttempts, Duration initialDelay, Sleeper sleeper) {
+public record RetryPolicy(Duration initialDelay, Duration maxDelay, Duration deadline, Sleeper sleeper,
+                          LongSupplier nanoTime, DoubleSupplier random) {
     private static final Logger LOG = LoggerFactory.getLogger(RetryPolicy.class);
 
-    /** Three attempts, 1 s then 2 s apart. */
-    public static final RetryPolicy DEFAULT = new RetryPolicy(3, Duration.ofSeconds(1), Sleeper.REAL);
-    /** One attempt. */
-    public static final RetryPolicy NONE = new RetryPolicy(1, Duration.ZERO, Sleeper.REAL);
+    /** Default total deadline of a run's retries. */
+    public static final Duration DEFAULT_DEADLINE = Duration.ofMinutes(5);
+    /** 1 s first wait, doubling up to 30 s, within {@link #DEFAULT_DEADLINE}, real time. */
+    public static final RetryPolicy DEFAULT = new RetryPolicy(Duration.ofSeconds(1), Duration.ofSeconds(30),
+            DEFAULT_DEADLINE, Sleeper.REAL, System::nanoTime, () -> ThreadLocalRandom.current().nextDouble());
+    /** One attempt per step. */
+    public static final RetryPolicy NONE = new RetryPolicy(Duration.ZERO, Duration.ZERO, Duration.ZERO,
+            Sleeper.REAL, System::nanoTime, () -> 0.0);
 
     public RetryPolicy {
-        if (maxAttempts < 1) {
-            throw new IllegalArgumentException("maxAttempts must be at least 1, got " + maxAttempts);
-        }
         requireNonNull(initialDelay, "initialDelay is null");
+        requireNonNull(maxDelay, "maxDelay is null");
+        requireNonNull(deadline, "deadline is null");
         requireNonNull(sleeper, "sleeper is null");
-        if (initialDelay.isNegative()) {
-            throw new IllegalArgumentException("initialDelay must not be negative, got " + initialDelay);
+        requireNonNull(nanoTime, "nanoTime is null");
+        requireNonNull(random, "random is null");
+        if (initialDelay.isNegative() || maxDelay.isNegative() || deadline.isNegative()) {
+            throw new IllegalArgumentException("retry durations must not be negative: initialDelay " + initialDelay
+                    + ", maxDelay " + maxDelay + ", deadline " + deadline);
+        }
+        if (maxDelay.compareTo(initialDelay) < 0) {
+            throw new IllegalArgumentException("maxDelay " + maxDelay + " is below initialDelay " + initialDelay);
         }
     }
 
-    /** Runs {@code step}, retrying transient failures; the last failure is thrown with the earlier ones suppressed. */
-    public <T> T run(String what, Step<T> step) throws ProducerException {
-        requireNonNull(what, "what is null");
-        requireNonNull(step, "step is null");
-        Duration delay = initialDelay;
-        ProducerException first = null;
-        for (int attempt = 1; ; attempt++) {
-            try {
-                return step.run();
-            } catch (ProducerException e) {
-                if (first != null && first != e) {
-                    e.addSuppressed(first);
-                }
-                if (e.exitCode() != ExitCode.TRANSIENT || attempt >= maxAttempts) {
-                    throw e;
-                }
-                first = e;
-                LOG.warn("{} failed (attempt {} of {}): {}; retrying in {} ms", what, attempt, maxAttempts,
-                        e.getMessage(), delay.toMillis());
+    /** The same policy with another total deadline. */
+    public RetryPolicy withDeadline(Duration newDeadline) {
+        return new RetryPolicy(initialDelay, maxDelay, newDeadline, sleeper, nanoTime, random);
+    }
+
+    /** Starts the deadline clock of one run; every step of the run shares it. */
+    public Budget start() {
+        return new Budget(nanoTime.getAsLong() + deadline.toNanos());
+    }
+
+    /** The un-jittered wait after {@code failures} failures (1 = before the second attempt). */
+    Duration backoff(int failures) {
+        Duration d = initialDelay;
+        for (int i = 1; i < failures && d.compareTo(maxDelay) < 0; i++) {
+            d = d.multipliedBy(2);
+        }
+        return d.compareTo(maxDelay) > 0 ? maxDelay : d;
+    }
+
+    /** The retry state of one run: the deadline all its steps share. */
+    public final class Budget {
+        private final long deadlineNanos;
+        private int attempts;
+
+        private Budget(long deadlineNanos) {
+            this.deadlineNanos = deadlineNanos;
+        }
+
+        /** Attempts made so far by all steps of this run. */
+        public int attempts() {
+            return attempts;
+        }
+
+        /**
+         * Runs {@code step}, retrying transient failures while the deadline allows; the last failure is thrown, its
+         * message saying how many attempts were made, with the first failure suppressed.
+         */
+        public <T> T run(String what, Step<T> step) throws ProducerException {
+            requireNonNull(what, "what is null");
+            requireNonNull(step, "step is null");
+            ProducerException first = null;
+            for (int failures = 0; ; ) {
+                attempts++;
                 try {
-                    sleeper.sleep(delay);
-                } catch (InterruptedException ie) {
-                    Thread.currentThread().interrupt();
-                    throw new ProducerException(ExitCode.TRANSIENT, what + " interrupted while waiting to retry", e);
+                    return step.run();
+                } catch (ProducerException e) {
+                    failures++;
+                    if (e.exitCode() != ExitCode.TRANSIENT) {
+                        throw e;
+                    }
+                    if (first == null) {
+                        first = e;
+                    }
+                    Duration base = backoff(failures);
+                    long waitNanos = base.toNanos() / 2 + (long) (random.getAsDouble() * (base.toNanos() / 2.0));
+                    long now = nanoTime.getAsLong();
+                    if (now + waitNanos >= deadlineNanos) {
+                        ProducerException out = new ProducerException(ExitCode.TRANSIENT, e.getMessage() + " (gave up "
+                                + "after " + failures + (failures == 1 ? " attempt" : " attempts") + "; retry deadline "
+                                + deadline.toSeconds() + " s)", e);
+                        if (first != e) {
+                            out.addSuppressed(first);
+                        }
+                        throw out;
+                    }
+                    LOG.warn("{} failed (attempt {}): {}; retrying in {} ms", what, failures, e.getMessage(),
+                            waitNanos / 1_000_000);
+                    try {
+                        sleeper.sleep(Duration.ofNanos(waitNanos));
+                    } catch (InterruptedException ie) {
+                        Thread.currentThread().interrupt();
+                        throw new ProducerException(ExitCode.TRANSIENT, what + " interrupted while waiting to retry",
+                                e);
+                    }
                 }
-                delay = delay.multipliedBy(2);
             }
         }
     }
@@ -73,7 +143,7 @@ public record RetryPolicy(int maxAttempts, Duration initialDelay, Sleeper sleepe
     /** Waits between attempts. */
     @FunctionalInterface
     public interface Sleeper {
-        Sleeper REAL = d -> Thread.sleep(d.toMillis());
+        Sleeper REAL = d -> Thread.sleep(d.toMillis(), (int) (d.toNanos() % 1_000_000));
 
         void sleep(Duration duration) throws InterruptedException;
     }

@@ -2,12 +2,22 @@ package org.eventindex.producer;
 
 import static java.util.Objects.requireNonNull;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.net.URI;
+import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
@@ -18,24 +28,31 @@ import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.CompletedPart;
 import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /**
  * {@link ObjectStore} over the AWS SDK v2 with the settings Ceph RGW needs: path-style access, region us-east-1,
  * checksums only when required (otherwise Ceph answers 400 XAmzContentSHA256Mismatch). The SDK's own retries are
- * off: {@link RetryPolicy} decides.
+ * off: {@link RetryPolicy} decides. Request bodies are streamed from the file (large files as a multipart upload
+ * whose parts are read from file ranges), so memory use does not grow with the file.
  */
 public final class S3ObjectStore implements ObjectStore {
+    private static final Logger LOG = LoggerFactory.getLogger(S3ObjectStore.class);
+    private static final String CONTENT_TYPE = "application/octet-stream";
+
     private final S3Client client;
     private final URI endpoint;
+    private final UploadSettings upload;
 
     /**
      * @param endpoint {@code http(s)://host:port} of the S3 service
      */
     public S3ObjectStore(URI endpoint, String accessKey, String secretKey, Duration connectTimeout,
-                         Duration socketTimeout) {
+                         Duration socketTimeout, UploadSettings upload) {
         this.endpoint = requireNonNull(endpoint, "endpoint is null");
+        this.upload = requireNonNull(upload, "upload is null");
         requireNonNull(accessKey, "accessKey is null");
         requireNonNull(secretKey, "secretKey is null");
         this.client = S3Client.builder()
@@ -54,21 +71,215 @@ public final class S3ObjectStore implements ObjectStore {
     }
 
     @Override
+    public UploadSettings uploadSettings() {
+        return upload;
+    }
+
+    @Override
     public boolean putIfAbsent(String bucket, String key, Path file, Map<String, String> userMetadata)
             throws ProducerException {
+        return putIfAbsent(bucket, key, file, userMetadata, RetryPolicy.NONE.start());
+    }
+
+    @Override
+    public boolean putIfAbsent(String bucket, String key, Path file, Map<String, String> userMetadata,
+                               RetryPolicy.Budget budget) throws ProducerException {
+        requireNonNull(budget, "budget is null");
         requireNonNull(file, "file is null");
         requireNonNull(userMetadata, "userMetadata is null");
+        long size;
         try {
-            client.putObject(b -> b.bucket(bucket).key(key).ifNoneMatch("*")
-                    .contentType("application/octet-stream").metadata(userMetadata), RequestBody.fromFile(file));
+            size = java.nio.file.Files.size(file);
+        } catch (IOException e) {
+            throw new ProducerException(ExitCode.BAD_INPUT, file + ": cannot read: " + e.getMessage(), e);
+        }
+        return upload.multipart(size) ? putMultipart(bucket, key, file, size, userMetadata, budget)
+                : putSingle(bucket, key, file, size, userMetadata);
+    }
+
+    private boolean putSingle(String bucket, String key, Path file, long size, Map<String, String> metadata)
+            throws ProducerException {
+        try {
+            client.putObject(b -> b.bucket(bucket).key(key).ifNoneMatch("*").contentType(CONTENT_TYPE)
+                    .contentLength(size).metadata(metadata), RequestBody.fromContentProvider(
+                            () -> range(file, 0, size), size, CONTENT_TYPE));
             return true;
         } catch (S3Exception e) {
             if (e.statusCode() == 412) {
                 return false;
             }
             throw classify("PUT", bucket, key, e);
-        } catch (SdkException e) {
+        } catch (SdkException | UncheckedIOException e) {
+            if (!(e instanceof UncheckedIOException) && existsAfterFailedPut(bucket, key)) {
+                return false; // the PUT went through and only its response was lost; the caller verifies the bytes
+            }
             throw classify("PUT", bucket, key, e);
+        }
+    }
+
+    /**
+     * Create, one UploadPart per file range, then Complete with {@code If-None-Match: *}. Any failure aborts the
+     * upload (so no parts are left behind) and is reported; the caller retries the whole upload.
+     *
+     * <p>Ceph RGW (Pacific) ignores {@code If-None-Match} on Complete and would overwrite, so an existing key is
+     * looked for first. The remaining window (another writer between that HEAD and Complete) cannot open for the
+     * producer: keys carry a fresh uuid per run, so only an earlier attempt of the same run, with the same bytes,
+     * can have written the key.
+     */
+    private boolean putMultipart(String bucket, String key, Path file, long size, Map<String, String> metadata,
+                                 RetryPolicy.Budget budget) throws ProducerException {
+        if (exists(bucket, key)) {
+            return false;
+        }
+        String uploadId;
+        try {
+            uploadId = client.createMultipartUpload(b -> b.bucket(bucket).key(key).contentType(CONTENT_TYPE)
+                    .metadata(metadata)).uploadId();
+        } catch (SdkException e) {
+            throw classify("CreateMultipartUpload", bucket, key, e);
+        }
+        int parts = upload.parts(size);
+        String operation = "UploadPart";
+        try {
+            List<CompletedPart> done = new ArrayList<>(parts);
+            for (int i = 0; i < parts; i++) {
+                int number = i + 1;
+                long offset = i * upload.partSize();
+                long length = Math.min(upload.partSize(), size - offset);
+                // A failed part is sent again alone (same number, same bytes), within the run's deadline.
+                String etag = budget.run("upload part " + number + " of " + parts + " of " + bucket + "/" + key,
+                        () -> uploadPart(bucket, key, uploadId, number, file, offset, length));
+                done.add(CompletedPart.builder().partNumber(number).eTag(etag).build());
+                LOG.debug("uploaded part {} of {} of {}/{}", number, parts, bucket, key);
+            }
+            operation = "CompleteMultipartUpload";
+            client.completeMultipartUpload(b -> b.bucket(bucket).key(key).uploadId(uploadId).ifNoneMatch("*")
+                    .multipartUpload(m -> m.parts(done)));
+            return true;
+        } catch (S3Exception e) {
+            abort(bucket, key, uploadId);
+            if (e.statusCode() == 412) {
+                return false;
+            }
+            throw classify(operation, bucket, key, e);
+        } catch (SdkException | UncheckedIOException e) {
+            abort(bucket, key, uploadId);
+            throw classify(operation, bucket, key, e);
+        } catch (ProducerException e) {
+            abort(bucket, key, uploadId);
+            throw e;
+        }
+    }
+
+    private String uploadPart(String bucket, String key, String uploadId, int number, Path file, long offset,
+                              long length) throws ProducerException {
+        try {
+            return client.uploadPart(b -> b.bucket(bucket).key(key).uploadId(uploadId).partNumber(number)
+                            .contentLength(length),
+                    RequestBody.fromContentProvider(() -> range(file, offset, length), length, CONTENT_TYPE)).eTag();
+        } catch (S3Exception e) {
+            if (e.awsErrorDetails() != null && "NoSuchUpload".equals(e.awsErrorDetails().errorCode())) {
+                throw e; // the upload is gone: retrying this part cannot help, the whole upload is retried
+            }
+            throw classify("UploadPart " + number, bucket, key, e);
+        } catch (SdkException | UncheckedIOException e) {
+            throw classify("UploadPart " + number, bucket, key, e);
+        }
+    }
+
+    /**
+     * The diagnosis after a PUT that failed without an HTTP answer: a server that refuses a request (wrong key: 403)
+     * may answer before reading the body and close the connection, and the HTTP client then reports only the broken
+     * write. A HEAD, which has no body, gets the real answer, so wrong credentials are a configuration error at once
+     * instead of a transient failure retried until the deadline. It also finds a PUT whose response was lost.
+     *
+     * @return true when the key exists; false when it does not or the HEAD failed on the network too
+     */
+    private boolean existsAfterFailedPut(String bucket, String key) throws ProducerException {
+        try {
+            if (exists(bucket, key)) {
+                return true;
+            }
+            // HEAD answers a bare 404 both for a missing key and a missing bucket: ask about the bucket.
+            client.headBucket(b -> b.bucket(bucket));
+            return false;
+        } catch (S3Exception e) {
+            if (e.statusCode() == 404) {
+                throw new ProducerException(ExitCode.CONFIGURATION, "S3 PUT " + endpoint + "/" + bucket + "/" + key
+                        + " refused: bucket " + bucket + " does not exist (the bucket must exist; the producer does "
+                        + "not create it)", e);
+            }
+            return false;
+        } catch (ProducerException e) {
+            if (e.exitCode() == ExitCode.CONFIGURATION) {
+                throw new ProducerException(ExitCode.CONFIGURATION, e.getMessage()
+                        + " (after the PUT's connection was closed by the server)", e);
+            }
+            return false;
+        } catch (SdkException e) {
+            return false;
+        }
+    }
+
+    /** HEAD of the key: true when it exists, false on 404. */
+    private boolean exists(String bucket, String key) throws ProducerException {
+        try {
+            client.headObject(b -> b.bucket(bucket).key(key));
+            return true;
+        } catch (S3Exception e) {
+            if (e.statusCode() == 404) {
+                // Missing key (NoSuchKey) or missing bucket: the latter is reported by the upload itself.
+                return false;
+            }
+            throw classify("HEAD", bucket, key, e);
+        } catch (SdkException e) {
+            throw classify("HEAD", bucket, key, e);
+        }
+    }
+
+    private void abort(String bucket, String key, String uploadId) {
+        try {
+            client.abortMultipartUpload(b -> b.bucket(bucket).key(key).uploadId(uploadId));
+        } catch (SdkException e) {
+            LOG.warn("could not abort multipart upload {} of {}/{}: {}; the store expires it", uploadId, bucket, key,
+                    firstLine(e.getMessage()));
+        }
+    }
+
+    /** A stream over {@code length} bytes of {@code file} from {@code offset}; opened anew for every read pass. */
+    private static InputStream range(Path file, long offset, long length) {
+        try {
+            FileChannel channel = FileChannel.open(file, StandardOpenOption.READ);
+            channel.position(offset);
+            return new java.io.FilterInputStream(Channels.newInputStream(channel)) {
+                private long left = length;
+
+                @Override
+                public int read() throws IOException {
+                    if (left <= 0) {
+                        return -1;
+                    }
+                    int b = super.read();
+                    if (b >= 0) {
+                        left--;
+                    }
+                    return b;
+                }
+
+                @Override
+                public int read(byte[] buf, int off, int len) throws IOException {
+                    if (left <= 0) {
+                        return -1;
+                    }
+                    int n = super.read(buf, off, (int) Math.min(len, left));
+                    if (n > 0) {
+                        left -= n;
+                    }
+                    return n;
+                }
+            };
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + file + " at offset " + offset, e);
         }
     }
 
@@ -78,7 +289,8 @@ public final class S3ObjectStore implements ObjectStore {
             HeadObjectResponse head = client.headObject(b -> b.bucket(bucket).key(key));
             Map<String, String> metadata = new TreeMap<>();
             head.metadata().forEach((k, v) -> metadata.put(k.toLowerCase(Locale.ROOT), v));
-            return new StoredObject(head.contentLength(), metadata);
+            String etag = head.eTag() == null ? null : head.eTag().replace("\"", "");
+            return new StoredObject(head.contentLength(), etag, metadata);
         } catch (SdkException e) {
             throw classify("HEAD", bucket, key, e);
         }
@@ -90,22 +302,24 @@ public final class S3ObjectStore implements ObjectStore {
     }
 
     /** Credentials, permissions and missing buckets need an operator; server errors and the network may pass. */
-    private ProducerException classify(String operation, String bucket, String key, SdkException e) {
+    private ProducerException classify(String operation, String bucket, String key, RuntimeException e) {
         String where = operation + " " + endpoint + "/" + bucket + "/" + key;
         if (e instanceof S3Exception s3) {
             int status = s3.statusCode();
             String code = s3.awsErrorDetails() == null ? null : s3.awsErrorDetails().errorCode();
             String detail = status + (code == null ? "" : " " + code) + ": " + firstLine(s3.awsErrorDetails() == null
                     ? s3.getMessage() : s3.awsErrorDetails().errorMessage());
-            // A HEAD right after our own PUT that finds nothing is the store's problem, not the configuration's.
-            if (status >= 500 || status == 408 || status == 429 || status == 404 && "HEAD".equals(operation)) {
+            // A HEAD right after our own PUT that finds nothing is the store's problem, not the configuration's;
+            // so is a multipart upload that vanished (NoSuchUpload) or a part the server got damaged (BadDigest).
+            if (status >= 500 || status == 408 || status == 429 || status == 404 && "HEAD".equals(operation)
+                    || "NoSuchUpload".equals(code) || "BadDigest".equals(code) || "RequestTimeout".equals(code)) {
                 return new ProducerException(ExitCode.TRANSIENT, "S3 " + where + " failed: " + detail, e);
             }
             String hint = status == 403 ? " (check the access key, secret key and bucket permissions)"
                     : "NoSuchBucket".equals(code) ? " (the bucket must exist; the producer does not create it)" : "";
             return new ProducerException(ExitCode.CONFIGURATION, "S3 " + where + " refused: " + detail + hint, e);
         }
-        // SdkClientException: connection refused, timeouts, DNS.
+        // SdkClientException: connection refused, timeouts, DNS; UncheckedIOException: the file while sending.
         return new ProducerException(ExitCode.TRANSIENT, "S3 " + where + " failed: " + firstLine(e.getMessage()), e);
     }
 

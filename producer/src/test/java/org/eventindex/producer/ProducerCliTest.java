@@ -15,7 +15,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
@@ -42,7 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** The producer end to end in-process, against an embedded ActiveMQ and S3Proxy. */
 class ProducerCliTest {
     private static final Clock CLOCK = Clock.fixed(Instant.parse("2024-05-01T12:00:00Z"), ZoneOffset.UTC);
-    private static final RetryPolicy NO_WAIT = new RetryPolicy(2, Duration.ofMillis(1), d -> { });
+    private static final RetryPolicy NO_WAIT = TestRetry.fast();
 
     @TempDir
     static Path shared;
@@ -192,7 +191,8 @@ class ProducerCliTest {
         String[] a = args(file, broker.stompEndpoints());
         a[8] = "no-such-bucket";
         assertEquals(4, run(env(), a));
-        assertTrue(stderr.toString().contains("NoSuchBucket"), stderr.toString());
+        assertTrue(stderr.toString().contains("NoSuchBucket") || stderr.toString().contains("does not exist"),
+                stderr.toString());
     }
 
     @Test
@@ -211,6 +211,28 @@ class ProducerCliTest {
                 "--bucket", bucket));
         assertTrue(stdout.toString().startsWith("dry run: " + file), stdout.toString());
         assertEquals(List.of(), s3.keys(bucket));
+    }
+
+    @Test
+    void verboseDryRunPrintsPerGuidAndTotalsAndJsonCarriesTheSummary() throws Exception {
+        Path file = TestSpbFiles.write(dir.resolve("job.ei.spb"), "12345678.G", "1.1", 4);
+        assertEquals(0, run(Map.of(), file.toString(), "--dry-run", "-v", "--s3-endpoint", s3.endpoint().toString(),
+                "--bucket", bucket));
+        List<String> lines = stdout.toString(StandardCharsets.UTF_8).lines().toList();
+        assertEquals(4, lines.size(), lines.toString());
+        assertEquals("  GUID 0A1B2C3D-4E5F-6071-8293-A4B5C6D7E8F0: 4 events, 4 unique", lines.get(1));
+        assertEquals("  GUID 0A1B2C3D-4E5F-6071-8293-A4B5C6D7E8F1: 4 events, 4 unique", lines.get(2));
+        assertTrue(lines.get(3).matches("  total: 8 events, 8 unique, 2 input files, " + Files.size(file)
+                + " bytes, [0-9.]+ bytes/event"), lines.get(3));
+
+        stdout.reset();
+        assertEquals(0, run(Map.of(), file.toString(), "--dry-run", "-v", "--json", "--s3-endpoint",
+                s3.endpoint().toString(), "--bucket", bucket));
+        JsonNode summary = Json.tree(stdout.toByteArray()).get("summary");
+        assertEquals(8, summary.get("nevents").asLong());
+        assertEquals(2, summary.get("guids").size());
+        assertEquals(4, summary.get("guids").get(1).get("nuevents").asLong());
+        assertEquals((double) Math.round(Files.size(file) / 8.0 * 10) / 10, summary.get("bytesPerEvent").asDouble());
     }
 
     private StompMessage receive(String destination) throws IOException, InterruptedException {

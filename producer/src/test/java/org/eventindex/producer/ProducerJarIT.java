@@ -19,7 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** Runs the shaded jar as the grid job wrapper does: a separate JVM, secrets in the environment. */
 class ProducerJarIT {
-    private static final Path JAR = Path.of("target", "eventindex-producer.jar");
+    static final Path JAR = Path.of("target", "eventindex-producer.jar");
 
     @TempDir
     Path dir;
@@ -52,11 +52,77 @@ class ProducerJarIT {
         }
     }
 
+    @Test
+    void jarIsSmallAndHoldsNoHadoopOrKudu() throws Exception {
+        assumeTrue(Files.isRegularFile(JAR), "run under 'mvn verify' so that the shaded jar exists");
+        long size = Files.size(JAR);
+        assertTrue(size < 20L * 1024 * 1024, JAR + " is " + size + " bytes, the limit is 20 MB");
+        List<String> forbidden = new java.util.ArrayList<>();
+        try (java.util.zip.ZipFile zip = new java.util.zip.ZipFile(JAR.toFile())) {
+            zip.stream().map(java.util.zip.ZipEntry::getName)
+                    .filter(n -> n.startsWith("org/apache/hadoop/") || n.startsWith("org/apache/kudu/"))
+                    .limit(5).forEach(forbidden::add);
+            assertTrue(zip.getEntry("org/eventindex/producer/ProducerMain.class") != null);
+        }
+        assertEquals(List.of(), forbidden, "the producer jar must not contain Hadoop or Kudu");
+    }
+
+    /**
+     * A DNS alias naming several brokers (the seed ran six behind one name): every address is tried. The JVM resolves
+     * the alias from a hosts file (jdk.net.hosts.file) to 127.0.0.2, where a dead broker accepts and hangs up, then
+     * to 127.0.0.1, where the real broker listens on the same port.
+     */
+    @Test
+    void everyAddressOfABrokerAliasIsTried() throws Exception {
+        assumeTrue(Files.isRegularFile(JAR), "run under 'mvn verify' so that the shaded jar exists");
+        Path file = TestSpbFiles.write(dir.resolve("job.ei.spb"), "23456789.T", "4100000002.4", 3);
+        Path hosts = Files.writeString(dir.resolve("hosts"),
+                "127.0.0.2 brokers.eventindex.test\n127.0.0.1 brokers.eventindex.test\n");
+        try (EmbeddedBroker broker = EmbeddedBroker.start(dir.resolve("broker"));
+             EmbeddedS3 s3 = EmbeddedS3.start(dir.resolve("s3"), "jar-ak", "jar-sk");
+             java.net.ServerSocket dead = new java.net.ServerSocket(broker.stompPort(), 50,
+                     java.net.InetAddress.getByName("127.0.0.2"))) {
+            s3.createBucket("eventindex");
+            java.util.concurrent.atomic.AtomicInteger refused = new java.util.concurrent.atomic.AtomicInteger();
+            Thread hangUp = new Thread(() -> {
+                while (!dead.isClosed()) {
+                    try (java.net.Socket s = dead.accept()) {
+                        refused.incrementAndGet();
+                    } catch (IOException closed) {
+                        return;
+                    }
+                }
+            }, "dead-broker");
+            hangUp.setDaemon(true);
+            hangUp.start();
+            Result r = run(List.of("-Djdk.net.hosts.file=" + hosts),
+                    Map.of(ProducerArgs.ENV_S3_ACCESS_KEY, "jar-ak", ProducerArgs.ENV_S3_SECRET_KEY, "jar-sk"),
+                    file.toString(), "--brokers", "brokers.eventindex.test:" + broker.stompPort(),
+                    "--s3-endpoint", s3.endpoint().toString(), "--bucket", "eventindex");
+            assertEquals(0, r.code(), r.stderr());
+            assertEquals(1, refused.get(), "the first address of the alias was tried");
+            assertEquals(1, broker.queueSize(Queues.SUPERVISOR));
+        }
+    }
+
     private Result run(Map<String, String> env, String... args) throws IOException, InterruptedException {
+        return run(List.of(), env, args);
+    }
+
+    private Result run(List<String> jvmOptions, Map<String, String> env, String... args)
+            throws IOException, InterruptedException {
+        return runJar(dir, jvmOptions, env, args);
+    }
+
+    /** Runs the shaded jar in a new JVM with the given options; secrets only from {@code env}. */
+    static Result runJar(Path dir, List<String> jvmOptions, Map<String, String> env, String... args)
+            throws IOException, InterruptedException {
         Path out = Files.createTempFile(dir, "out", ".txt");
         Path err = Files.createTempFile(dir, "err", ".txt");
-        List<String> command = new java.util.ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar", JAR.toString()));
+        List<String> command = new java.util.ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-jar", JAR.toString()));
         command.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile());
         pb.environment().remove(ProducerArgs.ENV_S3_ACCESS_KEY);
@@ -64,14 +130,14 @@ class ProducerJarIT {
         pb.environment().remove(ProducerArgs.ENV_STOMP_PASSWORD);
         pb.environment().putAll(env);
         Process p = pb.start();
-        if (!p.waitFor(120, TimeUnit.SECONDS)) {
+        if (!p.waitFor(300, TimeUnit.SECONDS)) {
             p.destroyForcibly();
-            throw new AssertionError("producer jar did not finish within 120 s: " + command);
+            throw new AssertionError("producer jar did not finish within 300 s: " + command);
         }
         return new Result(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
                 Files.readString(err, StandardCharsets.UTF_8));
     }
 
-    private record Result(int code, String stdout, String stderr) {
+    record Result(int code, String stdout, String stderr) {
     }
 }

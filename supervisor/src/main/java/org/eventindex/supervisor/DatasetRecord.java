@@ -6,7 +6,10 @@ import org.eventindex.message.DatasetManifest.ManifestFile;
 
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 
@@ -18,21 +21,35 @@ final class DatasetRecord {
     final String name;
     List<ManifestFile> manifest;
     long manifestAt = -1;
-    /** Objects reported while the dataset was collecting, in journal order: the selection's input. */
+    /** Every object reported for the dataset, in journal order (late ones too: they compete after a re-selection). */
     final List<Candidate> candidates = new ArrayList<>();
-    /** Objects reported after the dataset was signalled: recorded, never read. */
+    /** Objects reported while the dataset had a signal: recorded, not read unless a re-selection picks them. */
     final List<String> lateObjects = new ArrayList<>();
     final Set<String> urls = new HashSet<>();
+    /** Objects that must never be selected again, with the reason. */
+    final Map<String, String> invalidObjects = new LinkedHashMap<>();
+    /** Objects the cleanup deleted. */
+    final Set<String> deletedObjects = new LinkedHashSet<>();
+    /** Signals replaced by a re-selection (their reports are recorded and ignored). */
+    final List<String> supersededSignals = new ArrayList<>();
     long firstObjectAt = -1;
     long lastObjectAt = -1;
     DatasetState state = DatasetState.COLLECTING;
     ConsumerSignal signal;
+    /** dspid and epoch assigned at the first signal; kept by later signals of the same dataset. */
+    int dspid = -1;
+    int epoch = -1;
     long plannedAt = -1;
     long sentAt = -1;
     int resignals;
+    int automaticResignals;
+    String lastResignalReason;
+    /** FAILED reports since the signal was planned or an operator re-signalled it. */
+    int failures;
     ConsumerReport lastReport;
     long lastReportAt = -1;
     long doneAt = -1;
+    long deletedAt = -1;
 
     DatasetRecord(String name) {
         this.name = Objects.requireNonNull(name, "name is null");
@@ -43,11 +60,40 @@ final class DatasetRecord {
     }
 
     int objectsReported() {
-        return candidates.size() + lateObjects.size();
+        return candidates.size();
     }
 
-    /** The selection over the objects reported before the signal (for a signalled dataset: the signalled one). */
+    /** The objects that may still be selected, in journal order. */
+    List<Candidate> validCandidates() {
+        if (invalidObjects.isEmpty()) {
+            return candidates;
+        }
+        return candidates.stream().filter(c -> !invalidObjects.containsKey(c.url())).toList();
+    }
+
+    /** The selection over every valid object (for a signalled dataset the chosen files are the signal's). */
     Selection selection() {
-        return DatasetSelection.select(manifest, candidates);
+        return DatasetSelection.select(manifest, validCandidates());
+    }
+
+    /** After a change to the objects or the manifest of an unsignalled dataset: COLLECTING or HELD. */
+    void refreshCollectingState() {
+        if (!signalled()) {
+            state = selection().held() ? DatasetState.HELD : DatasetState.COLLECTING;
+        }
+    }
+
+    /** The signal no longer matches the selection; the dataset collects again (dspid and epoch are kept). */
+    void supersedeSignal() {
+        if (signal != null) {
+            supersededSignals.add(signal.signalId());
+            signal = null;
+            sentAt = -1;
+            plannedAt = -1;
+            failures = 0;
+            doneAt = -1;
+            lateObjects.clear();
+            state = DatasetState.COLLECTING;
+        }
     }
 }

@@ -7,6 +7,7 @@ import org.eventindex.message.SignalObject;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -23,6 +24,10 @@ import java.util.TreeSet;
  * earliest reported (lowest journal sequence number) wins. Journal order is total, so there are no ties. Objects that
  * win no file are never signalled; GUIDs outside the manifest are never consumed. Without a manifest every claim is
  * valid (the result then only informs operators; a dataset is never complete without a manifest).
+ * <p>
+ * When the manifest gives no count for a file and valid claims on it disagree (two objects report different event
+ * counts for the same GUID), nothing can arbitrate: the file is a {@link Conflict} and the dataset is not complete
+ * (it is held for an operator, who invalidates the wrong object, or for a catalogue count).
  */
 final class DatasetSelection {
     private static final Comparator<GuidInfo> FILE_ORDER =
@@ -47,6 +52,7 @@ final class DatasetSelection {
             }
         }
 
+        Map<String, Map<String, Long>> claimsWithoutCount = new LinkedHashMap<>();
         Map<String, Candidate> winner = new LinkedHashMap<>();
         Map<String, GuidInfo> winningClaim = new HashMap<>();
         List<InvalidClaim> invalid = new ArrayList<>();
@@ -65,6 +71,9 @@ final class DatasetSelection {
                 if (want >= 0 && g.nevents() != want) {
                     invalid.add(new InvalidClaim(c.url(), g.guid(), want, g.nevents()));
                     continue;
+                }
+                if (want < 0) {
+                    claimsWithoutCount.computeIfAbsent(g.guid(), k -> new LinkedHashMap<>()).put(c.url(), g.nevents());
                 }
                 if (!winner.containsKey(g.guid())) {
                     winner.put(g.guid(), c);
@@ -107,7 +116,13 @@ final class DatasetSelection {
                 unused.add(c.url());
             }
         }
+        List<Conflict> conflicts = new ArrayList<>();
+        for (Map.Entry<String, Map<String, Long>> e : claimsWithoutCount.entrySet()) {
+            if (new HashSet<>(e.getValue().values()).size() > 1) {
+                conflicts.add(new Conflict(e.getKey(), e.getValue()));
+            }
+        }
         return new Selection(expected == null ? -1 : expected.size(), chosen, missing, invalid,
-                List.copyOf(unexpected), objects, unused, total);
+                List.copyOf(unexpected), objects, unused, total, conflicts);
     }
 }

@@ -4,12 +4,14 @@ package org.eventindex.supervisor;
 public enum DatasetState {
     /** Objects and/or the manifest are arriving; not every expected file has a valid object yet. */
     COLLECTING,
+    /** Attempts disagree on a file's event count and nothing arbitrates; waits for an operator (reason shown). */
+    HELD,
     /** Complete; the signal (with dspid and epoch) is journalled and is being sent. */
     SIGNAL_PLANNED,
     /** The broker accepted the signal; a consumer will pick it up. */
     SIGNALLED,
     /** A consumer reported the dataset consolidated and loaded. */
     DONE,
-    /** A consumer reported failure; an operator may re-signal once the cause is fixed. */
+    /** A consumer reported failure; retried automatically with backoff, then left to an operator. */
     FAILED_CONSUMER
 }

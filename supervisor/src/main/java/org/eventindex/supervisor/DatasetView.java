@@ -7,6 +7,7 @@ import org.eventindex.message.SignalObject;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Everything the supervisor knows of one dataset, as served at {@code /datasets/<name>} and returned by
@@ -25,7 +26,14 @@ import java.util.List;
  * @param dspid              dataset id, null until signalled
  * @param epoch              Kudu range, null until signalled
  * @param signalId           null until signalled
- * @param resignals          times an operator asked for the signal again
+ * @param resignals          times the signal was sent again (operator or automatic)
+ * @param invalidObjects     objects that will never be selected again -> why
+ * @param conflicts          files whose attempts disagree with nothing to arbitrate (the dataset is HELD)
+ * @param heldReason         why the dataset is HELD, null otherwise
+ * @param supersededSignals  earlier signals replaced by a re-selection
+ * @param failures           FAILED reports for the current signal
+ * @param automaticResignals re-sends decided by the supervisor (lease expired, retry after FAILED)
+ * @param deletedObjects     objects the cleanup deleted
  */
 public record DatasetView(
         String name,
@@ -46,7 +54,15 @@ public record DatasetView(
         String signalId,
         int resignals,
         Timeline times,
-        ConsumerOutcome consumer) {
+        ConsumerOutcome consumer,
+        Map<String, String> invalidObjects,
+        List<Conflict> conflicts,
+        String heldReason,
+        List<String> supersededSignals,
+        int failures,
+        int automaticResignals,
+        String lastResignalReason,
+        int deletedObjects) {
 
     public DatasetView {
         missingGuids = List.copyOf(missingGuids);
@@ -55,6 +71,9 @@ public record DatasetView(
         lateObjects = List.copyOf(lateObjects);
         invalidClaims = List.copyOf(invalidClaims);
         unexpectedGuids = List.copyOf(unexpectedGuids);
+        invalidObjects = Map.copyOf(invalidObjects);
+        conflicts = List.copyOf(conflicts);
+        supersededSignals = List.copyOf(supersededSignals);
     }
 
     /**

@@ -6,6 +6,7 @@ import org.eventindex.names.DatasetName;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.stream.Collectors;
 
 /** Builds the immutable {@link DatasetView} of a {@link DatasetRecord}. */
 final class DatasetViews {
@@ -31,17 +32,26 @@ final class DatasetViews {
                 sel.missingGuids(),
                 d.objectsReported(),
                 s != null ? s.objects() : sel.objects(),
-                sel.unusedObjects(),
+                sel.unusedObjects().stream().filter(u -> !d.lateObjects.contains(u)).toList(),
                 d.lateObjects,
                 sel.invalidClaims(),
                 sel.unexpectedGuids(),
                 s != null ? s.expectedEvents() : sel.expectedEvents(),
-                s != null ? s.dspid() : null,
-                s != null ? s.epoch() : null,
+                s != null ? Integer.valueOf(s.dspid()) : d.dspid >= 0 ? Integer.valueOf(d.dspid) : null,
+                s != null ? Integer.valueOf(s.epoch()) : d.epoch >= 0 ? Integer.valueOf(d.epoch) : null,
                 s != null ? s.signalId() : null,
                 d.resignals,
                 times,
-                outcome);
+                outcome,
+                d.invalidObjects,
+                sel.conflicts(),
+                d.state == DatasetState.HELD ? sel.conflicts().stream().map(Conflict::reason)
+                        .collect(Collectors.joining("; ")) : null,
+                d.supersededSignals,
+                d.failures,
+                d.automaticResignals,
+                d.lastResignalReason,
+                d.deletedObjects.size());
     }
 
     private static String container(String name) {

@@ -23,6 +23,10 @@ sealed interface Inbound {
     record Resignal(String dataset) implements Inbound {
     }
 
+    /** A consumer or an operator says an object must not be used (unreadable, inconsistent, wrong attempt). */
+    record Invalidate(InvalidateCommand command) implements Inbound {
+    }
+
     /** The message was refused. */
     record Rejected(Rejection rejection) implements Inbound {
     }

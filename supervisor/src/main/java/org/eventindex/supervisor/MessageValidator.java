@@ -149,8 +149,10 @@ final class MessageValidator {
             case DatasetManifest.TYPE -> manifest(root, brokerMessageId);
             case ConsumerReport.TYPE -> report(root, brokerMessageId);
             case ResignalCommand.TYPE -> resignal(root, brokerMessageId);
+            case InvalidateCommand.TYPE -> invalidate(root, brokerMessageId);
             default -> reject(RejectReason.WRONG_TYPE, "type '" + type + "' is not one of " + DatasetManifest.TYPE
-                    + ", " + ConsumerReport.TYPE + ", " + ResignalCommand.TYPE, brokerMessageId, null);
+                    + ", " + ConsumerReport.TYPE + ", " + ResignalCommand.TYPE + ", " + InvalidateCommand.TYPE,
+                    brokerMessageId, null);
         };
     }
 
@@ -220,6 +222,27 @@ final class MessageValidator {
         String dataset = text(root, "dataset");
         Inbound bad = checkDatasetName(dataset, "resignal command", msgId);
         return bad != null ? bad : new Inbound.Resignal(dataset);
+    }
+
+    private static Inbound invalidate(JsonNode root, String msgId) {
+        String dataset = text(root, "dataset");
+        Inbound bad = checkDatasetName(dataset, "invalidate command", msgId);
+        if (bad != null) {
+            return bad;
+        }
+        String url = text(root, "url");
+        if (url == null) {
+            return reject(RejectReason.MISSING_FIELD, "invalidate command for dataset " + dataset
+                    + ": field 'url' is missing or empty", msgId, dataset);
+        }
+        String reason = text(root, "reason");
+        if (reason == null) {
+            return reject(RejectReason.MISSING_FIELD, "invalidate command for object " + url + " of dataset "
+                    + dataset + ": field 'reason' is missing or empty", msgId, dataset);
+        }
+        String source = text(root, "source");
+        return new Inbound.Invalidate(new InvalidateCommand(InvalidateCommand.TYPE, dataset, url, reason,
+                source == null ? "operator" : source));
     }
 
     private static Inbound checkDatasetName(String dataset, String what, String msgId) {

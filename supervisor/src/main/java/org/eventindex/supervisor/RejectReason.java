@@ -20,8 +20,12 @@ public enum RejectReason {
     WRONG_BUCKET,
     /** A GUID is listed twice in one message. */
     DUPLICATE_GUID,
-    /** A different manifest for a dataset that was already signalled. */
+    /** A different manifest for a dataset whose objects were already deleted by the cleanup. */
     MANIFEST_CONFLICT,
+    /** The body is larger than {@code supervisor.message.max.bytes}. */
+    OVERSIZE,
+    /** An {@code invalidate} command names an object the dataset does not have. */
+    UNKNOWN_OBJECT,
     /** An operator command names a dataset the supervisor does not know. */
     UNKNOWN_DATASET,
     /** An operator command does not apply to the dataset's current state. */

@@ -19,10 +19,11 @@ import java.util.Objects;
  * @param objects         objects to read, sorted by URL, each with its chosen GUIDs in the object's file order
  * @param unusedObjects   URLs of objects that won no GUID: never signalled, never read (journal order)
  * @param expectedEvents  sum of the chosen claims' event counts
+ * @param conflicts       files without a catalogue count whose valid claims disagree on the event count
  */
 record Selection(int expectedFiles, Map<String, String> chosen, List<String> missingGuids,
                  List<InvalidClaim> invalidClaims, List<String> unexpectedGuids, List<SignalObject> objects,
-                 List<String> unusedObjects, long expectedEvents) {
+                 List<String> unusedObjects, long expectedEvents, List<Conflict> conflicts) {
 
     Selection {
         chosen = Collections.unmodifiableMap(new LinkedHashMap<>(Objects.requireNonNull(chosen, "chosen is null")));
@@ -31,11 +32,17 @@ record Selection(int expectedFiles, Map<String, String> chosen, List<String> mis
         unexpectedGuids = List.copyOf(unexpectedGuids);
         objects = List.copyOf(objects);
         unusedObjects = List.copyOf(unusedObjects);
+        conflicts = List.copyOf(conflicts);
     }
 
-    /** A manifest exists and every file in it has a valid candidate. */
+    /** A manifest exists, every file in it has a valid candidate and no attempts disagree. */
     boolean complete() {
-        return expectedFiles > 0 && missingGuids.isEmpty();
+        return expectedFiles > 0 && missingGuids.isEmpty() && conflicts.isEmpty();
+    }
+
+    /** Attempts disagree and nothing can arbitrate: an operator must decide. */
+    boolean held() {
+        return !conflicts.isEmpty();
     }
 
     /** Files that have a valid candidate (with a manifest: manifest files only). */

@@ -14,12 +14,19 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 
 /**
  * The supervisor daemon's lifecycle owner: wires the journal, the engine, the signal sender, the two queue workers and
@@ -46,11 +53,26 @@ public final class Supervisor implements AutoCloseable {
     private volatile SignalDispatcher dispatcher;
     private volatile StompQueueWorker producerWorker;
     private volatile StompQueueWorker controlWorker;
-    private volatile OpsHttpServer http;
+    private volatile InfoServer http;
+    private volatile EventBus eventBus;
+    private volatile EpochRanges epochRanges;
+    private volatile Catalogue catalogue;
+    private volatile ObjectStore objectStore;
+    private volatile ScheduledExecutorService background;
+    private volatile ObjectCleaner cleaner;
+    private final long startedAtMillis;
+    private final Function<SupervisorConfig.Epochs, EpochRanges> rangesFactory;
 
     public Supervisor(SupervisorConfig config, Clock clock) {
+        this(config, clock, c -> c.managed() ? new KuduEpochRanges(c) : EpochRanges.NONE);
+    }
+
+    /** @param ranges makes the {@link EpochRanges} from {@code supervisor.kudu.*} (Kudu, or another cluster manager) */
+    Supervisor(SupervisorConfig config, Clock clock, Function<SupervisorConfig.Epochs, EpochRanges> ranges) {
         this.config = Objects.requireNonNull(config, "config is null");
         this.clock = Objects.requireNonNull(clock, "clock is null");
+        this.rangesFactory = Objects.requireNonNull(ranges, "ranges is null");
+        this.startedAtMillis = clock.millis();
     }
 
     /**
@@ -73,17 +95,47 @@ public final class Supervisor implements AutoCloseable {
                             ? ", torn last line of " + replay.tornBytesTruncated() + " bytes truncated" : "");
             StompSettings stomp = config.stompSettings();
             sender = new StompSender(stomp);
+            epochRanges = rangesFactory.apply(config.epochs());
             dispatcher = new SignalDispatcher(this::sendSignal, s -> engine.onSignalSent(s),
                     metrics.signalSendFailures::inc, config.signalRetryInitial(), config.signalRetryMax());
             Quarantine quarantine = config.quarantine().<Quarantine>map(q -> (source, r, body) ->
                     sender.send(q, body, quarantineHeaders(source, r))).orElse(Quarantine.NONE);
             engine = new SupervisorEngine(journal, state, new MessageValidator(config.s3Bucket()), dispatcher,
-                    quarantine, metrics, clock, config.kuduEpoch(), config.producerQueue(), config.controlQueue());
+                    quarantine, metrics, clock, new EpochPolicy(config.kuduEpoch(), config.epochs().maxEvents()),
+                    new HandOffPolicy(config.handOff()), config.maxMessageBytes(), config.producerQueue(),
+                    config.controlQueue());
+            eventBus = new EventBus(config.eventsQueue(), metrics.eventSubscribersDropped::inc);
+            engine.listener(eventBus::publish);
             engine.recover();
+            registerGauges(engine);
 
-            http = new OpsHttpServer(config.httpHost(), config.httpPort(), metricsRegistry, this::readiness);
-            http.jsonTree("/datasets", this::datasetsResource);
+            http = new InfoServer(config.httpHost(), config.httpPort(), metricsRegistry, this::readiness, eventBus,
+                    new InfoResources(engine, this::supervisorInfo));
             http.start();
+
+            // One thread per periodic task (ticks, catalogue, cleanup): a slow Rucio or S3 never delays a lease.
+            background = Executors.newScheduledThreadPool(3, r -> {
+                Thread t = new Thread(r, "supervisor-background");
+                t.setDaemon(true);
+                return t;
+            });
+            long tick = config.handOff().tick().toMillis();
+            background.scheduleWithFixedDelay(this::tick, tick, tick, TimeUnit.MILLISECONDS);
+            if (config.catalogue().enabled()) {
+                catalogue = new RucioCatalogue(config.catalogue(), clock);
+                CataloguePoller poller = new CataloguePoller(catalogue, engine, metrics);
+                long every = config.catalogue().interval().toMillis();
+                background.scheduleWithFixedDelay(poller::pollOnce, 0, every,
+                        TimeUnit.MILLISECONDS);
+            }
+            if (config.cleanup().enabled()) {
+                objectStore = S3ObjectStore.create(config.cleanup());
+                cleaner = new ObjectCleaner(objectStore, engine, config.s3Bucket(), config.cleanup().retention(),
+                        config.cleanup().orphanRetention(), clock, metrics);
+                long every = config.cleanup().interval().toMillis();
+                background.scheduleWithFixedDelay(cleaner::runOnceLogged, every, every,
+                        TimeUnit.MILLISECONDS);
+            }
 
             producerWorker = new StompQueueWorker("supervisor-producer", stomp, config.producerQueue(),
                     config.prefetch(), m -> handle(m, true));
@@ -104,12 +156,19 @@ public final class Supervisor implements AutoCloseable {
             return;
         }
         stopWorkers();
+        ScheduledExecutorService bg = background;
+        if (bg != null) {
+            bg.shutdownNow();
+        }
         SignalDispatcher d = dispatcher;
         if (d != null) {
             d.close(config.shutdownGrace());
         }
         closeQuietly("STOMP sender", sender);
         closeQuietly("ops HTTP server", http);
+        closeQuietly("event stream", eventBus);
+        closeQuietly("Kudu client", epochRanges);
+        closeQuietly("object store client", objectStore);
         closeQuietly("journal", journal);
         LOG.info("supervisor stopped");
     }
@@ -121,7 +180,7 @@ public final class Supervisor implements AutoCloseable {
 
     /** The operations HTTP port (useful when configured as 0). */
     public int httpPort() {
-        OpsHttpServer h = http;
+        InfoServer h = http;
         if (h == null) {
             throw new IllegalStateException("supervisor not started");
         }
@@ -165,11 +224,53 @@ public final class Supervisor implements AutoCloseable {
         return metricsRegistry;
     }
 
-    private Object datasetsResource(String rest) {
-        if (rest.isEmpty()) {
-            return datasets().stream().map(DatasetSummary::of).toList();
+    /** The live stream of state changes (tests publish floods into it). */
+    EventBus events() {
+        return eventBus;
+    }
+
+    /** The cleanup, when {@code supervisor.s3.endpoint} is set (tests run it by hand with their own clock). */
+    Optional<ObjectCleaner> cleaner() {
+        return Optional.ofNullable(cleaner);
+    }
+
+    /** Checks leases and retries now (the background thread does it every {@code supervisor.tick.interval}). */
+    void tick() {
+        SupervisorEngine e = engine;
+        if (e == null || halted.get() || e.failure().isPresent()) {
+            return;
         }
-        return dataset(rest).orElse(null);
+        try {
+            e.tick();
+        } catch (IOException | RuntimeException ex) {
+            LOG.warn("lease/retry check failed: {}", ex.toString());
+        }
+    }
+
+    private void registerGauges(SupervisorEngine e) {
+        for (DatasetState s : DatasetState.values()) {
+            metricsRegistry.gauge("eventindex_supervisor_datasets_" + s.name().toLowerCase(Locale.ROOT),
+                    "Datasets now in state " + s + ".",
+                    () -> e.read(st -> st.all().stream().filter(d -> d.state == s).count()));
+        }
+        metricsRegistry.gauge("eventindex_supervisor_current_epoch", "Epoch (Kudu range) new datasets go to.",
+                () -> e.read(st -> Math.max(st.currentEpoch(), config.kuduEpoch())));
+        metricsRegistry.gauge("eventindex_supervisor_current_epoch_events", "Events assigned to the current epoch.",
+                () -> e.read(SupervisorState::eventsInEpoch));
+        metricsRegistry.gauge("eventindex_supervisor_journal_seq", "Last journal sequence number.",
+                () -> journal.lastSeq());
+        metricsRegistry.gauge("eventindex_supervisor_event_subscribers", "Connected /events subscribers.",
+                () -> eventBus.subscribers());
+    }
+
+    private SupervisorInfo supervisorInfo() {
+        Journal j = journal;
+        ObjectCleaner c = cleaner;
+        return new SupervisorInfo(Instant.ofEpochMilli(startedAtMillis),
+                Duration.ofMillis(Math.max(0, clock.millis() - startedAtMillis)), readiness().ready(),
+                readiness().reason(), j == null ? -1 : j.lastSeq(), config.kuduEpoch(), config.epochs().maxEvents(),
+                config.epochs().managed(), config.catalogue().enabled(), config.cleanup().enabled(),
+                eventBus == null ? 0 : eventBus.subscribers(), c == null ? null : c.lastRun(), config.toString());
     }
 
     private void handle(StompMessage m, boolean producerQueue) throws Exception {
@@ -213,6 +314,18 @@ public final class Supervisor implements AutoCloseable {
     }
 
     private void sendSignal(ConsumerSignal signal) throws IOException {
+        if (!engine.isCurrent(signal)) {
+            LOG.info("dataset {}: signal {} was superseded by a re-selection before it could be sent; dropped",
+                    signal.dataset(), signal.signalId());
+            return;
+        }
+        try {
+            epochRanges.ensure(signal.epoch());
+        } catch (IOException | RuntimeException e) {
+            metrics.epochRangeFailures.inc();
+            throw new IOException("Kudu range of epoch " + signal.epoch() + " for dataset " + signal.dataset()
+                    + " cannot be created: " + e.getMessage(), e);
+        }
         Map<String, String> headers = new LinkedHashMap<>();
         headers.put("content-type", "application/json");
         headers.put("eventindex-signal-id", signal.signalId());

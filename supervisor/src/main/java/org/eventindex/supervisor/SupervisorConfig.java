@@ -52,7 +52,110 @@ public record SupervisorConfig(
         int kuduEpoch,
         Duration signalRetryInitial,
         Duration signalRetryMax,
-        Duration shutdownGrace) {
+        Duration shutdownGrace,
+        int maxMessageBytes,
+        HandOff handOff,
+        Epochs epochs,
+        CatalogueSettings catalogue,
+        Cleanup cleanup,
+        int eventsQueue) {
+
+    /**
+     * When a signal is sent again without an operator.
+     *
+     * @param lease         a signal without a report this long after it was sent is sent again
+     * @param retryInitial  first wait after a FAILED report before the signal is sent again (doubles per failure)
+     * @param retryMax      cap of that wait
+     * @param retryAttempts FAILED reports after which the dataset waits for an operator
+     * @param tick          how often leases and retries are checked
+     */
+    public record HandOff(Duration lease, Duration retryInitial, Duration retryMax, int retryAttempts,
+                          Duration tick) {
+        public HandOff {
+            requirePositive(lease, SIGNAL_LEASE);
+            requirePositive(retryInitial, RETRY_INITIAL);
+            requirePositive(retryMax, RETRY_MAX);
+            requireRange(retryAttempts, 0, 1000, RETRY_ATTEMPTS);
+            requirePositive(tick, TICK_INTERVAL);
+        }
+    }
+
+    /**
+     * Kudu ranges.
+     *
+     * @param maxEvents   events (sum of the signals' expectedEvents) an epoch takes before the next one is opened
+     * @param kuduMasters empty: ranges are not created by the supervisor (tests without Kudu)
+     */
+    public record Epochs(long maxEvents, String kuduMasters, String tablePrefix, int hashBuckets, int replicas) {
+        public Epochs {
+            if (maxEvents < 1) {
+                throw new IllegalArgumentException(KUDU_EPOCH_MAX_EVENTS + " must be at least 1: " + maxEvents);
+            }
+            kuduMasters = kuduMasters == null ? "" : kuduMasters.trim();
+            tablePrefix = tablePrefix == null ? "" : tablePrefix;
+        }
+
+        public boolean managed() {
+            return !kuduMasters.isEmpty();
+        }
+    }
+
+    /**
+     * The Rucio catalogue; {@code url} empty means manifests only.
+     *
+     * @param password may be null (never printed)
+     */
+    public record CatalogueSettings(String url, String account, String username, String password,
+                                    Duration interval) {
+        public CatalogueSettings {
+            url = url == null ? "" : url.trim();
+            requirePositive(interval, CATALOGUE_INTERVAL);
+            if (!url.isEmpty() && (account == null || account.isBlank())) {
+                throw new IllegalArgumentException(CATALOGUE_ACCOUNT + " must be set when " + CATALOGUE_URL
+                        + " is set");
+            }
+        }
+
+        public boolean enabled() {
+            return !url.isEmpty();
+        }
+
+        @Override
+        public String toString() {
+            return "CatalogueSettings[url=" + url + ", account=" + account + ", username=" + username
+                    + ", password=" + (password == null ? "none" : "***") + ", interval=" + interval + "]";
+        }
+    }
+
+    /**
+     * Deletion of objects that are no longer needed; {@code s3Endpoint} empty disables it.
+     *
+     * @param secretKey may be null (never printed)
+     */
+    public record Cleanup(String s3Endpoint, String region, String accessKey, String secretKey, Duration retention,
+                          Duration orphanRetention, Duration interval) {
+        public Cleanup {
+            s3Endpoint = s3Endpoint == null ? "" : s3Endpoint.trim();
+            requirePositive(retention, CLEANUP_RETENTION);
+            requirePositive(orphanRetention, CLEANUP_ORPHAN_RETENTION);
+            requirePositive(interval, CLEANUP_INTERVAL);
+            if (orphanRetention.compareTo(retention) < 0) {
+                throw new IllegalArgumentException(CLEANUP_ORPHAN_RETENTION + " (" + orphanRetention
+                        + ") must not be shorter than " + CLEANUP_RETENTION + " (" + retention + ")");
+            }
+        }
+
+        public boolean enabled() {
+            return !s3Endpoint.isEmpty();
+        }
+
+        @Override
+        public String toString() {
+            return "Cleanup[s3Endpoint=" + s3Endpoint + ", region=" + region + ", accessKey=" + accessKey
+                    + ", secretKey=" + (secretKey == null ? "none" : "***") + ", retention=" + retention
+                    + ", orphanRetention=" + orphanRetention + ", interval=" + interval + "]";
+        }
+    }
 
     /** One configuration key: its name, default (as text), environment variable if any, and meaning. */
     public record Key(String name, String defaultValue, String envVar, String doc) {
@@ -75,7 +178,35 @@ public record SupervisorConfig(
     public static final String SIGNAL_RETRY_MAX = "supervisor.signal.retry.max";
     public static final String SHUTDOWN_GRACE = "supervisor.shutdown.grace";
 
+    public static final String MESSAGE_MAX_BYTES = "supervisor.message.max.bytes";
+    public static final String SIGNAL_LEASE = "supervisor.signal.lease";
+    public static final String RETRY_INITIAL = "supervisor.retry.initial";
+    public static final String RETRY_MAX = "supervisor.retry.max";
+    public static final String RETRY_ATTEMPTS = "supervisor.retry.attempts";
+    public static final String TICK_INTERVAL = "supervisor.tick.interval";
+    public static final String KUDU_EPOCH_MAX_EVENTS = "supervisor.kudu.epoch.max.events";
+    public static final String KUDU_MASTERS = "supervisor.kudu.masters";
+    public static final String KUDU_TABLE_PREFIX = "supervisor.kudu.table.prefix";
+    public static final String KUDU_BUCKETS = "supervisor.kudu.buckets";
+    public static final String KUDU_REPLICAS = "supervisor.kudu.replicas";
+    public static final String CATALOGUE_URL = "supervisor.catalogue.url";
+    public static final String CATALOGUE_ACCOUNT = "supervisor.catalogue.account";
+    public static final String CATALOGUE_USERNAME = "supervisor.catalogue.username";
+    public static final String CATALOGUE_PASSWORD_FILE = "supervisor.catalogue.password.file";
+    public static final String CATALOGUE_INTERVAL = "supervisor.catalogue.interval";
+    public static final String S3_ENDPOINT = "supervisor.s3.endpoint";
+    public static final String S3_REGION = "supervisor.s3.region";
+    public static final String S3_ACCESS_KEY = "supervisor.s3.access.key";
+    public static final String S3_SECRET_KEY_FILE = "supervisor.s3.secret.key.file";
+    public static final String CLEANUP_RETENTION = "supervisor.cleanup.retention";
+    public static final String CLEANUP_ORPHAN_RETENTION = "supervisor.cleanup.orphan.retention";
+    public static final String CLEANUP_INTERVAL = "supervisor.cleanup.interval";
+    public static final String EVENTS_QUEUE = "supervisor.events.queue";
+
     public static final String ENV_STOMP_PASSWORD = "EI_STOMP_PASSWORD";
+    public static final String ENV_RUCIO_PASSWORD = "EI_RUCIO_PASSWORD";
+    public static final String ENV_S3_ACCESS_KEY = "EI_S3_ACCESS_KEY";
+    public static final String ENV_S3_SECRET_KEY = "EI_S3_SECRET_KEY";
 
     /** Every key, its default and its meaning. Durations are ISO-8601 ({@code PT30S}) or {@code 500ms/30s/5m/1h}. */
     public static final List<Key> KEYS = List.of(
@@ -96,11 +227,49 @@ public record SupervisorConfig(
             new Key(S3_BUCKET, "eventindex", null, "The bucket object URLs must name; messages naming another are rejected."),
             new Key(HTTP_HOST, "0.0.0.0", null, "Address the operations HTTP server binds to."),
             new Key(HTTP_PORT, "8082", null,
-                    "Port of /health, /ready, /metrics, /datasets and /datasets/<name>; 0 picks a free port."),
-            new Key(KUDU_EPOCH, "1", null, "Kudu range (rgid) assigned to datasets signalled from now on (>= 0)."),
+                    "Port of the information service (/health, /ready, /metrics, /datasets, /consumers,"
+                            + " /supervisor, /events); 0 picks a free port."),
+            new Key(KUDU_EPOCH, "1", null, "First Kudu range (rgid) for new datasets (>= 0); the next opens when one is full."),
             new Key(SIGNAL_RETRY_INITIAL, "1s", null, "First wait before re-sending a signal the broker refused."),
             new Key(SIGNAL_RETRY_MAX, "1m", null, "Longest wait between signal send attempts (the wait doubles up to it)."),
-            new Key(SHUTDOWN_GRACE, "30s", null, "How long stopping waits for the message being handled on each queue."));
+            new Key(SHUTDOWN_GRACE, "30s", null, "How long stopping waits for the message being handled on each queue."),
+            new Key(MESSAGE_MAX_BYTES, "1048576", null,
+                    "Largest message body accepted (bytes); a bigger one is quarantined as OVERSIZE."),
+            new Key(SIGNAL_LEASE, "2h", null,
+                    "A signal with no consumer report this long after it was sent is sent again (same signalId)."),
+            new Key(RETRY_INITIAL, "1m", null, "Wait after a FAILED report before the signal is sent again."),
+            new Key(RETRY_MAX, "1h", null, "Longest wait between automatic retries (the wait doubles per failure)."),
+            new Key(RETRY_ATTEMPTS, "5", null,
+                    "FAILED reports of one signal after which the dataset waits for an operator (0: never retry)."),
+            new Key(TICK_INTERVAL, "1s", null, "How often leases, retries and held datasets are checked."),
+            new Key(KUDU_EPOCH_MAX_EVENTS, "1000000000", null,
+                    "Events (sum of expectedEvents of the signals) an epoch takes before the next epoch is opened."),
+            new Key(KUDU_MASTERS, "", null,
+                    "Kudu masters host:port[,...]; the supervisor adds each epoch's range before signalling into it."
+                            + " Empty: ranges are not managed here."),
+            new Key(KUDU_TABLE_PREFIX, "", null, "Prefix of the Kudu table names (as the consumers use)."),
+            new Key(KUDU_BUCKETS, "64", null, "HASH(eventnumber) buckets per range (as the consumers use)."),
+            new Key(KUDU_REPLICAS, "3", null, "Tablet replicas (odd; 1 on a one-server test cluster)."),
+            new Key(CATALOGUE_URL, "", null,
+                    "Rucio server base URL (https://rucio.example:443); empty: datasets are defined by manifests only."),
+            new Key(CATALOGUE_ACCOUNT, "", null, "Rucio account (X-Rucio-Account)."),
+            new Key(CATALOGUE_USERNAME, "", null, "Rucio user name for userpass authentication."),
+            new Key(CATALOGUE_PASSWORD_FILE, "", ENV_RUCIO_PASSWORD,
+                    "File holding the Rucio password; if unset, the environment variable is used."),
+            new Key(CATALOGUE_INTERVAL, "5m", null, "How often the catalogue is asked for datasets not yet DONE."),
+            new Key(S3_ENDPOINT, "", null,
+                    "S3 endpoint for the cleanup (http://rgw.example:7480); empty: no object is ever deleted."),
+            new Key(S3_REGION, "us-east-1", null, "S3 signing region."),
+            new Key(S3_ACCESS_KEY, "", ENV_S3_ACCESS_KEY,
+                    "S3 access key; if unset, the environment variable is used; if neither, anonymous."),
+            new Key(S3_SECRET_KEY_FILE, "", ENV_S3_SECRET_KEY,
+                    "File holding the S3 secret key; if unset, the environment variable is used."),
+            new Key(CLEANUP_RETENTION, "168h", null, "How long a DONE dataset's objects are kept before deletion."),
+            new Key(CLEANUP_ORPHAN_RETENTION, "720h", null,
+                    "Age after which an object no message ever named is deleted (at least the retention)."),
+            new Key(CLEANUP_INTERVAL, "1h", null, "How often the cleanup runs."),
+            new Key(EVENTS_QUEUE, "1000", null,
+                    "State changes buffered per /events subscriber; a subscriber that falls this far behind is dropped."));
 
     public SupervisorConfig {
         brokers = List.copyOf(Objects.requireNonNull(brokers, "brokers is null"));
@@ -134,6 +303,12 @@ public record SupervisorConfig(
                     + SIGNAL_RETRY_INITIAL + " (" + signalRetryInitial + ")");
         }
         requirePositive(shutdownGrace, SHUTDOWN_GRACE);
+        requireRange(maxMessageBytes, 1024, Integer.MAX_VALUE, MESSAGE_MAX_BYTES);
+        Objects.requireNonNull(handOff, "handOff is null");
+        Objects.requireNonNull(epochs, "epochs is null");
+        Objects.requireNonNull(catalogue, "catalogue is null");
+        Objects.requireNonNull(cleanup, "cleanup is null");
+        requireRange(eventsQueue, 1, 1_000_000, EVENTS_QUEUE);
     }
 
     /** The STOMP connection settings (no login when the user is empty). */
@@ -150,7 +325,7 @@ public record SupervisorConfig(
     public SupervisorConfig withHttpPort(int port) {
         return new SupervisorConfig(brokers, stompUser, stompPassword, producerQueue, controlQueue, consumerQueue,
                 quarantineQueue, prefetch, journalDir, s3Bucket, httpHost, port, kuduEpoch, signalRetryInitial,
-                signalRetryMax, shutdownGrace);
+                signalRetryMax, shutdownGrace, maxMessageBytes, handOff, epochs, catalogue, cleanup, eventsQueue);
     }
 
     /** Reads a properties file; a relative journal dir or secret file is taken from the working directory. */
@@ -187,7 +362,7 @@ public record SupervisorConfig(
         return new SupervisorConfig(
                 StompEndpoint.parseList(text(props, BROKERS)),
                 text(props, STOMP_USER),
-                secret(props, env),
+                secret(props, env, STOMP_PASSWORD_FILE, ENV_STOMP_PASSWORD),
                 text(props, QUEUE_PRODUCER),
                 text(props, QUEUE_CONTROL),
                 text(props, QUEUE_CONSUMER),
@@ -200,7 +375,22 @@ public record SupervisorConfig(
                 integer(props, KUDU_EPOCH),
                 duration(props, SIGNAL_RETRY_INITIAL),
                 duration(props, SIGNAL_RETRY_MAX),
-                duration(props, SHUTDOWN_GRACE));
+                duration(props, SHUTDOWN_GRACE),
+                integer(props, MESSAGE_MAX_BYTES),
+                new HandOff(duration(props, SIGNAL_LEASE), duration(props, RETRY_INITIAL), duration(props, RETRY_MAX),
+                        integer(props, RETRY_ATTEMPTS), duration(props, TICK_INTERVAL)),
+                new Epochs(longValue(props, KUDU_EPOCH_MAX_EVENTS), text(props, KUDU_MASTERS),
+                        text(props, KUDU_TABLE_PREFIX), integer(props, KUDU_BUCKETS), integer(props, KUDU_REPLICAS)),
+                new CatalogueSettings(text(props, CATALOGUE_URL), text(props, CATALOGUE_ACCOUNT),
+                        text(props, CATALOGUE_USERNAME),
+                        secret(props, env, CATALOGUE_PASSWORD_FILE, ENV_RUCIO_PASSWORD),
+                        duration(props, CATALOGUE_INTERVAL)),
+                new Cleanup(text(props, S3_ENDPOINT), text(props, S3_REGION),
+                        orEnv(text(props, S3_ACCESS_KEY), env, ENV_S3_ACCESS_KEY),
+                        secret(props, env, S3_SECRET_KEY_FILE, ENV_S3_SECRET_KEY),
+                        duration(props, CLEANUP_RETENTION), duration(props, CLEANUP_ORPHAN_RETENTION),
+                        duration(props, CLEANUP_INTERVAL)),
+                integer(props, EVENTS_QUEUE));
     }
 
     /** The default of a key, from {@link #KEYS}. */
@@ -241,7 +431,13 @@ public record SupervisorConfig(
                 + ", quarantineQueue=" + (quarantineQueue.isEmpty() ? "none" : quarantineQueue)
                 + ", prefetch=" + prefetch + ", journalDir=" + journalDir + ", s3Bucket=" + s3Bucket
                 + ", http=" + httpHost + ":" + httpPort + ", kuduEpoch=" + kuduEpoch
-                + ", signalRetry=" + signalRetryInitial + ".." + signalRetryMax + ", shutdownGrace=" + shutdownGrace + "]";
+                + ", signalRetry=" + signalRetryInitial + ".." + signalRetryMax + ", shutdownGrace=" + shutdownGrace
+                + ", maxMessageBytes=" + maxMessageBytes + ", lease=" + handOff.lease() + ", retry="
+                + handOff.retryInitial() + ".." + handOff.retryMax() + " x" + handOff.retryAttempts()
+                + ", epochMaxEvents=" + epochs.maxEvents() + ", kudu=" + (epochs.managed() ? epochs.kuduMasters()
+                : "not managed") + ", catalogue=" + (catalogue.enabled() ? catalogue.url() + " every "
+                + catalogue.interval() : "manifests only") + ", cleanup=" + (cleanup.enabled() ? cleanup.s3Endpoint()
+                + " after " + cleanup.retention() + " (orphans " + cleanup.orphanRetention() + ")" : "off") + "]";
     }
 
     private static String text(Properties props, String key) {
@@ -261,22 +457,39 @@ public record SupervisorConfig(
         return parseDuration(key, text(props, key));
     }
 
-    private static String secret(Properties props, Map<String, String> env) throws IOException {
-        String file = text(props, STOMP_PASSWORD_FILE);
+    private static long longValue(Properties props, String key) {
+        String v = text(props, key);
+        try {
+            return Long.parseLong(v);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(key + " '" + v + "' is not an integer");
+        }
+    }
+
+    private static String orEnv(String value, Map<String, String> env, String envVar) {
+        if (!value.isEmpty()) {
+            return value;
+        }
+        String v = env.get(envVar);
+        return v == null || v.isBlank() ? "" : v.strip();
+    }
+
+    private static String secret(Properties props, Map<String, String> env, String fileKey, String envVar)
+            throws IOException {
+        String file = text(props, fileKey);
         if (!file.isEmpty()) {
             String s;
             try {
                 s = Files.readString(Path.of(file), StandardCharsets.UTF_8).strip();
             } catch (IOException e) {
-                throw new IOException(STOMP_PASSWORD_FILE + ": cannot read password file " + file + ": "
-                        + e.getMessage(), e);
+                throw new IOException(fileKey + ": cannot read secret file " + file + ": " + e.getMessage(), e);
             }
             if (s.isEmpty()) {
-                throw new IllegalArgumentException(STOMP_PASSWORD_FILE + ": password file " + file + " is empty");
+                throw new IllegalArgumentException(fileKey + ": secret file " + file + " is empty");
             }
             return s;
         }
-        String v = env.get(ENV_STOMP_PASSWORD);
+        String v = env.get(envVar);
         return v == null || v.isBlank() ? null : v.strip();
     }
 

@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * The supervisor's decisions: for each inbound message, what to record, and whether a dataset just became complete.
@@ -36,14 +37,17 @@ final class SupervisorEngine {
     private final Quarantine quarantine;
     private final SupervisorMetrics metrics;
     private final Clock clock;
-    private final int epoch;
+    private final EpochPolicy epochs;
+    private final HandOffPolicy handOff;
+    private final int maxMessageBytes;
     private final String producerQueue;
     private final String controlQueue;
+    private volatile StateChange.Listener listener = StateChange.Listener.NONE;
 
     /** @param state the state replayed from {@code journal}; from now on only this engine changes either */
     SupervisorEngine(Journal journal, SupervisorState state, MessageValidator validator, SignalOutbox outbox,
-                     Quarantine quarantine, SupervisorMetrics metrics, Clock clock, int epoch, String producerQueue,
-                     String controlQueue) {
+                     Quarantine quarantine, SupervisorMetrics metrics, Clock clock, EpochPolicy epochs,
+                     HandOffPolicy handOff, int maxMessageBytes, String producerQueue, String controlQueue) {
         this.journal = Objects.requireNonNull(journal, "journal is null");
         this.state = Objects.requireNonNull(state, "state is null");
         this.validator = Objects.requireNonNull(validator, "validator is null");
@@ -51,9 +55,16 @@ final class SupervisorEngine {
         this.quarantine = Objects.requireNonNull(quarantine, "quarantine is null");
         this.metrics = Objects.requireNonNull(metrics, "metrics is null");
         this.clock = Objects.requireNonNull(clock, "clock is null");
-        this.epoch = epoch;
+        this.epochs = Objects.requireNonNull(epochs, "epochs is null");
+        this.handOff = Objects.requireNonNull(handOff, "handOff is null");
+        this.maxMessageBytes = maxMessageBytes;
         this.producerQueue = Objects.requireNonNull(producerQueue, "producerQueue is null");
         this.controlQueue = Objects.requireNonNull(controlQueue, "controlQueue is null");
+    }
+
+    /** Where every recorded change is pushed (the {@code /events} stream). */
+    void listener(StateChange.Listener l) {
+        this.listener = Objects.requireNonNull(l, "listener is null");
     }
 
     /**
@@ -63,7 +74,7 @@ final class SupervisorEngine {
     synchronized void recover() throws IOException {
         for (DatasetRecord d : List.copyOf(state.all())) {
             if (!d.signalled()) {
-                Optional<ConsumerSignal> s = planIfComplete(d.name, d.manifest, d.selection());
+                Optional<ConsumerSignal> s = planIfComplete(d, d.name, d.manifest, d.selection());
                 if (s.isPresent()) {
                     record(List.of(new JournalEvent.SignalPlanned(s.get())));
                     metrics.signalsPlanned.inc();
@@ -80,10 +91,57 @@ final class SupervisorEngine {
         }
     }
 
+    /**
+     * Leases and retries: sends again, with the same signalId, every signal whose lease expired and every failed one
+     * whose backoff elapsed. Each dataset is decided on its own; nothing waits for another dataset.
+     */
+    synchronized void tick() throws IOException {
+        long now = clock.millis();
+        for (DatasetRecord d : List.copyOf(state.all())) {
+            Optional<String> reason = handOff.resignalReason(d, now);
+            if (reason.isPresent()) {
+                ConsumerSignal signal = d.signal;
+                record(List.of(new JournalEvent.ResignalRequested(d.name, signal.signalId(), reason.get())));
+                metrics.automaticResignals.inc();
+                LOG.warn("dataset {}: signal {} sent again: {}", d.name, signal.signalId(), reason.get());
+                outbox.submit(signal);
+            }
+        }
+    }
+
+    /**
+     * The catalogue's files of a dataset (from the catalogue poller): registered like a manifest when they differ from
+     * the current one. Returns whether anything changed.
+     */
+    synchronized boolean onCatalogue(String dataset, List<DatasetManifest.ManifestFile> files) throws IOException {
+        Optional<DatasetRecord> d = state.find(dataset);
+        if (d.isPresent() && StateChanges.sameFiles(files, d.get().manifest)) {
+            return false;
+        }
+        manifest(new DatasetManifest(DatasetManifest.TYPE, dataset, List.copyOf(files)), null, "catalogue");
+        return true;
+    }
+
+    /** Datasets the catalogue should be asked about: known, not DONE, objects not deleted. */
+    synchronized List<String> datasetsAwaitingCatalogue() {
+        return state.all().stream().filter(d -> d.state != DatasetState.DONE && d.deletedObjects.isEmpty())
+                .map(d -> d.name).toList();
+    }
+
+    /** The cleanup deleted objects of a DONE dataset. */
+    synchronized void onObjectsDeleted(String dataset, List<String> urls) throws IOException {
+        record(List.of(new JournalEvent.ObjectsDeleted(dataset, urls)));
+    }
+
+    /** A read-only look at the state under the engine's lock (for the cleanup and the information service). */
+    synchronized <T> T read(Function<SupervisorState, T> reader) {
+        return reader.apply(state);
+    }
+
     /** A message of the producer queue. Returns once its effect (or its rejection) is on disk. */
     void onProducerMessage(byte[] body, String brokerMessageId) throws IOException {
         metrics.producerMessages.inc();
-        Inbound in = validator.producer(body, brokerMessageId);
+        Inbound in = oversize(body, brokerMessageId).orElseGet(() -> validator.producer(body, brokerMessageId));
         if (in instanceof Inbound.Rejected r) {
             reject(producerQueue, r.rejection(), body);
         } else if (in instanceof Inbound.ObjectStored o) {
@@ -96,7 +154,7 @@ final class SupervisorEngine {
     /** A message of the control queue. Returns once its effect (or its rejection) is on disk. */
     void onControlMessage(byte[] body, String brokerMessageId) throws IOException {
         metrics.controlMessages.inc();
-        Inbound in = validator.control(body, brokerMessageId);
+        Inbound in = oversize(body, brokerMessageId).orElseGet(() -> validator.control(body, brokerMessageId));
         if (in instanceof Inbound.Rejected r) {
             reject(controlQueue, r.rejection(), body);
         } else if (in instanceof Inbound.Manifest m) {
@@ -105,13 +163,24 @@ final class SupervisorEngine {
             report(r.report());
         } else if (in instanceof Inbound.Resignal r) {
             resignal(r.dataset(), body, brokerMessageId);
+        } else if (in instanceof Inbound.Invalidate i) {
+            invalidate(i.command(), body, brokerMessageId);
         } else {
             throw new IllegalStateException("unexpected control message " + in.getClass().getSimpleName());
         }
     }
 
-    /** The outbox's confirmation that the broker accepted a signal. */
+    /** Whether {@code signal} is still its dataset's signal (not superseded by a re-selection). */
+    synchronized boolean isCurrent(ConsumerSignal signal) {
+        return state.find(signal.dataset()).map(d -> d.signalled() && d.signal.signalId().equals(signal.signalId()))
+                .orElse(false);
+    }
+
+    /** The outbox's confirmation that the broker accepted a signal (a superseded one is not recorded). */
     synchronized void onSignalSent(ConsumerSignal signal) {
+        if (!isCurrent(signal)) {
+            return;
+        }
         metrics.signalsSent.inc();
         try {
             record(List.of(new JournalEvent.SignalSent(signal.dataset(), signal.signalId())));
@@ -158,10 +227,11 @@ final class SupervisorEngine {
         Optional<ConsumerSignal> planned = Optional.empty();
         if (!late) {
             List<Candidate> candidates = new ArrayList<>();
-            existing.ifPresent(d -> candidates.addAll(d.candidates));
+            existing.ifPresent(d -> candidates.addAll(d.validCandidates()));
             candidates.add(new Candidate(info.url(), info.size(), journal.lastSeq() + 1, info.guids()));
             List<DatasetManifest.ManifestFile> manifest = existing.map(d -> d.manifest).orElse(null);
-            planned = planIfComplete(name, manifest, DatasetSelection.select(manifest, candidates));
+            planned = planIfComplete(existing.orElse(null), name, manifest,
+                    DatasetSelection.select(manifest, candidates));
             planned.ifPresent(s -> events.add(new JournalEvent.SignalPlanned(s)));
         }
         record(events);
@@ -174,35 +244,88 @@ final class SupervisorEngine {
         planned.ifPresent(this::signalPlanned);
     }
 
+    /**
+     * A new file list for a dataset, from a manifest message ({@code body} non-null) or the catalogue. A signalled
+     * dataset whose file list changes is selected again: its signal is superseded and, once complete, a new signal
+     * (new signalId, same dspid and epoch) goes out; the consumer's load of the new signal replaces the old rows.
+     */
     private synchronized void manifest(DatasetManifest manifest, byte[] body, String brokerMessageId)
             throws IOException {
         String name = manifest.dataset();
         Optional<DatasetRecord> existing = state.find(name);
-        if (existing.isPresent() && manifest.files().equals(existing.get().manifest)) {
+        if (existing.isPresent() && StateChanges.sameFiles(manifest.files(), existing.get().manifest)) {
             metrics.duplicateMessages.inc();
             LOG.debug("dataset {}: identical manifest registered again; nothing to do", name);
             return;
         }
-        if (existing.isPresent() && existing.get().signalled()) {
-            DatasetRecord d = existing.get();
-            reject(controlQueue, new Rejection(RejectReason.MANIFEST_CONFLICT, "dataset " + name
-                    + " was already signalled (signal " + d.signal.signalId() + ", dspid " + d.signal.dspid()
-                    + ") from a different manifest; re-selecting a signalled dataset is not supported yet",
-                    brokerMessageId, name), body);
+        if (existing.isPresent() && !existing.get().deletedObjects.isEmpty()) {
+            Rejection r = new Rejection(RejectReason.MANIFEST_CONFLICT, "dataset " + name + " changed its file list"
+                    + " after the cleanup deleted its objects; produce it again under a new task, or re-register"
+                    + " the original manifest", brokerMessageId, name);
+            if (body != null) {
+                reject(controlQueue, r, body);
+            } else {
+                LOG.warn("catalogue: {}", r.detail());
+            }
             return;
         }
-        boolean replacing = existing.isPresent() && existing.get().manifest != null;
-        List<Candidate> candidates = existing.map(d -> List.copyOf(d.candidates)).orElse(List.of());
-        Optional<ConsumerSignal> planned = planIfComplete(name, manifest.files(),
-                DatasetSelection.select(manifest.files(), candidates));
+        boolean wasSignalled = existing.isPresent() && existing.get().signalled();
         List<JournalEvent> events = new ArrayList<>(2);
         events.add(new JournalEvent.ManifestRegistered(manifest));
-        planned.ifPresent(s -> events.add(new JournalEvent.SignalPlanned(s)));
         record(events);
         metrics.manifests.inc();
-        LOG.info("dataset {}: manifest of {} files registered{}", name, manifest.files().size(),
-                replacing ? " (replacing the earlier one)" : "");
-        planned.ifPresent(this::signalPlanned);
+        DatasetRecord d = state.find(name).orElseThrow();
+        LOG.info("dataset {}: {} of {} files registered{}", name, body == null ? "catalogue list" : "manifest",
+                manifest.files().size(), wasSignalled ? "; its signal is superseded, the dataset is selected again"
+                        : "");
+        planAndRecord(d);
+    }
+
+    private synchronized void invalidate(InvalidateCommand c, byte[] body, String brokerMessageId)
+            throws IOException {
+        Optional<DatasetRecord> d = state.find(c.dataset());
+        if (d.isEmpty()) {
+            reject(controlQueue, new Rejection(RejectReason.UNKNOWN_DATASET, "invalidate: dataset " + c.dataset()
+                    + " is not known to this supervisor", brokerMessageId, c.dataset()), body);
+            return;
+        }
+        if (!d.get().urls.contains(c.url())) {
+            reject(controlQueue, new Rejection(RejectReason.UNKNOWN_OBJECT, "invalidate: dataset " + c.dataset()
+                    + " has no object " + c.url(), brokerMessageId, c.dataset()), body);
+            return;
+        }
+        if (!d.get().deletedObjects.isEmpty()) {
+            reject(controlQueue, new Rejection(RejectReason.WRONG_STATE, "invalidate: the objects of dataset "
+                    + c.dataset() + " were already deleted by the cleanup; nothing can be selected again",
+                    brokerMessageId, c.dataset()), body);
+            return;
+        }
+        if (d.get().invalidObjects.containsKey(c.url())) {
+            metrics.duplicateMessages.inc();
+            return;
+        }
+        String before = d.get().signalled() ? d.get().signal.signalId() : null;
+        record(List.of(new JournalEvent.ObjectInvalidated(c.dataset(), c.url(), c.reason(), c.source())));
+        metrics.invalidatedObjects.inc();
+        LOG.warn("dataset {}: object {} invalidated by {}: {}{}", c.dataset(), c.url(), c.source(), c.reason(),
+                before != null && !d.get().signalled() ? "; signal " + before + " superseded, selecting again" : "");
+        planAndRecord(d.get());
+        if (!d.get().signalled()) {
+            LOG.warn("dataset {}: no other valid object for {}; waiting for a new producer", c.dataset(),
+                    d.get().selection().missingGuids());
+        }
+    }
+
+    /** Plans (journals) and submits the dataset's signal if it is unsignalled and complete. */
+    private void planAndRecord(DatasetRecord d) throws IOException {
+        if (d.signalled()) {
+            return;
+        }
+        Optional<ConsumerSignal> planned = planIfComplete(d, d.name, d.manifest, d.selection());
+        if (planned.isPresent()) {
+            record(List.of(new JournalEvent.SignalPlanned(planned.get())));
+            signalPlanned(planned.get());
+        }
     }
 
     private synchronized void report(ConsumerReport report) throws IOException {
@@ -212,6 +335,10 @@ final class SupervisorEngine {
             metrics.reportsUnknown.inc();
             LOG.warn("report {} from consumer {} names unknown signal {} (dataset {}); recorded and ignored",
                     report.status(), report.consumer(), report.signalId(), report.dataset());
+        } else if (!d.get().signalled() || !d.get().signal.signalId().equals(report.signalId())) {
+            metrics.reportsSuperseded.inc();
+            LOG.info("dataset {}: report {} for superseded signal {} recorded and ignored", d.get().name,
+                    report.status(), report.signalId());
         } else if (ConsumerReport.DONE.equals(report.status())) {
             metrics.reportsDone.inc();
             DatasetView v = DatasetViews.of(d.get());
@@ -219,8 +346,11 @@ final class SupervisorEngine {
                     report.consumer(), report.eventsWritten(), report.eventsLoaded(), v.times().traversalTime());
         } else {
             metrics.reportsFailed.inc();
-            LOG.warn("dataset {} FAILED at consumer {} (signal {}): {}; state {}", d.get().name, report.consumer(),
-                    report.signalId(), report.reason(), d.get().state);
+            DatasetRecord r = d.get();
+            LOG.warn("dataset {} FAILED at consumer {} (signal {}, failure {}): {}; {}", r.name, report.consumer(),
+                    report.signalId(), r.failures, report.reason(), handOff.retriesExhausted(r)
+                            ? "automatic retries exhausted, waiting for an operator"
+                            : "retrying in " + handOff.backoff(r.failures));
         }
     }
 
@@ -240,8 +370,14 @@ final class SupervisorEngine {
                     name), body);
             return;
         }
+        if (!d.get().deletedObjects.isEmpty()) {
+            reject(controlQueue, new Rejection(RejectReason.WRONG_STATE, "resignal: the objects of dataset " + name
+                    + " were deleted by the cleanup; reload it from its HDFS file with the kudu-loader instead",
+                    brokerMessageId, name), body);
+            return;
+        }
         ConsumerSignal signal = d.get().signal;
-        record(List.of(new JournalEvent.ResignalRequested(name, signal.signalId())));
+        record(List.of(new JournalEvent.ResignalRequested(name, signal.signalId(), null)));
         metrics.resignals.inc();
         LOG.info("dataset {}: operator asked for signal {} again (was {})", name, signal.signalId(), s);
         outbox.submit(signal);
@@ -263,15 +399,21 @@ final class SupervisorEngine {
         }
     }
 
-    /** The signal to send if the selection is complete; assigns the next dspid and the configured epoch. */
-    private Optional<ConsumerSignal> planIfComplete(String name, List<DatasetManifest.ManifestFile> manifest,
-                                                    Selection selection) {
+    /**
+     * The signal to send if the selection is complete. A dataset signalled before keeps its dspid and epoch; a new
+     * one gets the next dspid and the epoch the {@link EpochPolicy} gives.
+     */
+    private Optional<ConsumerSignal> planIfComplete(DatasetRecord existing, String name,
+                                                    List<DatasetManifest.ManifestFile> manifest, Selection selection) {
         if (manifest == null || !selection.complete()) {
             return Optional.empty();
         }
         String container = DatasetName.parse(name).container();
-        return Optional.of(SignalPlanner.plan(name, container, selection, state.lastDspid() + 1, epoch,
-                clock.millis()));
+        boolean known = existing != null && existing.dspid >= 0;
+        int dspid = known ? existing.dspid : state.lastDspid() + 1;
+        int epoch = known ? existing.epoch
+                : epochs.epochFor(state.currentEpoch(), state.eventsInEpoch(), selection.expectedEvents());
+        return Optional.of(SignalPlanner.plan(name, container, selection, dspid, epoch, clock.millis()));
     }
 
     private void signalPlanned(ConsumerSignal s) {
@@ -284,7 +426,25 @@ final class SupervisorEngine {
     private void record(List<JournalEvent> events) throws IOException {
         for (JournalEntry e : journal.append(events, clock.millis())) {
             state.apply(e);
+            publish(e);
         }
+    }
+
+    private void publish(JournalEntry e) {
+        try {
+            listener.changed(StateChanges.of(e, state));
+        } catch (RuntimeException ex) {
+            LOG.warn("state change listener failed on entry {}: {}", e.seq(), ex.toString());
+        }
+    }
+
+    private Optional<Inbound> oversize(byte[] body, String brokerMessageId) {
+        if (body != null && body.length > maxMessageBytes) {
+            return Optional.of(new Inbound.Rejected(new Rejection(RejectReason.OVERSIZE, "message of " + body.length
+                    + " bytes is larger than " + maxMessageBytes + " bytes (" + SupervisorConfig.MESSAGE_MAX_BYTES
+                    + ")", brokerMessageId, null)));
+        }
+        return Optional.empty();
     }
 
     private static String bodyForJournal(byte[] body) {

@@ -21,6 +21,7 @@ import java.util.concurrent.CountDownLatch;
  *   supervisor run --config supervisor.properties
  *   supervisor register-manifest --brokers host:port[,host:port] --file manifest.json [--queue Q] [--user U]
  *   supervisor resignal --brokers host:port[,host:port] --dataset NAME [--queue Q] [--user U]
+ *   supervisor invalidate --brokers host:port[,host:port] --dataset NAME --url s3://... --reason TEXT
  *   supervisor config-keys
  * </pre>
  * The STOMP passcode of the client commands comes from {@code EI_STOMP_PASSWORD} or {@code --password-file}.
@@ -34,6 +35,8 @@ public final class SupervisorMain {
                     + " [--queue Q] [--user U] [--password-file F]",
             "  supervisor resignal --brokers host:port[,host:port] --dataset NAME"
                     + " [--queue Q] [--user U] [--password-file F]",
+            "  supervisor invalidate --brokers host:port[,host:port] --dataset NAME --url s3://host:port/bucket/key"
+                    + " --reason TEXT [--queue Q] [--user U] [--password-file F]",
             "  supervisor config-keys",
             "The STOMP passcode is read from --password-file or the environment variable "
                     + SupervisorConfig.ENV_STOMP_PASSWORD + ".");
@@ -67,6 +70,8 @@ public final class SupervisorMain {
                     return registerManifest(opts, env, out);
                 case "resignal":
                     return resignal(opts, env, out);
+                case "invalidate":
+                    return invalidate(opts, env, out);
                 case "config-keys":
                     for (SupervisorConfig.Key k : SupervisorConfig.KEYS) {
                         out.println(k.name() + " = " + k.defaultValue() + "\n    " + k.doc()
@@ -139,6 +144,21 @@ public final class SupervisorMain {
         send(opts, env, body);
         out.println("resignal of dataset " + dataset + " sent; the supervisor log and /datasets/" + dataset
                 + " show the outcome");
+        return 0;
+    }
+
+    private static int invalidate(Map<String, String> opts, Map<String, String> env, PrintStream out)
+            throws IOException {
+        String dataset = required(opts, "dataset");
+        String url = required(opts, "url");
+        byte[] body = Json.write(InvalidateCommand.of(dataset, url, required(opts, "reason"), "operator"));
+        Inbound checked = new MessageValidator("-").control(body, "command line");
+        if (checked instanceof Inbound.Rejected r) {
+            throw new IllegalArgumentException(r.rejection().detail());
+        }
+        send(opts, env, body);
+        out.println("invalidation of object " + url + " of dataset " + dataset + " sent; /datasets/" + dataset
+                + " shows the new selection");
         return 0;
     }
 

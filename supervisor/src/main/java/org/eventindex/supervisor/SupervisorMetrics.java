@@ -25,6 +25,16 @@ final class SupervisorMetrics {
     final Metrics.Counter reportsUnknown;
     final Metrics.Counter resignals;
     final Metrics.Counter quarantineFailures;
+    final Metrics.Counter automaticResignals;
+    final Metrics.Counter invalidatedObjects;
+    final Metrics.Counter reportsSuperseded;
+    final Metrics.Counter catalogueQueries;
+    final Metrics.Counter catalogueFailures;
+    final Metrics.Counter objectsDeleted;
+    final Metrics.Counter orphansDeleted;
+    final Metrics.Counter cleanupFailures;
+    final Metrics.Counter epochRangeFailures;
+    final Metrics.Counter eventSubscribersDropped;
     private final Map<RejectReason, Metrics.Counter> byReason = new EnumMap<>(RejectReason.class);
     private final Metrics metrics;
 
@@ -48,6 +58,21 @@ final class SupervisorMetrics {
         resignals = metrics.counter(P + "resignals_total", "Operator re-signal commands carried out.");
         quarantineFailures = metrics.counter(P + "quarantine_failures_total",
                 "Rejected messages that could not be copied to the quarantine queue.");
+        automaticResignals = metrics.counter(P + "automatic_resignals_total",
+                "Signals sent again by the supervisor (lease expired, retry after FAILED).");
+        invalidatedObjects = metrics.counter(P + "invalidated_objects_total",
+                "Objects marked invalid (unreadable, inconsistent, or by an operator).");
+        reportsSuperseded = metrics.counter(P + "reports_superseded_total",
+                "Consumer reports for a signal replaced by a re-selection (ignored).");
+        catalogueQueries = metrics.counter(P + "catalogue_queries_total", "Datasets looked up in the catalogue.");
+        catalogueFailures = metrics.counter(P + "catalogue_failures_total", "Catalogue lookups that failed.");
+        objectsDeleted = metrics.counter(P + "objects_deleted_total", "Objects of DONE datasets deleted.");
+        orphansDeleted = metrics.counter(P + "orphans_deleted_total", "Objects no message named, deleted.");
+        cleanupFailures = metrics.counter(P + "cleanup_failures_total", "Object deletions or listings that failed.");
+        epochRangeFailures = metrics.counter(P + "epoch_range_failures_total",
+                "Attempts to create a Kudu range that failed (the signal waits and is retried).");
+        eventSubscribersDropped = metrics.counter(P + "event_subscribers_dropped_total",
+                "/events subscribers dropped because they fell too far behind.");
         for (RejectReason r : RejectReason.values()) {
             byReason.put(r, metrics.counter(r.metricName(), "Messages refused because: " + r.name() + "."));
         }

@@ -28,7 +28,10 @@ final class SupervisorState {
     private final Map<String, DatasetRecord> datasets = new TreeMap<>();
     private final Map<String, DatasetRecord> bySignal = new HashMap<>();
     private final Set<String> messageIds = new HashSet<>();
+    private final ConsumerStats consumers = new ConsumerStats();
     private int lastDspid;
+    private int currentEpoch = -1;
+    private long eventsInEpoch;
     private long lastSeq;
     private long rejectedMessages;
     private long unknownReports;
@@ -44,21 +47,43 @@ final class SupervisorState {
             objectReported(entry.seq(), ts, e);
         } else if (event instanceof JournalEvent.ManifestRegistered e) {
             DatasetRecord d = dataset(e.manifest().dataset());
-            if (!d.signalled()) {
-                d.manifest = e.manifest().files();
-                d.manifestAt = ts;
+            d.supersedeSignal();
+            d.manifest = e.manifest().files();
+            d.manifestAt = ts;
+            d.refreshCollectingState();
+        } else if (event instanceof JournalEvent.ObjectInvalidated e) {
+            DatasetRecord d = dataset(e.dataset());
+            d.invalidObjects.put(e.url(), e.reason());
+            if (d.signalled() && d.signal.objects().stream().anyMatch(o -> o.url().equals(e.url()))) {
+                d.supersedeSignal();
             }
+            d.refreshCollectingState();
+        } else if (event instanceof JournalEvent.ObjectsDeleted e) {
+            DatasetRecord d = dataset(e.dataset());
+            d.deletedObjects.addAll(e.urls());
+            d.deletedAt = ts;
         } else if (event instanceof JournalEvent.SignalPlanned e) {
             ConsumerSignal s = e.signal();
             DatasetRecord d = dataset(s.dataset());
+            boolean firstSignal = d.dspid < 0;
             d.signal = s;
+            d.dspid = s.dspid();
+            d.epoch = s.epoch();
             d.state = DatasetState.SIGNAL_PLANNED;
             d.plannedAt = ts;
+            d.failures = 0;
             bySignal.put(s.signalId(), d);
             lastDspid = Math.max(lastDspid, s.dspid());
+            if (firstSignal) {
+                if (s.epoch() != currentEpoch) {
+                    currentEpoch = s.epoch();
+                    eventsInEpoch = 0;
+                }
+                eventsInEpoch += s.expectedEvents();
+            }
         } else if (event instanceof JournalEvent.SignalSent e) {
             DatasetRecord d = bySignal.get(e.signalId());
-            if (d != null) {
+            if (d != null && d.signalled() && d.signal.signalId().equals(e.signalId())) {
                 d.sentAt = ts;
                 if (d.state == DatasetState.SIGNAL_PLANNED) {
                     d.state = DatasetState.SIGNALLED;
@@ -68,9 +93,15 @@ final class SupervisorState {
             reportReceived(ts, e.report());
         } else if (event instanceof JournalEvent.ResignalRequested e) {
             DatasetRecord d = bySignal.get(e.signalId());
-            if (d != null) {
+            if (d != null && d.signalled() && d.signal.signalId().equals(e.signalId())) {
                 d.state = DatasetState.SIGNAL_PLANNED;
                 d.resignals++;
+                d.lastResignalReason = e.reason() == null ? "operator" : e.reason();
+                if (e.automatic()) {
+                    d.automaticResignals++;
+                } else {
+                    d.failures = 0;
+                }
             }
         } else if (event instanceof JournalEvent.MessageRejected) {
             rejectedMessages++;
@@ -84,10 +115,11 @@ final class SupervisorState {
         if (!d.urls.add(info.url())) {
             return;
         }
+        d.candidates.add(new Candidate(info.url(), info.size(), seq, info.guids()));
         if (d.signalled()) {
             d.lateObjects.add(info.url());
         } else {
-            d.candidates.add(new Candidate(info.url(), info.size(), seq, info.guids()));
+            d.refreshCollectingState();
         }
         if (d.firstObjectAt < 0) {
             d.firstObjectAt = ts;
@@ -96,9 +128,14 @@ final class SupervisorState {
     }
 
     private void reportReceived(long ts, ConsumerReport r) {
+        consumers.report(r, ts);
         DatasetRecord d = bySignal.get(r.signalId());
         if (d == null) {
             unknownReports++;
+            return;
+        }
+        if (!d.signalled() || !d.signal.signalId().equals(r.signalId())) {
+            LOG.debug("dataset {}: report {} for superseded signal {} ignored", d.name, r.status(), r.signalId());
             return;
         }
         if (ConsumerReport.DONE.equals(r.status())) {
@@ -110,6 +147,7 @@ final class SupervisorState {
             }
         } else if (d.state != DatasetState.DONE) {
             d.state = DatasetState.FAILED_CONSUMER;
+            d.failures++;
             d.lastReport = r;
             d.lastReportAt = ts;
         } else {
@@ -136,6 +174,20 @@ final class SupervisorState {
 
     boolean seenMessage(String messageId) {
         return messageIds.contains(messageId);
+    }
+
+    /** The epoch of the last dataset signalled for the first time (-1 when none). */
+    int currentEpoch() {
+        return currentEpoch;
+    }
+
+    /** Events (expectedEvents of first signals) assigned to {@link #currentEpoch()}. */
+    long eventsInEpoch() {
+        return eventsInEpoch;
+    }
+
+    ConsumerStats consumers() {
+        return consumers;
     }
 
     /** The highest dataset id assigned so far (0 when none). */

@@ -89,14 +89,31 @@ class DatasetSelectionTest {
     }
 
     @Test
-    void unknownManifestCountAcceptsTheEarliestClaim() {
+    void unknownManifestCountAcceptsTheEarliestOfAgreeingClaims() {
         Selection s = DatasetSelection.select(
                 List.of(file("G1", -1)),
-                List.of(candidate("late", 7, guid("G1", 0, 11)), candidate("early", 3, guid("G1", 0, 12))));
+                List.of(candidate("late", 7, guid("G1", 0, 12)), candidate("early", 3, guid("G1", 0, 12))));
 
         assertTrue(s.complete());
         assertEquals(url("early"), s.chosen().get("G1"));
         assertEquals(12, s.expectedEvents());
+        assertEquals(List.of(), s.conflicts());
+    }
+
+    @Test
+    void unknownManifestCountWithDisagreeingAttemptsIsHeldWithBothClaims() {
+        Selection s = DatasetSelection.select(
+                List.of(file("G1", -1), file("G2", 5)),
+                List.of(candidate("late", 7, guid("G1", 0, 11), guid("G2", 1, 5)),
+                        candidate("early", 3, guid("G1", 0, 12))));
+
+        assertFalse(s.complete());
+        assertTrue(s.held());
+        assertEquals(1, s.conflicts().size());
+        Conflict c = s.conflicts().get(0);
+        assertEquals("G1", c.guid());
+        assertEquals(java.util.Map.of(url("early"), 12L, url("late"), 11L), c.claims());
+        assertTrue(c.reason().contains("G1") && c.reason().contains(url("late")), c.reason());
     }
 
     @Test

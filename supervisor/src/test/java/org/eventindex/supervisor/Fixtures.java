@@ -73,13 +73,13 @@ final class Fixtures {
 
     /** A clock tests move by hand. */
     static final class ManualClock extends Clock {
-        private Instant now;
+        private volatile Instant now;
 
         ManualClock(Instant start) {
             this.now = start;
         }
 
-        void advance(Duration d) {
+        synchronized void advance(Duration d) {
             now = now.plus(d);
         }
 

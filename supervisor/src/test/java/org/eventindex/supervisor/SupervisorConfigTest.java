@@ -67,8 +67,31 @@ class SupervisorConfigTest {
         p.setProperty(SupervisorConfig.SIGNAL_RETRY_INITIAL, "250ms");
         p.setProperty(SupervisorConfig.SIGNAL_RETRY_MAX, "PT2M");
         p.setProperty(SupervisorConfig.SHUTDOWN_GRACE, "5s");
+        p.setProperty(SupervisorConfig.MESSAGE_MAX_BYTES, "2048");
+        p.setProperty(SupervisorConfig.SIGNAL_LEASE, "10m");
+        p.setProperty(SupervisorConfig.RETRY_INITIAL, "2s");
+        p.setProperty(SupervisorConfig.RETRY_MAX, "3m");
+        p.setProperty(SupervisorConfig.RETRY_ATTEMPTS, "2");
+        p.setProperty(SupervisorConfig.TICK_INTERVAL, "100ms");
+        p.setProperty(SupervisorConfig.KUDU_EPOCH_MAX_EVENTS, "5000000000");
+        p.setProperty(SupervisorConfig.KUDU_MASTERS, "km1:7051,km2:7051");
+        p.setProperty(SupervisorConfig.KUDU_TABLE_PREFIX, "t_");
+        p.setProperty(SupervisorConfig.KUDU_BUCKETS, "8");
+        p.setProperty(SupervisorConfig.KUDU_REPLICAS, "1");
+        p.setProperty(SupervisorConfig.CATALOGUE_URL, "https://rucio.example:443");
+        p.setProperty(SupervisorConfig.CATALOGUE_ACCOUNT, "eventindex");
+        p.setProperty(SupervisorConfig.CATALOGUE_USERNAME, "ei");
+        p.setProperty(SupervisorConfig.CATALOGUE_INTERVAL, "30s");
+        p.setProperty(SupervisorConfig.S3_ENDPOINT, "http://rgw:7480");
+        p.setProperty(SupervisorConfig.S3_REGION, "eu-1");
+        p.setProperty(SupervisorConfig.S3_ACCESS_KEY, "AK");
+        p.setProperty(SupervisorConfig.CLEANUP_RETENTION, "24h");
+        p.setProperty(SupervisorConfig.CLEANUP_ORPHAN_RETENTION, "48h");
+        p.setProperty(SupervisorConfig.CLEANUP_INTERVAL, "10m");
+        p.setProperty(SupervisorConfig.EVENTS_QUEUE, "9");
 
-        SupervisorConfig c = SupervisorConfig.fromProperties(p, Map.of(SupervisorConfig.ENV_STOMP_PASSWORD, "ignored"));
+        SupervisorConfig c = SupervisorConfig.fromProperties(p, Map.of(SupervisorConfig.ENV_STOMP_PASSWORD, "ignored",
+                SupervisorConfig.ENV_RUCIO_PASSWORD, "rucio-pw", SupervisorConfig.ENV_S3_SECRET_KEY, "s3-secret"));
 
         assertEquals(List.of(new StompEndpoint("mq1", 61613), new StompEndpoint("mq2", 61614)), c.brokers());
         assertEquals("ei", c.stompSettings().login());
@@ -86,8 +109,19 @@ class SupervisorConfigTest {
         assertEquals(Duration.ofMillis(250), c.signalRetryInitial());
         assertEquals(Duration.ofMinutes(2), c.signalRetryMax());
         assertEquals(Duration.ofSeconds(5), c.shutdownGrace());
+        assertEquals(2048, c.maxMessageBytes());
+        assertEquals(new SupervisorConfig.HandOff(Duration.ofMinutes(10), Duration.ofSeconds(2), Duration.ofMinutes(3),
+                2, Duration.ofMillis(100)), c.handOff());
+        assertEquals(new SupervisorConfig.Epochs(5_000_000_000L, "km1:7051,km2:7051", "t_", 8, 1), c.epochs());
+        assertEquals(new SupervisorConfig.CatalogueSettings("https://rucio.example:443", "eventindex", "ei",
+                "rucio-pw", Duration.ofSeconds(30)), c.catalogue());
+        assertEquals(new SupervisorConfig.Cleanup("http://rgw:7480", "eu-1", "AK", "s3-secret", Duration.ofHours(24),
+                Duration.ofHours(48), Duration.ofMinutes(10)), c.cleanup());
+        assertEquals(9, c.eventsQueue());
         assertFalse(c.toString().contains("s3cret"), c.toString());
-        assertEquals(16, SupervisorConfig.KEYS.size(), "a key was added: map it in this test and in the docs");
+        assertFalse(c.toString().contains("rucio-pw"), c.toString());
+        assertFalse(c.toString().contains("s3-secret"), c.toString());
+        assertEquals(40, SupervisorConfig.KEYS.size(), "a key was added: map it in this test and in the docs");
     }
 
     @Test
@@ -106,6 +140,11 @@ class SupervisorConfigTest {
         assertKeyError(SupervisorConfig.QUEUE_PREFETCH, "0");
         assertKeyError("supervisor.kudu.epohc", "1");
         assertKeyError(SupervisorConfig.QUEUE_CONSUMER, Queues.SUPERVISOR);
+        assertKeyError(SupervisorConfig.SIGNAL_LEASE, "0s");
+        assertKeyError(SupervisorConfig.KUDU_EPOCH_MAX_EVENTS, "0");
+        assertKeyError(SupervisorConfig.CLEANUP_ORPHAN_RETENTION, "1h");
+        assertKeyError(SupervisorConfig.CATALOGUE_URL, "https://rucio.example");
+        assertKeyError(SupervisorConfig.MESSAGE_MAX_BYTES, "10");
     }
 
     private static void assertKeyError(String key, String value) {

@@ -39,6 +39,9 @@ class SupervisorEngineTest {
     private static final String CONTROL_Q = "/queue/c";
     private static final String OTHER = "mc16_13TeV.361107.PowhegPythia8EvtGen_Zmumu.merge.AOD.e3601_s3126";
 
+    static final SupervisorConfig.HandOff HAND_OFF = new SupervisorConfig.HandOff(Duration.ofMinutes(30),
+            Duration.ofMinutes(1), Duration.ofMinutes(8), 3, Duration.ofSeconds(1));
+
     @TempDir
     Path dir;
 
@@ -55,8 +58,8 @@ class SupervisorEngineTest {
         SupervisorState state = new SupervisorState();
         journal = Journal.open(dir, state::apply);
         engine = new SupervisorEngine(journal, state, new MessageValidator(BUCKET), outbox::add,
-                (queue, r, body) -> quarantined.add(r), new SupervisorMetrics(registry), clock, 1, PRODUCER_Q,
-                CONTROL_Q);
+                (queue, r, body) -> quarantined.add(r), new SupervisorMetrics(registry), clock,
+                new EpochPolicy(1, 1_000_000_000L), new HandOffPolicy(HAND_OFF), 1 << 20, PRODUCER_Q, CONTROL_Q);
         engine.recover();
     }
 
@@ -300,8 +303,8 @@ class SupervisorEngineTest {
         journal.close();
         journal = Journal.open(dir, state::apply);
         engine = new SupervisorEngine(journal, state, new MessageValidator(BUCKET), outbox::add,
-                (q, r, b) -> { throw new IOException("broker down"); }, new SupervisorMetrics(registry), clock, 1,
-                PRODUCER_Q, CONTROL_Q);
+                (q, r, b) -> { throw new IOException("broker down"); }, new SupervisorMetrics(registry), clock,
+                new EpochPolicy(1, 1_000_000_000L), new HandOffPolicy(HAND_OFF), 1 << 20, PRODUCER_Q, CONTROL_Q);
 
         engine.onControlMessage("nonsense".getBytes(StandardCharsets.UTF_8), "b");
 
@@ -311,7 +314,7 @@ class SupervisorEngineTest {
     }
 
     @Test
-    void manifestChangesAreTakenUntilSignalledThenRefused() throws IOException {
+    void manifestThatGrowsAfterTheSignalSupersedesItAndSignalsTheBiggerSetWithANewId() throws IOException {
         control(manifest(DATASET, file("G1", 10), file("G2", 20)));
         control(manifest(DATASET, file("G1", 10)));
         assertEquals(1, view().expectedFiles());
@@ -321,11 +324,26 @@ class SupervisorEngineTest {
 
         producer("m1", "a", guid("G1", 0, 10));
         assertEquals(1, outbox.size());
+        ConsumerSignal first = outbox.get(0);
         control(manifest(DATASET, file("G1", 10), file("G2", 20)));
 
-        assertEquals(List.of(RejectReason.MANIFEST_CONFLICT), quarantined.stream().map(Rejection::reason).toList());
-        assertEquals(1, view().expectedFiles());
-        assertEquals(1, outbox.size());
+        assertEquals(List.of(), quarantined);
+        assertEquals(DatasetState.COLLECTING, view().state());
+        assertEquals(List.of(first.signalId()), view().supersededSignals());
+        assertEquals(1, outbox.size(), "not signalled again until the new file has an object");
+        control(Fixtures.done(first.signalId(), DATASET, 10));
+        assertEquals(DatasetState.COLLECTING, view().state(), "a report for the superseded signal is ignored");
+
+        producer("m2", "b", guid("G2", 0, 20));
+        assertEquals(2, outbox.size());
+        ConsumerSignal second = outbox.get(1);
+        assertTrue(!second.signalId().equals(first.signalId()));
+        assertEquals(first.dspid(), second.dspid());
+        assertEquals(first.epoch(), second.epoch());
+        assertEquals(30, second.expectedEvents());
+        restart();
+        assertEquals(second.signalId(), view().signalId());
+        assertEquals(List.of(second), outbox, "planned, not yet sent: sent again after restart");
     }
 
     @Test

@@ -62,6 +62,15 @@ class SupervisorMainTest {
     }
 
     @Test
+    void invalidateNeedsAUrlAndAReasonAndRefusesABadDatasetName() {
+        assertEquals(2, run("invalidate", "--brokers", "127.0.0.1:1", "--dataset", DATASET, "--reason", "x"));
+        assertTrue(err().contains("--url is required"), err());
+        assertEquals(1, run("invalidate", "--brokers", "127.0.0.1:1", "--dataset", "nonsense", "--url",
+                "s3://h:1/b/k", "--reason", "wrong attempt"));
+        assertTrue(err().contains("nonsense"), err());
+    }
+
+    @Test
     void missingManifestFileIsNamed() {
         Path f = dir.resolve("absent.json");
         assertEquals(1, run("register-manifest", "--brokers", "127.0.0.1:1", "--file", f.toString()));

@@ -7,6 +7,7 @@ import org.eventindex.message.ConsumerSignal;
 import org.eventindex.message.DatasetManifest;
 import org.eventindex.message.ProducerInfo;
 
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -23,6 +24,8 @@ import java.util.Objects;
         @JsonSubTypes.Type(value = JournalEvent.ReportReceived.class, name = "REPORT_RECEIVED"),
         @JsonSubTypes.Type(value = JournalEvent.ResignalRequested.class, name = "RESIGNAL_REQUESTED"),
         @JsonSubTypes.Type(value = JournalEvent.MessageRejected.class, name = "MESSAGE_REJECTED"),
+        @JsonSubTypes.Type(value = JournalEvent.ObjectInvalidated.class, name = "OBJECT_INVALIDATED"),
+        @JsonSubTypes.Type(value = JournalEvent.ObjectsDeleted.class, name = "OBJECTS_DELETED"),
 })
 public sealed interface JournalEvent {
 
@@ -67,11 +70,42 @@ public sealed interface JournalEvent {
         }
     }
 
-    /** An operator asked for the dataset's signal to be sent again, unchanged. */
-    record ResignalRequested(String dataset, String signalId) implements JournalEvent {
+    /**
+     * The dataset's signal is to be sent again, unchanged.
+     *
+     * @param reason null when an operator asked; else why the supervisor did it (lease expired, retry after FAILED)
+     */
+    record ResignalRequested(String dataset, String signalId, String reason) implements JournalEvent {
         public ResignalRequested {
             Objects.requireNonNull(dataset, "dataset is null");
             Objects.requireNonNull(signalId, "signalId is null");
+        }
+
+        /** Whether the supervisor decided it (lease, retry) rather than an operator. */
+        public boolean automatic() {
+            return reason != null;
+        }
+    }
+
+    /**
+     * An object must never be selected again (a consumer found it unreadable or inconsistent, or an operator said so).
+     * If the dataset's signal names it, that signal is superseded and the dataset is selected again.
+     *
+     * @param source who said so: a consumer name or {@code operator}
+     */
+    record ObjectInvalidated(String dataset, String url, String reason, String source) implements JournalEvent {
+        public ObjectInvalidated {
+            Objects.requireNonNull(dataset, "dataset is null");
+            Objects.requireNonNull(url, "url is null");
+            Objects.requireNonNull(reason, "reason is null");
+        }
+    }
+
+    /** The cleanup deleted these objects of a DONE dataset from the object store. */
+    record ObjectsDeleted(String dataset, List<String> urls) implements JournalEvent {
+        public ObjectsDeleted {
+            Objects.requireNonNull(dataset, "dataset is null");
+            urls = List.copyOf(urls);
         }
     }
 

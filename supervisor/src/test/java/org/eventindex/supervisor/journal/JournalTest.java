@@ -41,7 +41,10 @@ class JournalTest {
                 new JournalEvent.SignalSent(DS, "sig"),
                 new JournalEvent.ReportReceived(new ConsumerReport(ConsumerReport.TYPE, "sig", DS, "c", "DONE", "/p",
                         5, 5, 0, 1, 1, 1, null, 8)),
-                new JournalEvent.ResignalRequested(DS, "sig"),
+                new JournalEvent.ResignalRequested(DS, "sig", null),
+                new JournalEvent.ResignalRequested(DS, "sig", "lease expired"),
+                new JournalEvent.ObjectInvalidated(DS, "s3://h:1/b/k", "truncated", "consumer-1"),
+                new JournalEvent.ObjectsDeleted(DS, java.util.List.of("s3://h:1/b/k")),
                 new JournalEvent.MessageRejected("/queue/q", "m2", "BAD_JSON", "body is not JSON", null, "{"));
     }
 

@@ -1,0 +1,230 @@
+package org.eventindex.testing;
+
+import static java.util.Objects.requireNonNull;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A fault-injecting TCP proxy for tests: listens on 127.0.0.1 (free port) and forwards every connection to one target.
+ * It counts connections and occurrences of byte patterns per direction, and can cut a connection (both sockets
+ * closed, the triggering bytes never forwarded) the first time a pattern passes, optionally running an action first
+ * (e.g. stopping the broker behind it). Patterns are found across read boundaries.
+ */
+public final class TcpProxy implements Closeable {
+    private static final Logger LOG = LoggerFactory.getLogger(TcpProxy.class);
+
+    /** Which way bytes travel. */
+    public enum Direction { CLIENT_TO_SERVER, SERVER_TO_CLIENT }
+
+    private final InetSocketAddress target;
+    private final ServerSocket server;
+    private final AtomicInteger connections = new AtomicInteger();
+    private final List<Socket> sockets = new CopyOnWriteArrayList<>();
+    private final List<Watch> watches = new CopyOnWriteArrayList<>();
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private TcpProxy(InetSocketAddress target, ServerSocket server) {
+        this.target = target;
+        this.server = server;
+    }
+
+    /** Starts forwarding to {@code host:port}. */
+    public static TcpProxy start(String host, int port) {
+        requireNonNull(host, "host is null");
+        try {
+            ServerSocket s = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+            TcpProxy proxy = new TcpProxy(new InetSocketAddress(host, port), s);
+            Thread t = new Thread(proxy::acceptLoop, "tcp-proxy-" + s.getLocalPort());
+            t.setDaemon(true);
+            t.start();
+            return proxy;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot open a proxy port for " + host + ":" + port, e);
+        }
+    }
+
+    public int port() {
+        return server.getLocalPort();
+    }
+
+    /** {@code 127.0.0.1:PORT}. */
+    public String endpoint() {
+        return "127.0.0.1:" + port();
+    }
+
+    /** Connections accepted so far. */
+    public int connections() {
+        return connections.get();
+    }
+
+    /** Counts from now on how often {@code pattern} (UTF-8) passes in {@code direction}. */
+    public AtomicLong count(Direction direction, String pattern) {
+        Watch w = new Watch(direction, bytes(pattern), null, false);
+        watches.add(w);
+        return w.count;
+    }
+
+    /**
+     * The first time {@code pattern} passes in {@code direction}, the bytes read with it are dropped, {@code action}
+     * runs (on the proxy's thread, before anything else is forwarded) and the connection is cut.
+     *
+     * @return how many times the cut happened (0 or 1)
+     */
+    public AtomicLong cutOnce(Direction direction, String pattern, Runnable action) {
+        Watch w = new Watch(direction, bytes(pattern), requireNonNull(action, "action is null"), true);
+        watches.add(w);
+        return w.count;
+    }
+
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        closeQuietly(server);
+        sockets.forEach(TcpProxy::closeQuietly);
+    }
+
+    private void acceptLoop() {
+        while (!closed.get()) {
+            Socket client;
+            try {
+                client = server.accept();
+            } catch (IOException e) {
+                if (!closed.get()) {
+                    LOG.warn("proxy to {} stopped accepting: {}", target, e.toString());
+                }
+                return;
+            }
+            connections.incrementAndGet();
+            sockets.add(client);
+            Socket upstream = new Socket();
+            try {
+                upstream.connect(target, 5000);
+            } catch (IOException e) {
+                // Like a dead server behind a live address: the client sees its connection closed.
+                closeQuietly(client);
+                closeQuietly(upstream);
+                continue;
+            }
+            sockets.add(upstream);
+            pump(client, upstream, Direction.CLIENT_TO_SERVER);
+            pump(upstream, client, Direction.SERVER_TO_CLIENT);
+        }
+    }
+
+    private void pump(Socket from, Socket to, Direction direction) {
+        Thread t = new Thread(() -> {
+            int keep = watches.stream().mapToInt(w -> w.pattern.length).max().orElse(1) - 1;
+            byte[] tail = new byte[0];
+            byte[] buf = new byte[64 * 1024];
+            try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+                int n;
+                while ((n = in.read(buf)) >= 0) {
+                    byte[] window = new byte[tail.length + n];
+                    System.arraycopy(tail, 0, window, 0, tail.length);
+                    System.arraycopy(buf, 0, window, tail.length, n);
+                    if (inspect(direction, window, tail.length)) {
+                        break;
+                    }
+                    out.write(buf, 0, n);
+                    out.flush();
+                    int k = Math.min(keep, window.length);
+                    tail = java.util.Arrays.copyOfRange(window, window.length - k, window.length);
+                }
+            } catch (IOException e) {
+                LOG.debug("proxy {} pump ended: {}", direction, e.toString());
+            } finally {
+                closeQuietly(from);
+                closeQuietly(to);
+            }
+        }, "tcp-proxy-" + port() + "-" + direction);
+        t.setDaemon(true);
+        t.start();
+    }
+
+    /** @return true when the connection must be cut */
+    private boolean inspect(Direction direction, byte[] window, int newFrom) {
+        boolean cut = false;
+        for (Watch w : watches) {
+            if (w.direction != direction) {
+                continue;
+            }
+            int found = occurrences(window, w.pattern, newFrom);
+            if (found == 0) {
+                continue;
+            }
+            if (!w.cut) {
+                w.count.addAndGet(found);
+            } else if (w.fired.compareAndSet(false, true)) {
+                w.count.incrementAndGet();
+                w.action.run();
+                cut = true;
+            }
+        }
+        return cut;
+    }
+
+    /** Occurrences of {@code pattern} in {@code window} that end at or after index {@code newFrom}. */
+    private static int occurrences(byte[] window, byte[] pattern, int newFrom) {
+        int n = 0;
+        for (int i = Math.max(0, newFrom - pattern.length + 1); i + pattern.length <= window.length; i++) {
+            int j = 0;
+            while (j < pattern.length && window[i + j] == pattern[j]) {
+                j++;
+            }
+            if (j == pattern.length) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    private static byte[] bytes(String pattern) {
+        requireNonNull(pattern, "pattern is null");
+        if (pattern.isEmpty()) {
+            throw new IllegalArgumentException("pattern is empty");
+        }
+        return pattern.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static void closeQuietly(Closeable c) {
+        try {
+            c.close();
+        } catch (IOException e) {
+            LOG.debug("close failed", e);
+        }
+    }
+
+    private static final class Watch {
+        final Direction direction;
+        final byte[] pattern;
+        final Runnable action;
+        final boolean cut;
+        final AtomicLong count = new AtomicLong();
+        final AtomicBoolean fired = new AtomicBoolean();
+
+        Watch(Direction direction, byte[] pattern, Runnable action, boolean cut) {
+            this.direction = requireNonNull(direction, "direction is null");
+            this.pattern = pattern;
+            this.action = action;
+            this.cut = cut;
+        }
+    }
+}

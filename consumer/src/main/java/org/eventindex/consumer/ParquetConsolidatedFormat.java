@@ -1,0 +1,150 @@
+package org.eventindex.consumer;
+
+import org.eventindex.consolidated.ConsolidatedFileWriter;
+import org.eventindex.consolidated.ConsolidatedMetadata;
+import org.eventindex.consolidated.ConsolidatedSchema;
+import org.eventindex.proto.EventIndexProtos.BeginGUID_p1;
+import org.eventindex.proto.EventIndexProtos.EIEvent_p1;
+import org.eventindex.proto.EventIndexProtos.EndGUID_p1;
+import org.eventindex.proto.EventIndexProtos.Header_p1;
+import org.eventindex.proto.EventIndexProtos.TriggerMenu_p1;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.TreeSet;
+
+/**
+ * The consolidated file as Parquet ({@link ConsolidatedSchema}): events are sorted by (run, event) with an
+ * {@link ExternalSorter} bounded by {@code sortMemoryBytes} (spilling sorted runs to {@code spillDir}), then written
+ * with the footer metadata (dataset, signal, objects, files and menus, counts, row checksum). No wall-clock value
+ * goes into the file, so the same signal gives the same bytes.
+ */
+public final class ParquetConsolidatedFormat implements ConsolidatedFormat {
+    private final Path spillDir;
+    private final long sortMemoryBytes;
+
+    public ParquetConsolidatedFormat(Path spillDir, long sortMemoryBytes) {
+        this.spillDir = Objects.requireNonNull(spillDir, "spillDir is null");
+        if (sortMemoryBytes < 0) {
+            throw new IllegalArgumentException("sort memory must not be negative: " + sortMemoryBytes);
+        }
+        this.sortMemoryBytes = sortMemoryBytes;
+    }
+
+    @Override
+    public String fileSuffix() {
+        return ConsolidatedSchema.SUFFIX;
+    }
+
+    @Override
+    public ConsolidatedWriter open(OutputStream out) {
+        return new Writer(Objects.requireNonNull(out, "out is null"));
+    }
+
+    private final class Writer implements ConsolidatedWriter {
+        private final OutputStream out;
+        private final List<String> objects = new ArrayList<>();
+        private final List<ConsolidatedMetadata.FileInfo> files = new ArrayList<>();
+        private final List<String> guids = new ArrayList<>();
+        private final TreeSet<Long> runs = new TreeSet<>();
+        private ExternalSorter sorter;
+        private Header_p1 header;
+        private String object = "";
+        private BeginGUID_p1 begin;
+        private List<ConsolidatedMetadata.MenuInfo> menus;
+        private long guidEvents;
+        private long events;
+        private long simulation;
+
+        Writer(OutputStream out) {
+            this.out = out;
+        }
+
+        @Override
+        public void header(Header_p1 h) {
+            this.header = h;
+            this.sorter = new ExternalSorter(spillDir, sortMemoryBytes, h.getInputDsName());
+        }
+
+        @Override
+        public void object(String url) {
+            object = url;
+            objects.add(url);
+        }
+
+        @Override
+        public void beginGuid(BeginGUID_p1 b) {
+            begin = b;
+            menus = new ArrayList<>();
+            guidEvents = 0;
+            guids.add(b.getGuid());
+        }
+
+        @Override
+        public void triggerMenu(TriggerMenu_p1 m) {
+            menus.add(new ConsolidatedMetadata.MenuInfo(Integer.toUnsignedLong(m.getSMK()),
+                    Integer.toUnsignedLong(m.getL1PSK()), Integer.toUnsignedLong(m.getHLTPSK()), m.getL1Menu(),
+                    m.hasL2Menu() ? m.getL2Menu() : null, m.hasEFMenu() ? m.getEFMenu() : null,
+                    m.hasHLTMenu() ? m.getHLTMenu() : null));
+        }
+
+        @Override
+        public void event(EIEvent_p1 e) throws IOException {
+            sorter.add(e.getRunNumber(), e.getEventNumber(), guids.size() - 1, e.toByteArray());
+            runs.add(Integer.toUnsignedLong(e.getRunNumber()));
+            guidEvents++;
+            events++;
+            if (e.getIsSimulation()) {
+                simulation++;
+            }
+        }
+
+        @Override
+        public void endGuid(EndGUID_p1 end) {
+            files.add(new ConsolidatedMetadata.FileInfo(begin.getGuid(), object, begin.getStartProcTime(),
+                    begin.getAMITag(), begin.getTrigStream(), begin.getProjName(), end.getEndProcTime(), guidEvents,
+                    menus));
+        }
+
+        @Override
+        public void finish(long endProcTime) throws IOException {
+            if (header == null) {
+                throw new IllegalStateException("consolidated file finished without a header");
+            }
+            ConsolidatedFileWriter parquet = new ConsolidatedFileWriter(out);
+            boolean ok = false;
+            try {
+                MergePipeline.run(sorter, header.getInputDsName(),
+                        row -> parquet.write(row.event(), row.serialized(), guids.get(row.guid())));
+                ConsolidatedMetadata meta = new ConsolidatedMetadata(header.getInputDsName(), header.getJobID(),
+                        new ConsolidatedMetadata.HeaderInfo(header.getStartProcTime(), header.getTaskID(),
+                                header.getJobID(), header.getProvenanceRef(), header.getTriggerInfo()),
+                        objects, files, parquet.events(), List.copyOf(runs), simulation, endProcTime,
+                        parquet.finishDigest());
+                parquet.finish(meta.toKeyValues());
+                ok = true;
+            } finally {
+                if (!ok) {
+                    parquet.close();
+                }
+                sorter.close();
+            }
+        }
+
+        @Override
+        public long events() {
+            return events;
+        }
+
+        @Override
+        public void close() throws IOException {
+            if (sorter != null) {
+                sorter.close();
+            }
+        }
+    }
+}

@@ -1,0 +1,196 @@
+package org.eventindex.deploy.bench;
+
+import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.FileContext;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.eventindex.consumer.Consumer;
+import org.eventindex.consumer.ConsumerConfig;
+import org.eventindex.consumer.DatasetIngest;
+import org.eventindex.consumer.S3ObjectFetcher;
+import org.eventindex.gen.DatasetGenerator;
+import org.eventindex.gen.GeneratedDataset;
+import org.eventindex.gen.GeneratedJob;
+import org.eventindex.gen.GeneratorSpec;
+import org.eventindex.message.ConsumerReport;
+import org.eventindex.message.ConsumerSignal;
+import org.eventindex.message.S3ObjectUrl;
+import org.eventindex.message.SignalObject;
+import org.eventindex.names.DatasetName;
+import org.eventindex.testing.EmbeddedHdfs;
+import org.eventindex.testing.EmbeddedKudu;
+import org.eventindex.testing.EmbeddedS3;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
+import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.PutObjectRequest;
+
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.security.MessageDigest;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+/**
+ * Benchmarks of the consumer and the Kudu loader (not tests): each figure is printed with its ratio to a baseline
+ * measured in the same run on the same machine.
+ * <ul>
+ *   <li>Consolidation events/s (fetch, checksum, decode, select, sort, Parquet, HDFS commit) against the raw bound:
+ *       GET the same objects with the same threads and copy their bytes to HDFS without decoding.</li>
+ *   <li>Kudu ingest rows/s of the loader against {@code kudu perf loadgen} on the same cluster, into a table with
+ *       the EVENTS schema and hash buckets ({@link KuduBench}).</li>
+ * </ul>
+ * Usage: {@code bin/bench-consumer [--events N] [--files N] [--threads N] [--kudu-rows N] [--work DIR]}.
+ */
+public final class ConsumerBenchMain {
+    private static final String DATASET = "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1824";
+    private static final String BUCKET = "eventindex";
+
+    private ConsumerBenchMain() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        Map<String, String> o = BenchOptions.parse(args, Map.of("events", "1000000", "files", "20", "threads", "4",
+                "kudu-rows", "200000", "work", System.getProperty("java.io.tmpdir") + "/ei-bench"));
+        int events = Integer.parseInt(o.get("events"));
+        int files = Integer.parseInt(o.get("files"));
+        int threads = Integer.parseInt(o.get("threads"));
+        int kuduRows = Integer.parseInt(o.get("kudu-rows"));
+        java.nio.file.Path work = java.nio.file.Path.of(o.get("work"));
+        PrintStream out = System.out;
+        BenchOptions.deleteTree(work);
+        Files.createDirectories(work);
+        out.printf("bench: %,d events in %d files, %d fetch threads, %d cores, heap %d MiB%n", events, files, threads,
+                Runtime.getRuntime().availableProcessors(), Runtime.getRuntime().maxMemory() >> 20);
+
+        GeneratorSpec spec = new GeneratorSpec(DATASET, files, events / files, 1, 0, 0, 0, false, 7L);
+        GeneratedDataset ds = new DatasetGenerator(spec).generate(work.resolve("spb"));
+        try (EmbeddedS3 s3 = EmbeddedS3.start(work.resolve("s3"), "bench", "bench-secret");
+             EmbeddedHdfs hdfs = EmbeddedHdfs.start(work.resolve("hdfs"));
+             // short MemRowSet flush thresholds, so column sizes can be read from disk at the end
+             EmbeddedKudu kudu = EmbeddedKudu.start(work.resolve("kudu"), 1,
+                     List.of("--flush_threshold_secs=1", "--flush_threshold_mb=16"))) {
+            s3.createBucket(BUCKET);
+            ConsumerSignal signal = upload(s3, ds, spec.eventsPerFile());
+            long totalEvents = signal.expectedEvents();
+            ConsumerConfig config = config(s3, hdfs, kudu, threads, work);
+
+            try (S3ObjectFetcher fetcher = S3ObjectFetcher.connect(s3.endpoint(), s3.accessKey(), s3.secretKey(),
+                    threads)) {
+                FileContext fc = FileContext.getFileContext(hdfs.uri(), hdfs.conf());
+                Consumer consumer = new Consumer(config, new Consumer.Services(fetcher, fc,
+                        (sig, file) -> new DatasetIngest.Loaded(0, 0), report -> { }), Clock.systemUTC());
+                // warm-up of both paths (JIT, connections, HDFS pipeline), then the measured runs
+                raw(fetcher, hdfs.fs(), signal, threads);
+                consolidate(consumer, signal);
+                double rawSeconds = raw(fetcher, hdfs.fs(), signal, threads);
+                double consSeconds = consolidate(consumer, signal);
+                double rawRate = totalEvents / rawSeconds;
+                double consRate = totalEvents / consSeconds;
+                out.printf("raw bound (GET + copy to HDFS, no decoding): %,.0f events/s (%.2f s)%n", rawRate,
+                        rawSeconds);
+                out.printf("consolidation to Parquet:                    %,.0f events/s (%.2f s) = %.0f%% of the"
+                        + " raw bound%n", consRate, consSeconds, 100 * consRate / rawRate);
+            }
+
+            Path parquet = new Path(new Path(config.hdfsRoot(), DatasetName.parse(DATASET).container()),
+                    DATASET + ".parquet");
+            out.printf("Parquet file: %,d bytes (%.1f B/event)%n", hdfs.fs().getFileStatus(parquet).getLen(),
+                    (double) hdfs.fs().getFileStatus(parquet).getLen() / totalEvents);
+            if (kuduRows > 0) {
+                new KuduBench(kudu, hdfs, out, work.resolve("kudu").resolve("kudu-cluster").resolve("ts-0"))
+                        .run(parquet, kuduRows);
+            }
+        }
+    }
+
+    private static ConsumerConfig config(EmbeddedS3 s3, EmbeddedHdfs hdfs, EmbeddedKudu kudu, int threads,
+                                         java.nio.file.Path work) throws Exception {
+        Properties p = new Properties();
+        p.setProperty(ConsumerConfig.ID, "bench");
+        p.setProperty(ConsumerConfig.S3_ENDPOINT, s3.endpoint().toString());
+        p.setProperty(ConsumerConfig.S3_BUCKET, BUCKET);
+        p.setProperty(ConsumerConfig.HDFS_URI, hdfs.uri().toString());
+        p.setProperty(ConsumerConfig.KUDU_MASTERS, kudu.masterAddresses());
+        p.setProperty(ConsumerConfig.FETCH_THREADS, Integer.toString(threads));
+        p.setProperty(ConsumerConfig.SPOOL_DIR, work.resolve("spool").toString());
+        p.setProperty(ConsumerConfig.HTTP_PORT, "0");
+        return ConsumerConfig.fromProperties(p, Map.of("EI_S3_ACCESS_KEY", s3.accessKey(),
+                "EI_S3_SECRET_KEY", s3.secretKey()));
+    }
+
+    /** PUTs every reported job's SPB file with its sha256 metadata; returns the signal selecting all of them. */
+    private static ConsumerSignal upload(EmbeddedS3 s3, GeneratedDataset ds, int eventsPerFile) throws Exception {
+        List<SignalObject> objects = new ArrayList<>();
+        long total = 0;
+        try (S3Client client = S3Client.builder().endpointOverride(s3.endpoint()).region(Region.US_EAST_1)
+                .forcePathStyle(true)
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(s3.accessKey(),
+                        s3.secretKey())))
+                .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
+                .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED).build()) {
+            for (GeneratedJob job : ds.jobs(GeneratedJob.Outcome.REPORTED)) {
+                byte[] bytes = Files.readAllBytes(job.spbFile());
+                String key = "test/bench/" + job.taskID() + "_" + job.jobID() + ".ei.spb";
+                String sha = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+                client.putObject(PutObjectRequest.builder().bucket(BUCKET).key(key).metadata(Map.of("sha256", sha))
+                        .build(), RequestBody.fromBytes(bytes));
+                S3ObjectUrl url = new S3ObjectUrl(s3.endpoint().getHost(), s3.endpoint().getPort(), BUCKET, key);
+                long n = (long) eventsPerFile * job.guids().size();
+                objects.add(new SignalObject(url.toString(), bytes.length, job.guids(), n));
+                total += n;
+            }
+        }
+        return new ConsumerSignal(ConsumerSignal.TYPE, "bench-1", DATASET, DatasetName.parse(DATASET).container(),
+                1, 0, objects, total, 0L);
+    }
+
+    /** GETs every object with {@code threads} threads and copies its bytes to its own HDFS file; seconds taken. */
+    private static double raw(S3ObjectFetcher fetcher, FileSystem fs, ConsumerSignal signal, int threads)
+            throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        long t0 = System.nanoTime();
+        try {
+            List<Future<Long>> done = new ArrayList<>();
+            for (int i = 0; i < signal.objects().size(); i++) {
+                SignalObject so = signal.objects().get(i);
+                Path target = new Path("/bench/raw/" + i);
+                done.add(pool.submit(() -> {
+                    try (InputStream in = fetcher.open(S3ObjectUrl.parse(so.url()));
+                         FSDataOutputStream hout = fs.create(target, true)) {
+                        long n = in.transferTo(hout);
+                        hout.hsync();
+                        return n;
+                    }
+                }));
+            }
+            for (Future<Long> f : done) {
+                f.get();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        return (System.nanoTime() - t0) / 1e9;
+    }
+
+    private static double consolidate(Consumer consumer, ConsumerSignal signal) {
+        long t0 = System.nanoTime();
+        ConsumerReport r = consumer.handler().handle(signal);
+        if (!ConsumerReport.DONE.equals(r.status())) {
+            throw new IllegalStateException("consolidation failed: " + r.reason());
+        }
+        return (System.nanoTime() - t0) / 1e9;
+    }
+}

@@ -1,0 +1,156 @@
+package org.eventindex.deploy.bench;
+
+import org.apache.hadoop.fs.Path;
+import org.apache.kudu.client.CreateTableOptions;
+import org.apache.kudu.client.KuduClient;
+import org.eventindex.kudu.DatasetLoader;
+import org.eventindex.kudu.DatasetSource;
+import org.eventindex.kudu.KuduSchemas;
+import org.eventindex.kudu.KuduTables;
+import org.eventindex.kudu.KuduTablesConfig;
+import org.eventindex.kudu.LoadRequest;
+import org.eventindex.kudu.LoadResult;
+import org.eventindex.kudu.LoaderSettings;
+import org.eventindex.testing.EmbeddedHdfs;
+import org.eventindex.testing.EmbeddedKudu;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Kudu ingest of the loader (EVENTS rows/s, one session, analytics included) against {@code kudu perf loadgen} with
+ * one thread inserting the same number of rows into a table of the EVENTS schema with the same hash buckets (one
+ * unbounded range, since loadgen's sequential values cover every rgid). Loadgen fills every column, the 216 trigger
+ * words included, so its rows are heavier than the loader's (which leaves zero words NULL).
+ */
+final class KuduBench {
+    private static final int BUCKETS = 16;
+    private final EmbeddedKudu kudu;
+    private final EmbeddedHdfs hdfs;
+    private final PrintStream out;
+
+    private final java.nio.file.Path tserverDir;
+
+    /** @param tserverDir the tablet server's folder (holding {@code wal/} and {@code data/}), for the size tool */
+    KuduBench(EmbeddedKudu kudu, EmbeddedHdfs hdfs, PrintStream out, java.nio.file.Path tserverDir) {
+        this.kudu = kudu;
+        this.hdfs = hdfs;
+        this.out = out;
+        this.tserverDir = tserverDir;
+    }
+
+    void run(Path parquet, int loadgenRowsCap) throws Exception {
+        KuduClient client = kudu.client();
+        KuduTablesConfig config = new KuduTablesConfig("bench_", BUCKETS, 1);
+        KuduTables tables = new KuduTables(client, config);
+        tables.createOrVerify(0);
+        DatasetLoader loader = new DatasetLoader(client, tables, LoaderSettings.defaults(), Clock.systemUTC());
+        long t0 = System.nanoTime();
+        LoadResult r = loader.load(new LoadRequest("data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1824", 1, 0,
+                "bench-load", DatasetSource.hadoop(hdfs.fs(), parquet)));
+        double loaderSeconds = (System.nanoTime() - t0) / 1e9;
+        double loaderRate = r.events() / loaderSeconds;
+
+        long rows = Math.min(r.events(), loadgenRowsCap);
+        String table = "bench_loadgen_EVENTS";
+        client.createTable(table, KuduSchemas.events(), new CreateTableOptions()
+                .setRangePartitionColumns(List.of())
+                .addHashPartitions(List.of(KuduSchemas.EVENTNUMBER), BUCKETS)
+                .setNumReplicas(1));
+        List<String> cmd = new ArrayList<>(List.of(kuduBinary(), "perf", "loadgen", kudu.masterAddresses(),
+                "--table_name=" + table, "--num_threads=1", "--num_rows_per_thread=" + rows, "--run_scan=false"));
+        long t1 = System.nanoTime();
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String text = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        int status = p.waitFor();
+        double loadgenSeconds = (System.nanoTime() - t1) / 1e9;
+        if (status != 0) {
+            throw new IOException("kudu perf loadgen failed (" + status + "): " + text);
+        }
+        double loadgenRate = rows / loadgenSeconds;
+        out.printf("Kudu loader (EVENTS+DUPLICATEDEVENTS, trigger words, TRIGGERCOUNT, EVENTSOVERLAP): %,d rows in"
+                + " %.2f s = %,.0f rows/s%n", r.events(), loaderSeconds, loaderRate);
+        out.printf("kudu perf loadgen (1 thread, same schema and %d buckets): %,d rows in %.2f s = %,.0f rows/s%n",
+                BUCKETS, rows, loadgenSeconds, loadgenRate);
+        out.printf("loader / loadgen = %.0f%%%n", 100 * loaderRate / loadgenRate);
+        out.printf("command: %s%n", String.join(" ", cmd));
+        triggerBytes(client, config.eventsTable(), r.uniqueEvents());
+    }
+
+    /**
+     * On-disk bytes per event of the trigger word columns of EVENTS: the tablet server is stopped (its MemRowSets
+     * were flushed by the short flush thresholds it was started with) and {@code kudu local_replica data_size}
+     * reports the size of every column's blocks.
+     */
+    private void triggerBytes(KuduClient client, String table, long rows) throws Exception {
+        java.util.Set<String> tablets = new java.util.HashSet<>();
+        for (var t : client.openTable(table).getTabletsLocations(60_000)) {
+            tablets.add(new String(t.getTabletId(), StandardCharsets.UTF_8));
+        }
+        kudu.killTabletServer(0);
+        List<String> cmd = List.of(kuduBinary(), "local_replica", "data_size", "*",
+                "--fs_wal_dir=" + tserverDir.resolve("wal"), "--fs_data_dirs=" + tserverDir.resolve("data"),
+                "--format=csv");
+        Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        String text = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (p.waitFor() != 0) {
+            throw new IOException("kudu local_replica data_size failed: " + text);
+        }
+        long l1 = 0;
+        long hlt = 0;
+        long masks = 0;
+        long all = 0;
+        // csv: table id, tablet id, rowset id ("*" = the tablet's total), "cN (column)", size
+        for (String line : text.split("\n")) {
+            String[] f = line.split(",");
+            if (f.length < 5 || !tablets.contains(f[1].trim()) || !f[2].trim().equals("*")) {
+                continue;
+            }
+            int open = f[3].indexOf('(');
+            int close = f[3].lastIndexOf(')');
+            if (open < 0 || close < open) {
+                continue;
+            }
+            String column = f[3].substring(open + 1, close);
+            long bytes = parseSize(f[4].trim());
+            all += bytes;
+            if (column.matches("l1w\\d\\d")) {
+                l1 += bytes;
+            } else if (column.matches("hltw\\d{3}")) {
+                hlt += bytes;
+            } else if (column.equals(KuduSchemas.L1TRIGMASK) || column.equals(KuduSchemas.EFTRIGMASK)) {
+                masks += bytes;
+            }
+        }
+        out.printf("EVENTS on disk (%,d rows): L1 words %.1f B/event, HLT words %.1f B/event (seed: 60 + 15 B),"
+                + " coded mask strings %.1f B/event, whole row %.1f B/event%n", rows, (double) l1 / rows,
+                (double) hlt / rows, (double) masks / rows, (double) all / rows);
+        out.printf("command: %s%n", String.join(" ", cmd));
+    }
+
+    private static long parseSize(String s) {
+        String v = s.replace("\"", "").trim();
+        double mult = 1;
+        if (v.endsWith("K") || v.endsWith("KiB")) {
+            mult = 1024;
+        } else if (v.endsWith("M") || v.endsWith("MiB")) {
+            mult = 1024 * 1024;
+        } else if (v.endsWith("G") || v.endsWith("GiB")) {
+            mult = 1024.0 * 1024 * 1024;
+        }
+        String num = v.replaceAll("[^0-9.]", "");
+        return num.isEmpty() ? 0 : (long) (Double.parseDouble(num) * mult);
+    }
+
+    private static String kuduBinary() {
+        String dir = System.getProperty(EmbeddedKudu.BIN_DIR_PROPERTY, System.getenv(EmbeddedKudu.BIN_DIR_ENV));
+        if (dir == null) {
+            throw new IllegalStateException("set -D" + EmbeddedKudu.BIN_DIR_PROPERTY + " to the Kudu bin directory");
+        }
+        return dir + "/kudu";
+    }
+}

@@ -1,0 +1,49 @@
+package org.eventindex.consolidated;
+
+import org.eventindex.proto.EventIndexProtos.EIEvent_p1;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+
+/**
+ * The content checksum of a consolidated file: SHA-256 over, for each row in file order, the event's deterministic
+ * protobuf serialization and its file GUID, each preceded by its length (4 bytes big-endian). The writer stores it in
+ * the footer; a reader recomputes it from the rows it decoded and compares.
+ */
+public final class RowDigest {
+    private final MessageDigest sha;
+    private final byte[] len = new byte[4];
+
+    public RowDigest() {
+        try {
+            sha = MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("this JVM has no SHA-256", e);
+        }
+    }
+
+    public void add(EIEvent_p1 event, String guid) {
+        add(event.toByteArray(), guid);
+    }
+
+    /** @param serialized the event's deterministic serialization ({@code toByteArray()} of a parsed event) */
+    public void add(byte[] serialized, String guid) {
+        add(serialized);
+        add(guid.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private void add(byte[] b) {
+        len[0] = (byte) (b.length >>> 24);
+        len[1] = (byte) (b.length >>> 16);
+        len[2] = (byte) (b.length >>> 8);
+        len[3] = (byte) b.length;
+        sha.update(len);
+        sha.update(b);
+    }
+
+    public String hex() {
+        return HexFormat.of().formatHex(sha.digest());
+    }
+}

@@ -1,0 +1,50 @@
+package org.eventindex.supervisor;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * When the supervisor sends a dataset's signal again by itself. Pure (time is passed in):
+ * <ul>
+ *   <li>{@code SIGNALLED} and no report {@code lease} after the signal was (last) sent: the consumer that took it is
+ *       presumed stuck or gone; the same signal goes out again (another consumer may take it).</li>
+ *   <li>{@code FAILED_CONSUMER} after {@code n} FAILED reports, {@code n <= attempts}: sent again
+ *       {@code min(initial * 2^(n-1), max)} after the last report. After that the dataset waits for an operator.</li>
+ * </ul>
+ */
+final class HandOffPolicy {
+    private final SupervisorConfig.HandOff settings;
+
+    HandOffPolicy(SupervisorConfig.HandOff settings) {
+        this.settings = Objects.requireNonNull(settings, "settings is null");
+    }
+
+    /** Why the dataset's signal must be sent again now, if it must. */
+    Optional<String> resignalReason(DatasetRecord d, long nowMillis) {
+        if (d.state == DatasetState.SIGNALLED && d.sentAt >= 0
+                && nowMillis - d.sentAt >= settings.lease().toMillis()) {
+            return Optional.of("lease of " + settings.lease() + " expired without a consumer report");
+        }
+        if (d.state == DatasetState.FAILED_CONSUMER && d.failures >= 1 && d.failures <= settings.retryAttempts()
+                && d.lastReportAt >= 0 && nowMillis - d.lastReportAt >= backoff(d.failures).toMillis()) {
+            return Optional.of("automatic retry " + d.failures + " of " + settings.retryAttempts()
+                    + " after FAILED: " + (d.lastReport == null ? "" : d.lastReport.reason()));
+        }
+        return Optional.empty();
+    }
+
+    /** Whether the dataset exhausted its automatic retries and waits for an operator. */
+    boolean retriesExhausted(DatasetRecord d) {
+        return d.state == DatasetState.FAILED_CONSUMER && d.failures > settings.retryAttempts();
+    }
+
+    /** initial * 2^(failures-1), capped at max. */
+    Duration backoff(int failures) {
+        Duration d = settings.retryInitial();
+        for (int i = 1; i < failures && d.compareTo(settings.retryMax()) < 0; i++) {
+            d = d.multipliedBy(2);
+        }
+        return d.compareTo(settings.retryMax()) > 0 ? settings.retryMax() : d;
+    }
+}

@@ -1,0 +1,72 @@
+package org.eventindex.supervisor;
+
+import com.fasterxml.jackson.databind.annotation.JsonSerialize;
+import com.fasterxml.jackson.databind.ser.std.ToStringSerializer;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Supplier;
+
+/** The JSON documents of the information service, each item at its own URL (seed 003 §4). */
+final class InfoResources {
+    /** A signal out with no report yet: the work in flight. */
+    record InFlight(String dataset, String signalId, DatasetState state,
+                    @JsonSerialize(using = ToStringSerializer.class) Instant sentAt, long expectedEvents,
+                    int objects, int resignals) {
+    }
+
+    /** {@code /consumers}. */
+    record Consumers(List<InFlight> inFlight, List<ConsumerView> consumers) {
+    }
+
+    /** {@code /supervisor} plus dataset counts by state and epoch fill. */
+    record Overview(SupervisorInfo supervisor, Map<DatasetState, Integer> datasetsByState, int currentEpoch,
+                    long eventsInCurrentEpoch) {
+    }
+
+    private final SupervisorEngine engine;
+    private final Supplier<SupervisorInfo> info;
+
+    InfoResources(SupervisorEngine engine, Supplier<SupervisorInfo> info) {
+        this.engine = Objects.requireNonNull(engine, "engine is null");
+        this.info = Objects.requireNonNull(info, "info is null");
+    }
+
+    /** {@code /datasets} (rest empty) or {@code /datasets/<name>}; null = 404. */
+    Object datasets(String rest) {
+        if (rest.isEmpty()) {
+            return engine.datasets().stream().map(DatasetSummary::of).toList();
+        }
+        return engine.dataset(rest).orElse(null);
+    }
+
+    Consumers consumers() {
+        return engine.read(state -> {
+            List<InFlight> flight = new ArrayList<>();
+            for (DatasetRecord d : state.all()) {
+                if (d.state == DatasetState.SIGNAL_PLANNED || d.state == DatasetState.SIGNALLED) {
+                    flight.add(new InFlight(d.name, d.signal.signalId(), d.state,
+                            d.sentAt < 0 ? null : Instant.ofEpochMilli(d.sentAt), d.signal.expectedEvents(),
+                            d.signal.objects().size(), d.resignals));
+                }
+            }
+            return new Consumers(flight, state.consumers().views());
+        });
+    }
+
+    Overview supervisor() {
+        SupervisorInfo i = info.get();
+        return engine.read(state -> {
+            Map<DatasetState, Integer> byState = new LinkedHashMap<>();
+            for (DatasetState s : DatasetState.values()) {
+                byState.put(s, 0);
+            }
+            state.all().forEach(d -> byState.merge(d.state, 1, Integer::sum));
+            return new Overview(i, byState, state.currentEpoch(), state.eventsInEpoch());
+        });
+    }
+}

@@ -1,0 +1,43 @@
+package org.eventindex.supervisor;
+
+import org.apache.kudu.client.KuduClient;
+import org.apache.kudu.client.KuduException;
+import org.eventindex.kudu.KuduTables;
+import org.eventindex.kudu.KuduTablesConfig;
+
+import java.io.IOException;
+import java.util.Objects;
+
+/** {@link EpochRanges} on a real Kudu cluster through {@link KuduTables#ensureEpoch(int)}. */
+final class KuduEpochRanges implements EpochRanges {
+    private final KuduClient client;
+    private final KuduTables tables;
+    private final String masters;
+
+    KuduEpochRanges(SupervisorConfig.Epochs settings) {
+        Objects.requireNonNull(settings, "settings is null");
+        this.masters = settings.kuduMasters();
+        this.client = new KuduClient.KuduClientBuilder(masters).build();
+        this.tables = new KuduTables(client, new KuduTablesConfig(settings.tablePrefix(), settings.hashBuckets(),
+                settings.replicas()));
+    }
+
+    @Override
+    public void ensure(int epoch) throws IOException {
+        try {
+            tables.ensureEpoch(epoch);
+        } catch (KuduException e) {
+            throw new IOException("Kudu at " + masters + ": cannot add the range of epoch " + epoch + ": "
+                    + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            client.close();
+        } catch (KuduException e) {
+            throw new IllegalStateException("closing the Kudu client of " + masters + " failed: " + e.getMessage(), e);
+        }
+    }
+}

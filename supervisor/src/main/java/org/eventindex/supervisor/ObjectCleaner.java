@@ -1,0 +1,143 @@
+package org.eventindex.supervisor;
+
+import com.fasterxml.jackson.databind.annotation.JsonSerialize;
+import com.fasterxml.jackson.databind.ser.std.ToStringSerializer;
+import org.eventindex.message.S3ObjectUrl;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Deletes objects that are no longer needed, never before the data is safe:
+ * <ul>
+ *   <li>every object of a dataset (selected, duplicates, late, invalid) once the dataset has been {@code DONE} (in
+ *       HDFS and Kudu, as its consumer reported) for {@code retention}; the deletion is journalled
+ *       ({@code OBJECTS_DELETED}) after it happened, so a crash in between only deletes again;</li>
+ *   <li>orphans (objects of the bucket that no producer message ever named) older than {@code orphanRetention};
+ *       younger ones are only reported, since their message may still be on its way.</li>
+ * </ul>
+ * Objects are matched to messages by bucket and key. Runs on the supervisor's background thread.
+ */
+final class ObjectCleaner {
+    private static final Logger LOG = LoggerFactory.getLogger(ObjectCleaner.class);
+
+    /** What one pass did. */
+    record Report(@JsonSerialize(using = ToStringSerializer.class) Instant at, int datasetsCleaned,
+                  int objectsDeleted, int orphansSeen, int orphansDeleted, List<String> orphansWaiting,
+                  String error) {
+    }
+
+    private final ObjectStore store;
+    private final SupervisorEngine engine;
+    private final String bucket;
+    private final Duration retention;
+    private final Duration orphanRetention;
+    private final Clock clock;
+    private final SupervisorMetrics metrics;
+    private volatile Report lastRun;
+
+    ObjectCleaner(ObjectStore store, SupervisorEngine engine, String bucket, Duration retention,
+                  Duration orphanRetention, Clock clock, SupervisorMetrics metrics) {
+        this.store = Objects.requireNonNull(store, "store is null");
+        this.engine = Objects.requireNonNull(engine, "engine is null");
+        this.bucket = Objects.requireNonNull(bucket, "bucket is null");
+        this.retention = Objects.requireNonNull(retention, "retention is null");
+        this.orphanRetention = Objects.requireNonNull(orphanRetention, "orphanRetention is null");
+        this.clock = Objects.requireNonNull(clock, "clock is null");
+        this.metrics = Objects.requireNonNull(metrics, "metrics is null");
+    }
+
+    /** The last pass, or null before the first. */
+    Report lastRun() {
+        return lastRun;
+    }
+
+    void runOnceLogged() {
+        try {
+            runOnce();
+        } catch (IOException | RuntimeException e) {
+            metrics.cleanupFailures.inc();
+            lastRun = new Report(clock.instant(), 0, 0, 0, 0, List.of(), e.getMessage());
+            LOG.warn("cleanup of bucket {} failed: {}; retried at the next run", bucket, e.getMessage());
+        }
+    }
+
+    /** One pass. */
+    Report runOnce() throws IOException {
+        long now = clock.millis();
+        Map<String, List<String>> due = new LinkedHashMap<>();
+        Set<String> knownKeys = new HashSet<>();
+        engine.read(state -> {
+            for (DatasetRecord d : state.all()) {
+                for (String url : d.urls) {
+                    key(url).ifPresent(knownKeys::add);
+                }
+                if (d.state == DatasetState.DONE && d.doneAt >= 0 && now - d.doneAt >= retention.toMillis()) {
+                    List<String> left = d.urls.stream().filter(u -> !d.deletedObjects.contains(u)).sorted().toList();
+                    if (!left.isEmpty()) {
+                        due.put(d.name, left);
+                    }
+                }
+            }
+            return null;
+        });
+        int deleted = 0;
+        for (Map.Entry<String, List<String>> e : due.entrySet()) {
+            List<String> keys = new ArrayList<>();
+            e.getValue().forEach(u -> key(u).ifPresent(keys::add));
+            store.delete(bucket, keys);
+            engine.onObjectsDeleted(e.getKey(), e.getValue());
+            deleted += keys.size();
+            metrics.objectsDeleted.add(keys.size());
+            LOG.info("dataset {}: {} objects deleted {} after DONE", e.getKey(), keys.size(), retention);
+        }
+        List<String> orphansOld = new ArrayList<>();
+        List<String> orphansWaiting = new ArrayList<>();
+        for (ObjectStore.StoredObject o : store.list(bucket)) {
+            if (knownKeys.contains(o.key())) {
+                continue;
+            }
+            if (o.lastModified() != null && now - o.lastModified().toEpochMilli() >= orphanRetention.toMillis()) {
+                orphansOld.add(o.key());
+            } else {
+                orphansWaiting.add(o.key());
+            }
+        }
+        if (!orphansOld.isEmpty()) {
+            store.delete(bucket, orphansOld);
+            metrics.orphansDeleted.add(orphansOld.size());
+            LOG.warn("bucket {}: {} orphan objects (no producer message within {}) deleted, e.g. {}", bucket,
+                    orphansOld.size(), orphanRetention, orphansOld.get(0));
+        }
+        if (!orphansWaiting.isEmpty()) {
+            LOG.info("bucket {}: {} objects without a producer message yet (deleted after {}), e.g. {}", bucket,
+                    orphansWaiting.size(), orphanRetention, orphansWaiting.get(0));
+        }
+        Report r = new Report(Instant.ofEpochMilli(now), due.size(), deleted,
+                orphansOld.size() + orphansWaiting.size(), orphansOld.size(),
+                List.copyOf(orphansWaiting.subList(0, Math.min(100, orphansWaiting.size()))), null);
+        lastRun = r;
+        return r;
+    }
+
+    private Optional<String> key(String url) {
+        try {
+            S3ObjectUrl u = S3ObjectUrl.parse(url);
+            return u.bucket().equals(bucket) ? Optional.of(u.key()) : Optional.empty();
+        } catch (IllegalArgumentException e) {
+            return Optional.empty();
+        }
+    }
+}

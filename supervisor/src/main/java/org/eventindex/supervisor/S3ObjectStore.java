@@ -1,0 +1,96 @@
+package org.eventindex.supervisor;
+
+import software.amazon.awssdk.auth.credentials.AnonymousCredentialsProvider;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
+import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.Delete;
+import software.amazon.awssdk.services.s3.model.DeleteObjectsResponse;
+import software.amazon.awssdk.services.s3.model.ListObjectsV2Request;
+import software.amazon.awssdk.services.s3.model.ObjectIdentifier;
+import software.amazon.awssdk.services.s3.model.S3Object;
+
+import java.io.IOException;
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * {@link ObjectStore} on S3 (Ceph RGW): path-style, checksums only when required (Ceph refuses the SDK's default
+ * trailing checksums), deletes in batches of 1000.
+ */
+final class S3ObjectStore implements ObjectStore {
+    private static final int DELETE_BATCH = 1000;
+
+    private final S3Client s3;
+    private final String endpoint;
+
+    private S3ObjectStore(S3Client s3, String endpoint) {
+        this.s3 = s3;
+        this.endpoint = endpoint;
+    }
+
+    static S3ObjectStore create(SupervisorConfig.Cleanup settings) {
+        Objects.requireNonNull(settings, "settings is null");
+        AwsCredentialsProvider credentials = settings.accessKey() == null || settings.accessKey().isEmpty()
+                ? AnonymousCredentialsProvider.create()
+                : StaticCredentialsProvider.create(AwsBasicCredentials.create(settings.accessKey(),
+                settings.secretKey() == null ? "" : settings.secretKey()));
+        S3Client client = S3Client.builder()
+                .endpointOverride(URI.create(settings.s3Endpoint()))
+                .region(Region.of(settings.region()))
+                .credentialsProvider(credentials)
+                .forcePathStyle(true)
+                .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
+                .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
+                .httpClientBuilder(UrlConnectionHttpClient.builder())
+                .build();
+        return new S3ObjectStore(client, settings.s3Endpoint());
+    }
+
+    @Override
+    public List<StoredObject> list(String bucket) throws IOException {
+        try {
+            List<StoredObject> out = new ArrayList<>();
+            for (S3Object o : s3.listObjectsV2Paginator(ListObjectsV2Request.builder().bucket(bucket).build())
+                    .contents()) {
+                out.add(new StoredObject(o.key(), o.lastModified(), o.size() == null ? -1 : o.size()));
+            }
+            return out;
+        } catch (SdkException e) {
+            throw new IOException("cannot list bucket " + bucket + " at " + endpoint + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void delete(String bucket, List<String> keys) throws IOException {
+        for (int i = 0; i < keys.size(); i += DELETE_BATCH) {
+            List<ObjectIdentifier> ids = keys.subList(i, Math.min(keys.size(), i + DELETE_BATCH)).stream()
+                    .map(k -> ObjectIdentifier.builder().key(k).build()).toList();
+            DeleteObjectsResponse r;
+            try {
+                r = s3.deleteObjects(b -> b.bucket(bucket).delete(Delete.builder().objects(ids).quiet(true).build()));
+            } catch (SdkException e) {
+                throw new IOException("cannot delete " + ids.size() + " objects from bucket " + bucket + " at "
+                        + endpoint + ": " + e.getMessage(), e);
+            }
+            if (r.hasErrors() && !r.errors().isEmpty()) {
+                throw new IOException("deleting from bucket " + bucket + " at " + endpoint + " failed for "
+                        + r.errors().size() + " objects, first " + r.errors().get(0).key() + ": "
+                        + r.errors().get(0).message());
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        s3.close();
+    }
+}

@@ -1,0 +1,277 @@
+package org.eventindex.supervisor;
+
+import org.eventindex.message.ConsumerSignal;
+import org.eventindex.message.GuidInfo;
+import org.eventindex.message.Json;
+import org.eventindex.message.SignalObject;
+import org.eventindex.ops.Metrics;
+import org.eventindex.supervisor.journal.Journal;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import static org.eventindex.supervisor.Fixtures.BUCKET;
+import static org.eventindex.supervisor.Fixtures.DATASET;
+import static org.eventindex.supervisor.Fixtures.done;
+import static org.eventindex.supervisor.Fixtures.failed;
+import static org.eventindex.supervisor.Fixtures.file;
+import static org.eventindex.supervisor.Fixtures.guid;
+import static org.eventindex.supervisor.Fixtures.info;
+import static org.eventindex.supervisor.Fixtures.manifest;
+import static org.eventindex.supervisor.Fixtures.producerMessage;
+import static org.eventindex.supervisor.Fixtures.url;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Leases, retries after FAILED, invalid objects, held datasets and epochs, with a hand-moved clock (no sleeps). */
+class HandOffAndReselectionTest {
+    private static final String OTHER = "data18_13TeV.00350000.physics_Main.merge.AOD.f900_m2000";
+    private static final SupervisorConfig.HandOff HAND_OFF = new SupervisorConfig.HandOff(Duration.ofMinutes(30),
+            Duration.ofMinutes(1), Duration.ofMinutes(3), 3, Duration.ofSeconds(1));
+
+    @TempDir
+    Path dir;
+
+    private final Fixtures.ManualClock clock = new Fixtures.ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
+    private final List<ConsumerSignal> outbox = new ArrayList<>();
+    private final List<Rejection> quarantined = new ArrayList<>();
+    private final List<StateChange> changes = new ArrayList<>();
+    private Metrics registry;
+    private Journal journal;
+    private SupervisorEngine engine;
+    private long epochMaxEvents = 1_000_000_000L;
+
+    @BeforeEach
+    void open() throws IOException {
+        registry = new Metrics();
+        SupervisorState state = new SupervisorState();
+        journal = Journal.open(dir, state::apply);
+        engine = new SupervisorEngine(journal, state, new MessageValidator(BUCKET), outbox::add,
+                (queue, r, body) -> quarantined.add(r), new SupervisorMetrics(registry), clock,
+                new EpochPolicy(3, epochMaxEvents), new HandOffPolicy(HAND_OFF), 4096, "/queue/p", "/queue/c");
+        engine.listener(changes::add);
+        engine.recover();
+    }
+
+    @AfterEach
+    void close() throws IOException {
+        journal.close();
+    }
+
+    private void restart() throws IOException {
+        journal.close();
+        outbox.clear();
+        open();
+    }
+
+    private void producer(String dataset, String id, String object, GuidInfo... guids) throws IOException {
+        engine.onProducerMessage(producerMessage(id, info(dataset, url(object), guids)), "b-" + id);
+    }
+
+    private void control(Object message) throws IOException {
+        engine.onControlMessage(Json.write(message), "broker-id");
+    }
+
+    private DatasetView view(String name) {
+        return engine.dataset(name).orElseThrow();
+    }
+
+    private ConsumerSignal signalled(String dataset) throws IOException {
+        ConsumerSignal s = outbox.get(outbox.size() - 1);
+        engine.onSignalSent(s);
+        assertEquals(DatasetState.SIGNALLED, view(dataset).state());
+        return s;
+    }
+
+    @Test
+    void leaseExpiryResendsTheSameSignalOnlyForTheStuckDataset() throws IOException {
+        control(manifest(DATASET, file("G1", 10)));
+        control(manifest(OTHER, file("H1", 5)));
+        producer(DATASET, "m1", "a", guid("G1", 0, 10));
+        ConsumerSignal stuck = signalled(DATASET);
+        clock.advance(Duration.ofMinutes(10));
+        producer(OTHER, "m2", "b", guid("H1", 0, 5));
+        ConsumerSignal other = signalled(OTHER);
+        outbox.clear();
+
+        clock.advance(Duration.ofMinutes(19));
+        engine.tick();
+        assertEquals(List.of(), outbox, "lease not expired yet");
+
+        clock.advance(Duration.ofMinutes(1));
+        engine.tick();
+        assertEquals(List.of(stuck), outbox, "same signal, same signalId, only for the stuck dataset");
+        assertEquals(DatasetState.SIGNAL_PLANNED, view(DATASET).state());
+        assertEquals(DatasetState.SIGNALLED, view(OTHER).state());
+        assertTrue(view(DATASET).lastResignalReason().contains("lease"), view(DATASET).lastResignalReason());
+        assertEquals(1, view(DATASET).automaticResignals());
+        assertEquals(1, registry.value("eventindex_supervisor_automatic_resignals_total"));
+
+        engine.tick();
+        assertEquals(1, outbox.size(), "not re-sent while the re-send is pending");
+        engine.onSignalSent(stuck);
+        control(done(other.signalId(), OTHER, 5));
+        assertEquals(DatasetState.DONE, view(OTHER).state());
+        restart();
+        assertEquals(1, view(DATASET).automaticResignals(), "survives a restart");
+    }
+
+    @Test
+    void failedReportIsRetriedWithDoublingBackoffThenWaitsForAnOperator() throws IOException {
+        control(manifest(DATASET, file("G1", 10)));
+        producer(DATASET, "m1", "a", guid("G1", 0, 10));
+        ConsumerSignal s = signalled(DATASET);
+        List<Duration> waits = List.of(Duration.ofMinutes(1), Duration.ofMinutes(2), Duration.ofMinutes(3));
+        for (int attempt = 1; attempt <= 3; attempt++) {
+            outbox.clear();
+            control(failed(s.signalId(), DATASET, "HDFS quota exceeded"));
+            assertEquals(DatasetState.FAILED_CONSUMER, view(DATASET).state());
+            assertEquals(attempt, view(DATASET).failures());
+            clock.advance(waits.get(attempt - 1).minusSeconds(1));
+            engine.tick();
+            assertEquals(List.of(), outbox, "backoff of attempt " + attempt + " not elapsed");
+            clock.advance(Duration.ofSeconds(1));
+            engine.tick();
+            assertEquals(List.of(s), outbox, "retry " + attempt);
+            engine.onSignalSent(s);
+        }
+        outbox.clear();
+        control(failed(s.signalId(), DATASET, "HDFS quota exceeded"));
+        clock.advance(Duration.ofHours(5));
+        engine.tick();
+        assertEquals(List.of(), outbox, "retries exhausted: waits for an operator");
+        assertEquals(DatasetState.FAILED_CONSUMER, view(DATASET).state());
+
+        control(ResignalCommand.of(DATASET));
+        assertEquals(List.of(s), outbox);
+        assertEquals(0, view(DATASET).failures(), "an operator's resignal starts the retries afresh");
+    }
+
+    @Test
+    void unreadableSelectedObjectIsInvalidatedAndAnotherCandidateSignalledWithANewId() throws IOException {
+        control(manifest(DATASET, file("G1", 10), file("G2", 20)));
+        producer(DATASET, "m1", "a", guid("G1", 0, 10), guid("G2", 1, 20));
+        producer(DATASET, "m2", "b", guid("G1", 0, 10));
+        ConsumerSignal first = signalled(DATASET);
+        assertEquals(List.of(url("a")), first.objects().stream().map(SignalObject::url).toList());
+
+        control(InvalidateCommand.of(DATASET, url("a"), "object truncated: gzip stream ends early", "consumer-7"));
+        control(failed(first.signalId(), DATASET, "object truncated"));
+
+        assertEquals(DatasetState.COLLECTING, view(DATASET).state(), "G2 has no other candidate: waits");
+        assertEquals(List.of("G2"), view(DATASET).missingGuids());
+        assertEquals(Map.of(url("a"), "object truncated: gzip stream ends early"), view(DATASET).invalidObjects());
+        assertEquals(List.of(first.signalId()), view(DATASET).supersededSignals());
+        assertEquals(1, outbox.size());
+        assertTrue(!engine.isCurrent(first), "a superseded signal still waiting in the sender is dropped");
+        engine.onSignalSent(first);
+        assertEquals(DatasetState.COLLECTING, view(DATASET).state(), "a late confirmation of it changes nothing");
+
+        producer(DATASET, "m3", "c", guid("G2", 0, 20));
+        ConsumerSignal second = outbox.get(1);
+        assertNotEquals(first.signalId(), second.signalId());
+        assertEquals(List.of(url("b"), url("c")), second.objects().stream().map(SignalObject::url).toList());
+        assertEquals(first.dspid(), second.dspid());
+        assertEquals(30, second.expectedEvents());
+        engine.onSignalSent(second);
+        control(done(second.signalId(), DATASET, 30));
+        assertEquals(DatasetState.DONE, view(DATASET).state());
+
+        restart();
+        assertEquals(second.signalId(), view(DATASET).signalId());
+        assertEquals(DatasetState.DONE, view(DATASET).state());
+    }
+
+    @Test
+    void lateObjectCanReplaceAnInvalidatedOneRightAway() throws IOException {
+        control(manifest(DATASET, file("G1", 10)));
+        producer(DATASET, "m1", "a", guid("G1", 0, 10));
+        ConsumerSignal first = signalled(DATASET);
+        producer(DATASET, "m2", "late", guid("G1", 0, 10));
+        assertEquals(List.of(url("late")), view(DATASET).lateObjects());
+
+        control(InvalidateCommand.of(DATASET, url("a"), "404 Not Found", "consumer-1"));
+
+        ConsumerSignal second = outbox.get(outbox.size() - 1);
+        assertNotEquals(first.signalId(), second.signalId());
+        assertEquals(List.of(url("late")), second.objects().stream().map(SignalObject::url).toList());
+    }
+
+    @Test
+    void disagreeingAttemptsAreHeldWithTheReasonUntilAnOperatorInvalidatesOne() throws IOException {
+        control(manifest(DATASET, file("G1", -1), file("G2", -1)));
+        producer(DATASET, "m1", "a", guid("G1", 0, 100));
+        producer(DATASET, "m2", "b", guid("G1", 0, 97), guid("G2", 1, 50));
+
+        DatasetView v = view(DATASET);
+        assertEquals(DatasetState.HELD, v.state());
+        assertTrue(v.heldReason().contains("G1") && v.heldReason().contains(url("a"))
+                && v.heldReason().contains(url("b")), v.heldReason());
+        assertEquals(List.of(), outbox);
+        restart();
+        assertEquals(DatasetState.HELD, view(DATASET).state(), "held survives a restart");
+
+        control(InvalidateCommand.of(DATASET, url("a"), "operator: job 1 read a truncated input", null));
+        assertEquals(1, outbox.size());
+        assertEquals(147, outbox.get(0).expectedEvents());
+        assertNull(view(DATASET).heldReason());
+        assertEquals(List.of(), quarantined);
+    }
+
+    @Test
+    void invalidateOfAnUnknownObjectIsRejected() throws IOException {
+        control(manifest(DATASET, file("G1", 10)));
+        control(InvalidateCommand.of(DATASET, url("nope"), "x", null));
+        control(InvalidateCommand.of(OTHER, url("nope"), "x", null));
+        assertEquals(List.of(RejectReason.UNKNOWN_OBJECT, RejectReason.UNKNOWN_DATASET),
+                quarantined.stream().map(Rejection::reason).toList());
+    }
+
+    @Test
+    void epochRollsOverWhenTheCurrentRangeWouldExceedItsEventBudget() throws IOException {
+        journal.close();
+        epochMaxEvents = 100;
+        open();
+        String[] names = {DATASET, OTHER, "data18_13TeV.00350001.physics_Main.merge.AOD.f900_m2000",
+                "data18_13TeV.00350002.physics_Main.merge.AOD.f900_m2000"};
+        long[] events = {60, 40, 1, 500};
+        for (int i = 0; i < names.length; i++) {
+            control(manifest(names[i], file("G" + i, events[i])));
+            producer(names[i], "m" + i, "o" + i, guid("G" + i, 0, events[i]));
+        }
+        assertEquals(List.of(3, 3, 4, 5), outbox.stream().map(ConsumerSignal::epoch).toList());
+        assertEquals(List.of(1, 2, 3, 4), outbox.stream().map(ConsumerSignal::dspid).toList());
+        restart();
+        String fifth = "data18_13TeV.00350003.physics_Main.merge.AOD.f900_m2000";
+        control(manifest(fifth, file("G9", 1)));
+        producer(fifth, "m9", "o9", guid("G9", 0, 1));
+        assertEquals(6, outbox.get(outbox.size() - 1).epoch(), "epoch 5 is full (500 > 100): a restart continues");
+    }
+
+    @Test
+    void oversizeMessageIsRejected() throws IOException {
+        engine.onProducerMessage(new byte[5000], "big");
+        assertEquals(List.of(RejectReason.OVERSIZE), quarantined.stream().map(Rejection::reason).toList());
+    }
+
+    @Test
+    void everyRecordedFactIsPublishedWithTheDatasetState() throws IOException {
+        control(manifest(DATASET, file("G1", 10)));
+        producer(DATASET, "m1", "a", guid("G1", 0, 10));
+        assertEquals(List.of("ManifestRegistered", "ObjectReported", "SignalPlanned"),
+                changes.stream().map(StateChange::event).toList());
+        assertEquals(DatasetState.SIGNAL_PLANNED, changes.get(2).state());
+        assertEquals(DATASET, changes.get(2).dataset());
+    }
+}

@@ -1,0 +1,227 @@
+package org.eventindex.supervisor;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import org.eventindex.message.ConsumerSignal;
+import org.eventindex.message.Json;
+import org.eventindex.message.Queues;
+import org.eventindex.stomp.StompMessage;
+import org.eventindex.testing.Await;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.Stream;
+
+import static org.eventindex.supervisor.Fixtures.DATASET;
+import static org.eventindex.supervisor.Fixtures.file;
+import static org.eventindex.supervisor.Fixtures.guid;
+import static org.eventindex.supervisor.Fixtures.info;
+import static org.eventindex.supervisor.Fixtures.manifest;
+import static org.eventindex.supervisor.Fixtures.producerMessage;
+import static org.eventindex.supervisor.Fixtures.url;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The information service during and after a run on a real broker, the live stream with a subscriber that never
+ * reads, and isolation: a dataset whose consumer never answers delays no other dataset.
+ */
+class InformationServiceTest {
+    private static final String SECOND = "data18_13TeV.00350000.physics_Main.merge.AOD.f900_m2000";
+
+    @TempDir
+    Path dir;
+
+    private final Fixtures.ManualClock clock = new Fixtures.ManualClock(Instant.parse("2026-03-01T00:00:00Z"));
+    private BrokerHarness mq;
+    private Supervisor supervisor;
+    private final List<StompMessage> signals = new CopyOnWriteArrayList<>();
+
+    @BeforeEach
+    void start() throws IOException {
+        mq = new BrokerHarness(dir.resolve("broker"));
+        Properties p = mq.supervisorProperties(dir.resolve("journal"));
+        p.setProperty(SupervisorConfig.EVENTS_QUEUE, "4");
+        p.setProperty(SupervisorConfig.SIGNAL_LEASE, "30m");
+        supervisor = mq.start(p, clock);
+        mq.consume(Queues.CONSUMER, signals, m -> { });
+    }
+
+    @AfterEach
+    void stop() {
+        supervisor.stop();
+        mq.close();
+    }
+
+    private JsonNode json(String path) throws Exception {
+        HttpResponse<String> r = BrokerHarness.get(supervisor.httpPort(), path);
+        assertEquals(200, r.statusCode(), path + ": " + r.body());
+        return Json.tree(r.body().getBytes(StandardCharsets.UTF_8));
+    }
+
+    private void produce(String dataset, String id, String object, org.eventindex.message.GuidInfo... guids)
+            throws IOException {
+        mq.send(Queues.SUPERVISOR, producerMessage(id, info(dataset, url(object), guids)));
+    }
+
+    private DatasetState state(String name) {
+        return supervisor.dataset(name).map(DatasetView::state).orElse(null);
+    }
+
+    @Test
+    void everyEndpointShowsTheRunAsItProgressesAndTheStreamReportsEachChange() throws Exception {
+        List<String> streamed = new CopyOnWriteArrayList<>();
+        HttpClient.newHttpClient().sendAsync(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                        + supervisor.httpPort() + "/events")).build(), HttpResponse.BodyHandlers.ofLines())
+                .thenAccept(r -> {
+                    try (Stream<String> lines = r.body()) {
+                        lines.filter(l -> l.startsWith("event: ")).forEach(l -> streamed.add(l.substring(7)));
+                    }
+                });
+        Await.until("stream subscribed", BrokerHarness.TIMEOUT, () -> supervisor.events().subscribers() == 1);
+
+        produce(DATASET, "m1", "a", guid("G1", 0, 10), guid("G2", 1, 20));
+        produce(DATASET, "m2", "b", guid("G1", 0, 10));
+        Await.until("objects recorded", BrokerHarness.TIMEOUT,
+                () -> supervisor.dataset(DATASET).map(DatasetView::objectsReported).orElse(0) == 2);
+        JsonNode during = json("/datasets/" + DATASET);
+        assertEquals("COLLECTING", during.get("state").asText());
+        assertEquals(-1, during.get("expectedFiles").asInt());
+        assertEquals(2, during.get("objectsReported").asInt());
+        assertEquals(0, json("/consumers").get("inFlight").size());
+        assertEquals(1, json("/supervisor").get("datasetsByState").get("COLLECTING").asInt());
+
+        mq.control(manifest(DATASET, file("G1", 10), file("G2", 20)));
+        Await.until("signal sent", BrokerHarness.TIMEOUT, () -> state(DATASET) == DatasetState.SIGNALLED);
+        Await.until("signal received", BrokerHarness.TIMEOUT, () -> !signals.isEmpty());
+        ConsumerSignal s = BrokerHarness.signal(signals.get(0));
+        JsonNode inFlight = json("/consumers").get("inFlight");
+        assertEquals(1, inFlight.size());
+        assertEquals(s.signalId(), inFlight.get(0).get("signalId").asText());
+        JsonNode signalled = json("/datasets/" + DATASET);
+        assertEquals(2, signalled.get("expectedFiles").asInt());
+        assertEquals(1, signalled.get("selectedObjects").size());
+        assertEquals(List.of(url("b")), List.of(signalled.get("duplicateObjects").get(0).asText()));
+        assertEquals(30, signalled.get("expectedEvents").asLong());
+        assertEquals(1, signalled.get("epoch").asInt());
+
+        clock.advance(Duration.ofMinutes(5));
+        mq.control(Fixtures.done(s.signalId(), DATASET, 30));
+        Await.until("DONE", BrokerHarness.TIMEOUT, () -> state(DATASET) == DatasetState.DONE);
+
+        JsonNode after = json("/datasets/" + DATASET);
+        assertEquals("PT5M", after.get("times").get("traversalTime").asText());
+        assertEquals(30, after.get("consumer").get("eventsLoaded").asLong());
+        JsonNode summary = json("/datasets").get(0);
+        assertEquals("DONE", summary.get("state").asText());
+        JsonNode consumers = json("/consumers");
+        assertEquals(0, consumers.get("inFlight").size());
+        JsonNode c1 = consumers.get("consumers").get(0);
+        assertEquals("consumer-1", c1.get("consumer").asText());
+        assertEquals(1, c1.get("datasetsDone").asLong());
+        assertEquals(30, c1.get("eventsWritten").asLong());
+        assertEquals(20.0, c1.get("eventsPerSecond").asDouble(), 1e-9, "30 events in 1500 ms");
+        JsonNode sup = json("/supervisor");
+        assertEquals(1, sup.get("datasetsByState").get("DONE").asInt());
+        assertTrue(sup.get("supervisor").get("ready").asBoolean());
+        assertTrue(sup.get("supervisor").get("journalSeq").asLong() >= 6);
+        String metrics = BrokerHarness.get(supervisor.httpPort(), "/metrics").body();
+        assertTrue(metrics.contains("eventindex_supervisor_reports_done_total 1"), metrics);
+        assertTrue(metrics.contains("eventindex_supervisor_objects_total 2"), metrics);
+        assertTrue(metrics.contains("eventindex_supervisor_datasets_done 1\n"), metrics);
+        assertTrue(metrics.contains("eventindex_supervisor_datasets_collecting 0\n"), metrics);
+        assertTrue(metrics.contains("eventindex_supervisor_current_epoch 1\n"), metrics);
+        assertTrue(metrics.contains("eventindex_supervisor_current_epoch_events 30\n"), metrics);
+        assertEquals(200, BrokerHarness.get(supervisor.httpPort(), "/health").statusCode());
+        assertEquals(200, BrokerHarness.get(supervisor.httpPort(), "/ready").statusCode());
+        assertEquals(404, BrokerHarness.get(supervisor.httpPort(), "/datasets/" + SECOND).statusCode());
+
+        Await.until("every change streamed", BrokerHarness.TIMEOUT, () -> streamed.size() >= 6);
+        assertEquals(List.of("ObjectReported", "ObjectReported", "ManifestRegistered", "SignalPlanned", "SignalSent",
+                "ReportReceived"), streamed.subList(0, 6));
+    }
+
+    @Test
+    void aSubscriberThatNeverReadsIsDroppedAndSlowsNothing() throws Exception {
+        try (Socket stuck = new Socket()) {
+            stuck.setReceiveBufferSize(1024);
+            stuck.connect(new InetSocketAddress("127.0.0.1", supervisor.httpPort()));
+            OutputStream out = stuck.getOutputStream();
+            out.write("GET /events HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            Await.until("stuck subscriber registered", BrokerHarness.TIMEOUT,
+                    () -> supervisor.events().subscribers() == 1);
+
+            long t0 = System.nanoTime();
+            StateChange filler = new StateChange(0, Instant.EPOCH, "Filler", DATASET, DatasetState.COLLECTING,
+                    "x".repeat(200));
+            for (int i = 0; i < 200_000 && supervisor.events().subscribers() > 0; i++) {
+                supervisor.events().publish(filler);
+            }
+            Duration took = Duration.ofNanos(System.nanoTime() - t0);
+            assertEquals(0, supervisor.events().subscribers(), "the stuck subscriber is dropped");
+            assertTrue(took.compareTo(Duration.ofSeconds(20)) < 0, "publishing never waits for a reader: " + took);
+            assertEquals(1, supervisor.metrics().value("eventindex_supervisor_event_subscribers_dropped_total"));
+            stuck.setSoTimeout(30_000);
+            byte[] buf = new byte[64 * 1024];
+            try {
+                while (stuck.getInputStream().read(buf) >= 0) {
+                    // drain what was buffered before the drop; the server then closes the connection
+                }
+            } catch (java.net.SocketException reset) {
+                // closed under a full buffer: a reset is also the end of the connection
+            }
+
+            mq.control(manifest(SECOND, file("H1", 5)));
+            produce(SECOND, "n1", "h", guid("H1", 0, 5));
+            Await.until("the supervisor goes on", BrokerHarness.TIMEOUT, () -> state(SECOND) == DatasetState.SIGNALLED);
+        }
+    }
+
+    @Test
+    void aDatasetWhoseConsumerNeverAnswersDelaysNoOtherAndIsResignalledWhenItsLeaseExpires() throws Exception {
+        mq.control(manifest(DATASET, file("G1", 10)));
+        produce(DATASET, "m1", "a", guid("G1", 0, 10));
+        Await.until("stuck dataset signalled", BrokerHarness.TIMEOUT, () -> state(DATASET) == DatasetState.SIGNALLED);
+        Await.until("signal received", BrokerHarness.TIMEOUT, () -> !signals.isEmpty());
+        ConsumerSignal stuck = BrokerHarness.signal(signals.get(0));
+
+        for (int i = 0; i < 3; i++) {
+            String name = "data18_13TeV.0035000" + i + ".physics_Main.merge.AOD.f900_m2000";
+            mq.control(manifest(name, file("H" + i, 5)));
+            produce(name, "n" + i, "h" + i, guid("H" + i, 0, 5));
+            int index = i + 1;
+            Await.until(name + " signalled", BrokerHarness.TIMEOUT, () -> signals.size() > index);
+            ConsumerSignal s = BrokerHarness.signal(signals.get(index));
+            assertEquals(name, s.dataset());
+            mq.control(Fixtures.done(s.signalId(), name, 5));
+            Await.until(name + " DONE", BrokerHarness.TIMEOUT, () -> state(name) == DatasetState.DONE);
+        }
+        assertEquals(DatasetState.SIGNALLED, state(DATASET));
+        assertEquals(4, signals.size());
+
+        clock.advance(Duration.ofMinutes(31));
+        Await.until("lease expiry re-signals the stuck dataset", BrokerHarness.TIMEOUT, () -> signals.size() == 5);
+        ConsumerSignal again = BrokerHarness.signal(signals.get(4));
+        assertEquals(stuck, again, "the same signal, same signalId");
+        assertEquals(1, supervisor.dataset(DATASET).orElseThrow().automaticResignals());
+        Await.until("re-send confirmed", BrokerHarness.TIMEOUT, () -> state(DATASET) == DatasetState.SIGNALLED);
+        assertEquals(5, signals.size(), "DONE datasets are never re-signalled");
+    }
+}

@@ -1,0 +1,159 @@
+package org.eventindex.supervisor;
+
+import org.eventindex.message.ConsumerSignal;
+import org.eventindex.message.Json;
+import org.eventindex.ops.Metrics;
+import org.eventindex.supervisor.journal.Journal;
+import org.eventindex.testing.EmbeddedS3;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
+import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.eventindex.supervisor.Fixtures.DATASET;
+import static org.eventindex.supervisor.Fixtures.done;
+import static org.eventindex.supervisor.Fixtures.file;
+import static org.eventindex.supervisor.Fixtures.guid;
+import static org.eventindex.supervisor.Fixtures.info;
+import static org.eventindex.supervisor.Fixtures.manifest;
+import static org.eventindex.supervisor.Fixtures.producerMessage;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/** Cleanup against a real S3 server (S3Proxy): never before DONE + retention; orphans only after their retention. */
+class ObjectCleanerTest {
+    private static final String BUCKET = "eventindex";
+    private static final String OTHER = "data18_13TeV.00350000.physics_Main.merge.AOD.f900_m2000";
+    private static final Duration RETENTION = Duration.ofHours(24);
+    private static final Duration ORPHANS = Duration.ofHours(72);
+
+    @TempDir
+    Path dir;
+
+    private EmbeddedS3 s3;
+    private S3Client client;
+    private Journal journal;
+    private SupervisorEngine engine;
+    private ObjectCleaner cleaner;
+    private S3ObjectStore store;
+    private final List<ConsumerSignal> outbox = new ArrayList<>();
+    private final Metrics registry = new Metrics();
+    private Fixtures.ManualClock clock;
+
+    @BeforeEach
+    void start() throws IOException {
+        s3 = EmbeddedS3.start(dir.resolve("s3"), "AKIDTEST", "secret-test");
+        s3.createBucket(BUCKET);
+        client = S3Client.builder().endpointOverride(s3.endpoint()).region(Region.US_EAST_1).forcePathStyle(true)
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(s3.accessKey(),
+                        s3.secretKey())))
+                .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
+                .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
+                .httpClientBuilder(UrlConnectionHttpClient.builder()).build();
+        clock = new Fixtures.ManualClock(Instant.now());
+        SupervisorState state = new SupervisorState();
+        journal = Journal.open(dir.resolve("journal"), state::apply);
+        SupervisorMetrics metrics = new SupervisorMetrics(registry);
+        engine = new SupervisorEngine(journal, state, new MessageValidator(BUCKET), outbox::add, Quarantine.NONE,
+                metrics, clock, new EpochPolicy(1, 1_000_000), new HandOffPolicy(SupervisorEngineTest.HAND_OFF),
+                1 << 20, "/queue/p", "/queue/c");
+        SupervisorConfig.Cleanup settings = new SupervisorConfig.Cleanup(s3.endpoint().toString(), "us-east-1",
+                s3.accessKey(), s3.secretKey(), RETENTION, ORPHANS, Duration.ofHours(1));
+        store = S3ObjectStore.create(settings);
+        cleaner = new ObjectCleaner(store, engine, BUCKET, RETENTION, ORPHANS, clock, metrics);
+    }
+
+    @AfterEach
+    void stop() throws IOException {
+        store.close();
+        client.close();
+        journal.close();
+        s3.close();
+    }
+
+    private String put(String key) {
+        client.putObject(b -> b.bucket(BUCKET).key(key), RequestBody.fromString("spb " + key));
+        return "s3://127.0.0.1:" + s3.endpoint().getPort() + "/" + BUCKET + "/" + key;
+    }
+
+    private void producer(String dataset, String id, String url, org.eventindex.message.GuidInfo... guids)
+            throws IOException {
+        engine.onProducerMessage(producerMessage(id, info(dataset, url, guids)), id);
+    }
+
+    @Test
+    void objectsOfADoneDatasetAreDeletedAfterTheRetentionAndOrphansAfterTheirs() throws IOException {
+        String selected = put("G/1/job1.ei.spb");
+        String duplicate = put("G/1/job2.ei.spb");
+        String late = put("G/1/job3.ei.spb");
+        String collecting = put("G/2/other.ei.spb");
+        put("G/9/orphan.ei.spb");
+        engine.onControlMessage(Json.write(manifest(DATASET, file("G1", 10))), "c1");
+        producer(DATASET, "m1", selected, guid("G1", 0, 10));
+        producer(OTHER, "m2", collecting, guid("H1", 0, 10));
+        ConsumerSignal s = outbox.get(0);
+        engine.onSignalSent(s);
+        producer(DATASET, "m3", late, guid("G1", 0, 10));
+        // a duplicate reported before the signal would be chosen-against; after it is late: both are never read
+        producer(DATASET, "m4", duplicate, guid("G1", 0, 10));
+
+        clock.advance(Duration.ofDays(30));
+        ObjectCleaner.Report r = cleaner.runOnce();
+        assertEquals(0, r.objectsDeleted(), "SIGNALLED is not safe: nothing of the dataset is deleted");
+        assertEquals(1, r.orphansDeleted(), "the orphan is 30 days old");
+        assertEquals(List.of("G/1/job1.ei.spb", "G/1/job2.ei.spb", "G/1/job3.ei.spb", "G/2/other.ei.spb"),
+                s3.keys(BUCKET));
+
+        engine.onControlMessage(Json.write(done(s.signalId(), DATASET, 10)), "c2");
+        clock.advance(RETENTION.minusSeconds(1));
+        assertEquals(0, cleaner.runOnce().objectsDeleted(), "retention not over");
+        clock.advance(Duration.ofSeconds(1));
+        r = cleaner.runOnce();
+        assertEquals(3, r.objectsDeleted());
+        assertEquals(List.of("G/2/other.ei.spb"), s3.keys(BUCKET));
+        assertEquals(3, engine.dataset(DATASET).orElseThrow().deletedObjects());
+        assertEquals(0, cleaner.runOnce().objectsDeleted(), "deleted once");
+        assertEquals(3, registry.value("eventindex_supervisor_objects_deleted_total"));
+
+        long seq = journal.lastSeq();
+        engine.onControlMessage(Json.write(ResignalCommand.of(DATASET)), "c3");
+        engine.onControlMessage(Json.write(InvalidateCommand.of(DATASET, selected, "x", null)), "c4");
+        assertEquals(DatasetState.DONE, engine.dataset(DATASET).orElseThrow().state(),
+                "nothing can be re-read once the objects are gone");
+        assertEquals(seq + 2, journal.lastSeq(), "both refused (MESSAGE_REJECTED)");
+        assertEquals(2, registry.value("eventindex_supervisor_rejected_wrong_state_total"));
+    }
+
+    @Test
+    void orphansAreReportedThenDeletedOnlyAfterTheLongerRetention() throws IOException {
+        put("G/9/orphan.ei.spb");
+        String known = put("G/2/known.ei.spb");
+        producer(OTHER, "m1", known, guid("H1", 0, 10));
+
+        clock.advance(ORPHANS.minusMinutes(1));
+        ObjectCleaner.Report r = cleaner.runOnce();
+        assertEquals(1, r.orphansSeen());
+        assertEquals(0, r.orphansDeleted());
+        assertEquals(List.of("G/9/orphan.ei.spb"), r.orphansWaiting());
+
+        clock.advance(Duration.ofMinutes(2));
+        r = cleaner.runOnce();
+        assertEquals(1, r.orphansDeleted());
+        assertEquals(List.of("G/2/known.ei.spb"), s3.keys(BUCKET), "an object with a message is never an orphan");
+        assertEquals(1, registry.value("eventindex_supervisor_orphans_deleted_total"));
+    }
+}

@@ -1,0 +1,145 @@
+package org.eventindex.supervisor;
+
+import org.eventindex.message.ConsumerSignal;
+import org.eventindex.message.Queues;
+import org.eventindex.stomp.StompMessage;
+import org.eventindex.testing.Await;
+import org.eventindex.testing.EmbeddedBroker;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import static org.eventindex.supervisor.Fixtures.DATASET;
+import static org.eventindex.supervisor.Fixtures.file;
+import static org.eventindex.supervisor.Fixtures.guid;
+import static org.eventindex.supervisor.Fixtures.info;
+import static org.eventindex.supervisor.Fixtures.manifest;
+import static org.eventindex.supervisor.Fixtures.producerMessage;
+import static org.eventindex.supervisor.Fixtures.url;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A corpus of bad messages on a real broker, interleaved with good ones: each bad one lands on the quarantine queue
+ * with its reason in a header, and the good dataset is still completed.
+ */
+class QuarantineCorpusTest {
+    private static final String QUARANTINE = "/queue/atlas.eventindex.supervisor.quarantine";
+
+    @TempDir
+    Path dir;
+
+    private BrokerHarness mq;
+    private Supervisor supervisor;
+
+    @AfterEach
+    void stop() {
+        if (supervisor != null) {
+            supervisor.stop();
+        }
+        if (mq != null) {
+            mq.close();
+        }
+    }
+
+    private static String good(String id, String object, String guid, long events) {
+        return new String(producerMessage(id, info(DATASET, url(object), guid(guid, 0, events))),
+                StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void everyBadMessageIsQuarantinedWithItsReasonAndGoodOnesAreProcessedInBetween() throws Exception {
+        mq = new BrokerHarness(dir.resolve("broker"));
+        Properties p = mq.supervisorProperties(dir.resolve("journal"));
+        p.setProperty(SupervisorConfig.QUEUE_QUARANTINE, QUARANTINE);
+        p.setProperty(SupervisorConfig.MESSAGE_MAX_BYTES, "8192");
+        supervisor = mq.start(p, Clock.systemUTC());
+        List<StompMessage> quarantined = new CopyOnWriteArrayList<>();
+        mq.consume(QUARANTINE, quarantined, m -> { });
+        List<StompMessage> signals = new CopyOnWriteArrayList<>();
+        mq.consume(Queues.CONSUMER, signals, m -> { });
+
+        String ok = good("x", "o", "G1", 10);
+        Map<String, RejectReason> producerCorpus = new LinkedHashMap<>();
+        producerCorpus.put("not json {", RejectReason.BAD_JSON);
+        producerCorpus.put("[1, 2, 3]", RejectReason.BAD_JSON);
+        producerCorpus.put(ok.replace("\"type\":1", "\"type\":2"), RejectReason.WRONG_TYPE);
+        producerCorpus.put(ok.replace("\"id\":\"x\",", ""), RejectReason.MISSING_FIELD);
+        producerCorpus.put("{\"type\":1,\"id\":\"no-data\",\"ts\":1}", RejectReason.MISSING_FIELD);
+        producerCorpus.put(ok.replace(DATASET, "not-a-dataset-name"), RejectReason.INVALID_DATASET_NAME);
+        producerCorpus.put(ok.replace("s3://rgw.example:7480/", "http://rgw.example/"), RejectReason.BAD_URL);
+        producerCorpus.put(ok.replace("/eventindex/", "/other-bucket/"), RejectReason.WRONG_BUCKET);
+        producerCorpus.put(ok.replace("\"nevents\":10,\"nuevents\":10,\"fileStartProcTime\"",
+                "\"nevents\":-5,\"nuevents\":10,\"fileStartProcTime\""), RejectReason.INVALID_VALUE);
+        producerCorpus.put(ok.replace("\"size\":1000", "\"size\":\"big\""), RejectReason.BAD_JSON);
+        producerCorpus.put(ok.replace("\"guids\":[", "\"guids\":[{\"guid\":\"G1\",\"fileno\":1,\"nevents\":3},"),
+                RejectReason.DUPLICATE_GUID);
+        producerCorpus.put("{\"type\":1,\"id\":\"" + "z".repeat(9000) + "\"}", RejectReason.OVERSIZE);
+        Map<String, RejectReason> controlCorpus = new LinkedHashMap<>();
+        controlCorpus.put("{\"type\":\"launch-missiles\"}", RejectReason.WRONG_TYPE);
+        controlCorpus.put("{\"type\":\"report\",\"signalId\":\"s\",\"status\":\"MAYBE\"}", RejectReason.INVALID_VALUE);
+        controlCorpus.put("{\"type\":\"resignal\",\"dataset\":\"" + Fixtures.CONTAINER + ".x\"}",
+                RejectReason.INVALID_DATASET_NAME);
+        controlCorpus.put("{\"type\":\"resignal\",\"dataset\":\"data16_13TeV.00300000.physics_Main.merge.AOD.f1_m1\"}",
+                RejectReason.UNKNOWN_DATASET);
+        controlCorpus.put("{\"type\":\"manifest\",\"dataset\":\"" + DATASET + "\",\"files\":[]}",
+                RejectReason.MISSING_FIELD);
+
+        // Good and bad interleaved: the dataset's two objects and its manifest arrive between bad messages.
+        List<String> goodOnes = List.of(good("g1", "first", "G1", 10), good("g2", "second", "G2", 20));
+        int i = 0;
+        for (Map.Entry<String, RejectReason> e : producerCorpus.entrySet()) {
+            mq.send(Queues.SUPERVISOR, e.getKey());
+            if (i < goodOnes.size()) {
+                mq.send(Queues.SUPERVISOR, goodOnes.get(i));
+            }
+            i++;
+        }
+        for (Map.Entry<String, RejectReason> e : controlCorpus.entrySet()) {
+            mq.send(Queues.SUPERVISOR_CONTROL, e.getKey());
+        }
+        mq.control(manifest(DATASET, file("G1", 10), file("G2", 20)));
+
+        int expected = producerCorpus.size() + controlCorpus.size();
+        assertTrue(expected >= 12);
+        Await.until(expected + " quarantined messages", BrokerHarness.TIMEOUT, () -> quarantined.size() >= expected);
+        Map<String, RejectReason> all = new LinkedHashMap<>(producerCorpus);
+        all.putAll(controlCorpus);
+        List<String> problems = new ArrayList<>();
+        for (StompMessage m : quarantined) {
+            String body = new String(m.body(), StandardCharsets.UTF_8);
+            RejectReason want = all.get(body);
+            String got = m.headers().get("eventindex-reject-reason");
+            if (want == null || !want.name().equals(got)) {
+                problems.add("body " + abbreviate(body) + ": expected " + want + ", header " + got);
+            }
+            assertNotNull(m.headers().get("eventindex-reject-detail"));
+            assertNotNull(m.headers().get("eventindex-source-queue"));
+        }
+        assertEquals(List.of(), problems);
+        assertEquals(expected, quarantined.size());
+
+        Await.until("the good dataset signalled", BrokerHarness.TIMEOUT, () -> !signals.isEmpty());
+        ConsumerSignal s = BrokerHarness.signal(signals.get(0));
+        assertEquals(DATASET, s.dataset());
+        assertEquals(30, s.expectedEvents());
+        assertEquals(expected, supervisor.metrics().value("eventindex_supervisor_rejected_total"));
+        assertEquals(0, mq.broker.queueSize(EmbeddedBroker.DLQ), "nothing dead-lettered");
+        assertTrue(supervisor.readiness().ready());
+    }
+
+    private static String abbreviate(String s) {
+        return s.length() > 120 ? s.substring(0, 120) + "..." : s;
+    }
+}
