@@ -164,7 +164,7 @@ class ConsumerConfigTest {
     void everyKeyIsDocumented() throws IOException {
         Path doc = Path.of("..", "docs", "consumer.md");
         String text = Files.readString(doc);
-        for (ConsumerConfig.Key k : ConsumerConfig.KEYS) {
+        for (org.eventindex.config.ConfigKey k : ConsumerConfig.KEYS) {
             assertTrue(text.contains("`" + k.name() + "`"), "docs/consumer.md does not document " + k.name());
             if (k.envVar() != null) {
                 assertTrue(text.contains("`" + k.envVar() + "`"), "docs/consumer.md does not name " + k.envVar());

@@ -1,24 +1,25 @@
 package org.eventindex.supervisor;
 
+import org.eventindex.config.ConfigKey;
+import org.eventindex.config.ConfigReader;
 import org.eventindex.message.Queues;
 import org.eventindex.stomp.StompEndpoint;
 import org.eventindex.stomp.StompSettings;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.format.DateTimeParseException;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
+
+import static org.eventindex.config.ConfigChecks.requirePositive;
+import static org.eventindex.config.ConfigChecks.requireQueue;
+import static org.eventindex.config.ConfigChecks.requireRange;
+import static org.eventindex.config.ConfigChecks.requireText;
 
 /**
  * The supervisor daemon's configuration, read from a properties file. {@link #KEYS} is the one table of every key
@@ -157,9 +158,6 @@ public record SupervisorConfig(
         }
     }
 
-    /** One configuration key: its name, default (as text), environment variable if any, and meaning. */
-    public record Key(String name, String defaultValue, String envVar, String doc) {
-    }
 
     public static final String BROKERS = "supervisor.brokers";
     public static final String STOMP_USER = "supervisor.stomp.user";
@@ -209,66 +207,66 @@ public record SupervisorConfig(
     public static final String ENV_S3_SECRET_KEY = "EI_S3_SECRET_KEY";
 
     /** Every key, its default and its meaning. Durations are ISO-8601 ({@code PT30S}) or {@code 500ms/30s/5m/1h}. */
-    public static final List<Key> KEYS = List.of(
-            new Key(BROKERS, "localhost:61613", null, "STOMP brokers, host:port[,host:port...]; tried in order."),
-            new Key(STOMP_USER, "", null, "STOMP login; empty for none."),
-            new Key(STOMP_PASSWORD_FILE, "", ENV_STOMP_PASSWORD,
+    public static final List<ConfigKey> KEYS = List.of(
+            new ConfigKey(BROKERS, "localhost:61613", null, "STOMP brokers, host:port[,host:port...]; tried in order."),
+            new ConfigKey(STOMP_USER, "", null, "STOMP login; empty for none."),
+            new ConfigKey(STOMP_PASSWORD_FILE, "", ENV_STOMP_PASSWORD,
                     "File holding the STOMP passcode; if unset, the environment variable is used; if neither, none."),
-            new Key(QUEUE_PRODUCER, Queues.SUPERVISOR, null, "Queue producers send their object messages to."),
-            new Key(QUEUE_CONTROL, Queues.SUPERVISOR_CONTROL, null,
+            new ConfigKey(QUEUE_PRODUCER, Queues.SUPERVISOR, null, "Queue producers send their object messages to."),
+            new ConfigKey(QUEUE_CONTROL, Queues.SUPERVISOR_CONTROL, null,
                     "Queue of manifests, consumer reports and operator commands."),
-            new Key(QUEUE_CONSUMER, Queues.CONSUMER, null, "Queue the dataset signals are sent to."),
-            new Key(QUEUE_QUARANTINE, "", null,
+            new ConfigKey(QUEUE_CONSUMER, Queues.CONSUMER, null, "Queue the dataset signals are sent to."),
+            new ConfigKey(QUEUE_QUARANTINE, "", null,
                     "Queue rejected messages are copied to (with the reason in headers); empty disables the copy."),
-            new Key(QUEUE_PREFETCH, "50", null,
+            new ConfigKey(QUEUE_PREFETCH, "50", null,
                     "Unacknowledged messages the broker may push per queue (1-10000); each is acked after its fsync."),
-            new Key(JOURNAL_DIR, "supervisor-journal", null,
+            new ConfigKey(JOURNAL_DIR, "supervisor-journal", null,
                     "Directory of the append-only journal (the supervisor's only durable state) and its lock file."),
-            new Key(S3_BUCKET, "eventindex", null, "The bucket object URLs must name; messages naming another are rejected."),
-            new Key(HTTP_HOST, "0.0.0.0", null, "Address the operations HTTP server binds to."),
-            new Key(HTTP_PORT, "8082", null,
+            new ConfigKey(S3_BUCKET, "eventindex", null, "The bucket object URLs must name; messages naming another are rejected."),
+            new ConfigKey(HTTP_HOST, "0.0.0.0", null, "Address the operations HTTP server binds to."),
+            new ConfigKey(HTTP_PORT, "8082", null,
                     "Port of the information service (/health, /ready, /metrics, /datasets, /consumers,"
                             + " /supervisor, /events); 0 picks a free port."),
-            new Key(KUDU_EPOCH, "1", null, "First Kudu range (rgid) for new datasets (>= 0); the next opens when one is full."),
-            new Key(SIGNAL_RETRY_INITIAL, "1s", null, "First wait before re-sending a signal the broker refused."),
-            new Key(SIGNAL_RETRY_MAX, "1m", null, "Longest wait between signal send attempts (the wait doubles up to it)."),
-            new Key(SHUTDOWN_GRACE, "30s", null, "How long stopping waits for the message being handled on each queue."),
-            new Key(MESSAGE_MAX_BYTES, "1048576", null,
+            new ConfigKey(KUDU_EPOCH, "1", null, "First Kudu range (rgid) for new datasets (>= 0); the next opens when one is full."),
+            new ConfigKey(SIGNAL_RETRY_INITIAL, "1s", null, "First wait before re-sending a signal the broker refused."),
+            new ConfigKey(SIGNAL_RETRY_MAX, "1m", null, "Longest wait between signal send attempts (the wait doubles up to it)."),
+            new ConfigKey(SHUTDOWN_GRACE, "30s", null, "How long stopping waits for the message being handled on each queue."),
+            new ConfigKey(MESSAGE_MAX_BYTES, "1048576", null,
                     "Largest message body accepted (bytes); a bigger one is quarantined as OVERSIZE."),
-            new Key(SIGNAL_LEASE, "2h", null,
+            new ConfigKey(SIGNAL_LEASE, "2h", null,
                     "A signal with no consumer report this long after it was sent is sent again (same signalId)."),
-            new Key(RETRY_INITIAL, "1m", null, "Wait after a FAILED report before the signal is sent again."),
-            new Key(RETRY_MAX, "1h", null, "Longest wait between automatic retries (the wait doubles per failure)."),
-            new Key(RETRY_ATTEMPTS, "5", null,
+            new ConfigKey(RETRY_INITIAL, "1m", null, "Wait after a FAILED report before the signal is sent again."),
+            new ConfigKey(RETRY_MAX, "1h", null, "Longest wait between automatic retries (the wait doubles per failure)."),
+            new ConfigKey(RETRY_ATTEMPTS, "5", null,
                     "FAILED reports of one signal after which the dataset waits for an operator (0: never retry)."),
-            new Key(TICK_INTERVAL, "1s", null, "How often leases, retries and held datasets are checked."),
-            new Key(KUDU_EPOCH_MAX_EVENTS, "1000000000", null,
+            new ConfigKey(TICK_INTERVAL, "1s", null, "How often leases, retries and held datasets are checked."),
+            new ConfigKey(KUDU_EPOCH_MAX_EVENTS, "1000000000", null,
                     "Events (sum of expectedEvents of the signals) an epoch takes before the next epoch is opened."),
-            new Key(KUDU_MASTERS, "", null,
+            new ConfigKey(KUDU_MASTERS, "", null,
                     "Kudu masters host:port[,...]; the supervisor adds each epoch's range before signalling into it."
                             + " Empty: ranges are not managed here."),
-            new Key(KUDU_TABLE_PREFIX, "", null, "Prefix of the Kudu table names (as the consumers use)."),
-            new Key(KUDU_BUCKETS, "64", null, "HASH(eventnumber) buckets per range (as the consumers use)."),
-            new Key(KUDU_REPLICAS, "3", null, "Tablet replicas (odd; 1 on a one-server test cluster)."),
-            new Key(CATALOGUE_URL, "", null,
+            new ConfigKey(KUDU_TABLE_PREFIX, "", null, "Prefix of the Kudu table names (as the consumers use)."),
+            new ConfigKey(KUDU_BUCKETS, "64", null, "HASH(eventnumber) buckets per range (as the consumers use)."),
+            new ConfigKey(KUDU_REPLICAS, "3", null, "Tablet replicas (odd; 1 on a one-server test cluster)."),
+            new ConfigKey(CATALOGUE_URL, "", null,
                     "Rucio server base URL (https://rucio.example:443); empty: datasets are defined by manifests only."),
-            new Key(CATALOGUE_ACCOUNT, "", null, "Rucio account (X-Rucio-Account)."),
-            new Key(CATALOGUE_USERNAME, "", null, "Rucio user name for userpass authentication."),
-            new Key(CATALOGUE_PASSWORD_FILE, "", ENV_RUCIO_PASSWORD,
+            new ConfigKey(CATALOGUE_ACCOUNT, "", null, "Rucio account (X-Rucio-Account)."),
+            new ConfigKey(CATALOGUE_USERNAME, "", null, "Rucio user name for userpass authentication."),
+            new ConfigKey(CATALOGUE_PASSWORD_FILE, "", ENV_RUCIO_PASSWORD,
                     "File holding the Rucio password; if unset, the environment variable is used."),
-            new Key(CATALOGUE_INTERVAL, "5m", null, "How often the catalogue is asked for datasets not yet DONE."),
-            new Key(S3_ENDPOINT, "", null,
+            new ConfigKey(CATALOGUE_INTERVAL, "5m", null, "How often the catalogue is asked for datasets not yet DONE."),
+            new ConfigKey(S3_ENDPOINT, "", null,
                     "S3 endpoint for the cleanup (http://rgw.example:7480); empty: no object is ever deleted."),
-            new Key(S3_REGION, "us-east-1", null, "S3 signing region."),
-            new Key(S3_ACCESS_KEY, "", ENV_S3_ACCESS_KEY,
+            new ConfigKey(S3_REGION, "us-east-1", null, "S3 signing region."),
+            new ConfigKey(S3_ACCESS_KEY, "", ENV_S3_ACCESS_KEY,
                     "S3 access key; if unset, the environment variable is used; if neither, anonymous."),
-            new Key(S3_SECRET_KEY_FILE, "", ENV_S3_SECRET_KEY,
+            new ConfigKey(S3_SECRET_KEY_FILE, "", ENV_S3_SECRET_KEY,
                     "File holding the S3 secret key; if unset, the environment variable is used."),
-            new Key(CLEANUP_RETENTION, "168h", null, "How long a DONE dataset's objects are kept before deletion."),
-            new Key(CLEANUP_ORPHAN_RETENTION, "720h", null,
+            new ConfigKey(CLEANUP_RETENTION, "168h", null, "How long a DONE dataset's objects are kept before deletion."),
+            new ConfigKey(CLEANUP_ORPHAN_RETENTION, "720h", null,
                     "Age after which an object no message ever named is deleted (at least the retention)."),
-            new Key(CLEANUP_INTERVAL, "1h", null, "How often the cleanup runs."),
-            new Key(EVENTS_QUEUE, "1000", null,
+            new ConfigKey(CLEANUP_INTERVAL, "1h", null, "How often the cleanup runs."),
+            new ConfigKey(EVENTS_QUEUE, "1000", null,
                     "State changes buffered per /events subscriber; a subscriber that falls this far behind is dropped."));
 
     public SupervisorConfig {
@@ -330,12 +328,7 @@ public record SupervisorConfig(
 
     /** Reads a properties file; a relative journal dir or secret file is taken from the working directory. */
     public static SupervisorConfig load(Path file, Map<String, String> env) throws IOException {
-        Properties props = new Properties();
-        try (InputStream in = Files.newInputStream(file)) {
-            props.load(in);
-        } catch (IOException e) {
-            throw new IOException("cannot read supervisor configuration " + file + ": " + e.getMessage(), e);
-        }
+        Properties props = ConfigReader.load(file, "supervisor");
         try {
             return fromProperties(props, env);
         } catch (IllegalArgumentException e) {
@@ -350,47 +343,39 @@ public record SupervisorConfig(
      * @throws IOException              when the password file cannot be read
      */
     public static SupervisorConfig fromProperties(Properties props, Map<String, String> env) throws IOException {
-        Objects.requireNonNull(props, "props is null");
-        Objects.requireNonNull(env, "env is null");
-        Set<String> known = new HashSet<>();
-        KEYS.forEach(k -> known.add(k.name()));
-        for (String name : props.stringPropertyNames()) {
-            if (name.startsWith("supervisor.") && !known.contains(name)) {
-                throw new IllegalArgumentException("unknown configuration key '" + name + "'");
-            }
-        }
+        ConfigReader r = new ConfigReader("supervisor.", KEYS, props, env);
         return new SupervisorConfig(
-                StompEndpoint.parseList(text(props, BROKERS)),
-                text(props, STOMP_USER),
-                secret(props, env, STOMP_PASSWORD_FILE, ENV_STOMP_PASSWORD),
-                text(props, QUEUE_PRODUCER),
-                text(props, QUEUE_CONTROL),
-                text(props, QUEUE_CONSUMER),
-                text(props, QUEUE_QUARANTINE),
-                integer(props, QUEUE_PREFETCH),
-                Path.of(text(props, JOURNAL_DIR)),
-                text(props, S3_BUCKET),
-                text(props, HTTP_HOST),
-                integer(props, HTTP_PORT),
-                integer(props, KUDU_EPOCH),
-                duration(props, SIGNAL_RETRY_INITIAL),
-                duration(props, SIGNAL_RETRY_MAX),
-                duration(props, SHUTDOWN_GRACE),
-                integer(props, MESSAGE_MAX_BYTES),
-                new HandOff(duration(props, SIGNAL_LEASE), duration(props, RETRY_INITIAL), duration(props, RETRY_MAX),
-                        integer(props, RETRY_ATTEMPTS), duration(props, TICK_INTERVAL)),
-                new Epochs(longValue(props, KUDU_EPOCH_MAX_EVENTS), text(props, KUDU_MASTERS),
-                        text(props, KUDU_TABLE_PREFIX), integer(props, KUDU_BUCKETS), integer(props, KUDU_REPLICAS)),
-                new CatalogueSettings(text(props, CATALOGUE_URL), text(props, CATALOGUE_ACCOUNT),
-                        text(props, CATALOGUE_USERNAME),
-                        secret(props, env, CATALOGUE_PASSWORD_FILE, ENV_RUCIO_PASSWORD),
-                        duration(props, CATALOGUE_INTERVAL)),
-                new Cleanup(text(props, S3_ENDPOINT), text(props, S3_REGION),
-                        orEnv(text(props, S3_ACCESS_KEY), env, ENV_S3_ACCESS_KEY),
-                        secret(props, env, S3_SECRET_KEY_FILE, ENV_S3_SECRET_KEY),
-                        duration(props, CLEANUP_RETENTION), duration(props, CLEANUP_ORPHAN_RETENTION),
-                        duration(props, CLEANUP_INTERVAL)),
-                integer(props, EVENTS_QUEUE));
+                StompEndpoint.parseList(r.text(BROKERS)),
+                r.text(STOMP_USER),
+                r.secret(STOMP_PASSWORD_FILE),
+                r.text(QUEUE_PRODUCER),
+                r.text(QUEUE_CONTROL),
+                r.text(QUEUE_CONSUMER),
+                r.text(QUEUE_QUARANTINE),
+                r.integer(QUEUE_PREFETCH),
+                Path.of(r.text(JOURNAL_DIR)),
+                r.text(S3_BUCKET),
+                r.text(HTTP_HOST),
+                r.integer(HTTP_PORT),
+                r.integer(KUDU_EPOCH),
+                r.duration(SIGNAL_RETRY_INITIAL),
+                r.duration(SIGNAL_RETRY_MAX),
+                r.duration(SHUTDOWN_GRACE),
+                r.integer(MESSAGE_MAX_BYTES),
+                new HandOff(r.duration(SIGNAL_LEASE), r.duration(RETRY_INITIAL), r.duration(RETRY_MAX),
+                        r.integer(RETRY_ATTEMPTS), r.duration(TICK_INTERVAL)),
+                new Epochs(r.longValue(KUDU_EPOCH_MAX_EVENTS), r.text(KUDU_MASTERS),
+                        r.text(KUDU_TABLE_PREFIX), r.integer(KUDU_BUCKETS), r.integer(KUDU_REPLICAS)),
+                new CatalogueSettings(r.text(CATALOGUE_URL), r.text(CATALOGUE_ACCOUNT),
+                        r.text(CATALOGUE_USERNAME),
+                        r.secret(CATALOGUE_PASSWORD_FILE),
+                        r.duration(CATALOGUE_INTERVAL)),
+                new Cleanup(r.text(S3_ENDPOINT), r.text(S3_REGION),
+                        r.textOrEnv(S3_ACCESS_KEY),
+                        r.secret(S3_SECRET_KEY_FILE),
+                        r.duration(CLEANUP_RETENTION), r.duration(CLEANUP_ORPHAN_RETENTION),
+                        r.duration(CLEANUP_INTERVAL)),
+                r.integer(EVENTS_QUEUE));
     }
 
     /** The default of a key, from {@link #KEYS}. */
@@ -402,25 +387,7 @@ public record SupervisorConfig(
 
     /** Parses {@code PT30S}-style ISO-8601 or a number with unit {@code ms, s, m, h}. */
     static Duration parseDuration(String key, String value) {
-        String v = value.trim().toLowerCase(Locale.ROOT);
-        try {
-            if (v.startsWith("p")) {
-                return Duration.parse(value.trim());
-            }
-            if (v.endsWith("ms")) {
-                return Duration.ofMillis(Long.parseLong(v.substring(0, v.length() - 2).trim()));
-            }
-            long n = Long.parseLong(v.substring(0, Math.max(0, v.length() - 1)).trim());
-            switch (v.isEmpty() ? ' ' : v.charAt(v.length() - 1)) {
-                case 's': return Duration.ofSeconds(n);
-                case 'm': return Duration.ofMinutes(n);
-                case 'h': return Duration.ofHours(n);
-                default: break;
-            }
-        } catch (NumberFormatException | DateTimeParseException e) {
-            // fall through to the error naming the key
-        }
-        throw new IllegalArgumentException(key + " '" + value + "' is not a duration (e.g. 500ms, 30s, 5m, 1h, PT30S)");
+        return ConfigReader.parseDuration(key, value);
     }
 
     @Override
@@ -438,84 +405,5 @@ public record SupervisorConfig(
                 : "not managed") + ", catalogue=" + (catalogue.enabled() ? catalogue.url() + " every "
                 + catalogue.interval() : "manifests only") + ", cleanup=" + (cleanup.enabled() ? cleanup.s3Endpoint()
                 + " after " + cleanup.retention() + " (orphans " + cleanup.orphanRetention() + ")" : "off") + "]";
-    }
-
-    private static String text(Properties props, String key) {
-        return props.getProperty(key, defaultOf(key)).trim();
-    }
-
-    private static int integer(Properties props, String key) {
-        String v = text(props, key);
-        try {
-            return Integer.parseInt(v);
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(key + " '" + v + "' is not an integer");
-        }
-    }
-
-    private static Duration duration(Properties props, String key) {
-        return parseDuration(key, text(props, key));
-    }
-
-    private static long longValue(Properties props, String key) {
-        String v = text(props, key);
-        try {
-            return Long.parseLong(v);
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(key + " '" + v + "' is not an integer");
-        }
-    }
-
-    private static String orEnv(String value, Map<String, String> env, String envVar) {
-        if (!value.isEmpty()) {
-            return value;
-        }
-        String v = env.get(envVar);
-        return v == null || v.isBlank() ? "" : v.strip();
-    }
-
-    private static String secret(Properties props, Map<String, String> env, String fileKey, String envVar)
-            throws IOException {
-        String file = text(props, fileKey);
-        if (!file.isEmpty()) {
-            String s;
-            try {
-                s = Files.readString(Path.of(file), StandardCharsets.UTF_8).strip();
-            } catch (IOException e) {
-                throw new IOException(fileKey + ": cannot read secret file " + file + ": " + e.getMessage(), e);
-            }
-            if (s.isEmpty()) {
-                throw new IllegalArgumentException(fileKey + ": secret file " + file + " is empty");
-            }
-            return s;
-        }
-        String v = env.get(envVar);
-        return v == null || v.isBlank() ? null : v.strip();
-    }
-
-    private static void requireText(String v, String key) {
-        if (v == null || v.isBlank()) {
-            throw new IllegalArgumentException(key + " must not be empty");
-        }
-    }
-
-    private static void requireQueue(String v, String key) {
-        requireText(v, key);
-        if (!v.startsWith("/queue/")) {
-            throw new IllegalArgumentException(key + " '" + v + "' must be a queue destination (/queue/...)");
-        }
-    }
-
-    private static void requireRange(int v, int min, int max, String key) {
-        if (v < min || v > max) {
-            throw new IllegalArgumentException(key + " " + v + " is outside " + min + ".." + max);
-        }
-    }
-
-    private static void requirePositive(Duration d, String key) {
-        Objects.requireNonNull(d, key + " is null");
-        if (d.isNegative() || d.isZero()) {
-            throw new IllegalArgumentException(key + " must be positive: " + d);
-        }
     }
 }

@@ -73,7 +73,7 @@ public final class SupervisorMain {
                 case "invalidate":
                     return invalidate(opts, env, out);
                 case "config-keys":
-                    for (SupervisorConfig.Key k : SupervisorConfig.KEYS) {
+                    for (org.eventindex.config.ConfigKey k : SupervisorConfig.KEYS) {
                         out.println(k.name() + " = " + k.defaultValue() + "\n    " + k.doc()
                                 + (k.envVar() == null ? "" : " (environment: " + k.envVar() + ")"));
                     }

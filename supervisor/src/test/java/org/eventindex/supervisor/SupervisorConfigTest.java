@@ -159,7 +159,7 @@ class SupervisorConfigTest {
     void docsListEveryKeyWithItsDefault() throws IOException {
         Path doc = Path.of("..", "docs", "supervisor.md");
         String text = Files.readString(doc);
-        for (SupervisorConfig.Key k : SupervisorConfig.KEYS) {
+        for (org.eventindex.config.ConfigKey k : SupervisorConfig.KEYS) {
             String def = k.defaultValue().isEmpty() ? "(empty)" : "`" + k.defaultValue() + "`";
             String row = "| `" + k.name() + "` | " + def + " |";
             assertTrue(text.contains(row), doc + " lacks the row starting " + row);

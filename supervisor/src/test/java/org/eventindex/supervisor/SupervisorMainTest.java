@@ -47,7 +47,7 @@ class SupervisorMainTest {
     @Test
     void configKeysListsEveryKey() {
         assertEquals(0, run("config-keys"));
-        for (SupervisorConfig.Key k : SupervisorConfig.KEYS) {
+        for (org.eventindex.config.ConfigKey k : SupervisorConfig.KEYS) {
             assertTrue(out.toString(StandardCharsets.UTF_8).contains(k.name()), k.name());
         }
     }

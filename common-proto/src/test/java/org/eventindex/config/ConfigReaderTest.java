@@ -1,0 +1,121 @@
+package org.eventindex.config;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+final class ConfigReaderTest {
+    private static final List<ConfigKey> KEYS = List.of(
+            new ConfigKey("d.name", "fallback", null, "a text"),
+            new ConfigKey("d.count", "4", null, "a number"),
+            new ConfigKey("d.wait", "30s", null, "a duration"),
+            new ConfigKey("d.url", "http://localhost:7480", null, "a URI"),
+            new ConfigKey("d.access", "", "D_ACCESS", "an id, or the environment"),
+            new ConfigKey("d.secret.file", "", "D_SECRET", "a secret file, or the environment"));
+
+    private static ConfigReader reader(Map<String, String> props, Map<String, String> env) {
+        Properties p = new Properties();
+        p.putAll(props);
+        return new ConfigReader("d.", KEYS, p, env);
+    }
+
+    @Test
+    void unsetKeysTakeTheTableDefaults() {
+        ConfigReader r = reader(Map.of(), Map.of());
+        assertEquals("fallback", r.text("d.name"));
+        assertEquals(4, r.integer("d.count"));
+        assertEquals(Duration.ofSeconds(30), r.duration("d.wait"));
+        assertEquals(URI.create("http://localhost:7480"), r.uri("d.url"));
+        assertEquals(Optional.empty(), r.explicit("d.name"));
+    }
+
+    @Test
+    void setKeysAreParsedAndTrimmed() {
+        ConfigReader r = reader(Map.of("d.name", "  x ", "d.count", "12", "d.wait", "PT2M"), Map.of());
+        assertEquals("x", r.text("d.name"));
+        assertEquals(Optional.of("x"), r.explicit("d.name"));
+        assertEquals(12, r.integer("d.count"));
+        assertEquals(Duration.ofMinutes(2), r.duration("d.wait"));
+    }
+
+    @Test
+    void unknownKeyUnderThePrefixIsRefusedOthersIgnored() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> reader(Map.of("d.cuont", "1"), Map.of()));
+        assertTrue(e.getMessage().contains("unknown configuration key 'd.cuont'"), e.getMessage());
+        assertEquals("fallback", reader(Map.of("other.key", "1"), Map.of()).text("d.name"));
+    }
+
+    @Test
+    void badValuesNameTheKeyAndTheValue() {
+        ConfigReader r = reader(Map.of("d.count", "four", "d.wait", "soon", "d.url", "no-scheme"), Map.of());
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> r.integer("d.count")).getMessage()
+                .contains("d.count 'four' is not a whole number"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> r.duration("d.wait")).getMessage()
+                .contains("d.wait 'soon' is not a duration"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> r.uri("d.url")).getMessage()
+                .contains("d.url 'no-scheme' has no scheme"));
+    }
+
+    @Test
+    void durationUnits() {
+        assertEquals(Duration.ofMillis(500), ConfigReader.parseDuration("k", "500ms"));
+        assertEquals(Duration.ofHours(168), ConfigReader.parseDuration("k", "168h"));
+        assertEquals(Duration.ofMinutes(5), ConfigReader.parseDuration("k", "5m"));
+        assertThrows(IllegalArgumentException.class, () -> ConfigReader.parseDuration("k", "5d"));
+        assertThrows(IllegalArgumentException.class, () -> ConfigReader.parseDuration("k", ""));
+    }
+
+    @Test
+    void secretsComeFromTheFileElseTheEnvironmentNeverFromProperties(@TempDir Path dir) throws IOException {
+        Path file = dir.resolve("secret");
+        Files.writeString(file, "s3cret\n");
+        assertEquals("s3cret", reader(Map.of("d.secret.file", file.toString()), Map.of("D_SECRET", "env"))
+                .secret("d.secret.file"));
+        assertEquals("env", reader(Map.of(), Map.of("D_SECRET", " env ")).secret("d.secret.file"));
+        assertNull(reader(Map.of(), Map.of()).secret("d.secret.file"));
+        assertEquals("id", reader(Map.of(), Map.of("D_ACCESS", "id")).textOrEnv("d.access"));
+        assertEquals("prop", reader(Map.of("d.access", "prop"), Map.of("D_ACCESS", "id")).textOrEnv("d.access"));
+    }
+
+    @Test
+    void emptyOrMissingSecretFileIsAnErrorNamingTheKey(@TempDir Path dir) throws IOException {
+        Path empty = dir.resolve("empty");
+        Files.writeString(empty, "  \n");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> reader(Map.of("d.secret.file", empty.toString()), Map.of()).secret("d.secret.file"));
+        assertTrue(e.getMessage().startsWith("d.secret.file: secret file"), e.getMessage());
+        IOException io = assertThrows(IOException.class,
+                () -> reader(Map.of("d.secret.file", dir.resolve("missing").toString()), Map.of())
+                        .secret("d.secret.file"));
+        assertTrue(io.getMessage().contains("cannot read secret file"), io.getMessage());
+    }
+
+    @Test
+    void aKeyMissingFromTheTableIsAProgrammingError() {
+        assertThrows(IllegalStateException.class, () -> reader(Map.of(), Map.of()).text("d.nothing"));
+    }
+
+    @Test
+    void checksNameTheKey() {
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> ConfigChecks.requireRange(0, 1, 256, "k.threads"))
+                .getMessage().contains("k.threads must be in 1..256: 0"));
+        assertThrows(IllegalArgumentException.class, () -> ConfigChecks.requireQueue("/topic/x", "k.queue"));
+        assertThrows(IllegalArgumentException.class, () -> ConfigChecks.requirePositive(Duration.ZERO, "k.wait"));
+        assertThrows(IllegalArgumentException.class, () -> ConfigChecks.requireText(" ", "k.name"));
+    }
+}
