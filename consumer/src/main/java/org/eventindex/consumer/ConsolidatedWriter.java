@@ -28,6 +28,14 @@ public interface ConsolidatedWriter extends Closeable {
 
     void event(EIEvent_p1 event) throws IOException;
 
+    /**
+     * An event as its deterministic serialization ({@code toByteArray()} of the parsed event) with its sort key;
+     * formats that can keep the bytes override this to save parsing. By default parsed and passed to {@link #event}.
+     */
+    default void event(int run, long event, boolean simulation, byte[] serialized) throws IOException {
+        event(EIEvent_p1.parseFrom(serialized));
+    }
+
     /** Ends the current input file; the writer counts its events itself. */
     void endGuid(EndGUID_p1 end) throws IOException;
 

@@ -90,7 +90,18 @@ final class Consolidator {
                         writer.header(header(signal, f.selection().header()));
                     }
                     writer.object(signal.objects().get(i).url().toString());
-                    spool.read(r -> copy(r, writer));
+                    spool.read(new Spool.RecordVisitor() {
+                        @Override
+                        public void accept(SpbRecord r) throws IOException {
+                            copy(r, writer);
+                        }
+
+                        @Override
+                        public void event(int run, long event, boolean simulation, byte[] serialized)
+                                throws IOException {
+                            writer.event(run, event, simulation, serialized);
+                        }
+                    });
                 }
                 maxEnd = Math.max(maxEnd, f.selection().maxEndProcTime());
                 guids += f.selection().guids().size();

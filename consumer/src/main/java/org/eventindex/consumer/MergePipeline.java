@@ -1,5 +1,6 @@
 package org.eventindex.consumer;
 
+import org.eventindex.consolidated.StageRefs;
 import org.eventindex.proto.EventIndexProtos.EIEvent_p1;
 
 import java.io.IOException;
@@ -9,6 +10,7 @@ import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
 
 /**
  * Runs the k-way merge of an {@link ExternalSorter} and the parsing of the sorted events on a second thread, handing
@@ -19,8 +21,8 @@ final class MergePipeline {
     private static final int BATCH = 512;
     private static final int DEPTH = 4;
 
-    /** A sorted row: the parsed event, its serialization, and its file index. */
-    record Row(EIEvent_p1 event, byte[] serialized, int guid) {
+    /** A sorted row: the parsed event, its serialization, its file index and its stage references. */
+    record Row(EIEvent_p1 event, byte[] serialized, int guid, StageRefs refs) {
     }
 
     /** Receives the rows in order on the calling thread. */
@@ -33,15 +35,19 @@ final class MergePipeline {
     }
 
     /** Merges {@code sorter} into {@code sink}; {@code label} names the dataset in the thread name and errors. */
-    static void run(ExternalSorter sorter, String label, RowSink sink) throws IOException {
+    static void run(ExternalSorter sorter, String label, IntFunction<String> guidName, RowSink sink)
+            throws IOException {
         BlockingQueue<List<Row>> queue = new ArrayBlockingQueue<>(DEPTH);
         List<Row> end = List.of();
         Throwable[] failure = new Throwable[1];
         Thread merger = new Thread(() -> {
             try {
                 List<Row>[] batch = new List[]{new ArrayList<Row>(BATCH)};
+                StageRefs refs = new StageRefs();
                 sorter.merge((guid, payload) -> {
-                    batch[0].add(new Row(EIEvent_p1.parseFrom(payload), payload, guid));
+                    EIEvent_p1 event = EIEvent_p1.parseFrom(payload);
+                    // the stage references (token parsing) are computed here, off the encoding thread
+                    batch[0].add(new Row(event, payload, guid, refs.of(event, guidName.apply(guid)).copyRefs()));
                     if (batch[0].size() == BATCH) {
                         put(queue, batch[0]);
                         batch[0] = new ArrayList<>(BATCH);

@@ -59,6 +59,7 @@ public final class ParquetConsolidatedFormat implements ConsolidatedFormat {
         private long guidEvents;
         private long events;
         private long simulation;
+        private int lastRun;
 
         Writer(OutputStream out) {
             this.out = out;
@@ -104,6 +105,20 @@ public final class ParquetConsolidatedFormat implements ConsolidatedFormat {
         }
 
         @Override
+        public void event(int run, long event, boolean sim, byte[] serialized) throws IOException {
+            sorter.add(run, event, guids.size() - 1, serialized);
+            if (run != lastRun || runs.isEmpty()) {
+                runs.add(Integer.toUnsignedLong(run));
+                lastRun = run;
+            }
+            guidEvents++;
+            events++;
+            if (sim) {
+                simulation++;
+            }
+        }
+
+        @Override
         public void endGuid(EndGUID_p1 end) {
             files.add(new ConsolidatedMetadata.FileInfo(begin.getGuid(), object, begin.getStartProcTime(),
                     begin.getAMITag(), begin.getTrigStream(), begin.getProjName(), end.getEndProcTime(), guidEvents,
@@ -118,8 +133,8 @@ public final class ParquetConsolidatedFormat implements ConsolidatedFormat {
             ConsolidatedFileWriter parquet = new ConsolidatedFileWriter(out);
             boolean ok = false;
             try {
-                MergePipeline.run(sorter, header.getInputDsName(),
-                        row -> parquet.write(row.event(), row.serialized(), guids.get(row.guid())));
+                MergePipeline.run(sorter, header.getInputDsName(), guids::get,
+                        row -> parquet.write(row.event(), row.serialized(), guids.get(row.guid()), row.refs()));
                 ConsolidatedMetadata meta = new ConsolidatedMetadata(header.getInputDsName(), header.getJobID(),
                         new ConsolidatedMetadata.HeaderInfo(header.getStartProcTime(), header.getTaskID(),
                                 header.getJobID(), header.getProvenanceRef(), header.getTriggerInfo()),

@@ -24,7 +24,8 @@ import java.util.Objects;
  * The records selected from one object, kept until the consolidated file reaches that object. Records are held in
  * memory while the shared {@link MemoryBudget} allows, then moved to a file in the spool directory, so memory does
  * not grow with the dataset. Write once ({@link #append}, then {@link #seal}), read once ({@link #read}); closing
- * deletes the file and returns the memory. Record layout: one tag byte, then the length-delimited protobuf.
+ * deletes the file and returns the memory. Record layout: one tag byte, then the length-delimited protobuf
+ * (events: the tag, their sort key (run, event, simulation flag: 13 bytes), then the length-delimited protobuf).
  */
 final class Spool implements Closeable {
     private static final int BEGIN = 'B';
@@ -55,7 +56,7 @@ final class Spool implements Closeable {
         } else if (record instanceof SpbRecord.TriggerMenu r) {
             write(MENU, r.message());
         } else if (record instanceof SpbRecord.Event r) {
-            write(EVENT, r.message());
+            writeEvent(r.message());
         } else if (record instanceof SpbRecord.EndGuid r) {
             write(END, r.message());
         } else {
@@ -95,12 +96,25 @@ final class Spool implements Closeable {
                 SpbRecord r = switch (tag) {
                     case BEGIN -> new SpbRecord.BeginGuid(parse(BeginGUID_p1.parser().parseDelimitedFrom(in)), -1);
                     case MENU -> new SpbRecord.TriggerMenu(parse(TriggerMenu_p1.parser().parseDelimitedFrom(in)), -1);
-                    case EVENT -> new SpbRecord.Event(parse(EIEvent_p1.parser().parseDelimitedFrom(in)), -1);
+                    case EVENT -> {
+                        int run = readInt(in);
+                        long event = ((long) readInt(in) << 32) | (readInt(in) & 0xffffffffL);
+                        int flags = in.read();
+                        int len = readVarint(in);
+                        byte[] bytes = in.readNBytes(len);
+                        if (flags < 0 || bytes.length != len) {
+                            throw new IOException("spool of " + label + " ends inside a record");
+                        }
+                        visitor.event(run, event, (flags & 1) != 0, bytes);
+                        yield null;
+                    }
                     case END -> new SpbRecord.EndGuid(parse(EndGUID_p1.parser().parseDelimitedFrom(in)), -1);
                     default -> throw new IOException("spool of " + label + " is corrupt: tag " + tag
                             + (file != null ? " in " + file : ""));
                 };
-                visitor.accept(r);
+                if (r != null) {
+                    visitor.accept(r);
+                }
             }
         }
     }
@@ -143,6 +157,76 @@ final class Spool implements Closeable {
         bytes += need;
     }
 
+    /**
+     * An event record carries its sort key ahead of the message (run, event, simulation flag: 13 bytes), so the
+     * reader hands over the serialized bytes and the key without parsing the event again.
+     */
+    private void writeEvent(EIEvent_p1 e) throws IOException {
+        if (sealed) {
+            throw new IllegalStateException("spool of " + label + " is sealed");
+        }
+        byte[] bytes = e.toByteArray();
+        int size = bytes.length;
+        long need = 1L + 13 + CodedOutputStream.computeUInt32SizeNoTag(size) + size;
+        if (fileOut == null && !budget.tryReserve(need)) {
+            spillToFile();
+        } else if (fileOut == null) {
+            reserved += need;
+        }
+        OutputStream out = fileOut != null ? fileOut : memory;
+        byte[] head = new byte[1 + 13 + 5];
+        int p = 0;
+        head[p++] = (byte) EVENT;
+        int run = e.getRunNumber();
+        long event = e.getEventNumber();
+        for (int s = 24; s >= 0; s -= 8) {
+            head[p++] = (byte) (run >>> s);
+        }
+        for (int s = 56; s >= 0; s -= 8) {
+            head[p++] = (byte) (event >>> s);
+        }
+        head[p++] = (byte) (e.getIsSimulation() ? 1 : 0);
+        int v = size;
+        while ((v & ~0x7f) != 0) {
+            head[p++] = (byte) ((v & 0x7f) | 0x80);
+            v >>>= 7;
+        }
+        head[p++] = (byte) v;
+        out.write(head, 0, p);
+        out.write(bytes);
+        this.bytes += need;
+    }
+
+    private IOException truncated() {
+        return new IOException("spool of " + label + " ends inside a record");
+    }
+
+    private int readInt(InputStream in) throws IOException {
+        int a = in.read();
+        int b = in.read();
+        int c = in.read();
+        int d = in.read();
+        if ((a | b | c | d) < 0) {
+            throw truncated();
+        }
+        return (a << 24) | (b << 16) | (c << 8) | d;
+    }
+
+    private int readVarint(InputStream in) throws IOException {
+        int result = 0;
+        for (int shift = 0; shift < 32; shift += 7) {
+            int b = in.read();
+            if (b < 0) {
+                throw truncated();
+            }
+            result |= (b & 0x7f) << shift;
+            if ((b & 0x80) == 0) {
+                return result;
+            }
+        }
+        throw new IOException("spool of " + label + " is corrupt: bad length");
+    }
+
     private void spillToFile() throws IOException {
         Files.createDirectories(dir);
         file = Files.createTempFile(dir, "spool-", ".bin");
@@ -157,6 +241,14 @@ final class Spool implements Closeable {
     @FunctionalInterface
     interface RecordVisitor {
         void accept(SpbRecord record) throws IOException;
+
+        /**
+         * An event, as its deterministic serialization with its sort key; by default parsed and passed to
+         * {@link #accept}.
+         */
+        default void event(int run, long event, boolean simulation, byte[] serialized) throws IOException {
+            accept(new SpbRecord.Event(EIEvent_p1.parseFrom(serialized), -1));
+        }
     }
 
     /** An in-memory buffer that can be read without copying. */

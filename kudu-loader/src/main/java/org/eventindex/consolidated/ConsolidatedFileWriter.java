@@ -66,8 +66,17 @@ public final class ConsolidatedFileWriter implements Closeable {
 
     /** As {@link #write(EIEvent_p1, String)}, with the event's serialization at hand (saves serializing it). */
     public void write(EIEvent_p1 event, byte[] serialized, String guid) throws IOException {
+        write(event, serialized, guid, null);
+    }
+
+    /**
+     * As {@link #write(EIEvent_p1, byte[], String)}, with the event's stage references already computed (by
+     * {@link StageRefs#of} on another thread, then {@link StageRefs#copyRefs}); null computes them here.
+     */
+    public void write(EIEvent_p1 event, byte[] serialized, String guid, StageRefs refs) throws IOException {
         row.event = event;
         row.guid = guid;
+        row.refs = refs;
         writer.write(row);
         digest.add(serialized, guid);
         events++;

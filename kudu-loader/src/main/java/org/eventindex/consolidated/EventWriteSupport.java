@@ -18,6 +18,8 @@ final class EventWriteSupport extends WriteSupport<EventWriteSupport.Row> {
     static final class Row {
         EIEvent_p1 event;
         String guid;
+        /** The event's stage references if already computed (on another thread), else null. */
+        StageRefs refs;
     }
 
     volatile Map<String, String> metadata = Map.of();
@@ -52,7 +54,7 @@ final class EventWriteSupport extends WriteSupport<EventWriteSupport.Row> {
     @Override
     public void write(Row row) {
         EIEvent_p1 e = row.event;
-        refs.of(e, row.guid);
+        StageRefs refs = row.refs != null ? row.refs : this.refs.of(e, row.guid);
         rc.startMessage();
         int i = 0;
         i = int32(i, ConsolidatedSchema.RUN_NUMBER, e.getRunNumber());
@@ -67,9 +69,9 @@ final class EventWriteSupport extends WriteSupport<EventWriteSupport.Row> {
         i = bool(i, ConsolidatedSchema.IS_SIMULATION, e.getIsSimulation());
         i = bool(i, ConsolidatedSchema.IS_CALIBRATION, e.getIsCalibration());
         i = bool(i, ConsolidatedSchema.IS_TEST_BEAM, e.getIsTestBeam());
-        i = string(i, ConsolidatedSchema.L1_PASSED_TRIG_MASK, e.hasL1PassedTrigMask() ? e.getL1PassedTrigMask() : null);
-        i = string(i, ConsolidatedSchema.L2_PASSED_TRIG_MASK, e.hasL2PassedTrigMask() ? e.getL2PassedTrigMask() : null);
-        i = string(i, ConsolidatedSchema.EF_PASSED_TRIG_MASK, e.hasEFPassedTrigMask() ? e.getEFPassedTrigMask() : null);
+        i = bytes(i, ConsolidatedSchema.L1_PASSED_TRIG_MASK, e.hasL1PassedTrigMask() ? e.getL1PassedTrigMaskBytes() : null);
+        i = bytes(i, ConsolidatedSchema.L2_PASSED_TRIG_MASK, e.hasL2PassedTrigMask() ? e.getL2PassedTrigMaskBytes() : null);
+        i = bytes(i, ConsolidatedSchema.EF_PASSED_TRIG_MASK, e.hasEFPassedTrigMask() ? e.getEFPassedTrigMaskBytes() : null);
         i = e.hasSMK() ? int32(i, ConsolidatedSchema.SMK, e.getSMK()) : i + 1;
         i = e.hasHLTPSK() ? int32(i, ConsolidatedSchema.HLTPSK, e.getHLTPSK()) : i + 1;
         i = e.hasL1PSK() ? int32(i, ConsolidatedSchema.L1PSK, e.getL1PSK()) : i + 1;
@@ -83,13 +85,13 @@ final class EventWriteSupport extends WriteSupport<EventWriteSupport.Row> {
         tokens(i++, e);
         i = string(i, ConsolidatedSchema.GUID, row.guid);
         i = string(i, ConsolidatedSchema.DB_RAW, refs.dbRaw);
-        i = string(i, ConsolidatedSchema.TK_RAW, refs.tkRaw);
+        i = bytes(i, ConsolidatedSchema.TK_RAW, refs.tkRaw);
         i = string(i, ConsolidatedSchema.DB_ESD, refs.dbEsd);
-        i = string(i, ConsolidatedSchema.TK_ESD, refs.tkEsd);
+        i = bytes(i, ConsolidatedSchema.TK_ESD, refs.tkEsd);
         i = string(i, ConsolidatedSchema.DB_AOD, refs.dbAod);
-        i = string(i, ConsolidatedSchema.TK_AOD, refs.tkAod);
+        i = bytes(i, ConsolidatedSchema.TK_AOD, refs.tkAod);
         i = string(i, ConsolidatedSchema.DB, refs.db);
-        string(i, ConsolidatedSchema.TK, refs.tk);
+        bytes(i, ConsolidatedSchema.TK, refs.tk);
         rc.endMessage();
     }
 
@@ -103,8 +105,8 @@ final class EventWriteSupport extends WriteSupport<EventWriteSupport.Row> {
                 rc.startGroup();
                 rc.startField(ConsolidatedSchema.ELEMENT, 0);
                 rc.startGroup();
-                string(0, ConsolidatedSchema.NAME, t.getName());
-                string(1, ConsolidatedSchema.TOKEN, t.getToken());
+                bytes(0, ConsolidatedSchema.NAME, t.getNameBytes());
+                bytes(1, ConsolidatedSchema.TOKEN, t.getTokenBytes());
                 rc.endGroup();
                 rc.endField(ConsolidatedSchema.ELEMENT, 0);
                 rc.endGroup();
@@ -126,6 +128,15 @@ final class EventWriteSupport extends WriteSupport<EventWriteSupport.Row> {
         rc.startField(name, index);
         rc.addBoolean(value);
         rc.endField(name, index);
+        return index + 1;
+    }
+
+    private int bytes(int index, String name, com.google.protobuf.ByteString value) {
+        if (value != null) {
+            rc.startField(name, index);
+            rc.addBinary(Binary.fromConstantByteArray(value.toByteArray()));
+            rc.endField(name, index);
+        }
         return index + 1;
     }
 

@@ -95,14 +95,22 @@ public final class ConsumerBenchMain {
                 // warm-up of both paths (JIT, connections, HDFS pipeline), then the measured runs
                 raw(fetcher, hdfs.fs(), signal, threads);
                 consolidate(consumer, signal);
+                long cpu0 = processCpuNanos();
                 double rawSeconds = raw(fetcher, hdfs.fs(), signal, threads);
+                long cpu1 = processCpuNanos();
                 double consSeconds = consolidate(consumer, signal);
+                long cpu2 = processCpuNanos();
                 double rawRate = totalEvents / rawSeconds;
                 double consRate = totalEvents / consSeconds;
                 out.printf("raw bound (GET + copy to HDFS, no decoding): %,.0f events/s (%.2f s)%n", rawRate,
                         rawSeconds);
                 out.printf("consolidation to Parquet:                    %,.0f events/s (%.2f s) = %.0f%% of the"
                         + " raw bound%n", consRate, consSeconds, 100 * consRate / rawRate);
+                // CPU of the whole JVM (S3 and HDFS servers included) while each path ran: less sensitive to other
+                // work on the machine than the wall-clock rates
+                out.printf("JVM CPU: raw bound %.2f s (%.2f us/event), consolidation %.2f s (%.2f us/event)%n",
+                        (cpu1 - cpu0) / 1e9, (cpu1 - cpu0) / 1e3 / totalEvents, (cpu2 - cpu1) / 1e9,
+                        (cpu2 - cpu1) / 1e3 / totalEvents);
             }
 
             Path parquet = new Path(new Path(config.hdfsRoot(), DatasetName.parse(DATASET).container()),
@@ -183,6 +191,11 @@ public final class ConsumerBenchMain {
             pool.shutdownNow();
         }
         return (System.nanoTime() - t0) / 1e9;
+    }
+
+    private static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+                .getOperatingSystemMXBean()).getProcessCpuTime();
     }
 
     private static double consolidate(Consumer consumer, ConsumerSignal signal) {

@@ -1,0 +1,144 @@
+package org.eventindex.lookup;
+
+import org.apache.kudu.Schema;
+import org.apache.kudu.client.AsyncKuduScanner;
+import org.apache.kudu.client.KuduClient;
+import org.apache.kudu.client.KuduException;
+import org.apache.kudu.client.KuduPredicate;
+import org.apache.kudu.client.KuduScanner;
+import org.apache.kudu.client.KuduTable;
+import org.apache.kudu.client.ReplicaSelection;
+import org.apache.kudu.client.RowResult;
+import org.eventindex.kudu.DatasetState;
+import org.eventindex.kudu.KuduSchemas;
+import org.eventindex.kudu.KuduTablesConfig;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * The Kudu reads of a lookup: the LOADED datasets of one run (a range scan on the first DATASETS key column), and the
+ * rows of one event in one dataset by the full EVENTS key (dspid, eventnumber, rgid), which Kudu prunes to one
+ * tablet (rgid selects the epoch range, eventnumber the hash bucket). Thread-safe: tables are opened once.
+ */
+final class KuduEventReader {
+    /** The columns of one event row that a lookup reports. */
+    record EventRow(Integer run, String db, String tk, String dbRaw, String tkRaw, String dbEsd, String tkEsd,
+                    String dbAod, String tkAod) {
+    }
+
+    private static final List<String> DATASET_COLUMNS = List.of(KuduSchemas.PROJECT, KuduSchemas.STREAMNAME,
+            KuduSchemas.PRODSTEP, KuduSchemas.DATATYPE, KuduSchemas.VERSION, KuduSchemas.DSPID, KuduSchemas.RGID,
+            KuduSchemas.STATE);
+    private static final List<String> EVENT_COLUMNS = List.of(KuduSchemas.RUNNUMBER, KuduSchemas.DB, KuduSchemas.TK,
+            KuduSchemas.DBRAW, KuduSchemas.TKRAW, KuduSchemas.DBESD, KuduSchemas.TKESD, KuduSchemas.DBAOD,
+            KuduSchemas.TKAOD);
+
+    private final KuduClient client;
+    private final KuduTable datasets;
+    private final KuduTable events;
+    private final KuduTable mcEvents;
+    private final KuduTable duplicatedEvents;
+
+    /** @throws KuduException when a table is missing (names the table) or Kudu is unreachable */
+    KuduEventReader(KuduClient client, KuduTablesConfig config) throws KuduException {
+        this.client = requireNonNull(client, "client is null");
+        this.datasets = client.openTable(config.datasetsTable());
+        this.events = client.openTable(config.eventsTable());
+        this.mcEvents = client.openTable(config.mcEventsTable());
+        this.duplicatedEvents = client.openTable(config.duplicatedEventsTable());
+    }
+
+    /** The LOADED datasets of {@code run}; rows of any other state may be partial and are skipped. */
+    List<LoadedDataset> loadedDatasets(int run) throws KuduException {
+        Schema s = datasets.getSchema();
+        KuduScanner scanner = client.newScannerBuilder(datasets)
+                .setProjectedColumnNames(DATASET_COLUMNS)
+                .addPredicate(KuduPredicate.newComparisonPredicate(s.getColumn(KuduSchemas.RUNNUMBER),
+                        KuduPredicate.ComparisonOp.EQUAL, run))
+                .addPredicate(KuduPredicate.newComparisonPredicate(s.getColumn(KuduSchemas.STATE),
+                        KuduPredicate.ComparisonOp.EQUAL, DatasetState.LOADED.name()))
+                .build();
+        List<LoadedDataset> out = new ArrayList<>();
+        try {
+            while (scanner.hasMoreRows()) {
+                for (RowResult r : scanner.nextRows()) {
+                    if (r.isNull(KuduSchemas.DSPID) || r.isNull(KuduSchemas.RGID)) {
+                        continue;
+                    }
+                    String project = r.getString(KuduSchemas.PROJECT);
+                    String dataType = r.getString(KuduSchemas.DATATYPE);
+                    String version = r.getString(KuduSchemas.VERSION);
+                    String name = project + "." + runText(project, run) + "." + r.getString(KuduSchemas.STREAMNAME)
+                            + "." + r.getString(KuduSchemas.PRODSTEP) + "." + dataType + "." + version;
+                    out.add(new LoadedDataset(name, project, dataType, version, r.getInt(KuduSchemas.DSPID),
+                            r.getInt(KuduSchemas.RGID)));
+                }
+            }
+        } finally {
+            scanner.close();
+        }
+        return out;
+    }
+
+    /**
+     * The EVENTS or MCEVENTS row of one event; null when absent. The table the project suggests (MCEVENTS for
+     * non-{@code data*} projects) is read first; the loader decides by the file's content, so on a miss the other
+     * table is read too.
+     */
+    EventRow eventRow(LoadedDataset d, long event) throws KuduException {
+        KuduTable first = d.simulation() ? mcEvents : events;
+        List<EventRow> rows = scan(first, d, event);
+        if (rows.isEmpty()) {
+            rows = scan(first == events ? mcEvents : events, d, event);
+        }
+        return rows.isEmpty() ? null : rows.get(0);
+    }
+
+    /** The DUPLICATEDEVENTS rows of one event (later occurrences), in insertion order. */
+    List<EventRow> duplicateRows(LoadedDataset d, long event) throws KuduException {
+        return scan(duplicatedEvents, d, event);
+    }
+
+    private List<EventRow> scan(KuduTable table, LoadedDataset d, long event) throws KuduException {
+        Schema s = table.getSchema();
+        KuduScanner scanner = client.newScannerBuilder(table)
+                .setProjectedColumnNames(EVENT_COLUMNS)
+                .readMode(AsyncKuduScanner.ReadMode.READ_LATEST)
+                .replicaSelection(ReplicaSelection.LEADER_ONLY)
+                .addPredicate(KuduPredicate.newComparisonPredicate(s.getColumn(KuduSchemas.DSPID),
+                        KuduPredicate.ComparisonOp.EQUAL, d.dspid()))
+                .addPredicate(KuduPredicate.newComparisonPredicate(s.getColumn(KuduSchemas.EVENTNUMBER),
+                        KuduPredicate.ComparisonOp.EQUAL, event))
+                .addPredicate(KuduPredicate.newComparisonPredicate(s.getColumn(KuduSchemas.RGID),
+                        KuduPredicate.ComparisonOp.EQUAL, d.rgid()))
+                .build();
+        List<EventRow> out = new ArrayList<>(1);
+        try {
+            while (scanner.hasMoreRows()) {
+                for (RowResult r : scanner.nextRows()) {
+                    out.add(new EventRow(r.isNull(KuduSchemas.RUNNUMBER) ? null : r.getInt(KuduSchemas.RUNNUMBER),
+                            str(r, KuduSchemas.DB), str(r, KuduSchemas.TK), str(r, KuduSchemas.DBRAW),
+                            str(r, KuduSchemas.TKRAW), str(r, KuduSchemas.DBESD), str(r, KuduSchemas.TKESD),
+                            str(r, KuduSchemas.DBAOD), str(r, KuduSchemas.TKAOD)));
+                }
+            }
+        } finally {
+            scanner.close();
+        }
+        return out;
+    }
+
+    private static String str(RowResult r, String column) {
+        return r.isNull(column) ? null : r.getString(column);
+    }
+
+    /** The canonical run field of a dataset name: 8 digits for data projects, 6 for the others. */
+    private static String runText(String project, int run) {
+        String digits = Integer.toString(run);
+        int width = project.startsWith("data") ? 8 : 6;
+        return digits.length() >= width ? digits : "0".repeat(width - digits.length()) + digits;
+    }
+}

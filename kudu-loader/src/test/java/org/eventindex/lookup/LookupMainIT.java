@@ -1,0 +1,110 @@
+package org.eventindex.lookup;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.eventindex.lookup.LookupFixture.*;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The lookup command line against a real Kudu: the three output formats, not-found and malformed lines. */
+class LookupMainIT {
+    @TempDir
+    static Path dir;
+    private static LookupFixture fixture;
+
+    @BeforeAll
+    static void start() throws Exception {
+        fixture = LookupFixture.start(dir);
+    }
+
+    @AfterAll
+    static void stop() {
+        if (fixture != null) {
+            fixture.close();
+        }
+    }
+
+    private record Run(int status, String out, String err) {
+    }
+
+    private static Run run(String stdin, String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        String[] all = new String[args.length + 4];
+        all[0] = "--masters";
+        all[1] = fixture.masters();
+        all[2] = "--prefix";
+        all[3] = CONFIG.prefix();
+        System.arraycopy(args, 0, all, 4, args.length);
+        int status = LookupMain.run(all, new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)),
+                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        return new Run(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void textOutputIsTheClientFormatWithNotFoundOnStderr() {
+        Run r = run("00327636 000000005\n00327636 000999999\n", "--threads", "2");
+        assertEquals(0, r.status(), r.err());
+        // own file first, then provenance RAW, ESD, AOD
+        assertEquals(List.of("00327636 000000005 " + AOD_1 + " StreamAOD",
+                "00327636 000000005 " + RAW_1 + " StreamRAW",
+                "00327636 000000005 " + ESD_1 + " StreamESD"), r.out().lines().toList());
+        assertEquals("00327636 000999999 NOT_FOUND\n", r.err());
+    }
+
+    @Test
+    void malformedLineIsNamedAndTheOthersContinue() throws Exception {
+        Path input = dir.resolve("events.txt");
+        Files.writeString(input, "# picked\n327700 5\n327700 five\n\n327636 250 7\n361106 14\n");
+        Run r = run("", "--stream-type", "StreamAOD", input.toString());
+        assertEquals(1, r.status(), "malformed lines fail the run");
+        assertEquals(List.of("00327700 000000005 " + AOD_3 + " StreamAOD", "00361106 000000014 " + AOD_MC
+                + " StreamAOD"), r.out().lines().toList());
+        assertTrue(r.err().contains(input + ":3: '327700 five': event 'five' is not a decimal number"), r.err());
+        assertTrue(r.err().contains(input + ":5: '327636 250 7': expected 2 fields 'run event', found 3"), r.err());
+    }
+
+    @Test
+    void csvHasAStatusColumn() {
+        Run r = run("327636 250\n1 1\n", "--csv");
+        assertEquals(0, r.status(), r.err());
+        assertEquals(List.of("run,event,status,guid,type,token,dataset,duplicate",
+                "327636,250,FOUND," + ESD_2 + ",StreamESD," + token(ESD_2, 250) + "," + DS_ESD + ",false",
+                "327636,250,FOUND," + RAW_2 + ",StreamRAW," + token(RAW_2, 250) + "," + DS_ESD + ",false",
+                "1,1,NOT_FOUND,,,,,"), r.out().lines().toList());
+        assertEquals("", r.err());
+    }
+
+    @Test
+    void jsonIsOneObjectPerEvent() throws Exception {
+        Run r = run("361106 14\n361106 15\n", "--json", "--with-duplicates");
+        assertEquals(0, r.status(), r.err());
+        List<String> lines = r.out().lines().toList();
+        assertEquals(2, lines.size());
+        var mapper = new com.fasterxml.jackson.databind.ObjectMapper();
+        var first = mapper.readTree(lines.get(0));
+        assertEquals("FOUND", first.get("status").asText());
+        assertEquals(AOD_MC, first.get("matches").get(0).get("guid").asText());
+        assertEquals(DS_MC, first.get("matches").get(0).get("dataset").asText());
+        assertEquals("NOT_FOUND", mapper.readTree(lines.get(1)).get("status").asText());
+    }
+
+    @Test
+    void usageErrors() {
+        assertEquals(2, run("", "--json", "--csv").status());
+        assertEquals(2, run("", "--colour", "red").status());
+        assertEquals(2, LookupMain.run(new String[]{"1 1"}, new ByteArrayInputStream(new byte[0]),
+                new PrintStream(new ByteArrayOutputStream()), new PrintStream(new ByteArrayOutputStream())));
+    }
+}
