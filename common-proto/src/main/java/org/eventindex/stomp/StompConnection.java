@@ -53,6 +53,7 @@ public final class StompConnection implements Closeable {
     private final long sendHeartbeatMs;
     private volatile long lastWriteNanos = System.nanoTime();
     private StompHeartbeat heartbeat;
+    private final AtomicLong heartbeatsReceived = new AtomicLong();
 
     /** Takes over a socket on which CONNECTED was received; {@link #start()} begins reading. */
     StompConnection(StompSettings settings, StompEndpoint endpoint, Socket socket, InputStream in,
@@ -169,6 +170,11 @@ public final class StompConnection implements Closeable {
         }
     }
 
+    /** Heart-beats (EOLs between frames) received from the broker on this connection so far. */
+    public long heartbeatsReceived() {
+        return heartbeatsReceived.get();
+    }
+
     /** False once the socket failed, an ERROR frame arrived, heart-beats stopped, or close was called. */
     public boolean isOpen() {
         return !closing.get() && !shutDown.get();
@@ -274,7 +280,7 @@ public final class StompConnection implements Closeable {
     private void readLoop() {
         try {
             while (!shutDown.get()) {
-                StompFrame frame = StompFrameCodec.read(in);
+                StompFrame frame = StompFrameCodec.read(in, heartbeatsReceived::incrementAndGet);
                 switch (frame.command()) {
                     case "RECEIPT" -> complete(frame.header("receipt-id"), frame);
                     case "MESSAGE" -> deliver(frame);

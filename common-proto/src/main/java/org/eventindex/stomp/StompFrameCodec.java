@@ -47,11 +47,19 @@ final class StompFrameCodec {
      * @throws IOException on a malformed frame
      */
     static StompFrame read(InputStream in) throws IOException {
+        return read(in, () -> { });
+    }
+
+    /** As {@link #read(InputStream)}, calling {@code onHeartbeat} for every heart-beat (LF) skipped on the way. */
+    static StompFrame read(InputStream in, Runnable onHeartbeat) throws IOException {
         int first;
         do {
             first = in.read();
             if (first < 0) {
                 throw new EOFException("broker closed the connection");
+            }
+            if (first == '\n') {
+                onHeartbeat.run();
             }
         } while (first == '\n' || first == '\r');
         int[] budget = {MAX_HEADER_BYTES};

@@ -164,9 +164,9 @@ class StompConnectionTest {
         StompSettings s = new StompSettings(StompEndpoint.parseList(broker.stompEndpoints()), null, null,
                 Duration.ofSeconds(5), Duration.ofSeconds(5), Duration.ofMillis(200));
         try (StompConnection c = StompConnection.connect(s)) {
-            // Deliberate idling, not synchronisation: both sides time out after well under 2 s without heart-beats
-            // (ours: 2 x 200 ms + 1 s; ActiveMQ: 1.5 x 200 ms).
-            Thread.sleep(2_000);
+            // Idle until the broker has sent 8 heart-beats (>= 1.6 s): longer than either side's silence timeout
+            // (ours: 2 x 200 ms + 1 s; ActiveMQ's: 1.5 x 200 ms), so both directions must have kept it alive.
+            Await.until("8 heart-beats from the broker", Duration.ofSeconds(30), () -> c.heartbeatsReceived() >= 8);
             assertTrue(c.isOpen());
             c.send("/queue/test.idle", new byte[] {'{', '}'}, Map.of());
         }

@@ -17,6 +17,16 @@ import org.junit.jupiter.api.Test;
 class StompFrameCodecTest {
 
     @Test
+    void heartbeatsBetweenFramesAreSkippedAndCounted() throws IOException {
+        byte[] wire = "\n\r\n\nRECEIPT\nreceipt-id:7\n\n\0".getBytes(StandardCharsets.UTF_8);
+        int[] beats = {0};
+        StompFrame f = StompFrameCodec.read(new ByteArrayInputStream(wire), () -> beats[0]++);
+        assertEquals("RECEIPT", f.command());
+        assertEquals("7", f.header("receipt-id"));
+        assertEquals(3, beats[0], "LF, CR LF and LF are three heart-beats");
+    }
+
+    @Test
     void escapesHeadersAndKeepsBinaryBodyWithContentLength() throws IOException {
         Map<String, String> headers = new LinkedHashMap<>();
         headers.put("message-id", "ID:host-1:2");
