@@ -12,7 +12,7 @@ for b in "${binaries[@]}"; do
   command -v "$b" >/dev/null 2>&1 || missing+=("$b")
 done
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "[ceph] already installed: $(ceph --version 2>/dev/null | head -1)"
+  echo "[ceph] already installed: $(ceph --version 2>/dev/null | sed -n 1p)"
   exit 0
 fi
 
@@ -30,4 +30,4 @@ if ! "${sudo[@]}" apt-get install -y -q --no-install-recommends "${packages[@]}"
   echo "[ceph] apt-get install failed once; retrying" >&2
   "${sudo[@]}" apt-get install -y -q --no-install-recommends "${packages[@]}"
 fi
-echo "[ceph] installed $(ceph --version | head -1) in $(( $(date +%s) - start )) s"
+echo "[ceph] installed $(ceph --version | sed -n 1p) in $(( $(date +%s) - start )) s"
