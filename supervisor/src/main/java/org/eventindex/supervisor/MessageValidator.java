@@ -32,15 +32,11 @@ final class MessageValidator {
 
     /** A message of the producer queue: {@code {"type": 1, "ts", "id", "data": {...}}}. */
     Inbound producer(byte[] body, String brokerMessageId) {
-        JsonNode root;
-        try {
-            root = Json.tree(body);
-        } catch (IOException e) {
-            return reject(RejectReason.BAD_JSON, "body is not JSON: " + original(e), brokerMessageId, null);
+        JsonBody json = JsonBody.parse(body);
+        if (json.root() == null) {
+            return reject(RejectReason.BAD_JSON, json.problem(), brokerMessageId, null);
         }
-        if (root == null || !root.isObject()) {
-            return reject(RejectReason.BAD_JSON, "body is not a JSON object", brokerMessageId, null);
-        }
+        JsonNode root = json.root();
         String id = text(root, "id");
         String msgId = id != null ? id : brokerMessageId;
         JsonNode type = root.get("type");
@@ -130,17 +126,26 @@ final class MessageValidator {
         return new Inbound.ObjectStored(id, info);
     }
 
+    /** A message body parsed once: the JSON object, or why it is not one. */
+    private record JsonBody(JsonNode root, String problem) {
+        static JsonBody parse(byte[] body) {
+            try {
+                JsonNode root = Json.tree(body);
+                return root != null && root.isObject() ? new JsonBody(root, null)
+                        : new JsonBody(null, "body is not a JSON object");
+            } catch (IOException e) {
+                return new JsonBody(null, "body is not JSON: " + original(e));
+            }
+        }
+    }
+
     /** A message of the control queue: a manifest, a consumer report or an operator command. */
     Inbound control(byte[] body, String brokerMessageId) {
-        JsonNode root;
-        try {
-            root = Json.tree(body);
-        } catch (IOException e) {
-            return reject(RejectReason.BAD_JSON, "body is not JSON: " + original(e), brokerMessageId, null);
+        JsonBody json = JsonBody.parse(body);
+        if (json.root() == null) {
+            return reject(RejectReason.BAD_JSON, json.problem(), brokerMessageId, null);
         }
-        if (root == null || !root.isObject()) {
-            return reject(RejectReason.BAD_JSON, "body is not a JSON object", brokerMessageId, null);
-        }
+        JsonNode root = json.root();
         String type = text(root, "type");
         if (type == null) {
             return reject(RejectReason.MISSING_FIELD, "field 'type' is missing or empty", brokerMessageId, null);
