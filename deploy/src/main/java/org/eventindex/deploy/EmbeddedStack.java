@@ -1,5 +1,6 @@
 package org.eventindex.deploy;
 
+import org.eventindex.config.SecretFile;
 import org.apache.kudu.client.KuduClient;
 import org.eventindex.consumer.ConsumerConfig;
 import org.eventindex.kudu.DatasetQueries;
@@ -140,7 +141,7 @@ public final class EmbeddedStack implements AutoCloseable {
         p.setProperty(ConsumerConfig.HTTP_PORT, "0");
         Path secret = options.workDir().resolve("s3-secret");
         try {
-            Files.writeString(secret, S3_SECRET_KEY);
+            SecretFile.write(secret, S3_SECRET_KEY);
         } catch (IOException e) {
             throw new IllegalStateException("cannot write the local S3 secret file " + secret, e);
         }

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
+import org.eventindex.config.SecretFile;
 import org.eventindex.message.Queues;
 import org.eventindex.stomp.StompEndpoint;
 
@@ -238,13 +239,9 @@ public final class ProducerArgs {
             return env.get(envName);
         }
         try {
-            String s = Files.readString(Path.of(file), StandardCharsets.UTF_8).strip();
-            if (s.isEmpty()) {
-                throw config("secret file " + file + " is empty");
-            }
-            return s;
-        } catch (IOException e) {
-            throw config("cannot read secret file " + file + ": " + e.getClass().getSimpleName());
+            return SecretFile.read(Path.of(file), "secret file option");
+        } catch (IOException | IllegalArgumentException e) {
+            throw config(e.getMessage());
         }
     }
 

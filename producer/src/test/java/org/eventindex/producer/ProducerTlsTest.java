@@ -1,5 +1,6 @@
 package org.eventindex.producer;
 
+import org.eventindex.config.SecretFile;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -63,7 +64,7 @@ class ProducerTlsTest {
                 STORE_PASSWORD, "-file", cert.toString());
         keytool("-importcert", "-noprompt", "-alias", "broker", "-file", cert.toString(), "-storetype", "PKCS12",
                 "-keystore", trustStore.toString(), "-storepass", TRUST_PASSWORD);
-        trustPasswordFile = Files.writeString(shared.resolve("trust.pw"), TRUST_PASSWORD + "\n");
+        trustPasswordFile = SecretFile.write(shared.resolve("trust.pw"), TRUST_PASSWORD + "\n");
 
         KeyStore ks = KeyStore.getInstance(keyStore.toFile(), STORE_PASSWORD.toCharArray());
         KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
@@ -138,7 +139,7 @@ class ProducerTlsTest {
 
     @Test
     void wrongTrustStorePasswordIsAConfigurationErrorWithoutThePassword() throws Exception {
-        Path wrong = Files.writeString(dir.resolve("wrong.pw"), "not-the-password");
+        Path wrong = SecretFile.write(dir.resolve("wrong.pw"), "not-the-password");
         int code = run(Map.of(), "--trust-store", trustStore.toString(), "--trust-store-password-file",
                 wrong.toString());
         String err = stderr.toString(StandardCharsets.UTF_8);

@@ -1,5 +1,6 @@
 package org.eventindex.supervisor;
 
+import org.eventindex.config.SecretFile;
 import org.eventindex.message.Queues;
 import org.eventindex.stomp.StompEndpoint;
 import org.junit.jupiter.api.Test;
@@ -49,7 +50,7 @@ class SupervisorConfigTest {
     @Test
     void everyKeyMapsToItsField() throws IOException {
         Path secret = dir.resolve("stomp.password");
-        Files.writeString(secret, "s3cret\n");
+        SecretFile.write(secret, "s3cret\n");
         Properties p = new Properties();
         p.setProperty(SupervisorConfig.BROKERS, "mq1:61613, mq2:61614");
         p.setProperty(SupervisorConfig.STOMP_USER, "ei");
