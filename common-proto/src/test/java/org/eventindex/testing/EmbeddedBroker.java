@@ -15,6 +15,7 @@ import java.util.stream.Collectors;
 import java.security.Principal;
 import org.apache.activemq.broker.BrokerPlugin;
 import org.apache.activemq.broker.BrokerService;
+import org.apache.activemq.broker.SslContext;
 import org.apache.activemq.broker.region.Destination;
 import org.apache.activemq.command.ActiveMQQueue;
 import org.apache.activemq.jaas.GroupPrincipal;
@@ -73,14 +74,16 @@ public final class EmbeddedBroker implements AutoCloseable {
     private final Path dataDir;
     private final Map<String, String> users;
     private final Security security;
+    private final TestCertificates tls;
     private final int port;
     private BrokerService broker;
 
-    private EmbeddedBroker(Path dataDir, Map<String, String> users, Security security, BrokerService broker,
-                           int port) {
+    private EmbeddedBroker(Path dataDir, Map<String, String> users, Security security, TestCertificates tls,
+                           BrokerService broker, int port) {
         this.dataDir = dataDir;
         this.users = users;
         this.security = security;
+        this.tls = tls;
         this.broker = broker;
         this.port = port;
     }
@@ -95,7 +98,15 @@ public final class EmbeddedBroker implements AutoCloseable {
      * them.
      */
     public static EmbeddedBroker start(Path dataDir, Map<String, String> users) {
-        return start(dataDir, Map.copyOf(requireNonNull(users, "users is null")), null);
+        return start(dataDir, Map.copyOf(requireNonNull(users, "users is null")), null, null);
+    }
+
+    /**
+     * Starts a broker whose only connector is STOMP over TLS ({@code stomp+ssl}) with the certificate of
+     * {@code certificates}; {@link #stompEndpoints()} names it. Any login is accepted.
+     */
+    public static EmbeddedBroker startTls(Path dataDir, TestCertificates certificates) {
+        return start(dataDir, Map.of(), null, requireNonNull(certificates, "certificates is null"));
     }
 
     /**
@@ -104,22 +115,24 @@ public final class EmbeddedBroker implements AutoCloseable {
      */
     public static EmbeddedBroker startSecured(Path dataDir, Security security) {
         requireNonNull(security, "security is null");
-        return start(dataDir, security.passwords(), security);
+        return start(dataDir, security.passwords(), security, null);
     }
 
-    private static EmbeddedBroker start(Path dataDir, Map<String, String> users, Security security) {
+    private static EmbeddedBroker start(Path dataDir, Map<String, String> users, Security security,
+                                        TestCertificates tls) {
         requireNonNull(dataDir, "dataDir is null");
         try {
             Files.createDirectories(dataDir);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create broker data folder " + dataDir, e);
         }
-        BrokerService broker = newBroker(dataDir, users, security, 0);
+        BrokerService broker = newBroker(dataDir, users, security, tls, 0);
         int port = boundPort(broker);
-        return new EmbeddedBroker(dataDir, users, security, broker, port);
+        return new EmbeddedBroker(dataDir, users, security, tls, broker, port);
     }
 
-    private static BrokerService newBroker(Path dataDir, Map<String, String> users, Security security, int port) {
+    private static BrokerService newBroker(Path dataDir, Map<String, String> users, Security security,
+                                           TestCertificates tls, int port) {
         try {
             BrokerService b = new BrokerService();
             b.setBrokerName("ei-test-" + Integer.toHexString(System.identityHashCode(dataDir)));
@@ -144,7 +157,10 @@ public final class EmbeddedBroker implements AutoCloseable {
             } else if (!users.isEmpty()) {
                 b.setPlugins(new BrokerPlugin[] {authentication(users, null)});
             }
-            b.addConnector("stomp://127.0.0.1:" + port + limits);
+            if (tls != null) {
+                b.setSslContext(new SslContext(tls.keyManagers(), null, null));
+            }
+            b.addConnector((tls == null ? "stomp" : "stomp+ssl") + "://127.0.0.1:" + port + limits);
             b.start();
             if (!b.waitUntilStarted()) {
                 throw new IllegalStateException("embedded broker in " + dataDir + " did not start");
@@ -232,7 +248,7 @@ public final class EmbeddedBroker implements AutoCloseable {
     /** Stops the broker if running and starts it again on the same port with the same message store. */
     public synchronized void restart() {
         stop();
-        broker = newBroker(dataDir, users, security, port);
+        broker = newBroker(dataDir, users, security, tls, port);
     }
 
     @Override
