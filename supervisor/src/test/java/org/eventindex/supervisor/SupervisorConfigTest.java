@@ -1,5 +1,6 @@
 package org.eventindex.supervisor;
 
+import org.eventindex.config.TlsSettings;
 import org.eventindex.config.SecretFile;
 import org.eventindex.message.Queues;
 import org.eventindex.stomp.StompEndpoint;
@@ -90,6 +91,7 @@ class SupervisorConfigTest {
         p.setProperty(SupervisorConfig.CLEANUP_ORPHAN_RETENTION, "48h");
         p.setProperty(SupervisorConfig.CLEANUP_INTERVAL, "10m");
         p.setProperty(SupervisorConfig.EVENTS_QUEUE, "9");
+        p.setProperty("supervisor.stomp.tls", "true");
 
         SupervisorConfig c = SupervisorConfig.fromProperties(p, Map.of(SupervisorConfig.ENV_STOMP_PASSWORD, "ignored",
                 SupervisorConfig.ENV_RUCIO_PASSWORD, "rucio-pw", SupervisorConfig.ENV_S3_SECRET_KEY, "s3-secret"));
@@ -122,7 +124,8 @@ class SupervisorConfigTest {
         assertFalse(c.toString().contains("s3cret"), c.toString());
         assertFalse(c.toString().contains("rucio-pw"), c.toString());
         assertFalse(c.toString().contains("s3-secret"), c.toString());
-        assertEquals(40, SupervisorConfig.KEYS.size(), "a key was added: map it in this test and in the docs");
+        assertEquals(new TlsSettings("supervisor.", true, null, null), c.tls());
+        assertEquals(45, SupervisorConfig.KEYS.size(), "a key was added: map it in this test and in the docs");
     }
 
     @Test
