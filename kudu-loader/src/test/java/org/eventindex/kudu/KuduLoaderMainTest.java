@@ -51,6 +51,9 @@ class KuduLoaderMainTest {
         assertEquals(2, run("create-tables", "--masters", "m:1", "--replicas", "2"));
         assertTrue(err().contains("odd"), err());
         assertEquals(2, run("create-tables", "--masters"));
+        assertEquals(2, run("delete", "--masters", "m:1", "--dataset", "../../etc"));
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("option --dataset: invalid dataset name '../../etc'"),
+                err.toString(StandardCharsets.UTF_8));
         assertTrue(err().contains("--masters needs a value"), err());
     }
 }
