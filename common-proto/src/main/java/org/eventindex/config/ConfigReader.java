@@ -114,23 +114,14 @@ public final class ConfigReader {
      * A secret: the content of the file named by {@code fileKey}, else the key's environment variable, else null.
      *
      * @throws IOException              when the file cannot be read
-     * @throws IllegalArgumentException when the file is empty
+     * @throws IllegalArgumentException when the file is empty or readable by group or others (see {@link SecretFile})
      */
     public String secret(String fileKey) throws IOException {
         String file = text(fileKey);
         if (file.isEmpty()) {
             return fromEnv(key(fileKey).envVar()).orElse(null);
         }
-        String s;
-        try {
-            s = Files.readString(Path.of(file), StandardCharsets.UTF_8).strip();
-        } catch (IOException e) {
-            throw new IOException(fileKey + ": cannot read secret file " + file + ": " + e.getMessage(), e);
-        }
-        if (s.isEmpty()) {
-            throw new IllegalArgumentException(fileKey + ": secret file " + file + " is empty");
-        }
-        return s;
+        return SecretFile.read(Path.of(file), fileKey);
     }
 
     /** Parses {@code PT30S}-style ISO-8601 or a whole number with unit {@code ms, s, m, h}. */

@@ -5,9 +5,14 @@ import java.net.URISyntaxException;
 import java.util.Objects;
 
 /**
- * The object location carried in control messages: {@code s3://host:port/bucket/key}.
+ * The object location carried in control messages: {@code s3://host:port/bucket/key}. The key is checked as a
+ * relative path of plain segments (no {@code .} or {@code ..} segment, no empty segment, no backslash, no control
+ * character, at most {@link #MAX_KEY_LENGTH} characters), so no message can make a reader address an object outside
+ * the key space the producers write.
  */
 public record S3ObjectUrl(String host, int port, String bucket, String key) {
+    /** S3's own limit on key length (in bytes; checked here in characters of the decoded key). */
+    public static final int MAX_KEY_LENGTH = 1024;
 
     public S3ObjectUrl {
         Objects.requireNonNull(host, "host is null");
@@ -16,6 +21,33 @@ public record S3ObjectUrl(String host, int port, String bucket, String key) {
         if (bucket.isEmpty() || key.isEmpty()) {
             throw new IllegalArgumentException("object URL needs a bucket and a key");
         }
+        String problem = keyProblem(key);
+        if (problem != null) {
+            throw new IllegalArgumentException("object key '" + org.eventindex.names.Printable.of(key, 200) + "' "
+                    + problem);
+        }
+    }
+
+    /** Why {@code key} is refused, or null when it is a plain relative key. */
+    private static String keyProblem(String key) {
+        if (key.length() > MAX_KEY_LENGTH) {
+            return "is " + key.length() + " characters long, the limit is " + MAX_KEY_LENGTH;
+        }
+        for (int i = 0; i < key.length(); i++) {
+            char c = key.charAt(i);
+            if (c < 0x20 || c == 0x7f) {
+                return "has a control character at position " + i;
+            }
+            if (c == '\\') {
+                return "has a backslash at position " + i;
+            }
+        }
+        for (String segment : key.split("/", -1)) {
+            if (segment.isEmpty() || segment.equals(".") || segment.equals("..")) {
+                return "has an empty, '.' or '..' path segment";
+            }
+        }
+        return null;
     }
 
     /** @throws IllegalArgumentException naming the URL and what is wrong */

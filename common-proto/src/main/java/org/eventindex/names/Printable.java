@@ -1,11 +1,11 @@
 package org.eventindex.names;
 
 /** Makes untrusted input safe to echo in an error message: control and non-ASCII characters escaped, length capped. */
-final class Printable {
+public final class Printable {
     private Printable() {
     }
 
-    static String of(String s, int maxChars) {
+    public static String of(String s, int maxChars) {
         String shown = s.length() <= maxChars ? s : s.substring(0, maxChars - 3) + "...";
         StringBuilder out = new StringBuilder(shown.length() + 8);
         for (int i = 0; i < shown.length(); i++) {
@@ -19,7 +19,7 @@ final class Printable {
         return out.toString();
     }
 
-    static String of(char c) {
+    public static String of(char c) {
         return of(String.valueOf(c), 1);
     }
 }

@@ -69,6 +69,7 @@ public final class SpbReader implements Closeable {
     private final Set<String> guidsSeen = new HashSet<>();
     private String currentGuid;
     private long fileEvents;
+    private long inflatedBytes;
     private long totalEvents;
     private long files;
 
@@ -198,7 +199,11 @@ public final class SpbReader implements Closeable {
         return new SpbRecord.BeginGuid(begin, at);
     }
 
-    private SpbRecord onEvent(EIEvent_p1 event, long at) {
+    private SpbRecord onEvent(EIEvent_p1 event, long at) throws SpbFormatException {
+        if (fileEvents >= limits.maxEventsPerFile()) {
+            throw error(at, Problem.OVERSIZE, "GUID " + currentGuid + " has more than " + limits.maxEventsPerFile()
+                    + " events");
+        }
         fileEvents++;
         totalEvents++;
         return new SpbRecord.Event(event, at);
@@ -306,7 +311,13 @@ public final class SpbReader implements Closeable {
 
     private int readInflated(byte[] into, int off, int len) throws IOException {
         try {
-            return inflated.read(into, off, len);
+            int n = inflated.read(into, off, len);
+            // Checked on every read: a gzip bomb inflates to at most the limit plus one buffer before it stops.
+            if (n > 0 && (inflatedBytes += n) > limits.maxInflatedBytes()) {
+                throw error(inflatedBytes - n, Problem.OVERSIZE, "inflates to more than " + limits.maxInflatedBytes()
+                        + " bytes (from " + raw.count() + " compressed bytes)");
+            }
+            return n;
         } catch (EOFException e) {
             throw error(bufStart + lim, Problem.TRUNCATED, "gzip stream ends early after " + raw.count()
                     + " compressed bytes (file cut off?)", e);

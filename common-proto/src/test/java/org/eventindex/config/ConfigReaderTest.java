@@ -83,7 +83,7 @@ final class ConfigReaderTest {
     @Test
     void secretsComeFromTheFileElseTheEnvironmentNeverFromProperties(@TempDir Path dir) throws IOException {
         Path file = dir.resolve("secret");
-        Files.writeString(file, "s3cret\n");
+        SecretFile.write(file, "s3cret\n");
         assertEquals("s3cret", reader(Map.of("d.secret.file", file.toString()), Map.of("D_SECRET", "env"))
                 .secret("d.secret.file"));
         assertEquals("env", reader(Map.of(), Map.of("D_SECRET", " env ")).secret("d.secret.file"));
@@ -95,7 +95,7 @@ final class ConfigReaderTest {
     @Test
     void emptyOrMissingSecretFileIsAnErrorNamingTheKey(@TempDir Path dir) throws IOException {
         Path empty = dir.resolve("empty");
-        Files.writeString(empty, "  \n");
+        SecretFile.write(empty, "  \n");
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> reader(Map.of("d.secret.file", empty.toString()), Map.of()).secret("d.secret.file"));
         assertTrue(e.getMessage().startsWith("d.secret.file: secret file"), e.getMessage());

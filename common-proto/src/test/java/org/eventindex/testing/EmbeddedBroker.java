@@ -10,12 +10,18 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.security.Principal;
 import org.apache.activemq.broker.BrokerPlugin;
 import org.apache.activemq.broker.BrokerService;
+import org.apache.activemq.broker.SslContext;
 import org.apache.activemq.broker.region.Destination;
 import org.apache.activemq.command.ActiveMQQueue;
+import org.apache.activemq.jaas.GroupPrincipal;
 import org.apache.activemq.security.SimpleAuthenticationPlugin;
 import org.apache.activemq.store.kahadb.KahaDBPersistenceAdapter;
+import org.eventindex.stomp.BrokerAccess;
 
 /**
  * An in-process ActiveMQ Classic broker for tests and the demo stack: persistent KahaDB in a given folder, one STOMP
@@ -23,20 +29,61 @@ import org.apache.activemq.store.kahadb.KahaDBPersistenceAdapter;
  * same port with the same store (persistent messages survive).
  *
  * <p>With {@link #start(Path, Map)} the broker requires a login (simple authentication plugin; the
- * {@code activemq-jaas} jar must be on the test classpath).
+ * {@code activemq-jaas} jar must be on the classpath). With {@link #startSecured(Path, Security)} it also applies the
+ * deployment's per-destination rules ({@link BrokerAccess}) and the frame size and connection limits of the shipped
+ * template {@code deploy/activemq/activemq.xml}.
  */
 public final class EmbeddedBroker implements AutoCloseable {
     /** The queue that NACKed and expired messages go to. */
     public static final String DLQ = "ActiveMQ.DLQ";
 
+    /** Largest STOMP frame the secured broker accepts; the shipped template's {@code wireFormat.maxFrameSize}. */
+    public static final long MAX_FRAME_BYTES = 4L << 20;
+    /** Most client connections of the secured broker; the template's {@code transport.maxConnections}. */
+    public static final int MAX_CONNECTIONS = 1000;
+
+    /**
+     * Logins of a secured broker.
+     *
+     * @param passwords login to password
+     * @param groups    login to its groups ({@link BrokerAccess#PRODUCERS} and the others)
+     */
+    public record Security(Map<String, String> passwords, Map<String, Set<String>> groups) {
+        public Security {
+            passwords = Map.copyOf(passwords);
+            groups = Map.copyOf(groups);
+            if (!passwords.keySet().equals(groups.keySet())) {
+                throw new IllegalArgumentException("every login needs a password and groups: " + passwords.keySet()
+                        + " vs " + groups.keySet());
+            }
+        }
+
+        /** One login per group, each named after its group, with the given passwords (group to password). */
+        public static Security onePerGroup(Map<String, String> groupPasswords) {
+            Map<String, Set<String>> groups = new LinkedHashMap<>();
+            groupPasswords.keySet().forEach(g -> groups.put(g, Set.of(g)));
+            return new Security(groupPasswords, groups);
+        }
+
+        @Override
+        public String toString() {
+            return "Security[logins=" + groups + "]";
+        }
+    }
+
     private final Path dataDir;
     private final Map<String, String> users;
+    private final Security security;
+    private final TestCertificates tls;
     private final int port;
     private BrokerService broker;
 
-    private EmbeddedBroker(Path dataDir, Map<String, String> users, BrokerService broker, int port) {
+    private EmbeddedBroker(Path dataDir, Map<String, String> users, Security security, TestCertificates tls,
+                           BrokerService broker, int port) {
         this.dataDir = dataDir;
         this.users = users;
+        this.security = security;
+        this.tls = tls;
         this.broker = broker;
         this.port = port;
     }
@@ -51,19 +98,41 @@ public final class EmbeddedBroker implements AutoCloseable {
      * them.
      */
     public static EmbeddedBroker start(Path dataDir, Map<String, String> users) {
+        return start(dataDir, Map.copyOf(requireNonNull(users, "users is null")), null, null);
+    }
+
+    /**
+     * Starts a broker whose only connector is STOMP over TLS ({@code stomp+ssl}) with the certificate of
+     * {@code certificates}; {@link #stompEndpoints()} names it. Any login is accepted.
+     */
+    public static EmbeddedBroker startTls(Path dataDir, TestCertificates certificates) {
+        return start(dataDir, Map.of(), null, requireNonNull(certificates, "certificates is null"));
+    }
+
+    /**
+     * Starts a broker that requires a login, refuses anonymous connections, and lets each login use only the
+     * destinations {@link BrokerAccess} grants its groups.
+     */
+    public static EmbeddedBroker startSecured(Path dataDir, Security security) {
+        requireNonNull(security, "security is null");
+        return start(dataDir, security.passwords(), security, null);
+    }
+
+    private static EmbeddedBroker start(Path dataDir, Map<String, String> users, Security security,
+                                        TestCertificates tls) {
         requireNonNull(dataDir, "dataDir is null");
-        Map<String, String> copy = Map.copyOf(requireNonNull(users, "users is null"));
         try {
             Files.createDirectories(dataDir);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create broker data folder " + dataDir, e);
         }
-        BrokerService broker = newBroker(dataDir, copy, 0);
+        BrokerService broker = newBroker(dataDir, users, security, tls, 0);
         int port = boundPort(broker);
-        return new EmbeddedBroker(dataDir, copy, broker, port);
+        return new EmbeddedBroker(dataDir, users, security, tls, broker, port);
     }
 
-    private static BrokerService newBroker(Path dataDir, Map<String, String> users, int port) {
+    private static BrokerService newBroker(Path dataDir, Map<String, String> users, Security security,
+                                           TestCertificates tls, int port) {
         try {
             BrokerService b = new BrokerService();
             b.setBrokerName("ei-test-" + Integer.toHexString(System.identityHashCode(dataDir)));
@@ -79,13 +148,19 @@ public final class EmbeddedBroker implements AutoCloseable {
             // Modest limits: the defaults (100 GB store) exceed test disks and make the broker warn.
             b.getSystemUsage().getStoreUsage().setLimit(1L << 30);
             b.getSystemUsage().getTempUsage().setLimit(256L << 20);
-            if (!users.isEmpty()) {
-                SimpleAuthenticationPlugin auth = new SimpleAuthenticationPlugin();
-                auth.setUserPasswords(new LinkedHashMap<>(users));
-                auth.setAnonymousAccessAllowed(false);
-                b.setPlugins(new BrokerPlugin[] {auth});
+            String limits = "";
+            if (security != null) {
+                b.setPlugins(new BrokerPlugin[] {authentication(users, security), BrokerAcls.plugin()});
+                b.setDestinations(BrokerAcls.queues());
+                limits = "?wireFormat.maxFrameSize=" + MAX_FRAME_BYTES + "&transport.maxConnections="
+                        + MAX_CONNECTIONS;
+            } else if (!users.isEmpty()) {
+                b.setPlugins(new BrokerPlugin[] {authentication(users, null)});
             }
-            b.addConnector("stomp://127.0.0.1:" + port);
+            if (tls != null) {
+                b.setSslContext(new SslContext(tls.keyManagers(), null, null));
+            }
+            b.addConnector((tls == null ? "stomp" : "stomp+ssl") + "://127.0.0.1:" + port + limits);
             b.start();
             if (!b.waitUntilStarted()) {
                 throw new IllegalStateException("embedded broker in " + dataDir + " did not start");
@@ -94,6 +169,19 @@ public final class EmbeddedBroker implements AutoCloseable {
         } catch (Exception e) {
             throw new IllegalStateException("cannot start embedded broker in " + dataDir + " on port " + port, e);
         }
+    }
+
+    private static SimpleAuthenticationPlugin authentication(Map<String, String> users, Security security) {
+        SimpleAuthenticationPlugin auth = new SimpleAuthenticationPlugin();
+        auth.setUserPasswords(new LinkedHashMap<>(users));
+        if (security != null) {
+            Map<String, Set<Principal>> groups = new LinkedHashMap<>();
+            security.groups().forEach((login, g) -> groups.put(login, g.stream()
+                    .map(name -> (Principal) new GroupPrincipal(name)).collect(Collectors.toSet())));
+            auth.setUserGroups(groups);
+        }
+        auth.setAnonymousAccessAllowed(false);
+        return auth;
     }
 
     private static int boundPort(BrokerService b) {
@@ -160,7 +248,7 @@ public final class EmbeddedBroker implements AutoCloseable {
     /** Stops the broker if running and starts it again on the same port with the same message store. */
     public synchronized void restart() {
         stop();
-        broker = newBroker(dataDir, users, port);
+        broker = newBroker(dataDir, users, security, tls, port);
     }
 
     @Override

@@ -45,10 +45,11 @@ public final class EmbeddedS3 implements AutoCloseable {
     private final AtomicLong totalGets;
 
     private EmbeddedS3(S3Proxy proxy, BlobStore store, String accessKey, String secretKey,
-                       Map<String, AtomicLong> gets, AtomicLong totalGets) {
+                       Map<String, AtomicLong> gets, AtomicLong totalGets, boolean https) {
         this.proxy = proxy;
         this.store = store;
-        this.endpoint = URI.create("http://127.0.0.1:" + proxy.getPort());
+        this.endpoint = URI.create(https ? "https://127.0.0.1:" + proxy.getSecurePort()
+                : "http://127.0.0.1:" + proxy.getPort());
         this.accessKey = accessKey;
         this.secretKey = secretKey;
         this.gets = gets;
@@ -57,6 +58,18 @@ public final class EmbeddedS3 implements AutoCloseable {
 
     /** Starts S3Proxy storing objects under {@code dir}; requests must be signed with the given key pair. */
     public static EmbeddedS3 start(Path dir, String accessKey, String secretKey) {
+        return start(dir, accessKey, secretKey, null);
+    }
+
+    /**
+     * Starts S3Proxy serving HTTPS only ({@link #endpoint()} is {@code https://127.0.0.1:PORT}) with the certificate
+     * of {@code certificates}.
+     */
+    public static EmbeddedS3 startHttps(Path dir, String accessKey, String secretKey, TestCertificates certificates) {
+        return start(dir, accessKey, secretKey, requireNonNull(certificates, "certificates is null"));
+    }
+
+    private static EmbeddedS3 start(Path dir, String accessKey, String secretKey, TestCertificates tls) {
         requireNonNull(dir, "dir is null");
         requireNonNull(accessKey, "accessKey is null");
         requireNonNull(secretKey, "secretKey is null");
@@ -69,11 +82,16 @@ public final class EmbeddedS3 implements AutoCloseable {
         Map<String, AtomicLong> gets = new ConcurrentHashMap<>();
         AtomicLong totalGets = new AtomicLong();
         BlobStore counting = new CountingBlobStore(store, gets, totalGets);
-        S3Proxy proxy = S3Proxy.builder()
+        S3Proxy.Builder builder = S3Proxy.builder()
                 .blobStore(counting)
-                .endpoint(URI.create("http://127.0.0.1:0"))
-                .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, accessKey, secretKey)
-                .build();
+                .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, accessKey, secretKey);
+        if (tls == null) {
+            builder.endpoint(URI.create("http://127.0.0.1:0"));
+        } else {
+            builder.secureEndpoint(URI.create("https://127.0.0.1:0"))
+                    .keyStore(tls.keyStore().toString(), tls.keyStorePassword());
+        }
+        S3Proxy proxy = builder.build();
         try {
             proxy.start();
             long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
@@ -86,10 +104,10 @@ public final class EmbeddedS3 implements AutoCloseable {
         } catch (Exception e) {
             throw new IllegalStateException("cannot start S3Proxy in " + dir, e);
         }
-        return new EmbeddedS3(proxy, store, accessKey, secretKey, gets, totalGets);
+        return new EmbeddedS3(proxy, store, accessKey, secretKey, gets, totalGets, tls != null);
     }
 
-    /** {@code http://127.0.0.1:PORT}; use path-style access and region us-east-1. */
+    /** {@code http://127.0.0.1:PORT} (or https); use path-style access and region us-east-1. */
     public URI endpoint() {
         return endpoint;
     }

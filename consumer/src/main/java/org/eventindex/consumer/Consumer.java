@@ -5,7 +5,6 @@ import org.apache.hadoop.fs.FileContext;
 import org.apache.hadoop.fs.Path;
 import org.eventindex.ops.Metrics;
 import org.eventindex.ops.OpsHttpServer;
-import org.eventindex.spb.SpbLimits;
 import org.eventindex.stomp.StompQueueWorker;
 import org.eventindex.stomp.StompSender;
 import org.eventindex.stomp.StompSettings;
@@ -102,7 +101,9 @@ public final class Consumer implements AutoCloseable {
         this.metrics = new ConsumerMetrics(new Metrics());
         this.status = new ConsumerStatus(config.consumerId(), clock, 20);
         this.spoolDir = config.spoolDir().resolve(HdfsCommitter.safe(config.consumerId()));
-        Consolidator consolidator = new Consolidator(services.fetcher(), SpbLimits.DEFAULT, spoolDir,
+        Consolidator consolidator = new Consolidator(
+                new SizeLimitedFetcher(services.fetcher(), config.limits().objectMaxBytes()), config.limits().spb(),
+                spoolDir,
                 config.spoolMemoryBytes(), config.fetchThreads(), config.fetchAttempts(), metrics);
         ConsolidatedFormat format = new ParquetConsolidatedFormat(spoolDir, config.sortMemoryBytes());
         HdfsCommitter committer = new HdfsCommitter(services.fileContext(), new Path(config.hdfsRoot()),
@@ -117,7 +118,7 @@ public final class Consumer implements AutoCloseable {
         boolean ok = false;
         try {
             S3ObjectFetcher fetcher = S3ObjectFetcher.connect(config.s3Endpoint(), config.s3AccessKey(),
-                    config.s3SecretKey(), config.fetchThreads());
+                    config.s3SecretKey(), config.fetchThreads(), config.tls().s3TrustManagers());
             owned.add(fetcher);
             FileContext fc = FileContext.getFileContext(config.hdfsUri(), hadoopConf);
             KuduIngest ingest = KuduIngest.connect(config, hadoopConf, clock);
@@ -134,8 +135,8 @@ public final class Consumer implements AutoCloseable {
     }
 
     static StompSettings stompSettings(ConsumerConfig config) {
-        return StompSettings.of(config.brokers(), config.stompUser().isEmpty() ? null : config.stompUser(),
-                config.stompPassword());
+        return config.tls().applyTo(StompSettings.of(config.brokers(),
+                config.stompUser().isEmpty() ? null : config.stompUser(), config.stompPassword()));
     }
 
     /** Subscribes to the signal queue and opens the operations endpoint. */

@@ -2,8 +2,10 @@ package org.eventindex.consumer;
 
 import org.eventindex.config.ConfigKey;
 import org.eventindex.config.ConfigReader;
+import org.eventindex.config.TlsSettings;
 
 import org.eventindex.message.Queues;
+import org.eventindex.spb.SpbLimits;
 import org.eventindex.stomp.StompEndpoint;
 
 import java.io.IOException;
@@ -15,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
+import java.util.stream.Stream;
 
 import static org.eventindex.config.ConfigChecks.requireRange;
 import static org.eventindex.config.ConfigChecks.requireText;
@@ -30,6 +33,8 @@ import static org.eventindex.config.ConfigChecks.requireText;
  * @param spoolMemoryBytes  an object's selected records are kept in memory up to this size, then spooled to disk
  * @param sortMemoryBytes   events held in memory while sorting; beyond it sorted runs spill to the spool dir
  * @param httpPort          operations HTTP port; 0 picks a free port
+ * @param limits            bounds on what one signal may make the consumer read
+ * @param tls               STOMP over TLS and the trust stores for the brokers and an https S3 endpoint
  */
 public record ConsumerConfig(
         String consumerId,
@@ -53,7 +58,43 @@ public record ConsumerConfig(
         Path spoolDir,
         long spoolMemoryBytes,
         long sortMemoryBytes,
-        int httpPort) {
+        int httpPort,
+        Limits limits,
+        TlsSettings tls) {
+
+    /**
+     * Bounds against hostile or broken input, each refused with a reason naming the key.
+     *
+     * @param objectMaxBytes    largest object fetched (checked against its length before reading, and while reading)
+     * @param inflatedMaxBytes  most uncompressed bytes read from one object (a gzip bomb stops here)
+     * @param messageMaxBytes   largest single SPB message (a declared length above it is refused before allocation)
+     * @param fileMaxEvents     most events of one input file (GUID) within an object
+     * @param datasetMaxEvents  most events a signal may announce for one dataset
+     */
+    public record Limits(long objectMaxBytes, long inflatedMaxBytes, int messageMaxBytes, long fileMaxEvents,
+                         long datasetMaxEvents) {
+        public static final Limits DEFAULT = new Limits(2L << 30, 16L << 30, 16 << 20, 100_000_000L,
+                2_000_000_000L);
+
+        public Limits {
+            requirePositive(objectMaxBytes, OBJECT_MAX_BYTES);
+            requirePositive(inflatedMaxBytes, OBJECT_MAX_INFLATED_BYTES);
+            requirePositive(messageMaxBytes, SPB_MESSAGE_MAX_BYTES);
+            requirePositive(fileMaxEvents, FILE_MAX_EVENTS);
+            requirePositive(datasetMaxEvents, DATASET_MAX_EVENTS);
+        }
+
+        /** The bounds the SPB reader applies to every object. */
+        public SpbLimits spb() {
+            return new SpbLimits(messageMaxBytes, inflatedMaxBytes, fileMaxEvents);
+        }
+
+        private static void requirePositive(long value, String key) {
+            if (value <= 0) {
+                throw new IllegalArgumentException(key + " must be positive: " + value);
+            }
+        }
+    }
 
 
     public static final String ID = "consumer.id";
@@ -78,13 +119,18 @@ public record ConsumerConfig(
     public static final String SPOOL_MEMORY_BYTES = "consumer.spool.memory.bytes";
     public static final String SORT_MEMORY_BYTES = "consumer.sort.memory.bytes";
     public static final String HTTP_PORT = "consumer.http.port";
+    public static final String OBJECT_MAX_BYTES = "consumer.object.max.bytes";
+    public static final String OBJECT_MAX_INFLATED_BYTES = "consumer.object.max.inflated.bytes";
+    public static final String SPB_MESSAGE_MAX_BYTES = "consumer.spb.message.max.bytes";
+    public static final String FILE_MAX_EVENTS = "consumer.file.max.events";
+    public static final String DATASET_MAX_EVENTS = "consumer.dataset.max.events";
 
     public static final String ENV_STOMP_PASSWORD = "EI_STOMP_PASSWORD";
     public static final String ENV_S3_ACCESS_KEY = "EI_S3_ACCESS_KEY";
     public static final String ENV_S3_SECRET_KEY = "EI_S3_SECRET_KEY";
 
     /** Every key, its default and its meaning. */
-    public static final List<ConfigKey> KEYS = List.of(
+    public static final List<ConfigKey> KEYS = Stream.concat(Stream.of(
             new ConfigKey(ID, "the host name", null, "Name of this consumer in reports, logs and /status."),
             new ConfigKey(BROKERS, "localhost:61613", null, "STOMP brokers, host:port[,host:port...]; tried in order."),
             new ConfigKey(STOMP_USER, "", null, "STOMP login; empty for none."),
@@ -119,7 +165,18 @@ public record ConsumerConfig(
             new ConfigKey(SORT_MEMORY_BYTES, "67108864", null,
                     "Events held in memory while sorting a dataset by (run, event); beyond this, sorted runs are"
                             + " spilled to the spool dir and merged."),
-            new ConfigKey(HTTP_PORT, "8083", null, "Port of /health, /ready, /metrics and /status; 0 picks a free port."));
+            new ConfigKey(HTTP_PORT, "8083", null, "Port of /health, /ready, /metrics and /status; 0 picks a free port."),
+            new ConfigKey(OBJECT_MAX_BYTES, "2147483648", null,
+                    "Largest object fetched; a larger one fails the dataset before it is read (production objects"
+                            + " reach 670 MB)."),
+            new ConfigKey(OBJECT_MAX_INFLATED_BYTES, "17179869184", null,
+                    "Most uncompressed bytes read from one object; a gzip bomb is refused when it reaches this."),
+            new ConfigKey(SPB_MESSAGE_MAX_BYTES, "16777216", null,
+                    "Largest single SPB message; a larger declared length is refused before anything is allocated."),
+            new ConfigKey(FILE_MAX_EVENTS, "100000000", null, "Most events of one input file (GUID) in an object."),
+            new ConfigKey(DATASET_MAX_EVENTS, "2000000000", null,
+                    "Most events a signal may announce for one dataset; a larger signal is refused unread.")),
+            TlsSettings.keys("consumer.").stream()).toList();
 
     public ConsumerConfig {
         requireText(consumerId, ID);
@@ -154,6 +211,8 @@ public record ConsumerConfig(
             throw new IllegalArgumentException(SPOOL_MEMORY_BYTES + " must not be negative: " + spoolMemoryBytes);
         }
         requireRange(httpPort, 0, 65535, HTTP_PORT);
+        Objects.requireNonNull(limits, "limits is null");
+        Objects.requireNonNull(tls, "tls is null");
     }
 
     /** The port of {@link #s3Endpoint()}, with the scheme's default when the URI names none. */
@@ -205,7 +264,11 @@ public record ConsumerConfig(
                         .orElseGet(() -> Path.of(System.getProperty("java.io.tmpdir"), "eventindex-consumer")),
                 r.longValue(SPOOL_MEMORY_BYTES),
                 r.longValue(SORT_MEMORY_BYTES),
-                r.integer(HTTP_PORT));
+                r.integer(HTTP_PORT),
+                new Limits(r.longValue(OBJECT_MAX_BYTES), r.longValue(OBJECT_MAX_INFLATED_BYTES),
+                        r.integer(SPB_MESSAGE_MAX_BYTES), r.longValue(FILE_MAX_EVENTS),
+                        r.longValue(DATASET_MAX_EVENTS)),
+                TlsSettings.read(r, "consumer."));
     }
 
     @Override
@@ -217,7 +280,7 @@ public record ConsumerConfig(
                 + ", s3SecretKey=" + (s3SecretKey == null ? "none" : "***") + ", hdfsUri=" + hdfsUri
                 + ", hdfsRoot=" + hdfsRoot + ", kuduMasters=" + kuduMasters + ", kuduTablePrefix=" + kuduTablePrefix
                 + ", kuduBuckets=" + kuduBuckets + ", kuduReplicas=" + kuduReplicas + ", fetchThreads=" + fetchThreads + ", fetchAttempts=" + fetchAttempts
-                + ", spoolDir=" + spoolDir + ", spoolMemoryBytes=" + spoolMemoryBytes + ", sortMemoryBytes=" + sortMemoryBytes + ", httpPort=" + httpPort + "]";
+                + ", spoolDir=" + spoolDir + ", spoolMemoryBytes=" + spoolMemoryBytes + ", sortMemoryBytes=" + sortMemoryBytes + ", httpPort=" + httpPort + ", limits=" + limits + ", tls=" + tls + "]";
     }
 
     private static String defaultId() {

@@ -27,7 +27,11 @@ public interface ObjectFetcher {
     /**
      * @param in     the object's bytes
      * @param sha256 lower-case hex SHA-256 the producer recorded, or null when the object has none
+     * @param size   the object's length as the store reported it, or -1 when unknown
      */
-    record Opened(InputStream in, String sha256) {
+    record Opened(InputStream in, String sha256, long size) {
+        public Opened(InputStream in, String sha256) {
+            this(in, sha256, -1);
+        }
     }
 }

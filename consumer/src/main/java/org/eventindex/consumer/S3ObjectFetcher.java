@@ -18,6 +18,7 @@ import software.amazon.awssdk.services.s3.model.NoSuchBucketException;
 import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 
+import javax.net.ssl.TrustManager;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -43,16 +44,24 @@ public final class S3ObjectFetcher implements ObjectFetcher, AutoCloseable {
      * A client for Ceph RGW and other S3 servers: path-style, region us-east-1, checksums only when required (Ceph
      * refuses the SDK's default trailing checksums), Apache HTTP client with one connection per fetch thread.
      *
-     * @param secretKey null for anonymous access
+     * @param secretKey     null for anonymous access
+     * @param trustManagers for an https endpoint signed by a private CA; null: the JVM's trust store
      */
     // ApacheHttpClient (Apache HttpClient 4) is deprecated in SDK 2.56 in favour of apache5-client; it is the client
     // measured against Ceph here and stays until the move to apache5 is tested there.
     @SuppressWarnings("deprecation")
     public static S3ObjectFetcher connect(URI endpoint, String accessKey, String secretKey, int maxConnections) {
+        return connect(endpoint, accessKey, secretKey, maxConnections, null);
+    }
+
+    @SuppressWarnings("deprecation")
+    public static S3ObjectFetcher connect(URI endpoint, String accessKey, String secretKey, int maxConnections,
+                                          TrustManager[] trustManagers) {
         Objects.requireNonNull(endpoint, "endpoint is null");
         AwsCredentialsProvider credentials = accessKey == null || accessKey.isEmpty() || secretKey == null
                 ? AnonymousCredentialsProvider.create()
                 : StaticCredentialsProvider.create(AwsBasicCredentials.create(accessKey, secretKey));
+        ApacheHttpClient.Builder http = ApacheHttpClient.builder().maxConnections(Math.max(2, maxConnections));
         S3Client client = S3Client.builder()
                 .endpointOverride(endpoint)
                 .region(Region.US_EAST_1)
@@ -60,7 +69,7 @@ public final class S3ObjectFetcher implements ObjectFetcher, AutoCloseable {
                 .credentialsProvider(credentials)
                 .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
                 .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
-                .httpClientBuilder(ApacheHttpClient.builder().maxConnections(Math.max(2, maxConnections)))
+                .httpClientBuilder(trustManagers == null ? http : http.tlsTrustManagersProvider(() -> trustManagers))
                 .build();
         return new S3ObjectFetcher(client, true);
     }
@@ -78,7 +87,9 @@ public final class S3ObjectFetcher implements ObjectFetcher, AutoCloseable {
             ResponseInputStream<GetObjectResponse> in = s3.getObject(GetObjectRequest.builder().bucket(url.bucket())
                     .key(url.key()).build());
             String sha = in.response().metadata().get("sha256");
-            return new Opened(in, sha == null ? null : sha.toLowerCase(java.util.Locale.ROOT));
+            Long length = in.response().contentLength();
+            return new Opened(in, sha == null ? null : sha.toLowerCase(java.util.Locale.ROOT),
+                    length == null ? -1 : length);
         } catch (NoSuchKeyException | NoSuchBucketException e) {
             throw new FileNotFoundException("object " + url + " does not exist (" + e.awsErrorDetails().errorCode()
                     + ")");

@@ -4,6 +4,7 @@ import org.eventindex.message.ConsumerSignal;
 import org.eventindex.message.S3ObjectUrl;
 import org.eventindex.message.SignalObject;
 import org.eventindex.names.DatasetName;
+import org.eventindex.names.Printable;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -25,16 +26,24 @@ public final class SignalValidator {
     private final String s3Host;
     private final int s3Port;
     private final String bucket;
+    private final long maxDatasetEvents;
 
     /** @param s3Host host objects must be on; compared case-insensitively, as written (no name resolution) */
     public SignalValidator(String s3Host, int s3Port, String bucket) {
+        this(s3Host, s3Port, bucket, Long.MAX_VALUE);
+    }
+
+    /** @param maxDatasetEvents most events a signal may announce ({@link ConsumerConfig#DATASET_MAX_EVENTS}) */
+    public SignalValidator(String s3Host, int s3Port, String bucket, long maxDatasetEvents) {
         this.s3Host = Objects.requireNonNull(s3Host, "s3Host is null").toLowerCase(Locale.ROOT);
         this.s3Port = s3Port;
         this.bucket = Objects.requireNonNull(bucket, "bucket is null");
+        this.maxDatasetEvents = maxDatasetEvents;
     }
 
     public static SignalValidator forConfig(ConsumerConfig config) {
-        return new SignalValidator(config.s3Endpoint().getHost(), config.s3EndpointPort(), config.s3Bucket());
+        return new SignalValidator(config.s3Endpoint().getHost(), config.s3EndpointPort(), config.s3Bucket(),
+                config.limits().datasetMaxEvents());
     }
 
     /** @throws ConsumeException with a reason naming the signal, dataset and the offending field or object */
@@ -63,6 +72,10 @@ public final class SignalValidator {
         }
         if (signal.epoch() < 0) {
             throw reject(signal, "epoch " + signal.epoch() + " is negative");
+        }
+        if (signal.expectedEvents() > maxDatasetEvents) {
+            throw reject(signal, "announces " + signal.expectedEvents() + " events, more than "
+                    + ConsumerConfig.DATASET_MAX_EVENTS + " = " + maxDatasetEvents);
         }
         List<SignalObject> objects = signal.objects();
         if (objects == null || objects.isEmpty()) {
@@ -126,7 +139,7 @@ public final class SignalValidator {
     }
 
     private static ConsumeException reject(ConsumerSignal signal, String what) {
-        return new ConsumeException("invalid signal " + signal.signalId() + " for dataset " + signal.dataset()
-                + ": " + what);
+        return new ConsumeException("invalid signal " + Printable.of(String.valueOf(signal.signalId()), 100)
+                + " for dataset " + Printable.of(String.valueOf(signal.dataset()), 300) + ": " + what);
     }
 }

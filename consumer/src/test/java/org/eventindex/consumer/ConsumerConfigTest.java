@@ -1,5 +1,6 @@
 package org.eventindex.consumer;
 
+import org.eventindex.config.SecretFile;
 import org.eventindex.message.Queues;
 import org.eventindex.stomp.StompEndpoint;
 import org.junit.jupiter.api.Test;
@@ -63,8 +64,8 @@ class ConsumerConfigTest {
 
     @Test
     void mapsEveryKey() throws IOException {
-        Path pw = Files.writeString(dir.resolve("stomp.pw"), "stomp-secret\n");
-        Path sk = Files.writeString(dir.resolve("s3.sk"), "s3-secret\n");
+        Path pw = SecretFile.write(dir.resolve("stomp.pw"), "stomp-secret\n");
+        Path sk = SecretFile.write(dir.resolve("s3.sk"), "s3-secret\n");
         ConsumerConfig c = ConsumerConfig.fromProperties(props(
                 ConsumerConfig.ID, "c2",
                 ConsumerConfig.BROKERS, "b1:1,b2:2",

@@ -39,4 +39,17 @@ class ConsumerMainTest {
         assertEquals(2, run("run", "--config", dir.resolve("missing.properties").toString()));
         assertTrue(err.toString(StandardCharsets.UTF_8).contains("cannot read consumer configuration"));
     }
+
+    @Test
+    void aSecretFileOthersCanReadStopsTheStartWithoutShowingTheSecret() throws IOException {
+        String secret = "s3-secret-" + System.nanoTime();
+        Path sk = Files.writeString(dir.resolve("s3.secret"), secret);
+        Files.setPosixFilePermissions(sk, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+        Path file = Files.writeString(dir.resolve("c.properties"), "consumer.s3.secret.key.file = " + sk + "\n");
+        assertEquals(2, run("run", "--config", file.toString()));
+        String text = err.toString(StandardCharsets.UTF_8);
+        assertTrue(text.contains("consumer.s3.secret.key.file: secret file " + sk + " has mode rw-r--r--"), text);
+        assertTrue(text.contains("chmod 600 " + sk), text);
+        assertTrue(!text.contains(secret), text);
+    }
 }

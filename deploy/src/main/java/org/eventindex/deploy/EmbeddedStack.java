@@ -1,5 +1,6 @@
 package org.eventindex.deploy;
 
+import org.eventindex.config.SecretFile;
 import org.apache.kudu.client.KuduClient;
 import org.eventindex.consumer.ConsumerConfig;
 import org.eventindex.kudu.DatasetQueries;
@@ -7,6 +8,7 @@ import org.eventindex.kudu.KuduTables;
 import org.eventindex.kudu.KuduTablesConfig;
 import org.eventindex.supervisor.Supervisor;
 import org.eventindex.supervisor.SupervisorConfig;
+import org.eventindex.stomp.StompSettings;
 import org.eventindex.testing.EmbeddedBroker;
 import org.eventindex.testing.EmbeddedHdfs;
 import org.eventindex.testing.EmbeddedKudu;
@@ -37,6 +39,7 @@ public final class EmbeddedStack implements AutoCloseable {
     private final Options options;
     private final List<AutoCloseable> started = new ArrayList<>();
     private EmbeddedBroker broker;
+    private final BrokerLogins logins = BrokerLogins.random();
     private EmbeddedS3 s3;
     private EmbeddedHdfs hdfs;
     private EmbeddedKudu kudu;
@@ -86,8 +89,8 @@ public final class EmbeddedStack implements AutoCloseable {
     private void startAll(Consumer<String> progress) throws IOException {
         Path work = options.workDir();
         Files.createDirectories(work);
-        progress.accept("starting ActiveMQ broker (STOMP, KahaDB)");
-        broker = track(EmbeddedBroker.start(work.resolve("broker")));
+        progress.accept("starting ActiveMQ broker (STOMP, KahaDB, one login per role, per-queue access rules)");
+        broker = track(EmbeddedBroker.startSecured(work.resolve("broker"), logins.security()));
         progress.accept("starting S3 server");
         s3 = track(EmbeddedS3.start(work.resolve("s3"), S3_ACCESS_KEY, S3_SECRET_KEY));
         s3.createBucket(options.bucket());
@@ -100,13 +103,16 @@ public final class EmbeddedStack implements AutoCloseable {
         new KuduTables(kudu.client(), tablesConfig).createOrVerify(options.epoch());
 
         progress.accept("starting supervisor");
-        supervisor = track(new Supervisor(SupervisorConfig.fromProperties(supervisorProperties(), Map.of()),
+        supervisor = track(new Supervisor(SupervisorConfig.fromProperties(supervisorProperties(),
+                Map.of(SupervisorConfig.ENV_STOMP_PASSWORD, logins.password(BrokerLogins.SUPERVISOR))),
                 Clock.systemUTC()));
         supervisor.start();
         for (int i = 0; i < options.consumers(); i++) {
             progress.accept("starting consumer " + (i + 1));
             org.eventindex.consumer.Consumer c = track(new org.eventindex.consumer.Consumer(
-                    ConsumerConfig.fromProperties(consumerProperties(i), Map.of()), hdfs.conf(), Clock.systemUTC()));
+                    ConsumerConfig.fromProperties(consumerProperties(i),
+                            Map.of(ConsumerConfig.ENV_STOMP_PASSWORD, logins.password(BrokerLogins.CONSUMER))),
+                    hdfs.conf(), Clock.systemUTC()));
             c.start();
             consumers.add(c);
         }
@@ -115,6 +121,7 @@ public final class EmbeddedStack implements AutoCloseable {
     private Properties supervisorProperties() {
         Properties p = new Properties();
         p.setProperty(SupervisorConfig.BROKERS, broker.stompEndpoints());
+        p.setProperty(SupervisorConfig.STOMP_USER, BrokerLogins.SUPERVISOR);
         p.setProperty(SupervisorConfig.JOURNAL_DIR, options.workDir().resolve("supervisor").toString());
         p.setProperty(SupervisorConfig.S3_BUCKET, options.bucket());
         p.setProperty(SupervisorConfig.HTTP_HOST, "127.0.0.1");
@@ -127,6 +134,7 @@ public final class EmbeddedStack implements AutoCloseable {
         Properties p = new Properties();
         p.setProperty(ConsumerConfig.ID, "consumer-" + (index + 1));
         p.setProperty(ConsumerConfig.BROKERS, broker.stompEndpoints());
+        p.setProperty(ConsumerConfig.STOMP_USER, BrokerLogins.CONSUMER);
         p.setProperty(ConsumerConfig.S3_ENDPOINT, s3.endpoint().toString());
         p.setProperty(ConsumerConfig.S3_BUCKET, options.bucket());
         p.setProperty(ConsumerConfig.S3_ACCESS_KEY, S3_ACCESS_KEY);
@@ -140,7 +148,7 @@ public final class EmbeddedStack implements AutoCloseable {
         p.setProperty(ConsumerConfig.HTTP_PORT, "0");
         Path secret = options.workDir().resolve("s3-secret");
         try {
-            Files.writeString(secret, S3_SECRET_KEY);
+            SecretFile.write(secret, S3_SECRET_KEY);
         } catch (IOException e) {
             throw new IllegalStateException("cannot write the local S3 secret file " + secret, e);
         }
@@ -160,8 +168,19 @@ public final class EmbeddedStack implements AutoCloseable {
 
     /** What a producer needs: brokers, S3 endpoint, bucket and keys. */
     public ProducerLauncher.ProducerEndpoints producerEndpoints() {
-        return new ProducerLauncher.ProducerEndpoints(broker.stompEndpoints(), s3.endpoint().toString(),
-                options.bucket(), S3_ACCESS_KEY, S3_SECRET_KEY);
+        return new ProducerLauncher.ProducerEndpoints(broker.stompEndpoints(), BrokerLogins.PRODUCER,
+                logins.password(BrokerLogins.PRODUCER), s3.endpoint().toString(), options.bucket(), S3_ACCESS_KEY,
+                S3_SECRET_KEY);
+    }
+
+    /** The stack's broker logins (producer, supervisor, consumer, operator, admin). */
+    public BrokerLogins brokerLogins() {
+        return logins;
+    }
+
+    /** STOMP settings of the operator login: what register-manifest and resignal use. */
+    public StompSettings operatorStomp() {
+        return logins.settings(broker.stompEndpoints(), BrokerLogins.OPERATOR);
     }
 
     public EmbeddedBroker broker() {

@@ -9,9 +9,7 @@ import org.eventindex.kudu.EventCounts;
 import org.eventindex.message.Json;
 import org.eventindex.message.Queues;
 import org.eventindex.names.DatasetName;
-import org.eventindex.stomp.StompEndpoint;
 import org.eventindex.stomp.StompSender;
-import org.eventindex.stomp.StompSettings;
 import org.eventindex.supervisor.DatasetState;
 import org.eventindex.supervisor.DatasetView;
 
@@ -59,8 +57,7 @@ public final class PipelineRun {
 
     /** Registers every dataset's manifest with the supervisor (the message the register-manifest command sends). */
     public void registerManifests(List<GeneratedDataset> datasets) throws IOException {
-        StompSettings settings = StompSettings.of(StompEndpoint.parseList(stack.producerEndpoints().brokers()), null, null);
-        try (StompSender sender = new StompSender(settings)) {
+        try (StompSender sender = new StompSender(stack.operatorStomp())) {
             for (GeneratedDataset ds : datasets) {
                 sender.send(Queues.SUPERVISOR_CONTROL, Json.write(ds.manifestMessage()), Map.of());
             }

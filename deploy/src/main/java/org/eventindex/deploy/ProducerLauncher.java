@@ -41,17 +41,20 @@ public final class ProducerLauncher {
     }
 
     /** Where producers send: broker list, S3 endpoint, bucket and credentials. */
-    public record ProducerEndpoints(String brokers, String s3Endpoint, String bucket, String accessKey,
-                                    String secretKey) {
+    public record ProducerEndpoints(String brokers, String stompUser, String stompPassword, String s3Endpoint,
+                                    String bucket, String accessKey, String secretKey) {
         public ProducerEndpoints {
             Objects.requireNonNull(brokers, "brokers is null");
             Objects.requireNonNull(s3Endpoint, "s3Endpoint is null");
             Objects.requireNonNull(bucket, "bucket is null");
+            Objects.requireNonNull(stompUser, "stompUser is null");
+            Objects.requireNonNull(stompPassword, "stompPassword is null");
         }
 
         @Override
         public String toString() {
-            return "ProducerEndpoints[brokers=" + brokers + ", s3=" + s3Endpoint + ", bucket=" + bucket + "]";
+            return "ProducerEndpoints[brokers=" + brokers + ", stompUser=" + stompUser + ", s3=" + s3Endpoint
+                    + ", bucket=" + bucket + "]";
         }
     }
 
@@ -99,11 +102,13 @@ public final class ProducerLauncher {
                 "-jar", producerJar.toString(), spbFile.toString(),
                 "--brokers", endpoints.brokers(),
                 "--s3-endpoint", endpoints.s3Endpoint(),
-                "--bucket", endpoints.bucket());
+                "--bucket", endpoints.bucket(),
+                "--user", endpoints.stompUser());
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
         Map<String, String> env = pb.environment();
         env.put("EI_S3_ACCESS_KEY", endpoints.accessKey());
         env.put("EI_S3_SECRET_KEY", endpoints.secretKey());
+        env.put("EI_STOMP_PASSWORD", endpoints.stompPassword());
         Process p = pb.start();
         byte[] out = p.getInputStream().readAllBytes();
         if (!p.waitFor(PRODUCER_DEADLINE.toMillis(), TimeUnit.MILLISECONDS)) {

@@ -10,9 +10,7 @@ import org.eventindex.kudu.EventCounts;
 import org.eventindex.message.Json;
 import org.eventindex.message.Queues;
 import org.eventindex.names.DatasetName;
-import org.eventindex.stomp.StompEndpoint;
 import org.eventindex.stomp.StompSender;
-import org.eventindex.stomp.StompSettings;
 import org.eventindex.supervisor.DatasetView;
 import org.eventindex.supervisor.ResignalCommand;
 import org.eventindex.testing.Await;
@@ -135,8 +133,7 @@ final class PipelineE2EIT {
         FileChecksum sumBefore = stack.hdfs().fs().getFileChecksum(file);
         long modifiedBefore = stack.hdfs().fs().getFileStatus(file).getModificationTime();
 
-        StompSettings settings = StompSettings.of(StompEndpoint.parseList(stack.broker().stompEndpoints()), null, null);
-        try (StompSender sender = new StompSender(settings)) {
+        try (StompSender sender = new StompSender(stack.operatorStomp())) {
             sender.send(Queues.SUPERVISOR_CONTROL, Json.write(ResignalCommand.of(name)), Map.of());
         }
         // The consumer handled it again once a new report (later reportedAt) is recorded.

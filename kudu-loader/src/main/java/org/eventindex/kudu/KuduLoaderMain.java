@@ -116,7 +116,7 @@ public final class KuduLoaderMain {
 
     private static void delete(CliOptions o, PrintStream out) throws UsageException, IOException {
         KuduTablesConfig config = tablesConfig(o);
-        String dataset = o.required("dataset");
+        String dataset = o.dataset("dataset");
         try (KuduClient client = client(o)) {
             DatasetLoader loader = new DatasetLoader(client, new KuduTables(client, config),
                     LoaderSettings.defaults(), Clock.systemUTC());
@@ -127,7 +127,7 @@ public final class KuduLoaderMain {
 
     private static void load(CliOptions o, PrintStream out, PrintStream err) throws UsageException, IOException {
         KuduTablesConfig config = tablesConfig(o);
-        String dataset = o.required("dataset");
+        String dataset = o.dataset("dataset");
         int dspid = o.requiredInteger("dspid");
         int epoch = o.requiredInteger("epoch");
         String file = o.required("file");

@@ -44,7 +44,8 @@ class KuduLoaderMainTest {
         assertTrue(err().contains("unknown command 'drop-tables'"), err());
         assertEquals(2, run("load", "--masters", "m:1", "--file", "f", "--dspid", "1", "--epoch", "0"));
         assertTrue(err().contains("--dataset is required"), err());
-        assertEquals(2, run("load", "--masters", "m:1", "--dataset", "d", "--dspid", "x"));
+        assertEquals(2, run("load", "--masters", "m:1", "--dataset",
+                "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1824", "--dspid", "x"));
         assertTrue(err().contains("--dspid must be an integer"), err());
         assertEquals(2, run("create-tables", "--masters", "m:1", "--colour", "red"));
         assertTrue(err().contains("unknown option --colour"), err());
@@ -52,5 +53,7 @@ class KuduLoaderMainTest {
         assertTrue(err().contains("odd"), err());
         assertEquals(2, run("create-tables", "--masters"));
         assertTrue(err().contains("--masters needs a value"), err());
+        assertEquals(2, run("delete", "--masters", "m:1", "--dataset", "../../etc"));
+        assertTrue(err().contains("option --dataset: invalid dataset name '../../etc'"), err());
     }
 }

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
+import org.eventindex.config.SecretFile;
 import org.eventindex.message.Queues;
 import org.eventindex.stomp.StompEndpoint;
 
@@ -39,7 +40,8 @@ public final class ProducerArgs {
 
               --brokers LIST          STOMP brokers HOST:PORT,..., tried in order (every address of each host
                                       name); prefix every entry with stomp+ssl:// for TLS
-              --trust-store FILE      PKCS12 or JKS trust store for TLS brokers (default: the JVM's)
+              --trust-store FILE      PKCS12 or JKS trust store for TLS brokers and an https S3 endpoint
+                                      (default: the JVM's)
               --trust-store-password-file FILE
                                       file holding the trust store password (or env %s)
               --queue DEST            destination (default %s)
@@ -146,8 +148,9 @@ public final class ProducerArgs {
             } catch (IllegalArgumentException e) {
                 throw badArgs("--brokers: " + e.getMessage());
             }
-            if (trustStore != null && !tls) {
-                throw badArgs("--trust-store is only used with TLS brokers (" + TLS_SCHEME + "HOST:PORT)");
+            if (trustStore != null && !tls && !"https".equals(s3.getScheme())) {
+                throw badArgs("--trust-store is only used with TLS brokers (" + TLS_SCHEME + "HOST:PORT) or an"
+                        + " https:// S3 endpoint");
             }
             if (accessKey == null || accessKey.isBlank()) {
                 throw config("no S3 access key: give --access-key or set " + ENV_S3_ACCESS_KEY);
@@ -238,13 +241,9 @@ public final class ProducerArgs {
             return env.get(envName);
         }
         try {
-            String s = Files.readString(Path.of(file), StandardCharsets.UTF_8).strip();
-            if (s.isEmpty()) {
-                throw config("secret file " + file + " is empty");
-            }
-            return s;
-        } catch (IOException e) {
-            throw config("cannot read secret file " + file + ": " + e.getClass().getSimpleName());
+            return SecretFile.read(Path.of(file), "secret file option");
+        } catch (IOException | IllegalArgumentException e) {
+            throw config(e.getMessage());
         }
     }
 

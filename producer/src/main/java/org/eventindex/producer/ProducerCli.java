@@ -1,5 +1,7 @@
 package org.eventindex.producer;
 
+import javax.net.ssl.TrustManager;
+import org.eventindex.config.TrustStore;
 import static java.util.Objects.requireNonNull;
 
 import java.io.IOException;
@@ -67,8 +69,10 @@ public final class ProducerCli {
             if (!options.dryRun()) {
                 // Building the S3 client (class loading, ~0.5 s of a cold JVM) contacts nothing: overlap it with the
                 // validation, which must finish before anything remote is touched.
+                TrustManager[] s3Trust = s3TrustManagers(options);
                 pending = CompletableFuture.supplyAsync(() -> new S3ObjectStore(options.s3Endpoint(),
-                        options.accessKey(), options.secretKey(), S3_CONNECT_TIMEOUT, S3_SOCKET_TIMEOUT, upload));
+                        options.accessKey(), options.secretKey(), S3_CONNECT_TIMEOUT, S3_SOCKET_TIMEOUT, upload,
+                        s3Trust));
             }
             UploadPlan plan = UploadPlan.of(scan(options.file(), upload), options.s3Endpoint(), options.bucket(),
                     UUID.randomUUID(), UUID.randomUUID(), clock.millis());
@@ -105,6 +109,19 @@ public final class ProducerCli {
         } catch (CompletionException e) {
             throw e.getCause() instanceof RuntimeException r ? r
                     : new IllegalStateException("cannot create the S3 client: " + e.getCause(), e.getCause());
+        }
+    }
+
+    /** The {@code --trust-store} for an https S3 endpoint; null for http or without a trust store. */
+    private static TrustManager[] s3TrustManagers(ProducerOptions options) throws ProducerException {
+        Path store = options.tls().trustStore();
+        if (store == null || !"https".equals(options.s3Endpoint().getScheme())) {
+            return null;
+        }
+        try {
+            return new TrustStore(store, options.tls().trustStorePassword()).trustManagers("--trust-store");
+        } catch (IllegalArgumentException e) {
+            throw new ProducerException(ExitCode.CONFIGURATION, e.getMessage(), e);
         }
     }
 

@@ -1,5 +1,6 @@
 package org.eventindex.producer;
 
+import javax.net.ssl.TrustManager;
 import static java.util.Objects.requireNonNull;
 
 import java.io.IOException;
@@ -51,10 +52,22 @@ public final class S3ObjectStore implements ObjectStore {
      */
     public S3ObjectStore(URI endpoint, String accessKey, String secretKey, Duration connectTimeout,
                          Duration socketTimeout, UploadSettings upload) {
+        this(endpoint, accessKey, secretKey, connectTimeout, socketTimeout, upload, null);
+    }
+
+    /** @param trustManagers for an https endpoint signed by a private CA; null: the JVM's trust store */
+    public S3ObjectStore(URI endpoint, String accessKey, String secretKey, Duration connectTimeout,
+                         Duration socketTimeout, UploadSettings upload, TrustManager[] trustManagers) {
         this.endpoint = requireNonNull(endpoint, "endpoint is null");
         this.upload = requireNonNull(upload, "upload is null");
         requireNonNull(accessKey, "accessKey is null");
         requireNonNull(secretKey, "secretKey is null");
+        UrlConnectionHttpClient.Builder http = UrlConnectionHttpClient.builder()
+                .connectionTimeout(requireNonNull(connectTimeout, "connectTimeout is null"))
+                .socketTimeout(requireNonNull(socketTimeout, "socketTimeout is null"));
+        if (trustManagers != null) {
+            http.tlsTrustManagersProvider(() -> trustManagers);
+        }
         this.client = S3Client.builder()
                 .endpointOverride(endpoint)
                 .region(Region.US_EAST_1)
@@ -62,10 +75,7 @@ public final class S3ObjectStore implements ObjectStore {
                 .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
                 .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(accessKey, secretKey)))
-                .httpClient(UrlConnectionHttpClient.builder()
-                        .connectionTimeout(requireNonNull(connectTimeout, "connectTimeout is null"))
-                        .socketTimeout(requireNonNull(socketTimeout, "socketTimeout is null"))
-                        .build())
+                .httpClient(http.build())
                 .overrideConfiguration(c -> c.retryStrategy(AwsRetryStrategy.doNotRetry()))
                 .build();
     }

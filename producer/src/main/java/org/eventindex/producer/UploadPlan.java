@@ -6,6 +6,7 @@ import java.net.URI;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.UUID;
+import org.eventindex.names.DatasetName;
 import org.eventindex.message.ProducerInfo;
 import org.eventindex.message.ProducerMessage;
 import org.eventindex.message.S3ObjectUrl;
@@ -47,6 +48,13 @@ public record UploadPlan(ScannedFile file, String bucket, ObjectKey key, S3Objec
         requireNonNull(bucket, "bucket is null");
         SpbSummary s = file.summary();
         String uuidHex = hex(requireNonNull(uuid, "uuid is null"));
+        try {
+            // The supervisor and consumer refuse such a name too; refusing it here keeps the object out of S3.
+            DatasetName.parse(s.inputDsName());
+        } catch (IllegalArgumentException e) {
+            throw new ProducerException(ExitCode.BAD_INPUT, file.path() + ": the SPB header's inputDsName is refused: "
+                    + e.getMessage(), e);
+        }
         ObjectKey key;
         try {
             key = ObjectKey.of(s.taskID(), s.jobID(), uuidHex);

@@ -174,6 +174,46 @@ class MalformedSpbTest {
         assertEquals(List.of(), s3.keys("eventindex"));
     }
 
+    static Stream<Arguments> hostileNames() {
+        return Stream.of(
+                Arguments.of("traversal dataset", SpbFixtures.header().toBuilder().setInputDsName("../../etc/x").build(),
+                        "inputDsName is refused"),
+                Arguments.of("dataset with separator", SpbFixtures.header().toBuilder()
+                        .setInputDsName("data17_13TeV.00327636.physics_Main.merge.AOD.f8/../x").build(),
+                        "inputDsName is refused"),
+                Arguments.of("dataset with control character", SpbFixtures.header().toBuilder()
+                        .setInputDsName("data17_13TeV.00327636.physics_Main.merge.AOD.f8\n38").build(),
+                        "inputDsName is refused"),
+                Arguments.of("traversal taskID", SpbFixtures.header().toBuilder().setTaskID("../1.G").build(),
+                        "taskID '../1.G' is not"),
+                Arguments.of("traversal jobID", SpbFixtures.header().toBuilder().setJobID("../../x").build(),
+                        "jobID '../../x' may only hold"));
+    }
+
+    /** Names from the SPB header become object keys and dataset keys: hostile ones never leave the producer. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("hostileNames")
+    void hostileNamesInTheHeaderAreBadInputAndNothingIsStored(String name,
+            org.eventindex.proto.EventIndexProtos.Header_p1 header, String reason) throws IOException {
+        Path file = Files.write(dir.resolve(name.replace(' ', '_') + ".ei.spb"), Raw.start()
+                .message(SpbMessageType.HEADER, header)
+                .message(SpbMessageType.BEGIN_GUID, SpbFixtures.begin(SpbFixtures.GUID_A))
+                .message(SpbMessageType.END_GUID, SpbFixtures.end(0))
+                .message(SpbMessageType.TRAILER, SpbFixtures.trailer(0, 1)).gzip());
+        int brokerConnections = brokerProxy.connections();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = new ProducerCli(Map.of(ProducerArgs.ENV_S3_ACCESS_KEY, "ak", ProducerArgs.ENV_S3_SECRET_KEY, "sk"),
+                new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8), TestRetry.fast(), Clock.systemUTC())
+                .run(List.of(file.toString(), "--brokers", brokerProxy.endpoint(), "--s3-endpoint",
+                        "http://" + s3Proxy.endpoint(), "--bucket", "eventindex"));
+        String stderr = err.toString(StandardCharsets.UTF_8).strip();
+        assertEquals(ExitCode.BAD_INPUT.code(), code, stderr);
+        assertTrue(stderr.contains(file.toString()) && stderr.contains(reason), stderr);
+        assertEquals(brokerConnections, brokerProxy.connections(), "the broker was contacted");
+        assertEquals(List.of(), s3.keys("eventindex"));
+    }
+
     /** Sanity check of the corpus builder: the same framing with valid content is accepted. */
     @Test
     void validFileFromTheSameBuilderIsAccepted() throws IOException {

@@ -1,5 +1,6 @@
 package org.eventindex.producer;
 
+import org.eventindex.config.SecretFile;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -26,7 +27,7 @@ class ProducerArgsTest {
 
     @Test
     void parsesFullCommandLineWithSecretsFromFilesAndEnvironment() throws Exception {
-        Path pw = Files.writeString(dir.resolve("pw"), "from-file\n");
+        Path pw = SecretFile.write(dir.resolve("pw"), "from-file\n");
         ProducerOptions o = ProducerArgs.parse(List.of("f.ei.spb", "--brokers", "a:1,b:2", "--user", "ei",
                 "--password-file", pw.toString(), "--s3-endpoint=http://s3.example:8080", "--bucket", "eventindex",
                 "--json", "-v"), ENV);

@@ -1,5 +1,6 @@
 package org.eventindex.producer;
 
+import org.eventindex.config.SecretFile;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -24,6 +25,7 @@ import org.apache.activemq.broker.SslContext;
 import org.apache.activemq.broker.region.Destination;
 import org.apache.activemq.command.ActiveMQQueue;
 import org.eventindex.testing.EmbeddedS3;
+import org.eventindex.testing.TestCertificates;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -43,6 +45,7 @@ class ProducerTlsTest {
     private static BrokerService broker;
     private static int port;
     private static EmbeddedS3 s3;
+    private static EmbeddedS3 s3Https;
     private static Path trustStore;
     private static Path trustPasswordFile;
 
@@ -63,7 +66,7 @@ class ProducerTlsTest {
                 STORE_PASSWORD, "-file", cert.toString());
         keytool("-importcert", "-noprompt", "-alias", "broker", "-file", cert.toString(), "-storetype", "PKCS12",
                 "-keystore", trustStore.toString(), "-storepass", TRUST_PASSWORD);
-        trustPasswordFile = Files.writeString(shared.resolve("trust.pw"), TRUST_PASSWORD + "\n");
+        trustPasswordFile = SecretFile.write(shared.resolve("trust.pw"), TRUST_PASSWORD + "\n");
 
         KeyStore ks = KeyStore.getInstance(keyStore.toFile(), STORE_PASSWORD.toCharArray());
         KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
@@ -82,12 +85,18 @@ class ProducerTlsTest {
         port = bound.getPort();
         s3 = EmbeddedS3.start(shared.resolve("s3"), "ak", "sk");
         s3.createBucket("eventindex");
+        s3Https = EmbeddedS3.startHttps(shared.resolve("s3-https"), "ak", "sk",
+                new TestCertificates(keyStore, STORE_PASSWORD, trustStore, TRUST_PASSWORD, trustPasswordFile));
+        s3Https.createBucket("eventindex");
     }
 
     @AfterAll
     static void stop() throws Exception {
         if (s3 != null) {
             s3.close();
+        }
+        if (s3Https != null) {
+            s3Https.close();
         }
         if (broker != null) {
             broker.stop();
@@ -96,10 +105,14 @@ class ProducerTlsTest {
     }
 
     private int run(Map<String, String> env, String... extra) throws IOException {
+        return runWith(s3, env, extra);
+    }
+
+    private int runWith(EmbeddedS3 store, Map<String, String> env, String... extra) throws IOException {
         Path file = TestSpbFiles.write(dir.resolve("job.ei.spb"), "12345678.G", "1.1", 3);
         List<String> args = new ArrayList<>(List.of(file.toString(), "--brokers",
                 ProducerArgs.TLS_SCHEME + "127.0.0.1:" + port, "--queue", QUEUE, "--s3-endpoint",
-                s3.endpoint().toString(), "--bucket", "eventindex", "--retry-deadline", "1"));
+                store.endpoint().toString(), "--bucket", "eventindex", "--retry-deadline", "1"));
         args.addAll(List.of(extra));
         Map<String, String> all = new HashMap<>(env);
         all.put(ProducerArgs.ENV_S3_ACCESS_KEY, "ak");
@@ -116,6 +129,15 @@ class ProducerTlsTest {
                 trustPasswordFile.toString()), stderr.toString(StandardCharsets.UTF_8));
         assertEquals(before + 1, queueSize());
         assertEquals(keys + 1, s3.keys("eventindex").size());
+    }
+
+    @Test
+    void uploadsOverHttpsWithTheSameTrustStore() throws Exception {
+        long before = queueSize();
+        assertEquals(0, runWith(s3Https, Map.of(), "--trust-store", trustStore.toString(),
+                "--trust-store-password-file", trustPasswordFile.toString()), stderr.toString(StandardCharsets.UTF_8));
+        assertEquals(before + 1, queueSize());
+        assertEquals(1, s3Https.keys("eventindex").size());
     }
 
     @Test
@@ -138,7 +160,7 @@ class ProducerTlsTest {
 
     @Test
     void wrongTrustStorePasswordIsAConfigurationErrorWithoutThePassword() throws Exception {
-        Path wrong = Files.writeString(dir.resolve("wrong.pw"), "not-the-password");
+        Path wrong = SecretFile.write(dir.resolve("wrong.pw"), "not-the-password");
         int code = run(Map.of(), "--trust-store", trustStore.toString(), "--trust-store-password-file",
                 wrong.toString());
         String err = stderr.toString(StandardCharsets.UTF_8);

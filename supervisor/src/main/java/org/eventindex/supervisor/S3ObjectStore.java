@@ -1,5 +1,6 @@
 package org.eventindex.supervisor;
 
+import javax.net.ssl.TrustManager;
 import software.amazon.awssdk.auth.credentials.AnonymousCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
@@ -37,7 +38,7 @@ final class S3ObjectStore implements ObjectStore {
         this.endpoint = endpoint;
     }
 
-    static S3ObjectStore create(SupervisorConfig.Cleanup settings) {
+    static S3ObjectStore create(SupervisorConfig.Cleanup settings, TrustManager[] trustManagers) {
         Objects.requireNonNull(settings, "settings is null");
         AwsCredentialsProvider credentials = settings.accessKey() == null || settings.accessKey().isEmpty()
                 ? AnonymousCredentialsProvider.create()
@@ -50,7 +51,8 @@ final class S3ObjectStore implements ObjectStore {
                 .forcePathStyle(true)
                 .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
                 .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
-                .httpClientBuilder(UrlConnectionHttpClient.builder())
+                .httpClientBuilder(trustManagers == null ? UrlConnectionHttpClient.builder()
+                        : UrlConnectionHttpClient.builder().tlsTrustManagersProvider(() -> trustManagers))
                 .build();
         return new S3ObjectStore(client, settings.s3Endpoint());
     }

@@ -129,7 +129,7 @@ public final class Supervisor implements AutoCloseable {
                         TimeUnit.MILLISECONDS);
             }
             if (config.cleanup().enabled()) {
-                objectStore = S3ObjectStore.create(config.cleanup());
+                objectStore = S3ObjectStore.create(config.cleanup(), config.tls().s3TrustManagers());
                 cleaner = new ObjectCleaner(objectStore, engine, config.s3Bucket(), config.cleanup().retention(),
                         config.cleanup().orphanRetention(), clock, metrics);
                 long every = config.cleanup().interval().toMillis();

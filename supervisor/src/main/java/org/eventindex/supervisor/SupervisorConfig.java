@@ -5,6 +5,7 @@ import org.eventindex.config.ConfigReader;
 import org.eventindex.message.Queues;
 import org.eventindex.stomp.StompEndpoint;
 import org.eventindex.stomp.StompSettings;
+import org.eventindex.config.TlsSettings;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -14,6 +15,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.stream.Stream;
 import java.util.Set;
 
 import static org.eventindex.config.ConfigChecks.requirePositive;
@@ -59,7 +61,8 @@ public record SupervisorConfig(
         Epochs epochs,
         CatalogueSettings catalogue,
         Cleanup cleanup,
-        int eventsQueue) {
+        int eventsQueue,
+        TlsSettings tls) {
 
     /**
      * When a signal is sent again without an operator.
@@ -207,7 +210,7 @@ public record SupervisorConfig(
     public static final String ENV_S3_SECRET_KEY = "EI_S3_SECRET_KEY";
 
     /** Every key, its default and its meaning. Durations are ISO-8601 ({@code PT30S}) or {@code 500ms/30s/5m/1h}. */
-    public static final List<ConfigKey> KEYS = List.of(
+    public static final List<ConfigKey> KEYS = Stream.concat(Stream.of(
             new ConfigKey(BROKERS, "localhost:61613", null, "STOMP brokers, host:port[,host:port...]; tried in order."),
             new ConfigKey(STOMP_USER, "", null, "STOMP login; empty for none."),
             new ConfigKey(STOMP_PASSWORD_FILE, "", ENV_STOMP_PASSWORD,
@@ -267,7 +270,8 @@ public record SupervisorConfig(
                     "Age after which an object no message ever named is deleted (at least the retention)."),
             new ConfigKey(CLEANUP_INTERVAL, "1h", null, "How often the cleanup runs."),
             new ConfigKey(EVENTS_QUEUE, "1000", null,
-                    "State changes buffered per /events subscriber; a subscriber that falls this far behind is dropped."));
+                    "State changes buffered per /events subscriber; a subscriber that falls this far behind is dropped.")),
+            TlsSettings.keys("supervisor.").stream()).toList();
 
     public SupervisorConfig {
         brokers = List.copyOf(Objects.requireNonNull(brokers, "brokers is null"));
@@ -307,11 +311,12 @@ public record SupervisorConfig(
         Objects.requireNonNull(catalogue, "catalogue is null");
         Objects.requireNonNull(cleanup, "cleanup is null");
         requireRange(eventsQueue, 1, 1_000_000, EVENTS_QUEUE);
+        Objects.requireNonNull(tls, "tls is null");
     }
 
     /** The STOMP connection settings (no login when the user is empty). */
     public StompSettings stompSettings() {
-        return StompSettings.of(brokers, stompUser.isEmpty() ? null : stompUser, stompPassword);
+        return tls.applyTo(StompSettings.of(brokers, stompUser.isEmpty() ? null : stompUser, stompPassword));
     }
 
     /** The quarantine queue, if rejected messages are to be copied there. */
@@ -323,7 +328,7 @@ public record SupervisorConfig(
     public SupervisorConfig withHttpPort(int port) {
         return new SupervisorConfig(brokers, stompUser, stompPassword, producerQueue, controlQueue, consumerQueue,
                 quarantineQueue, prefetch, journalDir, s3Bucket, httpHost, port, kuduEpoch, signalRetryInitial,
-                signalRetryMax, shutdownGrace, maxMessageBytes, handOff, epochs, catalogue, cleanup, eventsQueue);
+                signalRetryMax, shutdownGrace, maxMessageBytes, handOff, epochs, catalogue, cleanup, eventsQueue, tls);
     }
 
     /** Reads a properties file; a relative journal dir or secret file is taken from the working directory. */
@@ -375,7 +380,8 @@ public record SupervisorConfig(
                         r.secret(S3_SECRET_KEY_FILE),
                         r.duration(CLEANUP_RETENTION), r.duration(CLEANUP_ORPHAN_RETENTION),
                         r.duration(CLEANUP_INTERVAL)),
-                r.integer(EVENTS_QUEUE));
+                r.integer(EVENTS_QUEUE),
+                TlsSettings.read(r, "supervisor."));
     }
 
     /** The default of a key, from {@link #KEYS}. */
@@ -404,6 +410,7 @@ public record SupervisorConfig(
                 + ", epochMaxEvents=" + epochs.maxEvents() + ", kudu=" + (epochs.managed() ? epochs.kuduMasters()
                 : "not managed") + ", catalogue=" + (catalogue.enabled() ? catalogue.url() + " every "
                 + catalogue.interval() : "manifests only") + ", cleanup=" + (cleanup.enabled() ? cleanup.s3Endpoint()
-                + " after " + cleanup.retention() + " (orphans " + cleanup.orphanRetention() + ")" : "off") + "]";
+                + " after " + cleanup.retention() + " (orphans " + cleanup.orphanRetention() + ")" : "off")
+                + ", tls=" + tls + "]";
     }
 }

@@ -5,6 +5,8 @@ import org.eventindex.stomp.StompEndpoint;
 import org.eventindex.stomp.StompSender;
 import org.eventindex.stomp.StompSettings;
 
+import org.eventindex.config.SecretFile;
+
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -167,7 +169,7 @@ public final class SupervisorMain {
         String user = opts.get("user");
         String password = env.get(SupervisorConfig.ENV_STOMP_PASSWORD);
         if (opts.containsKey("password-file")) {
-            password = Files.readString(Path.of(opts.get("password-file"))).strip();
+            password = SecretFile.read(Path.of(opts.get("password-file")), "--password-file");
         }
         String queue = opts.getOrDefault("queue", SupervisorConfig.defaultOf(SupervisorConfig.QUEUE_CONTROL));
         try (StompSender sender = new StompSender(StompSettings.of(brokers, user, password))) {

@@ -125,6 +125,10 @@ class MessageValidatorTest {
         Rejection r = rejectedProducer(producerWith(m -> data(m).put("url", "s3://h:1/otherbucket/k")));
         assertReason(RejectReason.WRONG_BUCKET, "otherbucket", r);
         assertTrue(r.detail().contains("s3://h:1/otherbucket/k"), r.detail());
+        assertReason(RejectReason.BAD_URL, "'..' path segment",
+                rejectedProducer(producerWith(m -> data(m).put("url", "s3://h:1/eventindex/X/../../otherbucket/k"))));
+        assertReason(RejectReason.BAD_URL, "is not a URI",
+                rejectedProducer(producerWith(m -> data(m).put("url", "s3://h:1/eventindex/X\\..\\k"))));
     }
 
     @Test

@@ -73,7 +73,7 @@ class ObjectCleanerTest {
                 1 << 20, "/queue/p", "/queue/c");
         SupervisorConfig.Cleanup settings = new SupervisorConfig.Cleanup(s3.endpoint().toString(), "us-east-1",
                 s3.accessKey(), s3.secretKey(), RETENTION, ORPHANS, Duration.ofHours(1));
-        store = S3ObjectStore.create(settings);
+        store = S3ObjectStore.create(settings, null);
         cleaner = new ObjectCleaner(store, engine, BUCKET, RETENTION, ORPHANS, clock, metrics);
     }
 

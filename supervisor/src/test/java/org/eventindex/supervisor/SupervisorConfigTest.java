@@ -1,5 +1,7 @@
 package org.eventindex.supervisor;
 
+import org.eventindex.config.TlsSettings;
+import org.eventindex.config.SecretFile;
 import org.eventindex.message.Queues;
 import org.eventindex.stomp.StompEndpoint;
 import org.junit.jupiter.api.Test;
@@ -49,7 +51,7 @@ class SupervisorConfigTest {
     @Test
     void everyKeyMapsToItsField() throws IOException {
         Path secret = dir.resolve("stomp.password");
-        Files.writeString(secret, "s3cret\n");
+        SecretFile.write(secret, "s3cret\n");
         Properties p = new Properties();
         p.setProperty(SupervisorConfig.BROKERS, "mq1:61613, mq2:61614");
         p.setProperty(SupervisorConfig.STOMP_USER, "ei");
@@ -89,6 +91,7 @@ class SupervisorConfigTest {
         p.setProperty(SupervisorConfig.CLEANUP_ORPHAN_RETENTION, "48h");
         p.setProperty(SupervisorConfig.CLEANUP_INTERVAL, "10m");
         p.setProperty(SupervisorConfig.EVENTS_QUEUE, "9");
+        p.setProperty("supervisor.stomp.tls", "true");
 
         SupervisorConfig c = SupervisorConfig.fromProperties(p, Map.of(SupervisorConfig.ENV_STOMP_PASSWORD, "ignored",
                 SupervisorConfig.ENV_RUCIO_PASSWORD, "rucio-pw", SupervisorConfig.ENV_S3_SECRET_KEY, "s3-secret"));
@@ -121,7 +124,8 @@ class SupervisorConfigTest {
         assertFalse(c.toString().contains("s3cret"), c.toString());
         assertFalse(c.toString().contains("rucio-pw"), c.toString());
         assertFalse(c.toString().contains("s3-secret"), c.toString());
-        assertEquals(40, SupervisorConfig.KEYS.size(), "a key was added: map it in this test and in the docs");
+        assertEquals(new TlsSettings("supervisor.", true, null, null), c.tls());
+        assertEquals(45, SupervisorConfig.KEYS.size(), "a key was added: map it in this test and in the docs");
     }
 
     @Test

@@ -1,0 +1,293 @@
+package org.eventindex.consumer;
+
+import org.apache.hadoop.fs.LocatedFileStatus;
+import org.apache.hadoop.fs.RemoteIterator;
+import org.apache.kudu.client.KuduClient;
+import org.apache.kudu.client.KuduScanner;
+import org.eventindex.message.ConsumerReport;
+import org.eventindex.message.ConsumerSignal;
+import org.eventindex.message.Json;
+import org.eventindex.message.Queues;
+import org.eventindex.message.SignalObject;
+import org.eventindex.spb.SpbFixtures;
+import org.eventindex.spb.SpbMessageType;
+import org.eventindex.stomp.BrokerAccess;
+import org.eventindex.stomp.StompEndpoint;
+import org.eventindex.stomp.StompQueueWorker;
+import org.eventindex.stomp.StompSender;
+import org.eventindex.stomp.StompSettings;
+import org.eventindex.testing.Await;
+import org.eventindex.testing.EmbeddedBroker;
+import org.eventindex.testing.EmbeddedHdfs;
+import org.eventindex.testing.EmbeddedKudu;
+import org.eventindex.testing.EmbeddedS3;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
+import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.http.apache.ApacheHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.PutObjectRequest;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Random;
+import java.util.TreeSet;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.zip.GZIPOutputStream;
+
+import static org.eventindex.consumer.TestSpb.CONTAINER;
+import static org.eventindex.consumer.TestSpb.DATASET;
+import static org.eventindex.consumer.TestSpb.Guid;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Path traversal and oversize input at the consumer's entry point, on real services (ActiveMQ with the deployment's
+ * access rules, S3Proxy, HDFS, Kudu): every hostile signal is reported FAILED with its reason, leaves the HDFS tree
+ * and the Kudu tables exactly as they were, and the daemon then consolidates a valid signal.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class HostileSignalTest {
+    private static final String BUCKET = "eventindex";
+    private static final String OTHER_BUCKET = "someone-else";
+    private static final String PREFIX = "hostile_";
+    private static final String HDFS_ROOT = "/eventindex/datasets";
+    private static final long OBJECT_MAX_BYTES = 100_000;
+    private static final long INFLATED_MAX_BYTES = 1 << 20;
+    private static final Duration REPORT_TIMEOUT = Duration.ofSeconds(120);
+
+    @TempDir
+    static Path tmp;
+    private EmbeddedKudu kudu;
+    private EmbeddedBroker broker;
+    private EmbeddedS3 s3;
+    private EmbeddedHdfs hdfs;
+    private Consumer consumer;
+    private StompSender supervisor;
+    private StompQueueWorker reportListener;
+    private final LinkedBlockingQueue<ConsumerReport> reports = new LinkedBlockingQueue<>();
+
+    @BeforeAll
+    void start() throws IOException {
+        kudu = EmbeddedKudu.start(tmp.resolve("kudu"), 1);
+        Map<String, String> passwords = Map.of(BrokerAccess.CONSUMERS, "consumer-pw-" + System.nanoTime(),
+                BrokerAccess.SUPERVISORS, "supervisor-pw-" + System.nanoTime());
+        broker = EmbeddedBroker.startSecured(tmp.resolve("broker"), EmbeddedBroker.Security.onePerGroup(passwords));
+        s3 = EmbeddedS3.start(tmp.resolve("s3"), "hostile-access", "hostile-secret");
+        s3.createBucket(BUCKET);
+        s3.createBucket(OTHER_BUCKET);
+        hdfs = EmbeddedHdfs.start(tmp.resolve("hdfs"));
+
+        Properties p = new Properties();
+        p.setProperty(ConsumerConfig.ID, "consumer-hostile");
+        p.setProperty(ConsumerConfig.BROKERS, broker.stompEndpoints());
+        p.setProperty(ConsumerConfig.STOMP_USER, BrokerAccess.CONSUMERS);
+        p.setProperty(ConsumerConfig.S3_ENDPOINT, s3.endpoint().toString());
+        p.setProperty(ConsumerConfig.S3_BUCKET, BUCKET);
+        p.setProperty(ConsumerConfig.HDFS_URI, hdfs.uri().toString());
+        p.setProperty(ConsumerConfig.HDFS_ROOT, HDFS_ROOT);
+        p.setProperty(ConsumerConfig.KUDU_MASTERS, kudu.masterAddresses());
+        p.setProperty(ConsumerConfig.KUDU_TABLE_PREFIX, PREFIX);
+        p.setProperty(ConsumerConfig.KUDU_BUCKETS, "2");
+        p.setProperty(ConsumerConfig.KUDU_REPLICAS, "1");
+        p.setProperty(ConsumerConfig.SPOOL_DIR, tmp.resolve("spool").toString());
+        p.setProperty(ConsumerConfig.HTTP_PORT, "0");
+        p.setProperty(ConsumerConfig.OBJECT_MAX_BYTES, Long.toString(OBJECT_MAX_BYTES));
+        p.setProperty(ConsumerConfig.OBJECT_MAX_INFLATED_BYTES, Long.toString(INFLATED_MAX_BYTES));
+        p.setProperty(ConsumerConfig.DATASET_MAX_EVENTS, "1000");
+        consumer = new Consumer(ConsumerConfig.fromProperties(p, Map.of(
+                ConsumerConfig.ENV_STOMP_PASSWORD, passwords.get(BrokerAccess.CONSUMERS),
+                ConsumerConfig.ENV_S3_ACCESS_KEY, s3.accessKey(), ConsumerConfig.ENV_S3_SECRET_KEY, s3.secretKey())),
+                hdfs.conf(), Clock.systemUTC());
+        consumer.start();
+
+        StompSettings asSupervisor = StompSettings.of(StompEndpoint.parseList(broker.stompEndpoints()),
+                BrokerAccess.SUPERVISORS, passwords.get(BrokerAccess.SUPERVISORS));
+        supervisor = new StompSender(asSupervisor);
+        reportListener = new StompQueueWorker("hostile-reports", asSupervisor, Queues.SUPERVISOR_CONTROL, 10,
+                m -> reports.add(Json.read(m.body(), ConsumerReport.class)));
+        reportListener.start();
+        Await.until("the consumer to subscribe", Duration.ofSeconds(30), consumer::isConnected);
+
+        put(BUCKET, key("good"), TestSpb.object("100.1", 1000, Guid.of("G1", 1, 10)));
+        put(OTHER_BUCKET, key("good"), TestSpb.object("100.1", 1000, Guid.of("G1", 1, 10)));
+        put(BUCKET, key("bomb"), gzipBomb(16L << 20));
+        byte[] noise = new byte[(int) OBJECT_MAX_BYTES + 1];
+        new Random(7).nextBytes(noise);
+        put(BUCKET, key("big"), noise);
+        put(BUCKET, key("four-gb"), SpbFixtures.Raw.start()
+                .message(SpbMessageType.HEADER, SpbFixtures.header())
+                .u32(SpbMessageType.BEGIN_GUID.code() << 8 | 1).u32(0xFFFFFFFF).gzip());
+    }
+
+    @AfterAll
+    void stop() {
+        for (AutoCloseable c : new AutoCloseable[]{reportListener, supervisor, consumer, hdfs, s3, broker, kudu}) {
+            if (c != null) {
+                try {
+                    c.close();
+                } catch (Exception e) {
+                    // keep closing the others
+                }
+            }
+        }
+    }
+
+    @Test
+    void hostileSignalsAreRefusedWithReasonsLeaveNoTraceAndTheNextValidSignalIsServed() throws Exception {
+        String ok = url(s3.endpoint().getHost(), s3.endpoint().getPort(), BUCKET, key("good"));
+        List<Object[]> cases = List.of(
+                new Object[] {signal("traversal-dataset", "../../x", "../../x", 10, obj(ok, 10, "G1")),
+                        "dataset name is invalid"},
+                new Object[] {signal("traversal-container", DATASET, "../etc", 10, obj(ok, 10, "G1")),
+                        "container '../etc' is not the dataset's container"},
+                new Object[] {signal("separator", "data17_13TeV.00327636.physics_Main.merge.AOD.f838/x",
+                        "data17_13TeV.00327636.physics_Main.merge.AOD.f838/x", 10, obj(ok, 10, "G1")),
+                        "character '/' at position"},
+                new Object[] {signal("control-char", "data17_13TeV.00327636.physics_Main.merge.AOD.f8\u000138",
+                        CONTAINER, 10, obj(ok, 10, "G1")), "is not allowed"},
+                new Object[] {signal("other-bucket", DATASET, CONTAINER, 10, obj(url(s3.endpoint().getHost(),
+                        s3.endpoint().getPort(), OTHER_BUCKET, key("good")), 10, "G1")),
+                        "is not in the configured bucket 'eventindex'"},
+                new Object[] {signal("other-endpoint", DATASET, CONTAINER, 10, obj(url("evil.example", 443, BUCKET,
+                        key("good")), 10, "G1")), "is not on the configured S3 endpoint"},
+                new Object[] {signal("key-traversal", DATASET, CONTAINER, 10, obj(url(s3.endpoint().getHost(),
+                        s3.endpoint().getPort(), BUCKET, "X/../../" + OTHER_BUCKET + "/" + key("good")), 10, "G1")),
+                        "'..' path segment"},
+                new Object[] {signal("too-many-events", DATASET, CONTAINER, 5000, obj(ok, 5000, "G1")),
+                        ConsumerConfig.DATASET_MAX_EVENTS + " = 1000"},
+                new Object[] {signal("gzip-bomb", DATASET, CONTAINER, 10, obj(url(s3.endpoint().getHost(),
+                        s3.endpoint().getPort(), BUCKET, key("bomb")), 10, SpbFixtures.GUID_A)),
+                        "inflates to more than " + INFLATED_MAX_BYTES + " bytes"},
+                new Object[] {signal("big-object", DATASET, CONTAINER, 10, obj(url(s3.endpoint().getHost(),
+                        s3.endpoint().getPort(), BUCKET, key("big")), 10, "G1")),
+                        "is " + (OBJECT_MAX_BYTES + 1) + " bytes, more than " + ConsumerConfig.OBJECT_MAX_BYTES},
+                new Object[] {signal("four-gb", DATASET, CONTAINER, 10, obj(url(s3.endpoint().getHost(),
+                        s3.endpoint().getPort(), BUCKET, key("four-gb")), 10, "G1")), "declares 4294967295 bytes"});
+
+        TreeSet<String> hdfsBefore = hdfsTree();
+        long datasetsBefore = rows("DATASETS");
+        long eventsBefore = rows("EVENTS");
+        for (Object[] c : cases) {
+            ConsumerSignal s = (ConsumerSignal) c[0];
+            ConsumerReport r = send(s);
+            assertEquals(ConsumerReport.FAILED, r.status(), s.signalId() + ": " + r.reason());
+            assertTrue(r.reason().contains((String) c[1]), s.signalId() + ": " + r.reason());
+            assertEquals(hdfsBefore, hdfsTree(), s.signalId() + " left a trace in HDFS");
+        }
+        assertEquals(datasetsBefore, rows("DATASETS"), "DATASETS changed");
+        assertEquals(eventsBefore, rows("EVENTS"), "EVENTS changed");
+        assertEquals(0, rows("DUPLICATEDEVENTS"));
+        assertEquals(0, s3.getCount(OTHER_BUCKET, key("good")), "nothing was read from the other bucket");
+
+        ConsumerReport done = send(signal("valid", DATASET, CONTAINER, 10, obj(ok, 10, "G1")));
+        assertEquals(ConsumerReport.DONE, done.status(), done.reason());
+        assertEquals(10, rows("EVENTS"));
+        assertEquals(1, rows("DATASETS"));
+        TreeSet<String> after = hdfsTree();
+        after.removeAll(hdfsBefore);
+        assertEquals(List.of(HDFS_ROOT + "/" + CONTAINER + "/" + DATASET + ".parquet"), new ArrayList<>(after));
+        Await.until("every signal acknowledged", Duration.ofSeconds(30),
+                () -> broker.queueSize(Queues.CONSUMER) == 0);
+        assertEquals(0, broker.queueSize(EmbeddedBroker.DLQ));
+    }
+
+    @SuppressWarnings("deprecation") // the same (deprecated) Apache client as the consumer's
+    private void put(String bucket, String key, byte[] bytes) {
+        try (S3Client client = S3Client.builder()
+                .endpointOverride(s3.endpoint()).region(Region.US_EAST_1).forcePathStyle(true)
+                .credentialsProvider(StaticCredentialsProvider.create(
+                        AwsBasicCredentials.create(s3.accessKey(), s3.secretKey())))
+                .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
+                .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
+                .httpClientBuilder(ApacheHttpClient.builder()).build()) {
+            client.putObject(PutObjectRequest.builder().bucket(bucket).key(key).build(), RequestBody.fromBytes(bytes));
+        }
+    }
+
+    private ConsumerReport send(ConsumerSignal signal) throws Exception {
+        supervisor.send(Queues.CONSUMER, Json.write(signal), Map.of());
+        ConsumerReport r = reports.poll(REPORT_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+        assertNotNull(r, "no report for " + signal.signalId());
+        assertEquals(signal.signalId(), r.signalId());
+        return r;
+    }
+
+    private static ConsumerSignal signal(String id, String dataset, String container, long events,
+                                         SignalObject object) {
+        return new ConsumerSignal(ConsumerSignal.TYPE, "sig-" + id, dataset, container, 700, 3, List.of(object),
+                events, System.currentTimeMillis());
+    }
+
+    private static SignalObject obj(String url, long events, String guid) {
+        return new SignalObject(url, 100, List.of(guid), events);
+    }
+
+    private static String url(String host, int port, String bucket, String key) {
+        return "s3://" + host + ":" + port + "/" + bucket + "/" + key;
+    }
+
+    private static String key(String name) {
+        return "X/12345678/" + name + ".ei.spb";
+    }
+
+    /** Every file and directory under / (the consumer may only ever write below its root). */
+    private TreeSet<String> hdfsTree() throws IOException {
+        TreeSet<String> out = new TreeSet<>();
+        RemoteIterator<LocatedFileStatus> it = hdfs.fs().listFiles(new org.apache.hadoop.fs.Path("/"), true);
+        while (it.hasNext()) {
+            out.add(it.next().getPath().toUri().getPath());
+        }
+        return out;
+    }
+
+    private long rows(String table) throws Exception {
+        KuduClient client = kudu.client();
+        if (!client.tableExists(PREFIX + table)) {
+            return 0;
+        }
+        KuduScanner scanner = client.newScannerBuilder(client.openTable(PREFIX + table))
+                .setProjectedColumnNames(List.of()).build();
+        long n = 0;
+        while (scanner.hasMoreRows()) {
+            n += scanner.nextRows().getNumRows();
+        }
+        scanner.close();
+        return n;
+    }
+
+    /** A valid start, then identical events until {@code inflatedBytes}: about 1000:1 compressed. */
+    private static byte[] gzipBomb(long inflatedBytes) throws IOException {
+        byte[] one = new SpbFixtures.Raw().message(SpbMessageType.EVENT, SpbFixtures.event(1, 1)).plain();
+        byte[] block = new byte[one.length * 1024];
+        for (int i = 0; i < 1024; i++) {
+            System.arraycopy(one, 0, block, i * one.length, one.length);
+        }
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try (GZIPOutputStream gz = new GZIPOutputStream(out, 1 << 16)) {
+            gz.write(SpbFixtures.Raw.start().message(SpbMessageType.HEADER, SpbFixtures.header())
+                    .message(SpbMessageType.BEGIN_GUID, SpbFixtures.begin(SpbFixtures.GUID_A)).plain());
+            for (long n = 0; n < inflatedBytes; n += block.length) {
+                gz.write(block);
+            }
+        }
+        return out.toByteArray();
+    }
+}

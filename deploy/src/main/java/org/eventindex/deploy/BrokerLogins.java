@@ -1,0 +1,68 @@
+package org.eventindex.deploy;
+
+import java.security.SecureRandom;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import org.eventindex.stomp.BrokerAccess;
+import org.eventindex.stomp.StompEndpoint;
+import org.eventindex.stomp.StompSettings;
+import org.eventindex.testing.EmbeddedBroker;
+
+/**
+ * The broker logins of one embedded stack, one per role of {@link BrokerAccess}, each with a fresh random password:
+ * the stack's daemons and producers run with the same separation of rights as a production deployment.
+ * {@link #toString()} names the logins only.
+ */
+public final class BrokerLogins {
+    public static final String PRODUCER = "producer";
+    public static final String SUPERVISOR = "supervisor";
+    public static final String CONSUMER = "consumer";
+    public static final String OPERATOR = "operator";
+    public static final String ADMIN = "admin";
+
+    private static final Map<String, String> GROUP_OF = Map.of(PRODUCER, BrokerAccess.PRODUCERS,
+            SUPERVISOR, BrokerAccess.SUPERVISORS, CONSUMER, BrokerAccess.CONSUMERS, OPERATOR, BrokerAccess.OPERATORS,
+            ADMIN, BrokerAccess.ADMINS);
+
+    private final Map<String, String> passwords;
+
+    private BrokerLogins(Map<String, String> passwords) {
+        this.passwords = Map.copyOf(passwords);
+    }
+
+    /** A random 128-bit password per login. */
+    public static BrokerLogins random() {
+        SecureRandom random = new SecureRandom();
+        Map<String, String> pw = new LinkedHashMap<>();
+        for (String login : GROUP_OF.keySet()) {
+            byte[] b = new byte[16];
+            random.nextBytes(b);
+            pw.put(login, HexFormat.of().formatHex(b));
+        }
+        return new BrokerLogins(pw);
+    }
+
+    /** The logins and groups for {@link EmbeddedBroker#startSecured}. */
+    public EmbeddedBroker.Security security() {
+        Map<String, Set<String>> groups = new LinkedHashMap<>();
+        GROUP_OF.forEach((login, group) -> groups.put(login, Set.of(group)));
+        return new EmbeddedBroker.Security(passwords, groups);
+    }
+
+    public String password(String login) {
+        return Objects.requireNonNull(passwords.get(login), () -> "no broker login '" + login + "'");
+    }
+
+    /** Settings to reach {@code endpoints} (host:port list) as {@code login}. */
+    public StompSettings settings(String endpoints, String login) {
+        return StompSettings.of(StompEndpoint.parseList(endpoints), login, password(login));
+    }
+
+    @Override
+    public String toString() {
+        return "BrokerLogins" + GROUP_OF.keySet();
+    }
+}
