@@ -18,6 +18,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
 
 /**
  * The demo: starts the embedded stack, generates a few datasets with retried and crashed jobs, runs the producer jar
@@ -32,6 +33,8 @@ public final class DemoMain {
               --consumers N          competing consumer daemons (default 1)
               --parallel N           producer processes run at once (default 4)
               --timeout-minutes N    give up waiting for the datasets after N minutes (default 15)
+              --keep                 after the checks, keep the stack running (until Ctrl-C) and print the Kudu
+                                     master address and the bin/eventindex sql / lookup commands to use on it
               --help                 this text
             The demo prints, per dataset: files, objects produced, objects read, duplicates skipped, events in Kudu
             vs expected unique events, duplicated events, traversal time; then one event lookup.
@@ -91,14 +94,48 @@ public final class DemoMain {
             List<String> problems = new ArrayList<>();
             figures.forEach(f -> problems.addAll(f.problems()));
             problems.addAll(lookupOne(stack, datasets.get(0), out));
+            int status;
             if (!problems.isEmpty()) {
                 out.println("FAILED:");
                 problems.forEach(p -> out.println("  " + p));
-                return 1;
+                status = 1;
+            } else {
+                out.printf("OK: every dataset complete and exact (%.1f s in all)%n", (System.nanoTime() - t0) / 1e9);
+                status = 0;
             }
-            out.printf("OK: every dataset complete and exact (%.1f s in all)%n", (System.nanoTime() - t0) / 1e9);
-            return 0;
+            if (opts.keep()) {
+                keepRunning(stack, datasets.get(0), out, log);
+            }
+            return status;
         }
+    }
+
+    /**
+     * {@code --keep}: prints where the stack's Kudu is and the commands to query it, then blocks until the JVM is
+     * stopped (Ctrl-C); a shutdown hook stops the stack (Kudu, HDFS, broker, S3, daemons) on the way out.
+     */
+    private static void keepRunning(EmbeddedStack stack, GeneratedDataset first, PrintStream out, PrintStream log)
+            throws InterruptedException, IOException {
+        EIEvent_p1 event = firstEvent(first.jobs(GeneratedJob.Outcome.REPORTED).get(0).spbFile());
+        String masters = stack.kuduMasters();
+        String prefix = stack.tablesConfig().prefix();
+        String prefixOption = prefix.isEmpty() ? "" : " --prefix " + prefix;
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            log.println("[demo] stopping the stack");
+            stack.close();
+            stopped.countDown();
+        }, "demo-stop"));
+        out.println();
+        out.println("Stack kept running (--keep). Ctrl-C stops it.");
+        out.println("Kudu master: " + masters + (prefix.isEmpty() ? "" : " (table prefix " + prefix + ")"));
+        out.println("SQL shell:   bin/eventindex sql --kudu-master " + masters + prefixOption);
+        out.println("  e.g.       bin/eventindex sql --kudu-master " + masters + prefixOption
+                + " -e 'SELECT dataset, count_events, num_duplicates FROM loaded_datasets'");
+        out.printf("Lookup:      echo '%08d %09d' | bin/eventindex lookup --masters %s%s%n", event.getRunNumber(),
+                event.getEventNumber(), masters, prefixOption);
+        out.flush();
+        stopped.await();
     }
 
     private static void printTable(List<DatasetFigures> figures, PrintStream out) {
@@ -158,18 +195,21 @@ public final class DemoMain {
     }
 
     /** Parsed command line. */
-    record DemoOptions(Path work, int scale, int consumers, int parallel, int timeoutMinutes, boolean help) {
+    record DemoOptions(Path work, int scale, int consumers, int parallel, int timeoutMinutes, boolean keep,
+                       boolean help) {
         static DemoOptions parse(String[] args) {
             Path work = Path.of("work", "demo");
             int scale = 1;
             int consumers = 1;
             int parallel = 4;
             int timeout = 15;
+            boolean keep = false;
             boolean help = false;
             for (int i = 0; i < args.length; i++) {
                 String a = args[i];
                 switch (a) {
                     case "--help", "-h" -> help = true;
+                    case "--keep" -> keep = true;
                     case "--work" -> work = Path.of(value(args, ++i, a));
                     case "--scale" -> scale = positive(value(args, ++i, a), a);
                     case "--consumers" -> consumers = positive(value(args, ++i, a), a);
@@ -178,7 +218,7 @@ public final class DemoMain {
                     default -> throw new IllegalArgumentException("unknown option '" + a + "'");
                 }
             }
-            return new DemoOptions(work, scale, consumers, parallel, timeout, help);
+            return new DemoOptions(work, scale, consumers, parallel, timeout, keep, help);
         }
 
         private static String value(String[] args, int i, String option) {

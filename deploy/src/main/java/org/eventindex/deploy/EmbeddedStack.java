@@ -199,6 +199,11 @@ public final class EmbeddedStack implements AutoCloseable {
         return kudu.client();
     }
 
+    /** The Kudu master address(es), as {@code --masters}/{@code --kudu-master} take them. */
+    public String kuduMasters() {
+        return kudu.masterAddresses();
+    }
+
     public KuduTablesConfig tablesConfig() {
         return tablesConfig;
     }

@@ -21,7 +21,7 @@ import java.util.List;
  * Trigger masks are stored twice: in the experiment's run-length coded text form ({@code l1trigmask},
  * {@code eftrigmask}, lossless) and as 64-bit words (seed 001 §6.1) {@code l1w00..l1w23} and {@code hltw000..hltw191},
  * a zero word stored as NULL, BIT_SHUFFLE + LZ4, so one trigger bit is selected in SQL with
- * {@code l1w16 & (1 << 5) <> 0} (TAV bit 5). The {@code *trigchains*} columns are kept for the seed's schema and left
+ * {@code getbit(l1w16, 5) = 1} (TAV bit 5). The {@code *trigchains*} columns are kept for the seed's schema and left
  * null until chains are decoded from menus. MCEVENTS has the EVENTS schema (the provenance columns stay null).
  */
 public final class KuduSchemas {

@@ -4,6 +4,7 @@ import org.apache.kudu.client.KuduClient;
 import org.apache.kudu.client.KuduException;
 import org.eventindex.kudu.KuduTablesConfig;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -13,6 +14,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
 
 import static java.util.Objects.requireNonNull;
 
@@ -21,7 +23,8 @@ import static java.util.Objects.requireNonNull;
  * the HTTP server.
  * <p>
  * A batch is grouped by run; each run's LOADED datasets are read once from DATASETS (a range scan on its first key
- * column), filtered by dataset name, then each (event, dataset) pair is one point scan on EVENTS (or MCEVENTS) with
+ * column; with a dataset cache TTL, reused across lookups for that long, see {@link DatasetCache}), filtered by
+ * dataset name, then each (event, dataset) pair is one point scan on EVENTS (or MCEVENTS) with
  * the full primary key, so Kudu reads one tablet. Point scans of a batch run on a fixed pool of {@code threads}; a
  * single event is looked up on the caller's thread.
  * <p>
@@ -32,6 +35,7 @@ import static java.util.Objects.requireNonNull;
  */
 public final class EventLookup implements AutoCloseable {
     private final KuduEventReader reader;
+    private final DatasetCache datasets;
     private final ExecutorService pool;
     private final boolean withDuplicates;
 
@@ -42,11 +46,26 @@ public final class EventLookup implements AutoCloseable {
      */
     public EventLookup(KuduClient client, KuduTablesConfig config, int threads, boolean withDuplicates)
             throws KuduException {
+        this(client, config, threads, withDuplicates, Duration.ZERO);
+    }
+
+    /**
+     * @param datasetCacheTtl how long the LOADED datasets of a run are reused between lookups ({@link DatasetCache});
+     *                        zero reads DATASETS for every lookup (every batch per run)
+     */
+    public EventLookup(KuduClient client, KuduTablesConfig config, int threads, boolean withDuplicates,
+                       Duration datasetCacheTtl) throws KuduException {
+        this(client, config, threads, withDuplicates, datasetCacheTtl, System::nanoTime);
+    }
+
+    EventLookup(KuduClient client, KuduTablesConfig config, int threads, boolean withDuplicates,
+                Duration datasetCacheTtl, LongSupplier nanoTime) throws KuduException {
         if (threads < 1 || threads > 256) {
             throw new IllegalArgumentException("threads must be within 1..256: " + threads);
         }
         this.reader = new KuduEventReader(requireNonNull(client, "client is null"),
                 requireNonNull(config, "config is null"));
+        this.datasets = new DatasetCache(reader::loadedDatasets, datasetCacheTtl, nanoTime);
         this.withDuplicates = withDuplicates;
         AtomicInteger n = new AtomicInteger();
         this.pool = Executors.newFixedThreadPool(threads, r -> {
@@ -95,7 +114,7 @@ public final class EventLookup implements AutoCloseable {
 
     private List<LoadedDataset> datasets(int run, LookupFilter filter) {
         try {
-            return reader.loadedDatasets(run).stream().filter(filter::acceptsDataset).toList();
+            return datasets.loadedDatasets(run).stream().filter(filter::acceptsDataset).toList();
         } catch (KuduException e) {
             throw new CompletionException(new LookupException("reading the datasets of run " + run + ": "
                     + e.getMessage(), e));

@@ -26,10 +26,10 @@ import java.util.concurrent.CountDownLatch;
 public final class LookupMain {
     static final String USAGE = """
             Usage:
-              lookup [lookup] --masters M [--prefix P] [--threads N] [--batch N] [--json|--csv]
+              lookup [lookup] --masters M [--prefix P] [--threads N] [--batch N] [--dataset-cache-ms N] [--json|--csv]
                      [--stream-type T[,T...]] [--project P] [--ami-tag GLOB] [--dataset GLOB] [--with-duplicates]
                      [FILE|-]
-              lookup serve --masters M [--prefix P] [--port N] [--bind ADDR] [--threads N]
+              lookup serve --masters M [--prefix P] [--port N] [--bind ADDR] [--threads N] [--dataset-cache-ms N]
                      [--max-concurrent N] [--max-batch N] [--with-duplicates]
 
             lookup   input lines 'run event' (e.g. '%08d %09d', whitespace separated; '#' comments) from FILE or
@@ -47,6 +47,8 @@ public final class LookupMain {
               --prefix P          table name prefix (default: none)
               --threads N         parallel Kudu point scans (default: 8)
               --batch N           lines looked up per batch (default: 1000)
+              --dataset-cache-ms N  reuse a run's LOADED datasets for N ms (default: 1000; 0: read DATASETS for
+                                  every lookup); a deleted or reloaded dataset is seen at most N ms late
               --stream-type T     report only these file types, e.g. StreamRAW
               --project P         only datasets of this project, e.g. data17_13TeV
               --ami-tag GLOB      only datasets whose version (AMI tags) matches, e.g. 'f838_*'
@@ -58,6 +60,8 @@ public final class LookupMain {
               --max-batch N       lines in one POST /lookup before 413 (default: 10000)
             """;
 
+    /** Default TTL of the per-run DATASETS cache ({@link DatasetCache}). */
+    static final int DEFAULT_DATASET_CACHE_MS = 1000;
     /** Returned by {@code serve}: the JVM is already shutting down, {@code System.exit} would block. */
     static final int SERVED = -1;
     private static final Set<String> FLAGS = Set.of("json", "csv", "with-duplicates", "help");
@@ -96,8 +100,13 @@ public final class LookupMain {
             KuduTablesConfig config = new KuduTablesConfig(o.get("prefix", ""),
                     KuduTablesConfig.DEFAULT_HASH_BUCKETS, 1);
             int threads = o.intValue("threads", 8);
+            int cacheMs = o.intValue("dataset-cache-ms", DEFAULT_DATASET_CACHE_MS);
+            if (cacheMs < 0) {
+                throw new IllegalArgumentException("--dataset-cache-ms must be >= 0: " + cacheMs);
+            }
             try (KuduClient client = new KuduClient.KuduClientBuilder(masters).build();
-                 EventLookup lookup = new EventLookup(client, config, threads, o.flag("with-duplicates"))) {
+                 EventLookup lookup = new EventLookup(client, config, threads, o.flag("with-duplicates"),
+                         java.time.Duration.ofMillis(cacheMs))) {
                 if (serve) {
                     return serve(o, lookup, out);
                 }

@@ -9,7 +9,7 @@ import java.util.Set;
 /** {@code --name value} / {@code --name=value} options, {@code --flag}s and positional arguments of a command line. */
 record Options(Map<String, String> values, Set<String> flags, List<String> positional) {
     private static final Set<String> VALUED = Set.of("masters", "prefix", "threads", "batch", "stream-type",
-            "project", "ami-tag", "dataset", "port", "bind", "max-concurrent", "max-batch");
+            "project", "ami-tag", "dataset", "port", "bind", "max-concurrent", "max-batch", "dataset-cache-ms");
 
     /** @throws IllegalArgumentException naming an unknown option or one without its value */
     static Options parse(String[] args, Set<String> flagNames) {

@@ -19,6 +19,7 @@ import org.eventindex.testing.EmbeddedKudu;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -81,8 +82,11 @@ public final class LookupBench {
                 targets.add(new Target(FIRST_RUN + ds, eventNumber(ds, (long) (r.nextDouble() * perDataset)),
                         ds + 1, ds % 2));
             }
+            Duration cacheTtl = Duration.ofMillis(LookupMain.DEFAULT_DATASET_CACHE_MS);
             try (EventLookup one = new EventLookup(client, CONFIG, 1, false);
-                 EventLookup eight = new EventLookup(client, CONFIG, 8, false)) {
+                 EventLookup eight = new EventLookup(client, CONFIG, 8, false);
+                 EventLookup oneCached = new EventLookup(client, CONFIG, 1, false, cacheTtl);
+                 EventLookup eightCached = new EventLookup(client, CONFIG, 8, false, cacheTtl)) {
                 KuduTable events1 = client.openTable(CONFIG.eventsTable());
                 // warm-up: connections, tablet locations, block cache
                 run(targets.subList(0, Math.min(2000, lookups)), 8, t -> rawLookup(client, events1, t));
@@ -91,10 +95,13 @@ public final class LookupBench {
                 System.out.println("|---:|---|---:|---:|---:|---:|");
                 for (int threads : new int[]{1, 8}) {
                     EventLookup service = threads == 1 ? one : eight;
+                    EventLookup cached = threads == 1 ? oneCached : eightCached;
                     Result raw = run(targets, threads, t -> rawLookup(client, events1, t));
                     Result svc = run(targets, threads, t -> lookupOne(service, t));
+                    Result hit = run(targets, threads, t -> lookupOne(cached, t));
                     print(threads, "raw Kudu point scan (key known)", raw, raw);
                     print(threads, "EventLookup (DATASETS + point scan)", svc, raw);
+                    print(threads, "EventLookup, DATASETS cached " + cacheTtl.toMillis() + " ms", hit, raw);
                 }
                 long b0 = System.nanoTime();
                 List<EventKey> keys = targets.stream().map(t -> new EventKey(t.run(), t.event())).toList();
