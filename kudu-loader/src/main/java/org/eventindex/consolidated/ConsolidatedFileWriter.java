@@ -22,6 +22,7 @@ import java.util.Objects;
 public final class ConsolidatedFileWriter implements Closeable {
     private static final String TOKEN_PATH = ConsolidatedSchema.EITOKEN + "." + ConsolidatedSchema.LIST + "."
             + ConsolidatedSchema.ELEMENT + "." + ConsolidatedSchema.TOKEN;
+    private static final long POOL_BYTES = 64L << 20;
     private final EventWriteSupport support;
     private final ParquetWriter<EventWriteSupport.Row> writer;
     private final EventWriteSupport.Row row = new EventWriteSupport.Row();
@@ -34,6 +35,8 @@ public final class ConsolidatedFileWriter implements Closeable {
         this.writer = new Builder(new StreamOutputFile(Objects.requireNonNull(out, "out is null")), support)
                 .withConf(new PlainParquetConfiguration())
                 .withWriteMode(ParquetFileWriter.Mode.OVERWRITE)
+                // page buffers are recycled instead of allocated again for every page (bounded)
+                .withAllocator(new RecyclingAllocator(POOL_BYTES))
                 .withCompressionCodec(CompressionCodecName.SNAPPY)
                 .withRowGroupSize(ConsolidatedSchema.ROW_GROUP_BYTES)
                 .withPageSize(ConsolidatedSchema.PAGE_BYTES)

@@ -95,11 +95,16 @@ public final class ConsumerBenchMain {
                 // warm-up of both paths (JIT, connections, HDFS pipeline), then the measured runs
                 raw(fetcher, hdfs.fs(), signal, threads);
                 consolidate(consumer, signal);
+                ThreadCpuMeter rawMeter = new ThreadCpuMeter();
                 long cpu0 = processCpuNanos();
                 double rawSeconds = raw(fetcher, hdfs.fs(), signal, threads);
                 long cpu1 = processCpuNanos();
+                Map<String, Double> rawThreads = rawMeter.stop();
+                ThreadCpuMeter consMeter = new ThreadCpuMeter();
+                long cpu1b = processCpuNanos();
                 double consSeconds = consolidate(consumer, signal);
                 long cpu2 = processCpuNanos();
+                Map<String, Double> consThreads = consMeter.stop();
                 double rawRate = totalEvents / rawSeconds;
                 double consRate = totalEvents / consSeconds;
                 out.printf("raw bound (GET + copy to HDFS, no decoding): %,.0f events/s (%.2f s)%n", rawRate,
@@ -109,14 +114,22 @@ public final class ConsumerBenchMain {
                 // CPU of the whole JVM (S3 and HDFS servers included) while each path ran: less sensitive to other
                 // work on the machine than the wall-clock rates
                 out.printf("JVM CPU: raw bound %.2f s (%.2f us/event), consolidation %.2f s (%.2f us/event)%n",
-                        (cpu1 - cpu0) / 1e9, (cpu1 - cpu0) / 1e3 / totalEvents, (cpu2 - cpu1) / 1e9,
-                        (cpu2 - cpu1) / 1e3 / totalEvents);
+                        (cpu1 - cpu0) / 1e9, (cpu1 - cpu0) / 1e3 / totalEvents, (cpu2 - cpu1b) / 1e9,
+                        (cpu2 - cpu1b) / 1e3 / totalEvents);
+                printThreads(out, "raw bound", rawThreads, cpu1 - cpu0, totalEvents);
+                printThreads(out, "consolidation", consThreads, cpu2 - cpu1b, totalEvents);
+                StringBuilder alloc = new StringBuilder("  consolidation bytes allocated per event by thread:");
+                consMeter.allocated().forEach((role, bytes) -> alloc.append(String.format(" %s %,d;", role,
+                        bytes / totalEvents)));
+                out.println(alloc);
             }
 
             Path parquet = new Path(new Path(config.hdfsRoot(), DatasetName.parse(DATASET).container()),
                     DATASET + ".parquet");
             out.printf("Parquet file: %,d bytes (%.1f B/event)%n", hdfs.fs().getFileStatus(parquet).getLen(),
                     (double) hdfs.fs().getFileStatus(parquet).getLen() / totalEvents);
+            // the same data must give the same bytes whatever the code version (compare across runs)
+            out.printf("Parquet file checksum: %s%n", hdfs.fs().getFileChecksum(parquet));
             if (kuduRows > 0) {
                 new KuduBench(kudu, hdfs, out, work.resolve("kudu").resolve("kudu-cluster").resolve("ts-0"))
                         .run(parquet, kuduRows);
@@ -191,6 +204,19 @@ public final class ConsumerBenchMain {
             pool.shutdownNow();
         }
         return (System.nanoTime() - t0) / 1e9;
+    }
+
+    /** CPU per event by thread role; what no Java thread accounts for is GC and other VM threads. */
+    private static void printThreads(PrintStream out, String what, Map<String, Double> threads, long processNanos,
+                                     long events) {
+        StringBuilder b = new StringBuilder("  " + what + " CPU us/event by thread:");
+        double javaSeconds = 0;
+        for (Map.Entry<String, Double> e : threads.entrySet()) {
+            b.append(String.format(" %s %.2f;", e.getKey(), e.getValue() * 1e6 / events));
+            javaSeconds += e.getValue();
+        }
+        b.append(String.format(" GC + VM (rest) %.2f", (processNanos / 1e9 - javaSeconds) * 1e6 / events));
+        out.println(b);
     }
 
     private static long processCpuNanos() {
