@@ -59,6 +59,11 @@ public final class ConsolidatedFileWriter implements Closeable {
                 .withDictionaryEncoding(ConsolidatedSchema.TK_ESD, false)
                 .withDictionaryEncoding(ConsolidatedSchema.TK_AOD, false)
                 .withDictionaryEncoding(ConsolidatedSchema.TK, false)
+                // Unique per event by construction (event number, nanosecond offset, extended L1 ID): a dictionary
+                // never pays, and parquet-mr would fill one per row group (64k entries) before falling back.
+                .withDictionaryEncoding(ConsolidatedSchema.EVENT_NUMBER, false)
+                .withDictionaryEncoding(ConsolidatedSchema.TIME_STAMP_NS_OFFSET, false)
+                .withDictionaryEncoding(ConsolidatedSchema.EXTENDED_LEVEL1_ID, false)
                 .build();
     }
 
