@@ -52,7 +52,7 @@ import java.util.concurrent.Future;
  *   <li>Kudu ingest rows/s of the loader against {@code kudu perf loadgen} on the same cluster, into a table with
  *       the EVENTS schema and hash buckets ({@link KuduBench}).</li>
  * </ul>
- * Usage: {@code bin/bench-consumer [--events N] [--files N] [--threads N] [--kudu-rows N] [--work DIR]}.
+ * Usage: {@code bin/bench-consumer [--events N] [--files N] [--threads N] [--kudu-rows all|N|0] [--work DIR]}.
  */
 public final class ConsumerBenchMain {
     private static final String DATASET = "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1824";
@@ -63,11 +63,12 @@ public final class ConsumerBenchMain {
 
     public static void main(String[] args) throws Exception {
         Map<String, String> o = BenchOptions.parse(args, Map.of("events", "1000000", "files", "20", "threads", "4",
-                "kudu-rows", "200000", "work", System.getProperty("java.io.tmpdir") + "/ei-bench"));
+                "kudu-rows", "all", "work", System.getProperty("java.io.tmpdir") + "/ei-bench"));
         int events = Integer.parseInt(o.get("events"));
         int files = Integer.parseInt(o.get("files"));
         int threads = Integer.parseInt(o.get("threads"));
-        int kuduRows = Integer.parseInt(o.get("kudu-rows"));
+        // loadgen inserts as many rows as the loader loaded ("all"), at most N, or the Kudu part is skipped (0)
+        int kuduRows = o.get("kudu-rows").equals("all") ? Integer.MAX_VALUE : Integer.parseInt(o.get("kudu-rows"));
         java.nio.file.Path work = java.nio.file.Path.of(o.get("work"));
         PrintStream out = System.out;
         BenchOptions.deleteTree(work);
