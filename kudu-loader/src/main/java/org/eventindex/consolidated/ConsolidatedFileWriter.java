@@ -1,5 +1,6 @@
 package org.eventindex.consolidated;
 
+import org.apache.parquet.bytes.ByteBufferAllocator;
 import org.apache.parquet.conf.PlainParquetConfiguration;
 import org.apache.parquet.hadoop.ParquetFileWriter;
 import org.apache.parquet.hadoop.ParquetWriter;
@@ -31,12 +32,17 @@ public final class ConsolidatedFileWriter implements Closeable {
     private boolean closed;
 
     public ConsolidatedFileWriter(OutputStream out) throws IOException {
+        this(out, new RecyclingAllocator(POOL_BYTES));
+    }
+
+    /** With the given page buffer allocator (tests compare the recycling one with plain heap buffers). */
+    ConsolidatedFileWriter(OutputStream out, ByteBufferAllocator allocator) throws IOException {
         this.support = new EventWriteSupport();
         this.writer = new Builder(new StreamOutputFile(Objects.requireNonNull(out, "out is null")), support)
                 .withConf(new PlainParquetConfiguration())
                 .withWriteMode(ParquetFileWriter.Mode.OVERWRITE)
                 // page buffers are recycled instead of allocated again for every page (bounded)
-                .withAllocator(new RecyclingAllocator(POOL_BYTES))
+                .withAllocator(allocator)
                 .withCompressionCodec(CompressionCodecName.SNAPPY)
                 .withRowGroupSize(ConsolidatedSchema.ROW_GROUP_BYTES)
                 .withPageSize(ConsolidatedSchema.PAGE_BYTES)
