@@ -1,5 +1,7 @@
 package org.eventindex.consumer;
 
+import com.google.protobuf.CodedInputStream;
+import com.google.protobuf.UnsafeByteOperations;
 import org.eventindex.consolidated.StageRefs;
 import org.eventindex.proto.EventIndexProtos.EIEvent_p1;
 
@@ -45,7 +47,11 @@ final class MergePipeline {
                 List<Row>[] batch = new List[]{new ArrayList<Row>(BATCH)};
                 StageRefs refs = new StageRefs();
                 sorter.merge((guid, payload) -> {
-                    EIEvent_p1 event = EIEvent_p1.parseFrom(payload);
+                    // aliasing: the tokens and masks stay views of the payload instead of copies (the payload
+                    // array is this event's own and never written again, which aliasing requires)
+                    CodedInputStream in = UnsafeByteOperations.unsafeWrap(payload).newCodedInput();
+                    in.enableAliasing(true);
+                    EIEvent_p1 event = EIEvent_p1.parseFrom(in);
                     // the stage references (token parsing) are computed here, off the encoding thread
                     batch[0].add(new Row(event, payload, guid, refs.of(event, guidName.apply(guid)).copyRefs()));
                     if (batch[0].size() == BATCH) {

@@ -101,8 +101,12 @@ final class Spool implements Closeable {
                         long event = ((long) readInt(in) << 32) | (readInt(in) & 0xffffffffL);
                         int flags = in.read();
                         int len = readVarint(in);
-                        byte[] bytes = in.readNBytes(len);
-                        if (flags < 0 || bytes.length != len) {
+                        // read straight into the event's own array (readNBytes would stage it in another one)
+                        if (len < 0) {
+                            throw new IOException("spool of " + label + " is corrupt: bad length");
+                        }
+                        byte[] bytes = new byte[len];
+                        if (flags < 0 || in.readNBytes(bytes, 0, len) != len) {
                             throw new IOException("spool of " + label + " ends inside a record");
                         }
                         visitor.event(run, event, (flags & 1) != 0, bytes);

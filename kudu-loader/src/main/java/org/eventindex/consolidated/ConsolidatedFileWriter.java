@@ -1,5 +1,6 @@
 package org.eventindex.consolidated;
 
+import org.apache.parquet.bytes.ByteBufferAllocator;
 import org.apache.parquet.conf.PlainParquetConfiguration;
 import org.apache.parquet.hadoop.ParquetFileWriter;
 import org.apache.parquet.hadoop.ParquetWriter;
@@ -22,6 +23,7 @@ import java.util.Objects;
 public final class ConsolidatedFileWriter implements Closeable {
     private static final String TOKEN_PATH = ConsolidatedSchema.EITOKEN + "." + ConsolidatedSchema.LIST + "."
             + ConsolidatedSchema.ELEMENT + "." + ConsolidatedSchema.TOKEN;
+    private static final long POOL_BYTES = 64L << 20;
     private final EventWriteSupport support;
     private final ParquetWriter<EventWriteSupport.Row> writer;
     private final EventWriteSupport.Row row = new EventWriteSupport.Row();
@@ -30,10 +32,17 @@ public final class ConsolidatedFileWriter implements Closeable {
     private boolean closed;
 
     public ConsolidatedFileWriter(OutputStream out) throws IOException {
+        this(out, new RecyclingAllocator(POOL_BYTES));
+    }
+
+    /** With the given page buffer allocator (tests compare the recycling one with plain heap buffers). */
+    ConsolidatedFileWriter(OutputStream out, ByteBufferAllocator allocator) throws IOException {
         this.support = new EventWriteSupport();
         this.writer = new Builder(new StreamOutputFile(Objects.requireNonNull(out, "out is null")), support)
                 .withConf(new PlainParquetConfiguration())
                 .withWriteMode(ParquetFileWriter.Mode.OVERWRITE)
+                // page buffers are recycled instead of allocated again for every page (bounded)
+                .withAllocator(allocator)
                 .withCompressionCodec(CompressionCodecName.SNAPPY)
                 .withRowGroupSize(ConsolidatedSchema.ROW_GROUP_BYTES)
                 .withPageSize(ConsolidatedSchema.PAGE_BYTES)
@@ -56,6 +65,11 @@ public final class ConsolidatedFileWriter implements Closeable {
                 .withDictionaryEncoding(ConsolidatedSchema.TK_ESD, false)
                 .withDictionaryEncoding(ConsolidatedSchema.TK_AOD, false)
                 .withDictionaryEncoding(ConsolidatedSchema.TK, false)
+                // Unique per event by construction (event number, nanosecond offset, extended L1 ID): a dictionary
+                // never pays, and parquet-mr would fill one per row group (64k entries) before falling back.
+                .withDictionaryEncoding(ConsolidatedSchema.EVENT_NUMBER, false)
+                .withDictionaryEncoding(ConsolidatedSchema.TIME_STAMP_NS_OFFSET, false)
+                .withDictionaryEncoding(ConsolidatedSchema.EXTENDED_LEVEL1_ID, false)
                 .build();
     }
 

@@ -8,6 +8,7 @@ import org.apache.parquet.io.api.RecordConsumer;
 import org.eventindex.proto.EventIndexProtos.EIEvent_p1;
 import org.eventindex.proto.EventIndexProtos.EItoken_p1;
 
+import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -25,6 +26,9 @@ final class EventWriteSupport extends WriteSupport<EventWriteSupport.Row> {
     volatile Map<String, String> metadata = Map.of();
     private final StageRefs refs = new StageRefs();
     private RecordConsumer rc;
+    private static final int STRING_CACHE_MAX = 16_384;
+    private final HashMap<String, Binary> strings = new HashMap<>();
+    private byte[] scratch = new byte[4096];
 
     @Override
     public WriteContext init(Configuration configuration) {
@@ -131,19 +135,38 @@ final class EventWriteSupport extends WriteSupport<EventWriteSupport.Row> {
         return index + 1;
     }
 
+    /**
+     * The value is copied into a scratch array reused for every row and handed over as a reused Binary: Parquet
+     * encodes it at once and copies what it keeps (dictionary entries, statistics), so no array per value is
+     * allocated.
+     */
     private int bytes(int index, String name, com.google.protobuf.ByteString value) {
         if (value != null) {
+            int n = value.size();
+            if (scratch.length < n) {
+                scratch = new byte[Math.max(n, 2 * scratch.length)];
+            }
+            value.copyTo(scratch, 0);
             rc.startField(name, index);
-            rc.addBinary(Binary.fromConstantByteArray(value.toByteArray()));
+            rc.addBinary(Binary.fromReusedByteArray(scratch, 0, n));
             rc.endField(name, index);
         }
         return index + 1;
     }
 
+    /** GUID columns: a few distinct values per file, so their encoded Binary is cached (bounded). */
     private int string(int index, String name, String value) {
         if (value != null) {
+            Binary b = strings.get(value);
+            if (b == null) {
+                b = Binary.fromConstantByteArray(value.getBytes(StandardCharsets.UTF_8));
+                if (strings.size() >= STRING_CACHE_MAX) {
+                    strings.clear();
+                }
+                strings.put(value, b);
+            }
             rc.startField(name, index);
-            rc.addBinary(Binary.fromString(value));
+            rc.addBinary(b);
             rc.endField(name, index);
         }
         return index + 1;

@@ -52,7 +52,7 @@ import java.util.concurrent.Future;
  *   <li>Kudu ingest rows/s of the loader against {@code kudu perf loadgen} on the same cluster, into a table with
  *       the EVENTS schema and hash buckets ({@link KuduBench}).</li>
  * </ul>
- * Usage: {@code bin/bench-consumer [--events N] [--files N] [--threads N] [--kudu-rows N] [--work DIR]}.
+ * Usage: {@code bin/bench-consumer [--events N] [--files N] [--threads N] [--kudu-rows all|N|0] [--work DIR]}.
  */
 public final class ConsumerBenchMain {
     private static final String DATASET = "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1824";
@@ -63,11 +63,12 @@ public final class ConsumerBenchMain {
 
     public static void main(String[] args) throws Exception {
         Map<String, String> o = BenchOptions.parse(args, Map.of("events", "1000000", "files", "20", "threads", "4",
-                "kudu-rows", "200000", "work", System.getProperty("java.io.tmpdir") + "/ei-bench"));
+                "kudu-rows", "all", "work", System.getProperty("java.io.tmpdir") + "/ei-bench"));
         int events = Integer.parseInt(o.get("events"));
         int files = Integer.parseInt(o.get("files"));
         int threads = Integer.parseInt(o.get("threads"));
-        int kuduRows = Integer.parseInt(o.get("kudu-rows"));
+        // loadgen inserts as many rows as the loader loaded ("all"), at most N, or the Kudu part is skipped (0)
+        int kuduRows = o.get("kudu-rows").equals("all") ? Integer.MAX_VALUE : Integer.parseInt(o.get("kudu-rows"));
         java.nio.file.Path work = java.nio.file.Path.of(o.get("work"));
         PrintStream out = System.out;
         BenchOptions.deleteTree(work);
@@ -95,11 +96,16 @@ public final class ConsumerBenchMain {
                 // warm-up of both paths (JIT, connections, HDFS pipeline), then the measured runs
                 raw(fetcher, hdfs.fs(), signal, threads);
                 consolidate(consumer, signal);
+                ThreadCpuMeter rawMeter = new ThreadCpuMeter();
                 long cpu0 = processCpuNanos();
                 double rawSeconds = raw(fetcher, hdfs.fs(), signal, threads);
                 long cpu1 = processCpuNanos();
+                Map<String, Double> rawThreads = rawMeter.stop();
+                ThreadCpuMeter consMeter = new ThreadCpuMeter();
+                long cpu1b = processCpuNanos();
                 double consSeconds = consolidate(consumer, signal);
                 long cpu2 = processCpuNanos();
+                Map<String, Double> consThreads = consMeter.stop();
                 double rawRate = totalEvents / rawSeconds;
                 double consRate = totalEvents / consSeconds;
                 out.printf("raw bound (GET + copy to HDFS, no decoding): %,.0f events/s (%.2f s)%n", rawRate,
@@ -109,8 +115,14 @@ public final class ConsumerBenchMain {
                 // CPU of the whole JVM (S3 and HDFS servers included) while each path ran: less sensitive to other
                 // work on the machine than the wall-clock rates
                 out.printf("JVM CPU: raw bound %.2f s (%.2f us/event), consolidation %.2f s (%.2f us/event)%n",
-                        (cpu1 - cpu0) / 1e9, (cpu1 - cpu0) / 1e3 / totalEvents, (cpu2 - cpu1) / 1e9,
-                        (cpu2 - cpu1) / 1e3 / totalEvents);
+                        (cpu1 - cpu0) / 1e9, (cpu1 - cpu0) / 1e3 / totalEvents, (cpu2 - cpu1b) / 1e9,
+                        (cpu2 - cpu1b) / 1e3 / totalEvents);
+                printThreads(out, "raw bound", rawThreads, cpu1 - cpu0, totalEvents);
+                printThreads(out, "consolidation", consThreads, cpu2 - cpu1b, totalEvents);
+                StringBuilder alloc = new StringBuilder("  consolidation bytes allocated per event by thread:");
+                consMeter.allocated().forEach((role, bytes) -> alloc.append(String.format(" %s %,d;", role,
+                        bytes / totalEvents)));
+                out.println(alloc);
             }
 
             Path parquet = new Path(new Path(config.hdfsRoot(), DatasetName.parse(DATASET).container()),
@@ -191,6 +203,19 @@ public final class ConsumerBenchMain {
             pool.shutdownNow();
         }
         return (System.nanoTime() - t0) / 1e9;
+    }
+
+    /** CPU per event by thread role; what no Java thread accounts for is GC and other VM threads. */
+    private static void printThreads(PrintStream out, String what, Map<String, Double> threads, long processNanos,
+                                     long events) {
+        StringBuilder b = new StringBuilder("  " + what + " CPU us/event by thread:");
+        double javaSeconds = 0;
+        for (Map.Entry<String, Double> e : threads.entrySet()) {
+            b.append(String.format(" %s %.2f;", e.getKey(), e.getValue() * 1e6 / events));
+            javaSeconds += e.getValue();
+        }
+        b.append(String.format(" GC + VM (rest) %.2f", (processNanos / 1e9 - javaSeconds) * 1e6 / events));
+        out.println(b);
     }
 
     private static long processCpuNanos() {

@@ -15,6 +15,7 @@ import org.eventindex.testing.EmbeddedHdfs;
 import org.eventindex.testing.EmbeddedKudu;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -49,12 +50,17 @@ final class KuduBench {
         KuduTables tables = new KuduTables(client, config);
         tables.createOrVerify(0);
         DatasetLoader loader = new DatasetLoader(client, tables, LoaderSettings.defaults(), Clock.systemUTC());
+        long ts0 = tserverCpuMillis();
+        long cpu0 = processCpuNanos();
         long t0 = System.nanoTime();
         LoadResult r = loader.load(new LoadRequest("data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1824", 1, 0,
                 "bench-load", DatasetSource.hadoop(hdfs.fs(), parquet)));
         double loaderSeconds = (System.nanoTime() - t0) / 1e9;
+        long loaderCpu = processCpuNanos() - cpu0;
+        long loaderTs = tserverCpuMillis() - ts0;
         double loaderRate = r.events() / loaderSeconds;
 
+        // the same number of rows as the loader wrote, so both run for comparable times on the same shared machine
         long rows = Math.min(r.events(), loadgenRowsCap);
         String table = "bench_loadgen_EVENTS";
         client.createTable(table, KuduSchemas.events(), new CreateTableOptions()
@@ -63,19 +69,27 @@ final class KuduBench {
                 .setNumReplicas(1));
         List<String> cmd = new ArrayList<>(List.of(kuduBinary(), "perf", "loadgen", kudu.masterAddresses(),
                 "--table_name=" + table, "--num_threads=1", "--num_rows_per_thread=" + rows, "--run_scan=false"));
+        long ts1 = tserverCpuMillis();
         long t1 = System.nanoTime();
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         String text = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         int status = p.waitFor();
         double loadgenSeconds = (System.nanoTime() - t1) / 1e9;
+        long loadgenTs = tserverCpuMillis() - ts1;
         if (status != 0) {
             throw new IOException("kudu perf loadgen failed (" + status + "): " + text);
         }
         double loadgenRate = rows / loadgenSeconds;
         out.printf("Kudu loader (EVENTS+DUPLICATEDEVENTS, trigger words, TRIGGERCOUNT, EVENTSOVERLAP): %,d rows in"
                 + " %.2f s = %,.0f rows/s%n", r.events(), loaderSeconds, loaderRate);
+        out.printf("  loader JVM CPU (the tablet server not included): %.2f s = %.2f us/row%n", loaderCpu / 1e9,
+                loaderCpu / 1e3 / r.events());
+        out.printf("  tablet server CPU while the loader ran: %.2f s = %.1f us/row%n", loaderTs / 1e3,
+                loaderTs * 1e3 / r.events());
         out.printf("kudu perf loadgen (1 thread, same schema and %d buckets): %,d rows in %.2f s = %,.0f rows/s%n",
                 BUCKETS, rows, loadgenSeconds, loadgenRate);
+        out.printf("  tablet server CPU while loadgen ran: %.2f s = %.1f us/row%n", loadgenTs / 1e3,
+                loadgenTs * 1e3 / rows);
         out.printf("loader / loadgen = %.0f%%%n", 100 * loaderRate / loadgenRate);
         out.printf("command: %s%n", String.join(" ", cmd));
         triggerBytes(client, config.eventsTable(), r.uniqueEvents());
@@ -130,6 +144,29 @@ final class KuduBench {
                 + " coded mask strings %.1f B/event, whole row %.1f B/event%n", rows, (double) l1 / rows,
                 (double) hlt / rows, (double) masks / rows, (double) all / rows);
         out.printf("command: %s%n", String.join(" ", cmd));
+    }
+
+    /** CPU (user + system) of the tablet server process, from /proc; -1 when it cannot be found. */
+    private long tserverCpuMillis() {
+        String dir = tserverDir.toString();
+        return ProcessHandle.allProcesses()
+                .filter(h -> h.info().commandLine().map(c -> c.contains("tserver") && c.contains(dir)).orElse(false))
+                .findFirst()
+                .map(h -> {
+                    try {
+                        String stat = Files.readString(java.nio.file.Path.of("/proc/" + h.pid() + "/stat"));
+                        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                        // fields 14 and 15 of stat (utime, stime) in clock ticks of 10 ms
+                        return (Long.parseLong(f[11]) + Long.parseLong(f[12])) * 10;
+                    } catch (IOException | RuntimeException e) {
+                        return -1L;
+                    }
+                }).orElse(-1L);
+    }
+
+    private static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+                .getOperatingSystemMXBean()).getProcessCpuTime();
     }
 
     private static long parseSize(String s) {

@@ -1,0 +1,120 @@
+package org.eventindex.deploy.bench;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * CPU time of the JVM's threads while a benchmark path runs, grouped by thread role (consumer fetch threads, the
+ * merge thread, the handler thread, HDFS client and datanode, S3 server...). Threads come and go (a fetch pool per
+ * dataset), so a background thread polls every thread's CPU time and keeps the last value seen per thread; the CPU a
+ * thread spends after its last poll and before it dies is lost (at most one period).
+ */
+final class ThreadCpuMeter implements AutoCloseable {
+    private static final long PERIOD_MILLIS = 100;
+    private final com.sun.management.ThreadMXBean mx =
+            (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    private final Map<Long, long[]> firstAndLast = new HashMap<>();
+    private final Map<Long, String> names = new HashMap<>();
+    private final Thread poller;
+    private volatile boolean running = true;
+
+    ThreadCpuMeter() {
+        poll();
+        poller = new Thread(() -> {
+            while (running) {
+                poll();
+                try {
+                    Thread.sleep(PERIOD_MILLIS);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }, "bench-cpu-meter");
+        poller.setDaemon(true);
+        poller.start();
+    }
+
+    private synchronized void poll() {
+        for (ThreadInfo info : mx.getThreadInfo(mx.getAllThreadIds())) {
+            if (info == null) {
+                continue;
+            }
+            long cpu = mx.getThreadCpuTime(info.getThreadId());
+            long alloc = mx.getThreadAllocatedBytes(info.getThreadId());
+            if (cpu < 0) {
+                continue;
+            }
+            long[] fl = firstAndLast.computeIfAbsent(info.getThreadId(), id -> new long[]{cpu, cpu, alloc, alloc});
+            fl[1] = cpu;
+            fl[3] = alloc;
+            names.putIfAbsent(info.getThreadId(), info.getThreadName());
+        }
+    }
+
+    /** Bytes allocated per thread role (after {@link #stop}). */
+    synchronized Map<String, Long> allocated() {
+        Map<String, Long> byRole = new TreeMap<>();
+        for (Map.Entry<Long, long[]> e : firstAndLast.entrySet()) {
+            long[] fl = e.getValue();
+            if (fl[3] > fl[2]) {
+                byRole.merge(role(names.get(e.getKey())), fl[3] - fl[2], Long::sum);
+            }
+        }
+        return byRole;
+    }
+
+    /** Stops polling; returns CPU seconds per thread role, most first. */
+    synchronized Map<String, Double> stop() throws InterruptedException {
+        running = false;
+        poller.interrupt();
+        poller.join();
+        poll();
+        Map<String, Double> byRole = new TreeMap<>();
+        for (Map.Entry<Long, long[]> e : firstAndLast.entrySet()) {
+            long[] fl = e.getValue();
+            if (fl[1] > fl[0]) {
+                byRole.merge(role(names.get(e.getKey())), (fl[1] - fl[0]) / 1e9, Double::sum);
+            }
+        }
+        return byRole;
+    }
+
+    static String role(String name) {
+        if (name.startsWith("consumer-fetch")) {
+            return "consumer fetch threads";
+        }
+        if (name.startsWith("consumer-merge")) {
+            return "consumer merge thread";
+        }
+        if (name.startsWith("consumer-") || name.equals("main")) {
+            return "handler (main) + other consumer";
+        }
+        if (name.startsWith("DataXceiver") || name.contains("DataXceiver") || name.startsWith("PacketResponder")
+                || name.contains("BlockReceiver")) {
+            return "HDFS datanode";
+        }
+        if (name.startsWith("DataStreamer") || name.matches("Thread-\\d+") || name.startsWith("ResponseProcessor")) {
+            return "HDFS client streamer (Thread-N)";
+        }
+        if (name.contains("Jetty") || name.contains("S3Proxy") || name.startsWith("qtp")) {
+            return "S3 server";
+        }
+        if (name.contains("Compiler")) {
+            return "JIT compiler";
+        }
+        if (name.startsWith("G1") || name.startsWith("GC")) {
+            return "GC";
+        }
+        return "other";
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        if (running) {
+            stop();
+        }
+    }
+}
