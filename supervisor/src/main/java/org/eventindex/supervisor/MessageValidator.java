@@ -13,9 +13,11 @@ import org.eventindex.message.S3ObjectUrl;
 import org.eventindex.names.DatasetName;
 
 import java.io.IOException;
+import java.net.URI;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.Set;
 
@@ -25,9 +27,38 @@ import java.util.Set;
  */
 final class MessageValidator {
     private final String allowedBucket;
+    private final String allowedHost;
+    private final int allowedPort;
 
+    /** Objects may be on any endpoint, in {@code allowedBucket}. */
     MessageValidator(String allowedBucket) {
+        this(allowedBucket, null, -1);
+    }
+
+    /**
+     * @param allowedHost when not null, object URLs must name this host (case-insensitively, as written: no name
+     *                    resolution) and {@code allowedPort}
+     */
+    MessageValidator(String allowedBucket, String allowedHost, int allowedPort) {
         this.allowedBucket = Objects.requireNonNull(allowedBucket, "allowedBucket is null");
+        this.allowedHost = allowedHost == null ? null : allowedHost.toLowerCase(Locale.ROOT);
+        this.allowedPort = allowedPort;
+    }
+
+    /**
+     * The validator of a running supervisor: objects in {@code bucket} and, when {@code s3Endpoint} (the cleanup's
+     * {@code http[s]://host[:port]}) is not empty, on that endpoint's host:port.
+     */
+    static MessageValidator forEndpoint(String bucket, String s3Endpoint) {
+        if (s3Endpoint == null || s3Endpoint.isBlank()) {
+            return new MessageValidator(bucket);
+        }
+        URI uri = URI.create(s3Endpoint.trim());
+        if (uri.getHost() == null) {
+            throw new IllegalArgumentException("S3 endpoint '" + s3Endpoint + "' has no host");
+        }
+        int port = uri.getPort() >= 0 ? uri.getPort() : "https".equalsIgnoreCase(uri.getScheme()) ? 443 : 80;
+        return new MessageValidator(bucket, uri.getHost(), port);
     }
 
     /** A message of the producer queue: {@code {"type": 1, "ts", "id", "data": {...}}}. */
@@ -77,6 +108,11 @@ final class MessageValidator {
         if (!parsed.bucket().equals(allowedBucket)) {
             return reject(RejectReason.WRONG_BUCKET, "object " + url + " is in bucket '" + parsed.bucket()
                     + "', not in the configured bucket '" + allowedBucket + "'", msgId, dataset);
+        }
+        if (allowedHost != null
+                && (!parsed.host().toLowerCase(Locale.ROOT).equals(allowedHost) || parsed.port() != allowedPort)) {
+            return reject(RejectReason.WRONG_ENDPOINT, "object " + url + " is not on the configured S3 endpoint "
+                    + allowedHost + ":" + allowedPort, msgId, dataset);
         }
         String where = "object " + url;
         Rejection bad = checkCount(data, "size", "data.size", where, msgId, dataset);

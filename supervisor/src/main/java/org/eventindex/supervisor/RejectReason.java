@@ -18,6 +18,8 @@ public enum RejectReason {
     BAD_URL,
     /** The object URL names a bucket other than the configured one. */
     WRONG_BUCKET,
+    /** The object URL names a host:port other than the configured S3 endpoint ({@code supervisor.s3.endpoint}). */
+    WRONG_ENDPOINT,
     /** A GUID is listed twice in one message. */
     DUPLICATE_GUID,
     /** A different manifest for a dataset whose objects were already deleted by the cleanup. */

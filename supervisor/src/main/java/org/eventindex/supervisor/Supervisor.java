@@ -100,7 +100,7 @@ public final class Supervisor implements AutoCloseable {
                     metrics.signalSendFailures::inc, config.signalRetryInitial(), config.signalRetryMax());
             Quarantine quarantine = config.quarantine().<Quarantine>map(q -> (source, r, body) ->
                     sender.send(q, body, quarantineHeaders(source, r))).orElse(Quarantine.NONE);
-            engine = new SupervisorEngine(journal, state, new MessageValidator(config.s3Bucket()), dispatcher,
+            engine = new SupervisorEngine(journal, state, MessageValidator.forEndpoint(config.s3Bucket(), config.cleanup().s3Endpoint()), dispatcher,
                     quarantine, metrics, clock, new EpochPolicy(config.kuduEpoch(), config.epochs().maxEvents()),
                     new HandOffPolicy(config.handOff()), config.maxMessageBytes(), config.producerQueue(),
                     config.controlQueue());

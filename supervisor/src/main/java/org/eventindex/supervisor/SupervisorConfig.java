@@ -140,6 +140,10 @@ public record SupervisorConfig(
                           Duration orphanRetention, Duration interval) {
         public Cleanup {
             s3Endpoint = s3Endpoint == null ? "" : s3Endpoint.trim();
+            if (!s3Endpoint.isEmpty() && !s3Endpoint.matches("(?i)https?://[^/:?#\\s]+(:\\d{1,5})?/?")) {
+                throw new IllegalArgumentException(S3_ENDPOINT + " must be http[s]://host[:port], not '" + s3Endpoint
+                        + "'");
+            }
             requirePositive(retention, CLEANUP_RETENTION);
             requirePositive(orphanRetention, CLEANUP_ORPHAN_RETENTION);
             requirePositive(interval, CLEANUP_INTERVAL);
@@ -259,7 +263,8 @@ public record SupervisorConfig(
                     "File holding the Rucio password; if unset, the environment variable is used."),
             new ConfigKey(CATALOGUE_INTERVAL, "5m", null, "How often the catalogue is asked for datasets not yet DONE."),
             new ConfigKey(S3_ENDPOINT, "", null,
-                    "S3 endpoint for the cleanup (http://rgw.example:7480); empty: no object is ever deleted."),
+                    "S3 endpoint for the cleanup (http://rgw.example:7480); when set, object URLs on another host:port are also"
+                            + " rejected (WRONG_ENDPOINT); empty: no object is ever deleted."),
             new ConfigKey(S3_REGION, "us-east-1", null, "S3 signing region."),
             new ConfigKey(S3_ACCESS_KEY, "", ENV_S3_ACCESS_KEY,
                     "S3 access key; if unset, the environment variable is used; if neither, anonymous."),

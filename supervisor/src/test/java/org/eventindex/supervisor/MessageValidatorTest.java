@@ -132,6 +132,25 @@ class MessageValidatorTest {
     }
 
     @Test
+    void producerMessageOnAnotherEndpointThanTheConfiguredOne() {
+        MessageValidator pinned = MessageValidator.forEndpoint(BUCKET, "http://RGW.example:7480");
+        byte[] onOtherHost = producerWith(m -> data(m).put("url", "s3://evil.example:7480/" + BUCKET + "/k"));
+        byte[] onOtherPort = producerWith(m -> data(m).put("url", "s3://rgw.example:7481/" + BUCKET + "/k"));
+        for (byte[] body : List.of(onOtherHost, onOtherPort)) {
+            Rejection r = assertInstanceOf(Inbound.Rejected.class, pinned.producer(body, "m")).rejection();
+            assertReason(RejectReason.WRONG_ENDPOINT, "rgw.example:7480", r);
+        }
+        assertInstanceOf(Inbound.ObjectStored.class, pinned.producer(
+                producerWith(m -> data(m).put("url", "s3://rgw.example:7480/" + BUCKET + "/k")), "m"));
+        // The scheme's default port counts when the endpoint names none.
+        assertInstanceOf(Inbound.ObjectStored.class, MessageValidator.forEndpoint(BUCKET, "https://rgw.example")
+                .producer(producerWith(m -> data(m).put("url", "s3://rgw.example:443/" + BUCKET + "/k")), "m"));
+        // No endpoint configured: any host:port in the right bucket passes.
+        assertInstanceOf(Inbound.ObjectStored.class, MessageValidator.forEndpoint(BUCKET, "")
+                .producer(onOtherHost, "m"));
+    }
+
+    @Test
     void producerMessageListingAGuidTwice() {
         byte[] body = producerMessage("id-1", info(DATASET, url("a"), guid("G1", 0, 10), guid("G1", 1, 10)));
         assertReason(RejectReason.DUPLICATE_GUID, "G1", rejectedProducer(body));

@@ -149,6 +149,8 @@ class SupervisorConfigTest {
         assertKeyError(SupervisorConfig.CLEANUP_ORPHAN_RETENTION, "1h");
         assertKeyError(SupervisorConfig.CATALOGUE_URL, "https://rucio.example");
         assertKeyError(SupervisorConfig.MESSAGE_MAX_BYTES, "10");
+        assertKeyError(SupervisorConfig.S3_ENDPOINT, "rgw.example:7480");
+        assertKeyError(SupervisorConfig.S3_ENDPOINT, "http://rgw.example:7480/eventindex");
     }
 
     private static void assertKeyError(String key, String value) {
