@@ -103,7 +103,7 @@ final class DatasetsTable {
     void delete(String dataset) throws IOException {
         DatasetName name = parseName(dataset);
         org.apache.kudu.client.Delete delete = client.openTable(tableName).newDelete();
-        addKey(delete.getRow(), name);
+        KuduSchemas.addDatasetKey(delete.getRow(), name);
         KuduSession session = client.newSession();
         try {
             session.setFlushMode(SessionConfiguration.FlushMode.AUTO_FLUSH_SYNC);
@@ -122,7 +122,7 @@ final class DatasetsTable {
         DatasetName name = parseName(dataset);
         Update update = client.openTable(tableName).newUpdate();
         PartialRow row = update.getRow();
-        addKey(row, name);
+        KuduSchemas.addDatasetKey(row, name);
         row.addString(KuduSchemas.STATE, state.name());
         apply(dataset, update);
     }
@@ -167,7 +167,7 @@ final class DatasetsTable {
         // An upsert only changes the columns it sets, so earlier fields (insert_start, AMI columns) survive.
         Upsert upsert = table.newUpsert();
         PartialRow row = upsert.getRow();
-        addKey(row, name);
+        KuduSchemas.addDatasetKey(row, name);
         row.addInt(KuduSchemas.DSPID, request.dspid());
         row.addInt(KuduSchemas.RGID, request.epoch());
         row.addString(KuduSchemas.LOAD_ID, request.loadId());
@@ -188,15 +188,6 @@ final class DatasetsTable {
         } finally {
             session.close();
         }
-    }
-
-    private static void addKey(PartialRow row, DatasetName name) {
-        row.addInt(KuduSchemas.RUNNUMBER, name.runNumber());
-        row.addString(KuduSchemas.PROJECT, name.project());
-        row.addString(KuduSchemas.STREAMNAME, name.stream());
-        row.addString(KuduSchemas.PRODSTEP, name.prodStep());
-        row.addString(KuduSchemas.DATATYPE, name.dataType());
-        row.addString(KuduSchemas.VERSION, version(name));
     }
 
     private static DatasetRecord toRecord(String dataset, RowResult r) {

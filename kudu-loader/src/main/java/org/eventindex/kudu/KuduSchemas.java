@@ -5,6 +5,8 @@ import org.apache.kudu.ColumnSchema.CompressionAlgorithm;
 import org.apache.kudu.ColumnSchema.Encoding;
 import org.apache.kudu.Schema;
 import org.apache.kudu.Type;
+import org.apache.kudu.client.PartialRow;
+import org.eventindex.names.DatasetName;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -214,5 +216,15 @@ public final class KuduSchemas {
             return b.encoding(Encoding.DICT_ENCODING).compressionAlgorithm(CompressionAlgorithm.SNAPPY);
         }
         return b.encoding(Encoding.BIT_SHUFFLE).compressionAlgorithm(CompressionAlgorithm.LZ4);
+    }
+
+    /** Sets the DATASETS primary key of {@code name} (run, project, stream, prodstep, datatype, version+suffix). */
+    public static void addDatasetKey(PartialRow row, DatasetName name) {
+        row.addInt(RUNNUMBER, name.runNumber());
+        row.addString(PROJECT, name.project());
+        row.addString(STREAMNAME, name.stream());
+        row.addString(PRODSTEP, name.prodStep());
+        row.addString(DATATYPE, name.dataType());
+        row.addString(VERSION, name.version() + name.suffix());
     }
 }

@@ -144,12 +144,7 @@ class DatasetCacheIT {
         KuduTable t = kudu.client().openTable(CONFIG.datasetsTable());
         Update u = t.newUpdate();
         PartialRow row = u.getRow();
-        row.addInt(KuduSchemas.RUNNUMBER, n.runNumber());
-        row.addString(KuduSchemas.PROJECT, n.project());
-        row.addString(KuduSchemas.STREAMNAME, n.stream());
-        row.addString(KuduSchemas.PRODSTEP, n.prodStep());
-        row.addString(KuduSchemas.DATATYPE, n.dataType());
-        row.addString(KuduSchemas.VERSION, n.version() + n.suffix());
+        KuduSchemas.addDatasetKey(row, n);
         row.addString(KuduSchemas.STATE, "LOADING");
         KuduSession session = kudu.client().newSession();
         try {
