@@ -3,6 +3,7 @@ package org.eventindex.message;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -46,7 +47,7 @@ class MessageJsonFuzzTest {
 
     @FuzzTest(maxDuration = "30s")
     void objectUrl(byte[] bytes) {
-        String url = bytes == null ? null : new String(bytes, java.nio.charset.StandardCharsets.UTF_8);
+        String url = bytes == null ? null : new String(bytes, StandardCharsets.UTF_8);
         S3ObjectUrl parsed;
         try {
             parsed = S3ObjectUrl.parse(url);

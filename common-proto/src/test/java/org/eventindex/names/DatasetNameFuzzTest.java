@@ -3,6 +3,8 @@ package org.eventindex.names;
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 
+import java.nio.charset.StandardCharsets;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -70,7 +72,7 @@ class DatasetNameFuzzTest {
 
     /** The fuzzer's bytes as the text a message body would carry (UTF-8; malformed sequences become U+FFFD). */
     static String text(byte[] bytes) {
-        return bytes == null ? null : new String(bytes, java.nio.charset.StandardCharsets.UTF_8);
+        return bytes == null ? null : new String(bytes, StandardCharsets.UTF_8);
     }
 
     static void checkSafe(String text) {

@@ -6,6 +6,7 @@ import org.eventindex.message.GuidInfo;
 
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -85,7 +86,7 @@ class SpbReaderFuzzTest {
     @FuzzTest(maxDuration = "30s")
     void writerReaderRoundTrip(FuzzedDataProvider data) throws IOException {
         SpbFuzzFiles.Written file = SpbFuzzFiles.write(data);
-        List<Object> read = new java.util.ArrayList<>();
+        List<Object> read = new ArrayList<>();
         try (SpbReader reader = new SpbReader(new ByteArrayInputStream(file.gzipped()), SOURCE, LIMITS)) {
             for (SpbRecord r = reader.next(); r != null; r = reader.next()) {
                 read.add(SpbFuzzFiles.message(r));
