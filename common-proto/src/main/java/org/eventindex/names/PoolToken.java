@@ -37,7 +37,8 @@ public record PoolToken(String db, String container, String clid, int technology
         }
         for (int i = 0; i < container.length(); i++) {
             char c = container.charAt(i);
-            if (c == '[' || c == ']' || c < 0x20 || c == 0x7f) {
+            // isISOControl: C0, DEL and the C1 range U+0080..U+009F (found by PoolTokenFuzzTest).
+            if (c == '[' || c == ']' || Character.isISOControl(c)) {
                 throw new IllegalArgumentException("POOL token CNT '" + Printable.of(container, 100)
                         + "' has a forbidden character at position " + i);
             }

@@ -88,6 +88,19 @@ class PoolTokenTest {
         assertThrows(NullPointerException.class, () -> new PoolToken(DB, null, CLID, 0, 0, 0));
     }
 
+    /** Found by PoolTokenFuzzTest: C1 control characters (U+0080..U+009F) passed the container check. */
+    @Test
+    void containerRefusesEveryControlCharacter() {
+        for (char c : new char[] {0x00, 0x1f, 0x7f, 0x80, 0x86, 0x9f}) {
+            assertThrows(IllegalArgumentException.class, () -> new PoolToken(DB, "a" + c, CLID, 0, 0, 0),
+                    () -> "U+" + Integer.toHexString(c));
+            assertTrue(message("[DB=" + DB + "][CNT=a" + c + "][CLID=" + CLID
+                    + "][TECH=00000202][OID=0000000000000005-00000000000003E8]").contains("CNT"));
+        }
+        // Other non-ASCII text stays allowed.
+        assertEquals("caf\u00e9", new PoolToken(DB, "caf\u00e9", CLID, 0, 0, 0).container());
+    }
+
     private static String message(String token) {
         return assertThrows(IllegalArgumentException.class, () -> PoolToken.parse(token)).getMessage();
     }

@@ -112,7 +112,11 @@ public final class SignalValidator {
             if (o.expectedEvents() < 0) {
                 throw reject(signal, "object " + url + " expects a negative event count " + o.expectedEvents());
             }
-            total += o.expectedEvents();
+            try {
+                total = Math.addExact(total, o.expectedEvents());
+            } catch (ArithmeticException e) {
+                throw reject(signal, "expected events of its objects add up to more than " + Long.MAX_VALUE);
+            }
             selected.add(new SelectedObject(i, url, guids, o.expectedEvents()));
         }
         if (total != signal.expectedEvents()) {

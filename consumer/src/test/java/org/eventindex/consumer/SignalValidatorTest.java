@@ -171,4 +171,12 @@ class SignalValidatorTest {
         assertRejected(new ConsumerSignal(g.type(), "sig-1", g.dataset(), g.container(), 7, 3, g.objects(), 16, 1L),
                 "expectedEvents 16 is not the sum over its objects (15)");
     }
+
+    /** Found by SignalValidatorFuzzTest: two huge counts wrapped around to match a negative signal total. */
+    @Test
+    void refusesEventCountsWhoseSumOverflows() {
+        ConsumerSignal s = new ConsumerSignal(ConsumerSignal.TYPE, "sig-1", DATASET, CONTAINER, 7, 3,
+                List.of(object("a.ei.spb", Long.MAX_VALUE, "G1"), object("b.ei.spb", Long.MAX_VALUE, "G2")), -2, 1L);
+        assertRejected(s, "add up to more than " + Long.MAX_VALUE);
+    }
 }

@@ -224,7 +224,8 @@ final class MessageValidator {
             long nevents = -1;
             JsonNode n = f.get("nevents");
             if (n != null && !n.isNull()) {
-                if (!n.isIntegralNumber() || n.asLong() < -1) {
+                // canConvertToLong: asLong() of a bigger integer silently keeps only its low 64 bits.
+                if (!n.isIntegralNumber() || !n.canConvertToLong() || n.asLong() < -1) {
                     return reject(RejectReason.INVALID_VALUE, where + ": " + path + ".nevents of GUID " + guid
                             + " is " + n + "; expected a count >= 0, or -1 when unknown", msgId, dataset);
                 }

@@ -175,6 +175,14 @@ class MessageValidatorTest {
                 rejectedControl(Json.write(manifest(DATASET, file("", 1)))));
     }
 
+    /** Found by MessageValidatorFuzzTest: 2^64 + 60 used to be read as 60 (Jackson's asLong keeps the low bits). */
+    @Test
+    void manifestEventCountBeyondALongIsRefusedNotTruncated() {
+        byte[] body = bytes("{\"type\":\"manifest\",\"dataset\":\"" + DATASET
+                + "\",\"files\":[{\"guid\":\"G1\",\"nevents\":18446744073709551676}]}");
+        assertReason(RejectReason.INVALID_VALUE, "18446744073709551676", rejectedControl(body));
+    }
+
     @Test
     void reportsNeedASignalIdAndAKnownStatus() {
         ConsumerReport ok = Fixtures.done("sig-1", DATASET, 10);
