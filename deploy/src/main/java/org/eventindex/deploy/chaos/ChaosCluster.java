@@ -340,7 +340,7 @@ final class ChaosCluster implements AutoCloseable {
 
     /** Stops everything in reverse start order; idempotent; each failure is printed and the rest still stopped. */
     @Override
-    public void close() {
+    public synchronized void close() {
         for (int i = started.size() - 1; i >= 0; i--) {
             try {
                 started.get(i).close();

@@ -74,6 +74,8 @@ final class HdfsDaemons implements AutoCloseable {
         hdfs.put("dfs.namenode.redundancy.interval.seconds", "1");
         // A DataNode takes a block only with a block size of free space; the small test disk needs small blocks.
         hdfs.put("dfs.blocksize", Long.toString(BLOCK_SIZE));
+        // By default a volume must have 1 GiB beyond the block size free to take a block: too much for a test disk.
+        hdfs.put("dfs.datanode.round-robin-volume-choosing-policy.additional-available-space", "0");
         Files.writeString(conf.resolve("hdfs-site.xml"), xml(hdfs));
         Files.writeString(conf.resolve("core-site.xml"), xml(Map.of("fs.defaultFS", "hdfs://127.0.0.1:" + port,
                 "hadoop.tmp.dir", dir.resolve("tmp").toString())));
@@ -103,6 +105,8 @@ final class HdfsDaemons implements AutoCloseable {
 
     private static List<String> command(String classPath, String main, String... args) {
         List<String> cmd = new ArrayList<>(ChildProcess.javaCommand("384m"));
+        // The embedded stack's logging silences the DataNode; a chaos run wants its warnings in the log.
+        cmd.add("-Dorg.slf4j.simpleLogger.log.org.apache.hadoop.hdfs.server.datanode.DataNode=warn");
         cmd.addAll(List.of("-cp", classPath, main));
         cmd.addAll(List.of(args));
         return cmd;
