@@ -13,8 +13,8 @@ enum Fault {
     BROKER_LATENCY("delay every chunk of broker traffic during the hold", false),
     S3_RESETS("reset every S3 connection (TCP RST) repeatedly during the hold", true),
     S3_LATENCY("delay every chunk of S3 traffic during the hold", true),
-    SPOOL_DISK_FULL("fill the tmpfs under a consumer's spool directory during the hold", true),
-    DATANODE_DISK_FULL("fill the tmpfs under the DataNode's data directory during the hold", true);
+    SPOOL_DISK_FULL("fill the tmpfs under every consumer's spool directory until a consumer fails a dataset", false),
+    DATANODE_DISK_FULL("fill the tmpfs under the DataNode's data directory until a consumer fails a dataset", false);
 
     private final String how;
     private final boolean whileConsuming;

@@ -21,6 +21,7 @@ final class FaultInjector {
     private static final Duration TRIGGER_TIMEOUT = Duration.ofSeconds(60);
     private static final Duration RECOVERY_TIMEOUT = Duration.ofMinutes(3);
     private static final Duration RESET_PERIOD = Duration.ofMillis(400);
+    private static final Duration BITE_TIMEOUT = Duration.ofSeconds(90);
 
     private final ChaosCluster cluster;
     private final Consumer<String> log;
@@ -129,21 +130,59 @@ final class FaultInjector {
                 return new Injected(fault, "S3 proxy", hold, delay.toMillis() + " ms per chunk");
             }
             case SPOOL_DISK_FULL -> {
-                TmpfsDisk disk = cluster.spoolDisks().get(consumerIndex);
-                long filled = disk.fill();
-                ChaosWait.hold(hold);
-                disk.release();
-                return new Injected(fault, consumer.name() + " spool", hold, (filled >> 20) + " MiB filler");
+                return diskFull(fault, cluster.spoolDisks(), "consumer spools", hold);
             }
             case DATANODE_DISK_FULL -> {
-                TmpfsDisk disk = cluster.dataNodeDisk().orElseThrow();
-                long filled = disk.fill();
-                ChaosWait.hold(hold);
-                disk.release();
-                return new Injected(fault, "datanode data", hold, (filled >> 20) + " MiB filler");
+                return diskFull(fault, List.of(cluster.dataNodeDisk().orElseThrow()), "datanode data", hold);
             }
             default -> throw new IllegalStateException("unhandled fault " + fault);
         }
+    }
+
+    /**
+     * Fills the disks, then holds them full at least {@code hold} and until a consumer has failed a dataset because
+     * of it (or {@link #BITE_TIMEOUT} passed): the fault is lifted only once it did harm, which the detail records.
+     */
+    private Injected diskFull(Fault fault, List<TmpfsDisk> disks, String target, Duration hold) throws IOException {
+        long before = consumerFailures();
+        long filled = 0;
+        for (TmpfsDisk d : disks) {
+            filled += d.fill();
+        }
+        ChaosWait.hold(hold);
+        boolean bit;
+        try {
+            ChaosWait.until("a consumer failing a dataset on the full disk", BITE_TIMEOUT,
+                    () -> consumerFailures() > before);
+            bit = true;
+        } catch (IllegalStateException timedOut) {
+            bit = false;
+        }
+        for (TmpfsDisk d : disks) {
+            d.release();
+        }
+        long failures = consumerFailures() - before;
+        return new Injected(fault, target, hold, (filled >> 20) + " MiB filler, " + failures
+                + " failed dataset attempt(s) while full" + (bit ? "" : " (the fault did not bite)"));
+    }
+
+    /** Sum of the consumers' {@code signals_failed_total} counters (a restarted consumer starts again at 0). */
+    long consumerFailures() {
+        long sum = 0;
+        for (ChildProcess c : cluster.consumers()) {
+            sum += cluster.get(cluster.httpPort(c), "/metrics").filter(r -> r.statusCode() == 200)
+                    .map(r -> counter(r.body(), "eventindex_consumer_signals_failed_total")).orElse(0L);
+        }
+        return sum;
+    }
+
+    private static long counter(String metrics, String name) {
+        for (String line : metrics.split("\n")) {
+            if (line.startsWith(name + " ") || line.startsWith(name + "{")) {
+                return (long) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1).strip());
+            }
+        }
+        return 0;
     }
 
     private static int resetRepeatedly(org.eventindex.testing.TcpProxy proxy, Duration hold) {
