@@ -47,6 +47,7 @@ final class ChaosCluster implements AutoCloseable {
     private final KuduTablesConfig tables;
     private final Consumer<String> progress;
     private final List<AutoCloseable> started = new ArrayList<>();
+    private final Thread shutdownHook = new Thread(this::close, "chaos-cluster-stop");
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private int brokerPort;
     private ChildProcess broker;
@@ -78,6 +79,8 @@ final class ChaosCluster implements AutoCloseable {
                     + " --no-install-recommends ceph-mon ceph-osd radosgw ceph-common)");
         }
         ChaosCluster c = new ChaosCluster(work.toAbsolutePath(), new KuduTablesConfig(tablePrefix, 4, 1), progress);
+        // Ctrl-C, SIGTERM or a test JVM stopped by its timeout must not leave daemons, paused processes or mounts.
+        Runtime.getRuntime().addShutdownHook(c.shutdownHook);
         try {
             c.startAll();
             return c;
@@ -349,5 +352,10 @@ final class ChaosCluster implements AutoCloseable {
             }
         }
         started.clear();
+        try {
+            Runtime.getRuntime().removeShutdownHook(shutdownHook);
+        } catch (IllegalStateException shuttingDown) {
+            // close() is running from the hook itself
+        }
     }
 }

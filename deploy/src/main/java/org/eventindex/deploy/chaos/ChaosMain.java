@@ -93,9 +93,6 @@ public final class ChaosMain {
             System.out.println("[chaos] seed " + o.seed() + ", work " + o.work());
             try (ChaosCluster cluster = ChaosCluster.start(o.work(), "chaos_", s -> System.out.println("[chaos] "
                     + s))) {
-                // Ctrl-C or SIGTERM must not leave daemons, mounts or paused processes behind.
-                Thread hook = new Thread(cluster::close, "chaos-stop");
-                Runtime.getRuntime().addShutdownHook(hook);
                 ChaosRunner runner = new ChaosRunner(cluster, Path.of(jar).toAbsolutePath(), o.seed(),
                         s -> System.out.println("[chaos] " + s));
                 for (int r = 1; o.rounds() == 0 || r <= o.rounds(); r++) {
@@ -106,7 +103,6 @@ public final class ChaosMain {
                     reports.add(runner.round(r, runner.drawFaults(o.faults()), o.datasets()));
                 }
                 last = runner.finalCheck();
-                Runtime.getRuntime().removeShutdownHook(hook);
             }
         } catch (Exception e) {
             System.err.println("[chaos] the run failed: " + e);

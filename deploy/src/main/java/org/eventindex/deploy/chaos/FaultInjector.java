@@ -21,7 +21,7 @@ final class FaultInjector {
     private static final Duration TRIGGER_TIMEOUT = Duration.ofSeconds(60);
     private static final Duration RECOVERY_TIMEOUT = Duration.ofMinutes(3);
     private static final Duration RESET_PERIOD = Duration.ofMillis(400);
-    private static final Duration BITE_TIMEOUT = Duration.ofSeconds(90);
+    private static final Duration BITE_TIMEOUT = Duration.ofSeconds(40);
 
     private final ChaosCluster cluster;
     private final Consumer<String> log;
