@@ -119,21 +119,21 @@ public final class TcpProxy implements Closeable {
      * @return the number of sockets aborted (two per proxied connection)
      */
     public int resetAll() {
-        int n = 0;
-        for (Socket s : sockets) {
-            if (!s.isClosed()) {
-                try {
-                    s.setSoLinger(true, 0);
-                } catch (IOException e) {
-                    LOG.debug("SO_LINGER on {} failed", s, e);
-                }
-                closeQuietly(s);
-                n++;
+        // Snapshot first: closing one side makes its pump close and forget the other side concurrently.
+        List<Socket> open = sockets.stream().filter(s -> !s.isClosed()).toList();
+        for (Socket s : open) {
+            try {
+                s.setSoLinger(true, 0);
+            } catch (IOException e) {
+                LOG.debug("SO_LINGER on {} failed", s, e);
             }
+        }
+        for (Socket s : open) {
+            closeQuietly(s);
             sockets.remove(s);
         }
-        resets.addAndGet(n);
-        return n;
+        resets.addAndGet(open.size());
+        return open.size();
     }
 
     /** Sockets aborted by {@link #resetAll()} so far. */
