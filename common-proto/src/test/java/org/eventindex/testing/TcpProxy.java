@@ -25,6 +25,10 @@ import org.slf4j.LoggerFactory;
  * It counts connections and occurrences of byte patterns per direction, and can cut a connection (both sockets
  * closed, the triggering bytes never forwarded) the first time a pattern passes, optionally running an action first
  * (e.g. stopping the broker behind it). Patterns are found across read boundaries.
+ *
+ * <p>For chaos runs it also injects latency (every chunk forwarded after a delay, in both directions) and resets
+ * (every open connection aborted with a TCP RST, as a crashed middlebox or a flapping network would); the proxy itself
+ * keeps accepting, so clients that reconnect get through.
  */
 public final class TcpProxy implements Closeable {
     private static final Logger LOG = LoggerFactory.getLogger(TcpProxy.class);
@@ -38,6 +42,8 @@ public final class TcpProxy implements Closeable {
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
     private final List<Watch> watches = new CopyOnWriteArrayList<>();
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final AtomicLong resets = new AtomicLong();
+    private volatile long latencyNanos;
 
     private TcpProxy(InetSocketAddress target, ServerSocket server) {
         this.target = target;
@@ -92,6 +98,54 @@ public final class TcpProxy implements Closeable {
         return w.count;
     }
 
+    /** Delays every chunk forwarded from now on by {@code delay} (both directions); {@code Duration.ZERO} lifts it. */
+    public void latency(java.time.Duration delay) {
+        requireNonNull(delay, "delay is null");
+        if (delay.isNegative()) {
+            throw new IllegalArgumentException("latency must not be negative: " + delay);
+        }
+        latencyNanos = delay.toNanos();
+    }
+
+    /** The latency currently injected. */
+    public java.time.Duration latency() {
+        return java.time.Duration.ofNanos(latencyNanos);
+    }
+
+    /**
+     * Aborts every open connection: both sockets closed with SO_LINGER 0, so each peer sees a TCP RST. New
+     * connections are still accepted.
+     *
+     * @return the number of sockets aborted (two per proxied connection)
+     */
+    public int resetAll() {
+        // Snapshot first: closing one side makes its pump close and forget the other side concurrently.
+        List<Socket> open = sockets.stream().filter(s -> !s.isClosed()).toList();
+        for (Socket s : open) {
+            try {
+                s.setSoLinger(true, 0);
+            } catch (IOException e) {
+                LOG.debug("SO_LINGER on {} failed", s, e);
+            }
+        }
+        for (Socket s : open) {
+            closeQuietly(s);
+            sockets.remove(s);
+        }
+        resets.addAndGet(open.size());
+        return open.size();
+    }
+
+    /** Sockets aborted by {@link #resetAll()} so far. */
+    public long resets() {
+        return resets.get();
+    }
+
+    /** Proxied connections open right now. */
+    public int openConnections() {
+        return (int) sockets.stream().filter(s -> !s.isClosed()).count() / 2;
+    }
+
     @Override
     public void close() {
         if (!closed.compareAndSet(false, true)) {
@@ -121,6 +175,7 @@ public final class TcpProxy implements Closeable {
                 // Like a dead server behind a live address: the client sees its connection closed.
                 closeQuietly(client);
                 closeQuietly(upstream);
+                sockets.remove(client);
                 continue;
             }
             sockets.add(upstream);
@@ -143,6 +198,11 @@ public final class TcpProxy implements Closeable {
                     if (inspect(direction, window, tail.length)) {
                         break;
                     }
+                    long delay = latencyNanos;
+                    if (delay > 0) {
+                        // The injected fault itself: this connection's bytes are held back, others flow on.
+                        java.util.concurrent.locks.LockSupport.parkNanos(delay);
+                    }
                     out.write(buf, 0, n);
                     out.flush();
                     int k = Math.min(keep, window.length);
@@ -153,6 +213,8 @@ public final class TcpProxy implements Closeable {
             } finally {
                 closeQuietly(from);
                 closeQuietly(to);
+                sockets.remove(from);
+                sockets.remove(to);
             }
         }, "tcp-proxy-" + port() + "-" + direction);
         t.setDaemon(true);

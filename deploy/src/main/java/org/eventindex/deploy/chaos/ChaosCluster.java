@@ -1,0 +1,364 @@
+package org.eventindex.deploy.chaos;
+
+import org.eventindex.consumer.ConsumerConfig;
+import org.eventindex.consumer.ConsumerMain;
+import org.eventindex.deploy.ProducerLauncher;
+import org.eventindex.kudu.KuduTables;
+import org.eventindex.kudu.KuduTablesConfig;
+import org.eventindex.supervisor.SupervisorConfig;
+import org.eventindex.supervisor.SupervisorMain;
+import org.eventindex.testing.EmbeddedCeph;
+import org.eventindex.testing.TcpProxy;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.function.Consumer;
+
+/**
+ * The whole system as separate processes on this machine: the ActiveMQ broker (a child JVM, KahaDB on disk), the
+ * real Ceph RADOS Gateway (monitor, OSD and radosgw processes), an HDFS NameNode and DataNode (child JVMs), a Kudu
+ * master and tablet server (the {@code kudu} binary), the supervisor and two consumers (child JVMs with configuration
+ * files, as in production). Every client reaches the broker and S3 through a {@link TcpProxy} so that connection
+ * resets and latency can be injected. Consumers' spool directories and the DataNode's data directory are small tmpfs
+ * mounts when the harness may mount (root), so that their disks can be made full.
+ */
+final class ChaosCluster implements AutoCloseable {
+    static final String BUCKET = "eventindex";
+    static final String S3_ACCESS_KEY = "eventindex-chaos";
+    static final String S3_SECRET_KEY = "eventindex-chaos-secret";
+    static final String HDFS_ROOT = "/eventindex/datasets";
+    static final int CONSUMERS = 2;
+    private static final Duration START_TIMEOUT = Duration.ofMinutes(3);
+
+    private final Path work;
+    private final KuduTablesConfig tables;
+    private final Consumer<String> progress;
+    private final List<AutoCloseable> started = new ArrayList<>();
+    private final Thread shutdownHook = new Thread(this::close, "chaos-cluster-stop");
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private int brokerPort;
+    private ChildProcess broker;
+    private TcpProxy brokerProxy;
+    private EmbeddedCeph ceph;
+    private TcpProxy s3Proxy;
+    private HdfsDaemons hdfs;
+    private KuduDaemons kudu;
+    private ChildProcess supervisor;
+    private int supervisorHttpPort;
+    private final List<ChildProcess> consumers = new ArrayList<>();
+    private final List<Integer> consumerHttpPorts = new ArrayList<>();
+    private final List<TmpfsDisk> spoolDisks = new ArrayList<>();
+    private TmpfsDisk dataNodeDisk;
+    private String diskFaultsUnavailable;
+
+    private ChaosCluster(Path work, KuduTablesConfig tables, Consumer<String> progress) {
+        this.work = work;
+        this.tables = tables;
+        this.progress = progress;
+    }
+
+    /** Starts every process; on failure stops what was started. Fails with the install command without Ceph. */
+    static ChaosCluster start(Path work, String tablePrefix, Consumer<String> progress) throws Exception {
+        List<String> missing = EmbeddedCeph.missingBinaries();
+        if (!missing.isEmpty()) {
+            throw new IllegalStateException("the chaos harness needs the real Ceph RADOS Gateway, but " + missing
+                    + " are not on the PATH; install them with deploy/ceph/install-ceph.sh (apt-get install -y"
+                    + " --no-install-recommends ceph-mon ceph-osd radosgw ceph-common)");
+        }
+        ChaosCluster c = new ChaosCluster(work.toAbsolutePath(), new KuduTablesConfig(tablePrefix, 4, 1), progress);
+        // Ctrl-C, SIGTERM or a test JVM stopped by its timeout must not leave daemons, paused processes or mounts.
+        Runtime.getRuntime().addShutdownHook(c.shutdownHook);
+        try {
+            c.startAll();
+            return c;
+        } catch (Exception e) {
+            c.close();
+            throw e;
+        }
+    }
+
+    private void startAll() throws Exception {
+        Files.createDirectories(work);
+        String cp = System.getProperty("java.class.path");
+        progress.accept("starting ActiveMQ broker process (KahaDB in " + work.resolve("broker") + ")");
+        brokerPort = ChildProcess.freePort();
+        List<String> brokerCmd = new ArrayList<>(ChildProcess.javaCommand("384m"));
+        brokerCmd.addAll(List.of("-cp", cp, BrokerMain.class.getName(), work.resolve("broker").toString(),
+                Integer.toString(brokerPort)));
+        broker = track(new ChildProcess("broker", brokerCmd, Map.of(), logs("broker.log")));
+        broker.start();
+        awaitBroker();
+        brokerProxy = track(TcpProxy.start("127.0.0.1", brokerPort));
+
+        progress.accept("starting Ceph (mon, OSD, radosgw processes)");
+        ceph = track(EmbeddedCeph.start(work.resolve("ceph"), S3_ACCESS_KEY, S3_SECRET_KEY));
+        ceph.createBucket(BUCKET);
+        s3Proxy = track(TcpProxy.start("127.0.0.1", ceph.endpoint().getPort()));
+
+        if (Boolean.getBoolean("ei.chaos.noTmpfs")) {
+            noDiskFaults("-Dei.chaos.noTmpfs=true");
+        }
+        Optional<TmpfsDisk> dnDisk = diskFaultsUnavailable != null ? Optional.empty()
+                : TmpfsDisk.mount(work.resolve("hdfs-data"), 1024, this::noDiskFaults);
+        dnDisk.ifPresent(d -> dataNodeDisk = track(d));
+        progress.accept("starting HDFS NameNode and DataNode processes");
+        hdfs = track(HdfsDaemons.start(work.resolve("hdfs"), work.resolve("hdfs-data").resolve("dn"), START_TIMEOUT));
+
+        progress.accept("starting Kudu master and tablet server processes");
+        kudu = track(KuduDaemons.start(work.resolve("kudu"), START_TIMEOUT));
+        new KuduTables(kudu.client(), tables).createOrVerify(1);
+
+        Path secret = work.resolve("s3-secret");
+        Files.writeString(secret, S3_SECRET_KEY);
+        supervisorHttpPort = ChildProcess.freePort();
+        supervisor = track(daemon("supervisor", SupervisorMain.class.getName(), supervisorConfig(), cp));
+        for (int i = 0; i < CONSUMERS; i++) {
+            if (diskFaultsUnavailable == null) {
+                TmpfsDisk.mount(work.resolve("spool-" + (i + 1)), 64, this::noDiskFaults)
+                        .ifPresent(d -> spoolDisks.add(track(d)));
+            }
+            consumerHttpPorts.add(ChildProcess.freePort());
+            consumers.add(track(daemon("consumer-" + (i + 1), ConsumerMain.class.getName(), consumerConfig(i, secret),
+                    hdfs.confDir() + java.io.File.pathSeparator + cp)));
+        }
+        progress.accept("starting supervisor and " + CONSUMERS + " consumer processes");
+        supervisor.start();
+        consumers.forEach(ChildProcess::start);
+        awaitReady(supervisor, START_TIMEOUT);
+        consumers.forEach(c -> awaitReady(c, START_TIMEOUT));
+        progress.accept("cluster ready" + (diskFaultsUnavailable == null ? "" : "; disk-full faults unavailable: "
+                + diskFaultsUnavailable));
+    }
+
+    private void noDiskFaults(String reason) {
+        if (diskFaultsUnavailable == null) {
+            diskFaultsUnavailable = reason;
+        }
+    }
+
+    private Path logs(String name) {
+        return work.resolve("logs").resolve(name);
+    }
+
+    private ChildProcess daemon(String name, String main, Map<String, String> config, String cp) throws IOException {
+        Path file = work.resolve(name + ".properties");
+        StringBuilder sb = new StringBuilder();
+        config.forEach((k, v) -> sb.append(k).append('=').append(v.replace("\\", "\\\\")).append('\n'));
+        Files.writeString(file, sb.toString());
+        List<String> cmd = new ArrayList<>(ChildProcess.javaCommand(name.startsWith("consumer") ? "512m" : "256m"));
+        cmd.addAll(List.of("-Djava.io.tmpdir=" + Files.createDirectories(work.resolve("tmp-" + name)),
+                "-cp", cp, main, "run", "--config", file.toString()));
+        return new ChildProcess(name, cmd, Map.of(), logs(name + ".log"));
+    }
+
+    private Map<String, String> supervisorConfig() {
+        Map<String, String> p = new TreeMap<>();
+        p.put(SupervisorConfig.BROKERS, brokerProxy.endpoint());
+        p.put(SupervisorConfig.JOURNAL_DIR, work.resolve("supervisor-journal").toString());
+        p.put(SupervisorConfig.S3_BUCKET, BUCKET);
+        p.put(SupervisorConfig.HTTP_HOST, "127.0.0.1");
+        p.put(SupervisorConfig.HTTP_PORT, Integer.toString(supervisorHttpPort));
+        p.put(SupervisorConfig.SIGNAL_RETRY_INITIAL, "200ms");
+        p.put(SupervisorConfig.SIGNAL_RETRY_MAX, "2s");
+        p.put(SupervisorConfig.SIGNAL_LEASE, "45s");
+        p.put(SupervisorConfig.RETRY_INITIAL, "1s");
+        p.put(SupervisorConfig.RETRY_MAX, "5s");
+        p.put(SupervisorConfig.RETRY_ATTEMPTS, "1000");
+        p.put(SupervisorConfig.TICK_INTERVAL, "250ms");
+        p.put(SupervisorConfig.SHUTDOWN_GRACE, "5s");
+        p.put(SupervisorConfig.KUDU_MASTERS, kudu.masterAddresses());
+        p.put(SupervisorConfig.KUDU_TABLE_PREFIX, tables.prefix());
+        p.put(SupervisorConfig.KUDU_BUCKETS, Integer.toString(tables.hashBuckets()));
+        p.put(SupervisorConfig.KUDU_REPLICAS, "1");
+        return p;
+    }
+
+    private Map<String, String> consumerConfig(int i, Path secret) {
+        Map<String, String> p = new TreeMap<>();
+        p.put(ConsumerConfig.ID, "consumer-" + (i + 1));
+        p.put(ConsumerConfig.BROKERS, brokerProxy.endpoint());
+        p.put(ConsumerConfig.S3_ENDPOINT, s3Endpoint());
+        p.put(ConsumerConfig.S3_BUCKET, BUCKET);
+        p.put(ConsumerConfig.S3_ACCESS_KEY, S3_ACCESS_KEY);
+        p.put(ConsumerConfig.S3_SECRET_KEY_FILE, secret.toString());
+        p.put(ConsumerConfig.HDFS_URI, hdfs.uri().toString());
+        p.put(ConsumerConfig.HDFS_ROOT, HDFS_ROOT);
+        p.put(ConsumerConfig.KUDU_MASTERS, kudu.masterAddresses());
+        p.put(ConsumerConfig.KUDU_TABLE_PREFIX, tables.prefix());
+        p.put(ConsumerConfig.KUDU_BUCKETS, Integer.toString(tables.hashBuckets()));
+        p.put(ConsumerConfig.KUDU_REPLICAS, "1");
+        p.put(ConsumerConfig.FETCH_THREADS, "2");
+        p.put(ConsumerConfig.SPOOL_DIR, work.resolve("spool-" + (i + 1)).toString());
+        // Everything decoded goes through the spool disk, so a full disk there is felt by every dataset.
+        p.put(ConsumerConfig.SPOOL_MEMORY_BYTES, "0");
+        p.put(ConsumerConfig.SORT_MEMORY_BYTES, "262144");
+        p.put(ConsumerConfig.HTTP_PORT, Integer.toString(consumerHttpPorts.get(i)));
+        return p;
+    }
+
+    private <T extends AutoCloseable> T track(T c) {
+        started.add(c);
+        return c;
+    }
+
+    void awaitBroker() {
+        ChaosWait.until("broker accepting STOMP connections on 127.0.0.1:" + brokerPort + " (log "
+                + broker.log() + ")", START_TIMEOUT, () -> {
+                    if (!broker.isAlive()) {
+                        throw new IllegalStateException("the broker process exited; see " + broker.log());
+                    }
+                    try (Socket s = new Socket(InetAddress.getLoopbackAddress(), brokerPort)) {
+                        return true;
+                    } catch (IOException e) {
+                        return false;
+                    }
+                });
+    }
+
+    /** Waits for a daemon's {@code /ready} to answer 200. */
+    void awaitReady(ChildProcess daemon, Duration timeout) {
+        int port = httpPort(daemon);
+        ChaosWait.until(daemon.name() + " ready (log " + daemon.log() + ")", timeout, () -> {
+            if (!daemon.isAlive()) {
+                throw new IllegalStateException(daemon.name() + " exited; see " + daemon.log());
+            }
+            return get(port, "/ready").map(r -> r.statusCode() == 200).orElse(false);
+        });
+    }
+
+    int httpPort(ChildProcess daemon) {
+        if (daemon == supervisor) {
+            return supervisorHttpPort;
+        }
+        int i = consumers.indexOf(daemon);
+        if (i < 0) {
+            throw new IllegalArgumentException(daemon.name() + " has no operations port");
+        }
+        return consumerHttpPorts.get(i);
+    }
+
+    /** GET on a daemon's operations port; empty when it does not answer. */
+    Optional<HttpResponse<String>> get(int port, String path) {
+        try {
+            return Optional.of(http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                    .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString()));
+        } catch (IOException e) {
+            return Optional.empty();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Optional.empty();
+        }
+    }
+
+    String s3Endpoint() {
+        return "http://127.0.0.1:" + s3Proxy.port();
+    }
+
+    /**
+     * What producers use: the broker and S3 through the proxies, like every other client. The chaos broker takes
+     * anonymous logins (broker access rules are tested in BrokerAuthorizationTest), so no STOMP login is given.
+     */
+    ProducerLauncher.ProducerEndpoints producerEndpoints() {
+        return new ProducerLauncher.ProducerEndpoints(brokerProxy.endpoint(), null, null, s3Endpoint(), BUCKET,
+                S3_ACCESS_KEY, S3_SECRET_KEY);
+    }
+
+    Path work() {
+        return work;
+    }
+
+    KuduTablesConfig tables() {
+        return tables;
+    }
+
+    ChildProcess broker() {
+        return broker;
+    }
+
+    TcpProxy brokerProxy() {
+        return brokerProxy;
+    }
+
+    TcpProxy s3Proxy() {
+        return s3Proxy;
+    }
+
+    EmbeddedCeph ceph() {
+        return ceph;
+    }
+
+    HdfsDaemons hdfs() {
+        return hdfs;
+    }
+
+    KuduDaemons kudu() {
+        return kudu;
+    }
+
+    ChildProcess supervisor() {
+        return supervisor;
+    }
+
+    List<ChildProcess> consumers() {
+        return List.copyOf(consumers);
+    }
+
+    /** The consumers' spool disks (empty when tmpfs cannot be mounted). */
+    List<TmpfsDisk> spoolDisks() {
+        return List.copyOf(spoolDisks);
+    }
+
+    Optional<TmpfsDisk> dataNodeDisk() {
+        return Optional.ofNullable(dataNodeDisk);
+    }
+
+    /** Why disk-full faults cannot run here, or null when they can. */
+    String diskFaultsUnavailable() {
+        return diskFaultsUnavailable;
+    }
+
+    /** Daemons that should be running but are not (a daemon must never die by itself). */
+    List<String> deadDaemons() {
+        List<String> dead = new ArrayList<>();
+        List<ChildProcess> all = new ArrayList<>(List.of(broker, supervisor, hdfs.nameNode(), hdfs.dataNode(),
+                kudu.master(), kudu.tabletServer()));
+        all.addAll(consumers);
+        for (ChildProcess p : all) {
+            if (!p.isAlive()) {
+                dead.add(p.name() + " (log " + p.log() + ")");
+            }
+        }
+        return dead;
+    }
+
+    /** Stops everything in reverse start order; idempotent; each failure is printed and the rest still stopped. */
+    @Override
+    public synchronized void close() {
+        for (int i = started.size() - 1; i >= 0; i--) {
+            try {
+                started.get(i).close();
+            } catch (Exception e) {
+                System.err.println("[chaos] stopping " + started.get(i) + " failed: " + e);
+            }
+        }
+        started.clear();
+        try {
+            Runtime.getRuntime().removeShutdownHook(shutdownHook);
+        } catch (IllegalStateException shuttingDown) {
+            // close() is running from the hook itself
+        }
+    }
+}

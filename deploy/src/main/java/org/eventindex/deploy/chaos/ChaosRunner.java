@@ -1,0 +1,206 @@
+package org.eventindex.deploy.chaos;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import org.eventindex.gen.DatasetGenerator;
+import org.eventindex.gen.GeneratedDataset;
+import org.eventindex.gen.GeneratedJob;
+import org.eventindex.gen.GeneratorSpec;
+import org.eventindex.message.Json;
+import org.eventindex.message.Queues;
+import org.eventindex.stomp.StompEndpoint;
+import org.eventindex.stomp.StompSender;
+import org.eventindex.stomp.StompSettings;
+
+import java.io.IOException;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+
+/**
+ * Runs chaos rounds against a {@link ChaosCluster}: each round generates datasets, registers their manifests, runs
+ * their producers as processes while it injects the round's faults (seeded), lifts them, drains (waits until the
+ * supervisor has every dataset DONE) and checks the round with the {@link ChaosChecker}. A seed fixes the datasets,
+ * the fault schedule and every random choice of the injector.
+ */
+final class ChaosRunner {
+    static final Duration DRAIN_TIMEOUT = Duration.ofMinutes(4);
+
+    private final ChaosCluster cluster;
+    private final Path producerJar;
+    private final Random random;
+    private final Consumer<String> log;
+    private final FaultInjector injector;
+    private final List<ExpectedEvents> allDatasets = new ArrayList<>();
+    private final List<ProducerFleet.Job> allJobs = new ArrayList<>();
+    private int datasetCounter;
+
+    ChaosRunner(ChaosCluster cluster, Path producerJar, long seed, Consumer<String> log) {
+        this.cluster = Objects.requireNonNull(cluster, "cluster is null");
+        this.producerJar = Objects.requireNonNull(producerJar, "producerJar is null");
+        this.random = new Random(seed);
+        this.log = Objects.requireNonNull(log, "log is null");
+        this.injector = new FaultInjector(cluster, log);
+    }
+
+    /** What one round did and found. */
+    record RoundReport(int round, List<FaultInjector.Injected> faults, List<String> skipped, int datasets,
+                       long producerRuns, CheckResult check, Duration duration) {
+    }
+
+    /** The faults this cluster can inject (disk faults need tmpfs mounts). */
+    List<Fault> availableFaults() {
+        return java.util.Arrays.stream(Fault.values())
+                .filter(f -> !f.needsDisk() || cluster.diskFaultsUnavailable() == null).toList();
+    }
+
+    /** Draws {@code n} faults from the seeded schedule among the available ones. */
+    List<Fault> drawFaults(int n) {
+        List<Fault> available = availableFaults();
+        List<Fault> out = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            out.add(available.get(random.nextInt(available.size())));
+        }
+        return out;
+    }
+
+    /** Runs one round with the given faults over {@code datasets} new datasets. */
+    RoundReport round(int index, List<Fault> faults, int datasets) throws Exception {
+        long t0 = System.nanoTime();
+        List<String> skipped = new ArrayList<>();
+        List<GeneratedDataset> generated = new ArrayList<>();
+        for (int i = 0; i < datasets; i++) {
+            generated.add(new DatasetGenerator(spec(datasetCounter++))
+                    .generate(cluster.work().resolve("spb").resolve("round-" + index).resolve("ds-" + i)));
+        }
+        List<ExpectedEvents> expected = new ArrayList<>();
+        List<ProducerFleet.Work> work = new ArrayList<>();
+        for (GeneratedDataset ds : generated) {
+            expected.add(ExpectedEvents.of(ds));
+            ds.jobs(GeneratedJob.Outcome.REPORTED).forEach(j -> work.add(new ProducerFleet.Work(ds.datasetName(),
+                    j.spbFile())));
+        }
+        registerManifests(generated);
+        log.accept(String.format("round %d: %d datasets, %d producer jobs, %d unique events; faults %s", index,
+                datasets, work.size(), expected.stream().mapToLong(e -> e.unique().size()).sum(), faults));
+
+        ProducerFleet fleet = new ProducerFleet(producerJar, cluster.producerEndpoints(),
+                cluster.work().resolve("logs").resolve("producers"));
+        CompletableFuture<List<ProducerFleet.Job>> producers = CompletableFuture.supplyAsync(() -> {
+            try {
+                return fleet.runAll(work, 2);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("producers interrupted", e);
+            }
+        });
+        List<FaultInjector.Injected> injected = new ArrayList<>();
+        for (Fault f : faults) {
+            if (f.needsDisk() && cluster.diskFaultsUnavailable() != null) {
+                skipped.add(f + ": " + cluster.diskFaultsUnavailable());
+                log.accept("  skip " + f + ": " + cluster.diskFaultsUnavailable());
+                continue;
+            }
+            if (!f.whileConsuming()) {
+                // When, during the producers' run, the fault strikes.
+                ChaosWait.hold(Duration.ofMillis(random.nextInt(1500)));
+            }
+            FaultInjector.Injected i = injector.run(f, random);
+            log.accept("  lifted " + i);
+            injected.add(i);
+        }
+        List<ProducerFleet.Job> jobs = producers.get();
+        long runs = jobs.stream().mapToLong(j -> j.exitCodes().size()).sum();
+        log.accept("  producers done: " + jobs.stream().filter(ProducerFleet.Job::succeeded).count() + "/"
+                + jobs.size() + " acknowledged in " + runs + " runs");
+        drain(expected);
+        CheckResult check = checker().check(expected, jobs);
+        List<Violation> violations = new ArrayList<>(check.violations());
+        cluster.deadDaemons().forEach(d -> violations.add(new Violation(Violation.Kind.DAEMON_DIED, "", d)));
+        check = new CheckResult(check.datasets(), check.expectedEvents(), check.eventsFound(), check.lost(),
+                check.extra(), violations);
+        allDatasets.addAll(expected);
+        allJobs.addAll(jobs);
+        Duration took = Duration.ofNanos(System.nanoTime() - t0);
+        log.accept(String.format("round %d checked in %d s: %d datasets, %d events expected, %d in Kudu, lost %d,"
+                        + " extra %d, violations %d%s", index, took.toSeconds(), check.datasets(),
+                check.expectedEvents(), check.eventsFound(), check.lost(), check.extra(), check.violations().size(),
+                check.ok() ? "" : "\n    " + String.join("\n    ", check.violations().stream()
+                        .map(Violation::toString).toList())));
+        return new RoundReport(index, injected, skipped, datasets, runs, check, took);
+    }
+
+    /** Every dataset checked so far, in round order. */
+    List<ExpectedEvents> datasets() {
+        return List.copyOf(allDatasets);
+    }
+
+    /** Every producer job run so far. */
+    List<ProducerFleet.Job> jobs() {
+        return List.copyOf(allJobs);
+    }
+
+    /** Checks every dataset of every round again (a later fault must not have damaged an earlier dataset). */
+    CheckResult finalCheck() throws IOException {
+        return checker().check(allDatasets, allJobs);
+    }
+
+    ChaosChecker checker() throws IOException {
+        return new ChaosChecker(cluster.kudu().client(), cluster.tables(), cluster.hdfs().fs(),
+                ChaosCluster.HDFS_ROOT, this::supervisorView);
+    }
+
+    Optional<JsonNode> supervisorView(String dataset) {
+        return cluster.get(cluster.httpPort(cluster.supervisor()), "/datasets/"
+                        + URLEncoder.encode(dataset, StandardCharsets.UTF_8))
+                .filter(r -> r.statusCode() == 200).map(r -> {
+                    try {
+                        return Json.tree(r.body().getBytes(StandardCharsets.UTF_8));
+                    } catch (IOException e) {
+                        throw new IllegalStateException("the supervisor's view of " + dataset + " is not JSON", e);
+                    }
+                });
+    }
+
+    /** Waits until the supervisor has every dataset DONE; on timeout the checker reports what is not. */
+    private void drain(List<ExpectedEvents> expected) {
+        try {
+            ChaosWait.until("every dataset of the round DONE", DRAIN_TIMEOUT, () -> expected.stream()
+                    .allMatch(e -> supervisorView(e.dataset()).map(v -> "DONE".equals(v.path("state").asText()))
+                            .orElse(false)));
+        } catch (IllegalStateException timedOut) {
+            log.accept("  drain: " + timedOut.getMessage());
+        }
+    }
+
+    private void registerManifests(List<GeneratedDataset> datasets) throws IOException {
+        StompSettings settings = StompSettings.of(StompEndpoint.parseList(cluster.brokerProxy().endpoint()), null,
+                null);
+        try (StompSender sender = new StompSender(settings)) {
+            for (GeneratedDataset ds : datasets) {
+                sender.send(Queues.SUPERVISOR_CONTROL, Json.write(ds.manifestMessage()), Map.of());
+            }
+        }
+    }
+
+    /** A small realistic dataset: retried and crashed jobs, events duplicated across files; every third is MC. */
+    private GeneratorSpec spec(int n) {
+        boolean mc = n % 3 == 2;
+        String name = mc
+                ? String.format("mc16_13TeV.%06d.PowhegPythia8EvtGen_Zmumu.merge.AOD.e3601_s3126_r10201", 361000 + n)
+                : String.format("data17_13TeV.%08d.physics_Main.merge.AOD.f838_m1824", 410000 + n);
+        int files = 3 + random.nextInt(4);
+        int perJob = 1 + random.nextInt(2);
+        int jobs = (files + perJob - 1) / perJob;
+        return new GeneratorSpec(name, files, 150 + random.nextInt(250), perJob, Math.min(1, jobs),
+                Math.min(1, jobs), 2 + random.nextInt(4), mc, random.nextLong());
+    }
+}

@@ -1,0 +1,161 @@
+package org.eventindex.deploy.chaos;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One daemon of the chaos cluster run as a child process: started from a fixed command line (so a restart is the same
+ * daemon on the same ports and data), its output appended to one log file, and the faults the harness injects:
+ * SIGKILL, SIGSTOP/SIGCONT. {@link #close()} stops it for good (SIGCONT first, so a paused process can exit).
+ */
+final class ChildProcess implements AutoCloseable {
+    private final String name;
+    private final List<String> command;
+    private final Map<String, String> environment;
+    private final Path log;
+    private Process process;
+    private boolean paused;
+
+    ChildProcess(String name, List<String> command, Map<String, String> environment, Path log) {
+        this.name = Objects.requireNonNull(name, "name is null");
+        this.command = List.copyOf(command);
+        this.environment = Map.copyOf(environment);
+        this.log = Objects.requireNonNull(log, "log is null");
+    }
+
+    /** The java launcher of this JVM and the usual flags of a small daemon JVM on a 2-core machine. */
+    static List<String> javaCommand(String heap) {
+        return List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx" + heap,
+                "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-XX:-UsePerfData");
+    }
+
+    /** A TCP port free on 127.0.0.1 right now (the daemon binds it soon after; fixed so restarts keep it). */
+    static int freePort() {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            s.setReuseAddress(true);
+            return s.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException("no free TCP port on 127.0.0.1", e);
+        }
+    }
+
+    String name() {
+        return name;
+    }
+
+    Path log() {
+        return log;
+    }
+
+    synchronized void start() {
+        if (process != null && process.isAlive()) {
+            throw new IllegalStateException(name + " is already running (pid " + process.pid() + ")");
+        }
+        try {
+            Files.createDirectories(log.getParent());
+            ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+            pb.environment().putAll(environment);
+            process = pb.start();
+            paused = false;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start " + name + " (" + command.get(0) + "); log " + log, e);
+        }
+    }
+
+    synchronized boolean isAlive() {
+        return process != null && process.isAlive();
+    }
+
+    synchronized long pid() {
+        if (process == null) {
+            throw new IllegalStateException(name + " was never started");
+        }
+        return process.pid();
+    }
+
+    /** SIGKILL, then waits for the process to be gone. */
+    synchronized void kill9() {
+        if (process == null) {
+            return;
+        }
+        if (paused) {
+            resume();
+        }
+        process.destroyForcibly();
+        waitGone(process);
+    }
+
+    synchronized void pause() {
+        signal("STOP");
+        paused = true;
+    }
+
+    synchronized void resume() {
+        signal("CONT");
+        paused = false;
+    }
+
+    private void signal(String signal) {
+        if (!isAlive()) {
+            throw new IllegalStateException("cannot send SIG" + signal + " to " + name + ": not running");
+        }
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid()))
+                    .redirectErrorStream(true).start();
+            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                throw new IllegalStateException("kill -" + signal + " " + process.pid() + " (" + name + ") failed");
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot run kill -" + signal + " for " + name, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while signalling " + name, e);
+        }
+    }
+
+    /** SIGTERM, then SIGKILL after a grace period; idempotent. */
+    @Override
+    public synchronized void close() {
+        if (process == null || !process.isAlive()) {
+            return;
+        }
+        if (paused) {
+            resume();
+        }
+        process.destroy();
+        try {
+            if (!process.waitFor(15, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            process.destroyForcibly();
+        }
+        waitGone(process);
+    }
+
+    private void waitGone(Process p) {
+        try {
+            if (!p.waitFor(30, TimeUnit.SECONDS)) {
+                throw new IllegalStateException(name + " (pid " + p.pid() + ") did not exit after SIGKILL");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for " + name + " to exit", e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return name;
+    }
+}

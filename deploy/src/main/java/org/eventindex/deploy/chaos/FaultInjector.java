@@ -1,0 +1,232 @@
+package org.eventindex.deploy.chaos;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import org.eventindex.message.Json;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Random;
+import java.util.function.Consumer;
+
+/**
+ * Injects one {@link Fault} into a running {@link ChaosCluster}, holds it, lifts it, and waits until the affected
+ * daemon is back (restarted daemons must become ready by themselves). Every random choice (which consumer, how long,
+ * how much latency) comes from the caller's seeded {@link Random}, so a seed names one schedule.
+ */
+final class FaultInjector {
+    private static final Duration TRIGGER_TIMEOUT = Duration.ofSeconds(60);
+    private static final Duration RECOVERY_TIMEOUT = Duration.ofMinutes(3);
+    private static final Duration RESET_PERIOD = Duration.ofMillis(400);
+    private static final Duration BITE_TIMEOUT = Duration.ofSeconds(40);
+
+    private final ChaosCluster cluster;
+    private final Consumer<String> log;
+
+    FaultInjector(ChaosCluster cluster, Consumer<String> log) {
+        this.cluster = Objects.requireNonNull(cluster, "cluster is null");
+        this.log = Objects.requireNonNull(log, "log is null");
+    }
+
+    /** What happened, for the round's report. */
+    record Injected(Fault fault, String target, Duration hold, String detail) {
+        @Override
+        public String toString() {
+            return fault + "(" + target + ", " + hold.toMillis() + " ms" + (detail.isEmpty() ? "" : ", " + detail)
+                    + ")";
+        }
+    }
+
+    /**
+     * Runs the fault: waits for its trigger (a dataset in flight at a consumer for consumer-side faults), injects,
+     * holds for a seeded time, lifts, waits for recovery.
+     */
+    Injected run(Fault fault, Random random) throws IOException {
+        Duration hold = Duration.ofMillis(1000 + random.nextInt(3000));
+        int consumerIndex = random.nextInt(ChaosCluster.CONSUMERS);
+        if (fault.whileConsuming()) {
+            Optional<Integer> busy = awaitBusyConsumer();
+            if (busy.isPresent()) {
+                consumerIndex = busy.get();
+            } else {
+                log.accept("  no consumer had a dataset in flight within " + TRIGGER_TIMEOUT + "; injecting anyway");
+            }
+        }
+        ChildProcess consumer = cluster.consumers().get(consumerIndex);
+        log.accept("  inject " + fault + ": " + fault.how());
+        switch (fault) {
+            case KILL_SUPERVISOR -> {
+                cluster.supervisor().kill9();
+                ChaosWait.hold(hold);
+                cluster.supervisor().start();
+                cluster.awaitReady(cluster.supervisor(), RECOVERY_TIMEOUT);
+                return new Injected(fault, "supervisor", hold, "");
+            }
+            case KILL_CONSUMER -> {
+                consumer.kill9();
+                ChaosWait.hold(hold);
+                consumer.start();
+                cluster.awaitReady(consumer, RECOVERY_TIMEOUT);
+                return new Injected(fault, consumer.name(), hold, "");
+            }
+            case KILL_BROKER -> {
+                cluster.broker().kill9();
+                ChaosWait.hold(hold);
+                cluster.broker().start();
+                cluster.awaitBroker();
+                return new Injected(fault, "broker", hold, "");
+            }
+            case KILL_TABLET_SERVER -> {
+                cluster.kudu().tabletServer().kill9();
+                ChaosWait.hold(hold);
+                cluster.kudu().tabletServer().start();
+                cluster.kudu().awaitTabletServer(RECOVERY_TIMEOUT);
+                return new Injected(fault, "kudu-tserver", hold, "");
+            }
+            case KILL_DATANODE -> {
+                cluster.hdfs().dataNode().kill9();
+                ChaosWait.hold(hold);
+                cluster.hdfs().dataNode().start();
+                cluster.hdfs().awaitWritable(RECOVERY_TIMEOUT);
+                return new Injected(fault, "datanode", hold, "");
+            }
+            case PAUSE_SUPERVISOR -> {
+                cluster.supervisor().pause();
+                ChaosWait.hold(hold);
+                cluster.supervisor().resume();
+                cluster.awaitReady(cluster.supervisor(), RECOVERY_TIMEOUT);
+                return new Injected(fault, "supervisor", hold, "");
+            }
+            case PAUSE_CONSUMER -> {
+                consumer.pause();
+                ChaosWait.hold(hold);
+                consumer.resume();
+                cluster.awaitReady(consumer, RECOVERY_TIMEOUT);
+                return new Injected(fault, consumer.name(), hold, "");
+            }
+            case BROKER_RESETS -> {
+                int n = resetRepeatedly(cluster.brokerProxy(), hold);
+                return new Injected(fault, "broker proxy", hold, n + " sockets reset");
+            }
+            case S3_RESETS -> {
+                int n = resetRepeatedly(cluster.s3Proxy(), hold);
+                return new Injected(fault, "S3 proxy", hold, n + " sockets reset");
+            }
+            case BROKER_LATENCY -> {
+                Duration delay = Duration.ofMillis(100 + random.nextInt(400));
+                cluster.brokerProxy().latency(delay);
+                ChaosWait.hold(hold);
+                cluster.brokerProxy().latency(Duration.ZERO);
+                return new Injected(fault, "broker proxy", hold, delay.toMillis() + " ms per chunk");
+            }
+            case S3_LATENCY -> {
+                Duration delay = Duration.ofMillis(100 + random.nextInt(400));
+                cluster.s3Proxy().latency(delay);
+                ChaosWait.hold(hold);
+                cluster.s3Proxy().latency(Duration.ZERO);
+                return new Injected(fault, "S3 proxy", hold, delay.toMillis() + " ms per chunk");
+            }
+            case SPOOL_DISK_FULL -> {
+                return diskFull(fault, cluster.spoolDisks(), "consumer spools", hold);
+            }
+            case DATANODE_DISK_FULL -> {
+                return diskFull(fault, List.of(cluster.dataNodeDisk().orElseThrow()), "datanode data", hold);
+            }
+            default -> throw new IllegalStateException("unhandled fault " + fault);
+        }
+    }
+
+    /**
+     * Fills the disks, then holds them full at least {@code hold} and until a consumer has failed a dataset because
+     * of it (or {@link #BITE_TIMEOUT} passed): the fault is lifted only once it did harm, which the detail records.
+     */
+    private Injected diskFull(Fault fault, List<TmpfsDisk> disks, String target, Duration hold) throws IOException {
+        long before = consumerFailures();
+        long filled = 0;
+        for (TmpfsDisk d : disks) {
+            filled += d.fill();
+        }
+        ChaosWait.hold(hold);
+        boolean bit;
+        try {
+            ChaosWait.until("a consumer failing a dataset on the full disk", BITE_TIMEOUT,
+                    () -> consumerFailures() > before);
+            bit = true;
+        } catch (IllegalStateException timedOut) {
+            bit = false;
+        }
+        for (TmpfsDisk d : disks) {
+            d.release();
+        }
+        long failures = consumerFailures() - before;
+        return new Injected(fault, target, hold, (filled >> 20) + " MiB filler, " + failures
+                + " failed dataset attempt(s) while full" + (bit ? "" : " (the fault did not bite)"));
+    }
+
+    /** Sum of the consumers' {@code signals_failed_total} counters (a restarted consumer starts again at 0). */
+    long consumerFailures() {
+        long sum = 0;
+        for (ChildProcess c : cluster.consumers()) {
+            sum += cluster.get(cluster.httpPort(c), "/metrics").filter(r -> r.statusCode() == 200)
+                    .map(r -> counter(r.body(), "eventindex_consumer_signals_failed_total")).orElse(0L);
+        }
+        return sum;
+    }
+
+    private static long counter(String metrics, String name) {
+        for (String line : metrics.split("\n")) {
+            if (line.startsWith(name + " ") || line.startsWith(name + "{")) {
+                return (long) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1).strip());
+            }
+        }
+        return 0;
+    }
+
+    private static int resetRepeatedly(org.eventindex.testing.TcpProxy proxy, Duration hold) {
+        long end = System.nanoTime() + hold.toNanos();
+        int n = proxy.resetAll();
+        while (System.nanoTime() - end < 0) {
+            ChaosWait.hold(RESET_PERIOD);
+            n += proxy.resetAll();
+        }
+        return n;
+    }
+
+    /** The index of a consumer whose {@code /status} shows a dataset in flight, waiting up to a minute. */
+    private Optional<Integer> awaitBusyConsumer() {
+        int[] found = {-1};
+        try {
+            ChaosWait.until("a consumer with a dataset in flight", TRIGGER_TIMEOUT, () -> {
+                List<ChildProcess> consumers = cluster.consumers();
+                for (int i = 0; i < consumers.size(); i++) {
+                    if (inFlight(consumers.get(i))) {
+                        found[0] = i;
+                        return true;
+                    }
+                }
+                return false;
+            });
+            return Optional.of(found[0]);
+        } catch (IllegalStateException timedOut) {
+            return Optional.empty();
+        }
+    }
+
+    private boolean inFlight(ChildProcess consumer) {
+        if (!consumer.isAlive()) {
+            return false;
+        }
+        return cluster.get(cluster.httpPort(consumer), "/status").filter(r -> r.statusCode() == 200).map(r -> {
+            try {
+                JsonNode status = Json.tree(r.body().getBytes(StandardCharsets.UTF_8));
+                JsonNode f = status.path("inFlight");
+                return !f.isMissingNode() && !f.isNull() && !(f.isArray() && f.isEmpty());
+            } catch (IOException | RuntimeException e) {
+                return false;
+            }
+        }).orElse(false);
+    }
+}

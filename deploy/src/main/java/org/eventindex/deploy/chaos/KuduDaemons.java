@@ -1,0 +1,140 @@
+package org.eventindex.deploy.chaos;
+
+import org.apache.kudu.client.KuduClient;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Kudu as two processes of the real {@code kudu} binary: one master and one tablet server, each with fixed ports (so
+ * a restarted tablet server comes back where clients look for it) and its own data, WAL and log folders. The binary
+ * is the wrapper written by the kudu-loader build ({@code .kudu-binary/bin/kudu}, which sets the library path for
+ * Kudu only), found through the {@code kuduBinDir} system property, {@code EI_KUDU_BIN_DIR}, or the nearest
+ * {@code .kudu-binary/bin} above the working directory.
+ */
+final class KuduDaemons implements AutoCloseable {
+    private static final List<String> COMMON_FLAGS = List.of("--time_source=system_unsync", "--never_fsync",
+            "--unlock_unsafe_flags", "--unlock_experimental_flags", "--log_preallocate_segments=false",
+            "--log_segment_size_mb=1", "--log_container_preallocate_bytes=0", "--log_min_segments_to_retain=1",
+            "--webserver_interface=127.0.0.1", "--logtostderr");
+
+    private final int masterPort;
+    private final ChildProcess master;
+    private final ChildProcess tabletServer;
+    private final KuduClient client;
+
+    private KuduDaemons(int masterPort, ChildProcess master, ChildProcess tabletServer) {
+        this.masterPort = masterPort;
+        this.master = master;
+        this.tabletServer = tabletServer;
+        this.client = new KuduClient.KuduClientBuilder(masterAddresses())
+                .defaultAdminOperationTimeoutMs(30_000).defaultOperationTimeoutMs(30_000).build();
+    }
+
+    static KuduDaemons start(Path dir, Duration timeout) throws IOException {
+        Path kudu = binary();
+        int masterPort = ChildProcess.freePort();
+        int tserverPort = ChildProcess.freePort();
+        ChildProcess master = new ChildProcess("kudu-master", command(kudu, "master", dir.resolve("master"),
+                List.of("--rpc_bind_addresses=127.0.0.1:" + masterPort, "--max_create_tablets_per_ts=0",
+                        "--webserver_port=" + ChildProcess.freePort())),
+                Map.of(), dir.resolve("logs").resolve("kudu-master.log"));
+        ChildProcess tserver = new ChildProcess("kudu-tserver", command(kudu, "tserver", dir.resolve("tserver"),
+                List.of("--rpc_bind_addresses=127.0.0.1:" + tserverPort, "--tserver_master_addrs=127.0.0.1:" + masterPort,
+                        "--webserver_port=" + ChildProcess.freePort())),
+                Map.of(), dir.resolve("logs").resolve("kudu-tserver.log"));
+        KuduDaemons d = new KuduDaemons(masterPort, master, tserver);
+        try {
+            master.start();
+            tserver.start();
+            d.awaitTabletServer(timeout);
+            return d;
+        } catch (RuntimeException e) {
+            d.close();
+            throw e;
+        }
+    }
+
+    private static List<String> command(Path kudu, String role, Path home, List<String> extra) throws IOException {
+        Files.createDirectories(home.resolve("wal"));
+        Files.createDirectories(home.resolve("data"));
+        Files.createDirectories(home.resolve("log"));
+        List<String> cmd = new ArrayList<>(List.of(kudu.toString(), role, "run",
+                "--fs_wal_dir=" + home.resolve("wal"), "--fs_data_dirs=" + home.resolve("data"),
+                "--log_dir=" + home.resolve("log")));
+        cmd.addAll(COMMON_FLAGS);
+        cmd.addAll(extra);
+        return cmd;
+    }
+
+    static Path binary() {
+        String configured = System.getProperty("kuduBinDir");
+        if (configured == null || configured.isBlank()) {
+            configured = System.getenv("EI_KUDU_BIN_DIR");
+        }
+        if (configured != null && !configured.isBlank()) {
+            Path k = Path.of(configured).toAbsolutePath().resolve("kudu");
+            if (Files.isExecutable(k)) {
+                return k;
+            }
+            throw new IllegalStateException("kuduBinDir/EI_KUDU_BIN_DIR is " + configured + " but holds no executable"
+                    + " 'kudu'; point it at <repo>/.kudu-binary/bin written by the kudu-loader build");
+        }
+        for (Path d = Path.of("").toAbsolutePath(); d != null; d = d.getParent()) {
+            Path k = d.resolve(".kudu-binary").resolve("bin").resolve("kudu");
+            if (Files.isExecutable(k)) {
+                return k;
+            }
+        }
+        throw new IllegalStateException("no Kudu binary: set -DkuduBinDir=<repo>/.kudu-binary/bin (run 'mvn -o -f"
+                + " kudu-loader/pom.xml generate-resources' once to unpack it)");
+    }
+
+    String masterAddresses() {
+        return "127.0.0.1:" + masterPort;
+    }
+
+    KuduClient client() {
+        return client;
+    }
+
+    ChildProcess tabletServer() {
+        return tabletServer;
+    }
+
+    ChildProcess master() {
+        return master;
+    }
+
+    /** Waits until the master knows a live tablet server. */
+    void awaitTabletServer(Duration timeout) {
+        ChaosWait.until("Kudu master with a live tablet server", timeout, () -> {
+            if (!master.isAlive() || !tabletServer.isAlive()) {
+                throw new IllegalStateException("a Kudu daemon exited; see " + master.log() + " and "
+                        + tabletServer.log());
+            }
+            try {
+                return client.listTabletServers().getTabletServersCount() >= 1;
+            } catch (Exception e) {
+                return false;
+            }
+        });
+    }
+
+    @Override
+    public void close() {
+        try {
+            client.close();
+        } catch (Exception e) {
+            System.err.println("[chaos] closing the Kudu client failed: " + e);
+        } finally {
+            tabletServer.close();
+            master.close();
+        }
+    }
+}

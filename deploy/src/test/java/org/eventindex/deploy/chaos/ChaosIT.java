@@ -1,0 +1,268 @@
+package org.eventindex.deploy.chaos;
+
+import org.apache.kudu.ColumnSchema;
+import org.apache.kudu.Schema;
+import org.apache.kudu.Type;
+import org.apache.kudu.client.KuduClient;
+import org.apache.kudu.client.KuduPredicate;
+import org.apache.kudu.client.KuduScanner;
+import org.apache.kudu.client.KuduSession;
+import org.apache.kudu.client.KuduTable;
+import org.apache.kudu.client.Operation;
+import org.apache.kudu.client.OperationResponse;
+import org.apache.kudu.client.PartialRow;
+import org.apache.kudu.client.RowResult;
+import org.apache.kudu.client.RowResultIterator;
+import org.eventindex.kudu.DatasetQueries;
+import org.eventindex.kudu.DatasetRecord;
+import org.eventindex.kudu.KuduSchemas;
+import org.eventindex.names.DatasetName;
+import org.eventindex.testing.EmbeddedCeph;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+
+import java.nio.file.Path;
+import java.sql.Timestamp;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The chaos suite: one system of separate processes (broker, Ceph RGW, HDFS NameNode + DataNode, Kudu master +
+ * tablet server, supervisor, two consumers) shared by a fixed set of scenarios, one per fault kind, each a round of
+ * the harness with a fixed seed: a new dataset flows through producer processes while the fault is injected and
+ * lifted; then the round is drained and checked (nothing lost, nothing twice, one HDFS file, no temp file, every
+ * message accounted for, no daemon dead). The last tests show that the checker fails when the data is wrong.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+final class ChaosIT {
+    private static final long SEED = 20261122L;
+
+    private ChaosCluster cluster;
+    private ChaosRunner runner;
+    private int round;
+
+    @BeforeAll
+    void startCluster() throws Exception {
+        EmbeddedCeph.requireInstalled();
+        Path work = Path.of("target", "chaos-it-" + System.currentTimeMillis()).toAbsolutePath();
+        cluster = ChaosCluster.start(work, "chaosit_", s -> System.out.println("[chaos] " + s));
+        runner = new ChaosRunner(cluster, Path.of(System.getProperty("ei.producer.jar")), SEED,
+                s -> System.out.println("[chaos] " + s));
+    }
+
+    @AfterAll
+    void stopCluster() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    private void scenario(Fault fault) throws Exception {
+        if (fault.needsDisk()) {
+            Assumptions.assumeTrue(cluster.diskFaultsUnavailable() == null, cluster.diskFaultsUnavailable());
+        }
+        ChaosRunner.RoundReport report = runner.round(++round, List.of(fault), 1);
+        assertEquals(1, report.faults().size(), fault + " was not injected: " + report.skipped());
+        if (fault.needsDisk()) {
+            assertTrue(!report.faults().get(0).detail().contains("did not bite"), "a full disk must make a consumer"
+                    + " fail a dataset before it is freed: " + report.faults());
+        }
+        CheckResult check = report.check();
+        assertEquals(List.of(), check.violations(), "after " + report.faults());
+        assertEquals(0, check.lost());
+        assertEquals(0, check.extra());
+        assertTrue(check.expectedEvents() > 0 && check.eventsFound() == check.expectedEvents(),
+                "events found " + check.eventsFound() + " of " + check.expectedEvents());
+    }
+
+    @Test @Order(1)
+    void noFault() throws Exception {
+        ChaosRunner.RoundReport report = runner.round(++round, List.of(), 2);
+        assertEquals(List.of(), report.check().violations());
+        assertEquals(report.check().expectedEvents(), report.check().eventsFound());
+    }
+
+    @Test @Order(2)
+    void supervisorKilled() throws Exception {
+        scenario(Fault.KILL_SUPERVISOR);
+    }
+
+    @Test @Order(3)
+    void consumerKilledWithDatasetInFlight() throws Exception {
+        scenario(Fault.KILL_CONSUMER);
+    }
+
+    @Test @Order(4)
+    void brokerKilled() throws Exception {
+        scenario(Fault.KILL_BROKER);
+    }
+
+    @Test @Order(5)
+    void kuduTabletServerKilled() throws Exception {
+        scenario(Fault.KILL_TABLET_SERVER);
+    }
+
+    @Test @Order(6)
+    void dataNodeKilled() throws Exception {
+        scenario(Fault.KILL_DATANODE);
+    }
+
+    @Test @Order(7)
+    void supervisorAndConsumerPaused() throws Exception {
+        scenario(Fault.PAUSE_SUPERVISOR);
+        scenario(Fault.PAUSE_CONSUMER);
+    }
+
+    @Test @Order(8)
+    void brokerConnectionsResetAndSlow() throws Exception {
+        scenario(Fault.BROKER_RESETS);
+        scenario(Fault.BROKER_LATENCY);
+    }
+
+    @Test @Order(9)
+    void s3ConnectionsResetAndSlow() throws Exception {
+        scenario(Fault.S3_RESETS);
+        scenario(Fault.S3_LATENCY);
+    }
+
+    @Test @Order(10)
+    void consumerSpoolDiskFull() throws Exception {
+        scenario(Fault.SPOOL_DISK_FULL);
+    }
+
+    @Test @Order(11)
+    void dataNodeDiskFull() throws Exception {
+        scenario(Fault.DATANODE_DISK_FULL);
+    }
+
+    /** Every dataset of every scenario is still intact at the end (later faults did not damage earlier work). */
+    @Test @Order(12)
+    void everyDatasetStillIntactAtTheEnd() throws Exception {
+        CheckResult all = runner.finalCheck();
+        assertEquals(List.of(), all.violations());
+        assertTrue(all.datasets() >= 2, "datasets checked: " + all.datasets());
+    }
+
+    /** The checker can fail: each deliberately injected fault in the data is reported, exactly, then repaired. */
+    @Test @Order(13)
+    void checkerReportsInjectedDoubleInsertLostEventForeignRowAndTempFile() throws Exception {
+        ExpectedEvents ds = runner.datasets().stream().filter(e -> e.dataset().startsWith("data")).findFirst()
+                .orElseThrow();
+        List<ProducerFleet.Job> jobs = runner.jobs();
+        ChaosChecker checker = runner.checker();
+        assertEquals(List.of(), checker.check(List.of(ds), jobs).violations(), "clean before the injections");
+
+        KuduClient kudu = cluster.kudu().client();
+        DatasetRecord rec = new DatasetQueries(kudu, cluster.tables()).dataset(ds.dataset()).orElseThrow();
+        KuduTable events = kudu.openTable(cluster.tables().eventsTable());
+        KuduTable dups = kudu.openTable(cluster.tables().duplicatedEventsTable());
+        RowResult row = firstRow(kudu, events, rec);
+
+        // A double insert: the same event loaded a second time lands in DUPLICATEDEVENTS.
+        PartialRow twice = copy(row, dups);
+        apply(kudu, dups.newInsert(), twice);
+        CheckResult r = checker.check(List.of(ds), jobs);
+        assertEquals(List.of(Violation.Kind.DUPLICATES_MISMATCH), r.kinds(), r.violations().toString());
+        apply(kudu, dups.newDelete(), key(twice, dups));
+
+        // A dropped event.
+        PartialRow original = copy(row, events);
+        apply(kudu, events.newDelete(), key(original, events));
+        r = checker.check(List.of(ds), jobs);
+        assertEquals(List.of(Violation.Kind.LOST), r.kinds(), r.violations().toString());
+        assertEquals(1, r.lost());
+        apply(kudu, events.newInsert(), original);
+
+        // A row that is no event of the dataset.
+        PartialRow foreign = copy(row, events);
+        foreign.addLong(KuduSchemas.EVENTNUMBER, row.getLong(KuduSchemas.EVENTNUMBER) + 7_000_000_000L);
+        apply(kudu, events.newInsert(), foreign);
+        r = checker.check(List.of(ds), jobs);
+        assertEquals(List.of(Violation.Kind.UNEXPECTED), r.kinds(), r.violations().toString());
+        assertEquals(1, r.extra());
+        apply(kudu, events.newDelete(), key(foreign, events));
+
+        // A temporary file left in the dataset's HDFS directory.
+        org.apache.hadoop.fs.Path temp = new org.apache.hadoop.fs.Path(new org.apache.hadoop.fs.Path(
+                ChaosCluster.HDFS_ROOT, DatasetName.parse(ds.dataset()).container()),
+                "." + ds.dataset() + ".parquet.injected.tmp");
+        cluster.hdfs().fs().create(temp).close();
+        r = checker.check(List.of(ds), jobs);
+        assertEquals(List.of(Violation.Kind.LEFTOVER_TEMP), r.kinds(), r.violations().toString());
+        assertTrue(cluster.hdfs().fs().delete(temp, false));
+
+        assertEquals(List.of(), checker.check(List.of(ds), jobs).violations(), "clean again after the repairs");
+    }
+
+    private static RowResult firstRow(KuduClient kudu, KuduTable table, DatasetRecord rec) throws Exception {
+        Schema s = table.getSchema();
+        KuduScanner scanner = kudu.newScannerBuilder(table)
+                .addPredicate(KuduPredicate.newComparisonPredicate(s.getColumn(KuduSchemas.DSPID),
+                        KuduPredicate.ComparisonOp.EQUAL, rec.dspid()))
+                .addPredicate(KuduPredicate.newComparisonPredicate(s.getColumn(KuduSchemas.RGID),
+                        KuduPredicate.ComparisonOp.EQUAL, rec.rgid()))
+                .limit(1).build();
+        try {
+            while (scanner.hasMoreRows()) {
+                RowResultIterator it = scanner.nextRows();
+                if (it.hasNext()) {
+                    return it.next();
+                }
+            }
+        } finally {
+            scanner.close();
+        }
+        throw new AssertionError("no EVENTS row for dataset " + rec.dataset());
+    }
+
+    /** The columns of {@code row} that {@code target} has, by name; a key column only it has is set to now. */
+    private static PartialRow copy(RowResult row, KuduTable target) {
+        PartialRow out = target.getSchema().newPartialRow();
+        Schema source = row.getSchema();
+        for (ColumnSchema c : target.getSchema().getColumns()) {
+            if (source.hasColumn(c.getName())) {
+                if (!row.isNull(c.getName())) {
+                    out.addObject(c.getName(), row.getObject(c.getName()));
+                }
+            } else if (c.getType() == Type.UNIXTIME_MICROS) {
+                out.addTimestamp(c.getName(), new Timestamp(System.currentTimeMillis()));
+            } else if (c.getType() == Type.INT64) {
+                out.addLong(c.getName(), System.currentTimeMillis() * 1000);
+            }
+        }
+        return out;
+    }
+
+    private static PartialRow key(PartialRow row, KuduTable table) {
+        PartialRow out = table.getSchema().newPartialRow();
+        for (ColumnSchema c : table.getSchema().getPrimaryKeyColumns()) {
+            out.addObject(c.getName(), row.getObject(c.getName()));
+        }
+        return out;
+    }
+
+    private static void apply(KuduClient kudu, Operation op, PartialRow values) throws Exception {
+        PartialRow row = op.getRow();
+        for (ColumnSchema c : op.getTable().getSchema().getColumns()) {
+            if (values.isSet(c.getName()) && !values.isNull(c.getName())) {
+                row.addObject(c.getName(), values.getObject(c.getName()));
+            }
+        }
+        KuduSession session = kudu.newSession();
+        try {
+            OperationResponse resp = session.apply(op);
+            assertTrue(resp == null || !resp.hasRowError(), () -> "Kudu refused " + op + ": " + resp.getRowError());
+        } finally {
+            session.close();
+        }
+    }
+}

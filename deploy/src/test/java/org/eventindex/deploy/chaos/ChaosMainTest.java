@@ -1,0 +1,42 @@
+package org.eventindex.deploy.chaos;
+
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Path;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The {@code bin/chaos} options: defaults, every option, and refusals that name the option. */
+class ChaosMainTest {
+    @Test
+    void defaults() {
+        ChaosMain.Options o = ChaosMain.Options.parse(new String[0]);
+        assertEquals(1, o.seed());
+        assertEquals(10, o.rounds());
+        assertEquals(30, o.minutes());
+        assertEquals(2, o.datasets());
+        assertEquals(1, o.faults());
+        assertTrue(o.work().isAbsolute() && o.work().getFileName().toString().startsWith("chaos-1-"), o.work()
+                .toString());
+    }
+
+    @Test
+    void everyOption() {
+        ChaosMain.Options o = ChaosMain.Options.parse(new String[] {"--seed", "42", "--rounds", "0", "--minutes", "7",
+            "--datasets", "3", "--faults", "2", "--work", "/tmp/x"});
+        assertEquals(new ChaosMain.Options(42, 0, 7, 3, 2, Path.of("/tmp/x")), o);
+    }
+
+    @Test
+    void refusesBadValuesNamingTheOption() {
+        assertEquals("--minutes must be at least 1, was 0", assertThrows(IllegalArgumentException.class,
+                () -> ChaosMain.Options.parse(new String[] {"--minutes", "0"})).getMessage());
+        assertEquals("unknown option --sead", assertThrows(IllegalArgumentException.class,
+                () -> ChaosMain.Options.parse(new String[] {"--sead", "1"})).getMessage());
+        assertEquals("--rounds needs a value", assertThrows(IllegalArgumentException.class,
+                () -> ChaosMain.Options.parse(new String[] {"--rounds"})).getMessage());
+        assertThrows(NumberFormatException.class, () -> ChaosMain.Options.parse(new String[] {"--seed", "x"}));
+    }
+}
