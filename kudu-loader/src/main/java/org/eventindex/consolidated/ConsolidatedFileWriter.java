@@ -7,6 +7,7 @@ import org.apache.parquet.hadoop.ParquetWriter;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.parquet.io.OutputFile;
 import org.apache.parquet.io.PositionOutputStream;
+import org.apache.parquet.util.AutoCloseables;
 import org.eventindex.proto.EventIndexProtos.EIEvent_p1;
 
 import java.io.Closeable;
@@ -107,7 +108,7 @@ public final class ConsolidatedFileWriter implements Closeable {
     public void finish(Map<String, String> metadata) throws IOException {
         support.metadata = Map.copyOf(metadata);
         closed = true;
-        writer.close();
+        closeWriter();
     }
 
     /** Completes and returns the row checksum; call once, after the last row. */
@@ -121,7 +122,19 @@ public final class ConsolidatedFileWriter implements Closeable {
         if (!closed) {
             closed = true;
             support.metadata = Map.of();
+            closeWriter();
+        }
+    }
+
+    /** Closes the Parquet writer; a stream failure comes out as the stream's IOException, not Parquet's wrapper. */
+    private void closeWriter() throws IOException {
+        try {
             writer.close();
+        } catch (AutoCloseables.ParquetCloseResourceException e) {
+            if (e.getCause() instanceof IOException io) {
+                throw io;
+            }
+            throw e;
         }
     }
 
@@ -188,7 +201,14 @@ public final class ConsolidatedFileWriter implements Closeable {
 
                 @Override
                 public void close() throws IOException {
-                    out.flush();
+                    try {
+                        out.flush();
+                    } catch (IOException e) {
+                        // HDFS streams throw the same stored exception on every call after a failure; Parquet closes
+                        // this stream in a try-with-resources after a failed write, and adding an exception to
+                        // itself as suppressed hides the cause behind "Self-suppression not permitted".
+                        throw new IOException("closing the consolidated file's stream failed: " + e.getMessage(), e);
+                    }
                 }
             };
         }

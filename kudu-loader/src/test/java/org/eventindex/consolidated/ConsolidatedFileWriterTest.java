@@ -10,11 +10,13 @@ import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.util.BitSet;
 import java.util.Map;
 import java.util.Random;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class ConsolidatedFileWriterTest {
@@ -32,6 +34,53 @@ class ConsolidatedFileWriterTest {
         assertTrue(fresh.length > 1_000_000, "the file spans many pages: " + fresh.length + " bytes");
         assertTrue(recycling.pooledBytes() > 0, "buffers were released to the pool and reused");
         assertArrayEquals(fresh, recycled);
+    }
+
+    /**
+     * An HDFS stream that failed throws the same stored exception on every later call; the writer's error must still
+     * name that cause (not "Self-suppression not permitted" from Parquet's try-with-resources).
+     */
+    @Test
+    void aStreamRethrowingOneStoredExceptionReportsItsCause() throws IOException {
+        IOException stored = new IOException("DataNode refused the block: disk full");
+        OutputStream failing = new OutputStream() {
+            private long written;
+
+            @Override
+            public void write(int b) throws IOException {
+                write(new byte[] {(byte) b}, 0, 1);
+            }
+
+            @Override
+            public void write(byte[] b, int off, int len) throws IOException {
+                written += len;
+                if (written > 200_000) {
+                    throw stored;
+                }
+            }
+
+            @Override
+            public void flush() throws IOException {
+                if (written > 200_000) {
+                    throw stored;
+                }
+            }
+        };
+        ConsolidatedFileWriter w = new ConsolidatedFileWriter(failing, new HeapByteBufferAllocator());
+        IOException thrown = assertThrows(IOException.class, () -> {
+            Random random = new Random(5);
+            for (int i = 0; i < EVENTS; i++) {
+                EIEvent_p1 e = event(i, random);
+                w.write(e, e.toByteArray(), guid(i % 7));
+            }
+            w.finish(Map.of("eventindex.events", Integer.toString(EVENTS)));
+        });
+        Throwable t = thrown;
+        boolean named = false;
+        for (; t != null && !named; t = t.getCause()) {
+            named = t == stored || String.valueOf(t.getMessage()).contains("disk full");
+        }
+        assertTrue(named, "the error names the stream's failure: " + thrown);
     }
 
     private static byte[] write(ByteBufferAllocator allocator) throws IOException {
