@@ -1,5 +1,6 @@
 package org.eventindex.deploy.chaos;
 
+import org.eventindex.config.SecretFile;
 import org.eventindex.consumer.ConsumerConfig;
 import org.eventindex.consumer.ConsumerMain;
 import org.eventindex.deploy.ProducerLauncher;
@@ -122,7 +123,7 @@ final class ChaosCluster implements AutoCloseable {
         new KuduTables(kudu.client(), tables).createOrVerify(1);
 
         Path secret = work.resolve("s3-secret");
-        Files.writeString(secret, S3_SECRET_KEY);
+        SecretFile.write(secret, S3_SECRET_KEY);
         supervisorHttpPort = ChildProcess.freePort();
         supervisor = track(daemon("supervisor", SupervisorMain.class.getName(), supervisorConfig(), cp));
         for (int i = 0; i < CONSUMERS; i++) {
