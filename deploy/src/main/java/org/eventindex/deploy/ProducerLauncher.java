@@ -40,15 +40,16 @@ public final class ProducerLauncher {
         this.parallelism = parallelism;
     }
 
-    /** Where producers send: broker list, S3 endpoint, bucket and credentials. */
+    /** Where producers send: broker list, STOMP login (both null: anonymous), S3 endpoint, bucket and credentials. */
     public record ProducerEndpoints(String brokers, String stompUser, String stompPassword, String s3Endpoint,
                                     String bucket, String accessKey, String secretKey) {
         public ProducerEndpoints {
             Objects.requireNonNull(brokers, "brokers is null");
             Objects.requireNonNull(s3Endpoint, "s3Endpoint is null");
             Objects.requireNonNull(bucket, "bucket is null");
-            Objects.requireNonNull(stompUser, "stompUser is null");
-            Objects.requireNonNull(stompPassword, "stompPassword is null");
+            if ((stompUser == null) != (stompPassword == null)) {
+                throw new IllegalArgumentException("give both a STOMP user and password, or neither (anonymous)");
+            }
         }
 
         @Override
@@ -98,17 +99,21 @@ public final class ProducerLauncher {
     /** Runs the producer on one SPB file and waits for it to exit. */
     public Run runOne(Path spbFile) throws IOException, InterruptedException {
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        List<String> cmd = List.of(java.toString(), "-Xmx64m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
-                "-jar", producerJar.toString(), spbFile.toString(),
+        List<String> cmd = new ArrayList<>(List.of(java.toString(), "-Xmx64m", "-XX:TieredStopAtLevel=1",
+                "-XX:+UseSerialGC", "-jar", producerJar.toString(), spbFile.toString(),
                 "--brokers", endpoints.brokers(),
                 "--s3-endpoint", endpoints.s3Endpoint(),
-                "--bucket", endpoints.bucket(),
-                "--user", endpoints.stompUser());
+                "--bucket", endpoints.bucket()));
+        if (endpoints.stompUser() != null) {
+            cmd.addAll(List.of("--user", endpoints.stompUser()));
+        }
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
         Map<String, String> env = pb.environment();
         env.put("EI_S3_ACCESS_KEY", endpoints.accessKey());
         env.put("EI_S3_SECRET_KEY", endpoints.secretKey());
-        env.put("EI_STOMP_PASSWORD", endpoints.stompPassword());
+        if (endpoints.stompPassword() != null) {
+            env.put("EI_STOMP_PASSWORD", endpoints.stompPassword());
+        }
         Process p = pb.start();
         byte[] out = p.getInputStream().readAllBytes();
         if (!p.waitFor(PRODUCER_DEADLINE.toMillis(), TimeUnit.MILLISECONDS)) {
