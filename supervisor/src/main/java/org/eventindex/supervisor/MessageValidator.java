@@ -14,6 +14,7 @@ import org.eventindex.names.DatasetName;
 
 import java.io.IOException;
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -47,17 +48,28 @@ final class MessageValidator {
 
     /**
      * The validator of a running supervisor: objects in {@code bucket} and, when {@code s3Endpoint} (the cleanup's
-     * {@code http[s]://host[:port]}) is not empty, on that endpoint's host:port.
+     * {@code http[s]://host[:port]}, the scheme's default port when none is given) is not empty, on that endpoint's
+     * host:port. The one place that reads the endpoint; {@link SupervisorConfig} calls it to check the key.
+     *
+     * @throws IllegalArgumentException when the endpoint is not {@code http[s]://host[:port]}
      */
     static MessageValidator forEndpoint(String bucket, String s3Endpoint) {
         if (s3Endpoint == null || s3Endpoint.isBlank()) {
             return new MessageValidator(bucket);
         }
-        URI uri = URI.create(s3Endpoint.trim());
-        if (uri.getHost() == null) {
-            throw new IllegalArgumentException("S3 endpoint '" + s3Endpoint + "' has no host");
+        URI uri;
+        try {
+            uri = new URI(s3Endpoint.trim());
+        } catch (URISyntaxException e) {
+            throw new IllegalArgumentException("S3 endpoint '" + s3Endpoint + "' is not a URI: " + e.getReason());
         }
-        int port = uri.getPort() >= 0 ? uri.getPort() : "https".equalsIgnoreCase(uri.getScheme()) ? 443 : 80;
+        String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+        String path = uri.getRawPath() == null ? "" : uri.getRawPath();
+        if (!(scheme.equals("http") || scheme.equals("https")) || uri.getHost() == null
+                || !(path.isEmpty() || path.equals("/")) || uri.getRawQuery() != null || uri.getRawUserInfo() != null) {
+            throw new IllegalArgumentException("S3 endpoint must be http[s]://host[:port], not '" + s3Endpoint + "'");
+        }
+        int port = uri.getPort() >= 0 ? uri.getPort() : scheme.equals("https") ? 443 : 80;
         return new MessageValidator(bucket, uri.getHost(), port);
     }
 

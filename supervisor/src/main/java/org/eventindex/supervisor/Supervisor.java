@@ -100,7 +100,9 @@ public final class Supervisor implements AutoCloseable {
                     metrics.signalSendFailures::inc, config.signalRetryInitial(), config.signalRetryMax());
             Quarantine quarantine = config.quarantine().<Quarantine>map(q -> (source, r, body) ->
                     sender.send(q, body, quarantineHeaders(source, r))).orElse(Quarantine.NONE);
-            engine = new SupervisorEngine(journal, state, MessageValidator.forEndpoint(config.s3Bucket(), config.cleanup().s3Endpoint()), dispatcher,
+            MessageValidator validator = MessageValidator.forEndpoint(config.s3Bucket(),
+                    config.cleanup().s3Endpoint());
+            engine = new SupervisorEngine(journal, state, validator, dispatcher,
                     quarantine, metrics, clock, new EpochPolicy(config.kuduEpoch(), config.epochs().maxEvents()),
                     new HandOffPolicy(config.handOff()), config.maxMessageBytes(), config.producerQueue(),
                     config.controlQueue());

@@ -140,9 +140,10 @@ public record SupervisorConfig(
                           Duration orphanRetention, Duration interval) {
         public Cleanup {
             s3Endpoint = s3Endpoint == null ? "" : s3Endpoint.trim();
-            if (!s3Endpoint.isEmpty() && !s3Endpoint.matches("(?i)https?://[^/:?#\\s]+(:\\d{1,5})?/?")) {
-                throw new IllegalArgumentException(S3_ENDPOINT + " must be http[s]://host[:port], not '" + s3Endpoint
-                        + "'");
+            try {
+                MessageValidator.forEndpoint("-", s3Endpoint);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(S3_ENDPOINT + ": " + e.getMessage(), e);
             }
             requirePositive(retention, CLEANUP_RETENTION);
             requirePositive(orphanRetention, CLEANUP_ORPHAN_RETENTION);
