@@ -18,6 +18,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.util.EnumSet;
 import java.util.Objects;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Puts a dataset's consolidated file in place atomically: it is written as {@code <dir>/.<dataset><suffix>.<signalId>.tmp},
@@ -45,29 +46,37 @@ public final class HdfsCommitter {
 
     /**
      * Removes temp files an earlier attempt for the same dataset left behind, then creates this attempt's temp file.
+     * The name carries the signal id and a per-attempt nonce: two attempts of one signal (a redelivery while the first
+     * consumer still works) never write, rename or delete each other's file by name.
      */
     public PendingFile begin(String container, String dataset, String signalId) throws IOException {
         Path target = finalPath(container, dataset);
         Path dir = target.getParent();
         fc.mkdir(dir, FsPermission.getDirDefault(), true);
-        String stalePrefix = "." + dataset + suffix + ".";
+        String tempPrefix = "." + dataset + suffix + ".";
+        removeTemps(dir, tempPrefix, dataset, "of an earlier attempt");
+        String nonce = Long.toHexString(ThreadLocalRandom.current().nextLong() | Long.MIN_VALUE);
+        Path tmp = new Path(dir, tempPrefix + safe(signalId) + "." + nonce + ".tmp");
+        FSDataOutputStream out = fc.create(tmp, EnumSet.of(CreateFlag.CREATE, CreateFlag.OVERWRITE),
+                Options.CreateOpts.createParent());
+        return new PendingFile(tmp, target, out, tempPrefix, dataset);
+    }
+
+    /** Deletes the temp files of a dataset in {@code dir} (names {@code tempPrefix...tmp}). */
+    private void removeTemps(Path dir, String tempPrefix, String dataset, String why) throws IOException {
         try {
             RemoteIterator<FileStatus> it = fc.listStatus(dir);
             while (it.hasNext()) {
-                FileStatus st = it.next();
-                String name = st.getPath().getName();
-                if (name.startsWith(stalePrefix) && name.endsWith(".tmp")) {
-                    LOG.info("dataset {}: removing temp file {} of an earlier attempt", dataset, st.getPath());
-                    fc.delete(st.getPath(), false);
+                Path p = it.next().getPath();
+                String name = p.getName();
+                if (name.startsWith(tempPrefix) && name.endsWith(".tmp")) {
+                    LOG.info("dataset {}: removing temp file {} {}", dataset, p, why);
+                    fc.delete(p, false);
                 }
             }
         } catch (FileNotFoundException e) {
-            // a concurrent delete of the directory; create() below recreates it
+            // a concurrent delete of the directory (or of the file); create() recreates what is needed
         }
-        Path tmp = new Path(dir, stalePrefix + safe(signalId) + ".tmp");
-        FSDataOutputStream out = fc.create(tmp, EnumSet.of(CreateFlag.CREATE, CreateFlag.OVERWRITE),
-                Options.CreateOpts.createParent());
-        return new PendingFile(tmp, target, out);
     }
 
     /** Signal ids go into a file name: keep it to characters HDFS and shells take without quoting. */
@@ -84,7 +93,12 @@ public final class HdfsCommitter {
         private final OutputStream buffered;
         private boolean done;
 
-        private PendingFile(Path tmp, Path target, FSDataOutputStream raw) {
+        private final String tempPrefix;
+        private final String dataset;
+
+        private PendingFile(Path tmp, Path target, FSDataOutputStream raw, String tempPrefix, String dataset) {
+            this.tempPrefix = tempPrefix;
+            this.dataset = dataset;
             this.tmp = tmp;
             this.target = target;
             this.raw = raw;
@@ -115,6 +129,9 @@ public final class HdfsCommitter {
                 throw new IOException("cannot publish " + target + " from " + tmp + ": " + e.getMessage(), e);
             }
             done = true;
+            // The dataset's file is final: a temp file still there belongs to an attempt that lost the race (it
+            // fails at its close and is retried against the loaded dataset) or to a crashed one.
+            removeTemps(target.getParent(), tempPrefix, dataset, "after " + target + " was published");
             return target;
         }
 

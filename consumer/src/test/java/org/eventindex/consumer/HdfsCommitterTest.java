@@ -14,6 +14,8 @@ import java.util.List;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The commit protocol against the local Hadoop file system (the integration test runs it on HDFS). */
@@ -59,7 +61,8 @@ class HdfsCommitterTest {
         write("s1", "published");
         try (HdfsCommitter.PendingFile p = committer.begin("cont", "ds", "s2")) {
             p.stream().write(new byte[]{1, 2, 3});
-            assertTrue(names().contains(".ds.ei.spb.s2.tmp"), names().toString());
+            assertTrue(names().stream().anyMatch(n -> n.matches("\\.ds\\.ei\\.spb\\.s2\\.[0-9a-f]+\\.tmp")),
+                    names().toString());
         }
         assertEquals(List.of("ds.ei.spb"), names());
         assertEquals("published", Files.readString(containerDir.resolve("ds.ei.spb")));
@@ -71,11 +74,31 @@ class HdfsCommitterTest {
         Files.writeString(containerDir.resolve(".ds.ei.spb.crashed-attempt.tmp"), "x");
         Files.writeString(containerDir.resolve(".ds_tid12345678_00.ei.spb.other.tmp"), "y");
         try (HdfsCommitter.PendingFile p = committer.begin("cont", "ds", "s/3 x")) {
-            assertEquals(new Path(committer.finalPath("cont", "ds").getParent(), ".ds.ei.spb.s_3_x.tmp"),
-                    p.tempPath());
-            assertEquals(List.of(".ds.ei.spb.s_3_x.tmp", ".ds_tid12345678_00.ei.spb.other.tmp"), names());
+            assertEquals(committer.finalPath("cont", "ds").getParent(), p.tempPath().getParent());
+            assertTrue(p.tempPath().getName().matches("\\.ds\\.ei\\.spb\\.s_3_x\\.[0-9a-f]+\\.tmp"),
+                    p.tempPath().getName());
+            assertEquals(List.of(p.tempPath().getName(), ".ds_tid12345678_00.ei.spb.other.tmp"), names());
             p.commit();
         }
         assertEquals(List.of(".ds_tid12345678_00.ei.spb.other.tmp", "ds.ei.spb"), names());
+    }
+
+    /**
+     * A redelivered signal processed by two consumers at once: each attempt has its own temp file, the first commit
+     * publishes its own bytes and removes the other's temp file, whose commit then fails; nothing is left behind.
+     */
+    @Test
+    void twoAttemptsOfOneSignalNeverShareATempFileAndLeaveNoneBehind() throws IOException {
+        try (HdfsCommitter.PendingFile a = committer.begin("cont", "ds", "s9");
+             HdfsCommitter.PendingFile b = committer.begin("cont", "ds", "s9")) {
+            assertNotEquals(a.tempPath(), b.tempPath());
+            b.stream().write("from b".getBytes(StandardCharsets.UTF_8));
+            b.commit();
+            assertEquals(List.of("ds.ei.spb"), names());
+            a.stream().write("from a".getBytes(StandardCharsets.UTF_8));
+            assertThrows(IOException.class, a::commit);
+        }
+        assertEquals(List.of("ds.ei.spb"), names());
+        assertEquals("from b", Files.readString(containerDir.resolve("ds.ei.spb")));
     }
 }
