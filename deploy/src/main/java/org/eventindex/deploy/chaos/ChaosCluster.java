@@ -1,10 +1,12 @@
 package org.eventindex.deploy.chaos;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import org.eventindex.config.SecretFile;
 import org.eventindex.consumer.ConsumerConfig;
 import org.eventindex.consumer.ConsumerMain;
 import org.eventindex.deploy.ProducerLauncher;
 import org.eventindex.kudu.KuduTables;
+import org.eventindex.message.Json;
 import org.eventindex.kudu.KuduTablesConfig;
 import org.eventindex.supervisor.SupervisorConfig;
 import org.eventindex.supervisor.SupervisorMain;
@@ -18,6 +20,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -249,6 +252,24 @@ final class ChaosCluster implements AutoCloseable {
             throw new IllegalArgumentException(daemon.name() + " has no operations port");
         }
         return consumerHttpPorts.get(i);
+    }
+
+    /**
+     * Whether a consumer process has a dataset in flight, from its {@code /status}; a dead or silent consumer counts
+     * as not busy (it holds nothing that could still finish).
+     */
+    boolean consumerBusy(ChildProcess consumer) {
+        if (!consumer.isAlive()) {
+            return false;
+        }
+        return get(httpPort(consumer), "/status").filter(r -> r.statusCode() == 200).map(r -> {
+            try {
+                JsonNode f = Json.tree(r.body().getBytes(StandardCharsets.UTF_8)).path("inFlight");
+                return !f.isMissingNode() && !f.isNull() && !(f.isArray() && f.isEmpty());
+            } catch (IOException | RuntimeException e) {
+                return false;
+            }
+        }).orElse(false);
     }
 
     /** GET on a daemon's operations port; empty when it does not answer. */

@@ -1,16 +1,19 @@
 package org.eventindex.deploy.chaos;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import org.apache.hadoop.fs.FileStatus;
 import org.eventindex.gen.DatasetGenerator;
 import org.eventindex.gen.GeneratedDataset;
 import org.eventindex.gen.GeneratedJob;
 import org.eventindex.gen.GeneratorSpec;
 import org.eventindex.message.Json;
 import org.eventindex.message.Queues;
+import org.eventindex.names.DatasetName;
 import org.eventindex.stomp.StompEndpoint;
 import org.eventindex.stomp.StompSender;
 import org.eventindex.stomp.StompSettings;
 
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -33,6 +36,7 @@ import java.util.function.Consumer;
  */
 final class ChaosRunner {
     static final Duration DRAIN_TIMEOUT = Duration.ofMinutes(4);
+    static final Duration SETTLE_TIMEOUT = Duration.ofMinutes(2);
 
     private final ChaosCluster cluster;
     private final Path producerJar;
@@ -170,15 +174,42 @@ final class ChaosRunner {
                 });
     }
 
-    /** Waits until the supervisor has every dataset DONE; on timeout the checker reports what is not. */
+    /**
+     * Waits until the supervisor has every dataset DONE, then until the cluster is quiet: no consumer has a dataset
+     * in flight and no dataset of the round has a temporary file. A DONE dataset can still be in the hands of a second
+     * consumer (a signal redelivered after a broker reset) whose attempt holds a temp file until it ends; what the
+     * checker then finds is left for good. On timeout the checker reports what is not there.
+     */
     private void drain(List<ExpectedEvents> expected) {
         try {
             ChaosWait.until("every dataset of the round DONE", DRAIN_TIMEOUT, () -> expected.stream()
                     .allMatch(e -> supervisorView(e.dataset()).map(v -> "DONE".equals(v.path("state").asText()))
                             .orElse(false)));
+            ChaosWait.until("consumers idle and no temporary files", SETTLE_TIMEOUT, () ->
+                    cluster.consumers().stream().noneMatch(cluster::consumerBusy) && noTempFiles(expected));
         } catch (IllegalStateException timedOut) {
             log.accept("  drain: " + timedOut.getMessage());
         }
+    }
+
+    private boolean noTempFiles(List<ExpectedEvents> expected) {
+        for (ExpectedEvents e : expected) {
+            org.apache.hadoop.fs.Path dir = new org.apache.hadoop.fs.Path(ChaosCluster.HDFS_ROOT,
+                    DatasetName.parse(e.dataset()).container());
+            try {
+                for (FileStatus st : cluster.hdfs().fs().listStatus(dir)) {
+                    String file = st.getPath().getName();
+                    if (file.startsWith(".") && file.contains(e.dataset())) {
+                        return false;
+                    }
+                }
+            } catch (FileNotFoundException missing) {
+                // nothing written for it yet: no temp file either (the checker reports the missing file)
+            } catch (IOException e2) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private void registerManifests(List<GeneratedDataset> datasets) throws IOException {

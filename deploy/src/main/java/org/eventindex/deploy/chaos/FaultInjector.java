@@ -1,10 +1,6 @@
 package org.eventindex.deploy.chaos;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import org.eventindex.message.Json;
-
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -202,7 +198,7 @@ final class FaultInjector {
             ChaosWait.until("a consumer with a dataset in flight", TRIGGER_TIMEOUT, () -> {
                 List<ChildProcess> consumers = cluster.consumers();
                 for (int i = 0; i < consumers.size(); i++) {
-                    if (inFlight(consumers.get(i))) {
+                    if (cluster.consumerBusy(consumers.get(i))) {
                         found[0] = i;
                         return true;
                     }
@@ -213,20 +209,5 @@ final class FaultInjector {
         } catch (IllegalStateException timedOut) {
             return Optional.empty();
         }
-    }
-
-    private boolean inFlight(ChildProcess consumer) {
-        if (!consumer.isAlive()) {
-            return false;
-        }
-        return cluster.get(cluster.httpPort(consumer), "/status").filter(r -> r.statusCode() == 200).map(r -> {
-            try {
-                JsonNode status = Json.tree(r.body().getBytes(StandardCharsets.UTF_8));
-                JsonNode f = status.path("inFlight");
-                return !f.isMissingNode() && !f.isNull() && !(f.isArray() && f.isEmpty());
-            } catch (IOException | RuntimeException e) {
-                return false;
-            }
-        }).orElse(false);
     }
 }
