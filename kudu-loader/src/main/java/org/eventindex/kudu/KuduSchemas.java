@@ -28,6 +28,9 @@ import java.util.List;
  */
 public final class KuduSchemas {
     // DATASETS
+    /** Block size of the columns a lookup reads (see {@code lookupColumn}). */
+    static final int LOOKUP_BLOCK_BYTES = 32 * 1024;
+
     public static final String RUNNUMBER = "runnumber";
     public static final String PROJECT = "project";
     public static final String STREAMNAME = "streamname";
@@ -184,15 +187,15 @@ public final class KuduSchemas {
         c.add(column("eftrigchainsph", Type.STRING));
         c.add(column("eftrigchainstap", Type.STRING));
         c.add(column("eftrigchainsthp", Type.STRING));
-        c.add(column(DBRAW, Type.STRING));
-        c.add(column(TKRAW, Type.STRING));
-        c.add(column(DBESD, Type.STRING));
-        c.add(column(TKESD, Type.STRING));
-        c.add(column(DBAOD, Type.STRING));
-        c.add(column(TKAOD, Type.STRING));
-        c.add(column(DB, Type.STRING));
-        c.add(column(TK, Type.STRING));
-        c.add(column(RUNNUMBER, Type.INT32));
+        c.add(lookupColumn(DBRAW, Type.STRING));
+        c.add(lookupColumn(TKRAW, Type.STRING));
+        c.add(lookupColumn(DBESD, Type.STRING));
+        c.add(lookupColumn(TKESD, Type.STRING));
+        c.add(lookupColumn(DBAOD, Type.STRING));
+        c.add(lookupColumn(TKAOD, Type.STRING));
+        c.add(lookupColumn(DB, Type.STRING));
+        c.add(lookupColumn(TK, Type.STRING));
+        c.add(lookupColumn(RUNNUMBER, Type.INT32));
         c.add(column(SMK, Type.INT32));
         for (int w = 0; w < L1_WORDS; w++) {
             c.add(column(l1Word(w), Type.INT64));
@@ -208,6 +211,15 @@ public final class KuduSchemas {
 
     private static ColumnSchema column(String name, Type type) {
         return builder(name, type).nullable(true).build();
+    }
+
+    /**
+     * A column that every event lookup reads for a single row. A point scan decodes one whole block of each projected
+     * column (a bit-shuffled block at once), so these columns get blocks of {@link #LOOKUP_BLOCK_BYTES} instead of the
+     * tablet server's default 256 KiB: less work per lookup for a slightly larger column on disk.
+     */
+    private static ColumnSchema lookupColumn(String name, Type type) {
+        return builder(name, type).nullable(true).desiredBlockSize(LOOKUP_BLOCK_BYTES).build();
     }
 
     private static ColumnSchema.ColumnSchemaBuilder builder(String name, Type type) {

@@ -158,27 +158,42 @@ public final class KuduTables {
         verifySchema(name, client.openTable(name).getSchema(), expected, key);
     }
 
-    /** Adds the nullable columns a table made by an older version lacks (e.g. the trigger word columns). */
+    /**
+     * Brings a table made by an older version up to date: adds the nullable columns it lacks (e.g. the trigger word
+     * columns) and sets the block size of columns whose desired block size changed (the lookup columns; rows written
+     * from then on, and compacted rows, use it).
+     */
     private void upgrade(String name, Schema actual, Schema expected) throws KuduException {
         AlterTableOptions alter = new AlterTableOptions();
-        int added = 0;
+        if (upgradesNeeded(actual, expected, alter) == 0) {
+            return;
+        }
+        try {
+            client.alterTable(name, alter);
+        } catch (KuduException e) {
+            // another process may have upgraded it meanwhile: only an up-to-date table is fine
+            if (upgradesNeeded(client.openTable(name).getSchema(), expected, new AlterTableOptions()) > 0) {
+                throw e;
+            }
+        }
+    }
+
+    /** Adds to {@code alter} what {@code actual} needs to match {@code expected}; returns how many changes. */
+    private static int upgradesNeeded(Schema actual, Schema expected, AlterTableOptions alter) {
+        int changes = 0;
         for (ColumnSchema column : expected.getColumns()) {
-            if (!actual.hasColumn(column.getName()) && column.isNullable()) {
-                alter.addColumn(column);
-                added++;
-            }
-        }
-        if (added > 0) {
-            try {
-                client.alterTable(name, alter);
-            } catch (KuduException e) {
-                // another process may have upgraded it meanwhile; verification below decides
-                if (!client.openTable(name).getSchema().hasColumn(expected.getColumns().get(
-                        expected.getColumns().size() - 1).getName())) {
-                    throw e;
+            if (!actual.hasColumn(column.getName())) {
+                if (column.isNullable()) {
+                    alter.addColumn(column);
+                    changes++;
                 }
+            } else if (column.getDesiredBlockSize() > 0
+                    && actual.getColumn(column.getName()).getDesiredBlockSize() != column.getDesiredBlockSize()) {
+                alter.changeDesiredBlockSize(column.getName(), column.getDesiredBlockSize());
+                changes++;
             }
         }
+        return changes;
     }
 
     static void verifySchema(String table, Schema actual, Schema expected, List<String> key) {

@@ -32,7 +32,7 @@ final class KuduEventReader {
     private static final List<String> DATASET_COLUMNS = List.of(KuduSchemas.PROJECT, KuduSchemas.STREAMNAME,
             KuduSchemas.PRODSTEP, KuduSchemas.DATATYPE, KuduSchemas.VERSION, KuduSchemas.DSPID, KuduSchemas.RGID,
             KuduSchemas.STATE);
-    private static final List<String> EVENT_COLUMNS = List.of(KuduSchemas.RUNNUMBER, KuduSchemas.DB, KuduSchemas.TK,
+    static final List<String> EVENT_COLUMNS = List.of(KuduSchemas.RUNNUMBER, KuduSchemas.DB, KuduSchemas.TK,
             KuduSchemas.DBRAW, KuduSchemas.TKRAW, KuduSchemas.DBESD, KuduSchemas.TKESD, KuduSchemas.DBAOD,
             KuduSchemas.TKAOD);
 

@@ -150,9 +150,11 @@ class FullModelIT {
     @Test
     void createTablesUpgradesAnEventsTableOfAnEarlierVersion() throws Exception {
         KuduTablesConfig old = new KuduTablesConfig("old_", 2, 1);
-        // EVENTS as the first version made it: no trigger word columns
+        // EVENTS as the first version made it: no trigger word columns, default block size on every column
         List<org.apache.kudu.ColumnSchema> columns = KuduSchemas.events().getColumns().stream()
-                .filter(c -> !c.getName().startsWith("l1w") && !c.getName().startsWith("hltw")).toList();
+                .filter(c -> !c.getName().startsWith("l1w") && !c.getName().startsWith("hltw"))
+                .map(c -> new org.apache.kudu.ColumnSchema.ColumnSchemaBuilder(c).desiredBlockSize(0).build())
+                .toList();
         org.apache.kudu.Schema v1 = new org.apache.kudu.Schema(columns);
         org.apache.kudu.client.PartialRow lower = v1.newPartialRow();
         lower.addInt(KuduSchemas.RGID, 0);
@@ -168,6 +170,11 @@ class FullModelIT {
         org.apache.kudu.Schema upgraded = client.openTable(old.eventsTable()).getSchema();
         assertTrue(upgraded.hasColumn(KuduSchemas.l1Word(23)) && upgraded.hasColumn(KuduSchemas.hltWord(191)));
         assertEquals(KuduSchemas.events().getColumnCount(), upgraded.getColumnCount());
+        for (org.apache.kudu.ColumnSchema c : KuduSchemas.events().getColumns()) {
+            assertEquals(c.getDesiredBlockSize(), upgraded.getColumn(c.getName()).getDesiredBlockSize(),
+                    "block size of " + c.getName());
+        }
+        assertEquals(32 * 1024, upgraded.getColumn(KuduSchemas.TK).getDesiredBlockSize());
         assertTrue(client.tableExists(old.mcEventsTable()) && client.tableExists(old.triggerCountTable())
                 && client.tableExists(old.eventsOverlapTable()));
     }

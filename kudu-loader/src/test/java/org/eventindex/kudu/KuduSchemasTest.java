@@ -38,6 +38,21 @@ class KuduSchemasTest {
     }
 
     @Test
+    void referenceColumnsHaveSmallBlocksAndTheRestTheServerDefault() {
+        List<String> reference = List.of(KuduSchemas.RUNNUMBER, KuduSchemas.DB, KuduSchemas.TK, KuduSchemas.DBRAW,
+                KuduSchemas.TKRAW, KuduSchemas.DBESD, KuduSchemas.TKESD, KuduSchemas.DBAOD, KuduSchemas.TKAOD);
+        for (Schema s : List.of(KuduSchemas.events(), KuduSchemas.duplicatedEvents())) {
+            for (ColumnSchema c : s.getColumns()) {
+                int expected = reference.contains(c.getName()) ? KuduSchemas.LOOKUP_BLOCK_BYTES : 0;
+                assertEquals(expected, c.getDesiredBlockSize(), c.getName());
+            }
+        }
+        for (ColumnSchema c : KuduSchemas.datasets().getColumns()) {
+            assertEquals(0, c.getDesiredBlockSize(), c.getName());
+        }
+    }
+
+    @Test
     void duplicatedEventsIsEventsPlusInsertionTime() {
         List<String> events = names(KuduSchemas.events().getColumns());
         List<String> dups = names(KuduSchemas.duplicatedEvents().getColumns());

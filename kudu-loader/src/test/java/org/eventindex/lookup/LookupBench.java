@@ -42,6 +42,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class LookupBench {
     private static final KuduTablesConfig CONFIG = new KuduTablesConfig("bench_", 64, 1);
     private static final int FIRST_RUN = 400_000;
+    /** How many slices the timed lookups are cut into for interleaving the paths. */
+    private static final int SLICES = 8;
+    /** The baseline's projection: the event's own file and token. */
+    private static final List<String> RAW_COLUMNS = List.of(KuduSchemas.DB, KuduSchemas.TK);
+    /** What a lookup reads: run, own file and token, three provenance files and tokens. */
+    private static final List<String> LOOKUP_COLUMNS = KuduEventReader.EVENT_COLUMNS;
 
     private record Target(int run, long event, int dspid, int rgid) {
     }
@@ -83,25 +89,34 @@ public final class LookupBench {
                         ds + 1, ds % 2));
             }
             Duration cacheTtl = Duration.ofMillis(LookupMain.DEFAULT_DATASET_CACHE_MS);
+            settle(kudu);
             try (EventLookup one = new EventLookup(client, CONFIG, 1, false);
                  EventLookup eight = new EventLookup(client, CONFIG, 8, false);
                  EventLookup oneCached = new EventLookup(client, CONFIG, 1, false, cacheTtl);
                  EventLookup eightCached = new EventLookup(client, CONFIG, 8, false, cacheTtl)) {
                 KuduTable events1 = client.openTable(CONFIG.eventsTable());
                 // warm-up: connections, tablet locations, block cache
-                run(targets.subList(0, Math.min(2000, lookups)), 8, t -> rawLookup(client, events1, t));
+                run(targets.subList(0, Math.min(2000, lookups)), 8, t -> rawLookup(client, events1, RAW_COLUMNS, t));
                 run(targets.subList(0, Math.min(2000, lookups)), 8, t -> lookupOne(eight, t));
-                System.out.println("| client threads | path | p50 ms | p99 ms | lookups/s | ratio to raw |");
-                System.out.println("|---:|---|---:|---:|---:|---:|");
+                System.out.println("| client threads | path | p50 ms | p99 ms | lookups/s | ratio to raw"
+                        + " | client CPU µs/lookup | tablet server CPU µs/lookup |");
+                System.out.println("|---:|---|---:|---:|---:|---:|---:|---:|");
                 for (int threads : new int[]{1, 8}) {
                     EventLookup service = threads == 1 ? one : eight;
                     EventLookup cached = threads == 1 ? oneCached : eightCached;
-                    Result raw = run(targets, threads, t -> rawLookup(client, events1, t));
-                    Result svc = run(targets, threads, t -> lookupOne(service, t));
-                    Result hit = run(targets, threads, t -> lookupOne(cached, t));
-                    print(threads, "raw Kudu point scan (key known)", raw, raw);
-                    print(threads, "EventLookup (DATASETS + point scan)", svc, raw);
-                    print(threads, "EventLookup, DATASETS cached " + cacheTtl.toMillis() + " ms", hit, raw);
+                    int n = threads;
+                    List<Variant> paths = List.of(
+                            new Variant("raw Kudu point scan (key known)",
+                                    t -> rawLookup(client, events1, RAW_COLUMNS, t)),
+                            new Variant("raw Kudu point scan, the lookup's " + LOOKUP_COLUMNS.size() + " columns",
+                                    t -> rawLookup(client, events1, LOOKUP_COLUMNS, t)),
+                            new Variant("EventLookup (DATASETS + point scan)", t -> lookupOne(service, t)),
+                            new Variant("EventLookup, DATASETS cached " + cacheTtl.toMillis() + " ms",
+                                    t -> lookupOne(cached, t)));
+                    List<Result> results = interleaved(targets, n, paths, kudu);
+                    for (int i = 0; i < paths.size(); i++) {
+                        print(threads, paths.get(i).name(), results.get(i), results.get(0));
+                    }
                 }
                 long b0 = System.nanoTime();
                 List<EventKey> keys = targets.stream().map(t -> new EventKey(t.run(), t.event())).toList();
@@ -120,14 +135,88 @@ public final class LookupBench {
         boolean lookup(Target t) throws Exception;
     }
 
-    private record Result(double p50, double p99, double perSecond) {
+    private record Variant(String name, Probe probe) {
     }
 
-    private static Result run(List<Target> targets, int threads, Probe probe) throws Exception {
+    private record Result(double p50, double p99, double perSecond, double clientCpuMicros,
+                          double serverCpuMicros) {
+    }
+
+    /**
+     * Times every path on the same targets, interleaved: the targets are cut into {@link #SLICES} slices and each
+     * slice is run by every path in turn (the order rotating from slice to slice), so that drift in the machine (the
+     * tablet server's background work, other processes) is shared by all paths instead of hitting the one that
+     * happens to run last. Latency percentiles and rates are over all slices of a path.
+     */
+    private static List<Result> interleaved(List<Target> targets, int threads, List<Variant> paths, EmbeddedKudu kudu)
+            throws Exception {
+        int k = paths.size();
+        long[][] nanos = new long[k][targets.size()];
+        long[] wall = new long[k];
+        long[] clientCpu = new long[k];
+        long[] serverCpu = new long[k];
+        int per = (targets.size() + SLICES - 1) / SLICES;
+        for (int slice = 0; slice < SLICES; slice++) {
+            int from = slice * per;
+            int to = Math.min(targets.size(), from + per);
+            if (from >= to) {
+                break;
+            }
+            for (int j = 0; j < k; j++) {
+                int p = (j + slice) % k;
+                long c0 = processCpuNanos();
+                long s0 = kudu.tabletServerCpuMillis();
+                long t0 = System.nanoTime();
+                long[] sliceNanos = time(targets.subList(from, to), threads, paths.get(p).probe());
+                wall[p] += System.nanoTime() - t0;
+                clientCpu[p] += processCpuNanos() - c0;
+                serverCpu[p] += (kudu.tabletServerCpuMillis() - s0) * 1_000_000L;
+                System.arraycopy(sliceNanos, 0, nanos[p], from, sliceNanos.length);
+            }
+        }
+        List<Result> out = new ArrayList<>(k);
+        for (int p = 0; p < k; p++) {
+            long[] all = nanos[p];
+            Arrays.sort(all);
+            int n = all.length;
+            out.add(new Result(all[n / 2] / 1e6, all[(int) (n * 0.99)] / 1e6, n / (wall[p] / 1e9),
+                    clientCpu[p] / 1e3 / n, serverCpu[p] / 1e3 / n));
+        }
+        return out;
+    }
+
+    /**
+     * Waits until the tablet server is quiet after the load (its flushes and compactions would otherwise compete for
+     * the same cores with the lookups being timed): until it used under 5% of a core in two 2-second windows in a
+     * row, at most 15 minutes. Prints what it waited for.
+     */
+    private static void settle(EmbeddedKudu kudu) {
+        long t0 = System.nanoTime();
+        long deadline = t0 + Duration.ofMinutes(15).toNanos();
+        int quiet = 0;
+        while (quiet < 2 && System.nanoTime() < deadline) {
+            long before = kudu.tabletServerCpuMillis();
+            long w0 = System.nanoTime();
+            java.util.concurrent.locks.LockSupport.parkNanos(Duration.ofSeconds(2).toNanos());
+            double share = (kudu.tabletServerCpuMillis() - before) / ((System.nanoTime() - w0) / 1e6);
+            quiet = share < 0.05 ? quiet + 1 : 0;
+            System.out.printf(Locale.ROOT, "settling: tablet server busy %.0f%% of a core (%d s after the load)%n",
+                    share * 100, (System.nanoTime() - t0) / 1_000_000_000L);
+        }
+        System.out.printf(Locale.ROOT, "tablet server %s after %d s%n", quiet >= 2 ? "quiet" : "still busy",
+                (System.nanoTime() - t0) / 1_000_000_000L);
+    }
+
+    private static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+                .getOperatingSystemMXBean()).getProcessCpuTime();
+    }
+
+    /** Per-lookup latencies of {@code targets} on {@code threads} threads, in the order of {@code targets}. */
+    private static long[] time(List<Target> targets, int threads, Probe probe) throws Exception {
         long[] nanos = new long[targets.size()];
         AtomicInteger next = new AtomicInteger();
         ExecutorService pool = Executors.newFixedThreadPool(threads);
-        long t0 = System.nanoTime();
         try {
             List<Future<?>> fs = new ArrayList<>();
             for (int i = 0; i < threads; i++) {
@@ -148,15 +237,18 @@ public final class LookupBench {
         } finally {
             pool.shutdown();
         }
-        double seconds = (System.nanoTime() - t0) / 1e9;
-        Arrays.sort(nanos);
-        return new Result(nanos[nanos.length / 2] / 1e6, nanos[(int) (nanos.length * 0.99)] / 1e6,
-                targets.size() / seconds);
+        return nanos;
+    }
+
+    /** Warm-up run (timings discarded). */
+    private static void run(List<Target> targets, int threads, Probe probe) throws Exception {
+        time(targets, threads, probe);
     }
 
     private static void print(int threads, String path, Result r, Result raw) {
-        System.out.printf(Locale.ROOT, "| %d | %s | %.2f | %.2f | %,.0f | %.2f |%n", threads, path, r.p50(), r.p99(),
-                r.perSecond(), r.perSecond() / raw.perSecond());
+        System.out.printf(Locale.ROOT, "| %d | %s | %.2f | %.2f | %,.0f | %.2f | %.0f | %.0f |%n", threads, path,
+                r.p50(), r.p99(), r.perSecond(), r.perSecond() / raw.perSecond(), r.clientCpuMicros(),
+                r.serverCpuMicros());
     }
 
     private static boolean lookupOne(EventLookup lookup, Target t) {
@@ -167,10 +259,11 @@ public final class LookupBench {
         return r.found();
     }
 
-    private static boolean rawLookup(KuduClient client, KuduTable table, Target t) throws Exception {
+    private static boolean rawLookup(KuduClient client, KuduTable table, List<String> columns, Target t)
+            throws Exception {
         Schema s = table.getSchema();
         KuduScanner scanner = client.newScannerBuilder(table)
-                .setProjectedColumnNames(List.of(KuduSchemas.DB, KuduSchemas.TK))
+                .setProjectedColumnNames(columns)
                 .readMode(AsyncKuduScanner.ReadMode.READ_LATEST)
                 .replicaSelection(ReplicaSelection.LEADER_ONLY)
                 .addPredicate(KuduPredicate.newComparisonPredicate(s.getColumn(KuduSchemas.DSPID),

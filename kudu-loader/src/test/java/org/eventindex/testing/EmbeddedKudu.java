@@ -45,10 +45,12 @@ public final class EmbeddedKudu implements AutoCloseable {
     private final MiniKuduCluster cluster;
     private final KuduClient client;
     private final Duration startTime;
+    private final Path root;
 
-    private EmbeddedKudu(MiniKuduCluster cluster, Duration startTime) {
+    private EmbeddedKudu(MiniKuduCluster cluster, Duration startTime, Path root) {
         this.cluster = cluster;
         this.startTime = startTime;
+        this.root = root;
         this.client = new KuduClient.KuduClientBuilder(cluster.getMasterAddressesAsString())
                 .defaultAdminOperationTimeoutMs(60_000)
                 .defaultOperationTimeoutMs(60_000)
@@ -95,7 +97,7 @@ public final class EmbeddedKudu implements AutoCloseable {
             }
             tabletServerFlags.forEach(builder::addTabletServerFlag);
             MiniKuduCluster cluster = builder.build();
-            return new EmbeddedKudu(cluster, Duration.ofNanos(System.nanoTime() - t0));
+            return new EmbeddedKudu(cluster, Duration.ofNanos(System.nanoTime() - t0), root);
         } catch (IOException e) {
             throw new UncheckedIOException("Kudu mini cluster under " + dir + " with binaries from " + binDir
                     + " did not start", e);
@@ -119,6 +121,29 @@ public final class EmbeddedKudu implements AutoCloseable {
 
     public List<HostAndPort> tabletServers() {
         return cluster.getTabletServers();
+    }
+
+    /**
+     * CPU time (user + system) the tablet server processes of this cluster have used so far, from
+     * {@code /proc/<pid>/stat} (Linux); benchmarks take differences of it. -1 when no tablet server process is found.
+     */
+    public long tabletServerCpuMillis() {
+        String dir = root.toString();
+        long[] total = {-1};
+        ProcessHandle.allProcesses()
+                .filter(h -> h.info().commandLine().map(c -> c.contains(" tserver ") && c.contains(dir)).orElse(false))
+                .forEach(h -> {
+                    try {
+                        String stat = Files.readString(Path.of("/proc", Long.toString(h.pid()), "stat"));
+                        // after the command name in parentheses: fields 3.. of stat; utime and stime are 14 and 15,
+                        // in clock ticks (100 per second on Linux)
+                        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                        total[0] = Math.max(total[0], 0) + (Long.parseLong(f[11]) + Long.parseLong(f[12])) * 10;
+                    } catch (IOException | RuntimeException e) {
+                        // the process ended between listing and reading: it uses no more CPU
+                    }
+                });
+        return total[0];
     }
 
     /** Kills (SIGKILL) the tablet server at {@code index} in {@link #tabletServers()}. */

@@ -32,6 +32,10 @@ class EmbeddedKuduTest {
             client.createTable("fixture_smoke", schema,
                     new CreateTableOptions().addHashPartitions(List.of("k"), 4).setNumReplicas(1));
             assertTrue(client.tableExists("fixture_smoke"));
+            // a started tablet server has used CPU, and the counter only grows
+            long cpu = kudu.tabletServerCpuMillis();
+            assertTrue(cpu > 0, "tablet server CPU " + cpu + " ms");
+            assertTrue(kudu.tabletServerCpuMillis() >= cpu);
         }
     }
 }
