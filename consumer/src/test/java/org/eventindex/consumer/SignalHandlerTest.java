@@ -91,9 +91,9 @@ class SignalHandlerTest {
         };
         consumer = new Consumer(config, new Consumer.Services(store,
                 FileContext.getLocalFSFileContext(new Configuration()), ingest, sent::add), new TickingClock());
-        store.put("a", TestSpb.object("1.1", 1000, Guid.of("G1", 100, 10), Guid.of("G2", 200, 5)));
-        store.put("b", TestSpb.object("2.1", 2000, Guid.of("G3", 300, 4)));
-        store.put("dup", TestSpb.object("1.2", 1500, Guid.of("G1", 100, 10)));
+        store.put("a", TestSpb.object("a", 1000, Guid.of("G1", 100, 10), Guid.of("G2", 200, 5)));
+        store.put("b", TestSpb.object("b", 2000, Guid.of("G3", 300, 4)));
+        store.put("dup", TestSpb.object("dup", 1500, Guid.of("G1", 100, 10)));
     }
 
     private static ConsumerSignal signal(String id, SignalObject... objects) {

@@ -2,6 +2,7 @@ package org.eventindex.supervisor;
 
 import org.eventindex.message.ConsumerSignal;
 import org.eventindex.message.Queues;
+import org.eventindex.names.ObjectKey;
 import org.eventindex.stomp.StompMessage;
 import org.eventindex.testing.Await;
 import org.eventindex.testing.EmbeddedBroker;
@@ -80,6 +81,10 @@ class QuarantineCorpusTest {
         producerCorpus.put(ok.replace(DATASET, "not-a-dataset-name"), RejectReason.INVALID_DATASET_NAME);
         producerCorpus.put(ok.replace("s3://rgw.example:7480/", "http://rgw.example/"), RejectReason.BAD_URL);
         producerCorpus.put(ok.replace("/eventindex/", "/other-bucket/"), RejectReason.WRONG_BUCKET);
+        // Cross-prefix references: job o's message naming another job's object, or another task's.
+        producerCorpus.put(ok.replace(Fixtures.key("o"), Fixtures.key("other-job")), RejectReason.WRONG_KEY);
+        producerCorpus.put(ok.replace(Fixtures.key("o"), ObjectKey.of("87654321.G", "o", Fixtures.uuid("o")).key()),
+                RejectReason.WRONG_KEY);
         producerCorpus.put(ok.replace("\"nevents\":10,\"nuevents\":10,\"fileStartProcTime\"",
                 "\"nevents\":-5,\"nuevents\":10,\"fileStartProcTime\""), RejectReason.INVALID_VALUE);
         producerCorpus.put(ok.replace("\"size\":1000", "\"size\":\"big\""), RejectReason.BAD_JSON);
@@ -125,6 +130,11 @@ class QuarantineCorpusTest {
                 problems.add("body " + abbreviate(body) + ": expected " + want + ", header " + got);
             }
             assertNotNull(m.headers().get("eventindex-reject-detail"));
+            if (RejectReason.WRONG_KEY.name().equals(got)) {
+                String detail = m.headers().get("eventindex-reject-detail");
+                assertTrue(detail.startsWith("message x: object s3://rgw.example:7480/eventindex/")
+                        && detail.contains("expected " + Fixtures.key("o")), detail);
+            }
             assertNotNull(m.headers().get("eventindex-source-queue"));
         }
         assertEquals(List.of(), problems);
