@@ -68,6 +68,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class HostileSignalTest {
+    private static final int FRAME_MAX_BYTES = 16 * 1024;
     private static final String BUCKET = "eventindex";
     private static final String OTHER_BUCKET = "someone-else";
     private static final String PREFIX = "hostile_";
@@ -115,6 +116,7 @@ class HostileSignalTest {
         p.setProperty(ConsumerConfig.OBJECT_MAX_BYTES, Long.toString(OBJECT_MAX_BYTES));
         p.setProperty(ConsumerConfig.OBJECT_MAX_INFLATED_BYTES, Long.toString(INFLATED_MAX_BYTES));
         p.setProperty(ConsumerConfig.DATASET_MAX_EVENTS, "1000");
+        p.setProperty(ConsumerConfig.STOMP_FRAME_MAX_BYTES, Integer.toString(FRAME_MAX_BYTES));
         consumer = new Consumer(ConsumerConfig.fromProperties(p, Map.of(
                 ConsumerConfig.ENV_STOMP_PASSWORD, passwords.get(BrokerAccess.CONSUMERS),
                 ConsumerConfig.ENV_S3_ACCESS_KEY, s3.accessKey(), ConsumerConfig.ENV_S3_SECRET_KEY, s3.secretKey())),
@@ -195,7 +197,11 @@ class HostileSignalTest {
                                 + " of taskID '" + TestSpb.TASK_ID + "' and jobID 'impostor'"},
                 new Object[] {signal("not-a-producer-key", DATASET, CONTAINER, 15, obj(ok, 10, "G1"),
                         obj(url(s3.endpoint().getHost(), s3.endpoint().getPort(), BUCKET, "X/12345678/plain.ei.spb"),
-                                5, "G2")), "is not stored under a producer key"});
+                                5, "G2")), "is not stored under a producer key"},
+                // A signal frame over consumer.stomp.frame.max.bytes: reported FAILED under its own signalId.
+                new Object[] {signal("oversize", DATASET, CONTAINER, 600, manyObjects(600)),
+                        "over this consumer's STOMP frame limits (" + ConsumerConfig.STOMP_FRAME_MAX_BYTES + ", "
+                                + ConsumerConfig.STOMP_FRAME_MAX_HEADER_BYTES + "): MESSAGE frame body of "});
 
         TreeSet<String> hdfsBefore = hdfsTree();
         long datasetsBefore = rows("DATASETS");
@@ -249,6 +255,16 @@ class HostileSignalTest {
                                          SignalObject... objects) {
         return new ConsumerSignal(ConsumerSignal.TYPE, "sig-" + id, dataset, container, 700, 3, List.of(objects),
                 events, System.currentTimeMillis());
+    }
+
+    private SignalObject[] manyObjects(int n) {
+        SignalObject[] objects = new SignalObject[n];
+        for (int i = 0; i < n; i++) {
+            objects[i] = obj(url(s3.endpoint().getHost(), s3.endpoint().getPort(), BUCKET, key("many-" + i)), 1,
+                    "GUID-" + i);
+        }
+        assertTrue(Json.write(signal("size", DATASET, CONTAINER, n, objects)).length > 4 * FRAME_MAX_BYTES);
+        return objects;
     }
 
     private static SignalObject obj(String url, long events, String guid) {

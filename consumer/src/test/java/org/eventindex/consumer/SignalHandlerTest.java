@@ -204,6 +204,30 @@ class SignalHandlerTest {
     }
 
     @Test
+    void anOversizeSignalIsReportedFailedUnderItsOwnIdWhenItsFirstBytesNameIt() throws IOException {
+        byte[] whole = Json.write(signal("s-big", so("a", 10, "G1")));
+        byte[] preview = java.util.Arrays.copyOf(whole, whole.length - 20); // cut inside the objects
+        consumer.handler().onOversize(new StompMessage("/queue/x", "ID:big-1", "a3", Map.of(), preview,
+                "MESSAGE frame body of 99999 bytes exceeds the limit of 4096 bytes"));
+        assertEquals(1, sent.size());
+        ConsumerReport r = sent.get(0);
+        assertEquals(ConsumerReport.FAILED, r.status());
+        assertEquals("s-big", r.signalId());
+        assertEquals(DATASET, r.dataset());
+        assertTrue(r.reason().startsWith("signal message ID:big-1 is over this consumer's STOMP frame limits ("
+                + ConsumerConfig.STOMP_FRAME_MAX_BYTES + ", "), r.reason());
+        assertTrue(r.reason().contains("exceeds the limit of 4096 bytes"), r.reason());
+        assertEquals(0, store.opens("a"), "nothing of an oversize signal is fetched");
+
+        // A preview cut before the ids (or not JSON at all) still gives a FAILED report, without them.
+        for (String cut : new String[] {"{\"type\":\"signal\",\"signalId\":\"s-b", "\u0000garbage", ""}) {
+            ConsumerReport none = consumer.handler().oversize(cut.getBytes(StandardCharsets.UTF_8), "ID:x", "o");
+            assertEquals(ConsumerReport.FAILED, none.status());
+            assertEquals(null, none.signalId());
+        }
+    }
+
+    @Test
     void aReportThatCannotBeSentFailsTheMessageSoItIsNotAcknowledged() throws IOException {
         Consumer c = new Consumer(ConsumerConfig.fromProperties(new Properties(), Map.of()),
                 new Consumer.Services(store, FileContext.getLocalFSFileContext(new Configuration()),

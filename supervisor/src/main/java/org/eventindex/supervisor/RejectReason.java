@@ -29,7 +29,10 @@ public enum RejectReason {
     DUPLICATE_GUID,
     /** A different manifest for a dataset whose objects were already deleted by the cleanup. */
     MANIFEST_CONFLICT,
-    /** The body is larger than {@code supervisor.message.max.bytes}. */
+    /**
+     * The body is larger than {@code supervisor.message.max.bytes}, or the STOMP frame was over
+     * {@code supervisor.stomp.frame.max.bytes} / {@code supervisor.stomp.frame.max.header.bytes}.
+     */
     OVERSIZE,
     /** An {@code invalidate} command names an object the dataset does not have. */
     UNKNOWN_OBJECT,
