@@ -280,7 +280,11 @@ public final class StompConnection implements Closeable {
     private void readLoop() {
         try {
             while (!shutDown.get()) {
-                StompFrame frame = StompFrameCodec.read(in, heartbeatsReceived::incrementAndGet);
+                StompFrame frame = StompFrameCodec.read(in, settings.frameLimits(), heartbeatsReceived::incrementAndGet);
+                if (frame.oversize() != null && !"MESSAGE".equals(frame.command())) {
+                    LOG.warn("{} from broker {} is over this client's frame limits: {}", frame.command(), endpoint,
+                            frame.oversize());
+                }
                 switch (frame.command()) {
                     case "RECEIPT" -> complete(frame.header("receipt-id"), frame);
                     case "MESSAGE" -> deliver(frame);
@@ -318,7 +322,7 @@ public final class StompConnection implements Closeable {
         String messageId = frame.header("message-id");
         String ackId = frame.headers().getOrDefault("ack", messageId);
         StompMessage message = new StompMessage(frame.headers().getOrDefault("destination", sub.destination()),
-                messageId, ackId, frame.headers(), frame.body());
+                messageId, ackId, frame.headers(), frame.body(), frame.oversize());
         dispatcher.submit(() -> sub.listener().onMessage(message));
     }
 

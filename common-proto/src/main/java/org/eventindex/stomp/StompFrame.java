@@ -9,14 +9,21 @@ import java.util.Map;
 /**
  * One STOMP frame: a command, headers in wire order (first occurrence of a repeated header wins, as STOMP 1.2
  * requires) and a body.
+ *
+ * @param oversize null for a complete frame; for a received frame over the {@link StompFrameLimits}, what was
+ *                 dropped from it
  */
-record StompFrame(String command, Map<String, String> headers, byte[] body) {
+record StompFrame(String command, Map<String, String> headers, byte[] body, String oversize) {
     static final byte[] NO_BODY = new byte[0];
 
     StompFrame {
         requireNonNull(command, "command is null");
         headers = Collections.unmodifiableMap(new LinkedHashMap<>(requireNonNull(headers, "headers is null")));
         requireNonNull(body, "body is null");
+    }
+
+    StompFrame(String command, Map<String, String> headers, byte[] body) {
+        this(command, headers, body, null);
     }
 
     static StompFrame of(String command, Map<String, String> headers) {
@@ -47,6 +54,6 @@ record StompFrame(String command, Map<String, String> headers, byte[] body) {
         // Never print passcode headers.
         Map<String, String> shown = new LinkedHashMap<>(headers);
         shown.computeIfPresent("passcode", (k, v) -> "***");
-        return command + shown + "[" + body.length + " bytes]";
+        return command + shown + "[" + body.length + " bytes" + (oversize == null ? "" : ", oversize") + "]";
     }
 }

@@ -6,8 +6,10 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Reads and writes STOMP 1.2 frames: {@code COMMAND EOL (header EOL)* EOL body NUL}, EOL being LF or CR LF. Header
@@ -16,9 +18,13 @@ import java.util.Map;
  * Blank lines between frames are heart-beats and are skipped.
  */
 final class StompFrameCodec {
-    /** Refuse frames larger than this, so a broken peer cannot exhaust memory. */
-    static final int MAX_BODY_BYTES = 64 << 20;
-    static final int MAX_HEADER_BYTES = 1 << 20;
+    /** Of an oversize body, this many bytes (at most the body limit) are kept for the message's handler. */
+    static final int OVERSIZE_PREVIEW_BYTES = 64 * 1024;
+    /** Header lines needed to route, acknowledge and frame a message: kept (up to this size) beyond the limit. */
+    static final int PROTOCOL_LINE_MAX = 1024;
+    private static final Set<String> PROTOCOL_HEADERS = Set.of("message-id", "subscription", "ack", "destination",
+            "content-length", "content-type", "receipt-id", "redelivered", "message", "version", "heart-beat",
+            "server", "session");
 
     private StompFrameCodec() {
     }
@@ -41,17 +47,22 @@ final class StompFrameCodec {
     }
 
     /**
-     * Reads the next frame, skipping heart-beat EOLs.
+     * Reads the next frame with the {@link StompFrameLimits#DEFAULT} limits, skipping heart-beat EOLs.
      *
      * @throws EOFException when the peer closed the connection between frames
      * @throws IOException on a malformed frame
      */
     static StompFrame read(InputStream in) throws IOException {
-        return read(in, () -> { });
+        return read(in, StompFrameLimits.DEFAULT, () -> { });
     }
 
-    /** As {@link #read(InputStream)}, calling {@code onHeartbeat} for every heart-beat (LF) skipped on the way. */
-    static StompFrame read(InputStream in, Runnable onHeartbeat) throws IOException {
+    /**
+     * Reads the next frame, calling {@code onHeartbeat} for every heart-beat (LF) skipped on the way. A frame over
+     * {@code limits} is read to its end, so the connection stays usable, but what is over the limits is dropped and
+     * {@link StompFrame#oversize()} says so: header lines beyond the header limit (except the protocol headers),
+     * and of a body beyond the body limit all but its first {@value #OVERSIZE_PREVIEW_BYTES} bytes.
+     */
+    static StompFrame read(InputStream in, StompFrameLimits limits, Runnable onHeartbeat) throws IOException {
         int first;
         do {
             first = in.read();
@@ -62,72 +73,147 @@ final class StompFrameCodec {
                 onHeartbeat.run();
             }
         } while (first == '\n' || first == '\r');
-        int[] budget = {MAX_HEADER_BYTES};
-        String command = (char) first + readLine(in, budget);
+        int budget = limits.maxHeaderBytes();
+        Line commandLine = readLine(in, budget);
+        if (commandLine.text == null) {
+            throw new IOException("STOMP command line exceeds " + budget + " bytes");
+        }
+        String command = (char) first + commandLine.text;
+        budget -= commandLine.length + 1;
         boolean escaped = !isConnectFrame(command);
         Map<String, String> headers = new LinkedHashMap<>();
-        for (String line = readLine(in, budget); !line.isEmpty(); line = readLine(in, budget)) {
-            int colon = line.indexOf(':');
-            if (colon < 0) {
-                throw new IOException("malformed STOMP header line in " + command + " frame: no ':'");
+        long droppedHeaderBytes = 0;
+        for (Line line = readLine(in, Math.max(budget, PROTOCOL_LINE_MAX)); line.length > 0;
+             line = readLine(in, Math.max(budget, PROTOCOL_LINE_MAX))) {
+            String name = line.text == null ? null : headerName(line.text, command);
+            boolean fits = line.text != null && line.length + 1 <= budget;
+            if (fits || name != null && PROTOCOL_HEADERS.contains(name) && line.length <= PROTOCOL_LINE_MAX) {
+                String value = line.text.substring(line.text.indexOf(':') + 1);
+                headers.putIfAbsent(escaped ? unescape(name) : name, escaped ? unescape(value) : value);
+                if (fits) {
+                    budget -= line.length + 1;
+                }
+            } else {
+                droppedHeaderBytes += line.length + 1;
+                if (droppedHeaderBytes > Integer.MAX_VALUE) {
+                    throw new IOException(command + " frame headers exceed " + Integer.MAX_VALUE + " bytes");
+                }
             }
-            String name = escaped ? unescape(line.substring(0, colon)) : line.substring(0, colon);
-            String value = escaped ? unescape(line.substring(colon + 1)) : line.substring(colon + 1);
-            headers.putIfAbsent(name, value);
         }
-        byte[] body = readBody(in, command, headers.get("content-length"));
-        return new StompFrame(command, headers, body);
+        String oversize = droppedHeaderBytes == 0 ? null : command + " frame headers exceed the limit of "
+                + limits.maxHeaderBytes() + " bytes; " + droppedHeaderBytes + " bytes of header lines were dropped";
+        Body body = readBody(in, command, headers.get("content-length"), limits.maxBodyBytes());
+        if (body.oversize != null) {
+            oversize = oversize == null ? body.oversize : oversize + "; " + body.oversize;
+        }
+        return new StompFrame(command, headers, body.bytes, oversize);
     }
 
-    private static byte[] readBody(InputStream in, String command, String contentLength) throws IOException {
+    private static String headerName(String line, String command) throws IOException {
+        int colon = line.indexOf(':');
+        if (colon < 0) {
+            throw new IOException("malformed STOMP header line in " + command + " frame: no ':'");
+        }
+        return line.substring(0, colon);
+    }
+
+    private record Body(byte[] bytes, String oversize) {
+    }
+
+    private static Body readBody(InputStream in, String command, String contentLength, int maxBytes)
+            throws IOException {
+        int preview = Math.min(OVERSIZE_PREVIEW_BYTES, maxBytes);
         if (contentLength != null) {
-            int length;
+            long length;
             try {
-                length = Integer.parseInt(contentLength.trim());
+                length = Long.parseLong(contentLength.trim());
             } catch (NumberFormatException e) {
                 throw new IOException("bad content-length '" + contentLength + "' in " + command + " frame");
             }
-            if (length < 0 || length > MAX_BODY_BYTES) {
+            if (length < 0 || length > Integer.MAX_VALUE) {
                 throw new IOException("content-length " + length + " in " + command + " frame is out of range");
             }
-            byte[] body = in.readNBytes(length);
-            if (body.length != length) {
+            int keep = (int) (length <= maxBytes ? length : preview);
+            byte[] body = in.readNBytes(keep);
+            long dropped = length - keep;
+            if (body.length != keep || dropped > 0 && skipFully(in, dropped) != dropped) {
                 throw new EOFException("connection closed inside a " + command + " frame body");
             }
             int nul = in.read();
             if (nul != 0) {
                 throw new IOException(command + " frame body is not followed by NUL");
             }
-            return body;
+            return new Body(body, dropped == 0 ? null : oversizeText(command, length, maxBytes, body.length));
         }
         ByteArrayOutputStream body = new ByteArrayOutputStream();
+        long length = 0;
         for (int b = in.read(); b != 0; b = in.read()) {
             if (b < 0) {
                 throw new EOFException("connection closed inside a " + command + " frame body");
             }
-            if (body.size() >= MAX_BODY_BYTES) {
-                throw new IOException(command + " frame body exceeds " + MAX_BODY_BYTES + " bytes");
+            if (++length > Integer.MAX_VALUE) {
+                throw new IOException(command + " frame body exceeds " + Integer.MAX_VALUE + " bytes");
             }
-            body.write(b);
+            if (length <= maxBytes) {
+                body.write(b);
+            }
         }
-        return body.toByteArray();
+        if (length <= maxBytes) {
+            return new Body(body.toByteArray(), null);
+        }
+        byte[] kept = Arrays.copyOf(body.toByteArray(), preview);
+        return new Body(kept, oversizeText(command, length, maxBytes, kept.length));
     }
 
-    /** Reads up to LF, dropping a trailing CR; bytes decode as UTF-8. */
-    private static String readLine(InputStream in, int[] budget) throws IOException {
+    private static String oversizeText(String command, long length, int maxBytes, int kept) {
+        return command + " frame body of " + length + " bytes exceeds the limit of " + maxBytes
+                + " bytes; only its first " + kept + " bytes were kept";
+    }
+
+    /** Reads and drops {@code n} bytes; returns how many there were before the end of the stream. */
+    private static long skipFully(InputStream in, long n) throws IOException {
+        byte[] scratch = new byte[8192];
+        long done = 0;
+        while (done < n) {
+            int r = in.read(scratch, 0, (int) Math.min(scratch.length, n - done));
+            if (r < 0) {
+                break;
+            }
+            done += r;
+        }
+        return done;
+    }
+
+    /**
+     * One line up to LF, without a trailing CR, decoded as UTF-8.
+     *
+     * @param text   null when the line was longer than the {@code keep} bytes asked for (it was read and dropped)
+     * @param length the line's length in bytes, without CR LF
+     */
+    private record Line(String text, long length) {
+    }
+
+    private static Line readLine(InputStream in, int keep) throws IOException {
         ByteArrayOutputStream line = new ByteArrayOutputStream(64);
+        long length = 0;
         for (int b = in.read(); b != '\n'; b = in.read()) {
             if (b < 0) {
                 throw new EOFException("connection closed inside a frame header");
             }
-            if (--budget[0] < 0) {
-                throw new IOException("STOMP frame headers exceed " + MAX_HEADER_BYTES + " bytes");
+            if (++length > Integer.MAX_VALUE) {
+                throw new IOException("STOMP header line exceeds " + Integer.MAX_VALUE + " bytes");
             }
-            line.write(b);
+            if (length <= keep + 1L) {
+                line.write(b); // one more than asked: room for a CR before the LF
+            }
         }
         byte[] bytes = line.toByteArray();
-        int n = bytes.length > 0 && bytes[bytes.length - 1] == '\r' ? bytes.length - 1 : bytes.length;
-        return new String(bytes, 0, n, StandardCharsets.UTF_8);
+        boolean cr = bytes.length > 0 && bytes[bytes.length - 1] == '\r' && bytes.length == length;
+        long n = cr ? length - 1 : length;
+        if (n > keep) {
+            return new Line(null, n);
+        }
+        return new Line(new String(bytes, 0, (int) n, StandardCharsets.UTF_8), n);
     }
 
     private static boolean isConnectFrame(String command) {

@@ -98,7 +98,7 @@ final class StompHandshake {
             headers.put("heart-beat", hb + "," + hb);
             StompFrameCodec.write(StompFrame.of("CONNECT", headers), out);
             out.flush();
-            StompFrame reply = StompFrameCodec.read(in);
+            StompFrame reply = StompFrameCodec.read(in, settings.frameLimits(), () -> { });
             if ("ERROR".equals(reply.command())) {
                 throw new StompException("broker " + ep + " refused the connection: " + reply.errorText(),
                         isSecurityError(reply));

@@ -18,7 +18,8 @@ import org.slf4j.LoggerFactory;
  * A daemon's consumer of one queue: keeps a connection (reconnecting with capped exponential backoff through every
  * endpoint), subscribes with the given prefetch and calls the handler for each message one at a time. A handler that
  * returns normally gets its message acknowledged; one that throws gets it NACKed (the broker dead-letters it), and
- * the failure is logged with the message id. Stopping waits for the message in progress.
+ * the failure is logged with the message id. A message over the {@link StompSettings#frameLimits()} goes to
+ * {@link StompMessageHandler#onOversize} instead (by default: NACKed). Stopping waits for the message in progress.
  *
  * <p>Delivery is at least once: a message whose ACK was lost with the connection is delivered again, so handlers
  * must be idempotent.
@@ -189,7 +190,13 @@ public final class StompQueueWorker implements AutoCloseable {
 
     private void handle(StompConnection c, StompMessage message) throws IOException, InterruptedException {
         try {
-            handler.onMessage(message);
+            if (message.oversize() != null) {
+                LOG.warn("worker {}: message {} from {} is over the STOMP frame limits {}: {}", name,
+                        message.messageId(), destination, settings.frameLimits(), message.oversize());
+                handler.onOversize(message);
+            } else {
+                handler.onMessage(message);
+            }
         } catch (InterruptedException e) {
             // Forced stop: leave the message unacknowledged so that the broker redelivers it.
             throw e;

@@ -11,10 +11,12 @@ import javax.net.ssl.SSLSocketFactory;
  *
  * @param tls when not null, every connection is TLS ({@code stomp+ssl}) through this factory, with the broker's
  *            certificate checked against the endpoint's host name; null means plain TCP
+ * @param frameLimits the largest frames accepted from the brokers ({@link StompFrameLimits#DEFAULT} unless a daemon
+ *            configures its own)
  */
 public record StompSettings(List<StompEndpoint> endpoints, String login, String passcode,
                             Duration connectTimeout, Duration receiptTimeout, Duration heartbeat,
-                            SSLSocketFactory tls) {
+                            SSLSocketFactory tls, StompFrameLimits frameLimits) {
 
     public StompSettings {
         endpoints = List.copyOf(Objects.requireNonNull(endpoints, "endpoints is null"));
@@ -24,6 +26,13 @@ public record StompSettings(List<StompEndpoint> endpoints, String login, String 
         Objects.requireNonNull(connectTimeout, "connectTimeout is null");
         Objects.requireNonNull(receiptTimeout, "receiptTimeout is null");
         Objects.requireNonNull(heartbeat, "heartbeat is null");
+        Objects.requireNonNull(frameLimits, "frameLimits is null");
+    }
+
+    /** Settings with the {@link StompFrameLimits#DEFAULT} frame limits. */
+    public StompSettings(List<StompEndpoint> endpoints, String login, String passcode,
+                         Duration connectTimeout, Duration receiptTimeout, Duration heartbeat, SSLSocketFactory tls) {
+        this(endpoints, login, passcode, connectTimeout, receiptTimeout, heartbeat, tls, StompFrameLimits.DEFAULT);
     }
 
     /** Plain TCP settings (no TLS). */
@@ -34,7 +43,13 @@ public record StompSettings(List<StompEndpoint> endpoints, String login, String 
 
     /** The same settings over TLS with {@code factory} (null: plain TCP). */
     public StompSettings withTls(SSLSocketFactory factory) {
-        return new StompSettings(endpoints, login, passcode, connectTimeout, receiptTimeout, heartbeat, factory);
+        return new StompSettings(endpoints, login, passcode, connectTimeout, receiptTimeout, heartbeat, factory,
+                frameLimits);
+    }
+
+    /** The same settings with other frame limits for what the brokers send. */
+    public StompSettings withFrameLimits(StompFrameLimits limits) {
+        return new StompSettings(endpoints, login, passcode, connectTimeout, receiptTimeout, heartbeat, tls, limits);
     }
 
     public static StompSettings of(List<StompEndpoint> endpoints, String login, String passcode) {
@@ -46,6 +61,6 @@ public record StompSettings(List<StompEndpoint> endpoints, String login, String 
     public String toString() {
         return "StompSettings[endpoints=" + endpoints + ", login=" + login + ", passcode=" + (passcode == null ? "none" : "***")
                 + ", connectTimeout=" + connectTimeout + ", receiptTimeout=" + receiptTimeout + ", heartbeat=" + heartbeat
-                + ", tls=" + (tls != null) + "]";
+                + ", tls=" + (tls != null) + ", frameLimits=" + frameLimits + "]";
     }
 }

@@ -91,6 +91,49 @@ class StompQueueWorkerTest {
     }
 
     @Test
+    void aMessageOverTheFrameLimitsIsRefusedWithoutDroppingTheConnection() throws Exception {
+        String queue = "/queue/test.oversize";
+        StompSettings small = settings.withFrameLimits(new StompFrameLimits(2048, 1024));
+        String big = "{\"id\":\"big\"," + "x".repeat(10_000) + "}";
+        send(queue, "small-1", big, "small-2");
+        Set<String> bodies = ConcurrentHashMap.newKeySet();
+        // Default: the worker NACKs it and the broker dead-letters the whole message.
+        try (StompQueueWorker w = new StompQueueWorker("limits", small, queue, 1,
+                m -> bodies.add(new String(m.body(), StandardCharsets.UTF_8)), FAST)) {
+            w.start();
+            Await.until("both small messages handled", WAIT, () -> w.handled() == 2);
+            Await.until("the big one dead-lettered", WAIT, () -> broker.queueSize(EmbeddedBroker.DLQ) == 1);
+            assertEquals(Set.of("small-1", "small-2"), bodies);
+            assertTrue(w.isConnected());
+        }
+        assertEquals(0, broker.queueSize(queue));
+
+        // A handler that records oversize messages itself gets the first bytes and what was dropped.
+        send(queue, big);
+        CompletableFuture<StompMessage> seen = new CompletableFuture<>();
+        try (StompQueueWorker w = new StompQueueWorker("limits-own", small, queue, 1, new StompMessageHandler() {
+            @Override
+            public void onMessage(StompMessage m) {
+                seen.completeExceptionally(new AssertionError("oversize message passed as complete"));
+            }
+
+            @Override
+            public void onOversize(StompMessage m) {
+                seen.complete(m);
+            }
+        }, FAST)) {
+            w.start();
+            StompMessage m = seen.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            assertEquals(2048, m.body().length);
+            assertTrue(new String(m.body(), StandardCharsets.UTF_8).startsWith("{\"id\":\"big\","));
+            assertTrue(m.oversize().contains("body of " + big.length() + " bytes exceeds the limit of 2048 bytes"),
+                    m.oversize());
+            Await.until("acknowledged", WAIT, () -> w.handled() == 1 && broker.queueSize(queue) == 0);
+        }
+        assertEquals(1, broker.queueSize(EmbeddedBroker.DLQ));
+    }
+
+    @Test
     void workerSurvivesBrokerRestart() throws Exception {
         String queue = "/queue/test.restart";
         try (StompQueueWorker w = new StompQueueWorker("restart", settings, queue, 1, m -> { }, FAST)) {

@@ -136,7 +136,8 @@ public final class Consumer implements AutoCloseable {
 
     static StompSettings stompSettings(ConsumerConfig config) {
         return config.tls().applyTo(StompSettings.of(config.brokers(),
-                config.stompUser().isEmpty() ? null : config.stompUser(), config.stompPassword()));
+                config.stompUser().isEmpty() ? null : config.stompUser(), config.stompPassword()))
+                .withFrameLimits(config.frameLimits());
     }
 
     /** Subscribes to the signal queue and opens the operations endpoint. */

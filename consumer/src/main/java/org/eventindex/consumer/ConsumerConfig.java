@@ -2,10 +2,12 @@ package org.eventindex.consumer;
 
 import org.eventindex.config.ConfigKey;
 import org.eventindex.config.ConfigReader;
+import org.eventindex.config.StompFrameLimitKeys;
 import org.eventindex.config.TlsSettings;
 
 import org.eventindex.message.Queues;
 import org.eventindex.spb.SpbLimits;
+import org.eventindex.stomp.StompFrameLimits;
 import org.eventindex.stomp.StompEndpoint;
 
 import java.io.IOException;
@@ -35,6 +37,7 @@ import static org.eventindex.config.ConfigChecks.requireText;
  * @param httpPort          operations HTTP port; 0 picks a free port
  * @param limits            bounds on what one signal may make the consumer read
  * @param tls               STOMP over TLS and the trust stores for the brokers and an https S3 endpoint
+ * @param frameLimits       largest STOMP frame accepted from the broker; a bigger signal is reported FAILED
  */
 public record ConsumerConfig(
         String consumerId,
@@ -60,7 +63,8 @@ public record ConsumerConfig(
         long sortMemoryBytes,
         int httpPort,
         Limits limits,
-        TlsSettings tls) {
+        TlsSettings tls,
+        StompFrameLimits frameLimits) {
 
     /**
      * Bounds against hostile or broken input, each refused with a reason naming the key.
@@ -122,6 +126,8 @@ public record ConsumerConfig(
     public static final String OBJECT_MAX_BYTES = "consumer.object.max.bytes";
     public static final String OBJECT_MAX_INFLATED_BYTES = "consumer.object.max.inflated.bytes";
     public static final String SPB_MESSAGE_MAX_BYTES = "consumer.spb.message.max.bytes";
+    public static final String STOMP_FRAME_MAX_BYTES = StompFrameLimitKeys.bodyKey("consumer.");
+    public static final String STOMP_FRAME_MAX_HEADER_BYTES = StompFrameLimitKeys.headerKey("consumer.");
     public static final String FILE_MAX_EVENTS = "consumer.file.max.events";
     public static final String DATASET_MAX_EVENTS = "consumer.dataset.max.events";
 
@@ -176,7 +182,8 @@ public record ConsumerConfig(
             new ConfigKey(FILE_MAX_EVENTS, "100000000", null, "Most events of one input file (GUID) in an object."),
             new ConfigKey(DATASET_MAX_EVENTS, "2000000000", null,
                     "Most events a signal may announce for one dataset; a larger signal is refused unread.")),
-            TlsSettings.keys("consumer.").stream()).toList();
+            Stream.concat(TlsSettings.keys("consumer.").stream(),
+                    StompFrameLimitKeys.keys("consumer.").stream())).toList();
 
     public ConsumerConfig {
         requireText(consumerId, ID);
@@ -213,6 +220,7 @@ public record ConsumerConfig(
         requireRange(httpPort, 0, 65535, HTTP_PORT);
         Objects.requireNonNull(limits, "limits is null");
         Objects.requireNonNull(tls, "tls is null");
+        Objects.requireNonNull(frameLimits, "frameLimits is null");
     }
 
     /** The port of {@link #s3Endpoint()}, with the scheme's default when the URI names none. */
@@ -268,7 +276,8 @@ public record ConsumerConfig(
                 new Limits(r.longValue(OBJECT_MAX_BYTES), r.longValue(OBJECT_MAX_INFLATED_BYTES),
                         r.integer(SPB_MESSAGE_MAX_BYTES), r.longValue(FILE_MAX_EVENTS),
                         r.longValue(DATASET_MAX_EVENTS)),
-                TlsSettings.read(r, "consumer."));
+                TlsSettings.read(r, "consumer."),
+                StompFrameLimitKeys.read(r, "consumer."));
     }
 
     @Override
@@ -280,7 +289,8 @@ public record ConsumerConfig(
                 + ", s3SecretKey=" + (s3SecretKey == null ? "none" : "***") + ", hdfsUri=" + hdfsUri
                 + ", hdfsRoot=" + hdfsRoot + ", kuduMasters=" + kuduMasters + ", kuduTablePrefix=" + kuduTablePrefix
                 + ", kuduBuckets=" + kuduBuckets + ", kuduReplicas=" + kuduReplicas + ", fetchThreads=" + fetchThreads + ", fetchAttempts=" + fetchAttempts
-                + ", spoolDir=" + spoolDir + ", spoolMemoryBytes=" + spoolMemoryBytes + ", sortMemoryBytes=" + sortMemoryBytes + ", httpPort=" + httpPort + ", limits=" + limits + ", tls=" + tls + "]";
+                + ", spoolDir=" + spoolDir + ", spoolMemoryBytes=" + spoolMemoryBytes + ", sortMemoryBytes=" + sortMemoryBytes + ", httpPort=" + httpPort + ", limits=" + limits + ", tls=" + tls
+                + ", frameLimits=" + frameLimits + "]";
     }
 
     private static String defaultId() {

@@ -1,5 +1,8 @@
 package org.eventindex.consumer;
 
+import org.eventindex.message.S3ObjectUrl;
+import org.eventindex.names.ObjectKey;
+import org.eventindex.names.Printable;
 import org.eventindex.proto.EventIndexProtos.Header_p1;
 import org.eventindex.spb.SpbReader;
 import org.eventindex.spb.SpbRecord;
@@ -13,10 +16,11 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * Streams one object's SPB records and keeps, in file order, the records of the GUIDs the signal selected from it
- * (BeginGUID, TriggerMenu, events, EndGUID); other GUIDs are skipped. Then checks that every selected GUID was
- * there exactly once and that the events taken are the number the signal expects. The whole stream is read, so the
- * reader's structure, count and gzip checks cover the object end to end.
+ * Streams one object's SPB records, checks that its Header names the task and job of the object's key, and keeps,
+ * in file order, the records of the GUIDs the signal selected from it (BeginGUID, TriggerMenu, events, EndGUID);
+ * other GUIDs are skipped. Then checks that every selected GUID was there exactly once and that the events taken
+ * are the number the signal expects. The whole stream is read, so the reader's structure, count and gzip checks
+ * cover the object end to end.
  */
 final class GuidSelector {
 
@@ -55,6 +59,7 @@ final class GuidSelector {
         while ((r = reader.next()) != null) {
             if (r instanceof SpbRecord.Header h) {
                 header = h.message();
+                checkHeaderMatchesKey(header, object.url());
             } else if (r instanceof SpbRecord.BeginGuid b) {
                 String guid = b.message().getGuid();
                 taking = object.guids().contains(guid);
@@ -101,5 +106,28 @@ final class GuidSelector {
                     + " but the signal expects " + object.expectedEvents());
         }
         return new Selection(header, events, maxEnd, taken);
+    }
+
+    /**
+     * The object's key must be a producer key ({@link ObjectKey}) whose taskID and jobID are those of the object's
+     * SPB header: an object written by one job under another job's key (a forged or misrouted upload) is refused
+     * before any of its events is taken.
+     *
+     * @throws ConsumeException naming the object, the header's taskID/jobID and the key's
+     */
+    static void checkHeaderMatchesKey(Header_p1 header, S3ObjectUrl url) throws ConsumeException {
+        ObjectKey key;
+        try {
+            key = ObjectKey.parse(url.key());
+        } catch (IllegalArgumentException e) {
+            throw new ConsumeException("object " + url + " is not stored under a producer key, so its header cannot"
+                    + " be checked against it: " + e.getMessage());
+        }
+        if (!key.taskID().equals(header.getTaskID()) || !key.jobID().equals(header.getJobID())) {
+            throw new ConsumeException("object " + url + ": its SPB header names taskID '"
+                    + Printable.of(header.getTaskID(), 100) + "' and jobID '" + Printable.of(header.getJobID(), 100)
+                    + "', but its key is that of taskID '" + key.taskID() + "' and jobID '" + key.jobID()
+                    + "'; an object stored under another job's key is refused");
+        }
     }
 }

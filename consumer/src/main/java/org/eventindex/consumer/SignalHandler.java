@@ -10,6 +10,7 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.time.Clock;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -46,6 +47,30 @@ public final class SignalHandler implements StompMessageHandler {
             LOG.info("signal message {} is a redelivery", message.messageId());
         }
         reports.send(handle(message.body(), message.messageId()));
+    }
+
+    /**
+     * A signal whose STOMP frame was over {@code consumer.stomp.frame.max.bytes} or
+     * {@code consumer.stomp.frame.max.header.bytes}: not processed, reported FAILED (with the signalId and dataset
+     * when the kept first bytes of the body name them, so that the supervisor's retries and operator hold apply)
+     * and acknowledged.
+     */
+    @Override
+    public void onOversize(StompMessage message) throws IOException {
+        reports.send(oversize(message.body(), message.messageId(), message.oversize()));
+    }
+
+    /** The FAILED report of an oversize signal whose body starts with {@code preview}. */
+    ConsumerReport oversize(byte[] preview, String messageId, String oversize) {
+        long now = clock.millis();
+        Map<String, String> ids = SignalPreview.topLevelStrings(preview, "signalId", "dataset");
+        String reason = "signal message " + messageId + " is over this consumer's STOMP frame limits ("
+                + ConsumerConfig.STOMP_FRAME_MAX_BYTES + ", " + ConsumerConfig.STOMP_FRAME_MAX_HEADER_BYTES + "): "
+                + oversize + "; not processed";
+        LOG.warn("{}", reason);
+        ConsumerReport r = failed(ids.get("signalId"), ids.get("dataset"), reason, now, now);
+        count(r);
+        return r;
     }
 
     /** Decodes and handles a raw signal; a body that is not a signal gives a FAILED report naming the message. */

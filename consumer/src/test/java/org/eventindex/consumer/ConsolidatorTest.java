@@ -1,6 +1,7 @@
 package org.eventindex.consumer;
 
 import org.eventindex.message.ConsumerSignal;
+import org.eventindex.message.S3ObjectUrl;
 import org.eventindex.message.SignalObject;
 import org.eventindex.ops.Metrics;
 import org.eventindex.proto.EventIndexProtos.Header_p1;
@@ -27,6 +28,7 @@ import static org.eventindex.consumer.TestSpb.CONTAINER;
 import static org.eventindex.consumer.TestSpb.DATASET;
 import static org.eventindex.consumer.TestSpb.Guid;
 import static org.eventindex.consumer.TestSpb.range;
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -61,10 +63,10 @@ class ConsolidatorTest {
     }
 
     private void putStandardObjects() {
-        store.put("a", TestSpb.object("1.1", 1000, Guid.of("G1", 100, 10), Guid.of("G2", 200, 5)));
-        store.put("b", TestSpb.object("2.1", 2000, Guid.of("G3", 300, 4), Guid.of("G4", 400, 3)));
-        store.put("c", TestSpb.object("3.1", 3000, new Guid("G5", 500, 2, false, 1_700_000_000L)));
-        store.put("d", TestSpb.object("4.2", 4000, Guid.of("G1", 100, 10)));
+        store.put("a", TestSpb.object("a", 1000, Guid.of("G1", 100, 10), Guid.of("G2", 200, 5)));
+        store.put("b", TestSpb.object("b", 2000, Guid.of("G3", 300, 4), Guid.of("G4", 400, 3)));
+        store.put("c", TestSpb.object("c", 3000, new Guid("G5", 500, 2, false, 1_700_000_000L)));
+        store.put("d", TestSpb.object("d", 4000, Guid.of("G1", 100, 10)));
     }
 
     private List<Path> spoolFiles() throws IOException {
@@ -82,7 +84,7 @@ class ConsolidatorTest {
         store.onFullyRead("a", others::countDown);
         store.onFullyRead("b", others::countDown);
         store.hook((url, n) -> {
-            if (url.key().equals("c")) {
+            if (url.equals(MemoryObjectStore.url("c"))) {
                 try {
                     if (!others.await(30, TimeUnit.SECONDS)) {
                         throw new IOException("a and b were never read");
@@ -134,7 +136,7 @@ class ConsolidatorTest {
         List<SignalObject> objects = new ArrayList<>();
         List<Long> expected = new ArrayList<>();
         for (int i = 0; i < 7; i++) {
-            store.put("o" + i, TestSpb.object(i + ".1", 1000 + i, Guid.of("H" + i, i * 1000L, i + 1)));
+            store.put("o" + i, TestSpb.object("o" + i, 1000 + i, Guid.of("H" + i, i * 1000L, i + 1)));
             objects.add(so("o" + i, i + 1, "H" + i));
             expected.addAll(range(i * 1000L, i + 1));
         }
@@ -179,6 +181,40 @@ class ConsolidatorTest {
     }
 
     @Test
+    void anObjectWhoseHeaderNamesAnotherJobThanItsKeyFailsAtOnceWithoutRetries() throws Exception {
+        putStandardObjects();
+        // Job b's file stored under job "forged"'s key (another task's key would be refused the same way).
+        store.put("forged", TestSpb.object("b", 2000, Guid.of("G7", 700, 4)));
+        ValidSignal s = signal(so("a", 5, "G2"), so("forged", 4, "G7"));
+        ConsumeException e = assertThrows(ConsumeException.class, () -> run(consolidator(0, 3), s,
+                new Consolidator.Result[1]));
+        assertTrue(e.getMessage().startsWith("object " + MemoryObjectStore.url("forged")), e.getMessage());
+        assertTrue(e.getMessage().contains("header names taskID '" + TestSpb.TASK_ID + "' and jobID 'b'")
+                && e.getMessage().contains("jobID 'forged'"), e.getMessage());
+        assertEquals(1, store.opens("forged"), "a content error is not retried");
+        assertEquals(List.of(), spoolFiles());
+    }
+
+    @Test
+    void headerAndKeyCheck() {
+        S3ObjectUrl own = MemoryObjectStore.url("j1");
+        Header_p1 header = Header_p1.newBuilder().setStartProcTime(1).setTaskID(TestSpb.TASK_ID).setJobID("j1")
+                .setInputDsName(DATASET).setProvenanceRef(true).setTriggerInfo(true).build();
+        assertDoesNotThrow(() -> GuidSelector.checkHeaderMatchesKey(header, own));
+        for (Header_p1 other : List.of(header.toBuilder().setJobID("j2").build(),
+                header.toBuilder().setTaskID("12345679.X").build(), header.toBuilder().setTaskID("12345678.G").build())) {
+            ConsumeException e = assertThrows(ConsumeException.class,
+                    () -> GuidSelector.checkHeaderMatchesKey(other, own));
+            assertTrue(e.getMessage().contains("taskID '" + other.getTaskID() + "' and jobID '" + other.getJobID()
+                    + "'"), e.getMessage());
+        }
+        S3ObjectUrl plain = new S3ObjectUrl(own.host(), own.port(), own.bucket(), "X/12345678/j1.ei.spb");
+        ConsumeException e = assertThrows(ConsumeException.class,
+                () -> GuidSelector.checkHeaderMatchesKey(header, plain));
+        assertTrue(e.getMessage().contains("is not stored under a producer key"), e.getMessage());
+    }
+
+    @Test
     void aStreamBrokenMidwayIsReadAgain() throws Exception {
         putStandardObjects();
         store.breakFirstReadAfter("a", 40);
@@ -192,7 +228,7 @@ class ConsolidatorTest {
 
     @Test
     void aChecksumMismatchIsRetriedThenFailsNamingTheObjectAndBothDigests() throws Exception {
-        store.put("a", TestSpb.object("1.1", 1000, Guid.of("G1", 100, 10)));
+        store.put("a", TestSpb.object("a", 1000, Guid.of("G1", 100, 10)));
         String wrong = "0".repeat(64);
         store.sha256("a", wrong);
         ConsumeException e = assertThrows(ConsumeException.class,
@@ -205,8 +241,8 @@ class ConsolidatorTest {
 
     @Test
     void aMatchingChecksumAndNoChecksumBothPass() throws Exception {
-        store.put("a", TestSpb.object("1.1", 1000, Guid.of("G1", 100, 10)));
-        store.put("b", TestSpb.object("2.1", 1000, Guid.of("G2", 200, 3)));
+        store.put("a", TestSpb.object("a", 1000, Guid.of("G1", 100, 10)));
+        store.put("b", TestSpb.object("b", 1000, Guid.of("G2", 200, 3)));
         store.sha256("b", null);
         List<SpbRecord> records = TestSpb.records(run(consolidator(0, 2), signal(so("a", 10, "G1"),
                 so("b", 3, "G2")), new Consolidator.Result[1]));
@@ -216,7 +252,7 @@ class ConsolidatorTest {
 
     @Test
     void aMalformedObjectFailsWithoutRetryNamingIt() throws Exception {
-        byte[] good = TestSpb.object("1.1", 1000, Guid.of("G1", 100, 10));
+        byte[] good = TestSpb.object("cut", 1000, Guid.of("G1", 100, 10));
         byte[] bad = java.util.Arrays.copyOf(good, good.length - 12);
         store.put("cut", bad);
         ValidSignal s = signal(so("cut", 10, "G1"));

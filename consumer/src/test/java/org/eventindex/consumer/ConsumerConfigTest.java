@@ -3,6 +3,7 @@ package org.eventindex.consumer;
 import org.eventindex.config.SecretFile;
 import org.eventindex.message.Queues;
 import org.eventindex.stomp.StompEndpoint;
+import org.eventindex.stomp.StompFrameLimits;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -150,6 +151,24 @@ class ConsumerConfigTest {
         IOException io = assertThrows(IOException.class, () -> ConsumerConfig.fromProperties(
                 props(ConsumerConfig.S3_SECRET_KEY_FILE, dir.resolve("missing").toString()), Map.of()));
         assertTrue(io.getMessage().contains(ConsumerConfig.S3_SECRET_KEY_FILE), io.getMessage());
+    }
+
+    @Test
+    void frameLimitsAreReadCheckedAndPassedToTheStompClient() throws IOException {
+        ConsumerConfig c = ConsumerConfig.fromProperties(props(ConsumerConfig.ID, "c4",
+                ConsumerConfig.STOMP_FRAME_MAX_BYTES, "4096", ConsumerConfig.STOMP_FRAME_MAX_HEADER_BYTES, "2048"),
+                Map.of());
+        assertEquals(new StompFrameLimits(4096, 2048), c.frameLimits());
+        assertEquals(new StompFrameLimits(4096, 2048), Consumer.stompSettings(c).frameLimits());
+        assertEquals(StompFrameLimits.DEFAULT, ConsumerConfig.fromProperties(props(ConsumerConfig.ID, "c5"), Map.of())
+                .frameLimits());
+        for (String[] bad : new String[][] {{ConsumerConfig.STOMP_FRAME_MAX_BYTES, "0"},
+                {ConsumerConfig.STOMP_FRAME_MAX_BYTES, "2147483648"},
+                {ConsumerConfig.STOMP_FRAME_MAX_HEADER_BYTES, "100"}}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> ConsumerConfig.fromProperties(props(bad[0], bad[1]), Map.of()));
+            assertTrue(e.getMessage().startsWith(bad[0] + " must be in 1024.."), e.getMessage());
+        }
     }
 
     @Test

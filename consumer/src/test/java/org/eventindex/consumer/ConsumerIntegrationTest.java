@@ -132,10 +132,10 @@ class ConsumerIntegrationTest {
         Await.until("the consumer to subscribe", Duration.ofSeconds(30), consumer::isConnected);
 
         // A: G1, G2. B: G3, G4 (event 103 in both: one duplicate). C: a retry of A's job. D: a retry of B's job.
-        put("a", TestSpb.object("100.1", 1000, Guid.of("G1", 1, 10), Guid.of("G2", 11, 5)));
-        put("b", TestSpb.object("200.1", 2000, Guid.of("G3", 100, 4), Guid.of("G4", 103, 3)));
-        put("c", TestSpb.object("100.2", 3000, Guid.of("G1", 1, 10), Guid.of("G2", 11, 5)));
-        put("d", TestSpb.object("200.2", 4000, Guid.of("G3", 100, 4), Guid.of("G4", 103, 3)));
+        put("a", TestSpb.object("a", 1000, Guid.of("G1", 1, 10), Guid.of("G2", 11, 5)));
+        put("b", TestSpb.object("b", 2000, Guid.of("G3", 100, 4), Guid.of("G4", 103, 3)));
+        put("c", TestSpb.object("c", 3000, Guid.of("G1", 1, 10), Guid.of("G2", 11, 5)));
+        put("d", TestSpb.object("d", 4000, Guid.of("G3", 100, 4), Guid.of("G4", 103, 3)));
     }
 
     @AfterAll
@@ -166,7 +166,7 @@ class ConsumerIntegrationTest {
     }
 
     private static String key(String name) {
-        return "X/12345678/" + name + ".ei.spb";
+        return TestSpb.key(name);
     }
 
     private SignalObject so(String name, long events, String... guids) {

@@ -9,6 +9,7 @@ import org.eventindex.message.ConsumerSignal;
 import org.eventindex.message.Json;
 import org.eventindex.message.Queues;
 import org.eventindex.message.SignalObject;
+import org.eventindex.names.ObjectKey;
 import org.eventindex.spb.SpbFixtures;
 import org.eventindex.spb.SpbMessageType;
 import org.eventindex.stomp.BrokerAccess;
@@ -38,6 +39,7 @@ import software.amazon.awssdk.services.s3.model.PutObjectRequest;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -47,6 +49,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Random;
 import java.util.TreeSet;
+import java.util.UUID;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.zip.GZIPOutputStream;
@@ -65,6 +68,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class HostileSignalTest {
+    private static final int FRAME_MAX_BYTES = 16 * 1024;
     private static final String BUCKET = "eventindex";
     private static final String OTHER_BUCKET = "someone-else";
     private static final String PREFIX = "hostile_";
@@ -112,6 +116,7 @@ class HostileSignalTest {
         p.setProperty(ConsumerConfig.OBJECT_MAX_BYTES, Long.toString(OBJECT_MAX_BYTES));
         p.setProperty(ConsumerConfig.OBJECT_MAX_INFLATED_BYTES, Long.toString(INFLATED_MAX_BYTES));
         p.setProperty(ConsumerConfig.DATASET_MAX_EVENTS, "1000");
+        p.setProperty(ConsumerConfig.STOMP_FRAME_MAX_BYTES, Integer.toString(FRAME_MAX_BYTES));
         consumer = new Consumer(ConsumerConfig.fromProperties(p, Map.of(
                 ConsumerConfig.ENV_STOMP_PASSWORD, passwords.get(BrokerAccess.CONSUMERS),
                 ConsumerConfig.ENV_S3_ACCESS_KEY, s3.accessKey(), ConsumerConfig.ENV_S3_SECRET_KEY, s3.secretKey())),
@@ -126,13 +131,16 @@ class HostileSignalTest {
         reportListener.start();
         Await.until("the consumer to subscribe", Duration.ofSeconds(30), consumer::isConnected);
 
-        put(BUCKET, key("good"), TestSpb.object("100.1", 1000, Guid.of("G1", 1, 10)));
-        put(OTHER_BUCKET, key("good"), TestSpb.object("100.1", 1000, Guid.of("G1", 1, 10)));
-        put(BUCKET, key("bomb"), gzipBomb(16L << 20));
+        put(BUCKET, key("good"), TestSpb.object("good", 1000, Guid.of("G1", 1, 10)));
+        put(OTHER_BUCKET, key("good"), TestSpb.object("good", 1000, Guid.of("G1", 1, 10)));
+        // Job "good"'s SPB file stored under job "impostor"'s key, and a valid file under a key no producer writes.
+        put(BUCKET, key("impostor"), TestSpb.object("good", 1000, Guid.of("G2", 100, 5)));
+        put(BUCKET, "X/12345678/plain.ei.spb", TestSpb.object("plain", 1000, Guid.of("G2", 100, 5)));
+        put(BUCKET, fixtureKey("bomb"), gzipBomb(16L << 20));
         byte[] noise = new byte[(int) OBJECT_MAX_BYTES + 1];
         new Random(7).nextBytes(noise);
         put(BUCKET, key("big"), noise);
-        put(BUCKET, key("four-gb"), SpbFixtures.Raw.start()
+        put(BUCKET, fixtureKey("four-gb"), SpbFixtures.Raw.start()
                 .message(SpbMessageType.HEADER, SpbFixtures.header())
                 .u32(SpbMessageType.BEGIN_GUID.code() << 8 | 1).u32(0xFFFFFFFF).gzip());
     }
@@ -174,13 +182,26 @@ class HostileSignalTest {
                 new Object[] {signal("too-many-events", DATASET, CONTAINER, 5000, obj(ok, 5000, "G1")),
                         ConsumerConfig.DATASET_MAX_EVENTS + " = 1000"},
                 new Object[] {signal("gzip-bomb", DATASET, CONTAINER, 10, obj(url(s3.endpoint().getHost(),
-                        s3.endpoint().getPort(), BUCKET, key("bomb")), 10, SpbFixtures.GUID_A)),
+                        s3.endpoint().getPort(), BUCKET, fixtureKey("bomb")), 10, SpbFixtures.GUID_A)),
                         "inflates to more than " + INFLATED_MAX_BYTES + " bytes"},
                 new Object[] {signal("big-object", DATASET, CONTAINER, 10, obj(url(s3.endpoint().getHost(),
                         s3.endpoint().getPort(), BUCKET, key("big")), 10, "G1")),
                         "is " + (OBJECT_MAX_BYTES + 1) + " bytes, more than " + ConsumerConfig.OBJECT_MAX_BYTES},
                 new Object[] {signal("four-gb", DATASET, CONTAINER, 10, obj(url(s3.endpoint().getHost(),
-                        s3.endpoint().getPort(), BUCKET, key("four-gb")), 10, "G1")), "declares 4294967295 bytes"});
+                        s3.endpoint().getPort(), BUCKET, fixtureKey("four-gb")), 10, "G1")), "declares 4294967295 bytes"},
+                // The first object is good; the second's header names another job than its key: nothing of the
+                // dataset is written, not even the first object's events.
+                new Object[] {signal("foreign-header", DATASET, CONTAINER, 15, obj(ok, 10, "G1"),
+                        obj(url(s3.endpoint().getHost(), s3.endpoint().getPort(), BUCKET, key("impostor")), 5, "G2")),
+                        "its SPB header names taskID '" + TestSpb.TASK_ID + "' and jobID 'good', but its key is that"
+                                + " of taskID '" + TestSpb.TASK_ID + "' and jobID 'impostor'"},
+                new Object[] {signal("not-a-producer-key", DATASET, CONTAINER, 15, obj(ok, 10, "G1"),
+                        obj(url(s3.endpoint().getHost(), s3.endpoint().getPort(), BUCKET, "X/12345678/plain.ei.spb"),
+                                5, "G2")), "is not stored under a producer key"},
+                // A signal frame over consumer.stomp.frame.max.bytes: reported FAILED under its own signalId.
+                new Object[] {signal("oversize", DATASET, CONTAINER, 600, manyObjects(600)),
+                        "over this consumer's STOMP frame limits (" + ConsumerConfig.STOMP_FRAME_MAX_BYTES + ", "
+                                + ConsumerConfig.STOMP_FRAME_MAX_HEADER_BYTES + "): MESSAGE frame body of "});
 
         TreeSet<String> hdfsBefore = hdfsTree();
         long datasetsBefore = rows("DATASETS");
@@ -231,9 +252,19 @@ class HostileSignalTest {
     }
 
     private static ConsumerSignal signal(String id, String dataset, String container, long events,
-                                         SignalObject object) {
-        return new ConsumerSignal(ConsumerSignal.TYPE, "sig-" + id, dataset, container, 700, 3, List.of(object),
+                                         SignalObject... objects) {
+        return new ConsumerSignal(ConsumerSignal.TYPE, "sig-" + id, dataset, container, 700, 3, List.of(objects),
                 events, System.currentTimeMillis());
+    }
+
+    private SignalObject[] manyObjects(int n) {
+        SignalObject[] objects = new SignalObject[n];
+        for (int i = 0; i < n; i++) {
+            objects[i] = obj(url(s3.endpoint().getHost(), s3.endpoint().getPort(), BUCKET, key("many-" + i)), 1,
+                    "GUID-" + i);
+        }
+        assertTrue(Json.write(signal("size", DATASET, CONTAINER, n, objects)).length > 4 * FRAME_MAX_BYTES);
+        return objects;
     }
 
     private static SignalObject obj(String url, long events, String guid) {
@@ -245,7 +276,13 @@ class HostileSignalTest {
     }
 
     private static String key(String name) {
-        return "X/12345678/" + name + ".ei.spb";
+        return TestSpb.key(name);
+    }
+
+    /** A key of the job whose header {@link SpbFixtures#header()} writes. */
+    private static String fixtureKey(String name) {
+        return ObjectKey.of(SpbFixtures.header().getTaskID(), SpbFixtures.header().getJobID(),
+                UUID.nameUUIDFromBytes(name.getBytes(StandardCharsets.UTF_8)).toString().replace("-", "")).key();
     }
 
     /** Every file and directory under / (the consumer may only ever write below its root). */

@@ -26,8 +26,9 @@ final class MemoryObjectStore implements ObjectFetcher {
     private volatile OpenHook hook = (url, n) -> {
     };
 
-    static S3ObjectUrl url(String key) {
-        return new S3ObjectUrl("s3.test", 7480, "eventindex", key);
+    /** The URL of the test object named {@code name} (see {@link TestSpb#key}). */
+    static S3ObjectUrl url(String name) {
+        return new S3ObjectUrl("s3.test", 7480, "eventindex", TestSpb.key(name));
     }
 
     private final Map<String, String> sha256 = new ConcurrentHashMap<>();

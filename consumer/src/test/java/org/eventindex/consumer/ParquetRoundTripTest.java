@@ -64,7 +64,7 @@ class ParquetRoundTripTest {
         for (int o = 0; o < 4; o++) {
             String key = "obj" + o;
             List<String> guids = List.of(guid(o, 0), guid(o, 1));
-            store.put(key, object(r, guids, 400, expected));
+            store.put(key, object(key, r, guids, 400, expected));
             objects.add(new SignalObject(MemoryObjectStore.url(key).toString(), 100, guids, 800));
         }
         ValidSignal signal = new SignalValidator("s3.test", 7480, "eventindex").validate(new ConsumerSignal(
@@ -127,10 +127,10 @@ class ParquetRoundTripTest {
         return String.format("%08X-1111-4000-8000-%012X", object, file);
     }
 
-    private static byte[] object(Random r, List<String> guids, int perGuid, List<In> expected) throws IOException {
+    private static byte[] object(String name, Random r, List<String> guids, int perGuid, List<In> expected) throws IOException {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (SpbWriter w = new SpbWriter(bytes)) {
-            w.header(Header_p1.newBuilder().setStartProcTime(1000).setTaskID("task.12345678.X").setJobID("1.1")
+            w.header(Header_p1.newBuilder().setStartProcTime(1000).setTaskID(TestSpb.TASK_ID).setJobID(name)
                     .setInputDsName(DATASET).setProvenanceRef(true).setTriggerInfo(true).build());
             for (String g : guids) {
                 w.beginGuid(BeginGUID_p1.newBuilder().setStartProcTime(1000).setAMITag("f838_m1824")

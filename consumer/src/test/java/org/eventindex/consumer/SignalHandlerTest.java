@@ -91,9 +91,9 @@ class SignalHandlerTest {
         };
         consumer = new Consumer(config, new Consumer.Services(store,
                 FileContext.getLocalFSFileContext(new Configuration()), ingest, sent::add), new TickingClock());
-        store.put("a", TestSpb.object("1.1", 1000, Guid.of("G1", 100, 10), Guid.of("G2", 200, 5)));
-        store.put("b", TestSpb.object("2.1", 2000, Guid.of("G3", 300, 4)));
-        store.put("dup", TestSpb.object("1.2", 1500, Guid.of("G1", 100, 10)));
+        store.put("a", TestSpb.object("a", 1000, Guid.of("G1", 100, 10), Guid.of("G2", 200, 5)));
+        store.put("b", TestSpb.object("b", 2000, Guid.of("G3", 300, 4)));
+        store.put("dup", TestSpb.object("dup", 1500, Guid.of("G1", 100, 10)));
     }
 
     private static ConsumerSignal signal(String id, SignalObject... objects) {
@@ -201,6 +201,30 @@ class SignalHandlerTest {
         assertEquals(ConsumerReport.FAILED, sent.get(0).status());
         assertTrue(sent.get(0).reason().contains("message ID:poison-1 is not a consumer signal"),
                 sent.get(0).reason());
+    }
+
+    @Test
+    void anOversizeSignalIsReportedFailedUnderItsOwnIdWhenItsFirstBytesNameIt() throws IOException {
+        byte[] whole = Json.write(signal("s-big", so("a", 10, "G1")));
+        byte[] preview = java.util.Arrays.copyOf(whole, whole.length - 20); // cut inside the objects
+        consumer.handler().onOversize(new StompMessage("/queue/x", "ID:big-1", "a3", Map.of(), preview,
+                "MESSAGE frame body of 99999 bytes exceeds the limit of 4096 bytes"));
+        assertEquals(1, sent.size());
+        ConsumerReport r = sent.get(0);
+        assertEquals(ConsumerReport.FAILED, r.status());
+        assertEquals("s-big", r.signalId());
+        assertEquals(DATASET, r.dataset());
+        assertTrue(r.reason().startsWith("signal message ID:big-1 is over this consumer's STOMP frame limits ("
+                + ConsumerConfig.STOMP_FRAME_MAX_BYTES + ", "), r.reason());
+        assertTrue(r.reason().contains("exceeds the limit of 4096 bytes"), r.reason());
+        assertEquals(0, store.opens("a"), "nothing of an oversize signal is fetched");
+
+        // A preview cut before the ids (or not JSON at all) still gives a FAILED report, without them.
+        for (String cut : new String[] {"{\"type\":\"signal\",\"signalId\":\"s-b", "\u0000garbage", ""}) {
+            ConsumerReport none = consumer.handler().oversize(cut.getBytes(StandardCharsets.UTF_8), "ID:x", "o");
+            assertEquals(ConsumerReport.FAILED, none.status());
+            assertEquals(null, none.signalId());
+        }
     }
 
     @Test

@@ -1,5 +1,6 @@
 package org.eventindex.consumer;
 
+import org.eventindex.names.ObjectKey;
 import org.eventindex.proto.EventIndexProtos.BeginGUID_p1;
 import org.eventindex.proto.EventIndexProtos.EIEvent_p1;
 import org.eventindex.proto.EventIndexProtos.Header_p1;
@@ -14,13 +15,27 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 
 /** Builds small SPB objects in memory with the real {@link SpbWriter}, and reads files back as plain lists. */
 final class TestSpb {
     static final String DATASET = "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1824_tid12345678_00";
     static final String CONTAINER = "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1824";
+
+    /** The taskID of every test object; its jobID is the object's name (see {@link #key}). */
+    static final String TASK_ID = "12345678.X";
+
+    /**
+     * The producer key of the test object named {@code name}: task {@link #TASK_ID}, jobID {@code name} (so
+     * {@code object(name, ...)} has the header its key asks for) and a uuid derived from the name.
+     */
+    static String key(String name) {
+        return ObjectKey.of(TASK_ID, name, UUID.nameUUIDFromBytes(name.getBytes(StandardCharsets.UTF_8)).toString()
+                .replace("-", "")).key();
+    }
 
     private TestSpb() {
     }
@@ -38,7 +53,7 @@ final class TestSpb {
     static byte[] object(String jobId, long startProcTime, Guid... guids) {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (SpbWriter w = new SpbWriter(bytes)) {
-            w.header(Header_p1.newBuilder().setStartProcTime(startProcTime).setTaskID("task.12345678.X")
+            w.header(Header_p1.newBuilder().setStartProcTime(startProcTime).setTaskID(TASK_ID)
                     .setJobID(jobId).setInputDsName(DATASET).setProvenanceRef(true).setTriggerInfo(true).build());
             long maxEnd = 0;
             for (Guid g : guids) {

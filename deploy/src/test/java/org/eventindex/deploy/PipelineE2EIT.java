@@ -7,9 +7,13 @@ import org.eventindex.gen.GeneratedJob;
 import org.eventindex.gen.GeneratorSpec;
 import org.eventindex.kudu.DatasetRecord;
 import org.eventindex.kudu.EventCounts;
+import org.eventindex.message.GuidInfo;
 import org.eventindex.message.Json;
+import org.eventindex.message.ProducerInfo;
+import org.eventindex.message.ProducerMessage;
 import org.eventindex.message.Queues;
 import org.eventindex.names.DatasetName;
+import org.eventindex.names.ObjectKey;
 import org.eventindex.stomp.StompSender;
 import org.eventindex.supervisor.DatasetView;
 import org.eventindex.supervisor.ResignalCommand;
@@ -153,6 +157,33 @@ final class PipelineE2EIT {
         DatasetRecord recordAfter = stack.kuduQueries().dataset(name).orElseThrow();
         assertEquals(countsBefore, stack.kuduQueries().countEvents(recordAfter.dspid(), recordAfter.rgid()));
         assertEquals(recordBefore, recordAfter, "DATASETS row changed: the load was not skipped");
+    }
+
+    @Test
+    void aMessageNamingAnotherJobsObjectIsRejected() throws Exception {
+        GeneratedDataset ds = datasets.get(1);
+        String name = ds.datasetName();
+        DatasetView before = stack.supervisor().dataset(name).orElseThrow();
+        String victimKey = datasetKeys(ds).get(0);
+        ObjectKey victim = ObjectKey.parse(victimKey);
+        String url = "s3://" + stack.s3().endpoint().getHost() + ":" + stack.s3().endpoint().getPort() + "/"
+                + stack.options().bucket() + "/" + victimKey;
+        // With the shared producer login: "job <victim job>9" announces the object the real producer stored.
+        ProducerInfo forged = new ProducerInfo(100, 200, "1", victim.taskID(), victim.jobID() + "9", 1, 2, name, 1, 1,
+                1, "0123456789abcdef0123456789abcdef", 3, url, List.of(new GuidInfo(ds.jobs().get(0).guids().get(0),
+                0, 1, 1, 1, 2, "f1", "physics_Main", "data18_13TeV", Map.of("350013", List.of(1L, 1L)))));
+        long rejectedBefore = stack.supervisor().metrics().value("eventindex_supervisor_rejected_wrong_key_total");
+        try (StompSender sender = new StompSender(stack.brokerLogins().settings(stack.broker().stompEndpoints(),
+                BrokerLogins.PRODUCER))) {
+            sender.send(Queues.SUPERVISOR, Json.write(new ProducerMessage(ProducerMessage.TYPE_OBJECT_STORED,
+                    System.currentTimeMillis(), "forged-1", forged)), Map.of());
+        }
+        Await.until("the forged message rejected", Duration.ofMinutes(1), () -> stack.supervisor().metrics()
+                .value("eventindex_supervisor_rejected_wrong_key_total") == rejectedBefore + 1);
+        DatasetView after = stack.supervisor().dataset(name).orElseThrow();
+        assertEquals(before.objectsReported(), after.objectsReported(), "the forged message was recorded");
+        assertEquals(before.state(), after.state());
+        assertEquals(before.signalId(), after.signalId());
     }
 
     private Path hdfsFile(String dataset) throws Exception {

@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.UUID;
 import org.eventindex.names.DatasetName;
+import org.eventindex.names.ObjectKey;
 import org.eventindex.message.ProducerInfo;
 import org.eventindex.message.ProducerMessage;
 import org.eventindex.message.S3ObjectUrl;

@@ -11,6 +11,8 @@ import org.eventindex.message.ProducerInfo;
 import org.eventindex.message.ProducerMessage;
 import org.eventindex.message.S3ObjectUrl;
 import org.eventindex.names.DatasetName;
+import org.eventindex.names.ObjectKey;
+import org.eventindex.names.Printable;
 
 import java.io.IOException;
 import java.net.URI;
@@ -126,8 +128,12 @@ final class MessageValidator {
             return reject(RejectReason.WRONG_ENDPOINT, "object " + url + " is not on the configured S3 endpoint "
                     + allowedHost + ":" + allowedPort, msgId, dataset);
         }
+        Rejection bad = checkKey(data, parsed, msgId, dataset);
+        if (bad != null) {
+            return new Inbound.Rejected(bad);
+        }
         String where = "object " + url;
-        Rejection bad = checkCount(data, "size", "data.size", where, msgId, dataset);
+        bad = checkCount(data, "size", "data.size", where, msgId, dataset);
         if (bad != null) {
             return new Inbound.Rejected(bad);
         }
@@ -310,6 +316,33 @@ final class MessageValidator {
             return reject(RejectReason.INVALID_DATASET_NAME, what + ": dataset name '" + dataset + "' is invalid: "
                     + e.getMessage(), msgId, null);
         }
+    }
+
+    /**
+     * The object key must be exactly the key the producer contract derives from the message's own taskID, jobID and
+     * uuid, so that one producer login cannot announce an object under another task's or job's prefix.
+     */
+    private static Rejection checkKey(JsonNode data, S3ObjectUrl url, String msgId, String dataset) {
+        String taskID = text(data, "taskID");
+        String jobID = text(data, "jobID");
+        String uuid = text(data, "uuid");
+        String where = "message " + msgId + ": object " + url;
+        if (taskID == null || jobID == null || uuid == null) {
+            String field = taskID == null ? "taskID" : jobID == null ? "jobID" : "uuid";
+            return new Rejection(RejectReason.MISSING_FIELD, where + ": field 'data." + field
+                    + "' is missing or empty, so the object key cannot be checked", msgId, dataset);
+        }
+        ObjectKey expected;
+        try {
+            expected = ObjectKey.of(taskID, jobID, uuid);
+        } catch (IllegalArgumentException e) {
+            return new Rejection(RejectReason.INVALID_VALUE, where + ": " + e.getMessage(), msgId, dataset);
+        }
+        if (!expected.key().equals(url.key())) {
+            return new Rejection(RejectReason.WRONG_KEY, where + " has key " + Printable.of(url.key(), 300)
+                    + ", expected " + expected.key() + " (from data.taskID, data.jobID and data.uuid)", msgId, dataset);
+        }
+        return null;
     }
 
     private static Rejection checkCount(JsonNode node, String field, String path, String where, String msgId,

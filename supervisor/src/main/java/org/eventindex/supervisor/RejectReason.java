@@ -20,11 +20,19 @@ public enum RejectReason {
     WRONG_BUCKET,
     /** The object URL names a host:port other than the configured S3 endpoint ({@code supervisor.s3.endpoint}). */
     WRONG_ENDPOINT,
+    /**
+     * The object key is not {@code {flavor}/{taskNumber}/{taskID}_{jobID}_{uuid}.ei.spb} of the message's own
+     * taskID, jobID and uuid (a reference to another task's or job's object).
+     */
+    WRONG_KEY,
     /** A GUID is listed twice in one message. */
     DUPLICATE_GUID,
     /** A different manifest for a dataset whose objects were already deleted by the cleanup. */
     MANIFEST_CONFLICT,
-    /** The body is larger than {@code supervisor.message.max.bytes}. */
+    /**
+     * The body is larger than {@code supervisor.message.max.bytes}, or the STOMP frame was over
+     * {@code supervisor.stomp.frame.max.bytes} / {@code supervisor.stomp.frame.max.header.bytes}.
+     */
     OVERSIZE,
     /** An {@code invalidate} command names an object the dataset does not have. */
     UNKNOWN_OBJECT,

@@ -5,6 +5,7 @@ import org.eventindex.message.Json;
 import org.eventindex.ops.Metrics;
 import org.eventindex.ops.OpsHttpServer;
 import org.eventindex.stomp.StompMessage;
+import org.eventindex.stomp.StompMessageHandler;
 import org.eventindex.stomp.StompQueueWorker;
 import org.eventindex.stomp.StompSender;
 import org.eventindex.stomp.StompSettings;
@@ -140,9 +141,9 @@ public final class Supervisor implements AutoCloseable {
             }
 
             producerWorker = new StompQueueWorker("supervisor-producer", stomp, config.producerQueue(),
-                    config.prefetch(), m -> handle(m, true));
+                    config.prefetch(), handler(true));
             controlWorker = new StompQueueWorker("supervisor-control", stomp, config.controlQueue(),
-                    config.prefetch(), m -> handle(m, false));
+                    config.prefetch(), handler(false));
             producerWorker.start();
             controlWorker.start();
             LOG.info("supervisor started: {}; ops HTTP on port {}", config, http.port());
@@ -275,9 +276,26 @@ public final class Supervisor implements AutoCloseable {
                 eventBus == null ? 0 : eventBus.subscribers(), c == null ? null : c.lastRun(), config.toString());
     }
 
+    /** A queue's handler: messages over the STOMP frame limits are rejected (OVERSIZE) like any other bad message. */
+    private StompMessageHandler handler(boolean producerQueue) {
+        return new StompMessageHandler() {
+            @Override
+            public void onMessage(StompMessage m) throws Exception {
+                handle(m, producerQueue);
+            }
+
+            @Override
+            public void onOversize(StompMessage m) throws Exception {
+                handle(m, producerQueue);
+            }
+        };
+    }
+
     private void handle(StompMessage m, boolean producerQueue) throws Exception {
         try {
-            if (producerQueue) {
+            if (m.oversize() != null) {
+                engine.onOversizeFrame(producerQueue, m.body(), m.messageId(), m.oversize());
+            } else if (producerQueue) {
                 engine.onProducerMessage(m.body(), m.messageId());
             } else {
                 engine.onControlMessage(m.body(), m.messageId());

@@ -4,7 +4,9 @@ import org.eventindex.config.ConfigKey;
 import org.eventindex.config.ConfigReader;
 import org.eventindex.message.Queues;
 import org.eventindex.stomp.StompEndpoint;
+import org.eventindex.stomp.StompFrameLimits;
 import org.eventindex.stomp.StompSettings;
+import org.eventindex.config.StompFrameLimitKeys;
 import org.eventindex.config.TlsSettings;
 
 import java.io.IOException;
@@ -62,7 +64,8 @@ public record SupervisorConfig(
         CatalogueSettings catalogue,
         Cleanup cleanup,
         int eventsQueue,
-        TlsSettings tls) {
+        TlsSettings tls,
+        StompFrameLimits frameLimits) {
 
     /**
      * When a signal is sent again without an operator.
@@ -185,6 +188,8 @@ public record SupervisorConfig(
     public static final String SHUTDOWN_GRACE = "supervisor.shutdown.grace";
 
     public static final String MESSAGE_MAX_BYTES = "supervisor.message.max.bytes";
+    public static final String STOMP_FRAME_MAX_BYTES = StompFrameLimitKeys.bodyKey("supervisor.");
+    public static final String STOMP_FRAME_MAX_HEADER_BYTES = StompFrameLimitKeys.headerKey("supervisor.");
     public static final String SIGNAL_LEASE = "supervisor.signal.lease";
     public static final String RETRY_INITIAL = "supervisor.retry.initial";
     public static final String RETRY_MAX = "supervisor.retry.max";
@@ -277,7 +282,8 @@ public record SupervisorConfig(
             new ConfigKey(CLEANUP_INTERVAL, "1h", null, "How often the cleanup runs."),
             new ConfigKey(EVENTS_QUEUE, "1000", null,
                     "State changes buffered per /events subscriber; a subscriber that falls this far behind is dropped.")),
-            TlsSettings.keys("supervisor.").stream()).toList();
+            Stream.concat(TlsSettings.keys("supervisor.").stream(),
+                    StompFrameLimitKeys.keys("supervisor.").stream())).toList();
 
     public SupervisorConfig {
         brokers = List.copyOf(Objects.requireNonNull(brokers, "brokers is null"));
@@ -318,11 +324,13 @@ public record SupervisorConfig(
         Objects.requireNonNull(cleanup, "cleanup is null");
         requireRange(eventsQueue, 1, 1_000_000, EVENTS_QUEUE);
         Objects.requireNonNull(tls, "tls is null");
+        Objects.requireNonNull(frameLimits, "frameLimits is null");
     }
 
     /** The STOMP connection settings (no login when the user is empty). */
     public StompSettings stompSettings() {
-        return tls.applyTo(StompSettings.of(brokers, stompUser.isEmpty() ? null : stompUser, stompPassword));
+        return tls.applyTo(StompSettings.of(brokers, stompUser.isEmpty() ? null : stompUser, stompPassword))
+                .withFrameLimits(frameLimits);
     }
 
     /** The quarantine queue, if rejected messages are to be copied there. */
@@ -334,7 +342,8 @@ public record SupervisorConfig(
     public SupervisorConfig withHttpPort(int port) {
         return new SupervisorConfig(brokers, stompUser, stompPassword, producerQueue, controlQueue, consumerQueue,
                 quarantineQueue, prefetch, journalDir, s3Bucket, httpHost, port, kuduEpoch, signalRetryInitial,
-                signalRetryMax, shutdownGrace, maxMessageBytes, handOff, epochs, catalogue, cleanup, eventsQueue, tls);
+                signalRetryMax, shutdownGrace, maxMessageBytes, handOff, epochs, catalogue, cleanup, eventsQueue, tls,
+                frameLimits);
     }
 
     /** Reads a properties file; a relative journal dir or secret file is taken from the working directory. */
@@ -387,7 +396,8 @@ public record SupervisorConfig(
                         r.duration(CLEANUP_RETENTION), r.duration(CLEANUP_ORPHAN_RETENTION),
                         r.duration(CLEANUP_INTERVAL)),
                 r.integer(EVENTS_QUEUE),
-                TlsSettings.read(r, "supervisor."));
+                TlsSettings.read(r, "supervisor."),
+                StompFrameLimitKeys.read(r, "supervisor."));
     }
 
     /** The default of a key, from {@link #KEYS}. */
@@ -417,6 +427,6 @@ public record SupervisorConfig(
                 : "not managed") + ", catalogue=" + (catalogue.enabled() ? catalogue.url() + " every "
                 + catalogue.interval() : "manifests only") + ", cleanup=" + (cleanup.enabled() ? cleanup.s3Endpoint()
                 + " after " + cleanup.retention() + " (orphans " + cleanup.orphanRetention() + ")" : "off")
-                + ", tls=" + tls + "]";
+                + ", tls=" + tls + ", frameLimits=" + frameLimits + "]";
     }
 }

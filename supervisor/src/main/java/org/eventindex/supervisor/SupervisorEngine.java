@@ -170,6 +170,19 @@ final class SupervisorEngine {
         }
     }
 
+    /**
+     * A message whose STOMP frame was over {@code supervisor.stomp.frame.max.bytes} or
+     * {@code supervisor.stomp.frame.max.header.bytes}: rejected as OVERSIZE (journaled, counted, quarantined with the
+     * first bytes of its body), so that it is acknowledged instead of being redelivered forever.
+     */
+    void onOversizeFrame(boolean producer, byte[] preview, String brokerMessageId, String oversize)
+            throws IOException {
+        (producer ? metrics.producerMessages : metrics.controlMessages).inc();
+        reject(producer ? producerQueue : controlQueue, new Rejection(RejectReason.OVERSIZE, "message "
+                + brokerMessageId + " is over the STOMP frame limits (" + SupervisorConfig.STOMP_FRAME_MAX_BYTES + ", "
+                + SupervisorConfig.STOMP_FRAME_MAX_HEADER_BYTES + "): " + oversize, brokerMessageId, null), preview);
+    }
+
     /** Whether {@code signal} is still its dataset's signal (not superseded by a re-selection). */
     synchronized boolean isCurrent(ConsumerSignal signal) {
         return state.find(signal.dataset()).map(d -> d.signalled() && d.signal.signalId().equals(signal.signalId()))

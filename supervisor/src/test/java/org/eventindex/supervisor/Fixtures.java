@@ -7,6 +7,10 @@ import org.eventindex.message.GuidInfo;
 import org.eventindex.message.Json;
 import org.eventindex.message.ProducerInfo;
 import org.eventindex.message.ProducerMessage;
+import org.eventindex.message.S3ObjectUrl;
+import org.eventindex.names.ObjectKey;
+
+import java.nio.charset.StandardCharsets;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -16,6 +20,7 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 
 /** Messages and clocks for the supervisor's tests. */
 final class Fixtures {
@@ -26,8 +31,20 @@ final class Fixtures {
     private Fixtures() {
     }
 
+    static final String TASK_ID = "12345678.G";
+
+    /** The URL a producer of job {@code name} (a valid jobID) of task {@link #TASK_ID} writes to. */
     static String url(String name) {
-        return "s3://rgw.example:7480/" + BUCKET + "/G/12345678/" + name + ".ei.spb";
+        return "s3://rgw.example:7480/" + BUCKET + "/" + key(name);
+    }
+
+    /** The producer key of job {@code name} of task {@link #TASK_ID}, with a uuid derived from the name. */
+    static String key(String name) {
+        return ObjectKey.of(TASK_ID, name, uuid(name)).key();
+    }
+
+    static String uuid(String seed) {
+        return UUID.nameUUIDFromBytes(seed.getBytes(StandardCharsets.UTF_8)).toString().replace("-", "");
     }
 
     static GuidInfo guid(String guid, int fileno, long nevents) {
@@ -40,8 +57,16 @@ final class Fixtures {
         for (GuidInfo g : guids) {
             events += g.nevents();
         }
-        return new ProducerInfo(1000, 5000, "1", "12345678.G", "4000001.1", 10, 20, dataset, events, events,
-                guids.length, "uuid-" + url.hashCode(), 30, url, List.of(guids));
+        // The taskID, jobID and uuid the key was made of, so that the message passes the key check; a URL that is
+        // not a producer key gets values it cannot match.
+        ObjectKey k;
+        try {
+            k = ObjectKey.parse(S3ObjectUrl.parse(url).key());
+        } catch (IllegalArgumentException e) {
+            k = ObjectKey.of(TASK_ID, "4000001.1", uuid(url));
+        }
+        return new ProducerInfo(1000, 5000, "1", k.taskID(), k.jobID(), 10, 20, dataset, events, events,
+                guids.length, k.uuid(), 30, url, List.of(guids));
     }
 
     static byte[] producerMessage(String id, ProducerInfo info) {

@@ -9,6 +9,7 @@ import org.eventindex.message.Json;
 import org.eventindex.message.ProducerInfo;
 import org.eventindex.message.S3ObjectUrl;
 import org.eventindex.names.DatasetName;
+import org.eventindex.names.ObjectKey;
 
 import java.io.IOException;
 import java.util.HashSet;
@@ -24,8 +25,8 @@ import static org.junit.jupiter.api.Assertions.fail;
 /**
  * Fuzz targets for {@link MessageValidator}, which sees every body on the supervisor's queues. Contract: it never
  * throws; it returns a rejection with a reason and a detail, or a command whose every field the supervisor relies on
- * holds (dataset names parse, the object is in the configured bucket, GUIDs are present and distinct, counts are
- * not negative and are the numbers the JSON carried).
+ * holds (dataset names parse, the object is in the configured bucket under the key of its own taskID, jobID and
+ * uuid, GUIDs are present and distinct, counts are not negative and are the numbers the JSON carried).
  */
 class MessageValidatorFuzzTest {
     private static final String BUCKET = "eventindex";
@@ -46,6 +47,8 @@ class MessageValidatorFuzzTest {
         ProducerInfo info = stored.info();
         DatasetName.parse(info.inputDsName());
         assertEquals(BUCKET, S3ObjectUrl.parse(info.url()).bucket(), "bucket of " + info.url());
+        assertEquals(ObjectKey.of(info.taskID(), info.jobID(), info.uuid()).key(), S3ObjectUrl.parse(info.url()).key(),
+                "key of " + info.url());
         assertTrue(info.size() >= 0, "size");
         assertFalse(info.guids() == null || info.guids().isEmpty(), "GUID list");
         Set<String> seen = new HashSet<>();

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.eventindex.message.ConsumerReport;
 import org.eventindex.message.DatasetManifest;
 import org.eventindex.message.Json;
+import org.eventindex.names.ObjectKey;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -17,6 +18,7 @@ import static org.eventindex.supervisor.Fixtures.DATASET;
 import static org.eventindex.supervisor.Fixtures.file;
 import static org.eventindex.supervisor.Fixtures.guid;
 import static org.eventindex.supervisor.Fixtures.info;
+import static org.eventindex.supervisor.Fixtures.key;
 import static org.eventindex.supervisor.Fixtures.manifest;
 import static org.eventindex.supervisor.Fixtures.producerMessage;
 import static org.eventindex.supervisor.Fixtures.url;
@@ -132,19 +134,51 @@ class MessageValidatorTest {
     }
 
     @Test
+    void producerMessageWhoseKeyIsNotTheKeyOfItsOwnTaskJobAndUuid() {
+        String own = key("a");
+        String[] foreign = {
+            ObjectKey.of("87654321.G", "a", Fixtures.uuid("a")).key(), // another task's prefix
+            ObjectKey.of(Fixtures.TASK_ID, "b", Fixtures.uuid("a")).key(), // another job of the same task
+            ObjectKey.of(Fixtures.TASK_ID, "a", Fixtures.uuid("b")).key(), // another run of the same job
+            "test/12345678/" + own.substring(own.lastIndexOf('/') + 1), // the right file name in another flavor
+            own.replace(".ei.spb", ".ei.spb.old"),
+            "k"};
+        for (String key : foreign) {
+            String url = "s3://rgw.example:7480/" + BUCKET + "/" + key;
+            Rejection r = rejectedProducer(producerWith(m -> data(m).put("url", url)));
+            assertReason(RejectReason.WRONG_KEY, "expected " + own, r);
+            assertTrue(r.detail().contains("message id-1") && r.detail().contains(url), r.detail());
+            assertEquals("id-1", r.messageId());
+            assertEquals(DATASET, r.dataset());
+        }
+        // The fields the key is made of must be there and valid.
+        assertReason(RejectReason.MISSING_FIELD, "'data.uuid'",
+                rejectedProducer(producerWith(m -> data(m).remove("uuid"))));
+        assertReason(RejectReason.MISSING_FIELD, "'data.taskID'",
+                rejectedProducer(producerWith(m -> data(m).put("taskID", ""))));
+        assertReason(RejectReason.INVALID_VALUE, "jobID '../x'",
+                rejectedProducer(producerWith(m -> data(m).put("jobID", "../x"))));
+        assertReason(RejectReason.INVALID_VALUE, "uuid 'ABC'",
+                rejectedProducer(producerWith(m -> data(m).put("uuid", "ABC"))));
+        // Changing the fields instead of the URL is just as wrong.
+        assertReason(RejectReason.WRONG_KEY, "expected " + ObjectKey.of(Fixtures.TASK_ID, "zz", Fixtures.uuid("a")),
+                rejectedProducer(producerWith(m -> data(m).put("jobID", "zz"))));
+    }
+
+    @Test
     void producerMessageOnAnotherEndpointThanTheConfiguredOne() {
         MessageValidator pinned = MessageValidator.forEndpoint(BUCKET, "http://RGW.example:7480");
-        byte[] onOtherHost = producerWith(m -> data(m).put("url", "s3://evil.example:7480/" + BUCKET + "/k"));
-        byte[] onOtherPort = producerWith(m -> data(m).put("url", "s3://rgw.example:7481/" + BUCKET + "/k"));
+        byte[] onOtherHost = producerWith(m -> data(m).put("url", "s3://evil.example:7480/" + BUCKET + "/" + key("a")));
+        byte[] onOtherPort = producerWith(m -> data(m).put("url", "s3://rgw.example:7481/" + BUCKET + "/" + key("a")));
         for (byte[] body : List.of(onOtherHost, onOtherPort)) {
             Rejection r = assertInstanceOf(Inbound.Rejected.class, pinned.producer(body, "m")).rejection();
             assertReason(RejectReason.WRONG_ENDPOINT, "rgw.example:7480", r);
         }
         assertInstanceOf(Inbound.ObjectStored.class, pinned.producer(
-                producerWith(m -> data(m).put("url", "s3://rgw.example:7480/" + BUCKET + "/k")), "m"));
+                producerWith(m -> data(m).put("url", "s3://rgw.example:7480/" + BUCKET + "/" + key("a"))), "m"));
         // The scheme's default port counts when the endpoint names none.
         assertInstanceOf(Inbound.ObjectStored.class, MessageValidator.forEndpoint(BUCKET, "https://rgw.example")
-                .producer(producerWith(m -> data(m).put("url", "s3://rgw.example:443/" + BUCKET + "/k")), "m"));
+                .producer(producerWith(m -> data(m).put("url", "s3://rgw.example:443/" + BUCKET + "/" + key("a"))), "m"));
         // No endpoint configured: any host:port in the right bucket passes.
         assertInstanceOf(Inbound.ObjectStored.class, MessageValidator.forEndpoint(BUCKET, "")
                 .producer(onOtherHost, "m"));

@@ -30,6 +30,7 @@ import static org.eventindex.supervisor.Fixtures.done;
 import static org.eventindex.supervisor.Fixtures.file;
 import static org.eventindex.supervisor.Fixtures.guid;
 import static org.eventindex.supervisor.Fixtures.info;
+import static org.eventindex.supervisor.Fixtures.key;
 import static org.eventindex.supervisor.Fixtures.manifest;
 import static org.eventindex.supervisor.Fixtures.producerMessage;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -97,11 +98,11 @@ class ObjectCleanerTest {
 
     @Test
     void objectsOfADoneDatasetAreDeletedAfterTheRetentionAndOrphansAfterTheirs() throws IOException {
-        String selected = put("G/1/job1.ei.spb");
-        String duplicate = put("G/1/job2.ei.spb");
-        String late = put("G/1/job3.ei.spb");
-        String collecting = put("G/2/other.ei.spb");
-        put("G/9/orphan.ei.spb");
+        String selected = put(key("job1"));
+        String duplicate = put(key("job2"));
+        String late = put(key("job3"));
+        String collecting = put(key("other"));
+        put(key("orphan"));
         engine.onControlMessage(Json.write(manifest(DATASET, file("G1", 10))), "c1");
         producer(DATASET, "m1", selected, guid("G1", 0, 10));
         producer(OTHER, "m2", collecting, guid("H1", 0, 10));
@@ -115,7 +116,7 @@ class ObjectCleanerTest {
         ObjectCleaner.Report r = cleaner.runOnce();
         assertEquals(0, r.objectsDeleted(), "SIGNALLED is not safe: nothing of the dataset is deleted");
         assertEquals(1, r.orphansDeleted(), "the orphan is 30 days old");
-        assertEquals(List.of("G/1/job1.ei.spb", "G/1/job2.ei.spb", "G/1/job3.ei.spb", "G/2/other.ei.spb"),
+        assertEquals(List.of(key("job1"), key("job2"), key("job3"), key("other")),
                 s3.keys(BUCKET));
 
         engine.onControlMessage(Json.write(done(s.signalId(), DATASET, 10)), "c2");
@@ -124,7 +125,7 @@ class ObjectCleanerTest {
         clock.advance(Duration.ofSeconds(1));
         r = cleaner.runOnce();
         assertEquals(3, r.objectsDeleted());
-        assertEquals(List.of("G/2/other.ei.spb"), s3.keys(BUCKET));
+        assertEquals(List.of(key("other")), s3.keys(BUCKET));
         assertEquals(3, engine.dataset(DATASET).orElseThrow().deletedObjects());
         assertEquals(0, cleaner.runOnce().objectsDeleted(), "deleted once");
         assertEquals(3, registry.value("eventindex_supervisor_objects_deleted_total"));
@@ -140,20 +141,20 @@ class ObjectCleanerTest {
 
     @Test
     void orphansAreReportedThenDeletedOnlyAfterTheLongerRetention() throws IOException {
-        put("G/9/orphan.ei.spb");
-        String known = put("G/2/known.ei.spb");
+        put(key("orphan"));
+        String known = put(key("known"));
         producer(OTHER, "m1", known, guid("H1", 0, 10));
 
         clock.advance(ORPHANS.minusMinutes(1));
         ObjectCleaner.Report r = cleaner.runOnce();
         assertEquals(1, r.orphansSeen());
         assertEquals(0, r.orphansDeleted());
-        assertEquals(List.of("G/9/orphan.ei.spb"), r.orphansWaiting());
+        assertEquals(List.of(key("orphan")), r.orphansWaiting());
 
         clock.advance(Duration.ofMinutes(2));
         r = cleaner.runOnce();
         assertEquals(1, r.orphansDeleted());
-        assertEquals(List.of("G/2/known.ei.spb"), s3.keys(BUCKET), "an object with a message is never an orphan");
+        assertEquals(List.of(key("known")), s3.keys(BUCKET), "an object with a message is never an orphan");
         assertEquals(1, registry.value("eventindex_supervisor_orphans_deleted_total"));
     }
 }

@@ -2,6 +2,7 @@ package org.eventindex.supervisor;
 
 import org.eventindex.message.ConsumerSignal;
 import org.eventindex.message.Queues;
+import org.eventindex.names.ObjectKey;
 import org.eventindex.stomp.StompMessage;
 import org.eventindex.testing.Await;
 import org.eventindex.testing.EmbeddedBroker;
@@ -32,7 +33,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A corpus of bad messages on a real broker, interleaved with good ones: each bad one lands on the quarantine queue
- * with its reason in a header, and the good dataset is still completed.
+ * with its reason in a header, and the good dataset is still completed. Also frames over the client's frame limits.
  */
 class QuarantineCorpusTest {
     private static final String QUARANTINE = "/queue/atlas.eventindex.supervisor.quarantine";
@@ -42,6 +43,21 @@ class QuarantineCorpusTest {
 
     private BrokerHarness mq;
     private Supervisor supervisor;
+    private final List<StompMessage> quarantined = new CopyOnWriteArrayList<>();
+    private final List<StompMessage> signals = new CopyOnWriteArrayList<>();
+
+    /** A supervisor with a quarantine queue and the given extra properties; quarantine and signal queues read. */
+    private void start(String... keyValues) throws Exception {
+        mq = new BrokerHarness(dir.resolve("broker"));
+        Properties p = mq.supervisorProperties(dir.resolve("journal"));
+        p.setProperty(SupervisorConfig.QUEUE_QUARANTINE, QUARANTINE);
+        for (int i = 0; i < keyValues.length; i += 2) {
+            p.setProperty(keyValues[i], keyValues[i + 1]);
+        }
+        supervisor = mq.start(p, Clock.systemUTC());
+        mq.consume(QUARANTINE, quarantined, m -> { });
+        mq.consume(Queues.CONSUMER, signals, m -> { });
+    }
 
     @AfterEach
     void stop() {
@@ -60,15 +76,7 @@ class QuarantineCorpusTest {
 
     @Test
     void everyBadMessageIsQuarantinedWithItsReasonAndGoodOnesAreProcessedInBetween() throws Exception {
-        mq = new BrokerHarness(dir.resolve("broker"));
-        Properties p = mq.supervisorProperties(dir.resolve("journal"));
-        p.setProperty(SupervisorConfig.QUEUE_QUARANTINE, QUARANTINE);
-        p.setProperty(SupervisorConfig.MESSAGE_MAX_BYTES, "8192");
-        supervisor = mq.start(p, Clock.systemUTC());
-        List<StompMessage> quarantined = new CopyOnWriteArrayList<>();
-        mq.consume(QUARANTINE, quarantined, m -> { });
-        List<StompMessage> signals = new CopyOnWriteArrayList<>();
-        mq.consume(Queues.CONSUMER, signals, m -> { });
+        start(SupervisorConfig.MESSAGE_MAX_BYTES, "8192");
 
         String ok = good("x", "o", "G1", 10);
         Map<String, RejectReason> producerCorpus = new LinkedHashMap<>();
@@ -80,6 +88,10 @@ class QuarantineCorpusTest {
         producerCorpus.put(ok.replace(DATASET, "not-a-dataset-name"), RejectReason.INVALID_DATASET_NAME);
         producerCorpus.put(ok.replace("s3://rgw.example:7480/", "http://rgw.example/"), RejectReason.BAD_URL);
         producerCorpus.put(ok.replace("/eventindex/", "/other-bucket/"), RejectReason.WRONG_BUCKET);
+        // Cross-prefix references: job o's message naming another job's object, or another task's.
+        producerCorpus.put(ok.replace(Fixtures.key("o"), Fixtures.key("other-job")), RejectReason.WRONG_KEY);
+        producerCorpus.put(ok.replace(Fixtures.key("o"), ObjectKey.of("87654321.G", "o", Fixtures.uuid("o")).key()),
+                RejectReason.WRONG_KEY);
         producerCorpus.put(ok.replace("\"nevents\":10,\"nuevents\":10,\"fileStartProcTime\"",
                 "\"nevents\":-5,\"nuevents\":10,\"fileStartProcTime\""), RejectReason.INVALID_VALUE);
         producerCorpus.put(ok.replace("\"size\":1000", "\"size\":\"big\""), RejectReason.BAD_JSON);
@@ -125,6 +137,11 @@ class QuarantineCorpusTest {
                 problems.add("body " + abbreviate(body) + ": expected " + want + ", header " + got);
             }
             assertNotNull(m.headers().get("eventindex-reject-detail"));
+            if (RejectReason.WRONG_KEY.name().equals(got)) {
+                String detail = m.headers().get("eventindex-reject-detail");
+                assertTrue(detail.startsWith("message x: object s3://rgw.example:7480/eventindex/")
+                        && detail.contains("expected " + Fixtures.key("o")), detail);
+            }
             assertNotNull(m.headers().get("eventindex-source-queue"));
         }
         assertEquals(List.of(), problems);
@@ -136,6 +153,50 @@ class QuarantineCorpusTest {
         assertEquals(30, s.expectedEvents());
         assertEquals(expected, supervisor.metrics().value("eventindex_supervisor_rejected_total"));
         assertEquals(0, mq.broker.queueSize(EmbeddedBroker.DLQ), "nothing dead-lettered");
+        assertTrue(supervisor.readiness().ready());
+    }
+
+    /**
+     * Frames over {@code supervisor.stomp.frame.max.bytes} / {@code .header.bytes}: each is quarantined as OVERSIZE
+     * with the limit in its reason and the first bytes of its body, the connection is kept, nothing is dead-lettered
+     * or redelivered, and the good messages around them complete their dataset.
+     */
+    @Test
+    void framesOverTheLimitsAreQuarantinedAndTheSupervisorKeepsServing() throws Exception {
+        start(SupervisorConfig.STOMP_FRAME_MAX_BYTES, "4096", SupervisorConfig.STOMP_FRAME_MAX_HEADER_BYTES, "2048");
+
+        byte[] first = producerMessage("g1", info(DATASET, url("first"), guid("G1", 0, 10)));
+        String bigBody = "{\"type\":1,\"id\":\"big\",\"pad\":\"" + "z".repeat(20_000) + "\"}";
+        mq.send(Queues.SUPERVISOR, first);
+        mq.send(Queues.SUPERVISOR, bigBody);
+        mq.sender.send(Queues.SUPERVISOR, producerMessage("h1", info(DATASET, url("third"), guid("G3", 0, 1))),
+                Map.of("x-padding", "p".repeat(5000)));
+        mq.send(Queues.SUPERVISOR_CONTROL, "{\"type\":\"resignal\",\"pad\":\"" + "c".repeat(8000) + "\"}");
+        mq.send(Queues.SUPERVISOR, producerMessage("g2", info(DATASET, url("second"), guid("G2", 1, 20))));
+        mq.control(manifest(DATASET, file("G1", 10), file("G2", 20)));
+
+        Await.until("three oversize messages quarantined", BrokerHarness.TIMEOUT, () -> quarantined.size() >= 3);
+        Await.until("the good dataset signalled", BrokerHarness.TIMEOUT, () -> !signals.isEmpty());
+        assertEquals(3, quarantined.size());
+        for (StompMessage m : quarantined) {
+            assertEquals(RejectReason.OVERSIZE.name(), m.headers().get("eventindex-reject-reason"));
+            String detail = m.headers().get("eventindex-reject-detail");
+            assertTrue(detail.contains(SupervisorConfig.STOMP_FRAME_MAX_BYTES), detail);
+            assertTrue(detail.contains("exceeds the limit of 4096 bytes") || detail.contains(
+                    "headers exceed the limit of 2048 bytes"), detail);
+            assertTrue(m.body().length <= 4096, "only the first bytes are copied: " + m.body().length);
+        }
+        StompMessage big = quarantined.stream().filter(m -> m.headers().get("eventindex-source-queue")
+                .equals(Queues.SUPERVISOR) && new String(m.body(), StandardCharsets.UTF_8).startsWith(
+                "{\"type\":1,\"id\":\"big\"")).findFirst().orElseThrow();
+        assertTrue(big.headers().get("eventindex-reject-detail").contains("body of " + bigBody.length() + " bytes"));
+
+        ConsumerSignal s = BrokerHarness.signal(signals.get(0));
+        assertEquals(DATASET, s.dataset());
+        assertEquals(30, s.expectedEvents());
+        assertEquals(3, supervisor.metrics().value(RejectReason.OVERSIZE.metricName()));
+        assertEquals(0, mq.broker.queueSize(EmbeddedBroker.DLQ), "nothing dead-lettered");
+        assertEquals(0, mq.broker.queueSize(Queues.SUPERVISOR), "nothing left to redeliver");
         assertTrue(supervisor.readiness().ready());
     }
 

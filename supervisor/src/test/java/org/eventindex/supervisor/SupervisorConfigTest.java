@@ -4,6 +4,7 @@ import org.eventindex.config.TlsSettings;
 import org.eventindex.config.SecretFile;
 import org.eventindex.message.Queues;
 import org.eventindex.stomp.StompEndpoint;
+import org.eventindex.stomp.StompFrameLimits;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -92,6 +93,8 @@ class SupervisorConfigTest {
         p.setProperty(SupervisorConfig.CLEANUP_INTERVAL, "10m");
         p.setProperty(SupervisorConfig.EVENTS_QUEUE, "9");
         p.setProperty("supervisor.stomp.tls", "true");
+        p.setProperty(SupervisorConfig.STOMP_FRAME_MAX_BYTES, "5000");
+        p.setProperty(SupervisorConfig.STOMP_FRAME_MAX_HEADER_BYTES, "3000");
 
         SupervisorConfig c = SupervisorConfig.fromProperties(p, Map.of(SupervisorConfig.ENV_STOMP_PASSWORD, "ignored",
                 SupervisorConfig.ENV_RUCIO_PASSWORD, "rucio-pw", SupervisorConfig.ENV_S3_SECRET_KEY, "s3-secret"));
@@ -125,7 +128,26 @@ class SupervisorConfigTest {
         assertFalse(c.toString().contains("rucio-pw"), c.toString());
         assertFalse(c.toString().contains("s3-secret"), c.toString());
         assertEquals(new TlsSettings("supervisor.", true, null, null), c.tls());
-        assertEquals(45, SupervisorConfig.KEYS.size(), "a key was added: map it in this test and in the docs");
+        assertEquals(new StompFrameLimits(5000, 3000), c.frameLimits());
+        assertEquals(new StompFrameLimits(5000, 3000), c.stompSettings().frameLimits());
+        assertEquals(47, SupervisorConfig.KEYS.size(), "a key was added: map it in this test and in the docs");
+    }
+
+    @Test
+    void frameLimitsOutsideTheirRangeAreRefusedNamingTheKey() throws IOException {
+        assertEquals(StompFrameLimits.DEFAULT, SupervisorConfig.fromProperties(new Properties(), Map.of())
+                .stompSettings().frameLimits());
+        for (String[] bad : new String[][] {{SupervisorConfig.STOMP_FRAME_MAX_BYTES, "0"},
+                {SupervisorConfig.STOMP_FRAME_MAX_BYTES, "-5"}, {SupervisorConfig.STOMP_FRAME_MAX_BYTES, "1073741825"},
+                {SupervisorConfig.STOMP_FRAME_MAX_BYTES, "99999999999"},
+                {SupervisorConfig.STOMP_FRAME_MAX_HEADER_BYTES, "1023"},
+                {SupervisorConfig.STOMP_FRAME_MAX_HEADER_BYTES, "67108865"}}) {
+            Properties p = new Properties();
+            p.setProperty(bad[0], bad[1]);
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> SupervisorConfig.fromProperties(p, Map.of()));
+            assertTrue(e.getMessage().startsWith(bad[0] + " must be in 1024.."), e.getMessage());
+        }
     }
 
     @Test

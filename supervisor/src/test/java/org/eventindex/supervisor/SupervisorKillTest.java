@@ -92,10 +92,10 @@ class SupervisorKillTest {
     private static List<byte[]> producerMessages(int d) {
         String ds = name(d);
         return List.of(
-                producerMessage("d" + d + "-job1", info(ds, url("d" + d + "/job1"), guid(g(d, 1), 0, 100 + d),
+                producerMessage("d" + d + "-job1", info(ds, url("d" + d + "-job1"), guid(g(d, 1), 0, 100 + d),
                         guid(g(d, 2), 1, 200), guid(g(d, 3), 2, 7))),
-                producerMessage("d" + d + "-job2", info(ds, url("d" + d + "/job2"), guid(g(d, 3), 0, 300))),
-                producerMessage("d" + d + "-job3", info(ds, url("d" + d + "/job3"), guid(g(d, 1), 0, 100 + d),
+                producerMessage("d" + d + "-job2", info(ds, url("d" + d + "-job2"), guid(g(d, 3), 0, 300))),
+                producerMessage("d" + d + "-job3", info(ds, url("d" + d + "-job3"), guid(g(d, 1), 0, 100 + d),
                         guid(g(d, 2), 1, 200), guid(g(d, 3), 2, 300))));
     }
 
@@ -168,8 +168,8 @@ class SupervisorKillTest {
             assertEquals(100 + d + 200 + 300, v.get("expectedEvents").asLong(), ds);
             assertEquals(3, v.get("objectsReported").asInt(), ds + ": re-sent messages are recorded once");
             List<SignalObject> expected = List.of(
-                    new SignalObject(url("d" + d + "/job1"), 1000, List.of(g(d, 1), g(d, 2)), 100 + d + 200),
-                    new SignalObject(url("d" + d + "/job2"), 1000, List.of(g(d, 3)), 300));
+                    new SignalObject(url("d" + d + "-job1"), 1000, List.of(g(d, 1), g(d, 2)), 100 + d + 200),
+                    new SignalObject(url("d" + d + "-job2"), 1000, List.of(g(d, 3)), 300));
             List<ConsumerSignal> got = signalsByDataset.get(ds);
             assertFalse(got == null || got.isEmpty(), ds + " was never signalled");
             assertEquals(1, new HashSet<>(got).size(), ds + ": every signal must be the same one: " + got);
@@ -177,7 +177,7 @@ class SupervisorKillTest {
             // job3 is a duplicate, or a late object when the manifest (control queue) overtook it: never read.
             List<String> neverRead = new ArrayList<>(text(v.get("duplicateObjects")));
             neverRead.addAll(text(v.get("lateObjects")));
-            assertEquals(List.of(url("d" + d + "/job3")), neverRead, ds);
+            assertEquals(List.of(url("d" + d + "-job3")), neverRead, ds);
             // What an idempotent consumer loads: rows per (dataset, signalId) once; all signals are one signal.
             Set<String> rows = new HashSet<>();
             got.stream().map(ConsumerSignal::signalId).distinct().forEach(id -> got.get(0).objects()

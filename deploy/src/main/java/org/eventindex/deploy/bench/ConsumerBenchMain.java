@@ -17,6 +17,7 @@ import org.eventindex.message.ConsumerSignal;
 import org.eventindex.message.S3ObjectUrl;
 import org.eventindex.message.SignalObject;
 import org.eventindex.names.DatasetName;
+import org.eventindex.names.ObjectKey;
 import org.eventindex.testing.EmbeddedHdfs;
 import org.eventindex.testing.EmbeddedKudu;
 import org.eventindex.testing.EmbeddedS3;
@@ -39,6 +40,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -163,7 +165,9 @@ public final class ConsumerBenchMain {
                 .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED).build()) {
             for (GeneratedJob job : ds.jobs(GeneratedJob.Outcome.REPORTED)) {
                 byte[] bytes = Files.readAllBytes(job.spbFile());
-                String key = "test/bench/" + job.taskID() + "_" + job.jobID() + ".ei.spb";
+                // The key a producer of this job writes: the consumer checks the SPB header against it.
+                String key = ObjectKey.of(job.taskID(), job.jobID(), UUID.nameUUIDFromBytes(bytes).toString()
+                        .replace("-", "")).key();
                 String sha = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
                 client.putObject(PutObjectRequest.builder().bucket(BUCKET).key(key).metadata(Map.of("sha256", sha))
                         .build(), RequestBody.fromBytes(bytes));
