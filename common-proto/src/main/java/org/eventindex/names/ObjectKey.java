@@ -21,7 +21,12 @@ import java.util.regex.Pattern;
 public record ObjectKey(String taskID, String jobID, String uuid) {
     private static final Pattern TASK_ID = Pattern.compile("(\\d+)\\.([A-Za-z]+)");
     private static final Pattern JOB_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]*");
-    private static final Pattern UUID_HEX = Pattern.compile("[0-9a-f]{32}");
+    /**
+     * The uuid as lower-case hex: 32 digits (what our producer writes), or the dashed 8-4-4-4-12 form (the spec only
+     * says "uuid", so a producer printing a standard UUID string is accepted too).
+     */
+    private static final Pattern UUID_HEX = Pattern.compile(
+            "[0-9a-f]{32}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
     private static final Map<String, String> FLAVORS = Map.of("G", "panda", "T", "tier0", "X", "test");
     private static final String SUFFIX = ".ei.spb";
     private static final int MAX_KEY_CHARS = 1024;
@@ -45,7 +50,7 @@ public record ObjectKey(String taskID, String jobID, String uuid) {
         }
         if (!UUID_HEX.matcher(uuid).matches()) {
             throw new IllegalArgumentException("uuid '" + Printable.of(uuid, 100)
-                    + "' is not 32 lower-case hex digits");
+                    + "' is not 32 lower-case hex digits (optionally dashed 8-4-4-4-12)");
         }
     }
 

@@ -40,6 +40,11 @@ class ObjectKeyTest {
         assertEquals("7.T", back.taskID());
         assertEquals("a_b_c", back.jobID());
         assertEquals(UUID, back.uuid());
+        // the standard dashed form of a uuid is a key too, and parses back
+        ObjectKey dashed = ObjectKey.of("7.T", "1.1", "01234567-89ab-cdef-0123-456789abcdef");
+        assertEquals(dashed, ObjectKey.parse(dashed.key()));
+        assertThrows(IllegalArgumentException.class,
+                () -> ObjectKey.of("7.T", "1.1", "0123456789ab-cdef-0123-456789abcdef"));
     }
 
     @Test
