@@ -149,7 +149,7 @@ public final class Consumer implements AutoCloseable {
             return;
         }
         prepareSpoolDir();
-        http = new OpsHttpServer("0.0.0.0", config.httpPort(), metrics.registry(), this::readiness);
+        http = new OpsHttpServer(config.httpHost(), config.httpPort(), metrics.registry(), this::readiness);
         http.json("/status", status::snapshot);
         http.start();
         try {

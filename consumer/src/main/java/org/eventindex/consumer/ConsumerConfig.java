@@ -34,6 +34,7 @@ import static org.eventindex.config.ConfigChecks.requireText;
  * @param stompPassword     may be null (no passcode)
  * @param spoolMemoryBytes  an object's selected records are kept in memory up to this size, then spooled to disk
  * @param sortMemoryBytes   events held in memory while sorting; beyond it sorted runs spill to the spool dir
+ * @param httpHost          address the operations HTTP server binds to (loopback unless configured)
  * @param httpPort          operations HTTP port; 0 picks a free port
  * @param limits            bounds on what one signal may make the consumer read
  * @param tls               STOMP over TLS and the trust stores for the brokers and an https S3 endpoint
@@ -61,6 +62,7 @@ public record ConsumerConfig(
         Path spoolDir,
         long spoolMemoryBytes,
         long sortMemoryBytes,
+        String httpHost,
         int httpPort,
         Limits limits,
         TlsSettings tls,
@@ -122,6 +124,7 @@ public record ConsumerConfig(
     public static final String SPOOL_DIR = "consumer.spool.dir";
     public static final String SPOOL_MEMORY_BYTES = "consumer.spool.memory.bytes";
     public static final String SORT_MEMORY_BYTES = "consumer.sort.memory.bytes";
+    public static final String HTTP_HOST = "consumer.http.host";
     public static final String HTTP_PORT = "consumer.http.port";
     public static final String OBJECT_MAX_BYTES = "consumer.object.max.bytes";
     public static final String OBJECT_MAX_INFLATED_BYTES = "consumer.object.max.inflated.bytes";
@@ -171,6 +174,9 @@ public record ConsumerConfig(
             new ConfigKey(SORT_MEMORY_BYTES, "67108864", null,
                     "Events held in memory while sorting a dataset by (run, event); beyond this, sorted runs are"
                             + " spilled to the spool dir and merged."),
+            new ConfigKey(HTTP_HOST, "127.0.0.1", null, "Address the operations HTTP server binds to; the"
+                    + " endpoints have no authentication, so the default is loopback (set an internal address to"
+                    + " scrape /metrics from another host)."),
             new ConfigKey(HTTP_PORT, "8083", null, "Port of /health, /ready, /metrics and /status; 0 picks a free port."),
             new ConfigKey(OBJECT_MAX_BYTES, "2147483648", null,
                     "Largest object fetched; a larger one fails the dataset before it is read (production objects"
@@ -216,6 +222,9 @@ public record ConsumerConfig(
         }
         if (spoolMemoryBytes < 0) {
             throw new IllegalArgumentException(SPOOL_MEMORY_BYTES + " must not be negative: " + spoolMemoryBytes);
+        }
+        if (httpHost == null || httpHost.isBlank()) {
+            throw new IllegalArgumentException(HTTP_HOST + " must not be empty");
         }
         requireRange(httpPort, 0, 65535, HTTP_PORT);
         Objects.requireNonNull(limits, "limits is null");
@@ -272,6 +281,7 @@ public record ConsumerConfig(
                         .orElseGet(() -> Path.of(System.getProperty("java.io.tmpdir"), "eventindex-consumer")),
                 r.longValue(SPOOL_MEMORY_BYTES),
                 r.longValue(SORT_MEMORY_BYTES),
+                r.text(HTTP_HOST),
                 r.integer(HTTP_PORT),
                 new Limits(r.longValue(OBJECT_MAX_BYTES), r.longValue(OBJECT_MAX_INFLATED_BYTES),
                         r.integer(SPB_MESSAGE_MAX_BYTES), r.longValue(FILE_MAX_EVENTS),
@@ -289,7 +299,7 @@ public record ConsumerConfig(
                 + ", s3SecretKey=" + (s3SecretKey == null ? "none" : "***") + ", hdfsUri=" + hdfsUri
                 + ", hdfsRoot=" + hdfsRoot + ", kuduMasters=" + kuduMasters + ", kuduTablePrefix=" + kuduTablePrefix
                 + ", kuduBuckets=" + kuduBuckets + ", kuduReplicas=" + kuduReplicas + ", fetchThreads=" + fetchThreads + ", fetchAttempts=" + fetchAttempts
-                + ", spoolDir=" + spoolDir + ", spoolMemoryBytes=" + spoolMemoryBytes + ", sortMemoryBytes=" + sortMemoryBytes + ", httpPort=" + httpPort + ", limits=" + limits + ", tls=" + tls
+                + ", spoolDir=" + spoolDir + ", spoolMemoryBytes=" + spoolMemoryBytes + ", sortMemoryBytes=" + sortMemoryBytes + ", http=" + httpHost + ":" + httpPort + ", limits=" + limits + ", tls=" + tls
                 + ", frameLimits=" + frameLimits + "]";
     }
 

@@ -59,6 +59,7 @@ class ConsumerConfigTest {
         assertEquals(8L * 1024 * 1024, c.spoolMemoryBytes());
         assertEquals(64L * 1024 * 1024, c.sortMemoryBytes());
         assertEquals(8083, c.httpPort());
+        assertEquals("127.0.0.1", c.httpHost(), "the unauthenticated operations endpoints bind to loopback");
         assertFalse(ConsumerConfig.fromProperties(new Properties(), Map.of()).consumerId().isBlank(),
                 "the id defaults to the host name");
     }
@@ -89,6 +90,7 @@ class ConsumerConfigTest {
                 ConsumerConfig.SPOOL_DIR, dir.toString(),
                 ConsumerConfig.SPOOL_MEMORY_BYTES, "1024",
                 ConsumerConfig.SORT_MEMORY_BYTES, "2048",
+                ConsumerConfig.HTTP_HOST, "10.0.0.7",
                 ConsumerConfig.HTTP_PORT, "0"), Map.of());
         assertEquals(List.of(new StompEndpoint("b1", 1), new StompEndpoint("b2", 2)), c.brokers());
         assertEquals("ei", c.stompUser());
@@ -110,6 +112,7 @@ class ConsumerConfigTest {
         assertEquals(dir, c.spoolDir());
         assertEquals(1024, c.spoolMemoryBytes());
         assertEquals(2048, c.sortMemoryBytes());
+        assertEquals("10.0.0.7", c.httpHost());
         assertEquals(0, c.httpPort());
     }
 

@@ -236,7 +236,9 @@ public record SupervisorConfig(
             new ConfigKey(JOURNAL_DIR, "supervisor-journal", null,
                     "Directory of the append-only journal (the supervisor's only durable state) and its lock file."),
             new ConfigKey(S3_BUCKET, "eventindex", null, "The bucket object URLs must name; messages naming another are rejected."),
-            new ConfigKey(HTTP_HOST, "0.0.0.0", null, "Address the operations HTTP server binds to."),
+            new ConfigKey(HTTP_HOST, "127.0.0.1", null, "Address the operations HTTP server binds to; the endpoints"
+                    + " have no authentication, so the default is loopback (set an internal address to reach them"
+                    + " from another host)."),
             new ConfigKey(HTTP_PORT, "8082", null,
                     "Port of the information service (/health, /ready, /metrics, /datasets, /consumers,"
                             + " /supervisor, /events); 0 picks a free port."),

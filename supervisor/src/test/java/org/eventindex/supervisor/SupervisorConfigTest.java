@@ -40,7 +40,7 @@ class SupervisorConfigTest {
         assertEquals(50, c.prefetch());
         assertEquals(Path.of("supervisor-journal"), c.journalDir());
         assertEquals("eventindex", c.s3Bucket());
-        assertEquals("0.0.0.0", c.httpHost());
+        assertEquals("127.0.0.1", c.httpHost());
         assertEquals(8082, c.httpPort());
         assertEquals(1, c.kuduEpoch());
         assertEquals(Duration.ofSeconds(1), c.signalRetryInitial());
