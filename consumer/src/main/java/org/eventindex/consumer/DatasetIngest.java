@@ -14,6 +14,16 @@ public interface DatasetIngest {
     Loaded ingest(ValidSignal signal, Path file) throws IOException;
 
     /**
+     * Called before the dataset's HDFS file is replaced: refuses a signal whose selection is older than the one the
+     * query store already holds for the dataset (a superseded signal delivered late), so that neither the file nor
+     * the rows go back to older content. Stores without that record accept every signal.
+     *
+     * @throws IOException naming the dataset and both selections when the signal is superseded
+     */
+    default void checkNotSuperseded(ValidSignal signal) throws IOException {
+    }
+
+    /**
      * @param eventsLoaded    rows of the dataset in EVENTS (or MCEVENTS) after the load
      * @param duplicateEvents rows of the dataset in DUPLICATEDEVENTS after the load
      */

@@ -57,6 +57,11 @@ final class DatasetProcessor {
                         + " events but the signal expects " + signal.signal().expectedEvents());
             }
             try {
+                ingest.checkNotSuperseded(signal);
+            } catch (IOException e) {
+                throw new ConsumeException("dataset " + dataset + ": not published: " + e.getMessage(), e);
+            }
+            try {
                 file = pending.commit();
             } catch (IOException e) {
                 throw new ConsumeException("dataset " + dataset + ": " + e.getMessage(), e);

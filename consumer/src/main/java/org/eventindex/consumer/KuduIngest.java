@@ -70,8 +70,7 @@ public final class KuduIngest implements DatasetIngest, AutoCloseable {
                 tablesChecked = true;
             }
             tables.ensureEpoch(epoch);
-            LoadResult r = loader.load(new LoadRequest(signal.dataset(), signal.signal().dspid(), epoch,
-                    signal.signalId(), DatasetSource.hadoop(fs, file)));
+            LoadResult r = loader.load(request(signal, DatasetSource.hadoop(fs, file)));
             if (r.alreadyLoaded()) {
                 LOG.info("dataset {} was already loaded from signal {}; Kudu unchanged", signal.dataset(),
                         signal.signalId());
@@ -80,6 +79,30 @@ public final class KuduIngest implements DatasetIngest, AutoCloseable {
         } catch (IllegalArgumentException | IllegalStateException e) {
             throw new IOException(e.getMessage(), e);
         }
+    }
+
+    @Override
+    public void checkNotSuperseded(ValidSignal signal) throws IOException {
+        try {
+            if (!tablesChecked) {
+                tables.createOrVerify(signal.signal().epoch());
+                tablesChecked = true;
+            }
+            loader.checkNotSuperseded(signal.dataset(), signal.signalId(), selectedAt(signal));
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            throw new IOException(e.getMessage(), e);
+        }
+    }
+
+    /** The load of a signal: its id is the load id, its time the selection time. */
+    private static LoadRequest request(ValidSignal signal, DatasetSource source) {
+        return new LoadRequest(signal.dataset(), signal.signal().dspid(), signal.signal().epoch(), signal.signalId(),
+                source, selectedAt(signal));
+    }
+
+    /** The signal's {@code ts}: when the supervisor planned it (0, no ordering, for a signal without one). */
+    private static long selectedAt(ValidSignal signal) {
+        return Math.max(0, signal.signal().ts());
     }
 
     @Override

@@ -215,12 +215,16 @@ class ConsumerIntegrationTest {
     }
 
     private long kuduRows(String table) throws Exception {
+        return kuduRows(table, DSPID);
+    }
+
+    private long kuduRows(String table, int dspid) throws Exception {
         KuduClient client = kudu.client();
         KuduTable t = client.openTable(PREFIX + table);
         KuduScanner scanner = client.newScannerBuilder(t)
                 .setProjectedColumnNames(List.of(KuduSchemas.EVENTNUMBER))
                 .addPredicate(KuduPredicate.newComparisonPredicate(t.getSchema().getColumn(KuduSchemas.DSPID),
-                        KuduPredicate.ComparisonOp.EQUAL, DSPID))
+                        KuduPredicate.ComparisonOp.EQUAL, dspid))
                 .build();
         long n = 0;
         while (scanner.hasMoreRows()) {
@@ -343,5 +347,35 @@ class ConsumerIntegrationTest {
         HttpResponse<String> ready = http.send(HttpRequest.newBuilder(URI.create(base + "/ready")).build(),
                 HttpResponse.BodyHandlers.ofString());
         assertEquals(200, ready.statusCode(), ready.body());
+    }
+
+    @Test
+    @Order(5)
+    void aSupersededSignalDeliveredLateChangesNeitherTheFileNorKudu() throws Exception {
+        String dataset = "data17_13TeV.00327638.physics_Main.merge.AOD.f838_m1824";
+        int dspid = DSPID + 2;
+        long now = System.currentTimeMillis();
+        // the supervisor re-selected the dataset (an object was invalidated): the newer signal is processed first
+        ConsumerSignal newer = new ConsumerSignal(ConsumerSignal.TYPE, "sig-newer", dataset, dataset, dspid, 3,
+                List.of(so("a", 10, "G1")), 10, now);
+        ConsumerSignal older = new ConsumerSignal(ConsumerSignal.TYPE, "sig-older", dataset, dataset, dspid, 3,
+                List.of(so("a", 15, "G1", "G2"), so("b", 7, "G3", "G4")), 22, now - 60_000);
+        assertEquals(ConsumerReport.DONE, send(newer).status());
+        org.apache.hadoop.fs.Path file = new org.apache.hadoop.fs.Path(containerDir(dataset), dataset + ".parquet");
+        byte[] published;
+        try (InputStream in = fs().open(file)) {
+            published = in.readAllBytes();
+        }
+
+        ConsumerReport r = send(older);
+
+        assertEquals(ConsumerReport.FAILED, r.status());
+        assertTrue(r.reason().contains("superseded") && r.reason().contains("sig-newer"), r.reason());
+        try (InputStream in = fs().open(file)) {
+            assertArrayEquals(published, in.readAllBytes(), "the newer selection's file stays");
+        }
+        assertEquals(List.of(dataset + ".parquet"), names(dataset), "no temp file left");
+        assertEquals(10, kuduRows("EVENTS", dspid), "the newer selection's rows stay");
+        assertEquals(0, kuduRows("DUPLICATEDEVENTS", dspid));
     }
 }

@@ -27,6 +27,9 @@ import static java.util.Objects.requireNonNull;
  * <p>
  * Protocol, which makes every load safe to repeat:
  * <ol>
+ *   <li>A load of an older selection than the one DATASETS holds ({@link LoadRequest#selectedAt()} below the row's
+ *       {@code signal_ts}, another load id) is refused and changes nothing: a superseded signal delivered late must
+ *       not replace newer content ({@link #checkNotSuperseded}). Checked again before the row is set LOADED.</li>
  *   <li>If DATASETS holds the dataset as LOADED with the same {@code load_id}: nothing is written; the stored counts
  *       are returned.</li>
  *   <li>Otherwise the row is set LOADING (with the new load_id, dspid, rgid, insert_start), and every row of this
@@ -76,6 +79,39 @@ public final class DatasetLoader {
     }
 
     /**
+     * Refuses a load ({@code loadId}, selected at {@code selectedAt} ms, see {@link LoadRequest#selectedAt()}) if
+     * DATASETS already holds, loaded or loading, a newer selection of {@code dataset} under another load id; changes
+     * nothing. The consumer calls it before it replaces the dataset's HDFS file.
+     *
+     * @throws DatasetLoadException naming both selections when the load is superseded
+     * @throws IOException          when DATASETS cannot be read
+     */
+    public void checkNotSuperseded(String dataset, String loadId, long selectedAt) throws IOException {
+        requireNonNull(dataset, "dataset is null");
+        requireNonNull(loadId, "loadId is null");
+        refuseIfSuperseded(dataset, loadId, selectedAt, datasets.find(dataset));
+    }
+
+    private static void refuseIfSuperseded(LoadRequest request, Optional<DatasetRecord> existing)
+            throws DatasetLoadException {
+        refuseIfSuperseded(request.dataset(), request.loadId(), request.selectedAt(), existing);
+    }
+
+    private static void refuseIfSuperseded(String dataset, String loadId, long selectedAt,
+                                           Optional<DatasetRecord> existing) throws DatasetLoadException {
+        if (selectedAt <= 0 || existing.isEmpty()) {
+            return;
+        }
+        DatasetRecord r = existing.get();
+        if (r.signalTs() != null && r.signalTs() > selectedAt && !loadId.equals(r.loadId())) {
+            throw new DatasetLoadException(dataset, "superseded: DATASETS holds load " + r.loadId() + " ("
+                    + r.state() + ") of a selection made at " + Instant.ofEpochMilli(r.signalTs())
+                    + ", newer than this load " + loadId + " selected at " + Instant.ofEpochMilli(selectedAt)
+                    + "; nothing changed");
+        }
+    }
+
+    /**
      * Loads {@code request} following the protocol above; adds the epoch's range if missing.
      *
      * @throws IllegalArgumentException when the dataset name cannot be parsed
@@ -89,6 +125,7 @@ public final class DatasetLoader {
         long t0 = System.nanoTime();
         DatasetsTable.parseName(request.dataset());
         Optional<DatasetRecord> existing = datasets.find(request.dataset());
+        refuseIfSuperseded(request, existing);
         if (existing.isPresent() && existing.get().isLoaded() && request.loadId().equals(existing.get().loadId())) {
             DatasetRecord r = existing.get();
             if (r.dspid() != request.dspid() || r.rgid() != request.epoch()) {
@@ -129,6 +166,8 @@ public final class DatasetLoader {
                         + request.dspid() + " epoch " + request.epoch() + "; is another load of it running?");
             }
         }
+        // a newer selection may have started loading meanwhile: then its load, not this one, ends LOADED
+        refuseIfSuperseded(request, datasets.find(request.dataset()));
         datasets.markLoaded(request, w.events(), w.uniqDuplEvents(), w.duplicates(), w.smk(), clock.instant());
         return new LoadResult(w.events(), w.unique(), w.duplicates(), elapsedMillis(t0), false);
     }

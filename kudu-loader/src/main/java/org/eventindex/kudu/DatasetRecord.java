@@ -9,10 +9,19 @@ import java.time.Instant;
  * @param dataset         full dataset name, rebuilt from the key columns
  * @param uniqDuplEvents  distinct event numbers that occur more than once in the dataset
  * @param numDuplicates   rows in DUPLICATEDEVENTS (occurrences after the first)
+ * @param signalTs        when the supervisor selected the content of the latest load (null: unknown)
  */
 public record DatasetRecord(String dataset, int dspid, int rgid, DatasetState state, String loadId, String hdfsPath,
                             Long countEvents, Long uniqDuplEvents, Long numDuplicates, Instant insertStart,
-                            Instant insertEnd) {
+                            Instant insertEnd, Long signalTs) {
+
+    /** A row without a selection time. */
+    public DatasetRecord(String dataset, int dspid, int rgid, DatasetState state, String loadId, String hdfsPath,
+                         Long countEvents, Long uniqDuplEvents, Long numDuplicates, Instant insertStart,
+                         Instant insertEnd) {
+        this(dataset, dspid, rgid, state, loadId, hdfsPath, countEvents, uniqDuplEvents, numDuplicates, insertStart,
+                insertEnd, null);
+    }
 
     public boolean isLoaded() {
         return state == DatasetState.LOADED;

@@ -31,7 +31,7 @@ import static java.util.Objects.requireNonNull;
 final class DatasetsTable {
     private static final List<String> COLUMNS = List.of(KuduSchemas.DSPID, KuduSchemas.RGID, KuduSchemas.STATE,
             KuduSchemas.LOAD_ID, KuduSchemas.HDFS_PATH, KuduSchemas.COUNT_EVENTS, KuduSchemas.UNIQ_DUPL_EVENTS,
-            KuduSchemas.NUM_DUPLICATES, KuduSchemas.INSERT_START, KuduSchemas.INSERT_END);
+            KuduSchemas.NUM_DUPLICATES, KuduSchemas.INSERT_START, KuduSchemas.INSERT_END, KuduSchemas.SIGNAL_TS);
 
     private final KuduClient client;
     private final String tableName;
@@ -131,6 +131,9 @@ final class DatasetsTable {
     void markLoading(LoadRequest request, Instant start) throws IOException {
         write(request, row -> {
             row.addString(KuduSchemas.STATE, DatasetState.LOADING.name());
+            if (request.selectedAt() > 0) {
+                row.addLong(KuduSchemas.SIGNAL_TS, request.selectedAt());
+            }
             row.addLong(KuduSchemas.INSERT_START, micros(start));
             row.setNull(KuduSchemas.INSERT_END);
             row.setNull(KuduSchemas.COUNT_EVENTS);
@@ -201,7 +204,8 @@ final class DatasetsTable {
                 longOrNull(r, KuduSchemas.UNIQ_DUPL_EVENTS),
                 longOrNull(r, KuduSchemas.NUM_DUPLICATES),
                 instantOrNull(r, KuduSchemas.INSERT_START),
-                instantOrNull(r, KuduSchemas.INSERT_END));
+                instantOrNull(r, KuduSchemas.INSERT_END),
+                longOrNull(r, KuduSchemas.SIGNAL_TS));
     }
 
     /** @return null for a state this loader does not know (set by an operator or a newer version) */

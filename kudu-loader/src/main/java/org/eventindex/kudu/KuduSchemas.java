@@ -47,6 +47,11 @@ public final class KuduSchemas {
     public static final String SMK = "smk";
     public static final String LOAD_ID = "load_id";
     public static final String HDFS_PATH = "hdfs_path";
+    /**
+     * When the supervisor selected the content of the load in this row (its signal's {@code ts}, ms since the epoch);
+     * null for loads without one (the kudu-loader command).
+     */
+    public static final String SIGNAL_TS = "signal_ts";
 
     // EVENTS and DUPLICATEDEVENTS
     public static final String DSPID = "dspid";
@@ -136,6 +141,7 @@ public final class KuduSchemas {
         c.add(column(SMK, Type.INT32));
         c.add(column(LOAD_ID, Type.STRING));
         c.add(column(HDFS_PATH, Type.STRING));
+        c.add(column(SIGNAL_TS, Type.INT64));
         return new Schema(c);
     }
 

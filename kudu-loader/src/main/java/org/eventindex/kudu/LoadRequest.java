@@ -11,9 +11,21 @@ import static java.util.Objects.requireNonNull;
  * @param loadId  identifies the content being loaded (the consumer signal id): loading the same dataset again with
  *                the same loadId after it is LOADED does nothing
  * @param source  the consolidated dataset file
+ * @param selectedAt when the supervisor selected this content (the signal's {@code ts}, ms); a load of an older
+ *                selection than the one DATASETS holds is refused ({@link DatasetLoader}). 0 when unknown (the
+ *                kudu-loader command): no ordering check, and the stored selection time is left as it is
  */
-public record LoadRequest(String dataset, int dspid, int epoch, String loadId, DatasetSource source) {
+public record LoadRequest(String dataset, int dspid, int epoch, String loadId, DatasetSource source,
+                          long selectedAt) {
+    /** A load without a selection time (an operator's reload from HDFS). */
+    public LoadRequest(String dataset, int dspid, int epoch, String loadId, DatasetSource source) {
+        this(dataset, dspid, epoch, loadId, source, 0);
+    }
+
     public LoadRequest {
+        if (selectedAt < 0) {
+            throw new IllegalArgumentException("selectedAt is negative for dataset " + dataset + ": " + selectedAt);
+        }
         requireNonNull(dataset, "dataset is null");
         requireNonNull(loadId, "loadId is null");
         requireNonNull(source, "source is null");

@@ -175,6 +175,41 @@ class DatasetLoaderIT {
     }
 
     @Test
+    void aLoadOfAnOlderSelectionIsRefusedAndChangesNothing() throws Exception {
+        String dataset = "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1829";
+        Path older = TestSpbFiles.write(dir.resolve("h1.spb"), dataset, List.of(
+                new InputFile(TestSpbFiles.guid(10, 0), 1, 2, 3)));
+        Path newer = TestSpbFiles.write(dir.resolve("h2.spb"), dataset, List.of(
+                new InputFile(TestSpbFiles.guid(11, 0), 1, 2)));
+        // the newer selection (made at t=2000) is processed first, the superseded one (t=1000) arrives late
+        loader.load(new LoadRequest(dataset, 107, EPOCH, "signal-h2", DatasetSource.local(newer), 2000));
+        LoadRequest late = new LoadRequest(dataset, 107, EPOCH, "signal-h1", DatasetSource.local(older), 1000);
+        DatasetLoadException e = assertThrows(DatasetLoadException.class,
+                () -> loader.checkNotSuperseded(dataset, "signal-h1", 1000));
+        assertContains(e.getMessage(), dataset, "superseded", "signal-h2", "signal-h1", "nothing changed");
+        loader.checkNotSuperseded(dataset, "signal-h2", 1000); // the content DATASETS holds is never superseded
+        loader.checkNotSuperseded(dataset, "signal-h9", 2001); // a newer selection passes
+        e = assertThrows(DatasetLoadException.class, () -> loader.load(late));
+        assertContains(e.getMessage(), "superseded");
+        assertEquals(new EventCounts(2, 0), queries.countEvents(107, EPOCH));
+        assertEquals(TestSpbFiles.guid(11, 0), queries.lookup(107, 1, EPOCH).orElseThrow().db());
+        assertEquals("signal-h2", queries.dataset(dataset).orElseThrow().loadId());
+        assertTrue(queries.dataset(dataset).orElseThrow().isLoaded());
+
+        // the same content again, even with an older time (a re-sent copy), and an operator's reload (no time) pass
+        assertTrue(loader.load(new LoadRequest(dataset, 107, EPOCH, "signal-h2", DatasetSource.local(newer), 1500))
+                .alreadyLoaded());
+        LoadResult reload = loader.load(
+                new LoadRequest(dataset, 107, EPOCH, "operator-h1", DatasetSource.local(older)));
+        assertEquals(3, reload.events());
+        // a newer selection still replaces it, and its time is kept for the next comparison
+        loader.load(new LoadRequest(dataset, 107, EPOCH, "signal-h3", DatasetSource.local(newer), 3000));
+        assertThrows(DatasetLoadException.class, () -> loader.load(
+                new LoadRequest(dataset, 107, EPOCH, "signal-h2", DatasetSource.local(newer), 2000)));
+        assertEquals("signal-h3", queries.dataset(dataset).orElseThrow().loadId());
+    }
+
+    @Test
     void replacedDatasetLeavesNoRowsAtItsOldPlace() throws Exception {
         String dataset = "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1828";
         Path file = TestSpbFiles.write(dir.resolve("g.spb"), dataset, List.of(

@@ -40,6 +40,8 @@ final class DatasetRecord {
     int dspid = -1;
     int epoch = -1;
     long plannedAt = -1;
+    /** The {@code ts} of the latest signal planned for the dataset (kept when it is superseded); -1 before any. */
+    long lastSignalTs = -1;
     long sentAt = -1;
     int resignals;
     int automaticResignals;

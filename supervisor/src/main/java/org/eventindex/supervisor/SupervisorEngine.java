@@ -426,7 +426,10 @@ final class SupervisorEngine {
         int dspid = known ? existing.dspid : state.lastDspid() + 1;
         int epoch = known ? existing.epoch
                 : epochs.epochFor(state.currentEpoch(), state.eventsInEpoch(), selection.expectedEvents());
-        return Optional.of(SignalPlanner.plan(name, container, selection, dspid, epoch, clock.millis()));
+        // Consumers refuse a signal older than the selection already loaded (DATASETS signal_ts), so a re-selection
+        // must carry a later ts than every earlier signal of the dataset, even if the clock went back.
+        long ts = Math.max(clock.millis(), existing == null ? 0 : existing.lastSignalTs + 1);
+        return Optional.of(SignalPlanner.plan(name, container, selection, dspid, epoch, ts));
     }
 
     private void signalPlanned(ConsumerSignal s) {

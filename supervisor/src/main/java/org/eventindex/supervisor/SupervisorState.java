@@ -67,6 +67,7 @@ final class SupervisorState {
             DatasetRecord d = dataset(s.dataset());
             boolean firstSignal = d.dspid < 0;
             d.signal = s;
+            d.lastSignalTs = Math.max(d.lastSignalTs, s.ts());
             d.dspid = s.dspid();
             d.epoch = s.epoch();
             d.state = DatasetState.SIGNAL_PLANNED;

@@ -334,16 +334,26 @@ class SupervisorEngineTest {
         control(Fixtures.done(first.signalId(), DATASET, 10));
         assertEquals(DatasetState.COLLECTING, view().state(), "a report for the superseded signal is ignored");
 
+        clock.advance(Duration.ofSeconds(-30)); // the clock may even go back (NTP step)
         producer("m2", "b", guid("G2", 0, 20));
         assertEquals(2, outbox.size());
         ConsumerSignal second = outbox.get(1);
         assertTrue(!second.signalId().equals(first.signalId()));
+        assertTrue(second.ts() > first.ts(), "a re-selection is newer than the signal it supersedes (consumers"
+                + " refuse older selections): " + first.ts() + " then " + second.ts());
         assertEquals(first.dspid(), second.dspid());
         assertEquals(first.epoch(), second.epoch());
         assertEquals(30, second.expectedEvents());
         restart();
         assertEquals(second.signalId(), view().signalId());
         assertEquals(List.of(second), outbox, "planned, not yet sent: sent again after restart");
+
+        // the order survives a restart: the journal rebuilds the dataset's latest signal time
+        control(manifest(DATASET, file("G1", 10), file("G2", 20), file("G3", 5)));
+        producer("m3", "c", guid("G3", 0, 5));
+        ConsumerSignal third = outbox.get(outbox.size() - 1);
+        assertEquals(35, third.expectedEvents());
+        assertTrue(third.ts() > second.ts(), second.ts() + " then " + third.ts());
     }
 
     @Test
