@@ -32,6 +32,8 @@ final class DatasetsTable {
     private static final List<String> COLUMNS = List.of(KuduSchemas.DSPID, KuduSchemas.RGID, KuduSchemas.STATE,
             KuduSchemas.LOAD_ID, KuduSchemas.HDFS_PATH, KuduSchemas.COUNT_EVENTS, KuduSchemas.UNIQ_DUPL_EVENTS,
             KuduSchemas.NUM_DUPLICATES, KuduSchemas.INSERT_START, KuduSchemas.INSERT_END, KuduSchemas.SIGNAL_TS);
+    /** A table of an earlier version, not yet upgraded by {@code createOrVerify}, has no {@code signal_ts}. */
+    private static final List<String> COLUMNS_BEFORE_SIGNAL_TS = COLUMNS.subList(0, COLUMNS.size() - 1);
 
     private final KuduClient client;
     private final String tableName;
@@ -51,7 +53,7 @@ final class DatasetsTable {
         KuduTable table = client.openTable(tableName);
         Schema s = table.getSchema();
         KuduScanner scanner = client.newScannerBuilder(table)
-                .setProjectedColumnNames(COLUMNS)
+                .setProjectedColumnNames(s.hasColumn(KuduSchemas.SIGNAL_TS) ? COLUMNS : COLUMNS_BEFORE_SIGNAL_TS)
                 .addPredicate(KuduPredicate.newComparisonPredicate(s.getColumn(KuduSchemas.RUNNUMBER),
                         KuduPredicate.ComparisonOp.EQUAL, name.runNumber()))
                 .addPredicate(eq(s, KuduSchemas.PROJECT, name.project()))
@@ -205,7 +207,7 @@ final class DatasetsTable {
                 longOrNull(r, KuduSchemas.NUM_DUPLICATES),
                 instantOrNull(r, KuduSchemas.INSERT_START),
                 instantOrNull(r, KuduSchemas.INSERT_END),
-                longOrNull(r, KuduSchemas.SIGNAL_TS));
+                r.getSchema().hasColumn(KuduSchemas.SIGNAL_TS) ? longOrNull(r, KuduSchemas.SIGNAL_TS) : null);
     }
 
     /** @return null for a state this loader does not know (set by an operator or a newer version) */
