@@ -12,8 +12,9 @@ import java.io.IOException;
 import java.util.Objects;
 
 /**
- * Reads a consolidated file back as {@code EIEvent_p1} rows with their file GUID, in file order, and checks at the end
- * that the rows match the footer's row count and checksum. Used by the Kudu loader.
+ * Reads a consolidated file back in file order, each row with its file GUID, and checks at the end that the rows match
+ * the footer's row count and checksum. The Kudu loader reads {@link EventRecord}s ({@link #nextRecord()}, no protobuf
+ * message per row); {@link #next()} gives {@code EIEvent_p1} rows.
  */
 public final class ConsolidatedFileReader implements Closeable {
 

@@ -167,11 +167,9 @@ final class EventRecordReadSupport extends ReadSupport<EventRecord> {
     }
 
     /** {@code eitoken} (LIST) -> {@code list} (repeated) -> {@code element} {name, token}. */
-    private static final class TokenList extends GroupConverter {
-        private final GroupConverter list;
-
+    private static final class TokenList extends Wrapper {
         TokenList(EventRecord r) {
-            GroupConverter element = new GroupConverter() {
+            super(new Wrapper(new GroupConverter() {
                 private byte[] name;
                 private byte[] token;
                 private final Converter names = bytes(v -> name = v);
@@ -192,26 +190,21 @@ final class EventRecordReadSupport extends ReadSupport<EventRecord> {
                 public void end() {
                     r.addToken(name, token);
                 }
-            };
-            list = new GroupConverter() {
-                @Override
-                public Converter getConverter(int fieldIndex) {
-                    return element;
-                }
+            }));
+        }
+    }
 
-                @Override
-                public void start() {
-                }
+    /** A group level that holds one child group and does nothing itself. */
+    private static class Wrapper extends GroupConverter {
+        private final GroupConverter child;
 
-                @Override
-                public void end() {
-                }
-            };
+        Wrapper(GroupConverter child) {
+            this.child = child;
         }
 
         @Override
         public Converter getConverter(int fieldIndex) {
-            return list;
+            return child;
         }
 
         @Override
