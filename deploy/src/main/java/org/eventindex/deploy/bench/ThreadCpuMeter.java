@@ -138,14 +138,8 @@ final class ThreadCpuMeter implements AutoCloseable {
         if (name.startsWith("consumer-") || name.equals("main")) {
             return "handler (main) + other consumer";
         }
-        if (name.startsWith("kudu-loader-")) {
-            return "Kudu loader row builder";
-        }
-        if (name.startsWith("trigger-pairs-")) {
-            return "Kudu loader trigger pairs";
-        }
-        if (name.startsWith("kudu-nio") || name.startsWith("New I/O")) {
-            return "Kudu client I/O";
+        if (name.startsWith("trigger-pairs-") || name.startsWith("kudu-nio")) {
+            return name.startsWith("kudu-nio") ? "Kudu client I/O" : "Kudu loader trigger pairs";
         }
         if (name.startsWith("DataXceiver") || name.contains("DataXceiver") || name.startsWith("PacketResponder")
                 || name.contains("BlockReceiver")) {
