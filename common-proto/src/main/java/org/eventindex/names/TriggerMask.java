@@ -57,9 +57,9 @@ public final class TriggerMask {
         if (nbits < 0) {
             throw new IllegalArgumentException("mask width must not be negative: " + nbits);
         }
-        BitSet bits = new BitSet(nbits);
-        decodeInto(coded, 0, coded.length(), nbits, bits);
-        return bits;
+        long[] words = new long[(nbits + 63) / 64];
+        decodeInto(latin1(coded), 0, coded.length(), nbits, words, 0, coded);
+        return BitSet.valueOf(words);
     }
 
     /** Decodes an L1 field into its 1536 bits (TBP bits 0..511, TAP 512..1023, TAV 1024..1535). */
@@ -70,25 +70,56 @@ public final class TriggerMask {
     /** Decodes an HLT/EF field ({@code a;b;c}) into three 4096-bit masks. */
     public static BitSet[] decodeHlt(String coded) {
         requireNonNull(coded, "coded is null");
+        long[] words = new long[HLT_MASKS * HLT_BITS / 64];
+        decodeHlt(latin1(coded), coded.length(), words, coded);
         BitSet[] masks = new BitSet[HLT_MASKS];
-        int start = 0;
+        int perMask = HLT_BITS / 64;
         for (int m = 0; m < HLT_MASKS; m++) {
-            int end = coded.indexOf(';', start);
-            if (m == HLT_MASKS - 1) {
-                if (end >= 0) {
-                    throw new IllegalArgumentException("HLT trigger mask '" + abbreviate(coded) + "' has more than "
-                            + HLT_MASKS + " ';'-separated masks (extra ';' at position " + end + ")");
-                }
-                end = coded.length();
-            } else if (end < 0) {
-                throw new IllegalArgumentException("HLT trigger mask '" + abbreviate(coded) + "' has " + (m + 1)
-                        + " ';'-separated masks, expected " + HLT_MASKS);
-            }
-            masks[m] = new BitSet(HLT_BITS);
-            decodeInto(coded, start, end, HLT_BITS, masks[m]);
-            start = end + 1;
+            masks[m] = BitSet.valueOf(java.util.Arrays.copyOfRange(words, m * perMask, (m + 1) * perMask));
         }
         return masks;
+    }
+
+    /**
+     * Decodes a coded L1 field given as its (ASCII) bytes into 24 words: bit {@code b} of the mask is bit
+     * {@code b % 64} of {@code words[b / 64]}. No allocation unless the mask is malformed.
+     *
+     * @throws IllegalArgumentException as {@link #decodeL1(String)}
+     */
+    public static void decodeL1Words(byte[] coded, long[] words) {
+        requireNonNull(coded, "coded is null");
+        decodeInto(coded, 0, coded.length, L1_BITS * L1_MASKS, words, 0, coded);
+    }
+
+    /**
+     * Decodes a coded HLT/EF field given as its (ASCII) bytes into 3 x 64 words (physics words 0..63,
+     * passed-through 64..127, resurrected 128..191), bit numbering as {@link #decodeL1Words}.
+     *
+     * @throws IllegalArgumentException as {@link #decodeHlt(String)}
+     */
+    public static void decodeHltWords(byte[] coded, long[] words) {
+        requireNonNull(coded, "coded is null");
+        decodeHlt(coded, coded.length, words, coded);
+    }
+
+    private static void decodeHlt(byte[] coded, int length, long[] words, Object original) {
+        int start = 0;
+        for (int m = 0; m < HLT_MASKS; m++) {
+            int end = indexOf(coded, (byte) ';', start, length);
+            if (m == HLT_MASKS - 1) {
+                if (end >= 0) {
+                    throw new IllegalArgumentException("HLT trigger mask '" + abbreviate(text(original))
+                            + "' has more than " + HLT_MASKS + " ';'-separated masks (extra ';' at position " + end
+                            + ")");
+                }
+                end = length;
+            } else if (end < 0) {
+                throw new IllegalArgumentException("HLT trigger mask '" + abbreviate(text(original)) + "' has "
+                        + (m + 1) + " ';'-separated masks, expected " + HLT_MASKS);
+            }
+            decodeInto(coded, start, end, HLT_BITS, words, m * (HLT_BITS / 64), original);
+            start = end + 1;
+        }
     }
 
     public static String encodeL1(BitSet tbp, BitSet tap, BitSet tav) {
@@ -170,19 +201,25 @@ public final class TriggerMask {
         }
     }
 
-    /** Decodes {@code coded[start, end)} into {@code nbits} bits; positions in errors are within {@code coded}. */
-    private static void decodeInto(String coded, int start, int end, int nbits, BitSet into) {
+    /**
+     * Decodes {@code coded[start, end)} into {@code nbits} bits, written to the {@code (nbits + 63) / 64} words of
+     * {@code words} from {@code wordOffset} (cleared first). {@code original} is the caller's input (String or
+     * byte[]), for messages; positions in errors are within it.
+     */
+    private static void decodeInto(byte[] coded, int start, int end, int nbits, long[] words, int wordOffset,
+                                   Object original) {
+        java.util.Arrays.fill(words, wordOffset, wordOffset + (nbits + 63) / 64, 0L);
         int bit = 0;
         long zeros = 0;
         boolean inCount = false;
         for (int p = start; p < end; p++) {
-            char c = coded.charAt(p);
+            int c = coded[p] & 0xff;
             if (c == ONE) {
                 bit += (int) zeros;
                 if (bit >= nbits) {
-                    throw tooLong(coded, p, nbits);
+                    throw tooLong(text(original), p, nbits);
                 }
-                into.set(bit);
+                words[wordOffset + (bit >>> 6)] |= 1L << bit;
                 bit++;
                 zeros = 0;
                 inCount = false;
@@ -190,23 +227,43 @@ public final class TriggerMask {
             }
             int v = c < 128 ? VALUES[c] : -1;
             if (v < 0) {
-                throw new IllegalArgumentException("trigger mask '" + abbreviate(coded) + "': character '"
-                        + Printable.of(c) + "' at position " + p + " is neither '!' nor a base64 digit");
+                char shown = original instanceof String str ? str.charAt(p) : (char) c;
+                throw new IllegalArgumentException("trigger mask '" + abbreviate(text(original)) + "': character '"
+                        + Printable.of(shown) + "' at position " + p + " is neither '!' nor a base64 digit");
             }
             zeros = (zeros << 6) | v;
             inCount = true;
             // Checked per digit so a long run of digits cannot overflow before the check.
             if (bit + zeros > nbits) {
-                throw tooLong(coded, p, nbits);
+                throw tooLong(text(original), p, nbits);
             }
         }
         if (inCount) {
             bit += (int) zeros;
         }
         if (bit != nbits) {
-            throw new IllegalArgumentException("trigger mask '" + abbreviate(coded) + "' decodes to " + bit
+            throw new IllegalArgumentException("trigger mask '" + abbreviate(text(original)) + "' decodes to " + bit
                     + " bits at position " + end + ", expected " + nbits);
         }
+    }
+
+    /** One byte per char; chars above U+00FF become '?', which is rejected with the original char in the message. */
+    private static byte[] latin1(String s) {
+        return s.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+    }
+
+    private static String text(Object original) {
+        return original instanceof String s ? s
+                : new String((byte[]) original, java.nio.charset.StandardCharsets.ISO_8859_1);
+    }
+
+    private static int indexOf(byte[] b, byte value, int from, int to) {
+        for (int i = from; i < to; i++) {
+            if (b[i] == value) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     private static IllegalArgumentException tooLong(String whole, int position, int nbits) {

@@ -163,4 +163,58 @@ class TriggerMaskTest {
         assertThrows(IllegalArgumentException.class, () -> TriggerMask.encode(new BitSet(), -1));
         assertThrows(NullPointerException.class, () -> TriggerMask.decode(null, 1));
     }
+
+    /** The loader decodes the coded bytes straight into 64-bit words: the same bits as the BitSet API. */
+    @Test
+    void wordDecodingOfBytesMatchesTheBitSets() {
+        Random random = new Random(17);
+        long[] l1 = new long[24];
+        long[] hlt = new long[192];
+        java.util.Arrays.fill(l1, -1L);
+        java.util.Arrays.fill(hlt, -1L);
+        for (int n = 0; n < 300; n++) {
+            BitSet[] l1Parts = {randomBits(random, 512), randomBits(random, 512), randomBits(random, 512)};
+            BitSet[] hltParts = {randomBits(random, 4096), randomBits(random, 4096), randomBits(random, 4096)};
+            String l1Coded = TriggerMask.encodeL1(l1Parts[0], l1Parts[1], l1Parts[2]);
+            String hltCoded = TriggerMask.encodeHlt(hltParts[0], hltParts[1], hltParts[2]);
+            // words left over from the previous mask must be cleared
+            TriggerMask.decodeL1Words(l1Coded.getBytes(java.nio.charset.StandardCharsets.US_ASCII), l1);
+            TriggerMask.decodeHltWords(hltCoded.getBytes(java.nio.charset.StandardCharsets.US_ASCII), hlt);
+            assertEquals(TriggerMask.decodeL1(l1Coded), BitSet.valueOf(l1));
+            BitSet[] masks = TriggerMask.decodeHlt(hltCoded);
+            assertArrayEquals(hltParts, masks);
+            for (int m = 0; m < 3; m++) {
+                assertEquals(masks[m], BitSet.valueOf(java.util.Arrays.copyOfRange(hlt, 64 * m, 64 * (m + 1))));
+            }
+        }
+    }
+
+    @Test
+    void wordDecodingRejectsWhatTheStringApiRejects() {
+        long[] l1 = new long[24];
+        long[] hlt = new long[192];
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> TriggerMask.decodeL1Words("D!?E".getBytes(java.nio.charset.StandardCharsets.US_ASCII), l1));
+        assertTrue(e.getMessage().contains("'?' at position 2"), e.getMessage());
+        assertThrows(IllegalArgumentException.class,
+                () -> TriggerMask.decodeL1Words("IA".getBytes(java.nio.charset.StandardCharsets.US_ASCII), l1));
+        IllegalArgumentException two = assertThrows(IllegalArgumentException.class,
+                () -> TriggerMask.decodeHltWords("BAA;BAA".getBytes(java.nio.charset.StandardCharsets.US_ASCII),
+                        hlt));
+        assertTrue(two.getMessage().contains("has 2 ';'-separated masks"), two.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> TriggerMask.decodeHltWords(
+                "BAA;BAA;BAA;BAA".getBytes(java.nio.charset.StandardCharsets.US_ASCII), hlt));
+        IllegalArgumentException wide = assertThrows(IllegalArgumentException.class,
+                () -> TriggerMask.decode("\u20ac!", 3));
+        assertTrue(wide.getMessage().contains("position 0"), wide.getMessage());
+    }
+
+    private static BitSet randomBits(Random random, int width) {
+        BitSet b = new BitSet(width);
+        int n = random.nextInt(4) == 0 ? 0 : random.nextInt(40);
+        for (int k = 0; k < n; k++) {
+            b.set(random.nextInt(width));
+        }
+        return b;
+    }
 }

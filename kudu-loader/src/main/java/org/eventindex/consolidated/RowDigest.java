@@ -34,13 +34,26 @@ public final class RowDigest {
         add(guid.getBytes(StandardCharsets.UTF_8));
     }
 
+    /**
+     * @param serialized the event's deterministic serialization in {@code serialized[0, length)}
+     * @param guid       the file GUID as UTF-8
+     */
+    public void add(byte[] serialized, int length, byte[] guid) {
+        add(serialized, length);
+        add(guid, guid.length);
+    }
+
     private void add(byte[] b) {
-        len[0] = (byte) (b.length >>> 24);
-        len[1] = (byte) (b.length >>> 16);
-        len[2] = (byte) (b.length >>> 8);
-        len[3] = (byte) b.length;
+        add(b, b.length);
+    }
+
+    private void add(byte[] b, int length) {
+        len[0] = (byte) (length >>> 24);
+        len[1] = (byte) (length >>> 16);
+        len[2] = (byte) (length >>> 8);
+        len[3] = (byte) length;
         sha.update(len);
-        sha.update(b);
+        sha.update(b, 0, length);
     }
 
     public String hex() {

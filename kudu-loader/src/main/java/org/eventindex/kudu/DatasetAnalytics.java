@@ -9,6 +9,7 @@ import org.apache.kudu.client.KuduPredicate;
 import org.apache.kudu.client.KuduScanner;
 import org.apache.kudu.client.KuduSession;
 import org.apache.kudu.client.KuduTable;
+import org.apache.kudu.client.PartialRow;
 import org.apache.kudu.client.ReplicaSelection;
 import org.apache.kudu.client.RowResult;
 import org.apache.kudu.client.SessionConfiguration;
@@ -119,14 +120,21 @@ final class DatasetAnalytics {
     void writeTriggerCounts(int dspid, PairCounter pairs, String dataset) throws IOException {
         deleteTriggerCounts(dspid, dataset);
         KuduTable table = client.openTable(config.triggerCountTable());
+        Schema s = table.getSchema();
+        // column positions resolved once, not by name for each of the (many) pair rows
+        int datasetId = s.getColumnIndex(KuduSchemas.DATASET_ID);
+        int trig1 = s.getColumnIndex(KuduSchemas.TRIG1);
+        int trig2 = s.getColumnIndex(KuduSchemas.TRIG2);
+        int count = s.getColumnIndex(KuduSchemas.COUNT);
         KuduSession session = session();
         try {
             pairs.forEach((t1, t2, c) -> {
                 Upsert u = table.newUpsert();
-                u.getRow().addInt(KuduSchemas.DATASET_ID, dspid);
-                u.getRow().addInt(KuduSchemas.TRIG1, t1);
-                u.getRow().addInt(KuduSchemas.TRIG2, t2);
-                u.getRow().addLong(KuduSchemas.COUNT, c);
+                PartialRow row = u.getRow();
+                row.addInt(datasetId, dspid);
+                row.addInt(trig1, t1);
+                row.addInt(trig2, t2);
+                row.addLong(count, c);
                 session.apply(u);
             });
             session.flush();
@@ -171,6 +179,7 @@ final class DatasetAnalytics {
         KuduTable table = client.openTable(tableName);
         Schema s = table.getSchema();
         List<String> key = s.getPrimaryKeyColumns().stream().map(c -> c.getName()).toList();
+        int[] keyIndex = key.stream().mapToInt(s::getColumnIndex).toArray();
         KuduScanner scanner = client.newScannerBuilder(table).setProjectedColumnNames(key)
                 .readMode(AsyncKuduScanner.ReadMode.READ_LATEST).replicaSelection(ReplicaSelection.LEADER_ONLY)
                 .addPredicate(eq(s, column, value)).build();
@@ -179,8 +188,9 @@ final class DatasetAnalytics {
             while (scanner.hasMoreRows()) {
                 for (RowResult r : scanner.nextRows()) {
                     Delete d = table.newDelete();
-                    for (String k : key) {
-                        d.getRow().addInt(k, r.getInt(k));
+                    // the projection is the key columns in order: result column i is key column i
+                    for (int i = 0; i < keyIndex.length; i++) {
+                        d.getRow().addInt(keyIndex[i], r.getInt(i));
                     }
                     session.apply(d);
                 }

@@ -6,7 +6,7 @@ import org.apache.kudu.client.KuduException;
 import org.apache.kudu.client.KuduSession;
 import org.apache.kudu.client.KuduTable;
 import org.apache.kudu.client.SessionConfiguration;
-import org.eventindex.proto.EventIndexProtos.EIEvent_p1;
+import org.eventindex.consolidated.EventRecord;
 import org.eventindex.proto.EventIndexProtos.TriggerMenu_p1;
 import org.eventindex.spb.LongHashSet;
 
@@ -205,7 +205,7 @@ public final class DatasetLoader {
                 seen = new LongHashSet(1 << 16);
             }
             while (source.next()) {
-                EIEvent_p1 e = source.event;
+                EventRecord e = source.event;
                 if (events == null) {
                     String table = source.simulation() ? tables.config().mcEventsTable()
                             : tables.config().eventsTable();
@@ -216,34 +216,34 @@ public final class DatasetLoader {
                             DatasetsTable.parseName(request.dataset()).runNumber(), request.dspid()));
                 }
                 count++;
-                if (smk == null && e.hasSMK()) {
-                    smk = e.getSMK();
+                if (smk == null && e.hasSmk) {
+                    smk = e.smk;
                 } else if (smk == null && source.menu != null) {
                     smk = source.menu.getSMK();
                 }
-                decode(bits, e, source.guid, request);
+                decode(bits, e, request);
                 int occurrence;
                 if (adjacent) {
-                    occurrence = count > 1 && e.getEventNumber() == lastEvent ? lastOccurrence + 1 : 1;
-                    lastEvent = e.getEventNumber();
+                    occurrence = count > 1 && e.eventNumber == lastEvent ? lastOccurrence + 1 : 1;
+                    lastEvent = e.eventNumber;
                     lastOccurrence = occurrence;
                 } else {
-                    occurrence = seen.add(e.getEventNumber()) ? 1
-                            : repeats.merge(e.getEventNumber(), 2, (a, b) -> a + 1);
+                    occurrence = seen.add(e.eventNumber) ? 1
+                            : repeats.merge(e.eventNumber, 2, (a, b) -> a + 1);
                 }
                 Insert insert;
                 if (occurrence == 1) {
                     insert = events.newInsert();
-                    fill(eventMapper, insert, request, e, source.guid, source.menu);
+                    fill(eventMapper, insert, request, e, source.menu);
                     eventMapper.fillTriggerWords(insert.getRow(), bits);
                     pairs.add(bits.fired, bits.firedCount);
-                    overlap.add(e.getRunNumber(), e.getEventNumber());
+                    overlap.add(e.runNumber, e.eventNumber);
                 } else {
                     if (occurrence == 2) {
                         uniqDupl++;
                     }
                     insert = dups.newInsert();
-                    fill(dupMapper, insert, request, e, source.guid, source.menu);
+                    fill(dupMapper, insert, request, e, source.menu);
                     dupMapper.fillTriggerWords(insert.getRow(), bits);
                     insert.getRow().addLong(insertionTime, startMicros + occurrence - 2);
                     duplicates++;
@@ -272,13 +272,13 @@ public final class DatasetLoader {
         return new Written(count, count - duplicates, duplicates, uniqDupl, smk);
     }
 
-    private static void decode(TriggerBits bits, EIEvent_p1 e, String guid, LoadRequest request)
+    private static void decode(TriggerBits bits, EventRecord e, LoadRequest request)
             throws DatasetLoadException {
         try {
             bits.decode(e);
         } catch (IllegalArgumentException bad) {
-            throw new DatasetLoadException(request.dataset(), "event " + e.getRunNumber() + "/"
-                    + Long.toUnsignedString(e.getEventNumber()) + " of file " + guid + " in "
+            throw new DatasetLoadException(request.dataset(), "event " + e.runNumber + "/"
+                    + Long.toUnsignedString(e.eventNumber) + " of file " + e.guid + " in "
                     + request.source().location() + " has a malformed trigger mask: " + bad.getMessage(), bad);
         }
     }
@@ -306,13 +306,13 @@ public final class DatasetLoader {
         return true;
     }
 
-    private static void fill(EventRowMapper mapper, Insert insert, LoadRequest request, EIEvent_p1 e, String guid,
+    private static void fill(EventRowMapper mapper, Insert insert, LoadRequest request, EventRecord e,
                              TriggerMenu_p1 menu) throws DatasetLoadException {
         try {
-            mapper.fill(insert.getRow(), request.dspid(), request.epoch(), e, guid, menu);
+            mapper.fill(insert.getRow(), request.dspid(), request.epoch(), e, menu);
         } catch (IllegalArgumentException bad) {
-            throw new DatasetLoadException(request.dataset(), "event " + e.getRunNumber() + "/"
-                    + Long.toUnsignedString(e.getEventNumber()) + " of file " + guid + " in "
+            throw new DatasetLoadException(request.dataset(), "event " + e.runNumber + "/"
+                    + Long.toUnsignedString(e.eventNumber) + " of file " + e.guid + " in "
                     + request.source().location() + " has a malformed reference: " + bad.getMessage(), bad);
         }
     }

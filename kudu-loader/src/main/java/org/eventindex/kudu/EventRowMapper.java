@@ -3,12 +3,18 @@ package org.eventindex.kudu;
 import org.apache.kudu.Schema;
 import org.apache.kudu.client.PartialRow;
 import org.eventindex.names.PoolToken;
-import org.eventindex.proto.EventIndexProtos.EIEvent_p1;
-import org.eventindex.proto.EventIndexProtos.EItoken_p1;
+import org.eventindex.consolidated.EventRecord;
 import org.eventindex.proto.EventIndexProtos.TriggerMenu_p1;
 
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+
 /**
- * Fills an EVENTS or DUPLICATEDEVENTS row from one {@code EIEvent_p1}. Column positions are resolved once per table.
+ * Fills an EVENTS or DUPLICATEDEVENTS row from one event ({@link EventRecord}). Column positions are resolved once
+ * per table; strings go to Kudu as the UTF-8 bytes read from the file.
  * <p>
  * References: the first eitoken is the event's own file ({@code db}/{@code tk}); every token whose name is
  * {@code StreamRAW}, {@code StreamESD} or {@code StreamAOD} also fills that stage's {@code db*}/{@code tk*} (so the
@@ -17,6 +23,9 @@ import org.eventindex.proto.EventIndexProtos.TriggerMenu_p1;
  * Prescale and menu keys missing on the event are taken from the file's TriggerMenu, if any.
  */
 final class EventRowMapper {
+    private static final byte[] STREAM_RAW = "StreamRAW".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] STREAM_ESD = "StreamESD".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] STREAM_AOD = "StreamAOD".getBytes(StandardCharsets.US_ASCII);
     private final int dspid;
     private final int rgid;
     private final int hltpsk;
@@ -42,11 +51,11 @@ final class EventRowMapper {
     private final int[] l1Words = new int[KuduSchemas.L1_WORDS];
     private final int[] hltWords = new int[KuduSchemas.HLT_WORDS];
 
-    // Tokens were validated by the producer; parsing them again only when the [DB=...] part changes keeps the
-    // per-event cost low for the long runs of events that come from one file.
-    // one slot per token position: own, ESD and RAW tokens alternate within an event
-    private final String[] lastTokenPrefix = new String[4];
-    private final String[] lastDb = new String[4];
+    // Token prefix ("[DB=<GUID>") -> the GUID as UTF-8. A token is parsed (and so validated) when its prefix is
+    // first seen; rows sorted by (run, event) interleave the files, so a map rather than the last value. Bounded:
+    // cleared when full.
+    private static final int CACHE_MAX = 16_384;
+    private final Map<ByteBuffer, byte[]> dbCache = new HashMap<>();
 
     EventRowMapper(Schema schema) {
         dspid = schema.getColumnIndex(KuduSchemas.DSPID);
@@ -94,50 +103,52 @@ final class EventRowMapper {
     }
 
     /**
-     * @param fileGuid the BeginGUID guid of the file the event was indexed from
-     * @param menu     the file's TriggerMenu, or null
+     * @param e    the event and the GUID of its file ({@link EventRecord#guid}, from BeginGUID)
+     * @param menu the file's TriggerMenu, or null
      * @throws IllegalArgumentException when a token is malformed (the message names the token)
      */
-    void fill(PartialRow row, int dspidValue, int rgidValue, EIEvent_p1 e, String fileGuid, TriggerMenu_p1 menu) {
+    void fill(PartialRow row, int dspidValue, int rgidValue, EventRecord e, TriggerMenu_p1 menu) {
         row.addInt(dspid, dspidValue);
-        row.addLong(eventnumber, e.getEventNumber());
+        row.addLong(eventnumber, e.eventNumber);
         row.addInt(rgid, rgidValue);
-        row.addInt(runnumber, e.getRunNumber());
-        row.addInt(lumiblock, e.getLumiBlock());
-        row.addInt(bunchid, e.getBcid());
-        row.addInt(eventtime, e.getTimeStamp());
-        row.addInt(eventtimes, e.getTimeStampNSOffset());
-        if (e.hasExtendedLevel1ID()) {
-            row.addLong(lvlid, Integer.toUnsignedLong(e.getExtendedLevel1ID()));
+        row.addInt(runnumber, e.runNumber);
+        row.addInt(lumiblock, e.lumiBlock);
+        row.addInt(bunchid, e.bcid);
+        row.addInt(eventtime, e.timeStamp);
+        row.addInt(eventtimes, e.timeStampNSOffset);
+        if (e.hasExtendedLevel1ID) {
+            row.addLong(lvlid, Integer.toUnsignedLong(e.extendedLevel1ID));
         }
-        setKey(row, smk, e.hasSMK(), e.getSMK(), menu == null ? null : menu.getSMK());
-        setKey(row, hltpsk, e.hasHLTPSK(), e.getHLTPSK(), menu == null ? null : menu.getHLTPSK());
-        setKey(row, l1psk, e.hasL1PSK(), e.getL1PSK(), menu == null ? null : menu.getL1PSK());
-        if (e.hasL1PassedTrigMask()) {
-            row.addString(l1mask, e.getL1PassedTrigMask());
+        setKey(row, smk, e.hasSmk, e.smk, menu == null ? null : menu.getSMK());
+        setKey(row, hltpsk, e.hasHltpsk, e.hltpsk, menu == null ? null : menu.getHLTPSK());
+        setKey(row, l1psk, e.hasL1psk, e.l1psk, menu == null ? null : menu.getL1PSK());
+        // byte arrays are handed over as they are (not copied): EventRecord never writes an array it gave out
+        if (e.l1PassedTrigMask != null) {
+            row.addStringUtf8(l1mask, e.l1PassedTrigMask);
         }
-        if (e.hasEFPassedTrigMask()) {
-            row.addString(efmask, e.getEFPassedTrigMask());
+        if (e.efPassedTrigMask != null) {
+            row.addStringUtf8(efmask, e.efPassedTrigMask);
         }
-        if (e.getEitokenCount() == 0) {
-            row.addString(db, fileGuid);
+        if (e.tokenCount == 0) {
+            row.addStringUtf8(db, e.guidBytes);
             return;
         }
-        for (int i = 0; i < e.getEitokenCount(); i++) {
-            EItoken_p1 token = e.getEitoken(i);
-            String guid = dbOf(token.getToken(), Math.min(i, lastDb.length - 1));
+        for (int i = 0; i < e.tokenCount; i++) {
+            byte[] token = e.tokens[i];
+            byte[] guid = dbOf(token);
             if (i == 0) {
-                row.addString(db, guid);
-                row.addString(tk, token.getToken());
+                row.addStringUtf8(db, guid);
+                row.addStringUtf8(tk, token);
             }
-            switch (token.getName()) {
-                case "StreamRAW" -> setRef(row, dbRaw, tkRaw, guid, token.getToken());
-                case "StreamESD" -> setRef(row, dbEsd, tkEsd, guid, token.getToken());
-                case "StreamAOD" -> setRef(row, dbAod, tkAod, guid, token.getToken());
-                default -> {
-                    // Other streams (DAOD, HITS...) are only recorded as the own file.
-                }
+            byte[] name = e.tokenNames[i];
+            if (Arrays.equals(name, STREAM_RAW)) {
+                setRef(row, dbRaw, tkRaw, guid, token);
+            } else if (Arrays.equals(name, STREAM_ESD)) {
+                setRef(row, dbEsd, tkEsd, guid, token);
+            } else if (Arrays.equals(name, STREAM_AOD)) {
+                setRef(row, dbAod, tkAod, guid, token);
             }
+            // Other streams (DAOD, HITS...) are only recorded as the own file.
         }
     }
 
@@ -149,21 +160,27 @@ final class EventRowMapper {
         }
     }
 
-    private static void setRef(PartialRow row, int dbColumn, int tkColumn, String guid, String token) {
+    private static void setRef(PartialRow row, int dbColumn, int tkColumn, byte[] guid, byte[] token) {
         // The first token of a stage wins if a file lists the same stage twice.
         if (!row.isSet(dbColumn)) {
-            row.addString(dbColumn, guid);
-            row.addString(tkColumn, token);
+            row.addStringUtf8(dbColumn, guid);
+            row.addStringUtf8(tkColumn, token);
         }
     }
 
-    private String dbOf(String token, int slot) {
-        int end = token.indexOf(']');
-        String prefix = end > 0 ? token.substring(0, end) : token;
-        if (!prefix.equals(lastTokenPrefix[slot])) {
-            lastDb[slot] = PoolToken.parse(token).db();
-            lastTokenPrefix[slot] = prefix;
+    private byte[] dbOf(byte[] token) {
+        int end = 0;
+        while (end < token.length && token[end] != ']') {
+            end++;
         }
-        return lastDb[slot];
+        byte[] db = dbCache.get(ByteBuffer.wrap(token, 0, end));
+        if (db == null) {
+            db = PoolToken.parse(new String(token, StandardCharsets.UTF_8)).db().getBytes(StandardCharsets.UTF_8);
+            if (dbCache.size() >= CACHE_MAX) {
+                dbCache.clear();
+            }
+            dbCache.put(ByteBuffer.wrap(Arrays.copyOf(token, end)), db);
+        }
+        return db;
     }
 }

@@ -58,6 +58,7 @@ final class EventRows {
         KuduTable table = client.openTable(tableName);
         List<ColumnSchema> key = table.getSchema().getPrimaryKeyColumns();
         KuduScanner scanner = scanner(client, table, dspid, epoch, key.stream().map(ColumnSchema::getName).toList());
+        int[] keyIndex = key.stream().mapToInt(c -> table.getSchema().getColumnIndex(c.getName())).toArray();
         KuduSession session = client.newSession();
         session.setFlushMode(SessionConfiguration.FlushMode.AUTO_FLUSH_BACKGROUND);
         long deleted = 0;
@@ -66,7 +67,7 @@ final class EventRows {
                 RowResultIterator rows = scanner.nextRows();
                 for (RowResult r : rows) {
                     Delete delete = table.newDelete();
-                    copyKey(r, delete.getRow(), key);
+                    copyKey(r, delete.getRow(), key, keyIndex);
                     session.apply(delete);
                     deleted++;
                 }
@@ -144,12 +145,14 @@ final class EventRows {
                 .build();
     }
 
-    private static void copyKey(RowResult from, PartialRow to, List<ColumnSchema> key) {
-        for (ColumnSchema c : key) {
+    /** The scan projects the key columns in order, so result column {@code i} is key column {@code i}. */
+    private static void copyKey(RowResult from, PartialRow to, List<ColumnSchema> key, int[] keyIndex) {
+        for (int i = 0; i < keyIndex.length; i++) {
+            ColumnSchema c = key.get(i);
             switch (c.getType()) {
-                case INT32 -> to.addInt(c.getName(), from.getInt(c.getName()));
-                case INT64, UNIXTIME_MICROS -> to.addLong(c.getName(), from.getLong(c.getName()));
-                case STRING -> to.addString(c.getName(), from.getString(c.getName()));
+                case INT32 -> to.addInt(keyIndex[i], from.getInt(i));
+                case INT64, UNIXTIME_MICROS -> to.addLong(keyIndex[i], from.getLong(i));
+                case STRING -> to.addString(keyIndex[i], from.getString(i));
                 default -> throw new IllegalStateException("unexpected key column type " + c.getType() + " of "
                         + c.getName());
             }

@@ -2,7 +2,7 @@ package org.eventindex.kudu;
 
 import org.eventindex.consolidated.ConsolidatedFileReader;
 import org.eventindex.consolidated.ConsolidatedMetadata;
-import org.eventindex.proto.EventIndexProtos.EIEvent_p1;
+import org.eventindex.consolidated.EventRecord;
 import org.eventindex.proto.EventIndexProtos.TriggerMenu_p1;
 import org.eventindex.spb.SpbReader;
 import org.eventindex.spb.SpbRecord;
@@ -18,8 +18,8 @@ import java.util.Map;
  * order.
  */
 abstract class EventSource implements Closeable {
-    EIEvent_p1 event;
-    String guid;
+    /** The current event with its file GUID; the same instance is refilled by every {@link #next()}. */
+    EventRecord event;
     TriggerMenu_p1 menu;
 
     /** @return false at the end */
@@ -58,13 +58,12 @@ abstract class EventSource implements Closeable {
 
         @Override
         boolean next() throws IOException {
-            ConsolidatedFileReader.Row r = reader.next();
+            EventRecord r = reader.nextRecord();
             if (r == null) {
                 return false;
             }
-            event = r.event();
-            guid = r.guid();
-            menu = menus.get(guid);
+            event = r;
+            menu = menus.get(r.guid);
             return true;
         }
 
@@ -86,6 +85,8 @@ abstract class EventSource implements Closeable {
 
     private static final class Spb extends EventSource {
         private final SpbReader reader;
+        private final EventRecord current = new EventRecord();
+        private String guid;
         private Boolean simulation;
 
         Spb(SpbReader reader) {
@@ -101,9 +102,9 @@ abstract class EventSource implements Closeable {
                 } else if (record instanceof SpbRecord.TriggerMenu m) {
                     menu = m.message();
                 } else if (record instanceof SpbRecord.Event ev) {
-                    event = ev.message();
+                    event = current.set(ev.message(), guid);
                     if (simulation == null) {
-                        simulation = event.getIsSimulation();
+                        simulation = event.isSimulation;
                     }
                     return true;
                 }

@@ -1,9 +1,9 @@
 package org.eventindex.kudu;
 
 import org.eventindex.names.TriggerMask;
-import org.eventindex.proto.EventIndexProtos.EIEvent_p1;
+import org.eventindex.consolidated.EventRecord;
 
-import java.util.BitSet;
+import java.util.Arrays;
 
 /**
  * Decodes one event's trigger masks once: the 64-bit words stored in the {@code l1w*}/{@code hltw*} columns, and the
@@ -26,28 +26,31 @@ final class TriggerBits {
     /**
      * @throws IllegalArgumentException when a mask is malformed
      */
-    void decode(EIEvent_p1 e) {
-        java.util.Arrays.fill(l1, 0);
-        java.util.Arrays.fill(hlt, 0);
+    void decode(EventRecord e) {
         firedCount = 0;
-        if (e.hasL1PassedTrigMask()) {
-            BitSet bits = TriggerMask.decodeL1(e.getL1PassedTrigMask());
-            long[] w = bits.toLongArray();
-            System.arraycopy(w, 0, l1, 0, Math.min(w.length, l1.length));
-            int tav = 2 * TriggerMask.L1_BITS;
-            for (int i = bits.nextSetBit(tav); i >= 0; i = bits.nextSetBit(i + 1)) {
-                fired[firedCount++] = i - tav;
-            }
+        if (e.l1PassedTrigMask != null) {
+            TriggerMask.decodeL1Words(e.l1PassedTrigMask, l1);
+            // TAV: words 16..23
+            fired(l1, 2 * TriggerMask.L1_BITS / 64, TriggerMask.L1_BITS / 64, 0);
+        } else {
+            Arrays.fill(l1, 0);
         }
-        if (e.hasEFPassedTrigMask()) {
-            BitSet[] masks = TriggerMask.decodeHlt(e.getEFPassedTrigMask());
-            int wordsPerMask = TriggerMask.HLT_BITS / 64;
-            for (int m = 0; m < masks.length; m++) {
-                long[] w = masks[m].toLongArray();
-                System.arraycopy(w, 0, hlt, m * wordsPerMask, Math.min(w.length, wordsPerMask));
-            }
-            for (int j = masks[0].nextSetBit(0); j >= 0; j = masks[0].nextSetBit(j + 1)) {
-                fired[firedCount++] = HLT_ID_OFFSET + j;
+        if (e.efPassedTrigMask != null) {
+            TriggerMask.decodeHltWords(e.efPassedTrigMask, hlt);
+            // passed physics: words 0..63
+            fired(hlt, 0, TriggerMask.HLT_BITS / 64, HLT_ID_OFFSET);
+        } else {
+            Arrays.fill(hlt, 0);
+        }
+    }
+
+    /** Appends the set bits of {@code words[from, from + count)} as ids {@code idOffset + bit}, ascending. */
+    private void fired(long[] words, int from, int count, int idOffset) {
+        for (int w = 0; w < count; w++) {
+            long word = words[from + w];
+            while (word != 0) {
+                fired[firedCount++] = idOffset + 64 * w + Long.numberOfTrailingZeros(word);
+                word &= word - 1;
             }
         }
     }

@@ -96,7 +96,7 @@ class ConsolidatedFileWriterTest {
         return out.toByteArray();
     }
 
-    private static EIEvent_p1 event(int i, Random random) {
+    static EIEvent_p1 event(int i, Random random) {
         EIEvent_p1.Builder b = EIEvent_p1.newBuilder()
                 .setRunNumber(327636 + i / 20_000)
                 .setEventNumber(1_000_000L + 3L * i + random.nextInt(3))
@@ -134,7 +134,7 @@ class ConsolidatedFileWriterTest {
         return b;
     }
 
-    private static String guid(int i) {
+    static String guid(int i) {
         return String.format("%08X-0000-4000-8000-%012X", i, 0);
     }
 }

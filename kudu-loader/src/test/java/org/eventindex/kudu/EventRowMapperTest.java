@@ -2,6 +2,7 @@ package org.eventindex.kudu;
 
 import org.apache.kudu.Schema;
 import org.apache.kudu.client.PartialRow;
+import org.eventindex.consolidated.EventRecord;
 import org.eventindex.proto.EventIndexProtos.EIEvent_p1;
 import org.eventindex.proto.EventIndexProtos.EItoken_p1;
 import org.eventindex.proto.EventIndexProtos.TriggerMenu_p1;
@@ -25,7 +26,7 @@ class EventRowMapperTest {
     @Test
     void mapsFieldsAndReferencesByStream() {
         PartialRow row = schema.newPartialRow();
-        mapper.fill(row, 5, 2, TestSpbFiles.event(77, OWN, ESD, RAW).build(), OWN, MENU);
+        mapper.fill(row, 5, 2, EventRecord.of(TestSpbFiles.event(77, OWN, ESD, RAW).build(), OWN), MENU);
 
         assertEquals(5, row.getInt(KuduSchemas.DSPID));
         assertEquals(77, row.getLong(KuduSchemas.EVENTNUMBER));
@@ -57,7 +58,7 @@ class EventRowMapperTest {
                 .addEitoken(EItoken_p1.newBuilder().setName("StreamAOD").setToken(TestSpbFiles.token(ESD, 1)))
                 .build();
         PartialRow row = schema.newPartialRow();
-        mapper.fill(row, 1, 0, e, OWN, null);
+        mapper.fill(row, 1, 0, EventRecord.of(e, OWN), null);
         assertEquals(OWN, row.getString(KuduSchemas.DB));
         assertEquals(ESD, row.getString(KuduSchemas.DBAOD));
         assertFalse(row.isSet(KuduSchemas.DBESD));
@@ -68,7 +69,8 @@ class EventRowMapperTest {
     @Test
     void eventWithoutTokensGetsItsFileGuid() {
         PartialRow row = schema.newPartialRow();
-        mapper.fill(row, 1, 0, TestSpbFiles.event(1, OWN, ESD, RAW).clearEitoken().build(), OWN, null);
+        mapper.fill(row, 1, 0, EventRecord.of(TestSpbFiles.event(1, OWN, ESD, RAW).clearEitoken().build(), OWN),
+                null);
         assertEquals(OWN, row.getString(KuduSchemas.DB));
         assertFalse(row.isSet(KuduSchemas.TK));
     }
@@ -78,7 +80,7 @@ class EventRowMapperTest {
         EIEvent_p1 e = TestSpbFiles.event(1, OWN, ESD, RAW).setEitoken(0,
                 EItoken_p1.newBuilder().setName("StreamAOD").setToken("[DB=nope][CNT=]")).build();
         IllegalArgumentException x = assertThrows(IllegalArgumentException.class,
-                () -> mapper.fill(schema.newPartialRow(), 1, 0, e, OWN, null));
+                () -> mapper.fill(schema.newPartialRow(), 1, 0, EventRecord.of(e, OWN), null));
         assertTrue(x.getMessage().contains("nope"), x.getMessage());
     }
 
@@ -86,8 +88,28 @@ class EventRowMapperTest {
     void duplicatedEventsSchemaMapsTheSameWay() {
         Schema dups = KuduSchemas.duplicatedEvents();
         PartialRow row = dups.newPartialRow();
-        new EventRowMapper(dups).fill(row, 5, 2, TestSpbFiles.event(77, OWN, ESD, RAW).build(), OWN, MENU);
+        new EventRowMapper(dups).fill(row, 5, 2, EventRecord.of(TestSpbFiles.event(77, OWN, ESD, RAW).build(), OWN),
+                MENU);
         assertEquals(RAW, row.getString(KuduSchemas.DBRAW));
         assertFalse(row.isSet(KuduSchemas.INSERTION_TIME), "set by the loader");
+    }
+
+    @Test
+    void guidsOfInterleavedFilesComeFromEachToken() {
+        // rows sorted by (run, event) alternate between input files: each row must get its own file's GUIDs
+        String other = TestSpbFiles.guid(2, 0);
+        String otherEsd = TestSpbFiles.guid(2, 1);
+        String otherRaw = TestSpbFiles.guid(2, 2);
+        for (int i = 0; i < 4; i++) {
+            boolean first = i % 2 == 0;
+            String own = first ? OWN : other;
+            PartialRow row = schema.newPartialRow();
+            mapper.fill(row, 1, 0, EventRecord.of(TestSpbFiles.event(10 + i, own, first ? ESD : otherEsd,
+                    first ? RAW : otherRaw).build(), own), null);
+            assertEquals(own, row.getString(KuduSchemas.DB));
+            assertEquals(TestSpbFiles.token(own, 10 + i), row.getString(KuduSchemas.TK));
+            assertEquals(first ? ESD : otherEsd, row.getString(KuduSchemas.DBESD));
+            assertEquals(first ? RAW : otherRaw, row.getString(KuduSchemas.DBRAW));
+        }
     }
 }

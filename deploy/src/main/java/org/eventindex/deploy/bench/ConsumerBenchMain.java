@@ -210,7 +210,7 @@ public final class ConsumerBenchMain {
     }
 
     /** CPU per event by thread role; what no Java thread accounts for is GC and other VM threads. */
-    private static void printThreads(PrintStream out, String what, Map<String, Double> threads, long processNanos,
+    static void printThreads(PrintStream out, String what, Map<String, Double> threads, long processNanos,
                                      long events) {
         StringBuilder b = new StringBuilder("  " + what + " CPU us/event by thread:");
         double javaSeconds = 0;
@@ -218,7 +218,7 @@ public final class ConsumerBenchMain {
             b.append(String.format(" %s %.2f;", e.getKey(), e.getValue() * 1e6 / events));
             javaSeconds += e.getValue();
         }
-        b.append(String.format(" GC + VM (rest) %.2f", (processNanos / 1e9 - javaSeconds) * 1e6 / events));
+        b.append(String.format(" rest (threads not seen) %.2f", (processNanos / 1e9 - javaSeconds) * 1e6 / events));
         out.println(b);
     }
 

@@ -11,9 +11,14 @@ import java.util.TreeMap;
  * merge thread, the handler thread, HDFS client and datanode, S3 server...). Threads come and go (a fetch pool per
  * dataset), so a background thread polls every thread's CPU time and keeps the last value seen per thread; the CPU a
  * thread spends after its last poll and before it dies is lost (at most one period).
+ * <p>
+ * The JVM's own threads (JIT compilers, GC workers, VM thread) are not Java threads: on Linux their CPU is read from
+ * {@code /proc/self/task} (10 ms ticks), so that JIT compilation and GC are reported apart instead of as one rest.
  */
 final class ThreadCpuMeter implements AutoCloseable {
     private static final long PERIOD_MILLIS = 100;
+    static final String VM_JIT = "JVM JIT compiler threads";
+    static final String VM_GC = "JVM GC + VM threads";
     private final com.sun.management.ThreadMXBean mx =
             (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
     private final Map<Long, long[]> firstAndLast = new HashMap<>();
@@ -52,6 +57,44 @@ final class ThreadCpuMeter implements AutoCloseable {
             fl[3] = alloc;
             names.putIfAbsent(info.getThreadId(), info.getThreadName());
         }
+        pollVmThreads();
+    }
+
+    /** JIT and GC threads from /proc (Linux only; elsewhere they stay in the rest). Keys are -tid. */
+    private void pollVmThreads() {
+        java.io.File[] tasks = new java.io.File("/proc/self/task").listFiles();
+        if (tasks == null) {
+            return;
+        }
+        for (java.io.File t : tasks) {
+            try {
+                String comm = java.nio.file.Files.readString(t.toPath().resolve("comm")).trim();
+                String role = vmRole(comm);
+                if (role == null) {
+                    continue;
+                }
+                String stat = java.nio.file.Files.readString(t.toPath().resolve("stat"));
+                String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                // utime + stime (fields 14 and 15 of stat) in ticks of 10 ms
+                long cpu = (Long.parseLong(f[11]) + Long.parseLong(f[12])) * 10_000_000L;
+                long key = -Long.parseLong(t.getName());
+                long[] fl = firstAndLast.computeIfAbsent(key, id -> new long[]{cpu, cpu, 0, 0});
+                fl[1] = cpu;
+                names.putIfAbsent(key, role);
+            } catch (java.io.IOException | RuntimeException e) {
+                // the thread ended between listing and reading
+            }
+        }
+    }
+
+    private static String vmRole(String comm) {
+        if (comm.startsWith("C1 CompilerThre") || comm.startsWith("C2 CompilerThre")) {
+            return VM_JIT;
+        }
+        if (comm.startsWith("GC Thread") || comm.startsWith("G1 ") || comm.startsWith("VM Thread")) {
+            return VM_GC;
+        }
+        return null;
     }
 
     /** Bytes allocated per thread role (after {@link #stop}). */
@@ -83,6 +126,9 @@ final class ThreadCpuMeter implements AutoCloseable {
     }
 
     static String role(String name) {
+        if (name.equals(VM_JIT) || name.equals(VM_GC)) {
+            return name;
+        }
         if (name.startsWith("consumer-fetch")) {
             return "consumer fetch threads";
         }
@@ -91,6 +137,9 @@ final class ThreadCpuMeter implements AutoCloseable {
         }
         if (name.startsWith("consumer-") || name.equals("main")) {
             return "handler (main) + other consumer";
+        }
+        if (name.startsWith("trigger-pairs-") || name.startsWith("kudu-nio")) {
+            return name.startsWith("kudu-nio") ? "Kudu client I/O" : "Kudu loader trigger pairs";
         }
         if (name.startsWith("DataXceiver") || name.contains("DataXceiver") || name.startsWith("PacketResponder")
                 || name.contains("BlockReceiver")) {
