@@ -4,10 +4,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import org.eventindex.config.SecretFile;
 import org.eventindex.consumer.ConsumerConfig;
 import org.eventindex.consumer.ConsumerMain;
+import org.eventindex.deploy.BrokerLogins;
 import org.eventindex.deploy.ProducerLauncher;
 import org.eventindex.kudu.KuduTables;
 import org.eventindex.message.Json;
 import org.eventindex.kudu.KuduTablesConfig;
+import org.eventindex.stomp.StompSettings;
 import org.eventindex.supervisor.SupervisorConfig;
 import org.eventindex.supervisor.SupervisorMain;
 import org.eventindex.testing.EmbeddedCeph;
@@ -35,9 +37,11 @@ import java.util.function.Consumer;
  * The whole system as separate processes on this machine: the ActiveMQ broker (a child JVM, KahaDB on disk), the
  * real Ceph RADOS Gateway (monitor, OSD and radosgw processes), an HDFS NameNode and DataNode (child JVMs), a Kudu
  * master and tablet server (the {@code kudu} binary), the supervisor and two consumers (child JVMs with configuration
- * files, as in production). Every client reaches the broker and S3 through a {@link TcpProxy} so that connection
- * resets and latency can be injected. Consumers' spool directories and the DataNode's data directory are small tmpfs
- * mounts when the harness may mount (root), so that their disks can be made full.
+ * files, as in production). The broker is secured as in production: one login per role (random passwords in
+ * mode-0600 files under {@code <work>/secrets}), no anonymous access, per-destination rules. Every client reaches
+ * the broker and S3 through a {@link TcpProxy} so that connection resets and latency can be injected. Consumers'
+ * spool directories and the DataNode's data directory are small tmpfs mounts when the harness may mount (root), so
+ * that their disks can be made full.
  */
 final class ChaosCluster implements AutoCloseable {
     static final String BUCKET = "eventindex";
@@ -53,6 +57,7 @@ final class ChaosCluster implements AutoCloseable {
     private final List<AutoCloseable> started = new ArrayList<>();
     private final Thread shutdownHook = new Thread(this::close, "chaos-cluster-stop");
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private final BrokerLogins logins = BrokerLogins.random();
     private int brokerPort;
     private ChildProcess broker;
     private TcpProxy brokerProxy;
@@ -97,11 +102,13 @@ final class ChaosCluster implements AutoCloseable {
     private void startAll() throws Exception {
         Files.createDirectories(work);
         String cp = System.getProperty("java.class.path");
-        progress.accept("starting ActiveMQ broker process (KahaDB in " + work.resolve("broker") + ")");
+        progress.accept("starting ActiveMQ broker process (KahaDB in " + work.resolve("broker")
+                + "; one login per role, per-queue access rules)");
+        logins.writeTo(secrets());
         brokerPort = ChildProcess.freePort();
         List<String> brokerCmd = new ArrayList<>(ChildProcess.javaCommand("384m"));
         brokerCmd.addAll(List.of("-cp", cp, BrokerMain.class.getName(), work.resolve("broker").toString(),
-                Integer.toString(brokerPort)));
+                Integer.toString(brokerPort), secrets().toString()));
         broker = track(new ChildProcess("broker", brokerCmd, Map.of(), logs("broker.log")));
         broker.start();
         awaitBroker();
@@ -125,7 +132,7 @@ final class ChaosCluster implements AutoCloseable {
         kudu = track(KuduDaemons.start(work.resolve("kudu"), START_TIMEOUT));
         new KuduTables(kudu.client(), tables).createOrVerify(1);
 
-        Path secret = work.resolve("s3-secret");
+        Path secret = secrets().resolve("s3-secret-key");
         SecretFile.write(secret, S3_SECRET_KEY);
         supervisorHttpPort = ChildProcess.freePort();
         supervisor = track(daemon("supervisor", SupervisorMain.class.getName(), supervisorConfig(), cp));
@@ -153,6 +160,11 @@ final class ChaosCluster implements AutoCloseable {
         }
     }
 
+    /** The folder of the mode-0600 secret files: broker passwords per login, the S3 secret key. */
+    private Path secrets() {
+        return work.resolve("secrets");
+    }
+
     private Path logs(String name) {
         return work.resolve("logs").resolve(name);
     }
@@ -171,6 +183,9 @@ final class ChaosCluster implements AutoCloseable {
     private Map<String, String> supervisorConfig() {
         Map<String, String> p = new TreeMap<>();
         p.put(SupervisorConfig.BROKERS, brokerProxy.endpoint());
+        p.put(SupervisorConfig.STOMP_USER, BrokerLogins.SUPERVISOR);
+        p.put(SupervisorConfig.STOMP_PASSWORD_FILE,
+                BrokerLogins.passwordFile(secrets(), BrokerLogins.SUPERVISOR).toString());
         p.put(SupervisorConfig.JOURNAL_DIR, work.resolve("supervisor-journal").toString());
         p.put(SupervisorConfig.S3_BUCKET, BUCKET);
         p.put(SupervisorConfig.HTTP_HOST, "127.0.0.1");
@@ -194,6 +209,9 @@ final class ChaosCluster implements AutoCloseable {
         Map<String, String> p = new TreeMap<>();
         p.put(ConsumerConfig.ID, "consumer-" + (i + 1));
         p.put(ConsumerConfig.BROKERS, brokerProxy.endpoint());
+        p.put(ConsumerConfig.STOMP_USER, BrokerLogins.CONSUMER);
+        p.put(ConsumerConfig.STOMP_PASSWORD_FILE,
+                BrokerLogins.passwordFile(secrets(), BrokerLogins.CONSUMER).toString());
         p.put(ConsumerConfig.S3_ENDPOINT, s3Endpoint());
         p.put(ConsumerConfig.S3_BUCKET, BUCKET);
         p.put(ConsumerConfig.S3_ACCESS_KEY, S3_ACCESS_KEY);
@@ -289,13 +307,15 @@ final class ChaosCluster implements AutoCloseable {
         return "http://127.0.0.1:" + s3Proxy.port();
     }
 
-    /**
-     * What producers use: the broker and S3 through the proxies, like every other client. The chaos broker takes
-     * anonymous logins (broker access rules are tested in BrokerAuthorizationTest), so no STOMP login is given.
-     */
+    /** What producers use: the broker (as the producer login) and S3 through the proxies, like every other client. */
     ProducerLauncher.ProducerEndpoints producerEndpoints() {
-        return new ProducerLauncher.ProducerEndpoints(brokerProxy.endpoint(), null, null, s3Endpoint(), BUCKET,
-                S3_ACCESS_KEY, S3_SECRET_KEY);
+        return new ProducerLauncher.ProducerEndpoints(brokerProxy.endpoint(), BrokerLogins.PRODUCER,
+                logins.password(BrokerLogins.PRODUCER), s3Endpoint(), BUCKET, S3_ACCESS_KEY, S3_SECRET_KEY);
+    }
+
+    /** Settings to reach the broker through its proxy as {@code login} (one of {@link BrokerLogins}' roles). */
+    StompSettings brokerSettings(String login) {
+        return logins.settings(brokerProxy.endpoint(), login);
     }
 
     Path work() {

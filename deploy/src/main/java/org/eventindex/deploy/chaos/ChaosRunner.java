@@ -2,6 +2,7 @@ package org.eventindex.deploy.chaos;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import org.apache.hadoop.fs.FileStatus;
+import org.eventindex.deploy.BrokerLogins;
 import org.eventindex.gen.DatasetGenerator;
 import org.eventindex.gen.GeneratedDataset;
 import org.eventindex.gen.GeneratedJob;
@@ -9,9 +10,7 @@ import org.eventindex.gen.GeneratorSpec;
 import org.eventindex.message.Json;
 import org.eventindex.message.Queues;
 import org.eventindex.names.DatasetName;
-import org.eventindex.stomp.StompEndpoint;
 import org.eventindex.stomp.StompSender;
-import org.eventindex.stomp.StompSettings;
 
 import java.io.FileNotFoundException;
 import java.io.IOException;
@@ -213,9 +212,8 @@ final class ChaosRunner {
     }
 
     private void registerManifests(List<GeneratedDataset> datasets) throws IOException {
-        StompSettings settings = StompSettings.of(StompEndpoint.parseList(cluster.brokerProxy().endpoint()), null,
-                null);
-        try (StompSender sender = new StompSender(settings)) {
+        // Manifests are an operator's messages: the operator login may send to the supervisor's control queue.
+        try (StompSender sender = new StompSender(cluster.brokerSettings(BrokerLogins.OPERATOR))) {
             for (GeneratedDataset ds : datasets) {
                 sender.send(Queues.SUPERVISOR_CONTROL, Json.write(ds.manifestMessage()), Map.of());
             }

@@ -13,10 +13,16 @@ import org.apache.kudu.client.OperationResponse;
 import org.apache.kudu.client.PartialRow;
 import org.apache.kudu.client.RowResult;
 import org.apache.kudu.client.RowResultIterator;
+import org.eventindex.deploy.BrokerLogins;
 import org.eventindex.kudu.DatasetQueries;
 import org.eventindex.kudu.DatasetRecord;
 import org.eventindex.kudu.KuduSchemas;
+import org.eventindex.message.Queues;
 import org.eventindex.names.DatasetName;
+import org.eventindex.stomp.BrokerAccess;
+import org.eventindex.stomp.StompConnection;
+import org.eventindex.stomp.StompException;
+import org.eventindex.stomp.StompSettings;
 import org.eventindex.testing.EmbeddedCeph;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
@@ -27,11 +33,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.Timestamp;
 import java.util.List;
+import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -84,6 +94,22 @@ final class ChaosIT {
         assertEquals(0, check.extra());
         assertTrue(check.expectedEvents() > 0 && check.eventsFound() == check.expectedEvents(),
                 "events found " + check.eventsFound() + " of " + check.expectedEvents());
+    }
+
+    /** The chaos broker is secured like production: no anonymous login, and each role only on its queues. */
+    @Test @Order(0)
+    void brokerRefusesAnonymousLoginsAndProducersOnTheConsumerQueue() throws Exception {
+        StompSettings producer = cluster.brokerSettings(BrokerLogins.PRODUCER);
+        StompException anonymous = assertThrows(StompException.class, () -> StompConnection.connect(
+                StompSettings.of(producer.endpoints(), null, null)).close(), "an anonymous login was accepted");
+        assertFalse(anonymous.getMessage().isBlank());
+        assertThrows(StompException.class, () -> StompConnection.connect(StompSettings.of(producer.endpoints(),
+                BrokerLogins.PRODUCER, "not-the-password")).close(), "a wrong password was accepted");
+        try (StompConnection c = StompConnection.connect(producer)) {
+            StompException refused = assertThrows(StompException.class, () -> c.send(Queues.CONSUMER,
+                    "{}".getBytes(StandardCharsets.UTF_8), Map.of()), "the producer login sent to the consumer queue");
+            assertTrue(refused.getMessage().contains(BrokerAccess.queue(Queues.CONSUMER)), refused.getMessage());
+        }
     }
 
     @Test @Order(1)
