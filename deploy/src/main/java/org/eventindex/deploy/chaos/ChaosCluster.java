@@ -49,6 +49,11 @@ final class ChaosCluster implements AutoCloseable {
     static final String S3_SECRET_KEY = "eventindex-chaos-secret";
     static final String HDFS_ROOT = "/eventindex/datasets";
     static final int CONSUMERS = 2;
+    /**
+     * The DataNode's tmpfs: room for every block of a long run, small enough to fill in a second or two (a 1 GiB
+     * disk took 9 s to fill on a busy 2-core machine).
+     */
+    static final int DATANODE_DISK_MB = 256;
     private static final Duration START_TIMEOUT = Duration.ofMinutes(3);
 
     private final Path work;
@@ -123,7 +128,7 @@ final class ChaosCluster implements AutoCloseable {
             noDiskFaults("-Dei.chaos.noTmpfs=true");
         }
         Optional<TmpfsDisk> dnDisk = diskFaultsUnavailable != null ? Optional.empty()
-                : TmpfsDisk.mount(work.resolve("hdfs-data"), 1024, this::noDiskFaults);
+                : TmpfsDisk.mount(work.resolve("hdfs-data"), DATANODE_DISK_MB, this::noDiskFaults);
         dnDisk.ifPresent(d -> dataNodeDisk = track(d));
         progress.accept("starting HDFS NameNode and DataNode processes");
         hdfs = track(HdfsDaemons.start(work.resolve("hdfs"), work.resolve("hdfs-data").resolve("dn"), START_TIMEOUT));

@@ -97,7 +97,9 @@ final class ChaosRunner {
 
         ProducerFleet fleet = new ProducerFleet(producerJar, cluster.producerEndpoints(),
                 cluster.work().resolve("logs").resolve("producers"));
-        CompletableFuture<List<ProducerFleet.Job>> producers = CompletableFuture.supplyAsync(() -> {
+        // The producers start once a fault that must strike before them is in place (or right away).
+        CompletableFuture<Void> go = new CompletableFuture<>();
+        CompletableFuture<List<ProducerFleet.Job>> producers = go.thenApplyAsync(ready -> {
             try {
                 return fleet.runAll(work, 2);
             } catch (InterruptedException e) {
@@ -106,19 +108,26 @@ final class ChaosRunner {
             }
         });
         List<FaultInjector.Injected> injected = new ArrayList<>();
-        for (Fault f : faults) {
-            if (f.needsDisk() && cluster.diskFaultsUnavailable() != null) {
-                skipped.add(f + ": " + cluster.diskFaultsUnavailable());
-                log.accept("  skip " + f + ": " + cluster.diskFaultsUnavailable());
-                continue;
+        try {
+            for (Fault f : faults) {
+                if (f.needsDisk() && cluster.diskFaultsUnavailable() != null) {
+                    skipped.add(f + ": " + cluster.diskFaultsUnavailable());
+                    log.accept("  skip " + f + ": " + cluster.diskFaultsUnavailable());
+                    continue;
+                }
+                // When, during the producers' run, the fault strikes (drawn for every fault not tied to a consumer,
+                // so that a seed keeps naming the same schedule).
+                Duration delay = f.whileConsuming() ? Duration.ZERO : Duration.ofMillis(random.nextInt(1500));
+                if (f.strike() != Fault.Strike.BEFORE_PRODUCERS || go.isDone()) {
+                    go.complete(null);
+                    ChaosWait.hold(delay);
+                }
+                FaultInjector.Injected i = injector.run(f, random, () -> go.complete(null));
+                log.accept("  lifted " + i);
+                injected.add(i);
             }
-            if (!f.whileConsuming()) {
-                // When, during the producers' run, the fault strikes.
-                ChaosWait.hold(Duration.ofMillis(random.nextInt(1500)));
-            }
-            FaultInjector.Injected i = injector.run(f, random);
-            log.accept("  lifted " + i);
-            injected.add(i);
+        } finally {
+            go.complete(null);
         }
         List<ProducerFleet.Job> jobs = producers.get();
         long runs = jobs.stream().mapToLong(j -> j.exitCodes().size()).sum();

@@ -82,12 +82,10 @@ final class ChaosIT {
         }
         ChaosRunner.RoundReport report = runner.round(++round, List.of(fault), 1);
         assertEquals(1, report.faults().size(), fault + " was not injected: " + report.skipped());
-        if (fault == Fault.SPOOL_DISK_FULL) {
+        if (fault.needsDisk()) {
             assertTrue(!report.faults().get(0).detail().contains("did not bite"), "a full disk must make a consumer"
                     + " fail a dataset before it is freed: " + report.faults());
         }
-        // A full DataNode disk does not reliably fail a write here (see docs/reliability.md, "Findings"): the
-        // scenario still checks that nothing is lost or doubled around it, but does not require that it bit.
         CheckResult check = report.check();
         assertEquals(List.of(), check.violations(), "after " + report.faults());
         assertEquals(0, check.lost());
