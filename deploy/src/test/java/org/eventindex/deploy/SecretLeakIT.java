@@ -28,12 +28,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -293,10 +289,7 @@ final class SecretLeakIT {
      */
     private Process start(String name, Class<?> main, Map<String, String> config, Map<String, String> env)
             throws IOException {
-        Path file = work.resolve(name + ".properties");
-        StringBuilder sb = new StringBuilder();
-        config.forEach((k, v) -> sb.append(k).append('=').append(v.replace("\\", "\\\\")).append('\n'));
-        Files.writeString(file, sb.toString());
+        Path file = DaemonProcesses.writeConfig(work.resolve(name + ".properties"), config);
         Files.createDirectories(log(name).getParent());
         ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
@@ -348,15 +341,7 @@ final class SecretLeakIT {
     }
 
     private Optional<HttpResponse<String>> fetch(int port, String path) {
-        try {
-            return Optional.of(http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                    .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString()));
-        } catch (IOException e) {
-            return Optional.empty();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return Optional.empty();
-        }
+        return DaemonProcesses.get(http, port, path);
     }
 
     private static String read(Path file) {
@@ -383,10 +368,8 @@ final class SecretLeakIT {
         return c;
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
+    private static int freePort() {
+        return DaemonProcesses.freePort();
     }
 
     private static String secret(String what) {

@@ -5,6 +5,7 @@ import org.eventindex.config.SecretFile;
 import org.eventindex.consumer.ConsumerConfig;
 import org.eventindex.consumer.ConsumerMain;
 import org.eventindex.deploy.BrokerLogins;
+import org.eventindex.deploy.DaemonProcesses;
 import org.eventindex.deploy.ProducerLauncher;
 import org.eventindex.kudu.KuduTables;
 import org.eventindex.message.Json;
@@ -18,9 +19,7 @@ import org.eventindex.testing.TcpProxy;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.Socket;
-import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -175,10 +174,7 @@ final class ChaosCluster implements AutoCloseable {
     }
 
     private ChildProcess daemon(String name, String main, Map<String, String> config, String cp) throws IOException {
-        Path file = work.resolve(name + ".properties");
-        StringBuilder sb = new StringBuilder();
-        config.forEach((k, v) -> sb.append(k).append('=').append(v.replace("\\", "\\\\")).append('\n'));
-        Files.writeString(file, sb.toString());
+        Path file = DaemonProcesses.writeConfig(work.resolve(name + ".properties"), config);
         List<String> cmd = new ArrayList<>(ChildProcess.javaCommand(name.startsWith("consumer") ? "512m" : "256m"));
         cmd.addAll(List.of("-Djava.io.tmpdir=" + Files.createDirectories(work.resolve("tmp-" + name)),
                 "-cp", cp, main, "run", "--config", file.toString()));
@@ -297,15 +293,7 @@ final class ChaosCluster implements AutoCloseable {
 
     /** GET on a daemon's operations port; empty when it does not answer. */
     Optional<HttpResponse<String>> get(int port, String path) {
-        try {
-            return Optional.of(http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                    .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString()));
-        } catch (IOException e) {
-            return Optional.empty();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return Optional.empty();
-        }
+        return DaemonProcesses.get(http, port, path);
     }
 
     String s3Endpoint() {
