@@ -19,6 +19,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -108,8 +109,11 @@ final class ChaosRunner {
             }
         });
         List<FaultInjector.Injected> injected = new ArrayList<>();
+        // A fault that strikes before the producers goes first in a round of several (a stable reordering).
+        List<Fault> inOrder = faults.stream()
+                .sorted(Comparator.comparing(f -> f.strike() != Fault.Strike.BEFORE_PRODUCERS)).toList();
         try {
-            for (Fault f : faults) {
+            for (Fault f : inOrder) {
                 if (f.needsDisk() && cluster.diskFaultsUnavailable() != null) {
                     skipped.add(f + ": " + cluster.diskFaultsUnavailable());
                     log.accept("  skip " + f + ": " + cluster.diskFaultsUnavailable());
