@@ -41,8 +41,8 @@ final class FaultInjector {
     /**
      * Runs the fault: waits for its trigger (a dataset in flight at a consumer for consumer-side faults), injects,
      * holds for a seeded time, lifts, waits for recovery. {@code inPlace} is run once the fault is in place and before
-     * the hold, for a caller that starts the round's work only then ({@link Fault.Strike#BEFORE_PRODUCERS}); a fault
-     * that has no such moment runs it when injected.
+     * the hold, for a caller that starts the round's work only then ({@link Fault.Strike#BEFORE_PRODUCERS}); for a
+     * fault without such a moment it runs once the fault is over (running it twice is harmless by contract).
      */
     Injected run(Fault fault, Random random, Runnable inPlace) throws IOException {
         Injected done = inject(fault, random, inPlace);
