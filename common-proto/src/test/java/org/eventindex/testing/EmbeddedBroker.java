@@ -114,19 +114,35 @@ public final class EmbeddedBroker implements AutoCloseable {
      * destinations {@link BrokerAccess} grants its groups.
      */
     public static EmbeddedBroker startSecured(Path dataDir, Security security) {
+        return startSecured(dataDir, security, 0);
+    }
+
+    /**
+     * {@link #startSecured(Path, Security)} on a given port of 127.0.0.1 (0: a free one), for a broker that must come
+     * back on the same port after its process is killed (the chaos harness).
+     */
+    public static EmbeddedBroker startSecured(Path dataDir, Security security, int port) {
         requireNonNull(security, "security is null");
-        return start(dataDir, security.passwords(), security, null);
+        if (port < 0 || port > 65535) {
+            throw new IllegalArgumentException("broker port must be 0..65535: " + port);
+        }
+        return start(dataDir, security.passwords(), security, null, port);
     }
 
     private static EmbeddedBroker start(Path dataDir, Map<String, String> users, Security security,
                                         TestCertificates tls) {
+        return start(dataDir, users, security, tls, 0);
+    }
+
+    private static EmbeddedBroker start(Path dataDir, Map<String, String> users, Security security,
+                                        TestCertificates tls, int listenPort) {
         requireNonNull(dataDir, "dataDir is null");
         try {
             Files.createDirectories(dataDir);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create broker data folder " + dataDir, e);
         }
-        BrokerService broker = newBroker(dataDir, users, security, tls, 0);
+        BrokerService broker = newBroker(dataDir, users, security, tls, listenPort);
         int port = boundPort(broker);
         return new EmbeddedBroker(dataDir, users, security, tls, broker, port);
     }

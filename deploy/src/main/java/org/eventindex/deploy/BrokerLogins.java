@@ -1,11 +1,15 @@
 package org.eventindex.deploy;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import org.eventindex.config.SecretFile;
 import org.eventindex.stomp.BrokerAccess;
 import org.eventindex.stomp.StompEndpoint;
 import org.eventindex.stomp.StompSettings;
@@ -43,6 +47,35 @@ public final class BrokerLogins {
             pw.put(login, HexFormat.of().formatHex(b));
         }
         return new BrokerLogins(pw);
+    }
+
+    /**
+     * Writes each login's password to {@code <dir>/<login>.password}, mode 0600 ({@link SecretFile}): how a broker
+     * process and the daemons of a multi-process cluster receive them without putting them on a command line.
+     */
+    public BrokerLogins writeTo(Path dir) throws IOException {
+        Files.createDirectories(dir);
+        for (Map.Entry<String, String> e : passwords.entrySet()) {
+            SecretFile.write(passwordFile(dir, e.getKey()), e.getValue());
+        }
+        return this;
+    }
+
+    /** Reads the logins written by {@link #writeTo(Path)}; each file must be mode 0600 and hold a password. */
+    public static BrokerLogins readFrom(Path dir) throws IOException {
+        Map<String, String> pw = new LinkedHashMap<>();
+        for (String login : GROUP_OF.keySet()) {
+            pw.put(login, SecretFile.read(passwordFile(dir, login), "broker login " + login));
+        }
+        return new BrokerLogins(pw);
+    }
+
+    /** The file that {@link #writeTo(Path)} writes {@code login}'s password to. */
+    public static Path passwordFile(Path dir, String login) {
+        if (!GROUP_OF.containsKey(login)) {
+            throw new IllegalArgumentException("no broker login '" + login + "'; the logins are " + GROUP_OF.keySet());
+        }
+        return dir.resolve(login + ".password");
     }
 
     /** The logins and groups for {@link EmbeddedBroker#startSecured}. */

@@ -52,6 +52,20 @@ public final class ProducerLauncher {
             }
         }
 
+        /**
+         * Adds the producer's options for these endpoints to {@code command} ({@code --brokers}, {@code --s3-endpoint},
+         * {@code --bucket}, {@code --user}) and its secrets to {@code environment}: secrets never go on a command line.
+         */
+        public void applyTo(List<String> command, Map<String, String> environment) {
+            command.addAll(List.of("--brokers", brokers, "--s3-endpoint", s3Endpoint, "--bucket", bucket));
+            if (stompUser != null) {
+                command.addAll(List.of("--user", stompUser));
+                environment.put("EI_STOMP_PASSWORD", stompPassword);
+            }
+            environment.put("EI_S3_ACCESS_KEY", accessKey);
+            environment.put("EI_S3_SECRET_KEY", secretKey);
+        }
+
         @Override
         public String toString() {
             return "ProducerEndpoints[brokers=" + brokers + ", stompUser=" + stompUser + ", s3=" + s3Endpoint
@@ -100,20 +114,10 @@ public final class ProducerLauncher {
     public Run runOne(Path spbFile) throws IOException, InterruptedException {
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
         List<String> cmd = new ArrayList<>(List.of(java.toString(), "-Xmx64m", "-XX:TieredStopAtLevel=1",
-                "-XX:+UseSerialGC", "-jar", producerJar.toString(), spbFile.toString(),
-                "--brokers", endpoints.brokers(),
-                "--s3-endpoint", endpoints.s3Endpoint(),
-                "--bucket", endpoints.bucket()));
-        if (endpoints.stompUser() != null) {
-            cmd.addAll(List.of("--user", endpoints.stompUser()));
-        }
+                "-XX:+UseSerialGC", "-jar", producerJar.toString(), spbFile.toString()));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-        Map<String, String> env = pb.environment();
-        env.put("EI_S3_ACCESS_KEY", endpoints.accessKey());
-        env.put("EI_S3_SECRET_KEY", endpoints.secretKey());
-        if (endpoints.stompPassword() != null) {
-            env.put("EI_STOMP_PASSWORD", endpoints.stompPassword());
-        }
+        endpoints.applyTo(cmd, pb.environment());
+        pb.command(cmd);
         Process p = pb.start();
         byte[] out = p.getInputStream().readAllBytes();
         if (!p.waitFor(PRODUCER_DEADLINE.toMillis(), TimeUnit.MILLISECONDS)) {

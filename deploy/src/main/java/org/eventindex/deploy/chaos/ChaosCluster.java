@@ -4,10 +4,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import org.eventindex.config.SecretFile;
 import org.eventindex.consumer.ConsumerConfig;
 import org.eventindex.consumer.ConsumerMain;
+import org.eventindex.deploy.BrokerLogins;
+import org.eventindex.deploy.DaemonProcesses;
 import org.eventindex.deploy.ProducerLauncher;
 import org.eventindex.kudu.KuduTables;
 import org.eventindex.message.Json;
 import org.eventindex.kudu.KuduTablesConfig;
+import org.eventindex.stomp.StompSettings;
 import org.eventindex.supervisor.SupervisorConfig;
 import org.eventindex.supervisor.SupervisorMain;
 import org.eventindex.testing.EmbeddedCeph;
@@ -16,9 +19,7 @@ import org.eventindex.testing.TcpProxy;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.Socket;
-import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -35,9 +36,11 @@ import java.util.function.Consumer;
  * The whole system as separate processes on this machine: the ActiveMQ broker (a child JVM, KahaDB on disk), the
  * real Ceph RADOS Gateway (monitor, OSD and radosgw processes), an HDFS NameNode and DataNode (child JVMs), a Kudu
  * master and tablet server (the {@code kudu} binary), the supervisor and two consumers (child JVMs with configuration
- * files, as in production). Every client reaches the broker and S3 through a {@link TcpProxy} so that connection
- * resets and latency can be injected. Consumers' spool directories and the DataNode's data directory are small tmpfs
- * mounts when the harness may mount (root), so that their disks can be made full.
+ * files, as in production). The broker is secured as in production: one login per role (random passwords in
+ * mode-0600 files under {@code <work>/secrets}), no anonymous access, per-destination rules. Every client reaches
+ * the broker and S3 through a {@link TcpProxy} so that connection resets and latency can be injected. Consumers'
+ * spool directories and the DataNode's data directory are small tmpfs mounts when the harness may mount (root), so
+ * that their disks can be made full.
  */
 final class ChaosCluster implements AutoCloseable {
     static final String BUCKET = "eventindex";
@@ -45,6 +48,11 @@ final class ChaosCluster implements AutoCloseable {
     static final String S3_SECRET_KEY = "eventindex-chaos-secret";
     static final String HDFS_ROOT = "/eventindex/datasets";
     static final int CONSUMERS = 2;
+    /**
+     * The DataNode's tmpfs: room for every block of a long run, small enough to fill in a second or two (a 1 GiB
+     * disk took 9 s to fill on a busy 2-core machine).
+     */
+    static final int DATANODE_DISK_MB = 256;
     private static final Duration START_TIMEOUT = Duration.ofMinutes(3);
 
     private final Path work;
@@ -53,6 +61,7 @@ final class ChaosCluster implements AutoCloseable {
     private final List<AutoCloseable> started = new ArrayList<>();
     private final Thread shutdownHook = new Thread(this::close, "chaos-cluster-stop");
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private final BrokerLogins logins = BrokerLogins.random();
     private int brokerPort;
     private ChildProcess broker;
     private TcpProxy brokerProxy;
@@ -97,11 +106,13 @@ final class ChaosCluster implements AutoCloseable {
     private void startAll() throws Exception {
         Files.createDirectories(work);
         String cp = System.getProperty("java.class.path");
-        progress.accept("starting ActiveMQ broker process (KahaDB in " + work.resolve("broker") + ")");
+        progress.accept("starting ActiveMQ broker process (KahaDB in " + work.resolve("broker")
+                + "; one login per role, per-queue access rules)");
+        logins.writeTo(secrets());
         brokerPort = ChildProcess.freePort();
         List<String> brokerCmd = new ArrayList<>(ChildProcess.javaCommand("384m"));
         brokerCmd.addAll(List.of("-cp", cp, BrokerMain.class.getName(), work.resolve("broker").toString(),
-                Integer.toString(brokerPort)));
+                Integer.toString(brokerPort), secrets().toString()));
         broker = track(new ChildProcess("broker", brokerCmd, Map.of(), logs("broker.log")));
         broker.start();
         awaitBroker();
@@ -116,7 +127,7 @@ final class ChaosCluster implements AutoCloseable {
             noDiskFaults("-Dei.chaos.noTmpfs=true");
         }
         Optional<TmpfsDisk> dnDisk = diskFaultsUnavailable != null ? Optional.empty()
-                : TmpfsDisk.mount(work.resolve("hdfs-data"), 1024, this::noDiskFaults);
+                : TmpfsDisk.mount(work.resolve("hdfs-data"), DATANODE_DISK_MB, this::noDiskFaults);
         dnDisk.ifPresent(d -> dataNodeDisk = track(d));
         progress.accept("starting HDFS NameNode and DataNode processes");
         hdfs = track(HdfsDaemons.start(work.resolve("hdfs"), work.resolve("hdfs-data").resolve("dn"), START_TIMEOUT));
@@ -125,7 +136,7 @@ final class ChaosCluster implements AutoCloseable {
         kudu = track(KuduDaemons.start(work.resolve("kudu"), START_TIMEOUT));
         new KuduTables(kudu.client(), tables).createOrVerify(1);
 
-        Path secret = work.resolve("s3-secret");
+        Path secret = secrets().resolve("s3-secret-key");
         SecretFile.write(secret, S3_SECRET_KEY);
         supervisorHttpPort = ChildProcess.freePort();
         supervisor = track(daemon("supervisor", SupervisorMain.class.getName(), supervisorConfig(), cp));
@@ -153,15 +164,17 @@ final class ChaosCluster implements AutoCloseable {
         }
     }
 
+    /** The folder of the mode-0600 secret files: broker passwords per login, the S3 secret key. */
+    private Path secrets() {
+        return work.resolve("secrets");
+    }
+
     private Path logs(String name) {
         return work.resolve("logs").resolve(name);
     }
 
     private ChildProcess daemon(String name, String main, Map<String, String> config, String cp) throws IOException {
-        Path file = work.resolve(name + ".properties");
-        StringBuilder sb = new StringBuilder();
-        config.forEach((k, v) -> sb.append(k).append('=').append(v.replace("\\", "\\\\")).append('\n'));
-        Files.writeString(file, sb.toString());
+        Path file = DaemonProcesses.writeConfig(work.resolve(name + ".properties"), config);
         List<String> cmd = new ArrayList<>(ChildProcess.javaCommand(name.startsWith("consumer") ? "512m" : "256m"));
         cmd.addAll(List.of("-Djava.io.tmpdir=" + Files.createDirectories(work.resolve("tmp-" + name)),
                 "-cp", cp, main, "run", "--config", file.toString()));
@@ -171,6 +184,9 @@ final class ChaosCluster implements AutoCloseable {
     private Map<String, String> supervisorConfig() {
         Map<String, String> p = new TreeMap<>();
         p.put(SupervisorConfig.BROKERS, brokerProxy.endpoint());
+        p.put(SupervisorConfig.STOMP_USER, BrokerLogins.SUPERVISOR);
+        p.put(SupervisorConfig.STOMP_PASSWORD_FILE,
+                BrokerLogins.passwordFile(secrets(), BrokerLogins.SUPERVISOR).toString());
         p.put(SupervisorConfig.JOURNAL_DIR, work.resolve("supervisor-journal").toString());
         p.put(SupervisorConfig.S3_BUCKET, BUCKET);
         p.put(SupervisorConfig.HTTP_HOST, "127.0.0.1");
@@ -194,6 +210,9 @@ final class ChaosCluster implements AutoCloseable {
         Map<String, String> p = new TreeMap<>();
         p.put(ConsumerConfig.ID, "consumer-" + (i + 1));
         p.put(ConsumerConfig.BROKERS, brokerProxy.endpoint());
+        p.put(ConsumerConfig.STOMP_USER, BrokerLogins.CONSUMER);
+        p.put(ConsumerConfig.STOMP_PASSWORD_FILE,
+                BrokerLogins.passwordFile(secrets(), BrokerLogins.CONSUMER).toString());
         p.put(ConsumerConfig.S3_ENDPOINT, s3Endpoint());
         p.put(ConsumerConfig.S3_BUCKET, BUCKET);
         p.put(ConsumerConfig.S3_ACCESS_KEY, S3_ACCESS_KEY);
@@ -274,28 +293,22 @@ final class ChaosCluster implements AutoCloseable {
 
     /** GET on a daemon's operations port; empty when it does not answer. */
     Optional<HttpResponse<String>> get(int port, String path) {
-        try {
-            return Optional.of(http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                    .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString()));
-        } catch (IOException e) {
-            return Optional.empty();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return Optional.empty();
-        }
+        return DaemonProcesses.get(http, port, path);
     }
 
     String s3Endpoint() {
         return "http://127.0.0.1:" + s3Proxy.port();
     }
 
-    /**
-     * What producers use: the broker and S3 through the proxies, like every other client. The chaos broker takes
-     * anonymous logins (broker access rules are tested in BrokerAuthorizationTest), so no STOMP login is given.
-     */
+    /** What producers use: the broker (as the producer login) and S3 through the proxies, like every other client. */
     ProducerLauncher.ProducerEndpoints producerEndpoints() {
-        return new ProducerLauncher.ProducerEndpoints(brokerProxy.endpoint(), null, null, s3Endpoint(), BUCKET,
-                S3_ACCESS_KEY, S3_SECRET_KEY);
+        return new ProducerLauncher.ProducerEndpoints(brokerProxy.endpoint(), BrokerLogins.PRODUCER,
+                logins.password(BrokerLogins.PRODUCER), s3Endpoint(), BUCKET, S3_ACCESS_KEY, S3_SECRET_KEY);
+    }
+
+    /** Settings to reach the broker through its proxy as {@code login} (one of {@link BrokerLogins}' roles). */
+    StompSettings brokerSettings(String login) {
+        return logins.settings(brokerProxy.endpoint(), login);
     }
 
     Path work() {

@@ -2,6 +2,7 @@ package org.eventindex.deploy.chaos;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import org.apache.hadoop.fs.FileStatus;
+import org.eventindex.deploy.BrokerLogins;
 import org.eventindex.gen.DatasetGenerator;
 import org.eventindex.gen.GeneratedDataset;
 import org.eventindex.gen.GeneratedJob;
@@ -9,9 +10,7 @@ import org.eventindex.gen.GeneratorSpec;
 import org.eventindex.message.Json;
 import org.eventindex.message.Queues;
 import org.eventindex.names.DatasetName;
-import org.eventindex.stomp.StompEndpoint;
 import org.eventindex.stomp.StompSender;
-import org.eventindex.stomp.StompSettings;
 
 import java.io.FileNotFoundException;
 import java.io.IOException;
@@ -20,6 +19,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -98,7 +98,9 @@ final class ChaosRunner {
 
         ProducerFleet fleet = new ProducerFleet(producerJar, cluster.producerEndpoints(),
                 cluster.work().resolve("logs").resolve("producers"));
-        CompletableFuture<List<ProducerFleet.Job>> producers = CompletableFuture.supplyAsync(() -> {
+        // The producers start once a fault that must strike before them is in place (or right away).
+        CompletableFuture<Void> go = new CompletableFuture<>();
+        CompletableFuture<List<ProducerFleet.Job>> producers = go.thenApplyAsync(ready -> {
             try {
                 return fleet.runAll(work, 2);
             } catch (InterruptedException e) {
@@ -107,19 +109,29 @@ final class ChaosRunner {
             }
         });
         List<FaultInjector.Injected> injected = new ArrayList<>();
-        for (Fault f : faults) {
-            if (f.needsDisk() && cluster.diskFaultsUnavailable() != null) {
-                skipped.add(f + ": " + cluster.diskFaultsUnavailable());
-                log.accept("  skip " + f + ": " + cluster.diskFaultsUnavailable());
-                continue;
+        // A fault that strikes before the producers goes first in a round of several (a stable reordering).
+        List<Fault> inOrder = faults.stream()
+                .sorted(Comparator.comparing(f -> f.strike() != Fault.Strike.BEFORE_PRODUCERS)).toList();
+        try {
+            for (Fault f : inOrder) {
+                if (f.needsDisk() && cluster.diskFaultsUnavailable() != null) {
+                    skipped.add(f + ": " + cluster.diskFaultsUnavailable());
+                    log.accept("  skip " + f + ": " + cluster.diskFaultsUnavailable());
+                    continue;
+                }
+                // When, during the producers' run, the fault strikes (drawn for every fault not tied to a consumer,
+                // so that a seed keeps naming the same schedule).
+                Duration delay = f.whileConsuming() ? Duration.ZERO : Duration.ofMillis(random.nextInt(1500));
+                if (f.strike() != Fault.Strike.BEFORE_PRODUCERS || go.isDone()) {
+                    go.complete(null);
+                    ChaosWait.hold(delay);
+                }
+                FaultInjector.Injected i = injector.run(f, random, () -> go.complete(null));
+                log.accept("  lifted " + i);
+                injected.add(i);
             }
-            if (!f.whileConsuming()) {
-                // When, during the producers' run, the fault strikes.
-                ChaosWait.hold(Duration.ofMillis(random.nextInt(1500)));
-            }
-            FaultInjector.Injected i = injector.run(f, random);
-            log.accept("  lifted " + i);
-            injected.add(i);
+        } finally {
+            go.complete(null);
         }
         List<ProducerFleet.Job> jobs = producers.get();
         long runs = jobs.stream().mapToLong(j -> j.exitCodes().size()).sum();
@@ -213,9 +225,8 @@ final class ChaosRunner {
     }
 
     private void registerManifests(List<GeneratedDataset> datasets) throws IOException {
-        StompSettings settings = StompSettings.of(StompEndpoint.parseList(cluster.brokerProxy().endpoint()), null,
-                null);
-        try (StompSender sender = new StompSender(settings)) {
+        // Manifests are an operator's messages: the operator login may send to the supervisor's control queue.
+        try (StompSender sender = new StompSender(cluster.brokerSettings(BrokerLogins.OPERATOR))) {
             for (GeneratedDataset ds : datasets) {
                 sender.send(Queues.SUPERVISOR_CONTROL, Json.write(ds.manifestMessage()), Map.of());
             }

@@ -1,9 +1,9 @@
 package org.eventindex.deploy.chaos;
 
+import org.eventindex.deploy.DaemonProcesses;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -39,12 +39,7 @@ final class ChildProcess implements AutoCloseable {
 
     /** A TCP port free on 127.0.0.1 right now (the daemon binds it soon after; fixed so restarts keep it). */
     static int freePort() {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            s.setReuseAddress(true);
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException("no free TCP port on 127.0.0.1", e);
-        }
+        return DaemonProcesses.freePort();
     }
 
     String name() {

@@ -14,14 +14,34 @@ enum Fault {
     S3_RESETS("reset every S3 connection (TCP RST) repeatedly during the hold", true),
     S3_LATENCY("delay every chunk of S3 traffic during the hold", true),
     SPOOL_DISK_FULL("fill the tmpfs under every consumer's spool directory until a consumer fails a dataset", false),
-    DATANODE_DISK_FULL("fill the tmpfs under the DataNode's data directory until a consumer fails a dataset", false);
+    /*
+     * Before the producers: a consumer writes a dataset to HDFS once, in well under a second, at the end of its work,
+     * and filling the disk takes seconds. Filled while the round runs, the disk was often still filling (with more
+     * than a block of room left) when that one write went through, and nothing else wrote HDFS in the round.
+     */
+    DATANODE_DISK_FULL("fill the tmpfs under the DataNode's data directory before the round's producers start, until"
+            + " a consumer fails a dataset", Strike.BEFORE_PRODUCERS);
+
+    /** When, in a round, a fault strikes. */
+    enum Strike {
+        /** while the producers run, after a seeded delay */
+        WHILE_PRODUCING,
+        /** once a consumer has a dataset in flight */
+        WHILE_CONSUMING,
+        /** before the round's producers start: in place before any data of the round moves */
+        BEFORE_PRODUCERS
+    }
 
     private final String how;
-    private final boolean whileConsuming;
+    private final Strike strike;
 
     Fault(String how, boolean whileConsuming) {
+        this(how, whileConsuming ? Strike.WHILE_CONSUMING : Strike.WHILE_PRODUCING);
+    }
+
+    Fault(String how, Strike strike) {
         this.how = how;
-        this.whileConsuming = whileConsuming;
+        this.strike = strike;
     }
 
     /** How the fault is injected and lifted. */
@@ -29,9 +49,13 @@ enum Fault {
         return how;
     }
 
-    /** True when the fault is injected once a consumer has a dataset in flight (else while producers run). */
+    Strike strike() {
+        return strike;
+    }
+
+    /** True when the fault is injected once a consumer has a dataset in flight. */
     boolean whileConsuming() {
-        return whileConsuming;
+        return strike == Strike.WHILE_CONSUMING;
     }
 
     boolean needsDisk() {

@@ -17,7 +17,9 @@ final class FaultInjector {
     private static final Duration TRIGGER_TIMEOUT = Duration.ofSeconds(60);
     private static final Duration RECOVERY_TIMEOUT = Duration.ofMinutes(3);
     private static final Duration RESET_PERIOD = Duration.ofMillis(400);
-    private static final Duration BITE_TIMEOUT = Duration.ofSeconds(40);
+    private static final Duration BITE_TIMEOUT = Duration.ofSeconds(60);
+    /** How long a daemon may take to see its disk full (the DataNode reports every second). */
+    private static final Duration SEEN_FULL_TIMEOUT = Duration.ofSeconds(30);
 
     private final ChaosCluster cluster;
     private final Consumer<String> log;
@@ -38,9 +40,17 @@ final class FaultInjector {
 
     /**
      * Runs the fault: waits for its trigger (a dataset in flight at a consumer for consumer-side faults), injects,
-     * holds for a seeded time, lifts, waits for recovery.
+     * holds for a seeded time, lifts, waits for recovery. {@code inPlace} is run once the fault is in place and before
+     * the hold, for a caller that starts the round's work only then ({@link Fault.Strike#BEFORE_PRODUCERS}); for a
+     * fault without such a moment it runs once the fault is over (running it twice is harmless by contract).
      */
-    Injected run(Fault fault, Random random) throws IOException {
+    Injected run(Fault fault, Random random, Runnable inPlace) throws IOException {
+        Injected done = inject(fault, random, inPlace);
+        inPlace.run();
+        return done;
+    }
+
+    private Injected inject(Fault fault, Random random, Runnable inPlace) throws IOException {
         Duration hold = Duration.ofMillis(1000 + random.nextInt(3000));
         int consumerIndex = random.nextInt(ChaosCluster.CONSUMERS);
         if (fault.whileConsuming()) {
@@ -126,25 +136,37 @@ final class FaultInjector {
                 return new Injected(fault, "S3 proxy", hold, delay.toMillis() + " ms per chunk");
             }
             case SPOOL_DISK_FULL -> {
-                return diskFull(fault, cluster.spoolDisks(), "consumer spools", hold);
+                return diskFull(fault, cluster.spoolDisks(), "consumer spools", hold, () -> { }, inPlace,
+                        () -> { });
             }
             case DATANODE_DISK_FULL -> {
-                return diskFull(fault, List.of(cluster.dataNodeDisk().orElseThrow()), "datanode data", hold);
+                // Full means: the NameNode, told by the DataNode's heartbeat, has no room for a block any more;
+                // only then does the round's data start to move. After the release, HDFS must take a block again.
+                return diskFull(fault, List.of(cluster.dataNodeDisk().orElseThrow()), "datanode data", hold,
+                        () -> awaitQuietly(() -> cluster.hdfs().awaitNoRoom(SEEN_FULL_TIMEOUT)), inPlace,
+                        () -> cluster.hdfs().awaitWritable(RECOVERY_TIMEOUT));
             }
             default -> throw new IllegalStateException("unhandled fault " + fault);
         }
     }
 
     /**
-     * Fills the disks, then holds them full at least {@code hold} and until a consumer has failed a dataset because
-     * of it (or {@link #BITE_TIMEOUT} passed): the fault is lifted only once it did harm, which the detail records.
+     * Fills the disks, waits until the daemon sees them full ({@code seenFull}), runs {@code inPlace}, then holds them
+     * full at least {@code hold} and until a consumer has failed a dataset because of it (or {@link #BITE_TIMEOUT}
+     * passed): the fault is lifted only once it did harm, which the detail records. After the release it waits for
+     * {@code recovered}.
      */
-    private Injected diskFull(Fault fault, List<TmpfsDisk> disks, String target, Duration hold) throws IOException {
+    private Injected diskFull(Fault fault, List<TmpfsDisk> disks, String target, Duration hold, Runnable seenFull,
+                              Runnable inPlace, Runnable recovered) throws IOException {
         long before = consumerFailures();
         long filled = 0;
+        long t0 = System.nanoTime();
         for (TmpfsDisk d : disks) {
             filled += d.fill();
         }
+        long fillMillis = (System.nanoTime() - t0) / 1_000_000;
+        seenFull.run();
+        inPlace.run();
         ChaosWait.hold(hold);
         boolean bit;
         try {
@@ -154,12 +176,22 @@ final class FaultInjector {
         } catch (IllegalStateException timedOut) {
             bit = false;
         }
+        long failures = consumerFailures() - before;
         for (TmpfsDisk d : disks) {
             d.release();
         }
-        long failures = consumerFailures() - before;
-        return new Injected(fault, target, hold, (filled >> 20) + " MiB filler, " + failures
+        recovered.run();
+        return new Injected(fault, target, hold, (filled >> 20) + " MiB filler in " + fillMillis + " ms, " + failures
                 + " failed dataset attempt(s) while full" + (bit ? "" : " (the fault did not bite)"));
+    }
+
+    /** Runs a wait that may time out; a timeout is logged, not thrown (the bite check then tells what happened). */
+    private void awaitQuietly(Runnable wait) {
+        try {
+            wait.run();
+        } catch (IllegalStateException timedOut) {
+            log.accept("  " + timedOut.getMessage());
+        }
     }
 
     /** Sum of the consumers' {@code signals_failed_total} counters (a restarted consumer starts again at 0). */

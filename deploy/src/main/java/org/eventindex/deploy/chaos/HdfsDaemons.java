@@ -147,7 +147,7 @@ final class HdfsDaemons implements AutoCloseable {
         return fs;
     }
 
-    /** Waits until the NameNode is out of safe mode and has a live DataNode with room. */
+    /** Waits until the NameNode is out of safe mode and has a live DataNode with room for a block. */
     void awaitWritable(Duration timeout) {
         ChaosWait.until("HDFS NameNode out of safe mode with a live DataNode (logs in " + dir.resolve("logs") + ")",
                 timeout, () -> {
@@ -158,7 +158,22 @@ final class HdfsDaemons implements AutoCloseable {
                         DistributedFileSystem dfs = (DistributedFileSystem) fs();
                         return !dfs.setSafeMode(HdfsConstants.SafeModeAction.SAFEMODE_GET)
                                 && dfs.getDataNodeStats(HdfsConstants.DatanodeReportType.LIVE).length >= 1
-                                && dfs.getStatus().getRemaining() > 0;
+                                && dfs.getStatus().getRemaining() >= BLOCK_SIZE;
+                    } catch (IOException | RuntimeException e) {
+                        return false;
+                    }
+                });
+    }
+
+    /**
+     * Waits until the NameNode, from the DataNode's heartbeats, has less than a block of room left: from then on it
+     * places no new block ("could only be written to 0 of the 1 minReplication nodes"), so every write fails.
+     */
+    void awaitNoRoom(Duration timeout) {
+        ChaosWait.until("the NameNode reporting less than a block (" + (BLOCK_SIZE >> 20) + " MiB) of room", timeout,
+                () -> {
+                    try {
+                        return fs().getStatus().getRemaining() < BLOCK_SIZE;
                     } catch (IOException | RuntimeException e) {
                         return false;
                     }

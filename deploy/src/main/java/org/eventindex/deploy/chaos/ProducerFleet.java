@@ -84,16 +84,15 @@ final class ProducerFleet {
         String error = null;
         for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
             Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-            List<String> cmd = List.of(java.toString(), "-Xmx64m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
-                    "-jar", producerJar.toString(), w.spbFile().toString(), "--json",
-                    "--retry-deadline", Integer.toString(RETRY_DEADLINE_SECONDS),
-                    "--brokers", endpoints.brokers(), "--s3-endpoint", endpoints.s3Endpoint(),
-                    "--bucket", endpoints.bucket());
+            List<String> cmd = new ArrayList<>(List.of(java.toString(), "-Xmx64m", "-XX:TieredStopAtLevel=1",
+                    "-XX:+UseSerialGC", "-jar", producerJar.toString(), w.spbFile().toString(), "--json",
+                    "--retry-deadline", Integer.toString(RETRY_DEADLINE_SECONDS)));
             Files.createDirectories(logDir);
             Path err = logDir.resolve(w.spbFile().getFileName() + "." + attempt + ".stderr");
             ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(err.toFile());
-            pb.environment().put("EI_S3_ACCESS_KEY", endpoints.accessKey());
-            pb.environment().put("EI_S3_SECRET_KEY", endpoints.secretKey());
+            // The producer login and the S3 keys go through the environment, never the command line.
+            endpoints.applyTo(cmd, pb.environment());
+            pb.command(cmd);
             Process p = pb.start();
             byte[] out = p.getInputStream().readAllBytes();
             if (!p.waitFor(RETRY_DEADLINE_SECONDS + 120, TimeUnit.SECONDS)) {

@@ -13,10 +13,16 @@ import org.apache.kudu.client.OperationResponse;
 import org.apache.kudu.client.PartialRow;
 import org.apache.kudu.client.RowResult;
 import org.apache.kudu.client.RowResultIterator;
+import org.eventindex.deploy.BrokerLogins;
 import org.eventindex.kudu.DatasetQueries;
 import org.eventindex.kudu.DatasetRecord;
 import org.eventindex.kudu.KuduSchemas;
+import org.eventindex.message.Queues;
 import org.eventindex.names.DatasetName;
+import org.eventindex.stomp.BrokerAccess;
+import org.eventindex.stomp.StompConnection;
+import org.eventindex.stomp.StompException;
+import org.eventindex.stomp.StompSettings;
 import org.eventindex.testing.EmbeddedCeph;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
@@ -27,11 +33,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.Timestamp;
 import java.util.List;
+import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -72,18 +82,32 @@ final class ChaosIT {
         }
         ChaosRunner.RoundReport report = runner.round(++round, List.of(fault), 1);
         assertEquals(1, report.faults().size(), fault + " was not injected: " + report.skipped());
-        if (fault == Fault.SPOOL_DISK_FULL) {
+        if (fault.needsDisk()) {
             assertTrue(!report.faults().get(0).detail().contains("did not bite"), "a full disk must make a consumer"
                     + " fail a dataset before it is freed: " + report.faults());
         }
-        // A full DataNode disk does not reliably fail a write here (see docs/reliability.md, "Findings"): the
-        // scenario still checks that nothing is lost or doubled around it, but does not require that it bit.
         CheckResult check = report.check();
         assertEquals(List.of(), check.violations(), "after " + report.faults());
         assertEquals(0, check.lost());
         assertEquals(0, check.extra());
         assertTrue(check.expectedEvents() > 0 && check.eventsFound() == check.expectedEvents(),
                 "events found " + check.eventsFound() + " of " + check.expectedEvents());
+    }
+
+    /** The chaos broker is secured like production: no anonymous login, and each role only on its queues. */
+    @Test @Order(0)
+    void brokerRefusesAnonymousLoginsAndProducersOnTheConsumerQueue() throws Exception {
+        StompSettings producer = cluster.brokerSettings(BrokerLogins.PRODUCER);
+        StompException anonymous = assertThrows(StompException.class, () -> StompConnection.connect(
+                StompSettings.of(producer.endpoints(), null, null)).close(), "an anonymous login was accepted");
+        assertFalse(anonymous.getMessage().isBlank());
+        assertThrows(StompException.class, () -> StompConnection.connect(StompSettings.of(producer.endpoints(),
+                BrokerLogins.PRODUCER, "not-the-password")).close(), "a wrong password was accepted");
+        try (StompConnection c = StompConnection.connect(producer)) {
+            StompException refused = assertThrows(StompException.class, () -> c.send(Queues.CONSUMER,
+                    "{}".getBytes(StandardCharsets.UTF_8), Map.of()), "the producer login sent to the consumer queue");
+            assertTrue(refused.getMessage().contains(BrokerAccess.queue(Queues.CONSUMER)), refused.getMessage());
+        }
     }
 
     @Test @Order(1)
