@@ -82,13 +82,13 @@ final class KuduBench {
                 .setNumReplicas(1));
         List<String> cmd = new ArrayList<>(List.of(kuduBinary(), "perf", "loadgen", kudu.masterAddresses(),
                 "--table_name=" + table, "--num_threads=1", "--num_rows_per_thread=" + rows, "--run_scan=false"));
-        long ts1 = tserverCpuMillis();
+        long ts1 = kudu.tabletServerCpuMillis();
         long t1 = System.nanoTime();
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         String text = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         int status = p.waitFor();
         double loadgenSeconds = (System.nanoTime() - t1) / 1e9;
-        long loadgenTs = tserverCpuMillis() - ts1;
+        long loadgenTs = kudu.tabletServerCpuMillis() - ts1;
         if (status != 0) {
             throw new IOException("kudu perf loadgen failed (" + status + "): " + text);
         }
@@ -124,7 +124,7 @@ final class KuduBench {
     }
 
     private Load load(DatasetLoader loader, String dataset, int dspid, Path parquet) throws Exception {
-        long ts0 = tserverCpuMillis();
+        long ts0 = kudu.tabletServerCpuMillis();
         ThreadCpuMeter meter = new ThreadCpuMeter();
         long cpu0 = processCpuNanos();
         long t0 = System.nanoTime();
@@ -133,7 +133,7 @@ final class KuduBench {
         double seconds = (System.nanoTime() - t0) / 1e9;
         long cpu = processCpuNanos() - cpu0;
         Map<String, Double> threads = meter.stop();
-        return new Load(r, r.events(), seconds, cpu, tserverCpuMillis() - ts0, threads, meter.allocated());
+        return new Load(r, r.events(), seconds, cpu, kudu.tabletServerCpuMillis() - ts0, threads, meter.allocated());
     }
 
     /**
@@ -196,24 +196,6 @@ final class KuduBench {
         }
         scanner.close();
         return rows;
-    }
-
-    /** CPU (user + system) of the tablet server process, from /proc; -1 when it cannot be found. */
-    private long tserverCpuMillis() {
-        String dir = tserverDir.toString();
-        return ProcessHandle.allProcesses()
-                .filter(h -> h.info().commandLine().map(c -> c.contains("tserver") && c.contains(dir)).orElse(false))
-                .findFirst()
-                .map(h -> {
-                    try {
-                        String stat = Files.readString(java.nio.file.Path.of("/proc/" + h.pid() + "/stat"));
-                        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-                        // fields 14 and 15 of stat (utime, stime) in clock ticks of 10 ms
-                        return (Long.parseLong(f[11]) + Long.parseLong(f[12])) * 10;
-                    } catch (IOException | RuntimeException e) {
-                        return -1L;
-                    }
-                }).orElse(-1L);
     }
 
     private static long processCpuNanos() {
