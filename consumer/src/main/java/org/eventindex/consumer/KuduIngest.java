@@ -65,10 +65,7 @@ public final class KuduIngest implements DatasetIngest, AutoCloseable {
     public Loaded ingest(ValidSignal signal, Path file) throws IOException {
         int epoch = signal.signal().epoch();
         try {
-            if (!tablesChecked) {
-                tables.createOrVerify(epoch);
-                tablesChecked = true;
-            }
+            tablesReady(epoch);
             tables.ensureEpoch(epoch);
             LoadResult r = loader.load(request(signal, DatasetSource.hadoop(fs, file)));
             if (r.alreadyLoaded()) {
@@ -84,13 +81,18 @@ public final class KuduIngest implements DatasetIngest, AutoCloseable {
     @Override
     public void checkNotSuperseded(ValidSignal signal) throws IOException {
         try {
-            if (!tablesChecked) {
-                tables.createOrVerify(signal.signal().epoch());
-                tablesChecked = true;
-            }
+            tablesReady(signal.signal().epoch());
             loader.checkNotSuperseded(signal.dataset(), signal.signalId(), selectedAt(signal));
         } catch (IllegalArgumentException | IllegalStateException e) {
             throw new IOException(e.getMessage(), e);
+        }
+    }
+
+    /** Creates the tables on first use, or verifies and upgrades those of an earlier version; once per consumer. */
+    private void tablesReady(int epoch) throws IOException {
+        if (!tablesChecked) {
+            tables.createOrVerify(epoch);
+            tablesChecked = true;
         }
     }
 
