@@ -173,7 +173,7 @@ final class SecretLeakIT {
                 Map.of(ConsumerConfig.ENV_STOMP_PASSWORD, logins.password(BrokerLogins.CONSUMER))));
         Map<String, String> badSupervisor = new TreeMap<>(supervisorConfig(freePort()));
         badSupervisor.put(SupervisorConfig.RETRY_MAX, "soon");
-        assertEquals(1, runToExit("supervisor-bad-value", SupervisorMain.class, badSupervisor,
+        assertEquals(2, runToExit("supervisor-bad-value", SupervisorMain.class, badSupervisor,
                 Map.of(SupervisorConfig.ENV_S3_SECRET_KEY, s3Secret)));
         capturePages("supervisor", supervisorPort);
         captured.put("supervisor /datasets/" + first.datasetName(), get(supervisorPort, "/datasets/"

@@ -66,8 +66,18 @@ public final class SupervisorMain {
         }
         try {
             switch (args[0]) {
-                case "run":
-                    return daemon(required(opts, "config"), env);
+                case "run": {
+                    String file = required(opts, "config");
+                    SupervisorConfig config;
+                    try {
+                        config = SupervisorConfig.load(Path.of(file), env);
+                    } catch (IOException | RuntimeException e) {
+                        // exit 2, like the consumer: the operator's file is wrong, not the machine
+                        err.println("supervisor: bad configuration: " + e.getMessage());
+                        return 2;
+                    }
+                    return daemon(config);
+                }
                 case "register-manifest":
                     return registerManifest(opts, env, out);
                 case "resignal":
@@ -95,8 +105,7 @@ public final class SupervisorMain {
         }
     }
 
-    private static int daemon(String configFile, Map<String, String> env) throws IOException {
-        SupervisorConfig config = SupervisorConfig.load(Path.of(configFile), env);
+    private static int daemon(SupervisorConfig config) throws IOException {
         Supervisor supervisor = new Supervisor(config, Clock.systemUTC());
         CountDownLatch down = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {

@@ -81,7 +81,8 @@ class SupervisorMainTest {
     void unreadableConfigurationIsNamed() throws IOException {
         Path cfg = dir.resolve("supervisor.properties");
         Files.writeString(cfg, "supervisor.kudu.epoch = minus one\n");
-        assertEquals(1, run("run", "--config", cfg.toString()));
-        assertTrue(err().contains("supervisor.kudu.epoch") && err().contains(cfg.toString()), err());
+        assertEquals(2, run("run", "--config", cfg.toString()));
+        assertTrue(err().contains("bad configuration") && err().contains("supervisor.kudu.epoch")
+                && err().contains(cfg.toString()), err());
     }
 }
