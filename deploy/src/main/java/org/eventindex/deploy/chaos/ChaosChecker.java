@@ -165,20 +165,33 @@ final class ChaosChecker {
         }
     }
 
-    private void checkHdfs(String name, List<Violation> violations) throws IOException {
-        org.apache.hadoop.fs.Path dir = new org.apache.hadoop.fs.Path(hdfsRoot, DatasetName.parse(name).container());
-        FileStatus[] all;
+    /** The HDFS directory of {@code dataset}'s container, where its file and temp files live. */
+    static org.apache.hadoop.fs.Path containerDir(String hdfsRoot, String dataset) {
+        return new org.apache.hadoop.fs.Path(hdfsRoot, DatasetName.parse(dataset).container());
+    }
+
+    /** What {@code dir} holds; nothing when it does not exist (no file written there yet). */
+    static FileStatus[] list(FileSystem hdfs, org.apache.hadoop.fs.Path dir) throws IOException {
         try {
-            all = hdfs.listStatus(dir);
+            return hdfs.listStatus(dir);
         } catch (FileNotFoundException e) {
-            all = new FileStatus[0];
+            return new FileStatus[0];
         }
+    }
+
+    /** Whether {@code file}, a name in the container directory, is a temporary file of {@code dataset}. */
+    static boolean isTempFile(String file, String dataset) {
+        return file.startsWith(".") && file.contains(dataset);
+    }
+
+    private void checkHdfs(String name, List<Violation> violations) throws IOException {
+        org.apache.hadoop.fs.Path dir = containerDir(hdfsRoot, name);
         int finals = 0;
-        for (FileStatus st : all) {
+        for (FileStatus st : list(hdfs, dir)) {
             String file = st.getPath().getName();
             if (file.equals(name + ConsolidatedSchema.SUFFIX)) {
                 finals++;
-            } else if (file.startsWith(".") && file.contains(name)) {
+            } else if (isTempFile(file, name)) {
                 violations.add(new Violation(Violation.Kind.LEFTOVER_TEMP, name, "temporary file " + st.getPath()
                         + " (" + st.getLen() + " bytes)"));
             } else if (file.startsWith(name + ".")) {

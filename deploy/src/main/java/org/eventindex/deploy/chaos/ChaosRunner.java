@@ -9,10 +9,8 @@ import org.eventindex.gen.GeneratedJob;
 import org.eventindex.gen.GeneratorSpec;
 import org.eventindex.message.Json;
 import org.eventindex.message.Queues;
-import org.eventindex.names.DatasetName;
 import org.eventindex.stomp.StompSender;
 
-import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -206,19 +204,15 @@ final class ChaosRunner {
 
     private boolean noTempFiles(List<ExpectedEvents> expected) {
         for (ExpectedEvents e : expected) {
-            org.apache.hadoop.fs.Path dir = new org.apache.hadoop.fs.Path(ChaosCluster.HDFS_ROOT,
-                    DatasetName.parse(e.dataset()).container());
             try {
-                for (FileStatus st : cluster.hdfs().fs().listStatus(dir)) {
-                    String file = st.getPath().getName();
-                    if (file.startsWith(".") && file.contains(e.dataset())) {
+                for (FileStatus st : ChaosChecker.list(cluster.hdfs().fs(),
+                        ChaosChecker.containerDir(ChaosCluster.HDFS_ROOT, e.dataset()))) {
+                    if (ChaosChecker.isTempFile(st.getPath().getName(), e.dataset())) {
                         return false;
                     }
                 }
-            } catch (FileNotFoundException missing) {
-                // nothing written for it yet: no temp file either (the checker reports the missing file)
-            } catch (IOException e2) {
-                return false;
+            } catch (IOException unreadable) {
+                return false; // HDFS not answering: not quiet yet
             }
         }
         return true;
