@@ -1,18 +1,22 @@
 package org.eventindex.consolidated;
 
 import org.apache.parquet.bytes.ByteBufferAllocator;
+import org.apache.parquet.column.ColumnWriteStore;
+import org.apache.parquet.column.ParquetProperties;
+import org.apache.parquet.compression.CompressionCodecFactory;
 import org.apache.parquet.conf.PlainParquetConfiguration;
+import org.apache.parquet.hadoop.CodecFactory;
+import org.apache.parquet.hadoop.ColumnChunkPageWriteStore;
 import org.apache.parquet.hadoop.ParquetFileWriter;
-import org.apache.parquet.hadoop.ParquetWriter;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.parquet.io.OutputFile;
 import org.apache.parquet.io.PositionOutputStream;
-import org.apache.parquet.util.AutoCloseables;
 import org.eventindex.proto.EventIndexProtos.EIEvent_p1;
 
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 
@@ -20,15 +24,32 @@ import java.util.Objects;
  * Writes the rows of one consolidated file, already sorted by (run, event), to a stream (the HDFS temp file), then
  * the footer with the caller's metadata. Output bytes depend only on the rows and the metadata (no clock, no host):
  * a redelivered signal rewrites the same bytes. The stream is flushed, never closed.
+ * <p>
+ * The rows go straight into parquet-mr's column writers ({@link EventColumns}); this class does the part of
+ * parquet-mr's record writer that remains: one page store and column store per row group, a new row group once the
+ * buffered data reaches {@link ConsolidatedSchema#ROW_GROUP_BYTES}, the footer.
  */
 public final class ConsolidatedFileWriter implements Closeable {
     private static final String TOKEN_PATH = ConsolidatedSchema.EITOKEN + "." + ConsolidatedSchema.LIST + "."
             + ConsolidatedSchema.ELEMENT + "." + ConsolidatedSchema.TOKEN;
     private static final long POOL_BYTES = 64L << 20;
-    private final EventWriteSupport support;
-    private final ParquetWriter<EventWriteSupport.Row> writer;
-    private final EventWriteSupport.Row row = new EventWriteSupport.Row();
+    /** Rows between two checks of the buffered row group size (a row is ~0.2-0.5 KB). */
+    private static final int SIZE_CHECK_ROWS = 512;
+    /** The writer name parquet-mr's record writer records in the footer; kept for readers that show it. */
+    static final String WRITER_MODEL_KEY = "writer.model.name";
+    static final String WRITER_MODEL = "eventindex";
+
+    private final ParquetProperties props;
+    private final CodecFactory codecs;
+    private final CompressionCodecFactory.BytesInputCompressor compressor;
+    private final ByteBufferAllocator allocator;
+    private final ParquetFileWriter file;
+    private final EventColumns columns = new EventColumns();
     private final RowDigest digest = new RowDigest();
+    private ColumnChunkPageWriteStore pages;
+    private ColumnWriteStore store;
+    private int rowGroups;
+    private long groupRows;
     private long events;
     private boolean closed;
 
@@ -38,18 +59,13 @@ public final class ConsolidatedFileWriter implements Closeable {
 
     /** With the given page buffer allocator (tests compare the recycling one with plain heap buffers). */
     ConsolidatedFileWriter(OutputStream out, ByteBufferAllocator allocator) throws IOException {
-        this.support = new EventWriteSupport();
-        this.writer = new Builder(new StreamOutputFile(Objects.requireNonNull(out, "out is null")), support)
-                .withConf(new PlainParquetConfiguration())
-                .withWriteMode(ParquetFileWriter.Mode.OVERWRITE)
-                // page buffers are recycled instead of allocated again for every page (bounded)
-                .withAllocator(allocator)
-                .withCompressionCodec(CompressionCodecName.SNAPPY)
-                .withRowGroupSize(ConsolidatedSchema.ROW_GROUP_BYTES)
+        this.allocator = Objects.requireNonNull(allocator, "allocator is null");
+        this.props = ParquetProperties.builder()
                 .withPageSize(ConsolidatedSchema.PAGE_BYTES)
                 .withDictionaryPageSize(ConsolidatedSchema.PAGE_BYTES * 4)
                 .withDictionaryEncoding(true)
-                .withMaxPaddingSize(0)
+                // page buffers are recycled instead of allocated again for every page (bounded)
+                .withAllocator(allocator)
                 // Lookups select by (run, event), file GUID or stage GUID: those keep min/max statistics (and the
                 // page index). Tokens and masks are nearly unique per event: statistics and dictionaries on them
                 // cost CPU and footer space for no pruning.
@@ -72,6 +88,21 @@ public final class ConsolidatedFileWriter implements Closeable {
                 .withDictionaryEncoding(ConsolidatedSchema.TIME_STAMP_NS_OFFSET, false)
                 .withDictionaryEncoding(ConsolidatedSchema.EXTENDED_LEVEL1_ID, false)
                 .build();
+        this.codecs = new CodecFactory(new PlainParquetConfiguration(), props.getPageSizeThreshold());
+        this.compressor = codecs.getCompressor(CompressionCodecName.SNAPPY);
+        this.file = new ParquetFileWriter(new StreamOutputFile(Objects.requireNonNull(out, "out is null")),
+                ConsolidatedSchema.SCHEMA, ParquetFileWriter.Mode.OVERWRITE, ConsolidatedSchema.ROW_GROUP_BYTES,
+                0, null, props);
+        boolean ok = false;
+        try {
+            file.start();
+            startRowGroup();
+            ok = true;
+        } finally {
+            if (!ok) {
+                release();
+            }
+        }
     }
 
     /** Appends one row; rows must come in (run, event) order. */
@@ -89,12 +120,16 @@ public final class ConsolidatedFileWriter implements Closeable {
      * {@link StageRefs#of} on another thread, then {@link StageRefs#copyRefs}); null computes them here.
      */
     public void write(EIEvent_p1 event, byte[] serialized, String guid, StageRefs refs) throws IOException {
-        row.event = event;
-        row.guid = guid;
-        row.refs = refs;
-        writer.write(row);
+        if (closed) {
+            throw new IllegalStateException("consolidated file writer is closed");
+        }
+        columns.write(event, guid, refs);
         digest.add(serialized, guid);
         events++;
+        if (++groupRows % SIZE_CHECK_ROWS == 0 && store.getBufferedSize() >= ConsolidatedSchema.ROW_GROUP_BYTES) {
+            flushRowGroup();
+            startRowGroup();
+        }
     }
 
     public long events() {
@@ -106,9 +141,18 @@ public final class ConsolidatedFileWriter implements Closeable {
      * checksum from {@link #finishDigest()}), then flushes the stream.
      */
     public void finish(Map<String, String> metadata) throws IOException {
-        support.metadata = Map.copyOf(metadata);
+        if (closed) {
+            throw new IllegalStateException("consolidated file writer is closed");
+        }
         closed = true;
-        closeWriter();
+        try {
+            flushRowGroup();
+            Map<String, String> footer = new HashMap<>(metadata);
+            footer.put(WRITER_MODEL_KEY, WRITER_MODEL);
+            file.end(footer);
+        } finally {
+            release();
+        }
     }
 
     /** Completes and returns the row checksum; call once, after the last row. */
@@ -116,51 +160,51 @@ public final class ConsolidatedFileWriter implements Closeable {
         return digest.hex();
     }
 
-    /** Abandons the file (the caller discards the stream's content). */
+    /** Abandons the file: nothing more is written (the caller discards the stream's content). */
     @Override
-    public void close() throws IOException {
+    public void close() {
         if (!closed) {
             closed = true;
-            support.metadata = Map.of();
-            closeWriter();
+            release();
         }
     }
 
-    /** Closes the Parquet writer; a stream failure comes out as the stream's IOException, not Parquet's wrapper. */
-    private void closeWriter() throws IOException {
+    private void startRowGroup() {
+        pages = new ColumnChunkPageWriteStore(compressor, ConsolidatedSchema.SCHEMA, allocator,
+                props.getColumnIndexTruncateLength(), props.getPageWriteChecksumEnabled(), null, rowGroups);
+        store = props.newColumnWriteStore(ConsolidatedSchema.SCHEMA, pages, pages);
+        columns.bind(store);
+        groupRows = 0;
+    }
+
+    /** Writes the buffered rows as a row group (none: nothing) and releases the group's buffers. */
+    private void flushRowGroup() throws IOException {
         try {
-            writer.close();
-        } catch (AutoCloseables.ParquetCloseResourceException e) {
-            if (e.getCause() instanceof IOException io) {
-                throw io;
+            if (groupRows > 0) {
+                store.flush();
+                file.startBlock(groupRows);
+                pages.flushToFileWriter(file);
+                file.endBlock();
+                rowGroups++;
             }
-            throw e;
+        } finally {
+            store.close();
+            pages.close();
+            store = null;
+            pages = null;
         }
     }
 
-    private static final class Builder extends ParquetWriter.Builder<EventWriteSupport.Row, Builder> {
-        private static final String TOKEN_PATH = ConsolidatedSchema.EITOKEN + "." + ConsolidatedSchema.LIST + "."
-            + ConsolidatedSchema.ELEMENT + "." + ConsolidatedSchema.TOKEN;
-    private final EventWriteSupport support;
-
-        Builder(OutputFile file, EventWriteSupport support) {
-            super(file);
-            this.support = support;
-        }
-
-        @Override
-        protected Builder self() {
-            return this;
-        }
-
-        @Override
-        protected EventWriteSupport getWriteSupport(org.apache.hadoop.conf.Configuration conf) {
-            return support;
-        }
-
-        @Override
-        protected EventWriteSupport getWriteSupport(org.apache.parquet.conf.ParquetConfiguration conf) {
-            return support;
+    private void release() {
+        try {
+            if (store != null) {
+                store.close();
+                pages.close();
+                store = null;
+                pages = null;
+            }
+        } finally {
+            codecs.release();
         }
     }
 

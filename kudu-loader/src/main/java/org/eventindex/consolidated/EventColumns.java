@@ -1,0 +1,234 @@
+package org.eventindex.consolidated;
+
+import com.google.protobuf.ByteString;
+import org.apache.parquet.column.ColumnDescriptor;
+import org.apache.parquet.column.ColumnWriteStore;
+import org.apache.parquet.column.ColumnWriter;
+import org.apache.parquet.io.api.Binary;
+import org.eventindex.proto.EventIndexProtos.EIEvent_p1;
+import org.eventindex.proto.EventIndexProtos.EItoken_p1;
+
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.List;
+
+/**
+ * Writes {@link ConsolidatedSchema#SCHEMA} rows straight into the column writers of a row group, value by value with
+ * their repetition and definition levels. This is what parquet-mr's record API ({@code RecordConsumer} over
+ * {@code MessageColumnIO}) does for any schema with per-field bookkeeping (field markers, null caches, group
+ * levels); for one fixed schema the levels are known in advance:
+ * <ul>
+ *   <li>required top-level column: r = 0, d = 0;</li>
+ *   <li>optional top-level column: d = 1 with a value, a null with d = 0;</li>
+ *   <li>{@code eitoken.list.element.{name,token}} (optional LIST of required elements): an empty list is a null
+ *       with d = 1 (the list itself is always present, so "no tokens" reads back as an empty list); each token is
+ *       d = 2, r = 0 for the first element of the row and r = 1 for the next ones.</li>
+ * </ul>
+ * One instance per row group's {@link ColumnWriteStore}; {@link #bind} switches to the next row group's store.
+ */
+final class EventColumns {
+    private static final int STRING_CACHE_MAX = 16_384;
+    private static final List<String> PATHS = List.of(ConsolidatedSchema.RUN_NUMBER,
+            ConsolidatedSchema.EVENT_NUMBER, ConsolidatedSchema.LUMI_BLOCK, ConsolidatedSchema.TIME_STAMP,
+            ConsolidatedSchema.TIME_STAMP_NS_OFFSET, ConsolidatedSchema.BCID, ConsolidatedSchema.EXTENDED_LEVEL1_ID,
+            ConsolidatedSchema.IS_SIMULATION, ConsolidatedSchema.IS_CALIBRATION, ConsolidatedSchema.IS_TEST_BEAM,
+            ConsolidatedSchema.L1_PASSED_TRIG_MASK, ConsolidatedSchema.L2_PASSED_TRIG_MASK,
+            ConsolidatedSchema.EF_PASSED_TRIG_MASK, ConsolidatedSchema.SMK, ConsolidatedSchema.HLTPSK,
+            ConsolidatedSchema.L1PSK, ConsolidatedSchema.MC_EVENT_WEIGHT, ConsolidatedSchema.MC_CHANNEL_NUMBER,
+            ConsolidatedSchema.EITOKEN + "." + ConsolidatedSchema.LIST + "." + ConsolidatedSchema.ELEMENT + "."
+                    + ConsolidatedSchema.NAME,
+            ConsolidatedSchema.EITOKEN + "." + ConsolidatedSchema.LIST + "." + ConsolidatedSchema.ELEMENT + "."
+                    + ConsolidatedSchema.TOKEN,
+            ConsolidatedSchema.GUID, ConsolidatedSchema.DB_RAW, ConsolidatedSchema.TK_RAW, ConsolidatedSchema.DB_ESD,
+            ConsolidatedSchema.TK_ESD, ConsolidatedSchema.DB_AOD, ConsolidatedSchema.TK_AOD, ConsolidatedSchema.DB,
+            ConsolidatedSchema.TK);
+
+    private final StageRefs ownRefs = new StageRefs();
+    private final HashMap<String, Binary> strings = new HashMap<>();
+    private byte[] scratch = new byte[4096];
+    private ColumnWriteStore store;
+    private ColumnWriter run;
+    private ColumnWriter event;
+    private ColumnWriter lumiBlock;
+    private ColumnWriter timeStamp;
+    private ColumnWriter timeStampNs;
+    private ColumnWriter bcid;
+    private ColumnWriter extendedL1;
+    private ColumnWriter simulation;
+    private ColumnWriter calibration;
+    private ColumnWriter testBeam;
+    private ColumnWriter l1Mask;
+    private ColumnWriter l2Mask;
+    private ColumnWriter efMask;
+    private ColumnWriter smk;
+    private ColumnWriter hltpsk;
+    private ColumnWriter l1psk;
+    private ColumnWriter mcWeight;
+    private ColumnWriter mcChannel;
+    private ColumnWriter tokenName;
+    private ColumnWriter token;
+    private ColumnWriter guid;
+    private ColumnWriter dbRaw;
+    private ColumnWriter tkRaw;
+    private ColumnWriter dbEsd;
+    private ColumnWriter tkEsd;
+    private ColumnWriter dbAod;
+    private ColumnWriter tkAod;
+    private ColumnWriter db;
+    private ColumnWriter tk;
+
+    static {
+        List<ColumnDescriptor> columns = ConsolidatedSchema.SCHEMA.getColumns();
+        if (columns.size() != PATHS.size()) {
+            throw new IllegalStateException("EventColumns knows " + PATHS.size() + " columns, the schema has "
+                    + columns.size());
+        }
+        for (int i = 0; i < columns.size(); i++) {
+            String path = String.join(".", columns.get(i).getPath());
+            if (!path.equals(PATHS.get(i))) {
+                throw new IllegalStateException("column " + i + " of the schema is " + path + ", EventColumns "
+                        + "writes " + PATHS.get(i));
+            }
+        }
+    }
+
+    /** Writes the following rows into {@code next} (a new row group's store). */
+    void bind(ColumnWriteStore next) {
+        this.store = next;
+        List<ColumnDescriptor> c = ConsolidatedSchema.SCHEMA.getColumns();
+        int i = 0;
+        run = next.getColumnWriter(c.get(i++));
+        event = next.getColumnWriter(c.get(i++));
+        lumiBlock = next.getColumnWriter(c.get(i++));
+        timeStamp = next.getColumnWriter(c.get(i++));
+        timeStampNs = next.getColumnWriter(c.get(i++));
+        bcid = next.getColumnWriter(c.get(i++));
+        extendedL1 = next.getColumnWriter(c.get(i++));
+        simulation = next.getColumnWriter(c.get(i++));
+        calibration = next.getColumnWriter(c.get(i++));
+        testBeam = next.getColumnWriter(c.get(i++));
+        l1Mask = next.getColumnWriter(c.get(i++));
+        l2Mask = next.getColumnWriter(c.get(i++));
+        efMask = next.getColumnWriter(c.get(i++));
+        smk = next.getColumnWriter(c.get(i++));
+        hltpsk = next.getColumnWriter(c.get(i++));
+        l1psk = next.getColumnWriter(c.get(i++));
+        mcWeight = next.getColumnWriter(c.get(i++));
+        mcChannel = next.getColumnWriter(c.get(i++));
+        tokenName = next.getColumnWriter(c.get(i++));
+        token = next.getColumnWriter(c.get(i++));
+        guid = next.getColumnWriter(c.get(i++));
+        dbRaw = next.getColumnWriter(c.get(i++));
+        tkRaw = next.getColumnWriter(c.get(i++));
+        dbEsd = next.getColumnWriter(c.get(i++));
+        tkEsd = next.getColumnWriter(c.get(i++));
+        dbAod = next.getColumnWriter(c.get(i++));
+        tkAod = next.getColumnWriter(c.get(i++));
+        db = next.getColumnWriter(c.get(i++));
+        tk = next.getColumnWriter(c.get(i));
+    }
+
+    /**
+     * Writes one row: {@code e}, the GUID of its file and its stage references ({@code null}: computed here).
+     *
+     * @throws IllegalArgumentException naming the token when a token is malformed (before anything is written)
+     */
+    void write(EIEvent_p1 e, String fileGuid, StageRefs refs) {
+        StageRefs r = refs != null ? refs : ownRefs.of(e, fileGuid);
+        run.write(e.getRunNumber(), 0, 0);
+        event.write(e.getEventNumber(), 0, 0);
+        lumiBlock.write(e.getLumiBlock(), 0, 0);
+        timeStamp.write(e.getTimeStamp(), 0, 0);
+        timeStampNs.write(e.getTimeStampNSOffset(), 0, 0);
+        bcid.write(e.getBcid(), 0, 0);
+        optional(extendedL1, e.hasExtendedLevel1ID(), e.getExtendedLevel1ID());
+        simulation.write(e.getIsSimulation(), 0, 0);
+        calibration.write(e.getIsCalibration(), 0, 0);
+        testBeam.write(e.getIsTestBeam(), 0, 0);
+        optional(l1Mask, e.hasL1PassedTrigMask() ? e.getL1PassedTrigMaskBytes() : null);
+        optional(l2Mask, e.hasL2PassedTrigMask() ? e.getL2PassedTrigMaskBytes() : null);
+        optional(efMask, e.hasEFPassedTrigMask() ? e.getEFPassedTrigMaskBytes() : null);
+        optional(smk, e.hasSMK(), e.getSMK());
+        optional(hltpsk, e.hasHLTPSK(), e.getHLTPSK());
+        optional(l1psk, e.hasL1PSK(), e.getL1PSK());
+        if (e.hasMcEventWeight()) {
+            mcWeight.write(e.getMcEventWeight(), 0, 1);
+        } else {
+            mcWeight.writeNull(0, 0);
+        }
+        optional(mcChannel, e.hasMcChannelNumber(), e.getMcChannelNumber());
+        int tokens = e.getEitokenCount();
+        if (tokens == 0) {
+            tokenName.writeNull(0, 1);
+            token.writeNull(0, 1);
+        } else {
+            for (int i = 0; i < tokens; i++) {
+                EItoken_p1 t = e.getEitoken(i);
+                int repetition = i == 0 ? 0 : 1;
+                tokenName.write(bytes(t.getNameBytes()), repetition, 2);
+                token.write(bytes(t.getTokenBytes()), repetition, 2);
+            }
+        }
+        guid.write(string(fileGuid), 0, 0);
+        optional(dbRaw, r.dbRaw);
+        optional(tkRaw, r.tkRaw);
+        optional(dbEsd, r.dbEsd);
+        optional(tkEsd, r.tkEsd);
+        optional(dbAod, r.dbAod);
+        optional(tkAod, r.tkAod);
+        optional(db, r.db);
+        optional(tk, r.tk);
+        store.endRecord();
+    }
+
+    private static void optional(ColumnWriter w, boolean present, int value) {
+        if (present) {
+            w.write(value, 0, 1);
+        } else {
+            w.writeNull(0, 0);
+        }
+    }
+
+    private void optional(ColumnWriter w, ByteString value) {
+        if (value != null) {
+            w.write(bytes(value), 0, 1);
+        } else {
+            w.writeNull(0, 0);
+        }
+    }
+
+    private void optional(ColumnWriter w, String value) {
+        if (value != null) {
+            w.write(string(value), 0, 1);
+        } else {
+            w.writeNull(0, 0);
+        }
+    }
+
+    /**
+     * The value is copied into a scratch array reused for every value and handed over as a reused Binary: the
+     * column writer encodes it at once and copies what it keeps (dictionary entries, statistics), so no array per
+     * value is allocated.
+     */
+    private Binary bytes(ByteString value) {
+        int n = value.size();
+        if (scratch.length < n) {
+            scratch = new byte[Math.max(n, 2 * scratch.length)];
+        }
+        value.copyTo(scratch, 0);
+        return Binary.fromReusedByteArray(scratch, 0, n);
+    }
+
+    /** GUID columns: a few distinct values per file, so their encoded Binary is cached (bounded). */
+    private Binary string(String value) {
+        Binary b = strings.get(value);
+        if (b == null) {
+            b = Binary.fromConstantByteArray(value.getBytes(StandardCharsets.UTF_8));
+            if (strings.size() >= STRING_CACHE_MAX) {
+                strings.clear();
+            }
+            strings.put(value, b);
+        }
+        return b;
+    }
+}
