@@ -66,6 +66,11 @@ public final class SpbReader implements Closeable {
     private byte[] spill = new byte[0];
 
     private State state = State.EXPECT_HEADER;
+    /** Set by {@link #rawEvents}: events come as {@link SpbRecord.RawEvent}, scanned here. */
+    private EventScan scan;
+    private byte[] canonical = new byte[0];
+    /** The array holding the body consumed by the last {@link #take}. */
+    private byte[] taken;
     private final Set<String> guidsSeen = new HashSet<>();
     private String currentGuid;
     private long fileEvents;
@@ -135,10 +140,26 @@ public final class SpbReader implements Closeable {
             case HEADER -> onHeader(parse(Header_p1.parser(), type, length, at), at);
             case BEGIN_GUID -> onBeginGuid(parse(BeginGUID_p1.parser(), type, length, at), at);
             case TRIGGER_MENU -> new SpbRecord.TriggerMenu(parse(TriggerMenu_p1.parser(), type, length, at), at);
-            case EVENT -> onEvent(parse(EIEvent_p1.parser(), type, length, at), at);
+            case EVENT -> scan != null ? onRawEvent(length, at)
+                    : onEvent(parse(EIEvent_p1.parser(), type, length, at), at);
             case END_GUID -> onEndGuid(parse(EndGUID_p1.parser(), type, length, at), at);
             case TRAILER -> onTrailer(parse(Trailer_p1.parser(), type, length, at), at);
         };
+    }
+
+    /**
+     * From now on, events are returned as {@link SpbRecord.RawEvent}: their canonical serialization, scanned in place
+     * without building a message ({@link EventScan}). An event that is not in canonical form is parsed (a malformed
+     * one is refused exactly as without this mode) and serialized again. For readers that store events rather than
+     * look at them.
+     *
+     * @return this reader
+     */
+    public SpbReader rawEvents() {
+        if (scan == null) {
+            scan = new EventScan();
+        }
+        return this;
     }
 
     /** Uncompressed bytes consumed so far (the SPB {@code usize} once the stream is exhausted). */
@@ -200,13 +221,42 @@ public final class SpbReader implements Closeable {
     }
 
     private SpbRecord onEvent(EIEvent_p1 event, long at) throws SpbFormatException {
+        countEvent(at);
+        return new SpbRecord.Event(event, at);
+    }
+
+    private SpbRecord onRawEvent(int length, long at) throws IOException {
+        int off = take(SpbMessageType.EVENT, length);
+        byte[] bytes = taken;
+        if (!scan.scan(bytes, off, length)) {
+            EIEvent_p1 event;
+            try {
+                event = EIEvent_p1.parser().parseFrom(bytes, off, length);
+            } catch (InvalidProtocolBufferException e) {
+                throw error(at, Problem.BAD_PROTOBUF, "cannot parse " + SpbMessageType.EVENT + " of " + length
+                        + " bytes: " + e.getMessage(), e);
+            }
+            int n = event.getSerializedSize();
+            if (canonical.length < n) {
+                canonical = new byte[Math.max(n, 2 * canonical.length)];
+            }
+            event.writeTo(com.google.protobuf.CodedOutputStream.newInstance(canonical, 0, n));
+            if (!scan.scan(canonical, 0, n)) {
+                throw new IllegalStateException("protobuf's serialization of the event at offset " + at + " of "
+                        + source + " is not accepted by EventScan");
+            }
+        }
+        countEvent(at);
+        return new SpbRecord.RawEvent(scan, at);
+    }
+
+    private void countEvent(long at) throws SpbFormatException {
         if (fileEvents >= limits.maxEventsPerFile()) {
             throw error(at, Problem.OVERSIZE, "GUID " + currentGuid + " has more than " + limits.maxEventsPerFile()
                     + " events");
         }
         fileEvents++;
         totalEvents++;
-        return new SpbRecord.Event(event, at);
     }
 
     private SpbRecord onEndGuid(EndGUID_p1 end, long at) throws SpbFormatException {
@@ -241,27 +291,33 @@ public final class SpbReader implements Closeable {
     }
 
     private <T> T parse(Parser<T> parser, SpbMessageType type, int length, long at) throws IOException {
-        byte[] bytes;
-        int off;
+        int off = take(type, length);
+        try {
+            return parser.parseFrom(taken, off, length);
+        } catch (InvalidProtocolBufferException e) {
+            throw error(at, Problem.BAD_PROTOBUF, "cannot parse " + type + " of " + length + " bytes: "
+                    + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Consumes the next {@code length} bytes (a message's body) and returns their offset in {@link #taken}: the
+     * buffer itself when they fit, no copy, else the spill array.
+     */
+    private int take(SpbMessageType type, int length) throws IOException {
         if (length <= buf.length) {
             int avail = ensure(length);
             if (avail < length) {
                 throw error(bufStart + lim, Problem.TRUNCATED, type + " of " + length + " bytes cut off after " + avail
                         + " bytes");
             }
-            bytes = buf;
-            off = pos;
+            taken = buf;
+            int off = pos;
             pos += length;
-        } else {
-            bytes = readLarge(type, length);
-            off = 0;
+            return off;
         }
-        try {
-            return parser.parseFrom(bytes, off, length);
-        } catch (InvalidProtocolBufferException e) {
-            throw error(at, Problem.BAD_PROTOBUF, "cannot parse " + type + " of " + length + " bytes: "
-                    + e.getMessage(), e);
-        }
+        taken = readLarge(type, length);
+        return 0;
     }
 
     /** Reads a message bigger than the buffer into the (grown, reused) spill array. */

@@ -25,6 +25,13 @@ public sealed interface SpbRecord {
     record Event(EIEvent_p1 message, long offset) implements SpbRecord {
     }
 
+    /**
+     * An event as its canonical serialization, scanned in place ({@link SpbReader#rawEvents}): {@code event} and the
+     * array it points into are the reader's and valid only until the reader's next call.
+     */
+    record RawEvent(EventScan event, long offset) implements SpbRecord {
+    }
+
     record EndGuid(EndGUID_p1 message, long offset) implements SpbRecord {
     }
 

@@ -162,7 +162,8 @@ final class Consolidator {
             boolean ok = false;
             ObjectFetcher.Opened opened = null;
             try (CountingInputStream in = new CountingInputStream((opened = fetcher.openWithChecksum(o.url())).in())) {
-                try (SpbReader reader = new SpbReader(in, source, limits)) {
+                // events are spooled as they are (scanned, not parsed): the writer side reads them
+                try (SpbReader reader = new SpbReader(in, source, limits).rawEvents()) {
                     GuidSelector.Selection selection = GuidSelector.select(reader, o, spool);
                     verifyChecksum(in, opened.sha256(), source);
                     spool.seal();

@@ -74,7 +74,7 @@ final class GuidSelector {
                 if (Thread.currentThread().isInterrupted()) {
                     throw new InterruptedIOException("reading " + source + " was interrupted");
                 }
-            } else if (r instanceof SpbRecord.Event) {
+            } else if (r instanceof SpbRecord.Event || r instanceof SpbRecord.RawEvent) {
                 if (taking) {
                     events++;
                     sink.append(r);

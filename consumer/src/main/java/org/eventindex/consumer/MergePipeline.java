@@ -1,9 +1,7 @@
 package org.eventindex.consumer;
 
-import com.google.protobuf.CodedInputStream;
-import com.google.protobuf.UnsafeByteOperations;
 import org.eventindex.consolidated.StageRefs;
-import org.eventindex.proto.EventIndexProtos.EIEvent_p1;
+import org.eventindex.spb.EventScan;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -15,16 +13,19 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
 
 /**
- * Runs the k-way merge of an {@link ExternalSorter} and the parsing of the sorted events on a second thread, handing
- * batches of parsed rows to the calling thread (which encodes Parquet). Merge/parse and encoding then overlap on two
- * cores. Memory: a few batches. Order is preserved.
+ * Runs the k-way merge of an {@link ExternalSorter}, the scanning of the sorted events and their stage references on
+ * a second thread, handing batches of rows to the calling thread (which encodes Parquet). Merge/scan and encoding
+ * then overlap on two cores. Memory: a few batches, whose rows are recycled. Order is preserved.
  */
 final class MergePipeline {
     private static final int BATCH = 512;
     private static final int DEPTH = 4;
 
-    /** A sorted row: the parsed event, its serialization, its file index and its stage references. */
-    record Row(EIEvent_p1 event, byte[] serialized, int guid, StageRefs refs) {
+    /** A sorted row: the scanned event (its serialization), its file index and its stage references. Reused. */
+    static final class Row {
+        final EventScan event = new EventScan();
+        final StageRefs refs = new StageRefs();
+        int guid;
     }
 
     /** Receives the rows in order on the calling thread. */
@@ -40,27 +41,32 @@ final class MergePipeline {
     static void run(ExternalSorter sorter, String label, IntFunction<String> guidName, RowSink sink)
             throws IOException {
         BlockingQueue<List<Row>> queue = new ArrayBlockingQueue<>(DEPTH);
+        // batches the calling thread is done with, for the merge thread to fill again (no allocation per row)
+        BlockingQueue<List<Row>> free = new ArrayBlockingQueue<>(DEPTH + 2);
         List<Row> end = List.of();
         Throwable[] failure = new Throwable[1];
         Thread merger = new Thread(() -> {
             try {
-                List<Row>[] batch = new List[]{new ArrayList<Row>(BATCH)};
-                StageRefs refs = new StageRefs();
+                List<Row>[] batch = new List[]{newBatch(free)};
+                int[] n = {0};
+                StageRefs.Resolver resolver = new StageRefs.Resolver();
                 sorter.merge((guid, payload) -> {
-                    // aliasing: the tokens and masks stay views of the payload instead of copies (the payload
-                    // array is this event's own and never written again, which aliasing requires)
-                    CodedInputStream in = UnsafeByteOperations.unsafeWrap(payload).newCodedInput();
-                    in.enableAliasing(true);
-                    EIEvent_p1 event = EIEvent_p1.parseFrom(in);
+                    Row row = batch[0].get(n[0]++);
+                    if (!row.event.scan(payload, 0, payload.length)) {
+                        throw new IOException("a sorted event of file " + guidName.apply(guid)
+                                + " is not a canonical EIEvent_p1 serialization");
+                    }
+                    row.guid = guid;
                     // the stage references (token parsing) are computed here, off the encoding thread
-                    batch[0].add(new Row(event, payload, guid, refs.of(event, guidName.apply(guid)).copyRefs()));
-                    if (batch[0].size() == BATCH) {
+                    resolver.resolve(row.event, guidName.apply(guid), row.refs);
+                    if (n[0] == BATCH) {
                         put(queue, batch[0]);
-                        batch[0] = new ArrayList<>(BATCH);
+                        batch[0] = newBatch(free);
+                        n[0] = 0;
                     }
                 });
-                if (!batch[0].isEmpty()) {
-                    put(queue, batch[0]);
+                if (n[0] > 0) {
+                    put(queue, batch[0].subList(0, n[0]));
                 }
             } catch (IOException | RuntimeException | Error e) {
                 failure[0] = e;
@@ -79,6 +85,9 @@ final class MergePipeline {
             for (List<Row> rows = take(queue); rows != end; rows = take(queue)) {
                 for (Row r : rows) {
                     sink.accept(r);
+                }
+                if (rows.size() == BATCH) {
+                    free.offer(rows);
                 }
             }
             merger.join();
@@ -101,6 +110,17 @@ final class MergePipeline {
         if (f instanceof Error err) {
             throw err;
         }
+    }
+
+    private static List<Row> newBatch(BlockingQueue<List<Row>> free) {
+        List<Row> b = free.poll();
+        if (b == null) {
+            b = new ArrayList<>(BATCH);
+            for (int i = 0; i < BATCH; i++) {
+                b.add(new Row());
+            }
+        }
+        return b;
     }
 
     private static void put(BlockingQueue<List<Row>> queue, List<Row> rows) throws InterruptedIOException {

@@ -134,7 +134,7 @@ public final class ParquetConsolidatedFormat implements ConsolidatedFormat {
             boolean ok = false;
             try {
                 MergePipeline.run(sorter, header.getInputDsName(), guids::get,
-                        row -> parquet.write(row.event(), row.serialized(), guids.get(row.guid()), row.refs()));
+                        row -> parquet.write(row.event, guids.get(row.guid), row.refs));
                 ConsolidatedMetadata meta = new ConsolidatedMetadata(header.getInputDsName(), header.getJobID(),
                         new ConsolidatedMetadata.HeaderInfo(header.getStartProcTime(), header.getTaskID(),
                                 header.getJobID(), header.getProvenanceRef(), header.getTriggerInfo()),

@@ -6,6 +6,7 @@ import org.eventindex.proto.EventIndexProtos.BeginGUID_p1;
 import org.eventindex.proto.EventIndexProtos.EIEvent_p1;
 import org.eventindex.proto.EventIndexProtos.EndGUID_p1;
 import org.eventindex.proto.EventIndexProtos.TriggerMenu_p1;
+import org.eventindex.spb.EventScan;
 import org.eventindex.spb.SpbRecord;
 
 import java.io.BufferedInputStream;
@@ -41,6 +42,8 @@ final class Spool implements Closeable {
     private Path file;
     private OutputStream fileOut;
     private boolean sealed;
+    /** An event record's head: type, sort key, length. */
+    private final byte[] head = new byte[1 + 13 + 5];
     private long bytes;
 
     /** @param label names the object in file names and errors */
@@ -55,8 +58,13 @@ final class Spool implements Closeable {
             write(BEGIN, r.message());
         } else if (record instanceof SpbRecord.TriggerMenu r) {
             write(MENU, r.message());
+        } else if (record instanceof SpbRecord.RawEvent r) {
+            EventScan e = r.event();
+            writeEvent(e.runNumber, e.eventNumber, e.isSimulation, e.buf(), e.offset(), e.length());
         } else if (record instanceof SpbRecord.Event r) {
-            writeEvent(r.message());
+            byte[] bytes = r.message().toByteArray();
+            writeEvent(r.message().getRunNumber(), r.message().getEventNumber(), r.message().getIsSimulation(),
+                    bytes, 0, bytes.length);
         } else if (record instanceof SpbRecord.EndGuid r) {
             write(END, r.message());
         } else {
@@ -165,12 +173,11 @@ final class Spool implements Closeable {
      * An event record carries its sort key ahead of the message (run, event, simulation flag: 13 bytes), so the
      * reader hands over the serialized bytes and the key without parsing the event again.
      */
-    private void writeEvent(EIEvent_p1 e) throws IOException {
+    private void writeEvent(int run, long event, boolean simulation, byte[] bytes, int off, int size)
+            throws IOException {
         if (sealed) {
             throw new IllegalStateException("spool of " + label + " is sealed");
         }
-        byte[] bytes = e.toByteArray();
-        int size = bytes.length;
         long need = 1L + 13 + CodedOutputStream.computeUInt32SizeNoTag(size) + size;
         if (fileOut == null && !budget.tryReserve(need)) {
             spillToFile();
@@ -178,18 +185,16 @@ final class Spool implements Closeable {
             reserved += need;
         }
         OutputStream out = fileOut != null ? fileOut : memory;
-        byte[] head = new byte[1 + 13 + 5];
+        byte[] head = this.head;
         int p = 0;
         head[p++] = (byte) EVENT;
-        int run = e.getRunNumber();
-        long event = e.getEventNumber();
         for (int s = 24; s >= 0; s -= 8) {
             head[p++] = (byte) (run >>> s);
         }
         for (int s = 56; s >= 0; s -= 8) {
             head[p++] = (byte) (event >>> s);
         }
-        head[p++] = (byte) (e.getIsSimulation() ? 1 : 0);
+        head[p++] = (byte) (simulation ? 1 : 0);
         int v = size;
         while ((v & ~0x7f) != 0) {
             head[p++] = (byte) ((v & 0x7f) | 0x80);
@@ -197,7 +202,7 @@ final class Spool implements Closeable {
         }
         head[p++] = (byte) v;
         out.write(head, 0, p);
-        out.write(bytes);
+        out.write(bytes, off, size);
         this.bytes += need;
     }
 

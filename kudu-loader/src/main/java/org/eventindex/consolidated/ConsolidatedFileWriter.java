@@ -12,6 +12,7 @@ import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.parquet.io.OutputFile;
 import org.apache.parquet.io.PositionOutputStream;
 import org.eventindex.proto.EventIndexProtos.EIEvent_p1;
+import org.eventindex.spb.EventScan;
 
 import java.io.Closeable;
 import java.io.IOException;
@@ -45,6 +46,7 @@ public final class ConsolidatedFileWriter implements Closeable {
     private final ByteBufferAllocator allocator;
     private final ParquetFileWriter file;
     private final EventColumns columns = new EventColumns();
+    private final EventScan ownScan = new EventScan();
     private final RowDigest digest = new RowDigest();
     private ColumnChunkPageWriteStore pages;
     private ColumnWriteStore store;
@@ -107,24 +109,25 @@ public final class ConsolidatedFileWriter implements Closeable {
 
     /** Appends one row; rows must come in (run, event) order. */
     public void write(EIEvent_p1 event, String guid) throws IOException {
-        write(event, event.toByteArray(), guid);
-    }
-
-    /** As {@link #write(EIEvent_p1, String)}, with the event's serialization at hand (saves serializing it). */
-    public void write(EIEvent_p1 event, byte[] serialized, String guid) throws IOException {
-        write(event, serialized, guid, null);
+        byte[] bytes = event.toByteArray();
+        if (!ownScan.scan(bytes, 0, bytes.length)) {
+            throw new IllegalStateException("protobuf's serialization of event " + event.getEventNumber()
+                    + " is not accepted by EventScan");
+        }
+        write(ownScan, guid, null);
     }
 
     /**
-     * As {@link #write(EIEvent_p1, byte[], String)}, with the event's stage references already computed (by
-     * {@link StageRefs#of} on another thread, then {@link StageRefs#copyRefs}); null computes them here.
+     * As {@link #write(EIEvent_p1, String)}, for an event already scanned (the scanned bytes are its canonical
+     * serialization, which the row checksum covers), with its stage references if already computed (on another
+     * thread, by a {@link StageRefs.Resolver}); null computes them here.
      */
-    public void write(EIEvent_p1 event, byte[] serialized, String guid, StageRefs refs) throws IOException {
+    public void write(EventScan event, String guid, StageRefs refs) throws IOException {
         if (closed) {
             throw new IllegalStateException("consolidated file writer is closed");
         }
         columns.write(event, guid, refs);
-        digest.add(serialized, guid);
+        digest.add(event.buf(), event.offset(), event.length(), guid);
         events++;
         if (++groupRows % SIZE_CHECK_ROWS == 0 && store.getBufferedSize() >= ConsolidatedSchema.ROW_GROUP_BYTES) {
             flushRowGroup();

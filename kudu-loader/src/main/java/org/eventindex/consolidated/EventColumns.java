@@ -1,12 +1,10 @@
 package org.eventindex.consolidated;
 
-import com.google.protobuf.ByteString;
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.ColumnWriteStore;
 import org.apache.parquet.column.ColumnWriter;
 import org.apache.parquet.io.api.Binary;
-import org.eventindex.proto.EventIndexProtos.EIEvent_p1;
-import org.eventindex.proto.EventIndexProtos.EItoken_p1;
+import org.eventindex.spb.EventScan;
 
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
@@ -44,8 +42,8 @@ final class EventColumns {
             ConsolidatedSchema.TK);
 
     private final StageRefs ownRefs = new StageRefs();
+    private final StageRefs.Resolver resolver = new StageRefs.Resolver();
     private final HashMap<String, Binary> strings = new HashMap<>();
-    private byte[] scratch = new byte[4096];
     private ColumnWriteStore store;
     private ColumnWriter run;
     private ColumnWriter event;
@@ -129,55 +127,58 @@ final class EventColumns {
     }
 
     /**
-     * Writes one row: {@code e}, the GUID of its file and its stage references ({@code null}: computed here).
+     * Writes one row: {@code e} (a scanned canonical event), the GUID of its file and its stage references
+     * ({@code null}: computed here).
      *
      * @throws IllegalArgumentException naming the token when a token is malformed (before anything is written)
      */
-    void write(EIEvent_p1 e, String fileGuid, StageRefs refs) {
-        StageRefs r = refs != null ? refs : ownRefs.of(e, fileGuid);
-        run.write(e.getRunNumber(), 0, 0);
-        event.write(e.getEventNumber(), 0, 0);
-        lumiBlock.write(e.getLumiBlock(), 0, 0);
-        timeStamp.write(e.getTimeStamp(), 0, 0);
-        timeStampNs.write(e.getTimeStampNSOffset(), 0, 0);
-        bcid.write(e.getBcid(), 0, 0);
-        optional(extendedL1, e.hasExtendedLevel1ID(), e.getExtendedLevel1ID());
-        simulation.write(e.getIsSimulation(), 0, 0);
-        calibration.write(e.getIsCalibration(), 0, 0);
-        testBeam.write(e.getIsTestBeam(), 0, 0);
-        optional(l1Mask, e.hasL1PassedTrigMask() ? e.getL1PassedTrigMaskBytes() : null);
-        optional(l2Mask, e.hasL2PassedTrigMask() ? e.getL2PassedTrigMaskBytes() : null);
-        optional(efMask, e.hasEFPassedTrigMask() ? e.getEFPassedTrigMaskBytes() : null);
-        optional(smk, e.hasSMK(), e.getSMK());
-        optional(hltpsk, e.hasHLTPSK(), e.getHLTPSK());
-        optional(l1psk, e.hasL1PSK(), e.getL1PSK());
-        if (e.hasMcEventWeight()) {
-            mcWeight.write(e.getMcEventWeight(), 0, 1);
+    void write(EventScan e, String fileGuid, StageRefs refs) {
+        StageRefs r = refs != null ? refs : resolver.resolve(e, fileGuid, ownRefs);
+        byte[] b = e.buf();
+        run.write(e.runNumber, 0, 0);
+        event.write(e.eventNumber, 0, 0);
+        lumiBlock.write(e.lumiBlock, 0, 0);
+        timeStamp.write(e.timeStamp, 0, 0);
+        timeStampNs.write(e.timeStampNSOffset, 0, 0);
+        bcid.write(e.bcid, 0, 0);
+        optional(extendedL1, e.hasExtendedLevel1ID, e.extendedLevel1ID);
+        simulation.write(e.isSimulation, 0, 0);
+        calibration.write(e.isCalibration, 0, 0);
+        testBeam.write(e.isTestBeam, 0, 0);
+        optional(l1Mask, b, e.l1MaskOff, e.l1MaskLen);
+        optional(l2Mask, b, e.l2MaskOff, e.l2MaskLen);
+        optional(efMask, b, e.efMaskOff, e.efMaskLen);
+        optional(smk, e.hasSmk, e.smk);
+        optional(hltpsk, e.hasHltpsk, e.hltpsk);
+        optional(l1psk, e.hasL1psk, e.l1psk);
+        if (e.hasMcEventWeight) {
+            mcWeight.write(e.mcEventWeight, 0, 1);
         } else {
             mcWeight.writeNull(0, 0);
         }
-        optional(mcChannel, e.hasMcChannelNumber(), e.getMcChannelNumber());
-        int tokens = e.getEitokenCount();
+        optional(mcChannel, e.hasMcChannelNumber, e.mcChannelNumber);
+        int tokens = e.tokenCount;
         if (tokens == 0) {
             tokenName.writeNull(0, 1);
             token.writeNull(0, 1);
         } else {
             for (int i = 0; i < tokens; i++) {
-                EItoken_p1 t = e.getEitoken(i);
                 int repetition = i == 0 ? 0 : 1;
-                tokenName.write(bytes(t.getNameBytes()), repetition, 2);
-                token.write(bytes(t.getTokenBytes()), repetition, 2);
+                // views of the event's bytes: the writers encode at once and copy what they keep (dictionary
+                // entries, statistics)
+                tokenName.write(Binary.fromReusedByteArray(b, e.nameOff[i], e.nameLen[i]), repetition, 2);
+                token.write(Binary.fromReusedByteArray(b, e.tokenOff[i], e.tokenLen[i]), repetition, 2);
             }
         }
         guid.write(string(fileGuid), 0, 0);
         optional(dbRaw, r.dbRaw);
-        optional(tkRaw, r.tkRaw);
+        optionalToken(tkRaw, e, r.tkRaw);
         optional(dbEsd, r.dbEsd);
-        optional(tkEsd, r.tkEsd);
+        optionalToken(tkEsd, e, r.tkEsd);
         optional(dbAod, r.dbAod);
-        optional(tkAod, r.tkAod);
+        optionalToken(tkAod, e, r.tkAod);
         optional(db, r.db);
-        optional(tk, r.tk);
+        optionalToken(tk, e, r.tk);
         store.endRecord();
     }
 
@@ -189,9 +190,17 @@ final class EventColumns {
         }
     }
 
-    private void optional(ColumnWriter w, ByteString value) {
-        if (value != null) {
-            w.write(bytes(value), 0, 1);
+    private static void optional(ColumnWriter w, byte[] b, int off, int len) {
+        if (off >= 0) {
+            w.write(Binary.fromReusedByteArray(b, off, len), 0, 1);
+        } else {
+            w.writeNull(0, 0);
+        }
+    }
+
+    private static void optionalToken(ColumnWriter w, EventScan e, int token) {
+        if (token != StageRefs.NONE) {
+            w.write(Binary.fromReusedByteArray(e.buf(), e.tokenOff[token], e.tokenLen[token]), 0, 1);
         } else {
             w.writeNull(0, 0);
         }
@@ -203,20 +212,6 @@ final class EventColumns {
         } else {
             w.writeNull(0, 0);
         }
-    }
-
-    /**
-     * The value is copied into a scratch array reused for every value and handed over as a reused Binary: the
-     * column writer encodes it at once and copies what it keeps (dictionary entries, statistics), so no array per
-     * value is allocated.
-     */
-    private Binary bytes(ByteString value) {
-        int n = value.size();
-        if (scratch.length < n) {
-            scratch = new byte[Math.max(n, 2 * scratch.length)];
-        }
-        value.copyTo(scratch, 0);
-        return Binary.fromReusedByteArray(scratch, 0, n);
     }
 
     /** GUID columns: a few distinct values per file, so their encoded Binary is cached (bounded). */

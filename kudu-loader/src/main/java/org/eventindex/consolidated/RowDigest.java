@@ -15,6 +15,8 @@ import java.util.HexFormat;
 public final class RowDigest {
     private final MessageDigest sha;
     private final byte[] len = new byte[4];
+    private static final int GUID_CACHE_MAX = 16_384;
+    private final java.util.HashMap<String, byte[]> guids = new java.util.HashMap<>();
 
     public RowDigest() {
         try {
@@ -43,17 +45,38 @@ public final class RowDigest {
         add(guid, guid.length);
     }
 
+    /**
+     * @param serialized the event's deterministic serialization in {@code serialized[off, off + length)}
+     * @param guid       the file GUID
+     */
+    public void add(byte[] serialized, int off, int length, String guid) {
+        add(serialized, off, length);
+        byte[] g = guids.get(guid);
+        if (g == null) {
+            g = guid.getBytes(StandardCharsets.UTF_8);
+            if (guids.size() >= GUID_CACHE_MAX) {
+                guids.clear();
+            }
+            guids.put(guid, g);
+        }
+        add(g, 0, g.length);
+    }
+
     private void add(byte[] b) {
-        add(b, b.length);
+        add(b, 0, b.length);
     }
 
     private void add(byte[] b, int length) {
+        add(b, 0, length);
+    }
+
+    private void add(byte[] b, int off, int length) {
         len[0] = (byte) (length >>> 24);
         len[1] = (byte) (length >>> 16);
         len[2] = (byte) (length >>> 8);
         len[3] = (byte) length;
         sha.update(len);
-        sha.update(b, 0, length);
+        sha.update(b, off, length);
     }
 
     public String hex() {

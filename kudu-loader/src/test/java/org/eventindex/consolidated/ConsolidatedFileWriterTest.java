@@ -71,7 +71,7 @@ class ConsolidatedFileWriterTest {
             Random random = new Random(5);
             for (int i = 0; i < EVENTS; i++) {
                 EIEvent_p1 e = event(i, random);
-                w.write(e, e.toByteArray(), guid(i % 7));
+                w.write(e, guid(i % 7));
             }
             w.finish(Map.of("eventindex.events", Integer.toString(EVENTS)));
         });
@@ -89,7 +89,7 @@ class ConsolidatedFileWriterTest {
         Random random = new Random(11);
         for (int i = 0; i < EVENTS; i++) {
             EIEvent_p1 e = event(i, random);
-            w.write(e, e.toByteArray(), guid(i % 7));
+            w.write(e, guid(i % 7));
         }
         w.finish(Map.of("eventindex.events", Integer.toString(EVENTS), "eventindex.rows_sha256",
                 w.finishDigest()));

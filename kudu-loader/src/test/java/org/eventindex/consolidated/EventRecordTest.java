@@ -76,13 +76,16 @@ class EventRecordTest {
         Path file = dir.resolve("d.parquet");
         try (OutputStream out = Files.newOutputStream(file)) {
             ConsolidatedFileWriter w = new ConsolidatedFileWriter(out);
+            RowDigest unchanged = new RowDigest();
             for (int i = 0; i < 100; i++) {
                 EIEvent_p1 e = ConsolidatedFileWriterTest.event(i, random);
-                // the footer's checksum is computed over the unchanged event, the row written differs in one field
-                w.write(e.toBuilder().setBcid(e.getBcid() + (i == 50 ? 1 : 0)).build(), e.toByteArray(),
+                // the footer's checksum is computed over the unchanged events, the row written differs in one field
+                w.write(e.toBuilder().setBcid(e.getBcid() + (i == 50 ? 1 : 0)).build(),
                         ConsolidatedFileWriterTest.guid(0));
+                unchanged.add(e, ConsolidatedFileWriterTest.guid(0));
             }
-            w.finish(metadata(100, w.finishDigest()).toKeyValues());
+            w.finishDigest();
+            w.finish(metadata(100, unchanged.hex()).toKeyValues());
         }
         try (ConsolidatedFileReader reader = new ConsolidatedFileReader(new LocalInputFile(file), file.toString())) {
             IOException x = assertThrows(IOException.class, () -> {

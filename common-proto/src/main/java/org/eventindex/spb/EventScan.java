@@ -1,0 +1,334 @@
+package org.eventindex.spb;
+
+import org.eventindex.proto.EventIndexProtos.EIEvent_p1;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Reads the fields of a serialized {@code EIEvent_p1} in place, without building a message: numbers as values,
+ * strings and tokens as offsets into the scanned array. One instance is filled again for every event.
+ * <p>
+ * {@link #scan} accepts only the <em>canonical</em> serialization: exactly the bytes protobuf-java's
+ * {@code toByteArray()} writes for the message those bytes parse to (fields in number order, each singular field
+ * once, minimal varints, no unknown fields, every required field present, booleans as 0 or 1). For any other input,
+ * well-formed or not, it returns false and the caller parses with protobuf (and re-serializes, when it needs the
+ * canonical bytes). So bytes accepted here can be stored as they are wherever the canonical serialization is
+ * required (the consolidated file's row checksum is defined over it), and what is read here is what protobuf would
+ * read. {@code EventScanTest} and {@code EventScanFuzzTest} check both claims against protobuf.
+ */
+public final class EventScan {
+    // Field numbers of EIEvent_p1 (event.proto).
+    private static final int RUN = 1;
+    private static final int EVENT = 2;
+    private static final int LUMI = 3;
+    private static final int TIME_STAMP = 4;
+    private static final int TIME_STAMP_NS = 5;
+    private static final int BCID = 6;
+    private static final int EXTENDED_L1 = 7;
+    private static final int SIMULATION = 8;
+    private static final int CALIBRATION = 9;
+    private static final int TEST_BEAM = 10;
+    private static final int L1_MASK = 11;
+    private static final int L2_MASK = 12;
+    private static final int EF_MASK = 13;
+    private static final int SMK = 14;
+    private static final int HLTPSK = 15;
+    private static final int L1PSK = 16;
+    private static final int MC_WEIGHT = 17;
+    private static final int MC_CHANNEL = 18;
+    private static final int TOKEN = 20;
+    /** Fields 1-6 and 8-10 are required. */
+    private static final int REQUIRED = 0b111_0111_1110;
+    private static final int VARINT = 0;
+    private static final int FIXED32 = 5;
+    private static final int BYTES = 2;
+
+    private byte[] buf;
+    private int start;
+    private int end;
+    private int pos;
+    private long value;
+
+    public int runNumber;
+    public long eventNumber;
+    public int lumiBlock;
+    public int timeStamp;
+    public int timeStampNSOffset;
+    public int bcid;
+    public boolean hasExtendedLevel1ID;
+    public int extendedLevel1ID;
+    public boolean isSimulation;
+    public boolean isCalibration;
+    public boolean isTestBeam;
+    /** Offset and length in {@link #buf()} of each coded mask; offset -1 when absent. */
+    public int l1MaskOff;
+    public int l1MaskLen;
+    public int l2MaskOff;
+    public int l2MaskLen;
+    public int efMaskOff;
+    public int efMaskLen;
+    public boolean hasSmk;
+    public int smk;
+    public boolean hasHltpsk;
+    public int hltpsk;
+    public boolean hasL1psk;
+    public int l1psk;
+    public boolean hasMcEventWeight;
+    public float mcEventWeight;
+    public boolean hasMcChannelNumber;
+    public int mcChannelNumber;
+    /** Tokens {@code 0..tokenCount-1}: offset and length of the stream name and of the POOL token. */
+    public int tokenCount;
+    public int[] nameOff = new int[8];
+    public int[] nameLen = new int[8];
+    public int[] tokenOff = new int[8];
+    public int[] tokenLen = new int[8];
+
+    /**
+     * Scans {@code bytes[off, off + len)}. On false the fields are unspecified.
+     *
+     * @return whether the bytes are a canonical {@code EIEvent_p1} serialization
+     */
+    public boolean scan(byte[] bytes, int off, int len) {
+        buf = bytes;
+        start = off;
+        pos = off;
+        end = off + len;
+        hasExtendedLevel1ID = hasSmk = hasHltpsk = hasL1psk = hasMcEventWeight = hasMcChannelNumber = false;
+        l1MaskOff = l2MaskOff = efMaskOff = -1;
+        l1MaskLen = l2MaskLen = efMaskLen = 0;
+        tokenCount = 0;
+        int seen = 0;
+        int last = 0;
+        while (pos < end) {
+            long tag = uint32();
+            if (tag < 0) {
+                return false;
+            }
+            int field = (int) (tag >>> 3);
+            int wire = (int) (tag & 7);
+            if (field < last || (field == last && field != TOKEN)) {
+                return false;
+            }
+            last = field;
+            if (!field(field, wire)) {
+                return false;
+            }
+            if (field < 32) {
+                seen |= 1 << field;
+            }
+        }
+        return pos == end && (seen & REQUIRED) == REQUIRED;
+    }
+
+    private boolean field(int field, int wire) {
+        switch (field) {
+            case RUN, LUMI, TIME_STAMP, TIME_STAMP_NS, BCID, EXTENDED_L1, SMK, HLTPSK, L1PSK, MC_CHANNEL -> {
+                long v = wire == VARINT ? uint32() : -1;
+                if (v < 0) {
+                    return false;
+                }
+                set(field, (int) v);
+                return true;
+            }
+            case EVENT -> {
+                if (wire != VARINT) {
+                    return false;
+                }
+                if (!varint(10)) {
+                    return false;
+                }
+                eventNumber = value;
+                return true;
+            }
+            case SIMULATION, CALIBRATION, TEST_BEAM -> {
+                if (wire != VARINT || pos >= end || (buf[pos] & 0xff) > 1) {
+                    return false;
+                }
+                boolean b = buf[pos++] == 1;
+                if (field == SIMULATION) {
+                    isSimulation = b;
+                } else if (field == CALIBRATION) {
+                    isCalibration = b;
+                } else {
+                    isTestBeam = b;
+                }
+                return true;
+            }
+            case L1_MASK, L2_MASK, EF_MASK -> {
+                int n = wire == BYTES ? lengthPrefix() : -1;
+                if (n < 0) {
+                    return false;
+                }
+                if (field == L1_MASK) {
+                    l1MaskOff = pos;
+                    l1MaskLen = n;
+                } else if (field == L2_MASK) {
+                    l2MaskOff = pos;
+                    l2MaskLen = n;
+                } else {
+                    efMaskOff = pos;
+                    efMaskLen = n;
+                }
+                pos += n;
+                return true;
+            }
+            case MC_WEIGHT -> {
+                if (wire != FIXED32 || end - pos < 4) {
+                    return false;
+                }
+                int bits = (buf[pos] & 0xff) | (buf[pos + 1] & 0xff) << 8 | (buf[pos + 2] & 0xff) << 16
+                        | (buf[pos + 3] & 0xff) << 24;
+                pos += 4;
+                if (Float.isNaN(Float.intBitsToFloat(bits))) {
+                    // a NaN's payload bits need not survive a float round trip: left to protobuf
+                    return false;
+                }
+                hasMcEventWeight = true;
+                mcEventWeight = Float.intBitsToFloat(bits);
+                return true;
+            }
+            case TOKEN -> {
+                int n = wire == BYTES ? lengthPrefix() : -1;
+                return n >= 0 && tokenMessage(pos + n);
+            }
+            default -> {
+                return false;
+            }
+        }
+    }
+
+    private void set(int field, int v) {
+        switch (field) {
+            case RUN -> runNumber = v;
+            case LUMI -> lumiBlock = v;
+            case TIME_STAMP -> timeStamp = v;
+            case TIME_STAMP_NS -> timeStampNSOffset = v;
+            case BCID -> bcid = v;
+            case EXTENDED_L1 -> {
+                hasExtendedLevel1ID = true;
+                extendedLevel1ID = v;
+            }
+            case SMK -> {
+                hasSmk = true;
+                smk = v;
+            }
+            case HLTPSK -> {
+                hasHltpsk = true;
+                hltpsk = v;
+            }
+            case L1PSK -> {
+                hasL1psk = true;
+                l1psk = v;
+            }
+            default -> {
+                hasMcChannelNumber = true;
+                mcChannelNumber = v;
+            }
+        }
+    }
+
+    /** An {@code EItoken_p1} ending at {@code stop}: exactly name (1) then token (2), both strings. */
+    private boolean tokenMessage(int stop) {
+        if (pos >= stop || buf[pos] != (1 << 3 | BYTES)) {
+            return false;
+        }
+        pos++;
+        int n = lengthPrefix();
+        if (n < 0 || pos + n > stop) {
+            return false;
+        }
+        int nOff = pos;
+        pos += n;
+        if (pos >= stop || buf[pos] != (2 << 3 | BYTES)) {
+            return false;
+        }
+        pos++;
+        int t = lengthPrefix();
+        if (t < 0 || pos + t != stop) {
+            return false;
+        }
+        if (tokenCount == nameOff.length) {
+            nameOff = java.util.Arrays.copyOf(nameOff, 2 * tokenCount);
+            nameLen = java.util.Arrays.copyOf(nameLen, 2 * tokenCount);
+            tokenOff = java.util.Arrays.copyOf(tokenOff, 2 * tokenCount);
+            tokenLen = java.util.Arrays.copyOf(tokenLen, 2 * tokenCount);
+        }
+        nameOff[tokenCount] = nOff;
+        nameLen[tokenCount] = n;
+        tokenOff[tokenCount] = pos;
+        tokenLen[tokenCount] = t;
+        tokenCount++;
+        pos = stop;
+        return true;
+    }
+
+    /**
+     * Reads a minimal varint of at most {@code max} bytes into {@link #value}; false when the bytes are not one (cut
+     * off, longer than needed, or more than 64 bits).
+     */
+    private boolean varint(int max) {
+        long v = 0;
+        for (int i = 0; i < max; i++) {
+            if (pos >= end) {
+                return false;
+            }
+            int b = buf[pos++];
+            v |= (long) (b & 0x7f) << (7 * i);
+            if (b >= 0) {
+                // a last byte of 0 after the first is a longer-than-needed encoding; the 10th byte holds one bit
+                if ((b == 0 && i > 0) || (i == 9 && b > 1)) {
+                    return false;
+                }
+                value = v;
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** A minimal varint of a value below 2^32 (protobuf-java writes uint32 as at most 5 bytes). */
+    private long uint32() {
+        return varint(5) && value >= 0 && value <= 0xffffffffL ? value : -1;
+    }
+
+    /** A length prefix that fits in the remaining bytes, or -1. */
+    private int lengthPrefix() {
+        long n = uint32();
+        return n < 0 || n > end - pos ? -1 : (int) n;
+    }
+
+    /** The scanned array (string offsets refer to it). */
+    public byte[] buf() {
+        return buf;
+    }
+
+    /** Offset of the scanned event in {@link #buf()}. */
+    public int offset() {
+        return start;
+    }
+
+    /** Length of the scanned event. */
+    public int length() {
+        return end - start;
+    }
+
+    /** The stream name of token {@code i} as text (for messages and tests). */
+    public String tokenName(int i) {
+        return new String(buf, nameOff[i], nameLen[i], StandardCharsets.UTF_8);
+    }
+
+    /** The POOL token {@code i} as text (for messages and tests). */
+    public String tokenText(int i) {
+        return new String(buf, tokenOff[i], tokenLen[i], StandardCharsets.UTF_8);
+    }
+
+    /** Parses the scanned bytes with protobuf (for the rare paths that need a message). */
+    public EIEvent_p1 parse() {
+        try {
+            return EIEvent_p1.parseFrom(java.nio.ByteBuffer.wrap(buf, start, end - start));
+        } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+            throw new IllegalStateException("a scanned event does not parse: " + e.getMessage(), e);
+        }
+    }
+}

@@ -1,0 +1,245 @@
+package org.eventindex.spb;
+
+import com.google.protobuf.ByteString;
+import com.google.protobuf.CodedOutputStream;
+import com.google.protobuf.InvalidProtocolBufferException;
+import org.eventindex.proto.EventIndexProtos.EIEvent_p1;
+import org.eventindex.proto.EventIndexProtos.EItoken_p1;
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.util.Arrays;
+import java.util.Random;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@link EventScan} against protobuf: every serialization protobuf writes is accepted and read as protobuf reads it;
+ * non-canonical encodings of the same event are refused; and whatever is accepted (including mutated bytes) is exactly
+ * protobuf's serialization of what it parses to.
+ */
+class EventScanTest {
+
+    @Test
+    void acceptsWhatProtobufWritesAndReadsTheSameFields() {
+        Random rnd = new Random(11);
+        EventScan scan = new EventScan();
+        for (int i = 0; i < 3_000; i++) {
+            EIEvent_p1 e = randomEvent(rnd);
+            byte[] bytes = e.toByteArray();
+            byte[] framed = new byte[bytes.length + 7];
+            System.arraycopy(bytes, 0, framed, 3, bytes.length);
+            assertTrue(scan.scan(framed, 3, bytes.length), "event " + i + " refused: " + e);
+            assertSameFields(e, scan);
+        }
+    }
+
+    @Test
+    void refusesNonCanonicalEncodingsOfAValidEvent() throws IOException {
+        EIEvent_p1 e = randomEvent(new Random(5)).toBuilder().setExtendedLevel1ID(7).build();
+        byte[] canonical = e.toByteArray();
+        EventScan scan = new EventScan();
+        assertTrue(scan.scan(canonical, 0, canonical.length));
+        // fields out of order: lumiBlock (3) before eventNumber (2)
+        EIEvent_p1 noLumi = e.toBuilder().clearLumiBlock().buildPartial();
+        assertRefused(concat(field(3, e.getLumiBlock()), noLumi.toByteArray()));
+        // a singular field twice (protobuf keeps the last value)
+        assertRefused(concat(canonical, field(7, 9)));
+        // an unknown field
+        assertRefused(concat(canonical, field(19, 1)));
+        // a varint longer than needed: runNumber 5 as 0x85 0x00
+        byte[] overlong = concat(new byte[]{0x08, (byte) 0x85, 0x00}, Arrays.copyOfRange(canonical,
+                1 + CodedOutputStream.computeUInt32SizeNoTag(e.getRunNumber()), canonical.length));
+        assertRefused(overlong);
+        // a bool written as 2
+        EIEvent_p1 noSim = e.toBuilder().clearIsSimulation().buildPartial();
+        byte[] tail = noSim.toByteArray();
+        assertRefused(insertBefore(tail, 9, field(8, 2)));
+        // a required field missing, a cut-off event, an empty array
+        assertRefused(e.toBuilder().clearBcid().buildPartial().toByteArray());
+        assertRefused(Arrays.copyOf(canonical, canonical.length - 1));
+        assertFalse(scan.scan(new byte[0], 0, 0));
+    }
+
+    @Test
+    void mutatedBytesAreAcceptedOnlyWhenTheyAreProtobufsOwnSerialization() {
+        Random rnd = new Random(23);
+        int accepted = 0;
+        for (int i = 0; i < 20_000; i++) {
+            byte[] bytes = randomEvent(rnd).toByteArray();
+            int flips = 1 + rnd.nextInt(3);
+            for (int f = 0; f < flips; f++) {
+                bytes[rnd.nextInt(bytes.length)] = (byte) rnd.nextInt(256);
+            }
+            if (assertAgreesWithProtobuf(bytes)) {
+                accepted++;
+            }
+        }
+        // mutations of strings, counts and flags keep an event canonical; the check above must have run on many
+        assertTrue(accepted > 1_000, "only " + accepted + " mutated events were accepted");
+    }
+
+    /**
+     * The contract for any input: if the scan accepts it, protobuf parses it to a message whose serialization is the
+     * same bytes and whose fields are the scanned ones.
+     *
+     * @return whether the scan accepted
+     */
+    static boolean assertAgreesWithProtobuf(byte[] bytes) {
+        EventScan scan = new EventScan();
+        if (!scan.scan(bytes, 0, bytes.length)) {
+            return false;
+        }
+        EIEvent_p1 parsed;
+        try {
+            parsed = EIEvent_p1.parseFrom(bytes);
+        } catch (InvalidProtocolBufferException e) {
+            throw new AssertionError("scan accepted bytes that protobuf refuses: " + e.getMessage(), e);
+        }
+        assertArrayEquals(parsed.toByteArray(), bytes, "scan accepted a non-canonical serialization");
+        assertSameFields(parsed, scan);
+        return true;
+    }
+
+    static void assertSameFields(EIEvent_p1 e, EventScan s) {
+        assertEquals(e.getRunNumber(), s.runNumber);
+        assertEquals(e.getEventNumber(), s.eventNumber);
+        assertEquals(e.getLumiBlock(), s.lumiBlock);
+        assertEquals(e.getTimeStamp(), s.timeStamp);
+        assertEquals(e.getTimeStampNSOffset(), s.timeStampNSOffset);
+        assertEquals(e.getBcid(), s.bcid);
+        assertEquals(e.hasExtendedLevel1ID(), s.hasExtendedLevel1ID);
+        assertEquals(e.getExtendedLevel1ID(), e.hasExtendedLevel1ID() ? s.extendedLevel1ID : 0);
+        assertEquals(e.getIsSimulation(), s.isSimulation);
+        assertEquals(e.getIsCalibration(), s.isCalibration);
+        assertEquals(e.getIsTestBeam(), s.isTestBeam);
+        assertBytes(e.hasL1PassedTrigMask() ? e.getL1PassedTrigMaskBytes() : null, s, s.l1MaskOff, s.l1MaskLen);
+        assertBytes(e.hasL2PassedTrigMask() ? e.getL2PassedTrigMaskBytes() : null, s, s.l2MaskOff, s.l2MaskLen);
+        assertBytes(e.hasEFPassedTrigMask() ? e.getEFPassedTrigMaskBytes() : null, s, s.efMaskOff, s.efMaskLen);
+        assertEquals(e.hasSMK(), s.hasSmk);
+        assertEquals(e.getSMK(), s.hasSmk ? s.smk : 0);
+        assertEquals(e.hasHLTPSK(), s.hasHltpsk);
+        assertEquals(e.getHLTPSK(), s.hasHltpsk ? s.hltpsk : 0);
+        assertEquals(e.hasL1PSK(), s.hasL1psk);
+        assertEquals(e.getL1PSK(), s.hasL1psk ? s.l1psk : 0);
+        assertEquals(e.hasMcEventWeight(), s.hasMcEventWeight);
+        if (e.hasMcEventWeight()) {
+            assertEquals(Float.floatToRawIntBits(e.getMcEventWeight()), Float.floatToRawIntBits(s.mcEventWeight));
+        }
+        assertEquals(e.hasMcChannelNumber(), s.hasMcChannelNumber);
+        assertEquals(e.getMcChannelNumber(), s.hasMcChannelNumber ? s.mcChannelNumber : 0);
+        assertEquals(e.getEitokenCount(), s.tokenCount);
+        for (int i = 0; i < s.tokenCount; i++) {
+            assertBytes(e.getEitoken(i).getNameBytes(), s, s.nameOff[i], s.nameLen[i]);
+            assertBytes(e.getEitoken(i).getTokenBytes(), s, s.tokenOff[i], s.tokenLen[i]);
+        }
+    }
+
+    private static void assertBytes(ByteString expected, EventScan s, int off, int len) {
+        if (expected == null) {
+            assertEquals(-1, off, "absent field has an offset");
+            return;
+        }
+        assertArrayEquals(expected.toByteArray(), Arrays.copyOfRange(s.buf(), off, off + len));
+    }
+
+    /** Events over the whole value ranges: absent and present optionals, extreme numbers, 0-12 tokens. */
+    static EIEvent_p1 randomEvent(Random rnd) {
+        EIEvent_p1.Builder b = EIEvent_p1.newBuilder()
+                .setRunNumber(pick(rnd))
+                .setEventNumber(rnd.nextInt(4) == 0 ? rnd.nextLong() : rnd.nextInt(1 << 30))
+                .setLumiBlock(pick(rnd))
+                .setTimeStamp(pick(rnd))
+                .setTimeStampNSOffset(pick(rnd))
+                .setBcid(pick(rnd))
+                .setIsSimulation(rnd.nextBoolean())
+                .setIsCalibration(rnd.nextInt(10) == 0)
+                .setIsTestBeam(rnd.nextInt(10) == 0);
+        if (rnd.nextBoolean()) {
+            b.setExtendedLevel1ID(pick(rnd));
+        }
+        if (rnd.nextInt(5) > 0) {
+            b.setL1PassedTrigMask(text(rnd, 40));
+        }
+        if (rnd.nextInt(5) == 0) {
+            b.setL2PassedTrigMask(text(rnd, 10));
+        }
+        if (rnd.nextInt(5) > 0) {
+            b.setEFPassedTrigMask(text(rnd, 80));
+        }
+        if (rnd.nextBoolean()) {
+            b.setSMK(pick(rnd)).setHLTPSK(pick(rnd));
+        }
+        if (rnd.nextBoolean()) {
+            b.setL1PSK(pick(rnd));
+        }
+        if (rnd.nextInt(3) == 0) {
+            b.setMcEventWeight(rnd.nextInt(10) == 0 ? Float.POSITIVE_INFINITY : (float) rnd.nextGaussian());
+            b.setMcChannelNumber(pick(rnd));
+        }
+        int tokens = rnd.nextInt(13);
+        for (int i = 0; i < tokens; i++) {
+            b.addEitoken(EItoken_p1.newBuilder().setName(text(rnd, 12)).setToken(text(rnd, 200)));
+        }
+        return b.build();
+    }
+
+    private static int pick(Random rnd) {
+        return switch (rnd.nextInt(4)) {
+            case 0 -> 0;
+            case 1 -> -1;
+            case 2 -> rnd.nextInt(200);
+            default -> rnd.nextInt();
+        };
+    }
+
+    private static String text(Random rnd, int max) {
+        int n = rnd.nextInt(max + 1);
+        StringBuilder sb = new StringBuilder(n);
+        for (int i = 0; i < n; i++) {
+            sb.append(rnd.nextInt(20) == 0 ? (char) (0xe0 + rnd.nextInt(20)) : (char) ('!' + rnd.nextInt(90)));
+        }
+        return sb.toString();
+    }
+
+    private static void assertRefused(byte[] bytes) {
+        assertFalse(new EventScan().scan(bytes, 0, bytes.length), "a non-canonical encoding was accepted");
+    }
+
+    private static byte[] field(int number, int value) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        CodedOutputStream c = CodedOutputStream.newInstance(out);
+        c.writeUInt32NoTag(number << 3);
+        c.writeUInt32NoTag(value);
+        c.flush();
+        return out.toByteArray();
+    }
+
+    /** Inserts {@code extra} before the first byte of {@code bytes} that is the tag of a field numbered {@code field} or more. */
+    private static byte[] insertBefore(byte[] bytes, int field, byte[] extra) throws IOException {
+        com.google.protobuf.CodedInputStream in = com.google.protobuf.CodedInputStream.newInstance(bytes);
+        int at = bytes.length;
+        while (!in.isAtEnd()) {
+            int p = in.getTotalBytesRead();
+            int tag = in.readTag();
+            if ((tag >>> 3) >= field) {
+                at = p;
+                break;
+            }
+            in.skipField(tag);
+        }
+        return concat(Arrays.copyOf(bytes, at), extra, Arrays.copyOfRange(bytes, at, bytes.length));
+    }
+
+    private static byte[] concat(byte[]... parts) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (byte[] p : parts) {
+            out.writeBytes(p);
+        }
+        return out.toByteArray();
+    }
+}
