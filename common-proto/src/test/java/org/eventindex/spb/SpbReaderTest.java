@@ -35,7 +35,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class SpbReaderTest {
-    private static final String SOURCE = "test-object.ei.spb";
+    static final String SOURCE = "test-object.ei.spb";
 
     @Test
     void roundTripThroughWriter() throws IOException {
