@@ -105,7 +105,8 @@ public final class Consumer implements AutoCloseable {
                 new SizeLimitedFetcher(services.fetcher(), config.limits().objectMaxBytes()), config.limits().spb(),
                 spoolDir,
                 config.spoolMemoryBytes(), config.fetchThreads(), config.fetchAttempts(), metrics);
-        ConsolidatedFormat format = new ParquetConsolidatedFormat(spoolDir, config.sortMemoryBytes());
+        ConsolidatedFormat format = new ParquetConsolidatedFormat(spoolDir, config.sortMemoryBytes(),
+                config.encodingThreads());
         HdfsCommitter committer = new HdfsCommitter(services.fileContext(), new Path(config.hdfsRoot()),
                 format.fileSuffix());
         DatasetProcessor processor = new DatasetProcessor(consolidator, format, committer, services.ingest());

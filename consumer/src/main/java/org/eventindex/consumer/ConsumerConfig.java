@@ -34,6 +34,7 @@ import static org.eventindex.config.ConfigChecks.requireText;
  * @param stompPassword     may be null (no passcode)
  * @param spoolMemoryBytes  an object's selected records are kept in memory up to this size, then spooled to disk
  * @param sortMemoryBytes   events held in memory while sorting; beyond it sorted runs spill to the spool dir
+ * @param encodingThreads   threads encoding a Parquet file's columns (1 or 2; the file is the same)
  * @param httpHost          address the operations HTTP server binds to (loopback unless configured)
  * @param httpPort          operations HTTP port; 0 picks a free port
  * @param limits            bounds on what one signal may make the consumer read
@@ -62,6 +63,7 @@ public record ConsumerConfig(
         Path spoolDir,
         long spoolMemoryBytes,
         long sortMemoryBytes,
+        int encodingThreads,
         String httpHost,
         int httpPort,
         Limits limits,
@@ -124,6 +126,7 @@ public record ConsumerConfig(
     public static final String SPOOL_DIR = "consumer.spool.dir";
     public static final String SPOOL_MEMORY_BYTES = "consumer.spool.memory.bytes";
     public static final String SORT_MEMORY_BYTES = "consumer.sort.memory.bytes";
+    public static final String PARQUET_ENCODING_THREADS = "consumer.parquet.encoding.threads";
     public static final String HTTP_HOST = "consumer.http.host";
     public static final String HTTP_PORT = "consumer.http.port";
     public static final String OBJECT_MAX_BYTES = "consumer.object.max.bytes";
@@ -174,6 +177,9 @@ public record ConsumerConfig(
             new ConfigKey(SORT_MEMORY_BYTES, "67108864", null,
                     "Events held in memory while sorting a dataset by (run, event); beyond this, sorted runs are"
                             + " spilled to the spool dir and merged."),
+            new ConfigKey(PARQUET_ENCODING_THREADS, "2", null,
+                    "Threads encoding the columns of a consolidated Parquet file: 2 encodes half of them on a thread"
+                            + " of their own, 1 keeps all on the handler's thread. The file is the same either way."),
             new ConfigKey(HTTP_HOST, "127.0.0.1", null, "Address the operations HTTP server binds to; the"
                     + " endpoints have no authentication, so the default is loopback (set an internal address to"
                     + " scrape /metrics from another host)."),
@@ -220,6 +226,7 @@ public record ConsumerConfig(
         if (sortMemoryBytes < 0) {
             throw new IllegalArgumentException(SORT_MEMORY_BYTES + " must not be negative: " + sortMemoryBytes);
         }
+        requireRange(encodingThreads, 1, 2, PARQUET_ENCODING_THREADS);
         if (spoolMemoryBytes < 0) {
             throw new IllegalArgumentException(SPOOL_MEMORY_BYTES + " must not be negative: " + spoolMemoryBytes);
         }
@@ -281,6 +288,7 @@ public record ConsumerConfig(
                         .orElseGet(() -> Path.of(System.getProperty("java.io.tmpdir"), "eventindex-consumer")),
                 r.longValue(SPOOL_MEMORY_BYTES),
                 r.longValue(SORT_MEMORY_BYTES),
+                r.integer(PARQUET_ENCODING_THREADS),
                 r.text(HTTP_HOST),
                 r.integer(HTTP_PORT),
                 new Limits(r.longValue(OBJECT_MAX_BYTES), r.longValue(OBJECT_MAX_INFLATED_BYTES),
@@ -299,7 +307,7 @@ public record ConsumerConfig(
                 + ", s3SecretKey=" + (s3SecretKey == null ? "none" : "***") + ", hdfsUri=" + hdfsUri
                 + ", hdfsRoot=" + hdfsRoot + ", kuduMasters=" + kuduMasters + ", kuduTablePrefix=" + kuduTablePrefix
                 + ", kuduBuckets=" + kuduBuckets + ", kuduReplicas=" + kuduReplicas + ", fetchThreads=" + fetchThreads + ", fetchAttempts=" + fetchAttempts
-                + ", spoolDir=" + spoolDir + ", spoolMemoryBytes=" + spoolMemoryBytes + ", sortMemoryBytes=" + sortMemoryBytes + ", http=" + httpHost + ":" + httpPort + ", limits=" + limits + ", tls=" + tls
+                + ", spoolDir=" + spoolDir + ", spoolMemoryBytes=" + spoolMemoryBytes + ", sortMemoryBytes=" + sortMemoryBytes + ", encodingThreads=" + encodingThreads + ", http=" + httpHost + ":" + httpPort + ", limits=" + limits + ", tls=" + tls
                 + ", frameLimits=" + frameLimits + "]";
     }
 

@@ -28,10 +28,10 @@ final class MergePipeline {
         int guid;
     }
 
-    /** Receives the rows in order on the calling thread. */
+    /** Receives the rows in order on the calling thread, a batch at a time (the batch is reused after the call). */
     @FunctionalInterface
     interface RowSink {
-        void accept(Row row) throws IOException;
+        void accept(List<Row> rows) throws IOException;
     }
 
     private MergePipeline() {
@@ -83,9 +83,7 @@ final class MergePipeline {
         boolean done = false;
         try {
             for (List<Row> rows = take(queue); rows != end; rows = take(queue)) {
-                for (Row r : rows) {
-                    sink.accept(r);
-                }
+                sink.accept(rows);
                 if (rows.size() == BATCH) {
                     free.offer(rows);
                 }

@@ -3,11 +3,13 @@ package org.eventindex.consumer;
 import org.eventindex.consolidated.ConsolidatedFileWriter;
 import org.eventindex.consolidated.ConsolidatedMetadata;
 import org.eventindex.consolidated.ConsolidatedSchema;
+import org.eventindex.consolidated.StageRefs;
 import org.eventindex.proto.EventIndexProtos.BeginGUID_p1;
 import org.eventindex.proto.EventIndexProtos.EIEvent_p1;
 import org.eventindex.proto.EventIndexProtos.EndGUID_p1;
 import org.eventindex.proto.EventIndexProtos.Header_p1;
 import org.eventindex.proto.EventIndexProtos.TriggerMenu_p1;
+import org.eventindex.spb.EventScan;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -26,8 +28,21 @@ import java.util.TreeSet;
 public final class ParquetConsolidatedFormat implements ConsolidatedFormat {
     private final Path spillDir;
     private final long sortMemoryBytes;
+    private final int encodingThreads;
 
     public ParquetConsolidatedFormat(Path spillDir, long sortMemoryBytes) {
+        this(spillDir, sortMemoryBytes, 2);
+    }
+
+    /**
+     * @param encodingThreads 1: Parquet columns encoded on the calling thread; 2: half of them on a second thread
+     *                        (the file is the same)
+     */
+    public ParquetConsolidatedFormat(Path spillDir, long sortMemoryBytes, int encodingThreads) {
+        if (encodingThreads < 1 || encodingThreads > 2) {
+            throw new IllegalArgumentException("Parquet encoding threads must be 1 or 2: " + encodingThreads);
+        }
+        this.encodingThreads = encodingThreads;
         this.spillDir = Objects.requireNonNull(spillDir, "spillDir is null");
         if (sortMemoryBytes < 0) {
             throw new IllegalArgumentException("sort memory must not be negative: " + sortMemoryBytes);
@@ -130,11 +145,31 @@ public final class ParquetConsolidatedFormat implements ConsolidatedFormat {
             if (header == null) {
                 throw new IllegalStateException("consolidated file finished without a header");
             }
-            ConsolidatedFileWriter parquet = new ConsolidatedFileWriter(out);
+            ConsolidatedFileWriter parquet = new ConsolidatedFileWriter(out, encodingThreads > 1);
             boolean ok = false;
             try {
-                MergePipeline.run(sorter, header.getInputDsName(), guids::get,
-                        row -> parquet.write(row.event, guids.get(row.guid), row.refs));
+                MergePipeline.run(sorter, header.getInputDsName(), guids::get, rows -> parquet.write(
+                        new ConsolidatedFileWriter.RowBatch() {
+                            @Override
+                            public int size() {
+                                return rows.size();
+                            }
+
+                            @Override
+                            public EventScan event(int i) {
+                                return rows.get(i).event;
+                            }
+
+                            @Override
+                            public String guid(int i) {
+                                return guids.get(rows.get(i).guid);
+                            }
+
+                            @Override
+                            public StageRefs refs(int i) {
+                                return rows.get(i).refs;
+                            }
+                        }));
                 ConsolidatedMetadata meta = new ConsolidatedMetadata(header.getInputDsName(), header.getJobID(),
                         new ConsolidatedMetadata.HeaderInfo(header.getStartProcTime(), header.getTaskID(),
                                 header.getJobID(), header.getProvenanceRef(), header.getTriggerInfo()),

@@ -11,6 +11,7 @@ import org.apache.parquet.hadoop.ParquetFileWriter;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.parquet.io.OutputFile;
 import org.apache.parquet.io.PositionOutputStream;
+import org.apache.parquet.schema.MessageType;
 import org.eventindex.proto.EventIndexProtos.EIEvent_p1;
 import org.eventindex.spb.EventScan;
 
@@ -20,6 +21,11 @@ import java.io.OutputStream;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Writes the rows of one consolidated file, already sorted by (run, event), to a stream (the HDFS temp file), then
@@ -39,28 +45,43 @@ public final class ConsolidatedFileWriter implements Closeable {
     /** The writer name parquet-mr's record writer records in the footer; kept for readers that show it. */
     static final String WRITER_MODEL_KEY = "writer.model.name";
     static final String WRITER_MODEL = "eventindex";
+    private static final AtomicInteger ENCODERS = new AtomicInteger();
 
     private final ParquetProperties props;
-    private final CodecFactory codecs;
-    private final CompressionCodecFactory.BytesInputCompressor compressor;
+    private final long rowGroupBytes;
     private final ByteBufferAllocator allocator;
     private final ParquetFileWriter file;
     private final EventColumns columns = new EventColumns();
     private final EventScan ownScan = new EventScan();
     private final RowDigest digest = new RowDigest();
-    private ColumnChunkPageWriteStore pages;
-    private ColumnWriteStore store;
+    private final Half first;
+    private final Half second;
+    /** Encodes the second half of the columns of a batch while the calling thread encodes the first; or null. */
+    private final ExecutorService encoder;
     private int rowGroups;
     private long groupRows;
     private long events;
     private boolean closed;
 
     public ConsolidatedFileWriter(OutputStream out) throws IOException {
-        this(out, new RecyclingAllocator(POOL_BYTES));
+        this(out, false);
     }
 
-    /** With the given page buffer allocator (tests compare the recycling one with plain heap buffers). */
-    ConsolidatedFileWriter(OutputStream out, ByteBufferAllocator allocator) throws IOException {
+    /**
+     * @param twoThreads encode the columns of {@link #write(RowBatch)} on two threads (this one and a thread of the
+     *                   writer's own); the file is the same either way
+     */
+    public ConsolidatedFileWriter(OutputStream out, boolean twoThreads) throws IOException {
+        this(out, new RecyclingAllocator(POOL_BYTES), twoThreads, ConsolidatedSchema.ROW_GROUP_BYTES);
+    }
+
+    /**
+     * With the given page buffer allocator (tests compare the recycling one with plain heap buffers) and row group
+     * size (tests use small ones to get many row groups).
+     */
+    ConsolidatedFileWriter(OutputStream out, ByteBufferAllocator allocator, boolean twoThreads, long rowGroupBytes)
+            throws IOException {
+        this.rowGroupBytes = rowGroupBytes;
         this.allocator = Objects.requireNonNull(allocator, "allocator is null");
         this.props = ParquetProperties.builder()
                 .withPageSize(ConsolidatedSchema.PAGE_BYTES)
@@ -90,10 +111,15 @@ public final class ConsolidatedFileWriter implements Closeable {
                 .withDictionaryEncoding(ConsolidatedSchema.TIME_STAMP_NS_OFFSET, false)
                 .withDictionaryEncoding(ConsolidatedSchema.EXTENDED_LEVEL1_ID, false)
                 .build();
-        this.codecs = new CodecFactory(new PlainParquetConfiguration(), props.getPageSizeThreshold());
-        this.compressor = codecs.getCompressor(CompressionCodecName.SNAPPY);
+        this.first = new Half(EventColumns.FIRST);
+        this.second = new Half(EventColumns.SECOND);
+        this.encoder = twoThreads ? Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "parquet-encode-" + ENCODERS.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        }) : null;
         this.file = new ParquetFileWriter(new StreamOutputFile(Objects.requireNonNull(out, "out is null")),
-                ConsolidatedSchema.SCHEMA, ParquetFileWriter.Mode.OVERWRITE, ConsolidatedSchema.ROW_GROUP_BYTES,
+                ConsolidatedSchema.SCHEMA, ParquetFileWriter.Mode.OVERWRITE, rowGroupBytes,
                 0, null, props);
         boolean ok = false;
         try {
@@ -123,13 +149,112 @@ public final class ConsolidatedFileWriter implements Closeable {
      * thread, by a {@link StageRefs.Resolver}); null computes them here.
      */
     public void write(EventScan event, String guid, StageRefs refs) throws IOException {
-        if (closed) {
-            throw new IllegalStateException("consolidated file writer is closed");
-        }
+        checkOpen();
         columns.write(event, guid, refs);
         digest.add(event.buf(), event.offset(), event.length(), guid);
         events++;
-        if (++groupRows % SIZE_CHECK_ROWS == 0 && store.getBufferedSize() >= ConsolidatedSchema.ROW_GROUP_BYTES) {
+        if (++groupRows % SIZE_CHECK_ROWS == 0) {
+            checkRowGroupSize();
+        }
+    }
+
+    /** Rows handed over together: scanned events, their file GUIDs and their stage references (all given). */
+    public interface RowBatch {
+        int size();
+
+        EventScan event(int i);
+
+        String guid(int i);
+
+        StageRefs refs(int i);
+    }
+
+    /**
+     * Appends the rows of {@code batch}, in order, like {@link #write(EventScan, String, StageRefs)} for each; with
+     * two threads, the second half of the columns is encoded on the writer's thread meanwhile.
+     */
+    public void write(RowBatch batch) throws IOException {
+        checkOpen();
+        int n = batch.size();
+        // in segments ending where single rows would check the row group size, so the file does not depend on how
+        // the rows were batched
+        for (int from = 0; from < n; ) {
+            int to = (int) Math.min(n, from + SIZE_CHECK_ROWS - groupRows % SIZE_CHECK_ROWS);
+            writeSegment(batch, from, to);
+            events += to - from;
+            groupRows += to - from;
+            if (groupRows % SIZE_CHECK_ROWS == 0) {
+                checkRowGroupSize();
+            }
+            from = to;
+        }
+    }
+
+    private void writeSegment(RowBatch batch, int from, int to) throws IOException {
+        if (encoder == null) {
+            writeFirstHalf(batch, from, to);
+            writeSecondHalf(batch, from, to);
+            return;
+        }
+        Future<?> other = encoder.submit(() -> writeSecondHalf(batch, from, to));
+        try {
+            writeFirstHalf(batch, from, to);
+        } finally {
+            // the second half uses the batch: it must be done before the caller reuses it
+            awaitSecondHalf(other);
+        }
+    }
+
+    private void writeFirstHalf(RowBatch batch, int from, int to) {
+        for (int i = from; i < to; i++) {
+            EventScan e = batch.event(i);
+            columns.writeFirst(e);
+            digest.add(e.buf(), e.offset(), e.length(), batch.guid(i));
+        }
+    }
+
+    private void writeSecondHalf(RowBatch batch, int from, int to) {
+        for (int i = from; i < to; i++) {
+            columns.writeSecond(batch.event(i), batch.guid(i), batch.refs(i));
+        }
+    }
+
+    private static void awaitSecondHalf(Future<?> other) throws IOException {
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    other.get();
+                    return;
+                } catch (InterruptedException e) {
+                    // the second half still uses the batch: wait for it, then pass the interrupt on
+                    interrupted = true;
+                }
+            }
+        } catch (ExecutionException e) {
+            Throwable c = e.getCause();
+            if (c instanceof RuntimeException re) {
+                throw re;
+            }
+            if (c instanceof Error err) {
+                throw err;
+            }
+            throw new IOException("encoding the second half of the columns failed: " + c, c);
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("consolidated file writer is closed");
+        }
+    }
+
+    private void checkRowGroupSize() throws IOException {
+        if (first.store.getBufferedSize() + second.store.getBufferedSize() >= rowGroupBytes) {
             flushRowGroup();
             startRowGroup();
         }
@@ -144,9 +269,7 @@ public final class ConsolidatedFileWriter implements Closeable {
      * checksum from {@link #finishDigest()}), then flushes the stream.
      */
     public void finish(Map<String, String> metadata) throws IOException {
-        if (closed) {
-            throw new IllegalStateException("consolidated file writer is closed");
-        }
+        checkOpen();
         closed = true;
         try {
             flushRowGroup();
@@ -173,10 +296,9 @@ public final class ConsolidatedFileWriter implements Closeable {
     }
 
     private void startRowGroup() {
-        pages = new ColumnChunkPageWriteStore(compressor, ConsolidatedSchema.SCHEMA, allocator,
-                props.getColumnIndexTruncateLength(), props.getPageWriteChecksumEnabled(), null, rowGroups);
-        store = props.newColumnWriteStore(ConsolidatedSchema.SCHEMA, pages, pages);
-        columns.bind(store);
+        first.start();
+        second.start();
+        columns.bind(first.store, second.store);
         groupRows = 0;
     }
 
@@ -184,30 +306,61 @@ public final class ConsolidatedFileWriter implements Closeable {
     private void flushRowGroup() throws IOException {
         try {
             if (groupRows > 0) {
-                store.flush();
+                first.store.flush();
+                second.store.flush();
                 file.startBlock(groupRows);
-                pages.flushToFileWriter(file);
+                // the halves' columns in schema order: the first half's, then the second's
+                first.pages.flushToFileWriter(file);
+                second.pages.flushToFileWriter(file);
                 file.endBlock();
                 rowGroups++;
             }
         } finally {
-            store.close();
-            pages.close();
-            store = null;
-            pages = null;
+            first.closeStores();
+            second.closeStores();
         }
     }
 
     private void release() {
         try {
+            first.closeStores();
+            second.closeStores();
+        } finally {
+            first.codecs.release();
+            second.codecs.release();
+            if (encoder != null) {
+                encoder.shutdownNow();
+            }
+        }
+    }
+
+    /** One half of the columns: its own compressor (not thread-safe) and, per row group, its page and column stores. */
+    private final class Half {
+        final MessageType schema;
+        final CodecFactory codecs;
+        final CompressionCodecFactory.BytesInputCompressor compressor;
+        ColumnChunkPageWriteStore pages;
+        ColumnWriteStore store;
+
+        Half(MessageType schema) {
+            this.schema = schema;
+            this.codecs = new CodecFactory(new PlainParquetConfiguration(), props.getPageSizeThreshold());
+            this.compressor = codecs.getCompressor(CompressionCodecName.SNAPPY);
+        }
+
+        void start() {
+            pages = new ColumnChunkPageWriteStore(compressor, schema, allocator, props.getColumnIndexTruncateLength(),
+                    props.getPageWriteChecksumEnabled(), null, rowGroups);
+            store = props.newColumnWriteStore(schema, pages, pages);
+        }
+
+        void closeStores() {
             if (store != null) {
                 store.close();
                 pages.close();
                 store = null;
                 pages = null;
             }
-        } finally {
-            codecs.release();
         }
     }
 

@@ -4,9 +4,12 @@ import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.ColumnWriteStore;
 import org.apache.parquet.column.ColumnWriter;
 import org.apache.parquet.io.api.Binary;
+import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.Type;
 import org.eventindex.spb.EventScan;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 
@@ -22,7 +25,8 @@ import java.util.List;
  *       with d = 1 (the list itself is always present, so "no tokens" reads back as an empty list); each token is
  *       d = 2, r = 0 for the first element of the row and r = 1 for the next ones.</li>
  * </ul>
- * One instance per row group's {@link ColumnWriteStore}; {@link #bind} switches to the next row group's store.
+ * The columns are split over two {@link ColumnWriteStore}s ({@link #FIRST}, {@link #SECOND}) so that two threads
+ * can encode one row group; {@link #bind} switches to the next row group's stores.
  */
 final class EventColumns {
     private static final int STRING_CACHE_MAX = 16_384;
@@ -45,6 +49,7 @@ final class EventColumns {
     private final StageRefs.Resolver resolver = new StageRefs.Resolver();
     private final HashMap<String, Binary> strings = new HashMap<>();
     private ColumnWriteStore store;
+    private ColumnWriteStore store2;
     private ColumnWriter run;
     private ColumnWriter event;
     private ColumnWriter lumiBlock;
@@ -90,11 +95,35 @@ final class EventColumns {
         }
     }
 
-    /** Writes the following rows into {@code next} (a new row group's store). */
-    void bind(ColumnWriteStore next) {
-        this.store = next;
+    /**
+     * The first {@code SPLIT} columns (the event's own fields) and the others (tokens, file GUID, stage references)
+     * are written to two column stores, which can be filled by two threads; a row group holds both, in schema order.
+     */
+    static final int SPLIT = 18;
+
+    /** The two halves of the schema, with the same paths and levels as in {@link ConsolidatedSchema#SCHEMA}. */
+    static final MessageType FIRST = part(0, SPLIT);
+    static final MessageType SECOND = part(SPLIT, PATHS.size());
+
+    private static MessageType part(int from, int to) {
+        List<ColumnDescriptor> columns = ConsolidatedSchema.SCHEMA.getColumns();
+        List<Type> fields = new ArrayList<>();
+        for (int i = from; i < to; i++) {
+            Type top = ConsolidatedSchema.SCHEMA.getType(columns.get(i).getPath()[0]);
+            if (!fields.contains(top)) {
+                fields.add(top);
+            }
+        }
+        return new MessageType(ConsolidatedSchema.SCHEMA.getName(), fields);
+    }
+
+    /** Writes the following rows into {@code first} and {@code second} (a new row group's stores). */
+    void bind(ColumnWriteStore first, ColumnWriteStore second) {
+        this.store = first;
+        this.store2 = second;
         List<ColumnDescriptor> c = ConsolidatedSchema.SCHEMA.getColumns();
         int i = 0;
+        ColumnWriteStore next = first;
         run = next.getColumnWriter(c.get(i++));
         event = next.getColumnWriter(c.get(i++));
         lumiBlock = next.getColumnWriter(c.get(i++));
@@ -113,6 +142,7 @@ final class EventColumns {
         l1psk = next.getColumnWriter(c.get(i++));
         mcWeight = next.getColumnWriter(c.get(i++));
         mcChannel = next.getColumnWriter(c.get(i++));
+        next = second;
         tokenName = next.getColumnWriter(c.get(i++));
         token = next.getColumnWriter(c.get(i++));
         guid = next.getColumnWriter(c.get(i++));
@@ -134,6 +164,12 @@ final class EventColumns {
      */
     void write(EventScan e, String fileGuid, StageRefs refs) {
         StageRefs r = refs != null ? refs : resolver.resolve(e, fileGuid, ownRefs);
+        writeFirst(e);
+        writeSecond(e, fileGuid, r);
+    }
+
+    /** The event's own fields into the first store, ending the row there. */
+    void writeFirst(EventScan e) {
         byte[] b = e.buf();
         run.write(e.runNumber, 0, 0);
         event.write(e.eventNumber, 0, 0);
@@ -157,6 +193,15 @@ final class EventColumns {
             mcWeight.writeNull(0, 0);
         }
         optional(mcChannel, e.hasMcChannelNumber, e.mcChannelNumber);
+        store.endRecord();
+    }
+
+    /**
+     * Tokens, file GUID and stage references ({@code r}, already resolved) into the second store, ending the row
+     * there. Uses nothing that {@link #writeFirst} uses, so the two can run on two threads.
+     */
+    void writeSecond(EventScan e, String fileGuid, StageRefs r) {
+        byte[] b = e.buf();
         int tokens = e.tokenCount;
         if (tokens == 0) {
             tokenName.writeNull(0, 1);
@@ -179,7 +224,7 @@ final class EventColumns {
         optionalToken(tkAod, e, r.tkAod);
         optional(db, r.db);
         optionalToken(tk, e, r.tk);
-        store.endRecord();
+        store2.endRecord();
     }
 
     private static void optional(ColumnWriter w, boolean present, int value) {

@@ -6,16 +6,26 @@ import org.eventindex.names.PoolToken;
 import org.eventindex.names.TriggerMask;
 import org.eventindex.proto.EventIndexProtos.EIEvent_p1;
 import org.eventindex.proto.EventIndexProtos.EItoken_p1;
+import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.io.LocalInputFile;
+import org.eventindex.spb.EventScan;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.BitSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -34,6 +44,79 @@ class ConsolidatedFileWriterTest {
         assertTrue(fresh.length > 1_000_000, "the file spans many pages: " + fresh.length + " bytes");
         assertTrue(recycling.pooledBytes() > 0, "buffers were released to the pool and reused");
         assertArrayEquals(fresh, recycled);
+    }
+
+    /**
+     * Batches encoded on two threads give the file that single rows on one thread give, over many row groups (1 MiB
+     * each here); it reads back row for row with a matching checksum.
+     */
+    @Test
+    void batchesOnTwoThreadsWriteTheSameBytesAsRowsOnOne(@TempDir Path dir) throws IOException {
+        List<EIEvent_p1> events = new ArrayList<>();
+        Random random = new Random(17);
+        for (int i = 0; i < EVENTS; i++) {
+            events.add(event(i, random));
+        }
+        ByteArrayOutputStream rows = new ByteArrayOutputStream();
+        ConsolidatedFileWriter one = new ConsolidatedFileWriter(rows, new HeapByteBufferAllocator(), false, 1 << 20);
+        for (int i = 0; i < EVENTS; i++) {
+            one.write(events.get(i), guid(i % 7));
+        }
+        one.finish(EventRecordTest.metadata(EVENTS, one.finishDigest()).toKeyValues());
+
+        ByteArrayOutputStream batches = new ByteArrayOutputStream();
+        ConsolidatedFileWriter two = new ConsolidatedFileWriter(batches, new HeapByteBufferAllocator(), true, 1 << 20);
+        EventScan[] scans = new EventScan[300];
+        StageRefs[] refs = new StageRefs[scans.length];
+        String[] guids = new String[scans.length];
+        StageRefs.Resolver resolver = new StageRefs.Resolver();
+        for (int start = 0; start < EVENTS; start += scans.length) {
+            int n = Math.min(scans.length, EVENTS - start);
+            for (int i = 0; i < n; i++) {
+                byte[] b = events.get(start + i).toByteArray();
+                scans[i] = new EventScan();
+                assertTrue(scans[i].scan(b, 0, b.length));
+                guids[i] = guid((start + i) % 7);
+                refs[i] = resolver.resolve(scans[i], guids[i], new StageRefs());
+            }
+            two.write(new ConsolidatedFileWriter.RowBatch() {
+                @Override
+                public int size() {
+                    return n;
+                }
+
+                @Override
+                public EventScan event(int i) {
+                    return scans[i];
+                }
+
+                @Override
+                public String guid(int i) {
+                    return guids[i];
+                }
+
+                @Override
+                public StageRefs refs(int i) {
+                    return refs[i];
+                }
+            });
+        }
+        two.finish(EventRecordTest.metadata(EVENTS, two.finishDigest()).toKeyValues());
+        assertArrayEquals(rows.toByteArray(), batches.toByteArray());
+
+        Path file = dir.resolve("two.parquet");
+        Files.write(file, batches.toByteArray());
+        try (ParquetFileReader footer = ParquetFileReader.open(new LocalInputFile(file))) {
+            assertTrue(footer.getRowGroups().size() > 5, footer.getRowGroups().size() + " row groups");
+        }
+        try (ConsolidatedFileReader reader = new ConsolidatedFileReader(new LocalInputFile(file), file.toString())) {
+            for (int i = 0; i < EVENTS; i++) {
+                ConsolidatedFileReader.Row r = reader.next();
+                assertEquals(events.get(i), r.event(), "row " + i);
+                assertEquals(guid(i % 7), r.guid());
+            }
+            assertNull(reader.next());
+        }
     }
 
     /**
@@ -66,7 +149,8 @@ class ConsolidatedFileWriterTest {
                 }
             }
         };
-        ConsolidatedFileWriter w = new ConsolidatedFileWriter(failing, new HeapByteBufferAllocator());
+        ConsolidatedFileWriter w = new ConsolidatedFileWriter(failing, new HeapByteBufferAllocator(), false,
+                ConsolidatedSchema.ROW_GROUP_BYTES);
         IOException thrown = assertThrows(IOException.class, () -> {
             Random random = new Random(5);
             for (int i = 0; i < EVENTS; i++) {
@@ -85,7 +169,7 @@ class ConsolidatedFileWriterTest {
 
     private static byte[] write(ByteBufferAllocator allocator) throws IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ConsolidatedFileWriter w = new ConsolidatedFileWriter(out, allocator);
+        ConsolidatedFileWriter w = new ConsolidatedFileWriter(out, allocator, false, ConsolidatedSchema.ROW_GROUP_BYTES);
         Random random = new Random(11);
         for (int i = 0; i < EVENTS; i++) {
             EIEvent_p1 e = event(i, random);

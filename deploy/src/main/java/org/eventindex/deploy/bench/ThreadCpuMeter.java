@@ -135,6 +135,9 @@ final class ThreadCpuMeter implements AutoCloseable {
         if (name.startsWith("consumer-merge")) {
             return "consumer merge thread";
         }
+        if (name.startsWith("parquet-encode")) {
+            return "Parquet second encoding thread";
+        }
         if (name.startsWith("consumer-") || name.equals("main")) {
             return "handler (main) + other consumer";
         }
