@@ -65,7 +65,10 @@ public final class ConsumerBenchMain {
 
     public static void main(String[] args) throws Exception {
         Map<String, String> o = BenchOptions.parse(args, Map.of("events", "1000000", "files", "20", "threads", "4",
-                "kudu-rows", "all", "work", System.getProperty("java.io.tmpdir") + "/ei-bench"));
+                "kudu-rows", "all", "work", System.getProperty("java.io.tmpdir") + "/ei-bench",
+                "encoding-threads", "2", "warmups", "1"));
+        int encodingThreads = Integer.parseInt(o.get("encoding-threads"));
+        int warmups = Integer.parseInt(o.get("warmups"));
         int events = Integer.parseInt(o.get("events"));
         int files = Integer.parseInt(o.get("files"));
         int threads = Integer.parseInt(o.get("threads"));
@@ -75,7 +78,8 @@ public final class ConsumerBenchMain {
         PrintStream out = System.out;
         BenchOptions.deleteTree(work);
         Files.createDirectories(work);
-        out.printf("bench: %,d events in %d files, %d fetch threads, %d cores, heap %d MiB%n", events, files, threads,
+        out.printf("bench: %,d events in %d files, %d fetch threads, %d Parquet encoding thread(s), %d warm-up run(s),"
+                + " %d cores, heap %d MiB%n", events, files, threads, encodingThreads, warmups,
                 Runtime.getRuntime().availableProcessors(), Runtime.getRuntime().maxMemory() >> 20);
 
         GeneratorSpec spec = new GeneratorSpec(DATASET, files, events / files, 1, 0, 0, 0, false, 7L);
@@ -88,16 +92,19 @@ public final class ConsumerBenchMain {
             s3.createBucket(BUCKET);
             ConsumerSignal signal = upload(s3, ds, spec.eventsPerFile());
             long totalEvents = signal.expectedEvents();
-            ConsumerConfig config = config(s3, hdfs, kudu, threads, work);
+            ConsumerConfig config = config(s3, hdfs, kudu, threads, encodingThreads, work);
 
             try (S3ObjectFetcher fetcher = S3ObjectFetcher.connect(s3.endpoint(), s3.accessKey(), s3.secretKey(),
                     threads)) {
                 FileContext fc = FileContext.getFileContext(hdfs.uri(), hdfs.conf());
                 Consumer consumer = new Consumer(config, new Consumer.Services(fetcher, fc,
                         (sig, file) -> new DatasetIngest.Loaded(0, 0), report -> { }), Clock.systemUTC());
-                // warm-up of both paths (JIT, connections, HDFS pipeline), then the measured runs
-                raw(fetcher, hdfs.fs(), signal, threads);
-                consolidate(consumer, signal);
+                // warm-up of both paths (JIT, connections, HDFS pipeline), then the measured runs; a long-lived
+                // consumer has compiled its code after a few datasets, which more warm-up runs show
+                for (int w = 0; w < warmups; w++) {
+                    raw(fetcher, hdfs.fs(), signal, threads);
+                    consolidate(consumer, signal);
+                }
                 ThreadCpuMeter rawMeter = new ThreadCpuMeter();
                 long cpu0 = processCpuNanos();
                 double rawSeconds = raw(fetcher, hdfs.fs(), signal, threads);
@@ -139,6 +146,7 @@ public final class ConsumerBenchMain {
     }
 
     private static ConsumerConfig config(EmbeddedS3 s3, EmbeddedHdfs hdfs, EmbeddedKudu kudu, int threads,
+                                         int encodingThreads,
                                          java.nio.file.Path work) throws Exception {
         Properties p = new Properties();
         p.setProperty(ConsumerConfig.ID, "bench");
@@ -147,6 +155,7 @@ public final class ConsumerBenchMain {
         p.setProperty(ConsumerConfig.HDFS_URI, hdfs.uri().toString());
         p.setProperty(ConsumerConfig.KUDU_MASTERS, kudu.masterAddresses());
         p.setProperty(ConsumerConfig.FETCH_THREADS, Integer.toString(threads));
+        p.setProperty(ConsumerConfig.PARQUET_ENCODING_THREADS, Integer.toString(encodingThreads));
         p.setProperty(ConsumerConfig.SPOOL_DIR, work.resolve("spool").toString());
         p.setProperty(ConsumerConfig.HTTP_PORT, "0");
         return ConsumerConfig.fromProperties(p, Map.of("EI_S3_ACCESS_KEY", s3.accessKey(),
