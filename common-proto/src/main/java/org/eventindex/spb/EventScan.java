@@ -16,7 +16,7 @@ import java.nio.charset.StandardCharsets;
  * required (the consolidated file's row checksum is defined over it), and what is read here is what protobuf would
  * read. {@code EventScanTest} and {@code EventScanFuzzTest} check both claims against protobuf.
  */
-public final class EventScan {
+public final class EventScan extends EventFields {
     // Field numbers of EIEvent_p1 (event.proto).
     private static final int RUN = 1;
     private static final int EVENT = 2;
@@ -49,17 +49,6 @@ public final class EventScan {
     private int pos;
     private long value;
 
-    public int runNumber;
-    public long eventNumber;
-    public int lumiBlock;
-    public int timeStamp;
-    public int timeStampNSOffset;
-    public int bcid;
-    public boolean hasExtendedLevel1ID;
-    public int extendedLevel1ID;
-    public boolean isSimulation;
-    public boolean isCalibration;
-    public boolean isTestBeam;
     /** Offset and length in {@link #buf()} of each coded mask; offset -1 when absent. */
     public int l1MaskOff;
     public int l1MaskLen;
@@ -67,16 +56,6 @@ public final class EventScan {
     public int l2MaskLen;
     public int efMaskOff;
     public int efMaskLen;
-    public boolean hasSmk;
-    public int smk;
-    public boolean hasHltpsk;
-    public int hltpsk;
-    public boolean hasL1psk;
-    public int l1psk;
-    public boolean hasMcEventWeight;
-    public float mcEventWeight;
-    public boolean hasMcChannelNumber;
-    public int mcChannelNumber;
     /** Tokens {@code 0..tokenCount-1}: offset and length of the stream name and of the POOL token. */
     public int tokenCount;
     public int[] nameOff = new int[8];
@@ -94,7 +73,7 @@ public final class EventScan {
         start = off;
         pos = off;
         end = off + len;
-        hasExtendedLevel1ID = hasSmk = hasHltpsk = hasL1psk = hasMcEventWeight = hasMcChannelNumber = false;
+        clearFields();
         l1MaskOff = l2MaskOff = efMaskOff = -1;
         l1MaskLen = l2MaskLen = efMaskLen = 0;
         tokenCount = 0;

@@ -5,6 +5,7 @@ import com.google.protobuf.CodedOutputStream;
 import com.google.protobuf.UnsafeByteOperations;
 import org.eventindex.proto.EventIndexProtos.EIEvent_p1;
 import org.eventindex.proto.EventIndexProtos.EItoken_p1;
+import org.eventindex.spb.EventFields;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -18,32 +19,11 @@ import java.util.Arrays;
  * Byte arrays are never written after they are set (a new array per value): the Kudu client keeps a reference to
  * them until the row is flushed, so a row can be applied and this record refilled at once.
  */
-public final class EventRecord {
-    public int runNumber;
-    public long eventNumber;
-    public int lumiBlock;
-    public int timeStamp;
-    public int timeStampNSOffset;
-    public int bcid;
-    public boolean hasExtendedLevel1ID;
-    public int extendedLevel1ID;
-    public boolean isSimulation;
-    public boolean isCalibration;
-    public boolean isTestBeam;
+public final class EventRecord extends EventFields {
     /** Coded masks, null when the event has none. */
     public byte[] l1PassedTrigMask;
     public byte[] l2PassedTrigMask;
     public byte[] efPassedTrigMask;
-    public boolean hasSmk;
-    public int smk;
-    public boolean hasHltpsk;
-    public int hltpsk;
-    public boolean hasL1psk;
-    public int l1psk;
-    public boolean hasMcEventWeight;
-    public float mcEventWeight;
-    public boolean hasMcChannelNumber;
-    public int mcChannelNumber;
     /** Tokens {@code 0..tokenCount-1}: stream name and POOL token. */
     public int tokenCount;
     public byte[][] tokenNames = new byte[4][];
@@ -54,12 +34,7 @@ public final class EventRecord {
 
     /** Resets every field to absent / zero (a row starts from here). */
     public void clear() {
-        runNumber = lumiBlock = timeStamp = timeStampNSOffset = bcid = 0;
-        eventNumber = 0;
-        hasExtendedLevel1ID = hasSmk = hasHltpsk = hasL1psk = hasMcEventWeight = hasMcChannelNumber = false;
-        extendedLevel1ID = smk = hltpsk = l1psk = mcChannelNumber = 0;
-        mcEventWeight = 0;
-        isSimulation = isCalibration = isTestBeam = false;
+        clearFields();
         l1PassedTrigMask = l2PassedTrigMask = efPassedTrigMask = null;
         Arrays.fill(tokenNames, 0, tokenCount, null);
         Arrays.fill(tokens, 0, tokenCount, null);
