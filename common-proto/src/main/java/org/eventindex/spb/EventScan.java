@@ -268,6 +268,12 @@ public final class EventScan extends EventFields {
 
     /** A minimal varint of a value below 2^32 (protobuf-java writes uint32 as at most 5 bytes). */
     private long uint32() {
+        // most tags, lengths and values are one byte
+        int p = pos;
+        if (p < end && buf[p] >= 0) {
+            pos = p + 1;
+            return buf[p];
+        }
         return varint(5) && value >= 0 && value <= 0xffffffffL ? value : -1;
     }
 

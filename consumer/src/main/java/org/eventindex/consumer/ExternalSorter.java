@@ -1,12 +1,10 @@
 package org.eventindex.consumer;
 
-import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.Closeable;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -110,13 +108,16 @@ final class ExternalSorter implements Closeable {
         Files.createDirectories(dir);
         Path file = Files.createTempFile(dir, "sort-", ".run");
         runs.add(file);
-        try (DataOutputStream out = new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(file),
-                256 * 1024))) {
+        try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(file), 256 * 1024)) {
+            // one write per head and one per payload (DataOutputStream writes an int as four locked calls)
+            byte[] head = new byte[20];
             for (Entry e : buffer) {
-                out.writeInt(e.run);
-                out.writeLong(e.event);
-                out.writeInt(e.guid);
-                out.writeInt(e.payload.length);
+                putInt(head, 0, e.run);
+                putInt(head, 4, (int) (e.event >>> 32));
+                putInt(head, 8, (int) e.event);
+                putInt(head, 12, e.guid);
+                putInt(head, 16, e.payload.length);
+                out.write(head, 0, head.length);
                 out.write(e.payload);
             }
         } catch (IOException e) {
@@ -124,6 +125,13 @@ final class ExternalSorter implements Closeable {
         }
         buffer = new ArrayList<>();
         buffered = 0;
+    }
+
+    private static void putInt(byte[] b, int at, int v) {
+        b[at] = (byte) (v >>> 24);
+        b[at + 1] = (byte) (v >>> 16);
+        b[at + 2] = (byte) (v >>> 8);
+        b[at + 3] = (byte) v;
     }
 
     @Override
@@ -137,29 +145,33 @@ final class ExternalSorter implements Closeable {
 
     private final class RunReader {
         final int index;
-        final DataInputStream in;
+        final RecordInput in;
         final Path file;
         Entry head;
 
         RunReader(int index, Path file) throws IOException {
             this.index = index;
             this.file = file;
-            this.in = new DataInputStream(new BufferedInputStream(Files.newInputStream(file), 64 * 1024));
+            this.in = new RecordInput(Files.newInputStream(file), 64 * 1024);
         }
 
         boolean advance() throws IOException {
-            int run;
-            try {
-                run = in.readInt();
-            } catch (EOFException end) {
+            int first = in.read();
+            if (first < 0) {
                 head = null;
                 return false;
             }
             try {
+                int run = first << 24 | in.readByte() << 16 | in.readByte() << 8 | in.readByte();
                 long event = in.readLong();
                 int guid = in.readInt();
-                byte[] payload = new byte[in.readInt()];
-                in.readFully(payload);
+                int length = in.readInt();
+                if (length < 0) {
+                    throw new IOException("dataset " + label + ": sort run " + file + " is corrupt (length "
+                            + length + ")");
+                }
+                byte[] payload = new byte[length];
+                in.readFully(payload, 0, length);
                 head = new Entry(run, event, guid, payload);
                 return true;
             } catch (EOFException e) {

@@ -9,7 +9,6 @@ import org.eventindex.proto.EventIndexProtos.TriggerMenu_p1;
 import org.eventindex.spb.EventScan;
 import org.eventindex.spb.SpbRecord;
 
-import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -96,31 +95,34 @@ final class Spool implements Closeable {
         if (!sealed) {
             throw new IllegalStateException("spool of " + label + " is still being written");
         }
-        try (InputStream in = file != null
-                ? new BufferedInputStream(Files.newInputStream(file), 64 * 1024)
-                : memory.asInput()) {
+        try (RecordInput in = new RecordInput(file != null ? Files.newInputStream(file) : memory.asInput(),
+                64 * 1024)) {
+            InputStream stream = in.stream();
             int tag;
             while ((tag = in.read()) >= 0) {
                 SpbRecord r = switch (tag) {
-                    case BEGIN -> new SpbRecord.BeginGuid(parse(BeginGUID_p1.parser().parseDelimitedFrom(in)), -1);
-                    case MENU -> new SpbRecord.TriggerMenu(parse(TriggerMenu_p1.parser().parseDelimitedFrom(in)), -1);
+                    case BEGIN -> new SpbRecord.BeginGuid(parse(BeginGUID_p1.parser().parseDelimitedFrom(stream)), -1);
+                    case MENU -> new SpbRecord.TriggerMenu(parse(TriggerMenu_p1.parser().parseDelimitedFrom(stream)),
+                            -1);
                     case EVENT -> {
-                        int run = readInt(in);
-                        long event = ((long) readInt(in) << 32) | (readInt(in) & 0xffffffffL);
-                        int flags = in.read();
-                        int len = readVarint(in);
-                        // read straight into the event's own array (readNBytes would stage it in another one)
-                        if (len < 0) {
-                            throw new IOException("spool of " + label + " is corrupt: bad length");
+                        try {
+                            int run = in.readInt();
+                            long event = in.readLong();
+                            int flags = in.readByte();
+                            int len = in.readVarint32();
+                            if (len < 0) {
+                                throw new IOException("spool of " + label + " is corrupt: bad length");
+                            }
+                            // read straight into the event's own array
+                            byte[] bytes = new byte[len];
+                            in.readFully(bytes, 0, len);
+                            visitor.event(run, event, (flags & 1) != 0, bytes);
+                        } catch (java.io.EOFException e) {
+                            throw truncated();
                         }
-                        byte[] bytes = new byte[len];
-                        if (flags < 0 || in.readNBytes(bytes, 0, len) != len) {
-                            throw new IOException("spool of " + label + " ends inside a record");
-                        }
-                        visitor.event(run, event, (flags & 1) != 0, bytes);
                         yield null;
                     }
-                    case END -> new SpbRecord.EndGuid(parse(EndGUID_p1.parser().parseDelimitedFrom(in)), -1);
+                    case END -> new SpbRecord.EndGuid(parse(EndGUID_p1.parser().parseDelimitedFrom(stream)), -1);
                     default -> throw new IOException("spool of " + label + " is corrupt: tag " + tag
                             + (file != null ? " in " + file : ""));
                 };
@@ -208,32 +210,6 @@ final class Spool implements Closeable {
 
     private IOException truncated() {
         return new IOException("spool of " + label + " ends inside a record");
-    }
-
-    private int readInt(InputStream in) throws IOException {
-        int a = in.read();
-        int b = in.read();
-        int c = in.read();
-        int d = in.read();
-        if ((a | b | c | d) < 0) {
-            throw truncated();
-        }
-        return (a << 24) | (b << 16) | (c << 8) | d;
-    }
-
-    private int readVarint(InputStream in) throws IOException {
-        int result = 0;
-        for (int shift = 0; shift < 32; shift += 7) {
-            int b = in.read();
-            if (b < 0) {
-                throw truncated();
-            }
-            result |= (b & 0x7f) << shift;
-            if ((b & 0x80) == 0) {
-                return result;
-            }
-        }
-        throw new IOException("spool of " + label + " is corrupt: bad length");
     }
 
     private void spillToFile() throws IOException {

@@ -17,6 +17,8 @@ import java.util.Map;
 final class RecyclingAllocator implements ByteBufferAllocator {
     private final long maxPooledBytes;
     private final Map<Integer, ArrayDeque<ByteBuffer>> free = new HashMap<>();
+    @SuppressWarnings("unchecked")
+    private final ArrayDeque<ByteBuffer>[] powers = new ArrayDeque[32];
     private long pooledBytes;
 
     RecyclingAllocator(long maxPooledBytes) {
@@ -25,7 +27,7 @@ final class RecyclingAllocator implements ByteBufferAllocator {
 
     @Override
     public synchronized ByteBuffer allocate(int size) {
-        ArrayDeque<ByteBuffer> q = free.get(size);
+        ArrayDeque<ByteBuffer> q = queue(size, false);
         ByteBuffer b = q == null ? null : q.poll();
         if (b != null) {
             pooledBytes -= size;
@@ -45,8 +47,23 @@ final class RecyclingAllocator implements ByteBufferAllocator {
         if (pooledBytes + size > maxPooledBytes) {
             return;
         }
-        free.computeIfAbsent(size, s -> new ArrayDeque<>()).push(b);
+        queue(size, true).push(b);
         pooledBytes += size;
+    }
+
+    /**
+     * The free buffers of one size. Parquet's slabs are mostly powers of two, which a {@code HashMap<Integer, ...>}
+     * puts in one bucket (their low bits are all zero); those have an array slot per power.
+     */
+    private ArrayDeque<ByteBuffer> queue(int size, boolean create) {
+        if (Integer.bitCount(size) == 1) {
+            int log = Integer.numberOfTrailingZeros(size);
+            if (powers[log] == null && create) {
+                powers[log] = new ArrayDeque<>();
+            }
+            return powers[log];
+        }
+        return create ? free.computeIfAbsent(size, s -> new ArrayDeque<>()) : free.get(size);
     }
 
     @Override

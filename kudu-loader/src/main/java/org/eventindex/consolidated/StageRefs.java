@@ -117,8 +117,10 @@ public final class StageRefs {
             b = bytes;
             off = offset;
             len = length;
-            int h = 1;
-            for (int i = offset; i < offset + length; i++) {
+            // "[DB=" and then the GUID's hex digits: the first 24 bytes tell prefixes apart well enough for a hash
+            // (equals compares them all)
+            int h = length;
+            for (int i = offset, stop = offset + Math.min(length, 24); i < stop; i++) {
                 h = 31 * h + bytes[i];
             }
             hash = h;
