@@ -17,9 +17,12 @@ public enum SpbMessageType {
         return code;
     }
 
+    private static final SpbMessageType[] ALL = values();
+
     /** @return the type for a code, or null if the code is not a known type */
     public static SpbMessageType ofCode(int code) {
-        for (SpbMessageType t : values()) {
+        // not values(): that copies the array, once per record read
+        for (SpbMessageType t : ALL) {
             if (t.code == code) {
                 return t;
             }
