@@ -205,15 +205,17 @@ public final class ConsolidatedFileWriter implements Closeable {
 
     private void writeFirstHalf(RowBatch batch, int from, int to) {
         for (int i = from; i < to; i++) {
-            EventScan e = batch.event(i);
-            columns.writeFirst(e);
-            digest.add(e.buf(), e.offset(), e.length(), batch.guid(i));
+            columns.writeFirst(batch.event(i));
         }
     }
 
+    /** The second half of the columns and the row checksum (which balances the two threads' work). */
     private void writeSecondHalf(RowBatch batch, int from, int to) {
         for (int i = from; i < to; i++) {
-            columns.writeSecond(batch.event(i), batch.guid(i), batch.refs(i));
+            EventScan e = batch.event(i);
+            String guid = batch.guid(i);
+            columns.writeSecond(e, guid, batch.refs(i));
+            digest.add(e.buf(), e.offset(), e.length(), guid);
         }
     }
 
