@@ -1,5 +1,6 @@
 package org.eventindex.spb;
 
+import com.google.protobuf.DiscardUnknownFieldsParser;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Parser;
 import org.eventindex.proto.EventIndexProtos.BeginGUID_p1;
@@ -49,6 +50,7 @@ public final class SpbReader implements Closeable {
     public static final int FILE_VERSION = 1;
 
     private static final int BUFFER_BYTES = 64 * 1024;
+    private static final Parser<EIEvent_p1> CANONICAL_PARSER = DiscardUnknownFieldsParser.wrap(EIEvent_p1.parser());
     private static final int PREAMBLE_BYTES = 8;
     private static final int MESSAGE_HEADER_BYTES = 8;
 
@@ -150,8 +152,8 @@ public final class SpbReader implements Closeable {
     /**
      * From now on, events are returned as {@link SpbRecord.RawEvent}: their canonical serialization, scanned in place
      * without building a message ({@link EventScan}). An event that is not in canonical form is parsed (a malformed
-     * one is refused exactly as without this mode) and serialized again. For readers that store events rather than
-     * look at them.
+     * one is refused exactly as without this mode) and serialized again, without unknown fields. For readers that
+     * store events rather than look at them.
      *
      * @return this reader
      */
@@ -231,7 +233,9 @@ public final class SpbReader implements Closeable {
         if (!scan.scan(bytes, off, length)) {
             EIEvent_p1 event;
             try {
-                event = EIEvent_p1.parser().parseFrom(bytes, off, length);
+                // unknown fields (a newer producer's) have no column and no place in the canonical form the
+                // consolidated file's checksum covers: dropped here, as the Parquet row drops them
+                event = CANONICAL_PARSER.parseFrom(bytes, off, length);
             } catch (InvalidProtocolBufferException e) {
                 throw error(at, Problem.BAD_PROTOBUF, "cannot parse " + SpbMessageType.EVENT + " of " + length
                         + " bytes: " + e.getMessage(), e);

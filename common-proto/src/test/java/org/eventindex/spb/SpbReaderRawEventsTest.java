@@ -50,6 +50,13 @@ class SpbReaderRawEventsTest {
                 raw.message(EVENT, e);
             }
         }
+        // one event with a field this schema does not know (a newer producer's): read without it
+        EIEvent_p1 known = written.get(1);
+        byte[] withUnknown = known.toBuilder().setUnknownFields(com.google.protobuf.UnknownFieldSet.newBuilder()
+                .addField(19, com.google.protobuf.UnknownFieldSet.Field.newBuilder().addVarint(7).build())
+                .build()).build().toByteArray();
+        written.add(known);
+        raw.u32(EVENT.code() << 8 | 1).u32(withUnknown.length).bytes(withUnknown);
         // one event bigger than the reader's 64 KiB buffer
         EIEvent_p1 big = written.get(0).toBuilder().setL1PassedTrigMask("x".repeat(100_000)).build();
         written.add(big);
