@@ -3,6 +3,7 @@ package org.eventindex.kudu;
 import org.apache.kudu.Schema;
 import org.apache.kudu.client.AsyncKuduScanner;
 import org.apache.kudu.client.Delete;
+import org.apache.kudu.client.Insert;
 import org.apache.kudu.client.KuduClient;
 import org.apache.kudu.client.KuduException;
 import org.apache.kudu.client.KuduPredicate;
@@ -116,7 +117,12 @@ final class DatasetAnalytics {
         return new Overlap(eventTable, others);
     }
 
-    /** Replaces the TRIGGERCOUNT rows of {@code dspid} with {@code pairs}. */
+    /**
+     * Replaces the TRIGGERCOUNT rows of {@code dspid} with {@code pairs}. The dataset's earlier rows are deleted
+     * first, so the new ones are INSERTs: a row that is nevertheless present can only come from another load of the
+     * same dataset writing at the same time, and it fails this load (Kudu refuses the row) instead of being
+     * overwritten into a mix of the two loads' counts.
+     */
     void writeTriggerCounts(int dspid, PairCounter pairs, String dataset) throws IOException {
         deleteTriggerCounts(dspid, dataset);
         KuduTable table = client.openTable(config.triggerCountTable());
@@ -129,7 +135,7 @@ final class DatasetAnalytics {
         KuduSession session = session();
         try {
             pairs.forEach((t1, t2, c) -> {
-                Upsert u = table.newUpsert();
+                Insert u = table.newInsert();
                 PartialRow row = u.getRow();
                 row.addInt(datasetId, dspid);
                 row.addInt(trig1, t1);

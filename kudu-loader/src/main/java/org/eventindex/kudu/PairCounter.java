@@ -20,10 +20,10 @@ final class PairCounter {
         Arrays.fill(index, -1);
     }
 
-    /** Adds one event whose fired ids are {@code fired[0..n)}, ascending. */
-    void add(int[] fired, int n) {
+    /** Adds one event whose fired ids are {@code fired[from..from + n)}, ascending. */
+    void add(int[] fired, int from, int n) {
         for (int k = 0; k < n; k++) {
-            int id = fired[k];
+            int id = fired[from + k];
             int d = index[id];
             if (d < 0) {
                 d = newIndex(id);
