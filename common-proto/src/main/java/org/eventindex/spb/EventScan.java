@@ -1,5 +1,9 @@
 package org.eventindex.spb;
 
+import com.google.protobuf.CodedOutputStream;
+import com.google.protobuf.DiscardUnknownFieldsParser;
+import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.Parser;
 import org.eventindex.proto.EventIndexProtos.EIEvent_p1;
 
 import java.nio.charset.StandardCharsets;
@@ -42,12 +46,14 @@ public final class EventScan extends EventFields {
     private static final int VARINT = 0;
     private static final int FIXED32 = 5;
     private static final int BYTES = 2;
+    private static final Parser<EIEvent_p1> CANONICAL_PARSER = DiscardUnknownFieldsParser.wrap(EIEvent_p1.parser());
 
     private byte[] buf;
     private int start;
     private int end;
     private int pos;
     private long value;
+    private byte[] canonical = new byte[0];
 
     /** Offset and length in {@link #buf()} of each coded mask; offset -1 when absent. */
     public int l1MaskOff;
@@ -174,6 +180,32 @@ public final class EventScan extends EventFields {
             default -> {
                 return false;
             }
+        }
+    }
+
+    /**
+     * Scans {@code bytes[off, off + len)} if they are canonical; otherwise parses them with protobuf, serializes the
+     * event again (into an array of this scanner's, without unknown fields: a newer producer's fields have no column
+     * and no place in the canonical form the consolidated file's checksum covers) and scans that.
+     *
+     * @throws InvalidProtocolBufferException when the bytes are not an {@code EIEvent_p1}
+     */
+    public void scanCanonical(byte[] bytes, int off, int len) throws InvalidProtocolBufferException {
+        if (scan(bytes, off, len)) {
+            return;
+        }
+        EIEvent_p1 event = CANONICAL_PARSER.parseFrom(bytes, off, len);
+        int n = event.getSerializedSize();
+        if (canonical.length < n) {
+            canonical = new byte[Math.max(n, 2 * canonical.length)];
+        }
+        try {
+            event.writeTo(CodedOutputStream.newInstance(canonical, 0, n));
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException("serializing an event into an array of its size failed", e);
+        }
+        if (!scan(canonical, 0, n)) {
+            throw new IllegalStateException("protobuf's serialization of an event is not accepted by EventScan");
         }
     }
 

@@ -1,6 +1,5 @@
 package org.eventindex.spb;
 
-import com.google.protobuf.DiscardUnknownFieldsParser;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Parser;
 import org.eventindex.proto.EventIndexProtos.BeginGUID_p1;
@@ -50,7 +49,6 @@ public final class SpbReader implements Closeable {
     public static final int FILE_VERSION = 1;
 
     private static final int BUFFER_BYTES = 64 * 1024;
-    private static final Parser<EIEvent_p1> CANONICAL_PARSER = DiscardUnknownFieldsParser.wrap(EIEvent_p1.parser());
     private static final int PREAMBLE_BYTES = 8;
     private static final int MESSAGE_HEADER_BYTES = 8;
 
@@ -70,7 +68,6 @@ public final class SpbReader implements Closeable {
     private State state = State.EXPECT_HEADER;
     /** Set by {@link #rawEvents}: events come as {@link SpbRecord.RawEvent}, scanned here. */
     private EventScan scan;
-    private byte[] canonical = new byte[0];
     /** The array holding the body consumed by the last {@link #take}. */
     private byte[] taken;
     private final Set<String> guidsSeen = new HashSet<>();
@@ -230,25 +227,11 @@ public final class SpbReader implements Closeable {
     private SpbRecord onRawEvent(int length, long at) throws IOException {
         int off = take(SpbMessageType.EVENT, length);
         byte[] bytes = taken;
-        if (!scan.scan(bytes, off, length)) {
-            EIEvent_p1 event;
-            try {
-                // unknown fields (a newer producer's) have no column and no place in the canonical form the
-                // consolidated file's checksum covers: dropped here, as the Parquet row drops them
-                event = CANONICAL_PARSER.parseFrom(bytes, off, length);
-            } catch (InvalidProtocolBufferException e) {
-                throw error(at, Problem.BAD_PROTOBUF, "cannot parse " + SpbMessageType.EVENT + " of " + length
-                        + " bytes: " + e.getMessage(), e);
-            }
-            int n = event.getSerializedSize();
-            if (canonical.length < n) {
-                canonical = new byte[Math.max(n, 2 * canonical.length)];
-            }
-            event.writeTo(com.google.protobuf.CodedOutputStream.newInstance(canonical, 0, n));
-            if (!scan.scan(canonical, 0, n)) {
-                throw new IllegalStateException("protobuf's serialization of the event at offset " + at + " of "
-                        + source + " is not accepted by EventScan");
-            }
+        try {
+            scan.scanCanonical(bytes, off, length);
+        } catch (InvalidProtocolBufferException e) {
+            throw error(at, Problem.BAD_PROTOBUF, "cannot parse " + SpbMessageType.EVENT + " of " + length
+                    + " bytes: " + e.getMessage(), e);
         }
         countEvent(at);
         return new SpbRecord.RawEvent(scan, at);
