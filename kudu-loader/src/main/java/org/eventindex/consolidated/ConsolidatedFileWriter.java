@@ -109,6 +109,10 @@ public final class ConsolidatedFileWriter implements Closeable {
                 .withDictionaryEncoding(ConsolidatedSchema.TIME_STAMP_NS_OFFSET, false)
                 .withDictionaryEncoding(ConsolidatedSchema.EXTENDED_LEVEL1_ID, false)
                 .build();
+        this.file = new ParquetFileWriter(new StreamOutputFile(Objects.requireNonNull(out, "out is null")),
+                ConsolidatedSchema.SCHEMA, ParquetFileWriter.Mode.OVERWRITE, rowGroupBytes,
+                0, null, props);
+        // what must be released comes after the last step that can fail without releasing it
         this.first = new Half(EventColumns.FIRST);
         this.second = new Half(EventColumns.SECOND);
         this.encoder = twoThreads ? Executors.newSingleThreadExecutor(r -> {
@@ -116,9 +120,6 @@ public final class ConsolidatedFileWriter implements Closeable {
             t.setDaemon(true);
             return t;
         }) : null;
-        this.file = new ParquetFileWriter(new StreamOutputFile(Objects.requireNonNull(out, "out is null")),
-                ConsolidatedSchema.SCHEMA, ParquetFileWriter.Mode.OVERWRITE, rowGroupBytes,
-                0, null, props);
         boolean ok = false;
         try {
             file.start();
@@ -134,9 +135,12 @@ public final class ConsolidatedFileWriter implements Closeable {
     /** Appends one row; rows must come in (run, event) order. */
     public void write(EIEvent_p1 event, String guid) throws IOException {
         byte[] bytes = event.toByteArray();
-        if (!ownScan.scan(bytes, 0, bytes.length)) {
-            throw new IllegalStateException("protobuf's serialization of event " + event.getEventNumber()
-                    + " is not accepted by EventScan");
+        try {
+            // canonical already, unless the message carries unknown fields (dropped, as the columns have no place)
+            ownScan.scanCanonical(bytes, 0, bytes.length);
+        } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+            throw new IllegalStateException("protobuf does not parse its own serialization of event "
+                    + event.getEventNumber(), e);
         }
         write(ownScan, guid, null);
     }
