@@ -330,22 +330,8 @@ public final class EventScan extends EventFields {
         return end - start;
     }
 
-    /** The stream name of token {@code i} as text (for messages and tests). */
-    public String tokenName(int i) {
-        return new String(buf, nameOff[i], nameLen[i], StandardCharsets.UTF_8);
-    }
-
-    /** The POOL token {@code i} as text (for messages and tests). */
+    /** The POOL token {@code i} as text (for validation and messages). */
     public String tokenText(int i) {
         return new String(buf, tokenOff[i], tokenLen[i], StandardCharsets.UTF_8);
-    }
-
-    /** Parses the scanned bytes with protobuf (for the rare paths that need a message). */
-    public EIEvent_p1 parse() {
-        try {
-            return EIEvent_p1.parseFrom(java.nio.ByteBuffer.wrap(buf, start, end - start));
-        } catch (com.google.protobuf.InvalidProtocolBufferException e) {
-            throw new IllegalStateException("a scanned event does not parse: " + e.getMessage(), e);
-        }
     }
 }

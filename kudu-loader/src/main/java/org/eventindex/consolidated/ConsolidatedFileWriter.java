@@ -51,6 +51,8 @@ public final class ConsolidatedFileWriter implements Closeable {
     private final ParquetFileWriter file;
     private final EventColumns columns = new EventColumns();
     private final EventScan ownScan = new EventScan();
+    private final StageRefs ownRefs = new StageRefs();
+    private final StageRefs.Resolver resolver = new StageRefs.Resolver();
     private final RowDigest digest = new RowDigest();
     private final Half first;
     private final Half second;
@@ -142,22 +144,29 @@ public final class ConsolidatedFileWriter implements Closeable {
             throw new IllegalStateException("protobuf does not parse its own serialization of event "
                     + event.getEventNumber(), e);
         }
-        write(ownScan, guid, null);
-    }
+        // a malformed token fails here, before any column of the row is written
+        resolver.resolve(ownScan, guid, ownRefs);
+        write(new RowBatch() {
+            @Override
+            public int size() {
+                return 1;
+            }
 
-    /**
-     * As {@link #write(EIEvent_p1, String)}, for an event already scanned (the scanned bytes are its canonical
-     * serialization, which the row checksum covers), with its stage references if already computed (on another
-     * thread, by a {@link StageRefs.Resolver}); null computes them here.
-     */
-    public void write(EventScan event, String guid, StageRefs refs) throws IOException {
-        checkOpen();
-        columns.write(event, guid, refs);
-        digest.add(event.buf(), event.offset(), event.length(), guid);
-        events++;
-        if (++groupRows % SIZE_CHECK_ROWS == 0) {
-            checkRowGroupSize();
-        }
+            @Override
+            public EventScan event(int i) {
+                return ownScan;
+            }
+
+            @Override
+            public String guid(int i) {
+                return guid;
+            }
+
+            @Override
+            public StageRefs refs(int i) {
+                return ownRefs;
+            }
+        });
     }
 
     /** Rows handed over together: scanned events, their file GUIDs and their stage references (all given). */
@@ -172,8 +181,10 @@ public final class ConsolidatedFileWriter implements Closeable {
     }
 
     /**
-     * Appends the rows of {@code batch}, in order, like {@link #write(EventScan, String, StageRefs)} for each; with
-     * two threads, the second half of the columns is encoded on the writer's thread meanwhile.
+     * Appends the rows of {@code batch}, in order (the scanned bytes are each event's canonical serialization,
+     * which the row checksum covers; the stage references come from a {@link StageRefs.Resolver}, typically run on
+     * another thread); with two threads, the second half of the columns is encoded on the writer's thread
+     * meanwhile, so callers with two threads should hand over batches of hundreds of rows.
      */
     public void write(RowBatch batch) throws IOException {
         checkOpen();

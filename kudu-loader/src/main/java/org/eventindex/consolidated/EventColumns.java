@@ -45,8 +45,6 @@ final class EventColumns {
             ConsolidatedSchema.TK_ESD, ConsolidatedSchema.DB_AOD, ConsolidatedSchema.TK_AOD, ConsolidatedSchema.DB,
             ConsolidatedSchema.TK);
 
-    private final StageRefs ownRefs = new StageRefs();
-    private final StageRefs.Resolver resolver = new StageRefs.Resolver();
     private final HashMap<String, Binary> strings = new HashMap<>();
     private ColumnWriteStore store;
     private ColumnWriteStore store2;
@@ -154,18 +152,6 @@ final class EventColumns {
         tkAod = next.getColumnWriter(c.get(i++));
         db = next.getColumnWriter(c.get(i++));
         tk = next.getColumnWriter(c.get(i));
-    }
-
-    /**
-     * Writes one row: {@code e} (a scanned canonical event), the GUID of its file and its stage references
-     * ({@code null}: computed here).
-     *
-     * @throws IllegalArgumentException naming the token when a token is malformed (before anything is written)
-     */
-    void write(EventScan e, String fileGuid, StageRefs refs) {
-        StageRefs r = refs != null ? refs : resolver.resolve(e, fileGuid, ownRefs);
-        writeFirst(e);
-        writeSecond(e, fileGuid, r);
     }
 
     /** The event's own fields into the first store, ending the row there. */

@@ -32,8 +32,9 @@ public final class RowDigest {
 
     /** @param serialized the event's deterministic serialization ({@code toByteArray()} of a parsed event) */
     public void add(byte[] serialized, String guid) {
-        add(serialized);
-        add(guid.getBytes(StandardCharsets.UTF_8));
+        byte[] g = guid.getBytes(StandardCharsets.UTF_8);
+        add(serialized, 0, serialized.length);
+        add(g, 0, g.length);
     }
 
     /**
@@ -41,8 +42,8 @@ public final class RowDigest {
      * @param guid       the file GUID as UTF-8
      */
     public void add(byte[] serialized, int length, byte[] guid) {
-        add(serialized, length);
-        add(guid, guid.length);
+        add(serialized, 0, length);
+        add(guid, 0, guid.length);
     }
 
     /**
@@ -60,14 +61,6 @@ public final class RowDigest {
             guids.put(guid, g);
         }
         add(g, 0, g.length);
-    }
-
-    private void add(byte[] b) {
-        add(b, 0, b.length);
-    }
-
-    private void add(byte[] b, int length) {
-        add(b, 0, length);
     }
 
     private void add(byte[] b, int off, int length) {
