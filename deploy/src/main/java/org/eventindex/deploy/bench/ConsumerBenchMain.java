@@ -60,13 +60,28 @@ public final class ConsumerBenchMain {
     private static final String DATASET = "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1824";
     private static final String BUCKET = "eventindex";
 
+    /** Columns of the {@code --timeline} table: thread role -> label. */
+    private static final Map<String, String> TIMELINE_ROLES = timelineRoles();
+
+    private static Map<String, String> timelineRoles() {
+        Map<String, String> m = new java.util.LinkedHashMap<>();
+        m.put("consumer fetch threads", "fetch");
+        m.put("handler (main) + other consumer", "handler");
+        m.put("consumer merge thread", "merge");
+        m.put("Parquet second encoding thread", "encode-2");
+        m.put(ThreadCpuMeter.VM_GC, "GC+VM");
+        m.put(ThreadCpuMeter.VM_JIT, "JIT");
+        return m;
+    }
+
     private ConsumerBenchMain() {
     }
 
     public static void main(String[] args) throws Exception {
         Map<String, String> o = BenchOptions.parse(args, Map.of("events", "1000000", "files", "20", "threads", "4",
                 "kudu-rows", "all", "work", System.getProperty("java.io.tmpdir") + "/ei-bench",
-                "encoding-threads", "2", "warmups", "1"));
+                "encoding-threads", "2", "warmups", "1", "timeline", "0"));
+        long timelineMillis = Long.parseLong(o.get("timeline"));
         int encodingThreads = Integer.parseInt(o.get("encoding-threads"));
         int warmups = Integer.parseInt(o.get("warmups"));
         int events = Integer.parseInt(o.get("events"));
@@ -132,6 +147,10 @@ public final class ConsumerBenchMain {
                 consMeter.allocated().forEach((role, bytes) -> alloc.append(String.format(" %s %,d;", role,
                         bytes / totalEvents)));
                 out.println(alloc);
+                if (timelineMillis > 0) {
+                    out.printf("  consolidation timeline: cores busy per %d ms%n", timelineMillis);
+                    consMeter.timeline(timelineMillis, TIMELINE_ROLES).forEach(l -> out.println("  " + l));
+                }
             }
 
             Path parquet = new Path(new Path(config.hdfsRoot(), DatasetName.parse(DATASET).container()),

@@ -2,7 +2,9 @@ package org.eventindex.deploy.bench;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -23,6 +25,9 @@ final class ThreadCpuMeter implements AutoCloseable {
             (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
     private final Map<Long, long[]> firstAndLast = new HashMap<>();
     private final Map<Long, String> names = new HashMap<>();
+    /** Per poll: elapsed nanoseconds and the CPU nanoseconds of each role so far, for {@link #timeline}. */
+    private final List<Snapshot> snapshots = new ArrayList<>();
+    private final long startNanos = System.nanoTime();
     private final Thread poller;
     private volatile boolean running = true;
 
@@ -58,6 +63,60 @@ final class ThreadCpuMeter implements AutoCloseable {
             names.putIfAbsent(info.getThreadId(), info.getThreadName());
         }
         pollVmThreads();
+        snapshots.add(new Snapshot(System.nanoTime() - startNanos, cpuByRole()));
+    }
+
+    private record Snapshot(long elapsedNanos, Map<String, Long> cpuByRole) {
+    }
+
+    private Map<String, Long> cpuByRole() {
+        Map<String, Long> byRole = new HashMap<>();
+        for (Map.Entry<Long, long[]> e : firstAndLast.entrySet()) {
+            long[] fl = e.getValue();
+            byRole.merge(role(names.get(e.getKey())), fl[1] - fl[0], Long::sum);
+        }
+        return byRole;
+    }
+
+    /**
+     * Cores busy per role in consecutive intervals of {@code bucketMillis} (after {@link #stop}): where the run
+     * waits shows as intervals with less than all cores busy. One line per interval, roles in {@code roles} order,
+     * the rest summed as "other".
+     *
+     * @param roles role -> column label (in column order)
+     */
+    synchronized List<String> timeline(long bucketMillis, Map<String, String> roles) {
+        List<String> lines = new ArrayList<>();
+        StringBuilder head = new StringBuilder(String.format("%8s %6s", "until", "all"));
+        for (String label : roles.values()) {
+            head.append(String.format(" %10s", label));
+        }
+        lines.add(head.append(String.format(" %10s", "other")).toString());
+        long bucket = bucketMillis * 1_000_000L;
+        Snapshot from = snapshots.get(0);
+        for (int i = 1; i < snapshots.size(); i++) {
+            Snapshot to = snapshots.get(i);
+            boolean last = i == snapshots.size() - 1;
+            if (to.elapsedNanos - from.elapsedNanos < bucket && !last) {
+                continue;
+            }
+            double wall = to.elapsedNanos - from.elapsedNanos;
+            double all = 0;
+            StringBuilder line = new StringBuilder();
+            double known = 0;
+            for (String r : roles.keySet()) {
+                double cores = (to.cpuByRole.getOrDefault(r, 0L) - from.cpuByRole.getOrDefault(r, 0L)) / wall;
+                known += cores;
+                line.append(String.format(" %10.2f", cores));
+            }
+            for (String r : to.cpuByRole.keySet()) {
+                all += (to.cpuByRole.get(r) - from.cpuByRole.getOrDefault(r, 0L)) / wall;
+            }
+            lines.add(String.format("%7.1fs %6.2f", to.elapsedNanos / 1e9, all) + line
+                    + String.format(" %10.2f", all - known));
+            from = to;
+        }
+        return lines;
     }
 
     /** JIT and GC threads from /proc (Linux only; elsewhere they stay in the rest). Keys are -tid. */
