@@ -64,6 +64,16 @@ public record S3ObjectUrl(String host, int port, String bucket, String key) {
         if (!"s3".equals(uri.getScheme())) {
             throw new IllegalArgumentException("object URL '" + url + "' must start with s3://");
         }
+        if (uri.getRawUserInfo() != null) {
+            // the URL is not echoed: its user part may be a credential, which must not reach logs or reports
+            throw new IllegalArgumentException("object URL 's3://...@" + uri.getHost() + ":" + uri.getPort()
+                    + "/...' carries user information; credentials come from the reader's configuration, not from"
+                    + " messages");
+        }
+        if (uri.getRawQuery() != null || uri.getRawFragment() != null) {
+            throw new IllegalArgumentException("object URL '" + url + "' has a query or fragment; an object is"
+                    + " named by s3://host:port/bucket/key alone");
+        }
         if (uri.getHost() == null || uri.getPort() < 0) {
             throw new IllegalArgumentException("object URL '" + url + "' must name host:port");
         }

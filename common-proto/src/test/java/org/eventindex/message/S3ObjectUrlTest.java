@@ -29,6 +29,16 @@ class S3ObjectUrlTest {
         assertTrue(e.getMessage().contains("control character at position 1"), e.getMessage());
     }
 
+    @Test
+    void partsAnObjectNameHasNoPlaceForAreRefusedNotDropped() {
+        assertRefused("s3://h:1/eventindex/a/k?versionId=3", "has a query or fragment");
+        assertRefused("s3://h:1/eventindex/a/k#x", "has a query or fragment");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> S3ObjectUrl.parse("s3://alice:s3cr3t@h:1/eventindex/a/k"));
+        assertTrue(e.getMessage().contains("carries user information"), e.getMessage());
+        assertTrue(!e.getMessage().contains("s3cr3t") && !e.getMessage().contains("alice"), e.getMessage());
+    }
+
     private static void assertRefused(String url, String reason) {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> S3ObjectUrl.parse(url));
         assertTrue(e.getMessage().contains(reason), e.getMessage());
