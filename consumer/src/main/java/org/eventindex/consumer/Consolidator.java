@@ -27,10 +27,11 @@ import java.util.function.Function;
 
 /**
  * Turns a validated signal into one consolidated file. Objects are fetched and decoded in parallel (a bounded pool,
- * at most {@code 2 x threads} objects ahead of the writer), each into its {@link SelectedRecords} (a {@link Spool}, or
- * for a writer that takes sorted runs a {@link SortedObject}); the writer takes them
- * strictly in signal order, so the output is the same whatever order the fetches finish in. Memory is bounded by
- * the spool budget plus one message per thread, whatever the dataset size.
+ * at most {@code 2 x threads} objects ahead of the writer), each into its {@link SelectedRecords}: a
+ * {@link SortedObject} (events sorted on the fetch thread into run files) for a writer that takes sorted runs, else a
+ * {@link Spool}. The writer takes them strictly in signal order, so the output is the same whatever order the fetches
+ * finish in. Memory is bounded by the writer's sort budget (or the spool budget) plus one message per thread,
+ * whatever the dataset size.
  */
 final class Consolidator {
     private static final Logger LOG = LoggerFactory.getLogger(Consolidator.class);
@@ -105,8 +106,8 @@ final class Consolidator {
         } finally {
             pool.shutdownNow();
             if (!pool.awaitTermination(60, TimeUnit.SECONDS)) {
-                LOG.warn("dataset {}: fetch threads did not stop within 60 s; their spool and run files may remain in {}",
-                        signal.dataset(), spoolDir);
+                LOG.warn("dataset {}: fetch threads did not stop within 60 s; their spool or run files may remain"
+                        + " in {}", signal.dataset(), spoolDir);
             }
             for (Future<Fetched> f : pending.values()) {
                 closeQuietly(f);

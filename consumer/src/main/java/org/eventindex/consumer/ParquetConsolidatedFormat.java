@@ -73,6 +73,7 @@ public final class ParquetConsolidatedFormat implements ConsolidatedFormat {
         private final List<RunMerger.Run> objectRuns = new ArrayList<>();
         private long[] fileEvents;
         private int nextFile;
+        private boolean eventByEvent;
         private Header_p1 header;
         private String object = "";
         private BeginGUID_p1 begin;
@@ -122,6 +123,9 @@ public final class ParquetConsolidatedFormat implements ConsolidatedFormat {
 
                 @Override
                 public void objectRuns(ObjectRuns r) {
+                    if (eventByEvent) {
+                        throw new IllegalStateException("sorted runs given after events one by one");
+                    }
                     for (Path f : r.files()) {
                         objectRuns.add(new RunMerger.Run(f, guids.size()));
                     }
@@ -169,10 +173,12 @@ public final class ParquetConsolidatedFormat implements ConsolidatedFormat {
             }
         }
 
+        /** One way or the other per file: the merge reads either the runs or the sorter. */
         private void checkOneByOne() {
-            if (!objectRuns.isEmpty()) {
+            if (fileEvents != null) {
                 throw new IllegalStateException("events given one by one after sorted runs");
             }
+            eventByEvent = true;
         }
 
         @Override
