@@ -2,6 +2,8 @@ package org.eventindex.consumer;
 
 import org.eventindex.consolidated.StageRefs;
 import org.eventindex.spb.EventScan;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -18,6 +20,7 @@ import java.util.function.IntFunction;
  * then overlap on two cores. Memory: a few batches, whose rows are recycled. Order is preserved.
  */
 final class MergePipeline {
+    private static final Logger LOG = LoggerFactory.getLogger(MergePipeline.class);
     private static final int BATCH = 512;
     private static final int DEPTH = 4;
 
@@ -109,7 +112,7 @@ final class MergePipeline {
             throw new InterruptedIOException("dataset " + label + ": interrupted while merging sorted events");
         } finally {
             if (!done) {
-                merger.interrupt();
+                stop(merger, label);
             }
         }
         Throwable f = failure[0];
@@ -121,6 +124,29 @@ final class MergePipeline {
         }
         if (f instanceof Error err) {
             throw err;
+        }
+    }
+
+    /**
+     * Interrupts the merge thread and waits for it, so that the run files it has open or is writing are deleted
+     * before the dataset's failure is reported (an interrupt of the calling thread is kept for its caller).
+     */
+    private static void stop(Thread merger, String label) {
+        merger.interrupt();
+        boolean interrupted = false;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (merger.isAlive() && System.nanoTime() < deadline) {
+            try {
+                merger.join(1000);
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (merger.isAlive()) {
+            LOG.warn("dataset {}: the merge thread did not stop within 60 s; run files may remain", label);
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
         }
     }
 

@@ -136,6 +136,48 @@ class SortedRunsConsolidationTest {
         assertEquals(List.of(), leftFiles());
     }
 
+    /** Writing the Parquet file fails after the runs were merged (in two passes): every run file goes all the same. */
+    @Test
+    void aWriteFailureOfTheFileRemovesEveryRunFile() throws Exception {
+        List<SignalObject> objects = new ArrayList<>();
+        for (int o = 0; o < 10; o++) {
+            store.put("w" + o, TestSpb.object("w" + o, 1000, Guid.of("G" + o, o * 100L, 3000)));
+            objects.add(so("w" + o, 3000, "G" + o));
+        }
+        ValidSignal s = signal(objects.toArray(SignalObject[]::new));
+        Consolidator c = new Consolidator(store, SpbLimits.DEFAULT, spoolDir, 0, 2, 3,
+                new ConsumerMetrics(new Metrics()));
+        java.io.OutputStream failing = new java.io.OutputStream() {
+            private long written;
+
+            @Override
+            public void write(int b) throws IOException {
+                write(new byte[]{(byte) b}, 0, 1);
+            }
+
+            @Override
+            public void write(byte[] b, int off, int len) throws IOException {
+                written += len;
+                // past the magic number: the first row group
+                if (written > 16) {
+                    throw new IOException("disk full (injected)");
+                }
+            }
+        };
+        // 30,000 events through 8 KiB: hundreds of runs, an intermediate merge pass, then the failure
+        IOException e = assertThrows(IOException.class, () -> {
+            try (ConsolidatedWriter w = new ParquetConsolidatedFormat(spoolDir, 8 * 1024).open(failing)) {
+                c.consolidate(s, w);
+            }
+        });
+        Throwable cause = e;
+        while (cause.getCause() != null && !"disk full (injected)".equals(cause.getMessage())) {
+            cause = cause.getCause();
+        }
+        assertEquals("disk full (injected)", cause.getMessage(), "the failure of the output is what is thrown");
+        assertEquals(List.of(), leftFiles());
+    }
+
     @Test
     void runsOfAFailedAttemptAreDeletedAndOnlyAVerifiedAttemptCounts() throws Exception {
         store.put("a", TestSpb.object("a", 1000, Guid.of("G1", 100, 300)));
