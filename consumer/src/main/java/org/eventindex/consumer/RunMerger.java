@@ -8,7 +8,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.PriorityQueue;
 
 /**
  * K-way merges sorted run files ({@link SortBuffer#writeRun}) by unsigned (run, event); equal keys come in the order
@@ -102,36 +101,67 @@ final class RunMerger {
         void accept(int guid, int run, long event, byte[] buf, int off, int len) throws IOException;
     }
 
+    /**
+     * A tournament (loser tree) over the runs: each event costs one comparison per level, ceil(log2 runs), where a
+     * binary heap takes up to two.
+     */
     private void mergeGroup(List<Run> group, KeyedSink sink) throws IOException {
-        List<Reader> readers = new ArrayList<>(group.size());
+        int k = group.size();
+        if (k == 0) {
+            return;
+        }
+        Reader[] readers = new Reader[k];
         try {
-            PriorityQueue<Reader> queue = new PriorityQueue<>(Math.max(1, group.size()), (a, b) -> {
-                int c = Integer.compareUnsigned(a.runNumber, b.runNumber);
-                if (c == 0) {
-                    c = Long.compareUnsigned(a.event, b.event);
-                }
-                return c != 0 ? c : Integer.compare(a.rank, b.rank);
-            });
-            for (int i = 0; i < group.size(); i++) {
-                Reader r = new Reader(i, group.get(i));
-                readers.add(r);
-                if (r.advance()) {
-                    queue.add(r);
-                }
+            for (int i = 0; i < k; i++) {
+                readers[i] = new Reader(i, group.get(i));
+                readers[i].done = !readers[i].advance();
             }
-            Reader r;
-            while ((r = queue.poll()) != null) {
+            // node t (1..k-1) holds the loser of the match below it; leaves are k..2k-1, parent of t is t / 2
+            int[] loser = new int[k];
+            int[] winner = new int[2 * k];
+            for (int i = 0; i < k; i++) {
+                winner[k + i] = i;
+            }
+            for (int t = k - 1; t >= 1; t--) {
+                int a = winner[2 * t];
+                int b = winner[2 * t + 1];
+                boolean aFirst = before(readers[a], readers[b]);
+                winner[t] = aFirst ? a : b;
+                loser[t] = aFirst ? b : a;
+            }
+            int w = k == 1 ? 0 : winner[1];
+            while (!readers[w].done) {
+                Reader r = readers[w];
                 int at = r.payload();
-                sink.accept(r.run.guidBase() + r.guid, r.runNumber(), r.event, r.payloadBuffer(), at, r.length);
-                if (r.advance()) {
-                    queue.add(r);
+                sink.accept(r.run.guidBase() + r.guid, r.runNumber, r.event, r.payloadBuffer(), at, r.length);
+                r.done = !r.advance();
+                for (int t = (w + k) >>> 1; t >= 1; t >>>= 1) {
+                    if (before(readers[loser[t]], readers[w])) {
+                        int l = loser[t];
+                        loser[t] = w;
+                        w = l;
+                    }
                 }
             }
         } finally {
             for (Reader r : readers) {
-                r.in.close();
+                if (r != null) {
+                    r.in.close();
+                }
             }
         }
+    }
+
+    /** The merge order: by unsigned (run, event), then by the run's rank; an exhausted run comes after all. */
+    private static boolean before(Reader a, Reader b) {
+        if (a.done || b.done) {
+            return !a.done || (b.done && a.rank < b.rank);
+        }
+        int c = Integer.compareUnsigned(a.runNumber, b.runNumber);
+        if (c == 0) {
+            c = Long.compareUnsigned(a.event, b.event);
+        }
+        return c != 0 ? c < 0 : a.rank < b.rank;
     }
 
     /** One open run: the head (key, file index, length) of its next event, then its payload. */
@@ -139,6 +169,7 @@ final class RunMerger {
         final int rank;
         final Run run;
         final RecordInput in;
+        boolean done;
         byte[] large;
         int runNumber;
         long event;
@@ -149,10 +180,6 @@ final class RunMerger {
             this.rank = rank;
             this.run = run;
             this.in = new RecordInput(Files.newInputStream(run.file()), READ_BUFFER);
-        }
-
-        int runNumber() {
-            return runNumber;
         }
 
         boolean advance() throws IOException {
