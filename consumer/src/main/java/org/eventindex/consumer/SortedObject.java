@@ -123,9 +123,9 @@ final class SortedObject implements SelectedRecords {
         }
         ConsolidatedWriter.ObjectRuns runs = new ConsolidatedWriter.ObjectRuns(files,
                 Arrays.copyOf(fileEvents, file + 1), runNumbers, simulation);
-        // from here the writer owns the files
-        files.clear();
         sink.objectRuns(runs);
+        // the writer owns the files now (had it failed, both would delete them, which is harmless)
+        files.clear();
         for (SpbRecord r : guidRecords) {
             if (r instanceof SpbRecord.BeginGuid b) {
                 writer.beginGuid(b.message());
