@@ -10,6 +10,7 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 
 /**
@@ -85,9 +86,9 @@ public interface ConsolidatedWriter extends Closeable {
     record ObjectRuns(List<Path> files, long[] fileEvents,
                       Set<Long> runNumbers, long simulation) {
         public ObjectRuns {
-            files = List.copyOf(files);
-            fileEvents = fileEvents.clone();
-            runNumbers = Set.copyOf(runNumbers);
+            files = List.copyOf(Objects.requireNonNull(files, "files is null"));
+            fileEvents = Objects.requireNonNull(fileEvents, "fileEvents is null").clone();
+            runNumbers = Set.copyOf(Objects.requireNonNull(runNumbers, "runNumbers is null"));
         }
 
         /** Events in all files. */
