@@ -4,7 +4,6 @@ import org.eventindex.proto.EventIndexProtos.Header_p1;
 import org.eventindex.spb.SpbFormatException;
 import org.eventindex.spb.SpbLimits;
 import org.eventindex.spb.SpbReader;
-import org.eventindex.spb.SpbRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,12 +23,15 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 
 /**
  * Turns a validated signal into one consolidated file. Objects are fetched and decoded in parallel (a bounded pool,
- * at most {@code 2 x threads} objects ahead of the writer), each into a {@link Spool}; the writer takes the spools
- * strictly in signal order, so the output is the same whatever order the fetches finish in. Memory is bounded by
- * the spool budget plus one message per thread, whatever the dataset size.
+ * at most {@code 2 x threads} objects ahead of the writer), each into its {@link SelectedRecords}: a
+ * {@link SortedObject} (events sorted on the fetch thread into run files) for a writer that takes sorted runs, else a
+ * {@link Spool}. The writer takes them strictly in signal order, so the output is the same whatever order the fetches
+ * finish in. Memory is bounded by the writer's sort budget (or the spool budget) plus one message per thread,
+ * whatever the dataset size.
  */
 final class Consolidator {
     private static final Logger LOG = LoggerFactory.getLogger(Consolidator.class);
@@ -66,7 +68,7 @@ final class Consolidator {
             throws IOException, ConsumeException, InterruptedException {
         int n = signal.objects().size();
         int window = 2 * threads;
-        Spool.MemoryBudget budget = new Spool.MemoryBudget(spoolMemoryBytes);
+        Function<String, SelectedRecords> selection = selectionFactory(writer, Math.max(1, Math.min(threads, n)));
         AtomicLong bytes = new AtomicLong();
         AtomicInteger threadNo = new AtomicInteger();
         ExecutorService pool = Executors.newFixedThreadPool(Math.min(threads, n), r -> {
@@ -79,35 +81,24 @@ final class Consolidator {
         try {
             while (next < Math.min(window, n)) {
                 SelectedObject o = signal.objects().get(next++);
-                pending.put(o.index(), pool.submit(() -> fetch(o, budget, bytes)));
+                pending.put(o.index(), pool.submit(() -> fetch(o, selection, bytes)));
             }
             long maxEnd = 0;
             int guids = 0;
             for (int i = 0; i < n; i++) {
                 Fetched f = await(pending.remove(i));
-                try (Spool spool = f.spool()) {
+                try (SelectedRecords records = f.records()) {
                     if (i == 0) {
                         writer.header(header(signal, f.selection().header()));
                     }
                     writer.object(signal.objects().get(i).url().toString());
-                    spool.read(new Spool.RecordVisitor() {
-                        @Override
-                        public void accept(SpbRecord r) throws IOException {
-                            copy(r, writer);
-                        }
-
-                        @Override
-                        public void event(int run, long event, boolean simulation, byte[] serialized)
-                                throws IOException {
-                            writer.event(run, event, simulation, serialized);
-                        }
-                    });
+                    records.writeTo(writer);
                 }
                 maxEnd = Math.max(maxEnd, f.selection().maxEndProcTime());
                 guids += f.selection().guids().size();
                 if (next < n) {
                     SelectedObject o = signal.objects().get(next++);
-                    pending.put(o.index(), pool.submit(() -> fetch(o, budget, bytes)));
+                    pending.put(o.index(), pool.submit(() -> fetch(o, selection, bytes)));
                 }
             }
             writer.finish(maxEnd);
@@ -115,8 +106,8 @@ final class Consolidator {
         } finally {
             pool.shutdownNow();
             if (!pool.awaitTermination(60, TimeUnit.SECONDS)) {
-                LOG.warn("dataset {}: fetch threads did not stop within 60 s; their spool files may remain in {}",
-                        signal.dataset(), spoolDir);
+                LOG.warn("dataset {}: fetch threads did not stop within 60 s; their spool or run files may remain"
+                        + " in {}", signal.dataset(), spoolDir);
             }
             for (Future<Fetched> f : pending.values()) {
                 closeQuietly(f);
@@ -136,40 +127,41 @@ final class Consolidator {
                 .build();
     }
 
-    private static void copy(SpbRecord r, ConsolidatedWriter writer) throws IOException {
-        if (r instanceof SpbRecord.Event e) {
-            writer.event(e.message());
-        } else if (r instanceof SpbRecord.BeginGuid b) {
-            writer.beginGuid(b.message());
-        } else if (r instanceof SpbRecord.TriggerMenu m) {
-            writer.triggerMenu(m.message());
-        } else if (r instanceof SpbRecord.EndGuid e) {
-            writer.endGuid(e.message());
-        } else {
-            throw new IllegalStateException("unexpected spooled record " + r);
+    private record Fetched(SelectedRecords records, GuidSelector.Selection selection) {
+    }
+
+    /**
+     * A writer that takes sorted runs gets each object's events sorted on its fetch thread, in sort buffers that the
+     * fetch threads share; any other gets them in file order through a {@link Spool}.
+     */
+    private Function<String, SelectedRecords> selectionFactory(ConsolidatedWriter writer, int fetchThreads) {
+        ConsolidatedWriter.SortedRuns sorted = writer.sortedRuns();
+        if (sorted != null) {
+            SortedObject.Buffers buffers = new SortedObject.Buffers(sorted.sortMemoryBytes(), fetchThreads);
+            return source -> new SortedObject(source, sorted.runDir(), buffers);
         }
+        Spool.MemoryBudget budget = new Spool.MemoryBudget(spoolMemoryBytes);
+        return source -> new Spool(spoolDir, source, budget);
     }
 
-    private record Fetched(Spool spool, GuidSelector.Selection selection) {
-    }
-
-    private Fetched fetch(SelectedObject o, Spool.MemoryBudget budget, AtomicLong bytes)
+    private Fetched fetch(SelectedObject o, Function<String, SelectedRecords> newSelection, AtomicLong bytes)
             throws IOException, ConsumeException {
         String source = o.url().toString();
         IOException last = null;
         for (int attempt = 1; attempt <= attempts; attempt++) {
-            Spool spool = new Spool(spoolDir, source, budget);
+            SelectedRecords selected = newSelection.apply(source);
             boolean ok = false;
             ObjectFetcher.Opened opened = null;
             try (CountingInputStream in = new CountingInputStream((opened = fetcher.openWithChecksum(o.url())).in())) {
-                // events are spooled as they are (scanned, not parsed): the writer side reads them
+                // events are kept as they are (scanned, not parsed): the writer side reads them
                 try (SpbReader reader = new SpbReader(in, source, limits).rawEvents()) {
-                    GuidSelector.Selection selection = GuidSelector.select(reader, o, spool);
+                    GuidSelector.Selection selection = GuidSelector.select(reader, o, selected);
                     verifyChecksum(in, opened.sha256(), source);
-                    spool.seal();
+                    // only now do the object's records (and run files) count
+                    selected.seal();
                     ok = true;
                     metrics.objectsRead.inc();
-                    return new Fetched(spool, selection);
+                    return new Fetched(selected, selection);
                 } finally {
                     bytes.addAndGet(in.count());
                     metrics.bytesRead.add(in.count());
@@ -186,7 +178,7 @@ final class Consolidator {
                 LOG.warn("object {}: attempt {}/{} failed: {}", source, attempt, attempts, e.toString());
             } finally {
                 if (!ok) {
-                    spool.close();
+                    selected.close();
                 }
             }
         }
@@ -233,7 +225,7 @@ final class Consolidator {
     private static void closeQuietly(Future<Fetched> f) {
         if (f.isDone() && !f.isCancelled()) {
             try {
-                f.get().spool().close();
+                f.get().records().close();
             } catch (ExecutionException | InterruptedException | IOException | RuntimeException e) {
                 // the task failed (nothing to close) or the spool file is already gone
                 if (e instanceof InterruptedException) {

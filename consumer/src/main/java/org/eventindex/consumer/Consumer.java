@@ -167,12 +167,13 @@ public final class Consumer implements AutoCloseable {
                 config.signalQueue(), config.brokers(), config.hdfsUri(), config.hdfsRoot(), http.port());
     }
 
-    /** This consumer's own spool folder; spool files a crashed run left there are removed. */
+    /** This consumer's own spool folder; spool and run files a crashed run left there are removed. */
     private void prepareSpoolDir() throws IOException {
         Files.createDirectories(spoolDir);
-        try (DirectoryStream<java.nio.file.Path> leftovers = Files.newDirectoryStream(spoolDir, "spool-*.bin")) {
+        try (DirectoryStream<java.nio.file.Path> leftovers = Files.newDirectoryStream(spoolDir,
+                "{spool-*.bin,sort-*.run,obj-*.run,merge-*.run}")) {
             for (java.nio.file.Path f : leftovers) {
-                LOG.info("removing spool file {} of an earlier run", f);
+                LOG.info("removing spool or run file {} of an earlier run", f);
                 Files.deleteIfExists(f);
             }
         }

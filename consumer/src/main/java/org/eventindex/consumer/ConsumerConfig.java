@@ -32,8 +32,10 @@ import static org.eventindex.config.ConfigChecks.requireText;
  * @param s3Endpoint        e.g. {@code http://rgw.example:7480}; object URLs in signals must name this host:port
  * @param s3SecretKey       may be null (anonymous access)
  * @param stompPassword     may be null (no passcode)
- * @param spoolMemoryBytes  an object's selected records are kept in memory up to this size, then spooled to disk
- * @param sortMemoryBytes   events held in memory while sorting; beyond it sorted runs spill to the spool dir
+ * @param spoolMemoryBytes  SPB format only: objects' selected records are kept in memory up to this size, then
+ *                          spooled to disk
+ * @param sortMemoryBytes   sort buffers of the fetch threads together (each {@code sortMemoryBytes / fetchThreads});
+ *                          an object bigger than its buffer is written as several sorted runs
  * @param encodingThreads   threads encoding a Parquet file's columns (1 or 2; the file is the same)
  * @param httpHost          address the operations HTTP server binds to (loopback unless configured)
  * @param httpPort          operations HTTP port; 0 picks a free port
@@ -171,12 +173,15 @@ public record ConsumerConfig(
             new ConfigKey(FETCH_ATTEMPTS, "3", null,
                     "Attempts per object when reading it fails midway (the S3 client also retries each request)."),
             new ConfigKey(SPOOL_DIR, "<java.io.tmpdir>/eventindex-consumer", null,
-                    "Local directory for decoded objects waiting for their turn to be written; each consumer uses <dir>/<consumer.id>/."),
+                    "Local directory for objects' sorted runs (Parquet) or spools (SPB) waiting to be merged or written;"
+                            + " each consumer uses <dir>/<consumer.id>/."),
             new ConfigKey(SPOOL_MEMORY_BYTES, "8388608", null,
-                    "An object's selected records stay in memory up to this many bytes, then go to the spool dir."),
+                    "SPB format only: objects' selected records stay in memory up to this many bytes in all, then go"
+                            + " to the spool dir."),
             new ConfigKey(SORT_MEMORY_BYTES, "67108864", null,
-                    "Events held in memory while sorting a dataset by (run, event); beyond this, sorted runs are"
-                            + " spilled to the spool dir and merged."),
+                    "Memory the fetch threads share for sorting objects by (run, event), each up to this divided by"
+                            + " consumer.fetch.threads; an object's events beyond its share go to the spool dir as"
+                            + " several sorted runs, all merged at the end."),
             new ConfigKey(PARQUET_ENCODING_THREADS, "2", null,
                     "Threads encoding the columns of a consolidated Parquet file: 2 encodes half of them on a thread"
                             + " of their own, 1 keeps all on the handler's thread. The file is the same either way."),

@@ -47,7 +47,7 @@ final class GuidSelector {
      * @throws ConsumeException naming the object when a selected GUID is missing or repeated, or the count differs
      * @throws IOException      when reading fails ({@link org.eventindex.spb.SpbFormatException} for bad content)
      */
-    static Selection select(SpbReader reader, SelectedObject object, Spool sink) throws IOException, ConsumeException {
+    static Selection select(SpbReader reader, SelectedObject object, SelectedRecords sink) throws IOException, ConsumeException {
         String source = object.url().toString();
         Header_p1 header = null;
         Set<String> seen = new HashSet<>();

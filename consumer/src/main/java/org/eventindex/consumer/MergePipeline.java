@@ -2,6 +2,8 @@ package org.eventindex.consumer;
 
 import org.eventindex.consolidated.StageRefs;
 import org.eventindex.spb.EventScan;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -13,19 +15,30 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
 
 /**
- * Runs the k-way merge of an {@link ExternalSorter}, the scanning of the sorted events and their stage references on
+ * Runs the k-way merge of sorted events (a {@link Source}: {@link RunMerger} or {@link ExternalSorter}), the scanning of the sorted events and their stage references on
  * a second thread, handing batches of rows to the calling thread (which encodes Parquet). Merge/scan and encoding
  * then overlap on two cores. Memory: a few batches, whose rows are recycled. Order is preserved.
  */
 final class MergePipeline {
+    private static final Logger LOG = LoggerFactory.getLogger(MergePipeline.class);
     private static final int BATCH = 512;
     private static final int DEPTH = 4;
 
-    /** A sorted row: the scanned event (its serialization), its file index and its stage references. Reused. */
+    /**
+     * A sorted row: the scanned event (a copy of its serialization, in an array the row keeps), its file index and
+     * its stage references. Reused.
+     */
     static final class Row {
         final EventScan event = new EventScan();
         final StageRefs refs = new StageRefs();
         int guid;
+        private byte[] bytes = new byte[1024];
+    }
+
+    /** The sorted events: feeds them, in order, to a sink. */
+    @FunctionalInterface
+    interface Source {
+        void merge(RunMerger.Sink sink) throws IOException;
     }
 
     /** Receives the rows in order on the calling thread, a batch at a time (the batch is reused after the call). */
@@ -37,8 +50,8 @@ final class MergePipeline {
     private MergePipeline() {
     }
 
-    /** Merges {@code sorter} into {@code sink}; {@code label} names the dataset in the thread name and errors. */
-    static void run(ExternalSorter sorter, String label, IntFunction<String> guidName, RowSink sink)
+    /** Merges {@code source} into {@code sink}; {@code label} names the dataset in the thread name and errors. */
+    static void run(Source source, String label, IntFunction<String> guidName, RowSink sink)
             throws IOException {
         BlockingQueue<List<Row>> queue = new ArrayBlockingQueue<>(DEPTH);
         // batches the calling thread is done with, for the merge thread to fill again (no allocation per row)
@@ -50,9 +63,13 @@ final class MergePipeline {
                 List<Row>[] batch = new List[]{newBatch(free)};
                 int[] n = {0};
                 StageRefs.Resolver resolver = new StageRefs.Resolver();
-                sorter.merge((guid, payload) -> {
+                source.merge((guid, buf, off, len) -> {
                     Row row = batch[0].get(n[0]++);
-                    if (!row.event.scan(payload, 0, payload.length)) {
+                    if (row.bytes.length < len) {
+                        row.bytes = new byte[Math.max(len, 2 * row.bytes.length)];
+                    }
+                    System.arraycopy(buf, off, row.bytes, 0, len);
+                    if (!row.event.scan(row.bytes, 0, len)) {
                         throw new IOException("a sorted event of file " + guidName.apply(guid)
                                 + " is not a canonical EIEvent_p1 serialization");
                     }
@@ -95,7 +112,7 @@ final class MergePipeline {
             throw new InterruptedIOException("dataset " + label + ": interrupted while merging sorted events");
         } finally {
             if (!done) {
-                merger.interrupt();
+                stop(merger, label);
             }
         }
         Throwable f = failure[0];
@@ -107,6 +124,29 @@ final class MergePipeline {
         }
         if (f instanceof Error err) {
             throw err;
+        }
+    }
+
+    /**
+     * Interrupts the merge thread and waits for it, so that the run files it has open or is writing are deleted
+     * before the dataset's failure is reported (an interrupt of the calling thread is kept for its caller).
+     */
+    private static void stop(Thread merger, String label) {
+        merger.interrupt();
+        boolean interrupted = false;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (merger.isAlive() && System.nanoTime() < deadline) {
+            try {
+                merger.join(1000);
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (merger.isAlive()) {
+            LOG.warn("dataset {}: the merge thread did not stop within 60 s; run files may remain", label);
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
         }
     }
 

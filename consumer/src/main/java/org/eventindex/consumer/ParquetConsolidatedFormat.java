@@ -13,6 +13,7 @@ import org.eventindex.spb.EventScan;
 
 import java.io.IOException;
 import java.io.OutputStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,10 +21,12 @@ import java.util.Objects;
 import java.util.TreeSet;
 
 /**
- * The consolidated file as Parquet ({@link ConsolidatedSchema}): events are sorted by (run, event) with an
- * {@link ExternalSorter} bounded by {@code sortMemoryBytes} (spilling sorted runs to {@code spillDir}), then written
- * with the footer metadata (dataset, signal, objects, files and menus, counts, row checksum). No wall-clock value
- * goes into the file, so the same signal gives the same bytes.
+ * The consolidated file as Parquet ({@link ConsolidatedSchema}): events sorted by (run, event), ties in the order they
+ * were given, with the footer metadata (dataset, signal, objects, files and menus, counts, row checksum). No
+ * wall-clock value goes into the file, so the same signal gives the same bytes. The writer takes sorted runs
+ * ({@link ConsolidatedWriter.SortedRuns}): the fetch threads sort each object within {@code sortMemoryBytes} in all
+ * and write its runs to {@code spillDir}, and {@link RunMerger} merges them. Events given one by one instead are
+ * sorted by an {@link ExternalSorter} bounded by {@code sortMemoryBytes}; a file takes one way or the other.
  */
 public final class ParquetConsolidatedFormat implements ConsolidatedFormat {
     private final Path spillDir;
@@ -67,6 +70,10 @@ public final class ParquetConsolidatedFormat implements ConsolidatedFormat {
         private final List<String> guids = new ArrayList<>();
         private final TreeSet<Long> runs = new TreeSet<>();
         private ExternalSorter sorter;
+        private final List<RunMerger.Run> objectRuns = new ArrayList<>();
+        private long[] fileEvents;
+        private int nextFile;
+        private boolean eventByEvent;
         private Header_p1 header;
         private String object = "";
         private BeginGUID_p1 begin;
@@ -96,8 +103,39 @@ public final class ParquetConsolidatedFormat implements ConsolidatedFormat {
         public void beginGuid(BeginGUID_p1 b) {
             begin = b;
             menus = new ArrayList<>();
-            guidEvents = 0;
+            // an object given as runs counted its files' events on its fetch thread
+            guidEvents = fileEvents != null ? fileEvents[nextFile++] : 0;
             guids.add(b.getGuid());
+        }
+
+        @Override
+        public SortedRuns sortedRuns() {
+            return new SortedRuns() {
+                @Override
+                public long sortMemoryBytes() {
+                    return sortMemoryBytes;
+                }
+
+                @Override
+                public Path runDir() {
+                    return spillDir;
+                }
+
+                @Override
+                public void objectRuns(ObjectRuns r) {
+                    if (eventByEvent) {
+                        throw new IllegalStateException("sorted runs given after events one by one");
+                    }
+                    for (Path f : r.files()) {
+                        objectRuns.add(new RunMerger.Run(f, guids.size()));
+                    }
+                    fileEvents = r.fileEvents();
+                    nextFile = 0;
+                    events += r.events();
+                    simulation += r.simulation();
+                    runs.addAll(r.runNumbers());
+                }
+            };
         }
 
         @Override
@@ -110,6 +148,7 @@ public final class ParquetConsolidatedFormat implements ConsolidatedFormat {
 
         @Override
         public void event(EIEvent_p1 e) throws IOException {
+            checkOneByOne();
             sorter.add(e.getRunNumber(), e.getEventNumber(), guids.size() - 1, e.toByteArray());
             runs.add(Integer.toUnsignedLong(e.getRunNumber()));
             guidEvents++;
@@ -121,6 +160,7 @@ public final class ParquetConsolidatedFormat implements ConsolidatedFormat {
 
         @Override
         public void event(int run, long event, boolean sim, byte[] serialized) throws IOException {
+            checkOneByOne();
             sorter.add(run, event, guids.size() - 1, serialized);
             if (run != lastRun || runs.isEmpty()) {
                 runs.add(Integer.toUnsignedLong(run));
@@ -131,6 +171,14 @@ public final class ParquetConsolidatedFormat implements ConsolidatedFormat {
             if (sim) {
                 simulation++;
             }
+        }
+
+        /** One way or the other per file: the merge reads either the runs or the sorter. */
+        private void checkOneByOne() {
+            if (fileEvents != null) {
+                throw new IllegalStateException("events given one by one after sorted runs");
+            }
+            eventByEvent = true;
         }
 
         @Override
@@ -148,7 +196,11 @@ public final class ParquetConsolidatedFormat implements ConsolidatedFormat {
             ConsolidatedFileWriter parquet = new ConsolidatedFileWriter(out, encodingThreads > 1);
             boolean ok = false;
             try {
-                MergePipeline.run(sorter, header.getInputDsName(), guids::get, rows -> parquet.write(
+                String dataset = header.getInputDsName();
+                MergePipeline.Source source = objectRuns.isEmpty()
+                        ? sink -> sorter.merge((guid, payload) -> sink.accept(guid, payload, 0, payload.length))
+                        : sink -> new RunMerger(spillDir, dataset, RunMerger.FAN_IN).merge(objectRuns, sink);
+                MergePipeline.run(source, dataset, guids::get, rows -> parquet.write(
                         new ConsolidatedFileWriter.RowBatch() {
                             @Override
                             public int size() {
@@ -181,7 +233,7 @@ public final class ParquetConsolidatedFormat implements ConsolidatedFormat {
                 if (!ok) {
                     parquet.close();
                 }
-                sorter.close();
+                close();
             }
         }
 
@@ -195,6 +247,10 @@ public final class ParquetConsolidatedFormat implements ConsolidatedFormat {
             if (sorter != null) {
                 sorter.close();
             }
+            for (RunMerger.Run r : objectRuns) {
+                Files.deleteIfExists(r.file());
+            }
+            objectRuns.clear();
         }
     }
 }

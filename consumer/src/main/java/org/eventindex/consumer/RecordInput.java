@@ -79,6 +79,38 @@ final class RecordInput implements Closeable {
         }
     }
 
+    /** The buffer that {@link #take} returns offsets into. */
+    byte[] buffer() {
+        return buf;
+    }
+
+    /**
+     * Consumes the next {@code len} bytes (at most the buffer's size) without copying them out: they are left
+     * contiguous in {@link #buffer()} and stay valid until the next call on this reader.
+     *
+     * @return their offset in {@link #buffer()}
+     */
+    int take(int len) throws IOException {
+        if (len > buf.length) {
+            throw new IllegalArgumentException("cannot take " + len + " bytes through a buffer of " + buf.length);
+        }
+        if (lim - pos < len) {
+            System.arraycopy(buf, pos, buf, 0, lim - pos);
+            lim -= pos;
+            pos = 0;
+            while (lim < len) {
+                int n = in.read(buf, lim, buf.length - lim);
+                if (n < 0) {
+                    throw new EOFException();
+                }
+                lim += n;
+            }
+        }
+        int at = pos;
+        pos += len;
+        return at;
+    }
+
     /** A stream view of what follows (for a protobuf parser), sharing this reader's buffer and position. */
     InputStream stream() {
         return new InputStream() {

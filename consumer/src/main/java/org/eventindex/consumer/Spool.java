@@ -12,7 +12,6 @@ import org.eventindex.spb.SpbRecord;
 import java.io.BufferedOutputStream;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
-import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -27,7 +26,7 @@ import java.util.Objects;
  * deletes the file and returns the memory. Record layout: one tag byte, then the length-delimited protobuf
  * (events: the tag, their sort key (run, event, simulation flag: 13 bytes), then the length-delimited protobuf).
  */
-final class Spool implements Closeable {
+final class Spool implements SelectedRecords {
     private static final int BEGIN = 'B';
     private static final int MENU = 'M';
     private static final int EVENT = 'E';
@@ -52,7 +51,8 @@ final class Spool implements Closeable {
         this.budget = Objects.requireNonNull(budget, "budget is null");
     }
 
-    void append(SpbRecord record) throws IOException {
+    @Override
+    public void append(SpbRecord record) throws IOException {
         if (record instanceof SpbRecord.BeginGuid r) {
             write(BEGIN, r.message());
         } else if (record instanceof SpbRecord.TriggerMenu r) {
@@ -72,7 +72,8 @@ final class Spool implements Closeable {
     }
 
     /** Ends writing; the spool can now be read. */
-    void seal() throws IOException {
+    @Override
+    public void seal() throws IOException {
         if (fileOut != null) {
             fileOut.close();
             fileOut = null;
@@ -88,6 +89,32 @@ final class Spool implements Closeable {
     /** True once the records went to a file. */
     boolean onDisk() {
         return file != null;
+    }
+
+    /** Replays the records in write order; events keep their bytes and sort key. */
+    @Override
+    public void writeTo(ConsolidatedWriter writer) throws IOException {
+        read(new RecordVisitor() {
+            @Override
+            public void accept(SpbRecord r) throws IOException {
+                if (r instanceof SpbRecord.BeginGuid b) {
+                    writer.beginGuid(b.message());
+                } else if (r instanceof SpbRecord.TriggerMenu m) {
+                    writer.triggerMenu(m.message());
+                } else if (r instanceof SpbRecord.EndGuid e) {
+                    writer.endGuid(e.message());
+                } else if (r instanceof SpbRecord.Event e) {
+                    writer.event(e.message());
+                } else {
+                    throw new IllegalStateException("unexpected spooled record " + r);
+                }
+            }
+
+            @Override
+            public void event(int run, long event, boolean simulation, byte[] serialized) throws IOException {
+                writer.event(run, event, simulation, serialized);
+            }
+        });
     }
 
     /** Feeds every record, in write order, to {@code visitor}. Offsets of the returned records are -1. */

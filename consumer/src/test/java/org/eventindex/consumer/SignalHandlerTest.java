@@ -141,6 +141,8 @@ class SignalHandlerTest {
         TestSpb.Consolidated content = TestSpb.parquet(Files.readAllBytes(containerDir().resolve(DATASET
                 + ".parquet")));
         assertEquals(List.of("G1", "G2", "G3"), content.guids());
+        assertTrue(Files.isDirectory(tmp.resolve("spool").resolve("consumer-t")), "runs were written there");
+        assertEquals(List.of(), spoolFiles(), "the objects' sorted runs are removed");
         assertEquals(1, consumer.metrics().registry().value(ConsumerMetrics.SIGNALS_HANDLED));
         assertEquals(0, consumer.metrics().registry().value(ConsumerMetrics.SIGNALS_FAILED));
         assertEquals(19, consumer.metrics().registry().value(ConsumerMetrics.EVENTS_WRITTEN));
@@ -181,6 +183,18 @@ class SignalHandlerTest {
         assertTrue(r.reason().contains(DATASET), r.reason());
         assertEquals(List.of(), files(), "neither a final nor a temp file");
         assertEquals(List.of(), ingested);
+        assertEquals(List.of(), spoolFiles(), "object a's sorted runs are removed too");
+    }
+
+    /** Files in the consumer's spool folder (it is created when the first object is sorted). */
+    private List<java.nio.file.Path> spoolFiles() throws IOException {
+        java.nio.file.Path dir = tmp.resolve("spool").resolve("consumer-t");
+        if (!Files.exists(dir)) {
+            return List.of();
+        }
+        try (Stream<java.nio.file.Path> s = Files.list(dir)) {
+            return s.toList();
+        }
     }
 
     @Test

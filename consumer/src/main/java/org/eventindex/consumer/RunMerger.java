@@ -1,0 +1,270 @@
+package org.eventindex.consumer;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * K-way merges sorted run files ({@link SortBuffer#writeRun}) by unsigned (run, event); equal keys come in the order
+ * of the runs in the list, then in their order within a run. Given the runs of each object in chunk order and the
+ * objects in signal order, that is the order of a stable sort of all events in signal order. At most {@code fanIn}
+ * runs are open at a time, each read through a {@value #READ_BUFFER}-byte buffer: beyond that, consecutive groups are
+ * first merged into bigger runs (which keeps the tie order), as many passes as needed. Every run given is deleted
+ * once merged; so are the intermediate ones, also on failure.
+ */
+final class RunMerger {
+    /** Runs open at once in a merge: 64 x 64 KiB of read buffers. */
+    static final int FAN_IN = 64;
+    static final int READ_BUFFER = 64 * 1024;
+
+    /** A run file whose file indexes are relative to {@code guidBase} (the object's first input file). */
+    record Run(Path file, int guidBase) {
+        Run {
+            Objects.requireNonNull(file, "file is null");
+        }
+    }
+
+    /** Receives the merged events: input file index and the event's bytes (valid during the call only). */
+    @FunctionalInterface
+    interface Sink {
+        void accept(int guid, byte[] buf, int off, int len) throws IOException;
+    }
+
+    private final Path dir;
+    private final String label;
+    private final int fanIn;
+
+    /** @param label names the dataset in file names and errors */
+    RunMerger(Path dir, String label, int fanIn) {
+        this.dir = Objects.requireNonNull(dir, "dir is null");
+        this.label = Objects.requireNonNull(label, "label is null");
+        if (fanIn < 2) {
+            throw new IllegalArgumentException("merge fan-in must be at least 2: " + fanIn);
+        }
+        this.fanIn = fanIn;
+    }
+
+    /** Merges {@code runs} (in tie order) into {@code sink}; deletes them. */
+    void merge(List<Run> runs, Sink sink) throws IOException {
+        List<Run> level = new ArrayList<>(runs);
+        List<Path> intermediate = new ArrayList<>();
+        try {
+            while (level.size() > fanIn) {
+                level = mergePass(level, intermediate);
+            }
+            mergeGroup(level, (guid, run, event, buf, off, len) -> sink.accept(guid, buf, off, len));
+        } finally {
+            for (Run r : runs) {
+                Files.deleteIfExists(r.file());
+            }
+            for (Path p : intermediate) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+
+    /** Merges consecutive groups of {@code fanIn} runs, each into one run whose file indexes are absolute. */
+    private List<Run> mergePass(List<Run> level, List<Path> intermediate) throws IOException {
+        List<Run> next = new ArrayList<>();
+        for (int i = 0; i < level.size(); i += fanIn) {
+            List<Run> group = level.subList(i, Math.min(level.size(), i + fanIn));
+            if (group.size() == 1) {
+                next.add(group.get(0));
+                continue;
+            }
+            Files.createDirectories(dir);
+            Path file = Files.createTempFile(dir, "merge-", ".run");
+            intermediate.add(file);
+            try (OutputStream out = Files.newOutputStream(file)) {
+                RunOutput w = new RunOutput(out);
+                mergeGroup(group, w::write);
+                w.flush();
+            } catch (IOException e) {
+                throw new IOException("dataset " + label + ": cannot write merged run " + file + ": "
+                        + e.getMessage(), e);
+            }
+            for (Run r : group) {
+                Files.deleteIfExists(r.file());
+            }
+            next.add(new Run(file, 0));
+        }
+        return next;
+    }
+
+    @FunctionalInterface
+    private interface KeyedSink {
+        void accept(int guid, int run, long event, byte[] buf, int off, int len) throws IOException;
+    }
+
+    /**
+     * A tournament (loser tree) over the runs: each event costs one comparison per level, ceil(log2 runs), where a
+     * binary heap takes up to two.
+     */
+    private void mergeGroup(List<Run> group, KeyedSink sink) throws IOException {
+        int k = group.size();
+        if (k == 0) {
+            return;
+        }
+        Reader[] readers = new Reader[k];
+        try {
+            for (int i = 0; i < k; i++) {
+                readers[i] = new Reader(i, group.get(i));
+                readers[i].done = !readers[i].advance();
+            }
+            // node t (1..k-1) holds the loser of the match below it; leaves are k..2k-1, parent of t is t / 2
+            int[] loser = new int[k];
+            int[] winner = new int[2 * k];
+            for (int i = 0; i < k; i++) {
+                winner[k + i] = i;
+            }
+            for (int t = k - 1; t >= 1; t--) {
+                int a = winner[2 * t];
+                int b = winner[2 * t + 1];
+                boolean aFirst = before(readers[a], readers[b]);
+                winner[t] = aFirst ? a : b;
+                loser[t] = aFirst ? b : a;
+            }
+            int w = k == 1 ? 0 : winner[1];
+            while (!readers[w].done) {
+                Reader r = readers[w];
+                int at = r.payload();
+                sink.accept(r.run.guidBase() + r.guid, r.runNumber, r.event, r.payloadBuffer(), at, r.length);
+                r.done = !r.advance();
+                for (int t = (w + k) >>> 1; t >= 1; t >>>= 1) {
+                    if (before(readers[loser[t]], readers[w])) {
+                        int l = loser[t];
+                        loser[t] = w;
+                        w = l;
+                    }
+                }
+            }
+        } finally {
+            for (Reader r : readers) {
+                if (r != null) {
+                    r.in.close();
+                }
+            }
+        }
+    }
+
+    /** The merge order: by unsigned (run, event), then by the run's rank; an exhausted run comes after all. */
+    private static boolean before(Reader a, Reader b) {
+        if (a.done || b.done) {
+            return !a.done || (b.done && a.rank < b.rank);
+        }
+        int c = Integer.compareUnsigned(a.runNumber, b.runNumber);
+        if (c == 0) {
+            c = Long.compareUnsigned(a.event, b.event);
+        }
+        return c != 0 ? c < 0 : a.rank < b.rank;
+    }
+
+    /** One open run: the head (key, file index, length) of its next event, then its payload. */
+    private final class Reader {
+        final int rank;
+        final Run run;
+        final RecordInput in;
+        boolean done;
+        byte[] large;
+        int runNumber;
+        long event;
+        int guid;
+        int length;
+
+        Reader(int rank, Run run) throws IOException {
+            this.rank = rank;
+            this.run = run;
+            this.in = new RecordInput(Files.newInputStream(run.file()), READ_BUFFER);
+        }
+
+        boolean advance() throws IOException {
+            int first = in.read();
+            if (first < 0) {
+                return false;
+            }
+            try {
+                runNumber = first << 24 | in.readByte() << 16 | in.readByte() << 8 | in.readByte();
+                event = in.readLong();
+                guid = in.readInt();
+                length = in.readInt();
+            } catch (EOFException e) {
+                throw truncated(e);
+            }
+            if (length < 0 || guid < 0) {
+                throw new IOException("dataset " + label + ": run " + run.file() + " is corrupt (length " + length
+                        + ", file " + guid + ")");
+            }
+            return true;
+        }
+
+        /** Reads the current payload; its offset in {@link #payloadBuffer()}. */
+        int payload() throws IOException {
+            try {
+                if (length <= READ_BUFFER) {
+                    large = null;
+                    return in.take(length);
+                }
+                large = new byte[length];
+                in.readFully(large, 0, length);
+                return 0;
+            } catch (EOFException e) {
+                throw truncated(e);
+            }
+        }
+
+        byte[] payloadBuffer() {
+            return large != null ? large : in.buffer();
+        }
+
+        private IOException truncated(EOFException e) {
+            return new IOException("dataset " + label + ": run " + run.file() + " is truncated", e);
+        }
+    }
+
+    /** Writes events in the run file layout of {@link SortBuffer#writeRun}, a block at a time. */
+    private static final class RunOutput {
+        private final OutputStream out;
+        private final byte[] block = new byte[READ_BUFFER];
+        private int p;
+
+        RunOutput(OutputStream out) {
+            this.out = out;
+        }
+
+        void write(int guid, int run, long event, byte[] buf, int off, int len) throws IOException {
+            if (block.length - p < SortBuffer.HEAD_BYTES + len) {
+                flush();
+            }
+            p = putInt(p, run);
+            p = putInt(p, (int) (event >>> 32));
+            p = putInt(p, (int) event);
+            p = putInt(p, guid);
+            p = putInt(p, len);
+            if (block.length - p >= len) {
+                System.arraycopy(buf, off, block, p, len);
+                p += len;
+            } else {
+                flush();
+                out.write(buf, off, len);
+            }
+        }
+
+        void flush() throws IOException {
+            out.write(block, 0, p);
+            p = 0;
+        }
+
+        private int putInt(int at, int v) {
+            block[at] = (byte) (v >>> 24);
+            block[at + 1] = (byte) (v >>> 16);
+            block[at + 2] = (byte) (v >>> 8);
+            block[at + 3] = (byte) v;
+            return at + 4;
+        }
+    }
+}

@@ -1,0 +1,198 @@
+package org.eventindex.consumer;
+
+import org.eventindex.spb.EventScan;
+import org.eventindex.spb.SpbRecord;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+
+/**
+ * One object's selection for a writer that takes {@link ConsolidatedWriter.SortedRuns}: the fetch thread sorts the
+ * object's events in a {@link SortBuffer} borrowed from the dataset's {@link Buffers} and writes them as one sorted
+ * run file, or as several (chunks, in order) when they do not fit in the buffer; the GUID records (BeginGUID,
+ * TriggerMenu, EndGUID) and the counts stay in memory. The handler's thread then registers the runs with the writer
+ * and replays the GUID records. Closing deletes the run files the writer has not taken.
+ */
+final class SortedObject implements SelectedRecords {
+    private final String source;
+    private final Path dir;
+    private final Buffers buffers;
+    private SortBuffer buffer;
+    private final List<SpbRecord> guidRecords = new ArrayList<>();
+    private final List<Path> files = new ArrayList<>();
+    private long[] fileEvents = new long[4];
+    private int file = -1;
+    private final Set<Long> runNumbers = new HashSet<>();
+    private int lastRun;
+    private long simulation;
+    private boolean sealed;
+
+    /** @param source the object's URL, for errors */
+    SortedObject(String source, Path dir, Buffers buffers) {
+        this.source = Objects.requireNonNull(source, "source is null");
+        this.dir = Objects.requireNonNull(dir, "dir is null");
+        this.buffers = Objects.requireNonNull(buffers, "buffers is null");
+    }
+
+    @Override
+    public void append(SpbRecord record) throws IOException {
+        if (sealed) {
+            throw new IllegalStateException("selection of " + source + " is sealed");
+        }
+        if (record instanceof SpbRecord.RawEvent r) {
+            EventScan e = r.event();
+            add(e.runNumber, e.eventNumber, e.isSimulation, e.buf(), e.offset(), e.length());
+        } else if (record instanceof SpbRecord.Event r) {
+            byte[] bytes = r.message().toByteArray();
+            add(r.message().getRunNumber(), r.message().getEventNumber(), r.message().getIsSimulation(), bytes, 0,
+                    bytes.length);
+        } else if (record instanceof SpbRecord.BeginGuid) {
+            file++;
+            if (file == fileEvents.length) {
+                fileEvents = Arrays.copyOf(fileEvents, file * 2);
+            }
+            guidRecords.add(record);
+        } else if (record instanceof SpbRecord.TriggerMenu || record instanceof SpbRecord.EndGuid) {
+            guidRecords.add(record);
+        } else {
+            throw new IllegalArgumentException("a selection holds only GUID records, not " + record);
+        }
+    }
+
+    private void add(int run, long event, boolean sim, byte[] buf, int off, int len) throws IOException {
+        if (file < 0) {
+            throw new IllegalStateException("object " + source + ": an event before any BeginGUID was selected");
+        }
+        if (buffer == null) {
+            buffer = buffers.take();
+        } else if (!buffer.fits(len)) {
+            flush();
+        }
+        buffer.add(run, event, file, buf, off, len);
+        fileEvents[file]++;
+        if (run != lastRun || runNumbers.isEmpty()) {
+            runNumbers.add(Integer.toUnsignedLong(run));
+            lastRun = run;
+        }
+        if (sim) {
+            simulation++;
+        }
+    }
+
+    private void flush() throws IOException {
+        try {
+            files.add(buffer.writeRun(dir, "obj-"));
+        } catch (IOException e) {
+            throw new IOException("object " + source + ": cannot write its sorted events to " + dir + ": "
+                    + e.getMessage(), e);
+        }
+    }
+
+    /** Writes the last chunk and gives the buffer back for the next object. */
+    @Override
+    public void seal() throws IOException {
+        if (buffer != null && buffer.count() > 0) {
+            flush();
+        }
+        releaseBuffer();
+        sealed = true;
+    }
+
+    /** Run files written so far (chunks of this object, in order). */
+    List<Path> files() {
+        return List.copyOf(files);
+    }
+
+    @Override
+    public void writeTo(ConsolidatedWriter writer) throws IOException {
+        if (!sealed) {
+            throw new IllegalStateException("selection of " + source + " is still being written");
+        }
+        ConsolidatedWriter.SortedRuns sink = writer.sortedRuns();
+        if (sink == null) {
+            throw new IllegalStateException("the consolidated writer does not take sorted runs");
+        }
+        ConsolidatedWriter.ObjectRuns runs = new ConsolidatedWriter.ObjectRuns(files,
+                Arrays.copyOf(fileEvents, file + 1), runNumbers, simulation);
+        sink.objectRuns(runs);
+        // the writer owns the files now (had it failed, both would delete them, which is harmless)
+        files.clear();
+        for (SpbRecord r : guidRecords) {
+            if (r instanceof SpbRecord.BeginGuid b) {
+                writer.beginGuid(b.message());
+            } else if (r instanceof SpbRecord.TriggerMenu m) {
+                writer.triggerMenu(m.message());
+            } else if (r instanceof SpbRecord.EndGuid e) {
+                writer.endGuid(e.message());
+            }
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        releaseBuffer();
+        IOException failed = null;
+        for (Path f : files) {
+            try {
+                Files.deleteIfExists(f);
+            } catch (IOException e) {
+                failed = e;
+            }
+        }
+        files.clear();
+        if (failed != null) {
+            throw failed;
+        }
+    }
+
+    private void releaseBuffer() {
+        if (buffer != null) {
+            buffer.clear();
+            buffers.give(buffer);
+            buffer = null;
+        }
+    }
+
+    /**
+     * The sort buffers of one dataset: one per fetch thread, each {@code memoryBytes / threads}, reused from object
+     * to object. An object takes one for as long as it is being read.
+     */
+    static final class Buffers {
+        private final BlockingQueue<SortBuffer> free;
+
+        Buffers(long memoryBytes, int threads) {
+            if (threads < 1) {
+                throw new IllegalArgumentException("threads must be at least 1: " + threads);
+            }
+            if (memoryBytes < 0) {
+                throw new IllegalArgumentException("sort memory must not be negative: " + memoryBytes);
+            }
+            free = new ArrayBlockingQueue<>(threads);
+            for (int i = 0; i < threads; i++) {
+                free.add(new SortBuffer(memoryBytes / threads));
+            }
+        }
+
+        SortBuffer take() {
+            SortBuffer b = free.poll();
+            if (b == null) {
+                // more objects being read at once than fetch threads: a bug, not a reason to wait
+                throw new IllegalStateException("no free sort buffer: more objects in flight than fetch threads");
+            }
+            return b;
+        }
+
+        void give(SortBuffer b) {
+            free.add(b);
+        }
+    }
+}

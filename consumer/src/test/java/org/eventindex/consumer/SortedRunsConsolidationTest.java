@@ -1,0 +1,215 @@
+package org.eventindex.consumer;
+
+import org.eventindex.message.ConsumerSignal;
+import org.eventindex.message.SignalObject;
+import org.eventindex.ops.Metrics;
+import org.eventindex.spb.SpbLimits;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+
+import static org.eventindex.consumer.TestSpb.CONTAINER;
+import static org.eventindex.consumer.TestSpb.DATASET;
+import static org.eventindex.consumer.TestSpb.Guid;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The Parquet path in which each fetch thread sorts its object and writes sorted runs: tie order across objects
+ * and chunks, the retry and checksum rules, and that no run file outlives a dataset, failed or not.
+ */
+class SortedRunsConsolidationTest {
+    @TempDir
+    Path spoolDir;
+
+    private final MemoryObjectStore store = new MemoryObjectStore();
+
+    private static SignalObject so(String key, long events, String... guids) {
+        return new SignalObject(MemoryObjectStore.url(key).toString(), 100, List.of(guids), events);
+    }
+
+    private static ValidSignal signal(SignalObject... objects) throws ConsumeException {
+        long total = Stream.of(objects).mapToLong(SignalObject::expectedEvents).sum();
+        return new SignalValidator("s3.test", 7480, "eventindex").validate(new ConsumerSignal(ConsumerSignal.TYPE,
+                "sig-runs", DATASET, CONTAINER, 7, 1, List.of(objects), total, 1L));
+    }
+
+    private record Written(byte[] bytes, ObservedWriter writer) {
+    }
+
+    private Written parquet(ValidSignal s, long sortMemory, int threads) throws Exception {
+        Consolidator c = new Consolidator(store, SpbLimits.DEFAULT, spoolDir, 0, threads, 3,
+                new ConsumerMetrics(new Metrics()));
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ObservedWriter w;
+        try (ConsolidatedWriter inner = new ParquetConsolidatedFormat(spoolDir, sortMemory).open(out)) {
+            w = ObservedWriter.recordingRuns(inner);
+            c.consolidate(s, w);
+        }
+        return new Written(out.toByteArray(), w);
+    }
+
+    private List<Path> leftFiles() throws IOException {
+        try (Stream<Path> s = Files.list(spoolDir)) {
+            return s.toList();
+        }
+    }
+
+    /**
+     * Four objects whose events share the same (run, event) numbers, two input files each with the same numbers
+     * again, through buffers far smaller than an object: equal keys must come in signal order, then file order,
+     * across chunk boundaries, with a file that is byte for byte that of one run per object.
+     */
+    @Test
+    void equalKeysKeepSignalThenFileOrderAcrossObjectsAndChunks() throws Exception {
+        List<SignalObject> objects = new ArrayList<>();
+        List<String> guidOrder = new ArrayList<>();
+        for (String o : List.of("p", "q", "r", "s")) {
+            store.put(o, TestSpb.object(o, 1000, Guid.of(o + "1", 100, 40), Guid.of(o + "2", 100, 40)));
+            objects.add(so(o, 80, o + "1", o + "2"));
+            guidOrder.add(o + "1");
+            guidOrder.add(o + "2");
+        }
+        ValidSignal s = signal(objects.toArray(SignalObject[]::new));
+        // ~45 B per event + index: a 1 KiB share per thread holds ~13 events, so each object is 4 or more chunks
+        Written chunked = parquet(s, 4 * 1024, 4);
+        for (List<Path> runs : chunked.writer().runFiles) {
+            assertTrue(runs.size() >= 4, "chunks of an object: " + runs.size());
+        }
+        TestSpb.Consolidated file = TestSpb.parquet(chunked.bytes());
+        assertEquals(320, file.rows().size());
+        for (int i = 0; i < 320; i++) {
+            var row = file.rows().get(i);
+            assertEquals(100 + i / 8, row.event().getEventNumber(), "row " + i);
+            assertEquals(guidOrder.get(i % 8), row.guid(), "row " + i + ": ties in signal order, then file order");
+        }
+        Written whole = parquet(s, 1L << 30, 4);
+        assertEquals(4, whole.writer().runCount());
+        assertArrayEquals(whole.bytes(), chunked.bytes());
+        assertEquals(List.of(), leftFiles());
+    }
+
+    @Test
+    void aDatasetLargerThanTheSortMemoryCompletesAndLeavesNoFiles() throws Exception {
+        List<SignalObject> objects = new ArrayList<>();
+        for (int o = 0; o < 30; o++) {
+            store.put("o" + o, TestSpb.object("o" + o, 1000, Guid.of("G" + o, 1000 - o * 7L, 500)));
+            objects.add(so("o" + o, 500, "G" + o));
+        }
+        // 15,000 events of ~45 B (~1.2 MB with the index) through 16 KiB: 5 chunks per object, more than the fan-in
+        Written w = parquet(signal(objects.toArray(SignalObject[]::new)), 16 * 1024, 2);
+        assertTrue(w.writer().runCount() > RunMerger.FAN_IN, "runs: " + w.writer().runCount());
+        TestSpb.Consolidated file = TestSpb.parquet(w.bytes());
+        List<Long> numbers = file.eventNumbers();
+        assertEquals(15_000, numbers.size());
+        for (int i = 1; i < numbers.size(); i++) {
+            assertTrue(numbers.get(i - 1) <= numbers.get(i), "sorted at row " + i);
+        }
+        assertEquals(List.of(), leftFiles(), "no run file after a successful dataset");
+    }
+
+    @Test
+    void aFailedDatasetRemovesEveryRunFileAlreadyWrittenOrRegistered() throws Exception {
+        for (String o : List.of("a", "b", "c")) {
+            store.put(o, TestSpb.object(o, 1000, Guid.of("G" + o, 100, 200)));
+        }
+        // "c" fails after "a" and "b" were sorted, written and (at least "a") handed to the writer
+        ValidSignal s = signal(so("a", 200, "Ga"), so("b", 200, "Gb"), so("c", 201, "Gc"));
+        ConsumeException e = assertThrows(ConsumeException.class, () -> parquet(s, 4096, 3));
+        assertTrue(e.getMessage().contains("object " + MemoryObjectStore.url("c") + ": took 200 events of GUID(s)"
+                + " [Gc] but the signal expects 201"), e.getMessage());
+        assertEquals(List.of(), leftFiles());
+
+        ValidSignal missing = signal(so("a", 200, "Ga"), so("gone", 1, "G7"));
+        e = assertThrows(ConsumeException.class, () -> parquet(missing, 4096, 2));
+        assertTrue(e.getMessage().contains("object " + MemoryObjectStore.url("gone") + " does not exist"),
+                e.getMessage());
+        assertEquals(List.of(), leftFiles());
+    }
+
+    /** Writing the Parquet file fails after the runs were merged (in two passes): every run file goes all the same. */
+    @Test
+    void aWriteFailureOfTheFileRemovesEveryRunFile() throws Exception {
+        List<SignalObject> objects = new ArrayList<>();
+        for (int o = 0; o < 10; o++) {
+            store.put("w" + o, TestSpb.object("w" + o, 1000, Guid.of("G" + o, o * 100L, 3000)));
+            objects.add(so("w" + o, 3000, "G" + o));
+        }
+        ValidSignal s = signal(objects.toArray(SignalObject[]::new));
+        Consolidator c = new Consolidator(store, SpbLimits.DEFAULT, spoolDir, 0, 2, 3,
+                new ConsumerMetrics(new Metrics()));
+        java.io.OutputStream failing = new java.io.OutputStream() {
+            private long written;
+
+            @Override
+            public void write(int b) throws IOException {
+                write(new byte[]{(byte) b}, 0, 1);
+            }
+
+            @Override
+            public void write(byte[] b, int off, int len) throws IOException {
+                written += len;
+                // past the magic number: the first row group
+                if (written > 16) {
+                    throw new IOException("disk full (injected)");
+                }
+            }
+        };
+        // 30,000 events through 8 KiB: hundreds of runs, an intermediate merge pass, then the failure
+        IOException e = assertThrows(IOException.class, () -> {
+            try (ConsolidatedWriter w = new ParquetConsolidatedFormat(spoolDir, 8 * 1024).open(failing)) {
+                c.consolidate(s, w);
+            }
+        });
+        Throwable cause = e;
+        while (cause.getCause() != null && !"disk full (injected)".equals(cause.getMessage())) {
+            cause = cause.getCause();
+        }
+        assertEquals("disk full (injected)", cause.getMessage(), "the failure of the output is what is thrown");
+        assertEquals(List.of(), leftFiles());
+    }
+
+    @Test
+    void runsOfAFailedAttemptAreDeletedAndOnlyAVerifiedAttemptCounts() throws Exception {
+        store.put("a", TestSpb.object("a", 1000, Guid.of("G1", 100, 300)));
+        store.put("b", TestSpb.object("b", 1000, Guid.of("G2", 100, 300)));
+        ValidSignal s = signal(so("a", 300, "G1"), so("b", 300, "G2"));
+        // The first read of "a" breaks near its end, after some of its chunks were written; the second succeeds.
+        int length = TestSpb.object("a", 1000, Guid.of("G1", 100, 300)).length;
+        store.breakFirstReadAfter("a", length - 30);
+        Written retried = parquet(s, 4096, 1);
+        assertEquals(2, store.opens("a"));
+        assertEquals(List.of(), leftFiles());
+        byte[] clean = parquet(s, 4096, 1).bytes();
+        assertArrayEquals(clean, retried.bytes(), "the broken attempt's runs are not in the file");
+
+        // A checksum that never matches: every attempt writes runs, none of them may remain.
+        store.sha256("b", "0".repeat(64));
+        int before = store.opens("b");
+        ConsumeException e = assertThrows(ConsumeException.class, () -> parquet(s, 4096, 1));
+        assertTrue(e.getMessage().contains("SHA-256") && e.getMessage().contains(MemoryObjectStore.url("b")
+                .toString()), e.getMessage());
+        assertEquals(3, store.opens("b") - before, "read again up to the attempts");
+        assertEquals(List.of(), leftFiles());
+    }
+
+    @Test
+    void aMalformedObjectFailsWithTheReadersError() throws Exception {
+        byte[] good = TestSpb.object("cut", 1000, Guid.of("G1", 100, 300));
+        store.put("cut", java.util.Arrays.copyOf(good, good.length - 12));
+        ConsumeException e = assertThrows(ConsumeException.class, () -> parquet(signal(so("cut", 300, "G1")),
+                4096, 1));
+        assertTrue(e.getMessage().startsWith(MemoryObjectStore.url("cut").toString())
+                && e.getMessage().contains("malformed SPB"), e.getMessage());
+        assertEquals(List.of(), leftFiles());
+    }
+}
