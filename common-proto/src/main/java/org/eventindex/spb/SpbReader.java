@@ -11,15 +11,12 @@ import org.eventindex.proto.EventIndexProtos.TriggerMenu_p1;
 import org.eventindex.spb.SpbFormatException.Problem;
 
 import java.io.Closeable;
-import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.Set;
-import java.util.zip.GZIPInputStream;
-import java.util.zip.ZipException;
 
 import static java.util.Objects.requireNonNull;
 
@@ -48,7 +45,6 @@ public final class SpbReader implements Closeable {
     /** The only SPB file version. */
     public static final int FILE_VERSION = 1;
 
-    private static final int BUFFER_BYTES = 64 * 1024;
     private static final int PREAMBLE_BYTES = 8;
     private static final int MESSAGE_HEADER_BYTES = 8;
 
@@ -56,24 +52,14 @@ public final class SpbReader implements Closeable {
 
     private final String source;
     private final SpbLimits limits;
-    private final CountingInputStream raw;
-    private final InputStream inflated;
-    // Own buffer instead of BufferedInputStream: most messages are parsed in place, with no copy and no allocation.
-    private final byte[] buf = new byte[BUFFER_BYTES];
-    private int pos;
-    private int lim;
-    private long bufStart;
-    private byte[] spill = new byte[0];
+    private final SpbInput in;
 
     private State state = State.EXPECT_HEADER;
     /** Set by {@link #rawEvents}: events come as {@link SpbRecord.RawEvent}, scanned here. */
     private EventScan scan;
-    /** The array holding the body consumed by the last {@link #take}. */
-    private byte[] taken;
     private final Set<String> guidsSeen = new HashSet<>();
     private String currentGuid;
     private long fileEvents;
-    private long inflatedBytes;
     private long totalEvents;
     private long files;
 
@@ -81,13 +67,12 @@ public final class SpbReader implements Closeable {
     public SpbReader(InputStream gzipped, String source, SpbLimits limits) throws IOException {
         this.source = requireNonNull(source, "source is null");
         this.limits = requireNonNull(limits, "limits is null");
-        this.raw = new CountingInputStream(requireNonNull(gzipped, "gzipped is null"));
+        this.in = new SpbInput(gzipped, source, limits);
         try {
-            this.inflated = openGzip();
             readPreamble();
         } catch (IOException | RuntimeException e) {
             try {
-                raw.close();
+                in.close();
             } catch (IOException suppressed) {
                 e.addSuppressed(suppressed);
             }
@@ -105,8 +90,8 @@ public final class SpbReader implements Closeable {
         if (state == State.DONE) {
             return null;
         }
-        long at = offset();
-        int avail = ensure(MESSAGE_HEADER_BYTES);
+        long at = in.offset();
+        int avail = in.ensure(MESSAGE_HEADER_BYTES);
         if (avail < MESSAGE_HEADER_BYTES) {
             if (avail == 0) {
                 throw error(at, Problem.TRUNCATED, "stream ends without a Trailer (after " + totalEvents
@@ -115,8 +100,8 @@ public final class SpbReader implements Closeable {
             }
             throw error(at, Problem.TRUNCATED, "message header cut off after " + avail + " of 8 bytes");
         }
-        int word = intLE(buf, pos);
-        int length = intLE(buf, pos + 4);
+        int word = intLE(in.buf(), in.pos());
+        int length = intLE(in.buf(), in.pos() + 4);
         int typeCode = word >>> 8;
         SpbMessageType type = SpbMessageType.ofCode(typeCode);
         if (type == null) {
@@ -134,7 +119,7 @@ public final class SpbReader implements Closeable {
                     + " bytes, more than the limit of " + limits.maxMessageBytes());
         }
         checkOrder(type, at);
-        pos += MESSAGE_HEADER_BYTES;
+        in.skip(MESSAGE_HEADER_BYTES);
         return switch (type) {
             case HEADER -> onHeader(parse(Header_p1.parser(), type, length, at), at);
             case BEGIN_GUID -> onBeginGuid(parse(BeginGUID_p1.parser(), type, length, at), at);
@@ -163,12 +148,12 @@ public final class SpbReader implements Closeable {
 
     /** Uncompressed bytes consumed so far (the SPB {@code usize} once the stream is exhausted). */
     public long uncompressedBytes() {
-        return offset();
+        return in.offset();
     }
 
     /** Compressed (gzip) bytes read from the underlying stream so far: the object size once exhausted. */
     public long compressedBytes() {
-        return raw.count();
+        return in.compressedBytes();
     }
 
     /** The name given for the stream in error messages. */
@@ -178,7 +163,7 @@ public final class SpbReader implements Closeable {
 
     @Override
     public void close() throws IOException {
-        inflated.close();
+        in.close();
     }
 
     private void checkOrder(SpbMessageType type, long at) throws SpbFormatException {
@@ -225,8 +210,8 @@ public final class SpbReader implements Closeable {
     }
 
     private SpbRecord onRawEvent(int length, long at) throws IOException {
-        int off = take(SpbMessageType.EVENT, length);
-        byte[] bytes = taken;
+        int off = in.take(SpbMessageType.EVENT, length);
+        byte[] bytes = in.taken();
         try {
             scan.scanCanonical(bytes, off, length);
         } catch (InvalidProtocolBufferException e) {
@@ -269,8 +254,8 @@ public final class SpbReader implements Closeable {
             throw error(at, Problem.COUNT_MISMATCH, "TRAILER declares " + nfiles + " files, the stream has "
                     + files);
         }
-        long end = offset();
-        if (ensure(1) > 0) {
+        long end = in.offset();
+        if (in.ensure(1) > 0) {
             throw error(end, Problem.BAD_ORDER, "data after the TRAILER");
         }
         state = State.DONE;
@@ -278,135 +263,36 @@ public final class SpbReader implements Closeable {
     }
 
     private <T> T parse(Parser<T> parser, SpbMessageType type, int length, long at) throws IOException {
-        int off = take(type, length);
+        int off = in.take(type, length);
         try {
-            return parser.parseFrom(taken, off, length);
+            return parser.parseFrom(in.taken(), off, length);
         } catch (InvalidProtocolBufferException e) {
             throw error(at, Problem.BAD_PROTOBUF, "cannot parse " + type + " of " + length + " bytes: "
                     + e.getMessage(), e);
         }
     }
 
-    /**
-     * Consumes the next {@code length} bytes (a message's body) and returns their offset in {@link #taken}: the
-     * buffer itself when they fit, no copy, else the spill array.
-     */
-    private int take(SpbMessageType type, int length) throws IOException {
-        if (length <= buf.length) {
-            int avail = ensure(length);
-            if (avail < length) {
-                throw error(bufStart + lim, Problem.TRUNCATED, type + " of " + length + " bytes cut off after " + avail
-                        + " bytes");
-            }
-            taken = buf;
-            int off = pos;
-            pos += length;
-            return off;
-        }
-        taken = readLarge(type, length);
-        return 0;
-    }
-
-    /** Reads a message bigger than the buffer into the (grown, reused) spill array. */
-    private byte[] readLarge(SpbMessageType type, int length) throws IOException {
-        if (spill.length < length) {
-            spill = new byte[length];
-        }
-        int have = lim - pos;
-        System.arraycopy(buf, pos, spill, 0, have);
-        long start = offset();
-        bufStart = start + have;
-        pos = 0;
-        lim = 0;
-        while (have < length) {
-            int n = readInflated(spill, have, length - have);
-            if (n < 0) {
-                throw error(bufStart, Problem.TRUNCATED, type + " of " + length + " bytes cut off after "
-                        + have + " bytes");
-            }
-            have += n;
-            bufStart += n;
-        }
-        return spill;
-    }
-
-    /** Makes up to {@code n <= buf.length} bytes available at {@code pos}; fewer only at end of stream. */
-    private int ensure(int n) throws IOException {
-        int avail = lim - pos;
-        if (avail >= n) {
-            return avail;
-        }
-        if (pos > 0) {
-            System.arraycopy(buf, pos, buf, 0, avail);
-            bufStart += pos;
-            pos = 0;
-            lim = avail;
-        }
-        while (lim < n) {
-            int r = readInflated(buf, lim, buf.length - lim);
-            if (r < 0) {
-                break;
-            }
-            lim += r;
-        }
-        return lim - pos;
-    }
-
-    private int readInflated(byte[] into, int off, int len) throws IOException {
-        try {
-            int n = inflated.read(into, off, len);
-            // Checked on every read: a gzip bomb inflates to at most the limit plus one buffer before it stops.
-            if (n > 0 && (inflatedBytes += n) > limits.maxInflatedBytes()) {
-                throw error(inflatedBytes - n, Problem.OVERSIZE, "inflates to more than " + limits.maxInflatedBytes()
-                        + " bytes (from " + raw.count() + " compressed bytes)");
-            }
-            return n;
-        } catch (EOFException e) {
-            throw error(bufStart + lim, Problem.TRUNCATED, "gzip stream ends early after " + raw.count()
-                    + " compressed bytes (file cut off?)", e);
-        } catch (ZipException e) {
-            throw error(bufStart + lim, Problem.BAD_GZIP, "corrupt gzip data: " + e.getMessage(), e);
-        }
-    }
-
-    private InputStream openGzip() throws IOException {
-        try {
-            return new GZIPInputStream(raw, BUFFER_BYTES);
-        } catch (EOFException e) {
-            if (raw.count() == 0) {
-                throw error(0, Problem.EMPTY, "the file is empty (0 bytes)");
-            }
-            throw error(0, Problem.TRUNCATED, "gzip header cut off after " + raw.count() + " bytes", e);
-        } catch (ZipException e) {
-            throw error(0, Problem.BAD_GZIP, "not a gzip stream: " + e.getMessage(), e);
-        }
-    }
-
     private void readPreamble() throws IOException {
-        int avail = ensure(PREAMBLE_BYTES);
+        int avail = in.ensure(PREAMBLE_BYTES);
         if (avail == 0) {
             throw error(0, Problem.EMPTY, "the gzip stream holds no data");
         }
         if (avail < 4) {
             throw error(0, Problem.TRUNCATED, "magic number cut off after " + avail + " bytes");
         }
-        int magic = intLE(buf, 0);
+        int magic = intLE(in.buf(), in.pos());
         if (magic != MAGIC) {
             throw error(0, Problem.BAD_MAGIC, String.format("magic 0x%08x, expected 0x%08x", magic, MAGIC));
         }
         if (avail < PREAMBLE_BYTES) {
             throw error(4, Problem.TRUNCATED, "file version cut off after " + (avail - 4) + " bytes");
         }
-        int version = intLE(buf, 4);
+        int version = intLE(in.buf(), in.pos() + 4);
         if (version != FILE_VERSION) {
             throw error(4, Problem.BAD_VERSION, "file version " + Integer.toUnsignedString(version)
                     + ", only " + FILE_VERSION + " is known");
         }
-        pos = PREAMBLE_BYTES;
-    }
-
-    private long offset() {
-        return bufStart + pos;
+        in.skip(PREAMBLE_BYTES);
     }
 
     private SpbFormatException error(long at, Problem problem, String detail) {

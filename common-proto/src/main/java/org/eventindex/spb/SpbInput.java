@@ -1,0 +1,187 @@
+package org.eventindex.spb;
+
+import org.eventindex.spb.SpbFormatException.Problem;
+
+import java.io.Closeable;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.zip.GZIPInputStream;
+import java.util.zip.ZipException;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * The inflated bytes of an SPB stream for {@link SpbReader}, in a buffer of its own instead of a
+ * {@code BufferedInputStream}: most messages are parsed in place, with no copy and no allocation. Counts the
+ * compressed and inflated bytes and refuses to inflate beyond {@link SpbLimits#maxInflatedBytes()}. Gzip faults
+ * become {@link SpbFormatException}s naming the source and offset.
+ */
+final class SpbInput implements Closeable {
+    static final int BUFFER_BYTES = 64 * 1024;
+
+    private final String source;
+    private final SpbLimits limits;
+    private final CountingInputStream raw;
+    private final InputStream inflated;
+    private final byte[] buf = new byte[BUFFER_BYTES];
+    private int pos;
+    private int lim;
+    /** Stream offset of {@code buf[0]}. */
+    private long bufStart;
+    private byte[] spill = new byte[0];
+    /** The array holding the bytes consumed by the last {@link #take}. */
+    private byte[] taken;
+    private long inflatedBytes;
+
+    /** @param gzipped the raw stream; closed by {@link #close()}, or here if it is not gzip */
+    SpbInput(InputStream gzipped, String source, SpbLimits limits) throws IOException {
+        this.source = requireNonNull(source, "source is null");
+        this.limits = requireNonNull(limits, "limits is null");
+        this.raw = new CountingInputStream(requireNonNull(gzipped, "gzipped is null"));
+        try {
+            this.inflated = openGzip();
+        } catch (IOException | RuntimeException e) {
+            try {
+                raw.close();
+            } catch (IOException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
+    }
+
+    /** The buffer; bytes from {@link #pos()} on are the next ones of the stream. */
+    byte[] buf() {
+        return buf;
+    }
+
+    int pos() {
+        return pos;
+    }
+
+    /** Consumes {@code n} bytes made available by {@link #ensure}. */
+    void skip(int n) {
+        pos += n;
+    }
+
+    /** Stream offset of the next byte (inflated bytes consumed so far). */
+    long offset() {
+        return bufStart + pos;
+    }
+
+    /** Compressed bytes read from the raw stream so far. */
+    long compressedBytes() {
+        return raw.count();
+    }
+
+    /** Makes up to {@code n <= BUFFER_BYTES} bytes available at {@link #pos()}; fewer only at end of stream. */
+    int ensure(int n) throws IOException {
+        int avail = lim - pos;
+        if (avail >= n) {
+            return avail;
+        }
+        if (pos > 0) {
+            System.arraycopy(buf, pos, buf, 0, avail);
+            bufStart += pos;
+            pos = 0;
+            lim = avail;
+        }
+        while (lim < n) {
+            int r = readInflated(buf, lim, buf.length - lim);
+            if (r < 0) {
+                break;
+            }
+            lim += r;
+        }
+        return lim - pos;
+    }
+
+    /**
+     * Consumes the next {@code length} bytes (a message's body) and returns their offset in {@link #taken()}: the
+     * buffer itself when they fit, no copy, else the spill array.
+     */
+    int take(SpbMessageType type, int length) throws IOException {
+        if (length <= buf.length) {
+            int avail = ensure(length);
+            if (avail < length) {
+                throw error(bufStart + lim, Problem.TRUNCATED, type + " of " + length + " bytes cut off after " + avail
+                        + " bytes", null);
+            }
+            taken = buf;
+            int off = pos;
+            pos += length;
+            return off;
+        }
+        taken = readLarge(type, length);
+        return 0;
+    }
+
+    /** The array of the bytes the last {@link #take} consumed. */
+    byte[] taken() {
+        return taken;
+    }
+
+    /** Reads a message bigger than the buffer into the (grown, reused) spill array. */
+    private byte[] readLarge(SpbMessageType type, int length) throws IOException {
+        if (spill.length < length) {
+            spill = new byte[length];
+        }
+        int have = lim - pos;
+        System.arraycopy(buf, pos, spill, 0, have);
+        long start = offset();
+        bufStart = start + have;
+        pos = 0;
+        lim = 0;
+        while (have < length) {
+            int n = readInflated(spill, have, length - have);
+            if (n < 0) {
+                throw error(bufStart, Problem.TRUNCATED, type + " of " + length + " bytes cut off after "
+                        + have + " bytes", null);
+            }
+            have += n;
+            bufStart += n;
+        }
+        return spill;
+    }
+
+    private int readInflated(byte[] into, int off, int len) throws IOException {
+        try {
+            int n = inflated.read(into, off, len);
+            // Checked on every read: a gzip bomb inflates to at most the limit plus one buffer before it stops.
+            if (n > 0 && (inflatedBytes += n) > limits.maxInflatedBytes()) {
+                throw error(inflatedBytes - n, Problem.OVERSIZE, "inflates to more than " + limits.maxInflatedBytes()
+                        + " bytes (from " + raw.count() + " compressed bytes)", null);
+            }
+            return n;
+        } catch (EOFException e) {
+            throw error(bufStart + lim, Problem.TRUNCATED, "gzip stream ends early after " + raw.count()
+                    + " compressed bytes (file cut off?)", e);
+        } catch (ZipException e) {
+            throw error(bufStart + lim, Problem.BAD_GZIP, "corrupt gzip data: " + e.getMessage(), e);
+        }
+    }
+
+    private InputStream openGzip() throws IOException {
+        try {
+            return new GZIPInputStream(raw, BUFFER_BYTES);
+        } catch (EOFException e) {
+            if (raw.count() == 0) {
+                throw error(0, Problem.EMPTY, "the file is empty (0 bytes)", null);
+            }
+            throw error(0, Problem.TRUNCATED, "gzip header cut off after " + raw.count() + " bytes", e);
+        } catch (ZipException e) {
+            throw error(0, Problem.BAD_GZIP, "not a gzip stream: " + e.getMessage(), e);
+        }
+    }
+
+    private SpbFormatException error(long at, Problem problem, String detail, Throwable cause) {
+        return cause == null ? new SpbFormatException(source, at, problem, detail)
+                : new SpbFormatException(source, at, problem, detail, cause);
+    }
+
+    @Override
+    public void close() throws IOException {
+        inflated.close();
+    }
+}
