@@ -1,0 +1,338 @@
+package org.eventindex.consolidated;
+
+import org.apache.parquet.column.ColumnDescriptor;
+import org.apache.parquet.column.Encoding;
+import org.apache.parquet.column.statistics.Statistics;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.HashMap;
+
+/**
+ * A column of unsigned INT32, unsigned INT64, FLOAT or BINARY values, PLAIN or dictionary-encoded, with or without
+ * min/max statistics.
+ * <p>
+ * Dictionary columns start each chunk with a dictionary and write their pages as RLE/bit-packed indices into it. As
+ * in parquet-mr, the chunk falls back to PLAIN for good (1) at the end of its first page when the indices and the
+ * dictionary are not smaller than the PLAIN values (the first page is then written PLAIN, from a PLAIN copy kept for
+ * that page only, and the chunk has no dictionary page), and (2) at the end of a later page when the dictionary
+ * exceeds {@link #DICTIONARY_BYTES} (the pages before keep their indices; the dictionary page is still written). The
+ * check is per page, not per value: a dictionary can exceed the limit by one page's new values.
+ * <p>
+ * Statistics follow the orders of the schema's types: unsigned integers compare unsigned, strings as unsigned bytes,
+ * floats numerically (NaN ignored). A dictionary column updates its page's min/max only when a dictionary entry is
+ * first used in the page, not per value. GUID strings (few distinct {@code String} instances, repeated) are looked up
+ * by identity of the previous value, then by a map from the {@code String} (whose hash the JVM caches) to its
+ * dictionary id, so no byte is hashed per value.
+ */
+final class ValueColumn extends ColumnEncoder {
+    /** The dictionary page size parquet-mr was configured with ({@code 4 * PAGE_BYTES}). */
+    static final int DICTIONARY_BYTES = ConsolidatedSchema.PAGE_BYTES * 4;
+
+    enum Kind { UINT32, UINT64, FLOAT, BINARY }
+
+    private final Kind kind;
+    private final boolean stats;
+    private final Statistics<?> none;
+    private final Dictionary dict;
+    /** PLAIN values of the open page: always when plain, as a copy during a chunk's first dictionary page. */
+    private final ByteSink values = new ByteSink(ConsolidatedSchema.PAGE_BYTES + 1024);
+    private boolean plain;
+    private boolean firstPage = true;
+    private boolean dictionaryPaged;
+    private int[] ids;
+    private int idCount;
+    /** Per dictionary id, the last page number it was used in (statistics need each entry once per page). */
+    private int[] usedInPage;
+    private int pageNumber = 1;
+    private int lastWord;
+    private int lastWordId = -1;
+    private String lastString;
+    private int lastStringId = -1;
+    private final HashMap<String, Integer> stringIds;
+
+    private boolean hasValue;
+    private long minL;
+    private long maxL;
+    private float minF;
+    private float maxF;
+    private byte[] minB = new byte[64];
+    private int minLen;
+    private byte[] maxB = new byte[64];
+    private int maxLen;
+
+    ValueColumn(ColumnDescriptor column, PageCompressor compressor, Kind kind, boolean dictionary, boolean stats) {
+        super(column, compressor);
+        this.kind = kind;
+        this.stats = stats;
+        this.none = Statistics.getBuilderForReading(column.getPrimitiveType()).build();
+        this.dict = dictionary ? new Dictionary() : null;
+        this.plain = !dictionary;
+        this.ids = dictionary ? new int[4096] : null;
+        this.usedInPage = dictionary ? new int[256] : null;
+        this.stringIds = dictionary && kind == Kind.BINARY ? new HashMap<>() : null;
+    }
+
+    void writeInt(int v, int r, int d) {
+        level(r, d);
+        word(v);
+    }
+
+    void writeFloat(float v, int r, int d) {
+        level(r, d);
+        word(Float.floatToRawIntBits(v));
+    }
+
+    private void word(int v) {
+        if (plain) {
+            values.writeInt(v);
+            if (stats) {
+                updateWord(v);
+            }
+            return;
+        }
+        int id = lastWordId;
+        if (v != lastWord || id < 0) {
+            id = dict.findOrAddWord(v);
+            lastWord = v;
+            lastWordId = id;
+        }
+        if (firstPage) {
+            values.writeInt(v);
+        }
+        addId(id);
+    }
+
+    void writeLong(long v, int r, int d) {
+        level(r, d);
+        // event numbers: unique, never a dictionary
+        values.writeLong(v);
+        if (stats) {
+            updateLong(v);
+        }
+    }
+
+    void writeBytes(byte[] b, int off, int len, int r, int d) {
+        level(r, d);
+        if (plain) {
+            plainBytes(b, off, len);
+            return;
+        }
+        int id = dict.findOrAddBytes(b, off, len);
+        if (firstPage) {
+            values.writeInt(len);
+            values.write(b, off, len);
+        }
+        addId(id);
+    }
+
+    void writeString(String s, int r, int d) {
+        level(r, d);
+        if (plain) {
+            byte[] b = s.getBytes(StandardCharsets.UTF_8);
+            plainBytes(b, 0, b.length);
+            return;
+        }
+        int id = lastStringId;
+        if (s != lastString || id < 0) {
+            Integer known = stringIds.get(s);
+            if (known == null) {
+                byte[] b = s.getBytes(StandardCharsets.UTF_8);
+                id = dict.findOrAddBytes(b, 0, b.length);
+                stringIds.put(s, id);
+            } else {
+                id = known;
+            }
+            lastString = s;
+            lastStringId = id;
+        }
+        if (firstPage) {
+            values.writeInt(dict.length(id));
+            values.write(dict.array(), dict.offset(id), dict.length(id));
+        }
+        addId(id);
+    }
+
+    private void plainBytes(byte[] b, int off, int len) {
+        values.writeInt(len);
+        values.write(b, off, len);
+        if (stats) {
+            updateBytes(b, off, len);
+        }
+    }
+
+    private void addId(int id) {
+        if (idCount == ids.length) {
+            ids = Arrays.copyOf(ids, idCount * 2);
+        }
+        ids[idCount++] = id;
+        if (stats) {
+            if (id >= usedInPage.length) {
+                usedInPage = Arrays.copyOf(usedInPage, Math.max(id + 1, usedInPage.length * 2));
+            }
+            if (usedInPage[id] != pageNumber) {
+                usedInPage[id] = pageNumber;
+                if (kind == Kind.BINARY) {
+                    updateBytes(dict.array(), dict.offset(id), dict.length(id));
+                } else {
+                    updateWord(dict.word(id));
+                }
+            }
+        }
+    }
+
+    private void updateWord(int v) {
+        if (kind == Kind.FLOAT) {
+            updateFloat(Float.intBitsToFloat(v));
+        } else {
+            updateLong(v & 0xFFFFFFFFL);
+        }
+    }
+
+    private void updateLong(long v) {
+        if (!hasValue) {
+            minL = maxL = v;
+            hasValue = true;
+        } else if (Long.compareUnsigned(v, minL) < 0) {
+            minL = v;
+        } else if (Long.compareUnsigned(v, maxL) > 0) {
+            maxL = v;
+        }
+    }
+
+    private void updateFloat(float v) {
+        if (Float.isNaN(v)) {
+            return;
+        }
+        if (!hasValue) {
+            minF = maxF = v;
+            hasValue = true;
+        } else if (Float.compare(v, minF) < 0) {
+            minF = v;
+        } else if (Float.compare(v, maxF) > 0) {
+            maxF = v;
+        }
+    }
+
+    private void updateBytes(byte[] b, int off, int len) {
+        if (!hasValue) {
+            minB = copy(minB, b, off, len);
+            minLen = len;
+            maxB = copy(maxB, b, off, len);
+            maxLen = len;
+            hasValue = true;
+        } else if (Arrays.compareUnsigned(b, off, off + len, minB, 0, minLen) < 0) {
+            minB = copy(minB, b, off, len);
+            minLen = len;
+        } else if (Arrays.compareUnsigned(b, off, off + len, maxB, 0, maxLen) > 0) {
+            maxB = copy(maxB, b, off, len);
+            maxLen = len;
+        }
+    }
+
+    private static byte[] copy(byte[] into, byte[] b, int off, int len) {
+        byte[] dst = into.length >= len ? into : new byte[Math.max(len, into.length * 2)];
+        System.arraycopy(b, off, dst, 0, len);
+        return dst;
+    }
+
+    @Override
+    int valueBytes() {
+        if (plain) {
+            return values.size();
+        }
+        return (int) ((long) idCount * HybridEncoder.bitWidth(dict.size()) >>> 3);
+    }
+
+    @Override
+    Statistics<?> pageStatistics(int nulls) {
+        pageNumber++;
+        if (!stats) {
+            return none;
+        }
+        Statistics.Builder b = Statistics.getBuilderForReading(column.getPrimitiveType()).withNumNulls(nulls);
+        if (hasValue) {
+            hasValue = false;
+            switch (kind) {
+                case UINT32 -> b.withMin(le((int) minL, 4)).withMax(le((int) maxL, 4));
+                case UINT64 -> b.withMin(le(minL, 8)).withMax(le(maxL, 8));
+                case FLOAT -> b.withMin(le(Float.floatToIntBits(minF), 4)).withMax(le(Float.floatToIntBits(maxF), 4));
+                case BINARY -> b.withMin(Arrays.copyOf(minB, minLen)).withMax(Arrays.copyOf(maxB, maxLen));
+                default -> throw new IllegalStateException("no statistics for " + kind);
+            }
+        }
+        return b.build();
+    }
+
+    private static byte[] le(long v, int n) {
+        byte[] b = new byte[n];
+        for (int i = 0; i < n; i++) {
+            b[i] = (byte) (v >>> (8 * i));
+        }
+        return b;
+    }
+
+    @Override
+    Encoding writeValues(ByteSink page) {
+        if (plain) {
+            page.write(values.array(), 0, values.size());
+            values.reset();
+            return Encoding.PLAIN;
+        }
+        int start = page.size();
+        int width = HybridEncoder.bitWidth(dict.size() - 1);
+        page.writeByte(width);
+        HybridEncoder.encode(ids, idCount, width, page);
+        idCount = 0;
+        if (firstPage) {
+            firstPage = false;
+            int plainBytes = values.size();
+            if (page.size() - start + dict.byteSize() >= plainBytes) {
+                // the dictionary does not pay for this chunk: this page and the next ones PLAIN, no dictionary page
+                page.truncate(start);
+                page.write(values.array(), 0, plainBytes);
+                values.reset();
+                fallBack();
+                dict.clear();
+                return Encoding.PLAIN;
+            }
+            values.reset();
+        }
+        dictionaryPaged = true;
+        if (dict.byteSize() > DICTIONARY_BYTES) {
+            fallBack();
+        }
+        return Encoding.PLAIN_DICTIONARY;
+    }
+
+    private void fallBack() {
+        plain = true;
+        lastWordId = -1;
+        lastStringId = -1;
+        lastString = null;
+        if (stringIds != null) {
+            stringIds.clear();
+        }
+    }
+
+    @Override
+    Dictionary dictionary() {
+        return dictionaryPaged ? dict : null;
+    }
+
+    @Override
+    void resetChunk() {
+        values.reset();
+        hasValue = false;
+        pageNumber++;
+        if (dict != null) {
+            dict.clear();
+            plain = false;
+            firstPage = true;
+            dictionaryPaged = false;
+            idCount = 0;
+            fallBack();
+            plain = false;
+        }
+    }
+}
