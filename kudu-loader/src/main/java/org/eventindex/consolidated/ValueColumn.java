@@ -15,9 +15,10 @@ import java.util.HashMap;
  * Dictionary columns start each chunk with a dictionary and write their pages as RLE/bit-packed indices into it. As
  * in parquet-mr, the chunk falls back to PLAIN for good (1) at the end of its first page when the indices and the
  * dictionary are not smaller than the PLAIN values (the first page is then written PLAIN, from a PLAIN copy kept for
- * that page only, and the chunk has no dictionary page), and (2) at the end of a later page when the dictionary
- * exceeds {@link #DICTIONARY_BYTES} (the pages before keep their indices; the dictionary page is still written). The
- * check is per page, not per value: a dictionary can exceed the limit by one page's new values.
+ * that page only, and the chunk has no dictionary page), and (2) when the dictionary exceeds
+ * {@link #DICTIONARY_BYTES}: the page ends with that row, and the next pages are PLAIN (the pages before keep their
+ * indices; the dictionary page is still written). The check is per row, not per value as in parquet-mr: a dictionary
+ * can exceed the limit by one row's values.
  * <p>
  * Statistics follow the orders of the schema's types: unsigned integers compare unsigned, strings as unsigned bytes,
  * floats numerically (NaN ignored). A dictionary column updates its page's min/max only when a dictionary entry is
@@ -240,6 +241,10 @@ final class ValueColumn extends ColumnEncoder {
     int valueBytes() {
         if (plain) {
             return values.size();
+        }
+        if (dict.byteSize() > DICTIONARY_BYTES) {
+            // end the page at this row, so that the fallback comes before the dictionary grows further
+            return ConsolidatedSchema.PAGE_BYTES;
         }
         return (int) ((long) idCount * HybridEncoder.bitWidth(dict.size()) >>> 3);
     }
