@@ -312,6 +312,10 @@ final class ValueColumn extends ColumnEncoder {
 
     private void fallBack() {
         plain = true;
+        forgetLookups();
+    }
+
+    private void forgetLookups() {
         lastWordId = -1;
         lastStringId = -1;
         lastString = null;
@@ -331,13 +335,13 @@ final class ValueColumn extends ColumnEncoder {
         hasValue = false;
         pageNumber++;
         if (dict != null) {
+            // a new chunk starts with an empty dictionary again
+            forgetLookups();
             dict.clear();
             plain = false;
             firstPage = true;
             dictionaryPaged = false;
             idCount = 0;
-            fallBack();
-            plain = false;
         }
     }
 }
