@@ -202,7 +202,7 @@ final class EventColumns {
             for (int i = 0; i < tokens; i++) {
                 int repetition = i == 0 ? 0 : 1;
                 // views of the event's bytes: the encoders copy what they keep
-                tokenName.writeBytes(b, e.nameOff[i], e.nameLen[i], repetition, 2);
+                tokenName.writeBytes(b, e.nameOff[i], e.nameLen[i], repetition, 2, i);
                 token.writeBytes(b, e.tokenOff[i], e.tokenLen[i], repetition, 2);
             }
         }

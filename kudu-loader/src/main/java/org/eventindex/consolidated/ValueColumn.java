@@ -30,6 +30,9 @@ final class ValueColumn extends ColumnEncoder {
     /** The dictionary page size parquet-mr was configured with ({@code 4 * PAGE_BYTES}). */
     static final int DICTIONARY_BYTES = ConsolidatedSchema.PAGE_BYTES * 4;
 
+    /** List positions whose last dictionary id is remembered (token names: most events have fewer tokens). */
+    private static final int RECENT = 8;
+
     enum Kind { UINT32, UINT64, FLOAT, BINARY }
 
     private final Kind kind;
@@ -51,6 +54,8 @@ final class ValueColumn extends ColumnEncoder {
     private String lastString;
     private int lastStringId = -1;
     private final HashMap<String, Integer> stringIds;
+    /** Dictionary id last written at each of the first {@link #RECENT} list positions, or -1. */
+    private final int[] recent = new int[RECENT];
 
     private boolean hasValue;
     private long minL;
@@ -72,6 +77,7 @@ final class ValueColumn extends ColumnEncoder {
         this.ids = dictionary ? new int[4096] : null;
         this.usedInPage = dictionary ? new int[256] : null;
         this.stringIds = dictionary && kind == Kind.BINARY ? new HashMap<>() : null;
+        Arrays.fill(recent, -1);
     }
 
     void writeInt(int v, int r, int d) {
@@ -114,12 +120,30 @@ final class ValueColumn extends ColumnEncoder {
     }
 
     void writeBytes(byte[] b, int off, int len, int r, int d) {
+        writeBytes(b, off, len, r, d, -1);
+    }
+
+    /**
+     * A value that is likely the one written last at {@code position} (a token name at that place in the list):
+     * compared with it first, which is cheaper than hashing it. Negative or beyond {@link #RECENT}: no guess.
+     */
+    void writeBytes(byte[] b, int off, int len, int r, int d, int position) {
         level(r, d);
         if (plain) {
             plainBytes(b, off, len);
             return;
         }
-        int id = dict.findOrAddBytes(b, off, len);
+        int id;
+        if (position >= 0 && position < RECENT) {
+            id = recent[position];
+            if (id < 0 || dict.length(id) != len
+                    || !Arrays.equals(dict.array(), dict.offset(id), dict.offset(id) + len, b, off, off + len)) {
+                id = dict.findOrAddBytes(b, off, len);
+                recent[position] = id;
+            }
+        } else {
+            id = dict.findOrAddBytes(b, off, len);
+        }
         if (firstPage) {
             values.writeInt(len);
             values.write(b, off, len);
@@ -316,6 +340,7 @@ final class ValueColumn extends ColumnEncoder {
     }
 
     private void forgetLookups() {
+        Arrays.fill(recent, -1);
         lastWordId = -1;
         lastStringId = -1;
         lastString = null;
