@@ -1,5 +1,8 @@
 package org.eventindex.consolidated;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 
 /**
@@ -9,11 +12,16 @@ import java.util.Arrays;
  * the page); one dictionary holds one kind.
  */
 final class Dictionary {
+    /** 8 bytes at a time for hashing (masks are tens to hundreds of bytes, hashed once per value). */
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
     private final ByteSink entries = new ByteSink(1 << 12);
     /** Start of each entry's value bytes in {@link #entries} (after the length prefix of a byte string). */
     private int[] offsets = new int[256];
     private int[] lengths = new int[256];
     private int[] hashes = new int[256];
+    /** The value of each 4-byte entry, compared without reading {@link #entries}. */
+    private int[] words = new int[256];
     /** id + 1 per slot, 0 for empty; a power of two, at most half full. */
     private int[] table = new int[512];
     private int size;
@@ -41,7 +49,7 @@ final class Dictionary {
     }
 
     int word(int id) {
-        return ByteSink.getInt(entries.array(), offsets[id]);
+        return words[id];
     }
 
     void clear() {
@@ -62,10 +70,11 @@ final class Dictionary {
                 id = add(h, slot);
                 offsets[id] = entries.size();
                 lengths[id] = 4;
+                words[id] = v;
                 entries.writeInt(v);
                 return id;
             }
-            if (hashes[id] == h && word(id) == v) {
+            if (words[id] == v) {
                 return id;
             }
         }
@@ -100,6 +109,7 @@ final class Dictionary {
             offsets = Arrays.copyOf(offsets, n);
             lengths = Arrays.copyOf(lengths, n);
             hashes = Arrays.copyOf(hashes, n);
+            words = Arrays.copyOf(words, n);
         }
         hashes[id] = h;
         table[slot] = id + 1;
@@ -131,14 +141,14 @@ final class Dictionary {
      * collide.
      */
     private static int hash(byte[] b, int off, int len) {
-        int h = len;
+        long h = len;
         int i = off;
-        for (int stop = off + (len & ~3); i < stop; i += 4) {
-            h = (h + ByteSink.getInt(b, i)) * 0x9E3779B9;
+        for (int stop = off + (len & ~7); i < stop; i += 8) {
+            h = (h + (long) LONGS.get(b, i)) * 0x9E3779B97F4A7C15L;
         }
         for (int stop = off + len; i < stop; i++) {
-            h = (h + b[i]) * 0x9E3779B9;
+            h = (h + b[i]) * 0x9E3779B97F4A7C15L;
         }
-        return h ^ (h >>> 15);
+        return (int) (h ^ (h >>> 32));
     }
 }

@@ -76,6 +76,9 @@ class ConsolidatedFilePagesTest {
                         EIEvent_p1::getEventNumber, false);
                 pagesChecked += checkPages(reader, column(block, ConsolidatedSchema.SMK), rowBase,
                         e -> e.hasSMK() ? e.getSMK() : -1, true);
+                // random 32-bit values, half of them above 2^31: the order must be unsigned
+                pagesChecked += checkPages(reader, column(block, ConsolidatedSchema.EXTENDED_LEVEL1_ID), rowBase,
+                        e -> e.hasExtendedLevel1ID() ? e.getExtendedLevel1ID() & 0xFFFFFFFFL : -1, true);
                 checkGuidPages(reader, column(block, ConsolidatedSchema.GUID), rowBase);
                 rowBase += block.getRowCount();
             }
