@@ -20,8 +20,7 @@ import java.util.HashMap;
  * indices; the dictionary page is still written). The check is per row, not per value as in parquet-mr: a dictionary
  * can exceed the limit by one row's values.
  * <p>
- * Statistics follow the orders of the schema's types: unsigned integers compare unsigned, strings as unsigned bytes,
- * floats numerically (NaN ignored). A dictionary column updates its page's min/max only when a dictionary entry is
+ * Statistics ({@link PageMinMax}): a dictionary column updates its page's min/max only when a dictionary entry is
  * first used in the page, not per value. GUID strings (few distinct {@code String} instances, repeated) are looked up
  * by identity of the previous value, then by a map from the {@code String} (whose hash the JVM caches) to its
  * dictionary id, so no byte is hashed per value.
@@ -36,7 +35,6 @@ final class ValueColumn extends ColumnEncoder {
     enum Kind { UINT32, UINT64, FLOAT, BINARY }
 
     private final Kind kind;
-    private final boolean stats;
     private final Statistics<?> none;
     private final Dictionary dict;
     /** PLAIN values of the open page: always when plain, as a copy during a chunk's first dictionary page. */
@@ -57,20 +55,13 @@ final class ValueColumn extends ColumnEncoder {
     /** Dictionary id last written at each of the first {@link #RECENT} list positions, or -1. */
     private final int[] recent = new int[RECENT];
 
-    private boolean hasValue;
-    private long minL;
-    private long maxL;
-    private float minF;
-    private float maxF;
-    private byte[] minB = new byte[64];
-    private int minLen;
-    private byte[] maxB = new byte[64];
-    private int maxLen;
+    /** The open page's min/max, or null for a column without statistics. */
+    private final PageMinMax minMax;
 
     ValueColumn(ColumnDescriptor column, PageCompressor compressor, Kind kind, boolean dictionary, boolean stats) {
         super(column, compressor);
         this.kind = kind;
-        this.stats = stats;
+        this.minMax = stats ? new PageMinMax(column.getPrimitiveType(), kind) : null;
         this.none = Statistics.getBuilderForReading(column.getPrimitiveType()).build();
         this.dict = dictionary ? new Dictionary() : null;
         this.plain = !dictionary;
@@ -93,8 +84,8 @@ final class ValueColumn extends ColumnEncoder {
     private void word(int v) {
         if (plain) {
             values.writeInt(v);
-            if (stats) {
-                updateWord(v);
+            if (minMax != null) {
+                minMax.addWord(v);
             }
             return;
         }
@@ -114,8 +105,8 @@ final class ValueColumn extends ColumnEncoder {
         level(r, d);
         // event numbers: unique, never a dictionary
         values.writeLong(v);
-        if (stats) {
-            updateLong(v);
+        if (minMax != null) {
+            minMax.addUnsigned(v);
         }
     }
 
@@ -181,8 +172,8 @@ final class ValueColumn extends ColumnEncoder {
     private void plainBytes(byte[] b, int off, int len) {
         values.writeInt(len);
         values.write(b, off, len);
-        if (stats) {
-            updateBytes(b, off, len);
+        if (minMax != null) {
+            minMax.addBytes(b, off, len);
         }
     }
 
@@ -191,74 +182,19 @@ final class ValueColumn extends ColumnEncoder {
             ids = Arrays.copyOf(ids, idCount * 2);
         }
         ids[idCount++] = id;
-        if (stats) {
+        if (minMax != null) {
             if (id >= usedInPage.length) {
                 usedInPage = Arrays.copyOf(usedInPage, Math.max(id + 1, usedInPage.length * 2));
             }
             if (usedInPage[id] != pageNumber) {
                 usedInPage[id] = pageNumber;
                 if (kind == Kind.BINARY) {
-                    updateBytes(dict.array(), dict.offset(id), dict.length(id));
+                    minMax.addBytes(dict.array(), dict.offset(id), dict.length(id));
                 } else {
-                    updateWord(dict.word(id));
+                    minMax.addWord(dict.word(id));
                 }
             }
         }
-    }
-
-    private void updateWord(int v) {
-        if (kind == Kind.FLOAT) {
-            updateFloat(Float.intBitsToFloat(v));
-        } else {
-            updateLong(v & 0xFFFFFFFFL);
-        }
-    }
-
-    private void updateLong(long v) {
-        if (!hasValue) {
-            minL = maxL = v;
-            hasValue = true;
-        } else if (Long.compareUnsigned(v, minL) < 0) {
-            minL = v;
-        } else if (Long.compareUnsigned(v, maxL) > 0) {
-            maxL = v;
-        }
-    }
-
-    private void updateFloat(float v) {
-        if (Float.isNaN(v)) {
-            return;
-        }
-        if (!hasValue) {
-            minF = maxF = v;
-            hasValue = true;
-        } else if (Float.compare(v, minF) < 0) {
-            minF = v;
-        } else if (Float.compare(v, maxF) > 0) {
-            maxF = v;
-        }
-    }
-
-    private void updateBytes(byte[] b, int off, int len) {
-        if (!hasValue) {
-            minB = copy(minB, b, off, len);
-            minLen = len;
-            maxB = copy(maxB, b, off, len);
-            maxLen = len;
-            hasValue = true;
-        } else if (Arrays.compareUnsigned(b, off, off + len, minB, 0, minLen) < 0) {
-            minB = copy(minB, b, off, len);
-            minLen = len;
-        } else if (Arrays.compareUnsigned(b, off, off + len, maxB, 0, maxLen) > 0) {
-            maxB = copy(maxB, b, off, len);
-            maxLen = len;
-        }
-    }
-
-    private static byte[] copy(byte[] into, byte[] b, int off, int len) {
-        byte[] dst = into.length >= len ? into : new byte[Math.max(len, into.length * 2)];
-        System.arraycopy(b, off, dst, 0, len);
-        return dst;
     }
 
     @Override
@@ -276,29 +212,7 @@ final class ValueColumn extends ColumnEncoder {
     @Override
     Statistics<?> pageStatistics(int nulls) {
         pageNumber++;
-        if (!stats) {
-            return none;
-        }
-        Statistics.Builder b = Statistics.getBuilderForReading(column.getPrimitiveType()).withNumNulls(nulls);
-        if (hasValue) {
-            hasValue = false;
-            switch (kind) {
-                case UINT32 -> b.withMin(le((int) minL, 4)).withMax(le((int) maxL, 4));
-                case UINT64 -> b.withMin(le(minL, 8)).withMax(le(maxL, 8));
-                case FLOAT -> b.withMin(le(Float.floatToIntBits(minF), 4)).withMax(le(Float.floatToIntBits(maxF), 4));
-                case BINARY -> b.withMin(Arrays.copyOf(minB, minLen)).withMax(Arrays.copyOf(maxB, maxLen));
-                default -> throw new IllegalStateException("no statistics for " + kind);
-            }
-        }
-        return b.build();
-    }
-
-    private static byte[] le(long v, int n) {
-        byte[] b = new byte[n];
-        for (int i = 0; i < n; i++) {
-            b[i] = (byte) (v >>> (8 * i));
-        }
-        return b;
+        return minMax == null ? none : minMax.finishPage(nulls);
     }
 
     @Override
@@ -357,7 +271,9 @@ final class ValueColumn extends ColumnEncoder {
     @Override
     void resetChunk() {
         values.reset();
-        hasValue = false;
+        if (minMax != null) {
+            minMax.clear();
+        }
         pageNumber++;
         if (dict != null) {
             // a new chunk starts with an empty dictionary again
