@@ -14,6 +14,8 @@ final class PageMinMax {
     private final PrimitiveType type;
     private final ValueColumn.Kind kind;
     private boolean hasValue;
+    /** A FLOAT page holds a NaN: its values have no order (see {@link #finishPage}). */
+    private boolean nan;
     private long minL;
     private long maxL;
     private float minF;
@@ -50,6 +52,7 @@ final class PageMinMax {
 
     private void addFloat(float v) {
         if (Float.isNaN(v)) {
+            nan = true;
             return;
         }
         if (!hasValue) {
@@ -86,6 +89,9 @@ final class PageMinMax {
 
     /** The page's statistics with {@code nulls} nulls; starts the next page's. */
     Statistics<?> finishPage(int nulls) {
+        if (nan) {
+            return nanPage(nulls);
+        }
         Statistics.Builder b = Statistics.getBuilderForReading(type).withNumNulls(nulls);
         if (hasValue) {
             hasValue = false;
@@ -100,9 +106,27 @@ final class PageMinMax {
         return b.build();
     }
 
+    /**
+     * A page with a NaN gets the statistics parquet-mr's writer would give it (a NaN among the values), so that the
+     * file writer drops the chunk's column index as parquet-mr does, instead of a "null page" entry that would make
+     * readers skip the page's values.
+     */
+    private Statistics<?> nanPage(int nulls) {
+        Statistics<?> st = Statistics.createStats(type);
+        st.updateStats(Float.NaN);
+        if (hasValue) {
+            st.updateStats(minF);
+            st.updateStats(maxF);
+        }
+        st.incrementNumNulls(nulls);
+        clear();
+        return st;
+    }
+
     /** Forgets the open page. */
     void clear() {
         hasValue = false;
+        nan = false;
     }
 
     /** PLAIN (little-endian) bytes of the low {@code n} bytes of {@code v}. */
