@@ -1,15 +1,7 @@
 package org.eventindex.consolidated;
 
-import org.apache.parquet.bytes.ByteBufferAllocator;
-import org.apache.parquet.column.ColumnWriteStore;
 import org.apache.parquet.column.ParquetProperties;
-import org.apache.parquet.compression.CompressionCodecFactory;
-import org.apache.parquet.conf.PlainParquetConfiguration;
-import org.apache.parquet.hadoop.CodecFactory;
-import org.apache.parquet.hadoop.ColumnChunkPageWriteStore;
 import org.apache.parquet.hadoop.ParquetFileWriter;
-import org.apache.parquet.hadoop.metadata.CompressionCodecName;
-import org.apache.parquet.schema.MessageType;
 import org.eventindex.proto.EventIndexProtos.EIEvent_p1;
 import org.eventindex.spb.EventScan;
 
@@ -30,14 +22,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * the footer with the caller's metadata. Output bytes depend only on the rows and the metadata (no clock, no host):
  * a redelivered signal rewrites the same bytes. The stream is flushed, never closed.
  * <p>
- * The rows go straight into parquet-mr's column writers ({@link EventColumns}); this class does the part of
- * parquet-mr's record writer that remains: one page store and column store per row group, a new row group once the
- * buffered data reaches {@link ConsolidatedSchema#ROW_GROUP_BYTES}, the footer.
+ * The rows go straight into our own page encoders for this schema ({@link EventColumns}), which buffer a row group's
+ * compressed pages; parquet-mr's {@link ParquetFileWriter} lays out the file (page headers and checksums, column and
+ * offset indexes, footer). This class starts a new row group once the buffered data reaches
+ * {@link ConsolidatedSchema#ROW_GROUP_BYTES} and writes the footer.
  */
 public final class ConsolidatedFileWriter implements Closeable {
-    private static final String TOKEN_PATH = ConsolidatedSchema.EITOKEN + "." + ConsolidatedSchema.LIST + "."
-            + ConsolidatedSchema.ELEMENT + "." + ConsolidatedSchema.TOKEN;
-    private static final long POOL_BYTES = 64L << 20;
     /** Rows between two checks of the buffered row group size (a row is ~0.2-0.5 KB). */
     private static final int SIZE_CHECK_ROWS = 512;
     /** The writer name parquet-mr's record writer records in the footer; kept for readers that show it. */
@@ -45,20 +35,15 @@ public final class ConsolidatedFileWriter implements Closeable {
     static final String WRITER_MODEL = "eventindex";
     private static final AtomicInteger ENCODERS = new AtomicInteger();
 
-    private final ParquetProperties props;
     private final long rowGroupBytes;
-    private final ByteBufferAllocator allocator;
     private final ParquetFileWriter file;
-    private final EventColumns columns = new EventColumns();
+    private final EventColumns columns = new EventColumns(new PageCompressor(), new PageCompressor());
     private final EventScan ownScan = new EventScan();
     private final StageRefs ownRefs = new StageRefs();
     private final StageRefs.Resolver resolver = new StageRefs.Resolver();
     private final RowDigest digest = new RowDigest();
-    private final Half first;
-    private final Half second;
     /** Encodes the second half of the columns of a batch while the calling thread encodes the first; or null. */
     private final ExecutorService encoder;
-    private int rowGroups;
     private long groupRows;
     private long events;
     private boolean closed;
@@ -72,51 +57,18 @@ public final class ConsolidatedFileWriter implements Closeable {
      *                   writer's own); the file is the same either way
      */
     public ConsolidatedFileWriter(OutputStream out, boolean twoThreads) throws IOException {
-        this(out, new RecyclingAllocator(POOL_BYTES), twoThreads, ConsolidatedSchema.ROW_GROUP_BYTES);
+        this(out, twoThreads, ConsolidatedSchema.ROW_GROUP_BYTES);
     }
 
-    /**
-     * With the given page buffer allocator (tests compare the recycling one with plain heap buffers) and row group
-     * size (tests use small ones to get many row groups).
-     */
-    ConsolidatedFileWriter(OutputStream out, ByteBufferAllocator allocator, boolean twoThreads, long rowGroupBytes)
-            throws IOException {
+    /** With the given row group size (tests use small ones to get many row groups). */
+    ConsolidatedFileWriter(OutputStream out, boolean twoThreads, long rowGroupBytes) throws IOException {
         this.rowGroupBytes = rowGroupBytes;
-        this.allocator = Objects.requireNonNull(allocator, "allocator is null");
-        this.props = ParquetProperties.builder()
-                .withPageSize(ConsolidatedSchema.PAGE_BYTES)
-                .withDictionaryPageSize(ConsolidatedSchema.PAGE_BYTES * 4)
-                .withDictionaryEncoding(true)
-                // page buffers are recycled instead of allocated again for every page (bounded)
-                .withAllocator(allocator)
-                // Lookups select by (run, event), file GUID or stage GUID: those keep min/max statistics (and the
-                // page index). Tokens and masks are nearly unique per event: statistics and dictionaries on them
-                // cost CPU and footer space for no pruning.
-                .withStatisticsEnabled(ConsolidatedSchema.L1_PASSED_TRIG_MASK, false)
-                .withStatisticsEnabled(ConsolidatedSchema.L2_PASSED_TRIG_MASK, false)
-                .withStatisticsEnabled(ConsolidatedSchema.EF_PASSED_TRIG_MASK, false)
-                .withStatisticsEnabled(TOKEN_PATH, false)
-                .withDictionaryEncoding(TOKEN_PATH, false)
-                .withStatisticsEnabled(ConsolidatedSchema.TK_RAW, false)
-                .withStatisticsEnabled(ConsolidatedSchema.TK_ESD, false)
-                .withStatisticsEnabled(ConsolidatedSchema.TK_AOD, false)
-                .withStatisticsEnabled(ConsolidatedSchema.TK, false)
-                .withDictionaryEncoding(ConsolidatedSchema.TK_RAW, false)
-                .withDictionaryEncoding(ConsolidatedSchema.TK_ESD, false)
-                .withDictionaryEncoding(ConsolidatedSchema.TK_AOD, false)
-                .withDictionaryEncoding(ConsolidatedSchema.TK, false)
-                // Unique per event by construction (event number, nanosecond offset, extended L1 ID): a dictionary
-                // never pays, and parquet-mr would fill one per row group (64k entries) before falling back.
-                .withDictionaryEncoding(ConsolidatedSchema.EVENT_NUMBER, false)
-                .withDictionaryEncoding(ConsolidatedSchema.TIME_STAMP_NS_OFFSET, false)
-                .withDictionaryEncoding(ConsolidatedSchema.EXTENDED_LEVEL1_ID, false)
-                .build();
+        // the defaults that matter here: page CRCs on, column index min/max truncated to 64 bytes
+        ParquetProperties props = ParquetProperties.builder().build();
         this.file = new ParquetFileWriter(new StreamOutputFile(Objects.requireNonNull(out, "out is null")),
                 ConsolidatedSchema.SCHEMA, ParquetFileWriter.Mode.OVERWRITE, rowGroupBytes,
                 0, null, props);
         // what must be released comes after the last step that can fail without releasing it
-        this.first = new Half(EventColumns.FIRST);
-        this.second = new Half(EventColumns.SECOND);
         this.encoder = twoThreads ? Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "parquet-encode-" + ENCODERS.incrementAndGet());
             t.setDaemon(true);
@@ -269,7 +221,7 @@ public final class ConsolidatedFileWriter implements Closeable {
     }
 
     private void checkRowGroupSize() throws IOException {
-        if (first.store.getBufferedSize() + second.store.getBufferedSize() >= rowGroupBytes) {
+        if (columns.bufferedBytes() >= rowGroupBytes) {
             flushRowGroup();
             startRowGroup();
         }
@@ -311,70 +263,29 @@ public final class ConsolidatedFileWriter implements Closeable {
     }
 
     private void startRowGroup() {
-        first.start();
-        second.start();
-        columns.bind(first.store, second.store);
         groupRows = 0;
     }
 
-    /** Writes the buffered rows as a row group (none: nothing) and releases the group's buffers. */
+    /** Writes the buffered rows as a row group (none: nothing); the encoders are empty afterwards either way. */
     private void flushRowGroup() throws IOException {
         try {
             if (groupRows > 0) {
-                first.store.flush();
-                second.store.flush();
                 file.startBlock(groupRows);
                 // the halves' columns in schema order: the first half's, then the second's
-                first.pages.flushToFileWriter(file);
-                second.pages.flushToFileWriter(file);
+                columns.writeTo(file);
                 file.endBlock();
-                rowGroups++;
             }
         } finally {
-            first.closeStores();
-            second.closeStores();
+            columns.reset();
         }
     }
 
     private void release() {
         try {
-            first.closeStores();
-            second.closeStores();
+            columns.reset();
         } finally {
-            first.codecs.release();
-            second.codecs.release();
             if (encoder != null) {
                 encoder.shutdownNow();
-            }
-        }
-    }
-
-    /** One half of the columns: its own compressor (not thread-safe) and, per row group, its page and column stores. */
-    private final class Half {
-        final MessageType schema;
-        final CodecFactory codecs;
-        final CompressionCodecFactory.BytesInputCompressor compressor;
-        ColumnChunkPageWriteStore pages;
-        ColumnWriteStore store;
-
-        Half(MessageType schema) {
-            this.schema = schema;
-            this.codecs = new CodecFactory(new PlainParquetConfiguration(), props.getPageSizeThreshold());
-            this.compressor = codecs.getCompressor(CompressionCodecName.SNAPPY);
-        }
-
-        void start() {
-            pages = new ColumnChunkPageWriteStore(compressor, schema, allocator, props.getColumnIndexTruncateLength(),
-                    props.getPageWriteChecksumEnabled(), null, rowGroups);
-            store = props.newColumnWriteStore(schema, pages, pages);
-        }
-
-        void closeStores() {
-            if (store != null) {
-                store.close();
-                pages.close();
-                store = null;
-                pages = null;
             }
         }
     }

@@ -1,23 +1,16 @@
 package org.eventindex.consolidated;
 
 import org.apache.parquet.column.ColumnDescriptor;
-import org.apache.parquet.column.ColumnWriteStore;
-import org.apache.parquet.column.ColumnWriter;
-import org.apache.parquet.io.api.Binary;
-import org.apache.parquet.schema.MessageType;
-import org.apache.parquet.schema.Type;
+import org.apache.parquet.hadoop.ParquetFileWriter;
+import org.eventindex.consolidated.ValueColumn.Kind;
 import org.eventindex.spb.EventScan;
 
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.HashMap;
+import java.io.IOException;
 import java.util.List;
 
 /**
- * Writes {@link ConsolidatedSchema#SCHEMA} rows straight into the column writers of a row group, value by value with
- * their repetition and definition levels. This is what parquet-mr's record API ({@code RecordConsumer} over
- * {@code MessageColumnIO}) does for any schema with per-field bookkeeping (field markers, null caches, group
- * levels); for one fixed schema the levels are known in advance:
+ * Writes {@link ConsolidatedSchema#SCHEMA} rows into our own column encoders, value by value with the repetition and
+ * definition levels known for this one schema:
  * <ul>
  *   <li>required top-level column: r = 0, d = 0;</li>
  *   <li>optional top-level column: d = 1 with a value, a null with d = 0;</li>
@@ -25,148 +18,161 @@ import java.util.List;
  *       with d = 1 (the list itself is always present, so "no tokens" reads back as an empty list); each token is
  *       d = 2, r = 0 for the first element of the row and r = 1 for the next ones.</li>
  * </ul>
- * The columns are split over two {@link ColumnWriteStore}s ({@link #FIRST}, {@link #SECOND}) so that two threads
- * can encode one row group; {@link #bind} switches to the next row group's stores.
+ * The columns are split in two halves at {@link #SPLIT}: the event's own fields ({@link #writeFirst}) and the tokens,
+ * file GUID and stage references ({@link #writeSecond}), which share nothing, so two threads can fill them. The
+ * encoders are kept from one row group to the next.
+ * <p>
+ * Encodings and statistics: dictionaries on every column except the unique-per-event ones ({@code event_number},
+ * {@code time_stamp_ns_offset}, {@code extended_level1_id}) and the tokens ({@code token}, {@code tk_*}); min/max
+ * statistics (and so the page index) on every column except the trigger masks and the tokens, which are nearly unique
+ * per event: they would cost CPU and footer space for no pruning.
  */
 final class EventColumns {
-    private static final int STRING_CACHE_MAX = 16_384;
-    private static final List<String> PATHS = List.of(ConsolidatedSchema.RUN_NUMBER,
-            ConsolidatedSchema.EVENT_NUMBER, ConsolidatedSchema.LUMI_BLOCK, ConsolidatedSchema.TIME_STAMP,
-            ConsolidatedSchema.TIME_STAMP_NS_OFFSET, ConsolidatedSchema.BCID, ConsolidatedSchema.EXTENDED_LEVEL1_ID,
-            ConsolidatedSchema.IS_SIMULATION, ConsolidatedSchema.IS_CALIBRATION, ConsolidatedSchema.IS_TEST_BEAM,
-            ConsolidatedSchema.L1_PASSED_TRIG_MASK, ConsolidatedSchema.L2_PASSED_TRIG_MASK,
-            ConsolidatedSchema.EF_PASSED_TRIG_MASK, ConsolidatedSchema.SMK, ConsolidatedSchema.HLTPSK,
-            ConsolidatedSchema.L1PSK, ConsolidatedSchema.MC_EVENT_WEIGHT, ConsolidatedSchema.MC_CHANNEL_NUMBER,
-            ConsolidatedSchema.EITOKEN + "." + ConsolidatedSchema.LIST + "." + ConsolidatedSchema.ELEMENT + "."
-                    + ConsolidatedSchema.NAME,
-            ConsolidatedSchema.EITOKEN + "." + ConsolidatedSchema.LIST + "." + ConsolidatedSchema.ELEMENT + "."
-                    + ConsolidatedSchema.TOKEN,
-            ConsolidatedSchema.GUID, ConsolidatedSchema.DB_RAW, ConsolidatedSchema.TK_RAW, ConsolidatedSchema.DB_ESD,
-            ConsolidatedSchema.TK_ESD, ConsolidatedSchema.DB_AOD, ConsolidatedSchema.TK_AOD, ConsolidatedSchema.DB,
-            ConsolidatedSchema.TK);
-
-    private final HashMap<String, Binary> strings = new HashMap<>();
-    private ColumnWriteStore store;
-    private ColumnWriteStore store2;
-    private ColumnWriter run;
-    private ColumnWriter event;
-    private ColumnWriter lumiBlock;
-    private ColumnWriter timeStamp;
-    private ColumnWriter timeStampNs;
-    private ColumnWriter bcid;
-    private ColumnWriter extendedL1;
-    private ColumnWriter simulation;
-    private ColumnWriter calibration;
-    private ColumnWriter testBeam;
-    private ColumnWriter l1Mask;
-    private ColumnWriter l2Mask;
-    private ColumnWriter efMask;
-    private ColumnWriter smk;
-    private ColumnWriter hltpsk;
-    private ColumnWriter l1psk;
-    private ColumnWriter mcWeight;
-    private ColumnWriter mcChannel;
-    private ColumnWriter tokenName;
-    private ColumnWriter token;
-    private ColumnWriter guid;
-    private ColumnWriter dbRaw;
-    private ColumnWriter tkRaw;
-    private ColumnWriter dbEsd;
-    private ColumnWriter tkEsd;
-    private ColumnWriter dbAod;
-    private ColumnWriter tkAod;
-    private ColumnWriter db;
-    private ColumnWriter tk;
-
-    static {
-        List<ColumnDescriptor> columns = ConsolidatedSchema.SCHEMA.getColumns();
-        if (columns.size() != PATHS.size()) {
-            throw new IllegalStateException("EventColumns knows " + PATHS.size() + " columns, the schema has "
-                    + columns.size());
-        }
-        for (int i = 0; i < columns.size(); i++) {
-            String path = String.join(".", columns.get(i).getPath());
-            if (!path.equals(PATHS.get(i))) {
-                throw new IllegalStateException("column " + i + " of the schema is " + path + ", EventColumns "
-                        + "writes " + PATHS.get(i));
-            }
-        }
-    }
-
-    /**
-     * The first {@code SPLIT} columns (the event's own fields) and the others (tokens, file GUID, stage references)
-     * are written to two column stores, which can be filled by two threads; a row group holds both, in schema order.
-     */
+    /** Columns of the first half: the event's own fields. */
     static final int SPLIT = 18;
 
-    /** The two halves of the schema, with the same paths and levels as in {@link ConsolidatedSchema#SCHEMA}. */
-    static final MessageType FIRST = part(0, SPLIT);
-    static final MessageType SECOND = part(SPLIT, PATHS.size());
+    private final ColumnEncoder[] first;
+    private final ColumnEncoder[] second;
 
-    private static MessageType part(int from, int to) {
-        List<ColumnDescriptor> columns = ConsolidatedSchema.SCHEMA.getColumns();
-        List<Type> fields = new ArrayList<>();
-        for (int i = from; i < to; i++) {
-            Type top = ConsolidatedSchema.SCHEMA.getType(columns.get(i).getPath()[0]);
-            if (!fields.contains(top)) {
-                fields.add(top);
-            }
-        }
-        return new MessageType(ConsolidatedSchema.SCHEMA.getName(), fields);
-    }
+    private final ValueColumn run;
+    private final ValueColumn event;
+    private final ValueColumn lumiBlock;
+    private final ValueColumn timeStamp;
+    private final ValueColumn timeStampNs;
+    private final ValueColumn bcid;
+    private final ValueColumn extendedL1;
+    private final BooleanColumn simulation;
+    private final BooleanColumn calibration;
+    private final BooleanColumn testBeam;
+    private final ValueColumn l1Mask;
+    private final ValueColumn l2Mask;
+    private final ValueColumn efMask;
+    private final ValueColumn smk;
+    private final ValueColumn hltpsk;
+    private final ValueColumn l1psk;
+    private final ValueColumn mcWeight;
+    private final ValueColumn mcChannel;
+    private final ValueColumn tokenName;
+    private final ValueColumn token;
+    private final ValueColumn guid;
+    private final ValueColumn dbRaw;
+    private final ValueColumn tkRaw;
+    private final ValueColumn dbEsd;
+    private final ValueColumn tkEsd;
+    private final ValueColumn dbAod;
+    private final ValueColumn tkAod;
+    private final ValueColumn db;
+    private final ValueColumn tk;
 
-    /** Writes the following rows into {@code first} and {@code second} (a new row group's stores). */
-    void bind(ColumnWriteStore first, ColumnWriteStore second) {
-        this.store = first;
-        this.store2 = second;
+    /**
+     * @param firstPages  page buffers and compression of the first half (used by the thread writing it)
+     * @param secondPages the same for the second half
+     */
+    EventColumns(PageCompressor firstPages, PageCompressor secondPages) {
         List<ColumnDescriptor> c = ConsolidatedSchema.SCHEMA.getColumns();
-        int i = 0;
-        ColumnWriteStore next = first;
-        run = next.getColumnWriter(c.get(i++));
-        event = next.getColumnWriter(c.get(i++));
-        lumiBlock = next.getColumnWriter(c.get(i++));
-        timeStamp = next.getColumnWriter(c.get(i++));
-        timeStampNs = next.getColumnWriter(c.get(i++));
-        bcid = next.getColumnWriter(c.get(i++));
-        extendedL1 = next.getColumnWriter(c.get(i++));
-        simulation = next.getColumnWriter(c.get(i++));
-        calibration = next.getColumnWriter(c.get(i++));
-        testBeam = next.getColumnWriter(c.get(i++));
-        l1Mask = next.getColumnWriter(c.get(i++));
-        l2Mask = next.getColumnWriter(c.get(i++));
-        efMask = next.getColumnWriter(c.get(i++));
-        smk = next.getColumnWriter(c.get(i++));
-        hltpsk = next.getColumnWriter(c.get(i++));
-        l1psk = next.getColumnWriter(c.get(i++));
-        mcWeight = next.getColumnWriter(c.get(i++));
-        mcChannel = next.getColumnWriter(c.get(i++));
-        next = second;
-        tokenName = next.getColumnWriter(c.get(i++));
-        token = next.getColumnWriter(c.get(i++));
-        guid = next.getColumnWriter(c.get(i++));
-        dbRaw = next.getColumnWriter(c.get(i++));
-        tkRaw = next.getColumnWriter(c.get(i++));
-        dbEsd = next.getColumnWriter(c.get(i++));
-        tkEsd = next.getColumnWriter(c.get(i++));
-        dbAod = next.getColumnWriter(c.get(i++));
-        tkAod = next.getColumnWriter(c.get(i++));
-        db = next.getColumnWriter(c.get(i++));
-        tk = next.getColumnWriter(c.get(i));
+        Schema s = new Schema(c, firstPages);
+        run = s.uint32(ConsolidatedSchema.RUN_NUMBER, true);
+        event = s.value(ConsolidatedSchema.EVENT_NUMBER, Kind.UINT64, false, true);
+        lumiBlock = s.uint32(ConsolidatedSchema.LUMI_BLOCK, true);
+        timeStamp = s.uint32(ConsolidatedSchema.TIME_STAMP, true);
+        timeStampNs = s.uint32(ConsolidatedSchema.TIME_STAMP_NS_OFFSET, false);
+        bcid = s.uint32(ConsolidatedSchema.BCID, true);
+        extendedL1 = s.uint32(ConsolidatedSchema.EXTENDED_LEVEL1_ID, false);
+        simulation = s.bool(ConsolidatedSchema.IS_SIMULATION);
+        calibration = s.bool(ConsolidatedSchema.IS_CALIBRATION);
+        testBeam = s.bool(ConsolidatedSchema.IS_TEST_BEAM);
+        l1Mask = s.value(ConsolidatedSchema.L1_PASSED_TRIG_MASK, Kind.BINARY, true, false);
+        l2Mask = s.value(ConsolidatedSchema.L2_PASSED_TRIG_MASK, Kind.BINARY, true, false);
+        efMask = s.value(ConsolidatedSchema.EF_PASSED_TRIG_MASK, Kind.BINARY, true, false);
+        smk = s.uint32(ConsolidatedSchema.SMK, true);
+        hltpsk = s.uint32(ConsolidatedSchema.HLTPSK, true);
+        l1psk = s.uint32(ConsolidatedSchema.L1PSK, true);
+        mcWeight = s.value(ConsolidatedSchema.MC_EVENT_WEIGHT, Kind.FLOAT, true, true);
+        mcChannel = s.uint32(ConsolidatedSchema.MC_CHANNEL_NUMBER, true);
+        first = s.done(SPLIT);
+        s.pages = secondPages;
+        tokenName = s.value(ConsolidatedSchema.NAME, Kind.BINARY, true, true);
+        token = s.value(ConsolidatedSchema.TOKEN, Kind.BINARY, false, false);
+        guid = s.value(ConsolidatedSchema.GUID, Kind.BINARY, true, true);
+        dbRaw = s.value(ConsolidatedSchema.DB_RAW, Kind.BINARY, true, true);
+        tkRaw = s.value(ConsolidatedSchema.TK_RAW, Kind.BINARY, false, false);
+        dbEsd = s.value(ConsolidatedSchema.DB_ESD, Kind.BINARY, true, true);
+        tkEsd = s.value(ConsolidatedSchema.TK_ESD, Kind.BINARY, false, false);
+        dbAod = s.value(ConsolidatedSchema.DB_AOD, Kind.BINARY, true, true);
+        tkAod = s.value(ConsolidatedSchema.TK_AOD, Kind.BINARY, false, false);
+        db = s.value(ConsolidatedSchema.DB, Kind.BINARY, true, true);
+        tk = s.value(ConsolidatedSchema.TK, Kind.BINARY, false, false);
+        second = s.done(c.size() - SPLIT);
     }
 
-    /** The event's own fields into the first store, ending the row there. */
+    /** Hands out the schema's columns in order, checking each one's name, so the two cannot drift apart. */
+    private static final class Schema {
+        private final List<ColumnDescriptor> columns;
+        private final ColumnEncoder[] made;
+        PageCompressor pages;
+        private int next;
+        private int doneUpTo;
+
+        Schema(List<ColumnDescriptor> columns, PageCompressor pages) {
+            this.columns = columns;
+            this.made = new ColumnEncoder[columns.size()];
+            this.pages = pages;
+        }
+
+        ValueColumn uint32(String name, boolean dictionary) {
+            return value(name, Kind.UINT32, dictionary, true);
+        }
+
+        ValueColumn value(String name, Kind kind, boolean dictionary, boolean stats) {
+            return add(new ValueColumn(column(name), pages, kind, dictionary, stats));
+        }
+
+        BooleanColumn bool(String name) {
+            return add(new BooleanColumn(column(name), pages));
+        }
+
+        private ColumnDescriptor column(String name) {
+            if (next >= columns.size()) {
+                throw new IllegalStateException("EventColumns writes more columns than the schema has: " + name);
+            }
+            ColumnDescriptor d = columns.get(next);
+            String[] path = d.getPath();
+            if (!path[path.length - 1].equals(name)) {
+                throw new IllegalStateException("column " + next + " of the schema is " + String.join(".", path)
+                        + ", EventColumns writes " + name);
+            }
+            return d;
+        }
+
+        private <T extends ColumnEncoder> T add(T encoder) {
+            made[next++] = encoder;
+            return encoder;
+        }
+
+        ColumnEncoder[] done(int count) {
+            if (next - doneUpTo != count) {
+                throw new IllegalStateException("EventColumns made " + (next - doneUpTo) + " columns, expected "
+                        + count);
+            }
+            ColumnEncoder[] half = java.util.Arrays.copyOfRange(made, doneUpTo, next);
+            doneUpTo = next;
+            return half;
+        }
+    }
+
+    /** The event's own fields (first half), ending the row there. */
     void writeFirst(EventScan e) {
         byte[] b = e.buf();
-        run.write(e.runNumber, 0, 0);
-        event.write(e.eventNumber, 0, 0);
-        lumiBlock.write(e.lumiBlock, 0, 0);
-        timeStamp.write(e.timeStamp, 0, 0);
-        timeStampNs.write(e.timeStampNSOffset, 0, 0);
-        bcid.write(e.bcid, 0, 0);
+        run.writeInt(e.runNumber, 0, 0);
+        event.writeLong(e.eventNumber, 0, 0);
+        lumiBlock.writeInt(e.lumiBlock, 0, 0);
+        timeStamp.writeInt(e.timeStamp, 0, 0);
+        timeStampNs.writeInt(e.timeStampNSOffset, 0, 0);
+        bcid.writeInt(e.bcid, 0, 0);
         optional(extendedL1, e.hasExtendedLevel1ID, e.extendedLevel1ID);
-        simulation.write(e.isSimulation, 0, 0);
-        calibration.write(e.isCalibration, 0, 0);
-        testBeam.write(e.isTestBeam, 0, 0);
+        simulation.write(e.isSimulation);
+        calibration.write(e.isCalibration);
+        testBeam.write(e.isTestBeam);
         optional(l1Mask, b, e.l1MaskOff, e.l1MaskLen);
         optional(l2Mask, b, e.l2MaskOff, e.l2MaskLen);
         optional(efMask, b, e.efMaskOff, e.efMaskLen);
@@ -174,16 +180,16 @@ final class EventColumns {
         optional(hltpsk, e.hasHltpsk, e.hltpsk);
         optional(l1psk, e.hasL1psk, e.l1psk);
         if (e.hasMcEventWeight) {
-            mcWeight.write(e.mcEventWeight, 0, 1);
+            mcWeight.writeFloat(e.mcEventWeight, 0, 1);
         } else {
             mcWeight.writeNull(0, 0);
         }
         optional(mcChannel, e.hasMcChannelNumber, e.mcChannelNumber);
-        store.endRecord();
+        endRow(first);
     }
 
     /**
-     * Tokens, file GUID and stage references ({@code r}, already resolved) into the second store, ending the row
+     * Tokens, file GUID and stage references ({@code r}, already resolved) into the second half, ending the row
      * there. Uses nothing that {@link #writeFirst} uses, so the two can run on two threads.
      */
     void writeSecond(EventScan e, String fileGuid, StageRefs r) {
@@ -195,13 +201,12 @@ final class EventColumns {
         } else {
             for (int i = 0; i < tokens; i++) {
                 int repetition = i == 0 ? 0 : 1;
-                // views of the event's bytes: the writers encode at once and copy what they keep (dictionary
-                // entries, statistics)
-                tokenName.write(Binary.fromReusedByteArray(b, e.nameOff[i], e.nameLen[i]), repetition, 2);
-                token.write(Binary.fromReusedByteArray(b, e.tokenOff[i], e.tokenLen[i]), repetition, 2);
+                // views of the event's bytes: the encoders copy what they keep
+                tokenName.writeBytes(b, e.nameOff[i], e.nameLen[i], repetition, 2, i);
+                token.writeBytes(b, e.tokenOff[i], e.tokenLen[i], repetition, 2);
             }
         }
-        guid.write(string(fileGuid), 0, 0);
+        guid.writeString(fileGuid, 0, 0);
         optional(dbRaw, r.dbRaw);
         optionalToken(tkRaw, e, r.tkRaw);
         optional(dbEsd, r.dbEsd);
@@ -210,51 +215,76 @@ final class EventColumns {
         optionalToken(tkAod, e, r.tkAod);
         optional(db, r.db);
         optionalToken(tk, e, r.tk);
-        store2.endRecord();
+        endRow(second);
     }
 
-    private static void optional(ColumnWriter w, boolean present, int value) {
+    private static void endRow(ColumnEncoder[] half) {
+        for (ColumnEncoder c : half) {
+            c.endRow();
+        }
+    }
+
+    private static void optional(ValueColumn w, boolean present, int value) {
         if (present) {
-            w.write(value, 0, 1);
+            w.writeInt(value, 0, 1);
         } else {
             w.writeNull(0, 0);
         }
     }
 
-    private static void optional(ColumnWriter w, byte[] b, int off, int len) {
+    private static void optional(ValueColumn w, byte[] b, int off, int len) {
         if (off >= 0) {
-            w.write(Binary.fromReusedByteArray(b, off, len), 0, 1);
+            w.writeBytes(b, off, len, 0, 1);
         } else {
             w.writeNull(0, 0);
         }
     }
 
-    private static void optionalToken(ColumnWriter w, EventScan e, int token) {
+    private static void optionalToken(ValueColumn w, EventScan e, int token) {
         if (token != StageRefs.NONE) {
-            w.write(Binary.fromReusedByteArray(e.buf(), e.tokenOff[token], e.tokenLen[token]), 0, 1);
+            w.writeBytes(e.buf(), e.tokenOff[token], e.tokenLen[token], 0, 1);
         } else {
             w.writeNull(0, 0);
         }
     }
 
-    private void optional(ColumnWriter w, String value) {
+    private static void optional(ValueColumn w, String value) {
         if (value != null) {
-            w.write(string(value), 0, 1);
+            w.writeString(value, 0, 1);
         } else {
             w.writeNull(0, 0);
         }
     }
 
-    /** GUID columns: a few distinct values per file, so their encoded Binary is cached (bounded). */
-    private Binary string(String value) {
-        Binary b = strings.get(value);
-        if (b == null) {
-            b = Binary.fromConstantByteArray(value.getBytes(StandardCharsets.UTF_8));
-            if (strings.size() >= STRING_CACHE_MAX) {
-                strings.clear();
-            }
-            strings.put(value, b);
+    /** Buffered bytes of the row group, both halves (call with no half being written). */
+    long bufferedBytes() {
+        long n = 0;
+        for (ColumnEncoder c : first) {
+            n += c.bufferedBytes();
         }
-        return b;
+        for (ColumnEncoder c : second) {
+            n += c.bufferedBytes();
+        }
+        return n;
+    }
+
+    /** Writes the row group's column chunks in schema order (call with no half being written). */
+    void writeTo(ParquetFileWriter file) throws IOException {
+        for (ColumnEncoder c : first) {
+            c.writeTo(file);
+        }
+        for (ColumnEncoder c : second) {
+            c.writeTo(file);
+        }
+    }
+
+    /** Drops the buffered row group. */
+    void reset() {
+        for (ColumnEncoder c : first) {
+            c.reset();
+        }
+        for (ColumnEncoder c : second) {
+            c.reset();
+        }
     }
 }
