@@ -165,8 +165,10 @@ public final class EventScan extends EventFields {
                 int bits = (buf[pos] & 0xff) | (buf[pos + 1] & 0xff) << 8 | (buf[pos + 2] & 0xff) << 16
                         | (buf[pos + 3] & 0xff) << 24;
                 pos += 4;
-                if (Float.isNaN(Float.intBitsToFloat(bits))) {
-                    // a NaN's payload bits need not survive a float round trip: left to protobuf
+                if (Float.floatToRawIntBits(Float.intBitsToFloat(bits)) != bits) {
+                    // protobuf reads a float with intBitsToFloat and writes it with floatToRawIntBits: a NaN whose
+                    // payload does not survive that (on some platforms) is written back differently, so these bytes
+                    // are not canonical; scanCanonical takes protobuf's bytes instead
                     return false;
                 }
                 hasMcEventWeight = true;

@@ -66,6 +66,33 @@ class EventScanTest {
     }
 
     @Test
+    void eventsWithANanWeightAreScannedAsProtobufReadsThem() throws InvalidProtocolBufferException {
+        EventScan scan = new EventScan();
+        // the usual NaN, a negative one and NaNs with payload bits (a producer may write any of them)
+        for (int bits : new int[]{0x7fc00000, 0xffc00000, 0x7fc00001, 0x7fa00001, 0xff800123}) {
+            EIEvent_p1 e = randomEvent(new Random(bits)).toBuilder()
+                    .setMcEventWeight(Float.intBitsToFloat(bits)).build();
+            byte[] bytes = e.toByteArray();
+            // accepted exactly when protobuf's parse and serialization give the same bytes back
+            boolean canonical = Arrays.equals(bytes, parse(bytes).toByteArray());
+            assertEquals(canonical, scan.scan(bytes, 0, bytes.length), String.format("NaN 0x%08x", bits));
+            scan.scanCanonical(bytes, 0, bytes.length);
+            assertTrue(Float.isNaN(scan.mcEventWeight), String.format("NaN 0x%08x", bits));
+            assertSameFields(parse(bytes), scan);
+            assertArrayEquals(parse(bytes).toByteArray(), Arrays.copyOfRange(scan.buf(), scan.offset(),
+                    scan.offset() + scan.length()));
+        }
+    }
+
+    private static EIEvent_p1 parse(byte[] bytes) {
+        try {
+            return EIEvent_p1.parseFrom(bytes);
+        } catch (InvalidProtocolBufferException e) {
+            throw new AssertionError("protobuf does not parse its own serialization", e);
+        }
+    }
+
+    @Test
     void mutatedBytesAreAcceptedOnlyWhenTheyAreProtobufsOwnSerialization() {
         Random rnd = new Random(23);
         int accepted = 0;

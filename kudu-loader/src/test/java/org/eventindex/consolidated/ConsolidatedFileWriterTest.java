@@ -103,6 +103,36 @@ class ConsolidatedFileWriterTest {
         }
     }
 
+    /** Simulated events may carry a NaN or infinite weight: they are written and read back like any other. */
+    @Test
+    void nanAndInfiniteWeightsAreKept(@TempDir Path dir) throws IOException {
+        float[] weights = {Float.NaN, Float.intBitsToFloat(0x7fc00001), Float.POSITIVE_INFINITY, -0.0f, 1.5f,
+                Float.NEGATIVE_INFINITY};
+        List<EIEvent_p1> events = new ArrayList<>();
+        Random random = new Random(3);
+        for (int i = 0; i < 3_000; i++) {
+            events.add(event(i, random).toBuilder().setIsSimulation(true).setMcChannelNumber(410000)
+                    .setMcEventWeight(weights[i % weights.length]).build());
+        }
+        Path file = dir.resolve("mc.parquet");
+        try (OutputStream out = Files.newOutputStream(file)) {
+            ConsolidatedFileWriter w = new ConsolidatedFileWriter(out, true, 1 << 16);
+            for (int i = 0; i < events.size(); i++) {
+                w.write(events.get(i), guid(i % 7));
+            }
+            w.finish(EventRecordTest.metadata(events.size(), w.finishDigest()).toKeyValues());
+        }
+        try (ConsolidatedFileReader reader = new ConsolidatedFileReader(new LocalInputFile(file), file.toString())) {
+            for (int i = 0; i < events.size(); i++) {
+                ConsolidatedFileReader.Row r = reader.next();
+                assertEquals(Float.floatToRawIntBits(events.get(i).getMcEventWeight()),
+                        Float.floatToRawIntBits(r.event().getMcEventWeight()), "weight of row " + i);
+                assertEquals(events.get(i), r.event(), "row " + i);
+            }
+            assertNull(reader.next());
+        }
+    }
+
     /**
      * An HDFS stream that failed throws the same stored exception on every later call; the writer's error must still
      * name that cause (not "Self-suppression not permitted" from Parquet's try-with-resources).
