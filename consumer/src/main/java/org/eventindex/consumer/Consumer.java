@@ -66,6 +66,34 @@ public final class Consumer implements AutoCloseable {
     private volatile boolean started;
     private volatile boolean stopped;
 
+    /** HDFS client key: first wait before retrying {@code complete()} of a closed file (or a new block). */
+    static final String HDFS_RETRY_DELAY_KEY = "dfs.client.block.write.locateFollowingBlock.initial.delay.ms";
+    /** HDFS client key: how many times, each wait twice the last. */
+    static final String HDFS_RETRIES_KEY = "dfs.client.block.write.locateFollowingBlock.retries";
+
+    /**
+     * {@code base} with the consumer's HDFS client defaults where the operator's Hadoop configuration does not set
+     * them. Closing a file asks the NameNode to complete it, which fails until a DataNode has reported the last block;
+     * the client then sleeps {@value #HDFS_RETRY_DELAY_KEY} (Hadoop's default 400 ms) and doubles it: most closes pay
+     * one such wait, per dataset. The consumer starts at 25 ms with 10 retries (25 ms x (2^10 - 1) = 25.6 s in all,
+     * more than the 12.4 s of Hadoop's 400 ms x 5 retries).
+     */
+    public static Configuration hdfsClientConf(Configuration base) {
+        Configuration conf = new Configuration(Objects.requireNonNull(base, "base is null"));
+        setUnlessConfigured(conf, HDFS_RETRY_DELAY_KEY, "25");
+        setUnlessConfigured(conf, HDFS_RETRIES_KEY, "10");
+        return conf;
+    }
+
+    private static void setUnlessConfigured(Configuration conf, String key, String value) {
+        String[] sources = conf.getPropertySources(key);
+        boolean configured = sources != null && java.util.Arrays.stream(sources)
+                .anyMatch(s -> !s.equals("hdfs-default.xml") && !s.equals("core-default.xml"));
+        if (!configured) {
+            conf.set(key, value, "eventindex consumer default");
+        }
+    }
+
     /** Builds every part from {@code config}; HDFS client settings come from the default Hadoop configuration. */
     public static Consumer create(ConsumerConfig config, Clock clock) throws IOException {
         Configuration conf = new Configuration();
@@ -121,7 +149,7 @@ public final class Consumer implements AutoCloseable {
             S3ObjectFetcher fetcher = S3ObjectFetcher.connect(config.s3Endpoint(), config.s3AccessKey(),
                     config.s3SecretKey(), config.fetchThreads(), config.tls().s3TrustManagers());
             owned.add(fetcher);
-            FileContext fc = FileContext.getFileContext(config.hdfsUri(), hadoopConf);
+            FileContext fc = FileContext.getFileContext(config.hdfsUri(), hdfsClientConf(hadoopConf));
             KuduIngest ingest = KuduIngest.connect(config, hadoopConf, clock);
             owned.add(ingest);
             StompSender sender = new StompSender(stompSettings(config));

@@ -109,20 +109,24 @@ public final class ConsumerBenchMain {
             long totalEvents = signal.expectedEvents();
             ConsumerConfig config = config(s3, hdfs, kudu, threads, encodingThreads, work);
 
+            // both paths write with the consumer's HDFS client settings
+            org.apache.hadoop.conf.Configuration clientConf = Consumer.hdfsClientConf(hdfs.conf());
             try (S3ObjectFetcher fetcher = S3ObjectFetcher.connect(s3.endpoint(), s3.accessKey(), s3.secretKey(),
-                    threads)) {
-                FileContext fc = FileContext.getFileContext(hdfs.uri(), hdfs.conf());
+                    threads);
+                 org.apache.hadoop.fs.FileSystem rawFs = org.apache.hadoop.fs.FileSystem.newInstance(hdfs.uri(),
+                         clientConf)) {
+                FileContext fc = FileContext.getFileContext(hdfs.uri(), clientConf);
                 Consumer consumer = new Consumer(config, new Consumer.Services(fetcher, fc,
                         (sig, file) -> new DatasetIngest.Loaded(0, 0), report -> { }), Clock.systemUTC());
                 // warm-up of both paths (JIT, connections, HDFS pipeline), then the measured runs; a long-lived
                 // consumer has compiled its code after a few datasets, which more warm-up runs show
                 for (int w = 0; w < warmups; w++) {
-                    raw(fetcher, hdfs.fs(), signal, threads);
+                    raw(fetcher, rawFs, signal, threads);
                     consolidate(consumer, signal);
                 }
                 ThreadCpuMeter rawMeter = new ThreadCpuMeter();
                 long cpu0 = processCpuNanos();
-                double rawSeconds = raw(fetcher, hdfs.fs(), signal, threads);
+                double rawSeconds = raw(fetcher, rawFs, signal, threads);
                 long cpu1 = processCpuNanos();
                 Map<String, Double> rawThreads = rawMeter.stop();
                 ThreadCpuMeter consMeter = new ThreadCpuMeter();
