@@ -15,9 +15,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
 
 /**
- * Runs the k-way merge of sorted events (a {@link Source}: {@link RunMerger} or {@link ExternalSorter}), the scanning of the sorted events and their stage references on
- * a second thread, handing batches of rows to the calling thread (which encodes Parquet). Merge/scan and encoding
- * then overlap on two cores. Memory: a few batches, whose rows are recycled. Order is preserved.
+ * Runs the k-way merge of sorted events (a {@link Source}: {@link RunMerger} or {@link ExternalSorter}), the scanning
+ * of the sorted events and their stage references on a second thread, handing batches of rows to the calling thread
+ * (which encodes Parquet). Merge/scan and encoding then overlap on two cores. Memory: a few batches, whose rows are recycled. Order is preserved.
  */
 final class MergePipeline {
     private static final Logger LOG = LoggerFactory.getLogger(MergePipeline.class);

@@ -198,7 +198,7 @@ public final class ParquetConsolidatedFormat implements ConsolidatedFormat {
             try {
                 String dataset = header.getInputDsName();
                 MergePipeline.Source source = objectRuns.isEmpty()
-                        ? sink -> sorter.merge((guid, payload) -> sink.accept(guid, payload, 0, payload.length))
+                        ? sorter::merge
                         : sink -> new RunMerger(spillDir, dataset, RunMerger.FAN_IN).merge(objectRuns, sink);
                 MergePipeline.run(source, dataset, guids::get, rows -> parquet.write(
                         new ConsolidatedFileWriter.RowBatch() {

@@ -10,7 +10,7 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * K-way merges sorted run files ({@link SortBuffer#writeRun}) by unsigned (run, event); equal keys come in the order
+ * K-way merges sorted run files ({@link RunOutput}) by unsigned (run, event); equal keys come in the order
  * of the runs in the list, then in their order within a run. Given the runs of each object in chunk order and the
  * objects in signal order, that is the order of a stable sort of all events in signal order. At most {@code fanIn}
  * runs are open at a time, each read through a {@value #READ_BUFFER}-byte buffer: beyond that, consecutive groups are
@@ -20,7 +20,7 @@ import java.util.Objects;
 final class RunMerger {
     /** Runs open at once in a merge: 64 x 64 KiB of read buffers. */
     static final int FAN_IN = 64;
-    static final int READ_BUFFER = 64 * 1024;
+    static final int READ_BUFFER = RunOutput.BLOCK;
 
     /** A run file whose file indexes are relative to {@code guidBase} (the object's first input file). */
     record Run(Path file, int guidBase) {
@@ -223,48 +223,6 @@ final class RunMerger {
 
         private IOException truncated(EOFException e) {
             return new IOException("dataset " + label + ": run " + run.file() + " is truncated", e);
-        }
-    }
-
-    /** Writes events in the run file layout of {@link SortBuffer#writeRun}, a block at a time. */
-    private static final class RunOutput {
-        private final OutputStream out;
-        private final byte[] block = new byte[READ_BUFFER];
-        private int p;
-
-        RunOutput(OutputStream out) {
-            this.out = out;
-        }
-
-        void write(int guid, int run, long event, byte[] buf, int off, int len) throws IOException {
-            if (block.length - p < SortBuffer.HEAD_BYTES + len) {
-                flush();
-            }
-            p = putInt(p, run);
-            p = putInt(p, (int) (event >>> 32));
-            p = putInt(p, (int) event);
-            p = putInt(p, guid);
-            p = putInt(p, len);
-            if (block.length - p >= len) {
-                System.arraycopy(buf, off, block, p, len);
-                p += len;
-            } else {
-                flush();
-                out.write(buf, off, len);
-            }
-        }
-
-        void flush() throws IOException {
-            out.write(block, 0, p);
-            p = 0;
-        }
-
-        private int putInt(int at, int v) {
-            block[at] = (byte) (v >>> 24);
-            block[at + 1] = (byte) (v >>> 16);
-            block[at + 2] = (byte) (v >>> 8);
-            block[at + 3] = (byte) v;
-            return at + 4;
         }
     }
 }

@@ -10,14 +10,12 @@ import java.util.Arrays;
  * One fetch thread's in-memory sort of an object's events: their bytes go into one arena array and their keys into
  * primitive arrays, all reused from object to object, so sorting costs no allocation per event. {@link #writeRun}
  * sorts by unsigned (run, event), ties in the order the events were added, and writes the run file that
- * {@link RunMerger} reads. Holds at most {@code capacity} bytes (payload + {@link #INDEX_BYTES} per event), except
- * that a single event always fits. Not thread-safe.
+ * {@link RunMerger} reads ({@link RunOutput}). Holds at most {@code capacity} bytes (payload + {@link #INDEX_BYTES}
+ * per event), except that a single event always fits. Not thread-safe.
  */
 final class SortBuffer {
     /** Index bytes per event: offset, length, run, file, event, and two sort permutation slots. */
     static final int INDEX_BYTES = 4 + 4 + 4 + 4 + 8 + 4 + 4;
-    /** Bytes ahead of each payload in a run file: run, event, file index, length. */
-    static final int HEAD_BYTES = 4 + 8 + 4 + 4;
 
     private final long capacity;
     private byte[] data = new byte[0];
@@ -77,30 +75,12 @@ final class SortBuffer {
         Path file = Files.createTempFile(dir, prefix, ".run");
         boolean ok = false;
         try (OutputStream out = Files.newOutputStream(file)) {
-            byte[] block = new byte[64 * 1024];
-            int p = 0;
+            RunOutput run = new RunOutput(out);
             for (int k = 0; k < count; k++) {
                 int i = order[k];
-                if (block.length - p < HEAD_BYTES) {
-                    out.write(block, 0, p);
-                    p = 0;
-                }
-                p = putInt(block, p, runs[i]);
-                p = putInt(block, p, (int) (events[i] >>> 32));
-                p = putInt(block, p, (int) events[i]);
-                p = putInt(block, p, files[i]);
-                p = putInt(block, p, lengths[i]);
-                int len = lengths[i];
-                if (block.length - p >= len) {
-                    System.arraycopy(data, offsets[i], block, p, len);
-                    p += len;
-                } else {
-                    out.write(block, 0, p);
-                    p = 0;
-                    out.write(data, offsets[i], len);
-                }
+                run.write(files[i], runs[i], events[i], data, offsets[i], lengths[i]);
             }
-            out.write(block, 0, p);
+            run.flush();
             ok = true;
         } finally {
             if (!ok) {
@@ -115,14 +95,6 @@ final class SortBuffer {
     void clear() {
         count = 0;
         used = 0;
-    }
-
-    private static int putInt(byte[] b, int at, int v) {
-        b[at] = (byte) (v >>> 24);
-        b[at + 1] = (byte) (v >>> 16);
-        b[at + 2] = (byte) (v >>> 8);
-        b[at + 3] = (byte) v;
-        return at + 4;
     }
 
     /**

@@ -39,7 +39,7 @@ class ExternalSorterTest {
                 sorter.add(e.run(), e.event(), e.seq(), new byte[]{(byte) e.seq(), 1, 2, 3});
             }
             runs = sorter.spilledRuns();
-            sorter.merge((guid, payload) -> out.add(input.get(guid)));
+            sorter.merge((guid, buf, off, len) -> out.add(input.get(guid)));
         }
         assertTrue(runs > 10, "spilled runs: " + runs);
         List<E> expected = new ArrayList<>(input);

@@ -80,7 +80,7 @@ class RunMergerTest {
         assertTrue(!b.fits(1), "a full buffer takes no more");
         Path run = b.writeRun(dir, "t-");
         assertEquals(0, b.count());
-        assertEquals(SortBuffer.HEAD_BYTES + 5_000, Files.size(run));
+        assertEquals(RunOutput.HEAD_BYTES + 5_000, Files.size(run));
         int n = 0;
         while (b.fits(100)) {
             b.add(1, n, 0, new byte[100], 0, 100);
