@@ -1,21 +1,28 @@
 package org.eventindex.consumer;
 
 import java.io.IOException;
-import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 
 /**
- * One fetch thread's in-memory sort of an object's events: their bytes go into one arena array and their keys into
- * primitive arrays, all reused from object to object, so sorting costs no allocation per event. {@link #writeRun}
- * sorts by unsigned (run, event), ties in the order the events were added, and writes the run file that
- * {@link RunMerger} reads ({@link RunOutput}). Holds at most {@code capacity} bytes (payload + {@link #INDEX_BYTES}
- * per event), except that a single event always fits. Not thread-safe.
+ * One fetch thread's in-memory sort of an object's events: each event goes into one arena array as the record a run
+ * file holds ({@link RunOutput#putHead head} then payload) and its key into primitive arrays, all reused from object
+ * to object, so sorting costs no allocation per event. {@link #writeRun} sorts by unsigned (run, event), ties in the
+ * order the events were added, and writes the run file that {@link RunMerger} reads. Events usually arrive in that
+ * order already (those of an input file are in increasing order): then the arena is the run file and is written as
+ * it is, without a copy per event. Holds at most {@code capacity} bytes (head + payload + {@link #INDEX_BYTES} per
+ * event), except that a single event always fits. Not thread-safe.
  */
 final class SortBuffer {
-    /** Index bytes per event: offset, length, run, file, event, and two sort permutation slots. */
-    static final int INDEX_BYTES = 4 + 4 + 4 + 4 + 8 + 4 + 4;
+    /** Index bytes per event: record offset, record length, run, event, and two sort permutation slots. */
+    static final int INDEX_BYTES = 4 + 4 + 4 + 8 + 4 + 4;
+    /** Bytes per write of an arena in order: bounds the JDK's temporary direct buffer for a heap array. */
+    static final int WRITE_CHUNK = 4 * RunOutput.BLOCK;
 
     private final long capacity;
     private byte[] data = new byte[0];
@@ -23,11 +30,12 @@ final class SortBuffer {
     private int[] offsets = new int[0];
     private int[] lengths = new int[0];
     private int[] runs = new int[0];
-    private int[] files = new int[0];
     private long[] events = new long[0];
     private int[] order = new int[0];
     private int[] scratch = new int[0];
     private int count;
+    /** Whether the events added so far are in sort order (each key at least the one before). */
+    private boolean inOrder = true;
 
     SortBuffer(long capacity) {
         if (capacity < 0) {
@@ -39,29 +47,34 @@ final class SortBuffer {
 
     /** True if an event of {@code length} bytes can be added without going over the capacity. */
     boolean fits(int length) {
-        return count == 0 || (long) used + length + (long) (count + 1) * INDEX_BYTES <= capacity;
+        return count == 0
+                || (long) used + RunOutput.HEAD_BYTES + length + (long) (count + 1) * INDEX_BYTES <= capacity;
     }
 
     int count() {
         return count;
     }
 
-    /** Adds an event (its bytes are copied); the caller checks {@link #fits} first. */
+    /** Adds an event (its bytes are copied, after its run file head); the caller checks {@link #fits} first. */
     void add(int run, long event, int file, byte[] buf, int off, int len) {
         if (count == offsets.length) {
             growIndex();
         }
-        if (used + len > data.length) {
-            growData(len);
+        int record = RunOutput.HEAD_BYTES + len;
+        if ((long) used + record > data.length) {
+            growData(record);
         }
-        System.arraycopy(buf, off, data, used, len);
+        int payload = RunOutput.putHead(data, used, file, run, event, len);
+        System.arraycopy(buf, off, data, payload, len);
+        if (inOrder && count > 0 && compare(runs[count - 1], events[count - 1], run, event) > 0) {
+            inOrder = false;
+        }
         offsets[count] = used;
-        lengths[count] = len;
+        lengths[count] = record;
         runs[count] = run;
-        files[count] = file;
         events[count] = event;
         count++;
-        used += len;
+        used += record;
     }
 
     /**
@@ -70,17 +83,15 @@ final class SortBuffer {
      * @return the run file
      */
     Path writeRun(Path dir, String prefix) throws IOException {
-        sort();
         Files.createDirectories(dir);
         Path file = Files.createTempFile(dir, prefix, ".run");
         boolean ok = false;
-        try (OutputStream out = Files.newOutputStream(file)) {
-            RunOutput run = new RunOutput(out);
-            for (int k = 0; k < count; k++) {
-                int i = order[k];
-                run.write(files[i], runs[i], events[i], data, offsets[i], lengths[i]);
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
+            if (inOrder) {
+                writeArena(ch);
+            } else {
+                writeSorted(ch);
             }
-            run.flush();
             ok = true;
         } finally {
             if (!ok) {
@@ -91,10 +102,33 @@ final class SortBuffer {
         return file;
     }
 
+    /** The arena holds the records in sort order: it is the run file. */
+    private void writeArena(FileChannel ch) throws IOException {
+        for (int at = 0; at < used; ) {
+            ByteBuffer chunk = ByteBuffer.wrap(data, at, Math.min(WRITE_CHUNK, used - at));
+            while (chunk.hasRemaining()) {
+                ch.write(chunk);
+            }
+            at = chunk.position();
+        }
+    }
+
+    /** Gathers the records in sort order into blocks. */
+    private void writeSorted(FileChannel ch) throws IOException {
+        sort();
+        RunOutput run = new RunOutput(Channels.newOutputStream(ch));
+        for (int k = 0; k < count; k++) {
+            int i = order[k];
+            run.writeRecord(data, offsets[i], lengths[i]);
+        }
+        run.flush();
+    }
+
     /** Forgets the events added; the arrays stay for the next object. */
     void clear() {
         count = 0;
         used = 0;
+        inOrder = true;
     }
 
     /**
@@ -144,8 +178,12 @@ final class SortBuffer {
     }
 
     private int compare(int x, int y) {
-        int c = Integer.compareUnsigned(runs[x], runs[y]);
-        return c != 0 ? c : Long.compareUnsigned(events[x], events[y]);
+        return compare(runs[x], events[x], runs[y], events[y]);
+    }
+
+    private static int compare(int runX, long eventX, int runY, long eventY) {
+        int c = Integer.compareUnsigned(runX, runY);
+        return c != 0 ? c : Long.compareUnsigned(eventX, eventY);
     }
 
     private void growIndex() {
@@ -153,7 +191,6 @@ final class SortBuffer {
         offsets = Arrays.copyOf(offsets, n);
         lengths = Arrays.copyOf(lengths, n);
         runs = Arrays.copyOf(runs, n);
-        files = Arrays.copyOf(files, n);
         events = Arrays.copyOf(events, n);
         order = new int[n];
         scratch = new int[n];

@@ -86,7 +86,7 @@ class RunMergerTest {
             b.add(1, n, 0, new byte[100], 0, 100);
             n++;
         }
-        assertEquals(1_000 / (100 + SortBuffer.INDEX_BYTES), n);
+        assertEquals(1_000 / (RunOutput.HEAD_BYTES + 100 + SortBuffer.INDEX_BYTES), n);
     }
 
     @Test
