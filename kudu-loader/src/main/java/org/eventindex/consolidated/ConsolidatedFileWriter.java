@@ -7,6 +7,7 @@ import org.eventindex.spb.EventScan;
 
 import java.io.Closeable;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.io.OutputStream;
 import java.util.HashMap;
 import java.util.Map;
@@ -15,6 +16,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -37,13 +39,24 @@ public final class ConsolidatedFileWriter implements Closeable {
 
     private final long rowGroupBytes;
     private final ParquetFileWriter file;
-    private final EventColumns columns = new EventColumns(new PageCompressor(), new PageCompressor());
+    /**
+     * The row group being encoded, and with two threads a second one: while one row group's column chunks go out
+     * to the stream on {@link #flusher}, the rows of the next are encoded into the other.
+     */
+    private final EventColumns[] sets;
+    private int current;
+    /** The write of each set's last row group, or null: the set is reused only once it has been written. */
+    private final Future<?>[] flushes;
     private final EventScan ownScan = new EventScan();
     private final StageRefs ownRefs = new StageRefs();
     private final StageRefs.Resolver resolver = new StageRefs.Resolver();
     private final RowDigest digest = new RowDigest();
     /** Encodes the second half of the columns of a batch while the calling thread encodes the first; or null. */
     private final ExecutorService encoder;
+    /** Writes full row groups to the stream, in order, while the next is encoded (with two threads); or null. */
+    private final ExecutorService flusher;
+    /** Set by the first failed row group write: the file is broken, later row groups are not written. */
+    private volatile Throwable flushFailure;
     private long groupRows;
     private long events;
     private boolean closed;
@@ -68,12 +81,17 @@ public final class ConsolidatedFileWriter implements Closeable {
         this.file = new ParquetFileWriter(new StreamOutputFile(Objects.requireNonNull(out, "out is null")),
                 ConsolidatedSchema.SCHEMA, ParquetFileWriter.Mode.OVERWRITE, rowGroupBytes,
                 0, null, props);
+        int sets = twoThreads ? 2 : 1;
+        this.sets = new EventColumns[sets];
+        for (int i = 0; i < sets; i++) {
+            // each set has its own page buffers: the flusher finishes a set's last pages while the next is encoded
+            this.sets[i] = new EventColumns(new PageCompressor(), new PageCompressor());
+        }
+        this.flushes = new Future<?>[sets];
         // what must be released comes after the last step that can fail without releasing it
-        this.encoder = twoThreads ? Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "parquet-encode-" + ENCODERS.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        }) : null;
+        int n = ENCODERS.incrementAndGet();
+        this.encoder = twoThreads ? daemonThread("parquet-encode-" + n) : null;
+        this.flusher = twoThreads ? daemonThread("parquet-flush-" + n) : null;
         boolean ok = false;
         try {
             file.start();
@@ -84,6 +102,14 @@ public final class ConsolidatedFileWriter implements Closeable {
                 release();
             }
         }
+    }
+
+    private static ExecutorService daemonThread(String name) {
+        return Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, name);
+            t.setDaemon(true);
+            return t;
+        });
     }
 
     /** Appends one row; rows must come in (run, event) order. */
@@ -171,6 +197,7 @@ public final class ConsolidatedFileWriter implements Closeable {
     }
 
     private void writeFirstHalf(RowBatch batch, int from, int to) {
+        EventColumns columns = sets[current];
         for (int i = from; i < to; i++) {
             columns.writeFirst(batch.event(i));
         }
@@ -178,6 +205,8 @@ public final class ConsolidatedFileWriter implements Closeable {
 
     /** The second half of the columns and the row checksum (which balances the two threads' work). */
     private void writeSecondHalf(RowBatch batch, int from, int to) {
+        // the calling thread changes sets only between segments, after this one is done
+        EventColumns columns = sets[current];
         for (int i = from; i < to; i++) {
             EventScan e = batch.event(i);
             String guid = batch.guid(i);
@@ -187,14 +216,34 @@ public final class ConsolidatedFileWriter implements Closeable {
     }
 
     private static void awaitSecondHalf(Future<?> other) throws IOException {
+        // the second half still uses the batch: wait for it even when interrupted, then pass the interrupt on
+        await(other, "encoding the second half of the columns", false);
+    }
+
+    /**
+     * Waits for a row group write handed to the flusher; an interrupt ends the wait (whoever gives up on the file
+     * closes the writer, which stops the flusher).
+     */
+    private static void awaitFlush(Future<?> flush) throws IOException {
+        await(flush, "writing a row group", true);
+    }
+
+    /**
+     * Waits for {@code task} and rethrows its failure; {@code what} names it in a checked failure. Unless
+     * {@code interruptible}, an interrupt is kept for later, not acted on (the task uses state the caller needs).
+     */
+    private static void await(Future<?> task, String what, boolean interruptible) throws IOException {
         boolean interrupted = false;
         try {
             while (true) {
                 try {
-                    other.get();
+                    task.get();
                     return;
                 } catch (InterruptedException e) {
-                    // the second half still uses the batch: wait for it, then pass the interrupt on
+                    if (interruptible) {
+                        Thread.currentThread().interrupt();
+                        throw new InterruptedIOException("interrupted while " + what);
+                    }
                     interrupted = true;
                 }
             }
@@ -206,7 +255,10 @@ public final class ConsolidatedFileWriter implements Closeable {
             if (c instanceof Error err) {
                 throw err;
             }
-            throw new IOException("encoding the second half of the columns failed: " + c, c);
+            if (c instanceof IOException io) {
+                throw new IOException(what + " failed: " + io.getMessage(), io);
+            }
+            throw new IOException(what + " failed: " + c, c);
         } finally {
             if (interrupted) {
                 Thread.currentThread().interrupt();
@@ -221,7 +273,7 @@ public final class ConsolidatedFileWriter implements Closeable {
     }
 
     private void checkRowGroupSize() throws IOException {
-        if (columns.bufferedBytes() >= rowGroupBytes) {
+        if (sets[current].bufferedBytes() >= rowGroupBytes) {
             flushRowGroup();
             startRowGroup();
         }
@@ -240,6 +292,7 @@ public final class ConsolidatedFileWriter implements Closeable {
         closed = true;
         try {
             flushRowGroup();
+            awaitFlushes();
             Map<String, String> footer = new HashMap<>(metadata);
             footer.put(WRITER_MODEL_KEY, WRITER_MODEL);
             file.end(footer);
@@ -266,26 +319,104 @@ public final class ConsolidatedFileWriter implements Closeable {
         groupRows = 0;
     }
 
-    /** Writes the buffered rows as a row group (none: nothing); the encoders are empty afterwards either way. */
+    /**
+     * Writes the buffered rows as a row group (none: nothing). With two threads the write goes to the flusher and
+     * the next rows go to the other set, once its previous row group is written; a failed write is reported here
+     * or by {@link #finish}. The set is empty after its write either way.
+     */
     private void flushRowGroup() throws IOException {
+        EventColumns set = sets[current];
+        long rows = groupRows;
+        if (flusher == null) {
+            writeRowGroup(set, rows);
+            return;
+        }
+        flushes[current] = flusher.submit(() -> {
+            if (flushFailure != null) {
+                // an earlier row group failed: the file is broken, write nothing more to it
+                set.reset();
+                return null;
+            }
+            try {
+                writeRowGroup(set, rows);
+            } catch (IOException | RuntimeException | Error e) {
+                flushFailure = e;
+                throw e;
+            }
+            return null;
+        });
+        current = (current + 1) % sets.length;
+        Future<?> previous = flushes[current];
+        if (previous != null) {
+            flushes[current] = null;
+            awaitFlush(previous);
+        }
+    }
+
+    private void writeRowGroup(EventColumns set, long rows) throws IOException {
         try {
-            if (groupRows > 0) {
-                file.startBlock(groupRows);
+            if (rows > 0) {
+                file.startBlock(rows);
                 // the halves' columns in schema order: the first half's, then the second's
-                columns.writeTo(file);
+                set.writeTo(file);
                 file.endBlock();
             }
         } finally {
-            columns.reset();
+            set.reset();
+        }
+    }
+
+    /** Waits until every row group handed to the flusher is written; the first failure is thrown. */
+    private void awaitFlushes() throws IOException {
+        for (int i = 0; i < flushes.length; i++) {
+            // in the order they were handed over: the set after the current one holds the older row group
+            int s = (current + i) % flushes.length;
+            Future<?> f = flushes[s];
+            if (f != null) {
+                flushes[s] = null;
+                awaitFlush(f);
+            }
         }
     }
 
     private void release() {
         try {
-            columns.reset();
+            boolean stopped = true;
+            if (flusher != null) {
+                // a row group still being written uses its set: stop it and wait before the sets are dropped
+                flusher.shutdownNow();
+                stopped = awaitTermination(flusher);
+            }
+            if (stopped) {
+                for (EventColumns set : sets) {
+                    set.reset();
+                }
+            }
         } finally {
             if (encoder != null) {
+                // idle here: every segment handed to it was waited for
                 encoder.shutdownNow();
+                awaitTermination(encoder);
+            }
+        }
+    }
+
+    /** Waits up to a minute for {@code executor}'s threads to end (an interrupt is kept for later). */
+    private static boolean awaitTermination(ExecutorService executor) {
+        boolean interrupted = false;
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
+        try {
+            while (true) {
+                try {
+                    return executor.awaitTermination(Math.max(0, deadline - System.nanoTime()),
+                            TimeUnit.NANOSECONDS);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
             }
         }
     }

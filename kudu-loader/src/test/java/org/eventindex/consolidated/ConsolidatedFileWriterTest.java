@@ -9,9 +9,12 @@ import org.apache.parquet.io.LocalInputFile;
 import org.eventindex.spb.EventScan;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,6 +23,7 @@ import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.CountDownLatch;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -135,10 +139,13 @@ class ConsolidatedFileWriterTest {
 
     /**
      * An HDFS stream that failed throws the same stored exception on every later call; the writer's error must still
-     * name that cause (not "Self-suppression not permitted" from Parquet's try-with-resources).
+     * name that cause (not "Self-suppression not permitted" from Parquet's try-with-resources), whether the row
+     * group is written on the calling thread (one thread, one large row group written at the end) or on the
+     * writer's flusher thread while the next is encoded (two threads, 64 KiB row groups, failing mid-file).
      */
-    @Test
-    void aStreamRethrowingOneStoredExceptionReportsItsCause() throws IOException {
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void aStreamRethrowingOneStoredExceptionReportsItsCause(boolean twoThreads) throws IOException {
         IOException stored = new IOException("DataNode refused the block: disk full");
         OutputStream failing = new OutputStream() {
             private long written;
@@ -163,21 +170,87 @@ class ConsolidatedFileWriterTest {
                 }
             }
         };
-        ConsolidatedFileWriter w = new ConsolidatedFileWriter(failing, false, ConsolidatedSchema.ROW_GROUP_BYTES);
-        IOException thrown = assertThrows(IOException.class, () -> {
-            Random random = new Random(5);
-            for (int i = 0; i < EVENTS; i++) {
-                EIEvent_p1 e = event(i, random);
-                w.write(e, guid(i % 7));
-            }
-            w.finish(Map.of("eventindex.events", Integer.toString(EVENTS)));
-        });
+        ConsolidatedFileWriter w = new ConsolidatedFileWriter(failing, twoThreads,
+                twoThreads ? 1 << 16 : ConsolidatedSchema.ROW_GROUP_BYTES);
+        IOException thrown;
+        try {
+            thrown = assertThrows(IOException.class, () -> {
+                Random random = new Random(5);
+                for (int i = 0; i < EVENTS; i++) {
+                    EIEvent_p1 e = event(i, random);
+                    w.write(e, guid(i % 7));
+                }
+                w.finish(Map.of("eventindex.events", Integer.toString(EVENTS)));
+            });
+        } finally {
+            w.close();
+        }
         Throwable t = thrown;
         boolean named = false;
         for (; t != null && !named; t = t.getCause()) {
             named = t == stored || String.valueOf(t.getMessage()).contains("disk full");
         }
         assertTrue(named, "the error names the stream's failure: " + thrown);
+        assertTrue(liveThreads("parquet-").isEmpty(), "threads left: " + liveThreads("parquet-"));
+    }
+
+    /**
+     * A stream that blocks (an HDFS pipeline that stopped answering) while the flusher writes a row group: the thread
+     * writing rows waits for that write before reusing its buffers, an interrupt ends the wait with an
+     * InterruptedIOException, and closing the writer stops the flusher (its write is interrupted) and returns.
+     */
+    @Test
+    void closeStopsARowGroupWriteThatBlocks() throws Exception {
+        CountDownLatch blocked = new CountDownLatch(1);
+        OutputStream stuck = new OutputStream() {
+            @Override
+            public void write(int b) throws IOException {
+                write(new byte[] {(byte) b}, 0, 1);
+            }
+
+            @Override
+            public void write(byte[] b, int off, int len) throws IOException {
+                if (Thread.currentThread().getName().startsWith("parquet-flush-")) {
+                    blocked.countDown();
+                    try {
+                        new CountDownLatch(1).await();
+                    } catch (InterruptedException e) {
+                        throw new InterruptedIOException("write interrupted");
+                    }
+                }
+            }
+        };
+        ConsolidatedFileWriter w = new ConsolidatedFileWriter(stuck, true, 1 << 16);
+        Throwable[] thrown = new Throwable[1];
+        Thread rows = new Thread(() -> {
+            Random random = new Random(9);
+            try {
+                for (int i = 0; i < EVENTS; i++) {
+                    w.write(event(i, random), guid(i % 7));
+                }
+            } catch (Throwable e) {
+                thrown[0] = e;
+            }
+        }, "rows");
+        rows.start();
+        blocked.await();
+        rows.interrupt();
+        rows.join();
+        assertTrue(thrown[0] instanceof InterruptedIOException, "the row writer ends with: " + thrown[0]);
+        w.close();
+        assertTrue(liveThreads("parquet-").isEmpty(), "threads left: " + liveThreads("parquet-"));
+        assertThrows(IllegalStateException.class, () -> w.write(event(0, new Random(1)), guid(0)));
+    }
+
+    /** Threads whose name starts with {@code prefix} and that have not ended yet. */
+    private static List<String> liveThreads(String prefix) {
+        List<String> live = new ArrayList<>();
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().startsWith(prefix) && t.isAlive()) {
+                live.add(t.getName());
+            }
+        }
+        return live;
     }
 
     static EIEvent_p1 event(int i, Random random) {

@@ -69,6 +69,7 @@ public final class ConsumerBenchMain {
         m.put("handler (main) + other consumer", "handler");
         m.put("consumer merge thread", "merge");
         m.put("Parquet second encoding thread", "encode-2");
+        m.put("Parquet row group writer", "rg-write");
         m.put(ThreadCpuMeter.VM_GC, "GC+VM");
         m.put(ThreadCpuMeter.VM_JIT, "JIT");
         return m;

@@ -197,6 +197,9 @@ final class ThreadCpuMeter implements AutoCloseable {
         if (name.startsWith("parquet-encode")) {
             return "Parquet second encoding thread";
         }
+        if (name.startsWith("parquet-flush")) {
+            return "Parquet row group writer";
+        }
         if (name.startsWith("consumer-") || name.equals("main")) {
             return "handler (main) + other consumer";
         }
