@@ -7,16 +7,11 @@ import org.eventindex.spb.EventScan;
 
 import java.io.Closeable;
 import java.io.IOException;
-import java.io.InterruptedIOException;
 import java.io.OutputStream;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -52,9 +47,9 @@ public final class ConsolidatedFileWriter implements Closeable {
     private final StageRefs.Resolver resolver = new StageRefs.Resolver();
     private final RowDigest digest = new RowDigest();
     /** Encodes the second half of the columns of a batch while the calling thread encodes the first; or null. */
-    private final ExecutorService encoder;
+    private final WorkerThread encoder;
     /** Writes full row groups to the stream, in order, while the next is encoded (with two threads); or null. */
-    private final ExecutorService flusher;
+    private final WorkerThread flusher;
     /** Set by the first failed row group write: the file is broken, later row groups are not written. */
     private volatile Throwable flushFailure;
     private long groupRows;
@@ -90,8 +85,8 @@ public final class ConsolidatedFileWriter implements Closeable {
         this.flushes = new Future<?>[sets];
         // what must be released comes after the last step that can fail without releasing it
         int n = ENCODERS.incrementAndGet();
-        this.encoder = twoThreads ? daemonThread("parquet-encode-" + n) : null;
-        this.flusher = twoThreads ? daemonThread("parquet-flush-" + n) : null;
+        this.encoder = twoThreads ? new WorkerThread("parquet-encode-" + n) : null;
+        this.flusher = twoThreads ? new WorkerThread("parquet-flush-" + n) : null;
         boolean ok = false;
         try {
             file.start();
@@ -102,14 +97,6 @@ public final class ConsolidatedFileWriter implements Closeable {
                 release();
             }
         }
-    }
-
-    private static ExecutorService daemonThread(String name) {
-        return Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, name);
-            t.setDaemon(true);
-            return t;
-        });
     }
 
     /** Appends one row; rows must come in (run, event) order. */
@@ -187,7 +174,10 @@ public final class ConsolidatedFileWriter implements Closeable {
             writeSecondHalf(batch, from, to);
             return;
         }
-        Future<?> other = encoder.submit(() -> writeSecondHalf(batch, from, to));
+        Future<?> other = encoder.submit(() -> {
+            writeSecondHalf(batch, from, to);
+            return null;
+        });
         try {
             writeFirstHalf(batch, from, to);
         } finally {
@@ -217,7 +207,7 @@ public final class ConsolidatedFileWriter implements Closeable {
 
     private static void awaitSecondHalf(Future<?> other) throws IOException {
         // the second half still uses the batch: wait for it even when interrupted, then pass the interrupt on
-        await(other, "encoding the second half of the columns", false);
+        WorkerThread.await(other, "encoding the second half of the columns", false);
     }
 
     /**
@@ -225,45 +215,7 @@ public final class ConsolidatedFileWriter implements Closeable {
      * closes the writer, which stops the flusher).
      */
     private static void awaitFlush(Future<?> flush) throws IOException {
-        await(flush, "writing a row group", true);
-    }
-
-    /**
-     * Waits for {@code task} and rethrows its failure; {@code what} names it in a checked failure. Unless
-     * {@code interruptible}, an interrupt is kept for later, not acted on (the task uses state the caller needs).
-     */
-    private static void await(Future<?> task, String what, boolean interruptible) throws IOException {
-        boolean interrupted = false;
-        try {
-            while (true) {
-                try {
-                    task.get();
-                    return;
-                } catch (InterruptedException e) {
-                    if (interruptible) {
-                        Thread.currentThread().interrupt();
-                        throw new InterruptedIOException("interrupted while " + what);
-                    }
-                    interrupted = true;
-                }
-            }
-        } catch (ExecutionException e) {
-            Throwable c = e.getCause();
-            if (c instanceof RuntimeException re) {
-                throw re;
-            }
-            if (c instanceof Error err) {
-                throw err;
-            }
-            if (c instanceof IOException io) {
-                throw new IOException(what + " failed: " + io.getMessage(), io);
-            }
-            throw new IOException(what + " failed: " + c, c);
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        WorkerThread.await(flush, "writing a row group", true);
     }
 
     private void checkOpen() {
@@ -381,13 +333,8 @@ public final class ConsolidatedFileWriter implements Closeable {
 
     private void release() {
         try {
-            boolean stopped = true;
-            if (flusher != null) {
-                // a row group still being written uses its set: stop it and wait before the sets are dropped
-                flusher.shutdownNow();
-                stopped = awaitTermination(flusher);
-            }
-            if (stopped) {
+            // a row group still being written uses its set: stop the flusher and wait before the sets are dropped
+            if (flusher == null || flusher.stop()) {
                 for (EventColumns set : sets) {
                     set.reset();
                 }
@@ -395,28 +342,7 @@ public final class ConsolidatedFileWriter implements Closeable {
         } finally {
             if (encoder != null) {
                 // idle here: every segment handed to it was waited for
-                encoder.shutdownNow();
-                awaitTermination(encoder);
-            }
-        }
-    }
-
-    /** Waits up to a minute for {@code executor}'s threads to end (an interrupt is kept for later). */
-    private static boolean awaitTermination(ExecutorService executor) {
-        boolean interrupted = false;
-        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
-        try {
-            while (true) {
-                try {
-                    return executor.awaitTermination(Math.max(0, deadline - System.nanoTime()),
-                            TimeUnit.NANOSECONDS);
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
+                encoder.stop();
             }
         }
     }
