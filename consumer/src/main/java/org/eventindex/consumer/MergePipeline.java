@@ -1,5 +1,6 @@
 package org.eventindex.consumer;
 
+import org.eventindex.consolidated.RowDigest;
 import org.eventindex.consolidated.StageRefs;
 import org.eventindex.spb.EventScan;
 import org.slf4j.Logger;
@@ -15,9 +16,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
 
 /**
- * Runs the k-way merge of sorted events (a {@link Source}: {@link RunMerger} or {@link ExternalSorter}), the scanning
- * of the sorted events and their stage references on a second thread, handing batches of rows to the calling thread
- * (which encodes Parquet). Merge/scan and encoding then overlap on two cores. Memory: a few batches, whose rows are recycled. Order is preserved.
+ * Runs the k-way merge of sorted events (a {@link Source}: {@link RunMerger} or {@link ExternalSorter}), the reading
+ * of the sorted events' fields, their stage references and the row checksum on a second thread, handing batches of
+ * rows to the calling thread (which encodes Parquet). Merge and encoding then overlap on two cores. Memory: a few
+ * batches, whose rows are recycled. Order is preserved.
+ * <p>
+ * The events' fields are either restored from the scan saved with each event ({@link EventScan#writeIndexed}: the
+ * runs of {@link SortBuffer}, whose events were scanned on the fetch threads) or read by scanning the event (an
+ * {@link ExternalSorter}'s events).
  */
 final class MergePipeline {
     private static final Logger LOG = LoggerFactory.getLogger(MergePipeline.class);
@@ -50,9 +56,16 @@ final class MergePipeline {
     private MergePipeline() {
     }
 
-    /** Merges {@code source} into {@code sink}; {@code label} names the dataset in the thread name and errors. */
-    static void run(Source source, String label, IntFunction<String> guidName, RowSink sink)
+    /**
+     * Merges {@code source} into {@code sink}; {@code label} names the dataset in the thread name and errors.
+     *
+     * @param indexed whether the source's events are saved scans ({@link EventScan#writeIndexed}) rather than plain
+     *                serializations
+     * @return the rows' checksum ({@link RowDigest}, in the order the sink got them), computed on the merge thread
+     */
+    static String run(Source source, boolean indexed, String label, IntFunction<String> guidName, RowSink sink)
             throws IOException {
+        RowDigest digest = new RowDigest();
         BlockingQueue<List<Row>> queue = new ArrayBlockingQueue<>(DEPTH);
         // batches the calling thread is done with, for the merge thread to fill again (no allocation per row)
         BlockingQueue<List<Row>> free = new ArrayBlockingQueue<>(DEPTH + 2);
@@ -69,13 +82,16 @@ final class MergePipeline {
                         row.bytes = new byte[Math.max(len, 2 * row.bytes.length)];
                     }
                     System.arraycopy(buf, off, row.bytes, 0, len);
-                    if (!row.event.scan(row.bytes, 0, len)) {
-                        throw new IOException("a sorted event of file " + guidName.apply(guid)
-                                + " is not a canonical EIEvent_p1 serialization");
+                    if (indexed ? !row.event.restore(row.bytes, 0, len) : !row.event.scan(row.bytes, 0, len)) {
+                        throw new IOException("a sorted event of file " + guidName.apply(guid) + " is not "
+                                + (indexed ? "a saved event scan" : "a canonical EIEvent_p1 serialization"));
                     }
                     row.guid = guid;
-                    // the stage references (token parsing) are computed here, off the encoding thread
-                    resolver.resolve(row.event, guidName.apply(guid), row.refs);
+                    String name = guidName.apply(guid);
+                    // the stage references (token parsing) and the row checksum are computed here, off the encoding
+                    // threads
+                    resolver.resolve(row.event, guid, name, row.refs);
+                    digest.add(row.event.buf(), row.event.offset(), row.event.length(), name);
                     if (n[0] == BATCH) {
                         put(queue, batch[0]);
                         batch[0] = newBatch(free);
@@ -125,6 +141,7 @@ final class MergePipeline {
         if (f instanceof Error err) {
             throw err;
         }
+        return digest.hex();
     }
 
     /**

@@ -193,14 +193,16 @@ public final class ParquetConsolidatedFormat implements ConsolidatedFormat {
             if (header == null) {
                 throw new IllegalStateException("consolidated file finished without a header");
             }
-            ConsolidatedFileWriter parquet = new ConsolidatedFileWriter(out, encodingThreads > 1);
+            ConsolidatedFileWriter parquet = new ConsolidatedFileWriter(out, encodingThreads > 1, false);
             boolean ok = false;
             try {
                 String dataset = header.getInputDsName();
-                MergePipeline.Source source = objectRuns.isEmpty()
-                        ? sorter::merge
-                        : sink -> new RunMerger(spillDir, dataset, RunMerger.FAN_IN).merge(objectRuns, sink);
-                MergePipeline.run(source, dataset, guids::get, rows -> parquet.write(
+                // an object's run files (SortedObject) hold saved scans; the sorter holds plain serializations
+                boolean indexed = !objectRuns.isEmpty();
+                MergePipeline.Source source = indexed
+                        ? sink -> new RunMerger(spillDir, dataset, RunMerger.FAN_IN).merge(objectRuns, sink)
+                        : sorter::merge;
+                String checksum = MergePipeline.run(source, indexed, dataset, guids::get, rows -> parquet.write(
                         new ConsolidatedFileWriter.RowBatch() {
                             @Override
                             public int size() {
@@ -226,7 +228,7 @@ public final class ParquetConsolidatedFormat implements ConsolidatedFormat {
                         new ConsolidatedMetadata.HeaderInfo(header.getStartProcTime(), header.getTaskID(),
                                 header.getJobID(), header.getProvenanceRef(), header.getTriggerInfo()),
                         objects, files, parquet.events(), List.copyOf(runs), simulation, endProcTime,
-                        parquet.finishDigest());
+                        checksum);
                 parquet.finish(meta.toKeyValues());
                 ok = true;
             } finally {

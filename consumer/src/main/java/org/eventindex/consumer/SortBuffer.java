@@ -1,5 +1,7 @@
 package org.eventindex.consumer;
 
+import org.eventindex.spb.EventScan;
+
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
@@ -57,6 +59,21 @@ final class SortBuffer {
 
     /** Adds an event (its bytes are copied, after its run file head); the caller checks {@link #fits} first. */
     void add(int run, long event, int file, byte[] buf, int off, int len) {
+        int payload = reserve(run, event, file, len);
+        System.arraycopy(buf, off, data, payload, len);
+    }
+
+    /**
+     * Adds a scanned event saved with its fields ({@link EventScan#writeIndexed}, of
+     * {@link EventScan#indexedLength} bytes: check {@link #fits} with that), so that the merge does not scan it again.
+     */
+    void add(EventScan e, int file) {
+        int payload = reserve(e.runNumber, e.eventNumber, file, e.indexedLength());
+        e.writeIndexed(data, payload);
+    }
+
+    /** Makes room for a record of {@code len} payload bytes, writes its head and indexes it; the payload's offset. */
+    private int reserve(int run, long event, int file, int len) {
         if (count == offsets.length) {
             growIndex();
         }
@@ -65,7 +82,6 @@ final class SortBuffer {
             growData(record);
         }
         int payload = RunOutput.putHead(data, used, file, run, event, len);
-        System.arraycopy(buf, off, data, payload, len);
         if (inOrder && count > 0 && compare(runs[count - 1], events[count - 1], run, event) > 0) {
             inOrder = false;
         }
@@ -75,6 +91,7 @@ final class SortBuffer {
         events[count] = event;
         count++;
         used += record;
+        return payload;
     }
 
     /**

@@ -27,6 +27,8 @@ final class SortedObject implements SelectedRecords {
     private final Path dir;
     private final Buffers buffers;
     private SortBuffer buffer;
+    /** Scans events given as messages (a reader not in raw-event mode); made on first use. */
+    private EventScan ownScan;
     private final List<SpbRecord> guidRecords = new ArrayList<>();
     private final List<Path> files = new ArrayList<>();
     private long[] fileEvents = new long[4];
@@ -49,12 +51,14 @@ final class SortedObject implements SelectedRecords {
             throw new IllegalStateException("selection of " + source + " is sealed");
         }
         if (record instanceof SpbRecord.RawEvent r) {
-            EventScan e = r.event();
-            add(e.runNumber, e.eventNumber, e.isSimulation, e.buf(), e.offset(), e.length());
+            add(r.event());
         } else if (record instanceof SpbRecord.Event r) {
             byte[] bytes = r.message().toByteArray();
-            add(r.message().getRunNumber(), r.message().getEventNumber(), r.message().getIsSimulation(), bytes, 0,
-                    bytes.length);
+            if (ownScan == null) {
+                ownScan = new EventScan();
+            }
+            ownScan.scanCanonical(bytes, 0, bytes.length);
+            add(ownScan);
         } else if (record instanceof SpbRecord.BeginGuid) {
             file++;
             if (file == fileEvents.length) {
@@ -68,22 +72,24 @@ final class SortedObject implements SelectedRecords {
         }
     }
 
-    private void add(int run, long event, boolean sim, byte[] buf, int off, int len) throws IOException {
+    /** Adds a scanned event, saved with its fields (the merge restores them instead of scanning it again). */
+    private void add(EventScan e) throws IOException {
         if (file < 0) {
             throw new IllegalStateException("object " + source + ": an event before any BeginGUID was selected");
         }
         if (buffer == null) {
             buffer = buffers.take();
-        } else if (!buffer.fits(len)) {
+        } else if (!buffer.fits(e.indexedLength())) {
             flush();
         }
-        buffer.add(run, event, file, buf, off, len);
+        buffer.add(e, file);
         fileEvents[file]++;
+        int run = e.runNumber;
         if (run != lastRun || runNumbers.isEmpty()) {
             runNumbers.add(Integer.toUnsignedLong(run));
             lastRun = run;
         }
-        if (sim) {
+        if (e.isSimulation) {
             simulation++;
         }
     }

@@ -1,30 +1,50 @@
 package org.eventindex.consumer;
 
+import org.eventindex.consolidated.RowDigest;
 import org.eventindex.proto.EventIndexProtos.EIEvent_p1;
+import org.eventindex.spb.EventScan;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** {@link MergePipeline}: every row once, in order, scanned, with its file index; failures of either side reported. */
+/**
+ * {@link MergePipeline}: every row once, in order, scanned, with its file index and the rows' checksum; failures of
+ * either side reported.
+ */
 class MergePipelineTest {
     private static final int EVENTS = 20_000;
 
-    @Test
-    void rowsArriveInOrderScannedWithTheirFileIndex() throws IOException {
+    /** Plain serializations (scanned by the merge thread) and saved scans (restored) give the same rows. */
+    @ParameterizedTest(name = "indexed = {0}")
+    @ValueSource(booleans = {false, true})
+    void rowsArriveInOrderScannedWithTheirFileIndex(boolean indexed) throws IOException {
         List<Long> seen = new ArrayList<>();
-        MergePipeline.run(events(EVENTS), "test-dataset", g -> "GUID-" + g, rows -> {
+        RowDigest expectedDigest = new RowDigest();
+        MergePipeline.Source source = events(EVENTS, indexed);
+        String digest = MergePipeline.run(source, indexed, "test-dataset", g -> "GUID-" + g, rows -> {
             for (MergePipeline.Row r : rows) {
-                assertEquals(seen.size() % 3, r.guid, "file index of row " + seen.size());
+                int i = seen.size();
+                assertEquals(i % 3, r.guid, "file index of row " + i);
                 assertEquals(327636, r.event.runNumber);
+                assertEquals(i % 3564, r.event.bcid, "bcid of row " + i);
+                byte[] expected = event(i).toByteArray();
+                assertArrayEquals(expected, Arrays.copyOfRange(r.event.buf(), r.event.offset(),
+                        r.event.offset() + r.event.length()), "bytes of row " + i);
+                expectedDigest.add(expected, "GUID-" + (i % 3));
                 seen.add(r.event.eventNumber);
             }
         });
+        assertEquals(expectedDigest.hex(), digest, "row checksum");
         assertEquals(EVENTS, seen.size());
         for (int i = 0; i < EVENTS; i++) {
             assertEquals(1000L + i, seen.get(i), "row " + i);
@@ -32,16 +52,17 @@ class MergePipelineTest {
     }
 
     /** Bytes that are not an event fail the dataset with a message naming the file they came from. */
-    @Test
-    void anEventThatDoesNotScanIsReportedWithItsFile() {
+    @ParameterizedTest(name = "indexed = {0}")
+    @ValueSource(booleans = {false, true})
+    void anEventThatDoesNotScanIsReportedWithItsFile(boolean indexed) {
+        MergePipeline.Source good = events(1, indexed);
         MergePipeline.Source source = sink -> {
-            byte[] good = event(0).toByteArray();
-            sink.accept(0, good, 0, good.length);
+            good.merge(sink);
             byte[] bad = {(byte) 0xff, 0x01};
             sink.accept(1, bad, 0, bad.length);
         };
         IOException e = assertThrows(IOException.class,
-                () -> MergePipeline.run(source, "test-dataset", g -> "GUID-" + g, rows -> { }));
+                () -> MergePipeline.run(source, indexed, "test-dataset", g -> "GUID-" + g, rows -> { }));
         assertTrue(e.getMessage().contains("GUID-1") && e.getMessage().contains("test-dataset"), e.getMessage());
     }
 
@@ -50,16 +71,27 @@ class MergePipelineTest {
     void aSinkFailureStopsTheMerge() {
         IllegalStateException boom = new IllegalStateException("encoder failed");
         IllegalStateException e = assertThrows(IllegalStateException.class,
-                () -> MergePipeline.run(events(EVENTS), "test-dataset", g -> "GUID-" + g, rows -> {
+                () -> MergePipeline.run(events(EVENTS), false, "test-dataset", g -> "GUID-" + g, rows -> {
                     throw boom;
                 }));
         assertEquals(boom, e);
     }
 
     private static MergePipeline.Source events(int n) {
+        return events(n, false);
+    }
+
+    /** Events as serializations, or as saved scans ({@link EventScan#writeIndexed}) when {@code indexed}. */
+    private static MergePipeline.Source events(int n, boolean indexed) {
+        EventScan scan = new EventScan();
         return sink -> {
             for (int i = 0; i < n; i++) {
                 byte[] b = event(i).toByteArray();
+                if (indexed) {
+                    assertTrue(scan.scan(b, 0, b.length));
+                    b = new byte[scan.indexedLength()];
+                    scan.writeIndexed(b, 0);
+                }
                 sink.accept(i % 3, b, 0, b.length);
             }
         };

@@ -45,7 +45,8 @@ public final class ConsolidatedFileWriter implements Closeable {
     private final EventScan ownScan = new EventScan();
     private final StageRefs ownRefs = new StageRefs();
     private final StageRefs.Resolver resolver = new StageRefs.Resolver();
-    private final RowDigest digest = new RowDigest();
+    /** The row checksum, or null when the caller computes it. */
+    private final RowDigest digest;
     /** Encodes the second half of the columns of a batch while the calling thread encodes the first; or null. */
     private final WorkerThread encoder;
     /** Writes full row groups to the stream, in order, while the next is encoded (with two threads); or null. */
@@ -65,12 +66,27 @@ public final class ConsolidatedFileWriter implements Closeable {
      *                   writer's own); the file is the same either way
      */
     public ConsolidatedFileWriter(OutputStream out, boolean twoThreads) throws IOException {
-        this(out, twoThreads, ConsolidatedSchema.ROW_GROUP_BYTES);
+        this(out, twoThreads, true, ConsolidatedSchema.ROW_GROUP_BYTES);
+    }
+
+    /**
+     * @param digestRows whether this writer computes the row checksum ({@link #finishDigest}); false when the
+     *                   caller computes it (a {@link RowDigest} over the same rows in the same order, for example on
+     *                   the thread that produces them, which takes that work off the encoding threads)
+     */
+    public ConsolidatedFileWriter(OutputStream out, boolean twoThreads, boolean digestRows) throws IOException {
+        this(out, twoThreads, digestRows, ConsolidatedSchema.ROW_GROUP_BYTES);
     }
 
     /** With the given row group size (tests use small ones to get many row groups). */
     ConsolidatedFileWriter(OutputStream out, boolean twoThreads, long rowGroupBytes) throws IOException {
+        this(out, twoThreads, true, rowGroupBytes);
+    }
+
+    private ConsolidatedFileWriter(OutputStream out, boolean twoThreads, boolean digestRows, long rowGroupBytes)
+            throws IOException {
         this.rowGroupBytes = rowGroupBytes;
+        this.digest = digestRows ? new RowDigest() : null;
         // the defaults that matter here: page CRCs on, column index min/max truncated to 64 bytes
         ParquetProperties props = ParquetProperties.builder().build();
         this.file = new ParquetFileWriter(new StreamOutputFile(Objects.requireNonNull(out, "out is null")),
@@ -193,7 +209,7 @@ public final class ConsolidatedFileWriter implements Closeable {
         }
     }
 
-    /** The second half of the columns and the row checksum (which balances the two threads' work). */
+    /** The second half of the columns and the row checksum, if computed here. */
     private void writeSecondHalf(RowBatch batch, int from, int to) {
         // the calling thread changes sets only between segments, after this one is done
         EventColumns columns = sets[current];
@@ -201,7 +217,9 @@ public final class ConsolidatedFileWriter implements Closeable {
             EventScan e = batch.event(i);
             String guid = batch.guid(i);
             columns.writeSecond(e, guid, batch.refs(i));
-            digest.add(e.buf(), e.offset(), e.length(), guid);
+            if (digest != null) {
+                digest.add(e.buf(), e.offset(), e.length(), guid);
+            }
         }
     }
 
@@ -255,6 +273,9 @@ public final class ConsolidatedFileWriter implements Closeable {
 
     /** Completes and returns the row checksum; call once, after the last row. */
     public String finishDigest() {
+        if (digest == null) {
+            throw new IllegalStateException("this writer does not compute the row checksum: its caller does");
+        }
         return digest.hex();
     }
 

@@ -41,8 +41,26 @@ public final class StageRefs {
      */
     public static final class Resolver {
         private static final int CACHE_MAX = 16_384;
+        /** Input files and token positions with a remembered last prefix (beyond: the map alone). */
+        private static final int RECENT_FILES = 1 << 16;
+        private static final int RECENT_POSITIONS = 8;
         private final HashMap<Prefix, String> cache = new HashMap<>();
         private final Prefix probe = new Prefix();
+        /**
+         * Per input file and token position, the last prefix seen there and its GUID: the events of one input file
+         * mostly name the same upstream files at the same positions, so comparing with the last one is usually enough
+         * (no hashing), while the sorted rows interleave the files.
+         */
+        private Recent[][] recent = new Recent[0][];
+
+        /**
+         * As {@link #resolve(EventScan, String, StageRefs)}, for an event of the input file numbered {@code file} (the
+         * same number always for the same file), which lets the GUIDs of its tokens be found by comparing them with
+         * the last ones of that file.
+         */
+        public StageRefs resolve(EventScan e, int file, String fileGuid, StageRefs into) {
+            return resolve(e, file, fileGuid, into, true);
+        }
 
         /**
          * Fills {@code into} with the references of {@code e}, read from the file with GUID {@code fileGuid}.
@@ -51,14 +69,19 @@ public final class StageRefs {
          * @throws IllegalArgumentException naming the token when one is malformed
          */
         public StageRefs resolve(EventScan e, String fileGuid, StageRefs into) {
+            return resolve(e, -1, fileGuid, into, false);
+        }
+
+        private StageRefs resolve(EventScan e, int file, String fileGuid, StageRefs into, boolean byFile) {
             into.clear();
             if (e.tokenCount == 0) {
                 into.db = fileGuid;
                 return into;
             }
             byte[] b = e.buf();
+            Recent[] last = byFile ? recentOf(file) : null;
             for (int i = 0; i < e.tokenCount; i++) {
-                String guid = dbOf(e, i);
+                String guid = last != null && i < RECENT_POSITIONS ? dbOf(e, i, last) : dbOf(e, i);
                 if (i == 0) {
                     into.db = guid;
                     into.tk = i;
@@ -84,15 +107,49 @@ public final class StageRefs {
             return len == name.length && Arrays.equals(b, off, off + len, name, 0, len);
         }
 
-        private String dbOf(EventScan e, int i) {
-            byte[] b = e.buf();
-            int off = e.tokenOff[i];
-            int n = e.tokenLen[i];
+        private Recent[] recentOf(int file) {
+            if (file < 0 || file >= RECENT_FILES) {
+                return null;
+            }
+            if (file >= recent.length) {
+                recent = Arrays.copyOf(recent, Math.min(RECENT_FILES, Math.max(file + 1, 2 * recent.length)));
+            }
+            Recent[] r = recent[file];
+            if (r == null) {
+                r = new Recent[RECENT_POSITIONS];
+                for (int i = 0; i < r.length; i++) {
+                    r[i] = new Recent();
+                }
+                recent[file] = r;
+            }
+            return r;
+        }
+
+        /** The GUID of token {@code i}, compared first with the last prefix at that position. */
+        private String dbOf(EventScan e, int i, Recent[] last) {
+            Recent r = last[i];
+            if (r.db != null && r.matches(e.buf(), e.tokenOff[i], e.tokenLen[i])) {
+                return r.db;
+            }
+            String db = dbOf(e, i);
+            r.remember(e.buf(), e.tokenOff[i], prefixLength(e.buf(), e.tokenOff[i], e.tokenLen[i]),
+                    e.tokenLen[i], db);
+            return db;
+        }
+
+        /** The bytes of a token that name its GUID: up to the first ']', or the whole token without one. */
+        private static int prefixLength(byte[] b, int off, int n) {
             int end = 0;
             while (end < n && b[off + end] != ']') {
                 end++;
             }
-            int prefix = end > 0 && end < n ? end : n;
+            return end > 0 && end < n ? end : n;
+        }
+
+        private String dbOf(EventScan e, int i) {
+            byte[] b = e.buf();
+            int off = e.tokenOff[i];
+            int prefix = prefixLength(b, off, e.tokenLen[i]);
             String db = cache.get(probe.set(b, off, prefix));
             if (db == null) {
                 // the first sight of a GUID validates the whole token; later tokens of the same file share it
@@ -103,6 +160,34 @@ public final class StageRefs {
                 cache.put(new Prefix().set(Arrays.copyOfRange(b, off, off + prefix), 0, prefix), db);
             }
             return db;
+        }
+    }
+
+    /** The last token prefix seen at one position of one input file's events, and its GUID. */
+    private static final class Recent {
+        private byte[] prefix = new byte[64];
+        private int length;
+        /** Whether the prefix is the whole token (no ']' after it). */
+        private boolean whole;
+        private String db;
+
+        /** Whether the token {@code b[off, off + n)} has this prefix (its first ']' then comes right after it). */
+        boolean matches(byte[] b, int off, int n) {
+            if (whole ? n != length : n <= length || b[off + length] != ']') {
+                return false;
+            }
+            // the stored prefix has no ']': equal bytes mean the token's first ']' is where this one's was
+            return Arrays.equals(b, off, off + length, prefix, 0, length);
+        }
+
+        void remember(byte[] b, int off, int length, int tokenLength, String db) {
+            if (prefix.length < length) {
+                prefix = new byte[Math.max(length, 2 * prefix.length)];
+            }
+            System.arraycopy(b, off, prefix, 0, length);
+            this.length = length;
+            this.whole = length == tokenLength;
+            this.db = db;
         }
     }
 
