@@ -193,7 +193,7 @@ public final class ParquetConsolidatedFormat implements ConsolidatedFormat {
             if (header == null) {
                 throw new IllegalStateException("consolidated file finished without a header");
             }
-            ConsolidatedFileWriter parquet = new ConsolidatedFileWriter(out, encodingThreads > 1, false);
+            ConsolidatedFileWriter parquet = new ConsolidatedFileWriter(out, encodingThreads > 1);
             boolean ok = false;
             try {
                 String dataset = header.getInputDsName();
@@ -202,7 +202,7 @@ public final class ParquetConsolidatedFormat implements ConsolidatedFormat {
                 MergePipeline.Source source = indexed
                         ? sink -> new RunMerger(spillDir, dataset, RunMerger.FAN_IN).merge(objectRuns, sink)
                         : sorter::merge;
-                String checksum = MergePipeline.run(source, indexed, dataset, guids::get, rows -> parquet.write(
+                MergePipeline.run(source, indexed, dataset, guids::get, rows -> parquet.write(
                         new ConsolidatedFileWriter.RowBatch() {
                             @Override
                             public int size() {
@@ -228,7 +228,7 @@ public final class ParquetConsolidatedFormat implements ConsolidatedFormat {
                         new ConsolidatedMetadata.HeaderInfo(header.getStartProcTime(), header.getTaskID(),
                                 header.getJobID(), header.getProvenanceRef(), header.getTriggerInfo()),
                         objects, files, parquet.events(), List.copyOf(runs), simulation, endProcTime,
-                        checksum);
+                        parquet.finishDigest());
                 parquet.finish(meta.toKeyValues());
                 ok = true;
             } finally {

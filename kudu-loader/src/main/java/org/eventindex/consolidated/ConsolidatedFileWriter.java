@@ -45,10 +45,16 @@ public final class ConsolidatedFileWriter implements Closeable {
     private final EventScan ownScan = new EventScan();
     private final StageRefs ownRefs = new StageRefs();
     private final StageRefs.Resolver resolver = new StageRefs.Resolver();
-    /** The row checksum, or null when the caller computes it. */
-    private final RowDigest digest;
+    private final RowDigest digest = new RowDigest();
     /** Encodes the second half of the columns of a batch while the calling thread encodes the first; or null. */
     private final WorkerThread encoder;
+    /**
+     * The second half of the last segment, which may still be running on {@link #encoder} after {@link #write}
+     * returned (the caller keeps that batch unchanged until the next call); or null.
+     */
+    private Future<?> pending;
+    /** Whether the row group's size is to be checked once {@link #pending} is done. */
+    private boolean sizeCheckDue;
     /** Writes full row groups to the stream, in order, while the next is encoded (with two threads); or null. */
     private final WorkerThread flusher;
     /** Set by the first failed row group write: the file is broken, later row groups are not written. */
@@ -66,27 +72,12 @@ public final class ConsolidatedFileWriter implements Closeable {
      *                   writer's own); the file is the same either way
      */
     public ConsolidatedFileWriter(OutputStream out, boolean twoThreads) throws IOException {
-        this(out, twoThreads, true, ConsolidatedSchema.ROW_GROUP_BYTES);
-    }
-
-    /**
-     * @param digestRows whether this writer computes the row checksum ({@link #finishDigest}); false when the
-     *                   caller computes it (a {@link RowDigest} over the same rows in the same order, for example on
-     *                   the thread that produces them, which takes that work off the encoding threads)
-     */
-    public ConsolidatedFileWriter(OutputStream out, boolean twoThreads, boolean digestRows) throws IOException {
-        this(out, twoThreads, digestRows, ConsolidatedSchema.ROW_GROUP_BYTES);
+        this(out, twoThreads, ConsolidatedSchema.ROW_GROUP_BYTES);
     }
 
     /** With the given row group size (tests use small ones to get many row groups). */
     ConsolidatedFileWriter(OutputStream out, boolean twoThreads, long rowGroupBytes) throws IOException {
-        this(out, twoThreads, true, rowGroupBytes);
-    }
-
-    private ConsolidatedFileWriter(OutputStream out, boolean twoThreads, boolean digestRows, long rowGroupBytes)
-            throws IOException {
         this.rowGroupBytes = rowGroupBytes;
-        this.digest = digestRows ? new RowDigest() : null;
         // the defaults that matter here: page CRCs on, column index min/max truncated to 64 bytes
         ParquetProperties props = ParquetProperties.builder().build();
         this.file = new ParquetFileWriter(new StreamOutputFile(Objects.requireNonNull(out, "out is null")),
@@ -117,6 +108,9 @@ public final class ConsolidatedFileWriter implements Closeable {
 
     /** Appends one row; rows must come in (run, event) order. */
     public void write(EIEvent_p1 event, String guid) throws IOException {
+        checkOpen();
+        // the last row's second half may still read the scan reused here
+        settle();
         byte[] bytes = event.toByteArray();
         try {
             // canonical already, unless the message carries unknown fields (dropped, as the columns have no place)
@@ -163,24 +157,29 @@ public final class ConsolidatedFileWriter implements Closeable {
 
     /**
      * Appends the rows of {@code batch}, in order (the scanned bytes are each event's canonical serialization,
-     * which the row checksum covers; the stage references come from a {@link StageRefs.Resolver}, typically run on
-     * another thread); with two threads, the second half of the columns is encoded on the writer's thread
-     * meanwhile, so callers with two threads should hand over batches of hundreds of rows.
+     * which the row checksum covers; the stage references come from a {@link StageRefs.Resolver}). With two
+     * threads, the second half of the columns is encoded on the writer's thread while this one encodes the first,
+     * and the last segment's second half may still be running when this returns: <em>the caller must leave the
+     * batch unchanged until its next call of {@link #write}, {@link #finishDigest}, {@link #finish} or
+     * {@link #close}</em> (and so can prepare the next batch meanwhile in another one). Callers with two threads
+     * should hand over batches of hundreds of rows.
      */
     public void write(RowBatch batch) throws IOException {
         checkOpen();
         int n = batch.size();
         // in segments ending where single rows would check the row group size, so the file does not depend on how
-        // the rows were batched
+        // the rows were batched; a segment's check is made once both of its halves are done
         for (int from = 0; from < n; ) {
+            settle();
             int to = (int) Math.min(n, from + SIZE_CHECK_ROWS - groupRows % SIZE_CHECK_ROWS);
             writeSegment(batch, from, to);
             events += to - from;
             groupRows += to - from;
-            if (groupRows % SIZE_CHECK_ROWS == 0) {
-                checkRowGroupSize();
-            }
+            sizeCheckDue = groupRows % SIZE_CHECK_ROWS == 0;
             from = to;
+        }
+        if (encoder == null) {
+            settle();
         }
     }
 
@@ -190,15 +189,34 @@ public final class ConsolidatedFileWriter implements Closeable {
             writeSecondHalf(batch, from, to);
             return;
         }
-        Future<?> other = encoder.submit(() -> {
+        pending = encoder.submit(() -> {
             writeSecondHalf(batch, from, to);
             return null;
         });
+        boolean ok = false;
         try {
             writeFirstHalf(batch, from, to);
+            ok = true;
         } finally {
-            // the second half uses the batch: it must be done before the caller reuses it
+            if (!ok) {
+                // the second half uses the batch: it must be done before the failure reaches the caller
+                Future<?> other = pending;
+                pending = null;
+                awaitSecondHalf(other);
+            }
+        }
+    }
+
+    /** Waits for the last segment's second half, then makes the row group size check that segment was due. */
+    private void settle() throws IOException {
+        if (pending != null) {
+            Future<?> other = pending;
+            pending = null;
             awaitSecondHalf(other);
+        }
+        if (sizeCheckDue) {
+            sizeCheckDue = false;
+            checkRowGroupSize();
         }
     }
 
@@ -209,7 +227,7 @@ public final class ConsolidatedFileWriter implements Closeable {
         }
     }
 
-    /** The second half of the columns and the row checksum, if computed here. */
+    /** The second half of the columns and the row checksum (which balances the two threads' work). */
     private void writeSecondHalf(RowBatch batch, int from, int to) {
         // the calling thread changes sets only between segments, after this one is done
         EventColumns columns = sets[current];
@@ -217,9 +235,7 @@ public final class ConsolidatedFileWriter implements Closeable {
             EventScan e = batch.event(i);
             String guid = batch.guid(i);
             columns.writeSecond(e, guid, batch.refs(i));
-            if (digest != null) {
-                digest.add(e.buf(), e.offset(), e.length(), guid);
-            }
+            digest.add(e.buf(), e.offset(), e.length(), guid);
         }
     }
 
@@ -261,6 +277,7 @@ public final class ConsolidatedFileWriter implements Closeable {
         checkOpen();
         closed = true;
         try {
+            settle();
             flushRowGroup();
             awaitFlushes();
             Map<String, String> footer = new HashMap<>(metadata);
@@ -272,10 +289,10 @@ public final class ConsolidatedFileWriter implements Closeable {
     }
 
     /** Completes and returns the row checksum; call once, after the last row. */
-    public String finishDigest() {
-        if (digest == null) {
-            throw new IllegalStateException("this writer does not compute the row checksum: its caller does");
-        }
+    public String finishDigest() throws IOException {
+        checkOpen();
+        // the last rows' checksum is added by the second half
+        settle();
         return digest.hex();
     }
 
@@ -353,6 +370,15 @@ public final class ConsolidatedFileWriter implements Closeable {
     }
 
     private void release() {
+        if (pending != null) {
+            // a second half still uses its set and the caller's batch: let it end before anything is dropped
+            try {
+                WorkerThread.await(pending, "encoding the second half of the columns", false);
+            } catch (IOException | RuntimeException e) {
+                // the file is abandoned or has failed already, and that failure is what the caller reports
+            }
+            pending = null;
+        }
         try {
             // a row group still being written uses its set: stop the flusher and wait before the sets are dropped
             if (flusher == null || flusher.stop()) {

@@ -54,12 +54,14 @@ class ConsolidatedFileWriterTest {
 
         ByteArrayOutputStream batches = new ByteArrayOutputStream();
         ConsolidatedFileWriter two = new ConsolidatedFileWriter(batches, true, 1 << 19);
-        EventScan[] scans = new EventScan[300];
-        StageRefs[] refs = new StageRefs[scans.length];
-        String[] guids = new String[scans.length];
+        int batch = 300;
         StageRefs.Resolver resolver = new StageRefs.Resolver();
-        for (int start = 0; start < EVENTS; start += scans.length) {
-            int n = Math.min(scans.length, EVENTS - start);
+        for (int start = 0; start < EVENTS; start += batch) {
+            int n = Math.min(batch, EVENTS - start);
+            // new arrays for each batch: the writer may still read the last one during the next call
+            EventScan[] scans = new EventScan[n];
+            StageRefs[] refs = new StageRefs[n];
+            String[] guids = new String[n];
             for (int i = 0; i < n; i++) {
                 byte[] b = events.get(start + i).toByteArray();
                 scans[i] = new EventScan();

@@ -67,7 +67,6 @@ public final class ConsumerBenchMain {
         Map<String, String> m = new java.util.LinkedHashMap<>();
         m.put("consumer fetch threads", "fetch");
         m.put("handler (main) + other consumer", "handler");
-        m.put("consumer merge thread", "merge");
         m.put("Parquet second encoding thread", "encode-2");
         m.put("Parquet row group writer", "rg-write");
         m.put(ThreadCpuMeter.VM_GC, "GC+VM");

@@ -10,7 +10,7 @@ import java.util.TreeMap;
 
 /**
  * CPU time of the JVM's threads while a benchmark path runs, grouped by thread role (consumer fetch threads, the
- * merge thread, the handler thread, HDFS client and datanode, S3 server...). Threads come and go (a fetch pool per
+ * handler thread, the Parquet encoding threads, HDFS client and datanode, S3 server...). Threads come and go (a fetch pool per
  * dataset), so a background thread polls every thread's CPU time and keeps the last value seen per thread; the CPU a
  * thread spends after its last poll and before it dies is lost (at most one period).
  * <p>
@@ -190,9 +190,6 @@ final class ThreadCpuMeter implements AutoCloseable {
         }
         if (name.startsWith("consumer-fetch")) {
             return "consumer fetch threads";
-        }
-        if (name.startsWith("consumer-merge")) {
-            return "consumer merge thread";
         }
         if (name.startsWith("parquet-encode")) {
             return "Parquet second encoding thread";
