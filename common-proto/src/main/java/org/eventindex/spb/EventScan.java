@@ -6,9 +6,6 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Parser;
 import org.eventindex.proto.EventIndexProtos.EIEvent_p1;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -50,20 +47,6 @@ public final class EventScan extends EventFields {
     private static final int FIXED32 = 5;
     private static final int BYTES = 2;
     private static final Parser<EIEvent_p1> CANONICAL_PARSER = DiscardUnknownFieldsParser.wrap(EIEvent_p1.parser());
-    private static final VarHandle I32 = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
-    private static final VarHandle I64 = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-    private static final VarHandle U16 = MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.LITTLE_ENDIAN);
-    /** First byte of a {@link #writeIndexed saved scan}: no index, the event follows (scanned again on restore). */
-    private static final byte UNINDEXED = 0;
-    /** First byte of a saved scan with its fields. */
-    private static final byte INDEXED = 1;
-    /** Bytes of an index before its tokens (kind, flags, token count, 12 numbers, 3 masks' offset and length). */
-    private static final int INDEX_FIXED = 4 + 4 + 8 + 4 * 10 + 3 * 4;
-    /** Index bytes per token: offset and length of its name and of its token. */
-    private static final int INDEX_PER_TOKEN = 4 * 2;
-    /** Offsets in an index are 16 bits, 0xffff meaning "absent": a longer event is saved without one. */
-    private static final int INDEX_MAX_EVENT = 0xfffe;
-    private static final int ABSENT = 0xffff;
 
     private byte[] buf;
     private int start;
@@ -334,152 +317,12 @@ public final class EventScan extends EventFields {
         return n < 0 || n > end - pos ? -1 : (int) n;
     }
 
-    /**
-     * Bytes {@link #writeIndexed} writes for the scanned event: its fields (what {@link #restore} needs to rebuild
-     * this scan without reading the event again), then the event's bytes.
-     */
-    public int indexedLength() {
-        return indexable() ? INDEX_FIXED + INDEX_PER_TOKEN * tokenCount + length() : 1 + length();
-    }
-
-    private boolean indexable() {
-        return length() <= INDEX_MAX_EVENT && tokenCount <= 0xff;
-    }
-
-    /**
-     * Saves this scan at {@code into[at]}: the scanned fields (little-endian; string offsets relative to the event),
-     * then the event's bytes, {@link #indexedLength} bytes in all. An event too long for 16-bit offsets, or with more
-     * than 255 tokens, is saved without the fields (restored by scanning it again).
-     *
-     * @return the offset after what was written
-     */
-    public int writeIndexed(byte[] into, int at) {
-        int len = length();
-        if (!indexable()) {
-            into[at] = UNINDEXED;
-            System.arraycopy(buf, start, into, at + 1, len);
-            return at + 1 + len;
-        }
-        int flags = (hasExtendedLevel1ID ? 1 : 0) | (isSimulation ? 2 : 0) | (isCalibration ? 4 : 0)
-                | (isTestBeam ? 8 : 0) | (hasSmk ? 16 : 0) | (hasHltpsk ? 32 : 0) | (hasL1psk ? 64 : 0)
-                | (hasMcEventWeight ? 128 : 0) | (hasMcChannelNumber ? 256 : 0);
-        into[at] = INDEXED;
-        U16.set(into, at + 1, (short) flags);
-        into[at + 3] = (byte) tokenCount;
-        I32.set(into, at + 4, runNumber);
-        I64.set(into, at + 8, eventNumber);
-        I32.set(into, at + 16, lumiBlock);
-        I32.set(into, at + 20, timeStamp);
-        I32.set(into, at + 24, timeStampNSOffset);
-        I32.set(into, at + 28, bcid);
-        I32.set(into, at + 32, extendedLevel1ID);
-        I32.set(into, at + 36, smk);
-        I32.set(into, at + 40, hltpsk);
-        I32.set(into, at + 44, l1psk);
-        I32.set(into, at + 48, Float.floatToRawIntBits(mcEventWeight));
-        I32.set(into, at + 52, mcChannelNumber);
-        putRange(into, at + 56, l1MaskOff, l1MaskLen);
-        putRange(into, at + 60, l2MaskOff, l2MaskLen);
-        putRange(into, at + 64, efMaskOff, efMaskLen);
-        int p = at + INDEX_FIXED;
-        for (int i = 0; i < tokenCount; i++, p += INDEX_PER_TOKEN) {
-            putRange(into, p, nameOff[i], nameLen[i]);
-            putRange(into, p + 4, tokenOff[i], tokenLen[i]);
-        }
-        System.arraycopy(buf, start, into, p, len);
-        return p + len;
-    }
-
-    private void putRange(byte[] into, int at, int off, int len) {
-        U16.set(into, at, (short) (off < 0 ? ABSENT : off - start));
-        U16.set(into, at + 2, (short) len);
-    }
-
-    /**
-     * Restores the scan {@link #writeIndexed} saved in {@code bytes[off, off + len)}, pointing into that array. The
-     * fields are taken as saved (an event was canonical when it was scanned); one saved without them is scanned.
-     *
-     * @return false when the bytes are not a saved scan (or, for one without fields, not a canonical event)
-     */
-    public boolean restore(byte[] bytes, int off, int len) {
-        if (len < 1) {
-            return false;
-        }
-        if (bytes[off] == UNINDEXED) {
-            return scan(bytes, off + 1, len - 1);
-        }
-        if (bytes[off] != INDEXED || len < INDEX_FIXED) {
-            return false;
-        }
-        int tokens = bytes[off + 3] & 0xff;
-        int eventAt = off + INDEX_FIXED + INDEX_PER_TOKEN * tokens;
-        if (eventAt > off + len) {
-            return false;
-        }
-        buf = bytes;
-        start = eventAt;
-        end = off + len;
-        pos = end;
-        int flags = (short) U16.get(bytes, off + 1);
-        hasExtendedLevel1ID = (flags & 1) != 0;
-        isSimulation = (flags & 2) != 0;
-        isCalibration = (flags & 4) != 0;
-        isTestBeam = (flags & 8) != 0;
-        hasSmk = (flags & 16) != 0;
-        hasHltpsk = (flags & 32) != 0;
-        hasL1psk = (flags & 64) != 0;
-        hasMcEventWeight = (flags & 128) != 0;
-        hasMcChannelNumber = (flags & 256) != 0;
-        runNumber = (int) I32.get(bytes, off + 4);
-        eventNumber = (long) I64.get(bytes, off + 8);
-        lumiBlock = (int) I32.get(bytes, off + 16);
-        timeStamp = (int) I32.get(bytes, off + 20);
-        timeStampNSOffset = (int) I32.get(bytes, off + 24);
-        bcid = (int) I32.get(bytes, off + 28);
-        extendedLevel1ID = (int) I32.get(bytes, off + 32);
-        smk = (int) I32.get(bytes, off + 36);
-        hltpsk = (int) I32.get(bytes, off + 40);
-        l1psk = (int) I32.get(bytes, off + 44);
-        mcEventWeight = Float.intBitsToFloat((int) I32.get(bytes, off + 48));
-        mcChannelNumber = (int) I32.get(bytes, off + 52);
-        l1MaskOff = rangeOff(bytes, off + 56);
-        l1MaskLen = rangeLen(bytes, off + 56);
-        l2MaskOff = rangeOff(bytes, off + 60);
-        l2MaskLen = rangeLen(bytes, off + 60);
-        efMaskOff = rangeOff(bytes, off + 64);
-        efMaskLen = rangeLen(bytes, off + 64);
-        if (tokens > nameOff.length) {
-            nameOff = new int[tokens];
-            nameLen = new int[tokens];
-            tokenOff = new int[tokens];
-            tokenLen = new int[tokens];
-        }
-        tokenCount = tokens;
-        // every range inside the event: a damaged index must not send the encoders beyond it
-        boolean inside = inside(l1MaskOff, l1MaskLen) & inside(l2MaskOff, l2MaskLen) & inside(efMaskOff, efMaskLen);
-        for (int i = 0, p = off + INDEX_FIXED; i < tokens; i++, p += INDEX_PER_TOKEN) {
-            nameOff[i] = rangeOff(bytes, p);
-            nameLen[i] = rangeLen(bytes, p);
-            tokenOff[i] = rangeOff(bytes, p + 4);
-            tokenLen[i] = rangeLen(bytes, p + 4);
-            inside &= nameOff[i] >= 0 && tokenOff[i] >= 0 && inside(nameOff[i], nameLen[i])
-                    && inside(tokenOff[i], tokenLen[i]);
-        }
-        return inside;
-    }
-
-    /** An absent range (offset -1), or one within the event. */
-    private boolean inside(int off, int len) {
-        return off < 0 || off + len <= end;
-    }
-
-    private int rangeOff(byte[] bytes, int at) {
-        int rel = (short) U16.get(bytes, at) & 0xffff;
-        return rel == ABSENT ? -1 : start + rel;
-    }
-
-    private static int rangeLen(byte[] bytes, int at) {
-        return (short) U16.get(bytes, at + 2) & 0xffff;
+    /** Points this scan at {@code bytes[start, end)}, for {@link SavedScan#restore}, which sets the fields. */
+    void point(byte[] bytes, int start, int end) {
+        this.buf = bytes;
+        this.start = start;
+        this.end = end;
+        this.pos = end;
     }
 
     /** The scanned array (string offsets refer to it). */

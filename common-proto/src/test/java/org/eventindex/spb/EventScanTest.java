@@ -38,62 +38,6 @@ class EventScanTest {
         }
     }
 
-    /**
-     * A saved scan ({@link EventScan#writeIndexed}) restores every field and the event's bytes, at any offset, also
-     * after a scanner with more tokens; an event too long for the index is saved without it and scanned again.
-     */
-    @Test
-    void aSavedScanRestoresTheSameFields() {
-        Random rnd = new Random(23);
-        EventScan scan = new EventScan();
-        EventScan restored = new EventScan();
-        for (int i = 0; i < 3_000; i++) {
-            EIEvent_p1 e = randomEvent(rnd);
-            if (i % 500 == 0) {
-                // past the 16-bit offsets of the index
-                e = e.toBuilder().addEitoken(EItoken_p1.newBuilder().setName("StreamAOD")
-                        .setToken("x".repeat(70_000))).build();
-            }
-            byte[] bytes = e.toByteArray();
-            assertTrue(scan.scan(bytes, 0, bytes.length));
-            byte[] saved = new byte[5 + scan.indexedLength() + 3];
-            assertEquals(5 + scan.indexedLength(), scan.writeIndexed(saved, 5));
-            assertTrue(restored.restore(saved, 5, scan.indexedLength()), "event " + i);
-            assertSameFields(e, restored);
-            assertArrayEquals(bytes, Arrays.copyOfRange(restored.buf(), restored.offset(),
-                    restored.offset() + restored.length()));
-            if (bytes.length <= 0xfffe) {
-                assertTrue(scan.indexedLength() > bytes.length + 1, "saved with its fields");
-            }
-        }
-    }
-
-    /** Bytes that are not a saved scan, or whose index points outside the event, are refused. */
-    @Test
-    void aDamagedSavedScanIsRefused() {
-        EIEvent_p1 e = EIEvent_p1.newBuilder().setRunNumber(1).setEventNumber(2).setLumiBlock(3).setTimeStamp(4)
-                .setTimeStampNSOffset(5).setBcid(6).setIsSimulation(false).setIsCalibration(false)
-                .setIsTestBeam(false).setL1PassedTrigMask("abc")
-                .addEitoken(EItoken_p1.newBuilder().setName("StreamRAW").setToken("[DB=1]")).build();
-        byte[] bytes = e.toByteArray();
-        EventScan scan = new EventScan();
-        assertTrue(scan.scan(bytes, 0, bytes.length));
-        byte[] saved = new byte[scan.indexedLength()];
-        scan.writeIndexed(saved, 0);
-        EventScan restored = new EventScan();
-        assertTrue(restored.restore(saved, 0, saved.length));
-        assertFalse(restored.restore(saved, 0, 0), "empty");
-        assertFalse(restored.restore(new byte[]{7, 1, 2}, 0, 3), "unknown kind");
-        assertFalse(restored.restore(saved, 0, saved.length - bytes.length - 1), "cut into the tokens");
-        assertFalse(restored.restore(saved, 0, saved.length - 1), "token beyond the event");
-        byte[] unindexed = new byte[bytes.length + 1];
-        System.arraycopy(bytes, 0, unindexed, 1, bytes.length);
-        assertTrue(restored.restore(unindexed, 0, unindexed.length));
-        assertSameFields(e, restored);
-        unindexed[1] = (byte) 0xff;
-        assertFalse(restored.restore(unindexed, 0, unindexed.length), "saved without index and not canonical");
-    }
-
     @Test
     void refusesNonCanonicalEncodingsOfAValidEvent() throws IOException {
         EIEvent_p1 e = randomEvent(new Random(5)).toBuilder().setExtendedLevel1ID(7).build();

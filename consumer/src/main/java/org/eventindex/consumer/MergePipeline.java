@@ -2,6 +2,7 @@ package org.eventindex.consumer;
 
 import org.eventindex.consolidated.StageRefs;
 import org.eventindex.spb.EventScan;
+import org.eventindex.spb.SavedScan;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -15,8 +16,8 @@ import java.util.function.IntFunction;
  * keep using a batch until its next call), the next one is merged here. Merging and both halves of the encoding then
  * share two cores with two busy threads, and no queue stands between them. Order is preserved.
  * <p>
- * The events' fields are either restored from the scan saved with each event ({@link EventScan#writeIndexed}: the
- * runs of {@link SortBuffer}, whose events were scanned on the fetch threads) or read by scanning the event (an
+ * The events' fields are either restored from the scan saved with each event ({@link SavedScan}: the runs of
+ * {@link SortBuffer}, whose events were scanned on the fetch threads) or read by scanning the event (an
  * {@link ExternalSorter}'s events).
  */
 final class MergePipeline {
@@ -67,12 +68,12 @@ final class MergePipeline {
     /**
      * Merges {@code source} into {@code sink}; {@code label} names the dataset in errors.
      *
-     * @param indexed whether the source's events are saved scans ({@link EventScan#writeIndexed}) rather than plain
-     *                serializations
+     * @param savedScans whether the source's events are saved scans ({@link SavedScan}) rather than plain
+     *                   serializations
      */
-    static void run(Source source, boolean indexed, String label, IntFunction<String> guidName, RowSink sink)
+    static void run(Source source, boolean savedScans, String label, IntFunction<String> guidName, RowSink sink)
             throws IOException {
-        Rows rows = new Rows(indexed, guidName, sink);
+        Rows rows = new Rows(savedScans, guidName, sink);
         try {
             source.merge(rows);
         } catch (SinkFailure f) {
@@ -85,7 +86,7 @@ final class MergePipeline {
 
     /** Turns merged events into rows, filling the two batches in turn. */
     private static final class Rows implements RunMerger.Sink {
-        private final boolean indexed;
+        private final boolean savedScans;
         private final IntFunction<String> guidName;
         private final RowSink sink;
         private final StageRefs.Resolver resolver = new StageRefs.Resolver();
@@ -94,8 +95,8 @@ final class MergePipeline {
         private List<Row> filling = first;
         private int n;
 
-        Rows(boolean indexed, IntFunction<String> guidName, RowSink sink) {
-            this.indexed = indexed;
+        Rows(boolean savedScans, IntFunction<String> guidName, RowSink sink) {
+            this.savedScans = savedScans;
             this.guidName = guidName;
             this.sink = sink;
         }
@@ -107,9 +108,9 @@ final class MergePipeline {
                 row.bytes = new byte[Math.max(len, 2 * row.bytes.length)];
             }
             System.arraycopy(buf, off, row.bytes, 0, len);
-            if (indexed ? !row.event.restore(row.bytes, 0, len) : !row.event.scan(row.bytes, 0, len)) {
+            if (savedScans ? !SavedScan.restore(row.bytes, 0, len, row.event) : !row.event.scan(row.bytes, 0, len)) {
                 throw new IOException("a sorted event of file " + guidName.apply(guid) + " is not "
-                        + (indexed ? "a saved event scan" : "a canonical EIEvent_p1 serialization"));
+                        + (savedScans ? "a saved event scan" : "a canonical EIEvent_p1 serialization"));
             }
             row.guid = guid;
             resolver.resolve(row.event, guid, guidName.apply(guid), row.refs);

@@ -198,11 +198,11 @@ public final class ParquetConsolidatedFormat implements ConsolidatedFormat {
             try {
                 String dataset = header.getInputDsName();
                 // an object's run files (SortedObject) hold saved scans; the sorter holds plain serializations
-                boolean indexed = !objectRuns.isEmpty();
-                MergePipeline.Source source = indexed
+                boolean savedScans = !objectRuns.isEmpty();
+                MergePipeline.Source source = savedScans
                         ? sink -> new RunMerger(spillDir, dataset, RunMerger.FAN_IN).merge(objectRuns, sink)
                         : sorter::merge;
-                MergePipeline.run(source, indexed, dataset, guids::get, rows -> parquet.write(
+                MergePipeline.run(source, savedScans, dataset, guids::get, rows -> parquet.write(
                         new ConsolidatedFileWriter.RowBatch() {
                             @Override
                             public int size() {

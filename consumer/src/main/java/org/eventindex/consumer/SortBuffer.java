@@ -1,6 +1,7 @@
 package org.eventindex.consumer;
 
 import org.eventindex.spb.EventScan;
+import org.eventindex.spb.SavedScan;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -64,12 +65,12 @@ final class SortBuffer {
     }
 
     /**
-     * Adds a scanned event saved with its fields ({@link EventScan#writeIndexed}, of
-     * {@link EventScan#indexedLength} bytes: check {@link #fits} with that), so that the merge does not scan it again.
+     * Adds a scanned event saved with its fields ({@link SavedScan#write}, of {@link SavedScan#length} bytes: check
+     * {@link #fits} with that), so that the merge does not scan it again.
      */
     void add(EventScan e, int file) {
-        int payload = reserve(e.runNumber, e.eventNumber, file, e.indexedLength());
-        e.writeIndexed(data, payload);
+        int payload = reserve(e.runNumber, e.eventNumber, file, SavedScan.length(e));
+        SavedScan.write(e, data, payload);
     }
 
     /** Makes room for a record of {@code len} payload bytes, writes its head and indexes it; the payload's offset. */

@@ -1,6 +1,7 @@
 package org.eventindex.consumer;
 
 import org.eventindex.spb.EventScan;
+import org.eventindex.spb.SavedScan;
 import org.eventindex.spb.SpbRecord;
 
 import java.io.IOException;
@@ -79,7 +80,7 @@ final class SortedObject implements SelectedRecords {
         }
         if (buffer == null) {
             buffer = buffers.take();
-        } else if (!buffer.fits(e.indexedLength())) {
+        } else if (!buffer.fits(SavedScan.length(e))) {
             flush();
         }
         buffer.add(e, file);

@@ -2,6 +2,7 @@ package org.eventindex.consumer;
 
 import org.eventindex.proto.EventIndexProtos.EIEvent_p1;
 import org.eventindex.spb.EventScan;
+import org.eventindex.spb.SavedScan;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -21,12 +22,12 @@ class MergePipelineTest {
     private static final int EVENTS = 20_000;
 
     /** Plain serializations (scanned by the merge thread) and saved scans (restored) give the same rows. */
-    @ParameterizedTest(name = "indexed = {0}")
+    @ParameterizedTest(name = "savedScans = {0}")
     @ValueSource(booleans = {false, true})
-    void rowsArriveInOrderScannedWithTheirFileIndex(boolean indexed) throws IOException {
+    void rowsArriveInOrderScannedWithTheirFileIndex(boolean savedScans) throws IOException {
         List<Long> seen = new ArrayList<>();
-        MergePipeline.Source source = events(EVENTS, indexed);
-        MergePipeline.run(source, indexed, "test-dataset", g -> "GUID-" + g, rows -> {
+        MergePipeline.Source source = events(EVENTS, savedScans);
+        MergePipeline.run(source, savedScans, "test-dataset", g -> "GUID-" + g, rows -> {
             for (MergePipeline.Row r : rows) {
                 int i = seen.size();
                 assertEquals(i % 3, r.guid, "file index of row " + i);
@@ -68,17 +69,17 @@ class MergePipelineTest {
     }
 
     /** Bytes that are not an event fail the dataset with a message naming the file they came from. */
-    @ParameterizedTest(name = "indexed = {0}")
+    @ParameterizedTest(name = "savedScans = {0}")
     @ValueSource(booleans = {false, true})
-    void anEventThatDoesNotScanIsReportedWithItsFile(boolean indexed) {
-        MergePipeline.Source good = events(1, indexed);
+    void anEventThatDoesNotScanIsReportedWithItsFile(boolean savedScans) {
+        MergePipeline.Source good = events(1, savedScans);
         MergePipeline.Source source = sink -> {
             good.merge(sink);
             byte[] bad = {(byte) 0xff, 0x01};
             sink.accept(1, bad, 0, bad.length);
         };
         IOException e = assertThrows(IOException.class,
-                () -> MergePipeline.run(source, indexed, "test-dataset", g -> "GUID-" + g, rows -> { }));
+                () -> MergePipeline.run(source, savedScans, "test-dataset", g -> "GUID-" + g, rows -> { }));
         assertTrue(e.getMessage().contains("GUID-1") && e.getMessage().contains("test-dataset"), e.getMessage());
     }
 
@@ -97,16 +98,16 @@ class MergePipelineTest {
         return events(n, false);
     }
 
-    /** Events as serializations, or as saved scans ({@link EventScan#writeIndexed}) when {@code indexed}. */
-    private static MergePipeline.Source events(int n, boolean indexed) {
+    /** Events as serializations, or as saved scans ({@link SavedScan}) when {@code savedScans}. */
+    private static MergePipeline.Source events(int n, boolean savedScans) {
         EventScan scan = new EventScan();
         return sink -> {
             for (int i = 0; i < n; i++) {
                 byte[] b = event(i).toByteArray();
-                if (indexed) {
+                if (savedScans) {
                     assertTrue(scan.scan(b, 0, b.length));
-                    b = new byte[scan.indexedLength()];
-                    scan.writeIndexed(b, 0);
+                    b = new byte[SavedScan.length(scan)];
+                    SavedScan.write(scan, b, 0);
                 }
                 sink.accept(i % 3, b, 0, b.length);
             }

@@ -16,11 +16,14 @@ import java.util.concurrent.TimeUnit;
  */
 final class WorkerThread {
     private final ExecutorService executor;
+    /** The executor's thread, once started (it is made on the first task). */
+    private volatile Thread thread;
 
     WorkerThread(String name) {
         this.executor = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, name);
             t.setDaemon(true);
+            thread = t;
             return t;
         });
     }
@@ -79,8 +82,17 @@ final class WorkerThread {
         try {
             while (true) {
                 try {
-                    return executor.awaitTermination(Math.max(0, deadline - System.nanoTime()),
-                            TimeUnit.NANOSECONDS);
+                    if (!executor.awaitTermination(Math.max(0, deadline - System.nanoTime()),
+                            TimeUnit.NANOSECONDS)) {
+                        return false;
+                    }
+                    // the executor counts as terminated a moment before its thread has returned: wait for that too
+                    Thread t = thread;
+                    if (t != null) {
+                        t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+                        return !t.isAlive();
+                    }
+                    return true;
                 } catch (InterruptedException e) {
                     interrupted = true;
                 }
