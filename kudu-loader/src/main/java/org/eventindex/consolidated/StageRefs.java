@@ -41,8 +41,11 @@ public final class StageRefs {
      */
     public static final class Resolver {
         private static final int CACHE_MAX = 16_384;
-        /** Input files and token positions with a remembered last prefix (beyond: the map alone). */
-        private static final int RECENT_FILES = 1 << 16;
+        /**
+         * Input files and token positions with a remembered last prefix (beyond: the map alone); ~0.1 KB per file
+         * and position used, so at most a few MB for a dataset of many thousands of files.
+         */
+        private static final int RECENT_FILES = 1 << 14;
         private static final int RECENT_POSITIONS = 8;
         private final HashMap<Prefix, String> cache = new HashMap<>();
         private final Prefix probe = new Prefix();
@@ -117,9 +120,6 @@ public final class StageRefs {
             Recent[] r = recent[file];
             if (r == null) {
                 r = new Recent[RECENT_POSITIONS];
-                for (int i = 0; i < r.length; i++) {
-                    r[i] = new Recent();
-                }
                 recent[file] = r;
             }
             return r;
@@ -128,7 +128,10 @@ public final class StageRefs {
         /** The GUID of token {@code i}, compared first with the last prefix at that position. */
         private String dbOf(EventScan e, int i, Recent[] last) {
             Recent r = last[i];
-            if (r.db != null && r.matches(e.buf(), e.tokenOff[i], e.tokenLen[i])) {
+            if (r == null) {
+                r = new Recent();
+                last[i] = r;
+            } else if (r.db != null && r.matches(e.buf(), e.tokenOff[i], e.tokenLen[i])) {
                 return r.db;
             }
             String db = dbOf(e, i);
@@ -165,7 +168,8 @@ public final class StageRefs {
 
     /** The last token prefix seen at one position of one input file's events, and its GUID. */
     private static final class Recent {
-        private byte[] prefix = new byte[64];
+        /** "[DB=" and a GUID: 40 bytes. */
+        private byte[] prefix = new byte[40];
         private int length;
         /** Whether the prefix is the whole token (no ']' after it). */
         private boolean whole;

@@ -64,9 +64,12 @@ class StageRefsTest {
                 .build().toByteArray();
         EventScan scan = new EventScan();
         assertTrue(scan.scan(bytes, 0, bytes.length));
+        StageRefs.Resolver resolver = new StageRefs.Resolver();
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> new StageRefs.Resolver().resolve(scan, 3, "F", new StageRefs()));
+                () -> resolver.resolve(scan, 3, "F", new StageRefs()));
         assertTrue(e.getMessage().contains("nope"), e.getMessage());
+        // nothing of the failed token is remembered: the same token fails again
+        assertThrows(IllegalArgumentException.class, () -> resolver.resolve(scan, 3, "F", new StageRefs()));
         assertThrows(IllegalArgumentException.class, () -> new StageRefs.Resolver().resolve(scan, "F",
                 new StageRefs()));
     }
