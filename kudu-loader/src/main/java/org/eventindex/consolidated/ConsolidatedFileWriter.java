@@ -200,20 +200,14 @@ public final class ConsolidatedFileWriter implements Closeable {
         } finally {
             if (!ok) {
                 // the second half uses the batch: it must be done before the failure reaches the caller
-                Future<?> other = pending;
-                pending = null;
-                awaitSecondHalf(other);
+                awaitPending();
             }
         }
     }
 
     /** Waits for the last segment's second half, then makes the row group size check that segment was due. */
     private void settle() throws IOException {
-        if (pending != null) {
-            Future<?> other = pending;
-            pending = null;
-            awaitSecondHalf(other);
-        }
+        awaitPending();
         if (sizeCheckDue) {
             sizeCheckDue = false;
             checkRowGroupSize();
@@ -239,9 +233,14 @@ public final class ConsolidatedFileWriter implements Closeable {
         }
     }
 
-    private static void awaitSecondHalf(Future<?> other) throws IOException {
-        // the second half still uses the batch: wait for it even when interrupted, then pass the interrupt on
-        WorkerThread.await(other, "encoding the second half of the columns", false);
+    /** Waits for the last segment's second half, if any; it is forgotten whether it succeeded or not. */
+    private void awaitPending() throws IOException {
+        Future<?> other = pending;
+        if (other != null) {
+            pending = null;
+            // the second half still uses the batch: wait for it even when interrupted, then pass the interrupt on
+            WorkerThread.await(other, "encoding the second half of the columns", false);
+        }
     }
 
     /**
@@ -370,14 +369,11 @@ public final class ConsolidatedFileWriter implements Closeable {
     }
 
     private void release() {
-        if (pending != null) {
-            // a second half still uses its set and the caller's batch: let it end before anything is dropped
-            try {
-                WorkerThread.await(pending, "encoding the second half of the columns", false);
-            } catch (IOException | RuntimeException e) {
-                // the file is abandoned or has failed already, and that failure is what the caller reports
-            }
-            pending = null;
+        // a second half still uses its set and the caller's batch: let it end before anything is dropped
+        try {
+            awaitPending();
+        } catch (IOException | RuntimeException e) {
+            // the file is abandoned or has failed already, and that failure is what the caller reports
         }
         try {
             // a row group still being written uses its set: stop the flusher and wait before the sets are dropped
