@@ -21,10 +21,14 @@ final class ThreadCpuMeter implements AutoCloseable {
     private static final long PERIOD_MILLIS = 100;
     static final String VM_JIT = "JVM JIT compiler threads";
     static final String VM_GC = "JVM GC + VM threads";
+    private static final String NOT_MEASURED = "";
     private final com.sun.management.ThreadMXBean mx =
             (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
     private final Map<Long, long[]> firstAndLast = new HashMap<>();
-    private final Map<Long, String> names = new HashMap<>();
+    /** Role per thread key (Java thread id, or -tid for a JVM thread read from /proc). */
+    private final Map<Long, String> roles = new HashMap<>();
+    /** /proc tasks already looked at: their role, or NOT_MEASURED for threads that are not JIT or GC threads. */
+    private final Map<String, String> vmTasks = new HashMap<>();
     /** Per poll: elapsed nanoseconds and the CPU nanoseconds of each role so far, for {@link #timeline}. */
     private final List<Snapshot> snapshots = new ArrayList<>();
     private final long startNanos = System.nanoTime();
@@ -48,22 +52,37 @@ final class ThreadCpuMeter implements AutoCloseable {
     }
 
     private synchronized void poll() {
-        for (ThreadInfo info : mx.getThreadInfo(mx.getAllThreadIds())) {
-            if (info == null) {
+        long[] ids = mx.getAllThreadIds();
+        long[] cpus = mx.getThreadCpuTime(ids);
+        long[] allocs = mx.getThreadAllocatedBytes(ids);
+        for (int i = 0; i < ids.length; i++) {
+            long cpu = cpus[i];
+            long alloc = allocs[i];
+            if (cpu < 0 || !knowRole(ids[i])) {
                 continue;
             }
-            long cpu = mx.getThreadCpuTime(info.getThreadId());
-            long alloc = mx.getThreadAllocatedBytes(info.getThreadId());
-            if (cpu < 0) {
-                continue;
-            }
-            long[] fl = firstAndLast.computeIfAbsent(info.getThreadId(), id -> new long[]{cpu, cpu, alloc, alloc});
+            long[] fl = firstAndLast.computeIfAbsent(ids[i], id -> new long[]{cpu, cpu, alloc, alloc});
             fl[1] = cpu;
             fl[3] = alloc;
-            names.putIfAbsent(info.getThreadId(), info.getThreadName());
         }
         pollVmThreads();
         snapshots.add(new Snapshot(System.nanoTime() - startNanos, cpuByRole()));
+    }
+
+    /**
+     * Finds the role of a Java thread the first time it is seen: the meter polls every 100 ms during the measured
+     * runs, and its own CPU and JIT count as the run's, so it does not ask for thread names or match them again.
+     */
+    private boolean knowRole(long id) {
+        if (roles.containsKey(id)) {
+            return true;
+        }
+        ThreadInfo info = mx.getThreadInfo(id);
+        if (info == null) {
+            return false;
+        }
+        roles.put(id, role(info.getThreadName()));
+        return true;
     }
 
     private record Snapshot(long elapsedNanos, Map<String, Long> cpuByRole) {
@@ -73,7 +92,7 @@ final class ThreadCpuMeter implements AutoCloseable {
         Map<String, Long> byRole = new HashMap<>();
         for (Map.Entry<Long, long[]> e : firstAndLast.entrySet()) {
             long[] fl = e.getValue();
-            byRole.merge(role(names.get(e.getKey())), fl[1] - fl[0], Long::sum);
+            byRole.merge(roles.get(e.getKey()), fl[1] - fl[0], Long::sum);
         }
         return byRole;
     }
@@ -127,9 +146,13 @@ final class ThreadCpuMeter implements AutoCloseable {
         }
         for (java.io.File t : tasks) {
             try {
-                String comm = java.nio.file.Files.readString(t.toPath().resolve("comm")).trim();
-                String role = vmRole(comm);
+                String role = vmTasks.get(t.getName());
                 if (role == null) {
+                    String comm = java.nio.file.Files.readString(t.toPath().resolve("comm")).trim();
+                    role = vmRole(comm);
+                    vmTasks.put(t.getName(), role == null ? NOT_MEASURED : role);
+                }
+                if (role.isEmpty()) {
                     continue;
                 }
                 String stat = java.nio.file.Files.readString(t.toPath().resolve("stat"));
@@ -139,7 +162,7 @@ final class ThreadCpuMeter implements AutoCloseable {
                 long key = -Long.parseLong(t.getName());
                 long[] fl = firstAndLast.computeIfAbsent(key, id -> new long[]{cpu, cpu, 0, 0});
                 fl[1] = cpu;
-                names.putIfAbsent(key, role);
+                roles.putIfAbsent(key, role);
             } catch (java.io.IOException | RuntimeException e) {
                 // the thread ended between listing and reading
             }
@@ -179,7 +202,7 @@ final class ThreadCpuMeter implements AutoCloseable {
         for (Map.Entry<Long, long[]> e : firstAndLast.entrySet()) {
             long[] fl = e.getValue();
             if (fl[3] > fl[2]) {
-                byRole.merge(role(names.get(e.getKey())), fl[3] - fl[2], Long::sum);
+                byRole.merge(roles.get(e.getKey()), fl[3] - fl[2], Long::sum);
             }
         }
         return byRole;
@@ -195,7 +218,7 @@ final class ThreadCpuMeter implements AutoCloseable {
         for (Map.Entry<Long, long[]> e : firstAndLast.entrySet()) {
             long[] fl = e.getValue();
             if (fl[1] > fl[0]) {
-                byRole.merge(role(names.get(e.getKey())), (fl[1] - fl[0]) / 1e9, Double::sum);
+                byRole.merge(roles.get(e.getKey()), (fl[1] - fl[0]) / 1e9, Double::sum);
             }
         }
         return byRole;
@@ -224,7 +247,7 @@ final class ThreadCpuMeter implements AutoCloseable {
                 || name.contains("BlockReceiver")) {
             return "HDFS datanode";
         }
-        if (name.startsWith("DataStreamer") || name.matches("Thread-\\d+") || name.startsWith("ResponseProcessor")) {
+        if (name.startsWith("DataStreamer") || isNumberedThread(name) || name.startsWith("ResponseProcessor")) {
             return "HDFS client streamer (Thread-N)";
         }
         if (name.contains("Jetty") || name.contains("S3Proxy") || name.startsWith("qtp")) {
@@ -236,7 +259,23 @@ final class ThreadCpuMeter implements AutoCloseable {
         if (name.startsWith("G1") || name.startsWith("GC")) {
             return "GC";
         }
+        if (name.equals("bench-cpu-meter")) {
+            return "benchmark's CPU meter";
+        }
         return "other";
+    }
+
+    /** "Thread-N", the name of an unnamed thread (the HDFS client's streamer). */
+    private static boolean isNumberedThread(String name) {
+        if (!name.startsWith("Thread-") || name.length() == "Thread-".length()) {
+            return false;
+        }
+        for (int i = "Thread-".length(); i < name.length(); i++) {
+            if (name.charAt(i) < '0' || name.charAt(i) > '9') {
+                return false;
+            }
+        }
+        return true;
     }
 
     @Override

@@ -26,5 +26,9 @@ class ThreadCpuMeterTest {
         assertEquals("Parquet row group writer", ThreadCpuMeter.role("parquet-flush-12"));
         assertEquals("handler (main) + other consumer", ThreadCpuMeter.role("main"));
         assertEquals("other", ThreadCpuMeter.role("something-else"));
+        assertEquals("HDFS client streamer (Thread-N)", ThreadCpuMeter.role("Thread-17"));
+        assertEquals("other", ThreadCpuMeter.role("Thread-"));
+        assertEquals("other", ThreadCpuMeter.role("Thread-1a"));
+        assertEquals("benchmark's CPU meter", ThreadCpuMeter.role("bench-cpu-meter"));
     }
 }
