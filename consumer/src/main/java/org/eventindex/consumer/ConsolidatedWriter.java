@@ -68,6 +68,11 @@ public interface ConsolidatedWriter extends Closeable {
         /** Where the fetch threads write the run files. */
         Path runDir();
 
+        /** Where the fetch threads keep sorted runs instead of files while it has room; null: none. */
+        default RunMemory runMemory() {
+            return null;
+        }
+
         /**
          * The current object's events: called after {@code object(url)} and before the object's GUID records, which
          * then come without {@code event(...)} calls. The writer owns the files from now on and deletes them.
@@ -78,12 +83,12 @@ public interface ConsolidatedWriter extends Closeable {
     /**
      * One object's sorted events.
      *
-     * @param files      its run files in the order they were written (ties between them keep this order)
+     * @param files      its runs in the order they were written (ties between them keep this order)
      * @param fileEvents events of each of its selected input files, in file order (the run files' file indexes)
      * @param runNumbers the distinct run numbers of its events (unsigned)
      * @param simulation how many of its events are simulated
      */
-    record ObjectRuns(List<Path> files, long[] fileEvents,
+    record ObjectRuns(List<SortedRun> files, long[] fileEvents,
                       Set<Long> runNumbers, long simulation) {
         public ObjectRuns {
             files = List.copyOf(Objects.requireNonNull(files, "files is null"));

@@ -137,7 +137,8 @@ final class Consolidator {
     private Function<String, SelectedRecords> selectionFactory(ConsolidatedWriter writer, int fetchThreads) {
         ConsolidatedWriter.SortedRuns sorted = writer.sortedRuns();
         if (sorted != null) {
-            SortedObject.Buffers buffers = new SortedObject.Buffers(sorted.sortMemoryBytes(), fetchThreads);
+            SortedObject.Buffers buffers = new SortedObject.Buffers(sorted.sortMemoryBytes(), fetchThreads,
+                    sorted.runMemory());
             return source -> new SortedObject(source, sorted.runDir(), buffers);
         }
         Spool.MemoryBudget budget = new Spool.MemoryBudget(spoolMemoryBytes);

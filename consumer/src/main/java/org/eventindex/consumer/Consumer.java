@@ -146,8 +146,12 @@ public final class Consumer implements AutoCloseable {
                 new SizeLimitedFetcher(services.fetcher(), config.limits().objectMaxBytes()), config.limits().spb(),
                 spoolDir,
                 config.spoolMemoryBytes(), config.fetchThreads(), config.fetchAttempts(), metrics);
-        ConsolidatedFormat format = new ParquetConsolidatedFormat(spoolDir, config.sortMemoryBytes(),
-                config.encodingThreads());
+        ParquetConsolidatedFormat format = new ParquetConsolidatedFormat(spoolDir, config.sortMemoryBytes(),
+                config.encodingThreads(), config.runMemoryBytes());
+        metrics.registry().gauge(ConsumerMetrics.RUN_MEMORY_USED, "Bytes of sorted runs held in the run memory now"
+                + " (the rest of a dataset's runs are in the spool dir).", format::runMemoryInUse);
+        metrics.registry().gauge(ConsumerMetrics.RUN_MEMORY_LIMIT, "consumer.run.memory.bytes: most bytes of sorted"
+                + " runs held in memory at a time.", config::runMemoryBytes);
         HdfsCommitter committer = new HdfsCommitter(services.fileContext(), new Path(config.hdfsRoot()),
                 format.fileSuffix());
         DatasetProcessor processor = new DatasetProcessor(consolidator, format, committer, services.ingest());

@@ -36,6 +36,7 @@ import static org.eventindex.config.ConfigChecks.requireText;
  *                          spooled to disk
  * @param sortMemoryBytes   sort buffers of the fetch threads together (each {@code sortMemoryBytes / fetchThreads});
  *                          an object bigger than its buffer is written as several sorted runs
+ * @param runMemoryBytes    sorted runs kept in memory, instead of the spool dir, up to this many bytes at a time
  * @param encodingThreads   threads encoding a Parquet file's columns (1 or 2; the file is the same)
  * @param httpHost          address the operations HTTP server binds to (loopback unless configured)
  * @param httpPort          operations HTTP port; 0 picks a free port
@@ -65,6 +66,7 @@ public record ConsumerConfig(
         Path spoolDir,
         long spoolMemoryBytes,
         long sortMemoryBytes,
+        long runMemoryBytes,
         int encodingThreads,
         String httpHost,
         int httpPort,
@@ -128,6 +130,18 @@ public record ConsumerConfig(
     public static final String SPOOL_DIR = "consumer.spool.dir";
     public static final String SPOOL_MEMORY_BYTES = "consumer.spool.memory.bytes";
     public static final String SORT_MEMORY_BYTES = "consumer.sort.memory.bytes";
+    public static final String RUN_MEMORY_BYTES = "consumer.run.memory.bytes";
+
+    /** Heap left to the rest of the consumer before the default run memory takes half of what remains. */
+    static final long HEAP_RESERVED_BYTES = 384L << 20;
+
+    /**
+     * What {@link #RUN_MEMORY_BYTES} is unless set: half of the JVM's maximum heap once {@link #HEAP_RESERVED_BYTES}
+     * are left for the rest (sort buffers, the Parquet writer's row groups, HDFS and Kudu clients); none below that.
+     */
+    static long defaultRunMemoryBytes() {
+        return Math.max(0, (Runtime.getRuntime().maxMemory() - HEAP_RESERVED_BYTES) / 2);
+    }
     public static final String PARQUET_ENCODING_THREADS = "consumer.parquet.encoding.threads";
     public static final String HTTP_HOST = "consumer.http.host";
     public static final String HTTP_PORT = "consumer.http.port";
@@ -182,6 +196,11 @@ public record ConsumerConfig(
                     "Memory the fetch threads share for sorting objects by (run, event), each up to this divided by"
                             + " consumer.fetch.threads; an object's events beyond its share go to the spool dir as"
                             + " several sorted runs, all merged at the end."),
+            new ConfigKey(RUN_MEMORY_BYTES, "<(JVM maximum heap - 384 MiB) / 2>", null,
+                    "Sorted runs (Parquet) kept in the consumer's heap, instead of being written to the spool dir,"
+                            + " up to this many bytes at a time; the runs beyond it go to the spool dir. The memory is"
+                            + " allocated as runs need it and then kept for the next datasets. 0 writes every run to"
+                            + " the spool dir."),
             new ConfigKey(PARQUET_ENCODING_THREADS, "2", null,
                     "Threads encoding the columns of a consolidated Parquet file: 2 encodes half of them on a thread"
                             + " of their own, 1 keeps all on the handler's thread. The file is the same either way."),
@@ -230,6 +249,9 @@ public record ConsumerConfig(
         Objects.requireNonNull(spoolDir, "spoolDir is null");
         if (sortMemoryBytes < 0) {
             throw new IllegalArgumentException(SORT_MEMORY_BYTES + " must not be negative: " + sortMemoryBytes);
+        }
+        if (runMemoryBytes < 0) {
+            throw new IllegalArgumentException(RUN_MEMORY_BYTES + " must not be negative: " + runMemoryBytes);
         }
         requireRange(encodingThreads, 1, 2, PARQUET_ENCODING_THREADS);
         if (spoolMemoryBytes < 0) {
@@ -293,6 +315,7 @@ public record ConsumerConfig(
                         .orElseGet(() -> Path.of(System.getProperty("java.io.tmpdir"), "eventindex-consumer")),
                 r.longValue(SPOOL_MEMORY_BYTES),
                 r.longValue(SORT_MEMORY_BYTES),
+                r.explicit(RUN_MEMORY_BYTES).isPresent() ? r.longValue(RUN_MEMORY_BYTES) : defaultRunMemoryBytes(),
                 r.integer(PARQUET_ENCODING_THREADS),
                 r.text(HTTP_HOST),
                 r.integer(HTTP_PORT),
@@ -312,7 +335,7 @@ public record ConsumerConfig(
                 + ", s3SecretKey=" + (s3SecretKey == null ? "none" : "***") + ", hdfsUri=" + hdfsUri
                 + ", hdfsRoot=" + hdfsRoot + ", kuduMasters=" + kuduMasters + ", kuduTablePrefix=" + kuduTablePrefix
                 + ", kuduBuckets=" + kuduBuckets + ", kuduReplicas=" + kuduReplicas + ", fetchThreads=" + fetchThreads + ", fetchAttempts=" + fetchAttempts
-                + ", spoolDir=" + spoolDir + ", spoolMemoryBytes=" + spoolMemoryBytes + ", sortMemoryBytes=" + sortMemoryBytes + ", encodingThreads=" + encodingThreads + ", http=" + httpHost + ":" + httpPort + ", limits=" + limits + ", tls=" + tls
+                + ", spoolDir=" + spoolDir + ", spoolMemoryBytes=" + spoolMemoryBytes + ", sortMemoryBytes=" + sortMemoryBytes + ", runMemoryBytes=" + runMemoryBytes + ", encodingThreads=" + encodingThreads + ", http=" + httpHost + ":" + httpPort + ", limits=" + limits + ", tls=" + tls
                 + ", frameLimits=" + frameLimits + "]";
     }
 

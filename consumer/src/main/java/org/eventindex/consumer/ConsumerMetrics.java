@@ -12,6 +12,9 @@ public final class ConsumerMetrics {
     public static final String BYTES_READ = "eventindex_consumer_bytes_read_total";
     public static final String EVENTS_WRITTEN = "eventindex_consumer_events_written_total";
     public static final String EVENTS_LOADED = "eventindex_consumer_events_loaded_total";
+    /** Gauges registered by the daemon for its Parquet format's run memory. */
+    public static final String RUN_MEMORY_USED = "eventindex_consumer_run_memory_used_bytes";
+    public static final String RUN_MEMORY_LIMIT = "eventindex_consumer_run_memory_limit_bytes";
 
     private final Metrics registry;
     final Metrics.Counter signalsHandled;

@@ -72,7 +72,7 @@ final class ExternalSorter implements Closeable {
         }
         List<RunMerger.Run> sorted = new ArrayList<>();
         for (Path run : runs) {
-            sorted.add(new RunMerger.Run(run, 0));
+            sorted.add(new RunMerger.Run(SortedRun.file(run), 0));
         }
         new RunMerger(dir, label, RunMerger.FAN_IN).merge(sorted, sink);
     }

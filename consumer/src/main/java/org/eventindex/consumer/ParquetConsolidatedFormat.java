@@ -25,23 +25,34 @@ import java.util.TreeSet;
  * were given, with the footer metadata (dataset, signal, objects, files and menus, counts, row checksum). No
  * wall-clock value goes into the file, so the same signal gives the same bytes. The writer takes sorted runs
  * ({@link ConsolidatedWriter.SortedRuns}): the fetch threads sort each object within {@code sortMemoryBytes} in all
- * and write its runs to {@code spillDir}, and {@link RunMerger} merges them. Events given one by one instead are
+ * and keep its runs in a {@link RunMemory} of {@code runMemoryBytes} while it has room, otherwise write them to
+ * {@code spillDir}, and {@link RunMerger} merges them. Events given one by one instead are
  * sorted by an {@link ExternalSorter} bounded by {@code sortMemoryBytes}; a file takes one way or the other.
  */
 public final class ParquetConsolidatedFormat implements ConsolidatedFormat {
     private final Path spillDir;
     private final long sortMemoryBytes;
     private final int encodingThreads;
+    /** Shared by the files this format writes (one at a time per consumer); null: every run is a file. */
+    private final RunMemory runMemory;
 
     public ParquetConsolidatedFormat(Path spillDir, long sortMemoryBytes) {
         this(spillDir, sortMemoryBytes, 2);
     }
 
+    /** With every sorted run written to {@code spillDir}. */
+    public ParquetConsolidatedFormat(Path spillDir, long sortMemoryBytes, int encodingThreads) {
+        this(spillDir, sortMemoryBytes, encodingThreads, 0);
+    }
+
     /**
      * @param encodingThreads 1: Parquet columns encoded on the calling thread; 2: half of them on a second thread
      *                        (the file is the same)
+     * @param runMemoryBytes  sorted runs kept in memory instead of {@code spillDir}, at most this many bytes at a time
+     *                        (0: none)
      */
-    public ParquetConsolidatedFormat(Path spillDir, long sortMemoryBytes, int encodingThreads) {
+    public ParquetConsolidatedFormat(Path spillDir, long sortMemoryBytes, int encodingThreads,
+                                     long runMemoryBytes) {
         if (encodingThreads < 1 || encodingThreads > 2) {
             throw new IllegalArgumentException("Parquet encoding threads must be 1 or 2: " + encodingThreads);
         }
@@ -51,6 +62,15 @@ public final class ParquetConsolidatedFormat implements ConsolidatedFormat {
             throw new IllegalArgumentException("sort memory must not be negative: " + sortMemoryBytes);
         }
         this.sortMemoryBytes = sortMemoryBytes;
+        this.runMemory = runMemoryBytes > 0 ? new RunMemory(runMemoryBytes) : null;
+        if (runMemoryBytes < 0) {
+            throw new IllegalArgumentException("run memory must not be negative: " + runMemoryBytes);
+        }
+    }
+
+    /** Bytes of sorted runs held in memory now (0 when none are kept in memory). */
+    public long runMemoryInUse() {
+        return runMemory == null ? 0 : runMemory.bytesInUse();
     }
 
     @Override
@@ -122,11 +142,16 @@ public final class ParquetConsolidatedFormat implements ConsolidatedFormat {
                 }
 
                 @Override
+                public RunMemory runMemory() {
+                    return runMemory;
+                }
+
+                @Override
                 public void objectRuns(ObjectRuns r) {
                     if (eventByEvent) {
                         throw new IllegalStateException("sorted runs given after events one by one");
                     }
-                    for (Path f : r.files()) {
+                    for (SortedRun f : r.files()) {
                         objectRuns.add(new RunMerger.Run(f, guids.size()));
                     }
                     fileEvents = r.fileEvents();
@@ -249,10 +274,19 @@ public final class ParquetConsolidatedFormat implements ConsolidatedFormat {
             if (sorter != null) {
                 sorter.close();
             }
+            IOException failed = null;
             for (RunMerger.Run r : objectRuns) {
-                Files.deleteIfExists(r.file());
+                try {
+                    r.run().delete();
+                } catch (IOException e) {
+                    // the others are deleted all the same: in-memory runs give their memory back
+                    failed = failed == null ? e : failed;
+                }
             }
             objectRuns.clear();
+            if (failed != null) {
+                throw failed;
+            }
         }
     }
 }

@@ -10,7 +10,7 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * K-way merges sorted run files ({@link RunOutput}) by unsigned (run, event); equal keys come in the order
+ * K-way merges sorted runs ({@link RunOutput}'s layout, in files or in memory: {@link SortedRun}) by unsigned (run, event); equal keys come in the order
  * of the runs in the list, then in their order within a run. Given the runs of each object in chunk order and the
  * objects in signal order, that is the order of a stable sort of all events in signal order. At most {@code fanIn}
  * runs are open at a time, each read through a {@value #READ_BUFFER}-byte buffer: beyond that, consecutive groups are
@@ -22,10 +22,10 @@ final class RunMerger {
     static final int FAN_IN = 64;
     static final int READ_BUFFER = RunOutput.BLOCK;
 
-    /** A run file whose file indexes are relative to {@code guidBase} (the object's first input file). */
-    record Run(Path file, int guidBase) {
+    /** A run whose file indexes are relative to {@code guidBase} (the object's first input file). */
+    record Run(SortedRun run, int guidBase) {
         Run {
-            Objects.requireNonNull(file, "file is null");
+            Objects.requireNonNull(run, "run is null");
         }
     }
 
@@ -53,17 +53,33 @@ final class RunMerger {
     void merge(List<Run> runs, Sink sink) throws IOException {
         List<Run> level = new ArrayList<>(runs);
         List<Path> intermediate = new ArrayList<>();
+        boolean merged = false;
         try {
             while (level.size() > fanIn) {
                 level = mergePass(level, intermediate);
             }
             mergeGroup(level, (guid, run, event, buf, off, len) -> sink.accept(guid, buf, off, len));
+            merged = true;
         } finally {
+            // every one, even if a file cannot be deleted: in-memory runs give their memory back
+            IOException failed = null;
             for (Run r : runs) {
-                Files.deleteIfExists(r.file());
+                try {
+                    r.run().delete();
+                } catch (IOException e) {
+                    failed = failed == null ? e : failed;
+                }
             }
             for (Path p : intermediate) {
-                Files.deleteIfExists(p);
+                try {
+                    Files.deleteIfExists(p);
+                } catch (IOException e) {
+                    failed = failed == null ? e : failed;
+                }
+            }
+            // after a failure that failure is what the caller hears of
+            if (failed != null && merged) {
+                throw failed;
             }
         }
     }
@@ -89,9 +105,9 @@ final class RunMerger {
                         + e.getMessage(), e);
             }
             for (Run r : group) {
-                Files.deleteIfExists(r.file());
+                r.run().delete();
             }
-            next.add(new Run(file, 0));
+            next.add(new Run(SortedRun.file(file), 0));
         }
         return next;
     }
@@ -179,7 +195,7 @@ final class RunMerger {
         Reader(int rank, Run run) throws IOException {
             this.rank = rank;
             this.run = run;
-            this.in = new RecordInput(Files.newInputStream(run.file()), READ_BUFFER);
+            this.in = new RecordInput(run.run().open(), READ_BUFFER);
         }
 
         boolean advance() throws IOException {
@@ -196,7 +212,7 @@ final class RunMerger {
                 throw truncated(e);
             }
             if (length < 0 || guid < 0) {
-                throw new IOException("dataset " + label + ": run " + run.file() + " is corrupt (length " + length
+                throw new IOException("dataset " + label + ": run " + run.run() + " is corrupt (length " + length
                         + ", file " + guid + ")");
             }
             return true;
@@ -222,7 +238,7 @@ final class RunMerger {
         }
 
         private IOException truncated(EOFException e) {
-            return new IOException("dataset " + label + ": run " + run.file() + " is truncated", e);
+            return new IOException("dataset " + label + ": run " + run.run() + " is truncated", e);
         }
     }
 }

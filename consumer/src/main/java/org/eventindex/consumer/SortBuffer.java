@@ -4,6 +4,7 @@ import org.eventindex.spb.EventScan;
 import org.eventindex.spb.SavedScan;
 
 import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
@@ -101,6 +102,33 @@ final class SortBuffer {
      * @return the run file
      */
     Path writeRun(Path dir, String prefix) throws IOException {
+        return ((SortedRun.OnDisk) writeRun(dir, prefix, null)).file();
+    }
+
+    /**
+     * Sorts what was added and writes it as a run, in {@code memory} if it has room for it (and is not null),
+     * otherwise as a file in {@code dir}; then empties the buffer (keeping its arrays).
+     */
+    SortedRun writeRun(Path dir, String prefix, RunMemory memory) throws IOException {
+        RunMemory.InMemory kept = memory == null ? null : memory.take(used);
+        if (kept != null) {
+            boolean ok = false;
+            try {
+                OutputStream out = kept.output();
+                if (inOrder) {
+                    out.write(data, 0, used);
+                } else {
+                    writeSorted(out);
+                }
+                ok = true;
+            } finally {
+                if (!ok) {
+                    kept.delete();
+                }
+                clear();
+            }
+            return kept;
+        }
         Files.createDirectories(dir);
         Path file = Files.createTempFile(dir, prefix, ".run");
         boolean ok = false;
@@ -108,7 +136,7 @@ final class SortBuffer {
             if (inOrder) {
                 writeArena(ch);
             } else {
-                writeSorted(ch);
+                writeSorted(Channels.newOutputStream(ch));
             }
             ok = true;
         } finally {
@@ -117,7 +145,7 @@ final class SortBuffer {
             }
             clear();
         }
-        return file;
+        return SortedRun.file(file);
     }
 
     /** The arena holds the records in sort order: it is the run file. */
@@ -132,9 +160,9 @@ final class SortBuffer {
     }
 
     /** Gathers the records in sort order into blocks. */
-    private void writeSorted(FileChannel ch) throws IOException {
+    private void writeSorted(OutputStream out) throws IOException {
         sort();
-        RunOutput run = new RunOutput(Channels.newOutputStream(ch));
+        RunOutput run = new RunOutput(out);
         for (int k = 0; k < count; k++) {
             int i = order[k];
             run.writeRecord(data, offsets[i], lengths[i]);

@@ -19,9 +19,10 @@ import java.util.concurrent.BlockingQueue;
 /**
  * One object's selection for a writer that takes {@link ConsolidatedWriter.SortedRuns}: the fetch thread sorts the
  * object's events in a {@link SortBuffer} borrowed from the dataset's {@link Buffers} and writes them as one sorted
- * run file, or as several (chunks, in order) when they do not fit in the buffer; the GUID records (BeginGUID,
- * TriggerMenu, EndGUID) and the counts stay in memory. The handler's thread then registers the runs with the writer
- * and replays the GUID records. Closing deletes the run files the writer has not taken.
+ * run, or as several (chunks, in order) when they do not fit in the buffer: kept in the consumer's {@link RunMemory}
+ * while it has room, otherwise as files; the GUID records (BeginGUID, TriggerMenu, EndGUID) and the counts stay in
+ * memory. The handler's thread then registers the runs with the writer and replays the GUID records. Closing deletes
+ * the runs the writer has not taken.
  */
 final class SortedObject implements SelectedRecords {
     private final String source;
@@ -31,7 +32,7 @@ final class SortedObject implements SelectedRecords {
     /** Scans events given as messages (a reader not in raw-event mode); made on first use. */
     private EventScan ownScan;
     private final List<SpbRecord> guidRecords = new ArrayList<>();
-    private final List<Path> files = new ArrayList<>();
+    private final List<SortedRun> files = new ArrayList<>();
     private long[] fileEvents = new long[4];
     private int file = -1;
     private final Set<Long> runNumbers = new HashSet<>();
@@ -97,7 +98,7 @@ final class SortedObject implements SelectedRecords {
 
     private void flush() throws IOException {
         try {
-            files.add(buffer.writeRun(dir, "obj-"));
+            files.add(buffer.writeRun(dir, "obj-", buffers.runMemory));
         } catch (IOException e) {
             throw new IOException("object " + source + ": cannot write its sorted events to " + dir + ": "
                     + e.getMessage(), e);
@@ -114,8 +115,8 @@ final class SortedObject implements SelectedRecords {
         sealed = true;
     }
 
-    /** Run files written so far (chunks of this object, in order). */
-    List<Path> files() {
+    /** Runs written so far (chunks of this object, in order). */
+    List<SortedRun> files() {
         return List.copyOf(files);
     }
 
@@ -148,9 +149,9 @@ final class SortedObject implements SelectedRecords {
     public void close() throws IOException {
         releaseBuffer();
         IOException failed = null;
-        for (Path f : files) {
+        for (SortedRun f : files) {
             try {
-                Files.deleteIfExists(f);
+                f.delete();
             } catch (IOException e) {
                 failed = e;
             }
@@ -175,8 +176,15 @@ final class SortedObject implements SelectedRecords {
      */
     static final class Buffers {
         private final BlockingQueue<SortBuffer> free;
+        /** Where sorted runs are kept while it has room, or null: all go to files. */
+        private final RunMemory runMemory;
 
         Buffers(long memoryBytes, int threads) {
+            this(memoryBytes, threads, null);
+        }
+
+        Buffers(long memoryBytes, int threads, RunMemory runMemory) {
+            this.runMemory = runMemory;
             if (threads < 1) {
                 throw new IllegalArgumentException("threads must be at least 1: " + threads);
             }

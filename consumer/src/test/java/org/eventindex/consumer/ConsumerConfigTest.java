@@ -58,6 +58,8 @@ class ConsumerConfigTest {
         assertEquals(Path.of(System.getProperty("java.io.tmpdir"), "eventindex-consumer"), c.spoolDir());
         assertEquals(8L * 1024 * 1024, c.spoolMemoryBytes());
         assertEquals(64L * 1024 * 1024, c.sortMemoryBytes());
+        assertEquals(Math.max(0, (Runtime.getRuntime().maxMemory() - (384L << 20)) / 2), c.runMemoryBytes(),
+                "half the heap left after 384 MiB");
         assertEquals(8083, c.httpPort());
         assertEquals("127.0.0.1", c.httpHost(), "the unauthenticated operations endpoints bind to loopback");
         assertFalse(ConsumerConfig.fromProperties(new Properties(), Map.of()).consumerId().isBlank(),
@@ -90,6 +92,7 @@ class ConsumerConfigTest {
                 ConsumerConfig.SPOOL_DIR, dir.toString(),
                 ConsumerConfig.SPOOL_MEMORY_BYTES, "1024",
                 ConsumerConfig.SORT_MEMORY_BYTES, "2048",
+                ConsumerConfig.RUN_MEMORY_BYTES, "0",
                 ConsumerConfig.HTTP_HOST, "10.0.0.7",
                 ConsumerConfig.HTTP_PORT, "0"), Map.of());
         assertEquals(List.of(new StompEndpoint("b1", 1), new StompEndpoint("b2", 2)), c.brokers());
@@ -112,6 +115,7 @@ class ConsumerConfigTest {
         assertEquals(dir, c.spoolDir());
         assertEquals(1024, c.spoolMemoryBytes());
         assertEquals(2048, c.sortMemoryBytes());
+        assertEquals(0, c.runMemoryBytes());
         assertEquals("10.0.0.7", c.httpHost());
         assertEquals(0, c.httpPort());
     }
@@ -148,6 +152,9 @@ class ConsumerConfigTest {
         e = assertThrows(IllegalArgumentException.class,
                 () -> ConsumerConfig.fromProperties(props(ConsumerConfig.HDFS_ROOT, "relative"), Map.of()));
         assertTrue(e.getMessage().contains(ConsumerConfig.HDFS_ROOT), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class,
+                () -> ConsumerConfig.fromProperties(props(ConsumerConfig.RUN_MEMORY_BYTES, "-1"), Map.of()));
+        assertTrue(e.getMessage().contains("consumer.run.memory.bytes must not be negative"), e.getMessage());
         e = assertThrows(IllegalArgumentException.class,
                 () -> ConsumerConfig.fromProperties(props(ConsumerConfig.S3_ENDPOINT, "s3://x:1"), Map.of()));
         assertTrue(e.getMessage().contains(ConsumerConfig.S3_ENDPOINT), e.getMessage());

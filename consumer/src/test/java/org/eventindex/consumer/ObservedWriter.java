@@ -20,7 +20,7 @@ final class ObservedWriter implements ConsolidatedWriter {
     private final ConsolidatedWriter w;
     private final boolean sortedRuns;
     /** Run files registered per object, in signal order. */
-    final List<List<Path>> runFiles = new ArrayList<>();
+    final List<List<SortedRun>> runFiles = new ArrayList<>();
 
     private ObservedWriter(ConsolidatedWriter w, boolean sortedRuns) {
         this.w = w;
@@ -55,6 +55,11 @@ final class ObservedWriter implements ConsolidatedWriter {
             @Override
             public Path runDir() {
                 return inner.runDir();
+            }
+
+            @Override
+            public RunMemory runMemory() {
+                return inner.runMemory();
             }
 
             @Override

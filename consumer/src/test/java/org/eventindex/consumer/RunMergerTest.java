@@ -72,6 +72,42 @@ class RunMergerTest {
         }
     }
 
+    /**
+     * Runs kept in memory and runs on disk, mixed (the memory holds about half of them), merge into the same order,
+     * also through intermediate passes; every run is deleted and every block given back after the merge.
+     */
+    @Test
+    void runsInMemoryAndOnDiskMergeAlike() throws Exception {
+        Random r = new Random(12);
+        List<E> input = new ArrayList<>();
+        List<List<E>> objects = new ArrayList<>();
+        for (int o = 0; o < 12; o++) {
+            List<E> object = new ArrayList<>();
+            for (int i = 0; i < 300; i++) {
+                E e = new E(327636, r.nextInt(80), o, input.size());
+                object.add(e);
+                input.add(e);
+            }
+            objects.add(object);
+        }
+        List<E> expected = new ArrayList<>(input);
+        expected.sort(Comparator.comparing(E::event));
+        // chunks of ~2,000 B, each a run of one block: 12 objects of ~20 KB make ~170, memory for 60 of them
+        RunMemory memory = new RunMemory(60L * RunMemory.BLOCK);
+        for (int fanIn : new int[]{3, RunMerger.FAN_IN}) {
+            List<RunMerger.Run> runs = write(objects, 2_000, memory);
+            long inMemory = runs.stream().filter(x -> x.run() instanceof RunMemory.InMemory).count();
+            assertTrue(inMemory > 0 && inMemory < runs.size(), inMemory + " of " + runs.size() + " runs in memory");
+            List<E> out = new ArrayList<>();
+            new RunMerger(dir, "ds", fanIn).merge(runs, (guid, buf, off, len) -> {
+                out.add(input.get(ByteBuffer.wrap(buf, off, len).getInt()));
+            });
+            assertEquals(expected, out, "fan-in " + fanIn);
+            assertEquals(0, memory.bytesInUse(), "blocks given back, fan-in " + fanIn);
+            assertEquals(List.of(), files(), "run files deleted, fan-in " + fanIn);
+        }
+    }
+
     @Test
     void aBufferHoldsItsCapacityButAlwaysOneEvent() throws Exception {
         SortBuffer b = new SortBuffer(1_000);
@@ -97,7 +133,7 @@ class RunMergerTest {
         byte[] bytes = Files.readAllBytes(run);
         Files.write(run, java.util.Arrays.copyOf(bytes, bytes.length - 10));
         IOException e = assertThrows(IOException.class, () -> new RunMerger(dir, "ds1", 4)
-                .merge(List.of(new RunMerger.Run(run, 0)), (guid, buf, off, len) -> {
+                .merge(List.of(new RunMerger.Run(SortedRun.file(run), 0)), (guid, buf, off, len) -> {
                 }));
         assertTrue(e.getMessage().contains("dataset ds1") && e.getMessage().contains(run.toString())
                 && e.getMessage().contains("truncated"), e.getMessage());
@@ -106,6 +142,11 @@ class RunMergerTest {
 
     /** Each object through one buffer of {@code capacity} bytes: its chunks in order, file indexes relative. */
     private List<RunMerger.Run> write(List<List<E>> objects, long capacity) throws IOException {
+        return write(objects, capacity, null);
+    }
+
+    /** As {@link #write(List, long)}, the runs kept in {@code memory} while it has room. */
+    private List<RunMerger.Run> write(List<List<E>> objects, long capacity, RunMemory memory) throws IOException {
         SortBuffer buffer = new SortBuffer(capacity);
         List<RunMerger.Run> runs = new ArrayList<>();
         for (List<E> object : objects) {
@@ -113,11 +154,11 @@ class RunMergerTest {
             for (E e : object) {
                 byte[] bytes = e.bytes(4 + e.seq() % 90);
                 if (!buffer.fits(bytes.length)) {
-                    runs.add(new RunMerger.Run(buffer.writeRun(dir, "obj-"), base));
+                    runs.add(new RunMerger.Run(buffer.writeRun(dir, "obj-", memory), base));
                 }
                 buffer.add(e.run(), e.event(), e.guid() - base, bytes, 0, bytes.length);
             }
-            runs.add(new RunMerger.Run(buffer.writeRun(dir, "obj-"), base));
+            runs.add(new RunMerger.Run(buffer.writeRun(dir, "obj-", memory), base));
         }
         return runs;
     }

@@ -46,12 +46,20 @@ class SortedRunsConsolidationTest {
     private record Written(byte[] bytes, ObservedWriter writer) {
     }
 
+    /** The format of the last {@link #parquet} call (its run memory). */
+    private ParquetConsolidatedFormat format;
+
     private Written parquet(ValidSignal s, long sortMemory, int threads) throws Exception {
+        return parquet(s, sortMemory, threads, 0);
+    }
+
+    private Written parquet(ValidSignal s, long sortMemory, int threads, long runMemory) throws Exception {
         Consolidator c = new Consolidator(store, SpbLimits.DEFAULT, spoolDir, 0, threads, 3,
                 new ConsumerMetrics(new Metrics()));
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ObservedWriter w;
-        try (ConsolidatedWriter inner = new ParquetConsolidatedFormat(spoolDir, sortMemory).open(out)) {
+        format = new ParquetConsolidatedFormat(spoolDir, sortMemory, 2, runMemory);
+        try (ConsolidatedWriter inner = format.open(out)) {
             w = ObservedWriter.recordingRuns(inner);
             c.consolidate(s, w);
         }
@@ -82,7 +90,7 @@ class SortedRunsConsolidationTest {
         ValidSignal s = signal(objects.toArray(SignalObject[]::new));
         // ~45 B per event + index: a 1 KiB share per thread holds ~13 events, so each object is 4 or more chunks
         Written chunked = parquet(s, 4 * 1024, 4);
-        for (List<Path> runs : chunked.writer().runFiles) {
+        for (List<SortedRun> runs : chunked.writer().runFiles) {
             assertTrue(runs.size() >= 4, "chunks of an object: " + runs.size());
         }
         TestSpb.Consolidated file = TestSpb.parquet(chunked.bytes());
@@ -95,6 +103,41 @@ class SortedRunsConsolidationTest {
         Written whole = parquet(s, 1L << 30, 4);
         assertEquals(4, whole.writer().runCount());
         assertArrayEquals(whole.bytes(), chunked.bytes());
+        assertEquals(List.of(), leftFiles());
+    }
+
+    /**
+     * Runs kept in memory (all of them, or as many as fit, the others on disk) give the file that runs on disk give;
+     * afterwards no file is left and all the memory is free again, also when the dataset fails.
+     */
+    @Test
+    void runsInMemoryGiveTheSameFileAsRunsOnDisk() throws Exception {
+        List<SignalObject> objects = new ArrayList<>();
+        for (int o = 0; o < 8; o++) {
+            store.put("m" + o, TestSpb.object("m" + o, 1000, Guid.of("M" + o, 1000 - o * 11L, 600)));
+            objects.add(so("m" + o, 600, "M" + o));
+        }
+        ValidSignal s = signal(objects.toArray(SignalObject[]::new));
+        // 16 KiB of sort memory for 4 threads: runs of ~3.5 KB, one block of run memory each; ~170 of them
+        byte[] onDisk = parquet(s, 16 * 1024, 4).bytes();
+        for (long blocks : new long[]{40, 1_000}) {
+            Written w = parquet(s, 16 * 1024, 4, blocks * RunMemory.BLOCK);
+            assertArrayEquals(onDisk, w.bytes(), "run memory of " + blocks + " blocks");
+            long runs = w.writer().runCount();
+            long inMemory = w.writer().runFiles.stream().flatMap(List::stream)
+                    .filter(r -> r instanceof RunMemory.InMemory).count();
+            if (blocks == 40) {
+                assertTrue(inMemory > 0 && inMemory < runs, inMemory + " of " + runs + " runs in memory");
+            } else {
+                assertEquals(runs, inMemory, "every run in memory");
+            }
+            assertEquals(0, format.runMemoryInUse(), "memory given back");
+            assertEquals(List.of(), leftFiles());
+        }
+        // the last object is one event short: the dataset fails after the others' runs were kept
+        store.put("m7", TestSpb.object("m7", 1000, Guid.of("M7", 1000 - 7 * 11L, 599)));
+        assertThrows(ConsumeException.class, () -> parquet(s, 16 * 1024, 4, 40L * RunMemory.BLOCK));
+        assertEquals(0, format.runMemoryInUse(), "memory given back after a failure");
         assertEquals(List.of(), leftFiles());
     }
 

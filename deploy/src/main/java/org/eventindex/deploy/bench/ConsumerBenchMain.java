@@ -54,7 +54,8 @@ import java.util.concurrent.Future;
  *   <li>Kudu ingest rows/s of the loader against {@code kudu perf loadgen} on the same cluster, into a table with
  *       the EVENTS schema and hash buckets ({@link KuduBench}).</li>
  * </ul>
- * Usage: {@code bin/bench-consumer [--events N] [--files N] [--threads N] [--kudu-rows all|N|0] [--work DIR]}.
+ * Usage: {@code bin/bench-consumer [--events N] [--files N] [--threads N] [--run-memory BYTES] [--kudu-rows all|N|0]
+ * [--work DIR]}.
  */
 public final class ConsumerBenchMain {
     private static final String DATASET = "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1824";
@@ -80,9 +81,11 @@ public final class ConsumerBenchMain {
     public static void main(String[] args) throws Exception {
         Map<String, String> o = BenchOptions.parse(args, Map.of("events", "1000000", "files", "20", "threads", "4",
                 "kudu-rows", "all", "work", System.getProperty("java.io.tmpdir") + "/ei-bench",
-                "encoding-threads", "2", "warmups", "1", "timeline", "0"));
+                "encoding-threads", "2", "warmups", "1", "timeline", "0", "run-memory", "default"));
         long timelineMillis = Long.parseLong(o.get("timeline"));
         int encodingThreads = Integer.parseInt(o.get("encoding-threads"));
+        // sorted runs kept in memory: the consumer's default unless given (bytes)
+        String runMemory = o.get("run-memory");
         int warmups = Integer.parseInt(o.get("warmups"));
         int events = Integer.parseInt(o.get("events"));
         int files = Integer.parseInt(o.get("files"));
@@ -107,7 +110,8 @@ public final class ConsumerBenchMain {
             s3.createBucket(BUCKET);
             ConsumerSignal signal = upload(s3, ds, spec.eventsPerFile());
             long totalEvents = signal.expectedEvents();
-            ConsumerConfig config = config(s3, hdfs, kudu, threads, encodingThreads, work);
+            ConsumerConfig config = config(s3, hdfs, kudu, threads, encodingThreads, runMemory, work);
+            out.printf("consumer run memory (sorted runs kept off disk): %,d MiB%n", config.runMemoryBytes() >> 20);
 
             // both paths write with the consumer's HDFS client settings
             org.apache.hadoop.conf.Configuration clientConf = Consumer.hdfsClientConf(hdfs.conf());
@@ -169,7 +173,7 @@ public final class ConsumerBenchMain {
     }
 
     private static ConsumerConfig config(EmbeddedS3 s3, EmbeddedHdfs hdfs, EmbeddedKudu kudu, int threads,
-                                         int encodingThreads,
+                                         int encodingThreads, String runMemory,
                                          java.nio.file.Path work) throws Exception {
         Properties p = new Properties();
         p.setProperty(ConsumerConfig.ID, "bench");
@@ -181,6 +185,9 @@ public final class ConsumerBenchMain {
         p.setProperty(ConsumerConfig.PARQUET_ENCODING_THREADS, Integer.toString(encodingThreads));
         p.setProperty(ConsumerConfig.SPOOL_DIR, work.resolve("spool").toString());
         p.setProperty(ConsumerConfig.HTTP_PORT, "0");
+        if (!runMemory.equals("default")) {
+            p.setProperty(ConsumerConfig.RUN_MEMORY_BYTES, runMemory);
+        }
         return ConsumerConfig.fromProperties(p, Map.of("EI_S3_ACCESS_KEY", s3.accessKey(),
                 "EI_S3_SECRET_KEY", s3.secretKey()));
     }

@@ -1,0 +1,87 @@
+package org.eventindex.consumer;
+
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.util.Random;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** {@link RunMemory}: runs within the budget are kept and read back; beyond it, none; memory comes back on delete. */
+class RunMemoryTest {
+
+    @Test
+    void aRunReadsBackAcrossBlockBoundaries() throws IOException {
+        RunMemory memory = new RunMemory(4L * RunMemory.BLOCK);
+        byte[] bytes = new byte[2 * RunMemory.BLOCK + 12_345];
+        new Random(5).nextBytes(bytes);
+        RunMemory.InMemory run = memory.take(bytes.length);
+        assertNotNull(run);
+        assertEquals(3L * RunMemory.BLOCK, memory.bytesInUse(), "whole blocks");
+        OutputStream out = run.output();
+        // in pieces that straddle the blocks' ends
+        for (int at = 0; at < bytes.length; ) {
+            int n = Math.min(bytes.length - at, 70_001);
+            out.write(bytes, at, n);
+            at += n;
+        }
+        assertEquals(bytes.length, run.bytes());
+        try (InputStream in = run.open()) {
+            assertArrayEquals(bytes, in.readAllBytes());
+        }
+        // a second reader starts from the beginning
+        try (InputStream in = run.open()) {
+            assertEquals(bytes[0] & 0xff, in.read());
+        }
+        run.delete();
+        run.delete();
+        assertEquals(0, memory.bytesInUse(), "given back once, however often deleted");
+        IOException e = assertThrows(IOException.class, run::open);
+        assertTrue(e.getMessage().contains("deleted"), e.getMessage());
+    }
+
+    @Test
+    void aRunThatDoesNotFitGetsNothingAndTheOthersStillFit() {
+        RunMemory memory = new RunMemory(3L * RunMemory.BLOCK);
+        RunMemory.InMemory a = memory.take(2L * RunMemory.BLOCK);
+        assertNotNull(a);
+        assertNull(memory.take(RunMemory.BLOCK + 1), "two blocks more than the budget has left");
+        assertEquals(2L * RunMemory.BLOCK, memory.bytesInUse(), "a refused run takes nothing");
+        RunMemory.InMemory b = memory.take(RunMemory.BLOCK);
+        assertNotNull(b, "one block is left");
+        assertNull(memory.take(1));
+        a.delete();
+        assertNotNull(memory.take(2L * RunMemory.BLOCK), "a deleted run's blocks serve the next");
+        assertNull(new RunMemory(0).take(1), "no budget, no run");
+        assertNotNull(new RunMemory(0).take(0), "an empty run needs no block");
+    }
+
+    @Test
+    void aRunIsWrittenOnceToItsLengthAndReadOnlyWhenComplete() throws IOException {
+        RunMemory memory = new RunMemory(RunMemory.BLOCK);
+        RunMemory.InMemory run = memory.take(10);
+        OutputStream out = run.output();
+        out.write(new byte[6]);
+        IOException e = assertThrows(IOException.class, run::open);
+        assertTrue(e.getMessage().contains("has only 6 written"), e.getMessage());
+        e = assertThrows(IOException.class, () -> out.write(new byte[5]));
+        assertTrue(e.getMessage().contains("writing 5 bytes more after 6"), e.getMessage());
+        out.write(new byte[4]);
+        try (InputStream in = run.open()) {
+            assertEquals(10, in.readAllBytes().length);
+        }
+    }
+
+    @Test
+    void aNegativeBudgetIsRefused() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new RunMemory(-1));
+        assertTrue(e.getMessage().contains("run memory must not be negative"), e.getMessage());
+    }
+}
