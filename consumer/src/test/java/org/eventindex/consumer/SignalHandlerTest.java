@@ -81,6 +81,8 @@ class SignalHandlerTest {
         p.setProperty(ConsumerConfig.HDFS_ROOT, root.toString());
         p.setProperty(ConsumerConfig.SPOOL_DIR, tmp.resolve("spool").toString());
         p.setProperty(ConsumerConfig.FETCH_THREADS, "2");
+        // every sorted run to the spool dir, whose use and cleanup these tests check
+        p.setProperty(ConsumerConfig.RUN_MEMORY_BYTES, "0");
         ConsumerConfig config = ConsumerConfig.fromProperties(p, Map.of());
         DatasetIngest ingest = (signal, file) -> {
             if (ingestFailure != null) {
