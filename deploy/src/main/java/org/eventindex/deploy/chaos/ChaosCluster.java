@@ -228,6 +228,7 @@ final class ChaosCluster implements AutoCloseable {
         // Everything decoded goes through the spool disk, so a full disk there is felt by every dataset.
         p.put(ConsumerConfig.SPOOL_MEMORY_BYTES, "0");
         p.put(ConsumerConfig.SORT_MEMORY_BYTES, "262144");
+        p.put(ConsumerConfig.RUN_MEMORY_BYTES, "0");
         p.put(ConsumerConfig.HTTP_PORT, Integer.toString(consumerHttpPorts.get(i)));
         return p;
     }
