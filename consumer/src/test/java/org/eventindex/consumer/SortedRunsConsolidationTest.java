@@ -66,6 +66,20 @@ class SortedRunsConsolidationTest {
         return new Written(out.toByteArray(), w);
     }
 
+    /**
+     * {@code n} objects named {@code prefix + i}, each of one input file (GUID upper-cased prefix + i) of
+     * {@code events} events numbered from {@code 1000 - i * step}; the signal selecting them all.
+     */
+    private ValidSignal oneFileObjects(String prefix, int n, long step, int events) throws ConsumeException {
+        List<SignalObject> objects = new ArrayList<>();
+        String guid = prefix.toUpperCase(java.util.Locale.ROOT);
+        for (int o = 0; o < n; o++) {
+            store.put(prefix + o, TestSpb.object(prefix + o, 1000, Guid.of(guid + o, 1000 - o * step, events)));
+            objects.add(so(prefix + o, events, guid + o));
+        }
+        return signal(objects.toArray(SignalObject[]::new));
+    }
+
     private List<Path> leftFiles() throws IOException {
         try (Stream<Path> s = Files.list(spoolDir)) {
             return s.toList();
@@ -112,12 +126,7 @@ class SortedRunsConsolidationTest {
      */
     @Test
     void runsInMemoryGiveTheSameFileAsRunsOnDisk() throws Exception {
-        List<SignalObject> objects = new ArrayList<>();
-        for (int o = 0; o < 8; o++) {
-            store.put("m" + o, TestSpb.object("m" + o, 1000, Guid.of("M" + o, 1000 - o * 11L, 600)));
-            objects.add(so("m" + o, 600, "M" + o));
-        }
-        ValidSignal s = signal(objects.toArray(SignalObject[]::new));
+        ValidSignal s = oneFileObjects("m", 8, 11, 600);
         // 16 KiB of sort memory for 4 threads: runs of ~3.5 KB, one block of run memory each; ~170 of them
         byte[] onDisk = parquet(s, 16 * 1024, 4).bytes();
         for (long blocks : new long[]{40, 1_000}) {
@@ -143,13 +152,9 @@ class SortedRunsConsolidationTest {
 
     @Test
     void aDatasetLargerThanTheSortMemoryCompletesAndLeavesNoFiles() throws Exception {
-        List<SignalObject> objects = new ArrayList<>();
-        for (int o = 0; o < 30; o++) {
-            store.put("o" + o, TestSpb.object("o" + o, 1000, Guid.of("G" + o, 1000 - o * 7L, 500)));
-            objects.add(so("o" + o, 500, "G" + o));
-        }
+        ValidSignal s = oneFileObjects("o", 30, 7, 500);
         // 15,000 events of ~45 B (~1.2 MB with the index) through 16 KiB: 5 chunks per object, more than the fan-in
-        Written w = parquet(signal(objects.toArray(SignalObject[]::new)), 16 * 1024, 2);
+        Written w = parquet(s, 16 * 1024, 2);
         assertTrue(w.writer().runCount() > RunMerger.FAN_IN, "runs: " + w.writer().runCount());
         TestSpb.Consolidated file = TestSpb.parquet(w.bytes());
         List<Long> numbers = file.eventNumbers();
