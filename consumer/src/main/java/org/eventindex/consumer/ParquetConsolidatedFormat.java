@@ -62,10 +62,8 @@ public final class ParquetConsolidatedFormat implements ConsolidatedFormat {
             throw new IllegalArgumentException("sort memory must not be negative: " + sortMemoryBytes);
         }
         this.sortMemoryBytes = sortMemoryBytes;
-        this.runMemory = runMemoryBytes > 0 ? new RunMemory(runMemoryBytes) : null;
-        if (runMemoryBytes < 0) {
-            throw new IllegalArgumentException("run memory must not be negative: " + runMemoryBytes);
-        }
+        // RunMemory refuses a negative budget
+        this.runMemory = runMemoryBytes == 0 ? null : new RunMemory(runMemoryBytes);
     }
 
     /** Bytes of sorted runs held in memory now (0 when none are kept in memory). */
