@@ -13,7 +13,6 @@ import org.eventindex.spb.EventScan;
 
 import java.io.IOException;
 import java.io.OutputStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -272,15 +271,7 @@ public final class ParquetConsolidatedFormat implements ConsolidatedFormat {
             if (sorter != null) {
                 sorter.close();
             }
-            IOException failed = null;
-            for (RunMerger.Run r : objectRuns) {
-                try {
-                    r.run().delete();
-                } catch (IOException e) {
-                    // the others are deleted all the same: in-memory runs give their memory back
-                    failed = failed == null ? e : failed;
-                }
-            }
+            IOException failed = SortedRun.deleteAll(objectRuns.stream().map(RunMerger.Run::run).toList());
             objectRuns.clear();
             if (failed != null) {
                 throw failed;

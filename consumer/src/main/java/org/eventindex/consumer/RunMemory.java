@@ -153,8 +153,8 @@ final class RunMemory {
             }
         }
 
-        @Override
-        public long bytes() {
+        /** Bytes the run holds. */
+        long bytes() {
             return length;
         }
 

@@ -52,7 +52,7 @@ final class RunMerger {
     /** Merges {@code runs} (in tie order) into {@code sink}; deletes them. */
     void merge(List<Run> runs, Sink sink) throws IOException {
         List<Run> level = new ArrayList<>(runs);
-        List<Path> intermediate = new ArrayList<>();
+        List<SortedRun> intermediate = new ArrayList<>();
         boolean merged = false;
         try {
             while (level.size() > fanIn) {
@@ -61,22 +61,9 @@ final class RunMerger {
             mergeGroup(level, (guid, run, event, buf, off, len) -> sink.accept(guid, buf, off, len));
             merged = true;
         } finally {
-            // every one, even if a file cannot be deleted: in-memory runs give their memory back
-            IOException failed = null;
-            for (Run r : runs) {
-                try {
-                    r.run().delete();
-                } catch (IOException e) {
-                    failed = failed == null ? e : failed;
-                }
-            }
-            for (Path p : intermediate) {
-                try {
-                    Files.deleteIfExists(p);
-                } catch (IOException e) {
-                    failed = failed == null ? e : failed;
-                }
-            }
+            IOException failed = SortedRun.deleteAll(runs.stream().map(Run::run).toList());
+            IOException intermediateFailed = SortedRun.deleteAll(intermediate);
+            failed = failed != null ? failed : intermediateFailed;
             // after a failure that failure is what the caller hears of
             if (failed != null && merged) {
                 throw failed;
@@ -85,7 +72,7 @@ final class RunMerger {
     }
 
     /** Merges consecutive groups of {@code fanIn} runs, each into one run whose file indexes are absolute. */
-    private List<Run> mergePass(List<Run> level, List<Path> intermediate) throws IOException {
+    private List<Run> mergePass(List<Run> level, List<SortedRun> intermediate) throws IOException {
         List<Run> next = new ArrayList<>();
         for (int i = 0; i < level.size(); i += fanIn) {
             List<Run> group = level.subList(i, Math.min(level.size(), i + fanIn));
@@ -95,7 +82,8 @@ final class RunMerger {
             }
             Files.createDirectories(dir);
             Path file = Files.createTempFile(dir, "merge-", ".run");
-            intermediate.add(file);
+            SortedRun merged = SortedRun.file(file);
+            intermediate.add(merged);
             try (OutputStream out = Files.newOutputStream(file)) {
                 RunOutput w = new RunOutput(out);
                 mergeGroup(group, w::write);
@@ -107,7 +95,7 @@ final class RunMerger {
             for (Run r : group) {
                 r.run().delete();
             }
-            next.add(new Run(SortedRun.file(file), 0));
+            next.add(new Run(merged, 0));
         }
         return next;
     }

@@ -5,7 +5,6 @@ import org.eventindex.spb.SavedScan;
 import org.eventindex.spb.SpbRecord;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -148,14 +147,7 @@ final class SortedObject implements SelectedRecords {
     @Override
     public void close() throws IOException {
         releaseBuffer();
-        IOException failed = null;
-        for (SortedRun f : files) {
-            try {
-                f.delete();
-            } catch (IOException e) {
-                failed = e;
-            }
-        }
+        IOException failed = SortedRun.deleteAll(files);
         files.clear();
         if (failed != null) {
             throw failed;

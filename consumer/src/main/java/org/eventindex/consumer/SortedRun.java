@@ -18,8 +18,23 @@ sealed interface SortedRun permits SortedRun.OnDisk, RunMemory.InMemory {
     /** Deletes the file or gives the memory back; a second call does nothing. */
     void delete() throws IOException;
 
-    /** Bytes the run holds. */
-    long bytes() throws IOException;
+    /**
+     * Deletes every run, going on after a failure (so that in-memory runs give their memory back even when a file
+     * cannot be deleted).
+     *
+     * @return the first failure, or null
+     */
+    static IOException deleteAll(Iterable<? extends SortedRun> runs) {
+        IOException failed = null;
+        for (SortedRun r : runs) {
+            try {
+                r.delete();
+            } catch (IOException e) {
+                failed = failed == null ? e : failed;
+            }
+        }
+        return failed;
+    }
 
     /** A run written to a file. */
     static SortedRun file(Path file) {
@@ -40,11 +55,6 @@ sealed interface SortedRun permits SortedRun.OnDisk, RunMemory.InMemory {
         @Override
         public void delete() throws IOException {
             Files.deleteIfExists(file);
-        }
-
-        @Override
-        public long bytes() throws IOException {
-            return Files.size(file);
         }
 
         @Override
