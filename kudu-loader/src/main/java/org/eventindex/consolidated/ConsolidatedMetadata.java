@@ -85,10 +85,10 @@ public record ConsolidatedMetadata(String dataset, String signalId, HeaderInfo h
      */
     public static ConsolidatedMetadata fromKeyValues(Map<String, String> m, String source) {
         String format = m.get(ConsolidatedSchema.META_FORMAT);
-        if (!ConsolidatedSchema.FORMAT_VERSION.equals(format)) {
+        if (!ConsolidatedSchema.FORMAT_VERSION.equals(format) && !ConsolidatedSchema.FORMAT_VERSION_1.equals(format)) {
             throw new IllegalArgumentException(source + " is not an EventIndex consolidated file: "
                     + ConsolidatedSchema.META_FORMAT + " is " + format + ", expected "
-                    + ConsolidatedSchema.FORMAT_VERSION);
+                    + ConsolidatedSchema.FORMAT_VERSION + " or " + ConsolidatedSchema.FORMAT_VERSION_1);
         }
         try {
             return new ConsolidatedMetadata(

@@ -9,8 +9,9 @@ import org.apache.parquet.schema.Types;
 /**
  * The Parquet schema of the consolidated dataset file: one row per event, every {@code EIEvent_p1} field (proto
  * unsigned integers as Parquet unsigned logical types, optional proto fields as optional columns, the token list as
- * a standard 3-level LIST), the GUID of the file the event was indexed from, and the per-stage references derived
- * from the tokens (GUID + token for RAW, ESD, AOD and the event's own file).
+ * a standard 3-level LIST), the GUID of the file the event was indexed from, and the per-stage file GUIDs derived
+ * from the tokens (RAW, ESD, AOD and the event's own file). The stage tokens themselves are the {@code eitoken}
+ * list's entries; format 1 also stored them again as {@code tk_*} columns ({@link #FORMAT_VERSION_1}).
  * <p>
  * Rows are sorted by (run, event); the footer's key-value metadata is described by the {@code META_*} keys.
  */
@@ -40,13 +41,9 @@ public final class ConsolidatedSchema {
     public static final String TOKEN = "token";
     public static final String GUID = "guid";
     public static final String DB_RAW = "db_raw";
-    public static final String TK_RAW = "tk_raw";
     public static final String DB_ESD = "db_esd";
-    public static final String TK_ESD = "tk_esd";
     public static final String DB_AOD = "db_aod";
-    public static final String TK_AOD = "tk_aod";
     public static final String DB = "db";
-    public static final String TK = "tk";
 
     /** File metadata keys (footer key-value metadata). */
     public static final String META_FORMAT = "eventindex.format";
@@ -60,7 +57,13 @@ public final class ConsolidatedSchema {
     public static final String META_SIMULATION = "eventindex.simulation_events";
     public static final String META_END_PROC_TIME = "eventindex.end_proc_time";
     public static final String META_CHECKSUM = "eventindex.rows_sha256";
-    public static final String FORMAT_VERSION = "eventindex-consolidated-1";
+    /** The format written: format 1 without the {@code tk_*} copies of the stage tokens. */
+    public static final String FORMAT_VERSION = "eventindex-consolidated-2";
+    /**
+     * The first format, still read: the same columns plus {@code tk_raw}, {@code tk_esd}, {@code tk_aod} and
+     * {@code tk} after each stage's GUID, copies of tokens the {@code eitoken} list holds (the reader skips them).
+     */
+    public static final String FORMAT_VERSION_1 = "eventindex-consolidated-1";
 
     /** File name suffix of the consolidated dataset file. */
     public static final String SUFFIX = ".parquet";
@@ -98,13 +101,9 @@ public final class ConsolidatedSchema {
             .named(EITOKEN)
             .required(PrimitiveTypeName.BINARY).as(STRING).named(GUID)
             .optional(PrimitiveTypeName.BINARY).as(STRING).named(DB_RAW)
-            .optional(PrimitiveTypeName.BINARY).as(STRING).named(TK_RAW)
             .optional(PrimitiveTypeName.BINARY).as(STRING).named(DB_ESD)
-            .optional(PrimitiveTypeName.BINARY).as(STRING).named(TK_ESD)
             .optional(PrimitiveTypeName.BINARY).as(STRING).named(DB_AOD)
-            .optional(PrimitiveTypeName.BINARY).as(STRING).named(TK_AOD)
             .optional(PrimitiveTypeName.BINARY).as(STRING).named(DB)
-            .optional(PrimitiveTypeName.BINARY).as(STRING).named(TK)
             .named("eventindex_event");
 
     /**

@@ -19,11 +19,11 @@ import java.util.List;
  *       d = 2, r = 0 for the first element of the row and r = 1 for the next ones.</li>
  * </ul>
  * The columns are split in two halves at {@link #SPLIT}: the event's own fields ({@link #writeFirst}) and the tokens,
- * file GUID and stage references ({@link #writeSecond}), which share nothing, so two threads can fill them. The
+ * file GUID and stage GUIDs ({@link #writeSecond}), which share nothing, so two threads can fill them. The
  * encoders are kept from one row group to the next.
  * <p>
  * Encodings and statistics: dictionaries on every column except the unique-per-event ones ({@code event_number},
- * {@code time_stamp_ns_offset}, {@code extended_level1_id}) and the tokens ({@code token}, {@code tk_*}); min/max
+ * {@code time_stamp_ns_offset}, {@code extended_level1_id}) and the tokens; min/max
  * statistics (and so the page index) on every column except the trigger masks and the tokens, which are nearly unique
  * per event: they would cost CPU and footer space for no pruning.
  */
@@ -56,13 +56,9 @@ final class EventColumns {
     private final ValueColumn token;
     private final ValueColumn guid;
     private final ValueColumn dbRaw;
-    private final ValueColumn tkRaw;
     private final ValueColumn dbEsd;
-    private final ValueColumn tkEsd;
     private final ValueColumn dbAod;
-    private final ValueColumn tkAod;
     private final ValueColumn db;
-    private final ValueColumn tk;
 
     /**
      * @param firstPages  page buffers and compression of the first half (used by the thread writing it)
@@ -95,13 +91,9 @@ final class EventColumns {
         token = s.value(ConsolidatedSchema.TOKEN, Kind.BINARY, false, false);
         guid = s.value(ConsolidatedSchema.GUID, Kind.BINARY, true, true);
         dbRaw = s.value(ConsolidatedSchema.DB_RAW, Kind.BINARY, true, true);
-        tkRaw = s.value(ConsolidatedSchema.TK_RAW, Kind.BINARY, false, false);
         dbEsd = s.value(ConsolidatedSchema.DB_ESD, Kind.BINARY, true, true);
-        tkEsd = s.value(ConsolidatedSchema.TK_ESD, Kind.BINARY, false, false);
         dbAod = s.value(ConsolidatedSchema.DB_AOD, Kind.BINARY, true, true);
-        tkAod = s.value(ConsolidatedSchema.TK_AOD, Kind.BINARY, false, false);
         db = s.value(ConsolidatedSchema.DB, Kind.BINARY, true, true);
-        tk = s.value(ConsolidatedSchema.TK, Kind.BINARY, false, false);
         second = s.done(c.size() - SPLIT);
     }
 
@@ -208,13 +200,9 @@ final class EventColumns {
         }
         guid.writeString(fileGuid, 0, 0);
         optional(dbRaw, r.dbRaw);
-        optionalToken(tkRaw, e, r.tkRaw);
         optional(dbEsd, r.dbEsd);
-        optionalToken(tkEsd, e, r.tkEsd);
         optional(dbAod, r.dbAod);
-        optionalToken(tkAod, e, r.tkAod);
         optional(db, r.db);
-        optionalToken(tk, e, r.tk);
         endRow(second);
     }
 
@@ -235,14 +223,6 @@ final class EventColumns {
     private static void optional(ValueColumn w, byte[] b, int off, int len) {
         if (off >= 0) {
             w.writeBytes(b, off, len, 0, 1);
-        } else {
-            w.writeNull(0, 0);
-        }
-    }
-
-    private static void optionalToken(ValueColumn w, EventScan e, int token) {
-        if (token != StageRefs.NONE) {
-            w.writeBytes(e.buf(), e.tokenOff[token], e.tokenLen[token], 0, 1);
         } else {
             w.writeNull(0, 0);
         }

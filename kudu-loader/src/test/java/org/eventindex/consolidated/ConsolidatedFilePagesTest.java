@@ -155,8 +155,8 @@ class ConsolidatedFilePagesTest {
 
     private static Path write(List<EIEvent_p1> rows, String name) throws IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        // 8 MiB row groups: two, the first holding the L2 dictionary's first page and its fallback
-        ConsolidatedFileWriter w = new ConsolidatedFileWriter(out, true, 8 << 20);
+        // 4 MiB row groups: two, the first holding the L2 dictionary's first page and its fallback
+        ConsolidatedFileWriter w = new ConsolidatedFileWriter(out, true, 4 << 20);
         for (int i = 0; i < rows.size(); i++) {
             w.write(rows.get(i), ConsolidatedFileWriterTest.guid(i % 7));
         }
