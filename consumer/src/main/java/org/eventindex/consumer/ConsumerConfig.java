@@ -131,6 +131,8 @@ public record ConsumerConfig(
     public static final String SPOOL_MEMORY_BYTES = "consumer.spool.memory.bytes";
     public static final String SORT_MEMORY_BYTES = "consumer.sort.memory.bytes";
     public static final String RUN_MEMORY_BYTES = "consumer.run.memory.bytes";
+    /** The smallest share of {@link #SORT_MEMORY_BYTES} a fetch thread may have: 64 KiB. */
+    static final long MIN_SORT_BYTES_PER_THREAD = 64 * 1024;
 
     /** Heap left to the rest of the consumer before the default run memory takes half of what remains. */
     static final long HEAP_RESERVED_BYTES = 384L << 20;
@@ -194,8 +196,8 @@ public record ConsumerConfig(
                             + " to the spool dir."),
             new ConfigKey(SORT_MEMORY_BYTES, "67108864", null,
                     "Memory the fetch threads share for sorting objects by (run, event), each up to this divided by"
-                            + " consumer.fetch.threads; an object's events beyond its share go to the spool dir as"
-                            + " several sorted runs, all merged at the end."),
+                            + " consumer.fetch.threads (at least 64 KiB each); an object's events beyond its share"
+                            + " become several sorted runs, all merged at the end."),
             new ConfigKey(RUN_MEMORY_BYTES, "<(JVM maximum heap - 384 MiB) / 2>", null,
                     "Sorted runs (Parquet) kept in the consumer's heap, instead of being written to the spool dir,"
                             + " up to this many bytes at a time; the runs beyond it go to the spool dir. The memory is"
@@ -247,8 +249,12 @@ public record ConsumerConfig(
         requireRange(fetchThreads, 1, 256, FETCH_THREADS);
         requireRange(fetchAttempts, 1, 100, FETCH_ATTEMPTS);
         Objects.requireNonNull(spoolDir, "spoolDir is null");
-        if (sortMemoryBytes < 0) {
-            throw new IllegalArgumentException(SORT_MEMORY_BYTES + " must not be negative: " + sortMemoryBytes);
+        if (sortMemoryBytes / fetchThreads < MIN_SORT_BYTES_PER_THREAD) {
+            throw new IllegalArgumentException(SORT_MEMORY_BYTES + " is " + sortMemoryBytes + ": each of the "
+                    + fetchThreads + " fetch threads (" + FETCH_THREADS + ") would sort in "
+                    + Math.max(0, sortMemoryBytes / fetchThreads) + " bytes, and at least "
+                    + MIN_SORT_BYTES_PER_THREAD + " are needed (a smaller buffer cuts every object into runs of a"
+                    + " few events, each a file or a block to merge)");
         }
         if (runMemoryBytes < 0) {
             throw new IllegalArgumentException(RUN_MEMORY_BYTES + " must not be negative: " + runMemoryBytes);

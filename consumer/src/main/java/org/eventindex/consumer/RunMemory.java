@@ -71,7 +71,10 @@ final class RunMemory {
         inUse -= blocks.length;
     }
 
-    /** A run held in blocks of a {@link RunMemory}: written once, through {@link #output()}, then read. */
+    /**
+     * A run held in blocks of a {@link RunMemory}: written once, through {@link #output()}, then read. Writes, reads
+     * and {@link #delete} hold the run's lock, so blocks are given back only when no write or read is copying them.
+     */
     static final class InMemory implements SortedRun {
         private final RunMemory owner;
         private byte[][] blocks;
@@ -94,53 +97,67 @@ final class RunMemory {
 
                 @Override
                 public void write(byte[] b, int off, int len) throws IOException {
-                    if (blocks == null) {
-                        throw new IOException("in-memory run was deleted");
-                    }
-                    if (len > length - written) {
-                        throw new IOException("in-memory run of " + length + " bytes: writing " + len
-                                + " bytes more after " + written);
-                    }
-                    while (len > 0) {
-                        int at = (int) (written % BLOCK);
-                        int n = Math.min(len, BLOCK - at);
-                        System.arraycopy(b, off, blocks[(int) (written / BLOCK)], at, n);
-                        written += n;
-                        off += n;
-                        len -= n;
-                    }
+                    put(b, off, len);
                 }
             };
         }
 
-        @Override
-        public InputStream open() throws IOException {
+        /** Holds the run's lock, so that a concurrent {@link #delete} never gives away a block being written. */
+        private synchronized void put(byte[] b, int off, int len) throws IOException {
             if (blocks == null) {
-                throw new IOException("in-memory run was deleted");
+                throw new IOException(this + " was deleted");
+            }
+            if (len > length - written) {
+                throw new IOException(this + ": writing " + len + " bytes more after " + written);
+            }
+            while (len > 0) {
+                int at = (int) (written % BLOCK);
+                int n = Math.min(len, BLOCK - at);
+                System.arraycopy(b, off, blocks[(int) (written / BLOCK)], at, n);
+                written += n;
+                off += n;
+                len -= n;
+            }
+        }
+
+        /**
+         * Opens the run for reading. Each read takes the run's lock (once per call, not per byte), so a
+         * {@link #delete} while a stream is open makes its next read fail rather than return the bytes of whichever
+         * run gets the blocks next.
+         */
+        @Override
+        public synchronized InputStream open() throws IOException {
+            if (blocks == null) {
+                throw new IOException(this + " was deleted");
             }
             if (written != length) {
-                throw new IOException("in-memory run of " + length + " bytes has only " + written + " written");
+                throw new IOException(this + " has only " + written + " written");
             }
-            byte[][] data = blocks;
             return new InputStream() {
                 private long read;
 
                 @Override
-                public int read() {
+                public int read() throws IOException {
                     byte[] one = new byte[1];
                     return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
                 }
 
                 @Override
-                public int read(byte[] b, int off, int len) {
-                    if (read == length) {
-                        return len == 0 ? 0 : -1;
+                public int read(byte[] b, int off, int len) throws IOException {
+                    synchronized (InMemory.this) {
+                        if (blocks == null) {
+                            throw new IOException(InMemory.this + " was deleted while being read, after " + read
+                                    + " bytes");
+                        }
+                        if (read == length) {
+                            return len == 0 ? 0 : -1;
+                        }
+                        int at = (int) (read % BLOCK);
+                        int n = (int) Math.min(Math.min(len, BLOCK - at), length - read);
+                        System.arraycopy(blocks[(int) (read / BLOCK)], at, b, off, n);
+                        read += n;
+                        return n;
                     }
-                    int at = (int) (read % BLOCK);
-                    int n = (int) Math.min(Math.min(len, BLOCK - at), length - read);
-                    System.arraycopy(data[(int) (read / BLOCK)], at, b, off, n);
-                    read += n;
-                    return n;
                 }
             };
         }

@@ -91,7 +91,7 @@ class ConsumerConfigTest {
                 ConsumerConfig.FETCH_ATTEMPTS, "5",
                 ConsumerConfig.SPOOL_DIR, dir.toString(),
                 ConsumerConfig.SPOOL_MEMORY_BYTES, "1024",
-                ConsumerConfig.SORT_MEMORY_BYTES, "2048",
+                ConsumerConfig.SORT_MEMORY_BYTES, "1048576",
                 ConsumerConfig.RUN_MEMORY_BYTES, "0",
                 ConsumerConfig.HTTP_HOST, "10.0.0.7",
                 ConsumerConfig.HTTP_PORT, "0"), Map.of());
@@ -114,7 +114,7 @@ class ConsumerConfigTest {
         assertEquals(5, c.fetchAttempts());
         assertEquals(dir, c.spoolDir());
         assertEquals(1024, c.spoolMemoryBytes());
-        assertEquals(2048, c.sortMemoryBytes());
+        assertEquals(1048576, c.sortMemoryBytes());
         assertEquals(0, c.runMemoryBytes());
         assertEquals("10.0.0.7", c.httpHost());
         assertEquals(0, c.httpPort());
@@ -136,7 +136,7 @@ class ConsumerConfigTest {
     }
 
     @Test
-    void refusesUnknownKeysAndBadValuesNamingTheKey() {
+    void refusesUnknownKeysAndBadValuesNamingTheKey() throws IOException {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> ConsumerConfig.fromProperties(props("consumer.fetch.thread", "2"), Map.of()));
         assertTrue(e.getMessage().contains("unknown configuration key 'consumer.fetch.thread'"), e.getMessage());
@@ -155,6 +155,16 @@ class ConsumerConfigTest {
         e = assertThrows(IllegalArgumentException.class,
                 () -> ConsumerConfig.fromProperties(props(ConsumerConfig.RUN_MEMORY_BYTES, "-1"), Map.of()));
         assertTrue(e.getMessage().contains("consumer.run.memory.bytes must not be negative"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class,
+                () -> ConsumerConfig.fromProperties(props(ConsumerConfig.SORT_MEMORY_BYTES, "0"), Map.of()));
+        assertTrue(e.getMessage().contains("consumer.sort.memory.bytes is 0: each of the"), e.getMessage());
+        Properties small = props(ConsumerConfig.SORT_MEMORY_BYTES, Long.toString(4 * 65536 - 1));
+        small.setProperty(ConsumerConfig.FETCH_THREADS, "4");
+        e = assertThrows(IllegalArgumentException.class, () -> ConsumerConfig.fromProperties(small, Map.of()));
+        assertTrue(e.getMessage().contains("each of the 4 fetch threads (consumer.fetch.threads) would sort in 65535"
+                + " bytes, and at least 65536 are needed"), e.getMessage());
+        small.setProperty(ConsumerConfig.SORT_MEMORY_BYTES, Long.toString(4 * 65536));
+        assertEquals(4 * 65536, ConsumerConfig.fromProperties(small, Map.of()).sortMemoryBytes());
         e = assertThrows(IllegalArgumentException.class,
                 () -> ConsumerConfig.fromProperties(props(ConsumerConfig.S3_ENDPOINT, "s3://x:1"), Map.of()));
         assertTrue(e.getMessage().contains(ConsumerConfig.S3_ENDPOINT), e.getMessage());

@@ -5,6 +5,7 @@ import org.junit.jupiter.api.Test;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.util.Arrays;
 import java.util.Random;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -76,6 +77,35 @@ class RunMemoryTest {
         out.write(new byte[4]);
         try (InputStream in = run.open()) {
             assertEquals(10, in.readAllBytes().length);
+        }
+    }
+
+    @Test
+    void aRunDeletedWhileBeingReadFailsTheReaderInsteadOfHandingItTheNextRunsBytes() throws IOException {
+        RunMemory memory = new RunMemory(2L * RunMemory.BLOCK);
+        byte[] zeros = new byte[2 * RunMemory.BLOCK];
+        RunMemory.InMemory run = memory.take(zeros.length);
+        run.output().write(zeros);
+        InputStream in = run.open();
+        assertEquals(100, in.readNBytes(100).length);
+        run.delete();
+        // the blocks now serve another run, filled with other bytes
+        RunMemory.InMemory next = memory.take(zeros.length);
+        assertNotNull(next, "the deleted run's blocks are free again");
+        byte[] ones = new byte[zeros.length];
+        Arrays.fill(ones, (byte) 1);
+        next.output().write(ones);
+        IOException e = assertThrows(IOException.class, () -> in.readNBytes(100));
+        assertTrue(e.getMessage().contains("was deleted while being read, after 100 bytes"), e.getMessage());
+        // a writer whose run is deleted under it is refused too, and the reader of the next run sees only its bytes
+        RunMemory.InMemory third = new RunMemory(RunMemory.BLOCK).take(10);
+        OutputStream out = third.output();
+        out.write(new byte[4]);
+        third.delete();
+        e = assertThrows(IOException.class, () -> out.write(new byte[6]));
+        assertTrue(e.getMessage().contains("was deleted"), e.getMessage());
+        try (InputStream nextIn = next.open()) {
+            assertArrayEquals(ones, nextIn.readAllBytes());
         }
     }
 
