@@ -30,7 +30,10 @@ import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.PutObjectRequest;
 
+import java.io.FilterInputStream;
+import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.security.MessageDigest;
@@ -44,13 +47,16 @@ import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.zip.GZIPInputStream;
 
 /**
  * Benchmarks of the consumer and the Kudu loader (not tests): each figure is printed with its ratio to a baseline
  * measured in the same run on the same machine.
  * <ul>
  *   <li>Consolidation events/s (fetch, checksum, decode, select, sort, Parquet, HDFS commit) against the raw bound:
- *       GET the same objects with the same threads and copy their bytes to HDFS without decoding.</li>
+ *       GET the same objects with the same threads and copy their bytes to HDFS without decoding; and against the
+ *       same copy with each object's gzip stream inflated on the way (output discarded), the one decoding step a
+ *       consolidation of SPB objects cannot skip.</li>
  *   <li>Kudu ingest rows/s of the loader against {@code kudu perf loadgen} on the same cluster, into a table with
  *       the EVENTS schema and hash buckets ({@link KuduBench}).</li>
  * </ul>
@@ -125,12 +131,16 @@ public final class ConsumerBenchMain {
                 // warm-up of both paths (JIT, connections, HDFS pipeline), then the measured runs; a long-lived
                 // consumer has compiled its code after a few datasets, which more warm-up runs show
                 for (int w = 0; w < warmups; w++) {
-                    raw(fetcher, rawFs, signal, threads);
+                    raw(fetcher, rawFs, signal, threads, false);
+                    raw(fetcher, rawFs, signal, threads, true);
                     consolidate(consumer, signal);
                 }
+                long inflate0 = processCpuNanos();
+                double inflateSeconds = raw(fetcher, rawFs, signal, threads, true);
+                long inflateCpu = processCpuNanos() - inflate0;
                 ThreadCpuMeter rawMeter = new ThreadCpuMeter();
                 long cpu0 = processCpuNanos();
-                double rawSeconds = raw(fetcher, rawFs, signal, threads);
+                double rawSeconds = raw(fetcher, rawFs, signal, threads, false);
                 long cpu1 = processCpuNanos();
                 Map<String, Double> rawThreads = rawMeter.stop();
                 ThreadCpuMeter consMeter = new ThreadCpuMeter();
@@ -142,8 +152,13 @@ public final class ConsumerBenchMain {
                 double consRate = totalEvents / consSeconds;
                 out.printf("raw bound (GET + copy to HDFS, no decoding): %,.0f events/s (%.2f s)%n", rawRate,
                         rawSeconds);
+                double inflateRate = totalEvents / inflateSeconds;
+                out.printf("raw bound + inflation (same, and gunzip each object, output discarded): %,.0f events/s"
+                        + " (%.2f s, JVM CPU %.2f us/event)%n", inflateRate, inflateSeconds,
+                        inflateCpu / 1e3 / totalEvents);
                 out.printf("consolidation to Parquet:                    %,.0f events/s (%.2f s) = %.0f%% of the"
-                        + " raw bound%n", consRate, consSeconds, 100 * consRate / rawRate);
+                        + " raw bound, %.0f%% of the raw bound + inflation%n", consRate, consSeconds,
+                        100 * consRate / rawRate, 100 * consRate / inflateRate);
                 // CPU of the whole JVM (S3 and HDFS servers included) while each path ran: less sensitive to other
                 // work on the machine than the wall-clock rates
                 out.printf("JVM CPU: raw bound %.2f s (%.2f us/event), consolidation %.2f s (%.2f us/event)%n",
@@ -220,9 +235,13 @@ public final class ConsumerBenchMain {
                 1, 0, objects, total, 0L);
     }
 
-    /** GETs every object with {@code threads} threads and copies its bytes to its own HDFS file; seconds taken. */
-    private static double raw(S3ObjectFetcher fetcher, FileSystem fs, ConsumerSignal signal, int threads)
-            throws Exception {
+    /**
+     * GETs every object with {@code threads} threads and copies its bytes to its own HDFS file; with {@code inflate}
+     * also gunzips each object as it is copied (the step no consolidation can skip), discarding the output. Seconds
+     * taken.
+     */
+    private static double raw(S3ObjectFetcher fetcher, FileSystem fs, ConsumerSignal signal, int threads,
+                              boolean inflate) throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         long t0 = System.nanoTime();
         try {
@@ -233,7 +252,7 @@ public final class ConsumerBenchMain {
                 done.add(pool.submit(() -> {
                     try (InputStream in = fetcher.open(S3ObjectUrl.parse(so.url()));
                          FSDataOutputStream hout = fs.create(target, true)) {
-                        long n = in.transferTo(hout);
+                        long n = inflate ? copyInflating(in, hout) : in.transferTo(hout);
                         hout.hsync();
                         return n;
                     }
@@ -246,6 +265,47 @@ public final class ConsumerBenchMain {
             pool.shutdownNow();
         }
         return (System.nanoTime() - t0) / 1e9;
+    }
+
+    /** Copies {@code in} to {@code out} while gunzipping it (the inflated bytes are dropped); bytes copied. */
+    static long copyInflating(InputStream in, OutputStream out) throws IOException {
+        long[] copied = {0};
+        InputStream tee = new FilterInputStream(in) {
+            @Override
+            public int read() throws IOException {
+                // the gzip header and trailer are read a byte at a time
+                int b = super.read();
+                if (b >= 0) {
+                    out.write(b);
+                    copied[0]++;
+                }
+                return b;
+            }
+
+            @Override
+            public int read(byte[] b, int off, int len) throws IOException {
+                int n = super.read(b, off, len);
+                if (n > 0) {
+                    out.write(b, off, n);
+                    copied[0] += n;
+                }
+                return n;
+            }
+
+            @Override
+            public long skip(long n) throws IOException {
+                // skipped bytes are copied too
+                return read(new byte[(int) Math.min(n, 8192)]);
+            }
+        };
+        byte[] inflated = new byte[64 * 1024];
+        GZIPInputStream gz = new GZIPInputStream(tee, 64 * 1024);
+        while (gz.read(inflated) >= 0) {
+            // the inflated bytes are what decoding would start from; not needed here
+        }
+        // whatever follows the gzip stream (nothing in an SPB object) is copied as well
+        tee.transferTo(OutputStream.nullOutputStream());
+        return copied[0];
     }
 
     /** CPU per event by thread role; what no Java thread accounts for is GC and other VM threads. */
