@@ -5,6 +5,7 @@ import org.eventindex.proto.EventIndexProtos.EItoken_p1;
 import org.eventindex.spb.EventScan;
 import org.junit.jupiter.api.Test;
 
+import java.util.Arrays;
 import java.util.Random;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -54,6 +55,56 @@ class StageRefsTest {
             }
         }
         assertTrue(cached > 10_000, "events with tokens: " + cached);
+    }
+
+    @Test
+    void aStageIsTheFirstTokenWithExactlyItsNameAsAReferenceComputedHereFinds() {
+        // near misses of each name: one byte off in the first eight or in the ninth, a byte more or less, case
+        String[] names = {"StreamRAW", "StreamESD", "StreamAOD", "StreamRAX", "StreamESE", "StreamAOE", "XtreamRAW",
+                "StreamRA", "StreamRAWW", "streamAOD", "StreamEOD", "StreamASD", "StreamDAOD_PHYS", "", "S"};
+        Random rnd = new Random(43);
+        EventScan scan = new EventScan();
+        StageRefs.Resolver resolver = new StageRefs.Resolver();
+        int[] stagesFound = new int[3];
+        for (int n = 0; n < 5_000; n++) {
+            EIEvent_p1.Builder b = EIEvent_p1.newBuilder().setRunNumber(1).setEventNumber(n).setLumiBlock(1)
+                    .setTimeStamp(1).setTimeStampNSOffset(0).setBcid(1).setIsSimulation(false)
+                    .setIsCalibration(false).setIsTestBeam(false);
+            int tokens = 1 + rnd.nextInt(6);
+            String[] tokenNames = new String[tokens];
+            for (int t = 0; t < tokens; t++) {
+                tokenNames[t] = names[rnd.nextInt(names.length)];
+                b.addEitoken(EItoken_p1.newBuilder().setName(tokenNames[t]).setToken(String.format(
+                        "[DB=%08X-0A9E-E711-8C4A-02163E01A2%02X][CNT=X][CLID=%s][TECH=00000202][OID=%016X-%016X]", t,
+                        t, CLID, 0, n)));
+            }
+            byte[] bytes = b.build().toByteArray();
+            assertTrue(scan.scan(bytes, 0, bytes.length));
+            StageRefs r = resolver.resolve(scan, n % 3, "F", new StageRefs());
+            int[] expected = {StageRefs.NONE, StageRefs.NONE, StageRefs.NONE};
+            for (int t = tokens - 1; t >= 0; t--) {
+                for (int stage = 0; stage < 3; stage++) {
+                    if (tokenNames[t].equals(names[stage])) {
+                        expected[stage] = t;
+                    }
+                }
+            }
+            assertEquals(expected[0], r.tkRaw, "event " + n + " " + String.join(",", tokenNames));
+            assertEquals(expected[1], r.tkEsd, "event " + n + " " + String.join(",", tokenNames));
+            assertEquals(expected[2], r.tkAod, "event " + n + " " + String.join(",", tokenNames));
+            assertEquals(0, r.tk);
+            for (int stage = 0; stage < 3; stage++) {
+                if (expected[stage] != StageRefs.NONE) {
+                    stagesFound[stage]++;
+                }
+            }
+            String rawDb = r.tkRaw == StageRefs.NONE ? null : String.format("%08X-0A9E-E711-8C4A-02163E01A2%02X",
+                    r.tkRaw, r.tkRaw);
+            assertEquals(rawDb, r.dbRaw, "event " + n);
+        }
+        for (int found : stagesFound) {
+            assertTrue(found > 500, "events with each stage: " + Arrays.toString(stagesFound));
+        }
     }
 
     @Test
