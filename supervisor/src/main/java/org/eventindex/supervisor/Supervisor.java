@@ -63,6 +63,7 @@ public final class Supervisor implements AutoCloseable {
     private volatile ObjectCleaner cleaner;
     private final long startedAtMillis;
     private final Function<SupervisorConfig.Epochs, EpochRanges> rangesFactory;
+    private final JournalDiskGuard diskGuard;
 
     public Supervisor(SupervisorConfig config, Clock clock) {
         this(config, clock, c -> c.managed() ? new KuduEpochRanges(c) : EpochRanges.NONE);
@@ -70,10 +71,18 @@ public final class Supervisor implements AutoCloseable {
 
     /** @param ranges makes the {@link EpochRanges} from {@code supervisor.kudu.*} (Kudu, or another cluster manager) */
     Supervisor(SupervisorConfig config, Clock clock, Function<SupervisorConfig.Epochs, EpochRanges> ranges) {
+        this(config, clock, ranges, JournalDiskGuard.FreeSpace.of(config.journalDir()));
+    }
+
+    /** @param journalDisk tells the usable bytes of the journal's disk */
+    Supervisor(SupervisorConfig config, Clock clock, Function<SupervisorConfig.Epochs, EpochRanges> ranges,
+               JournalDiskGuard.FreeSpace journalDisk) {
         this.config = Objects.requireNonNull(config, "config is null");
         this.clock = Objects.requireNonNull(clock, "clock is null");
         this.rangesFactory = Objects.requireNonNull(ranges, "ranges is null");
         this.startedAtMillis = clock.millis();
+        this.diskGuard = new JournalDiskGuard(journalDisk, config.journalMinFreeBytes(), config.handOff().tick(),
+                config.journalDir().toString());
     }
 
     /**
@@ -213,6 +222,10 @@ public final class Supervisor implements AutoCloseable {
         if (failure.isPresent()) {
             return OpsHttpServer.Readiness.notReady("journal failed, consuming halted: " + failure.get());
         }
+        Optional<String> low = diskGuard.low();
+        if (low.isPresent()) {
+            return OpsHttpServer.Readiness.notReady(low.get());
+        }
         if (!isConnected(producerWorker)) {
             return OpsHttpServer.Readiness.notReady("not subscribed to " + config.producerQueue());
         }
@@ -243,6 +256,7 @@ public final class Supervisor implements AutoCloseable {
         if (e == null || halted.get() || e.failure().isPresent()) {
             return;
         }
+        diskGuard.check();
         try {
             e.tick();
         } catch (IOException | RuntimeException ex) {
@@ -264,6 +278,12 @@ public final class Supervisor implements AutoCloseable {
                 () -> journal.lastSeq());
         metricsRegistry.gauge("eventindex_supervisor_event_subscribers", "Connected /events subscribers.",
                 () -> eventBus.subscribers());
+        metricsRegistry.gauge("eventindex_supervisor_journal_disk_free_bytes",
+                "Usable bytes of the journal's disk when last looked at (-1: not yet, or the check is off).",
+                diskGuard::lastFreeBytes);
+        metricsRegistry.gauge("eventindex_supervisor_journal_disk_low",
+                "1 while consuming is paused because the journal's disk is below "
+                        + SupervisorConfig.JOURNAL_MIN_FREE_BYTES + ".", () -> diskGuard.low().isPresent() ? 1 : 0);
     }
 
     private SupervisorInfo supervisorInfo() {
@@ -292,6 +312,8 @@ public final class Supervisor implements AutoCloseable {
     }
 
     private void handle(StompMessage m, boolean producerQueue) throws Exception {
+        // a journal disk about to fill holds the message here, unacknowledged, until it has room again
+        diskGuard.awaitRoom(stopped::get);
         try {
             if (m.oversize() != null) {
                 engine.onOversizeFrame(producerQueue, m.body(), m.messageId(), m.oversize());

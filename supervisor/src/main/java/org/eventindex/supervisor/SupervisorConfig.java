@@ -34,6 +34,7 @@ import static org.eventindex.config.ConfigChecks.requireText;
  * @param stompPassword      may be null (no passcode)
  * @param quarantineQueue    where rejected messages are copied; empty when disabled
  * @param journalDir         directory of the journal (and its lock file); created if missing
+ * @param journalMinFreeBytes consuming pauses while the journal's disk has fewer usable bytes (0: never)
  * @param s3Bucket           the only bucket object URLs may name; messages naming another are rejected
  * @param httpPort           operations HTTP port; 0 picks a free port
  * @param kuduEpoch          the Kudu range (rgid) new datasets are assigned to
@@ -51,6 +52,7 @@ public record SupervisorConfig(
         String quarantineQueue,
         int prefetch,
         Path journalDir,
+        long journalMinFreeBytes,
         String s3Bucket,
         String httpHost,
         int httpPort,
@@ -179,6 +181,7 @@ public record SupervisorConfig(
     public static final String QUEUE_QUARANTINE = "supervisor.queue.quarantine";
     public static final String QUEUE_PREFETCH = "supervisor.queue.prefetch";
     public static final String JOURNAL_DIR = "supervisor.journal.dir";
+    public static final String JOURNAL_MIN_FREE_BYTES = "supervisor.journal.min.free.bytes";
     public static final String S3_BUCKET = "supervisor.s3.bucket";
     public static final String HTTP_HOST = "supervisor.http.host";
     public static final String HTTP_PORT = "supervisor.http.port";
@@ -235,6 +238,10 @@ public record SupervisorConfig(
                     "Unacknowledged messages the broker may push per queue (1-10000); each is acked after its fsync."),
             new ConfigKey(JOURNAL_DIR, "supervisor-journal", null,
                     "Directory of the append-only journal (the supervisor's only durable state) and its lock file."),
+            new ConfigKey(JOURNAL_MIN_FREE_BYTES, "134217728", null,
+                    "Consuming pauses (messages wait in the broker, /ready says why) while the journal's disk has"
+                            + " fewer usable bytes than this, and resumes when it has them again; 0 disables the"
+                            + " check."),
             new ConfigKey(S3_BUCKET, "eventindex", null, "The bucket object URLs must name; messages naming another are rejected."),
             new ConfigKey(HTTP_HOST, "127.0.0.1", null, "Address the operations HTTP server binds to; the endpoints"
                     + " have no authentication, so the default is loopback (set an internal address to reach them"
@@ -308,6 +315,10 @@ public record SupervisorConfig(
         }
         requireRange(prefetch, 1, 10_000, QUEUE_PREFETCH);
         Objects.requireNonNull(journalDir, "journalDir is null");
+        if (journalMinFreeBytes < 0) {
+            throw new IllegalArgumentException(JOURNAL_MIN_FREE_BYTES + " must not be negative: "
+                    + journalMinFreeBytes);
+        }
         requireText(s3Bucket, S3_BUCKET);
         requireText(httpHost, HTTP_HOST);
         requireRange(httpPort, 0, 65535, HTTP_PORT);
@@ -343,9 +354,9 @@ public record SupervisorConfig(
     /** The same configuration with another HTTP port (the embedded stack uses 0). */
     public SupervisorConfig withHttpPort(int port) {
         return new SupervisorConfig(brokers, stompUser, stompPassword, producerQueue, controlQueue, consumerQueue,
-                quarantineQueue, prefetch, journalDir, s3Bucket, httpHost, port, kuduEpoch, signalRetryInitial,
-                signalRetryMax, shutdownGrace, maxMessageBytes, handOff, epochs, catalogue, cleanup, eventsQueue, tls,
-                frameLimits);
+                quarantineQueue, prefetch, journalDir, journalMinFreeBytes, s3Bucket, httpHost, port, kuduEpoch,
+                signalRetryInitial, signalRetryMax, shutdownGrace, maxMessageBytes, handOff, epochs, catalogue,
+                cleanup, eventsQueue, tls, frameLimits);
     }
 
     /** Reads a properties file; a relative journal dir or secret file is taken from the working directory. */
@@ -376,6 +387,7 @@ public record SupervisorConfig(
                 r.text(QUEUE_QUARANTINE),
                 r.integer(QUEUE_PREFETCH),
                 Path.of(r.text(JOURNAL_DIR)),
+                r.longValue(JOURNAL_MIN_FREE_BYTES),
                 r.text(S3_BUCKET),
                 r.text(HTTP_HOST),
                 r.integer(HTTP_PORT),
@@ -420,7 +432,8 @@ public record SupervisorConfig(
                 + ", stompPassword=" + (stompPassword == null ? "none" : "***") + ", producerQueue=" + producerQueue
                 + ", controlQueue=" + controlQueue + ", consumerQueue=" + consumerQueue
                 + ", quarantineQueue=" + (quarantineQueue.isEmpty() ? "none" : quarantineQueue)
-                + ", prefetch=" + prefetch + ", journalDir=" + journalDir + ", s3Bucket=" + s3Bucket
+                + ", prefetch=" + prefetch + ", journalDir=" + journalDir + " (min free " + journalMinFreeBytes
+                + " B), s3Bucket=" + s3Bucket
                 + ", http=" + httpHost + ":" + httpPort + ", kuduEpoch=" + kuduEpoch
                 + ", signalRetry=" + signalRetryInitial + ".." + signalRetryMax + ", shutdownGrace=" + shutdownGrace
                 + ", maxMessageBytes=" + maxMessageBytes + ", lease=" + handOff.lease() + ", retry="

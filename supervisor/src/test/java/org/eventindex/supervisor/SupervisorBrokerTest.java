@@ -34,6 +34,8 @@ import java.util.Properties;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static org.eventindex.supervisor.Fixtures.DATASET;
 import static org.eventindex.supervisor.Fixtures.file;
@@ -90,6 +92,18 @@ class SupervisorBrokerTest {
     }
 
     private Supervisor startSupervisor() throws IOException {
+        return startSupervisor(supervisorProperties(), JournalDiskGuard.FreeSpace.of(dir));
+    }
+
+    private Supervisor startSupervisor(Properties p, JournalDiskGuard.FreeSpace journalDisk) throws IOException {
+        Supervisor s = new Supervisor(SupervisorConfig.fromProperties(p, Map.of()), Clock.systemUTC(),
+                c -> EpochRanges.NONE, journalDisk);
+        s.start();
+        Await.until("supervisor subscribed to both queues", TIMEOUT, () -> s.readiness().ready());
+        return s;
+    }
+
+    private Properties supervisorProperties() {
         Properties p = new Properties();
         p.setProperty(SupervisorConfig.BROKERS, broker.stompEndpoints());
         p.setProperty(SupervisorConfig.JOURNAL_DIR, dir.resolve("journal").toString());
@@ -98,10 +112,7 @@ class SupervisorBrokerTest {
         p.setProperty(SupervisorConfig.SIGNAL_RETRY_INITIAL, "100ms");
         p.setProperty(SupervisorConfig.SIGNAL_RETRY_MAX, "1s");
         p.setProperty(SupervisorConfig.SHUTDOWN_GRACE, "10s");
-        Supervisor s = new Supervisor(SupervisorConfig.fromProperties(p, Map.of()), Clock.systemUTC());
-        s.start();
-        Await.until("supervisor subscribed to both queues", TIMEOUT, () -> s.readiness().ready());
-        return s;
+        return p;
     }
 
     private void produce(String id, String dataset, String object, org.eventindex.message.GuidInfo... guids)
@@ -187,6 +198,55 @@ class SupervisorBrokerTest {
         assertEquals(List.of(url("late")), supervisor.dataset(DATASET).orElseThrow().lateObjects());
         assertEquals(DatasetState.DONE, supervisor.dataset(DATASET).orElseThrow().state());
         assertTrue(signals.isEmpty(), "unexpected extra signal " + signals.peek());
+    }
+
+    @Test
+    void aJournalDiskBelowItsMinimumHoldsMessagesInTheBrokerUntilThereIsRoom() throws Exception {
+        Properties p = supervisorProperties();
+        p.setProperty(SupervisorConfig.JOURNAL_MIN_FREE_BYTES, "1000000");
+        p.setProperty(SupervisorConfig.TICK_INTERVAL, "50ms");
+        AtomicLong free = new AtomicLong(1L << 40);
+        // looks at the disk from the producer queue's worker: a message is being held there
+        AtomicInteger heldLooks = new AtomicInteger();
+        JournalDiskGuard.FreeSpace disk = () -> {
+            long f = free.get();
+            if (f < 1_000_000 && Thread.currentThread().getName().contains("supervisor-producer")) {
+                heldLooks.incrementAndGet();
+            }
+            return f;
+        };
+        supervisor = startSupervisor(p, disk);
+
+        free.set(999_999);
+        produce("m1", DATASET, "first", guid("G1", 0, 10));
+        Await.until("the message held by the low journal disk", TIMEOUT, () -> heldLooks.get() >= 2);
+        assertTrue(supervisor.dataset(DATASET).isEmpty(), "nothing recorded while the disk is low");
+        String reason = supervisor.readiness().reason();
+        assertTrue(reason.contains("has 999999 bytes free, below supervisor.journal.min.free.bytes=1000000:"
+                + " consuming paused"), reason);
+        assertEquals(503, get("/ready").statusCode());
+        String metrics = get("/metrics").body();
+        assertTrue(metrics.contains("eventindex_supervisor_journal_disk_low 1"), metrics);
+        assertTrue(metrics.contains("eventindex_supervisor_journal_disk_free_bytes 999999"), metrics);
+
+        free.set(1_000_000);
+        Await.until("the held message recorded once there is room", TIMEOUT,
+                () -> supervisor.dataset(DATASET).isPresent());
+        Await.until("ready again", TIMEOUT, () -> supervisor.readiness().ready());
+        assertEquals(1, supervisor.dataset(DATASET).orElseThrow().objectsReported());
+
+        // stopping while a message is held leaves it in the broker for the next start
+        free.set(0);
+        heldLooks.set(0);
+        produce("m2", DATASET, "second", guid("G2", 1, 20));
+        Await.until("the second message held", TIMEOUT, () -> heldLooks.get() >= 2);
+        supervisor.stop();
+        Await.until("the held message back in the queue", TIMEOUT, () -> broker.queueSize(Queues.SUPERVISOR) == 1);
+        free.set(1L << 40);
+        supervisor = startSupervisor(p, disk);
+        Await.until("the second message recorded after the restart", TIMEOUT,
+                () -> supervisor.dataset(DATASET).orElseThrow().objectsReported() == 2);
+        assertEquals(0, broker.queueSize(EmbeddedBroker.DLQ), "nothing may be dead-lettered");
     }
 
     @Test

@@ -63,6 +63,7 @@ class SupervisorConfigTest {
         p.setProperty(SupervisorConfig.QUEUE_QUARANTINE, "/queue/q");
         p.setProperty(SupervisorConfig.QUEUE_PREFETCH, "7");
         p.setProperty(SupervisorConfig.JOURNAL_DIR, "/var/lib/ei");
+        p.setProperty(SupervisorConfig.JOURNAL_MIN_FREE_BYTES, "1048576");
         p.setProperty(SupervisorConfig.S3_BUCKET, "b2");
         p.setProperty(SupervisorConfig.HTTP_HOST, "127.0.0.1");
         p.setProperty(SupervisorConfig.HTTP_PORT, "0");
@@ -108,6 +109,7 @@ class SupervisorConfigTest {
         assertEquals("/queue/q", c.quarantine().orElseThrow());
         assertEquals(7, c.prefetch());
         assertEquals(Path.of("/var/lib/ei"), c.journalDir());
+        assertEquals(1_048_576, c.journalMinFreeBytes());
         assertEquals("b2", c.s3Bucket());
         assertEquals("127.0.0.1", c.httpHost());
         assertEquals(0, c.httpPort());
@@ -130,7 +132,7 @@ class SupervisorConfigTest {
         assertEquals(new TlsSettings("supervisor.", true, null, null), c.tls());
         assertEquals(new StompFrameLimits(5000, 3000), c.frameLimits());
         assertEquals(new StompFrameLimits(5000, 3000), c.stompSettings().frameLimits());
-        assertEquals(47, SupervisorConfig.KEYS.size(), "a key was added: map it in this test and in the docs");
+        assertEquals(48, SupervisorConfig.KEYS.size(), "a key was added: map it in this test and in the docs");
     }
 
     @Test
