@@ -4,11 +4,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -27,10 +29,21 @@ final class JournalDiskGuard {
     interface FreeSpace {
         long usableBytes() throws IOException;
 
-        /** The file system {@code dir} is on, asked every time (a disk may be grown or cleaned up). */
+        /**
+         * The file system {@code dir} is on: found once (on Linux that reads the mount table), then asked for its
+         * usable space on every call. The directory may not exist yet when this is made (the journal creates it).
+         */
         static FreeSpace of(Path dir) {
             Objects.requireNonNull(dir, "dir is null");
-            return () -> Files.getFileStore(dir).getUsableSpace();
+            AtomicReference<FileStore> store = new AtomicReference<>();
+            return () -> {
+                FileStore s = store.get();
+                if (s == null) {
+                    s = Files.getFileStore(dir);
+                    store.set(s);
+                }
+                return s.getUsableSpace();
+            };
         }
     }
 

@@ -1,8 +1,12 @@
 package org.eventindex.supervisor;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -42,6 +46,16 @@ class JournalDiskGuardTest {
         JournalDiskGuard full = new JournalDiskGuard(() -> 0, 10, Duration.ofMillis(1), "/j");
         InterruptedException e = assertThrows(InterruptedException.class, () -> full.awaitRoom(() -> true));
         assertTrue(e.getMessage().startsWith("stopping while the journal disk /j has 0 bytes free"), e.getMessage());
+    }
+
+    @Test
+    void theRealProbeWaitsForTheJournalDirectoryToExist(@TempDir Path dir) throws IOException {
+        Path journal = dir.resolve("journal");
+        JournalDiskGuard.FreeSpace disk = JournalDiskGuard.FreeSpace.of(journal);
+        assertThrows(NoSuchFileException.class, disk::usableBytes);
+        Files.createDirectories(journal);
+        long free = disk.usableBytes();
+        assertTrue(free > 0 && free <= Files.getFileStore(dir).getTotalSpace(), "usable bytes " + free);
     }
 
     @Test

@@ -294,8 +294,9 @@ public final class ConsumerBenchMain {
 
             @Override
             public long skip(long n) throws IOException {
-                // skipped bytes are copied too
-                return read(new byte[(int) Math.min(n, 8192)]);
+                // skipped bytes are copied too; 0, not -1, at the end
+                int chunk = (int) Math.min(Math.max(n, 0), 8192);
+                return Math.max(0, read(new byte[chunk], 0, chunk));
             }
         };
         byte[] inflated = new byte[64 * 1024];
