@@ -66,15 +66,11 @@ public final class Supervisor implements AutoCloseable {
     private final JournalDiskGuard diskGuard;
 
     public Supervisor(SupervisorConfig config, Clock clock) {
-        this(config, clock, c -> c.managed() ? new KuduEpochRanges(c) : EpochRanges.NONE);
+        this(config, clock, c -> c.managed() ? new KuduEpochRanges(c) : EpochRanges.NONE,
+                JournalDiskGuard.FreeSpace.of(config.journalDir()));
     }
 
-    /** @param ranges makes the {@link EpochRanges} from {@code supervisor.kudu.*} (Kudu, or another cluster manager) */
-    Supervisor(SupervisorConfig config, Clock clock, Function<SupervisorConfig.Epochs, EpochRanges> ranges) {
-        this(config, clock, ranges, JournalDiskGuard.FreeSpace.of(config.journalDir()));
-    }
-
-    /** @param journalDisk tells the usable bytes of the journal's disk */
+    /** With the {@link EpochRanges} (Kudu's, or another manager's) and the journal disk's room given by the caller. */
     Supervisor(SupervisorConfig config, Clock clock, Function<SupervisorConfig.Epochs, EpochRanges> ranges,
                JournalDiskGuard.FreeSpace journalDisk) {
         this.config = Objects.requireNonNull(config, "config is null");
@@ -278,12 +274,7 @@ public final class Supervisor implements AutoCloseable {
                 () -> journal.lastSeq());
         metricsRegistry.gauge("eventindex_supervisor_event_subscribers", "Connected /events subscribers.",
                 () -> eventBus.subscribers());
-        metricsRegistry.gauge("eventindex_supervisor_journal_disk_free_bytes",
-                "Usable bytes of the journal's disk when last looked at (-1: not yet, or the check is off).",
-                diskGuard::lastFreeBytes);
-        metricsRegistry.gauge("eventindex_supervisor_journal_disk_low",
-                "1 while consuming is paused because the journal's disk is below "
-                        + SupervisorConfig.JOURNAL_MIN_FREE_BYTES + ".", () -> diskGuard.low().isPresent() ? 1 : 0);
+        diskGuard.registerGauges(metricsRegistry);
     }
 
     private SupervisorInfo supervisorInfo() {

@@ -73,7 +73,7 @@ class EpochRangesTest {
         supervisor = new Supervisor(SupervisorConfig.fromProperties(p, Map.of()), Clock.systemUTC(), e -> {
             assertEquals("kudu-fake:7051", e.kuduMasters());
             return cluster;
-        });
+        }, JournalDiskGuard.FreeSpace.of(dir));
         supervisor.start();
         Await.until("ready", BrokerHarness.TIMEOUT, () -> supervisor.readiness().ready());
         List<String> problems = new CopyOnWriteArrayList<>();
