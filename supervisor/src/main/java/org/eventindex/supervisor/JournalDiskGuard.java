@@ -52,7 +52,6 @@ final class JournalDiskGuard {
     private final long minFreeBytes;
     private final Duration recheck;
     private final String where;
-    private final Object lock = new Object();
     private volatile long lastFree = -1;
     private volatile String low;
 
@@ -83,9 +82,7 @@ final class JournalDiskGuard {
             if (stopping.getAsBoolean()) {
                 throw new InterruptedException("stopping while " + low);
             }
-            synchronized (lock) {
-                lock.wait(Math.max(1, recheck.toMillis()));
-            }
+            Thread.sleep(Math.max(1, recheck.toMillis()));
         }
     }
 
