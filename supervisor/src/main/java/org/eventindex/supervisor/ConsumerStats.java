@@ -14,47 +14,45 @@ import java.util.TreeMap;
  * engine's lock.
  */
 final class ConsumerStats {
-    private final Map<String, Entry> byConsumer = new TreeMap<>();
+    private static final Totals NONE = new Totals(0, 0, 0, 0, 0, 0, 0, null, null, null, 0);
+
+    private final Map<String, Totals> byConsumer = new TreeMap<>();
+
+    /** One consumer's counters, as {@link #views()} shows them and checkpoints keep them. */
+    record Totals(long done, long failed, long eventsWritten, long eventsLoaded, long objectsRead, long bytesRead,
+                  long busyMillis, String lastDataset, String lastStatus, String lastFailure, long lastReportAt) {
+    }
 
     void report(ConsumerReport r, long tsMillis) {
         String name = r.consumer() == null || r.consumer().isBlank() ? "(unnamed)" : r.consumer();
-        Entry e = byConsumer.computeIfAbsent(name, k -> new Entry());
-        if (ConsumerReport.DONE.equals(r.status())) {
-            e.done++;
-            e.eventsWritten += Math.max(0, r.eventsWritten());
-            e.eventsLoaded += Math.max(0, r.eventsLoaded());
-            e.objectsRead += Math.max(0, r.objectsRead());
-            e.bytesRead += Math.max(0, r.bytesRead());
-            e.busyMillis += Math.max(0, r.durationMillis());
-        } else {
-            e.failed++;
-            e.lastFailure = r.reason();
-        }
-        e.lastDataset = r.dataset();
-        e.lastStatus = r.status();
-        e.lastReportAt = tsMillis;
+        Totals t = byConsumer.getOrDefault(name, NONE);
+        boolean done = ConsumerReport.DONE.equals(r.status());
+        byConsumer.put(name, done
+                ? new Totals(t.done() + 1, t.failed(), t.eventsWritten() + Math.max(0, r.eventsWritten()),
+                        t.eventsLoaded() + Math.max(0, r.eventsLoaded()), t.objectsRead() + Math.max(0, r.objectsRead()),
+                        t.bytesRead() + Math.max(0, r.bytesRead()), t.busyMillis() + Math.max(0, r.durationMillis()),
+                        r.dataset(), r.status(), t.lastFailure(), tsMillis)
+                : new Totals(t.done(), t.failed() + 1, t.eventsWritten(), t.eventsLoaded(), t.objectsRead(),
+                        t.bytesRead(), t.busyMillis(), r.dataset(), r.status(), r.reason(), tsMillis));
     }
 
     List<ConsumerView> views() {
         List<ConsumerView> out = new ArrayList<>(byConsumer.size());
-        byConsumer.forEach((name, e) -> out.add(new ConsumerView(name, e.done, e.failed, e.eventsWritten,
-                e.eventsLoaded, e.objectsRead, e.bytesRead, e.busyMillis,
-                e.busyMillis > 0 ? e.eventsWritten * 1000.0 / e.busyMillis : 0.0,
-                e.lastDataset, e.lastStatus, e.lastFailure, Instant.ofEpochMilli(e.lastReportAt))));
+        byConsumer.forEach((name, t) -> out.add(new ConsumerView(name, t.done(), t.failed(), t.eventsWritten(),
+                t.eventsLoaded(), t.objectsRead(), t.bytesRead(), t.busyMillis(),
+                t.busyMillis() > 0 ? t.eventsWritten() * 1000.0 / t.busyMillis() : 0.0,
+                t.lastDataset(), t.lastStatus(), t.lastFailure(), Instant.ofEpochMilli(t.lastReportAt()))));
         return out;
     }
 
-    private static final class Entry {
-        long done;
-        long failed;
-        long eventsWritten;
-        long eventsLoaded;
-        long objectsRead;
-        long bytesRead;
-        long busyMillis;
-        String lastDataset;
-        String lastStatus;
-        String lastFailure;
-        long lastReportAt;
+    /** Every consumer's counters, by name (for a checkpoint). */
+    Map<String, Totals> totals() {
+        return new TreeMap<>(byConsumer);
+    }
+
+    /** Replaces every consumer's counters (from a checkpoint). */
+    void restore(Map<String, Totals> totals) {
+        byConsumer.clear();
+        byConsumer.putAll(totals);
     }
 }

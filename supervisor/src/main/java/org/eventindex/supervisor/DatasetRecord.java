@@ -26,6 +26,8 @@ final class DatasetRecord {
     /** Objects reported while the dataset had a signal: recorded, not read unless a re-selection picks them. */
     final List<String> lateObjects = new ArrayList<>();
     final Set<String> urls = new HashSet<>();
+    /** The producer message ids recorded for the dataset (forgotten when it retires). */
+    final List<String> messageIds = new ArrayList<>();
     /** Objects that must never be selected again, with the reason. */
     final Map<String, String> invalidObjects = new LinkedHashMap<>();
     /** Objects the cleanup deleted. */

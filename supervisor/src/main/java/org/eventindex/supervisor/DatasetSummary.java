@@ -17,6 +17,13 @@ public record DatasetSummary(
         String signalId,
         @JsonSerialize(using = ToStringSerializer.class) Duration traversalTime) {
 
+    /** A retired dataset's line: its view has no object lists, so the number of objects read comes from it. */
+    static DatasetSummary of(RetiredDataset r) {
+        DatasetView v = r.view();
+        return new DatasetSummary(v.name(), v.state(), v.expectedFiles(), v.filesWithCandidate(),
+                v.objectsReported(), r.selectedObjects(), v.dspid(), v.signalId(), v.times().traversalTime());
+    }
+
     static DatasetSummary of(DatasetView v) {
         return new DatasetSummary(v.name(), v.state(), v.expectedFiles(), v.filesWithCandidate(), v.objectsReported(),
                 v.selectedObjects().size(), v.dspid(), v.signalId(), v.times().traversalTime());

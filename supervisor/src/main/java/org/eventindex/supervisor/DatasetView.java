@@ -34,6 +34,9 @@ import java.util.Map;
  * @param failures           FAILED reports for the current signal
  * @param automaticResignals re-sends decided by the supervisor (lease expired, retry after FAILED)
  * @param deletedObjects     objects the cleanup deleted
+ * @param retiredAt          when the cleanup deleted the last of its objects, null while it is live: a retired
+ *                           dataset keeps its ids, counts, times and last report; its lists are empty (see
+ *                           {@code RetiredDataset})
  */
 public record DatasetView(
         String name,
@@ -62,7 +65,8 @@ public record DatasetView(
         int failures,
         int automaticResignals,
         String lastResignalReason,
-        int deletedObjects) {
+        int deletedObjects,
+        @JsonSerialize(using = ToStringSerializer.class) Instant retiredAt) {
 
     public DatasetView {
         missingGuids = List.copyOf(missingGuids);

@@ -51,7 +51,8 @@ final class DatasetViews {
                 d.failures,
                 d.automaticResignals,
                 d.lastResignalReason,
-                d.deletedObjects.size());
+                d.deletedObjects.size(),
+                null);
     }
 
     private static String container(String name) {

@@ -23,9 +23,9 @@ final class InfoResources {
     record Consumers(List<InFlight> inFlight, List<ConsumerView> consumers) {
     }
 
-    /** {@code /supervisor} plus dataset counts by state and epoch fill. */
-    record Overview(SupervisorInfo supervisor, Map<DatasetState, Integer> datasetsByState, int currentEpoch,
-                    long eventsInCurrentEpoch) {
+    /** {@code /supervisor} plus dataset counts by state (live datasets; retired ones apart) and epoch fill. */
+    record Overview(SupervisorInfo supervisor, Map<DatasetState, Integer> datasetsByState, int datasetsRetired,
+                    int currentEpoch, long eventsInCurrentEpoch) {
     }
 
     private final SupervisorEngine engine;
@@ -39,7 +39,7 @@ final class InfoResources {
     /** {@code /datasets} (rest empty) or {@code /datasets/<name>}; null = 404. */
     Object datasets(String rest) {
         if (rest.isEmpty()) {
-            return engine.datasets().stream().map(DatasetSummary::of).toList();
+            return engine.summaries();
         }
         return engine.dataset(rest).orElse(null);
     }
@@ -66,7 +66,7 @@ final class InfoResources {
                 byState.put(s, 0);
             }
             state.all().forEach(d -> byState.merge(d.state, 1, Integer::sum));
-            return new Overview(i, byState, state.currentEpoch(), state.eventsInEpoch());
+            return new Overview(i, byState, state.retired().size(), state.currentEpoch(), state.eventsInEpoch());
         });
     }
 }

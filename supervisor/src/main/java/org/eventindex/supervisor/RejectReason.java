@@ -39,7 +39,12 @@ public enum RejectReason {
     /** An operator command names a dataset the supervisor does not know. */
     UNKNOWN_DATASET,
     /** An operator command does not apply to the dataset's current state. */
-    WRONG_STATE;
+    WRONG_STATE,
+    /**
+     * The message names a dataset that is finished for good (DONE, every object deleted by the cleanup, only its
+     * summary kept): a late producer's object, a manifest, {@code resignal} or {@code invalidate}.
+     */
+    DATASET_RETIRED;
 
     /** The counter of this reason. */
     public String metricName() {

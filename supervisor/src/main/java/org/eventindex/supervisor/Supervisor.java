@@ -64,10 +64,11 @@ public final class Supervisor implements AutoCloseable {
     private final long startedAtMillis;
     private final Function<SupervisorConfig.Epochs, EpochRanges> rangesFactory;
     private final JournalDiskGuard diskGuard;
+    private final Checkpoints checkpoints;
 
     public Supervisor(SupervisorConfig config, Clock clock) {
         this(config, clock, c -> c.managed() ? new KuduEpochRanges(c) : EpochRanges.NONE,
-                JournalDiskGuard.FreeSpace.of(config.journalDir()));
+                JournalDiskGuard.FreeSpace.of(config.journal().dir()));
     }
 
     /** With the {@link EpochRanges} (Kudu's, or another manager's) and the journal disk's room given by the caller. */
@@ -77,8 +78,9 @@ public final class Supervisor implements AutoCloseable {
         this.clock = Objects.requireNonNull(clock, "clock is null");
         this.rangesFactory = Objects.requireNonNull(ranges, "ranges is null");
         this.startedAtMillis = clock.millis();
-        this.diskGuard = new JournalDiskGuard(journalDisk, config.journalMinFreeBytes(), config.handOff().tick(),
-                config.journalDir().toString());
+        this.diskGuard = new JournalDiskGuard(journalDisk, config.journal().minFreeBytes(), config.handOff().tick(),
+                config.journal().dir().toString());
+        this.checkpoints = new Checkpoints(config.journal().checkpointEntries(), clock, metrics);
     }
 
     /**
@@ -94,10 +96,15 @@ public final class Supervisor implements AutoCloseable {
         }
         try {
             SupervisorState state = new SupervisorState();
-            journal = Journal.open(config.journalDir(), state::apply);
+            long opening = System.nanoTime();
+            journal = Journal.open(config.journal().dir(), config.journal().keepSegments(),
+                    StateCheckpoint.restoreInto(state), state::apply);
             Journal.ReplaySummary replay = journal.replaySummary();
-            LOG.info("journal {} replayed: {} entries, {} datasets{}", journal.file(), replay.entries(),
-                    state.all().size(), replay.tornBytesTruncated() > 0
+            checkpoints.replayed(replay, Duration.ofNanos(System.nanoTime() - opening));
+            LOG.info("journal {} replayed in {} ms: {}{} entries, {} live and {} retired datasets{}", journal.file(),
+                    checkpoints.replayMillis(), replay.checkpointSeq() > 0 ? "checkpoint of entry "
+                            + replay.checkpointSeq() + " + " : "", replay.entries(), state.all().size(),
+                    state.retired().size(), replay.tornBytesTruncated() > 0
                             ? ", torn last line of " + replay.tornBytesTruncated() + " bytes truncated" : "");
             StompSettings stomp = config.stompSettings();
             sender = new StompSender(stomp);
@@ -177,6 +184,9 @@ public final class Supervisor implements AutoCloseable {
         closeQuietly("event stream", eventBus);
         closeQuietly("Kudu client", epochRanges);
         closeQuietly("object store client", objectStore);
+        if (!halted.get()) {
+            checkpoints.onStop(engine);
+        }
         closeQuietly("journal", journal);
         LOG.info("supervisor stopped");
     }
@@ -258,6 +268,7 @@ public final class Supervisor implements AutoCloseable {
         } catch (IOException | RuntimeException ex) {
             LOG.warn("lease/retry check failed: {}", ex.toString());
         }
+        checkpoints.ifDue(e);
     }
 
     private void registerGauges(SupervisorEngine e) {
@@ -270,8 +281,13 @@ public final class Supervisor implements AutoCloseable {
                 () -> e.read(st -> Math.max(st.currentEpoch(), config.kuduEpoch())));
         metricsRegistry.gauge("eventindex_supervisor_current_epoch_events", "Events assigned to the current epoch.",
                 () -> e.read(SupervisorState::eventsInEpoch));
+        metricsRegistry.gauge("eventindex_supervisor_datasets_retired",
+                "Datasets DONE with every object deleted, of which only a summary is kept.",
+                () -> e.read(st -> st.retired().size()));
         metricsRegistry.gauge("eventindex_supervisor_journal_seq", "Last journal sequence number.",
                 () -> journal.lastSeq());
+        metricsRegistry.gauge("eventindex_supervisor_journal_entries_since_checkpoint",
+                "Journal entries a start would replay after the checkpoint.", () -> journal.entriesSinceCheckpoint());
         metricsRegistry.gauge("eventindex_supervisor_event_subscribers", "Connected /events subscribers.",
                 () -> eventBus.subscribers());
         diskGuard.registerGauges(metricsRegistry);
@@ -282,7 +298,8 @@ public final class Supervisor implements AutoCloseable {
         ObjectCleaner c = cleaner;
         return new SupervisorInfo(Instant.ofEpochMilli(startedAtMillis),
                 Duration.ofMillis(Math.max(0, clock.millis() - startedAtMillis)), readiness().ready(),
-                readiness().reason(), j == null ? -1 : j.lastSeq(), config.kuduEpoch(), config.epochs().maxEvents(),
+                readiness().reason(), j == null ? -1 : j.lastSeq(), checkpoints.info(j), config.kuduEpoch(),
+                config.epochs().maxEvents(),
                 config.epochs().managed(), config.catalogue().enabled(), config.cleanup().enabled(),
                 eventBus == null ? 0 : eventBus.subscribers(), c == null ? null : c.lastRun(), config.toString());
     }

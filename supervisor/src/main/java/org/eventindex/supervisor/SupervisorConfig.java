@@ -33,8 +33,7 @@ import static org.eventindex.config.ConfigChecks.requireText;
  *
  * @param stompPassword      may be null (no passcode)
  * @param quarantineQueue    where rejected messages are copied; empty when disabled
- * @param journalDir         directory of the journal (and its lock file); created if missing
- * @param journalMinFreeBytes consuming pauses while the journal's disk has fewer usable bytes (0: never)
+ * @param journal            where the journal is and how it is kept
  * @param s3Bucket           the only bucket object URLs may name; messages naming another are rejected
  * @param httpPort           operations HTTP port; 0 picks a free port
  * @param kuduEpoch          the Kudu range (rgid) new datasets are assigned to
@@ -51,8 +50,7 @@ public record SupervisorConfig(
         String consumerQueue,
         String quarantineQueue,
         int prefetch,
-        Path journalDir,
-        long journalMinFreeBytes,
+        JournalSettings journal,
         String s3Bucket,
         String httpHost,
         int httpPort,
@@ -86,6 +84,29 @@ public record SupervisorConfig(
             requirePositive(retryMax, RETRY_MAX);
             requireRange(retryAttempts, 0, 1000, RETRY_ATTEMPTS);
             requirePositive(tick, TICK_INTERVAL);
+        }
+    }
+
+    /**
+     * The journal, the supervisor's only durable state.
+     *
+     * @param dir               directory of the journal, its checkpoint, archived segments and lock file; created if
+     *                          missing
+     * @param minFreeBytes      consuming pauses while the journal's disk has fewer usable bytes (0: never)
+     * @param checkpointEntries entries after which the next checkpoint is written (0: never)
+     * @param keepSegments      archived journal segments kept beside the checkpoint (0: none)
+     */
+    public record JournalSettings(Path dir, long minFreeBytes, long checkpointEntries, int keepSegments) {
+        public JournalSettings {
+            Objects.requireNonNull(dir, "dir is null");
+            if (minFreeBytes < 0) {
+                throw new IllegalArgumentException(JOURNAL_MIN_FREE_BYTES + " must not be negative: " + minFreeBytes);
+            }
+            if (checkpointEntries < 0) {
+                throw new IllegalArgumentException(JOURNAL_CHECKPOINT_ENTRIES + " must not be negative: "
+                        + checkpointEntries);
+            }
+            requireRange(keepSegments, 0, 100_000, JOURNAL_KEEP_SEGMENTS);
         }
     }
 
@@ -182,6 +203,8 @@ public record SupervisorConfig(
     public static final String QUEUE_PREFETCH = "supervisor.queue.prefetch";
     public static final String JOURNAL_DIR = "supervisor.journal.dir";
     public static final String JOURNAL_MIN_FREE_BYTES = "supervisor.journal.min.free.bytes";
+    public static final String JOURNAL_CHECKPOINT_ENTRIES = "supervisor.journal.checkpoint.entries";
+    public static final String JOURNAL_KEEP_SEGMENTS = "supervisor.journal.keep.segments";
     public static final String S3_BUCKET = "supervisor.s3.bucket";
     public static final String HTTP_HOST = "supervisor.http.host";
     public static final String HTTP_PORT = "supervisor.http.port";
@@ -242,6 +265,11 @@ public record SupervisorConfig(
                     "Consuming pauses (messages wait in the broker, /ready says why) while the journal's disk has"
                             + " fewer usable bytes than this, and resumes when it has them again; 0 disables the"
                             + " check."),
+            new ConfigKey(JOURNAL_CHECKPOINT_ENTRIES, "100000", null,
+                    "After this many journal entries the state is written to a checkpoint and the journal starts a"
+                            + " new file, so that a start replays at most this many entries; 0 disables checkpoints."),
+            new ConfigKey(JOURNAL_KEEP_SEGMENTS, "10", null,
+                    "Journal files moved aside by checkpoints that are kept (the newest) for operators; 0 keeps none."),
             new ConfigKey(S3_BUCKET, "eventindex", null, "The bucket object URLs must name; messages naming another are rejected."),
             new ConfigKey(HTTP_HOST, "127.0.0.1", null, "Address the operations HTTP server binds to; the endpoints"
                     + " have no authentication, so the default is loopback (set an internal address to reach them"
@@ -314,11 +342,7 @@ public record SupervisorConfig(
                     + producerQueue + ", " + controlQueue + ", " + consumerQueue + ", " + quarantineQueue);
         }
         requireRange(prefetch, 1, 10_000, QUEUE_PREFETCH);
-        Objects.requireNonNull(journalDir, "journalDir is null");
-        if (journalMinFreeBytes < 0) {
-            throw new IllegalArgumentException(JOURNAL_MIN_FREE_BYTES + " must not be negative: "
-                    + journalMinFreeBytes);
-        }
+        Objects.requireNonNull(journal, "journal is null");
         requireText(s3Bucket, S3_BUCKET);
         requireText(httpHost, HTTP_HOST);
         requireRange(httpPort, 0, 65535, HTTP_PORT);
@@ -354,7 +378,7 @@ public record SupervisorConfig(
     /** The same configuration with another HTTP port (the embedded stack uses 0). */
     public SupervisorConfig withHttpPort(int port) {
         return new SupervisorConfig(brokers, stompUser, stompPassword, producerQueue, controlQueue, consumerQueue,
-                quarantineQueue, prefetch, journalDir, journalMinFreeBytes, s3Bucket, httpHost, port, kuduEpoch,
+                quarantineQueue, prefetch, journal, s3Bucket, httpHost, port, kuduEpoch,
                 signalRetryInitial, signalRetryMax, shutdownGrace, maxMessageBytes, handOff, epochs, catalogue,
                 cleanup, eventsQueue, tls, frameLimits);
     }
@@ -386,8 +410,8 @@ public record SupervisorConfig(
                 r.text(QUEUE_CONSUMER),
                 r.text(QUEUE_QUARANTINE),
                 r.integer(QUEUE_PREFETCH),
-                Path.of(r.text(JOURNAL_DIR)),
-                r.longValue(JOURNAL_MIN_FREE_BYTES),
+                new JournalSettings(Path.of(r.text(JOURNAL_DIR)), r.longValue(JOURNAL_MIN_FREE_BYTES),
+                        r.longValue(JOURNAL_CHECKPOINT_ENTRIES), r.integer(JOURNAL_KEEP_SEGMENTS)),
                 r.text(S3_BUCKET),
                 r.text(HTTP_HOST),
                 r.integer(HTTP_PORT),
@@ -432,8 +456,7 @@ public record SupervisorConfig(
                 + ", stompPassword=" + (stompPassword == null ? "none" : "***") + ", producerQueue=" + producerQueue
                 + ", controlQueue=" + controlQueue + ", consumerQueue=" + consumerQueue
                 + ", quarantineQueue=" + (quarantineQueue.isEmpty() ? "none" : quarantineQueue)
-                + ", prefetch=" + prefetch + ", journalDir=" + journalDir + " (min free " + journalMinFreeBytes
-                + " B), s3Bucket=" + s3Bucket
+                + ", prefetch=" + prefetch + ", journal=" + journal + ", s3Bucket=" + s3Bucket
                 + ", http=" + httpHost + ":" + httpPort + ", kuduEpoch=" + kuduEpoch
                 + ", signalRetry=" + signalRetryInitial + ".." + signalRetryMax + ", shutdownGrace=" + shutdownGrace
                 + ", maxMessageBytes=" + maxMessageBytes + ", lease=" + handOff.lease() + ", retry="

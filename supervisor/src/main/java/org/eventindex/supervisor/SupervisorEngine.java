@@ -14,11 +14,14 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
+import java.util.stream.Stream;
 
 /**
  * The supervisor's decisions: for each inbound message, what to record, and whether a dataset just became complete.
@@ -145,7 +148,7 @@ final class SupervisorEngine {
         if (in instanceof Inbound.Rejected r) {
             reject(producerQueue, r.rejection(), body);
         } else if (in instanceof Inbound.ObjectStored o) {
-            objectStored(o.messageId(), o.info());
+            objectStored(o.messageId(), o.info(), body);
         } else {
             throw new IllegalStateException("unexpected producer message " + in.getClass().getSimpleName());
         }
@@ -206,12 +209,34 @@ final class SupervisorEngine {
         }
     }
 
+    /** The dataset's view, live or retired. */
     synchronized Optional<DatasetView> dataset(String name) {
-        return state.find(name).map(DatasetViews::of);
+        return state.find(name).map(DatasetViews::of).or(() -> state.findRetired(name).map(RetiredDataset::view));
     }
 
+    /** Every dataset's view, live and retired, sorted by name. */
     synchronized List<DatasetView> datasets() {
-        return state.all().stream().map(DatasetViews::of).toList();
+        return Stream.concat(state.all().stream().map(DatasetViews::of),
+                state.retired().stream().map(RetiredDataset::view))
+                .sorted(Comparator.comparing(DatasetView::name)).toList();
+    }
+
+    /** One line per dataset, live and retired, sorted by name ({@code /datasets}). */
+    synchronized List<DatasetSummary> summaries() {
+        return Stream.concat(state.all().stream().map(d -> DatasetSummary.of(DatasetViews.of(d))),
+                state.retired().stream().map(DatasetSummary::of))
+                .sorted(Comparator.comparing(DatasetSummary::name)).toList();
+    }
+
+    /**
+     * Writes a journal checkpoint of the state when at least {@code minEntries} (at least 1) entries were appended
+     * since the last one; nothing is recorded meanwhile.
+     */
+    synchronized Optional<Journal.CheckpointResult> checkpoint(long minEntries) throws IOException {
+        if (journal.entriesSinceCheckpoint() < Math.max(1, minEntries)) {
+            return Optional.empty();
+        }
+        return journal.checkpoint(state.checkpoint()::writeTo, clock.millis());
     }
 
     /** Why the engine cannot record anything any more, if so. */
@@ -219,12 +244,17 @@ final class SupervisorEngine {
         return journal.failure();
     }
 
-    private synchronized void objectStored(String messageId, ProducerInfo info) throws IOException {
+    private synchronized void objectStored(String messageId, ProducerInfo info, byte[] body) throws IOException {
         String name = info.inputDsName();
         if (state.seenMessage(messageId)) {
             metrics.duplicateMessages.inc();
             LOG.debug("dataset {}: producer message {} was already recorded; acknowledging the re-send", name,
                     messageId);
+            return;
+        }
+        if (state.findRetired(name).isPresent()) {
+            reject(producerQueue, retired(name, "object " + info.url() + " is never read; it is deleted as an orphan"
+                    + " after " + SupervisorConfig.CLEANUP_ORPHAN_RETENTION, messageId), body);
             return;
         }
         Optional<DatasetRecord> existing = state.find(name);
@@ -265,6 +295,16 @@ final class SupervisorEngine {
     private synchronized void manifest(DatasetManifest manifest, byte[] body, String brokerMessageId)
             throws IOException {
         String name = manifest.dataset();
+        if (state.findRetired(name).isPresent()) {
+            Rejection r = retired(name, "its file list can no longer change; produce it again under a new task",
+                    brokerMessageId);
+            if (body != null) {
+                reject(controlQueue, r, body);
+            } else {
+                LOG.warn("catalogue: {}", r.detail());
+            }
+            return;
+        }
         Optional<DatasetRecord> existing = state.find(name);
         if (existing.isPresent() && StateChanges.sameFiles(manifest.files(), existing.get().manifest)) {
             metrics.duplicateMessages.inc();
@@ -296,6 +336,11 @@ final class SupervisorEngine {
 
     private synchronized void invalidate(InvalidateCommand c, byte[] body, String brokerMessageId)
             throws IOException {
+        if (state.findRetired(c.dataset()).isPresent()) {
+            reject(controlQueue, retired(c.dataset(), "invalidate: nothing can be selected again", brokerMessageId),
+                    body);
+            return;
+        }
         Optional<DatasetRecord> d = state.find(c.dataset());
         if (d.isEmpty()) {
             reject(controlQueue, new Rejection(RejectReason.UNKNOWN_DATASET, "invalidate: dataset " + c.dataset()
@@ -368,6 +413,11 @@ final class SupervisorEngine {
     }
 
     private synchronized void resignal(String name, byte[] body, String brokerMessageId) throws IOException {
+        if (state.findRetired(name).isPresent()) {
+            reject(controlQueue, retired(name, "resignal: reload it from its HDFS file with the kudu-loader instead",
+                    brokerMessageId), body);
+            return;
+        }
         Optional<DatasetRecord> d = state.find(name);
         if (d.isEmpty()) {
             reject(controlQueue, new Rejection(RejectReason.UNKNOWN_DATASET, "resignal: dataset " + name
@@ -394,6 +444,13 @@ final class SupervisorEngine {
         metrics.resignals.inc();
         LOG.info("dataset {}: operator asked for signal {} again (was {})", name, signal.signalId(), s);
         outbox.submit(signal);
+    }
+
+    private Rejection retired(String name, String what, String messageId) {
+        RetiredDataset r = state.findRetired(name).orElseThrow();
+        return new Rejection(RejectReason.DATASET_RETIRED, "dataset " + name + " is finished: DONE (dspid "
+                + r.dspid() + ") and its objects deleted at " + Instant.ofEpochMilli(r.deletedAt()) + "; " + what,
+                messageId, name);
     }
 
     private void reject(String queue, Rejection r, byte[] body) throws IOException {

@@ -35,6 +35,8 @@ final class SupervisorMetrics {
     final Metrics.Counter cleanupFailures;
     final Metrics.Counter epochRangeFailures;
     final Metrics.Counter eventSubscribersDropped;
+    final Metrics.Counter checkpoints;
+    final Metrics.Counter checkpointFailures;
     private final Map<RejectReason, Metrics.Counter> byReason = new EnumMap<>(RejectReason.class);
     private final Metrics metrics;
 
@@ -73,6 +75,10 @@ final class SupervisorMetrics {
                 "Attempts to create a Kudu range that failed (the signal waits and is retried).");
         eventSubscribersDropped = metrics.counter(P + "event_subscribers_dropped_total",
                 "/events subscribers dropped because they fell too far behind.");
+        checkpoints = metrics.counter(P + "journal_checkpoints_total",
+                "Journal checkpoints written (each starts a new journal file).");
+        checkpointFailures = metrics.counter(P + "journal_checkpoint_failures_total",
+                "Journal checkpoints that could not be written (the journal goes on in its file).");
         for (RejectReason r : RejectReason.values()) {
             byReason.put(r, metrics.counter(r.metricName(), "Messages refused because: " + r.name() + "."));
         }

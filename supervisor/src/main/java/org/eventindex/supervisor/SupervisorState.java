@@ -12,6 +12,7 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -26,6 +27,7 @@ final class SupervisorState {
     private static final Logger LOG = LoggerFactory.getLogger(SupervisorState.class);
 
     private final Map<String, DatasetRecord> datasets = new TreeMap<>();
+    private final Map<String, RetiredDataset> retired = new TreeMap<>();
     private final Map<String, DatasetRecord> bySignal = new HashMap<>();
     private final Set<String> messageIds = new HashSet<>();
     private final ConsumerStats consumers = new ConsumerStats();
@@ -46,25 +48,40 @@ final class SupervisorState {
         if (event instanceof JournalEvent.ObjectReported e) {
             objectReported(entry.seq(), ts, e);
         } else if (event instanceof JournalEvent.ManifestRegistered e) {
-            DatasetRecord d = dataset(e.manifest().dataset());
+            DatasetRecord d = live(e.manifest().dataset());
+            if (d == null) {
+                return;
+            }
             d.supersedeSignal();
             d.manifest = e.manifest().files();
             d.manifestAt = ts;
             d.refreshCollectingState();
         } else if (event instanceof JournalEvent.ObjectInvalidated e) {
-            DatasetRecord d = dataset(e.dataset());
+            DatasetRecord d = live(e.dataset());
+            if (d == null) {
+                return;
+            }
             d.invalidObjects.put(e.url(), e.reason());
             if (d.signalled() && d.signal.objects().stream().anyMatch(o -> o.url().equals(e.url()))) {
                 d.supersedeSignal();
             }
             d.refreshCollectingState();
         } else if (event instanceof JournalEvent.ObjectsDeleted e) {
-            DatasetRecord d = dataset(e.dataset());
+            DatasetRecord d = live(e.dataset());
+            if (d == null) {
+                return;
+            }
             d.deletedObjects.addAll(e.urls());
             d.deletedAt = ts;
+            if (d.state == DatasetState.DONE && d.deletedObjects.containsAll(d.urls)) {
+                retire(d);
+            }
         } else if (event instanceof JournalEvent.SignalPlanned e) {
             ConsumerSignal s = e.signal();
-            DatasetRecord d = dataset(s.dataset());
+            DatasetRecord d = live(s.dataset());
+            if (d == null) {
+                return;
+            }
             boolean firstSignal = d.dspid < 0;
             d.signal = s;
             d.lastSignalTs = Math.max(d.lastSignalTs, s.ts());
@@ -110,9 +127,16 @@ final class SupervisorState {
     }
 
     private void objectReported(long seq, long ts, JournalEvent.ObjectReported e) {
-        messageIds.add(e.messageId());
         ProducerInfo info = e.info();
-        DatasetRecord d = dataset(info.inputDsName());
+        DatasetRecord d = live(info.inputDsName());
+        if (d == null) {
+            // journals written before datasets retired may hold late objects of a finished dataset: never read,
+            // and deleted by the cleanup as orphans
+            LOG.debug("dataset {} is retired; object {} ignored", info.inputDsName(), info.url());
+            return;
+        }
+        messageIds.add(e.messageId());
+        d.messageIds.add(e.messageId());
         if (!d.urls.add(info.url())) {
             return;
         }
@@ -156,19 +180,75 @@ final class SupervisorState {
         }
     }
 
-    private DatasetRecord dataset(String name) {
-        return datasets.computeIfAbsent(name, DatasetRecord::new);
+    /** The live record of the dataset, created on first mention; null when the dataset is retired. */
+    private DatasetRecord live(String name) {
+        return retired.containsKey(name) ? null : datasets.computeIfAbsent(name, DatasetRecord::new);
     }
 
+    /**
+     * DONE and every object deleted: nothing can happen to the dataset any more, so only its summary is kept (its
+     * message ids too are forgotten: a message re-sent now is refused as naming a retired dataset).
+     */
+    private void retire(DatasetRecord d) {
+        retired.put(d.name, RetiredDataset.of(d));
+        datasets.remove(d.name);
+        d.messageIds.forEach(messageIds::remove);
+        d.supersededSignals.forEach(bySignal::remove);
+        bySignal.remove(d.signal.signalId());
+    }
+
+    /** The state as a checkpoint of entry {@link #lastSeq()}. */
+    StateCheckpoint checkpoint() {
+        return new StateCheckpoint(StateCheckpoint.FORMAT, lastSeq, lastDspid, currentEpoch, eventsInEpoch,
+                rejectedMessages, unknownReports, consumers.totals(),
+                datasets.values().stream().map(StateCheckpoint.Live::of).toList(), List.copyOf(retired.values()));
+    }
+
+    /** Restores a checkpoint into this state, which must be new (nothing applied yet). */
+    void restore(StateCheckpoint c) {
+        if (lastSeq != 0 || !datasets.isEmpty() || !retired.isEmpty()) {
+            throw new IllegalStateException("a checkpoint is restored into a new state only (state at entry "
+                    + lastSeq + ")");
+        }
+        lastSeq = c.seq();
+        lastDspid = c.lastDspid();
+        currentEpoch = c.currentEpoch();
+        eventsInEpoch = c.eventsInEpoch();
+        rejectedMessages = c.rejectedMessages();
+        unknownReports = c.unknownReports();
+        consumers.restore(c.consumers());
+        for (StateCheckpoint.Live l : c.datasets()) {
+            DatasetRecord d = l.toRecord();
+            datasets.put(d.name, d);
+            messageIds.addAll(d.messageIds);
+            d.supersededSignals.forEach(id -> bySignal.put(id, d));
+            if (d.signal != null) {
+                bySignal.put(d.signal.signalId(), d);
+            }
+        }
+        c.retired().forEach(r -> retired.put(r.name(), r));
+    }
+
+    /** A live dataset (not retired). */
     Optional<DatasetRecord> find(String name) {
         return Optional.ofNullable(datasets.get(name));
+    }
+
+    /** A retired dataset. */
+    Optional<RetiredDataset> findRetired(String name) {
+        return Optional.ofNullable(retired.get(name));
+    }
+
+    /** Retired datasets sorted by name. */
+    Collection<RetiredDataset> retired() {
+        return Collections.unmodifiableCollection(retired.values());
     }
 
     Optional<DatasetRecord> findBySignal(String signalId) {
         return Optional.ofNullable(bySignal.get(signalId));
     }
 
-    /** Datasets sorted by name. */
+    /** Live (not retired) datasets sorted by name. */
     Collection<DatasetRecord> all() {
         return Collections.unmodifiableCollection(datasets.values());
     }

@@ -126,17 +126,50 @@ class ObjectCleanerTest {
         r = cleaner.runOnce();
         assertEquals(3, r.objectsDeleted());
         assertEquals(List.of(key("other")), s3.keys(BUCKET));
-        assertEquals(3, engine.dataset(DATASET).orElseThrow().deletedObjects());
+        DatasetView retired = engine.dataset(DATASET).orElseThrow();
+        assertEquals(3, retired.deletedObjects());
+        assertEquals(Instant.ofEpochMilli(clock.millis()), retired.retiredAt(), "every object deleted: the dataset retires");
+        assertEquals(DatasetState.DONE, retired.state());
+        assertEquals(List.of(s.signalId(), 3, 10L), List.of(retired.signalId(), retired.objectsReported(),
+                retired.expectedEvents()), "ids and counts are kept");
+        assertEquals(List.of(), retired.selectedObjects(), "object lists are not");
         assertEquals(0, cleaner.runOnce().objectsDeleted(), "deleted once");
         assertEquals(3, registry.value("eventindex_supervisor_objects_deleted_total"));
 
         long seq = journal.lastSeq();
         engine.onControlMessage(Json.write(ResignalCommand.of(DATASET)), "c3");
         engine.onControlMessage(Json.write(InvalidateCommand.of(DATASET, selected, "x", null)), "c4");
-        assertEquals(DatasetState.DONE, engine.dataset(DATASET).orElseThrow().state(),
-                "nothing can be re-read once the objects are gone");
-        assertEquals(seq + 2, journal.lastSeq(), "both refused (MESSAGE_REJECTED)");
-        assertEquals(2, registry.value("eventindex_supervisor_rejected_wrong_state_total"));
+        engine.onControlMessage(Json.write(manifest(DATASET, file("G1", 10))), "c5");
+        producer(DATASET, "m1", selected, guid("G1", 0, 10)); // a re-send of a forgotten message
+        String retry = put(key("job4"));
+        producer(DATASET, "m5", retry, guid("G1", 0, 10));
+        assertEquals(retired, engine.dataset(DATASET).orElseThrow(), "nothing can be re-read once the objects are gone");
+        assertEquals(seq + 5, journal.lastSeq(), "all refused (MESSAGE_REJECTED)");
+        assertEquals(5, registry.value("eventindex_supervisor_rejected_dataset_retired_total"));
+        clock.advance(ORPHANS);
+        assertEquals(1, cleaner.runOnce().orphansDeleted(), "the late retry's object is an orphan");
+        assertEquals(List.of(key("other")), s3.keys(BUCKET));
+    }
+
+    @Test
+    void aDatasetRetiresOnlyOnceItsLateObjectsAreDeletedToo() throws IOException {
+        String selected = put(key("job1"));
+        engine.onControlMessage(Json.write(manifest(DATASET, file("G1", 10))), "c1");
+        producer(DATASET, "m1", selected, guid("G1", 0, 10));
+        ConsumerSignal s = outbox.get(0);
+        engine.onSignalSent(s);
+        engine.onControlMessage(Json.write(done(s.signalId(), DATASET, 10)), "c2");
+        clock.advance(RETENTION);
+        engine.onObjectsDeleted(DATASET, List.of()); // a pass that deleted nothing (its listing raced a late object)
+        assertEquals(null, engine.dataset(DATASET).orElseThrow().retiredAt());
+        String late = put(key("job2"));
+        producer(DATASET, "m2", late, guid("G1", 0, 10));
+        client.deleteObject(b -> b.bucket(BUCKET).key(key("job1"))); // a pass that listed the dataset before m2
+        engine.onObjectsDeleted(DATASET, List.of(selected));
+        assertEquals(null, engine.dataset(DATASET).orElseThrow().retiredAt(), "the late object is not deleted yet");
+        assertEquals(1, cleaner.runOnce().objectsDeleted());
+        assertEquals(Instant.ofEpochMilli(clock.millis()), engine.dataset(DATASET).orElseThrow().retiredAt());
+        assertEquals(List.of(), s3.keys(BUCKET));
     }
 
     @Test

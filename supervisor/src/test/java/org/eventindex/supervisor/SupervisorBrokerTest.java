@@ -1,5 +1,6 @@
 package org.eventindex.supervisor;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import org.eventindex.message.ConsumerSignal;
 import org.eventindex.message.Json;
 import org.eventindex.message.Queues;
@@ -251,7 +252,10 @@ class SupervisorBrokerTest {
 
     @Test
     void signalPlannedButNotConfirmedBeforeACrashIsSentAgainUnchanged() throws Exception {
-        supervisor = startSupervisor();
+        Properties p = supervisorProperties();
+        // the crash is made by editing the journal after a stop, so the stop must not write a checkpoint
+        p.setProperty(SupervisorConfig.JOURNAL_CHECKPOINT_ENTRIES, "0");
+        supervisor = startSupervisor(p, JournalDiskGuard.FreeSpace.of(dir));
         produce("m1", DATASET, "only", guid("G1", 0, 10));
         assertEquals(0, registerManifestWithCli(manifest(DATASET, file("G1", 10))));
         ConsumerSignal first = nextSignal();
@@ -265,10 +269,47 @@ class SupervisorBrokerTest {
         assertTrue(lines.get(lines.size() - 1).contains("\"SIGNAL_SENT\""), lines.get(lines.size() - 1));
         Files.write(journal, lines.subList(0, lines.size() - 1));
 
-        supervisor = startSupervisor();
+        supervisor = startSupervisor(p, JournalDiskGuard.FreeSpace.of(dir));
         ConsumerSignal again = nextSignal();
         assertEquals(first, again);
         Await.until("re-sent signal confirmed", TIMEOUT,
                 () -> supervisor.dataset(DATASET).orElseThrow().state() == DatasetState.SIGNALLED);
+    }
+
+    @Test
+    void aCleanStopWritesACheckpointThatTheNextStartRestoresInsteadOfReplaying() throws Exception {
+        supervisor = startSupervisor();
+        produce("m1", DATASET, "only", guid("G1", 0, 10));
+        assertEquals(0, registerManifestWithCli(manifest(DATASET, file("G1", 10))));
+        ConsumerSignal signal = nextSignal();
+        Await.until("signal confirmed sent", TIMEOUT,
+                () -> supervisor.dataset(DATASET).orElseThrow().state() == DatasetState.SIGNALLED);
+        DatasetView before = supervisor.dataset(DATASET).orElseThrow();
+        long seq = Json.tree(get("/supervisor").body().getBytes(StandardCharsets.UTF_8))
+                .path("supervisor").path("journalSeq").asLong();
+        assertTrue(seq >= 4, "object, manifest, signal planned and sent: " + seq);
+        supervisor.stop();
+        assertEquals(1, supervisor.metrics().value("eventindex_supervisor_journal_checkpoints_total"));
+        Path journalDir = dir.resolve("journal");
+        assertEquals(0, Files.size(journalDir.resolve(org.eventindex.supervisor.journal.Journal.FILE_NAME)));
+        assertTrue(Files.exists(journalDir.resolve(String.format("supervisor.journal.%012d", seq))));
+
+        supervisor = startSupervisor();
+        JsonNode journal = journalInfo();
+        assertEquals(seq, journal.path("checkpointSeq").asLong(), journal.toString());
+        assertEquals(seq, journal.path("replay").path("checkpointSeq").asLong(), journal.toString());
+        assertEquals(0, journal.path("replay").path("entries").asLong(), "nothing to replay: " + journal);
+        assertEquals(before, supervisor.dataset(DATASET).orElseThrow());
+        assertEquals(0, journal.path("entriesSinceCheckpoint").asLong(), journal.toString());
+        sender.send(Queues.SUPERVISOR_CONTROL, Json.write(Fixtures.done(signal.signalId(), DATASET, 10)), Map.of());
+        Await.until("DONE recorded after the restart", TIMEOUT,
+                () -> supervisor.dataset(DATASET).orElseThrow().state() == DatasetState.DONE);
+        assertEquals(1, journalInfo().path("entriesSinceCheckpoint").asLong(), "the report");
+        assertTrue(get("/metrics").body().contains("\neventindex_supervisor_journal_entries_since_checkpoint 1"));
+    }
+
+    private JsonNode journalInfo() throws IOException, InterruptedException {
+        return Json.tree(get("/supervisor").body().getBytes(StandardCharsets.UTF_8)).path("supervisor")
+                .path("journal");
     }
 }

@@ -38,7 +38,8 @@ class SupervisorConfigTest {
         assertEquals(Queues.CONSUMER, c.consumerQueue());
         assertTrue(c.quarantine().isEmpty());
         assertEquals(50, c.prefetch());
-        assertEquals(Path.of("supervisor-journal"), c.journalDir());
+        assertEquals(new SupervisorConfig.JournalSettings(Path.of("supervisor-journal"), 134_217_728, 100_000, 10),
+                c.journal());
         assertEquals("eventindex", c.s3Bucket());
         assertEquals("127.0.0.1", c.httpHost());
         assertEquals(8082, c.httpPort());
@@ -64,6 +65,8 @@ class SupervisorConfigTest {
         p.setProperty(SupervisorConfig.QUEUE_PREFETCH, "7");
         p.setProperty(SupervisorConfig.JOURNAL_DIR, "/var/lib/ei");
         p.setProperty(SupervisorConfig.JOURNAL_MIN_FREE_BYTES, "1048576");
+        p.setProperty(SupervisorConfig.JOURNAL_CHECKPOINT_ENTRIES, "5000");
+        p.setProperty(SupervisorConfig.JOURNAL_KEEP_SEGMENTS, "3");
         p.setProperty(SupervisorConfig.S3_BUCKET, "b2");
         p.setProperty(SupervisorConfig.HTTP_HOST, "127.0.0.1");
         p.setProperty(SupervisorConfig.HTTP_PORT, "0");
@@ -108,8 +111,7 @@ class SupervisorConfigTest {
         assertEquals("/queue/s", c.consumerQueue());
         assertEquals("/queue/q", c.quarantine().orElseThrow());
         assertEquals(7, c.prefetch());
-        assertEquals(Path.of("/var/lib/ei"), c.journalDir());
-        assertEquals(1_048_576, c.journalMinFreeBytes());
+        assertEquals(new SupervisorConfig.JournalSettings(Path.of("/var/lib/ei"), 1_048_576, 5000, 3), c.journal());
         assertEquals("b2", c.s3Bucket());
         assertEquals("127.0.0.1", c.httpHost());
         assertEquals(0, c.httpPort());
@@ -132,7 +134,7 @@ class SupervisorConfigTest {
         assertEquals(new TlsSettings("supervisor.", true, null, null), c.tls());
         assertEquals(new StompFrameLimits(5000, 3000), c.frameLimits());
         assertEquals(new StompFrameLimits(5000, 3000), c.stompSettings().frameLimits());
-        assertEquals(48, SupervisorConfig.KEYS.size(), "a key was added: map it in this test and in the docs");
+        assertEquals(50, SupervisorConfig.KEYS.size(), "a key was added: map it in this test and in the docs");
     }
 
     @Test
@@ -175,6 +177,8 @@ class SupervisorConfigTest {
         assertKeyError(SupervisorConfig.MESSAGE_MAX_BYTES, "10");
         assertKeyError(SupervisorConfig.S3_ENDPOINT, "rgw.example:7480");
         assertKeyError(SupervisorConfig.S3_ENDPOINT, "http://rgw.example:7480/eventindex");
+        assertKeyError(SupervisorConfig.JOURNAL_CHECKPOINT_ENTRIES, "-1");
+        assertKeyError(SupervisorConfig.JOURNAL_KEEP_SEGMENTS, "-1");
     }
 
     private static void assertKeyError(String key, String value) {

@@ -51,6 +51,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * the same journal. The test is the producers (messages on the producer queue, some re-sent) and a fake consumer
  * (answers every signal with DONE). The broker lives in the test JVM and survives every kill.
  * <p>
+ * Checkpoints are written every few entries, so kills also fall while one is written or the journal file changes.
  * At the end every dataset is DONE with exactly the expected selection and events, and every signal a dataset ever
  * got is the same signal (same signalId and content): a consumer (idempotent per signal) loads no row twice.
  */
@@ -135,7 +136,7 @@ class SupervisorKillTest {
             traffic.add(Map.entry(Queues.SUPERVISOR_CONTROL, Json.write(manifestOf(d))));
         }
 
-        Path journal = dir.resolve("journal").resolve(Journal.FILE_NAME);
+        Path journal = dir.resolve("journal");
         List<Long> killPoints = new ArrayList<>();
         int sent = 0;
         for (int round = 0; round < KILLS; round++) {
@@ -144,14 +145,14 @@ class SupervisorKillTest {
             for (int i = 0; i < chunk; i++, sent++) {
                 mq.sender.send(traffic.get(sent).getKey(), traffic.get(sent).getValue(), Map.of());
             }
-            long before = lines(journal);
+            long before = entries(journal);
             long target = before + 1 + random.nextInt(Math.max(1, chunk * 2));
             // Kill once the journal reached the random target, or once the child is idle with nothing left to do.
             Await.until("journal of round " + round + " reaching " + target + " lines", TIMEOUT,
-                    () -> lines(journal) >= target || quiet(journal));
+                    () -> entries(journal) >= target || quiet(journal));
             child.destroyForcibly();
             assertTrue(child.waitFor(30, TimeUnit.SECONDS), "killed child did not exit");
-            killPoints.add(lines(journal));
+            killPoints.add(entries(journal));
             assertEquals(137, child.exitValue(), "killed with SIGKILL");
         }
         for (; sent < traffic.size(); sent++) {
@@ -185,9 +186,12 @@ class SupervisorKillTest {
                             + " loaded twice"))));
             assertEquals(Set.of(g(d, 1), g(d, 2), g(d, 3)), rows);
         }
-        long finalLines = lines(journal);
-        assertTrue(killPoints.stream().filter(n -> n > 0 && n < finalLines).distinct().count() >= 3,
-                "kills must fall at different points of the run: " + killPoints + " of " + finalLines + " lines");
+        long finalEntries = entries(journal);
+        assertTrue(killPoints.stream().filter(n -> n > 0 && n < finalEntries).distinct().count() >= 3,
+                "kills must fall at different points of the run: " + killPoints + " of " + finalEntries + " entries");
+        JsonNode replay = Json.tree(BrokerHarness.get(httpPort, "/supervisor").body()
+                .getBytes(StandardCharsets.UTF_8)).path("supervisor").path("journal").path("replay");
+        assertTrue(replay.path("checkpointSeq").asLong() > 0, "the last start restored a checkpoint: " + replay);
         Set<Integer> dspids = new HashSet<>();
         signalsByDataset.values().forEach(l -> dspids.add(l.get(0).dspid()));
         assertEquals(DATASETS, dspids.size(), "each dataset has its own dspid: " + dspids);
@@ -212,6 +216,9 @@ class SupervisorKillTest {
         p.put(SupervisorConfig.HTTP_PORT, Integer.toString(httpPort));
         p.put(SupervisorConfig.SIGNAL_RETRY_INITIAL, "100ms");
         p.put(SupervisorConfig.SIGNAL_RETRY_MAX, "1s");
+        // checkpoints every few entries, so that kills also land while one is written or the journal file changes
+        p.put(SupervisorConfig.JOURNAL_CHECKPOINT_ENTRIES, "4");
+        p.put(SupervisorConfig.TICK_INTERVAL, "50ms");
         StringBuilder sb = new StringBuilder();
         p.forEach((k, v) -> sb.append(k).append('=').append(v.replace("\\", "\\\\")).append('\n'));
         Files.writeString(config, sb.toString());
@@ -225,21 +232,34 @@ class SupervisorKillTest {
         child = pb.start();
     }
 
-    /** Lines of the journal (0 when it does not exist yet). */
-    private static long lines(Path journal) {
+    /**
+     * Entries the journal holds: the sequence number of the journal file's last complete line, else of the
+     * checkpoint's trailer (the journal file is empty right after a checkpoint), else 0.
+     */
+    private static long entries(Path journalDir) {
+        long seq = lastSeq(journalDir.resolve(Journal.FILE_NAME));
+        return seq > 0 ? seq : lastSeq(journalDir.resolve("supervisor.checkpoint"));
+    }
+
+    private static long lastSeq(Path file) {
         try {
-            byte[] b = Files.readAllBytes(journal);
-            long n = 0;
-            for (byte x : b) {
-                if (x == '\n') {
-                    n++;
-                }
+            byte[] b = Files.readAllBytes(file);
+            int end = b.length;
+            while (end > 0 && b[end - 1] != '\n') {
+                end--; // a torn last line
             }
-            return n;
+            if (end == 0) {
+                return 0;
+            }
+            int start = end - 1;
+            while (start > 0 && b[start - 1] != '\n') {
+                start--;
+            }
+            return Json.tree(java.util.Arrays.copyOfRange(b, start, end)).path("seq").asLong();
         } catch (NoSuchFileException e) {
             return 0;
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot read " + journal, e);
+            throw new UncheckedIOException("cannot read " + file, e);
         }
     }
 
@@ -247,7 +267,7 @@ class SupervisorKillTest {
 
     /** True when the child answers HTTP, both queues are drained and the journal did not grow since last asked. */
     private boolean quiet(Path journal) {
-        long n = lines(journal);
+        long n = entries(journal);
         long[] prev = lastSeen.put(journal, new long[] {n});
         return prev != null && prev[0] == n && mq.broker.queueSize(Queues.SUPERVISOR) == 0
                 && mq.broker.queueSize(Queues.SUPERVISOR_CONTROL) == 0 && mq.broker.queueSize(Queues.CONSUMER) == 0

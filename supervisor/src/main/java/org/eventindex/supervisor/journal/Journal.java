@@ -1,21 +1,21 @@
 package org.eventindex.supervisor.journal;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import org.eventindex.message.Json;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,8 +40,13 @@ import java.util.function.Consumer;
  *   <li>Writes run on a private thread: a {@link FileChannel} is closed for good when a thread writing to it is
  *   interrupted, and callers (queue workers, the signal sender) are interrupted when they are stopped.</li>
  * </ul>
- * Seam for compaction: replay feeds entries to a consumer, so a later snapshot (state as of seq N) plus the entries
- * after N can feed the same consumer without the state code changing.
+ * <p>
+ * Checkpoints keep the start time bounded by the state rather than by its history: {@link #checkpoint} writes the
+ * state as of the last entry (the caller's bytes, see {@link CheckpointFile}) and then moves the journal file aside as
+ * an archived segment {@code supervisor.journal.<last seq>} (the newest {@code keepSegments} are kept for operators);
+ * appends go on in a new, empty journal file. {@link #open} restores the checkpoint, then replays the entries after
+ * it. A crash between the two steps leaves a journal whose entries up to the checkpoint's are skipped at the next
+ * open.
  */
 public final class Journal implements Closeable {
     /** The journal file's name inside the journal directory. */
@@ -51,29 +56,65 @@ public final class Journal implements Closeable {
 
     private static final Logger LOG = LoggerFactory.getLogger(Journal.class);
 
+    private final Path dir;
     private final Path file;
     private final FileChannel lockChannel;
     private final FileLock lock;
-    private final FileChannel channel;
     private final ReplaySummary replaySummary;
     private final ExecutorService writer;
+    private final int keepSegments;
+    private FileChannel channel;
     private long size;
     private long lastSeq;
+    private long checkpointSeq;
     private String failure;
     private boolean closed;
 
-    /** What {@link #open} found: entries replayed and bytes of a torn last line that were cut off. */
-    public record ReplaySummary(long entries, long tornBytesTruncated) {
+    /**
+     * What {@link #open} found.
+     *
+     * @param entries            entries replayed from the journal file (after the checkpoint)
+     * @param tornBytesTruncated bytes of a torn last line that were cut off
+     * @param checkpointSeq      the entry the restored checkpoint holds the state of, 0 without one
+     * @param skippedEntries     entries found in the journal file that the checkpoint already held (a crash came
+     *                           between writing a checkpoint and starting the next journal file)
+     */
+    public record ReplaySummary(long entries, long tornBytesTruncated, long checkpointSeq, long skippedEntries) {
     }
 
-    private Journal(Path file, FileChannel lockChannel, FileLock lock, FileChannel channel, long size, long lastSeq,
-                    ReplaySummary replaySummary) {
-        this.file = file;
+    /** Writes the caller's state, as of the journal's last entry, into a checkpoint. */
+    @FunctionalInterface
+    public interface StateWriter {
+        void writeTo(OutputStream out) throws IOException;
+    }
+
+    /** Restores the caller's state from a checkpoint's body, which holds the state as of entry {@code seq}. */
+    @FunctionalInterface
+    public interface StateReader {
+        void readFrom(long seq, InputStream in) throws IOException;
+    }
+
+    /**
+     * What {@link #checkpoint} did.
+     *
+     * @param seq      the entry whose state the checkpoint holds
+     * @param bytes    size of the checkpoint's state
+     * @param archived the journal file moved aside, holding the entries up to {@code seq}
+     */
+    public record CheckpointResult(long seq, long bytes, Path archived) {
+    }
+
+    private Journal(Path dir, FileChannel lockChannel, FileLock lock, FileChannel channel, long size, long lastSeq,
+                    long checkpointSeq, int keepSegments, ReplaySummary replaySummary) {
+        this.dir = dir;
+        this.file = dir.resolve(FILE_NAME);
         this.lockChannel = lockChannel;
         this.lock = lock;
         this.channel = channel;
         this.size = size;
         this.lastSeq = lastSeq;
+        this.checkpointSeq = checkpointSeq;
+        this.keepSegments = keepSegments;
         this.replaySummary = replaySummary;
         this.writer = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "supervisor-journal-writer");
@@ -83,14 +124,32 @@ public final class Journal implements Closeable {
     }
 
     /**
-     * Opens the journal in {@code dir} (creating both if missing), takes its lock, and passes every entry to
-     * {@code replay} in order before returning.
+     * Opens a journal that has no checkpoint (one is refused), keeping no archived segments.
      *
-     * @throws JournalException when another process holds the lock or a complete line is not a valid entry
+     * @see #open(Path, int, StateReader, Consumer)
      */
     public static Journal open(Path dir, Consumer<JournalEntry> replay) throws IOException {
+        return open(dir, 0, (seq, in) -> {
+            throw new JournalException("journal " + dir + " has a checkpoint, which this reader cannot restore");
+        }, replay);
+    }
+
+    /**
+     * Opens the journal in {@code dir} (creating both if missing), takes its lock, passes the checkpoint's state (if
+     * there is one) to {@code restore} and then every later entry to {@code replay}, in order, before returning.
+     *
+     * @param keepSegments archived journal segments that {@link #checkpoint} keeps (the newest); 0 keeps none
+     * @throws JournalException when another process holds the lock, the checkpoint is damaged, a complete line is not
+     *                          a valid entry, or entries are missing
+     */
+    public static Journal open(Path dir, int keepSegments, StateReader restore, Consumer<JournalEntry> replay)
+            throws IOException {
         Objects.requireNonNull(dir, "dir is null");
+        Objects.requireNonNull(restore, "restore is null");
         Objects.requireNonNull(replay, "replay is null");
+        if (keepSegments < 0) {
+            throw new IllegalArgumentException("keepSegments must be >= 0: " + keepSegments);
+        }
         Files.createDirectories(dir);
         FileChannel lockChannel = FileChannel.open(dir.resolve(LOCK_NAME), StandardOpenOption.CREATE,
                 StandardOpenOption.WRITE);
@@ -114,16 +173,17 @@ public final class Journal implements Closeable {
             if (created) {
                 forceDirectory(dir);
             }
-            Scan scan = scan(file, replay);
-            long torn = channel.size() - scan.validBytes;
+            long base = CheckpointFile.read(dir, restore).map(CheckpointFile.Trailer::seq).orElse(0L);
+            JournalScan scan = JournalScan.scan(file, base, replay);
+            long torn = channel.size() - scan.validBytes();
             if (torn > 0) {
                 LOG.warn("journal {}: last line ({} bytes at offset {}) is torn (the supervisor stopped while writing"
-                        + " it; it was never acknowledged); truncating it", file, torn, scan.validBytes);
-                channel.truncate(scan.validBytes);
+                        + " it; it was never acknowledged); truncating it", file, torn, scan.validBytes());
+                channel.truncate(scan.validBytes());
                 channel.force(true);
             }
-            return new Journal(file, lockChannel, lock, channel, scan.validBytes, scan.lastSeq,
-                    new ReplaySummary(scan.entries, Math.max(0, torn)));
+            return new Journal(dir, lockChannel, lock, channel, scan.validBytes(), Math.max(base, scan.lastSeq()), base,
+                    keepSegments, new ReplaySummary(scan.replayed(), Math.max(0, torn), base, scan.skipped()));
         } catch (IOException | RuntimeException e) {
             if (channel != null) {
                 channel.close();
@@ -166,7 +226,7 @@ public final class Journal implements Closeable {
         byte[] bytes = lines.toByteArray();
         long at = size;
         try {
-            awaitUninterruptibly(writer.submit(() -> {
+            await(writer.submit(() -> {
                 ByteBuffer buf = ByteBuffer.wrap(bytes);
                 long pos = at;
                 while (buf.hasRemaining()) {
@@ -190,11 +250,6 @@ public final class Journal implements Closeable {
         return lastSeq;
     }
 
-    /** Bytes of complete entries in the file. */
-    public synchronized long sizeBytes() {
-        return size;
-    }
-
     /** Why appends are refused, if an append failed. */
     public synchronized Optional<String> failure() {
         return Optional.ofNullable(failure);
@@ -206,6 +261,83 @@ public final class Journal implements Closeable {
 
     public ReplaySummary replaySummary() {
         return replaySummary;
+    }
+
+    /** The entry the current checkpoint holds the state of, 0 without one. */
+    public synchronized long checkpointSeq() {
+        return checkpointSeq;
+    }
+
+    /** Entries appended since the current checkpoint (all of them without one). */
+    public synchronized long entriesSinceCheckpoint() {
+        return lastSeq - checkpointSeq;
+    }
+
+    /**
+     * Writes a checkpoint of the state as of the last entry, then starts a new journal file; the old one becomes the
+     * archived segment {@code supervisor.journal.<seq>} and the oldest segments beyond {@code keepSegments} are
+     * deleted. The caller must keep its state from changing until this returns (no append may come in between, so
+     * the state is exactly the fold of the entries up to {@link #lastSeq()}).
+     *
+     * @return what was done, or empty when no entry was appended since the last checkpoint
+     * @throws JournalException when the journal is closed or failed, or the checkpoint cannot be written (the journal
+     *                          then goes on in the same file; only a failure to start the new file after the old one
+     *                          was moved aside fails the journal)
+     */
+    public synchronized Optional<CheckpointResult> checkpoint(StateWriter state, long tsMillis) throws IOException {
+        Objects.requireNonNull(state, "state is null");
+        if (closed) {
+            throw new JournalException("journal " + file + " is closed");
+        }
+        if (failure != null) {
+            throw new JournalException("journal " + file + " refuses checkpoints after an earlier failure ("
+                    + failure + ")");
+        }
+        if (lastSeq == checkpointSeq) {
+            return Optional.empty();
+        }
+        long seq = lastSeq;
+        CheckpointFile.Trailer written;
+        try {
+            written = await(writer.submit(() -> CheckpointFile.write(dir, seq, tsMillis, state)));
+        } catch (IOException | RuntimeException e) {
+            throw new JournalException("cannot write the checkpoint of journal " + file + " at entry " + seq + ": "
+                    + e + "; the journal goes on in the same file", e);
+        }
+        checkpointSeq = seq;
+        Path archived = ArchivedSegments.of(dir, seq);
+        try {
+            channel = await(writer.submit(() -> startNewFile(archived)));
+        } catch (IOException | RuntimeException e) {
+            throw new JournalException("checkpoint of journal " + file + " written at entry " + seq + ", but the"
+                    + " journal cannot start its next file (" + e + "); " + (failure == null
+                    ? "it goes on in the same file" : "appends are refused until a restart"), e);
+        }
+        size = 0;
+        ArchivedSegments.prune(dir, keepSegments);
+        return Optional.of(new CheckpointResult(seq, written.bodyBytes(), archived));
+    }
+
+    /** On the writer thread: moves the journal file aside and opens an empty one in its place. */
+    private FileChannel startNewFile(Path archived) throws IOException {
+        Files.move(file, archived, StandardCopyOption.ATOMIC_MOVE);
+        FileChannel next;
+        try {
+            next = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+                    StandardOpenOption.WRITE);
+            forceDirectory(dir);
+        } catch (IOException | RuntimeException e) {
+            try {
+                Files.move(archived, file, StandardCopyOption.ATOMIC_MOVE);
+            } catch (IOException | RuntimeException back) {
+                // appends would land in the archived file, which a restart does not read after the checkpoint
+                failure = "journal file moved to " + archived + " and not back: " + back;
+                e.addSuppressed(back);
+            }
+            throw e;
+        }
+        channel.close();
+        return next;
     }
 
     /** Idempotent; releases the lock. */
@@ -228,19 +360,21 @@ public final class Journal implements Closeable {
     }
 
     /** Waits for a write without ever interrupting it; keeps the caller's interrupt status. */
-    private static void awaitUninterruptibly(Future<?> write) throws IOException {
+    private static <T> T await(Future<T> write) throws IOException {
         boolean interrupted = false;
         try {
             while (true) {
                 try {
-                    write.get();
-                    return;
+                    return write.get();
                 } catch (InterruptedException e) {
                     interrupted = true;
                 } catch (ExecutionException e) {
                     Throwable cause = e.getCause();
                     if (cause instanceof IOException io) {
                         throw io;
+                    }
+                    if (cause instanceof RuntimeException re) {
+                        throw re;
                     }
                     throw new IOException("journal write failed: " + cause, cause);
                 }
@@ -252,61 +386,7 @@ public final class Journal implements Closeable {
         }
     }
 
-    private record Scan(long validBytes, long lastSeq, long entries) {
-    }
-
-    private static Scan scan(Path file, Consumer<JournalEntry> replay) throws IOException {
-        long offset = 0;
-        long validBytes = 0;
-        long lastSeq = 0;
-        long lineNo = 0;
-        ByteArrayOutputStream line = new ByteArrayOutputStream(1024);
-        try (InputStream in = new BufferedInputStream(Files.newInputStream(file), 1 << 16)) {
-            int b;
-            while ((b = in.read()) >= 0) {
-                offset++;
-                if (b != '\n') {
-                    line.write(b);
-                    continue;
-                }
-                lineNo++;
-                JournalEntry entry = parse(file, lineNo, validBytes, line.toByteArray());
-                if (entry.seq() != lastSeq + 1) {
-                    throw new JournalException("journal " + file + " line " + lineNo + " has sequence number "
-                            + entry.seq() + ", expected " + (lastSeq + 1) + "; the file was edited or two files were"
-                            + " concatenated. Restore it from a backup.");
-                }
-                replay.accept(entry);
-                lastSeq = entry.seq();
-                validBytes = offset;
-                line.reset();
-            }
-        }
-        return new Scan(validBytes, lastSeq, lineNo);
-    }
-
-    private static JournalEntry parse(Path file, long lineNo, long offset, byte[] line) throws JournalException {
-        try {
-            JournalEntry entry = Json.read(line, JournalEntry.class);
-            if (entry == null) {
-                throw new JournalException("journal " + file + " line " + lineNo + " (byte offset " + offset
-                        + ") is empty");
-            }
-            return entry;
-        } catch (JsonProcessingException | IllegalArgumentException | NullPointerException e) {
-            throw new JournalException("journal " + file + " line " + lineNo + " (byte offset " + offset
-                    + ") is not a valid entry: " + message(e) + ". Only a torn last line is repaired automatically;"
-                    + " restore the file from a backup or move it aside and re-register the datasets.", e);
-        } catch (IOException e) {
-            throw new JournalException("journal " + file + " line " + lineNo + " cannot be read: " + e.getMessage(), e);
-        }
-    }
-
-    private static String message(Exception e) {
-        return e instanceof JsonProcessingException j ? j.getOriginalMessage() : String.valueOf(e.getMessage());
-    }
-
-    private static void forceDirectory(Path dir) {
+    static void forceDirectory(Path dir) {
         try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
             d.force(true);
         } catch (IOException e) {

@@ -63,7 +63,7 @@ class JournalTest {
             assertEquals(events, replayed.stream().map(JournalEntry::event).toList());
             assertEquals(1000, replayed.get(2).tsMillis());
             assertEquals(2000, replayed.get(3).tsMillis());
-            assertEquals(new Journal.ReplaySummary(events.size(), 0), j.replaySummary());
+            assertEquals(new Journal.ReplaySummary(events.size(), 0, 0, 0), j.replaySummary());
             assertEquals(events.size() + 1, j.append(List.of(events.get(3)), 3000).get(0).seq());
         }
     }

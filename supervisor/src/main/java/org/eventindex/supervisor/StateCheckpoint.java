@@ -1,0 +1,113 @@
+package org.eventindex.supervisor;
+
+import org.eventindex.message.ConsumerReport;
+import org.eventindex.message.ConsumerSignal;
+import org.eventindex.message.DatasetManifest.ManifestFile;
+import org.eventindex.message.Json;
+import org.eventindex.supervisor.journal.Journal;
+import org.eventindex.supervisor.journal.JournalException;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The supervisor's state as one JSON document: the body of a journal checkpoint. It holds exactly what the journal fold
+ * builds ({@link SupervisorState}), minus what is derived from it (the URL set, the message-id set and the signal
+ * index are rebuilt on restore), so that restoring a checkpoint of entry N and replaying the entries after N gives the
+ * same state as replaying the whole journal ({@code StateCheckpointTest} compares every field).
+ *
+ * @param format version of this document; a supervisor refuses a format it does not know
+ * @param seq    the last journal entry folded into it
+ */
+record StateCheckpoint(int format, long seq, int lastDspid, int currentEpoch, long eventsInEpoch,
+                       long rejectedMessages, long unknownReports, Map<String, ConsumerStats.Totals> consumers,
+                       List<Live> datasets, List<RetiredDataset> retired) {
+    static final int FORMAT = 1;
+
+    StateCheckpoint {
+        consumers = Map.copyOf(Objects.requireNonNull(consumers, "consumers is null"));
+        datasets = List.copyOf(Objects.requireNonNull(datasets, "datasets is null"));
+        retired = List.copyOf(Objects.requireNonNull(retired, "retired is null"));
+    }
+
+    /** A live dataset: every field of its {@link DatasetRecord} but the URL set (the candidates' URLs). */
+    record Live(String name, List<ManifestFile> manifest, long manifestAt, List<Candidate> candidates,
+                List<String> lateObjects, Map<String, String> invalidObjects, List<String> deletedObjects,
+                List<String> supersededSignals, List<String> messageIds, long firstObjectAt, long lastObjectAt,
+                DatasetState state, ConsumerSignal signal, int dspid, int epoch, long plannedAt, long lastSignalTs,
+                long sentAt, int resignals, int automaticResignals, String lastResignalReason, int failures,
+                ConsumerReport lastReport, long lastReportAt, long doneAt, long deletedAt) {
+
+        static Live of(DatasetRecord d) {
+            return new Live(d.name, d.manifest, d.manifestAt, d.candidates, d.lateObjects, d.invalidObjects,
+                    new ArrayList<>(d.deletedObjects), d.supersededSignals, d.messageIds, d.firstObjectAt,
+                    d.lastObjectAt, d.state, d.signal, d.dspid, d.epoch, d.plannedAt, d.lastSignalTs, d.sentAt,
+                    d.resignals, d.automaticResignals, d.lastResignalReason, d.failures, d.lastReport,
+                    d.lastReportAt, d.doneAt, d.deletedAt);
+        }
+
+        DatasetRecord toRecord() {
+            DatasetRecord d = new DatasetRecord(name);
+            d.manifest = manifest;
+            d.manifestAt = manifestAt;
+            d.candidates.addAll(candidates);
+            candidates.forEach(c -> d.urls.add(c.url()));
+            d.lateObjects.addAll(lateObjects);
+            d.invalidObjects.putAll(invalidObjects);
+            d.deletedObjects.addAll(deletedObjects);
+            d.supersededSignals.addAll(supersededSignals);
+            d.messageIds.addAll(messageIds);
+            d.firstObjectAt = firstObjectAt;
+            d.lastObjectAt = lastObjectAt;
+            d.state = Objects.requireNonNull(state, "state of dataset " + name + " is null");
+            d.signal = signal;
+            d.dspid = dspid;
+            d.epoch = epoch;
+            d.plannedAt = plannedAt;
+            d.lastSignalTs = lastSignalTs;
+            d.sentAt = sentAt;
+            d.resignals = resignals;
+            d.automaticResignals = automaticResignals;
+            d.lastResignalReason = lastResignalReason;
+            d.failures = failures;
+            d.lastReport = lastReport;
+            d.lastReportAt = lastReportAt;
+            d.doneAt = doneAt;
+            d.deletedAt = deletedAt;
+            return d;
+        }
+    }
+
+    /** Restores a checkpoint's body into {@code state}, which must be new. */
+    static Journal.StateReader restoreInto(SupervisorState state) {
+        return (seq, in) -> {
+            StateCheckpoint c = readFrom(in);
+            if (c.seq() != seq) {
+                throw new JournalException("checkpoint holds the state of entry " + c.seq() + " but its trailer says "
+                        + seq + "; restore the checkpoint and its journal from a backup");
+            }
+            state.restore(c);
+        };
+    }
+
+    void writeTo(OutputStream out) throws IOException {
+        Json.mapper().writeValue(out, this);
+    }
+
+    /**
+     * @throws IOException when the document is not a checkpoint of a format this supervisor reads
+     */
+    static StateCheckpoint readFrom(InputStream in) throws IOException {
+        StateCheckpoint c = Json.mapper().readValue(in, StateCheckpoint.class);
+        if (c == null || c.format() != FORMAT) {
+            throw new IOException("supervisor checkpoint has format " + (c == null ? "none" : c.format())
+                    + "; this supervisor reads format " + FORMAT);
+        }
+        return c;
+    }
+}

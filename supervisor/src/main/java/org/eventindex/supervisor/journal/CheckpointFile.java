@@ -1,0 +1,274 @@
+package org.eventindex.supervisor.journal;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import org.eventindex.message.Json;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.FilterInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.security.DigestOutputStream;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.Optional;
+
+/**
+ * The checkpoint file: the state as of one journal entry, written by the state's owner, so that a start replays only
+ * the entries after it. Layout: the body (the owner's bytes, JSON for the supervisor), then one trailer line
+ * {@code {"checkpoint":1,"seq":N,"ts":T,"bodyBytes":B,"sha256":"..."}}. The trailer is written last because the
+ * body's length and digest are only known then; a reader finds it at the end of the file. Written to a temporary file,
+ * forced, then renamed over the previous checkpoint, so a crash leaves either the old or the new one, never a mix.
+ */
+final class CheckpointFile {
+    static final String NAME = "supervisor.checkpoint";
+    static final String TEMP_NAME = NAME + ".tmp";
+    static final int FORMAT = 1;
+    private static final int MAX_TRAILER = 4096;
+
+    /** The last line of a checkpoint file. */
+    record Trailer(@JsonProperty("checkpoint") int format, @JsonProperty("seq") long seq, @JsonProperty("ts") long ts,
+                   @JsonProperty("bodyBytes") long bodyBytes, @JsonProperty("sha256") String sha256) {
+    }
+
+    private CheckpointFile() {
+    }
+
+    /** Writes the checkpoint of entry {@code seq} and makes it the current one (durably) before returning. */
+    static Trailer write(Path dir, long seq, long tsMillis, Journal.StateWriter state) throws IOException {
+        Path temp = dir.resolve(TEMP_NAME);
+        MessageDigest sha = sha256();
+        long bodyBytes;
+        try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                StandardOpenOption.TRUNCATE_EXISTING)) {
+            CountingStream counting = new CountingStream(new DigestOutputStream(Channels.newOutputStream(ch), sha));
+            try (OutputStream out = new BufferedOutputStream(new NonClosing(counting), 1 << 16)) {
+                state.writeTo(out);
+            }
+            bodyBytes = counting.count;
+            Trailer trailer = new Trailer(FORMAT, seq, tsMillis, bodyBytes, HexFormat.of().formatHex(sha.digest()));
+            byte[] line = trailerLine(trailer);
+            ByteBuffer buf = ByteBuffer.wrap(line);
+            long pos = bodyBytes;
+            while (buf.hasRemaining()) {
+                pos += ch.write(buf, pos);
+            }
+            ch.force(true);
+            Files.move(temp, dir.resolve(NAME), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            Journal.forceDirectory(dir);
+            return trailer;
+        } catch (IOException | RuntimeException e) {
+            Files.deleteIfExists(temp);
+            throw e;
+        }
+    }
+
+    /**
+     * Reads the current checkpoint, if there is one: checks its trailer, passes its body to {@code restore}, and checks
+     * the body's digest once it has been read.
+     *
+     * @throws JournalException when the file is not a complete checkpoint or its body does not match its digest
+     */
+    static Optional<Trailer> read(Path dir, Journal.StateReader restore) throws IOException {
+        Path file = dir.resolve(NAME);
+        Files.deleteIfExists(dir.resolve(TEMP_NAME)); // an unfinished checkpoint: the previous one still holds
+        if (!Files.exists(file)) {
+            return Optional.empty();
+        }
+        long size = Files.size(file);
+        Trailer t = trailer(file, size);
+        MessageDigest sha = sha256();
+        try (InputStream body = new BoundedDigestStream(Files.newInputStream(file), t.bodyBytes(), sha)) {
+            restore.readFrom(t.seq(), new FilterInputStream(body) {
+                @Override
+                public void close() {
+                    // the rest of the body is still to be digested
+                }
+            });
+            body.skip(Long.MAX_VALUE);
+        }
+        String actual = HexFormat.of().formatHex(sha.digest());
+        if (!actual.equals(t.sha256())) {
+            throw damaged(file, "its body's SHA-256 is " + actual + ", its trailer says " + t.sha256());
+        }
+        return Optional.of(t);
+    }
+
+    private static Trailer trailer(Path file, long size) throws IOException {
+        int tail = (int) Math.min(size, MAX_TRAILER);
+        byte[] bytes = new byte[tail];
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+            ByteBuffer buf = ByteBuffer.wrap(bytes);
+            long pos = size - tail;
+            while (buf.hasRemaining()) {
+                int n = ch.read(buf, pos);
+                if (n < 0) {
+                    throw damaged(file, "it shrank while being read");
+                }
+                pos += n;
+            }
+        }
+        if (tail == 0 || bytes[tail - 1] != '\n') {
+            throw damaged(file, "it does not end with a trailer line");
+        }
+        int start = tail - 1;
+        while (start > 0 && bytes[start - 1] != '\n') {
+            start--;
+        }
+        Trailer t;
+        try {
+            t = Json.read(Arrays.copyOfRange(bytes, start, tail - 1), Trailer.class);
+        } catch (IOException | RuntimeException e) {
+            throw damaged(file, "its trailer line is not readable (" + e.getMessage() + ")");
+        }
+        if (t == null || t.format() != FORMAT) {
+            throw damaged(file, "its trailer has format " + (t == null ? "none" : t.format()) + "; this supervisor"
+                    + " reads format " + FORMAT);
+        }
+        if (start == 0) {
+            throw damaged(file, "its trailer line is not preceded by the line break that ends the state");
+        }
+        long expected = size - (tail - start) - 1;
+        if (t.bodyBytes() != expected || t.seq() < 1 || t.sha256() == null) {
+            throw damaged(file, "its trailer says " + t.bodyBytes() + " bytes of state at entry " + t.seq()
+                    + ", the file holds " + expected);
+        }
+        return t;
+    }
+
+    static byte[] trailerLine(Trailer t) {
+        byte[] json = Json.write(t);
+        byte[] line = new byte[json.length + 2];
+        line[0] = '\n'; // the body need not end with a newline; the trailer is always a line of its own
+        System.arraycopy(json, 0, line, 1, json.length);
+        line[line.length - 1] = '\n';
+        return line;
+    }
+
+    private static JournalException damaged(Path file, String why) {
+        return new JournalException("checkpoint " + file + " is damaged: " + why + ". Move it aside and restore the"
+                + " previous checkpoint with its journal segments from a backup (the journal alone starts from the"
+                + " checkpoint's entry).");
+    }
+
+    private static MessageDigest sha256() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is not available in this JVM", e);
+        }
+    }
+
+    /** Counts bytes on their way to the digest and the file. */
+    private static final class CountingStream extends OutputStream {
+        private final OutputStream out;
+        private long count;
+
+        CountingStream(OutputStream out) {
+            this.out = out;
+        }
+
+        @Override
+        public void write(int b) throws IOException {
+            out.write(b);
+            count++;
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+            out.write(b, off, len);
+            count += len;
+        }
+    }
+
+    /** Lets the state writer close its stream without closing the file, whose trailer is still to come. */
+    private static final class NonClosing extends OutputStream {
+        private final OutputStream out;
+
+        NonClosing(OutputStream out) {
+            this.out = out;
+        }
+
+        @Override
+        public void write(int b) throws IOException {
+            out.write(b);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+            out.write(b, off, len);
+        }
+
+        @Override
+        public void flush() throws IOException {
+            out.flush();
+        }
+    }
+
+    /** The first {@code limit} bytes of a stream, digested as they are read. */
+    private static final class BoundedDigestStream extends FilterInputStream {
+        private final MessageDigest sha;
+        private long left;
+
+        BoundedDigestStream(InputStream in, long limit, MessageDigest sha) {
+            super(new BufferedInputStream(in, 1 << 16));
+            this.left = limit;
+            this.sha = sha;
+        }
+
+        @Override
+        public int read() throws IOException {
+            if (left <= 0) {
+                return -1;
+            }
+            int b = super.read();
+            if (b >= 0) {
+                left--;
+                sha.update((byte) b);
+            }
+            return b;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            if (left <= 0) {
+                return -1;
+            }
+            int n = super.read(b, off, (int) Math.min(len, left));
+            if (n > 0) {
+                left -= n;
+                sha.update(b, off, n);
+            }
+            return n;
+        }
+
+        @Override
+        public long skip(long n) throws IOException {
+            byte[] buf = new byte[8192];
+            long skipped = 0;
+            while (skipped < n) {
+                int r = read(buf, 0, (int) Math.min(buf.length, n - skipped));
+                if (r < 0) {
+                    break;
+                }
+                skipped += r;
+            }
+            return skipped;
+        }
+
+        @Override
+        public boolean markSupported() {
+            return false;
+        }
+    }
+}

@@ -1,0 +1,234 @@
+package org.eventindex.supervisor;
+
+import org.eventindex.message.ConsumerReport;
+import org.eventindex.message.ConsumerSignal;
+import org.eventindex.message.DatasetManifest;
+import org.eventindex.message.GuidInfo;
+import org.eventindex.message.Json;
+import org.eventindex.ops.Metrics;
+import org.eventindex.supervisor.journal.Journal;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.stream.Stream;
+
+import static org.eventindex.supervisor.Fixtures.file;
+import static org.eventindex.supervisor.Fixtures.guid;
+import static org.eventindex.supervisor.Fixtures.info;
+import static org.eventindex.supervisor.Fixtures.manifest;
+import static org.eventindex.supervisor.Fixtures.producerMessage;
+import static org.eventindex.supervisor.Fixtures.url;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A checkpoint holds exactly the journal fold: a seeded random history of every kind of message (retries, re-sent
+ * messages, growing manifests, reports DONE and FAILED, leases, re-signals, invalidations, deletions that retire
+ * datasets, bad messages), with checkpoints at random points, rebuilds the same state, field by field, in three ways:
+ * the engine that lived through it, a start from the last checkpoint and the journal after it, and a replay of every
+ * entry (the archived segments and the journal, no checkpoint).
+ */
+class StateCheckpointTest {
+    private static final int DATASETS = 6;
+    private static final int FILES = 3;
+    private static final int STEPS = 600;
+
+    @TempDir
+    Path dir;
+
+    private final Fixtures.ManualClock clock = new Fixtures.ManualClock(Instant.parse("2026-03-01T00:00:00Z"));
+    private final List<ConsumerSignal> outbox = new ArrayList<>();
+    private final Map<String, List<String>> urls = new LinkedHashMap<>();
+
+    private SupervisorEngine engine(Journal journal, SupervisorState state) {
+        return new SupervisorEngine(journal, state, new MessageValidator(Fixtures.BUCKET), outbox::add,
+                Quarantine.NONE, new SupervisorMetrics(new Metrics()), clock, new EpochPolicy(1, 2_000),
+                new HandOffPolicy(SupervisorEngineTest.HAND_OFF), 1 << 20, "/queue/p", "/queue/c");
+    }
+
+    private static String dataset(int d) {
+        return "data17_13TeV.0032763" + d + ".physics_Main.merge.AOD.f838_m1824";
+    }
+
+    private static String g(int d, int f) {
+        return String.format("6A3B%04d-0000-0000-0000-%012d", d, f);
+    }
+
+    @Test
+    void checkpointPlusTailAndFullReplayRebuildTheStateTheEngineLivedThrough() throws IOException {
+        Path journalDir = dir.resolve("journal");
+        SupervisorState lived = new SupervisorState();
+        int checkpoints = 0;
+        try (Journal journal = Journal.open(journalDir, 1000, StateCheckpoint.restoreInto(lived), lived::apply)) {
+            SupervisorEngine engine = engine(journal, lived);
+            Random random = new Random(20261125L);
+            for (int step = 0; step < STEPS; step++) {
+                step(engine, random);
+                if (random.nextInt(40) == 0 && engine.checkpoint(1).isPresent()) {
+                    checkpoints++;
+                }
+            }
+            assertTrue(engine.checkpoint(1).isPresent(), "entries after the last random checkpoint");
+            checkpoints++;
+            while (journal.entriesSinceCheckpoint() < 10) {
+                step(engine, random);
+            }
+        }
+        assertTrue(checkpoints >= 5, "checkpoints taken: " + checkpoints);
+        assertTrue(lived.retired().size() >= 2, "datasets retired: " + lived.retired().size());
+        assertTrue(lived.all().stream().anyMatch(d -> !d.supersededSignals.isEmpty()), "a superseded signal");
+        assertTrue(lived.all().stream().anyMatch(d -> !d.invalidObjects.isEmpty()), "an invalid object");
+        assertTrue(lived.all().stream().anyMatch(d -> !d.lateObjects.isEmpty()), "a late object");
+        assertTrue(lived.all().stream().anyMatch(d -> d.automaticResignals > 0), "a lease or retry");
+        assertTrue(lived.rejectedMessages() > 0 && !lived.consumers().views().isEmpty(), "rejections, reports");
+
+        SupervisorState restored = new SupervisorState();
+        try (Journal j = Journal.open(journalDir, 1000, StateCheckpoint.restoreInto(restored), restored::apply)) {
+            assertTrue(j.replaySummary().checkpointSeq() > 0 && j.replaySummary().entries() > 0, "" + j.replaySummary());
+        }
+        assertSameState(lived, restored, "checkpoint + tail");
+
+        Path full = Files.createDirectory(dir.resolve("full"));
+        Path concatenated = full.resolve(Journal.FILE_NAME);
+        try (Stream<Path> files = Files.list(journalDir)) {
+            for (Path segment : files.filter(p -> p.getFileName().toString().matches("supervisor\\.journal\\.\\d+"))
+                    .sorted().toList()) {
+                Files.write(concatenated, Files.readAllBytes(segment), StandardOpenOption.CREATE,
+                        StandardOpenOption.APPEND);
+            }
+        }
+        Files.write(concatenated, Files.readAllBytes(journalDir.resolve(Journal.FILE_NAME)), StandardOpenOption.APPEND);
+        SupervisorState replayed = new SupervisorState();
+        Journal.open(full, replayed::apply).close();
+        assertSameState(lived, replayed, "full replay");
+    }
+
+    /** One random thing happening to the supervisor. */
+    private void step(SupervisorEngine engine, Random random) throws IOException {
+        int d = random.nextInt(DATASETS);
+        String name = dataset(d);
+        switch (random.nextInt(12)) {
+            case 0, 1, 2 -> {
+                // a job over some of the dataset's files; a job that stopped midway reports fewer events
+                String job = (4_000_000 + random.nextInt(1_000_000)) + "." + (1 + random.nextInt(3));
+                List<GuidInfo> claims = new ArrayList<>();
+                for (int f = 0; f < FILES; f++) {
+                    if (random.nextInt(3) > 0) {
+                        claims.add(guid(g(d, f), claims.size(), random.nextInt(8) == 0 ? 5 : 100 + f));
+                    }
+                }
+                if (claims.isEmpty()) {
+                    claims.add(guid(g(d, 0), 0, 100));
+                }
+                String id = "m-" + d + "-" + job;
+                byte[] body = producerMessage(id, info(name, url(job), claims.toArray(GuidInfo[]::new)));
+                engine.onProducerMessage(body, "b-" + id);
+                urls.computeIfAbsent(name, k -> new ArrayList<>()).add(url(job));
+                if (random.nextInt(4) == 0) {
+                    engine.onProducerMessage(body, "b-" + id + "-again");
+                }
+            }
+            case 3 -> {
+                List<DatasetManifest.ManifestFile> files = new ArrayList<>();
+                int n = random.nextInt(4) == 0 ? FILES - 1 : FILES;
+                for (int f = 0; f < n; f++) {
+                    files.add(file(g(d, f), random.nextInt(6) == 0 ? -1 : 100 + f));
+                }
+                engine.onControlMessage(Json.write(manifest(name, files.toArray(DatasetManifest.ManifestFile[]::new))),
+                        "c-manifest");
+            }
+            case 4, 5 -> {
+                if (!outbox.isEmpty()) {
+                    engine.onSignalSent(outbox.remove(random.nextInt(outbox.size())));
+                }
+            }
+            case 6, 7 -> {
+                ConsumerSignal s = current(engine, name);
+                if (s != null) {
+                    ConsumerReport r = random.nextInt(3) == 0
+                            ? Fixtures.failed(s.signalId(), name, "HDFS unavailable")
+                            : Fixtures.done(s.signalId(), name, s.expectedEvents());
+                    engine.onControlMessage(Json.write(r), "c-report");
+                }
+            }
+            case 8 -> {
+                List<String> known = urls.getOrDefault(name, List.of());
+                if (!known.isEmpty() && random.nextInt(3) == 0) {
+                    engine.onControlMessage(Json.write(InvalidateCommand.of(name,
+                            known.get(random.nextInt(known.size())), "truncated", "consumer-2")), "c-invalidate");
+                } else {
+                    engine.onControlMessage(Json.write(ResignalCommand.of(name)), "c-resignal");
+                }
+            }
+            case 9 -> {
+                clock.advance(Duration.ofMinutes(random.nextInt(90)));
+                engine.tick();
+            }
+            case 10 -> {
+                // what the cleanup does once a DONE dataset's retention is over
+                List<String> due = engine.read(st -> st.find(name)
+                        .filter(r -> r.state == DatasetState.DONE)
+                        .map(r -> r.urls.stream().filter(u -> !r.deletedObjects.contains(u)).sorted().toList())
+                        .orElse(List.of()));
+                if (!due.isEmpty() && random.nextInt(3) == 0) {
+                    engine.onObjectsDeleted(name, random.nextInt(4) == 0 ? due.subList(0, 1) : due);
+                }
+            }
+            default -> engine.onProducerMessage("{\"type\":1".getBytes(StandardCharsets.UTF_8), "b-bad");
+        }
+    }
+
+    private static ConsumerSignal current(SupervisorEngine engine, String name) {
+        return engine.read(st -> st.find(name).filter(DatasetRecord::signalled).map(r -> r.signal).orElse(null));
+    }
+
+    /** Every field of the state, recursively through its own classes; everything else by {@code equals}. */
+    static void assertSameState(Object expected, Object actual, String path) {
+        if (expected == null || actual == null) {
+            assertEquals(expected, actual, path);
+            return;
+        }
+        Class<?> c = expected.getClass();
+        if (Set.of(SupervisorState.class, DatasetRecord.class, ConsumerStats.class).contains(c)) {
+            assertEquals(c, actual.getClass(), path);
+            for (Field f : c.getDeclaredFields()) {
+                if (Modifier.isStatic(f.getModifiers())) {
+                    continue;
+                }
+                f.setAccessible(true);
+                try {
+                    assertSameState(f.get(expected), f.get(actual), path + "." + f.getName());
+                } catch (IllegalAccessException e) {
+                    throw new AssertionError("cannot read " + path + "." + f.getName(), e);
+                }
+            }
+        } else if (expected instanceof Map<?, ?> m) {
+            Map<?, ?> other = (Map<?, ?>) actual;
+            assertEquals(m.keySet(), other.keySet(), path + " keys");
+            m.forEach((k, v) -> assertSameState(v, other.get(k), path + "[" + k + "]"));
+        } else if (expected instanceof List<?> l) {
+            List<?> other = (List<?>) actual;
+            assertEquals(l.size(), other.size(), path + " size");
+            for (int i = 0; i < l.size(); i++) {
+                assertSameState(l.get(i), other.get(i), path + "[" + i + "]");
+            }
+        } else {
+            assertEquals(expected, actual, path);
+        }
+    }
+}

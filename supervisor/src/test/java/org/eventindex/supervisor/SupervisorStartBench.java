@@ -1,0 +1,271 @@
+package org.eventindex.supervisor;
+
+import org.eventindex.message.ConsumerSignal;
+import org.eventindex.message.DatasetManifest;
+import org.eventindex.message.Json;
+import org.eventindex.ops.Metrics;
+import org.eventindex.supervisor.journal.Journal;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Random;
+import java.util.stream.Stream;
+
+import static org.eventindex.supervisor.Fixtures.file;
+import static org.eventindex.supervisor.Fixtures.guid;
+import static org.eventindex.supervisor.Fixtures.info;
+import static org.eventindex.supervisor.Fixtures.producerMessage;
+import static org.eventindex.supervisor.Fixtures.url;
+
+/**
+ * Supervisor start benchmark (not a test): how long the journal part of a start takes (open, restore, replay: all a
+ * start does before it consumes) and how much heap the rebuilt state keeps, for a generated history of
+ * {@code --datasets} datasets of {@code --files} input files each (one object per file, a fifth of the files with a
+ * second object from a retried job, as in seed 000's dataset), every dataset signalled and DONE but the last
+ * {@code --live}, and the cleanup deleting each DONE dataset's objects some datasets later (as its retention runs out).
+ * Three starts, each measured {@code --runs} times, interleaved, after one untimed round:
+ * <ol>
+ *   <li>baseline: the whole journal replayed, cleanup off (nothing retires): what every start cost before checkpoints
+ *   and retirement;</li>
+ *   <li>the whole journal replayed, with the cleanup's deletions: retired datasets keep only their summary;</li>
+ *   <li>the checkpoint written {@code --tail} entries before the end, then those entries: a start today.</li>
+ * </ol>
+ * Run through {@code bin/bench-supervisor}; results go in docs/performance.md.
+ */
+public final class SupervisorStartBench {
+    private static final int CLEANUP_LAG = 20;
+
+    private final Fixtures.ManualClock clock = new Fixtures.ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
+    private final List<ConsumerSignal> outbox = new ArrayList<>();
+
+    private record Options(int datasets, int files, int live, long tail, int runs, Path work) {
+    }
+
+    private record Start(long entries, long millis, long retainedBytes) {
+    }
+
+    public static void main(String[] args) throws Exception {
+        int datasets = 2000;
+        int files = 50;
+        int live = 100;
+        long tail = 50_000;
+        int runs = 5;
+        Path work = Files.isDirectory(Path.of("/dev/shm")) ? Path.of("/dev/shm/ei-bench-supervisor")
+                : Path.of(System.getProperty("java.io.tmpdir"), "ei-bench-supervisor");
+        for (int i = 0; i < args.length; i += 2) {
+            String v = i + 1 < args.length ? args[i + 1] : "";
+            switch (args[i]) {
+                case "--datasets" -> datasets = Integer.parseInt(v);
+                case "--files" -> files = Integer.parseInt(v);
+                case "--live" -> live = Integer.parseInt(v);
+                case "--tail" -> tail = Long.parseLong(v);
+                case "--runs" -> runs = Integer.parseInt(v);
+                case "--work" -> work = Path.of(v);
+                default -> {
+                    System.err.println("usage: bin/bench-supervisor [--datasets N (2000)] [--files N (50)]"
+                            + " [--live N (100)] [--tail ENTRIES (50000)] [--runs N (5)] [--work DIR]");
+                    System.exit(2);
+                }
+            }
+        }
+        new SupervisorStartBench().run(new Options(datasets, files, Math.min(live, datasets), tail, runs, work));
+    }
+
+    private void run(Options o) throws IOException {
+        deleteTree(o.work());
+        Path kept = o.work().resolve("no-cleanup");
+        Path retiring = o.work().resolve("checkpointed");
+        Path full = o.work().resolve("full-replay");
+        System.out.printf(Locale.ROOT, "history: %d datasets x %d files, %d live, journal in %s%n", o.datasets(),
+                o.files(), o.live(), o.work());
+        long entries = generate(o, kept, false, Long.MAX_VALUE);
+        generate(o, retiring, true, Math.max(0, entries - o.tail()));
+        concatenate(retiring, full);
+        long checkpointBytes = Files.size(retiring.resolve("supervisor.checkpoint"));
+        System.out.printf(Locale.ROOT, "journal: %d entries, %.1f MB; checkpoint %.1f MB%n", entries,
+                Files.size(kept.resolve(Journal.FILE_NAME)) / 1e6, checkpointBytes / 1e6);
+
+        String[] names = {"whole journal, no cleanup (baseline)", "whole journal, datasets retired",
+                "checkpoint + tail, datasets retired"};
+        Path[] dirs = {kept, full, retiring};
+        List<List<Start>> results = List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
+        for (int round = -1; round < o.runs(); round++) {
+            for (int m = 0; m < dirs.length; m++) {
+                Start s = start(dirs[m]);
+                if (round >= 0) {
+                    results.get(m).add(s);
+                }
+            }
+            System.out.printf(Locale.ROOT, "round %d of %d done%n", round + 1, o.runs());
+        }
+        long checkpointMillis = checkpointMillis(full, o.runs());
+
+        System.out.println();
+        System.out.printf(Locale.ROOT, "%-40s %12s %10s %8s %12s %8s%n", "start", "entries", "median ms", "ratio",
+                "retained MB", "ratio");
+        Start base = median(results.get(0));
+        for (int m = 0; m < dirs.length; m++) {
+            Start s = median(results.get(m));
+            System.out.printf(Locale.ROOT, "%-40s %12d %10d %8.3f %12.1f %8.3f%n", names[m], s.entries(), s.millis(),
+                    s.millis() / (double) base.millis(), s.retainedBytes() / 1e6,
+                    s.retainedBytes() / (double) base.retainedBytes());
+        }
+        System.out.printf(Locale.ROOT, "checkpoint of the retired state: %d ms to write (median of %d), %.1f MB%n",
+                checkpointMillis, o.runs(), checkpointBytes / 1e6);
+    }
+
+    /** Feeds the history through a real engine and journal; returns the entries written. */
+    private long generate(Options o, Path dir, boolean cleanup, long checkpointAt) throws IOException {
+        SupervisorState state = new SupervisorState();
+        Random random = new Random(7);
+        long started = System.nanoTime();
+        try (Journal journal = Journal.open(dir, 1000, StateCheckpoint.restoreInto(state), state::apply)) {
+            SupervisorEngine engine = new SupervisorEngine(journal, state, new MessageValidator(Fixtures.BUCKET),
+                    outbox::add, Quarantine.NONE, new SupervisorMetrics(new Metrics()), clock,
+                    new EpochPolicy(1, 1_000_000_000L), new HandOffPolicy(SupervisorEngineTest.HAND_OFF), 1 << 20,
+                    "/queue/p", "/queue/c");
+            for (int d = 0; d < o.datasets(); d++) {
+                dataset(engine, random, d, o.files(), d >= o.datasets() - o.live());
+                if (cleanup && d >= CLEANUP_LAG) {
+                    String old = name(d - CLEANUP_LAG);
+                    List<String> urls = engine.read(st -> st.find(old).filter(r -> r.state == DatasetState.DONE)
+                            .map(r -> r.urls.stream().sorted().toList()).orElse(List.of()));
+                    if (!urls.isEmpty()) {
+                        engine.onObjectsDeleted(old, urls);
+                    }
+                }
+                if (journal.lastSeq() >= checkpointAt && journal.checkpointSeq() == 0) {
+                    engine.checkpoint(1);
+                }
+                if ((d + 1) % Math.max(1, o.datasets() / 10) == 0) {
+                    System.out.printf(Locale.ROOT, "  %s: %d of %d datasets, %d entries, %.0f s%n",
+                            dir.getFileName(), d + 1, o.datasets(), journal.lastSeq(),
+                            (System.nanoTime() - started) / 1e9);
+                }
+            }
+            return journal.lastSeq();
+        }
+    }
+
+    private void dataset(SupervisorEngine engine, Random random, int d, int files, boolean live) throws IOException {
+        String name = name(d);
+        List<DatasetManifest.ManifestFile> manifest = new ArrayList<>();
+        for (int f = 0; f < files; f++) {
+            manifest.add(file(fileGuid(d, f), 1000 + f));
+        }
+        engine.onControlMessage(Json.write(new DatasetManifest(DatasetManifest.TYPE, name, manifest)), "c");
+        int reported = live ? files / 2 : files;
+        for (int f = 0; f < reported; f++) {
+            boolean retried = random.nextInt(5) == 0;
+            if (retried) { // the first attempt stopped midway: fewer events, never selected
+                job(engine, name, d, f, 1, 1000 + f - 1 - random.nextInt(500));
+            }
+            job(engine, name, d, f, retried ? 2 : 1, 1000 + f);
+            clock.advance(Duration.ofSeconds(1));
+        }
+        for (ConsumerSignal s : outbox) {
+            engine.onSignalSent(s);
+            engine.onControlMessage(Json.write(Fixtures.done(s.signalId(), s.dataset(), s.expectedEvents())), "r");
+        }
+        outbox.clear();
+    }
+
+    private static void job(SupervisorEngine engine, String dataset, int d, int f, int attempt, long events)
+            throws IOException {
+        String job = (5_000_000 + d * 1000 + f) + "." + attempt;
+        engine.onProducerMessage(producerMessage("m-" + job, info(dataset, url(job), guid(fileGuid(d, f), 0, events))),
+                "b-" + job);
+    }
+
+    private static String name(int d) {
+        return String.format(Locale.ROOT, "data17_13TeV.%08d.physics_Main.merge.AOD.f838_m1824", 300_000 + d);
+    }
+
+    private static String fileGuid(int d, int f) {
+        return String.format(Locale.ROOT, "6A3B%04X-%04X-0000-0000-%012d", d >>> 16, d & 0xFFFF, f);
+    }
+
+    /** One start: open the journal (restore + replay) and keep the state, measuring time and retained heap. */
+    private static Start start(Path dir) throws IOException {
+        long before = usedHeap();
+        SupervisorState state = new SupervisorState();
+        long t0 = System.nanoTime();
+        long entries;
+        try (Journal journal = Journal.open(dir, 1000, StateCheckpoint.restoreInto(state), state::apply)) {
+            entries = journal.replaySummary().entries();
+        }
+        long millis = (System.nanoTime() - t0) / 1_000_000;
+        long retained = usedHeap() - before;
+        if (state.lastSeq() == 0) {
+            throw new IllegalStateException("nothing restored from " + dir);
+        }
+        return new Start(entries, millis, retained);
+    }
+
+    /** Median time to write a checkpoint of the state the whole journal in {@code dir} rebuilds. */
+    private long checkpointMillis(Path dir, int runs) throws IOException {
+        SupervisorState state = new SupervisorState();
+        Journal.open(dir, state::apply).close();
+        long[] millis = new long[runs];
+        Path out = dir.resolveSibling("checkpoint-timing");
+        Files.createDirectories(out);
+        for (int i = 0; i < runs; i++) {
+            long t0 = System.nanoTime();
+            try (OutputStream os = Files.newOutputStream(out.resolve("state.json"), StandardOpenOption.CREATE,
+                    StandardOpenOption.TRUNCATE_EXISTING)) {
+                state.checkpoint().writeTo(os);
+            }
+            millis[i] = (System.nanoTime() - t0) / 1_000_000;
+        }
+        Arrays.sort(millis);
+        return millis[runs / 2];
+    }
+
+    private static void concatenate(Path from, Path to) throws IOException {
+        Files.createDirectories(to);
+        Path file = to.resolve(Journal.FILE_NAME);
+        try (Stream<Path> files = Files.list(from);
+             OutputStream out = Files.newOutputStream(file)) {
+            for (Path segment : files.filter(p -> p.getFileName().toString().matches("supervisor\\.journal\\.\\d+"))
+                    .sorted().toList()) {
+                Files.copy(segment, out);
+            }
+            Files.copy(from.resolve(Journal.FILE_NAME), out);
+        }
+    }
+
+    private static Start median(List<Start> starts) {
+        List<Start> byTime = starts.stream().sorted((a, b) -> Long.compare(a.millis(), b.millis())).toList();
+        List<Long> heaps = starts.stream().map(Start::retainedBytes).sorted().toList();
+        return new Start(byTime.get(0).entries(), byTime.get(byTime.size() / 2).millis(),
+                heaps.get(heaps.size() / 2));
+    }
+
+    private static long usedHeap() {
+        for (int i = 0; i < 3; i++) {
+            System.gc();
+        }
+        return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> all = Files.walk(dir)) {
+            for (Path p : all.sorted((a, b) -> b.getNameCount() - a.getNameCount()).toList()) {
+                Files.delete(p);
+            }
+        }
+    }
+}
