@@ -3,6 +3,8 @@ package org.eventindex.producer;
 import javax.net.ssl.TrustManager;
 import static java.util.Objects.requireNonNull;
 
+import org.eventindex.io.LimitedInputStream;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -261,33 +263,7 @@ public final class S3ObjectStore implements ObjectStore {
         try {
             FileChannel channel = FileChannel.open(file, StandardOpenOption.READ);
             channel.position(offset);
-            return new java.io.FilterInputStream(Channels.newInputStream(channel)) {
-                private long left = length;
-
-                @Override
-                public int read() throws IOException {
-                    if (left <= 0) {
-                        return -1;
-                    }
-                    int b = super.read();
-                    if (b >= 0) {
-                        left--;
-                    }
-                    return b;
-                }
-
-                @Override
-                public int read(byte[] buf, int off, int len) throws IOException {
-                    if (left <= 0) {
-                        return -1;
-                    }
-                    int n = super.read(buf, off, (int) Math.min(len, left));
-                    if (n > 0) {
-                        left -= n;
-                    }
-                    return n;
-                }
-            };
+            return new LimitedInputStream(Channels.newInputStream(channel), length);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + file + " at offset " + offset, e);
         }

@@ -29,8 +29,9 @@ final class ConsumerStats {
         boolean done = ConsumerReport.DONE.equals(r.status());
         byConsumer.put(name, done
                 ? new Totals(t.done() + 1, t.failed(), t.eventsWritten() + Math.max(0, r.eventsWritten()),
-                        t.eventsLoaded() + Math.max(0, r.eventsLoaded()), t.objectsRead() + Math.max(0, r.objectsRead()),
-                        t.bytesRead() + Math.max(0, r.bytesRead()), t.busyMillis() + Math.max(0, r.durationMillis()),
+                        t.eventsLoaded() + Math.max(0, r.eventsLoaded()),
+                        t.objectsRead() + Math.max(0, r.objectsRead()), t.bytesRead() + Math.max(0, r.bytesRead()),
+                        t.busyMillis() + Math.max(0, r.durationMillis()),
                         r.dataset(), r.status(), t.lastFailure(), tsMillis)
                 : new Totals(t.done(), t.failed() + 1, t.eventsWritten(), t.eventsLoaded(), t.objectsRead(),
                         t.bytesRead(), t.busyMillis(), r.dataset(), r.status(), r.reason(), tsMillis));

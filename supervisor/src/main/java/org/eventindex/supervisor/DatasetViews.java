@@ -6,11 +6,34 @@ import org.eventindex.names.DatasetName;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /** Builds the immutable {@link DatasetView} of a {@link DatasetRecord}. */
 final class DatasetViews {
     private DatasetViews() {
+    }
+
+    /** The view of a dataset, live or retired. */
+    static Optional<DatasetView> find(SupervisorState state, String name) {
+        return state.find(name).map(DatasetViews::of).or(() -> state.findRetired(name).map(RetiredDataset::view));
+    }
+
+    /** Every dataset's view, live and retired, sorted by name. */
+    static List<DatasetView> all(SupervisorState state) {
+        return Stream.concat(state.all().stream().map(DatasetViews::of),
+                state.retired().stream().map(RetiredDataset::view))
+                .sorted(Comparator.comparing(DatasetView::name)).toList();
+    }
+
+    /** One line per dataset, live and retired, sorted by name. */
+    static List<DatasetSummary> summaries(SupervisorState state) {
+        return Stream.concat(state.all().stream().map(d -> DatasetSummary.of(of(d))),
+                state.retired().stream().map(DatasetSummary::of))
+                .sorted(Comparator.comparing(DatasetSummary::name)).toList();
     }
 
     static DatasetView of(DatasetRecord d) {

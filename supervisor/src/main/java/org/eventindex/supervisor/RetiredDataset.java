@@ -54,6 +54,12 @@ record RetiredDataset(String name, String container, int dspid, int epoch, Strin
                 automaticResignals, lastResignalReason, deletedObjects, instant(deletedAt));
     }
 
+    /** Why a message naming this dataset is refused: {@code what} says what it asked for and what becomes of it. */
+    Rejection refusal(String what, String messageId) {
+        return new Rejection(RejectReason.DATASET_RETIRED, "dataset " + name + " is finished: DONE (dspid " + dspid
+                + ") and its objects deleted at " + instant(deletedAt) + "; " + what, messageId, name);
+    }
+
     private static Instant instant(long millis) {
         return millis < 0 ? null : Instant.ofEpochMilli(millis);
     }

@@ -112,7 +112,7 @@ public final class Supervisor implements AutoCloseable {
             dispatcher = new SignalDispatcher(this::sendSignal, s -> engine.onSignalSent(s),
                     metrics.signalSendFailures::inc, config.signalRetryInitial(), config.signalRetryMax());
             Quarantine quarantine = config.quarantine().<Quarantine>map(q -> (source, r, body) ->
-                    sender.send(q, body, quarantineHeaders(source, r))).orElse(Quarantine.NONE);
+                    sender.send(q, body, Quarantine.headers(source, r))).orElse(Quarantine.NONE);
             MessageValidator validator = MessageValidator.forEndpoint(config.s3Bucket(),
                     config.cleanup().s3Endpoint());
             engine = new SupervisorEngine(journal, state, validator, dispatcher,
@@ -381,22 +381,6 @@ public final class Supervisor implements AutoCloseable {
         headers.put("eventindex-signal-id", signal.signalId());
         headers.put("eventindex-dataset", signal.dataset());
         sender.send(config.consumerQueue(), Json.write(signal), headers);
-    }
-
-    private static Map<String, String> quarantineHeaders(String source, Rejection r) {
-        Map<String, String> h = new LinkedHashMap<>();
-        h.put("eventindex-source-queue", source);
-        h.put("eventindex-reject-reason", r.reason().name());
-        h.put("eventindex-reject-detail", oneLine(r.detail()));
-        if (r.messageId() != null) {
-            h.put("eventindex-original-id", oneLine(r.messageId()));
-        }
-        return h;
-    }
-
-    private static String oneLine(String s) {
-        String t = s.replaceAll("[\\r\\n]+", " ");
-        return t.length() > 1000 ? t.substring(0, 1000) + "..." : t;
     }
 
     private static boolean isConnected(StompQueueWorker w) {

@@ -4,24 +4,18 @@ import org.eventindex.message.ConsumerReport;
 import org.eventindex.message.ConsumerSignal;
 import org.eventindex.message.DatasetManifest;
 import org.eventindex.message.ProducerInfo;
-import org.eventindex.names.DatasetName;
 import org.eventindex.supervisor.journal.Journal;
-import org.eventindex.supervisor.journal.JournalEntry;
 import org.eventindex.supervisor.journal.JournalEvent;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
-import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
-import java.util.stream.Stream;
 
 /**
  * The supervisor's decisions: for each inbound message, what to record, and whether a dataset just became complete.
@@ -31,43 +25,41 @@ import java.util.stream.Stream;
  */
 final class SupervisorEngine {
     private static final Logger LOG = LoggerFactory.getLogger(SupervisorEngine.class);
-    private static final int MAX_BODY_IN_JOURNAL = 16 * 1024;
 
-    private final Journal journal;
+    private final Recorder recorder;
+    private final SignalPlanning planning;
+    private final OperatorCommands commands;
     private final SupervisorState state;
     private final MessageValidator validator;
     private final SignalOutbox outbox;
-    private final Quarantine quarantine;
     private final SupervisorMetrics metrics;
     private final Clock clock;
-    private final EpochPolicy epochs;
     private final HandOffPolicy handOff;
     private final int maxMessageBytes;
     private final String producerQueue;
     private final String controlQueue;
-    private volatile StateChange.Listener listener = StateChange.Listener.NONE;
 
     /** @param state the state replayed from {@code journal}; from now on only this engine changes either */
     SupervisorEngine(Journal journal, SupervisorState state, MessageValidator validator, SignalOutbox outbox,
                      Quarantine quarantine, SupervisorMetrics metrics, Clock clock, EpochPolicy epochs,
                      HandOffPolicy handOff, int maxMessageBytes, String producerQueue, String controlQueue) {
-        this.journal = Objects.requireNonNull(journal, "journal is null");
         this.state = Objects.requireNonNull(state, "state is null");
         this.validator = Objects.requireNonNull(validator, "validator is null");
         this.outbox = Objects.requireNonNull(outbox, "outbox is null");
-        this.quarantine = Objects.requireNonNull(quarantine, "quarantine is null");
         this.metrics = Objects.requireNonNull(metrics, "metrics is null");
         this.clock = Objects.requireNonNull(clock, "clock is null");
-        this.epochs = Objects.requireNonNull(epochs, "epochs is null");
         this.handOff = Objects.requireNonNull(handOff, "handOff is null");
         this.maxMessageBytes = maxMessageBytes;
         this.producerQueue = Objects.requireNonNull(producerQueue, "producerQueue is null");
         this.controlQueue = Objects.requireNonNull(controlQueue, "controlQueue is null");
+        this.recorder = new Recorder(journal, state, quarantine, metrics, clock);
+        this.planning = new SignalPlanning(state, recorder, outbox, metrics, epochs, clock);
+        this.commands = new OperatorCommands(state, recorder, planning, outbox, metrics, controlQueue);
     }
 
     /** Where every recorded change is pushed (the {@code /events} stream). */
     void listener(StateChange.Listener l) {
-        this.listener = Objects.requireNonNull(l, "listener is null");
+        recorder.listener(l);
     }
 
     /**
@@ -77,9 +69,9 @@ final class SupervisorEngine {
     synchronized void recover() throws IOException {
         for (DatasetRecord d : List.copyOf(state.all())) {
             if (!d.signalled()) {
-                Optional<ConsumerSignal> s = planIfComplete(d, d.name, d.manifest, d.selection());
+                Optional<ConsumerSignal> s = planning.planIfComplete(d, d.name, d.manifest, d.selection());
                 if (s.isPresent()) {
-                    record(List.of(new JournalEvent.SignalPlanned(s.get())));
+                    recorder.record(List.of(new JournalEvent.SignalPlanned(s.get())));
                     metrics.signalsPlanned.inc();
                     LOG.info("dataset {} was complete at restart; signal {} planned", d.name, s.get().signalId());
                 }
@@ -104,7 +96,7 @@ final class SupervisorEngine {
             Optional<String> reason = handOff.resignalReason(d, now);
             if (reason.isPresent()) {
                 ConsumerSignal signal = d.signal;
-                record(List.of(new JournalEvent.ResignalRequested(d.name, signal.signalId(), reason.get())));
+                recorder.record(List.of(new JournalEvent.ResignalRequested(d.name, signal.signalId(), reason.get())));
                 metrics.automaticResignals.inc();
                 LOG.warn("dataset {}: signal {} sent again: {}", d.name, signal.signalId(), reason.get());
                 outbox.submit(signal);
@@ -133,7 +125,7 @@ final class SupervisorEngine {
 
     /** The cleanup deleted objects of a DONE dataset. */
     synchronized void onObjectsDeleted(String dataset, List<String> urls) throws IOException {
-        record(List.of(new JournalEvent.ObjectsDeleted(dataset, urls)));
+        recorder.record(List.of(new JournalEvent.ObjectsDeleted(dataset, urls)));
     }
 
     /** A read-only look at the state under the engine's lock (for the cleanup and the information service). */
@@ -165,9 +157,13 @@ final class SupervisorEngine {
         } else if (in instanceof Inbound.Report r) {
             report(r.report());
         } else if (in instanceof Inbound.Resignal r) {
-            resignal(r.dataset(), body, brokerMessageId);
+            synchronized (this) {
+                commands.resignal(r.dataset(), body, brokerMessageId);
+            }
         } else if (in instanceof Inbound.Invalidate i) {
-            invalidate(i.command(), body, brokerMessageId);
+            synchronized (this) {
+                commands.invalidate(i.command(), body, brokerMessageId);
+            }
         } else {
             throw new IllegalStateException("unexpected control message " + in.getClass().getSimpleName());
         }
@@ -199,33 +195,30 @@ final class SupervisorEngine {
         }
         metrics.signalsSent.inc();
         try {
-            record(List.of(new JournalEvent.SignalSent(signal.dataset(), signal.signalId())));
+            recorder.record(List.of(new JournalEvent.SignalSent(signal.dataset(), signal.signalId())));
             LOG.info("dataset {}: signal {} (dspid {}, epoch {}, {} objects, {} events) sent", signal.dataset(),
                     signal.signalId(), signal.dspid(), signal.epoch(), signal.objects().size(),
                     signal.expectedEvents());
         } catch (IOException e) {
             LOG.error("dataset {}: signal {} was sent but this cannot be journalled ({}); it will be sent again"
-                    + " after a restart, which consumers tolerate", signal.dataset(), signal.signalId(), e.getMessage());
+                    + " after a restart, which consumers tolerate", signal.dataset(), signal.signalId(),
+                    e.getMessage());
         }
     }
 
     /** The dataset's view, live or retired. */
     synchronized Optional<DatasetView> dataset(String name) {
-        return state.find(name).map(DatasetViews::of).or(() -> state.findRetired(name).map(RetiredDataset::view));
+        return DatasetViews.find(state, name);
     }
 
     /** Every dataset's view, live and retired, sorted by name. */
     synchronized List<DatasetView> datasets() {
-        return Stream.concat(state.all().stream().map(DatasetViews::of),
-                state.retired().stream().map(RetiredDataset::view))
-                .sorted(Comparator.comparing(DatasetView::name)).toList();
+        return DatasetViews.all(state);
     }
 
     /** One line per dataset, live and retired, sorted by name ({@code /datasets}). */
     synchronized List<DatasetSummary> summaries() {
-        return Stream.concat(state.all().stream().map(d -> DatasetSummary.of(DatasetViews.of(d))),
-                state.retired().stream().map(DatasetSummary::of))
-                .sorted(Comparator.comparing(DatasetSummary::name)).toList();
+        return DatasetViews.summaries(state);
     }
 
     /**
@@ -233,15 +226,12 @@ final class SupervisorEngine {
      * since the last one; nothing is recorded meanwhile.
      */
     synchronized Optional<Journal.CheckpointResult> checkpoint(long minEntries) throws IOException {
-        if (journal.entriesSinceCheckpoint() < Math.max(1, minEntries)) {
-            return Optional.empty();
-        }
-        return journal.checkpoint(state.checkpoint()::writeTo, clock.millis());
+        return recorder.checkpoint(minEntries);
     }
 
     /** Why the engine cannot record anything any more, if so. */
     Optional<String> failure() {
-        return journal.failure();
+        return recorder.failure();
     }
 
     private synchronized void objectStored(String messageId, ProducerInfo info, byte[] body) throws IOException {
@@ -252,9 +242,8 @@ final class SupervisorEngine {
                     messageId);
             return;
         }
-        if (state.findRetired(name).isPresent()) {
-            reject(producerQueue, retired(name, "object " + info.url() + " is never read; it is deleted as an orphan"
-                    + " after " + SupervisorConfig.CLEANUP_ORPHAN_RETENTION, messageId), body);
+        if (recorder.refusedAsRetired(producerQueue, name, "object " + info.url() + " is never read; it is deleted"
+                + " as an orphan after " + SupervisorConfig.CLEANUP_ORPHAN_RETENTION, messageId, body)) {
             return;
         }
         Optional<DatasetRecord> existing = state.find(name);
@@ -271,20 +260,20 @@ final class SupervisorEngine {
         if (!late) {
             List<Candidate> candidates = new ArrayList<>();
             existing.ifPresent(d -> candidates.addAll(d.validCandidates()));
-            candidates.add(new Candidate(info.url(), info.size(), journal.lastSeq() + 1, info.guids()));
+            candidates.add(new Candidate(info.url(), info.size(), recorder.nextSeq(), info.guids()));
             List<DatasetManifest.ManifestFile> manifest = existing.map(d -> d.manifest).orElse(null);
-            planned = planIfComplete(existing.orElse(null), name, manifest,
+            planned = planning.planIfComplete(existing.orElse(null), name, manifest,
                     DatasetSelection.select(manifest, candidates));
             planned.ifPresent(s -> events.add(new JournalEvent.SignalPlanned(s)));
         }
-        record(events);
+        recorder.record(events);
         metrics.objects.inc();
         if (late) {
             metrics.lateObjects.inc();
             LOG.info("dataset {} was already signalled ({}); late object {} recorded and not read", name,
                     existing.get().state, info.url());
         }
-        planned.ifPresent(this::signalPlanned);
+        planned.ifPresent(planning::submit);
     }
 
     /**
@@ -295,14 +284,8 @@ final class SupervisorEngine {
     private synchronized void manifest(DatasetManifest manifest, byte[] body, String brokerMessageId)
             throws IOException {
         String name = manifest.dataset();
-        if (state.findRetired(name).isPresent()) {
-            Rejection r = retired(name, "its file list can no longer change; produce it again under a new task",
-                    brokerMessageId);
-            if (body != null) {
-                reject(controlQueue, r, body);
-            } else {
-                LOG.warn("catalogue: {}", r.detail());
-            }
+        if (recorder.refusedAsRetired(controlQueue, name, "its file list can no longer change; produce it again"
+                + " under a new task", brokerMessageId, body)) {
             return;
         }
         Optional<DatasetRecord> existing = state.find(name);
@@ -325,70 +308,18 @@ final class SupervisorEngine {
         boolean wasSignalled = existing.isPresent() && existing.get().signalled();
         List<JournalEvent> events = new ArrayList<>(2);
         events.add(new JournalEvent.ManifestRegistered(manifest));
-        record(events);
+        recorder.record(events);
         metrics.manifests.inc();
         DatasetRecord d = state.find(name).orElseThrow();
         LOG.info("dataset {}: {} of {} files registered{}", name, body == null ? "catalogue list" : "manifest",
                 manifest.files().size(), wasSignalled ? "; its signal is superseded, the dataset is selected again"
                         : "");
-        planAndRecord(d);
-    }
-
-    private synchronized void invalidate(InvalidateCommand c, byte[] body, String brokerMessageId)
-            throws IOException {
-        if (state.findRetired(c.dataset()).isPresent()) {
-            reject(controlQueue, retired(c.dataset(), "invalidate: nothing can be selected again", brokerMessageId),
-                    body);
-            return;
-        }
-        Optional<DatasetRecord> d = state.find(c.dataset());
-        if (d.isEmpty()) {
-            reject(controlQueue, new Rejection(RejectReason.UNKNOWN_DATASET, "invalidate: dataset " + c.dataset()
-                    + " is not known to this supervisor", brokerMessageId, c.dataset()), body);
-            return;
-        }
-        if (!d.get().urls.contains(c.url())) {
-            reject(controlQueue, new Rejection(RejectReason.UNKNOWN_OBJECT, "invalidate: dataset " + c.dataset()
-                    + " has no object " + c.url(), brokerMessageId, c.dataset()), body);
-            return;
-        }
-        if (!d.get().deletedObjects.isEmpty()) {
-            reject(controlQueue, new Rejection(RejectReason.WRONG_STATE, "invalidate: the objects of dataset "
-                    + c.dataset() + " were already deleted by the cleanup; nothing can be selected again",
-                    brokerMessageId, c.dataset()), body);
-            return;
-        }
-        if (d.get().invalidObjects.containsKey(c.url())) {
-            metrics.duplicateMessages.inc();
-            return;
-        }
-        String before = d.get().signalled() ? d.get().signal.signalId() : null;
-        record(List.of(new JournalEvent.ObjectInvalidated(c.dataset(), c.url(), c.reason(), c.source())));
-        metrics.invalidatedObjects.inc();
-        LOG.warn("dataset {}: object {} invalidated by {}: {}{}", c.dataset(), c.url(), c.source(), c.reason(),
-                before != null && !d.get().signalled() ? "; signal " + before + " superseded, selecting again" : "");
-        planAndRecord(d.get());
-        if (!d.get().signalled()) {
-            LOG.warn("dataset {}: no other valid object for {}; waiting for a new producer", c.dataset(),
-                    d.get().selection().missingGuids());
-        }
-    }
-
-    /** Plans (journals) and submits the dataset's signal if it is unsignalled and complete. */
-    private void planAndRecord(DatasetRecord d) throws IOException {
-        if (d.signalled()) {
-            return;
-        }
-        Optional<ConsumerSignal> planned = planIfComplete(d, d.name, d.manifest, d.selection());
-        if (planned.isPresent()) {
-            record(List.of(new JournalEvent.SignalPlanned(planned.get())));
-            signalPlanned(planned.get());
-        }
+        planning.planAndRecord(d);
     }
 
     private synchronized void report(ConsumerReport report) throws IOException {
         Optional<DatasetRecord> d = state.findBySignal(report.signalId());
-        record(List.of(new JournalEvent.ReportReceived(report)));
+        recorder.record(List.of(new JournalEvent.ReportReceived(report)));
         if (d.isEmpty()) {
             metrics.reportsUnknown.inc();
             LOG.warn("report {} from consumer {} names unknown signal {} (dataset {}); recorded and ignored",
@@ -412,103 +343,12 @@ final class SupervisorEngine {
         }
     }
 
-    private synchronized void resignal(String name, byte[] body, String brokerMessageId) throws IOException {
-        if (state.findRetired(name).isPresent()) {
-            reject(controlQueue, retired(name, "resignal: reload it from its HDFS file with the kudu-loader instead",
-                    brokerMessageId), body);
-            return;
-        }
-        Optional<DatasetRecord> d = state.find(name);
-        if (d.isEmpty()) {
-            reject(controlQueue, new Rejection(RejectReason.UNKNOWN_DATASET, "resignal: dataset " + name
-                    + " is not known to this supervisor", brokerMessageId, name), body);
-            return;
-        }
-        DatasetState s = d.get().state;
-        // DONE is allowed: an operator re-runs a dataset (e.g. its HDFS file was lost); consumers make it a no-op
-        // when nothing is missing, since the signal is unchanged.
-        if (s != DatasetState.SIGNALLED && s != DatasetState.FAILED_CONSUMER && s != DatasetState.DONE) {
-            reject(controlQueue, new Rejection(RejectReason.WRONG_STATE, "resignal: dataset " + name + " is " + s
-                    + "; only SIGNALLED, FAILED_CONSUMER or DONE datasets can be re-signalled", brokerMessageId,
-                    name), body);
-            return;
-        }
-        if (!d.get().deletedObjects.isEmpty()) {
-            reject(controlQueue, new Rejection(RejectReason.WRONG_STATE, "resignal: the objects of dataset " + name
-                    + " were deleted by the cleanup; reload it from its HDFS file with the kudu-loader instead",
-                    brokerMessageId, name), body);
-            return;
-        }
-        ConsumerSignal signal = d.get().signal;
-        record(List.of(new JournalEvent.ResignalRequested(name, signal.signalId(), null)));
-        metrics.resignals.inc();
-        LOG.info("dataset {}: operator asked for signal {} again (was {})", name, signal.signalId(), s);
-        outbox.submit(signal);
-    }
-
-    private Rejection retired(String name, String what, String messageId) {
-        RetiredDataset r = state.findRetired(name).orElseThrow();
-        return new Rejection(RejectReason.DATASET_RETIRED, "dataset " + name + " is finished: DONE (dspid "
-                + r.dspid() + ") and its objects deleted at " + Instant.ofEpochMilli(r.deletedAt()) + "; " + what,
-                messageId, name);
-    }
-
+    /** Records a refused message (under the lock), then copies it to the quarantine queue (outside it). */
     private void reject(String queue, Rejection r, byte[] body) throws IOException {
         synchronized (this) {
-            record(List.of(new JournalEvent.MessageRejected(queue, r.messageId(), r.reason().name(), r.detail(),
-                    r.dataset(), bodyForJournal(body))));
+            recorder.recordRejection(queue, r, body);
         }
-        metrics.rejected(r.reason());
-        LOG.warn("rejected message {} from {}: {}: {}", r.messageId(), queue, r.reason(), r.detail());
-        try {
-            quarantine.copy(queue, r, body);
-        } catch (IOException | RuntimeException e) {
-            metrics.quarantineFailures.inc();
-            LOG.warn("rejected message {} from {} could not be copied to quarantine: {} (it stays in the journal)",
-                    r.messageId(), queue, e.getMessage());
-        }
-    }
-
-    /**
-     * The signal to send if the selection is complete. A dataset signalled before keeps its dspid and epoch; a new
-     * one gets the next dspid and the epoch the {@link EpochPolicy} gives.
-     */
-    private Optional<ConsumerSignal> planIfComplete(DatasetRecord existing, String name,
-                                                    List<DatasetManifest.ManifestFile> manifest, Selection selection) {
-        if (manifest == null || !selection.complete()) {
-            return Optional.empty();
-        }
-        String container = DatasetName.parse(name).container();
-        boolean known = existing != null && existing.dspid >= 0;
-        int dspid = known ? existing.dspid : state.lastDspid() + 1;
-        int epoch = known ? existing.epoch
-                : epochs.epochFor(state.currentEpoch(), state.eventsInEpoch(), selection.expectedEvents());
-        // Consumers refuse a signal older than the selection already loaded (DATASETS signal_ts), so a re-selection
-        // must carry a later ts than every earlier signal of the dataset, even if the clock went back.
-        long ts = Math.max(clock.millis(), existing == null ? 0 : existing.lastSignalTs + 1);
-        return Optional.of(SignalPlanner.plan(name, container, selection, dspid, epoch, ts));
-    }
-
-    private void signalPlanned(ConsumerSignal s) {
-        metrics.signalsPlanned.inc();
-        LOG.info("dataset {} complete: signal {} planned (dspid {}, epoch {}, {} objects, {} events)", s.dataset(),
-                s.signalId(), s.dspid(), s.epoch(), s.objects().size(), s.expectedEvents());
-        outbox.submit(s);
-    }
-
-    private void record(List<JournalEvent> events) throws IOException {
-        for (JournalEntry e : journal.append(events, clock.millis())) {
-            state.apply(e);
-            publish(e);
-        }
-    }
-
-    private void publish(JournalEntry e) {
-        try {
-            listener.changed(StateChanges.of(e, state));
-        } catch (RuntimeException ex) {
-            LOG.warn("state change listener failed on entry {}: {}", e.seq(), ex.toString());
-        }
+        recorder.quarantine(queue, r, body);
     }
 
     private Optional<Inbound> oversize(byte[] body, String brokerMessageId) {
@@ -518,16 +358,5 @@ final class SupervisorEngine {
                     + ")", brokerMessageId, null)));
         }
         return Optional.empty();
-    }
-
-    private static String bodyForJournal(byte[] body) {
-        if (body == null) {
-            return null;
-        }
-        if (body.length <= MAX_BODY_IN_JOURNAL) {
-            return new String(body, StandardCharsets.UTF_8);
-        }
-        return new String(body, 0, MAX_BODY_IN_JOURNAL, StandardCharsets.UTF_8) + "...(truncated, " + body.length
-                + " bytes)";
     }
 }

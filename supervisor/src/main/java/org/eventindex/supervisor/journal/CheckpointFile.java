@@ -1,6 +1,7 @@
 package org.eventindex.supervisor.journal;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import org.eventindex.io.LimitedInputStream;
 import org.eventindex.message.Json;
 
 import java.io.BufferedInputStream;
@@ -10,12 +11,12 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
-import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.security.DigestInputStream;
 import java.security.DigestOutputStream;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -48,22 +49,21 @@ final class CheckpointFile {
     static Trailer write(Path dir, long seq, long tsMillis, Journal.StateWriter state) throws IOException {
         Path temp = dir.resolve(TEMP_NAME);
         MessageDigest sha = sha256();
-        long bodyBytes;
-        try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.TRUNCATE_EXISTING)) {
-            CountingStream counting = new CountingStream(new DigestOutputStream(Channels.newOutputStream(ch), sha));
-            try (OutputStream out = new BufferedOutputStream(new NonClosing(counting), 1 << 16)) {
+        try {
+            try (OutputStream out = new BufferedOutputStream(new DigestOutputStream(Files.newOutputStream(temp,
+                    StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE),
+                    sha), 1 << 16)) {
                 state.writeTo(out);
             }
-            bodyBytes = counting.count;
-            Trailer trailer = new Trailer(FORMAT, seq, tsMillis, bodyBytes, HexFormat.of().formatHex(sha.digest()));
-            byte[] line = trailerLine(trailer);
-            ByteBuffer buf = ByteBuffer.wrap(line);
-            long pos = bodyBytes;
-            while (buf.hasRemaining()) {
-                pos += ch.write(buf, pos);
+            Trailer trailer = new Trailer(FORMAT, seq, tsMillis, Files.size(temp),
+                    HexFormat.of().formatHex(sha.digest()));
+            try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.WRITE, StandardOpenOption.APPEND)) {
+                ByteBuffer line = ByteBuffer.wrap(trailerLine(trailer));
+                while (line.hasRemaining()) {
+                    ch.write(line);
+                }
+                ch.force(true);
             }
-            ch.force(true);
             Files.move(temp, dir.resolve(NAME), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             Journal.forceDirectory(dir);
             return trailer;
@@ -88,14 +88,15 @@ final class CheckpointFile {
         long size = Files.size(file);
         Trailer t = trailer(file, size);
         MessageDigest sha = sha256();
-        try (InputStream body = new BoundedDigestStream(Files.newInputStream(file), t.bodyBytes(), sha)) {
+        try (InputStream body = new DigestInputStream(new LimitedInputStream(new BufferedInputStream(
+                Files.newInputStream(file), 1 << 16), t.bodyBytes()), sha)) {
             restore.readFrom(t.seq(), new FilterInputStream(body) {
                 @Override
                 public void close() {
                     // the rest of the body is still to be digested
                 }
             });
-            body.skip(Long.MAX_VALUE);
+            body.transferTo(OutputStream.nullOutputStream());
         }
         String actual = HexFormat.of().formatHex(sha.digest());
         if (!actual.equals(t.sha256())) {
@@ -166,109 +167,6 @@ final class CheckpointFile {
             return MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is not available in this JVM", e);
-        }
-    }
-
-    /** Counts bytes on their way to the digest and the file. */
-    private static final class CountingStream extends OutputStream {
-        private final OutputStream out;
-        private long count;
-
-        CountingStream(OutputStream out) {
-            this.out = out;
-        }
-
-        @Override
-        public void write(int b) throws IOException {
-            out.write(b);
-            count++;
-        }
-
-        @Override
-        public void write(byte[] b, int off, int len) throws IOException {
-            out.write(b, off, len);
-            count += len;
-        }
-    }
-
-    /** Lets the state writer close its stream without closing the file, whose trailer is still to come. */
-    private static final class NonClosing extends OutputStream {
-        private final OutputStream out;
-
-        NonClosing(OutputStream out) {
-            this.out = out;
-        }
-
-        @Override
-        public void write(int b) throws IOException {
-            out.write(b);
-        }
-
-        @Override
-        public void write(byte[] b, int off, int len) throws IOException {
-            out.write(b, off, len);
-        }
-
-        @Override
-        public void flush() throws IOException {
-            out.flush();
-        }
-    }
-
-    /** The first {@code limit} bytes of a stream, digested as they are read. */
-    private static final class BoundedDigestStream extends FilterInputStream {
-        private final MessageDigest sha;
-        private long left;
-
-        BoundedDigestStream(InputStream in, long limit, MessageDigest sha) {
-            super(new BufferedInputStream(in, 1 << 16));
-            this.left = limit;
-            this.sha = sha;
-        }
-
-        @Override
-        public int read() throws IOException {
-            if (left <= 0) {
-                return -1;
-            }
-            int b = super.read();
-            if (b >= 0) {
-                left--;
-                sha.update((byte) b);
-            }
-            return b;
-        }
-
-        @Override
-        public int read(byte[] b, int off, int len) throws IOException {
-            if (left <= 0) {
-                return -1;
-            }
-            int n = super.read(b, off, (int) Math.min(len, left));
-            if (n > 0) {
-                left -= n;
-                sha.update(b, off, n);
-            }
-            return n;
-        }
-
-        @Override
-        public long skip(long n) throws IOException {
-            byte[] buf = new byte[8192];
-            long skipped = 0;
-            while (skipped < n) {
-                int r = read(buf, 0, (int) Math.min(buf.length, n - skipped));
-                if (r < 0) {
-                    break;
-                }
-                skipped += r;
-            }
-            return skipped;
-        }
-
-        @Override
-        public boolean markSupported() {
-            return false;
         }
     }
 }

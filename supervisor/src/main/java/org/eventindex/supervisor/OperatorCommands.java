@@ -1,0 +1,114 @@
+package org.eventindex.supervisor;
+
+import org.eventindex.message.ConsumerSignal;
+import org.eventindex.supervisor.journal.JournalEvent;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The operators' commands on one dataset, from the control queue: {@code resignal} (send the current signal again)
+ * and {@code invalidate} (never select an object again; select the dataset again without it). A consumer that finds
+ * an object unreadable sends {@code invalidate} too. Not thread-safe: called under the engine's lock.
+ */
+final class OperatorCommands {
+    private static final Logger LOG = LoggerFactory.getLogger(OperatorCommands.class);
+
+    private final SupervisorState state;
+    private final Recorder recorder;
+    private final SignalPlanning planning;
+    private final SignalOutbox outbox;
+    private final SupervisorMetrics metrics;
+    private final String controlQueue;
+
+    OperatorCommands(SupervisorState state, Recorder recorder, SignalPlanning planning, SignalOutbox outbox,
+                     SupervisorMetrics metrics, String controlQueue) {
+        this.state = Objects.requireNonNull(state, "state is null");
+        this.recorder = Objects.requireNonNull(recorder, "recorder is null");
+        this.planning = Objects.requireNonNull(planning, "planning is null");
+        this.outbox = Objects.requireNonNull(outbox, "outbox is null");
+        this.metrics = Objects.requireNonNull(metrics, "metrics is null");
+        this.controlQueue = Objects.requireNonNull(controlQueue, "controlQueue is null");
+    }
+
+    /** Marks an object invalid; a signal that names it is superseded and the dataset selected again. */
+    void invalidate(InvalidateCommand c, byte[] body, String brokerMessageId)
+            throws IOException {
+        if (recorder.refusedAsRetired(controlQueue, c.dataset(), "invalidate: nothing can be selected again",
+                brokerMessageId, body)) {
+            return;
+        }
+        Optional<DatasetRecord> d = state.find(c.dataset());
+        if (d.isEmpty()) {
+            refuse(RejectReason.UNKNOWN_DATASET, "invalidate: dataset " + c.dataset() + " is not known to this"
+                    + " supervisor", c.dataset(), brokerMessageId, body);
+            return;
+        }
+        if (!d.get().urls.contains(c.url())) {
+            refuse(RejectReason.UNKNOWN_OBJECT, "invalidate: dataset " + c.dataset() + " has no object " + c.url(),
+                    c.dataset(), brokerMessageId, body);
+            return;
+        }
+        if (!d.get().deletedObjects.isEmpty()) {
+            refuse(RejectReason.WRONG_STATE, "invalidate: the objects of dataset " + c.dataset() + " were already"
+                    + " deleted by the cleanup; nothing can be selected again", c.dataset(), brokerMessageId, body);
+            return;
+        }
+        if (d.get().invalidObjects.containsKey(c.url())) {
+            metrics.duplicateMessages.inc();
+            return;
+        }
+        String before = d.get().signalled() ? d.get().signal.signalId() : null;
+        recorder.record(List.of(new JournalEvent.ObjectInvalidated(c.dataset(), c.url(), c.reason(), c.source())));
+        metrics.invalidatedObjects.inc();
+        LOG.warn("dataset {}: object {} invalidated by {}: {}{}", c.dataset(), c.url(), c.source(), c.reason(),
+                before != null && !d.get().signalled() ? "; signal " + before + " superseded, selecting again" : "");
+        planning.planAndRecord(d.get());
+        if (!d.get().signalled()) {
+            LOG.warn("dataset {}: no other valid object for {}; waiting for a new producer", c.dataset(),
+                    d.get().selection().missingGuids());
+        }
+    }
+
+    /** Sends the dataset's current signal again (SIGNALLED, FAILED_CONSUMER or DONE), resetting its failures. */
+    void resignal(String name, byte[] body, String brokerMessageId) throws IOException {
+        if (recorder.refusedAsRetired(controlQueue, name, "resignal: reload it from its HDFS file with the kudu-loader"
+                + " instead", brokerMessageId, body)) {
+            return;
+        }
+        Optional<DatasetRecord> d = state.find(name);
+        if (d.isEmpty()) {
+            refuse(RejectReason.UNKNOWN_DATASET, "resignal: dataset " + name + " is not known to this supervisor",
+                    name, brokerMessageId, body);
+            return;
+        }
+        DatasetState s = d.get().state;
+        // DONE is allowed: an operator re-runs a dataset (e.g. its HDFS file was lost); consumers make it a no-op
+        // when nothing is missing, since the signal is unchanged.
+        if (s != DatasetState.SIGNALLED && s != DatasetState.FAILED_CONSUMER && s != DatasetState.DONE) {
+            refuse(RejectReason.WRONG_STATE, "resignal: dataset " + name + " is " + s + "; only SIGNALLED,"
+                    + " FAILED_CONSUMER or DONE datasets can be re-signalled", name, brokerMessageId, body);
+            return;
+        }
+        if (!d.get().deletedObjects.isEmpty()) {
+            refuse(RejectReason.WRONG_STATE, "resignal: the objects of dataset " + name + " were deleted by the"
+                    + " cleanup; reload it from its HDFS file with the kudu-loader instead", name, brokerMessageId,
+                    body);
+            return;
+        }
+        ConsumerSignal signal = d.get().signal;
+        recorder.record(List.of(new JournalEvent.ResignalRequested(name, signal.signalId(), null)));
+        metrics.resignals.inc();
+        LOG.info("dataset {}: operator asked for signal {} again (was {})", name, signal.signalId(), s);
+        outbox.submit(signal);
+    }
+
+    private void refuse(RejectReason reason, String detail, String dataset, String messageId, byte[] body)
+            throws IOException {
+        recorder.reject(controlQueue, new Rejection(reason, detail, messageId, dataset), body);
+    }
+}
