@@ -2,6 +2,7 @@ package org.eventindex.supervisor;
 
 import com.fasterxml.jackson.databind.annotation.JsonSerialize;
 import com.fasterxml.jackson.databind.ser.std.ToStringSerializer;
+import org.eventindex.ops.Metrics;
 import org.eventindex.supervisor.journal.Journal;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -57,12 +58,19 @@ final class Checkpoints {
         this.metrics = Objects.requireNonNull(metrics, "metrics is null");
     }
 
-    void replayed(Journal.ReplaySummary summary, Duration took) {
-        replay = new Replay(summary.checkpointSeq(), summary.entries(), summary.skippedEntries(), took.toMillis());
+    /** What the start that opened {@code journal} restored and replayed into {@code state}, in {@code took}. */
+    void replayed(Journal journal, SupervisorState state, Duration took) {
+        Journal.ReplaySummary r = journal.replaySummary();
+        replay = new Replay(r.checkpointSeq(), r.entries(), r.skippedEntries(), took.toMillis());
+        LOG.info("journal {} replayed in {} ms: {}{} entries, {} live and {} retired datasets{}", journal.file(),
+                took.toMillis(), r.checkpointSeq() > 0 ? "checkpoint of entry " + r.checkpointSeq() + " + " : "",
+                r.entries(), state.all().size(), state.retired().size(), r.tornBytesTruncated() > 0
+                        ? ", torn last line of " + r.tornBytesTruncated() + " bytes truncated" : "");
     }
 
-    long replayMillis() {
-        return replay.millis();
+    void registerGauges(Metrics registry, Journal journal) {
+        registry.gauge("eventindex_supervisor_journal_entries_since_checkpoint",
+                "Journal entries a start would replay after the checkpoint.", journal::entriesSinceCheckpoint);
     }
 
     /** At a tick: a checkpoint if enough entries were appended since the last one. */

@@ -99,13 +99,7 @@ public final class Supervisor implements AutoCloseable {
             long opening = System.nanoTime();
             journal = Journal.open(config.journal().dir(), config.journal().keepSegments(),
                     StateCheckpoint.restoreInto(state), state::apply);
-            Journal.ReplaySummary replay = journal.replaySummary();
-            checkpoints.replayed(replay, Duration.ofNanos(System.nanoTime() - opening));
-            LOG.info("journal {} replayed in {} ms: {}{} entries, {} live and {} retired datasets{}", journal.file(),
-                    checkpoints.replayMillis(), replay.checkpointSeq() > 0 ? "checkpoint of entry "
-                            + replay.checkpointSeq() + " + " : "", replay.entries(), state.all().size(),
-                    state.retired().size(), replay.tornBytesTruncated() > 0
-                            ? ", torn last line of " + replay.tornBytesTruncated() + " bytes truncated" : "");
+            checkpoints.replayed(journal, state, Duration.ofNanos(System.nanoTime() - opening));
             StompSettings stomp = config.stompSettings();
             sender = new StompSender(stomp);
             epochRanges = rangesFactory.apply(config.epochs());
@@ -256,7 +250,10 @@ public final class Supervisor implements AutoCloseable {
         return Optional.ofNullable(cleaner);
     }
 
-    /** Checks leases and retries now (the background thread does it every {@code supervisor.tick.interval}). */
+    /**
+     * Checks leases and retries now, then writes a checkpoint if one is due and the journal's disk has room (the
+     * background thread does it every {@code supervisor.tick.interval}).
+     */
     void tick() {
         SupervisorEngine e = engine;
         if (e == null || halted.get() || e.failure().isPresent()) {
@@ -268,7 +265,9 @@ public final class Supervisor implements AutoCloseable {
         } catch (IOException | RuntimeException ex) {
             LOG.warn("lease/retry check failed: {}", ex.toString());
         }
-        checkpoints.ifDue(e);
+        if (diskGuard.low().isEmpty()) {
+            checkpoints.ifDue(e);
+        }
     }
 
     private void registerGauges(SupervisorEngine e) {
@@ -286,11 +285,10 @@ public final class Supervisor implements AutoCloseable {
                 () -> e.read(st -> st.retired().size()));
         metricsRegistry.gauge("eventindex_supervisor_journal_seq", "Last journal sequence number.",
                 () -> journal.lastSeq());
-        metricsRegistry.gauge("eventindex_supervisor_journal_entries_since_checkpoint",
-                "Journal entries a start would replay after the checkpoint.", () -> journal.entriesSinceCheckpoint());
         metricsRegistry.gauge("eventindex_supervisor_event_subscribers", "Connected /events subscribers.",
                 () -> eventBus.subscribers());
         diskGuard.registerGauges(metricsRegistry);
+        checkpoints.registerGauges(metricsRegistry, journal);
     }
 
     private SupervisorInfo supervisorInfo() {

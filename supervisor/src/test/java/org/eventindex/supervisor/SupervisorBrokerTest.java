@@ -308,6 +308,27 @@ class SupervisorBrokerTest {
         assertTrue(get("/metrics").body().contains("\neventindex_supervisor_journal_entries_since_checkpoint 1"));
     }
 
+    @Test
+    void noCheckpointIsWrittenWhileTheJournalDiskIsLow() throws Exception {
+        Properties p = supervisorProperties();
+        p.setProperty(SupervisorConfig.JOURNAL_MIN_FREE_BYTES, "1000000");
+        p.setProperty(SupervisorConfig.JOURNAL_CHECKPOINT_ENTRIES, "1");
+        p.setProperty(SupervisorConfig.TICK_INTERVAL, "1h"); // the test ticks by hand
+        AtomicLong free = new AtomicLong(1L << 40);
+        supervisor = startSupervisor(p, free::get);
+        produce("m1", DATASET, "first", guid("G1", 0, 10));
+        Await.until("the object recorded", TIMEOUT, () -> supervisor.dataset(DATASET).isPresent());
+
+        free.set(999_999);
+        supervisor.tick();
+        assertEquals(0, journalInfo().path("checkpointSeq").asLong(), "a checkpoint would eat the disk's margin");
+        assertEquals(1, journalInfo().path("entriesSinceCheckpoint").asLong());
+        free.set(1L << 40);
+        supervisor.tick();
+        assertEquals(1, journalInfo().path("checkpointSeq").asLong(), "written once there is room");
+        assertEquals(0, journalInfo().path("entriesSinceCheckpoint").asLong());
+    }
+
     private JsonNode journalInfo() throws IOException, InterruptedException {
         return Json.tree(get("/supervisor").body().getBytes(StandardCharsets.UTF_8)).path("supervisor")
                 .path("journal");
