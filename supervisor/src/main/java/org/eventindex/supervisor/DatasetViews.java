@@ -9,6 +9,7 @@ import java.time.Instant;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -29,10 +30,15 @@ final class DatasetViews {
                 .sorted(Comparator.comparing(DatasetView::name)).toList();
     }
 
-    /** One line per dataset, live and retired, sorted by name. */
-    static List<DatasetSummary> summaries(SupervisorState state) {
-        return Stream.concat(state.all().stream().map(d -> DatasetSummary.of(of(d))),
-                state.retired().stream().map(DatasetSummary::of))
+    /**
+     * One line per dataset in one of {@code states} (all of them when empty), live and retired (whose state is DONE),
+     * sorted by name.
+     */
+    static List<DatasetSummary> summaries(SupervisorState state, Set<DatasetState> states) {
+        boolean retired = states.isEmpty() || states.contains(DatasetState.DONE);
+        return Stream.concat(state.all().stream().filter(d -> states.isEmpty() || states.contains(d.state))
+                                .map(d -> DatasetSummary.of(of(d))),
+                        retired ? state.retired().stream().map(DatasetSummary::of) : Stream.empty())
                 .sorted(Comparator.comparing(DatasetSummary::name)).toList();
     }
 

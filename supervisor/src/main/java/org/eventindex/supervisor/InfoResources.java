@@ -3,12 +3,18 @@ package org.eventindex.supervisor;
 import com.fasterxml.jackson.databind.annotation.JsonSerialize;
 import com.fasterxml.jackson.databind.ser.std.ToStringSerializer;
 
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.function.Supplier;
 
 /** The JSON documents of the information service, each item at its own URL (seed 003 §4). */
@@ -36,12 +42,33 @@ final class InfoResources {
         this.info = Objects.requireNonNull(info, "info is null");
     }
 
-    /** {@code /datasets} (rest empty) or {@code /datasets/<name>}; null = 404. */
-    Object datasets(String rest) {
-        if (rest.isEmpty()) {
-            return engine.summaries();
+    /** {@code /datasets/<name>}; null = 404. */
+    Object dataset(String name) {
+        return engine.dataset(name).orElse(null);
+    }
+
+    /**
+     * {@code /datasets}, or {@code /datasets?state=S[,S...]} for the datasets in those states only (retired ones are
+     * DONE).
+     *
+     * @throws IllegalArgumentException naming the parameter and the valid states when one is unknown
+     */
+    List<DatasetSummary> datasets(String query) {
+        Set<DatasetState> states = EnumSet.noneOf(DatasetState.class);
+        for (String param : query == null ? new String[0] : query.split("&")) {
+            if (!param.startsWith("state=")) {
+                continue;
+            }
+            for (String s : URLDecoder.decode(param.substring(6), StandardCharsets.UTF_8).split(",")) {
+                try {
+                    states.add(DatasetState.valueOf(s.trim().toUpperCase(Locale.ROOT)));
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalArgumentException("unknown state '" + s + "' in ?state=; states are "
+                            + Arrays.toString(DatasetState.values()), e);
+                }
+            }
         }
-        return engine.dataset(rest).orElse(null);
+        return engine.summaries(states);
     }
 
     Consumers consumers() {

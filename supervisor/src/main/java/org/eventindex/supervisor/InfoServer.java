@@ -56,9 +56,16 @@ final class InfoServer implements AutoCloseable {
         server.createContext("/datasets", ex -> {
             String path = ex.getRequestURI().getPath();
             String rest = path.length() <= "/datasets".length() ? "" : path.substring("/datasets".length());
-            Object body = rest.isEmpty() || rest.equals("/") ? resources.datasets("")
-                    : rest.startsWith("/") ? resources.datasets(rest.substring(1)) : null;
-            json(ex, body);
+            if (!rest.isEmpty() && !rest.equals("/")) {
+                json(ex, rest.startsWith("/") ? resources.dataset(rest.substring(1)) : null);
+                return;
+            }
+            try {
+                json(ex, resources.datasets(ex.getRequestURI().getRawQuery()));
+            } catch (IllegalArgumentException e) {
+                respond(ex, 400, "application/json", new String(Json.write(Map.of("error", e.getMessage())),
+                        StandardCharsets.UTF_8));
+            }
         });
         server.createContext("/consumers", ex -> json(ex, resources.consumers()));
         server.createContext("/supervisor", ex -> json(ex, resources.supervisor()));

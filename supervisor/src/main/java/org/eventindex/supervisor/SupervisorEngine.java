@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Function;
 
 /**
@@ -216,9 +217,9 @@ final class SupervisorEngine {
         return DatasetViews.all(state);
     }
 
-    /** One line per dataset, live and retired, sorted by name ({@code /datasets}). */
-    synchronized List<DatasetSummary> summaries() {
-        return DatasetViews.summaries(state);
+    /** One line per dataset in one of {@code states} (all when empty), live and retired, sorted by name. */
+    synchronized List<DatasetSummary> summaries(Set<DatasetState> states) {
+        return DatasetViews.summaries(state, states);
     }
 
     /**

@@ -130,6 +130,12 @@ class InformationServiceTest {
         assertEquals(30, after.get("consumer").get("eventsLoaded").asLong());
         JsonNode summary = json("/datasets").get(0);
         assertEquals("DONE", summary.get("state").asText());
+        assertEquals(1, json("/datasets?state=done").size());
+        assertEquals(0, json("/datasets?state=COLLECTING,HELD,FAILED_CONSUMER").size(), "the datasets to look at");
+        HttpResponse<String> bad = BrokerHarness.get(supervisor.httpPort(), "/datasets?state=FINISHED");
+        assertEquals(400, bad.statusCode());
+        assertTrue(bad.body().contains("unknown state 'FINISHED' in ?state=") && bad.body().contains("HELD"),
+                bad.body());
         JsonNode consumers = json("/consumers");
         assertEquals(0, consumers.get("inFlight").size());
         JsonNode c1 = consumers.get("consumers").get(0);

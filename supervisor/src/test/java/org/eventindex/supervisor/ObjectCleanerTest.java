@@ -133,6 +133,11 @@ class ObjectCleanerTest {
         assertEquals(List.of(s.signalId(), 3, 10L), List.of(retired.signalId(), retired.objectsReported(),
                 retired.expectedEvents()), "ids and counts are kept");
         assertEquals(List.of(), retired.selectedObjects(), "object lists are not");
+        assertEquals(List.of(DATASET), engine.summaries(java.util.Set.of(DatasetState.DONE)).stream()
+                .map(DatasetSummary::name).toList(), "a retired dataset is DONE");
+        assertEquals(1, engine.summaries(java.util.Set.of(DatasetState.DONE)).get(0).selectedObjects());
+        assertEquals(List.of(OTHER), engine.summaries(java.util.Set.of(DatasetState.COLLECTING)).stream()
+                .map(DatasetSummary::name).toList());
         assertEquals(0, cleaner.runOnce().objectsDeleted(), "deleted once");
         assertEquals(3, registry.value("eventindex_supervisor_objects_deleted_total"));
 
