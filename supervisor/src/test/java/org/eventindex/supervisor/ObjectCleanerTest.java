@@ -123,8 +123,12 @@ class ObjectCleanerTest {
         clock.advance(RETENTION.minusSeconds(1));
         assertEquals(0, cleaner.runOnce().objectsDeleted(), "retention not over");
         clock.advance(Duration.ofSeconds(1));
+        List<StateChange> changes = new ArrayList<>();
+        engine.listener(changes::add);
         r = cleaner.runOnce();
         assertEquals(3, r.objectsDeleted());
+        assertEquals(List.of("ObjectsDeleted " + DATASET + " DONE"), changes.stream()
+                .map(c -> c.event() + " " + c.dataset() + " " + c.state()).toList(), "the stream shows it retired DONE");
         assertEquals(List.of(key("other")), s3.keys(BUCKET));
         DatasetView retired = engine.dataset(DATASET).orElseThrow();
         assertEquals(3, retired.deletedObjects());
