@@ -97,8 +97,10 @@ public final class Supervisor implements AutoCloseable {
         try {
             SupervisorState state = new SupervisorState();
             long opening = System.nanoTime();
+            state.beginReplay();
             journal = Journal.open(config.journal().dir(), config.journal().keepSegments(),
                     StateCheckpoint.restoreInto(state), state::apply);
+            state.endReplay();
             checkpoints.replayed(journal, state, Duration.ofNanos(System.nanoTime() - opening));
             StompSettings stomp = config.stompSettings();
             sender = new StompSender(stomp);

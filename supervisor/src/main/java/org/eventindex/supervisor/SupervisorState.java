@@ -12,6 +12,7 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -31,6 +32,9 @@ final class SupervisorState {
     private final Map<String, DatasetRecord> bySignal = new HashMap<>();
     private final Set<String> messageIds = new HashSet<>();
     private final ConsumerStats consumers = new ConsumerStats();
+    /** While replaying: unsignalled datasets whose COLLECTING/HELD state is brought up to date by endReplay. */
+    private final Set<DatasetRecord> stale = new LinkedHashSet<>();
+    private boolean replaying;
     private int lastDspid;
     private int currentEpoch = -1;
     private long eventsInEpoch;
@@ -55,7 +59,7 @@ final class SupervisorState {
             d.supersedeSignal();
             d.manifest = e.manifest().files();
             d.manifestAt = ts;
-            d.refreshCollectingState();
+            refresh(d);
         } else if (event instanceof JournalEvent.ObjectInvalidated e) {
             DatasetRecord d = live(e.dataset());
             if (d == null) {
@@ -65,7 +69,7 @@ final class SupervisorState {
             if (d.signalled() && d.signal.objects().stream().anyMatch(o -> o.url().equals(e.url()))) {
                 d.supersedeSignal();
             }
-            d.refreshCollectingState();
+            refresh(d);
         } else if (event instanceof JournalEvent.ObjectsDeleted e) {
             DatasetRecord d = live(e.dataset());
             if (d == null) {
@@ -144,7 +148,7 @@ final class SupervisorState {
         if (d.signalled()) {
             d.lateObjects.add(info.url());
         } else {
-            d.refreshCollectingState();
+            refresh(d);
         }
         if (d.firstObjectAt < 0) {
             d.firstObjectAt = ts;
@@ -177,6 +181,30 @@ final class SupervisorState {
             d.lastReportAt = ts;
         } else {
             LOG.debug("dataset {}: FAILED report for signal {} after DONE ignored", d.name, r.signalId());
+        }
+    }
+
+    /**
+     * From now on until {@link #endReplay}, the state of unsignalled datasets (COLLECTING or HELD, a full selection
+     * each time) is left stale by the entries that change it: nothing reads it during a replay, and per entry it
+     * made the replay of a dataset of n objects cost n selections of n objects.
+     */
+    void beginReplay() {
+        replaying = true;
+    }
+
+    /** Brings the datasets left stale since {@link #beginReplay} up to date: one selection each. */
+    void endReplay() {
+        replaying = false;
+        stale.forEach(DatasetRecord::refreshCollectingState);
+        stale.clear();
+    }
+
+    private void refresh(DatasetRecord d) {
+        if (replaying) {
+            stale.add(d);
+        } else {
+            d.refreshCollectingState();
         }
     }
 

@@ -37,7 +37,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * A checkpoint holds exactly the journal fold: a seeded random history of every kind of message (retries, re-sent
+ * A checkpoint holds exactly the journal fold, and a replay that brings the datasets' COLLECTING/HELD states up to
+ * date only at its end ends in the same state: a seeded random history of every kind of message (retries, re-sent
  * messages, growing manifests, reports DONE and FAILED, leases, re-signals, invalidations, deletions that retire
  * datasets, bad messages), with checkpoints at random points, rebuilds the same state, field by field, in three ways:
  * the engine that lived through it, a start from the last checkpoint and the journal after it, and a replay of every
@@ -116,6 +117,18 @@ class StateCheckpointTest {
         SupervisorState replayed = new SupervisorState();
         Journal.open(full, replayed::apply).close();
         assertSameState(lived, replayed, "full replay");
+
+        // as a start replays: the COLLECTING/HELD states brought up to date once, at the end
+        SupervisorState started = new SupervisorState();
+        started.beginReplay();
+        Journal.open(journalDir, 1000, StateCheckpoint.restoreInto(started), started::apply).close();
+        started.endReplay();
+        assertSameState(lived, started, "checkpoint + tail, replay mode");
+        SupervisorState startedFull = new SupervisorState();
+        startedFull.beginReplay();
+        Journal.open(full, startedFull::apply).close();
+        startedFull.endReplay();
+        assertSameState(lived, startedFull, "full replay, replay mode");
     }
 
     /** One random thing happening to the supervisor. */

@@ -33,10 +33,11 @@ import static org.eventindex.supervisor.Fixtures.url;
  * {@code --datasets} datasets of {@code --files} input files each (one object per file, a fifth of the files with a
  * second object from a retried job, as in seed 000's dataset), every dataset signalled and DONE but the last
  * {@code --live}, and the cleanup deleting each DONE dataset's objects some datasets later (as its retention runs out).
- * Three starts, each measured {@code --runs} times, interleaved, after one untimed round:
+ * Four starts, each measured {@code --runs} times, interleaved, after one untimed round:
  * <ol>
- *   <li>baseline: the whole journal replayed, cleanup off (nothing retires): what every start cost before checkpoints
- *   and retirement;</li>
+ *   <li>baseline: the whole journal replayed, cleanup off (nothing retires), each dataset's selection computed again
+ *   at each of its objects: what every start cost before checkpoints, retirement and deferred selections;</li>
+ *   <li>the same, the selections computed once at the end of the replay ({@code SupervisorState.beginReplay});</li>
  *   <li>the whole journal replayed, with the cleanup's deletions: retired datasets keep only their summary;</li>
  *   <li>the checkpoint written {@code --tail} entries before the end, then those entries: a start today.</li>
  * </ol>
@@ -95,13 +96,14 @@ public final class SupervisorStartBench {
         System.out.printf(Locale.ROOT, "journal: %d entries, %.1f MB; checkpoint %.1f MB%n", entries,
                 Files.size(kept.resolve(Journal.FILE_NAME)) / 1e6, checkpointBytes / 1e6);
 
-        String[] names = {"whole journal, no cleanup (baseline)", "whole journal, datasets retired",
-                "checkpoint + tail, datasets retired"};
-        Path[] dirs = {kept, full, retiring};
-        List<List<Start>> results = List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
+        String[] names = {"whole journal, selection per object (baseline)", "whole journal, no cleanup",
+                "whole journal, datasets retired", "checkpoint + tail, datasets retired"};
+        Path[] dirs = {kept, kept, full, retiring};
+        List<List<Start>> results = List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>(),
+                new ArrayList<>());
         for (int round = -1; round < o.runs(); round++) {
             for (int m = 0; m < dirs.length; m++) {
-                Start s = start(dirs[m]);
+                Start s = start(dirs[m], m > 0);
                 if (round >= 0) {
                     results.get(m).add(s);
                 }
@@ -111,12 +113,12 @@ public final class SupervisorStartBench {
         long checkpointMillis = checkpointMillis(full, o.runs());
 
         System.out.println();
-        System.out.printf(Locale.ROOT, "%-40s %12s %10s %8s %12s %8s%n", "start", "entries", "median ms", "ratio",
+        System.out.printf(Locale.ROOT, "%-48s %12s %10s %8s %12s %8s%n", "start", "entries", "median ms", "ratio",
                 "retained MB", "ratio");
         Start base = median(results.get(0));
         for (int m = 0; m < dirs.length; m++) {
             Start s = median(results.get(m));
-            System.out.printf(Locale.ROOT, "%-40s %12d %10d %8.3f %12.1f %8.3f%n", names[m], s.entries(), s.millis(),
+            System.out.printf(Locale.ROOT, "%-48s %12d %10d %8.3f %12.1f %8.3f%n", names[m], s.entries(), s.millis(),
                     s.millis() / (double) base.millis(), s.retainedBytes() / 1e6,
                     s.retainedBytes() / (double) base.retainedBytes());
         }
@@ -195,15 +197,23 @@ public final class SupervisorStartBench {
         return String.format(Locale.ROOT, "6A3B%04X-%04X-0000-0000-%012d", d >>> 16, d & 0xFFFF, f);
     }
 
-    /** One start: open the journal (restore + replay) and keep the state, measuring time and retained heap. */
-    private static Start start(Path dir) throws IOException {
+    /**
+     * One start: open the journal (restore + replay) and keep the state, measuring time and retained heap.
+     *
+     * @param deferred in replay mode, as {@code Supervisor.start} does, or with every entry applied as it is live
+     */
+    private static Start start(Path dir, boolean deferred) throws IOException {
         long before = usedHeap();
         SupervisorState state = new SupervisorState();
         long t0 = System.nanoTime();
         long entries;
+        if (deferred) {
+            state.beginReplay();
+        }
         try (Journal journal = Journal.open(dir, 1000, StateCheckpoint.restoreInto(state), state::apply)) {
             entries = journal.replaySummary().entries();
         }
+        state.endReplay();
         long millis = (System.nanoTime() - t0) / 1_000_000;
         long retained = usedHeap() - before;
         if (state.lastSeq() == 0) {
