@@ -88,19 +88,32 @@ final class CheckpointFile {
         long size = Files.size(file);
         Trailer t = trailer(file, size);
         MessageDigest sha = sha256();
+        Exception refused = null;
         try (InputStream body = new DigestInputStream(new LimitedInputStream(new BufferedInputStream(
                 Files.newInputStream(file), 1 << 16), t.bodyBytes()), sha)) {
-            restore.readFrom(t.seq(), new FilterInputStream(body) {
-                @Override
-                public void close() {
-                    // the rest of the body is still to be digested
-                }
-            });
+            try {
+                restore.readFrom(t.seq(), new FilterInputStream(body) {
+                    @Override
+                    public void close() {
+                        // the rest of the body is still to be digested
+                    }
+                });
+            } catch (IOException | RuntimeException e) {
+                refused = e; // a damaged body is said as such, whatever the reader made of it
+            }
             body.transferTo(OutputStream.nullOutputStream());
         }
         String actual = HexFormat.of().formatHex(sha.digest());
         if (!actual.equals(t.sha256())) {
-            throw damaged(file, "its body's SHA-256 is " + actual + ", its trailer says " + t.sha256());
+            JournalException e = damaged(file, "its body's SHA-256 is " + actual + ", its trailer says " + t.sha256());
+            if (refused != null) {
+                e.addSuppressed(refused);
+            }
+            throw e;
+        }
+        if (refused != null) {
+            throw new JournalException("checkpoint " + file + " (" + t.bodyBytes() + " bytes of state at entry "
+                    + t.seq() + ", digest intact) cannot be restored: " + refused.getMessage(), refused);
         }
         return Optional.of(t);
     }
@@ -147,7 +160,7 @@ final class CheckpointFile {
         return t;
     }
 
-    static byte[] trailerLine(Trailer t) {
+    private static byte[] trailerLine(Trailer t) {
         byte[] json = Json.write(t);
         byte[] line = new byte[json.length + 2];
         line[0] = '\n'; // the body need not end with a newline; the trailer is always a line of its own

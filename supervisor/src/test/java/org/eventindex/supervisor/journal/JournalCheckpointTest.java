@@ -209,6 +209,35 @@ class JournalCheckpointTest {
     }
 
     @Test
+    void aReaderThatCannotReadADamagedBodyIsToldTheBodyIsDamaged() throws IOException {
+        try (Journal j = new Folded().open(dir, 5)) {
+            append(j, 1);
+            j.checkpoint(body("{\"datasets\":[1,2,3]}"), 1).orElseThrow();
+        }
+        Path file = dir.resolve(CheckpointFile.NAME);
+        byte[] bytes = Files.readAllBytes(file);
+        bytes[1] = '#';
+        Files.write(file, bytes);
+        Journal.StateReader parser = (seq, in) -> {
+            if (new String(in.readAllBytes(), StandardCharsets.UTF_8).contains("#")) {
+                throw new IOException("unexpected character '#'");
+            }
+        };
+        JournalException e = assertThrows(JournalException.class, () -> Journal.open(dir, 5, parser, x -> { }));
+        assertTrue(e.getMessage().contains("damaged") && e.getMessage().contains("SHA-256"), e.getMessage());
+        assertEquals("unexpected character '#'", e.getSuppressed()[0].getMessage());
+
+        bytes[1] = '"';
+        Files.write(file, bytes);
+        Journal.StateReader refusing = (seq, in) -> {
+            throw new IOException("format 9 is not known");
+        };
+        e = assertThrows(JournalException.class, () -> Journal.open(dir, 5, refusing, x -> { }));
+        assertTrue(e.getMessage().contains("digest intact) cannot be restored: format 9 is not known")
+                && e.getMessage().contains(file.toString()), e.getMessage());
+    }
+
+    @Test
     void aJournalThatDoesNotContinueTheCheckpointIsRefused() throws IOException {
         try (Journal j = new Folded().open(dir, 5)) {
             append(j, 3);
