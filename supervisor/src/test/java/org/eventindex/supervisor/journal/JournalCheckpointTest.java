@@ -182,13 +182,20 @@ class JournalCheckpointTest {
         assertEquals(List.of(), archives(), "0 keeps no segment");
     }
 
-    @Test
-    void aDamagedCheckpointStopsTheStartNamingItAndWhy() throws IOException {
+    /** A journal of two entries with a checkpoint of {@link #STATE}; returns the checkpoint file. */
+    private Path checkpointed() throws IOException {
         try (Journal j = new Folded().open(dir, 5)) {
             append(j, 2);
-            j.checkpoint(body("{\"datasets\":[1,2,3]}"), 1).orElseThrow();
+            j.checkpoint(body(STATE), 1).orElseThrow();
         }
-        Path file = dir.resolve(CheckpointFile.NAME);
+        return dir.resolve(CheckpointFile.NAME);
+    }
+
+    private static final String STATE = "{\"datasets\":[1,2,3]}";
+
+    @Test
+    void aDamagedCheckpointStopsTheStartNamingItAndWhy() throws IOException {
+        Path file = checkpointed();
         byte[] good = Files.readAllBytes(file);
 
         byte[] flipped = good.clone();
@@ -204,17 +211,13 @@ class JournalCheckpointTest {
         Files.write(file, good);
         Folded f = new Folded();
         f.open(dir, 5).close();
-        assertArrayEquals("{\"datasets\":[1,2,3]}".getBytes(StandardCharsets.UTF_8),
-                f.restoredBody.getBytes(StandardCharsets.UTF_8), "the failed opens released the lock");
+        assertArrayEquals(STATE.getBytes(StandardCharsets.UTF_8), f.restoredBody.getBytes(StandardCharsets.UTF_8),
+                "the failed opens released the lock");
     }
 
     @Test
     void aReaderThatCannotReadADamagedBodyIsToldTheBodyIsDamaged() throws IOException {
-        try (Journal j = new Folded().open(dir, 5)) {
-            append(j, 1);
-            j.checkpoint(body("{\"datasets\":[1,2,3]}"), 1).orElseThrow();
-        }
-        Path file = dir.resolve(CheckpointFile.NAME);
+        Path file = checkpointed();
         byte[] bytes = Files.readAllBytes(file);
         bytes[1] = '#';
         Files.write(file, bytes);
