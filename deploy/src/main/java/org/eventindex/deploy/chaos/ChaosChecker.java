@@ -133,8 +133,8 @@ final class ChaosChecker {
         return new CheckResult(datasets.size(), expected, found, lost, extra, violations);
     }
 
-    private void accountMessages(String name, Optional<JsonNode> view, List<ProducerFleet.Job> jobs,
-                                 List<Violation> violations) {
+    /** The objects the supervisor's view of a dataset names: selected, duplicate, late or invalid. */
+    static Set<String> recordedObjects(Optional<JsonNode> view) {
         Set<String> known = new HashSet<>();
         view.ifPresent(v -> {
             v.path("selectedObjects").forEach(o -> known.add(o.path("url").asText()));
@@ -142,6 +142,12 @@ final class ChaosChecker {
             v.path("lateObjects").forEach(o -> known.add(o.asText()));
             v.path("invalidObjects").fieldNames().forEachRemaining(known::add);
         });
+        return known;
+    }
+
+    private void accountMessages(String name, Optional<JsonNode> view, List<ProducerFleet.Job> jobs,
+                                 List<Violation> violations) {
+        Set<String> known = recordedObjects(view);
         int acknowledged = 0;
         for (ProducerFleet.Job job : jobs) {
             if (!job.dataset().equals(name)) {

@@ -135,7 +135,7 @@ final class ChaosRunner {
         long runs = jobs.stream().mapToLong(j -> j.exitCodes().size()).sum();
         log.accept("  producers done: " + jobs.stream().filter(ProducerFleet.Job::succeeded).count() + "/"
                 + jobs.size() + " acknowledged in " + runs + " runs");
-        drain(expected);
+        drain(expected, jobs);
         CheckResult check = checker().check(expected, jobs);
         List<Violation> violations = new ArrayList<>(check.violations());
         cluster.deadDaemons().forEach(d -> violations.add(new Violation(Violation.Kind.DAEMON_DIED, "", d)));
@@ -185,16 +185,21 @@ final class ChaosRunner {
     }
 
     /**
-     * Waits until the supervisor has every dataset DONE, then until the cluster is quiet: no consumer has a dataset
-     * in flight and no dataset of the round has a temporary file. A DONE dataset can still be in the hands of a second
-     * consumer (a signal redelivered after a broker reset) whose attempt holds a temp file until it ends; what the
-     * checker then finds is left for good. On timeout the checker reports what is not there.
+     * Waits until the supervisor has every dataset DONE, then until the cluster is quiet: the supervisor has recorded
+     * every producer message the broker acknowledged, no consumer has a dataset in flight and no dataset of the round
+     * has a temporary file. A dataset can be DONE while a retried job's message still waits in the broker (redelivered
+     * after a connection reset; it is then recorded as a late object). A DONE dataset can still be in the hands of a
+     * second consumer (a signal redelivered after a broker reset) whose attempt holds a temp file until it ends; what
+     * the checker then finds is left for good. On timeout the checker reports what is not there.
      */
-    private void drain(List<ExpectedEvents> expected) {
+    private void drain(List<ExpectedEvents> expected, List<ProducerFleet.Job> jobs) {
         try {
             ChaosWait.until("every dataset of the round DONE", DRAIN_TIMEOUT, () -> expected.stream()
                     .allMatch(e -> supervisorView(e.dataset()).map(v -> "DONE".equals(v.path("state").asText()))
                             .orElse(false)));
+            ChaosWait.until("every acknowledged producer message recorded", SETTLE_TIMEOUT, () -> jobs.stream()
+                    .filter(ProducerFleet.Job::succeeded).allMatch(j -> ChaosChecker.recordedObjects(
+                            supervisorView(j.dataset())).contains(j.acknowledgedUrl())));
             ChaosWait.until("consumers idle and no temporary files", SETTLE_TIMEOUT, () ->
                     cluster.consumers().stream().noneMatch(cluster::consumerBusy) && noTempFiles(expected));
         } catch (IllegalStateException timedOut) {
