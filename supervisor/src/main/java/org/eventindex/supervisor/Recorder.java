@@ -73,15 +73,21 @@ final class Recorder {
         }
     }
 
-    /** Records a refused message and copies it to the quarantine queue. */
+    /**
+     * Records a refused message and copies it to the quarantine queue. A file list from the catalogue (no message:
+     * {@code body} null) is only logged.
+     */
     void reject(String queue, Rejection r, byte[] body) throws IOException {
+        if (body == null) {
+            LOG.warn("catalogue: {}", r.detail());
+            return;
+        }
         recordRejection(queue, r, body);
         quarantine(queue, r, body);
     }
 
     /**
-     * Refuses a message naming a retired dataset (DATASET_RETIRED); one from the catalogue ({@code body} null) is only
-     * logged. Returns whether it did.
+     * Refuses a message naming a retired dataset (DATASET_RETIRED, see {@link #reject}). Returns whether it did.
      *
      * @param what what the message asked for and what becomes of it, for the detail
      */
@@ -91,12 +97,7 @@ final class Recorder {
         if (r.isEmpty()) {
             return false;
         }
-        Rejection rejection = r.get().refusal(what, messageId);
-        if (body == null) {
-            LOG.warn("catalogue: {}", rejection.detail());
-        } else {
-            reject(queue, rejection, body);
-        }
+        reject(queue, r.get().refusal(what, messageId), body);
         return true;
     }
 

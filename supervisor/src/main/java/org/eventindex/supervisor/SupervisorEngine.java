@@ -299,11 +299,7 @@ final class SupervisorEngine {
             Rejection r = new Rejection(RejectReason.MANIFEST_CONFLICT, "dataset " + name + " changed its file list"
                     + " after the cleanup deleted its objects; produce it again under a new task, or re-register"
                     + " the original manifest", brokerMessageId, name);
-            if (body != null) {
-                reject(controlQueue, r, body);
-            } else {
-                LOG.warn("catalogue: {}", r.detail());
-            }
+            recorder.reject(controlQueue, r, body);
             return;
         }
         boolean wasSignalled = existing.isPresent() && existing.get().signalled();

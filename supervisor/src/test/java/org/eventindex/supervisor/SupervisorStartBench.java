@@ -122,7 +122,7 @@ public final class SupervisorStartBench {
                     s.millis() / (double) base.millis(), s.retainedBytes() / 1e6,
                     s.retainedBytes() / (double) base.retainedBytes());
         }
-        System.out.printf(Locale.ROOT, "checkpoint of the retired state: %d ms to write (median of %d), %.1f MB%n",
+        System.out.printf(Locale.ROOT, "checkpoint of the retired state: %d ms to serialise to a file, no fsync (median of %d), %.1f MB%n",
                 checkpointMillis, o.runs(), checkpointBytes / 1e6);
     }
 
@@ -222,7 +222,7 @@ public final class SupervisorStartBench {
         return new Start(entries, millis, retained);
     }
 
-    /** Median time to write a checkpoint of the state the whole journal in {@code dir} rebuilds. */
+    /** Median time to serialise (no fsync) a checkpoint of the state the whole journal in {@code dir} rebuilds. */
     private long checkpointMillis(Path dir, int runs) throws IOException {
         SupervisorState state = new SupervisorState();
         Journal.open(dir, state::apply).close();
