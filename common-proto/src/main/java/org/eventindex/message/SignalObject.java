@@ -1,5 +1,6 @@
 package org.eventindex.message;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
 
 import java.util.List;
@@ -10,12 +11,24 @@ import java.util.List;
  *
  * @param url            {@code s3://host:port/bucket/key}
  * @param size           object size in bytes as the producer reported it
+ * @param usize          the object's uncompressed (SPB) size as the producer reported it; 0 when not known (a
+ *                       signal from before this field): the consumer refuses an object that inflates to more
  * @param guids          the selected GUIDs to take from this object, in the order the object holds them
  * @param expectedEvents sum of the producer-reported event counts of those GUIDs
  */
 public record SignalObject(
         @JsonProperty("url") String url,
         @JsonProperty("size") long size,
+        @JsonProperty("usize") long usize,
         @JsonProperty("guids") List<String> guids,
         @JsonProperty("expectedEvents") long expectedEvents) {
+
+    @JsonCreator
+    public SignalObject {
+    }
+
+    /** An object whose uncompressed size is not known. */
+    public SignalObject(String url, long size, List<String> guids, long expectedEvents) {
+        this(url, size, 0, guids, expectedEvents);
+    }
 }

@@ -14,7 +14,8 @@ import static java.util.Objects.requireNonNull;
 /**
  * The inflated bytes of an SPB stream for {@link SpbReader}, in a buffer of its own instead of a
  * {@code BufferedInputStream}: most messages are parsed in place, with no copy and no allocation. Counts the
- * compressed and inflated bytes and refuses to inflate beyond {@link SpbLimits#maxInflatedBytes()}. Gzip faults
+ * compressed and inflated bytes and refuses to inflate beyond {@link SpbLimits#maxInflatedBytes()} or more than
+ * {@link SpbLimits#maxInflationRatio()} times. Gzip faults
  * become {@link SpbFormatException}s naming the source and offset.
  */
 final class SpbInput implements Closeable {
@@ -152,6 +153,12 @@ final class SpbInput implements Closeable {
             if (n > 0 && (inflatedBytes += n) > limits.maxInflatedBytes()) {
                 throw error(inflatedBytes - n, Problem.OVERSIZE, "inflates to more than " + limits.maxInflatedBytes()
                         + " bytes (from " + raw.count() + " compressed bytes)", null);
+            }
+            if (n > 0 && inflatedBytes > SpbLimits.RATIO_FREE_BYTES
+                    && inflatedBytes / limits.maxInflationRatio() > raw.count()) {
+                throw error(inflatedBytes - n, Problem.OVERSIZE, "inflates more than " + limits.maxInflationRatio()
+                        + " times: " + inflatedBytes + " bytes from the first " + raw.count()
+                        + " compressed bytes (a decompression bomb?)", null);
             }
             return n;
         } catch (EOFException e) {

@@ -1,7 +1,10 @@
 package org.eventindex.spb;
 
+import com.google.protobuf.ByteString;
+import com.google.protobuf.DiscardUnknownFieldsParser;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Parser;
+import org.eventindex.proto.EventIndexProtos.EItoken_p1;
 import org.eventindex.proto.EventIndexProtos.BeginGUID_p1;
 import org.eventindex.proto.EventIndexProtos.EIEvent_p1;
 import org.eventindex.proto.EventIndexProtos.EndGUID_p1;
@@ -14,7 +17,10 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.HashSet;
 import java.util.Set;
 
@@ -30,6 +36,11 @@ import static java.util.Objects.requireNonNull;
  *       Trailer last and nothing after it;</li>
  *   <li>counts: EndGUID.nentries equals the events since its BeginGUID; Trailer.nentries / nfiles equal the
  *       totals.</li>
+ * </ul>
+ * <ul>
+ *   <li>content: every string and repeated field within {@link SpbContentLimits}, the same for every reader;
+ *       unknown fields are dropped as messages are parsed, so nothing kept from a message is larger than its known
+ *       fields.</li>
  * </ul>
  * Any violation throws {@link SpbFormatException} naming the source and offset.
  * <p>
@@ -48,6 +59,15 @@ public final class SpbReader implements Closeable {
     private static final int PREAMBLE_BYTES = 8;
     private static final int MESSAGE_HEADER_BYTES = 8;
 
+    // Unknown fields are dropped: a newer writer's fields have no use here, and a hostile one's must not be kept.
+    private static final Parser<Header_p1> HEADER = DiscardUnknownFieldsParser.wrap(Header_p1.parser());
+    private static final Parser<BeginGUID_p1> BEGIN_GUID = DiscardUnknownFieldsParser.wrap(BeginGUID_p1.parser());
+    private static final Parser<TriggerMenu_p1> TRIGGER_MENU =
+            DiscardUnknownFieldsParser.wrap(TriggerMenu_p1.parser());
+    private static final Parser<EIEvent_p1> EVENT = DiscardUnknownFieldsParser.wrap(EIEvent_p1.parser());
+    private static final Parser<EndGUID_p1> END_GUID = DiscardUnknownFieldsParser.wrap(EndGUID_p1.parser());
+    private static final Parser<Trailer_p1> TRAILER = DiscardUnknownFieldsParser.wrap(Trailer_p1.parser());
+
     private enum State { EXPECT_HEADER, BETWEEN_FILES, IN_FILE, DONE }
 
     private final String source;
@@ -62,6 +82,9 @@ public final class SpbReader implements Closeable {
     private long fileEvents;
     private long totalEvents;
     private long files;
+    private int fileMenus;
+    private long distinctMenuBytes;
+    private final Set<ByteBuffer> menuDigests = new HashSet<>();
 
     /** @param gzipped the raw (compressed) stream; closed by {@link #close()}, or here if the preamble is bad */
     public SpbReader(InputStream gzipped, String source, SpbLimits limits) throws IOException {
@@ -121,13 +144,13 @@ public final class SpbReader implements Closeable {
         checkOrder(type, at);
         in.skip(MESSAGE_HEADER_BYTES);
         return switch (type) {
-            case HEADER -> onHeader(parse(Header_p1.parser(), type, length, at), at);
-            case BEGIN_GUID -> onBeginGuid(parse(BeginGUID_p1.parser(), type, length, at), at);
-            case TRIGGER_MENU -> new SpbRecord.TriggerMenu(parse(TriggerMenu_p1.parser(), type, length, at), at);
+            case HEADER -> onHeader(parse(HEADER, type, length, at), at);
+            case BEGIN_GUID -> onBeginGuid(parse(BEGIN_GUID, type, length, at), at);
+            case TRIGGER_MENU -> onTriggerMenu(length, at);
             case EVENT -> scan != null ? onRawEvent(length, at)
-                    : onEvent(parse(EIEvent_p1.parser(), type, length, at), at);
-            case END_GUID -> onEndGuid(parse(EndGUID_p1.parser(), type, length, at), at);
-            case TRAILER -> onTrailer(parse(Trailer_p1.parser(), type, length, at), at);
+                    : onEvent(parse(EVENT, type, length, at), at);
+            case END_GUID -> onEndGuid(parse(END_GUID, type, length, at), at);
+            case TRAILER -> onTrailer(parse(TRAILER, type, length, at), at);
         };
     }
 
@@ -185,7 +208,10 @@ public final class SpbReader implements Closeable {
         throw error(at, Problem.BAD_ORDER, detail);
     }
 
-    private SpbRecord onHeader(Header_p1 header, long at) {
+    private SpbRecord onHeader(Header_p1 header, long at) throws SpbFormatException {
+        limit(at, "HEADER taskID", header.getTaskIDBytes(), SpbContentLimits.NAME_BYTES);
+        limit(at, "HEADER jobID", header.getJobIDBytes(), SpbContentLimits.NAME_BYTES);
+        limit(at, "HEADER inputDsName", header.getInputDsNameBytes(), SpbContentLimits.NAME_BYTES);
         state = State.BETWEEN_FILES;
         return new SpbRecord.Header(header, at);
     }
@@ -195,16 +221,56 @@ public final class SpbReader implements Closeable {
         if (guid.isEmpty()) {
             throw error(at, Problem.BAD_CONTENT, "BEGIN_GUID with an empty guid (file " + files + ")");
         }
+        limit(at, "BEGIN_GUID guid", begin.getGuidBytes(), SpbContentLimits.NAME_BYTES);
+        limit(at, "BEGIN_GUID AMITag", begin.getAMITagBytes(), SpbContentLimits.NAME_BYTES);
+        limit(at, "BEGIN_GUID trigStream", begin.getTrigStreamBytes(), SpbContentLimits.NAME_BYTES);
+        limit(at, "BEGIN_GUID projName", begin.getProjNameBytes(), SpbContentLimits.NAME_BYTES);
+        if (guidsSeen.size() >= SpbContentLimits.FILES) {
+            throw error(at, Problem.OVERSIZE, "more than " + SpbContentLimits.FILES + " input files (BEGIN_GUID)");
+        }
         if (!guidsSeen.add(guid)) {
             throw error(at, Problem.BAD_CONTENT, "GUID " + guid + " appears twice");
         }
         state = State.IN_FILE;
         currentGuid = guid;
         fileEvents = 0;
+        fileMenus = 0;
         return new SpbRecord.BeginGuid(begin, at);
     }
 
+    private SpbRecord onTriggerMenu(int length, long at) throws IOException {
+        if (fileMenus >= SpbContentLimits.MENUS_PER_FILE) {
+            throw error(at, Problem.OVERSIZE, "GUID " + currentGuid + " has more than "
+                    + SpbContentLimits.MENUS_PER_FILE + " TRIGGER_MENU messages");
+        }
+        fileMenus++;
+        int off = in.take(SpbMessageType.TRIGGER_MENU, length);
+        byte[] bytes = in.taken();
+        TriggerMenu_p1 menu = parseTaken(TRIGGER_MENU, SpbMessageType.TRIGGER_MENU, bytes, off, length, at);
+        limit(at, "TRIGGER_MENU L1Menu", menu.getL1MenuBytes(), SpbContentLimits.MENU_BYTES);
+        limit(at, "TRIGGER_MENU L2Menu", menu.getL2MenuBytes(), SpbContentLimits.MENU_BYTES);
+        limit(at, "TRIGGER_MENU EFMenu", menu.getEFMenuBytes(), SpbContentLimits.MENU_BYTES);
+        limit(at, "TRIGGER_MENU HLTMenu", menu.getHLTMenuBytes(), SpbContentLimits.MENU_BYTES);
+        if (menuDigests.add(ByteBuffer.wrap(sha256(bytes, off, length)))) {
+            distinctMenuBytes += length;
+            if (distinctMenuBytes > SpbContentLimits.DISTINCT_MENU_BYTES) {
+                throw error(at, Problem.OVERSIZE, "distinct TRIGGER_MENU messages of more than "
+                        + SpbContentLimits.DISTINCT_MENU_BYTES + " bytes in all (" + menuDigests.size()
+                        + " menus, " + distinctMenuBytes + " bytes)");
+            }
+        }
+        return new SpbRecord.TriggerMenu(menu, at);
+    }
+
     private SpbRecord onEvent(EIEvent_p1 event, long at) throws SpbFormatException {
+        limit(at, "EVENT L1PassedTrigMask", event.getL1PassedTrigMaskBytes().size(), SpbContentLimits.L1_MASK_BYTES);
+        limit(at, "EVENT L2PassedTrigMask", event.getL2PassedTrigMaskBytes().size(), SpbContentLimits.HLT_MASK_BYTES);
+        limit(at, "EVENT EFPassedTrigMask", event.getEFPassedTrigMaskBytes().size(), SpbContentLimits.HLT_MASK_BYTES);
+        tokenCount(at, event.getEitokenCount());
+        for (EItoken_p1 t : event.getEitokenList()) {
+            limit(at, "EVENT eitoken name", t.getNameBytes().size(), SpbContentLimits.NAME_BYTES);
+            limit(at, "EVENT eitoken token", t.getTokenBytes().size(), SpbContentLimits.TOKEN_BYTES);
+        }
         countEvent(at);
         return new SpbRecord.Event(event, at);
     }
@@ -218,8 +284,44 @@ public final class SpbReader implements Closeable {
             throw error(at, Problem.BAD_PROTOBUF, "cannot parse " + SpbMessageType.EVENT + " of " + length
                     + " bytes: " + e.getMessage(), e);
         }
+        limit(at, "EVENT L1PassedTrigMask", scan.l1MaskLen, SpbContentLimits.L1_MASK_BYTES);
+        limit(at, "EVENT L2PassedTrigMask", scan.l2MaskLen, SpbContentLimits.HLT_MASK_BYTES);
+        limit(at, "EVENT EFPassedTrigMask", scan.efMaskLen, SpbContentLimits.HLT_MASK_BYTES);
+        tokenCount(at, scan.tokenCount);
+        for (int i = 0; i < scan.tokenCount; i++) {
+            limit(at, "EVENT eitoken name", scan.nameLen[i], SpbContentLimits.NAME_BYTES);
+            limit(at, "EVENT eitoken token", scan.tokenLen[i], SpbContentLimits.TOKEN_BYTES);
+        }
         countEvent(at);
         return new SpbRecord.RawEvent(scan, at);
+    }
+
+    private void limit(long at, String field, ByteString value, int max) throws SpbFormatException {
+        limit(at, field, value.size(), max);
+    }
+
+    private void limit(long at, String field, int bytes, int max) throws SpbFormatException {
+        if (bytes > max) {
+            throw error(at, Problem.OVERSIZE, field + (currentGuid == null ? "" : " (GUID " + currentGuid + ")")
+                    + " is " + bytes + " bytes, more than the limit of " + max);
+        }
+    }
+
+    private void tokenCount(long at, int count) throws SpbFormatException {
+        if (count > SpbContentLimits.TOKENS_PER_EVENT) {
+            throw error(at, Problem.OVERSIZE, "EVENT (GUID " + currentGuid + ") has " + count
+                    + " eitoken entries, more than the limit of " + SpbContentLimits.TOKENS_PER_EVENT);
+        }
+    }
+
+    private static byte[] sha256(byte[] bytes, int off, int len) {
+        try {
+            MessageDigest sha = MessageDigest.getInstance("SHA-256");
+            sha.update(bytes, off, len);
+            return sha.digest();
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("this JVM has no SHA-256", e);
+        }
     }
 
     private void countEvent(long at) throws SpbFormatException {
@@ -264,8 +366,13 @@ public final class SpbReader implements Closeable {
 
     private <T> T parse(Parser<T> parser, SpbMessageType type, int length, long at) throws IOException {
         int off = in.take(type, length);
+        return parseTaken(parser, type, in.taken(), off, length, at);
+    }
+
+    private <T> T parseTaken(Parser<T> parser, SpbMessageType type, byte[] bytes, int off, int length, long at)
+            throws SpbFormatException {
         try {
-            return parser.parseFrom(in.taken(), off, length);
+            return parser.parseFrom(bytes, off, length);
         } catch (InvalidProtocolBufferException e) {
             throw error(at, Problem.BAD_PROTOBUF, "cannot parse " + type + " of " + length + " bytes: "
                     + e.getMessage(), e);

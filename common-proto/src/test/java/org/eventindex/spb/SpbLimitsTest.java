@@ -29,11 +29,43 @@ class SpbLimitsTest {
         long limit = 4L << 20;
         CountingStream in = new CountingStream(new ByteArrayInputStream(bomb));
         SpbFormatException e = assertThrows(SpbFormatException.class, () -> drain(new SpbReader(in, SOURCE,
-                new SpbLimits(1 << 20, limit, Long.MAX_VALUE))));
+                new SpbLimits(1 << 20, limit, Long.MAX_VALUE, Integer.MAX_VALUE))));
         assertEquals(Problem.OVERSIZE, e.problem());
         assertTrue(e.getMessage().contains("inflates to more than " + limit + " bytes"), e.getMessage());
         assertTrue(e.getMessage().startsWith(SOURCE), e.getMessage());
         assertTrue(in.count < bomb.length / 4, "read " + in.count + " of " + bomb.length + " compressed bytes");
+    }
+
+    @Test
+    void gzipBombStopsAtTheInflationRatioWhateverItsTotal() throws IOException {
+        // The same 1000:1 bomb with no total limit: the default ratio (100) stops it within its first megabytes.
+        byte[] bomb = bomb(128L << 20);
+        CountingStream in = new CountingStream(new ByteArrayInputStream(bomb));
+        SpbFormatException e = assertThrows(SpbFormatException.class, () -> drain(new SpbReader(in, SOURCE,
+                SpbLimits.DEFAULT)));
+        assertEquals(Problem.OVERSIZE, e.problem());
+        assertTrue(e.getMessage().contains("inflates more than " + SpbLimits.DEFAULT_INFLATION_RATIO + " times"),
+                e.getMessage());
+        assertTrue(in.count < bomb.length / 4, "read " + in.count + " of " + bomb.length + " compressed bytes");
+    }
+
+    @Test
+    void aSmallStreamMayInflateMoreThanTheRatioUpToTheFreeBytes() throws IOException {
+        // 512 KiB of identical events compress about 1000:1 but stay under RATIO_FREE_BYTES.
+        byte[] small = bomb(SpbLimits.RATIO_FREE_BYTES / 2);
+        assertTrue(small.length * 100L < SpbLimits.RATIO_FREE_BYTES / 2, small.length + " compressed bytes");
+        SpbFormatException e = assertThrows(SpbFormatException.class, () -> drain(new SpbReader(
+                new ByteArrayInputStream(small), SOURCE, SpbLimits.DEFAULT)));
+        assertEquals(Problem.TRUNCATED, e.problem(), "read to its end: " + e.getMessage());
+    }
+
+    @Test
+    void aDeclaredSizeLowersTheInflatedLimitOnly() {
+        assertEquals(1000, SpbLimits.DEFAULT.forDeclaredSize(1000).maxInflatedBytes());
+        assertEquals(SpbLimits.DEFAULT.maxInflationRatio(), SpbLimits.DEFAULT.forDeclaredSize(1000)
+                .maxInflationRatio());
+        assertEquals(SpbLimits.DEFAULT, SpbLimits.DEFAULT.forDeclaredSize(0));
+        assertEquals(SpbLimits.DEFAULT, SpbLimits.DEFAULT.forDeclaredSize(Long.MAX_VALUE));
     }
 
     @Test
@@ -67,6 +99,7 @@ class SpbLimitsTest {
     void limitsMustBePositive() {
         assertThrows(IllegalArgumentException.class, () -> new SpbLimits(1, 0, 1));
         assertThrows(IllegalArgumentException.class, () -> new SpbLimits(1, 1, 0));
+        assertThrows(IllegalArgumentException.class, () -> new SpbLimits(1, 1, 1, 0));
     }
 
     private static long drain(SpbReader reader) throws IOException {

@@ -57,8 +57,17 @@ class SpbReaderRawEventsTest {
                 .build()).build().toByteArray();
         written.add(known);
         raw.u32(EVENT.code() << 8 | 1).u32(withUnknown.length).bytes(withUnknown);
-        // one event bigger than the reader's 64 KiB buffer
-        EIEvent_p1 big = written.get(0).toBuilder().setL1PassedTrigMask("x".repeat(100_000)).build();
+        // one event bigger than the reader's 64 KiB buffer, every field at its content limit
+        EIEvent_p1.Builder bigger = written.get(0).toBuilder().clearEitoken()
+                .setL1PassedTrigMask("x".repeat(SpbContentLimits.L1_MASK_BYTES))
+                .setL2PassedTrigMask("y".repeat(SpbContentLimits.HLT_MASK_BYTES))
+                .setEFPassedTrigMask("z".repeat(SpbContentLimits.HLT_MASK_BYTES));
+        for (int t = 0; t < SpbContentLimits.TOKENS_PER_EVENT; t++) {
+            bigger.addEitoken(org.eventindex.proto.EventIndexProtos.EItoken_p1.newBuilder()
+                    .setName("Stream" + t).setToken("t".repeat(SpbContentLimits.TOKEN_BYTES)));
+        }
+        EIEvent_p1 big = bigger.build();
+        assertTrue(big.getSerializedSize() > SpbInput.BUFFER_BYTES, "the event is larger than the buffer");
         written.add(big);
         raw.message(EVENT, big);
         byte[] gz = raw.message(END_GUID, end(written.size())).message(TRAILER, trailer(written.size(), 1)).gzip();

@@ -155,9 +155,13 @@ final class Consolidator {
             ObjectFetcher.Opened opened = null;
             try (CountingInputStream in = new CountingInputStream((opened = fetcher.openWithChecksum(o.url())).in())) {
                 // events are kept as they are (scanned, not parsed): the writer side reads them
-                try (SpbReader reader = new SpbReader(in, source, limits).rawEvents()) {
+                try (SpbReader reader = new SpbReader(in, source, limits.forDeclaredSize(o.usize())).rawEvents()) {
                     GuidSelector.Selection selection = GuidSelector.select(reader, o, selected);
                     verifyChecksum(in, opened.sha256(), source);
+                    if (o.usize() > 0 && reader.uncompressedBytes() != o.usize()) {
+                        throw new ConsumeException("object " + source + " inflates to " + reader.uncompressedBytes()
+                                + " bytes, but its producer declared " + o.usize() + " (usize)");
+                    }
                     // only now do the object's records (and run files) count
                     selected.seal();
                     ok = true;
@@ -167,7 +171,9 @@ final class Consolidator {
                     bytes.addAndGet(in.count());
                     metrics.bytesRead.add(in.count());
                 }
-            } catch (FileNotFoundException | SpbFormatException e) {
+            } catch (SpbFormatException e) {
+                throw new ConsumeException(e.getMessage() + beyondDeclaredSize(e, o), e);
+            } catch (FileNotFoundException e) {
                 throw new ConsumeException(e.getMessage(), e);
             } catch (InterruptedIOException e) {
                 throw e;
@@ -185,6 +191,17 @@ final class Consolidator {
         }
         throw new ConsumeException("object " + source + ": reading failed " + attempts + " time(s), last: "
                 + last.getMessage(), last);
+    }
+
+    /**
+     * An object is read within the uncompressed size its producer declared ({@code usize}): one that inflates to more
+     * (refused by the reader) or to less (checked once its bytes are verified) is not the object the producer
+     * described, and is refused for good.
+     */
+    private static String beyondDeclaredSize(SpbFormatException e, SelectedObject o) {
+        boolean declared = e.problem() == SpbFormatException.Problem.OVERSIZE && o.usize() > 0
+                && e.getMessage().contains("inflates to more than " + o.usize() + " bytes");
+        return declared ? ", the uncompressed size (usize) its producer declared" : "";
     }
 
     /**

@@ -4,6 +4,7 @@ import org.eventindex.consolidated.ConsolidatedFileWriter;
 import org.eventindex.consolidated.ConsolidatedMetadata;
 import org.eventindex.consolidated.ConsolidatedSchema;
 import org.eventindex.consolidated.StageRefs;
+import org.eventindex.consolidated.TriggerMenus;
 import org.eventindex.proto.EventIndexProtos.BeginGUID_p1;
 import org.eventindex.proto.EventIndexProtos.EIEvent_p1;
 import org.eventindex.proto.EventIndexProtos.EndGUID_p1;
@@ -94,7 +95,8 @@ public final class ParquetConsolidatedFormat implements ConsolidatedFormat {
         private Header_p1 header;
         private String object = "";
         private BeginGUID_p1 begin;
-        private List<ConsolidatedMetadata.MenuInfo> menus;
+        private List<Integer> menus;
+        private TriggerMenus menuTable;
         private long guidEvents;
         private long events;
         private long simulation;
@@ -108,6 +110,7 @@ public final class ParquetConsolidatedFormat implements ConsolidatedFormat {
         public void header(Header_p1 h) {
             this.header = h;
             this.sorter = new ExternalSorter(spillDir, sortMemoryBytes, h.getInputDsName());
+            this.menuTable = new TriggerMenus(h.getInputDsName());
         }
 
         @Override
@@ -161,11 +164,11 @@ public final class ParquetConsolidatedFormat implements ConsolidatedFormat {
         }
 
         @Override
-        public void triggerMenu(TriggerMenu_p1 m) {
-            menus.add(new ConsolidatedMetadata.MenuInfo(Integer.toUnsignedLong(m.getSMK()),
+        public void triggerMenu(TriggerMenu_p1 m) throws TriggerMenus.LimitException {
+            menus.add(menuTable.add(new ConsolidatedMetadata.MenuInfo(Integer.toUnsignedLong(m.getSMK()),
                     Integer.toUnsignedLong(m.getL1PSK()), Integer.toUnsignedLong(m.getHLTPSK()), m.getL1Menu(),
                     m.hasL2Menu() ? m.getL2Menu() : null, m.hasEFMenu() ? m.getEFMenu() : null,
-                    m.hasHLTMenu() ? m.getHLTMenu() : null));
+                    m.hasHLTMenu() ? m.getHLTMenu() : null)));
         }
 
         @Override
@@ -249,7 +252,7 @@ public final class ParquetConsolidatedFormat implements ConsolidatedFormat {
                 ConsolidatedMetadata meta = new ConsolidatedMetadata(header.getInputDsName(), header.getJobID(),
                         new ConsolidatedMetadata.HeaderInfo(header.getStartProcTime(), header.getTaskID(),
                                 header.getJobID(), header.getProvenanceRef(), header.getTriggerInfo()),
-                        objects, files, parquet.events(), List.copyOf(runs), simulation, endProcTime,
+                        objects, files, menuTable.list(), parquet.events(), List.copyOf(runs), simulation, endProcTime,
                         parquet.finishDigest());
                 parquet.finish(meta.toKeyValues());
                 ok = true;

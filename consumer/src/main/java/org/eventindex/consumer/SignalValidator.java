@@ -117,7 +117,10 @@ public final class SignalValidator {
             } catch (ArithmeticException e) {
                 throw reject(signal, "expected events of its objects add up to more than " + Long.MAX_VALUE);
             }
-            selected.add(new SelectedObject(i, url, guids, o.expectedEvents()));
+            if (o.usize() < 0) {
+                throw reject(signal, "object " + url + " declares a negative uncompressed size " + o.usize());
+            }
+            selected.add(new SelectedObject(i, url, guids, o.expectedEvents(), o.usize()));
         }
         if (total != signal.expectedEvents()) {
             throw reject(signal, "expectedEvents " + signal.expectedEvents() + " is not the sum over its objects ("

@@ -18,7 +18,8 @@ import java.util.Objects;
  * @param header           the consolidated Header (start time, provenance and trigger flags of the first object)
  * @param objects          URLs of the objects read, in signal order
  * @param files            the input files (GUIDs) taken, in signal order, each with its BeginGUID/EndGUID fields and
- *                         trigger menus
+ *                         the indexes of its trigger menus in {@code menus}
+ * @param menus            the distinct trigger menus of the files, each once ({@link TriggerMenus})
  * @param events           rows in the file
  * @param runs             distinct run numbers, ascending
  * @param simulationEvents rows with {@code is_simulation}
@@ -26,7 +27,8 @@ import java.util.Objects;
  * @param rowsSha256       hex SHA-256 over the rows in file order (see {@link RowDigest})
  */
 public record ConsolidatedMetadata(String dataset, String signalId, HeaderInfo header, List<String> objects,
-                                   List<FileInfo> files, long events, List<Long> runs, long simulationEvents,
+                                   List<FileInfo> files, List<MenuInfo> menus, long events, List<Long> runs,
+                                   long simulationEvents,
                                    long endProcTime, String rowsSha256) {
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -36,6 +38,15 @@ public record ConsolidatedMetadata(String dataset, String signalId, HeaderInfo h
         Objects.requireNonNull(header, "header is null");
         objects = List.copyOf(objects);
         files = List.copyOf(files);
+        menus = List.copyOf(menus);
+        for (FileInfo f : files) {
+            for (int m : f.menus()) {
+                if (m < 0 || m >= menus.size()) {
+                    throw new IllegalArgumentException("file " + f.guid() + " refers to trigger menu " + m + " of "
+                            + menus.size());
+                }
+            }
+        }
         runs = List.copyOf(runs);
         Objects.requireNonNull(rowsSha256, "rowsSha256 is null");
     }
@@ -45,17 +56,30 @@ public record ConsolidatedMetadata(String dataset, String signalId, HeaderInfo h
                              boolean triggerInfo) {
     }
 
-    /** One input file: BeginGUID and EndGUID fields, its trigger menus, and the object it came from. */
+    /**
+     * One input file: BeginGUID and EndGUID fields, its trigger menus (indexes into {@link #menus()}, in file order),
+     * and the object it came from.
+     */
     public record FileInfo(String guid, String object, long startProcTime, String amiTag, String trigStream,
-                           String projName, long endProcTime, long nentries, List<MenuInfo> menus) {
+                           String projName, long endProcTime, long nentries, List<Integer> menus) {
         public FileInfo {
             menus = List.copyOf(menus);
         }
     }
 
+    /** A file entry of formats 1 and 2, which held its menus whole. */
+    private record InlineMenusFile(String guid, String object, long startProcTime, String amiTag, String trigStream,
+                                   String projName, long endProcTime, long nentries, List<MenuInfo> menus) {
+    }
+
     /** One TriggerMenu_p1; absent optional menus are null. */
     public record MenuInfo(long smk, long l1psk, long hltpsk, String l1Menu, String l2Menu, String efMenu,
                            String hltMenu) {
+    }
+
+    /** The trigger menus of {@code file}, in its order. */
+    public List<MenuInfo> menusOf(FileInfo file) {
+        return file.menus().stream().map(menus::get).toList();
     }
 
     /** True when every row is simulated (the dataset then belongs in MCEVENTS). */
@@ -71,6 +95,7 @@ public record ConsolidatedMetadata(String dataset, String signalId, HeaderInfo h
         m.put(ConsolidatedSchema.META_HEADER, json(header));
         m.put(ConsolidatedSchema.META_OBJECTS, json(objects));
         m.put(ConsolidatedSchema.META_FILES, json(files));
+        m.put(ConsolidatedSchema.META_TRIGGER_MENUS, json(menus));
         m.put(ConsolidatedSchema.META_EVENTS, Long.toString(events));
         m.put(ConsolidatedSchema.META_RUNS, json(runs));
         m.put(ConsolidatedSchema.META_SIMULATION, Long.toString(simulationEvents));
@@ -85,24 +110,47 @@ public record ConsolidatedMetadata(String dataset, String signalId, HeaderInfo h
      */
     public static ConsolidatedMetadata fromKeyValues(Map<String, String> m, String source) {
         String format = m.get(ConsolidatedSchema.META_FORMAT);
-        if (!ConsolidatedSchema.FORMAT_VERSION.equals(format) && !ConsolidatedSchema.FORMAT_VERSION_1.equals(format)) {
+        boolean inlineMenus = ConsolidatedSchema.FORMAT_VERSION_2.equals(format)
+                || ConsolidatedSchema.FORMAT_VERSION_1.equals(format);
+        if (!ConsolidatedSchema.FORMAT_VERSION.equals(format) && !inlineMenus) {
             throw new IllegalArgumentException(source + " is not an EventIndex consolidated file: "
                     + ConsolidatedSchema.META_FORMAT + " is " + format + ", expected "
-                    + ConsolidatedSchema.FORMAT_VERSION + " or " + ConsolidatedSchema.FORMAT_VERSION_1);
+                    + ConsolidatedSchema.FORMAT_VERSION + ", " + ConsolidatedSchema.FORMAT_VERSION_2 + " or "
+                    + ConsolidatedSchema.FORMAT_VERSION_1);
         }
         try {
+            List<FileInfo> files;
+            List<MenuInfo> menus;
+            String filesJson = need(m, ConsolidatedSchema.META_FILES, source);
+            if (inlineMenus) {
+                TriggerMenus table = new TriggerMenus(need(m, ConsolidatedSchema.META_DATASET, source));
+                files = new java.util.ArrayList<>();
+                for (InlineMenusFile f : JSON.readValue(filesJson, new TypeReference<List<InlineMenusFile>>() { })) {
+                    List<Integer> refs = new java.util.ArrayList<>();
+                    for (MenuInfo menu : f.menus()) {
+                        refs.add(table.add(menu));
+                    }
+                    files.add(new FileInfo(f.guid(), f.object(), f.startProcTime(), f.amiTag(), f.trigStream(),
+                            f.projName(), f.endProcTime(), f.nentries(), refs));
+                }
+                menus = table.list();
+            } else {
+                files = JSON.readValue(filesJson, new TypeReference<>() { });
+                menus = JSON.readValue(need(m, ConsolidatedSchema.META_TRIGGER_MENUS, source),
+                        new TypeReference<>() { });
+            }
             return new ConsolidatedMetadata(
                     need(m, ConsolidatedSchema.META_DATASET, source),
                     need(m, ConsolidatedSchema.META_SIGNAL_ID, source),
                     JSON.readValue(need(m, ConsolidatedSchema.META_HEADER, source), HeaderInfo.class),
                     JSON.readValue(need(m, ConsolidatedSchema.META_OBJECTS, source), new TypeReference<>() { }),
-                    JSON.readValue(need(m, ConsolidatedSchema.META_FILES, source), new TypeReference<>() { }),
+                    files, menus,
                     Long.parseLong(need(m, ConsolidatedSchema.META_EVENTS, source)),
                     JSON.readValue(need(m, ConsolidatedSchema.META_RUNS, source), new TypeReference<>() { }),
                     Long.parseLong(need(m, ConsolidatedSchema.META_SIMULATION, source)),
                     Long.parseLong(need(m, ConsolidatedSchema.META_END_PROC_TIME, source)),
                     need(m, ConsolidatedSchema.META_CHECKSUM, source));
-        } catch (JsonProcessingException | NumberFormatException e) {
+        } catch (JsonProcessingException | NumberFormatException | TriggerMenus.LimitException e) {
             throw new IllegalArgumentException(source + ": malformed EventIndex file metadata: " + e.getMessage(), e);
         }
     }

@@ -52,13 +52,20 @@ public final class ConsolidatedSchema {
     public static final String META_HEADER = "eventindex.header";
     public static final String META_OBJECTS = "eventindex.objects";
     public static final String META_FILES = "eventindex.files";
+    /** Format 3 on: the distinct trigger menus, each once; the files refer to them by index. */
+    public static final String META_TRIGGER_MENUS = "eventindex.trigger_menus";
     public static final String META_EVENTS = "eventindex.events";
     public static final String META_RUNS = "eventindex.runs";
     public static final String META_SIMULATION = "eventindex.simulation_events";
     public static final String META_END_PROC_TIME = "eventindex.end_proc_time";
     public static final String META_CHECKSUM = "eventindex.rows_sha256";
-    /** The format written: format 1 without the {@code tk_*} copies of the stage tokens. */
-    public static final String FORMAT_VERSION = "eventindex-consolidated-2";
+    /**
+     * The format written: format 2 with each distinct trigger menu stored once ({@link #META_TRIGGER_MENUS}) instead
+     * of whole in every file entry of {@link #META_FILES}; the columns are those of format 2.
+     */
+    public static final String FORMAT_VERSION = "eventindex-consolidated-3";
+    /** Format 1 without the {@code tk_*} copies of the stage tokens; still read. */
+    public static final String FORMAT_VERSION_2 = "eventindex-consolidated-2";
     /**
      * The first format, still read: the same columns plus {@code tk_raw}, {@code tk_esd}, {@code tk_aod} and
      * {@code tk} after each stage's GUID, copies of tokens the {@code eitoken} list holds (the reader skips them).

@@ -49,7 +49,7 @@ abstract class EventSource implements Closeable {
             this.reader = reader;
             for (ConsolidatedMetadata.FileInfo f : reader.metadata().files()) {
                 if (!f.menus().isEmpty()) {
-                    ConsolidatedMetadata.MenuInfo m = f.menus().get(0);
+                    ConsolidatedMetadata.MenuInfo m = reader.metadata().menus().get(f.menus().get(0));
                     menus.put(f.guid(), TriggerMenu_p1.newBuilder().setSMK((int) m.smk()).setL1PSK((int) m.l1psk())
                             .setHLTPSK((int) m.hltpsk()).setL1Menu(m.l1Menu() == null ? "" : m.l1Menu()).build());
                 }

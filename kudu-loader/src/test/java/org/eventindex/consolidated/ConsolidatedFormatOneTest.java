@@ -77,11 +77,11 @@ class ConsolidatedFormatOneTest {
 
     @Test
     void anUnknownFormatIsRefusedNamingTheFile(@TempDir Path dir) throws IOException {
-        Path file = dir.resolve("three.parquet");
-        write(file, List.of(ConsolidatedFileWriterTest.event(0, new Random(1))), "eventindex-consolidated-3");
+        Path file = dir.resolve("nine.parquet");
+        write(file, List.of(ConsolidatedFileWriterTest.event(0, new Random(1))), "eventindex-consolidated-9");
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> new ConsolidatedFileReader(new LocalInputFile(file), file.toString()));
-        assertTrue(e.getMessage().contains(file.toString()) && e.getMessage().contains("eventindex-consolidated-3")
+        assertTrue(e.getMessage().contains(file.toString()) && e.getMessage().contains("eventindex-consolidated-9")
                 && e.getMessage().contains(ConsolidatedSchema.FORMAT_VERSION_1), e.getMessage());
     }
 

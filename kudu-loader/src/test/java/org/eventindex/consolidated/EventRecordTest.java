@@ -114,7 +114,7 @@ class EventRecordTest {
 
     static ConsolidatedMetadata metadata(long events, String sha) {
         return new ConsolidatedMetadata("data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1824", "signal-1",
-                new ConsolidatedMetadata.HeaderInfo(1, "task", "job", true, true), List.of(), List.of(), events,
+                new ConsolidatedMetadata.HeaderInfo(1, "task", "job", true, true), List.of(), List.of(), List.of(), events,
                 List.of(327636L), 0, 2, sha);
     }
 }

@@ -231,9 +231,21 @@ class DatasetLoaderIT {
         // Kudu refuses cells above 64 KiB: the one event with such a token must fail the whole load.
         String huge = new org.eventindex.names.PoolToken(TestSpbFiles.guid(6, 0), "C".repeat(70_000),
                 "D82968A1-CF91-4320-B2DD-E0F739CBC7E6", 0x202, 3, 2).format();
-        Path file = TestSpbFiles.write(dir.resolve("d.spb"), dataset, List.of(
-                        new InputFile(TestSpbFiles.guid(6, 0), 1, 2, 3)),
-                e -> e.getEventNumber() == 2 ? e.setEitoken(0, e.getEitoken(0).toBuilder().setToken(huge)) : e);
+        // An SPB file cannot carry such a token (SpbContentLimits); a consolidated file can, so it is written directly.
+        String own = TestSpbFiles.guid(6, 0);
+        Path file = dir.resolve("d.parquet");
+        try (java.io.OutputStream out = java.nio.file.Files.newOutputStream(file)) {
+            org.eventindex.consolidated.ConsolidatedFileWriter w =
+                    new org.eventindex.consolidated.ConsolidatedFileWriter(out);
+            for (long n = 1; n <= 3; n++) {
+                org.eventindex.proto.EventIndexProtos.EIEvent_p1.Builder e = TestSpbFiles.event(n, own, TestSpbFiles.guid(1, 1), TestSpbFiles.guid(1, 2));
+                w.write((n == 2 ? e.setEitoken(0, e.getEitoken(0).toBuilder().setToken(huge)) : e).build(), own);
+            }
+            w.finish(new org.eventindex.consolidated.ConsolidatedMetadata(dataset, "signal-d",
+                    new org.eventindex.consolidated.ConsolidatedMetadata.HeaderInfo(1, "consolidated", "signal-d",
+                            true, true), List.of("s3://x/y"), List.of(), List.of(), w.events(),
+                    List.of((long) TestSpbFiles.RUN), 0, 2, w.finishDigest()).toKeyValues());
+        }
         DatasetLoadException e = assertThrows(DatasetLoadException.class, () -> loader.load(
                 new LoadRequest(dataset, 103, EPOCH, "signal-d", DatasetSource.local(file))));
         assertContains(e.getMessage(), dataset, "refused 1 rows", MAIN.eventsTable());

@@ -216,7 +216,7 @@ class FullModelIT {
             List<Long> runs = sorted.stream().map(x -> (long) x.event().getRunNumber()).distinct().toList();
             w.finish(new ConsolidatedMetadata(dataset, signal,
                     new ConsolidatedMetadata.HeaderInfo(1, "consolidated", signal, true, true), List.of("s3://x/y"),
-                    List.of(), w.events(), runs, simulation, 2, w.finishDigest()).toKeyValues());
+                    List.of(), List.of(), w.events(), runs, simulation, 2, w.finishDigest()).toKeyValues());
         }
         return file;
     }

@@ -134,7 +134,7 @@ class DatasetCacheIT {
             }
             w.finish(new ConsolidatedMetadata(dataset, loadId,
                     new ConsolidatedMetadata.HeaderInfo(1, "consolidated", loadId, true, true), List.of("s3://x/y"),
-                    List.of(), w.events(), List.of((long) RUN), 0, 2, w.finishDigest()).toKeyValues());
+                    List.of(), List.of(), w.events(), List.of((long) RUN), 0, 2, w.finishDigest()).toKeyValues());
         }
         loader.load(new LoadRequest(dataset, dspid, epoch, loadId, DatasetSource.local(file)));
     }

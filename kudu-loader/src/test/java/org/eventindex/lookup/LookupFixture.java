@@ -186,7 +186,7 @@ final class LookupFixture implements AutoCloseable {
             List<Long> runs = sorted.stream().map(x -> (long) x.event().getRunNumber()).distinct().toList();
             w.finish(new ConsolidatedMetadata(dataset, "sig-" + dspid,
                     new ConsolidatedMetadata.HeaderInfo(1, "consolidated", "sig-" + dspid, true, true),
-                    List.of("s3://x/" + dspid), List.of(), w.events(), runs, simulation, 2, w.finishDigest())
+                    List.of("s3://x/" + dspid), List.of(), List.of(), w.events(), runs, simulation, 2, w.finishDigest())
                     .toKeyValues());
         }
         return loader.load(new LoadRequest(dataset, dspid, epoch, "sig-" + dspid, DatasetSource.local(file)));

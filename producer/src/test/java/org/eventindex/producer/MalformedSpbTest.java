@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.eventindex.proto.EventIndexProtos.Header_p1;
+import org.eventindex.spb.SpbContentLimits;
 import org.eventindex.spb.SpbFixtures;
 import org.eventindex.spb.SpbFixtures.Raw;
 import org.eventindex.spb.SpbFormatException.Problem;
@@ -127,7 +128,76 @@ class MalformedSpbTest {
                         .message(SpbMessageType.END_GUID, SpbFixtures.end(0))
                         .message(SpbMessageType.BEGIN_GUID, SpbFixtures.begin(SpbFixtures.GUID_A))
                         .message(SpbMessageType.END_GUID, SpbFixtures.end(0))
-                        .message(SpbMessageType.TRAILER, SpbFixtures.trailer(0, 2)).gzip(), Problem.BAD_CONTENT));
+                        .message(SpbMessageType.TRAILER, SpbFixtures.trailer(0, 2)).gzip(), Problem.BAD_CONTENT),
+                // Hostile content within the message limit (SpbContentLimits): the same limits as the consumer's.
+                Arguments.of("L1Menu over its limit", withMenuAndEvent(SpbFixtures.menu().toBuilder()
+                        .setL1Menu("L".repeat(SpbContentLimits.MENU_BYTES + 1)).build(), SpbFixtures.event(1, 1)),
+                        Problem.OVERSIZE),
+                Arguments.of("EF mask over its limit", withMenuAndEvent(SpbFixtures.menu(), SpbFixtures.event(1, 1)
+                        .toBuilder().setEFPassedTrigMask("!".repeat(SpbContentLimits.HLT_MASK_BYTES + 1)).build()),
+                        Problem.OVERSIZE),
+                Arguments.of("token over its limit", withMenuAndEvent(SpbFixtures.menu(), SpbFixtures.event(1, 1)
+                        .toBuilder().setEitoken(0, SpbFixtures.event(1, 1).getEitoken(0).toBuilder()
+                                .setToken("T".repeat(SpbContentLimits.TOKEN_BYTES + 1))).build()), Problem.OVERSIZE),
+                Arguments.of("menus over their count", withMenus(SpbContentLimits.MENUS_PER_FILE + 1),
+                        Problem.OVERSIZE));
+    }
+
+    private static byte[] withMenuAndEvent(org.eventindex.proto.EventIndexProtos.TriggerMenu_p1 menu,
+                                           org.eventindex.proto.EventIndexProtos.EIEvent_p1 event) {
+        return Raw.start().message(SpbMessageType.HEADER, SpbFixtures.header())
+                .message(SpbMessageType.BEGIN_GUID, SpbFixtures.begin(SpbFixtures.GUID_A))
+                .message(SpbMessageType.TRIGGER_MENU, menu)
+                .message(SpbMessageType.EVENT, event)
+                .message(SpbMessageType.END_GUID, SpbFixtures.end(1))
+                .message(SpbMessageType.TRAILER, SpbFixtures.trailer(1, 1)).gzip();
+    }
+
+    private static byte[] withMenus(int menus) {
+        Raw r = Raw.start().message(SpbMessageType.HEADER, SpbFixtures.header())
+                .message(SpbMessageType.BEGIN_GUID, SpbFixtures.begin(SpbFixtures.GUID_A));
+        for (int i = 0; i < menus; i++) {
+            r.message(SpbMessageType.TRIGGER_MENU, SpbFixtures.menu());
+        }
+        return r.message(SpbMessageType.END_GUID, SpbFixtures.end(0))
+                .message(SpbMessageType.TRAILER, SpbFixtures.trailer(0, 1)).gzip();
+    }
+
+    /**
+     * The object of issue 19 (70 TriggerMenus of a 15 MiB L1Menu of one character, each under the 16 MiB message
+     * limit; about 1 MB after gzip -9): {@code --dry-run} used to call it valid. It is bad input now.
+     */
+    @Test
+    void theMenuBombOfIssue19IsBadInputForADryRun() throws IOException {
+        byte[] menu = new Raw().message(SpbMessageType.TRIGGER_MENU, SpbFixtures.menu().toBuilder()
+                .setL1Menu("L".repeat(15 << 20)).build()).plain();
+        Path file = dir.resolve("menu-bomb.ei.spb");
+        try (java.io.OutputStream gz = new java.util.zip.GZIPOutputStream(Files.newOutputStream(file), 1 << 16) {
+            {
+                def.setLevel(java.util.zip.Deflater.BEST_COMPRESSION);
+            }
+        }) {
+            gz.write(Raw.start().message(SpbMessageType.HEADER, SpbFixtures.header())
+                    .message(SpbMessageType.BEGIN_GUID, SpbFixtures.begin(SpbFixtures.GUID_A)).plain());
+            for (int i = 0; i < 70; i++) {
+                gz.write(menu);
+            }
+            Raw rest = new Raw();
+            for (int i = 0; i < 20; i++) {
+                rest.message(SpbMessageType.EVENT, SpbFixtures.event(1, i + 1));
+            }
+            gz.write(rest.message(SpbMessageType.END_GUID, SpbFixtures.end(20))
+                    .message(SpbMessageType.TRAILER, SpbFixtures.trailer(20, 1)).plain());
+        }
+        assertTrue(Files.size(file) < 2 << 20, Files.size(file) + " bytes");
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = new ProducerCli(Map.of(), new PrintStream(new ByteArrayOutputStream(), true,
+                StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8), TestRetry.fast(),
+                Clock.systemUTC()).run(List.of(file.toString(), "--dry-run", "--s3-endpoint", "http://127.0.0.1:9",
+                "--bucket", "b12"));
+        String stderr = err.toString(StandardCharsets.UTF_8).strip();
+        assertEquals(ExitCode.BAD_INPUT.code(), code, stderr);
+        assertTrue(stderr.contains(file.toString()) && stderr.contains(": OVERSIZE: "), stderr);
     }
 
     /** One GUID with two events, then the given trailer. */

@@ -297,7 +297,7 @@ final class SqlFixture implements ExtensionContext.Store.CloseableResource {
             List<Long> runs = sorted.stream().map(x -> (long) x.run()).distinct().toList();
             w.finish(new ConsolidatedMetadata(ds.name(), signal,
                     new ConsolidatedMetadata.HeaderInfo(1, "consolidated", signal, true, true),
-                    List.of("s3://eventindex/" + ds.dspid()), List.of(), w.events(), runs, simulation, 2,
+                    List.of("s3://eventindex/" + ds.dspid()), List.of(), List.of(), w.events(), runs, simulation, 2,
                     w.finishDigest()).toKeyValues());
         }
         loader[0] = new DatasetLoader(kudu.client(), tables, LoaderSettings.defaults(),

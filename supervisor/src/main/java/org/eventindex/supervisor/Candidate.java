@@ -10,10 +10,11 @@ import java.util.Objects;
  *
  * @param url   the object's {@code s3://} URL, unique within the dataset
  * @param size  object size in bytes
+ * @param usize the object's uncompressed size as its producer reported it ({@code usize}); 0 when not known
  * @param seq   journal sequence number of the report: the order in which candidates compete
  * @param guids the input files the object holds, with the producer's event counts
  */
-record Candidate(String url, long size, long seq, List<GuidInfo> guids) {
+record Candidate(String url, long size, long usize, long seq, List<GuidInfo> guids) {
     Candidate {
         Objects.requireNonNull(url, "url is null");
         guids = List.copyOf(Objects.requireNonNull(guids, "guids is null"));

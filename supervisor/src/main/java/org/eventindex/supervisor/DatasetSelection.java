@@ -95,10 +95,10 @@ final class DatasetSelection {
         }
 
         Map<String, List<GuidInfo>> perObject = new TreeMap<>();
-        Map<String, Long> sizes = new HashMap<>();
+        Map<String, Candidate> byUrl = new HashMap<>();
         for (Map.Entry<String, Candidate> e : winner.entrySet()) {
             perObject.computeIfAbsent(e.getValue().url(), u -> new ArrayList<>()).add(winningClaim.get(e.getKey()));
-            sizes.put(e.getValue().url(), e.getValue().size());
+            byUrl.put(e.getValue().url(), e.getValue());
         }
         List<SignalObject> objects = new ArrayList<>(perObject.size());
         long total = 0;
@@ -107,8 +107,9 @@ final class DatasetSelection {
             claims.sort(FILE_ORDER);
             long events = claims.stream().mapToLong(GuidInfo::nevents).sum();
             total += events;
-            objects.add(new SignalObject(e.getKey(), sizes.get(e.getKey()),
-                    claims.stream().map(GuidInfo::guid).toList(), events));
+            Candidate c = byUrl.get(e.getKey());
+            objects.add(new SignalObject(e.getKey(), c.size(), c.usize(), claims.stream().map(GuidInfo::guid).toList(),
+                    events));
         }
         List<String> unused = new ArrayList<>();
         for (Candidate c : ordered) {

@@ -261,7 +261,7 @@ final class SupervisorEngine {
         if (!late) {
             List<Candidate> candidates = new ArrayList<>();
             existing.ifPresent(d -> candidates.addAll(d.validCandidates()));
-            candidates.add(new Candidate(info.url(), info.size(), recorder.nextSeq(), info.guids()));
+            candidates.add(new Candidate(info.url(), info.size(), info.usize(), recorder.nextSeq(), info.guids()));
             List<DatasetManifest.ManifestFile> manifest = existing.map(d -> d.manifest).orElse(null);
             planned = planning.planIfComplete(existing.orElse(null), name, manifest,
                     DatasetSelection.select(manifest, candidates));

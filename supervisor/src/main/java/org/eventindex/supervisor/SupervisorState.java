@@ -144,7 +144,7 @@ final class SupervisorState {
         if (!d.urls.add(info.url())) {
             return;
         }
-        d.candidates.add(new Candidate(info.url(), info.size(), seq, info.guids()));
+        d.candidates.add(new Candidate(info.url(), info.size(), info.usize(), seq, info.guids()));
         if (d.signalled()) {
             d.lateObjects.add(info.url());
         } else {

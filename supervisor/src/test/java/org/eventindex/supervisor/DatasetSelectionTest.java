@@ -60,6 +60,13 @@ class DatasetSelectionTest {
     }
 
     @Test
+    void theSignalCarriesEachObjectsSizeAndUncompressedSizeAsItsProducerReported() {
+        Selection s = DatasetSelection.select(List.of(file("G1", 10)),
+                List.of(new Candidate(url("a"), 1234, 98_765, 1, List.of(guid("G1", 0, 10)))));
+        assertEquals(List.of(new SignalObject(url("a"), 1234, 98_765, List.of("G1"), 10)), s.objects());
+    }
+
+    @Test
     void invalidCountsLeaveTheFileMissing() {
         Selection s = DatasetSelection.select(
                 List.of(file("G1", 10), file("G2", 20)),

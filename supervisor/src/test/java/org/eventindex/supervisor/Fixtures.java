@@ -93,7 +93,7 @@ final class Fixtures {
     }
 
     static Candidate candidate(String name, long seq, GuidInfo... guids) {
-        return new Candidate(url(name), 1000, seq, new ArrayList<>(List.of(guids)));
+        return new Candidate(url(name), 1000, 0, seq, new ArrayList<>(List.of(guids)));
     }
 
     /** A clock tests move by hand. */
