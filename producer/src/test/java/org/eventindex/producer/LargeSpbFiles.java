@@ -17,11 +17,13 @@ import org.eventindex.spb.SpbReader;
 
 /**
  * Writes a valid SPB file of a given size quickly: gzip with stored (level 0) deflate blocks, so the file is as
- * large as its content and writing is I/O bound (~1 GB in seconds), with events carrying a long provenance token.
+ * large as its content and writing is I/O bound (~1 GB in seconds), with events carrying long provenance tokens.
  * The producer cannot tell: it validates, digests and uploads the bytes as for any SPB file.
  */
 final class LargeSpbFiles {
-    private static final int TOKEN_CHARS = 60_000;
+    /** Long provenance tokens, as many and as long as {@link org.eventindex.spb.SpbContentLimits} allows. */
+    private static final int TOKEN_CHARS = org.eventindex.spb.SpbContentLimits.TOKEN_BYTES;
+    private static final int TOKENS = org.eventindex.spb.SpbContentLimits.TOKENS_PER_EVENT - 1;
 
     private LargeSpbFiles() {
     }
@@ -49,9 +51,11 @@ final class LargeSpbFiles {
             out.message(SpbMessageType.BEGIN_GUID, SpbFixtures.begin(SpbFixtures.GUID_A).toByteArray());
             while (out.bytes < minBytes) {
                 events++;
-                EIEvent_p1 event = SpbFixtures.event(1, events).toBuilder()
-                        .addEitoken(EItoken_p1.newBuilder().setName("StreamRAW").setToken(filler)).build();
-                out.message(SpbMessageType.EVENT, event.toByteArray());
+                EIEvent_p1.Builder event = SpbFixtures.event(1, events).toBuilder();
+                for (int t = 0; t < TOKENS; t++) {
+                    event.addEitoken(EItoken_p1.newBuilder().setName("StreamRAW" + t).setToken(filler));
+                }
+                out.message(SpbMessageType.EVENT, event.build().toByteArray());
             }
             out.message(SpbMessageType.END_GUID, SpbFixtures.end((int) events).toByteArray());
             out.message(SpbMessageType.TRAILER, SpbFixtures.trailer((int) events, 1).toByteArray());
