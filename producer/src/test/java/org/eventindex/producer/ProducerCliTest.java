@@ -204,6 +204,20 @@ class ProducerCliTest {
         assertEquals(0, broker.queueSize(queue));
     }
 
+    /** Event numbers are uint64: the message carries them as unsigned decimals, as the experiment's producer does. */
+    @Test
+    void eventNumbersOf2To63AndAboveAreSentAsUnsignedDecimals() throws Exception {
+        Path file = TestSpbFiles.write(dir.resolve("job.ei.spb"), "12345678.G", "4000000001.1",
+                new long[] {Long.parseUnsignedLong("9223372036854776007"), -1L,
+                        Long.parseUnsignedLong("9223372036854775809")},
+                new long[] {7, Long.MAX_VALUE});
+        assertEquals(0, run(env(), args(file, broker.stompEndpoints())), stderr.toString());
+
+        String body = new String(receive(queue).body(), StandardCharsets.UTF_8);
+        assertTrue(body.contains("\"runevtRanges\":{\"327636\":[9223372036854775809,18446744073709551615]}"), body);
+        assertTrue(body.contains("\"runevtRanges\":{\"327636\":[7,9223372036854775807]}"), body);
+    }
+
     @Test
     void dryRunStoresAndSendsNothing() throws Exception {
         Path file = TestSpbFiles.write(dir.resolve("job.ei.spb"), "12345678.G", "1.1", 3);
