@@ -94,7 +94,7 @@ final class Fixtures {
     }
 
     static Candidate candidate(String name, long seq, GuidInfo... guids) {
-        return new Candidate(url(name), 1000, seq, new ArrayList<>(List.of(guids)));
+        return new Candidate(url(name), 1000, seq, new ArrayList<>(List.of(guids)), "m-" + name);
     }
 
     /** A clock tests move by hand. */
