@@ -2,14 +2,14 @@ package org.eventindex.message;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 
-import java.util.List;
 import java.util.Map;
 
 /**
  * Statistics of one input file (identified by its GUID) inside one producer object, as the experiment's producer
  * sends them in the {@code guids} list of its control message.
  *
- * @param runevtRanges per run number (as a decimal string) the smallest and largest event number seen
+ * @param runevtRanges per run number (as a decimal string) the smallest and largest event number seen, unsigned
+ *                     (uint64, see {@link EventRange})
  */
 public record GuidInfo(
         @JsonProperty("guid") String guid,
@@ -21,5 +21,5 @@ public record GuidInfo(
         @JsonProperty("AMITag") String amiTag,
         @JsonProperty("trigStream") String trigStream,
         @JsonProperty("projName") String projName,
-        @JsonProperty("runevtRanges") Map<String, List<Long>> runevtRanges) {
+        @JsonProperty("runevtRanges") Map<String, EventRange> runevtRanges) {
 }

@@ -1,5 +1,6 @@
 package org.eventindex.spb;
 
+import org.eventindex.message.EventRange;
 import org.eventindex.message.GuidInfo;
 import org.eventindex.proto.EventIndexProtos.BeginGUID_p1;
 import org.eventindex.proto.EventIndexProtos.EIEvent_p1;
@@ -114,12 +115,12 @@ public record SpbSummary(
         }
 
         GuidInfo finish(long endProcTime) {
-            Map<String, List<Long>> ranges = new LinkedHashMap<>();
+            Map<String, EventRange> ranges = new LinkedHashMap<>();
             long unique = 0;
             for (Map.Entry<Integer, RunStats> e : runs.entrySet()) {
                 RunStats s = e.getValue();
                 unique += s.events.size();
-                ranges.put(Integer.toUnsignedString(e.getKey()), List.of(s.min, s.max));
+                ranges.put(Integer.toUnsignedString(e.getKey()), new EventRange(s.min, s.max));
             }
             return new GuidInfo(begin.getGuid(), fileno, nevents, unique, begin.getStartProcTime(), endProcTime,
                     begin.getAMITag(), begin.getTrigStream(), begin.getProjName(),
@@ -129,16 +130,16 @@ public record SpbSummary(
 
     private static final class RunStats {
         final LongHashSet events = new LongHashSet(1024);
-        long min = Long.MAX_VALUE;
-        long max = Long.MIN_VALUE;
+        // Event numbers are uint64: unsigned order, so that 2^63 and above sort after the rest.
+        long min = -1L; // 2^64 - 1, the largest uint64
+        long max = 0;
 
         void add(long eventNumber) {
             events.add(eventNumber);
-            // Event numbers are uint64; real ones stay below 2^63, where signed order is the right order.
-            if (eventNumber < min) {
+            if (Long.compareUnsigned(eventNumber, min) < 0) {
                 min = eventNumber;
             }
-            if (eventNumber > max) {
+            if (Long.compareUnsigned(eventNumber, max) > 0) {
                 max = eventNumber;
             }
         }

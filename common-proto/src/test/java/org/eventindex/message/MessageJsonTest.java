@@ -10,6 +10,7 @@ import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class MessageJsonTest {
 
@@ -61,7 +62,7 @@ class MessageJsonTest {
         assertEquals("f838_m1824", g.amiTag());
         assertEquals("physics_Main", g.trigStream());
         assertEquals("data17_13TeV", g.projName());
-        assertEquals(Map.of("327636", List.of(1L, 99L)), g.runevtRanges());
+        assertEquals(Map.of("327636", new EventRange(1, 99)), g.runevtRanges());
         assertEquals("atlas-eventindex", S3ObjectUrl.parse(d.url()).bucket());
     }
 
@@ -103,6 +104,45 @@ class MessageJsonTest {
                 new DatasetManifest.ManifestFile("5F2B1D3C-0A9E-E711-8C4A-02163E01A2B3", 100),
                 new DatasetManifest.ManifestFile("11111111-2222-3333-4444-555555555555", -1)));
         assertEquals(m, Json.read(Json.write(m), DatasetManifest.class));
+    }
+
+    /** Event numbers are uint64: the experiment's producer writes them as unsigned decimals, up to 2^64 - 1. */
+    @Test
+    void eventNumbersOf2To63AndAboveAreReadAndWrittenAsUnsignedDecimals() throws IOException {
+        String json = PRODUCER_JSON.replace("\"runevtRanges\": {\"327636\": [1, 99]}",
+                "\"runevtRanges\": {\"327636\": [9223372036854776007, 18446744073709551615], \"327637\": [0, 5]}");
+        ProducerMessage m = Json.read(json.getBytes(StandardCharsets.UTF_8), ProducerMessage.class);
+        EventRange r = m.data().guids().get(0).runevtRanges().get("327636");
+        assertEquals(Long.parseUnsignedLong("9223372036854776007"), r.min());
+        assertEquals(-1L, r.max(), "2^64 - 1: every bit set");
+        assertEquals("[9223372036854776007, 18446744073709551615]", r.toString());
+        assertEquals(new EventRange(0, 5), m.data().guids().get(0).runevtRanges().get("327637"));
+
+        byte[] written = Json.write(m);
+        JsonNode range = Json.tree(written).get("data").get("guids").get(0).get("runevtRanges").get("327636");
+        assertEquals("[9223372036854776007,18446744073709551615]", range.toString(), "unsigned decimals");
+        assertEquals(m, Json.read(written, ProducerMessage.class));
+        assertEquals(m, Json.mapper().treeToValue(Json.tree(written), ProducerMessage.class), "through a JSON tree");
+    }
+
+    /** Earlier producers of this project wrote the 64 bits as a signed long; journals may hold that form. */
+    @Test
+    void theOlderSignedFormReadsAsItsUnsignedValue() throws IOException {
+        String json = PRODUCER_JSON.replace("[1, 99]", "[-9223372036854775789, 9223372036854775788]");
+        EventRange r = Json.read(json.getBytes(StandardCharsets.UTF_8), ProducerMessage.class).data().guids().get(0)
+                .runevtRanges().get("327636");
+        assertEquals("[9223372036854775827, 9223372036854775788]", r.toString());
+    }
+
+    @Test
+    void anEventRangeThatIsNotTwoUint64sIsRefusedNamingTheRun() {
+        for (String bad : List.of("[1, 18446744073709551616]", "[-9223372036854775809, 1]", "[1]", "[1, 2, 3]",
+                "[1.5, 2]", "\"1-2\"")) {
+            String json = PRODUCER_JSON.replace("[1, 99]", bad);
+            IOException e = assertThrows(IOException.class,
+                    () -> Json.read(json.getBytes(StandardCharsets.UTF_8), ProducerMessage.class), bad);
+            assertTrue(e.getMessage().contains("event range of run 327636"), bad + ": " + e.getMessage());
+        }
     }
 
     @Test

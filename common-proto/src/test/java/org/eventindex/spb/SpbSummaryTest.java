@@ -1,5 +1,6 @@
 package org.eventindex.spb;
 
+import org.eventindex.message.EventRange;
 import org.eventindex.message.GuidInfo;
 import org.eventindex.spb.SpbFormatException.Problem;
 import org.junit.jupiter.api.Test;
@@ -61,7 +62,7 @@ class SpbSummaryTest {
         assertEquals("f838_m1824", a.amiTag());
         assertEquals("physics_Main", a.trigStream());
         assertEquals("data17_13TeV", a.projName());
-        assertEquals(Map.of("327636", List.of(3L, 10L), "327637", List.of(0L, 0L)), a.runevtRanges());
+        assertEquals(Map.of("327636", new EventRange(3, 10), "327637", new EventRange(0, 0)), a.runevtRanges());
         assertEquals(List.of("327636", "327637"), List.copyOf(a.runevtRanges().keySet()));
 
         GuidInfo b = s.guids().get(1);
@@ -69,6 +70,28 @@ class SpbSummaryTest {
         assertEquals(1, b.nuevents());
         assertEquals(3_000, b.fileStartProcTime());
         assertEquals("r1", b.amiTag());
+    }
+
+    /** Event numbers are uint64: 2^63 and above are the largest, not negative. */
+    @Test
+    void eventRangesAreInUnsignedOrder() throws IOException {
+        long above = Long.parseUnsignedLong("9223372036854776007");
+        Path file = dir.resolve("big.ei.spb");
+        try (OutputStream out = Files.newOutputStream(file); SpbWriter w = new SpbWriter(out)) {
+            w.header(header());
+            w.beginGuid(begin(GUID_A));
+            w.event(event(327636, above));
+            w.event(event(327636, 7));
+            w.event(event(327636, -1L)); // 18446744073709551615
+            w.event(event(327637, above));
+            w.event(event(327637, Long.MAX_VALUE));
+            w.endGuid(2_000);
+            w.finish(3_000);
+        }
+        GuidInfo g = SpbSummary.scan(file, SpbLimits.DEFAULT).guids().get(0);
+        assertEquals(new EventRange(7, -1L), g.runevtRanges().get("327636"));
+        assertEquals("[7, 18446744073709551615]", g.runevtRanges().get("327636").toString());
+        assertEquals(new EventRange(Long.MAX_VALUE, above), g.runevtRanges().get("327637"));
     }
 
     @Test

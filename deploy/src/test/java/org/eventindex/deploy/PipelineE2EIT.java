@@ -7,6 +7,7 @@ import org.eventindex.gen.GeneratedJob;
 import org.eventindex.gen.GeneratorSpec;
 import org.eventindex.kudu.DatasetRecord;
 import org.eventindex.kudu.EventCounts;
+import org.eventindex.message.EventRange;
 import org.eventindex.message.GuidInfo;
 import org.eventindex.message.Json;
 import org.eventindex.message.ProducerInfo;
@@ -171,7 +172,7 @@ final class PipelineE2EIT {
         // With the shared producer login: "job <victim job>9" announces the object the real producer stored.
         ProducerInfo forged = new ProducerInfo(100, 200, "1", victim.taskID(), victim.jobID() + "9", 1, 2, name, 1, 1,
                 1, "0123456789abcdef0123456789abcdef", 3, url, List.of(new GuidInfo(ds.jobs().get(0).guids().get(0),
-                0, 1, 1, 1, 2, "f1", "physics_Main", "data18_13TeV", Map.of("350013", List.of(1L, 1L)))));
+                0, 1, 1, 1, 2, "f1", "physics_Main", "data18_13TeV", Map.of("350013", new EventRange(1, 1)))));
         long rejectedBefore = stack.supervisor().metrics().value("eventindex_supervisor_rejected_wrong_key_total");
         try (StompSender sender = new StompSender(stack.brokerLogins().settings(stack.broker().stompEndpoints(),
                 BrokerLogins.PRODUCER))) {

@@ -37,6 +37,10 @@ public final class Producer {
     /** @return the message that the broker acknowledged */
     public ProducerMessage publish(UploadPlan plan) throws ProducerException {
         requireNonNull(plan, "plan is null");
+        if (plan.url() == null) {
+            throw new IllegalArgumentException("the plan of " + plan.file().path() + " has no bucket and URL: it is a"
+                    + " dry run's and cannot be published");
+        }
         RetryPolicy.Budget budget = retry.start();
         budget.run("connect to the broker", () -> {
             channel.connect();

@@ -34,6 +34,8 @@ public final class ProducerArgs {
     public static final String USAGE = """
             Usage: java -jar eventindex-producer.jar FILE.ei.spb --brokers [stomp+ssl://]HOST:PORT[,...]
                      --s3-endpoint http://HOST:PORT --bucket BUCKET [options]
+                   java -jar eventindex-producer.jar FILE.ei.spb --dry-run
+                     [--s3-endpoint http://HOST:PORT --bucket BUCKET] [options]
 
             Validates an EventIndex SPB file, stores it as one S3 object and sends one control message to the
             supervisor's STOMP queue.
@@ -53,7 +55,9 @@ public final class ProducerArgs {
               --secret-key-file FILE  file holding the S3 secret key (or env %s)
               --retry-deadline SECS   total time in which failed remote steps are retried with capped
                                       exponential backoff and jitter (default %d)
-              --dry-run               validate and print the object key and message; store and send nothing
+              --dry-run               validate and print the object key and message; store and send nothing,
+                                      contact nothing: --brokers, --s3-endpoint, --bucket and secrets are
+                                      optional (with --s3-endpoint and --bucket the object URL is printed too)
               -v, --verbose           print per input file (GUID) events and unique events, totals and
                                       bytes per event; log each step to stderr
               --json                  print the result as one JSON object on stdout
@@ -126,10 +130,17 @@ public final class ProducerArgs {
             throw badArgs("no SPB file given");
         }
         boolean dryRun = flags.contains("--dry-run");
-        URI s3 = s3Endpoint(require(values, "--s3-endpoint"));
-        String bucket = require(values, "--bucket");
-        if (!BUCKET.matcher(bucket).matches()) {
-            throw badArgs("--bucket '" + bucket + "' is not a valid S3 bucket name");
+        URI s3 = null;
+        String bucket = null;
+        if (!dryRun || values.containsKey("--s3-endpoint") || values.containsKey("--bucket")) {
+            // A dry run contacts nothing: without both it only cannot name the object's URL.
+            String why = dryRun ? " with --dry-run when the other is given (the object URL needs both)"
+                    : " to store the object (only --dry-run runs without it)";
+            s3 = s3Endpoint(require(values, "--s3-endpoint", why));
+            bucket = require(values, "--bucket", why);
+            if (!BUCKET.matcher(bucket).matches()) {
+                throw badArgs("--bucket '" + bucket + "' is not a valid S3 bucket name");
+            }
         }
         List<StompEndpoint> brokers = List.of();
         boolean tls = false;
@@ -141,7 +152,7 @@ public final class ProducerArgs {
         String user = values.get("--user");
         String password = secret(values.get("--password-file"), env, ENV_STOMP_PASSWORD);
         if (!dryRun) {
-            String list = require(values, "--brokers");
+            String list = require(values, "--brokers", " to send the message (only --dry-run runs without it)");
             tls = isTls(list);
             try {
                 brokers = StompEndpoint.parseList(stripSchemes(list));
@@ -213,10 +224,10 @@ public final class ProducerArgs {
         }
     }
 
-    private static String require(Map<String, String> values, String name) throws ProducerException {
+    private static String require(Map<String, String> values, String name, String why) throws ProducerException {
         String v = values.get(name);
         if (v == null || v.isBlank()) {
-            throw badArgs(name + " is required");
+            throw badArgs(name + " is required" + why);
         }
         return v;
     }

@@ -148,7 +148,7 @@ public final class ProducerCli {
             result.put("file", plan.file().path().toString());
             result.put("bucket", plan.bucket());
             result.put("key", plan.key().key());
-            result.put("url", plan.url().toString());
+            result.put("url", plan.url() == null ? null : plan.url().toString());
             result.put("sha256", plan.file().sha256());
             result.put("queue", queue);
             result.put("summary", RunSummary.json(plan));
@@ -159,7 +159,8 @@ public final class ProducerCli {
         String what = plan.file().path() + " (" + plan.info().nevents() + " events, " + plan.info().nfiles()
                 + " input files, " + plan.file().size() + " bytes)";
         if ("dry-run".equals(status)) {
-            out.println("dry run: " + what + " is valid; would store it as " + plan.url() + " and send message "
+            out.println("dry run: " + what + " is valid; would store it as " + (plan.url() != null ? plan.url()
+                    : "key " + plan.key().key() + " (no --s3-endpoint and --bucket given)") + " and send message "
                     + message.id() + " to " + queue);
         } else {
             out.println("stored " + what + " as " + plan.url() + "; message " + message.id()

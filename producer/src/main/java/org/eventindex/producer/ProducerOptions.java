@@ -10,7 +10,8 @@ import org.eventindex.stomp.StompEndpoint;
 
 /**
  * A parsed command line. Secrets (STOMP password, S3 secret key) never appear in {@link #toString()}.
- * In a dry run {@code brokers}, {@code accessKey} and {@code secretKey} may be absent (empty list / null).
+ * In a dry run {@code brokers}, {@code accessKey} and {@code secretKey} may be absent (empty list / null), and so may
+ * {@code s3Endpoint} and {@code bucket} (both null: the object's URL is not known).
  * {@code retryDeadline} is null unless {@code --retry-deadline} was given (the retry policy's own deadline applies).
  */
 public record ProducerOptions(Path file, List<StompEndpoint> brokers, String queue, String user, String password,
@@ -21,8 +22,10 @@ public record ProducerOptions(Path file, List<StompEndpoint> brokers, String que
         requireNonNull(file, "file is null");
         brokers = List.copyOf(requireNonNull(brokers, "brokers is null"));
         requireNonNull(queue, "queue is null");
-        requireNonNull(s3Endpoint, "s3Endpoint is null");
-        requireNonNull(bucket, "bucket is null");
+        if (!dryRun || s3Endpoint != null || bucket != null) {
+            requireNonNull(s3Endpoint, "s3Endpoint is null");
+            requireNonNull(bucket, "bucket is null");
+        }
         requireNonNull(tls, "tls is null");
     }
 

@@ -17,6 +17,8 @@ import org.eventindex.spb.SpbSummary;
  * Everything decided before anything remote is touched: the object key and URL, the object metadata and the
  * message to send. A dry run prints this and stops.
  *
+ * @param bucket    null only in a dry run without {@code --s3-endpoint} and {@code --bucket}
+ * @param url       null with {@code bucket} (and so is the info's url)
  * @param messageId the id of the control message; stays the same when sending is retried
  */
 public record UploadPlan(ScannedFile file, String bucket, ObjectKey key, S3ObjectUrl url, ProducerInfo info,
@@ -28,16 +30,18 @@ public record UploadPlan(ScannedFile file, String bucket, ObjectKey key, S3Objec
 
     public UploadPlan {
         requireNonNull(file, "file is null");
-        requireNonNull(bucket, "bucket is null");
         requireNonNull(key, "key is null");
-        requireNonNull(url, "url is null");
+        if ((bucket == null) != (url == null)) {
+            throw new IllegalArgumentException("bucket and url go together: " + bucket + ", " + url);
+        }
         requireNonNull(info, "info is null");
         metadata = Map.copyOf(requireNonNull(metadata, "metadata is null"));
         requireNonNull(messageId, "messageId is null");
     }
 
     /**
-     * @param s3Endpoint {@code http(s)://host[:port]}; its host and port go into the object URL
+     * @param s3Endpoint {@code http(s)://host[:port]}; its host and port go into the object URL (null with
+     *                   {@code bucket}: a dry run's plan, without URL)
      * @param uuid       this run's uuid: part of the key and of the info
      * @throws ProducerException {@link ExitCode#BAD_INPUT} when the file's taskID / jobID cannot form a key or a
      *                           metadata value cannot travel in an HTTP header
@@ -45,8 +49,9 @@ public record UploadPlan(ScannedFile file, String bucket, ObjectKey key, S3Objec
     public static UploadPlan of(ScannedFile file, URI s3Endpoint, String bucket, UUID uuid, UUID messageId,
                                 long nowMillis) throws ProducerException {
         requireNonNull(file, "file is null");
-        requireNonNull(s3Endpoint, "s3Endpoint is null");
-        requireNonNull(bucket, "bucket is null");
+        if ((s3Endpoint == null) != (bucket == null)) {
+            throw new IllegalArgumentException("s3Endpoint and bucket go together: " + s3Endpoint + ", " + bucket);
+        }
         SpbSummary s = file.summary();
         String uuidHex = hex(requireNonNull(uuid, "uuid is null"));
         try {
@@ -62,11 +67,15 @@ public record UploadPlan(ScannedFile file, String bucket, ObjectKey key, S3Objec
         } catch (IllegalArgumentException e) {
             throw new ProducerException(ExitCode.BAD_INPUT, file.path() + ": " + e.getMessage(), e);
         }
-        S3ObjectUrl url = new S3ObjectUrl(s3Endpoint.getHost(), port(s3Endpoint), bucket, key.key());
+        S3ObjectUrl url = s3Endpoint == null ? null
+                : new S3ObjectUrl(s3Endpoint.getHost(), port(s3Endpoint), bucket, key.key());
         ProducerInfo info = new ProducerInfo(file.size(), s.uncompressedBytes(), INFO_VERSION, s.taskID(), s.jobID(),
                 s.startProcTime(), s.endProcTime(), s.inputDsName(), s.nevents(), s.nuevents(), s.guids().size(),
-                uuidHex, nowMillis, url.toString(), s.guids());
+                uuidHex, nowMillis, url == null ? null : url.toString(), s.guids());
         Map<String, String> metadata = new LinkedHashMap<>(info.objectMetadata());
+        if (url == null) {
+            metadata.remove("url"); // a dry run's plan: nothing is stored
+        }
         metadata.put(SHA256_METADATA, file.sha256());
         for (Map.Entry<String, String> e : metadata.entrySet()) {
             if (!isHeaderSafe(e.getValue())) {

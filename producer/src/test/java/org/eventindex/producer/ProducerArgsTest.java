@@ -84,6 +84,39 @@ class ProducerArgsTest {
         assertTrue(ProducerArgs.wantsHelp(List.of("f", "--help")));
     }
 
+    /** A dry run contacts nothing, so it needs no S3 endpoint and bucket either; the object URL is then unknown. */
+    @Test
+    void dryRunNeedsNoS3EndpointOrBucket() throws ProducerException {
+        ProducerOptions o = ProducerArgs.parse(List.of("f", "--dry-run"), Map.of());
+        assertTrue(o.dryRun());
+        assertNull(o.s3Endpoint());
+        assertNull(o.bucket());
+
+        ProducerException e = assertThrows(ProducerException.class,
+                () -> ProducerArgs.parse(List.of("f", "--dry-run", "--s3-endpoint", "http://h:1"), Map.of()));
+        assertEquals(ExitCode.BAD_INPUT, e.exitCode());
+        assertTrue(e.getMessage().contains("--bucket is required with --dry-run when the other is given"),
+                e.getMessage());
+        e = assertThrows(ProducerException.class,
+                () -> ProducerArgs.parse(List.of("f", "--dry-run", "--bucket", "bkt", "--s3-endpoint", "ftp://h"),
+                        Map.of()));
+        assertTrue(e.getMessage().contains("--s3-endpoint 'ftp://h' must be http(s)://host[:port]"), e.getMessage());
+    }
+
+    @Test
+    void withoutDryRunS3EndpointBucketAndBrokersAreRequired() {
+        for (String missing : List.of("--s3-endpoint", "--bucket", "--brokers")) {
+            List<String> args = new java.util.ArrayList<>(List.of("f", "--brokers", "a:1", "--s3-endpoint",
+                    "http://h:1", "--bucket", "bkt"));
+            int at = args.indexOf(missing);
+            args.subList(at, at + 2).clear();
+            ProducerException e = assertThrows(ProducerException.class, () -> ProducerArgs.parse(args, ENV));
+            assertEquals(ExitCode.BAD_INPUT, e.exitCode());
+            assertTrue(e.getMessage().startsWith(missing + " is required to ")
+                    && e.getMessage().contains("(only --dry-run runs without it)"), e.getMessage());
+        }
+    }
+
     private static void assertCode(ExitCode expected, List<String> args) {
         ProducerException e = assertThrows(ProducerException.class, () -> ProducerArgs.parse(args, ENV));
         assertEquals(expected, e.exitCode(), e.getMessage());

@@ -204,6 +204,20 @@ class ProducerCliTest {
         assertEquals(0, broker.queueSize(queue));
     }
 
+    /** Event numbers are uint64: the message carries them as unsigned decimals, as the experiment's producer does. */
+    @Test
+    void eventNumbersOf2To63AndAboveAreSentAsUnsignedDecimals() throws Exception {
+        Path file = TestSpbFiles.write(dir.resolve("job.ei.spb"), "12345678.G", "4000000001.1",
+                new long[] {Long.parseUnsignedLong("9223372036854776007"), -1L,
+                        Long.parseUnsignedLong("9223372036854775809")},
+                new long[] {7, Long.MAX_VALUE});
+        assertEquals(0, run(env(), args(file, broker.stompEndpoints())), stderr.toString());
+
+        String body = new String(receive(queue).body(), StandardCharsets.UTF_8);
+        assertTrue(body.contains("\"runevtRanges\":{\"327636\":[9223372036854775809,18446744073709551615]}"), body);
+        assertTrue(body.contains("\"runevtRanges\":{\"327636\":[7,9223372036854775807]}"), body);
+    }
+
     @Test
     void dryRunStoresAndSendsNothing() throws Exception {
         Path file = TestSpbFiles.write(dir.resolve("job.ei.spb"), "12345678.G", "1.1", 3);
@@ -211,6 +225,26 @@ class ProducerCliTest {
                 "--bucket", bucket));
         assertTrue(stdout.toString().startsWith("dry run: " + file), stdout.toString());
         assertEquals(List.of(), s3.keys(bucket));
+    }
+
+    @Test
+    void dryRunWithoutS3EndpointOrBucketPrintsTheKeyAndTheMessage() throws Exception {
+        Path file = TestSpbFiles.write(dir.resolve("job.ei.spb"), "12345678.G", "4000000001.1", 3);
+        assertEquals(0, run(Map.of(), file.toString(), "--dry-run"), stderr.toString());
+        String line = stdout.toString(StandardCharsets.UTF_8);
+        assertTrue(line.matches("dry run: " + java.util.regex.Pattern.quote(file.toString()) + " \\(6 events, 2 input"
+                + " files, [0-9]+ bytes\\) is valid; would store it as key panda/12345678/12345678\\.G_4000000001\\.1_"
+                + "[0-9a-f]{32}\\.ei\\.spb \\(no --s3-endpoint and --bucket given\\) and send message [0-9a-f]{32} to "
+                + "/queue/atlas\\.eventindex\\.supervisor\\R"), line);
+
+        stdout.reset();
+        assertEquals(0, run(Map.of(), file.toString(), "--dry-run", "--json"), stderr.toString());
+        JsonNode result = Json.tree(stdout.toByteArray());
+        assertEquals("dry-run", result.get("status").asText());
+        assertTrue(result.get("key").asText().startsWith("panda/12345678/12345678.G_4000000001.1_"), result.toString());
+        assertTrue(result.get("url").isNull() && result.get("bucket").isNull(), result.toString());
+        assertEquals(6, result.get("message").get("data").get("nevents").asLong());
+        assertTrue(result.get("message").get("data").get("url").isNull(), result.toString());
     }
 
     @Test

@@ -19,15 +19,26 @@ final class TestSpbFiles {
 
     /** Two input files (GUIDs) with {@code eventsPerGuid} events each, run 327636. */
     static Path write(Path file, String taskID, String jobID, int eventsPerGuid) throws IOException {
+        long[][] events = new long[2][eventsPerGuid];
+        for (int g = 0; g < 2; g++) {
+            for (int e = 0; e < eventsPerGuid; e++) {
+                events[g][e] = 1000L * g + e;
+            }
+        }
+        return write(file, taskID, jobID, events);
+    }
+
+    /** One input file per array of event numbers (uint64 bit patterns), run 327636. */
+    static Path write(Path file, String taskID, String jobID, long[]... eventNumbersPerGuid) throws IOException {
         try (OutputStream out = Files.newOutputStream(file); SpbWriter w = new SpbWriter(out)) {
             w.header(Header_p1.newBuilder().setStartProcTime(1_600_000_000_000L).setTaskID(taskID).setJobID(jobID)
                     .setInputDsName(INPUT_DS).setProvenanceRef(true).setTriggerInfo(false).build());
-            for (int g = 0; g < 2; g++) {
+            for (int g = 0; g < eventNumbersPerGuid.length; g++) {
                 String guid = "0A1B2C3D-4E5F-6071-8293-A4B5C6D7E8F" + g;
                 w.beginGuid(BeginGUID_p1.newBuilder().setStartProcTime(1_600_000_000_100L).setAMITag("f838_m1824")
                         .setTrigStream("physics_Main").setProjName("data17_13TeV").setGuid(guid).build());
-                for (int e = 0; e < eventsPerGuid; e++) {
-                    w.event(EIEvent_p1.newBuilder().setRunNumber(327636).setEventNumber(1000L * g + e)
+                for (long eventNumber : eventNumbersPerGuid[g]) {
+                    w.event(EIEvent_p1.newBuilder().setRunNumber(327636).setEventNumber(eventNumber)
                             .setLumiBlock(10).setTimeStamp(1_600_000_000).setTimeStampNSOffset(0).setBcid(1)
                             .setIsSimulation(false).setIsCalibration(false).setIsTestBeam(false)
                             .addEitoken(EItoken_p1.newBuilder().setName("StreamAOD").setToken("[DB=" + guid + "]"))

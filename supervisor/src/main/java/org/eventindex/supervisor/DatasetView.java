@@ -37,6 +37,9 @@ import java.util.Map;
  * @param retiredAt          when the cleanup deleted the last of its objects, null while it is live: a retired
  *                           dataset keeps its ids, counts, times and last report; its lists are empty (see
  *                           {@code RetiredDataset})
+ * @param waitingFor         what the dataset waits for before it can complete, when nothing else says it: its file
+ *                           list ({@link DatasetViews#WAITING_FOR_FILE_LIST}) while it has neither a manifest nor a
+ *                           catalogue entry; null otherwise
  */
 public record DatasetView(
         String name,
@@ -66,7 +69,8 @@ public record DatasetView(
         int automaticResignals,
         String lastResignalReason,
         int deletedObjects,
-        @JsonSerialize(using = ToStringSerializer.class) Instant retiredAt) {
+        @JsonSerialize(using = ToStringSerializer.class) Instant retiredAt,
+        String waitingFor) {
 
     public DatasetView {
         missingGuids = List.copyOf(missingGuids);

@@ -15,6 +15,9 @@ import java.util.stream.Stream;
 
 /** Builds the immutable {@link DatasetView} of a {@link DatasetRecord}. */
 final class DatasetViews {
+    /** {@link DatasetView#waitingFor} of a dataset without a file list: it cannot complete before one arrives. */
+    static final String WAITING_FOR_FILE_LIST = "file list (no manifest registered and no catalogue entry)";
+
     private DatasetViews() {
     }
 
@@ -81,7 +84,8 @@ final class DatasetViews {
                 d.automaticResignals,
                 d.lastResignalReason,
                 d.deletedObjects.size(),
-                null);
+                null,
+                d.manifest == null ? WAITING_FOR_FILE_LIST : null);
     }
 
     private static String container(String name) {

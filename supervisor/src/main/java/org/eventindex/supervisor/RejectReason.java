@@ -27,6 +27,11 @@ public enum RejectReason {
     WRONG_KEY,
     /** A GUID is listed twice in one message. */
     DUPLICATE_GUID,
+    /**
+     * A producer message whose {@code id} was already recorded with a different object (another URL, dataset, size
+     * or input files); the same id with the same object is a re-delivery, acknowledged silently.
+     */
+    MESSAGE_ID_CONFLICT,
     /** A different manifest for a dataset whose objects were already deleted by the cleanup. */
     MANIFEST_CONFLICT,
     /**

@@ -237,10 +237,16 @@ final class SupervisorEngine {
 
     private synchronized void objectStored(String messageId, ProducerInfo info, byte[] body) throws IOException {
         String name = info.inputDsName();
-        if (state.seenMessage(messageId)) {
-            metrics.duplicateMessages.inc();
-            LOG.debug("dataset {}: producer message {} was already recorded; acknowledging the re-send", name,
-                    messageId);
+        Optional<SupervisorState.RecordedMessage> recorded = state.recordedMessage(messageId);
+        if (recorded.isPresent()) {
+            SupervisorState.RecordedMessage first = recorded.get();
+            if (first.dataset().equals(name) && (first.object() == null || first.object().sameObject(info))) {
+                metrics.duplicateMessages.inc();
+                LOG.debug("dataset {}: producer message {} was already recorded; acknowledging the re-send", name,
+                        messageId);
+            } else {
+                recorder.reject(producerQueue, idConflict(messageId, first, info), body);
+            }
             return;
         }
         if (recorder.refusedAsRetired(producerQueue, name, "object " + info.url() + " is never read; it is deleted"
@@ -261,7 +267,8 @@ final class SupervisorEngine {
         if (!late) {
             List<Candidate> candidates = new ArrayList<>();
             existing.ifPresent(d -> candidates.addAll(d.validCandidates()));
-            candidates.add(new Candidate(info.url(), info.size(), info.usize(), recorder.nextSeq(), info.guids()));
+            candidates.add(new Candidate(info.url(), info.size(), info.usize(), recorder.nextSeq(), info.guids(),
+                    messageId));
             List<DatasetManifest.ManifestFile> manifest = existing.map(d -> d.manifest).orElse(null);
             planned = planning.planIfComplete(existing.orElse(null), name, manifest,
                     DatasetSelection.select(manifest, candidates));
@@ -269,6 +276,12 @@ final class SupervisorEngine {
         }
         recorder.record(events);
         metrics.objects.inc();
+        if (existing.isEmpty()) {
+            // once per dataset: its first object (a manifest registered first would have created it)
+            LOG.info("dataset {}: first object {} recorded; waiting for its {}: it cannot complete before a manifest"
+                    + " is registered or the catalogue lists its files", name, info.url(),
+                    DatasetViews.WAITING_FOR_FILE_LIST);
+        }
         if (late) {
             metrics.lateObjects.inc();
             LOG.info("dataset {} was already signalled ({}); late object {} recorded and not read", name,
@@ -338,6 +351,22 @@ final class SupervisorEngine {
                             ? "automatic retries exhausted, waiting for an operator"
                             : "retrying in " + handOff.backoff(r.failures));
         }
+    }
+
+    /**
+     * A producer message whose id was recorded with another object: two producers share an id (a broken sender), or
+     * one was forged. The first object stays recorded; this one is refused, so that an operator decides.
+     */
+    private static Rejection idConflict(String messageId, SupervisorState.RecordedMessage first, ProducerInfo info) {
+        String recorded = first.object() == null ? "an object" : "object " + first.object().url();
+        String differs = !first.dataset().equals(info.inputDsName()) ? "another dataset"
+                : first.object() != null && first.object().url().equals(info.url())
+                ? "the same object with other contents (size or input files)" : "another object";
+        return new Rejection(RejectReason.MESSAGE_ID_CONFLICT, "producer message id " + messageId
+                + " was already recorded for " + recorded + " of dataset " + first.dataset() + "; this message with"
+                + " the same id reports " + differs + ": object " + info.url() + " of dataset " + info.inputDsName()
+                + ". The first is kept and this one is not recorded; find the producer that reuses ids, and send this"
+                + " object's message again with a new id if it is valid", messageId, info.inputDsName());
     }
 
     /** Records a refused message (under the lock), then copies it to the quarantine queue (outside it). */

@@ -11,7 +11,6 @@ import org.slf4j.LoggerFactory;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -30,7 +29,8 @@ final class SupervisorState {
     private final Map<String, DatasetRecord> datasets = new TreeMap<>();
     private final Map<String, RetiredDataset> retired = new TreeMap<>();
     private final Map<String, DatasetRecord> bySignal = new HashMap<>();
-    private final Set<String> messageIds = new HashSet<>();
+    /** Producer message id -> the live dataset it reported an object of. */
+    private final Map<String, DatasetRecord> messageIds = new HashMap<>();
     private final ConsumerStats consumers = new ConsumerStats();
     /** While replaying: unsignalled datasets whose COLLECTING/HELD state is brought up to date by endReplay. */
     private final Set<DatasetRecord> stale = new LinkedHashSet<>();
@@ -139,12 +139,12 @@ final class SupervisorState {
             LOG.debug("dataset {} is retired; object {} ignored", info.inputDsName(), info.url());
             return;
         }
-        messageIds.add(e.messageId());
+        messageIds.put(e.messageId(), d);
         d.messageIds.add(e.messageId());
         if (!d.urls.add(info.url())) {
             return;
         }
-        d.candidates.add(new Candidate(info.url(), info.size(), info.usize(), seq, info.guids()));
+        d.candidates.add(new Candidate(info.url(), info.size(), info.usize(), seq, info.guids(), e.messageId()));
         if (d.signalled()) {
             d.lateObjects.add(info.url());
         } else {
@@ -248,7 +248,7 @@ final class SupervisorState {
         for (StateCheckpoint.Live l : c.datasets()) {
             DatasetRecord d = l.toRecord();
             datasets.put(d.name, d);
-            messageIds.addAll(d.messageIds);
+            d.messageIds.forEach(id -> messageIds.put(id, d));
             d.supersededSignals.forEach(id -> bySignal.put(id, d));
             if (d.signal != null) {
                 bySignal.put(d.signal.signalId(), d);
@@ -281,8 +281,26 @@ final class SupervisorState {
         return Collections.unmodifiableCollection(datasets.values());
     }
 
-    boolean seenMessage(String messageId) {
-        return messageIds.contains(messageId);
+    /**
+     * The dataset and object a producer message id was recorded with (the message is forgotten when its dataset
+     * retires).
+     */
+    Optional<RecordedMessage> recordedMessage(String messageId) {
+        DatasetRecord d = messageIds.get(messageId);
+        if (d == null) {
+            return Optional.empty();
+        }
+        return Optional.of(new RecordedMessage(d.name, d.candidates.stream()
+                .filter(c -> messageId.equals(c.messageId())).findFirst().orElse(null)));
+    }
+
+    /**
+     * A producer message id already recorded.
+     *
+     * @param object the object it reported; null when not known (a checkpoint written before candidates kept their
+     *               message id, or an object reported again under this id by a journal of before the URL check)
+     */
+    record RecordedMessage(String dataset, Candidate object) {
     }
 
     /** The epoch of the last dataset signalled for the first time (-1 when none). */

@@ -62,7 +62,7 @@ class DatasetSelectionTest {
     @Test
     void theSignalCarriesEachObjectsSizeAndUncompressedSizeAsItsProducerReported() {
         Selection s = DatasetSelection.select(List.of(file("G1", 10)),
-                List.of(new Candidate(url("a"), 1234, 98_765, 1, List.of(guid("G1", 0, 10)))));
+                List.of(new Candidate(url("a"), 1234, 98_765, 1, List.of(guid("G1", 0, 10)), "m-a")));
         assertEquals(List.of(new SignalObject(url("a"), 1234, 98_765, List.of("G1"), 10)), s.objects());
     }
 

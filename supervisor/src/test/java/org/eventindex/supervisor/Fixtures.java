@@ -1,5 +1,6 @@
 package org.eventindex.supervisor;
 
+import org.eventindex.message.EventRange;
 import org.eventindex.message.ConsumerReport;
 import org.eventindex.message.DatasetManifest;
 import org.eventindex.message.DatasetManifest.ManifestFile;
@@ -49,7 +50,7 @@ final class Fixtures {
 
     static GuidInfo guid(String guid, int fileno, long nevents) {
         return new GuidInfo(guid, fileno, nevents, nevents, 1, 2, "f838", "physics_Main", "data17_13TeV",
-                Map.of("327636", List.of(1L, 1000L)));
+                Map.of("327636", new EventRange(1, 1000)));
     }
 
     static ProducerInfo info(String dataset, String url, GuidInfo... guids) {
@@ -93,7 +94,7 @@ final class Fixtures {
     }
 
     static Candidate candidate(String name, long seq, GuidInfo... guids) {
-        return new Candidate(url(name), 1000, 0, seq, new ArrayList<>(List.of(guids)));
+        return new Candidate(url(name), 1000, 0, seq, new ArrayList<>(List.of(guids)), "m-" + name);
     }
 
     /** A clock tests move by hand. */

@@ -163,6 +163,53 @@ class InformationServiceTest {
                 "ReportReceived"), streamed.subList(0, 6));
     }
 
+    /** Issue 19: a dataset without manifest or catalogue entry says that it waits for its file list. */
+    @Test
+    void aDatasetWithoutFileListSaysItWaitsForOne() throws Exception {
+        produce(DATASET, "m1", "a", guid("G1", 0, 10));
+        Await.until("object recorded", BrokerHarness.TIMEOUT, () -> supervisor.dataset(DATASET).isPresent());
+        JsonNode one = json("/datasets/" + DATASET);
+        assertEquals("COLLECTING", one.get("state").asText());
+        assertEquals(-1, one.get("expectedFiles").asInt());
+        assertEquals(0, one.get("missingGuids").size());
+        assertEquals("file list (no manifest registered and no catalogue entry)", one.get("waitingFor").asText());
+        JsonNode line = json("/datasets").get(0);
+        assertEquals(DATASET, line.get("name").asText());
+        assertEquals("file list (no manifest registered and no catalogue entry)", line.get("waitingFor").asText());
+
+        mq.control(manifest(DATASET, file("G1", 10), file("G2", 20)));
+        Await.until("manifest registered", BrokerHarness.TIMEOUT,
+                () -> supervisor.dataset(DATASET).map(DatasetView::expectedFiles).orElse(-1) == 2);
+        assertTrue(json("/datasets/" + DATASET).get("waitingFor").isNull());
+        assertTrue(json("/datasets").get(0).get("waitingFor").isNull());
+    }
+
+    /** Issue 19: a different object under a recorded message id is a conflict, streamed on /events. */
+    @Test
+    void aMessageIdConflictIsStreamed() throws Exception {
+        List<String> streamed = new CopyOnWriteArrayList<>();
+        HttpClient.newHttpClient().sendAsync(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                        + supervisor.httpPort() + "/events")).build(), HttpResponse.BodyHandlers.ofLines())
+                .thenAccept(r -> {
+                    try (Stream<String> lines = r.body()) {
+                        lines.filter(l -> l.startsWith("data: ")).forEach(l -> streamed.add(l.substring(6)));
+                    }
+                });
+        Await.until("stream subscribed", BrokerHarness.TIMEOUT, () -> supervisor.events().subscribers() == 1);
+
+        produce(DATASET, "m1", "a", guid("G1", 0, 10));
+        produce(DATASET, "m1", "a", guid("G1", 0, 10));
+        produce(DATASET, "m1", "b", guid("G1", 0, 10));
+        Await.until("conflict streamed", BrokerHarness.TIMEOUT,
+                () -> streamed.stream().anyMatch(l -> l.contains("MESSAGE_ID_CONFLICT")));
+        assertEquals(2, streamed.size(), "the object, then the conflict (the re-delivery is silent): " + streamed);
+        JsonNode conflict = Json.tree(streamed.get(1).getBytes(StandardCharsets.UTF_8));
+        assertEquals("MessageRejected", conflict.get("event").asText());
+        assertEquals(DATASET, conflict.get("dataset").asText());
+        assertTrue(conflict.get("detail").asText().contains("producer message id m1 was already recorded for object "
+                + url("a")) && conflict.get("detail").asText().contains(url("b")), conflict.toString());
+    }
+
     @Test
     void aSubscriberThatNeverReadsIsDroppedAndSlowsNothing() throws Exception {
         try (Socket stuck = new Socket()) {

@@ -3,12 +3,14 @@ package org.eventindex.supervisor;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.eventindex.message.ConsumerReport;
 import org.eventindex.message.DatasetManifest;
+import org.eventindex.message.EventRange;
 import org.eventindex.message.Json;
 import org.eventindex.names.ObjectKey;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.function.Consumer;
@@ -72,6 +74,29 @@ class MessageValidatorTest {
         assertEquals("id-1", o.messageId());
         assertEquals(DATASET, o.info().inputDsName());
         assertEquals(10, o.info().guids().get(0).nevents());
+    }
+
+    /** Event numbers are uint64, written as unsigned decimals by the experiment's producer (issue 19). */
+    @Test
+    void eventNumbersOf2To63AndAboveAreAccepted() {
+        byte[] body = producerWith(root -> firstGuid(root).set("runevtRanges", Json.mapper().createObjectNode()
+                .set("327636", Json.mapper().createArrayNode().add(new BigInteger("9223372036854776007"))
+                        .add(new BigInteger("18446744073709551615")))));
+        assertTrue(new String(body, StandardCharsets.UTF_8).contains("[9223372036854776007,18446744073709551615]"));
+        Inbound.ObjectStored o = assertInstanceOf(Inbound.ObjectStored.class, validator.producer(body, "b"));
+        EventRange r = o.info().guids().get(0).runevtRanges().get("327636");
+        assertEquals(Long.parseUnsignedLong("9223372036854776007"), r.min());
+        assertEquals(Long.parseUnsignedLong("18446744073709551615"), r.max());
+    }
+
+    @Test
+    void anEventNumberBeyondUint64IsRefusedNamingTheRunAndTheObject() {
+        byte[] body = producerWith(root -> firstGuid(root).set("runevtRanges", Json.mapper().createObjectNode()
+                .set("327636", Json.mapper().createArrayNode().add(1).add(new BigInteger("18446744073709551616")))));
+        Rejection r = rejectedProducer(body);
+        assertReason(RejectReason.BAD_JSON, "event range of run 327636: event number 18446744073709551616 is not a"
+                + " uint64", r);
+        assertTrue(r.detail().contains(url("a")), r.detail());
     }
 
     @Test

@@ -3,6 +3,7 @@ package org.eventindex.supervisor;
 import org.eventindex.message.ConsumerReport;
 import org.eventindex.message.ConsumerSignal;
 import org.eventindex.message.DatasetManifest;
+import org.eventindex.message.EventRange;
 import org.eventindex.message.GuidInfo;
 import org.eventindex.message.Json;
 import org.eventindex.ops.Metrics;
@@ -129,6 +130,98 @@ class StateCheckpointTest {
         Journal.open(full, startedFull::apply).close();
         startedFull.endReplay();
         assertSameState(lived, startedFull, "full replay, replay mode");
+    }
+
+    /**
+     * Event numbers are uint64: a producer message with 2^63 + 199 and 2^64 - 1 (unsigned decimals, as the
+     * experiment's producer writes them) is recorded, journaled, checkpointed and replayed exactly; a journal written
+     * before, holding the same numbers in the signed form, replays to the same state.
+     */
+    @Test
+    void eventNumbersOf2To63AndAboveAreJournaledAndReplayedExactly() throws IOException {
+        String unsigned = "[9223372036854776007,18446744073709551615]";
+        EventRange expected = new EventRange(Long.parseUnsignedLong("9223372036854776007"), -1L);
+        Path journalDir = dir.resolve("journal");
+        SupervisorState lived = new SupervisorState();
+        try (Journal journal = Journal.open(journalDir, 1000, StateCheckpoint.restoreInto(lived), lived::apply)) {
+            SupervisorEngine engine = engine(journal, lived);
+            for (int d = 0; d < 2; d++) {
+                String body = new String(producerMessage("big-" + d, info(dataset(d), url("4000001." + (d + 1)),
+                        guid(g(d, 0), 0, 100))), StandardCharsets.UTF_8).replace("[1,1000]", unsigned);
+                assertTrue(body.contains(unsigned), body);
+                engine.onProducerMessage(body.getBytes(StandardCharsets.UTF_8), "b-" + d);
+                if (d == 0) {
+                    assertTrue(engine.checkpoint(1).isPresent());
+                }
+            }
+        }
+        for (int d = 0; d < 2; d++) {
+            DatasetRecord r = lived.find(dataset(d)).orElseThrow(() -> new AssertionError("not recorded"));
+            assertEquals(Map.of("327636", expected), r.candidates.get(0).guids().get(0).runevtRanges());
+        }
+        String journalText = Files.readString(journalDir.resolve(Journal.FILE_NAME));
+        assertTrue(journalText.contains(unsigned), "unsigned decimals in the journal: " + journalText);
+
+        SupervisorState restored = new SupervisorState();
+        Journal.open(journalDir, 1000, StateCheckpoint.restoreInto(restored), restored::apply).close();
+        assertSameState(lived, restored, "checkpoint + tail");
+
+        // a journal of before: the same numbers as signed longs, replayed from its start
+        Path old = Files.createDirectory(dir.resolve("old"));
+        String signed = wholeJournal(journalDir).replace(unsigned, "[-9223372036854775609,-1]");
+        assertTrue(!signed.contains(unsigned) && signed.contains("-9223372036854775609"), signed);
+        Files.writeString(old.resolve(Journal.FILE_NAME), signed);
+        SupervisorState replayed = new SupervisorState();
+        Journal.open(old, replayed::apply).close();
+        assertSameState(lived, replayed, "signed journal");
+    }
+
+    /**
+     * A different object under a recorded message id is refused as MESSAGE_ID_CONFLICT (journaled); the state after
+     * it, and the message ids kept with the objects, come back the same from a checkpoint and from a full replay.
+     */
+    @Test
+    void messageIdConflictsReplayToTheSameState() throws IOException {
+        Path journalDir = dir.resolve("journal");
+        SupervisorState lived = new SupervisorState();
+        String name = dataset(0);
+        try (Journal journal = Journal.open(journalDir, 1000, StateCheckpoint.restoreInto(lived), lived::apply)) {
+            SupervisorEngine engine = engine(journal, lived);
+            engine.onProducerMessage(producerMessage("m1", info(name, url("4000001.1"), guid(g(0, 0), 0, 100))), "b1");
+            engine.onProducerMessage(producerMessage("m1", info(name, url("4000001.1"), guid(g(0, 0), 0, 100))), "b2");
+            engine.onProducerMessage(producerMessage("m1", info(name, url("4000002.1"), guid(g(0, 0), 0, 100))), "b3");
+            assertTrue(engine.checkpoint(1).isPresent());
+            engine.onProducerMessage(producerMessage("m2", info(name, url("4000003.1"), guid(g(0, 1), 0, 100))), "b4");
+            engine.onProducerMessage(producerMessage("m2", info(dataset(1), url("4000004.1"), guid(g(1, 0), 0, 5))),
+                    "b5");
+            engine.onProducerMessage(producerMessage("m1", info(name, url("4000005.1"), guid(g(0, 0), 0, 100))), "b6");
+        }
+        assertEquals(3, lived.rejectedMessages());
+        assertEquals(2, lived.find(name).orElseThrow().objectsReported());
+        assertEquals(url("4000001.1"), lived.recordedMessage("m1").orElseThrow().object().url());
+
+        SupervisorState restored = new SupervisorState();
+        Journal.open(journalDir, 1000, StateCheckpoint.restoreInto(restored), restored::apply).close();
+        assertSameState(lived, restored, "checkpoint + tail");
+        assertEquals(lived.recordedMessage("m1"), restored.recordedMessage("m1"));
+
+        Path full = Files.createDirectory(dir.resolve("full"));
+        Files.writeString(full.resolve(Journal.FILE_NAME), wholeJournal(journalDir));
+        SupervisorState replayed = new SupervisorState();
+        Journal.open(full, replayed::apply).close();
+        assertSameState(lived, replayed, "full replay");
+    }
+
+    /** Every entry ever journaled in {@code journalDir}: its archived segments, then its journal. */
+    private static String wholeJournal(Path journalDir) throws IOException {
+        StringBuilder all = new StringBuilder();
+        try (Stream<Path> files = Files.list(journalDir)) {
+            for (Path segment : files.filter(p -> p.getFileName().toString().matches("supervisor\\.journal\\.\\d+"))
+                    .sorted().toList()) {
+                all.append(Files.readString(segment));
+            }
+        }
+        return all.append(Files.readString(journalDir.resolve(Journal.FILE_NAME))).toString();
     }
 
     /** One random thing happening to the supervisor. */

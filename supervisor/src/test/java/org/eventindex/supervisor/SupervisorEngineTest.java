@@ -161,6 +161,82 @@ class SupervisorEngineTest {
         assertEquals(2, counter("duplicate_messages"));
     }
 
+    /** Issue 19: nothing said that a dataset without manifest or catalogue entry waits for its file list. */
+    @Test
+    void aDatasetWithoutFileListSaysItWaitsForOneAndLogsItOnce() throws IOException {
+        try (LogCapture log = new LogCapture()) {
+            producer("m1", "a", guid("G1", 0, 10));
+            producer("m2", "b", guid("G2", 0, 20));
+            producer("m1", "a", guid("G1", 0, 10));
+            restart();
+            producer("m3", "c", guid("G3", 0, 30));
+            List<String> lines = log.lines("dataset " + DATASET + ": first object");
+            assertEquals(1, lines.size(), "logged once, at the first object: " + lines);
+            assertTrue(lines.get(0).contains(url("a") + " recorded; waiting for its file list (no manifest registered"
+                    + " and no catalogue entry)"), lines.get(0));
+        }
+        assertEquals(DatasetViews.WAITING_FOR_FILE_LIST, view().waitingFor());
+        assertEquals(List.of(DatasetViews.WAITING_FOR_FILE_LIST), engine.summaries(java.util.Set.of()).stream()
+                .map(DatasetSummary::waitingFor).toList());
+
+        control(manifest(DATASET, file("G1", 10), file("G2", 20), file("G4", 5)));
+        assertEquals(DatasetState.COLLECTING, view().state());
+        assertNull(view().waitingFor(), "the missing files say what it waits for");
+        assertEquals(List.of("G4"), view().missingGuids());
+    }
+
+    /**
+     * Issue 19: a different object under an id already recorded was dropped with only a counter. The same object again
+     * is a re-delivery (silent); another one is a conflict: refused, journaled, logged and streamed, also after a
+     * restart.
+     */
+    @Test
+    void aDifferentObjectUnderARecordedMessageIdIsAConflict() throws IOException {
+        List<StateChange> changes = new ArrayList<>();
+        engine.listener(changes::add);
+        producer("m1", "a", guid("G1", 0, 10));
+        long seq = journal.lastSeq();
+        try (LogCapture log = new LogCapture()) {
+            producer("m1", "a", guid("G1", 0, 10));
+            assertEquals(seq, journal.lastSeq(), "a re-delivery is not journaled");
+            assertEquals(1, counter("duplicate_messages"));
+
+            producer("m1", "b", guid("G1", 0, 10));
+            engine.onProducerMessage(producerMessage("m1", info(OTHER, url("c"), guid("H1", 0, 10))), "b-x");
+            producer("m1", "a", guid("G1", 0, 11));
+
+            assertEquals(seq + 3, journal.lastSeq());
+            assertEquals(3, counter("rejected_message_id_conflict"));
+            assertEquals(1, counter("duplicate_messages"));
+            assertEquals(1, view().objectsReported(), "the first object stays, alone");
+            assertEquals(3, quarantined.size());
+            List<String> warnings = log.lines("MESSAGE_ID_CONFLICT");
+            assertEquals(3, warnings.size(), warnings.toString());
+            String first = warnings.get(0);
+            assertTrue(first.contains("WARN") && first.contains("producer message id m1 was already recorded for object "
+                    + url("a") + " of dataset " + DATASET + "; this message with the same id reports another object: "
+                    + "object " + url("b") + " of dataset " + DATASET), first);
+            assertTrue(warnings.get(1).contains("reports another dataset: object " + url("c") + " of dataset "
+                    + OTHER), warnings.get(1));
+            assertTrue(warnings.get(2).contains("reports the same object with other contents"), warnings.get(2));
+        }
+        List<StateChange> streamed = changes.subList(changes.size() - 3, changes.size());
+        assertEquals(List.of("MessageRejected", "MessageRejected", "MessageRejected"),
+                streamed.stream().map(StateChange::event).toList());
+        assertEquals(java.util.Arrays.asList(DATASET, OTHER, DATASET),
+                streamed.stream().map(StateChange::dataset).toList());
+        assertTrue(streamed.get(0).detail().startsWith("MESSAGE_ID_CONFLICT: producer message id m1 "),
+                streamed.get(0).detail());
+
+        restart();
+        long after = journal.lastSeq();
+        producer("m1", "a", guid("G1", 0, 10));
+        assertEquals(after, journal.lastSeq(), "still a re-delivery after a restart");
+        producer("m1", "d", guid("G1", 0, 10));
+        assertEquals(after + 1, journal.lastSeq(), "still a conflict after a restart");
+        assertEquals(1, counter("rejected_message_id_conflict"));
+    }
+
     @Test
     void lateObjectOfASignalledDatasetIsRecordedButNeverResignals() throws IOException {
         ConsumerSignal s = completeDataset();
@@ -259,7 +335,7 @@ class SupervisorEngineTest {
         assertEquals(2, unsent.dspid());
 
         // Ids, dspids and idempotency survive the restart.
-        producer("m1", "a", guid("G1", 0, 10));
+        producer("m1", "a", guid("G1", 0, 10), guid("G2", 1, 20), guid("G3", 2, 7));
         assertEquals(1, counter("duplicate_messages"));
         String third = "data18_13TeV.00350000.physics_Main.merge.AOD.f900_m2000";
         control(manifest(third, file("K1", 1)));

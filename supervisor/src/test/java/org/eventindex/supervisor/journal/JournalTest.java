@@ -1,5 +1,6 @@
 package org.eventindex.supervisor.journal;
 
+import org.eventindex.message.EventRange;
 import org.eventindex.message.ConsumerReport;
 import org.eventindex.message.ConsumerSignal;
 import org.eventindex.message.DatasetManifest;
@@ -30,7 +31,7 @@ class JournalTest {
 
     private static List<JournalEvent> everyKind() {
         ProducerInfo info = new ProducerInfo(1, 2, "1", "t.G", "j.1", 3, 4, DS, 5, 5, 1, "u", 6,
-                "s3://h:1/b/k", List.of(new GuidInfo("G1", 0, 5, 5, 1, 2, "f1", "s", "p", Map.of("1", List.of(1L, 9L)))));
+                "s3://h:1/b/k", List.of(new GuidInfo("G1", 0, 5, 5, 1, 2, "f1", "s", "p", Map.of("1", new EventRange(1, 9)))));
         ConsumerSignal signal = new ConsumerSignal(ConsumerSignal.TYPE, "sig", DS, DS, 1, 1,
                 List.of(new SignalObject("s3://h:1/b/k", 1, List.of("G1"), 5)), 5, 7);
         return List.of(
