@@ -132,13 +132,13 @@ public record StackAccess(long pid, String brokers, URI s3Endpoint, String bucke
         sb.append("# Logins of the EventIndex demo stack (bin/demo --keep, pid ").append(pid).append(").\n");
         sb.append("# Each secret is also alone in a mode-0600 file of this folder, the form --password-file,\n");
         sb.append("# --secret-key-file and the daemons' *.password.file / *.secret.key.file keys take.\n");
-        sb.append(String.format("%-22s %-12s %-34s %s%n", "# what", "user", "password / secret key", "file"));
+        sb.append(String.format("%-22s %-16s %-34s %s%n", "# what", "user", "password / secret key", "file"));
         for (String login : List.of(BrokerLogins.PRODUCER, BrokerLogins.OPERATOR, BrokerLogins.SUPERVISOR,
                 BrokerLogins.CONSUMER, BrokerLogins.ADMIN)) {
-            sb.append(String.format("%-22s %-12s %-34s %s%n", "broker " + brokers, login, logins.password(login),
+            sb.append(String.format("%-22s %-16s %-34s %s%n", "broker " + brokers, login, logins.password(login),
                     passwordFile(login)));
         }
-        sb.append(String.format("%-22s %-12s %-34s %s%n", "s3 " + s3Endpoint.getAuthority(), s3AccessKey, s3SecretKey,
+        sb.append(String.format("%-22s %-16s %-34s %s%n", "s3 " + s3Endpoint.getAuthority(), s3AccessKey, s3SecretKey,
                 s3SecretKeyFile()));
         return SecretFile.write(secretsDir.resolve(LOGINS_FILE), sb.toString());
     }
@@ -157,9 +157,14 @@ public record StackAccess(long pid, String brokers, URI s3Endpoint, String bucke
         lines.add("Logins:          " + secretsDir.resolve(LOGINS_FILE)
                 + "  (mode 0600; each secret also alone in a 0600 file beside it)");
         lines.add("Environment:     source " + environmentFile.toAbsolutePath());
-        lines.add("then a producer: " + producerCommand(producerJar, "FILE.ei.spb"));
+        lines.add("then a producer: " + producerCommand(shellWord(producerJar), "FILE.ei.spb"));
         lines.add("and a manifest:  " + registerManifestCommand("NAME.manifest.json"));
         return lines;
+    }
+
+    /** {@code value} as one shell word: as it is when it holds no character a shell treats specially. */
+    static String shellWord(String value) {
+        return value.matches("[A-Za-z0-9_@%+=:,./-]+") ? value : shellQuote(value);
     }
 
     /** {@code value} in single quotes, safe for any shell. */
