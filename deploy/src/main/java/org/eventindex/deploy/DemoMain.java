@@ -18,7 +18,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CountDownLatch;
 
 /**
  * The demo: starts the embedded stack, generates a few datasets with retried and crashed jobs, runs the producer jar
@@ -33,11 +32,15 @@ public final class DemoMain {
               --consumers N          competing consumer daemons (default 1)
               --parallel N           producer processes run at once (default 4)
               --timeout-minutes N    give up waiting for the datasets after N minutes (default 15)
-              --keep                 after the checks, keep the stack running (until Ctrl-C) and print the Kudu
-                                     master address and the bin/eventindex sql / lookup commands to use on it
+              --datasets N           run the first N of the demo's 3 datasets (default 3)
+              --keep                 after the checks, keep the stack running until Ctrl-C (SIGINT) or SIGTERM;
+                                     print every endpoint, write the logins (mode 0600) and DIR/demo.env, which a
+                                     shell can source to run producers and operator commands against the stack
               --help                 this text
             The demo prints, per dataset: files, objects produced, objects read, duplicates skipped, events in Kudu
             vs expected unique events, duplicated events, traversal time; then one event lookup.
+            Exit status: 0 when every count is right (also after a --keep stack was stopped), 1 when one is wrong,
+            2 on bad options. bin/demo builds first; EI_DEMO_NO_BUILD=1 runs the last build.
             """;
 
     private DemoMain() {
@@ -61,14 +64,14 @@ public final class DemoMain {
     }
 
     /** The three datasets of the demo: multi-file jobs, a task-output suffix, a simulation dataset. */
-    static List<GeneratorSpec> demoDatasets(int scale) {
+    static List<GeneratorSpec> demoDatasets(int scale, int count) {
         return List.of(
                 new GeneratorSpec("data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1824",
                         12, 2000 * scale, 1, 3, 1, 5, false, 17L),
                 new GeneratorSpec("data18_13TeV.00350013.physics_Main.merge.AOD.f934_m1831_tid13500001_00",
                         10, 1500 * scale, 3, 2, 1, 3, false, 18L),
                 new GeneratorSpec("mc16_13TeV.361107.PowhegPythia8EvtGen_Zmumu.merge.AOD.e3601_s3126_r10201",
-                        8, 1000 * scale, 2, 1, 1, 0, true, 16L));
+                        8, 1000 * scale, 2, 1, 1, 0, true, 16L)).subList(0, count);
     }
 
     static int run(DemoOptions opts, PrintStream out, PrintStream log) throws Exception {
@@ -78,10 +81,12 @@ public final class DemoMain {
         long t0 = System.nanoTime();
         EmbeddedStack.Options stackOptions = new EmbeddedStack.Options(opts.work().resolve("stack"), opts.consumers(),
                 "eventindex", "", 64, 1);
+        int status;
         try (EmbeddedStack stack = EmbeddedStack.start(stackOptions, s -> log.println("[demo] " + s))) {
             log.printf("[demo] stack up in %.1f s%n", (System.nanoTime() - t0) / 1e9);
             PipelineRun pipeline = new PipelineRun(stack, producerJar, s -> log.println("[demo] " + s));
-            List<GeneratedDataset> datasets = pipeline.generate(demoDatasets(opts.scale()), opts.work().resolve("spb"));
+            List<GeneratedDataset> datasets = pipeline.generate(demoDatasets(opts.scale(), opts.datasets()),
+                    opts.work().resolve("spb"));
             pipeline.registerManifests(datasets);
             pipeline.runProducers(datasets, opts.parallel());
             pipeline.awaitDone(datasets, Duration.ofMinutes(opts.timeoutMinutes()));
@@ -94,7 +99,6 @@ public final class DemoMain {
             List<String> problems = new ArrayList<>();
             figures.forEach(f -> problems.addAll(f.problems()));
             problems.addAll(lookupOne(stack, datasets.get(0), out));
-            int status;
             if (!problems.isEmpty()) {
                 out.println("FAILED:");
                 problems.forEach(p -> out.println("  " + p));
@@ -104,38 +108,47 @@ public final class DemoMain {
                 status = 0;
             }
             if (opts.keep()) {
-                keepRunning(stack, datasets.get(0), out, log);
+                keepRunning(stack, datasets.get(0), opts.work(), producerJar, out, log);
             }
-            return status;
         }
+        if (opts.keep()) {
+            log.println("[demo] stack stopped");
+        }
+        return status;
     }
 
     /**
-     * {@code --keep}: prints where the stack's Kudu is and the commands to query it, then blocks until the JVM is
-     * stopped (Ctrl-C); a shutdown hook stops the stack (Kudu, HDFS, broker, S3, daemons) on the way out.
+     * {@code --keep}: writes the logins and {@code work/demo.env}, prints every endpoint and the commands to use the
+     * stack from outside, then blocks until SIGINT, SIGTERM or SIGHUP; the caller then stops the stack, before the JVM
+     * shuts down ({@link StopSignals}).
      */
-    private static void keepRunning(EmbeddedStack stack, GeneratedDataset first, PrintStream out, PrintStream log)
-            throws InterruptedException, IOException {
+    private static void keepRunning(EmbeddedStack stack, GeneratedDataset first, Path work, Path producerJar,
+                                    PrintStream out, PrintStream log) throws InterruptedException, IOException {
+        StopSignals signals = StopSignals.install();
         EIEvent_p1 event = firstEvent(first.jobs(GeneratedJob.Outcome.REPORTED).get(0).spbFile());
+        StackAccess access = StackAccess.of(stack);
+        access.writeLogins(stack.brokerLogins(), EmbeddedStack.S3_SECRET_KEY);
+        Path environment = access.writeEnvironment(work.toAbsolutePath().resolve("demo.env"));
         String masters = stack.kuduMasters();
         String prefix = stack.tablesConfig().prefix();
         String prefixOption = prefix.isEmpty() ? "" : " --prefix " + prefix;
-        CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            log.println("[demo] stopping the stack");
-            stack.close();
-            stopped.countDown();
-        }, "demo-stop"));
+        long pid = ProcessHandle.current().pid();
         out.println();
-        out.println("Stack kept running (--keep). Ctrl-C stops it.");
-        out.println("Kudu master: " + masters + (prefix.isEmpty() ? "" : " (table prefix " + prefix + ")"));
-        out.println("SQL shell:   bin/eventindex sql --kudu-master " + masters + prefixOption);
-        out.println("  e.g.       bin/eventindex sql --kudu-master " + masters + prefixOption
+        if (signals.ignored().contains("SIGINT")) {
+            out.println("Stack kept running (--keep), pid " + pid + ". This process ignores SIGINT (it was started"
+                    + " in the background by a shell script?), so Ctrl-C cannot stop it: kill " + pid + " (SIGTERM) does.");
+        } else {
+            out.println("Stack kept running (--keep), pid " + pid + ". Ctrl-C, or kill " + pid + ", stops it.");
+        }
+        access.describe(environment, producerJar.toAbsolutePath().toString()).forEach(out::println);
+        out.println("SQL shell:       bin/eventindex sql --kudu-master " + masters + prefixOption);
+        out.println("  e.g.           bin/eventindex sql --kudu-master " + masters + prefixOption
                 + " -e 'SELECT dataset, count_events, num_duplicates FROM loaded_datasets'");
-        out.printf("Lookup:      echo '%08d %09d' | bin/eventindex lookup --masters %s%s%n", event.getRunNumber(),
+        out.printf("Lookup:          echo '%08d %09d' | bin/eventindex lookup --masters %s%s%n", event.getRunNumber(),
                 event.getEventNumber(), masters, prefixOption);
         out.flush();
-        stopped.await();
+        String signal = signals.await();
+        log.println("[demo] " + signal + ": stopping the stack");
     }
 
     private static void printTable(List<DatasetFigures> figures, PrintStream out) {
@@ -195,11 +208,12 @@ public final class DemoMain {
     }
 
     /** Parsed command line. */
-    record DemoOptions(Path work, int scale, int consumers, int parallel, int timeoutMinutes, boolean keep,
-                       boolean help) {
+    record DemoOptions(Path work, int scale, int datasets, int consumers, int parallel, int timeoutMinutes,
+                       boolean keep, boolean help) {
         static DemoOptions parse(String[] args) {
             Path work = Path.of("work", "demo");
             int scale = 1;
+            int datasets = 3;
             int consumers = 1;
             int parallel = 4;
             int timeout = 15;
@@ -212,13 +226,17 @@ public final class DemoMain {
                     case "--keep" -> keep = true;
                     case "--work" -> work = Path.of(value(args, ++i, a));
                     case "--scale" -> scale = positive(value(args, ++i, a), a);
+                    case "--datasets" -> datasets = positive(value(args, ++i, a), a);
                     case "--consumers" -> consumers = positive(value(args, ++i, a), a);
                     case "--parallel" -> parallel = positive(value(args, ++i, a), a);
                     case "--timeout-minutes" -> timeout = positive(value(args, ++i, a), a);
                     default -> throw new IllegalArgumentException("unknown option '" + a + "'");
                 }
             }
-            return new DemoOptions(work, scale, consumers, parallel, timeout, keep, help);
+            if (datasets > 3) {
+                throw new IllegalArgumentException("--datasets must be 1, 2 or 3 (the demo has 3), got " + datasets);
+            }
+            return new DemoOptions(work, scale, datasets, consumers, parallel, timeout, keep, help);
         }
 
         private static String value(String[] args, int i, String option) {

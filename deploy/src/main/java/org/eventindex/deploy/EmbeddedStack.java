@@ -17,6 +17,8 @@ import org.eventindex.testing.EmbeddedS3;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFileAttributeView;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -89,6 +91,7 @@ public final class EmbeddedStack implements AutoCloseable {
     private void startAll(Consumer<String> progress) throws IOException {
         Path work = options.workDir();
         Files.createDirectories(work);
+        writeSecrets();
         progress.accept("starting ActiveMQ broker (STOMP, KahaDB, one login per role, per-queue access rules)");
         broker = track(EmbeddedBroker.startSecured(work.resolve("broker"), logins.security()));
         progress.accept("starting S3 server");
@@ -146,14 +149,41 @@ public final class EmbeddedStack implements AutoCloseable {
         p.setProperty(ConsumerConfig.KUDU_REPLICAS, "1");
         p.setProperty(ConsumerConfig.SPOOL_DIR, options.workDir().resolve("spool-" + (index + 1)).toString());
         p.setProperty(ConsumerConfig.HTTP_PORT, "0");
-        Path secret = options.workDir().resolve("s3-secret");
-        try {
-            SecretFile.write(secret, S3_SECRET_KEY);
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot write the local S3 secret file " + secret, e);
-        }
-        p.setProperty(ConsumerConfig.S3_SECRET_KEY_FILE, secret.toString());
+        p.setProperty(ConsumerConfig.S3_SECRET_KEY_FILE, s3SecretKeyFile().toString());
         return p;
+    }
+
+    /**
+     * Every secret of the stack, one mode-0600 file each in a folder only its owner can enter: the broker logins
+     * ({@link BrokerLogins#writeTo}) and the S3 secret key. The consumers read the S3 key from there, and programs
+     * outside this JVM (producers, operator commands) use the same files with their {@code --password-file} and
+     * {@code --secret-key-file} options.
+     */
+    private void writeSecrets() throws IOException {
+        Path dir = secretsDir();
+        if (Files.getFileStore(dir.getParent()).supportsFileAttributeView(PosixFileAttributeView.class)) {
+            Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
+        } else {
+            Files.createDirectories(dir);
+        }
+        logins.writeTo(dir);
+        SecretFile.write(s3SecretKeyFile(), S3_SECRET_KEY);
+    }
+
+    /** The folder (mode 0700) of the stack's secret files. */
+    public Path secretsDir() {
+        return options.workDir().toAbsolutePath().resolve("secrets");
+    }
+
+    /** The S3 secret key's file (mode 0600), as {@code --secret-key-file} and {@code *.s3.secret.key.file} take it. */
+    public Path s3SecretKeyFile() {
+        return secretsDir().resolve("s3-secret-key");
+    }
+
+    /** {@code login}'s broker password file (mode 0600), as {@code --password-file} takes it. */
+    public Path brokerPasswordFile(String login) {
+        return BrokerLogins.passwordFile(secretsDir(), login);
     }
 
     private <T extends AutoCloseable> T track(T component) {
