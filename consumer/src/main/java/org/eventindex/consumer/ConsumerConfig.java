@@ -79,18 +79,20 @@ public record ConsumerConfig(
      *
      * @param objectMaxBytes    largest object fetched (checked against its length before reading, and while reading)
      * @param inflatedMaxBytes  most uncompressed bytes read from one object (a gzip bomb stops here)
+     * @param inflationMaxRatio most uncompressed bytes per compressed byte read (past the first MiB)
      * @param messageMaxBytes   largest single SPB message (a declared length above it is refused before allocation)
      * @param fileMaxEvents     most events of one input file (GUID) within an object
      * @param datasetMaxEvents  most events a signal may announce for one dataset
      */
-    public record Limits(long objectMaxBytes, long inflatedMaxBytes, int messageMaxBytes, long fileMaxEvents,
-                         long datasetMaxEvents) {
-        public static final Limits DEFAULT = new Limits(2L << 30, 16L << 30, 16 << 20, 100_000_000L,
-                2_000_000_000L);
+    public record Limits(long objectMaxBytes, long inflatedMaxBytes, int inflationMaxRatio, int messageMaxBytes,
+                         long fileMaxEvents, long datasetMaxEvents) {
+        public static final Limits DEFAULT = new Limits(2L << 30, 16L << 30, SpbLimits.DEFAULT_INFLATION_RATIO,
+                16 << 20, 100_000_000L, 2_000_000_000L);
 
         public Limits {
             requirePositive(objectMaxBytes, OBJECT_MAX_BYTES);
             requirePositive(inflatedMaxBytes, OBJECT_MAX_INFLATED_BYTES);
+            requirePositive(inflationMaxRatio, OBJECT_MAX_INFLATION_RATIO);
             requirePositive(messageMaxBytes, SPB_MESSAGE_MAX_BYTES);
             requirePositive(fileMaxEvents, FILE_MAX_EVENTS);
             requirePositive(datasetMaxEvents, DATASET_MAX_EVENTS);
@@ -98,7 +100,7 @@ public record ConsumerConfig(
 
         /** The bounds the SPB reader applies to every object. */
         public SpbLimits spb() {
-            return new SpbLimits(messageMaxBytes, inflatedMaxBytes, fileMaxEvents);
+            return new SpbLimits(messageMaxBytes, inflatedMaxBytes, fileMaxEvents, inflationMaxRatio);
         }
 
         private static void requirePositive(long value, String key) {
@@ -153,6 +155,7 @@ public record ConsumerConfig(
     public static final String STOMP_FRAME_MAX_BYTES = StompFrameLimitKeys.bodyKey("consumer.");
     public static final String STOMP_FRAME_MAX_HEADER_BYTES = StompFrameLimitKeys.headerKey("consumer.");
     public static final String FILE_MAX_EVENTS = "consumer.file.max.events";
+    public static final String OBJECT_MAX_INFLATION_RATIO = "consumer.object.max.inflation.ratio";
     public static final String DATASET_MAX_EVENTS = "consumer.dataset.max.events";
 
     public static final String ENV_STOMP_PASSWORD = "EI_STOMP_PASSWORD";
@@ -214,7 +217,11 @@ public record ConsumerConfig(
                     "Largest object fetched; a larger one fails the dataset before it is read (production objects"
                             + " reach 670 MB)."),
             new ConfigKey(OBJECT_MAX_INFLATED_BYTES, "17179869184", null,
-                    "Most uncompressed bytes read from one object; a gzip bomb is refused when it reaches this."),
+                    "Most uncompressed bytes read from one object; a gzip bomb is refused when it reaches this. An"
+                            + " object is also refused when it inflates past the usize its producer declared."),
+            new ConfigKey(OBJECT_MAX_INFLATION_RATIO, Integer.toString(SpbLimits.DEFAULT_INFLATION_RATIO), null,
+                    "Most uncompressed bytes per compressed byte read from an object, past its first MiB: real SPB"
+                            + " objects inflate 3 to 15 times, a gzip bomb up to 1,032; checked on every read."),
             new ConfigKey(SPB_MESSAGE_MAX_BYTES, "16777216", null,
                     "Largest single SPB message; a larger declared length is refused before anything is allocated."),
             new ConfigKey(FILE_MAX_EVENTS, "100000000", null, "Most events of one input file (GUID) in an object."),
@@ -326,7 +333,7 @@ public record ConsumerConfig(
                 r.text(HTTP_HOST),
                 r.integer(HTTP_PORT),
                 new Limits(r.longValue(OBJECT_MAX_BYTES), r.longValue(OBJECT_MAX_INFLATED_BYTES),
-                        r.integer(SPB_MESSAGE_MAX_BYTES), r.longValue(FILE_MAX_EVENTS),
+                        r.integer(OBJECT_MAX_INFLATION_RATIO), r.integer(SPB_MESSAGE_MAX_BYTES), r.longValue(FILE_MAX_EVENTS),
                         r.longValue(DATASET_MAX_EVENTS)),
                 TlsSettings.read(r, "consumer."),
                 StompFrameLimitKeys.read(r, "consumer."));
