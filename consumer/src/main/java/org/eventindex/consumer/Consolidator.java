@@ -25,6 +25,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
+import static org.eventindex.consumer.ConsumeException.Kind.TRANSIENT;
+
 /**
  * Turns a validated signal into one consolidated file. Objects are fetched and decoded in parallel (a bounded pool,
  * at most {@code 2 x threads} objects ahead of the writer), each into its {@link SelectedRecords}: a
@@ -168,7 +170,7 @@ final class Consolidator {
                     metrics.bytesRead.add(in.count());
                 }
             } catch (FileNotFoundException | SpbFormatException e) {
-                throw new ConsumeException(e.getMessage(), e);
+                throw new ConsumeException(ConsumeException.of(e), e.getMessage(), e);
             } catch (InterruptedIOException e) {
                 throw e;
             } catch (IOException e) {
@@ -183,7 +185,7 @@ final class Consolidator {
                 }
             }
         }
-        throw new ConsumeException("object " + source + ": reading failed " + attempts + " time(s), last: "
+        throw new ConsumeException(TRANSIENT, "object " + source + ": reading failed " + attempts + " time(s), last: "
                 + last.getMessage(), last);
     }
 

@@ -84,12 +84,12 @@ final class Fixtures {
     static ConsumerReport done(String signalId, String dataset, long events) {
         return new ConsumerReport(ConsumerReport.TYPE, signalId, dataset, "consumer-1", ConsumerReport.DONE,
                 "/eventindex/datasets/" + CONTAINER + "/" + dataset + ".ei.spb", events, events, 0, 2, 2000, 1500,
-                null, 1_600_000_000_000L);
+                null, 1_600_000_000_000L, false);
     }
 
     static ConsumerReport failed(String signalId, String dataset, String reason) {
         return new ConsumerReport(ConsumerReport.TYPE, signalId, dataset, "consumer-1", ConsumerReport.FAILED,
-                null, 0, 0, 0, 0, 0, 100, reason, 1_600_000_000_000L);
+                null, 0, 0, 0, 0, 0, 100, reason, 1_600_000_000_000L, false);
     }
 
     static Candidate candidate(String name, long seq, GuidInfo... guids) {
