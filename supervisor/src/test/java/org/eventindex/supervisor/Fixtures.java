@@ -87,9 +87,16 @@ final class Fixtures {
                 null, 1_600_000_000_000L, false);
     }
 
+    /** A transient FAILED report (HDFS, Kudu or S3 failed): retried with backoff. */
     static ConsumerReport failed(String signalId, String dataset, String reason) {
         return new ConsumerReport(ConsumerReport.TYPE, signalId, dataset, "consumer-1", ConsumerReport.FAILED,
                 null, 0, 0, 0, 0, 0, 100, reason, 1_600_000_000_000L, false);
+    }
+
+    /** A permanent FAILED report (the signal or an object is wrong): not retried automatically. */
+    static ConsumerReport failedPermanently(String signalId, String dataset, String reason) {
+        return new ConsumerReport(ConsumerReport.TYPE, signalId, dataset, "consumer-1", ConsumerReport.FAILED,
+                null, 0, 0, 0, 0, 0, 100, reason, 1_600_000_000_000L, true);
     }
 
     static Candidate candidate(String name, long seq, GuidInfo... guids) {
