@@ -13,6 +13,9 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  * @param objectsRead     objects fetched from S3
  * @param bytesRead       bytes fetched from S3
  * @param reason          why it failed (FAILED only), naming the object or file
+ * @param permanent       FAILED only: the failure can never succeed with the same signal (an object missing or
+ *                        malformed, an invalid signal, contents that contradict it), so the supervisor does not
+ *                        retry it by itself. Absent (older consumers) means false: a transient failure, retried
  */
 public record ConsumerReport(
         @JsonProperty("type") String type,
@@ -28,7 +31,8 @@ public record ConsumerReport(
         @JsonProperty("bytesRead") long bytesRead,
         @JsonProperty("durationMillis") long durationMillis,
         @JsonProperty("reason") String reason,
-        @JsonProperty("ts") long ts) {
+        @JsonProperty("ts") long ts,
+        @JsonProperty("permanent") boolean permanent) {
 
     public static final String TYPE = "report";
     public static final String DONE = "DONE";

@@ -15,22 +15,31 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
- * The operations endpoint every daemon exposes: {@code /health} (liveness: 200 while the process runs),
- * {@code /ready} (200 only when the daemon's dependencies are reachable, 503 with the reason otherwise),
+ * The operations endpoint every daemon exposes: {@code /health} (liveness: 200 while the daemon can work, 503 with
+ * the reason when it cannot recover by itself and must be restarted), {@code /ready} (200 only when the daemon's
+ * dependencies are reachable, 503 with the reason otherwise),
  * {@code /metrics} (Prometheus text) and any JSON resources the daemon adds with {@link #json}.
  * Port 0 picks a free port ({@link #port()} tells which).
  */
 public final class OpsHttpServer implements AutoCloseable {
     private final HttpServer server;
 
-    public OpsHttpServer(String bindHost, int port, Metrics metrics, Supplier<Readiness> readiness) throws IOException {
+    /**
+     * @param health    whether the daemon is alive ({@code /health}); not ready means it must be restarted
+     * @param readiness whether it can do its work now ({@code /ready})
+     */
+    public OpsHttpServer(String bindHost, int port, Metrics metrics, Supplier<Readiness> health,
+                         Supplier<Readiness> readiness) throws IOException {
         server = HttpServer.create(new InetSocketAddress(bindHost, port), 64);
         server.setExecutor(Executors.newFixedThreadPool(2, r -> {
             Thread t = new Thread(r, "ops-http");
             t.setDaemon(true);
             return t;
         }));
-        server.createContext("/health", ex -> respond(ex, 200, "text/plain", "ok\n"));
+        server.createContext("/health", ex -> {
+            Readiness h = health.get();
+            respond(ex, h.ready() ? 200 : 503, "text/plain", (h.ready() ? "ok" : "failed: " + h.reason()) + "\n");
+        });
         server.createContext("/ready", ex -> {
             Readiness r = readiness.get();
             respond(ex, r.ready() ? 200 : 503, "text/plain", (r.ready() ? "ready" : "not ready: " + r.reason()) + "\n");

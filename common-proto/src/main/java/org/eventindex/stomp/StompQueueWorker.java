@@ -17,9 +17,16 @@ import org.slf4j.LoggerFactory;
 /**
  * A daemon's consumer of one queue: keeps a connection (reconnecting with capped exponential backoff through every
  * endpoint), subscribes with the given prefetch and calls the handler for each message one at a time. A handler that
- * returns normally gets its message acknowledged; one that throws gets it NACKed (the broker dead-letters it), and
- * the failure is logged with the message id. A message over the {@link StompSettings#frameLimits()} goes to
- * {@link StompMessageHandler#onOversize} instead (by default: NACKed). Stopping waits for the message in progress.
+ * returns normally gets its message acknowledged; one that throws an exception gets it NACKed (the broker
+ * dead-letters it), and the failure is logged with the message id. A message over the
+ * {@link StompSettings#frameLimits()} goes to {@link StompMessageHandler#onOversize} instead (by default: NACKed).
+ * Stopping waits for the message in progress.
+ *
+ * <p>An {@link Error} ends the worker for good: the message in hand is neither acknowledged nor NACKed, the
+ * connection is closed (so the broker redelivers the message), {@link #failure()} tells why, and the owner's
+ * {@link DeathListener} is called on the worker's thread as its last act. Without a listener, an
+ * {@link AssertionError} or {@link LinkageError} from the handler is NACKed like an exception and the worker goes on
+ * (a bug on one message); with one, every Error is fatal, so that the owner (the daemon) can exit and be restarted.
  *
  * <p>Delivery is at least once: a message whose ACK was lost with the connection is delivered again, so handlers
  * must be idempotent.
@@ -34,6 +41,7 @@ public final class StompQueueWorker implements AutoCloseable {
     private final int prefetch;
     private final StompMessageHandler handler;
     private final StompBackoff backoff;
+    private final DeathListener onDeath;
     private final AtomicBoolean started = new AtomicBoolean();
     private final CountDownLatch stopSignal = new CountDownLatch(1);
     private final AtomicLong handled = new AtomicLong();
@@ -42,6 +50,19 @@ public final class StompQueueWorker implements AutoCloseable {
     private volatile BlockingQueue<Object> inbox;
     private volatile StompConnection connection;
     private volatile Thread thread;
+    private volatile Throwable failure;
+
+    /** Told once when the worker stops for good without being asked to. */
+    @FunctionalInterface
+    public interface DeathListener {
+        /**
+         * Called on the dying worker's thread, after its connection is closed.
+         *
+         * @param worker the worker's name
+         * @param cause  the Error that ended it
+         */
+        void died(String worker, Throwable cause);
+    }
 
     public StompQueueWorker(String name, StompSettings settings, String destination, int prefetch,
                             StompMessageHandler handler) {
@@ -50,11 +71,21 @@ public final class StompQueueWorker implements AutoCloseable {
 
     public StompQueueWorker(String name, StompSettings settings, String destination, int prefetch,
                             StompMessageHandler handler, StompBackoff backoff) {
+        this(name, settings, destination, prefetch, handler, backoff, null);
+    }
+
+    /**
+     * @param onDeath told when an Error ends the worker; with a listener every Error the handler throws is fatal
+     *                (see the class comment); null for none
+     */
+    public StompQueueWorker(String name, StompSettings settings, String destination, int prefetch,
+                            StompMessageHandler handler, StompBackoff backoff, DeathListener onDeath) {
         this.name = requireNonNull(name, "name is null");
         this.settings = requireNonNull(settings, "settings is null");
         this.destination = requireNonNull(destination, "destination is null");
         this.handler = requireNonNull(handler, "handler is null");
         this.backoff = requireNonNull(backoff, "backoff is null");
+        this.onDeath = onDeath;
         if (prefetch < 1) {
             throw new IllegalArgumentException("worker " + name + ": prefetch must be at least 1, got " + prefetch);
         }
@@ -75,6 +106,11 @@ public final class StompQueueWorker implements AutoCloseable {
     public boolean isConnected() {
         StompConnection c = connection;
         return connected && c != null && c.isOpen();
+    }
+
+    /** The Error that ended the worker, or null while it runs (or after a requested stop). */
+    public Throwable failure() {
+        return failure;
     }
 
     /** Messages handled (acknowledged) since start. */
@@ -153,14 +189,18 @@ public final class StompQueueWorker implements AutoCloseable {
             } catch (RuntimeException e) {
                 LOG.error("worker {} on {} failed unexpectedly", name, destination, e);
             } catch (Error e) {
-                LOG.error("worker {} on {} stops: {}", name, destination, e.toString(), e);
-                throw e;
+                // the message in hand, if any, is left unacknowledged: closing the connection hands it back
+                failure = e;
             } finally {
                 connected = false;
                 connection = null;
                 if (c != null) {
                     c.close();
                 }
+            }
+            if (failure != null) {
+                died(failure);
+                return;
             }
             if (!stopping) {
                 Duration delay = backoff.delay(failures++, ThreadLocalRandom.current().nextDouble());
@@ -173,6 +213,14 @@ public final class StompQueueWorker implements AutoCloseable {
             }
         }
         LOG.info("worker {} on {} stopped after {} messages", name, destination, handled.get());
+    }
+
+    private void died(Throwable cause) {
+        LOG.error("worker {} on {} stops for good after {} messages: {}; the message in hand, if any, is left to the"
+                + " broker to redeliver", name, destination, handled.get(), cause.toString(), cause);
+        if (onDeath != null) {
+            onDeath.died(name, cause);
+        }
     }
 
     private void consume(StompConnection c, BlockingQueue<Object> q) throws IOException, InterruptedException {
@@ -201,6 +249,9 @@ public final class StompQueueWorker implements AutoCloseable {
             // Forced stop: leave the message unacknowledged so that the broker redelivers it.
             throw e;
         } catch (Exception | AssertionError | LinkageError e) {
+            if (e instanceof Error fatal && onDeath != null) {
+                throw fatal;
+            }
             if (stopping && Thread.currentThread().isInterrupted()) {
                 throw new InterruptedException("worker " + name + " interrupted while handling " + message.messageId());
             }

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -91,11 +92,22 @@ class MessageJsonTest {
     @Test
     void consumerReportRoundTrip() throws IOException {
         ConsumerReport done = new ConsumerReport(ConsumerReport.TYPE, "sig-1", "ds", "consumer-1",
-                ConsumerReport.DONE, "/eventindex/ds/ds.parquet", 100, 100, 1, 2, 4096, 1500, null, 1L);
+                ConsumerReport.DONE, "/eventindex/ds/ds.parquet", 100, 100, 1, 2, 4096, 1500, null, 1L, false);
         assertEquals(done, Json.read(Json.write(done), ConsumerReport.class));
         ConsumerReport failed = new ConsumerReport(ConsumerReport.TYPE, "sig-2", "ds", "consumer-1",
-                ConsumerReport.FAILED, null, 0, 0, 0, 1, 0, 5, "object s3://h:1/b/k is missing", 2L);
+                ConsumerReport.FAILED, null, 0, 0, 0, 1, 0, 5, "object s3://h:1/b/k is missing", 2L, true);
         assertEquals(failed, Json.read(Json.write(failed), ConsumerReport.class));
+        assertTrue(Json.tree(Json.write(failed)).get("permanent").asBoolean());
+    }
+
+    @Test
+    void aReportWithoutPermanentIsTransient() throws IOException {
+        // as consumers sent it before the field existed
+        String old = "{\"type\":\"report\",\"signalId\":\"sig-3\",\"dataset\":\"ds\",\"consumer\":\"c\","
+                + "\"status\":\"FAILED\",\"reason\":\"HDFS is down\",\"ts\":3}";
+        ConsumerReport r = Json.read(old.getBytes(StandardCharsets.UTF_8), ConsumerReport.class);
+        assertEquals(ConsumerReport.FAILED, r.status());
+        assertFalse(r.permanent());
     }
 
     @Test

@@ -2,6 +2,9 @@ package org.eventindex.stomp;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -88,6 +91,52 @@ class StompQueueWorkerTest {
             assertTrue(w.isConnected());
         }
         assertEquals(0, broker.queueSize(queue));
+    }
+
+    @Test
+    void anErrorEndsTheWorkerTellsItsOwnerAndLeavesTheMessageToTheBroker() throws Exception {
+        String queue = "/queue/test.error";
+        send(queue, "heavy");
+        CompletableFuture<Throwable> died = new CompletableFuture<>();
+        try (StompQueueWorker w = new StompQueueWorker("dies", settings, queue, 1, m -> {
+            throw new OutOfMemoryError("test: Java heap space on " + m.messageId());
+        }, FAST, (name, cause) -> died.complete(cause))) {
+            w.start();
+            Throwable cause = died.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            assertInstanceOf(OutOfMemoryError.class, cause);
+            assertSame(cause, w.failure());
+            assertFalse(w.isConnected());
+            assertEquals(0, w.handled());
+        }
+        assertMessageRedelivered(queue, "heavy");
+    }
+
+    @Test
+    void withADeathListenerAnAssertionErrorIsFatalTooInsteadOfNacked() throws Exception {
+        String queue = "/queue/test.assertion";
+        send(queue, "buggy");
+        CompletableFuture<Throwable> died = new CompletableFuture<>();
+        try (StompQueueWorker w = new StompQueueWorker("asserts", settings, queue, 1, m -> {
+            throw new AssertionError("test: invariant broken on " + m.messageId());
+        }, FAST, (name, cause) -> died.complete(cause))) {
+            w.start();
+            assertInstanceOf(AssertionError.class, died.get(WAIT.toSeconds(), TimeUnit.SECONDS));
+        }
+        assertMessageRedelivered(queue, "buggy");
+    }
+
+    /** The message is neither dead-lettered nor lost: the next worker on the queue gets it and acknowledges it. */
+    private void assertMessageRedelivered(String queue, String body) throws Exception {
+        assertEquals(0, broker.queueSize(EmbeddedBroker.DLQ), "nothing is dead-lettered");
+        CompletableFuture<String> again = new CompletableFuture<>();
+        try (StompQueueWorker next = new StompQueueWorker("next", settings, queue, 1,
+                m -> again.complete(new String(m.body(), StandardCharsets.UTF_8)), FAST)) {
+            next.start();
+            assertEquals(body, again.get(WAIT.toSeconds(), TimeUnit.SECONDS));
+            Await.until("redelivered message acknowledged", WAIT,
+                    () -> next.handled() == 1 && broker.queueSize(queue) == 0);
+            assertNull(next.failure());
+        }
     }
 
     @Test

@@ -25,6 +25,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
+import static org.eventindex.consumer.ConsumeException.Kind.TRANSIENT;
+
 /**
  * Turns a validated signal into one consolidated file. Objects are fetched and decoded in parallel (a bounded pool,
  * at most {@code 2 x threads} objects ahead of the writer), each into its {@link SelectedRecords}: a
@@ -159,8 +161,9 @@ final class Consolidator {
                     GuidSelector.Selection selection = GuidSelector.select(reader, o, selected);
                     verifyChecksum(in, opened.sha256(), source);
                     if (o.usize() > 0 && reader.uncompressedBytes() != o.usize()) {
-                        throw new ConsumeException("object " + source + " inflates to " + reader.uncompressedBytes()
-                                + " bytes, but its producer declared " + o.usize() + " (usize)");
+                        throw new ConsumeException(ConsumeException.Kind.PERMANENT, "object " + source + " inflates to "
+                                + reader.uncompressedBytes() + " bytes, but its producer declared " + o.usize()
+                                + " (usize)");
                     }
                     // only now do the object's records (and run files) count
                     selected.seal();
@@ -171,10 +174,9 @@ final class Consolidator {
                     bytes.addAndGet(in.count());
                     metrics.bytesRead.add(in.count());
                 }
-            } catch (SpbFormatException e) {
-                throw new ConsumeException(e.getMessage() + beyondDeclaredSize(e, o), e);
-            } catch (FileNotFoundException e) {
-                throw new ConsumeException(e.getMessage(), e);
+            } catch (FileNotFoundException | SpbFormatException e) {
+                String declared = e instanceof SpbFormatException f ? beyondDeclaredSize(f, o) : "";
+                throw new ConsumeException(ConsumeException.of(e), e.getMessage() + declared, e);
             } catch (InterruptedIOException e) {
                 throw e;
             } catch (IOException e) {
@@ -189,7 +191,7 @@ final class Consolidator {
                 }
             }
         }
-        throw new ConsumeException("object " + source + ": reading failed " + attempts + " time(s), last: "
+        throw new ConsumeException(TRANSIENT, "object " + source + ": reading failed " + attempts + " time(s), last: "
                 + last.getMessage(), last);
     }
 

@@ -1,17 +1,60 @@
 package org.eventindex.consumer;
 
+import org.eventindex.consolidated.TriggerMenus;
+import org.eventindex.spb.SpbFormatException;
+
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.util.Objects;
+
 /**
  * A dataset signal could not be completed. The message is the reason reported to the supervisor: it names the
- * dataset, object or file concerned and what happened.
+ * dataset, object or file concerned and what happened. The {@link Kind} tells the supervisor whether sending the same
+ * signal again can help.
  */
 public final class ConsumeException extends Exception {
     private static final long serialVersionUID = 1L;
 
-    public ConsumeException(String reason) {
-        super(reason);
+    /** Whether the same signal can succeed later. */
+    public enum Kind {
+        /**
+         * The signal, an object it names or that object's content is wrong (invalid signal, object missing or
+         * malformed, content contradicting the signal): the same signal fails the same way every time.
+         */
+        PERMANENT,
+        /** HDFS, Kudu or S3 failed, or the consumer was stopped: the same signal may succeed later. */
+        TRANSIENT
     }
 
-    public ConsumeException(String reason, Throwable cause) {
+    private final Kind kind;
+
+    public ConsumeException(Kind kind, String reason) {
+        super(reason);
+        this.kind = Objects.requireNonNull(kind, "kind is null");
+    }
+
+    public ConsumeException(Kind kind, String reason, Throwable cause) {
         super(reason, cause);
+        this.kind = Objects.requireNonNull(kind, "kind is null");
+    }
+
+    public Kind kind() {
+        return kind;
+    }
+
+    public boolean permanent() {
+        return kind == Kind.PERMANENT;
+    }
+
+    /**
+     * The kind of a failure to read an object or to write what was read: a missing object
+     * ({@link FileNotFoundException}) or a malformed one ({@link SpbFormatException}, whatever its problem: the
+     * stored bytes do not change; a broken transfer shows as another I/O error or a SHA-256 mismatch) is permanent,
+     * and so is a dataset whose content a consolidated file may not hold ({@link TriggerMenus.LimitException});
+     * any other I/O error is transient.
+     */
+    static Kind of(IOException e) {
+        return e instanceof FileNotFoundException || e instanceof SpbFormatException
+                || e instanceof TriggerMenus.LimitException ? Kind.PERMANENT : Kind.TRANSIENT;
     }
 }

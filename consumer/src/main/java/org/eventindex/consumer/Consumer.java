@@ -5,6 +5,7 @@ import org.apache.hadoop.fs.FileContext;
 import org.apache.hadoop.fs.Path;
 import org.eventindex.ops.Metrics;
 import org.eventindex.ops.OpsHttpServer;
+import org.eventindex.stomp.StompBackoff;
 import org.eventindex.stomp.StompQueueWorker;
 import org.eventindex.stomp.StompSender;
 import org.eventindex.stomp.StompSettings;
@@ -26,6 +27,12 @@ import java.util.Objects;
  * 1, so competing consumers share the datasets) and opens the operations HTTP endpoint; {@link #stop()} is idempotent
  * and waits for the dataset in progress.
  * <p>
+ * A consumer whose signal worker dies (an {@link Error} such as {@link OutOfMemoryError} escaped the handler: nothing
+ * was reported and the signal was not acknowledged, so the broker redelivers it) cannot take signals any more:
+ * {@code /health} and {@code /ready} answer 503 with the reason, and the {@link ExitAction} given to
+ * {@link #start(ExitAction)} is run with {@link #EXIT_WORKER_DIED}, so that the daemon's main exits and its process
+ * supervisor restarts it.
+ * <p>
  * In-process use (the embedded demo, tests):
  * <pre>{@code
  * ConsumerConfig config = ConsumerConfig.fromProperties(props, env);   // brokers, S3, HDFS, Kudu endpoints
@@ -38,6 +45,24 @@ import java.util.Objects;
 public final class Consumer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Consumer.class);
     private static final Duration STOP_GRACE = Duration.ofSeconds(60);
+
+    /** Exit status of a consumer whose signal worker died. */
+    public static final int EXIT_WORKER_DIED = 3;
+
+    /** What the owner of the process does when the consumer can no longer work: {@code ConsumerMain} exits. */
+    @FunctionalInterface
+    public interface ExitAction {
+        /** Leaves the process with the consumer as it is (in-process use: tests, the embedded stack). */
+        ExitAction STAY = (status, reason) -> { };
+
+        /**
+         * Called once, on the dying worker's thread; must not wait for the consumer to stop.
+         *
+         * @param status the exit status, never 0
+         * @param reason what happened, naming the consumer and the cause
+         */
+        void exit(int status, String reason);
+    }
 
     /**
      * Collaborators built by the caller, who keeps ownership of them.
@@ -65,6 +90,7 @@ public final class Consumer implements AutoCloseable {
     private volatile OpsHttpServer http;
     private volatile boolean started;
     private volatile boolean stopped;
+    private volatile String deathReason;
 
     /** HDFS client key: first wait before retrying {@code complete()} of a closed file (or a new block). */
     static final String HDFS_RETRY_DELAY_KEY = "dfs.client.block.write.locateFollowingBlock.initial.delay.ms";
@@ -186,8 +212,21 @@ public final class Consumer implements AutoCloseable {
                 .withFrameLimits(config.frameLimits());
     }
 
-    /** Subscribes to the signal queue and opens the operations endpoint. */
-    public synchronized void start() throws IOException {
+    /**
+     * Subscribes to the signal queue and opens the operations endpoint, for in-process use: if the signal worker
+     * dies, only {@code /health} and {@code /ready} say so ({@link ExitAction#STAY}).
+     */
+    public void start() throws IOException {
+        start(ExitAction.STAY);
+    }
+
+    /**
+     * Subscribes to the signal queue and opens the operations endpoint.
+     *
+     * @param exit run with {@link #EXIT_WORKER_DIED} if the signal worker dies
+     */
+    public synchronized void start(ExitAction exit) throws IOException {
+        Objects.requireNonNull(exit, "exit is null");
         if (stopped) {
             throw new IllegalStateException("consumer " + config.consumerId() + " was stopped; create a new one");
         }
@@ -195,12 +234,14 @@ public final class Consumer implements AutoCloseable {
             return;
         }
         prepareSpoolDir();
-        http = new OpsHttpServer(config.httpHost(), config.httpPort(), metrics.registry(), this::readiness);
+        http = new OpsHttpServer(config.httpHost(), config.httpPort(), metrics.registry(), this::health,
+                this::readiness);
         http.json("/status", status::snapshot);
         http.start();
         try {
             worker = new StompQueueWorker("consumer-" + config.consumerId(), stompSettings(config),
-                    config.signalQueue(), 1, handler);
+                    config.signalQueue(), 1, handler, StompBackoff.DEFAULT,
+                    (name, cause) -> workerDied(name, cause, exit));
             worker.start();
         } catch (RuntimeException e) {
             http.close();
@@ -210,6 +251,14 @@ public final class Consumer implements AutoCloseable {
         started = true;
         LOG.info("consumer {} started: signals from {} on {}, files under {}{}, ops on port {}", config.consumerId(),
                 config.signalQueue(), config.brokers(), config.hdfsUri(), config.hdfsRoot(), http.port());
+    }
+
+    private void workerDied(String workerName, Throwable cause, ExitAction exit) {
+        String reason = "consumer " + config.consumerId() + ": signal worker " + workerName + " died of " + cause
+                + "; the signal in hand was neither reported nor acknowledged (the broker redelivers it)";
+        deathReason = reason;
+        LOG.error("{}; exiting with status {} so that the process is restarted", reason, EXIT_WORKER_DIED);
+        exit.exit(EXIT_WORKER_DIED, reason);
     }
 
     /** This consumer's own spool folder; spool and run files a crashed run left there are removed. */
@@ -272,7 +321,21 @@ public final class Consumer implements AutoCloseable {
         return w != null && !stopped && w.isConnected();
     }
 
+    /** Why the consumer can no longer take signals (its worker died), or null while it can. */
+    public String deathReason() {
+        return deathReason;
+    }
+
+    private OpsHttpServer.Readiness health() {
+        String dead = deathReason;
+        return dead == null ? OpsHttpServer.Readiness.ok() : OpsHttpServer.Readiness.notReady(dead);
+    }
+
     private OpsHttpServer.Readiness readiness() {
+        String dead = deathReason;
+        if (dead != null) {
+            return OpsHttpServer.Readiness.notReady(dead);
+        }
         if (isConnected()) {
             return OpsHttpServer.Readiness.ok();
         }

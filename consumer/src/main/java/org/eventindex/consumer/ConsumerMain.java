@@ -7,10 +7,13 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * {@code ConsumerMain run --config consumer.properties}: runs the consumer daemon until SIGTERM/SIGINT.
- * Exit codes: 0 after a clean stop, 2 for bad usage or configuration, 1 when it cannot start.
+ * Exit codes: 0 after a clean stop, 2 for bad usage or configuration, 1 when it cannot start, 3
+ * ({@link Consumer#EXIT_WORKER_DIED}) when its signal worker died (e.g. of an {@link OutOfMemoryError}), so that
+ * its process supervisor (systemd) restarts it.
  */
 public final class ConsumerMain {
     private static final Logger LOG = LoggerFactory.getLogger(ConsumerMain.class);
@@ -38,15 +41,21 @@ public final class ConsumerMain {
         }
         LOG.info("starting with {}", config);
         Consumer consumer;
+        // the worker's death is decided here and acted on by this thread, never on the dying worker's
+        AtomicInteger exitStatus = new AtomicInteger();
+        CountDownLatch stopped = new CountDownLatch(1);
         try {
             consumer = Consumer.create(config, Clock.systemUTC());
-            consumer.start();
+            consumer.start((status, reason) -> {
+                exitStatus.compareAndSet(0, status);
+                err.println("consumer: exiting with status " + status + ": " + reason);
+                stopped.countDown();
+            });
         } catch (Exception e) {
             LOG.error("consumer {} could not start", config.consumerId(), e);
             err.println("consumer: cannot start: " + e.getMessage());
             return 1;
         }
-        CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             consumer.stop();
             stopped.countDown();
@@ -57,6 +66,9 @@ public final class ConsumerMain {
             Thread.currentThread().interrupt();
             consumer.stop();
         }
-        return 0;
+        if (exitStatus.get() != 0) {
+            consumer.stop();
+        }
+        return exitStatus.get();
     }
 }

@@ -1,15 +1,20 @@
 package org.eventindex.consumer;
 
 import org.apache.hadoop.fs.Path;
+import org.eventindex.kudu.DatasetLoadException;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.Objects;
 
+import static org.eventindex.consumer.ConsumeException.Kind.PERMANENT;
+import static org.eventindex.consumer.ConsumeException.Kind.TRANSIENT;
+
 /**
  * The work for one validated signal: consolidate the selected objects into a temp file, publish it atomically,
  * then load it into Kudu. Nothing is published unless the whole file was written; a failure at any step becomes a
- * {@link ConsumeException} naming the dataset, the object or file, and the cause.
+ * {@link ConsumeException} naming the dataset, the object or file, and the cause, and whether it is permanent (the
+ * signal, an object or its content is wrong) or transient (HDFS, Kudu or S3 failed).
  */
 final class DatasetProcessor {
     private final Consolidator consolidator;
@@ -38,40 +43,42 @@ final class DatasetProcessor {
         try {
             pending = committer.begin(signal.container(), dataset, signal.signalId());
         } catch (IOException e) {
-            throw new ConsumeException("dataset " + dataset + ": cannot create a temp file next to " + target
+            throw new ConsumeException(TRANSIENT, "dataset " + dataset + ": cannot create a temp file next to " + target
                     + ": " + e.getMessage(), e);
         }
         try (pending) {
             try (ConsolidatedWriter writer = format.open(pending.stream())) {
                 written = consolidator.consolidate(signal, writer);
             } catch (ConsumeException e) {
-                throw new ConsumeException("dataset " + dataset + ": " + e.getMessage(), e);
+                throw new ConsumeException(e.kind(), "dataset " + dataset + ": " + e.getMessage(), e);
             } catch (InterruptedIOException e) {
                 throw new InterruptedException("dataset " + dataset + ": interrupted: " + e.getMessage());
             } catch (IOException e) {
-                throw new ConsumeException("dataset " + dataset + ": writing " + pending.tempPath() + " failed: "
-                        + e.getMessage(), e);
+                throw new ConsumeException(ConsumeException.of(e), "dataset " + dataset + ": writing "
+                        + pending.tempPath() + " failed: " + e.getMessage(), e);
             }
             if (written.eventsWritten() != signal.signal().expectedEvents()) {
-                throw new ConsumeException("dataset " + dataset + ": wrote " + written.eventsWritten()
+                throw new ConsumeException(PERMANENT, "dataset " + dataset + ": wrote " + written.eventsWritten()
                         + " events but the signal expects " + signal.signal().expectedEvents());
             }
             try {
                 ingest.checkNotSuperseded(signal);
             } catch (IOException e) {
-                throw new ConsumeException("dataset " + dataset + ": not published: " + e.getMessage(), e);
+                // refused as superseded: a newer selection is loaded, this signal can never be published
+                throw new ConsumeException(e instanceof DatasetLoadException ? PERMANENT : TRANSIENT,
+                        "dataset " + dataset + ": not published: " + e.getMessage(), e);
             }
             try {
                 file = pending.commit();
             } catch (IOException e) {
-                throw new ConsumeException("dataset " + dataset + ": " + e.getMessage(), e);
+                throw new ConsumeException(TRANSIENT, "dataset " + dataset + ": " + e.getMessage(), e);
             }
         }
         DatasetIngest.Loaded loaded;
         try {
             loaded = ingest.ingest(signal, file);
         } catch (IOException e) {
-            throw new ConsumeException("dataset " + dataset + ": loading " + file + " into Kudu failed: "
+            throw new ConsumeException(TRANSIENT, "dataset " + dataset + ": loading " + file + " into Kudu failed: "
                     + e.getMessage(), e);
         }
         return new Outcome(file, written, loaded);

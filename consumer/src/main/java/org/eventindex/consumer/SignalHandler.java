@@ -17,7 +17,9 @@ import java.util.Objects;
  * Handles one message of the signal queue: decode, validate, process, then report DONE or FAILED to the supervisor.
  * The report is sent before returning, and returning acknowledges the signal: a signal is never acknowledged without
  * its outcome being with the broker. Every failure, including a poison message, is reported and acknowledged (a
- * retry of the same selection is the supervisor's decision); only a report that cannot be sent makes this throw.
+ * retry of the same selection is the supervisor's decision, which the report helps with: {@code permanent} when the
+ * same signal can never succeed, see {@link ConsumeException.Kind}); only a report that cannot be sent, or an
+ * {@link Error}, makes this throw.
  */
 public final class SignalHandler implements StompMessageHandler {
     private static final Logger LOG = LoggerFactory.getLogger(SignalHandler.class);
@@ -68,7 +70,7 @@ public final class SignalHandler implements StompMessageHandler {
                 + ConsumerConfig.STOMP_FRAME_MAX_BYTES + ", " + ConsumerConfig.STOMP_FRAME_MAX_HEADER_BYTES + "): "
                 + oversize + "; not processed";
         LOG.warn("{}", reason);
-        ConsumerReport r = failed(ids.get("signalId"), ids.get("dataset"), reason, now, now);
+        ConsumerReport r = failed(ids.get("signalId"), ids.get("dataset"), reason, true, now, now);
         count(r);
         return r;
     }
@@ -82,7 +84,7 @@ public final class SignalHandler implements StompMessageHandler {
             long now = clock.millis();
             String reason = "message " + messageId + " is not a consumer signal: " + e.getMessage();
             LOG.warn("{}", reason);
-            ConsumerReport r = failed(null, null, reason, now, now);
+            ConsumerReport r = failed(null, null, reason, true, now, now);
             count(r);
             return r;
         }
@@ -104,7 +106,7 @@ public final class SignalHandler implements StompMessageHandler {
             report = new ConsumerReport(ConsumerReport.TYPE, signal.signalId(), signal.dataset(), consumerId,
                     ConsumerReport.DONE, o.file().toUri().getPath(), o.written().eventsWritten(),
                     o.loaded().eventsLoaded(), o.loaded().duplicateEvents(), o.written().objectsRead(),
-                    o.written().bytesRead(), end - start, null, end);
+                    o.written().bytesRead(), end - start, null, end, false);
             metrics.eventsWritten.add(o.written().eventsWritten());
             metrics.eventsLoaded.add(o.loaded().eventsLoaded());
             LOG.info("signal {}: dataset {} DONE: {} events written to {} from {} object(s) ({} bytes), {} in Kudu,"
@@ -112,28 +114,30 @@ public final class SignalHandler implements StompMessageHandler {
                     report.hdfsPath(), o.written().objectsRead(), o.written().bytesRead(), o.loaded().eventsLoaded(),
                     o.loaded().duplicateEvents(), end - start);
         } catch (ConsumeException e) {
-            report = failed(signal, e.getMessage(), start);
+            report = failed(signal, e.getMessage(), e.permanent(), start);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            report = failed(signal, "dataset " + signal.dataset() + ": interrupted (consumer stopping)", start);
+            report = failed(signal, "dataset " + signal.dataset() + ": interrupted (consumer stopping)", false, start);
         } catch (RuntimeException e) {
+            // a bug, or a library's unchecked I/O failure: not known to fail again, so the supervisor may retry
             LOG.error("signal {}: dataset {}: unexpected failure", signal.signalId(), signal.dataset(), e);
-            report = failed(signal, "dataset " + signal.dataset() + ": internal error: " + e, start);
+            report = failed(signal, "dataset " + signal.dataset() + ": internal error: " + e, false, start);
         }
         count(report);
         status.finished(report);
         return report;
     }
 
-    private ConsumerReport failed(ConsumerSignal signal, String reason, long start) {
+    private ConsumerReport failed(ConsumerSignal signal, String reason, boolean permanent, long start) {
         long end = clock.millis();
-        LOG.warn("signal {}: FAILED: {}", signal.signalId(), reason);
-        return failed(signal.signalId(), signal.dataset(), reason, start, end);
+        LOG.warn("signal {}: FAILED ({}): {}", signal.signalId(), permanent ? "permanent" : "transient", reason);
+        return failed(signal.signalId(), signal.dataset(), reason, permanent, start, end);
     }
 
-    private ConsumerReport failed(String signalId, String dataset, String reason, long start, long end) {
+    private ConsumerReport failed(String signalId, String dataset, String reason, boolean permanent, long start,
+                                  long end) {
         return new ConsumerReport(ConsumerReport.TYPE, signalId, dataset, consumerId, ConsumerReport.FAILED, null,
-                0, 0, 0, 0, 0, end - start, reason, end);
+                0, 0, 0, 0, 0, end - start, reason, end, permanent);
     }
 
     private void count(ConsumerReport report) {

@@ -16,6 +16,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 
+import static org.eventindex.consumer.ConsumeException.Kind.PERMANENT;
+
 /**
  * Checks a {@link ConsumerSignal} before anything is fetched: the dataset name parses and its container is the one
  * given, every object is in the configured S3 endpoint and bucket, every object lists GUIDs, no GUID or object is
@@ -146,7 +148,7 @@ public final class SignalValidator {
     }
 
     private static ConsumeException reject(ConsumerSignal signal, String what) {
-        return new ConsumeException("invalid signal " + Printable.of(String.valueOf(signal.signalId()), 100)
+        return new ConsumeException(PERMANENT, "invalid signal " + Printable.of(String.valueOf(signal.signalId()), 100)
                 + " for dataset " + Printable.of(String.valueOf(signal.dataset()), 300) + ": " + what);
     }
 }

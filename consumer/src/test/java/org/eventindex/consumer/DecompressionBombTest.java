@@ -83,7 +83,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * and names; many small messages; one large object; an object larger than its producer declared), sent to a consumer
  * that runs as its own process with its default heap, as in production, on real services (ActiveMQ with the access
  * rules, S3Proxy, HDFS, Kudu). Each is reported FAILED with its reason, leaves nothing in HDFS or Kudu, and the same
- * consumer process, still alive and healthy, then consolidates a valid dataset.
+ * consumer process, still alive and healthy, then consolidates a valid dataset. Each is reported permanent, so the
+ * supervisor does not retry it.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class DecompressionBombTest {
@@ -240,6 +241,7 @@ class DecompressionBombTest {
                     700, 3, List.of(o), o.expectedEvents(), System.currentTimeMillis()));
             assertEquals(ConsumerReport.FAILED, r.status(), b.name() + ": " + r.reason());
             assertTrue(r.reason().contains(b.reason()), b.name() + ": " + r.reason());
+            assertTrue(r.permanent(), b.name() + " is not reported permanent: the supervisor would retry it");
             assertEquals(hdfsBefore, hdfsTree(), b.name() + " left a trace in HDFS");
             assertEquals(200, status("/health"), b.name() + ": the consumer is not healthy");
         }
@@ -264,6 +266,7 @@ class DecompressionBombTest {
         assertEquals(ConsumerReport.FAILED, menus.status(), menus.reason());
         assertTrue(menus.reason().contains("its distinct trigger menus hold more than " + TriggerMenus.MAX_CHARS
                 + " characters"), menus.reason());
+        assertTrue(menus.permanent(), "the distinct menus are not reported permanent");
         assertEquals(hdfsBefore, hdfsTree(), "the distinct menus left a trace in HDFS");
 
         assertEquals(0, rows("DATASETS"), "DATASETS changed");

@@ -63,8 +63,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Path traversal and oversize input at the consumer's entry point, on real services (ActiveMQ with the deployment's
- * access rules, S3Proxy, HDFS, Kudu): every hostile signal is reported FAILED with its reason, leaves the HDFS tree
- * and the Kudu tables exactly as they were, and the daemon then consolidates a valid signal.
+ * access rules, S3Proxy, HDFS, Kudu): every hostile signal is reported FAILED, permanent, with its reason, leaves the
+ * HDFS tree and the Kudu tables exactly as they were, and the daemon then consolidates a valid signal.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class HostileSignalTest {
@@ -211,6 +211,7 @@ class HostileSignalTest {
             ConsumerReport r = send(s);
             assertEquals(ConsumerReport.FAILED, r.status(), s.signalId() + ": " + r.reason());
             assertTrue(r.reason().contains((String) c[1]), s.signalId() + ": " + r.reason());
+            assertTrue(r.permanent(), s.signalId() + " would be retried by the supervisor: " + r.reason());
             assertEquals(hdfsBefore, hdfsTree(), s.signalId() + " left a trace in HDFS");
         }
         assertEquals(datasetsBefore, rows("DATASETS"), "DATASETS changed");

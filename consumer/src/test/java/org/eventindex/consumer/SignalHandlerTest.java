@@ -18,6 +18,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -241,6 +242,66 @@ class SignalHandlerTest {
             assertEquals(ConsumerReport.FAILED, none.status());
             assertEquals(null, none.signalId());
         }
+    }
+
+    @Test
+    void failuresThatCanNeverSucceedAreReportedPermanent() throws IOException {
+        store.put("notgzip", "plain text, not an SPB stream".getBytes(StandardCharsets.UTF_8));
+        // a header of job "a" stored under the key of job "impostor"
+        store.put("impostor", TestSpb.object("a", 1000, Guid.of("G1", 100, 10), Guid.of("G2", 200, 5)));
+        Map<String, ConsumerSignal> cases = new LinkedHashMap<>();
+        cases.put("container 'wrong.container'", new ConsumerSignal(ConsumerSignal.TYPE, "p-1", DATASET,
+                "wrong.container", 11, 2, List.of(so("a", 15, "G1", "G2")), 15, 1L));
+        cases.put("is not on the configured S3 endpoint", signal("p-2", new SignalObject("s3://evil.example:7480/"
+                + "eventindex/" + TestSpb.key("a"), 100, List.of("G1"), 10)));
+        cases.put("is not in the configured bucket", signal("p-3", new SignalObject("s3://s3.test:7480/other/"
+                + TestSpb.key("a"), 100, List.of("G1"), 10)));
+        cases.put("does not exist", signal("p-4", so("nothere", 3, "G8")));
+        cases.put("malformed SPB", signal("p-5", so("notgzip", 3, "G8")));
+        cases.put("took 4 events of GUID(s) [G3] but the signal expects 5", signal("p-6", so("b", 5, "G3")));
+        cases.put("does not hold GUID(s) [G9]", signal("p-7", so("b", 4, "G9")));
+        cases.put("but its key is that of taskID", signal("p-8", so("impostor", 15, "G1", "G2")));
+        cases.forEach((why, s) -> {
+            ConsumerReport r = consumer.handler().handle(s);
+            assertEquals(ConsumerReport.FAILED, r.status(), s.signalId());
+            assertTrue(r.reason().contains(why), s.signalId() + ": " + r.reason());
+            assertTrue(r.permanent(), s.signalId() + " is reported transient: " + r.reason());
+        });
+        consumer.handler().onMessage(new StompMessage("/queue/x", "ID:poison-2", "a1", Map.of(),
+                "{not json".getBytes(StandardCharsets.UTF_8)));
+        consumer.handler().onOversize(new StompMessage("/queue/x", "ID:big-2", "a2", Map.of(),
+                Json.write(signal("p-9", so("a", 10, "G1"))), "MESSAGE frame body of 99999 bytes exceeds the limit"));
+        assertEquals(2, sent.size());
+        sent.forEach(r -> assertTrue(r.permanent(), r.reason()));
+        assertEquals(List.of(), files());
+        assertEquals(List.of(), ingested);
+    }
+
+    @Test
+    void failuresOfHdfsKuduOrS3AreReportedTransient() throws IOException {
+        // no temp file can be created where a directory must be
+        Files.writeString(root, "a file where the HDFS root directory goes");
+        ConsumerReport hdfs = consumer.handler().handle(signal("t-0", so("b", 4, "G3")));
+        assertEquals(ConsumerReport.FAILED, hdfs.status());
+        assertTrue(hdfs.reason().contains("cannot create a temp file"), hdfs.reason());
+        assertFalse(hdfs.permanent(), hdfs.reason());
+        Files.delete(root);
+
+        ingestFailure = new IOException("Kudu: timed out");
+        ConsumerReport kudu = consumer.handler().handle(signal("t-1", so("b", 4, "G3")));
+        assertEquals(ConsumerReport.FAILED, kudu.status());
+        assertTrue(kudu.reason().contains("into Kudu failed: Kudu: timed out"), kudu.reason());
+        assertFalse(kudu.permanent(), kudu.reason());
+        ingestFailure = null;
+
+        store.hook((url, n) -> {
+            throw new IOException("connection reset by the test");
+        });
+        ConsumerReport s3 = consumer.handler().handle(signal("t-2", so("b", 4, "G3")));
+        assertTrue(s3.reason().contains("reading failed 3 time(s), last: connection reset by the test"), s3.reason());
+        assertFalse(s3.permanent(), s3.reason());
+        store.hook((url, n) -> { });
+
     }
 
     @Test

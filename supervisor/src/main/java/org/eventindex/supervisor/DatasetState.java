@@ -12,6 +12,9 @@ public enum DatasetState {
     SIGNALLED,
     /** A consumer reported the dataset consolidated and loaded. */
     DONE,
-    /** A consumer reported failure; retried automatically with backoff, then left to an operator. */
+    /**
+     * A consumer reported failure; a transient one is retried automatically with backoff, then left to an operator, a
+     * permanent one is left to an operator at once.
+     */
     FAILED_CONSUMER
 }

@@ -8,7 +8,10 @@ import java.time.Duration;
 /**
  * One line of {@code /datasets}: a dataset's state and progress.
  *
- * @param waitingFor what it waits for when nothing else says it (see {@link DatasetView#waitingFor}), else null
+ * @param waitingFor       what it waits for when nothing else says it (see {@link DatasetView#waitingFor}), else null
+ * @param failure          while {@code FAILED_CONSUMER}: the reason of the consumer's FAILED report, else null
+ * @param permanentFailure while {@code FAILED_CONSUMER}: the consumer found the failure permanent, so the dataset
+ *                         waits for an operator instead of being retried
  */
 public record DatasetSummary(
         String name,
@@ -20,18 +23,22 @@ public record DatasetSummary(
         Integer dspid,
         String signalId,
         @JsonSerialize(using = ToStringSerializer.class) Duration traversalTime,
-        String waitingFor) {
+        String waitingFor,
+        String failure,
+        boolean permanentFailure) {
 
     /** A retired dataset's line: its view has no object lists, so the number of objects read comes from it. */
     static DatasetSummary of(RetiredDataset r) {
         DatasetView v = r.view();
         return new DatasetSummary(v.name(), v.state(), v.expectedFiles(), v.filesWithCandidate(),
                 v.objectsReported(), r.selectedObjects(), v.dspid(), v.signalId(), v.times().traversalTime(),
-                v.waitingFor());
+                v.waitingFor(), null, false);
     }
 
     static DatasetSummary of(DatasetView v) {
+        DatasetView.ConsumerOutcome failed = v.state() == DatasetState.FAILED_CONSUMER ? v.consumer() : null;
         return new DatasetSummary(v.name(), v.state(), v.expectedFiles(), v.filesWithCandidate(), v.objectsReported(),
-                v.selectedObjects().size(), v.dspid(), v.signalId(), v.times().traversalTime(), v.waitingFor());
+                v.selectedObjects().size(), v.dspid(), v.signalId(), v.times().traversalTime(), v.waitingFor(),
+                failed == null ? null : failed.reason(), failed != null && failed.permanent());
     }
 }

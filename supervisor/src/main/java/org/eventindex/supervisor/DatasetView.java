@@ -2,6 +2,7 @@ package org.eventindex.supervisor;
 
 import com.fasterxml.jackson.databind.annotation.JsonSerialize;
 import com.fasterxml.jackson.databind.ser.std.ToStringSerializer;
+import org.eventindex.message.ConsumerReport;
 import org.eventindex.message.SignalObject;
 
 import java.time.Duration;
@@ -100,7 +101,11 @@ public record DatasetView(
             @JsonSerialize(using = ToStringSerializer.class) Duration traversalTime) {
     }
 
-    /** The last consumer report for the dataset's signal. */
+    /**
+     * The last consumer report for the dataset's signal.
+     *
+     * @param permanent FAILED only: the consumer found the failure permanent, so it is not retried automatically
+     */
     public record ConsumerOutcome(
             String status,
             String consumer,
@@ -111,6 +116,14 @@ public record DatasetView(
             int objectsRead,
             long bytesRead,
             String reason,
+            boolean permanent,
             @JsonSerialize(using = ToStringSerializer.class) Instant reportedAt) {
+
+        /** The outcome of {@code r}, null when there is no report. */
+        static ConsumerOutcome of(ConsumerReport r, Instant reportedAt) {
+            return r == null ? null : new ConsumerOutcome(r.status(), r.consumer(), r.hdfsPath(), r.eventsWritten(),
+                    r.eventsLoaded(), r.duplicateEvents(), r.objectsRead(), r.bytesRead(), r.reason(), r.permanent(),
+                    reportedAt);
+        }
     }
 }

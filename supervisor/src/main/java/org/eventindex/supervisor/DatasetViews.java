@@ -1,6 +1,5 @@
 package org.eventindex.supervisor;
 
-import org.eventindex.message.ConsumerReport;
 import org.eventindex.message.ConsumerSignal;
 import org.eventindex.names.DatasetName;
 
@@ -51,10 +50,7 @@ final class DatasetViews {
         DatasetView.Timeline times = new DatasetView.Timeline(instant(d.firstObjectAt), instant(d.lastObjectAt),
                 instant(d.manifestAt), instant(d.plannedAt), instant(d.sentAt), instant(d.doneAt),
                 d.doneAt >= 0 && d.firstObjectAt >= 0 ? Duration.ofMillis(d.doneAt - d.firstObjectAt) : null);
-        ConsumerReport r = d.lastReport;
-        DatasetView.ConsumerOutcome outcome = r == null ? null : new DatasetView.ConsumerOutcome(r.status(),
-                r.consumer(), r.hdfsPath(), r.eventsWritten(), r.eventsLoaded(), r.duplicateEvents(), r.objectsRead(),
-                r.bytesRead(), r.reason(), instant(d.lastReportAt));
+        DatasetView.ConsumerOutcome outcome = DatasetView.ConsumerOutcome.of(d.lastReport, instant(d.lastReportAt));
         return new DatasetView(
                 d.name,
                 s != null ? s.container() : container(d.name),

@@ -9,8 +9,11 @@ import java.util.Optional;
  * <ul>
  *   <li>{@code SIGNALLED} and no report {@code lease} after the signal was (last) sent: the consumer that took it is
  *       presumed stuck or gone; the same signal goes out again (another consumer may take it).</li>
- *   <li>{@code FAILED_CONSUMER} after {@code n} FAILED reports, {@code n <= attempts}: sent again
+ *   <li>{@code FAILED_CONSUMER} after {@code n} transient FAILED reports, {@code n <= attempts}: sent again
  *       {@code min(initial * 2^(n-1), max)} after the last report. After that the dataset waits for an operator.</li>
+ *   <li>{@code FAILED_CONSUMER} after a permanent FAILED report (the consumer found the signal, an object or its
+ *       content wrong: the same signal would fail the same way): never sent again by itself; the dataset waits for an
+ *       operator at once ({@code invalidate} re-selects, {@code resignal} sends it again).</li>
  * </ul>
  */
 final class HandOffPolicy {
@@ -26,8 +29,9 @@ final class HandOffPolicy {
                 && nowMillis - d.sentAt >= settings.lease().toMillis()) {
             return Optional.of("lease of " + settings.lease() + " expired without a consumer report");
         }
-        if (d.state == DatasetState.FAILED_CONSUMER && d.failures >= 1 && d.failures <= settings.retryAttempts()
-                && d.lastReportAt >= 0 && nowMillis - d.lastReportAt >= backoff(d.failures).toMillis()) {
+        if (d.state == DatasetState.FAILED_CONSUMER && !failedPermanently(d) && d.failures >= 1
+                && d.failures <= settings.retryAttempts() && d.lastReportAt >= 0
+                && nowMillis - d.lastReportAt >= backoff(d.failures).toMillis()) {
             return Optional.of("automatic retry " + d.failures + " of " + settings.retryAttempts()
                     + " after FAILED: " + (d.lastReport == null ? "" : d.lastReport.reason()));
         }
@@ -37,6 +41,11 @@ final class HandOffPolicy {
     /** Whether the dataset exhausted its automatic retries and waits for an operator. */
     boolean retriesExhausted(DatasetRecord d) {
         return d.state == DatasetState.FAILED_CONSUMER && d.failures > settings.retryAttempts();
+    }
+
+    /** Whether the dataset's last report is a permanent failure: it waits for an operator, not retried. */
+    static boolean failedPermanently(DatasetRecord d) {
+        return d.state == DatasetState.FAILED_CONSUMER && d.lastReport != null && d.lastReport.permanent();
     }
 
     /** initial * 2^(failures-1), capped at max. */

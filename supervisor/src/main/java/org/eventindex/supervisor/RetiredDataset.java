@@ -44,10 +44,7 @@ record RetiredDataset(String name, String container, int dspid, int epoch, Strin
         DatasetView.Timeline times = new DatasetView.Timeline(instant(firstObjectAt), instant(lastObjectAt),
                 instant(manifestAt), instant(plannedAt), instant(sentAt), instant(doneAt),
                 doneAt >= 0 && firstObjectAt >= 0 ? Duration.ofMillis(doneAt - firstObjectAt) : null);
-        ConsumerReport r = lastReport;
-        DatasetView.ConsumerOutcome outcome = r == null ? null : new DatasetView.ConsumerOutcome(r.status(),
-                r.consumer(), r.hdfsPath(), r.eventsWritten(), r.eventsLoaded(), r.duplicateEvents(), r.objectsRead(),
-                r.bytesRead(), r.reason(), instant(lastReportAt));
+        DatasetView.ConsumerOutcome outcome = DatasetView.ConsumerOutcome.of(lastReport, instant(lastReportAt));
         return new DatasetView(name, container, DatasetState.DONE, expectedFiles, Math.max(expectedFiles, 0),
                 List.of(), objectsReported, List.of(), List.of(), List.of(), List.of(), List.of(), expectedEvents,
                 dspid, epoch, signalId, resignals, times, outcome, Map.of(), List.of(), null, List.of(), 0,

@@ -346,10 +346,18 @@ final class SupervisorEngine {
         } else {
             metrics.reportsFailed.inc();
             DatasetRecord r = d.get();
+            String next;
+            if (HandOffPolicy.failedPermanently(r)) {
+                metrics.reportsFailedPermanent.inc();
+                next = "a permanent failure, not retried: waiting for an operator (invalidate the object, or resignal"
+                        + " once the cause is fixed)";
+            } else if (handOff.retriesExhausted(r)) {
+                next = "automatic retries exhausted, waiting for an operator";
+            } else {
+                next = "retrying in " + handOff.backoff(r.failures);
+            }
             LOG.warn("dataset {} FAILED at consumer {} (signal {}, failure {}): {}; {}", r.name, report.consumer(),
-                    report.signalId(), r.failures, report.reason(), handOff.retriesExhausted(r)
-                            ? "automatic retries exhausted, waiting for an operator"
-                            : "retrying in " + handOff.backoff(r.failures));
+                    report.signalId(), r.failures, report.reason(), next);
         }
     }
 

@@ -22,6 +22,7 @@ final class SupervisorMetrics {
     final Metrics.Counter signalSendFailures;
     final Metrics.Counter reportsDone;
     final Metrics.Counter reportsFailed;
+    final Metrics.Counter reportsFailedPermanent;
     final Metrics.Counter reportsUnknown;
     final Metrics.Counter resignals;
     final Metrics.Counter quarantineFailures;
@@ -56,6 +57,8 @@ final class SupervisorMetrics {
         signalSendFailures = metrics.counter(P + "signal_send_failures_total", "Signal send attempts that failed.");
         reportsDone = metrics.counter(P + "reports_done_total", "Consumer reports DONE for a known signal.");
         reportsFailed = metrics.counter(P + "reports_failed_total", "Consumer reports FAILED for a known signal.");
+        reportsFailedPermanent = metrics.counter(P + "reports_failed_permanent_total", "Consumer reports FAILED"
+                + " permanently for the current signal: not retried automatically, the dataset waits for an operator.");
         reportsUnknown = metrics.counter(P + "reports_unknown_total", "Consumer reports for unknown signal ids.");
         resignals = metrics.counter(P + "resignals_total", "Operator re-signal commands carried out.");
         quarantineFailures = metrics.counter(P + "quarantine_failures_total",

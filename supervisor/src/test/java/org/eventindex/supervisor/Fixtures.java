@@ -85,12 +85,19 @@ final class Fixtures {
     static ConsumerReport done(String signalId, String dataset, long events) {
         return new ConsumerReport(ConsumerReport.TYPE, signalId, dataset, "consumer-1", ConsumerReport.DONE,
                 "/eventindex/datasets/" + CONTAINER + "/" + dataset + ".ei.spb", events, events, 0, 2, 2000, 1500,
-                null, 1_600_000_000_000L);
+                null, 1_600_000_000_000L, false);
     }
 
+    /** A transient FAILED report (HDFS, Kudu or S3 failed): retried with backoff. */
     static ConsumerReport failed(String signalId, String dataset, String reason) {
         return new ConsumerReport(ConsumerReport.TYPE, signalId, dataset, "consumer-1", ConsumerReport.FAILED,
-                null, 0, 0, 0, 0, 0, 100, reason, 1_600_000_000_000L);
+                null, 0, 0, 0, 0, 0, 100, reason, 1_600_000_000_000L, false);
+    }
+
+    /** A permanent FAILED report (the signal or an object is wrong): not retried automatically. */
+    static ConsumerReport failedPermanently(String signalId, String dataset, String reason) {
+        return new ConsumerReport(ConsumerReport.TYPE, signalId, dataset, "consumer-1", ConsumerReport.FAILED,
+                null, 0, 0, 0, 0, 0, 100, reason, 1_600_000_000_000L, true);
     }
 
     static Candidate candidate(String name, long seq, GuidInfo... guids) {

@@ -18,11 +18,13 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import static org.eventindex.supervisor.Fixtures.BUCKET;
 import static org.eventindex.supervisor.Fixtures.DATASET;
 import static org.eventindex.supervisor.Fixtures.done;
 import static org.eventindex.supervisor.Fixtures.failed;
+import static org.eventindex.supervisor.Fixtures.failedPermanently;
 import static org.eventindex.supervisor.Fixtures.file;
 import static org.eventindex.supervisor.Fixtures.guid;
 import static org.eventindex.supervisor.Fixtures.info;
@@ -30,6 +32,7 @@ import static org.eventindex.supervisor.Fixtures.manifest;
 import static org.eventindex.supervisor.Fixtures.producerMessage;
 import static org.eventindex.supervisor.Fixtures.url;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -156,6 +159,49 @@ class HandOffAndReselectionTest {
         control(ResignalCommand.of(DATASET));
         assertEquals(List.of(s), outbox);
         assertEquals(0, view(DATASET).failures(), "an operator's resignal starts the retries afresh");
+    }
+
+    @Test
+    void aPermanentFailureIsNotRetriedShowsItsReasonAndAnOperatorResignalRestartsIt() throws IOException {
+        control(manifest(DATASET, file("G1", 10)));
+        producer(DATASET, "m1", "a", guid("G1", 0, 10));
+        ConsumerSignal s = signalled(DATASET);
+        outbox.clear();
+        String reason = "dataset " + DATASET + ": " + url("a") + ": malformed SPB at uncompressed offset 0: BAD_GZIP:"
+                + " not in GZIP format";
+        control(failedPermanently(s.signalId(), DATASET, reason));
+        clock.advance(Duration.ofHours(5));
+        engine.tick();
+        assertEquals(List.of(), outbox, "a permanent failure is not retried automatically");
+        DatasetView v = view(DATASET);
+        assertEquals(DatasetState.FAILED_CONSUMER, v.state());
+        assertEquals(1, v.failures());
+        assertEquals(0, v.automaticResignals());
+        assertTrue(v.consumer().permanent());
+        assertEquals(reason, v.consumer().reason());
+        DatasetSummary line = engine.summaries(Set.of(DatasetState.FAILED_CONSUMER)).get(0);
+        assertEquals(reason, line.failure());
+        assertTrue(line.permanentFailure());
+        assertEquals(1, registry.value("eventindex_supervisor_reports_failed_permanent_total"));
+
+        restart();
+        clock.advance(Duration.ofHours(5));
+        engine.tick();
+        assertEquals(List.of(), outbox, "nor after a restart (the journal's report says permanent)");
+        assertTrue(view(DATASET).consumer().permanent());
+
+        // the operator's way out: after fixing the cause, resignal; a transient failure then is retried as before
+        control(ResignalCommand.of(DATASET));
+        assertEquals(List.of(s), outbox);
+        engine.onSignalSent(s);
+        outbox.clear();
+        control(failed(s.signalId(), DATASET, "HDFS quota exceeded"));
+        assertFalse(view(DATASET).consumer().permanent());
+        assertEquals("HDFS quota exceeded", engine.summaries(Set.of()).get(0).failure());
+        assertFalse(engine.summaries(Set.of()).get(0).permanentFailure());
+        clock.advance(HAND_OFF.retryInitial());
+        engine.tick();
+        assertEquals(List.of(s), outbox, "retried after its backoff");
     }
 
     @Test

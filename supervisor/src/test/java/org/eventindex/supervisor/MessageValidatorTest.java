@@ -247,9 +247,9 @@ class MessageValidatorTest {
         ConsumerReport ok = Fixtures.done("sig-1", DATASET, 10);
         assertEquals(ok, assertInstanceOf(Inbound.Report.class, validator.control(Json.write(ok), "b")).report());
 
-        ConsumerReport noId = new ConsumerReport("report", "", DATASET, "c", "DONE", null, 0, 0, 0, 0, 0, 0, null, 0);
+        ConsumerReport noId = new ConsumerReport("report", "", DATASET, "c", "DONE", null, 0, 0, 0, 0, 0, 0, null, 0, false);
         assertReason(RejectReason.MISSING_FIELD, "signalId", rejectedControl(Json.write(noId)));
-        ConsumerReport odd = new ConsumerReport("report", "s", DATASET, "c", "MAYBE", null, 0, 0, 0, 0, 0, 0, null, 0);
+        ConsumerReport odd = new ConsumerReport("report", "s", DATASET, "c", "MAYBE", null, 0, 0, 0, 0, 0, 0, null, 0, false);
         assertReason(RejectReason.INVALID_VALUE, "MAYBE", rejectedControl(Json.write(odd)));
     }
 

@@ -40,8 +40,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * A checkpoint holds exactly the journal fold, and a replay that brings the datasets' COLLECTING/HELD states up to
  * date only at its end ends in the same state: a seeded random history of every kind of message (retries, re-sent
- * messages, growing manifests, reports DONE and FAILED, leases, re-signals, invalidations, deletions that retire
- * datasets, bad messages), with checkpoints at random points, rebuilds the same state, field by field, in three ways:
+ * messages, growing manifests, reports DONE and FAILED (transient and permanent), leases, re-signals, invalidations,
+ * deletions that retire datasets, bad messages), with checkpoints at random points, rebuilds the same state, field by
+ * field, in three ways:
  * the engine that lived through it, a start from the last checkpoint and the journal after it, and a replay of every
  * entry (the archived segments and the journal, no checkpoint).
  */
@@ -97,6 +98,8 @@ class StateCheckpointTest {
         assertTrue(lived.all().stream().anyMatch(d -> !d.invalidObjects.isEmpty()), "an invalid object");
         assertTrue(lived.all().stream().anyMatch(d -> !d.lateObjects.isEmpty()), "a late object");
         assertTrue(lived.all().stream().anyMatch(d -> d.automaticResignals > 0), "a lease or retry");
+        assertTrue(lived.all().stream().anyMatch(d -> d.lastReport != null && d.lastReport.permanent()),
+                "a permanent failure");
         assertTrue(lived.rejectedMessages() > 0 && !lived.consumers().views().isEmpty(), "rejections, reports");
 
         SupervisorState restored = new SupervisorState();
@@ -225,6 +228,9 @@ class StateCheckpointTest {
     }
 
     /** One random thing happening to the supervisor. */
+    /** Whether a FAILED report is permanent: drawn apart, so that the history's other draws stay as they were. */
+    private final Random permanence = new Random(19L);
+
     private void step(SupervisorEngine engine, Random random) throws IOException {
         int d = random.nextInt(DATASETS);
         String name = dataset(d);
@@ -266,9 +272,14 @@ class StateCheckpointTest {
             case 6, 7 -> {
                 ConsumerSignal s = current(engine, name);
                 if (s != null) {
-                    ConsumerReport r = random.nextInt(3) == 0
-                            ? Fixtures.failed(s.signalId(), name, "HDFS unavailable")
-                            : Fixtures.done(s.signalId(), name, s.expectedEvents());
+                    ConsumerReport r;
+                    if (random.nextInt(3) != 0) {
+                        r = Fixtures.done(s.signalId(), name, s.expectedEvents());
+                    } else if (permanence.nextBoolean()) {
+                        r = Fixtures.failedPermanently(s.signalId(), name, "object missing");
+                    } else {
+                        r = Fixtures.failed(s.signalId(), name, "HDFS unavailable");
+                    }
                     engine.onControlMessage(Json.write(r), "c-report");
                 }
             }

@@ -116,7 +116,7 @@ class SupervisorKillTest {
             try {
                 mq.control(new ConsumerReport(ConsumerReport.TYPE, s.signalId(), s.dataset(), "fake-consumer",
                         ConsumerReport.DONE, "/ei/" + s.container() + "/" + s.dataset() + ".ei.spb",
-                        s.expectedEvents(), s.expectedEvents(), 0, s.objects().size(), 1000, 10, null, 0));
+                        s.expectedEvents(), s.expectedEvents(), 0, s.objects().size(), 1000, 10, null, 0, false));
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot report signal " + s.signalId(), e);
             }

@@ -31,10 +31,13 @@ final class ChildProcess implements AutoCloseable {
         this.log = Objects.requireNonNull(log, "log is null");
     }
 
-    /** The java launcher of this JVM and the usual flags of a small daemon JVM on a 2-core machine. */
+    /**
+     * The java launcher of this JVM and the usual flags of a small daemon JVM on a 2-core machine. A daemon exits at
+     * its first OutOfMemoryError (status 3) instead of running on half-broken, as {@code bin/eventindex} starts them.
+     */
     static List<String> javaCommand(String heap) {
         return List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx" + heap,
-                "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-XX:-UsePerfData");
+                "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-XX:-UsePerfData", "-XX:+ExitOnOutOfMemoryError");
     }
 
     /** A TCP port free on 127.0.0.1 right now (the daemon binds it soon after; fixed so restarts keep it). */

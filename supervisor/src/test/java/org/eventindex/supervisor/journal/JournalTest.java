@@ -41,7 +41,7 @@ class JournalTest {
                 new JournalEvent.SignalPlanned(signal),
                 new JournalEvent.SignalSent(DS, "sig"),
                 new JournalEvent.ReportReceived(new ConsumerReport(ConsumerReport.TYPE, "sig", DS, "c", "DONE", "/p",
-                        5, 5, 0, 1, 1, 1, null, 8)),
+                        5, 5, 0, 1, 1, 1, null, 8, false)),
                 new JournalEvent.ResignalRequested(DS, "sig", null),
                 new JournalEvent.ResignalRequested(DS, "sig", "lease expired"),
                 new JournalEvent.ObjectInvalidated(DS, "s3://h:1/b/k", "truncated", "consumer-1"),
