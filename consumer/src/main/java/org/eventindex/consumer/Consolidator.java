@@ -158,7 +158,12 @@ final class Consolidator {
             try (CountingInputStream in = new CountingInputStream((opened = fetcher.openWithChecksum(o.url())).in())) {
                 // events are kept as they are (scanned, not parsed): the writer side reads them
                 try (SpbReader reader = new SpbReader(in, source, limits.forDeclaredSize(o.usize())).rawEvents()) {
-                    GuidSelector.Selection selection = GuidSelector.select(reader, o, selected);
+                    GuidSelector.Selection selection;
+                    try {
+                        selection = GuidSelector.select(reader, o, selected);
+                    } catch (SpbFormatException e) {
+                        throw cutOffInTransfer(e, in.count(), opened.size());
+                    }
                     verifyChecksum(in, opened.sha256(), source);
                     if (o.usize() > 0 && reader.uncompressedBytes() != o.usize()) {
                         throw new ConsumeException(ConsumeException.Kind.PERMANENT, "object " + source + " inflates to "
@@ -193,6 +198,18 @@ final class Consolidator {
         }
         throw new ConsumeException(TRANSIENT, "object " + source + ": reading failed " + attempts + " time(s), last: "
                 + last.getMessage(), last);
+    }
+
+    /**
+     * A stream that ends early is a malformed object, refused for good, when the whole object was read; when fewer
+     * bytes came than the store announced, the transfer was cut and the read is retried like any broken read.
+     */
+    private static IOException cutOffInTransfer(SpbFormatException e, long read, long announced) {
+        if (e.problem() == SpbFormatException.Problem.TRUNCATED && announced >= 0 && read < announced) {
+            return new IOException("transfer cut off after " + read + " of " + announced + " bytes: "
+                    + e.getMessage(), e);
+        }
+        return e;
     }
 
     /**

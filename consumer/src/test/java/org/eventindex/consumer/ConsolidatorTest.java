@@ -227,6 +227,16 @@ class ConsolidatorTest {
     }
 
     @Test
+    void aStreamEndingBeforeTheAnnouncedSizeIsReadAgainNotRefusedAsMalformed() throws Exception {
+        putStandardObjects();
+        store.endFirstReadAfter("a", 40);
+        ValidSignal s = signal(so("a", 5, "G2"));
+        List<SpbRecord> records = TestSpb.records(run(consolidator(0, 1), s, new Consolidator.Result[1]));
+        assertEquals(range(200, 5), TestSpb.eventNumbers(records));
+        assertEquals(2, store.opens("a"));
+    }
+
+    @Test
     void aChecksumMismatchIsRetriedThenFailsNamingTheObjectAndBothDigests() throws Exception {
         store.put("a", TestSpb.object("a", 1000, Guid.of("G1", 100, 10)));
         String wrong = "0".repeat(64);

@@ -22,6 +22,7 @@ final class MemoryObjectStore implements ObjectFetcher {
     private final Map<String, byte[]> objects = new ConcurrentHashMap<>();
     private final Map<String, AtomicInteger> opens = new ConcurrentHashMap<>();
     private final Map<String, Integer> breakAfter = new ConcurrentHashMap<>();
+    private final Map<String, Integer> endAfter = new ConcurrentHashMap<>();
     private final Map<String, Runnable> onFullyRead = new ConcurrentHashMap<>();
     private volatile OpenHook hook = (url, n) -> {
     };
@@ -55,7 +56,8 @@ final class MemoryObjectStore implements ObjectFetcher {
 
     @Override
     public Opened openWithChecksum(S3ObjectUrl url) throws IOException {
-        return new Opened(open(url), sha256.get(url.toString()));
+        InputStream in = open(url);
+        return new Opened(in, sha256.get(url.toString()), objects.get(url.toString()).length);
     }
 
     int opens(String key) {
@@ -66,6 +68,11 @@ final class MemoryObjectStore implements ObjectFetcher {
     /** The first open of {@code key} fails with an I/O error after {@code bytes} bytes. */
     void breakFirstReadAfter(String key, int bytes) {
         breakAfter.put(url(key).toString(), bytes);
+    }
+
+    /** The first open of {@code key} ends (EOF, no error) after {@code bytes} bytes, its full size announced. */
+    void endFirstReadAfter(String key, int bytes) {
+        endAfter.put(url(key).toString(), bytes);
     }
 
     /** Runs {@code action} when a stream of {@code key} that served every byte is closed. */
@@ -87,6 +94,7 @@ final class MemoryObjectStore implements ObjectFetcher {
             throw new FileNotFoundException("object " + url + " does not exist (NoSuchKey)");
         }
         Integer limit = n == 1 ? breakAfter.get(k) : null;
+        Integer end = n == 1 ? endAfter.get(k) : null;
         Runnable done = onFullyRead.get(k);
         return new FilterInputStream(new ByteArrayInputStream(bytes)) {
             private int served;
@@ -99,6 +107,12 @@ final class MemoryObjectStore implements ObjectFetcher {
 
             @Override
             public int read(byte[] b, int off, int len) throws IOException {
+                if (end != null && served + len > end) {
+                    if (served >= end) {
+                        return -1;
+                    }
+                    len = end - served;
+                }
                 if (limit != null && served + len > limit) {
                     if (served >= limit) {
                         throw new IOException("connection reset (injected) after " + served + " bytes");
