@@ -158,8 +158,8 @@ class SupervisorBrokerTest {
         ConsumerSignal s = nextSignal();
         assertEquals(DATASET, s.dataset());
         assertEquals(Fixtures.CONTAINER, s.container());
-        assertEquals(List.of(new SignalObject(url("first"), 1000, List.of("G1", "G2"), 30),
-                new SignalObject(url("full-retry"), 1000, List.of("G3"), 30)), s.objects());
+        assertEquals(List.of(new SignalObject(url("first"), 1000, 5000, List.of("G1", "G2"), 30),
+                new SignalObject(url("full-retry"), 1000, 5000, List.of("G3"), 30)), s.objects());
         assertEquals(60, s.expectedEvents());
         assertEquals(1, s.dspid());
 

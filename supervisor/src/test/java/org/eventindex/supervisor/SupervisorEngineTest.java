@@ -117,8 +117,8 @@ class SupervisorEngineTest {
         assertEquals(1, s.dspid());
         assertEquals(1, s.epoch());
         assertEquals(60, s.expectedEvents());
-        assertEquals(List.of(new SignalObject(url("a"), 1000, List.of("G1", "G2"), 30),
-                new SignalObject(url("b"), 1000, List.of("G3"), 30)), s.objects());
+        assertEquals(List.of(new SignalObject(url("a"), 1000, 5000, List.of("G1", "G2"), 30),
+                new SignalObject(url("b"), 1000, 5000, List.of("G3"), 30)), s.objects());
 
         DatasetView v = view();
         assertEquals(DatasetState.SIGNAL_PLANNED, v.state());

@@ -169,8 +169,8 @@ class SupervisorKillTest {
             assertEquals(100 + d + 200 + 300, v.get("expectedEvents").asLong(), ds);
             assertEquals(3, v.get("objectsReported").asInt(), ds + ": re-sent messages are recorded once");
             List<SignalObject> expected = List.of(
-                    new SignalObject(url("d" + d + "-job1"), 1000, List.of(g(d, 1), g(d, 2)), 100 + d + 200),
-                    new SignalObject(url("d" + d + "-job2"), 1000, List.of(g(d, 3)), 300));
+                    new SignalObject(url("d" + d + "-job1"), 1000, 5000, List.of(g(d, 1), g(d, 2)), 100 + d + 200),
+                    new SignalObject(url("d" + d + "-job2"), 1000, 5000, List.of(g(d, 3)), 300));
             List<ConsumerSignal> got = signalsByDataset.get(ds);
             assertFalse(got == null || got.isEmpty(), ds + " was never signalled");
             assertEquals(1, new HashSet<>(got).size(), ds + ": every signal must be the same one: " + got);
