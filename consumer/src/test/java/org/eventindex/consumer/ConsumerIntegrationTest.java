@@ -14,7 +14,6 @@ import org.eventindex.message.Json;
 import org.eventindex.message.Queues;
 import org.eventindex.message.S3ObjectUrl;
 import org.eventindex.message.SignalObject;
-import org.eventindex.spb.SpbRecord;
 import org.eventindex.stomp.StompEndpoint;
 import org.eventindex.stomp.StompQueueWorker;
 import org.eventindex.stomp.StompSender;
@@ -32,15 +31,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
-import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
-import software.amazon.awssdk.core.sync.RequestBody;
-import software.amazon.awssdk.http.apache.ApacheHttpClient;
-import software.amazon.awssdk.regions.Region;
-import software.amazon.awssdk.services.s3.S3Client;
-import software.amazon.awssdk.services.s3.model.PutObjectRequest;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -132,10 +122,10 @@ class ConsumerIntegrationTest {
         Await.until("the consumer to subscribe", Duration.ofSeconds(30), consumer::isConnected);
 
         // A: G1, G2. B: G3, G4 (event 103 in both: one duplicate). C: a retry of A's job. D: a retry of B's job.
-        put("a", TestSpb.object("a", 1000, Guid.of("G1", 1, 10), Guid.of("G2", 11, 5)));
-        put("b", TestSpb.object("b", 2000, Guid.of("G3", 100, 4), Guid.of("G4", 103, 3)));
-        put("c", TestSpb.object("c", 3000, Guid.of("G1", 1, 10), Guid.of("G2", 11, 5)));
-        put("d", TestSpb.object("d", 4000, Guid.of("G3", 100, 4), Guid.of("G4", 103, 3)));
+        put(key("a"), TestSpb.object("a", 1000, Guid.of("G1", 1, 10), Guid.of("G2", 11, 5)));
+        put(key("b"), TestSpb.object("b", 2000, Guid.of("G3", 100, 4), Guid.of("G4", 103, 3)));
+        put(key("c"), TestSpb.object("c", 3000, Guid.of("G1", 1, 10), Guid.of("G2", 11, 5)));
+        put(key("d"), TestSpb.object("d", 4000, Guid.of("G3", 100, 4), Guid.of("G4", 103, 3)));
     }
 
     @AfterAll
@@ -148,20 +138,6 @@ class ConsumerIntegrationTest {
                     // keep closing the others; the temp folder goes anyway
                 }
             }
-        }
-    }
-
-    @SuppressWarnings("deprecation") // the same (deprecated) Apache client as the consumer's
-    private void put(String name, byte[] bytes) {
-        try (S3Client client = S3Client.builder()
-                .endpointOverride(s3.endpoint()).region(Region.US_EAST_1).forcePathStyle(true)
-                .credentialsProvider(StaticCredentialsProvider.create(
-                        AwsBasicCredentials.create(s3.accessKey(), s3.secretKey())))
-                .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
-                .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
-                .httpClientBuilder(ApacheHttpClient.builder()).build()) {
-            client.putObject(PutObjectRequest.builder().bucket(BUCKET).key(key(name)).build(),
-                    RequestBody.fromBytes(bytes));
         }
     }
 
@@ -380,5 +356,9 @@ class ConsumerIntegrationTest {
         assertEquals(List.of(dataset + ".parquet"), names(dataset), "no temp file left");
         assertEquals(10, kuduRows("EVENTS", dspid), "the newer selection's rows stay");
         assertEquals(0, kuduRows("DUPLICATEDEVENTS", dspid));
+    }
+
+    private void put(String key, byte[] bytes) {
+        ServiceChecks.put(s3, BUCKET, key, bytes);
     }
 }

@@ -1,10 +1,6 @@
 package org.eventindex.consumer;
 
 import com.google.protobuf.MessageLite;
-import org.apache.hadoop.fs.LocatedFileStatus;
-import org.apache.hadoop.fs.RemoteIterator;
-import org.apache.kudu.client.KuduClient;
-import org.apache.kudu.client.KuduScanner;
 import org.eventindex.message.ConsumerReport;
 import org.eventindex.message.ConsumerSignal;
 import org.eventindex.message.Json;
@@ -37,15 +33,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
-import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
-import software.amazon.awssdk.core.sync.RequestBody;
-import software.amazon.awssdk.http.apache.ApacheHttpClient;
-import software.amazon.awssdk.regions.Region;
-import software.amazon.awssdk.services.s3.S3Client;
-import software.amazon.awssdk.services.s3.model.PutObjectRequest;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -61,7 +48,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
+import java.util.Properties;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -117,23 +104,12 @@ class DecompressionBombTest {
         hdfs = EmbeddedHdfs.start(tmp.resolve("hdfs"));
         httpPort = freePort();
 
-        Map<String, String> config = new LinkedHashMap<>();
-        config.put(ConsumerConfig.ID, "consumer-bombs");
-        config.put(ConsumerConfig.BROKERS, broker.stompEndpoints());
-        config.put(ConsumerConfig.STOMP_USER, BrokerAccess.CONSUMERS);
-        config.put(ConsumerConfig.S3_ENDPOINT, s3.endpoint().toString());
-        config.put(ConsumerConfig.S3_BUCKET, BUCKET);
-        config.put(ConsumerConfig.HDFS_URI, hdfs.uri().toString());
-        config.put(ConsumerConfig.HDFS_ROOT, HDFS_ROOT);
-        config.put(ConsumerConfig.KUDU_MASTERS, kudu.masterAddresses());
-        config.put(ConsumerConfig.KUDU_TABLE_PREFIX, PREFIX);
-        config.put(ConsumerConfig.KUDU_BUCKETS, "2");
-        config.put(ConsumerConfig.KUDU_REPLICAS, "1");
-        config.put(ConsumerConfig.SPOOL_DIR, tmp.resolve("spool").toString());
-        config.put(ConsumerConfig.HTTP_PORT, Integer.toString(httpPort));
-        StringBuilder props = new StringBuilder();
-        config.forEach((k, v) -> props.append(k).append('=').append(v.replace("\\", "\\\\")).append('\n'));
-        Path file = Files.writeString(tmp.resolve("consumer.properties"), props.toString());
+        Properties config = ServiceChecks.consumerConfig("consumer-bombs", broker, s3, BUCKET, hdfs, HDFS_ROOT, kudu,
+                PREFIX, tmp.resolve("spool"), httpPort);
+        Path file = tmp.resolve("consumer.properties");
+        try (var out = Files.newOutputStream(file)) {
+            config.store(out, "DecompressionBombTest");
+        }
         // The default heap: no -Xmx, as a consumer started by its service unit.
         ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Djava.io.tmpdir=" + Files.createDirectories(tmp.resolve("consumer-tmp")),
@@ -381,46 +357,21 @@ class DecompressionBombTest {
         return "s3://" + s3.endpoint().getHost() + ":" + s3.endpoint().getPort() + "/" + BUCKET + "/" + key;
     }
 
-    @SuppressWarnings("deprecation") // the same (deprecated) Apache client as the consumer's
-    private void put(String key, byte[] bytes) {
-        try (S3Client client = S3Client.builder()
-                .endpointOverride(s3.endpoint()).region(Region.US_EAST_1).forcePathStyle(true)
-                .credentialsProvider(StaticCredentialsProvider.create(
-                        AwsBasicCredentials.create(s3.accessKey(), s3.secretKey())))
-                .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
-                .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
-                .httpClientBuilder(ApacheHttpClient.builder()).build()) {
-            client.putObject(PutObjectRequest.builder().bucket(BUCKET).key(key).build(), RequestBody.fromBytes(bytes));
-        }
-    }
-
-    private TreeSet<String> hdfsTree() throws IOException {
-        TreeSet<String> out = new TreeSet<>();
-        RemoteIterator<LocatedFileStatus> it = hdfs.fs().listFiles(new org.apache.hadoop.fs.Path("/"), true);
-        while (it.hasNext()) {
-            out.add(it.next().getPath().toUri().getPath());
-        }
-        return out;
-    }
-
-    private long rows(String table) throws Exception {
-        KuduClient client = kudu.client();
-        if (!client.tableExists(PREFIX + table)) {
-            return 0;
-        }
-        KuduScanner scanner = client.newScannerBuilder(client.openTable(PREFIX + table))
-                .setProjectedColumnNames(List.of()).build();
-        long n = 0;
-        while (scanner.hasMoreRows()) {
-            n += scanner.nextRows().getNumRows();
-        }
-        scanner.close();
-        return n;
-    }
-
     private static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return s.getLocalPort();
         }
+    }
+
+    private void put(String key, byte[] bytes) {
+        ServiceChecks.put(s3, BUCKET, key, bytes);
+    }
+
+    private TreeSet<String> hdfsTree() throws IOException {
+        return ServiceChecks.hdfsTree(hdfs.fs());
+    }
+
+    private long rows(String table) throws Exception {
+        return ServiceChecks.rows(kudu.client(), PREFIX + table);
     }
 }

@@ -1,9 +1,5 @@
 package org.eventindex.consumer;
 
-import org.apache.hadoop.fs.LocatedFileStatus;
-import org.apache.hadoop.fs.RemoteIterator;
-import org.apache.kudu.client.KuduClient;
-import org.apache.kudu.client.KuduScanner;
 import org.eventindex.message.ConsumerReport;
 import org.eventindex.message.ConsumerSignal;
 import org.eventindex.message.Json;
@@ -27,15 +23,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
-import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
-import software.amazon.awssdk.core.sync.RequestBody;
-import software.amazon.awssdk.http.apache.ApacheHttpClient;
-import software.amazon.awssdk.regions.Region;
-import software.amazon.awssdk.services.s3.S3Client;
-import software.amazon.awssdk.services.s3.model.PutObjectRequest;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -99,20 +86,8 @@ class HostileSignalTest {
         s3.createBucket(OTHER_BUCKET);
         hdfs = EmbeddedHdfs.start(tmp.resolve("hdfs"));
 
-        Properties p = new Properties();
-        p.setProperty(ConsumerConfig.ID, "consumer-hostile");
-        p.setProperty(ConsumerConfig.BROKERS, broker.stompEndpoints());
-        p.setProperty(ConsumerConfig.STOMP_USER, BrokerAccess.CONSUMERS);
-        p.setProperty(ConsumerConfig.S3_ENDPOINT, s3.endpoint().toString());
-        p.setProperty(ConsumerConfig.S3_BUCKET, BUCKET);
-        p.setProperty(ConsumerConfig.HDFS_URI, hdfs.uri().toString());
-        p.setProperty(ConsumerConfig.HDFS_ROOT, HDFS_ROOT);
-        p.setProperty(ConsumerConfig.KUDU_MASTERS, kudu.masterAddresses());
-        p.setProperty(ConsumerConfig.KUDU_TABLE_PREFIX, PREFIX);
-        p.setProperty(ConsumerConfig.KUDU_BUCKETS, "2");
-        p.setProperty(ConsumerConfig.KUDU_REPLICAS, "1");
-        p.setProperty(ConsumerConfig.SPOOL_DIR, tmp.resolve("spool").toString());
-        p.setProperty(ConsumerConfig.HTTP_PORT, "0");
+        Properties p = ServiceChecks.consumerConfig("consumer-hostile", broker, s3, BUCKET, hdfs, HDFS_ROOT, kudu, PREFIX,
+                tmp.resolve("spool"), 0);
         p.setProperty(ConsumerConfig.OBJECT_MAX_BYTES, Long.toString(OBJECT_MAX_BYTES));
         p.setProperty(ConsumerConfig.OBJECT_MAX_INFLATED_BYTES, Long.toString(INFLATED_MAX_BYTES));
         p.setProperty(ConsumerConfig.DATASET_MAX_EVENTS, "1000");
@@ -231,19 +206,6 @@ class HostileSignalTest {
         assertEquals(0, broker.queueSize(EmbeddedBroker.DLQ));
     }
 
-    @SuppressWarnings("deprecation") // the same (deprecated) Apache client as the consumer's
-    private void put(String bucket, String key, byte[] bytes) {
-        try (S3Client client = S3Client.builder()
-                .endpointOverride(s3.endpoint()).region(Region.US_EAST_1).forcePathStyle(true)
-                .credentialsProvider(StaticCredentialsProvider.create(
-                        AwsBasicCredentials.create(s3.accessKey(), s3.secretKey())))
-                .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
-                .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
-                .httpClientBuilder(ApacheHttpClient.builder()).build()) {
-            client.putObject(PutObjectRequest.builder().bucket(bucket).key(key).build(), RequestBody.fromBytes(bytes));
-        }
-    }
-
     private ConsumerReport send(ConsumerSignal signal) throws Exception {
         supervisor.send(Queues.CONSUMER, Json.write(signal), Map.of());
         ConsumerReport r = reports.poll(REPORT_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
@@ -286,31 +248,6 @@ class HostileSignalTest {
                 UUID.nameUUIDFromBytes(name.getBytes(StandardCharsets.UTF_8)).toString().replace("-", "")).key();
     }
 
-    /** Every file and directory under / (the consumer may only ever write below its root). */
-    private TreeSet<String> hdfsTree() throws IOException {
-        TreeSet<String> out = new TreeSet<>();
-        RemoteIterator<LocatedFileStatus> it = hdfs.fs().listFiles(new org.apache.hadoop.fs.Path("/"), true);
-        while (it.hasNext()) {
-            out.add(it.next().getPath().toUri().getPath());
-        }
-        return out;
-    }
-
-    private long rows(String table) throws Exception {
-        KuduClient client = kudu.client();
-        if (!client.tableExists(PREFIX + table)) {
-            return 0;
-        }
-        KuduScanner scanner = client.newScannerBuilder(client.openTable(PREFIX + table))
-                .setProjectedColumnNames(List.of()).build();
-        long n = 0;
-        while (scanner.hasMoreRows()) {
-            n += scanner.nextRows().getNumRows();
-        }
-        scanner.close();
-        return n;
-    }
-
     /** A valid start, then identical events until {@code inflatedBytes}: about 1000:1 compressed. */
     private static byte[] gzipBomb(long inflatedBytes) throws IOException {
         byte[] one = new SpbFixtures.Raw().message(SpbMessageType.EVENT, SpbFixtures.event(1, 1)).plain();
@@ -327,5 +264,17 @@ class HostileSignalTest {
             }
         }
         return out.toByteArray();
+    }
+
+    private void put(String bucket, String key, byte[] bytes) {
+        ServiceChecks.put(s3, bucket, key, bytes);
+    }
+
+    private TreeSet<String> hdfsTree() throws IOException {
+        return ServiceChecks.hdfsTree(hdfs.fs());
+    }
+
+    private long rows(String table) throws Exception {
+        return ServiceChecks.rows(kudu.client(), PREFIX + table);
     }
 }
