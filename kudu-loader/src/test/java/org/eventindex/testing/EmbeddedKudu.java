@@ -19,7 +19,7 @@ import static java.util.Objects.requireNonNull;
  * <p>
  * The Kudu binary directory is taken, in order, from the system property {@value #BIN_DIR_PROPERTY} (set by the
  * kudu-loader build), the environment variable {@value #BIN_DIR_ENV}, or the nearest {@code .kudu-binary/bin} above
- * the working directory (written by {@code mvn -f kudu-loader/pom.xml generate-resources}). It must hold the
+ * the working directory (written by {@code mvn -f kudu-tables/pom.xml generate-resources}). It must hold the
  * {@code kudu} wrapper that sets {@code LD_LIBRARY_PATH}/{@code SASL_PATH} for Kudu's processes only.
  * <p>
  * The daemons are tuned for small disks: no WAL segment preallocation, small WAL segments, no block container
@@ -200,7 +200,7 @@ public final class EmbeddedKudu implements AutoCloseable {
             Path dir = Path.of(configured).toAbsolutePath();
             if (!Files.isExecutable(dir.resolve("kudu"))) {
                 throw new IllegalStateException(source + " is " + dir + " but it holds no executable 'kudu'; point it"
-                        + " at the wrapper directory <repo>/.kudu-binary/bin written by the kudu-loader build");
+                        + " at the wrapper directory <repo>/.kudu-binary/bin written by the kudu-tables build");
             }
             return dir;
         }
@@ -212,6 +212,6 @@ public final class EmbeddedKudu implements AutoCloseable {
         }
         throw new IllegalStateException("No Kudu binaries: set the system property " + BIN_DIR_PROPERTY
                 + " or the environment variable " + BIN_DIR_ENV + " to <repo>/.kudu-binary/bin (run"
-                + " 'mvn -o -f kudu-loader/pom.xml generate-resources' once to unpack it)");
+                + " 'mvn -o -f kudu-tables/pom.xml generate-resources' once to unpack it)");
     }
 }

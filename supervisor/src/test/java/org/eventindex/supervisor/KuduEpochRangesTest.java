@@ -16,7 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** {@link KuduEpochRanges} on a real Kudu (the binaries unpacked by the kudu-loader build): ranges are added once. */
+/** {@link KuduEpochRanges} on a real Kudu (the binaries unpacked by the kudu-tables build): ranges are added once. */
 class KuduEpochRangesTest {
     @TempDir
     Path dir;
@@ -54,7 +54,7 @@ class KuduEpochRangesTest {
         }
     }
 
-    /** The wrapper directory the kudu-loader build writes ({@code <repo>/.kudu-binary/bin}). */
+    /** The wrapper directory the kudu-tables build writes ({@code <repo>/.kudu-binary/bin}). */
     private static Path binDir() {
         String configured = System.getProperty("kuduBinDir");
         if (configured != null && Files.isExecutable(Path.of(configured, "kudu"))) {
@@ -66,7 +66,7 @@ class KuduEpochRangesTest {
                 return candidate;
             }
         }
-        throw new IllegalStateException("no Kudu binaries: build kudu-loader once (it unpacks <repo>/.kudu-binary)"
+        throw new IllegalStateException("no Kudu binaries: build kudu-tables once (it unpacks <repo>/.kudu-binary)"
                 + " or set -DkuduBinDir");
     }
 }

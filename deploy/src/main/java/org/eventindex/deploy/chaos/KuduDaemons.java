@@ -13,7 +13,7 @@ import java.util.Map;
 /**
  * Kudu as two processes of the real {@code kudu} binary: one master and one tablet server, each with fixed ports (so
  * a restarted tablet server comes back where clients look for it) and its own data, WAL and log folders. The binary
- * is the wrapper written by the kudu-loader build ({@code .kudu-binary/bin/kudu}, which sets the library path for
+ * is the wrapper written by the kudu-tables build ({@code .kudu-binary/bin/kudu}, which sets the library path for
  * Kudu only), found through the {@code kuduBinDir} system property, {@code EI_KUDU_BIN_DIR}, or the nearest
  * {@code .kudu-binary/bin} above the working directory.
  */
@@ -83,7 +83,7 @@ final class KuduDaemons implements AutoCloseable {
                 return k;
             }
             throw new IllegalStateException("kuduBinDir/EI_KUDU_BIN_DIR is " + configured + " but holds no executable"
-                    + " 'kudu'; point it at <repo>/.kudu-binary/bin written by the kudu-loader build");
+                    + " 'kudu'; point it at <repo>/.kudu-binary/bin written by the kudu-tables build");
         }
         for (Path d = Path.of("").toAbsolutePath(); d != null; d = d.getParent()) {
             Path k = d.resolve(".kudu-binary").resolve("bin").resolve("kudu");
@@ -92,7 +92,7 @@ final class KuduDaemons implements AutoCloseable {
             }
         }
         throw new IllegalStateException("no Kudu binary: set -DkuduBinDir=<repo>/.kudu-binary/bin (run 'mvn -o -f"
-                + " kudu-loader/pom.xml generate-resources' once to unpack it)");
+                + " kudu-tables/pom.xml generate-resources' once to unpack it)");
     }
 
     String masterAddresses() {
