@@ -106,7 +106,7 @@ public final class Supervisor implements AutoCloseable {
             sender = new StompSender(stomp);
             epochRanges = rangesFactory.apply(config.epochs());
             dispatcher = new SignalDispatcher(this::sendSignal, s -> engine.onSignalSent(s),
-                    metrics.signalSendFailures::inc, config.signalRetryInitial(), config.signalRetryMax());
+                    metrics.signalSendFailures::inc, config.signalBackoff());
             Quarantine quarantine = config.quarantine().<Quarantine>map(q -> (source, r, body) ->
                     sender.send(q, body, Quarantine.headers(source, r))).orElse(Quarantine.NONE);
             MessageValidator validator = MessageValidator.forEndpoint(config.s3Bucket(),
