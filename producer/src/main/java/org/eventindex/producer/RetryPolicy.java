@@ -88,7 +88,7 @@ public record RetryPolicy(Backoff backoff, Duration deadline, Sleeper sleeper, L
                     return step.run();
                 } catch (ProducerException e) {
                     failures++;
-                    if (e.exitCode() != ExitCode.TRANSIENT) {
+                    if (!e.retriable()) {
                         throw e;
                     }
                     if (first == null) {

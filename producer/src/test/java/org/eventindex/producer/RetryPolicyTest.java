@@ -1,6 +1,7 @@
 package org.eventindex.producer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -12,6 +13,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.IntStream;
 import org.eventindex.retry.Backoff;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * How the producer uses its {@link Backoff} (tested in common-proto): one wait per transient failure, the shared
@@ -85,15 +88,17 @@ class RetryPolicyTest {
         assertEquals(6, budget.attempts());
     }
 
-    @Test
-    void neverRetriesOtherFailures() {
+    @ParameterizedTest
+    @EnumSource(value = ExitCode.class, names = {"INTERNAL", "BAD_INPUT", "CONFIGURATION"})
+    void neverRetriesFatalFailures(ExitCode code) {
         AtomicInteger calls = new AtomicInteger();
         ProducerException e = assertThrows(ProducerException.class, () -> policy(Duration.ofMinutes(5)).start()
                 .run("step", () -> {
                     calls.incrementAndGet();
-                    throw new ProducerException(ExitCode.CONFIGURATION, "bad key");
+                    throw new ProducerException(code, "bad key");
                 }));
-        assertEquals(ExitCode.CONFIGURATION, e.exitCode());
+        assertFalse(e.retriable());
+        assertEquals(code, e.exitCode());
         assertEquals(1, calls.get());
         assertEquals(List.of(), waits);
     }

@@ -10,6 +10,7 @@ import org.eventindex.stomp.StompQueueWorker;
 import org.eventindex.stomp.StompSender;
 import org.eventindex.stomp.StompSettings;
 import org.eventindex.supervisor.journal.Journal;
+import org.eventindex.supervisor.journal.JournalException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -331,7 +332,7 @@ public final class Supervisor implements AutoCloseable {
                 engine.onControlMessage(m.body(), m.messageId());
             }
         } catch (IOException e) {
-            if (engine.failure().isPresent()) {
+            if (e instanceof JournalException j && !j.retriable()) {
                 halt(e);
             }
             throw e;
