@@ -1,12 +1,14 @@
 package org.eventindex.spb;
 
 import java.io.IOException;
+import org.eventindex.EventIndexFailure;
 
 /**
  * An SPB stream is malformed. Always names the source (file or object) and the uncompressed byte offset where the
- * problem was found, so an operator can tell which file is bad and why.
+ * problem was found, so an operator can tell which file is bad and why. Always {@link Kind#FATAL}: reading the same
+ * bytes again finds the same problem (a caller that will read other bytes, e.g. after a cut transfer, decides so).
  */
-public final class SpbFormatException extends IOException {
+public final class SpbFormatException extends IOException implements EventIndexFailure {
     private static final long serialVersionUID = 1L;
 
     /** What is wrong, so callers can map problems to exit codes or metrics without parsing messages. */
@@ -40,5 +42,10 @@ public final class SpbFormatException extends IOException {
 
     public Problem problem() {
         return problem;
+    }
+
+    @Override
+    public Kind kind() {
+        return Kind.FATAL;
     }
 }

@@ -51,7 +51,7 @@ final class StompHandshake {
                 try {
                     return open(settings, ep, address);
                 } catch (StompException e) {
-                    if (e.isAuthentication()) {
+                    if (!e.retriable()) {
                         throw e;
                     }
                     failures.add(e.getMessage());

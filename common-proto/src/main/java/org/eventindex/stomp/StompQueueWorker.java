@@ -11,6 +11,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import org.eventindex.retry.Backoff;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,12 +36,15 @@ public final class StompQueueWorker implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(StompQueueWorker.class);
     private static final Object STOP = new Object();
 
+    /** Reconnect waits: 0.5 s doubling up to 30 s, each drawn from its upper half. */
+    public static final Backoff RECONNECT_BACKOFF = new Backoff(Duration.ofMillis(500), 2, Duration.ofSeconds(30), 0.5);
+
     private final String name;
     private final StompSettings settings;
     private final String destination;
     private final int prefetch;
     private final StompMessageHandler handler;
-    private final StompBackoff backoff;
+    private final Backoff backoff;
     private final DeathListener onDeath;
     private final AtomicBoolean started = new AtomicBoolean();
     private final CountDownLatch stopSignal = new CountDownLatch(1);
@@ -66,11 +70,11 @@ public final class StompQueueWorker implements AutoCloseable {
 
     public StompQueueWorker(String name, StompSettings settings, String destination, int prefetch,
                             StompMessageHandler handler) {
-        this(name, settings, destination, prefetch, handler, StompBackoff.DEFAULT);
+        this(name, settings, destination, prefetch, handler, RECONNECT_BACKOFF);
     }
 
     public StompQueueWorker(String name, StompSettings settings, String destination, int prefetch,
-                            StompMessageHandler handler, StompBackoff backoff) {
+                            StompMessageHandler handler, Backoff backoff) {
         this(name, settings, destination, prefetch, handler, backoff, null);
     }
 
@@ -79,7 +83,7 @@ public final class StompQueueWorker implements AutoCloseable {
      *                (see the class comment); null for none
      */
     public StompQueueWorker(String name, StompSettings settings, String destination, int prefetch,
-                            StompMessageHandler handler, StompBackoff backoff, DeathListener onDeath) {
+                            StompMessageHandler handler, Backoff backoff, DeathListener onDeath) {
         this.name = requireNonNull(name, "name is null");
         this.settings = requireNonNull(settings, "settings is null");
         this.destination = requireNonNull(destination, "destination is null");

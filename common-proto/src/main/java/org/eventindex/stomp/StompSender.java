@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.Map;
+import org.eventindex.EventIndexFailure;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,7 +41,7 @@ public final class StompSender implements AutoCloseable {
         } catch (IOException first) {
             dropConnection();
             if (first instanceof InterruptedIOException
-                    || first instanceof StompException se && se.isAuthentication()) {
+                    || first instanceof EventIndexFailure f && !f.retriable()) {
                 throw first;
             }
             LOG.info("send to {} failed ({}); retrying once on a fresh connection", destination, first.getMessage());

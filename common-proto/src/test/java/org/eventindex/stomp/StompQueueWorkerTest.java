@@ -17,6 +17,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import org.eventindex.retry.Backoff;
 import org.eventindex.testing.Await;
 import org.eventindex.testing.EmbeddedBroker;
 import org.junit.jupiter.api.AfterEach;
@@ -26,7 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 class StompQueueWorkerTest {
     private static final Duration WAIT = Duration.ofSeconds(30);
-    private static final StompBackoff FAST = new StompBackoff(Duration.ofMillis(50), Duration.ofMillis(500));
+    private static final Backoff FAST = Backoff.doubling(Duration.ofMillis(50), Duration.ofMillis(500)).withJitter(0.5);
 
     @TempDir
     Path dir;

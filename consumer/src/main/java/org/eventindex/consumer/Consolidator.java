@@ -25,7 +25,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
-import static org.eventindex.consumer.ConsumeException.Kind.TRANSIENT;
+import static org.eventindex.EventIndexFailure.Kind.FATAL;
+import static org.eventindex.EventIndexFailure.Kind.RETRIABLE;
 
 /**
  * Turns a validated signal into one consolidated file. Objects are fetched and decoded in parallel (a bounded pool,
@@ -166,7 +167,7 @@ final class Consolidator {
                     }
                     verifyChecksum(in, opened.sha256(), source);
                     if (o.usize() > 0 && reader.uncompressedBytes() != o.usize()) {
-                        throw new ConsumeException(ConsumeException.Kind.PERMANENT, "object " + source + " inflates to "
+                        throw new ConsumeException(FATAL, "object " + source + " inflates to "
                                 + reader.uncompressedBytes() + " bytes, but its producer declared " + o.usize()
                                 + " (usize)");
                     }
@@ -196,7 +197,7 @@ final class Consolidator {
                 }
             }
         }
-        throw new ConsumeException(TRANSIENT, "object " + source + ": reading failed " + attempts + " time(s), last: "
+        throw new ConsumeException(RETRIABLE, "object " + source + ": reading failed " + attempts + " time(s), last: "
                 + last.getMessage(), last);
     }
 

@@ -1,5 +1,6 @@
 package org.eventindex.consumer;
 
+import org.eventindex.EventIndexFailure;
 import org.eventindex.consolidated.TriggerMenus;
 import org.eventindex.spb.SpbFormatException;
 
@@ -10,21 +11,13 @@ import java.util.Objects;
 /**
  * A dataset signal could not be completed. The message is the reason reported to the supervisor: it names the
  * dataset, object or file concerned and what happened. The {@link Kind} tells the supervisor whether sending the same
- * signal again can help.
+ * signal again can help: {@link Kind#FATAL} (reported as permanent) when the signal, an object it names or that
+ * object's content is wrong (invalid signal, object missing or malformed, content contradicting the signal), so the
+ * same signal fails the same way every time; {@link Kind#RETRIABLE} when HDFS, Kudu or S3 failed, or the consumer was
+ * stopped.
  */
-public final class ConsumeException extends Exception {
+public final class ConsumeException extends Exception implements EventIndexFailure {
     private static final long serialVersionUID = 1L;
-
-    /** Whether the same signal can succeed later. */
-    public enum Kind {
-        /**
-         * The signal, an object it names or that object's content is wrong (invalid signal, object missing or
-         * malformed, content contradicting the signal): the same signal fails the same way every time.
-         */
-        PERMANENT,
-        /** HDFS, Kudu or S3 failed, or the consumer was stopped: the same signal may succeed later. */
-        TRANSIENT
-    }
 
     private final Kind kind;
 
@@ -38,23 +31,20 @@ public final class ConsumeException extends Exception {
         this.kind = Objects.requireNonNull(kind, "kind is null");
     }
 
+    @Override
     public Kind kind() {
         return kind;
     }
 
-    public boolean permanent() {
-        return kind == Kind.PERMANENT;
-    }
-
     /**
      * The kind of a failure to read an object or to write what was read: a missing object
-     * ({@link FileNotFoundException}) or a malformed one ({@link SpbFormatException}, whatever its problem: the
-     * stored bytes do not change; a broken transfer shows as another I/O error or a SHA-256 mismatch) is permanent,
-     * and so is a dataset whose content a consolidated file may not hold ({@link TriggerMenus.LimitException});
-     * any other I/O error is transient.
+     * ({@link FileNotFoundException}) is fatal, and so is a malformed one ({@link SpbFormatException}, whatever its
+     * problem: the stored bytes do not change; a broken transfer shows as another I/O error or a SHA-256 mismatch), a
+     * dataset whose content a consolidated file may not hold ({@link TriggerMenus.LimitException}) and any other
+     * project failure that says so; any other I/O error is retriable.
      */
     static Kind of(IOException e) {
-        return e instanceof FileNotFoundException || e instanceof SpbFormatException
-                || e instanceof TriggerMenus.LimitException ? Kind.PERMANENT : Kind.TRANSIENT;
+        return e instanceof FileNotFoundException || e instanceof TriggerMenus.LimitException ? Kind.FATAL
+                : EventIndexFailure.kindOf(e, Kind.RETRIABLE);
     }
 }

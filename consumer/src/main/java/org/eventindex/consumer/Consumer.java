@@ -5,7 +5,6 @@ import org.apache.hadoop.fs.FileContext;
 import org.apache.hadoop.fs.Path;
 import org.eventindex.ops.Metrics;
 import org.eventindex.ops.OpsHttpServer;
-import org.eventindex.stomp.StompBackoff;
 import org.eventindex.stomp.StompQueueWorker;
 import org.eventindex.stomp.StompSender;
 import org.eventindex.stomp.StompSettings;
@@ -240,7 +239,7 @@ public final class Consumer implements AutoCloseable {
         http.start();
         try {
             worker = new StompQueueWorker("consumer-" + config.consumerId(), stompSettings(config),
-                    config.signalQueue(), 1, handler, StompBackoff.DEFAULT,
+                    config.signalQueue(), 1, handler, StompQueueWorker.RECONNECT_BACKOFF,
                     (name, cause) -> workerDied(name, cause, exit));
             worker.start();
         } catch (RuntimeException e) {

@@ -1,20 +1,21 @@
 package org.eventindex.consumer;
 
 import org.apache.hadoop.fs.Path;
+import org.eventindex.EventIndexFailure;
 import org.eventindex.kudu.DatasetLoadException;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.Objects;
 
-import static org.eventindex.consumer.ConsumeException.Kind.PERMANENT;
-import static org.eventindex.consumer.ConsumeException.Kind.TRANSIENT;
+import static org.eventindex.EventIndexFailure.Kind.FATAL;
+import static org.eventindex.EventIndexFailure.Kind.RETRIABLE;
 
 /**
  * The work for one validated signal: consolidate the selected objects into a temp file, publish it atomically,
  * then load it into Kudu. Nothing is published unless the whole file was written; a failure at any step becomes a
- * {@link ConsumeException} naming the dataset, the object or file, and the cause, and whether it is permanent (the
- * signal, an object or its content is wrong) or transient (HDFS, Kudu or S3 failed).
+ * {@link ConsumeException} naming the dataset, the object or file, and the cause, and whether it is fatal (the
+ * signal, an object or its content is wrong) or retriable (HDFS, Kudu or S3 failed).
  */
 final class DatasetProcessor {
     private final Consolidator consolidator;
@@ -43,7 +44,7 @@ final class DatasetProcessor {
         try {
             pending = committer.begin(signal.container(), dataset, signal.signalId());
         } catch (IOException e) {
-            throw new ConsumeException(TRANSIENT, "dataset " + dataset + ": cannot create a temp file next to " + target
+            throw new ConsumeException(RETRIABLE, "dataset " + dataset + ": cannot create a temp file next to " + target
                     + ": " + e.getMessage(), e);
         }
         try (pending) {
@@ -58,27 +59,31 @@ final class DatasetProcessor {
                         + pending.tempPath() + " failed: " + e.getMessage(), e);
             }
             if (written.eventsWritten() != signal.signal().expectedEvents()) {
-                throw new ConsumeException(PERMANENT, "dataset " + dataset + ": wrote " + written.eventsWritten()
+                throw new ConsumeException(FATAL, "dataset " + dataset + ": wrote " + written.eventsWritten()
                         + " events but the signal expects " + signal.signal().expectedEvents());
             }
             try {
                 ingest.checkNotSuperseded(signal);
             } catch (IOException e) {
-                // refused as superseded: a newer selection is loaded, this signal can never be published
-                throw new ConsumeException(e instanceof DatasetLoadException ? PERMANENT : TRANSIENT,
+                // refused as superseded (fatal: a newer selection is loaded, this signal can never be published), or
+                // Kudu failed
+                throw new ConsumeException(EventIndexFailure.kindOf(e, RETRIABLE),
                         "dataset " + dataset + ": not published: " + e.getMessage(), e);
             }
             try {
                 file = pending.commit();
             } catch (IOException e) {
-                throw new ConsumeException(TRANSIENT, "dataset " + dataset + ": " + e.getMessage(), e);
+                throw new ConsumeException(RETRIABLE, "dataset " + dataset + ": " + e.getMessage(), e);
             }
         }
         DatasetIngest.Loaded loaded;
         try {
             loaded = ingest.ingest(signal, file);
         } catch (IOException e) {
-            throw new ConsumeException(TRANSIENT, "dataset " + dataset + ": loading " + file + " into Kudu failed: "
+            // Only the loader's own verdict counts here: a malformed SPB stream is the file this consumer just wrote,
+            // which a retry of the signal writes again.
+            throw new ConsumeException(e instanceof DatasetLoadException d ? d.kind() : RETRIABLE,
+                    "dataset " + dataset + ": loading " + file + " into Kudu failed: "
                     + e.getMessage(), e);
         }
         return new Outcome(file, written, loaded);

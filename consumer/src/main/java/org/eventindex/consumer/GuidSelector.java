@@ -15,7 +15,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 
-import static org.eventindex.consumer.ConsumeException.Kind.PERMANENT;
+import static org.eventindex.EventIndexFailure.Kind.FATAL;
 
 /**
  * Streams one object's SPB records, checks that its Header names the task and job of the object's key, and keeps,
@@ -66,7 +66,7 @@ final class GuidSelector {
                 String guid = b.message().getGuid();
                 taking = object.guids().contains(guid);
                 if (!seen.add(guid) && taking) {
-                    throw new ConsumeException(PERMANENT, "object " + source + " holds GUID " + guid
+                    throw new ConsumeException(FATAL, "object " + source + " holds GUID " + guid
                             + " more than once (second at uncompressed offset " + b.offset() + ")");
                 }
                 if (taking) {
@@ -95,16 +95,16 @@ final class GuidSelector {
             // Trailer: the reader has checked its counts; nothing to keep.
         }
         if (header == null) {
-            throw new ConsumeException(PERMANENT, "object " + source + " has no Header");
+            throw new ConsumeException(FATAL, "object " + source + " has no Header");
         }
         Set<String> missing = new TreeSet<>(object.guids());
         missing.removeAll(taken);
         if (!missing.isEmpty()) {
-            throw new ConsumeException(PERMANENT, "object " + source + " does not hold GUID(s) " + missing
+            throw new ConsumeException(FATAL, "object " + source + " does not hold GUID(s) " + missing
                     + " that the signal selects from it");
         }
         if (events != object.expectedEvents()) {
-            throw new ConsumeException(PERMANENT, "object " + source + ": took " + events + " events of GUID(s) "
+            throw new ConsumeException(FATAL, "object " + source + ": took " + events + " events of GUID(s) "
                     + taken + " but the signal expects " + object.expectedEvents());
         }
         return new Selection(header, events, maxEnd, taken);
@@ -122,11 +122,11 @@ final class GuidSelector {
         try {
             key = ObjectKey.parse(url.key());
         } catch (IllegalArgumentException e) {
-            throw new ConsumeException(PERMANENT, "object " + url + " is not stored under a producer key, so its header"
+            throw new ConsumeException(FATAL, "object " + url + " is not stored under a producer key, so its header"
                     + " cannot be checked against it: " + e.getMessage());
         }
         if (!key.taskID().equals(header.getTaskID()) || !key.jobID().equals(header.getJobID())) {
-            throw new ConsumeException(PERMANENT, "object " + url + ": its SPB header names taskID '"
+            throw new ConsumeException(FATAL, "object " + url + ": its SPB header names taskID '"
                     + Printable.of(header.getTaskID(), 100) + "' and jobID '" + Printable.of(header.getJobID(), 100)
                     + "', but its key is that of taskID '" + key.taskID() + "' and jobID '" + key.jobID()
                     + "'; an object stored under another job's key is refused");

@@ -18,7 +18,7 @@ import java.util.Objects;
  * The report is sent before returning, and returning acknowledges the signal: a signal is never acknowledged without
  * its outcome being with the broker. Every failure, including a poison message, is reported and acknowledged (a
  * retry of the same selection is the supervisor's decision, which the report helps with: {@code permanent} when the
- * same signal can never succeed, see {@link ConsumeException.Kind}); only a report that cannot be sent, or an
+ * same signal can never succeed, see {@link ConsumeException}); only a report that cannot be sent, or an
  * {@link Error}, makes this throw.
  */
 public final class SignalHandler implements StompMessageHandler {
@@ -114,7 +114,7 @@ public final class SignalHandler implements StompMessageHandler {
                     report.hdfsPath(), o.written().objectsRead(), o.written().bytesRead(), o.loaded().eventsLoaded(),
                     o.loaded().duplicateEvents(), end - start);
         } catch (ConsumeException e) {
-            report = failed(signal, e.getMessage(), e.permanent(), start);
+            report = failed(signal, e.getMessage(), !e.retriable(), start);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             report = failed(signal, "dataset " + signal.dataset() + ": interrupted (consumer stopping)", false, start);

@@ -16,7 +16,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 
-import static org.eventindex.consumer.ConsumeException.Kind.PERMANENT;
+import static org.eventindex.EventIndexFailure.Kind.FATAL;
 
 /**
  * Checks a {@link ConsumerSignal} before anything is fetched: the dataset name parses and its container is the one
@@ -148,7 +148,7 @@ public final class SignalValidator {
     }
 
     private static ConsumeException reject(ConsumerSignal signal, String what) {
-        return new ConsumeException(PERMANENT, "invalid signal " + Printable.of(String.valueOf(signal.signalId()), 100)
+        return new ConsumeException(FATAL, "invalid signal " + Printable.of(String.valueOf(signal.signalId()), 100)
                 + " for dataset " + Printable.of(String.valueOf(signal.dataset()), 300) + ": " + what);
     }
 }

@@ -18,6 +18,8 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 
+import static org.eventindex.EventIndexFailure.Kind.FATAL;
+import static org.eventindex.EventIndexFailure.Kind.RETRIABLE;
 import static java.util.Objects.requireNonNull;
 
 /**
@@ -104,7 +106,7 @@ public final class DatasetLoader {
         }
         DatasetRecord r = existing.get();
         if (r.signalTs() != null && r.signalTs() > selectedAt && !loadId.equals(r.loadId())) {
-            throw new DatasetLoadException(dataset, "superseded: DATASETS holds load " + r.loadId() + " ("
+            throw new DatasetLoadException(FATAL, dataset, "superseded: DATASETS holds load " + r.loadId() + " ("
                     + r.state() + ") of a selection made at " + Instant.ofEpochMilli(r.signalTs())
                     + ", newer than this load " + loadId + " selected at " + Instant.ofEpochMilli(selectedAt)
                     + "; nothing changed");
@@ -129,7 +131,7 @@ public final class DatasetLoader {
         if (existing.isPresent() && existing.get().isLoaded() && request.loadId().equals(existing.get().loadId())) {
             DatasetRecord r = existing.get();
             if (r.dspid() != request.dspid() || r.rgid() != request.epoch()) {
-                throw new DatasetLoadException(request.dataset(), "already LOADED with load id " + r.loadId()
+                throw new DatasetLoadException(FATAL, request.dataset(), "already LOADED with load id " + r.loadId()
                         + " as dspid " + r.dspid() + " epoch " + r.rgid() + ", but the request places the same load"
                         + " at dspid " + request.dspid() + " epoch " + request.epoch()
                         + "; use a new load id to move it");
@@ -160,8 +162,8 @@ public final class DatasetLoader {
                     EventRows.count(client, tables.config().duplicatedEventsTable(), request.dspid(),
                             request.epoch()));
             if (stored.events() != w.unique() || stored.duplicates() != w.duplicates()) {
-                throw new DatasetLoadException(request.dataset(), "after loading " + w.events() + " events Kudu"
-                        + " holds " + stored.events() + " rows in EVENTS (expected " + w.unique() + ") and "
+                throw new DatasetLoadException(RETRIABLE, request.dataset(), "after loading " + w.events()
+                        + " events Kudu holds " + stored.events() + " rows in EVENTS (expected " + w.unique() + ") and "
                         + stored.duplicates() + " in DUPLICATEDEVENTS (expected " + w.duplicates() + ") for dspid "
                         + request.dspid() + " epoch " + request.epoch() + "; is another load of it running?");
             }
@@ -277,7 +279,7 @@ public final class DatasetLoader {
         try {
             bits.decode(e);
         } catch (IllegalArgumentException bad) {
-            throw new DatasetLoadException(request.dataset(), "event " + e.runNumber + "/"
+            throw new DatasetLoadException(FATAL, request.dataset(), "event " + e.runNumber + "/"
                     + Long.toUnsignedString(e.eventNumber) + " of file " + e.guid + " in "
                     + request.source().location() + " has a malformed trigger mask: " + bad.getMessage(), bad);
         }
@@ -311,7 +313,7 @@ public final class DatasetLoader {
         try {
             mapper.fill(insert.getRow(), request.dspid(), request.epoch(), e, menu);
         } catch (IllegalArgumentException bad) {
-            throw new DatasetLoadException(request.dataset(), "event " + e.runNumber + "/"
+            throw new DatasetLoadException(FATAL, request.dataset(), "event " + e.runNumber + "/"
                     + Long.toUnsignedString(e.eventNumber) + " of file " + e.guid + " in "
                     + request.source().location() + " has a malformed reference: " + bad.getMessage(), bad);
         }

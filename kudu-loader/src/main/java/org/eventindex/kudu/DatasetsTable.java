@@ -22,6 +22,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Optional;
 
+import static org.eventindex.EventIndexFailure.Kind.RETRIABLE;
 import static java.util.Objects.requireNonNull;
 
 /**
@@ -111,7 +112,7 @@ final class DatasetsTable {
             session.setFlushMode(SessionConfiguration.FlushMode.AUTO_FLUSH_SYNC);
             OperationResponse response = session.apply(delete);
             if (response.hasRowError() && !response.getRowError().getErrorStatus().isNotFound()) {
-                throw new DatasetLoadException(dataset, "could not delete its " + tableName + " row: "
+                throw new DatasetLoadException(RETRIABLE, dataset, "could not delete its " + tableName + " row: "
                         + response.getRowError());
             }
         } finally {
@@ -187,7 +188,7 @@ final class DatasetsTable {
             session.setFlushMode(SessionConfiguration.FlushMode.AUTO_FLUSH_SYNC);
             OperationResponse response = session.apply(operation);
             if (response.hasRowError()) {
-                throw new DatasetLoadException(dataset, "could not write its " + tableName + " row: "
+                throw new DatasetLoadException(RETRIABLE, dataset, "could not write its " + tableName + " row: "
                         + response.getRowError());
             }
         } finally {

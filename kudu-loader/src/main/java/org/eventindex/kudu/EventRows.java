@@ -20,6 +20,8 @@ import org.apache.kudu.client.SessionConfiguration;
 
 import java.util.List;
 
+import static org.eventindex.EventIndexFailure.Kind.RETRIABLE;
+
 /**
  * Scans of the rows of one dataset in one epoch of EVENTS or DUPLICATEDEVENTS. The predicate on {@code rgid} prunes
  * the scan to one range; the one on {@code dspid} (first key column) to a key range within each bucket.
@@ -126,7 +128,7 @@ final class EventRows {
             first.append(i == 0 ? "" : "; ").append(errors[i].getErrorStatus()).append(" on ")
                     .append(errors[i].getOperation().getRow().stringifyRowKey());
         }
-        throw new DatasetLoadException(dataset, "Kudu refused " + errors.length
+        throw new DatasetLoadException(RETRIABLE, dataset, "Kudu refused " + errors.length
                 + (status.isOverflowed() ? "+" : "") + " rows in " + tableName + " while trying to " + action
                 + "; first: " + first);
     }

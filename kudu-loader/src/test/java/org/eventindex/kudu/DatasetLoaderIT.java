@@ -187,6 +187,7 @@ class DatasetLoaderIT {
         DatasetLoadException e = assertThrows(DatasetLoadException.class,
                 () -> loader.checkNotSuperseded(dataset, "signal-h1", 1000));
         assertContains(e.getMessage(), dataset, "superseded", "signal-h2", "signal-h1", "nothing changed");
+        assertFalse(e.retriable(), "a superseded load fails the same way every time");
         loader.checkNotSuperseded(dataset, "signal-h2", 1000); // the content DATASETS holds is never superseded
         loader.checkNotSuperseded(dataset, "signal-h9", 2001); // a newer selection passes
         e = assertThrows(DatasetLoadException.class, () -> loader.load(late));
@@ -218,6 +219,7 @@ class DatasetLoaderIT {
         DatasetLoadException e = assertThrows(DatasetLoadException.class, () -> loader.load(
                 new LoadRequest(dataset, 106, EPOCH, "signal-g1", DatasetSource.local(file))));
         assertContains(e.getMessage(), "dspid 105", "dspid 106");
+        assertFalse(e.retriable(), "the same load id cannot be placed elsewhere");
 
         loader.load(new LoadRequest(dataset, 106, EPOCH, "signal-g2", DatasetSource.local(file)));
         assertEquals(new EventCounts(0, 0), queries.countEvents(105, EPOCH));
@@ -249,6 +251,7 @@ class DatasetLoaderIT {
         DatasetLoadException e = assertThrows(DatasetLoadException.class, () -> loader.load(
                 new LoadRequest(dataset, 103, EPOCH, "signal-d", DatasetSource.local(file))));
         assertContains(e.getMessage(), dataset, "refused 1 rows", MAIN.eventsTable());
+        assertTrue(e.retriable(), "refused rows are retried (whatever Kudu's reason)");
         assertEquals(DatasetState.LOADING, queries.dataset(dataset).orElseThrow().state());
     }
 
@@ -261,6 +264,7 @@ class DatasetLoaderIT {
         DatasetLoadException e = assertThrows(DatasetLoadException.class, () -> loader.load(
                 new LoadRequest(dataset, 104, EPOCH, "signal-e", DatasetSource.local(file))));
         assertContains(e.getMessage(), dataset, "327636/5", TestSpbFiles.guid(7, 0));
+        assertFalse(e.retriable(), "a malformed reference is malformed every time");
         assertEquals(DatasetState.LOADING, queries.dataset(dataset).orElseThrow().state());
     }
 

@@ -2,8 +2,13 @@ package org.eventindex.producer;
 
 import static java.util.Objects.requireNonNull;
 
-/** A producer run failed; {@link #exitCode()} says how the job wrapper should react. The message is one line. */
-public final class ProducerException extends Exception {
+import org.eventindex.EventIndexFailure;
+
+/**
+ * A producer run failed; {@link #exitCode()} says how the job wrapper should react. The message is one line. Only a
+ * {@link ExitCode#TRANSIENT} failure is {@link Kind#RETRIABLE}, by the producer's retry loop and by the job wrapper.
+ */
+public final class ProducerException extends Exception implements EventIndexFailure {
     private static final long serialVersionUID = 1L;
     private final ExitCode exitCode;
 
@@ -21,5 +26,10 @@ public final class ProducerException extends Exception {
 
     public ExitCode exitCode() {
         return exitCode;
+    }
+
+    @Override
+    public Kind kind() {
+        return exitCode == ExitCode.TRANSIENT ? Kind.RETRIABLE : Kind.FATAL;
     }
 }

@@ -52,7 +52,8 @@ public final class StompControlChannel implements ControlChannel {
     }
 
     private static ProducerException classify(String what, IOException e) {
-        boolean auth = e instanceof StompException se && se.isAuthentication();
+        // a STOMP refusal that is not retriable is about the login or a permission
+        boolean auth = e instanceof StompException se && !se.retriable();
         return new ProducerException(auth ? ExitCode.CONFIGURATION : ExitCode.TRANSIENT,
                 what + ": " + e.getMessage() + (auth ? " (check --user and the STOMP password)" : ""), e);
     }

@@ -1,6 +1,7 @@
 package org.eventindex.producer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -9,23 +10,32 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.IntStream;
+import org.eventindex.retry.Backoff;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
-/** Backoff, jitter and deadline on a fake clock: sleeping advances it, nothing really waits. */
+/**
+ * How the producer uses its {@link Backoff} (tested in common-proto): one wait per transient failure, the shared
+ * deadline, no retry of other failures. On a fake clock: sleeping advances it, nothing really waits.
+ */
 class RetryPolicyTest {
+    private static final Backoff BACKOFF = new Backoff(Duration.ofSeconds(1), 2, Duration.ofSeconds(8), 0.5);
     private final AtomicLong now = new AtomicLong(1_000_000_000L);
     private final List<Duration> waits = new ArrayList<>();
-    private double jitter = 1.0;
+    private double random = 1.0;
 
     private RetryPolicy policy(Duration deadline) {
-        return new RetryPolicy(Duration.ofSeconds(1), Duration.ofSeconds(8), deadline, d -> {
+        return new RetryPolicy(BACKOFF, deadline, d -> {
             waits.add(d);
             now.addAndGet(d.toNanos());
-        }, now::get, () -> jitter);
+        }, now::get, () -> random);
     }
 
     @Test
-    void retriesTransientFailuresWithCappedDoublingDelays() throws ProducerException {
+    void waitsTheBackoffsDelayBeforeEachRetry() throws ProducerException {
+        random = 0.25;
         AtomicInteger calls = new AtomicInteger();
         String result = policy(Duration.ofMinutes(5)).start().run("step", () -> {
             if (calls.incrementAndGet() < 7) {
@@ -34,20 +44,14 @@ class RetryPolicyTest {
             return "done";
         });
         assertEquals("done", result);
-        assertEquals(List.of(1, 2, 4, 8, 8, 8), waits.stream().map(d -> (int) d.toSeconds()).toList());
+        assertEquals(IntStream.range(0, 6).mapToObj(i -> BACKOFF.delay(i, 0.25)).toList(), waits);
     }
 
     @Test
-    void jitterDrawsBetweenHalfAndFullDelay() throws ProducerException {
-        jitter = 0.0;
-        AtomicInteger calls = new AtomicInteger();
-        policy(Duration.ofMinutes(5)).start().run("step", () -> {
-            if (calls.incrementAndGet() < 3) {
-                throw new ProducerException(ExitCode.TRANSIENT, "blip");
-            }
-            return null;
-        });
-        assertEquals(List.of(Duration.ofMillis(500), Duration.ofSeconds(1)), waits);
+    void defaultsAreOneSecondDoublingToThirtyWithHalfJitterWithinFiveMinutes() {
+        assertEquals(new Backoff(Duration.ofSeconds(1), 2, Duration.ofSeconds(30), 0.5), RetryPolicy.DEFAULT.backoff());
+        assertEquals(Duration.ofMinutes(5), RetryPolicy.DEFAULT.deadline());
+        assertEquals(Duration.ZERO, RetryPolicy.NONE.deadline());
     }
 
     @Test
@@ -84,22 +88,28 @@ class RetryPolicyTest {
         assertEquals(6, budget.attempts());
     }
 
-    @Test
-    void neverRetriesOtherFailures() {
+    @ParameterizedTest
+    @EnumSource(value = ExitCode.class, names = {"INTERNAL", "BAD_INPUT", "CONFIGURATION"})
+    void neverRetriesFatalFailures(ExitCode code) {
         AtomicInteger calls = new AtomicInteger();
         ProducerException e = assertThrows(ProducerException.class, () -> policy(Duration.ofMinutes(5)).start()
                 .run("step", () -> {
                     calls.incrementAndGet();
-                    throw new ProducerException(ExitCode.CONFIGURATION, "bad key");
+                    throw new ProducerException(code, "bad key");
                 }));
-        assertEquals(ExitCode.CONFIGURATION, e.exitCode());
+        assertFalse(e.retriable());
+        assertEquals(code, e.exitCode());
         assertEquals(1, calls.get());
         assertEquals(List.of(), waits);
     }
 
     @Test
-    void refusesACapBelowTheFirstDelay() {
-        assertThrows(IllegalArgumentException.class, () -> new RetryPolicy(Duration.ofSeconds(2),
-                Duration.ofSeconds(1), Duration.ofSeconds(10), d -> { }, () -> 0, () -> 0));
+    void noneMakesOneAttempt() {
+        AtomicInteger calls = new AtomicInteger();
+        assertThrows(ProducerException.class, () -> RetryPolicy.NONE.start().run("step", () -> {
+            calls.incrementAndGet();
+            throw new ProducerException(ExitCode.TRANSIENT, "down");
+        }));
+        assertEquals(1, calls.get());
     }
 }

@@ -1,5 +1,7 @@
 package org.eventindex.supervisor;
 
+import org.eventindex.retry.Backoff;
+
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -18,9 +20,11 @@ import java.util.Optional;
  */
 final class HandOffPolicy {
     private final SupervisorConfig.HandOff settings;
+    private final Backoff backoff;
 
     HandOffPolicy(SupervisorConfig.HandOff settings) {
         this.settings = Objects.requireNonNull(settings, "settings is null");
+        this.backoff = settings.retryBackoff();
     }
 
     /** Why the dataset's signal must be sent again now, if it must. */
@@ -48,12 +52,12 @@ final class HandOffPolicy {
         return d.state == DatasetState.FAILED_CONSUMER && d.lastReport != null && d.lastReport.permanent();
     }
 
-    /** initial * 2^(failures-1), capped at max. */
+    /**
+     * The wait after the {@code failures}-th FAILED report before the automatic retry (the first wait for 0: a
+     * dataset whose FAILED report did not count, as logged). Without jitter: it is recomputed on every tick and must
+     * give the same answer.
+     */
     Duration backoff(int failures) {
-        Duration d = settings.retryInitial();
-        for (int i = 1; i < failures && d.compareTo(settings.retryMax()) < 0; i++) {
-            d = d.multipliedBy(2);
-        }
-        return d.compareTo(settings.retryMax()) > 0 ? settings.retryMax() : d;
+        return backoff.delay(Math.max(0, failures - 1));
     }
 }

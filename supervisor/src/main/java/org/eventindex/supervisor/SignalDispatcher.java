@@ -1,6 +1,7 @@
 package org.eventindex.supervisor;
 
 import org.eventindex.message.ConsumerSignal;
+import org.eventindex.retry.Backoff;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -12,11 +13,12 @@ import java.util.Set;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
- * Sends journalled signals on one background thread, retrying each with doubling waits (capped) until the broker
+ * Sends journalled signals on one background thread, retrying each after the {@link Backoff}'s waits until the broker
  * accepts it, then reports it sent. A signal already waiting is not queued twice. Sending is decoupled from message
  * handling so that a broker hiccup never makes the supervisor NACK (dead-letter) the message that completed a dataset.
  */
@@ -32,22 +34,20 @@ final class SignalDispatcher implements SignalOutbox, AutoCloseable {
     private final Transport transport;
     private final Consumer<ConsumerSignal> onSent;
     private final Runnable onFailure;
-    private final Duration initialBackoff;
-    private final Duration maxBackoff;
+    private final Backoff backoff;
     private final ScheduledExecutorService executor;
     private final Set<String> pending = new HashSet<>();
 
     /**
      * @param onSent    called on the dispatcher thread after each accepted send
      * @param onFailure called on the dispatcher thread after each failed attempt (for metrics)
+     * @param backoff   the wait before each new attempt to send a signal
      */
-    SignalDispatcher(Transport transport, Consumer<ConsumerSignal> onSent, Runnable onFailure,
-                     Duration initialBackoff, Duration maxBackoff) {
+    SignalDispatcher(Transport transport, Consumer<ConsumerSignal> onSent, Runnable onFailure, Backoff backoff) {
         this.transport = Objects.requireNonNull(transport, "transport is null");
         this.onSent = Objects.requireNonNull(onSent, "onSent is null");
         this.onFailure = Objects.requireNonNull(onFailure, "onFailure is null");
-        this.initialBackoff = Objects.requireNonNull(initialBackoff, "initialBackoff is null");
-        this.maxBackoff = Objects.requireNonNull(maxBackoff, "maxBackoff is null");
+        this.backoff = Objects.requireNonNull(backoff, "backoff is null");
         ScheduledThreadPoolExecutor ex = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, "supervisor-signal-sender");
             t.setDaemon(true);
@@ -91,7 +91,7 @@ final class SignalDispatcher implements SignalOutbox, AutoCloseable {
             transport.send(signal);
         } catch (IOException | RuntimeException e) {
             onFailure.run();
-            Duration wait = backoff(attempt);
+            Duration wait = backoff.delay(attempt - 1, ThreadLocalRandom.current().nextDouble());
             LOG.warn("dataset {}: sending signal {} failed (attempt {}): {}; retrying in {}", signal.dataset(),
                     signal.signalId(), attempt, e.getMessage(), wait);
             schedule(signal, attempt + 1, wait);
@@ -101,15 +101,6 @@ final class SignalDispatcher implements SignalOutbox, AutoCloseable {
             pending.remove(signal.signalId());
         }
         onSent.accept(signal);
-    }
-
-    /** initial * 2^(attempt-1), capped. */
-    Duration backoff(int attempt) {
-        Duration d = initialBackoff;
-        for (int i = 1; i < attempt && d.compareTo(maxBackoff) < 0; i++) {
-            d = d.multipliedBy(2);
-        }
-        return d.compareTo(maxBackoff) > 0 ? maxBackoff : d;
     }
 
     /**

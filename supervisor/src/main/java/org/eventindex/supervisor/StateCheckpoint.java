@@ -15,6 +15,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
+import static org.eventindex.EventIndexFailure.Kind.FATAL;
+
 /**
  * The supervisor's state as one JSON document: the body of a journal checkpoint. It holds exactly what the journal fold
  * builds ({@link SupervisorState}), minus what is derived from it (the URL set, the message-id set and the signal
@@ -88,8 +90,8 @@ record StateCheckpoint(int format, long seq, int lastDspid, int currentEpoch, lo
         return (seq, in) -> {
             StateCheckpoint c = readFrom(in);
             if (c.seq() != seq) {
-                throw new JournalException("checkpoint holds the state of entry " + c.seq() + " but its trailer says "
-                        + seq + "; restore the checkpoint and its journal from a backup");
+                throw new JournalException(FATAL, "checkpoint holds the state of entry " + c.seq()
+                        + " but its trailer says " + seq + "; restore the checkpoint and its journal from a backup");
             }
             state.restore(c);
         };

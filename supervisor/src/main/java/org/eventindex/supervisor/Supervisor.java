@@ -10,6 +10,7 @@ import org.eventindex.stomp.StompQueueWorker;
 import org.eventindex.stomp.StompSender;
 import org.eventindex.stomp.StompSettings;
 import org.eventindex.supervisor.journal.Journal;
+import org.eventindex.supervisor.journal.JournalException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -106,7 +107,7 @@ public final class Supervisor implements AutoCloseable {
             sender = new StompSender(stomp);
             epochRanges = rangesFactory.apply(config.epochs());
             dispatcher = new SignalDispatcher(this::sendSignal, s -> engine.onSignalSent(s),
-                    metrics.signalSendFailures::inc, config.signalRetryInitial(), config.signalRetryMax());
+                    metrics.signalSendFailures::inc, config.signalBackoff());
             Quarantine quarantine = config.quarantine().<Quarantine>map(q -> (source, r, body) ->
                     sender.send(q, body, Quarantine.headers(source, r))).orElse(Quarantine.NONE);
             MessageValidator validator = MessageValidator.forEndpoint(config.s3Bucket(),
@@ -331,7 +332,7 @@ public final class Supervisor implements AutoCloseable {
                 engine.onControlMessage(m.body(), m.messageId());
             }
         } catch (IOException e) {
-            if (engine.failure().isPresent()) {
+            if (e instanceof JournalException j && !j.retriable()) {
                 halt(e);
             }
             throw e;

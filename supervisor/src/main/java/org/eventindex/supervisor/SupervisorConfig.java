@@ -3,6 +3,7 @@ package org.eventindex.supervisor;
 import org.eventindex.config.ConfigKey;
 import org.eventindex.config.ConfigReader;
 import org.eventindex.message.Queues;
+import org.eventindex.retry.Backoff;
 import org.eventindex.stomp.StompEndpoint;
 import org.eventindex.stomp.StompFrameLimits;
 import org.eventindex.stomp.StompSettings;
@@ -20,6 +21,7 @@ import java.util.Properties;
 import java.util.stream.Stream;
 import java.util.Set;
 
+import static org.eventindex.config.ConfigChecks.doublingBackoff;
 import static org.eventindex.config.ConfigChecks.requirePositive;
 import static org.eventindex.config.ConfigChecks.requireQueue;
 import static org.eventindex.config.ConfigChecks.requireRange;
@@ -72,7 +74,7 @@ public record SupervisorConfig(
      *
      * @param lease         a signal without a report this long after it was sent is sent again
      * @param retryInitial  first wait after a FAILED report before the signal is sent again (doubles per failure)
-     * @param retryMax      cap of that wait
+     * @param retryMax      cap of that wait, not below {@code retryInitial}
      * @param retryAttempts FAILED reports after which the dataset waits for an operator
      * @param tick          how often leases and retries are checked
      */
@@ -80,10 +82,14 @@ public record SupervisorConfig(
                           Duration tick) {
         public HandOff {
             requirePositive(lease, SIGNAL_LEASE);
-            requirePositive(retryInitial, RETRY_INITIAL);
-            requirePositive(retryMax, RETRY_MAX);
+            doublingBackoff(retryInitial, RETRY_INITIAL, retryMax, RETRY_MAX);
             requireRange(retryAttempts, 0, 1000, RETRY_ATTEMPTS);
             requirePositive(tick, TICK_INTERVAL);
+        }
+
+        /** The wait after the n-th FAILED report is {@code retryBackoff().delay(n - 1)}. */
+        public Backoff retryBackoff() {
+            return Backoff.doubling(retryInitial, retryMax);
         }
     }
 
@@ -273,12 +279,7 @@ public record SupervisorConfig(
         requireText(httpHost, HTTP_HOST);
         requireRange(httpPort, 0, 65535, HTTP_PORT);
         requireRange(kuduEpoch, 0, Integer.MAX_VALUE, KUDU_EPOCH);
-        requirePositive(signalRetryInitial, SIGNAL_RETRY_INITIAL);
-        requirePositive(signalRetryMax, SIGNAL_RETRY_MAX);
-        if (signalRetryMax.compareTo(signalRetryInitial) < 0) {
-            throw new IllegalArgumentException(SIGNAL_RETRY_MAX + " (" + signalRetryMax + ") is shorter than "
-                    + SIGNAL_RETRY_INITIAL + " (" + signalRetryInitial + ")");
-        }
+        doublingBackoff(signalRetryInitial, SIGNAL_RETRY_INITIAL, signalRetryMax, SIGNAL_RETRY_MAX);
         requirePositive(shutdownGrace, SHUTDOWN_GRACE);
         requireRange(maxMessageBytes, 1024, Integer.MAX_VALUE, MESSAGE_MAX_BYTES);
         Objects.requireNonNull(handOff, "handOff is null");
@@ -288,6 +289,11 @@ public record SupervisorConfig(
         requireRange(eventsQueue, 1, 1_000_000, EVENTS_QUEUE);
         Objects.requireNonNull(tls, "tls is null");
         Objects.requireNonNull(frameLimits, "frameLimits is null");
+    }
+
+    /** Waits between attempts to send a signal the broker did not accept. */
+    public Backoff signalBackoff() {
+        return Backoff.doubling(signalRetryInitial, signalRetryMax);
     }
 
     /** The STOMP connection settings (no login when the user is empty). */

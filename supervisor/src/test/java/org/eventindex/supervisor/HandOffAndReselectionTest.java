@@ -135,13 +135,12 @@ class HandOffAndReselectionTest {
         control(manifest(DATASET, file("G1", 10)));
         producer(DATASET, "m1", "a", guid("G1", 0, 10));
         ConsumerSignal s = signalled(DATASET);
-        List<Duration> waits = List.of(Duration.ofMinutes(1), Duration.ofMinutes(2), Duration.ofMinutes(3));
         for (int attempt = 1; attempt <= 3; attempt++) {
             outbox.clear();
             control(failed(s.signalId(), DATASET, "HDFS quota exceeded"));
             assertEquals(DatasetState.FAILED_CONSUMER, view(DATASET).state());
             assertEquals(attempt, view(DATASET).failures());
-            clock.advance(waits.get(attempt - 1).minusSeconds(1));
+            clock.advance(HAND_OFF.retryBackoff().delay(attempt - 1).minusSeconds(1));
             engine.tick();
             assertEquals(List.of(), outbox, "backoff of attempt " + attempt + " not elapsed");
             clock.advance(Duration.ofSeconds(1));

@@ -2,6 +2,7 @@ package org.eventindex.supervisor;
 
 import org.eventindex.message.ConsumerSignal;
 import org.eventindex.message.SignalObject;
+import org.eventindex.retry.Backoff;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -32,7 +33,7 @@ class SignalDispatcherTest {
         }, s -> {
             sent.add(s);
             done.countDown();
-        }, failures::incrementAndGet, Duration.ofMillis(1), Duration.ofMillis(4))) {
+        }, failures::incrementAndGet, Backoff.doubling(Duration.ofMillis(1), Duration.ofMillis(4)))) {
             d.submit(SIGNAL);
             assertTrue(done.await(10, TimeUnit.SECONDS), "signal never reported sent");
             assertEquals(0, d.pending());
@@ -56,7 +57,7 @@ class SignalDispatcherTest {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-        }, s -> done.countDown(), () -> { }, Duration.ofMillis(1), Duration.ofMillis(1))) {
+        }, s -> done.countDown(), () -> { }, Backoff.doubling(Duration.ofMillis(1), Duration.ofMillis(1)))) {
             d.submit(SIGNAL);
             assertTrue(inSend.await(10, TimeUnit.SECONDS));
             d.submit(SIGNAL);
@@ -65,17 +66,5 @@ class SignalDispatcherTest {
             assertTrue(done.await(10, TimeUnit.SECONDS));
         }
         assertEquals(1, sends.get());
-    }
-
-    @Test
-    void backoffDoublesUpToTheCap() {
-        try (SignalDispatcher d = new SignalDispatcher(s -> { }, s -> { }, () -> { }, Duration.ofSeconds(1),
-                Duration.ofSeconds(5))) {
-            assertEquals(Duration.ofSeconds(1), d.backoff(1));
-            assertEquals(Duration.ofSeconds(2), d.backoff(2));
-            assertEquals(Duration.ofSeconds(4), d.backoff(3));
-            assertEquals(Duration.ofSeconds(5), d.backoff(4));
-            assertEquals(Duration.ofSeconds(5), d.backoff(60));
-        }
     }
 }

@@ -1,6 +1,7 @@
 package org.eventindex.supervisor;
 
 import org.eventindex.config.TlsSettings;
+import org.eventindex.retry.Backoff;
 import org.eventindex.config.SecretFile;
 import org.eventindex.message.Queues;
 import org.eventindex.stomp.StompEndpoint;
@@ -118,10 +119,12 @@ class SupervisorConfigTest {
         assertEquals(4, c.kuduEpoch());
         assertEquals(Duration.ofMillis(250), c.signalRetryInitial());
         assertEquals(Duration.ofMinutes(2), c.signalRetryMax());
+        assertEquals(Backoff.doubling(Duration.ofMillis(250), Duration.ofMinutes(2)), c.signalBackoff());
         assertEquals(Duration.ofSeconds(5), c.shutdownGrace());
         assertEquals(2048, c.maxMessageBytes());
         assertEquals(new SupervisorConfig.HandOff(Duration.ofMinutes(10), Duration.ofSeconds(2), Duration.ofMinutes(3),
                 2, Duration.ofMillis(100)), c.handOff());
+        assertEquals(Backoff.doubling(Duration.ofSeconds(2), Duration.ofMinutes(3)), c.handOff().retryBackoff());
         assertEquals(new SupervisorConfig.Epochs(5_000_000_000L, "km1:7051,km2:7051", "t_", 8, 1), c.epochs());
         assertEquals(new SupervisorConfig.CatalogueSettings("https://rucio.example:443", "eventindex", "ei",
                 "rucio-pw", Duration.ofSeconds(30)), c.catalogue());
@@ -151,6 +154,19 @@ class SupervisorConfigTest {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                     () -> SupervisorConfig.fromProperties(p, Map.of()));
             assertTrue(e.getMessage().startsWith(bad[0] + " must be in 1024.."), e.getMessage());
+        }
+    }
+
+    @Test
+    void aBackoffCapShorterThanItsFirstWaitIsRefusedNamingBothKeys() {
+        for (String[] keys : new String[][] {{SupervisorConfig.SIGNAL_RETRY_INITIAL, SupervisorConfig.SIGNAL_RETRY_MAX},
+                {SupervisorConfig.RETRY_INITIAL, SupervisorConfig.RETRY_MAX}}) {
+            Properties p = new Properties();
+            p.setProperty(keys[0], "10m");
+            p.setProperty(keys[1], "1m");
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> SupervisorConfig.fromProperties(p, Map.of()));
+            assertEquals(keys[1] + " (PT1M) is shorter than " + keys[0] + " (PT10M)", e.getMessage());
         }
     }
 

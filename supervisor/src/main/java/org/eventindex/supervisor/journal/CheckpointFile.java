@@ -24,6 +24,8 @@ import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.Optional;
 
+import static org.eventindex.EventIndexFailure.Kind.FATAL;
+
 /**
  * The checkpoint file: the state as of one journal entry, written by the state's owner, so that a start replays only
  * the entries after it. Layout: the body (the owner's bytes, JSON for the supervisor), then one trailer line
@@ -112,7 +114,7 @@ final class CheckpointFile {
             throw e;
         }
         if (refused != null) {
-            throw new JournalException("checkpoint " + file + " (" + t.bodyBytes() + " bytes of state at entry "
+            throw new JournalException(FATAL, "checkpoint " + file + " (" + t.bodyBytes() + " bytes of state at entry "
                     + t.seq() + ", digest intact) cannot be restored: " + refused.getMessage(), refused);
         }
         return Optional.of(t);
@@ -170,8 +172,8 @@ final class CheckpointFile {
     }
 
     private static JournalException damaged(Path file, String why) {
-        return new JournalException("checkpoint " + file + " is damaged: " + why + ". Move it aside and restore the"
-                + " previous checkpoint with its journal segments from a backup (the journal alone starts from the"
+        return new JournalException(FATAL, "checkpoint " + file + " is damaged: " + why + ". Move it aside and restore"
+                + " the previous checkpoint with its journal segments from a backup (the journal alone starts from the"
                 + " checkpoint's entry).");
     }
 

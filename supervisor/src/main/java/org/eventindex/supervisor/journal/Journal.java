@@ -27,6 +27,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.function.Consumer;
 
+import static org.eventindex.EventIndexFailure.Kind.FATAL;
+import static org.eventindex.EventIndexFailure.Kind.RETRIABLE;
+
 /**
  * The supervisor's durable state: an append-only file of {@link JournalEntry} JSON lines in one directory.
  * <ul>
@@ -130,7 +133,7 @@ public final class Journal implements Closeable {
      */
     public static Journal open(Path dir, Consumer<JournalEntry> replay) throws IOException {
         return open(dir, 0, (seq, in) -> {
-            throw new JournalException("journal " + dir + " has a checkpoint, which this reader cannot restore");
+            throw new JournalException(FATAL, "journal " + dir + " has a checkpoint, which this reader cannot restore");
         }, replay);
     }
 
@@ -161,7 +164,7 @@ public final class Journal implements Closeable {
         }
         if (lock == null) {
             lockChannel.close();
-            throw new JournalException("journal " + dir + " is in use by another supervisor (lock "
+            throw new JournalException(FATAL, "journal " + dir + " is in use by another supervisor (lock "
                     + dir.resolve(LOCK_NAME) + " is held); only one supervisor may run per journal");
         }
         Path file = dir.resolve(FILE_NAME);
@@ -205,11 +208,11 @@ public final class Journal implements Closeable {
             throws IOException {
         Objects.requireNonNull(events, "events is null");
         if (closed) {
-            throw new JournalException("journal " + file + " is closed");
+            throw new JournalException(FATAL, "journal " + file + " is closed");
         }
         if (failure != null) {
-            throw new JournalException("journal " + file + " refuses appends after an earlier failure (" + failure
-                    + "); restart the supervisor once the disk is fixed");
+            throw new JournalException(FATAL, "journal " + file + " refuses appends after an earlier failure ("
+                    + failure + "); restart the supervisor once the disk is fixed");
         }
         List<JournalEntry> entries = new ArrayList<>(events.size());
         ByteArrayOutputStream lines = new ByteArrayOutputStream();
@@ -237,7 +240,7 @@ public final class Journal implements Closeable {
             }));
         } catch (IOException | RuntimeException e) {
             failure = e.toString();
-            throw new JournalException("cannot append to journal " + file + " at offset " + at + ": " + e
+            throw new JournalException(FATAL, "cannot append to journal " + file + " at offset " + at + ": " + e
                     + "; the supervisor stops consuming until restarted", e);
         }
         size += bytes.length;
@@ -287,10 +290,10 @@ public final class Journal implements Closeable {
     public synchronized Optional<CheckpointResult> checkpoint(StateWriter state, long tsMillis) throws IOException {
         Objects.requireNonNull(state, "state is null");
         if (closed) {
-            throw new JournalException("journal " + file + " is closed");
+            throw new JournalException(FATAL, "journal " + file + " is closed");
         }
         if (failure != null) {
-            throw new JournalException("journal " + file + " refuses checkpoints after an earlier failure ("
+            throw new JournalException(FATAL, "journal " + file + " refuses checkpoints after an earlier failure ("
                     + failure + ")");
         }
         if (lastSeq == checkpointSeq) {
@@ -301,15 +304,16 @@ public final class Journal implements Closeable {
         try {
             written = await(writer.submit(() -> CheckpointFile.write(dir, seq, tsMillis, state)));
         } catch (IOException | RuntimeException e) {
-            throw new JournalException("cannot write the checkpoint of journal " + file + " at entry " + seq + ": "
-                    + e + "; the journal goes on in the same file", e);
+            throw new JournalException(RETRIABLE, "cannot write the checkpoint of journal " + file + " at entry " + seq
+                    + ": " + e + "; the journal goes on in the same file", e);
         }
         checkpointSeq = seq;
         Path archived = ArchivedSegments.of(dir, seq);
         try {
             channel = await(writer.submit(() -> startNewFile(archived)));
         } catch (IOException | RuntimeException e) {
-            throw new JournalException("checkpoint of journal " + file + " written at entry " + seq + ", but the"
+            throw new JournalException(failure == null ? RETRIABLE : FATAL, "checkpoint of journal " + file
+                    + " written at entry " + seq + ", but the"
                     + " journal cannot start its next file (" + e + "); " + (failure == null
                     ? "it goes on in the same file" : "appends are refused until a restart"), e);
         }

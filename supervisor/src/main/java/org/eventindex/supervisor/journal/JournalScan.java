@@ -11,6 +11,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.function.Consumer;
 
+import static org.eventindex.EventIndexFailure.Kind.FATAL;
+
 /**
  * One pass over a journal file at open: every complete line parsed and checked for order; the entries after the
  * checkpoint's ({@code base}) replayed, those up to it skipped.
@@ -41,13 +43,13 @@ record JournalScan(long validBytes, long lastSeq, long replayed, long skipped) {
                 lineNo++;
                 JournalEntry entry = parse(file, lineNo, validBytes, line.toByteArray());
                 if (lastSeq < 0 && entry.seq() > base + 1) {
-                    throw new JournalException("journal " + file + " starts at entry " + entry.seq() + " but "
+                    throw new JournalException(FATAL, "journal " + file + " starts at entry " + entry.seq() + " but "
                             + (base == 0 ? "there is no checkpoint" : "the checkpoint holds the state up to entry "
                             + base) + ": entries " + (base + 1) + " to " + (entry.seq() - 1) + " are missing. Restore"
                             + " the matching checkpoint (" + CheckpointFile.NAME + ") and journal from a backup.");
                 }
                 if (lastSeq >= 0 && entry.seq() != lastSeq + 1) {
-                    throw new JournalException("journal " + file + " line " + lineNo + " has sequence number "
+                    throw new JournalException(FATAL, "journal " + file + " line " + lineNo + " has sequence number "
                             + entry.seq() + ", expected " + (lastSeq + 1) + "; the file was edited or two files were"
                             + " concatenated. Restore it from a backup.");
                 }
@@ -62,9 +64,10 @@ record JournalScan(long validBytes, long lastSeq, long replayed, long skipped) {
             }
         }
         if (lastSeq >= 0 && lastSeq < base) {
-            throw new JournalException("journal " + file + " ends at entry " + lastSeq + " but the checkpoint holds the"
-                    + " state up to entry " + base + ": this journal file is older than the checkpoint. Restore the"
-                    + " matching checkpoint (" + CheckpointFile.NAME + ") and journal from a backup.");
+            throw new JournalException(FATAL, "journal " + file + " ends at entry " + lastSeq
+                    + " but the checkpoint holds the state up to entry " + base + ": this journal file is older than"
+                    + " the checkpoint. Restore the matching checkpoint (" + CheckpointFile.NAME + ") and journal"
+                    + " from a backup.");
         }
         return new JournalScan(validBytes, Math.max(lastSeq, 0), lineNo - skipped, skipped);
     }
@@ -73,16 +76,17 @@ record JournalScan(long validBytes, long lastSeq, long replayed, long skipped) {
         try {
             JournalEntry entry = Json.read(line, JournalEntry.class);
             if (entry == null) {
-                throw new JournalException("journal " + file + " line " + lineNo + " (byte offset " + offset
+                throw new JournalException(FATAL, "journal " + file + " line " + lineNo + " (byte offset " + offset
                         + ") is empty");
             }
             return entry;
         } catch (JsonProcessingException | IllegalArgumentException | NullPointerException e) {
-            throw new JournalException("journal " + file + " line " + lineNo + " (byte offset " + offset
+            throw new JournalException(FATAL, "journal " + file + " line " + lineNo + " (byte offset " + offset
                     + ") is not a valid entry: " + message(e) + ". Only a torn last line is repaired automatically;"
                     + " restore the file from a backup or move it aside and re-register the datasets.", e);
         } catch (IOException e) {
-            throw new JournalException("journal " + file + " line " + lineNo + " cannot be read: " + e.getMessage(), e);
+            throw new JournalException(FATAL, "journal " + file + " line " + lineNo + " cannot be read: "
+                    + e.getMessage(), e);
         }
     }
 

@@ -142,6 +142,7 @@ class JournalCheckpointTest {
             }, 1));
             assertTrue(e.getMessage().contains("entry 3") && e.getMessage().contains("state cannot be written"),
                     e.getMessage());
+            assertTrue(e.retriable(), "the journal goes on: a later checkpoint may succeed");
             assertEquals(0, j.checkpointSeq());
             assertFalse(Files.exists(dir.resolve(CheckpointFile.NAME)));
             assertFalse(Files.exists(dir.resolve(CheckpointFile.TEMP_NAME)));

@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -104,6 +105,7 @@ class JournalTest {
         JournalException e = assertThrows(JournalException.class, () -> Journal.open(dir, x -> { }));
         assertTrue(e.getMessage().contains("line 2"), e.getMessage());
         assertTrue(e.getMessage().contains(file.toString()), e.getMessage());
+        assertFalse(e.retriable(), "a damaged journal waits for an operator");
         // The failed open must not keep the lock.
         Files.write(file, List.of(Files.readAllLines(file).get(0)));
         try (Journal j = Journal.open(dir, x -> { })) {
