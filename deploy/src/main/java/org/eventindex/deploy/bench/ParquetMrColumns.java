@@ -197,7 +197,11 @@ final class ParquetMrColumns implements ConsolidatedFileWriter.Columns {
         start();
     }
 
-    /** One half of the columns: its own compressor (not thread-safe) and, per row group, its page and column stores. */
+    /**
+     * One half of the columns: its own compressor (not thread-safe) and, per row group, its page and column stores.
+     * The compressor's codec factory is never released (Columns has no close): a few per consolidated file, left to
+     * the garbage collector, in a benchmark.
+     */
     private static final class Half {
         private final MessageType schema;
         private final CompressionCodecFactory.BytesInputCompressor compressor;
