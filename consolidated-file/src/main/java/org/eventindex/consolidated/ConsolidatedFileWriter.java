@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 
 /**
  * Writes the rows of one consolidated file, already sorted by (run, event), to a stream (the HDFS temp file), then
@@ -38,7 +39,7 @@ public final class ConsolidatedFileWriter implements Closeable {
      * The row group being encoded, and with two threads a second one: while one row group's column chunks go out
      * to the stream on {@link #flusher}, the rows of the next are encoded into the other.
      */
-    private final EventColumns[] sets;
+    private final Columns[] sets;
     private int current;
     /** The write of each set's last row group, or null: the set is reused only once it has been written. */
     private final Future<?>[] flushes;
@@ -77,6 +78,18 @@ public final class ConsolidatedFileWriter implements Closeable {
 
     /** With the given row group size (tests use small ones to get many row groups). */
     ConsolidatedFileWriter(OutputStream out, boolean twoThreads, long rowGroupBytes) throws IOException {
+        this(out, twoThreads, rowGroupBytes, () -> new EventColumns(new PageCompressor(), new PageCompressor()));
+    }
+
+    /**
+     * With other column encoders than the writer's own (the consumer benchmark compares them with parquet-mr's
+     * column writers in the same run; decision 0022).
+     *
+     * @param columns makes the encoders of one row group (two with two threads, used in turn)
+     */
+    public ConsolidatedFileWriter(OutputStream out, boolean twoThreads, long rowGroupBytes,
+                                  Supplier<? extends Columns> columns) throws IOException {
+        Objects.requireNonNull(columns, "columns is null");
         this.rowGroupBytes = rowGroupBytes;
         // the defaults that matter here: page CRCs on, column index min/max truncated to 64 bytes
         ParquetProperties props = ParquetProperties.builder().build();
@@ -84,10 +97,10 @@ public final class ConsolidatedFileWriter implements Closeable {
                 ConsolidatedSchema.SCHEMA, ParquetFileWriter.Mode.OVERWRITE, rowGroupBytes,
                 0, null, props);
         int sets = twoThreads ? 2 : 1;
-        this.sets = new EventColumns[sets];
+        this.sets = new Columns[sets];
         for (int i = 0; i < sets; i++) {
             // each set has its own page buffers: the flusher finishes a set's last pages while the next is encoded
-            this.sets[i] = new EventColumns(new PageCompressor(), new PageCompressor());
+            this.sets[i] = columns.get();
         }
         this.flushes = new Future<?>[sets];
         // what must be released comes after the last step that can fail without releasing it
@@ -142,6 +155,28 @@ public final class ConsolidatedFileWriter implements Closeable {
                 return ownRefs;
             }
         });
+    }
+
+    /**
+     * The column encoders of one row group of {@link ConsolidatedSchema#SCHEMA}, in two halves that share nothing,
+     * so that two threads fill them: {@link #writeFirst} the event's own fields, {@link #writeSecond} the tokens,
+     * the file GUID and the stage GUIDs. The writer's own are {@link EventColumns}.
+     */
+    public interface Columns {
+        /** The event's own fields (the first half's columns), ending the row there. */
+        void writeFirst(EventScan e);
+
+        /** Tokens, file GUID and stage references (the second half's columns), ending the row there. */
+        void writeSecond(EventScan e, String fileGuid, StageRefs refs);
+
+        /** Bytes buffered for the row group, both halves (called with no half being written). */
+        long bufferedBytes();
+
+        /** Writes the row group's column chunks in schema order, then forgets them. */
+        void writeTo(ParquetFileWriter file) throws IOException;
+
+        /** Drops the buffered row group. */
+        void reset();
     }
 
     /** Rows handed over together: scanned events, their file GUIDs and their stage references (all given). */
@@ -215,7 +250,7 @@ public final class ConsolidatedFileWriter implements Closeable {
     }
 
     private void writeFirstHalf(RowBatch batch, int from, int to) {
-        EventColumns columns = sets[current];
+        Columns columns = sets[current];
         for (int i = from; i < to; i++) {
             columns.writeFirst(batch.event(i));
         }
@@ -224,7 +259,7 @@ public final class ConsolidatedFileWriter implements Closeable {
     /** The second half of the columns and the row checksum (which balances the two threads' work). */
     private void writeSecondHalf(RowBatch batch, int from, int to) {
         // the calling thread changes sets only between segments, after this one is done
-        EventColumns columns = sets[current];
+        Columns columns = sets[current];
         for (int i = from; i < to; i++) {
             EventScan e = batch.event(i);
             String guid = batch.guid(i);
@@ -314,7 +349,7 @@ public final class ConsolidatedFileWriter implements Closeable {
      * or by {@link #finish}. The set is empty after its write either way.
      */
     private void flushRowGroup() throws IOException {
-        EventColumns set = sets[current];
+        Columns set = sets[current];
         long rows = groupRows;
         if (flusher == null) {
             writeRowGroup(set, rows);
@@ -342,7 +377,7 @@ public final class ConsolidatedFileWriter implements Closeable {
         }
     }
 
-    private void writeRowGroup(EventColumns set, long rows) throws IOException {
+    private void writeRowGroup(Columns set, long rows) throws IOException {
         try {
             if (rows > 0) {
                 file.startBlock(rows);
@@ -378,7 +413,7 @@ public final class ConsolidatedFileWriter implements Closeable {
         try {
             // a row group still being written uses its set: stop the flusher and wait before the sets are dropped
             if (flusher == null || flusher.stop()) {
-                for (EventColumns set : sets) {
+                for (Columns set : sets) {
                     set.reset();
                 }
             }

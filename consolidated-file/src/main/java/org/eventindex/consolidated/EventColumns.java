@@ -27,7 +27,7 @@ import java.util.List;
  * statistics (and so the page index) on every column except the trigger masks and the tokens, which are nearly unique
  * per event: they would cost CPU and footer space for no pruning.
  */
-final class EventColumns {
+final class EventColumns implements ConsolidatedFileWriter.Columns {
     /** Columns of the first half: the event's own fields. */
     static final int SPLIT = 18;
 
@@ -153,7 +153,8 @@ final class EventColumns {
     }
 
     /** The event's own fields (first half), ending the row there. */
-    void writeFirst(EventScan e) {
+    @Override
+    public void writeFirst(EventScan e) {
         byte[] b = e.buf();
         run.writeInt(e.runNumber, 0, 0);
         event.writeLong(e.eventNumber, 0, 0);
@@ -184,7 +185,8 @@ final class EventColumns {
      * Tokens, file GUID and stage references ({@code r}, already resolved) into the second half, ending the row
      * there. Uses nothing that {@link #writeFirst} uses, so the two can run on two threads.
      */
-    void writeSecond(EventScan e, String fileGuid, StageRefs r) {
+    @Override
+    public void writeSecond(EventScan e, String fileGuid, StageRefs r) {
         byte[] b = e.buf();
         int tokens = e.tokenCount;
         if (tokens == 0) {
@@ -237,7 +239,8 @@ final class EventColumns {
     }
 
     /** Buffered bytes of the row group, both halves (call with no half being written). */
-    long bufferedBytes() {
+    @Override
+    public long bufferedBytes() {
         long n = 0;
         for (ColumnEncoder c : first) {
             n += c.bufferedBytes();
@@ -249,7 +252,8 @@ final class EventColumns {
     }
 
     /** Writes the row group's column chunks in schema order (call with no half being written). */
-    void writeTo(ParquetFileWriter file) throws IOException {
+    @Override
+    public void writeTo(ParquetFileWriter file) throws IOException {
         for (ColumnEncoder c : first) {
             c.writeTo(file);
         }
@@ -259,7 +263,8 @@ final class EventColumns {
     }
 
     /** Drops the buffered row group. */
-    void reset() {
+    @Override
+    public void reset() {
         for (ColumnEncoder c : first) {
             c.reset();
         }

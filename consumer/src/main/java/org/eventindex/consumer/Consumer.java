@@ -69,13 +69,22 @@ public final class Consumer implements AutoCloseable {
      * @param fileContext file system the consolidated files go to
      * @param ingest      the Kudu load (or a stand-in)
      * @param reports     where reports go
+     * @param parquet     opens the consolidated file's writer: {@link ParquetConsolidatedFormat#OWN_ENCODERS}
+     *                    unless a benchmark compares another
      */
-    public record Services(ObjectFetcher fetcher, FileContext fileContext, DatasetIngest ingest, ReportSink reports) {
+    public record Services(ObjectFetcher fetcher, FileContext fileContext, DatasetIngest ingest, ReportSink reports,
+                           ParquetConsolidatedFormat.WriterFactory parquet) {
         public Services {
             Objects.requireNonNull(fetcher, "fetcher is null");
             Objects.requireNonNull(fileContext, "fileContext is null");
             Objects.requireNonNull(ingest, "ingest is null");
             Objects.requireNonNull(reports, "reports is null");
+            Objects.requireNonNull(parquet, "parquet is null");
+        }
+
+        /** With the consolidated file's own page encoders. */
+        public Services(ObjectFetcher fetcher, FileContext fileContext, DatasetIngest ingest, ReportSink reports) {
+            this(fetcher, fileContext, ingest, reports, ParquetConsolidatedFormat.OWN_ENCODERS);
         }
     }
 
@@ -172,7 +181,7 @@ public final class Consumer implements AutoCloseable {
                 spoolDir,
                 config.spoolMemoryBytes(), config.fetchThreads(), config.fetchAttempts(), metrics);
         ParquetConsolidatedFormat format = new ParquetConsolidatedFormat(spoolDir, config.sortMemoryBytes(),
-                config.encodingThreads(), config.runMemoryBytes());
+                config.encodingThreads(), config.runMemoryBytes(), services.parquet());
         metrics.registry().gauge(ConsumerMetrics.RUN_MEMORY_USED, "Bytes of sorted runs held in the run memory now"
                 + " (the rest of a dataset's runs are in the spool dir).", format::runMemoryInUse);
         metrics.registry().gauge(ConsumerMetrics.RUN_MEMORY_LIMIT, "consumer.run.memory.bytes: most bytes of sorted"

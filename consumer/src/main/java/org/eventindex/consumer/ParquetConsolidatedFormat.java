@@ -30,6 +30,16 @@ import java.util.TreeSet;
  * sorted by an {@link ExternalSorter} bounded by {@code sortMemoryBytes}; a file takes one way or the other.
  */
 public final class ParquetConsolidatedFormat implements ConsolidatedFormat {
+    /** Opens the Parquet writer of one consolidated file on its output stream. */
+    @FunctionalInterface
+    public interface WriterFactory {
+        ConsolidatedFileWriter open(OutputStream out, boolean twoThreads) throws IOException;
+    }
+
+    /** The writer with the project's own page encoders (decision 0010). */
+    public static final WriterFactory OWN_ENCODERS = ConsolidatedFileWriter::new;
+
+    private final WriterFactory writers;
     private final Path spillDir;
     private final long sortMemoryBytes;
     private final int encodingThreads;
@@ -53,6 +63,13 @@ public final class ParquetConsolidatedFormat implements ConsolidatedFormat {
      */
     public ParquetConsolidatedFormat(Path spillDir, long sortMemoryBytes, int encodingThreads,
                                      long runMemoryBytes) {
+        this(spillDir, sortMemoryBytes, encodingThreads, runMemoryBytes, OWN_ENCODERS);
+    }
+
+    /** @param writers opens the Parquet writer of each file ({@link #OWN_ENCODERS} but in benchmarks) */
+    public ParquetConsolidatedFormat(Path spillDir, long sortMemoryBytes, int encodingThreads,
+                                     long runMemoryBytes, WriterFactory writers) {
+        this.writers = Objects.requireNonNull(writers, "writers is null");
         if (encodingThreads < 1 || encodingThreads > 2) {
             throw new IllegalArgumentException("Parquet encoding threads must be 1 or 2: " + encodingThreads);
         }
@@ -218,7 +235,7 @@ public final class ParquetConsolidatedFormat implements ConsolidatedFormat {
             if (header == null) {
                 throw new IllegalStateException("consolidated file finished without a header");
             }
-            ConsolidatedFileWriter parquet = new ConsolidatedFileWriter(out, encodingThreads > 1);
+            ConsolidatedFileWriter parquet = writers.open(out, encodingThreads > 1);
             boolean ok = false;
             try {
                 String dataset = header.getInputDsName();

@@ -4,9 +4,12 @@ import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileContext;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
+import org.eventindex.consolidated.ConsolidatedFileWriter;
+import org.eventindex.consolidated.ConsolidatedSchema;
 import org.eventindex.consumer.Consumer;
 import org.eventindex.consumer.ConsumerConfig;
 import org.eventindex.consumer.DatasetIngest;
+import org.eventindex.consumer.ParquetConsolidatedFormat;
 import org.eventindex.consumer.S3ObjectFetcher;
 import org.eventindex.gen.DatasetGenerator;
 import org.eventindex.gen.GeneratedDataset;
@@ -61,7 +64,8 @@ import java.util.zip.GZIPInputStream;
  *       the EVENTS schema and hash buckets ({@link KuduBench}).</li>
  * </ul>
  * Usage: {@code bin/bench-consumer [--events N] [--files N] [--threads N] [--run-memory BYTES] [--kudu-rows all|N|0]
- * [--work DIR]}.
+ * [--writer own|parquet-mr] [--pairs N] [--work DIR]}; {@code --pairs N} then consolidates N more times with each
+ * writer's column encoders (the own page encoders, parquet-mr's column writers), alternating.
  */
 public final class ConsumerBenchMain {
     private static final String DATASET = "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1824";
@@ -85,9 +89,21 @@ public final class ConsumerBenchMain {
     }
 
     public static void main(String[] args) throws Exception {
-        Map<String, String> o = BenchOptions.parse(args, Map.of("events", "1000000", "files", "20", "threads", "4",
-                "kudu-rows", "all", "work", System.getProperty("java.io.tmpdir") + "/ei-bench",
-                "encoding-threads", "2", "warmups", "1", "timeline", "0", "run-memory", "default"));
+        Map<String, String> o = BenchOptions.parse(args, Map.ofEntries(Map.entry("events", "1000000"),
+                Map.entry("files", "20"), Map.entry("threads", "4"), Map.entry("kudu-rows", "all"),
+                Map.entry("work", System.getProperty("java.io.tmpdir") + "/ei-bench"),
+                Map.entry("encoding-threads", "2"), Map.entry("warmups", "1"), Map.entry("timeline", "0"),
+                Map.entry("run-memory", "default"), Map.entry("writer", "own"), Map.entry("pairs", "0")));
+        // the Parquet column encoders of the measured consolidation; --pairs N then alternates both (decision 0022)
+        Map<String, ParquetConsolidatedFormat.WriterFactory> writers = new java.util.LinkedHashMap<>();
+        writers.put("own", ParquetConsolidatedFormat.OWN_ENCODERS);
+        writers.put("parquet-mr", (stream, twoThreads) -> new ConsolidatedFileWriter(stream, twoThreads,
+                ConsolidatedSchema.ROW_GROUP_BYTES, ParquetMrColumns::new));
+        String writer = o.get("writer");
+        if (!writers.containsKey(writer)) {
+            throw new IllegalArgumentException("--writer must be one of " + writers.keySet() + ": " + writer);
+        }
+        int pairs = Integer.parseInt(o.get("pairs"));
         long timelineMillis = Long.parseLong(o.get("timeline"));
         int encodingThreads = Integer.parseInt(o.get("encoding-threads"));
         // sorted runs kept in memory: the consumer's default unless given (bytes)
@@ -102,9 +118,9 @@ public final class ConsumerBenchMain {
         PrintStream out = System.out;
         BenchOptions.deleteTree(work);
         Files.createDirectories(work);
-        out.printf("bench: %,d events in %d files, %d fetch threads, %d Parquet encoding thread(s), %d warm-up run(s),"
-                + " %d cores, heap %d MiB%n", events, files, threads, encodingThreads, warmups,
-                Runtime.getRuntime().availableProcessors(), Runtime.getRuntime().maxMemory() >> 20);
+        out.printf("bench: %,d events in %d files, %d fetch threads, %d Parquet encoding thread(s) (%s encoders),"
+                + " %d warm-up run(s), %d cores, heap %d MiB%n", events, files, threads, encodingThreads, writer,
+                warmups, Runtime.getRuntime().availableProcessors(), Runtime.getRuntime().maxMemory() >> 20);
 
         GeneratorSpec spec = new GeneratorSpec(DATASET, files, events / files, 1, 0, 0, 0, false, 7L);
         GeneratedDataset ds = new DatasetGenerator(spec).generate(work.resolve("spb"));
@@ -126,14 +142,23 @@ public final class ConsumerBenchMain {
                  org.apache.hadoop.fs.FileSystem rawFs = org.apache.hadoop.fs.FileSystem.newInstance(hdfs.uri(),
                          clientConf)) {
                 FileContext fc = FileContext.getFileContext(hdfs.uri(), clientConf);
-                Consumer consumer = new Consumer(config, new Consumer.Services(fetcher, fc,
-                        (sig, file) -> new DatasetIngest.Loaded(0, 0), report -> { }), Clock.systemUTC());
+                Map<String, Consumer> consumers = new java.util.LinkedHashMap<>();
+                writers.forEach((name, factory) -> consumers.put(name, new Consumer(config, new Consumer.Services(
+                        fetcher, fc, (sig, file) -> new DatasetIngest.Loaded(0, 0), report -> { }, factory),
+                        Clock.systemUTC())));
+                Consumer consumer = consumers.get(writer);
                 // warm-up of both paths (JIT, connections, HDFS pipeline), then the measured runs; a long-lived
                 // consumer has compiled its code after a few datasets, which more warm-up runs show
                 for (int w = 0; w < warmups; w++) {
                     raw(fetcher, rawFs, signal, threads, false);
                     raw(fetcher, rawFs, signal, threads, true);
-                    consolidate(consumer, signal);
+                    if (pairs > 0) {
+                        for (Consumer c : consumers.values()) {
+                            consolidate(c, signal);
+                        }
+                    } else {
+                        consolidate(consumer, signal);
+                    }
                 }
                 long inflate0 = processCpuNanos();
                 double inflateSeconds = raw(fetcher, rawFs, signal, threads, true);
@@ -174,10 +199,12 @@ public final class ConsumerBenchMain {
                     out.printf("  consolidation timeline: cores busy per %d ms%n", timelineMillis);
                     consMeter.timeline(timelineMillis, TIMELINE_ROLES).forEach(l -> out.println("  " + l));
                 }
+                if (pairs > 0) {
+                    writerPairs(out, consumers, signal, pairs, hdfs.fs(), parquetPath(config));
+                }
             }
 
-            Path parquet = new Path(new Path(config.hdfsRoot(), DatasetName.parse(DATASET).container()),
-                    DATASET + ".parquet");
+            Path parquet = parquetPath(config);
             out.printf("Parquet file: %,d bytes (%.1f B/event)%n", hdfs.fs().getFileStatus(parquet).getLen(),
                     (double) hdfs.fs().getFileStatus(parquet).getLen() / totalEvents);
             if (kuduRows > 0) {
@@ -185,6 +212,62 @@ public final class ConsumerBenchMain {
                         .run(parquet, kuduRows);
             }
         }
+    }
+
+    private static Path parquetPath(ConsumerConfig config) {
+        return new Path(new Path(config.hdfsRoot(), DatasetName.parse(DATASET).container()), DATASET + ".parquet");
+    }
+
+    /**
+     * Consolidates {@code pairs} times with each writer's consumer, back to back, the first of a pair alternating;
+     * prints each run's events/s, JVM CPU per event and file size, each pair's ratio and the medians.
+     */
+    private static void writerPairs(PrintStream out, Map<String, Consumer> consumers, ConsumerSignal signal,
+                                    int pairs, FileSystem fs, Path parquet) throws Exception {
+        List<String> names = new ArrayList<>(consumers.keySet());
+        long events = signal.expectedEvents();
+        Map<String, List<Double>> rates = new java.util.LinkedHashMap<>();
+        Map<String, List<Double>> cpus = new java.util.LinkedHashMap<>();
+        names.forEach(n -> {
+            rates.put(n, new ArrayList<>());
+            cpus.put(n, new ArrayList<>());
+        });
+        List<Double> rateRatios = new ArrayList<>();
+        List<Double> cpuRatios = new ArrayList<>();
+        out.printf("writer pairs: %s, %d pairs, the first of each pair alternating%n", names, pairs);
+        for (int p = 0; p < pairs; p++) {
+            StringBuilder line = new StringBuilder(String.format("  pair %d:", p + 1));
+            for (int k = 0; k < names.size(); k++) {
+                String name = names.get((k + p) % names.size());
+                long cpu0 = processCpuNanos();
+                double seconds = consolidate(consumers.get(name), signal);
+                double cpu = (processCpuNanos() - cpu0) / 1e3 / events;
+                rates.get(name).add(events / seconds);
+                cpus.get(name).add(cpu);
+                line.append(String.format(" %s %,.0f events/s (%.2f us/event, %,d bytes);", name, events / seconds,
+                        cpu, fs.getFileStatus(parquet).getLen()));
+            }
+            double rateRatio = rates.get(names.get(0)).get(p) / rates.get(names.get(1)).get(p);
+            double cpuRatio = cpus.get(names.get(0)).get(p) / cpus.get(names.get(1)).get(p);
+            rateRatios.add(rateRatio);
+            cpuRatios.add(cpuRatio);
+            line.append(String.format(" %s/%s %.2f events/s, %.2f CPU per event", names.get(0), names.get(1),
+                    rateRatio, cpuRatio));
+            out.println(line);
+        }
+        for (String n : names) {
+            out.printf("  %s: median %,.0f events/s, %.2f us/event JVM CPU%n", n, median(rates.get(n)),
+                    median(cpus.get(n)));
+        }
+        // the pairs' own ratios: each pair ran back to back, under the same load
+        out.printf("  median of the pairs' ratios %s/%s: %.2f events/s, %.2f CPU per event%n", names.get(0),
+                names.get(1), median(rateRatios), median(cpuRatios));
+    }
+
+    private static double median(List<Double> values) {
+        List<Double> sorted = values.stream().sorted().toList();
+        int n = sorted.size();
+        return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
     }
 
     private static ConsumerConfig config(EmbeddedS3 s3, EmbeddedHdfs hdfs, EmbeddedKudu kudu, int threads,
