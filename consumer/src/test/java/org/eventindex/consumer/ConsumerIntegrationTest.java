@@ -117,7 +117,6 @@ class ConsumerIntegrationTest {
         p.setProperty(ConsumerConfig.KUDU_REPLICAS, "1");
         p.setProperty(ConsumerConfig.FETCH_THREADS, "2");
         p.setProperty(ConsumerConfig.SPOOL_DIR, tmp.resolve("spool").toString());
-        p.setProperty(ConsumerConfig.SPOOL_MEMORY_BYTES, "2048");
         p.setProperty(ConsumerConfig.HTTP_PORT, "0");
         ConsumerConfig config = ConsumerConfig.fromProperties(p, Map.of(
                 ConsumerConfig.ENV_S3_ACCESS_KEY, s3.accessKey(), ConsumerConfig.ENV_S3_SECRET_KEY, s3.secretKey()));

@@ -225,8 +225,8 @@ final class ChaosCluster implements AutoCloseable {
         p.put(ConsumerConfig.KUDU_REPLICAS, "1");
         p.put(ConsumerConfig.FETCH_THREADS, "2");
         p.put(ConsumerConfig.SPOOL_DIR, work.resolve("spool-" + (i + 1)).toString());
-        // Everything decoded goes through the spool disk, so a full disk there is felt by every dataset.
-        p.put(ConsumerConfig.SPOOL_MEMORY_BYTES, "0");
+        // Every sorted run goes to the spool disk (no run memory, small sort buffers), so a full disk there is
+        // felt by every dataset.
         p.put(ConsumerConfig.SORT_MEMORY_BYTES, "262144");
         p.put(ConsumerConfig.RUN_MEMORY_BYTES, "0");
         p.put(ConsumerConfig.HTTP_PORT, Integer.toString(consumerHttpPorts.get(i)));
