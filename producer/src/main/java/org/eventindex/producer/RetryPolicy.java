@@ -77,15 +77,9 @@ public record RetryPolicy(Duration initialDelay, Duration maxDelay, Duration dea
     /** The retry state of one run: the deadline all its steps share. */
     public final class Budget {
         private final long deadlineNanos;
-        private int attempts;
 
         private Budget(long deadlineNanos) {
             this.deadlineNanos = deadlineNanos;
-        }
-
-        /** Attempts made so far by all steps of this run. */
-        public int attempts() {
-            return attempts;
         }
 
         /**
@@ -97,7 +91,6 @@ public record RetryPolicy(Duration initialDelay, Duration maxDelay, Duration dea
             requireNonNull(step, "step is null");
             ProducerException first = null;
             for (int failures = 0; ; ) {
-                attempts++;
                 try {
                     return step.run();
                 } catch (ProducerException e) {

@@ -16,7 +16,6 @@ import java.util.concurrent.TimeUnit;
 final class TmpfsDisk implements AutoCloseable {
     private static final String FILLER = ".chaos-filler";
     private final Path mountPoint;
-    private boolean full;
 
     private TmpfsDisk(Path mountPoint) {
         this.mountPoint = mountPoint;
@@ -59,10 +58,6 @@ final class TmpfsDisk implements AutoCloseable {
         return p.exitValue() == 0 ? null : String.join(" ", cmd) + " exited " + p.exitValue() + ": " + out;
     }
 
-    Path mountPoint() {
-        return mountPoint;
-    }
-
     /** Writes a filler file until the file system refuses more: every later write by the daemon gets ENOSPC. */
     synchronized long fill() throws IOException {
         byte[] chunk = new byte[256 * 1024];
@@ -84,17 +79,11 @@ final class TmpfsDisk implements AutoCloseable {
                 // completely full now
             }
         }
-        full = true;
         return written;
     }
 
     synchronized void release() throws IOException {
         Files.deleteIfExists(mountPoint.resolve(FILLER));
-        full = false;
-    }
-
-    synchronized boolean isFull() {
-        return full;
     }
 
     @Override
