@@ -72,6 +72,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The consumer daemon against real services: ActiveMQ (STOMP), S3Proxy, an HDFS mini cluster and a Kudu mini cluster,
  * one set for the whole class. Signals go in through the broker; reports come back on the control queue.
+ * <p>
+ * The tests run in order on the one consumer and build on each other's state (starting the services takes most of
+ * the run): the redelivery (2) compares with the file and rows of the first signal (1), and the metrics (4) count the
+ * signals and events of 1-3.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)

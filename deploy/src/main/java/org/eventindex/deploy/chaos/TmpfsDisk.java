@@ -1,5 +1,8 @@
 package org.eventindex.deploy.chaos;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;
@@ -14,6 +17,7 @@ import java.util.concurrent.TimeUnit;
  * and says why, and the disk-full faults are skipped with that reason.
  */
 final class TmpfsDisk implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(TmpfsDisk.class);
     private static final String FILLER = ".chaos-filler";
     private final Path mountPoint;
 
@@ -91,10 +95,10 @@ final class TmpfsDisk implements AutoCloseable {
         try {
             String out = run(List.of("umount", "-l", mountPoint.toString()));
             if (out != null) {
-                System.err.println("[chaos] " + out.strip());
+                LOG.warn("unmounting {}: {}", mountPoint, out.strip());
             }
         } catch (IOException e) {
-            System.err.println("[chaos] cannot unmount " + mountPoint + ": " + e.getMessage());
+            LOG.warn("cannot unmount {}: {}", mountPoint, e.getMessage());
         }
     }
 }
