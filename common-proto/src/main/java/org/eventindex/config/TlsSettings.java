@@ -28,11 +28,6 @@ public record TlsSettings(String prefix, boolean stompTls, TrustStore stompTrust
         }
     }
 
-    /** No TLS to the brokers; the JVM's trust store for an https S3 endpoint. */
-    public static TlsSettings none(String prefix) {
-        return new TlsSettings(prefix, false, null, null);
-    }
-
     /** The documented keys under {@code prefix} (e.g. {@code "consumer."}). */
     public static List<ConfigKey> keys(String prefix) {
         return List.of(

@@ -51,9 +51,4 @@ public record ProducerInfo(
         return m;
     }
 
-    /** The same info with the object's URL filled in (the producer knows it only after choosing the key). */
-    public ProducerInfo withUrl(String newUrl) {
-        return new ProducerInfo(size, usize, version, taskID, jobID, startProcTime, endProcTime, inputDsName,
-                nevents, nuevents, nfiles, uuid, timestamp, newUrl, guids);
-    }
 }

@@ -110,11 +110,6 @@ public record DatasetName(String project, int runNumber, String stream, String p
                 + version;
     }
 
-    /** True for a name with a {@code _tid}/{@code _sub} suffix, i.e. one task's output within a container. */
-    public boolean hasSuffix() {
-        return !suffix.isEmpty();
-    }
-
     /** The full name, as parsed. */
     @Override
     public String toString() {

@@ -31,10 +31,6 @@ final class StompDispatcher {
         tasks.add(STOP);
     }
 
-    boolean isDispatchThread() {
-        return Thread.currentThread() == thread;
-    }
-
     private void run() {
         while (true) {
             Runnable task;

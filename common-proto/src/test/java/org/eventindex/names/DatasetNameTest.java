@@ -22,7 +22,6 @@ class DatasetNameTest {
         assertEquals("AOD", n.dataType());
         assertEquals("f838_m1824", n.version());
         assertEquals("", n.suffix());
-        assertFalse(n.hasSuffix());
         assertEquals(DATA, n.toString());
         assertEquals(DATA, n.container());
     }
@@ -34,7 +33,6 @@ class DatasetNameTest {
         assertEquals("_tid12345678_00", tid.suffix());
         assertEquals(DATA, tid.container());
         assertEquals(DATA + "_tid12345678_00", tid.toString());
-        assertTrue(tid.hasSuffix());
 
         DatasetName sub = DatasetName.parse(DATA + "_sub0123456789");
         assertEquals("_sub0123456789", sub.suffix());

@@ -5,13 +5,16 @@ import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.util.List;
 
 import static org.eventindex.spb.SpbFixtures.GUID_A;
 import static org.eventindex.spb.SpbFixtures.begin;
 import static org.eventindex.spb.SpbFixtures.event;
 import static org.eventindex.spb.SpbFixtures.header;
 import static org.eventindex.spb.SpbFixtures.menu;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -56,12 +59,27 @@ class SpbWriterTest {
         }
     }
 
+    /** A second close writes nothing and does not close the stream again; writing after close is refused. */
     @Test
     void closeIsIdempotent() throws IOException {
-        SpbWriter w = new SpbWriter(new ByteArrayOutputStream());
+        int[] closes = {0};
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream() {
+            @Override
+            public void close() {
+                closes[0]++;
+            }
+        };
+        SpbWriter w = new SpbWriter(bytes);
         w.header(header());
         w.finish(1);
         w.close();
+        byte[] once = bytes.toByteArray();
         w.close();
+        assertEquals(1, closes[0], "the stream is closed once");
+        assertArrayEquals(once, bytes.toByteArray(), "a second close writes nothing");
+        List<SpbRecord> records = SpbReaderTest.readAll(once);
+        assertInstanceOf(SpbRecord.Header.class, records.get(0));
+        assertInstanceOf(SpbRecord.Trailer.class, records.get(records.size() - 1));
+        assertThrows(IllegalStateException.class, () -> w.header(header()));
     }
 }

@@ -22,7 +22,6 @@ import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
-import org.junit.jupiter.api.Assumptions;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
@@ -88,30 +87,19 @@ public final class EmbeddedCeph implements AutoCloseable {
         return missing;
     }
 
-    /** True when the environment variable {@code CI} is set to anything but {@code false} or {@code 0}. */
-    public static boolean isCi() {
-        String ci = System.getenv("CI");
-        return ci != null && !ci.isBlank() && !"false".equalsIgnoreCase(ci.strip()) && !"0".equals(ci.strip());
-    }
-
     /**
      * Makes a test depend on the Ceph binaries: in CI their absence fails the test (AssertionError naming the
-     * missing binaries and the install command); elsewhere it skips the test with the same reason.
+     * missing binaries and the install command); elsewhere it skips the test with the same reason
+     * ({@link Prerequisites}).
      */
     public static void requireInstalled() {
-        requireInstalled(missingBinaries(), isCi());
+        requireInstalled(missingBinaries(), Prerequisites.isCi());
     }
 
     /** {@link #requireInstalled()} with the facts given (for its own test). */
     static void requireInstalled(List<String> missing, boolean ci) {
-        if (missing.isEmpty()) {
-            return;
-        }
-        String reason = "Ceph binaries " + missing + " are not on the PATH; install them with " + INSTALL;
-        if (ci) {
-            throw new AssertionError(reason + " (CI is set, so this test may not be skipped)");
-        }
-        Assumptions.assumeTrue(false, reason + " (skipped: not in CI)");
+        Prerequisites.require(missing.isEmpty(), "Ceph binaries " + missing + " are not on the PATH; install them with "
+                + INSTALL, ci);
     }
 
     /**

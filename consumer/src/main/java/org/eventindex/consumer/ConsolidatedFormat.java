@@ -3,10 +3,10 @@ package org.eventindex.consumer;
 import java.io.IOException;
 import java.io.OutputStream;
 
-/** A file format for consolidated dataset files: the seam where Parquet will replace SPB. */
+/** A file format for consolidated dataset files ({@link ParquetConsolidatedFormat}). */
 public interface ConsolidatedFormat {
 
-    /** File name suffix, e.g. {@code .ei.spb}: the file of dataset D is {@code D + suffix}. */
+    /** File name suffix, e.g. {@code .parquet}: the file of dataset D is {@code D + suffix}. */
     String fileSuffix();
 
     /** @param out receives the file; the writer flushes it on finish but never closes it */

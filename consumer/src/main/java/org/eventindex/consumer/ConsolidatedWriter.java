@@ -1,7 +1,6 @@
 package org.eventindex.consumer;
 
 import org.eventindex.proto.EventIndexProtos.BeginGUID_p1;
-import org.eventindex.proto.EventIndexProtos.EIEvent_p1;
 import org.eventindex.proto.EventIndexProtos.EndGUID_p1;
 import org.eventindex.proto.EventIndexProtos.Header_p1;
 import org.eventindex.proto.EventIndexProtos.TriggerMenu_p1;
@@ -14,9 +13,10 @@ import java.util.Objects;
 import java.util.Set;
 
 /**
- * Writes the one consolidated file of a dataset, record by record in the order of the SPB structure: header, then per
- * input file beginGuid, optional triggerMenu, events, endGuid, then finish. The format behind it (SPB now, Parquet
- * later) is chosen by {@link ConsolidatedFormat}. Closing does not close the stream the writer was opened on.
+ * Writes the one consolidated file of a dataset: header, then per object its URL, its sorted runs
+ * ({@link SortedRuns#objectRuns}) and the records of its input files (beginGuid, optional triggerMenu, endGuid), then
+ * finish. The events never pass through here one by one: the fetch threads sort each object into runs, and the writer
+ * merges them. Closing does not close the stream the writer was opened on.
  */
 public interface ConsolidatedWriter extends Closeable {
 
@@ -30,16 +30,6 @@ public interface ConsolidatedWriter extends Closeable {
 
     void triggerMenu(TriggerMenu_p1 menu) throws IOException;
 
-    void event(EIEvent_p1 event) throws IOException;
-
-    /**
-     * An event as its deterministic serialization ({@code toByteArray()} of the parsed event) with its sort key;
-     * formats that can keep the bytes override this to save parsing. By default parsed and passed to {@link #event}.
-     */
-    default void event(int run, long event, boolean simulation, byte[] serialized) throws IOException {
-        event(EIEvent_p1.parseFrom(serialized));
-    }
-
     /** Ends the current input file; the writer counts its events itself. */
     void endGuid(EndGUID_p1 end) throws IOException;
 
@@ -49,17 +39,12 @@ public interface ConsolidatedWriter extends Closeable {
     /** Events written so far. */
     long events();
 
-    /**
-     * How this writer wants the events: {@code null} (the default) for one by one in file order through
-     * {@code event(...)}; otherwise each object's events come sorted by its fetch thread, as run files.
-     */
-    default SortedRuns sortedRuns() {
-        return null;
-    }
+    /** Where and within which memory the fetch threads sort each object's events, and how the writer takes them. */
+    SortedRuns sortedRuns();
 
     /**
-     * The side of a writer that takes each object's events as sorted run files ({@link SortBuffer#writeRun}),
-     * written by the fetch threads within a shared memory budget, instead of event by event.
+     * The side of a writer that takes each object's events as sorted runs ({@link SortBuffer#writeRun}), written by
+     * the fetch threads within a shared memory budget.
      */
     interface SortedRuns {
         /** Memory the fetch threads of a dataset share for their sort buffers (payload + index). */
@@ -75,7 +60,7 @@ public interface ConsolidatedWriter extends Closeable {
 
         /**
          * The current object's events: called after {@code object(url)} and before the object's GUID records, which
-         * then come without {@code event(...)} calls. The writer owns the files from now on and deletes them.
+         * then come. The writer owns the runs from now on and deletes them.
          */
         void objectRuns(ObjectRuns runs) throws IOException;
     }

@@ -12,7 +12,6 @@ import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
-import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -30,11 +29,10 @@ import static org.eventindex.EventIndexFailure.Kind.RETRIABLE;
 
 /**
  * Turns a validated signal into one consolidated file. Objects are fetched and decoded in parallel (a bounded pool,
- * at most {@code 2 x threads} objects ahead of the writer), each into its {@link SelectedRecords}: a
- * {@link SortedObject} (events sorted on the fetch thread into run files) for a writer that takes sorted runs, else a
- * {@link Spool}. The writer takes them strictly in signal order, so the output is the same whatever order the fetches
- * finish in. Memory is bounded by the writer's sort budget (or the spool budget) plus one message per thread,
- * whatever the dataset size.
+ * at most {@code 2 x threads} objects ahead of the writer), each into a {@link SortedObject}: its events sorted on
+ * the fetch thread into the writer's sorted runs ({@link ConsolidatedWriter.SortedRuns}). The writer takes them
+ * strictly in signal order, so the output is the same whatever order the fetches finish in. Memory is bounded by the
+ * writer's sort and run memory plus one message per thread, whatever the dataset size.
  */
 final class Consolidator {
     private static final Logger LOG = LoggerFactory.getLogger(Consolidator.class);
@@ -42,18 +40,13 @@ final class Consolidator {
 
     private final ObjectFetcher fetcher;
     private final SpbLimits limits;
-    private final Path spoolDir;
-    private final long spoolMemoryBytes;
     private final int threads;
     private final int attempts;
     private final ConsumerMetrics metrics;
 
-    Consolidator(ObjectFetcher fetcher, SpbLimits limits, Path spoolDir, long spoolMemoryBytes, int threads,
-                 int attempts, ConsumerMetrics metrics) {
+    Consolidator(ObjectFetcher fetcher, SpbLimits limits, int threads, int attempts, ConsumerMetrics metrics) {
         this.fetcher = Objects.requireNonNull(fetcher, "fetcher is null");
         this.limits = Objects.requireNonNull(limits, "limits is null");
-        this.spoolDir = Objects.requireNonNull(spoolDir, "spoolDir is null");
-        this.spoolMemoryBytes = spoolMemoryBytes;
         this.threads = threads;
         this.attempts = attempts;
         this.metrics = Objects.requireNonNull(metrics, "metrics is null");
@@ -65,13 +58,17 @@ final class Consolidator {
 
     /**
      * Writes header, every selected GUID of every object in signal order, and the trailer. On failure nothing more
-     * is written, the fetches are stopped and every spool is removed; the caller discards the partial output.
+     * is written, the fetches are stopped and every run they wrote is removed; the caller discards the partial output.
      */
     Result consolidate(ValidSignal signal, ConsolidatedWriter writer)
             throws IOException, ConsumeException, InterruptedException {
         int n = signal.objects().size();
         int window = 2 * threads;
-        Function<String, SelectedRecords> selection = selectionFactory(writer, Math.max(1, Math.min(threads, n)));
+        ConsolidatedWriter.SortedRuns sorted = Objects.requireNonNull(writer.sortedRuns(),
+                "the consolidated writer takes no sorted runs");
+        SortedObject.Buffers buffers = new SortedObject.Buffers(sorted.sortMemoryBytes(),
+                Math.max(1, Math.min(threads, n)), sorted.runMemory());
+        Function<String, SelectedRecords> selection = source -> new SortedObject(source, sorted.runDir(), buffers);
         AtomicLong bytes = new AtomicLong();
         AtomicInteger threadNo = new AtomicInteger();
         ExecutorService pool = Executors.newFixedThreadPool(Math.min(threads, n), r -> {
@@ -109,8 +106,8 @@ final class Consolidator {
         } finally {
             pool.shutdownNow();
             if (!pool.awaitTermination(60, TimeUnit.SECONDS)) {
-                LOG.warn("dataset {}: fetch threads did not stop within 60 s; their spool or run files may remain"
-                        + " in {}", signal.dataset(), spoolDir);
+                LOG.warn("dataset {}: fetch threads did not stop within 60 s; their run files may remain in {}",
+                        signal.dataset(), sorted.runDir());
             }
             for (Future<Fetched> f : pending.values()) {
                 closeQuietly(f);
@@ -131,21 +128,6 @@ final class Consolidator {
     }
 
     private record Fetched(SelectedRecords records, GuidSelector.Selection selection) {
-    }
-
-    /**
-     * A writer that takes sorted runs gets each object's events sorted on its fetch thread, in sort buffers that the
-     * fetch threads share; any other gets them in file order through a {@link Spool}.
-     */
-    private Function<String, SelectedRecords> selectionFactory(ConsolidatedWriter writer, int fetchThreads) {
-        ConsolidatedWriter.SortedRuns sorted = writer.sortedRuns();
-        if (sorted != null) {
-            SortedObject.Buffers buffers = new SortedObject.Buffers(sorted.sortMemoryBytes(), fetchThreads,
-                    sorted.runMemory());
-            return source -> new SortedObject(source, sorted.runDir(), buffers);
-        }
-        Spool.MemoryBudget budget = new Spool.MemoryBudget(spoolMemoryBytes);
-        return source -> new Spool(spoolDir, source, budget);
     }
 
     private Fetched fetch(SelectedObject o, Function<String, SelectedRecords> newSelection, AtomicLong bytes)
@@ -265,7 +247,7 @@ final class Consolidator {
             try {
                 f.get().records().close();
             } catch (ExecutionException | InterruptedException | IOException | RuntimeException e) {
-                // the task failed (nothing to close) or the spool file is already gone
+                // the task failed (nothing to close) or its run files are already gone
                 if (e instanceof InterruptedException) {
                     Thread.currentThread().interrupt();
                 }

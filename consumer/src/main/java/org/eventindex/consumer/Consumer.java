@@ -178,8 +178,7 @@ public final class Consumer implements AutoCloseable {
         this.spoolDir = config.spoolDir().resolve(HdfsCommitter.safe(config.consumerId()));
         Consolidator consolidator = new Consolidator(
                 new SizeLimitedFetcher(services.fetcher(), config.limits().objectMaxBytes()), config.limits().spb(),
-                spoolDir,
-                config.spoolMemoryBytes(), config.fetchThreads(), config.fetchAttempts(), metrics);
+                config.fetchThreads(), config.fetchAttempts(), metrics);
         ParquetConsolidatedFormat format = new ParquetConsolidatedFormat(spoolDir, config.sortMemoryBytes(),
                 config.encodingThreads(), config.runMemoryBytes(), services.parquet());
         metrics.registry().gauge(ConsumerMetrics.RUN_MEMORY_USED, "Bytes of sorted runs held in the run memory now"

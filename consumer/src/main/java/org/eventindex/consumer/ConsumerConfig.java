@@ -32,8 +32,6 @@ import static org.eventindex.config.ConfigChecks.requireText;
  * @param s3Endpoint        e.g. {@code http://rgw.example:7480}; object URLs in signals must name this host:port
  * @param s3SecretKey       may be null (anonymous access)
  * @param stompPassword     may be null (no passcode)
- * @param spoolMemoryBytes  SPB format only: objects' selected records are kept in memory up to this size, then
- *                          spooled to disk
  * @param sortMemoryBytes   sort buffers of the fetch threads together (each {@code sortMemoryBytes / fetchThreads});
  *                          an object bigger than its buffer is written as several sorted runs
  * @param runMemoryBytes    sorted runs kept in memory, instead of the spool dir, up to this many bytes at a time
@@ -64,7 +62,6 @@ public record ConsumerConfig(
         int fetchThreads,
         int fetchAttempts,
         Path spoolDir,
-        long spoolMemoryBytes,
         long sortMemoryBytes,
         long runMemoryBytes,
         int encodingThreads,
@@ -130,7 +127,6 @@ public record ConsumerConfig(
     public static final String FETCH_THREADS = "consumer.fetch.threads";
     public static final String FETCH_ATTEMPTS = "consumer.fetch.attempts";
     public static final String SPOOL_DIR = "consumer.spool.dir";
-    public static final String SPOOL_MEMORY_BYTES = "consumer.spool.memory.bytes";
     public static final String SORT_MEMORY_BYTES = "consumer.sort.memory.bytes";
     public static final String RUN_MEMORY_BYTES = "consumer.run.memory.bytes";
     /** The smallest share of {@link #SORT_MEMORY_BYTES} a fetch thread may have: 64 KiB. */
@@ -192,11 +188,8 @@ public record ConsumerConfig(
             new ConfigKey(FETCH_ATTEMPTS, "3", null,
                     "Attempts per object when reading it fails midway (the S3 client also retries each request)."),
             new ConfigKey(SPOOL_DIR, "<java.io.tmpdir>/eventindex-consumer", null,
-                    "Local directory for objects' sorted runs (Parquet) or spools (SPB) waiting to be merged or written;"
-                            + " each consumer uses <dir>/<consumer.id>/."),
-            new ConfigKey(SPOOL_MEMORY_BYTES, "8388608", null,
-                    "SPB format only: objects' selected records stay in memory up to this many bytes in all, then go"
-                            + " to the spool dir."),
+                    "Local directory for the objects' sorted runs that do not fit in consumer.run.memory.bytes,"
+                            + " waiting to be merged; each consumer uses <dir>/<consumer.id>/."),
             new ConfigKey(SORT_MEMORY_BYTES, "67108864", null,
                     "Memory the fetch threads share for sorting objects by (run, event), each up to this divided by"
                             + " consumer.fetch.threads (at least 64 KiB each); an object's events beyond its share"
@@ -267,9 +260,6 @@ public record ConsumerConfig(
             throw new IllegalArgumentException(RUN_MEMORY_BYTES + " must not be negative: " + runMemoryBytes);
         }
         requireRange(encodingThreads, 1, 2, PARQUET_ENCODING_THREADS);
-        if (spoolMemoryBytes < 0) {
-            throw new IllegalArgumentException(SPOOL_MEMORY_BYTES + " must not be negative: " + spoolMemoryBytes);
-        }
         if (httpHost == null || httpHost.isBlank()) {
             throw new IllegalArgumentException(HTTP_HOST + " must not be empty");
         }
@@ -326,7 +316,6 @@ public record ConsumerConfig(
                 r.integer(FETCH_ATTEMPTS),
                 r.explicit(SPOOL_DIR).map(Path::of)
                         .orElseGet(() -> Path.of(System.getProperty("java.io.tmpdir"), "eventindex-consumer")),
-                r.longValue(SPOOL_MEMORY_BYTES),
                 r.longValue(SORT_MEMORY_BYTES),
                 r.explicit(RUN_MEMORY_BYTES).isPresent() ? r.longValue(RUN_MEMORY_BYTES) : defaultRunMemoryBytes(),
                 r.integer(PARQUET_ENCODING_THREADS),
@@ -348,7 +337,7 @@ public record ConsumerConfig(
                 + ", s3SecretKey=" + (s3SecretKey == null ? "none" : "***") + ", hdfsUri=" + hdfsUri
                 + ", hdfsRoot=" + hdfsRoot + ", kuduMasters=" + kuduMasters + ", kuduTablePrefix=" + kuduTablePrefix
                 + ", kuduBuckets=" + kuduBuckets + ", kuduReplicas=" + kuduReplicas + ", fetchThreads=" + fetchThreads + ", fetchAttempts=" + fetchAttempts
-                + ", spoolDir=" + spoolDir + ", spoolMemoryBytes=" + spoolMemoryBytes + ", sortMemoryBytes=" + sortMemoryBytes + ", runMemoryBytes=" + runMemoryBytes + ", encodingThreads=" + encodingThreads + ", http=" + httpHost + ":" + httpPort + ", limits=" + limits + ", tls=" + tls
+                + ", spoolDir=" + spoolDir + ", sortMemoryBytes=" + sortMemoryBytes + ", runMemoryBytes=" + runMemoryBytes + ", encodingThreads=" + encodingThreads + ", http=" + httpHost + ":" + httpPort + ", limits=" + limits + ", tls=" + tls
                 + ", frameLimits=" + frameLimits + "]";
     }
 

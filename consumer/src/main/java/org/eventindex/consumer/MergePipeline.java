@@ -10,15 +10,14 @@ import java.util.List;
 import java.util.function.IntFunction;
 
 /**
- * Runs the k-way merge of sorted events (a {@link Source}: {@link RunMerger} or {@link ExternalSorter}) on the calling
+ * Runs the k-way merge of sorted events (a {@link Source}: {@link RunMerger}) on the calling
  * thread, reads each event's fields and stage references, and hands the rows to a sink (the Parquet writer) in
  * batches. Two batches take turns: while the sink's second encoding thread still encodes one batch (the writer may
  * keep using a batch until its next call), the next one is merged here. Merging and both halves of the encoding then
  * share two cores with two busy threads, and no queue stands between them. Order is preserved.
  * <p>
- * The events' fields are either restored from the scan saved with each event ({@link SavedScan}: the runs of
- * {@link SortBuffer}, whose events were scanned on the fetch threads) or read by scanning the event (an
- * {@link ExternalSorter}'s events).
+ * The events' fields are restored from the scan saved with each event ({@link SavedScan}: the runs of
+ * {@link SortBuffer}, whose events were scanned on the fetch threads), not scanned again.
  */
 final class MergePipeline {
     private static final int BATCH = 512;
@@ -66,14 +65,11 @@ final class MergePipeline {
     }
 
     /**
-     * Merges {@code source} into {@code sink}; {@code label} names the dataset in errors.
-     *
-     * @param savedScans whether the source's events are saved scans ({@link SavedScan}) rather than plain
-     *                   serializations
+     * Merges {@code source}, whose events are saved scans ({@link SavedScan}), into {@code sink}; {@code label} names
+     * the dataset in errors.
      */
-    static void run(Source source, boolean savedScans, String label, IntFunction<String> guidName, RowSink sink)
-            throws IOException {
-        Rows rows = new Rows(savedScans, guidName, sink);
+    static void run(Source source, String label, IntFunction<String> guidName, RowSink sink) throws IOException {
+        Rows rows = new Rows(guidName, sink);
         try {
             source.merge(rows);
         } catch (SinkFailure f) {
@@ -86,7 +82,6 @@ final class MergePipeline {
 
     /** Turns merged events into rows, filling the two batches in turn. */
     private static final class Rows implements RunMerger.Sink {
-        private final boolean savedScans;
         private final IntFunction<String> guidName;
         private final RowSink sink;
         private final StageRefs.Resolver resolver = new StageRefs.Resolver();
@@ -95,8 +90,7 @@ final class MergePipeline {
         private List<Row> filling = first;
         private int n;
 
-        Rows(boolean savedScans, IntFunction<String> guidName, RowSink sink) {
-            this.savedScans = savedScans;
+        Rows(IntFunction<String> guidName, RowSink sink) {
             this.guidName = guidName;
             this.sink = sink;
         }
@@ -108,9 +102,8 @@ final class MergePipeline {
                 row.bytes = new byte[Math.max(len, 2 * row.bytes.length)];
             }
             System.arraycopy(buf, off, row.bytes, 0, len);
-            if (savedScans ? !SavedScan.restore(row.bytes, 0, len, row.event) : !row.event.scan(row.bytes, 0, len)) {
-                throw new IOException("a sorted event of file " + guidName.apply(guid) + " is not "
-                        + (savedScans ? "a saved event scan" : "a canonical EIEvent_p1 serialization"));
+            if (!SavedScan.restore(row.bytes, 0, len, row.event)) {
+                throw new IOException("a sorted event of file " + guidName.apply(guid) + " is not a saved event scan");
             }
             row.guid = guid;
             resolver.resolve(row.event, guid, guidName.apply(guid), row.refs);

@@ -6,7 +6,6 @@ import org.eventindex.consolidated.ConsolidatedSchema;
 import org.eventindex.consolidated.StageRefs;
 import org.eventindex.consolidated.TriggerMenus;
 import org.eventindex.proto.EventIndexProtos.BeginGUID_p1;
-import org.eventindex.proto.EventIndexProtos.EIEvent_p1;
 import org.eventindex.proto.EventIndexProtos.EndGUID_p1;
 import org.eventindex.proto.EventIndexProtos.Header_p1;
 import org.eventindex.proto.EventIndexProtos.TriggerMenu_p1;
@@ -26,8 +25,7 @@ import java.util.TreeSet;
  * wall-clock value goes into the file, so the same signal gives the same bytes. The writer takes sorted runs
  * ({@link ConsolidatedWriter.SortedRuns}): the fetch threads sort each object within {@code sortMemoryBytes} in all
  * and keep its runs in a {@link RunMemory} of {@code runMemoryBytes} while it has room, otherwise write them to
- * {@code spillDir}, and {@link RunMerger} merges them. Events given one by one instead are
- * sorted by an {@link ExternalSorter} bounded by {@code sortMemoryBytes}; a file takes one way or the other.
+ * {@code spillDir}, and {@link RunMerger} merges them.
  */
 public final class ParquetConsolidatedFormat implements ConsolidatedFormat {
     /** Opens the Parquet writer of one consolidated file on its output stream. */
@@ -45,15 +43,6 @@ public final class ParquetConsolidatedFormat implements ConsolidatedFormat {
     private final int encodingThreads;
     /** Shared by the files this format writes (one at a time per consumer); null: every run is a file. */
     private final RunMemory runMemory;
-
-    public ParquetConsolidatedFormat(Path spillDir, long sortMemoryBytes) {
-        this(spillDir, sortMemoryBytes, 2);
-    }
-
-    /** With every sorted run written to {@code spillDir}. */
-    public ParquetConsolidatedFormat(Path spillDir, long sortMemoryBytes, int encodingThreads) {
-        this(spillDir, sortMemoryBytes, encodingThreads, 0);
-    }
 
     /**
      * @param encodingThreads 1: Parquet columns encoded on the calling thread; 2: half of them on a second thread
@@ -104,11 +93,9 @@ public final class ParquetConsolidatedFormat implements ConsolidatedFormat {
         private final List<ConsolidatedMetadata.FileInfo> files = new ArrayList<>();
         private final List<String> guids = new ArrayList<>();
         private final TreeSet<Long> runs = new TreeSet<>();
-        private ExternalSorter sorter;
         private final List<RunMerger.Run> objectRuns = new ArrayList<>();
         private long[] fileEvents;
         private int nextFile;
-        private boolean eventByEvent;
         private Header_p1 header;
         private String object = "";
         private BeginGUID_p1 begin;
@@ -117,7 +104,6 @@ public final class ParquetConsolidatedFormat implements ConsolidatedFormat {
         private long guidEvents;
         private long events;
         private long simulation;
-        private int lastRun;
 
         Writer(OutputStream out) {
             this.out = out;
@@ -126,7 +112,6 @@ public final class ParquetConsolidatedFormat implements ConsolidatedFormat {
         @Override
         public void header(Header_p1 h) {
             this.header = h;
-            this.sorter = new ExternalSorter(spillDir, sortMemoryBytes, h.getInputDsName());
             this.menuTable = new TriggerMenus(h.getInputDsName());
         }
 
@@ -140,8 +125,8 @@ public final class ParquetConsolidatedFormat implements ConsolidatedFormat {
         public void beginGuid(BeginGUID_p1 b) {
             begin = b;
             menus = new ArrayList<>();
-            // an object given as runs counted its files' events on its fetch thread
-            guidEvents = fileEvents != null ? fileEvents[nextFile++] : 0;
+            // the fetch thread counted the events of the object's files
+            guidEvents = fileEvents[nextFile++];
             guids.add(b.getGuid());
         }
 
@@ -165,9 +150,6 @@ public final class ParquetConsolidatedFormat implements ConsolidatedFormat {
 
                 @Override
                 public void objectRuns(ObjectRuns r) {
-                    if (eventByEvent) {
-                        throw new IllegalStateException("sorted runs given after events one by one");
-                    }
                     for (SortedRun f : r.files()) {
                         objectRuns.add(new RunMerger.Run(f, guids.size()));
                     }
@@ -189,41 +171,6 @@ public final class ParquetConsolidatedFormat implements ConsolidatedFormat {
         }
 
         @Override
-        public void event(EIEvent_p1 e) throws IOException {
-            checkOneByOne();
-            sorter.add(e.getRunNumber(), e.getEventNumber(), guids.size() - 1, e.toByteArray());
-            runs.add(Integer.toUnsignedLong(e.getRunNumber()));
-            guidEvents++;
-            events++;
-            if (e.getIsSimulation()) {
-                simulation++;
-            }
-        }
-
-        @Override
-        public void event(int run, long event, boolean sim, byte[] serialized) throws IOException {
-            checkOneByOne();
-            sorter.add(run, event, guids.size() - 1, serialized);
-            if (run != lastRun || runs.isEmpty()) {
-                runs.add(Integer.toUnsignedLong(run));
-                lastRun = run;
-            }
-            guidEvents++;
-            events++;
-            if (sim) {
-                simulation++;
-            }
-        }
-
-        /** One way or the other per file: the merge reads either the runs or the sorter. */
-        private void checkOneByOne() {
-            if (fileEvents != null) {
-                throw new IllegalStateException("events given one by one after sorted runs");
-            }
-            eventByEvent = true;
-        }
-
-        @Override
         public void endGuid(EndGUID_p1 end) {
             files.add(new ConsolidatedMetadata.FileInfo(begin.getGuid(), object, begin.getStartProcTime(),
                     begin.getAMITag(), begin.getTrigStream(), begin.getProjName(), end.getEndProcTime(), guidEvents,
@@ -239,12 +186,9 @@ public final class ParquetConsolidatedFormat implements ConsolidatedFormat {
             boolean ok = false;
             try {
                 String dataset = header.getInputDsName();
-                // an object's run files (SortedObject) hold saved scans; the sorter holds plain serializations
-                boolean savedScans = !objectRuns.isEmpty();
-                MergePipeline.Source source = savedScans
-                        ? sink -> new RunMerger(spillDir, dataset, RunMerger.FAN_IN).merge(objectRuns, sink)
-                        : sorter::merge;
-                MergePipeline.run(source, savedScans, dataset, guids::get, rows -> parquet.write(
+                MergePipeline.Source source = sink -> new RunMerger(spillDir, dataset, RunMerger.FAN_IN)
+                        .merge(objectRuns, sink);
+                MergePipeline.run(source, dataset, guids::get, rows -> parquet.write(
                         new ConsolidatedFileWriter.RowBatch() {
                             @Override
                             public int size() {
@@ -288,9 +232,6 @@ public final class ParquetConsolidatedFormat implements ConsolidatedFormat {
 
         @Override
         public void close() throws IOException {
-            if (sorter != null) {
-                sorter.close();
-            }
             IOException failed = SortedRun.deleteAll(objectRuns.stream().map(RunMerger.Run::run).toList());
             objectRuns.clear();
             if (failed != null) {

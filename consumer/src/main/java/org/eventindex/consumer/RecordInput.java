@@ -6,10 +6,9 @@ import java.io.IOException;
 import java.io.InputStream;
 
 /**
- * A buffered reader of the consumer's own local files (spools, sort runs): big-endian ints and longs, varints and byte
- * ranges taken from one buffer. {@code BufferedInputStream} and {@code DataInputStream} read an int as four locked
- * single-byte calls; these records are read millions of times per dataset by one thread, so this class has no locks.
- * Not thread-safe.
+ * A buffered reader of the consumer's sorted runs: big-endian ints and longs and byte ranges taken from one buffer.
+ * {@code BufferedInputStream} and {@code DataInputStream} read an int as four locked single-byte calls; these records
+ * are read millions of times per dataset by one thread, so this class has no locks. Not thread-safe.
  */
 final class RecordInput implements Closeable {
     private final InputStream in;
@@ -51,19 +50,6 @@ final class RecordInput implements Closeable {
 
     long readLong() throws IOException {
         return (long) readInt() << 32 | (readInt() & 0xffffffffL);
-    }
-
-    /** An unsigned varint of at most 5 bytes (a length). */
-    int readVarint32() throws IOException {
-        int v = 0;
-        for (int shift = 0; shift < 35; shift += 7) {
-            int b = readByte();
-            v |= (b & 0x7f) << shift;
-            if (b < 0x80) {
-                return v;
-            }
-        }
-        throw new IOException("varint longer than 5 bytes");
     }
 
     void readFully(byte[] b, int off, int len) throws IOException {
@@ -109,30 +95,6 @@ final class RecordInput implements Closeable {
         int at = pos;
         pos += len;
         return at;
-    }
-
-    /** A stream view of what follows (for a protobuf parser), sharing this reader's buffer and position. */
-    InputStream stream() {
-        return new InputStream() {
-            @Override
-            public int read() throws IOException {
-                return RecordInput.this.read();
-            }
-
-            @Override
-            public int read(byte[] b, int off, int len) throws IOException {
-                if (len == 0) {
-                    return 0;
-                }
-                if (pos == lim && !fill()) {
-                    return -1;
-                }
-                int n = Math.min(len, lim - pos);
-                System.arraycopy(buf, pos, b, off, n);
-                pos += n;
-                return n;
-            }
-        };
     }
 
     private boolean fill() throws IOException {

@@ -171,10 +171,6 @@ final class SortedObject implements SelectedRecords {
         /** Where sorted runs are kept while it has room, or null: all go to files. */
         private final RunMemory runMemory;
 
-        Buffers(long memoryBytes, int threads) {
-            this(memoryBytes, threads, null);
-        }
-
         Buffers(long memoryBytes, int threads, RunMemory runMemory) {
             this.runMemory = runMemory;
             if (threads < 1) {

@@ -1,13 +1,12 @@
 package org.eventindex.consumer;
 
+import org.eventindex.consolidated.ConsolidatedMetadata;
 import org.eventindex.message.ConsumerSignal;
 import org.eventindex.message.S3ObjectUrl;
 import org.eventindex.message.SignalObject;
 import org.eventindex.ops.Metrics;
 import org.eventindex.proto.EventIndexProtos.Header_p1;
-import org.eventindex.proto.EventIndexProtos.Trailer_p1;
 import org.eventindex.spb.SpbLimits;
-import org.eventindex.spb.SpbRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -40,8 +39,8 @@ class ConsolidatorTest {
     private final MemoryObjectStore store = new MemoryObjectStore();
     private final ConsumerMetrics metrics = new ConsumerMetrics(new Metrics());
 
-    private Consolidator consolidator(long memory, int threads) {
-        return new Consolidator(store, SpbLimits.DEFAULT, spoolDir, memory, threads, 3, metrics);
+    private Consolidator consolidator(int threads) {
+        return new Consolidator(store, SpbLimits.DEFAULT, threads, 3, metrics);
     }
 
     private static SignalObject so(String key, long events, String... guids) {
@@ -54,12 +53,17 @@ class ConsolidatorTest {
                 "sig-42", DATASET, CONTAINER, 7, 1, List.of(objects), total, 1L));
     }
 
-    private byte[] run(Consolidator c, ValidSignal s, Consolidator.Result[] result) throws Exception {
+    /** The consolidated Parquet file, every sorted run written to {@link #spoolDir}. */
+    private byte[] run(Consolidator c, ValidSignal s, long sortMemory, Consolidator.Result[] result) throws Exception {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        try (ConsolidatedWriter w = new SpbConsolidatedFormat().open(out)) {
+        try (ConsolidatedWriter w = new ParquetConsolidatedFormat(spoolDir, sortMemory, 2, 0).open(out)) {
             result[0] = c.consolidate(s, w);
         }
         return out.toByteArray();
+    }
+
+    private byte[] run(Consolidator c, ValidSignal s, Consolidator.Result[] result) throws Exception {
+        return run(c, s, 1 << 20, result);
     }
 
     private void putStandardObjects() {
@@ -75,9 +79,9 @@ class ConsolidatorTest {
         }
     }
 
-    @ParameterizedTest(name = "spool memory {0} bytes")
-    @ValueSource(longs = {0, 64L * 1024 * 1024})
-    void writesSelectedGuidsInSignalOrderWhateverOrderFetchesFinish(long memory) throws Exception {
+    @ParameterizedTest(name = "sort memory {0} bytes")
+    @ValueSource(longs = {1024, 64L * 1024 * 1024})
+    void writesSelectedGuidsInSignalOrderWhateverOrderFetchesFinish(long sortMemory) throws Exception {
         putStandardObjects();
         // c comes first in the signal but is served only after a and b were read completely.
         CountDownLatch others = new CountDownLatch(2);
@@ -97,28 +101,30 @@ class ConsolidatorTest {
         ValidSignal s = signal(so("c", 2, "G5"), so("a", 5, "G2"), so("b", 7, "G3", "G4"));
         Consolidator.Result[] result = new Consolidator.Result[1];
 
-        List<SpbRecord> records = TestSpb.records(run(consolidator(memory, 3), s, result));
+        TestSpb.Consolidated file = TestSpb.parquet(run(consolidator(3), s, sortMemory, result));
 
-        assertEquals(List.of("G5", "G2", "G3", "G4"), TestSpb.guids(records));
-        List<Long> expected = new ArrayList<>(range(500, 2));
-        expected.addAll(range(200, 5));
+        assertEquals(List.of("G5", "G2", "G3", "G4"), file.guids(), "input files in signal order");
+        assertEquals(List.of(MemoryObjectStore.url("c").toString(), MemoryObjectStore.url("a").toString(),
+                MemoryObjectStore.url("b").toString()), file.metadata().objects());
+        // rows sorted by (run, event), each with the file it came from
+        List<Long> expected = new ArrayList<>(range(200, 5));
         expected.addAll(range(300, 4));
         expected.addAll(range(400, 3));
-        assertEquals(expected, TestSpb.eventNumbers(records));
-        Header_p1 h = ((SpbRecord.Header) records.get(0)).message();
-        assertEquals(Consolidator.TASK_ID, h.getTaskID());
-        assertEquals("sig-42", h.getJobID());
-        assertEquals(DATASET, h.getInputDsName());
-        assertEquals(3000, h.getStartProcTime());
-        Trailer_p1 t = ((SpbRecord.Trailer) records.get(records.size() - 1)).message();
-        assertEquals(14, t.getNentries());
-        assertEquals(4, t.getNfiles());
-        assertEquals(1_700_000_000L, t.getEndProcTime());
+        expected.addAll(range(500, 2));
+        assertEquals(expected, file.eventNumbers());
+        assertEquals(List.of("G2", "G3", "G4", "G5"), file.rows().stream().map(r -> r.guid()).distinct().toList());
+        ConsolidatedMetadata.HeaderInfo h = file.metadata().header();
+        assertEquals(Consolidator.TASK_ID, h.taskID());
+        assertEquals("sig-42", h.jobID());
+        assertEquals(DATASET, file.metadata().dataset());
+        assertEquals(3000, h.startProcTime());
+        assertEquals(14, file.metadata().events());
+        assertEquals(1_700_000_000L, file.metadata().endProcTime());
         assertEquals(new Consolidator.Result(14, 3, result[0].bytesRead(), 4), result[0]);
         assertTrue(result[0].bytesRead() > 0);
         assertEquals(0, store.opens("d"), "the object whose GUIDs are taken elsewhere is never opened");
         assertEquals(3, metrics.registry().value(ConsumerMetrics.OBJECTS_READ));
-        assertEquals(List.of(), spoolFiles(), "spool files are removed");
+        assertEquals(List.of(), spoolFiles(), "run files are removed");
     }
 
     @Test
@@ -126,8 +132,8 @@ class ConsolidatorTest {
         putStandardObjects();
         ValidSignal s = signal(so("a", 15, "G1", "G2"), so("b", 4, "G3"));
         Consolidator.Result[] result = new Consolidator.Result[1];
-        byte[] first = run(consolidator(0, 2), s, result);
-        byte[] second = run(consolidator(1 << 20, 1), s, result);
+        byte[] first = run(consolidator(2), s, 1024, result);
+        byte[] second = run(consolidator(1), s, 1 << 20, result);
         assertTrue(java.util.Arrays.equals(first, second), "a redelivery must write identical content");
     }
 
@@ -141,9 +147,9 @@ class ConsolidatorTest {
             expected.addAll(range(i * 1000L, i + 1));
         }
         Consolidator.Result[] result = new Consolidator.Result[1];
-        List<SpbRecord> records = TestSpb.records(run(consolidator(0, 1), signal(objects.toArray(SignalObject[]::new)),
+        TestSpb.Consolidated file = TestSpb.parquet(run(consolidator(1), signal(objects.toArray(SignalObject[]::new)),
                 result));
-        assertEquals(expected, TestSpb.eventNumbers(records));
+        assertEquals(expected, file.eventNumbers());
         assertEquals(7, result[0].objectsRead());
     }
 
@@ -151,7 +157,7 @@ class ConsolidatorTest {
     void eventCountMismatchFailsNamingTheObjectAndCounts() throws Exception {
         putStandardObjects();
         ValidSignal s = signal(so("a", 15, "G1", "G2"), so("b", 5, "G3"));
-        ConsumeException e = assertThrows(ConsumeException.class, () -> run(consolidator(0, 2), s,
+        ConsumeException e = assertThrows(ConsumeException.class, () -> run(consolidator(2), s,
                 new Consolidator.Result[1]));
         assertTrue(e.getMessage().contains("object " + MemoryObjectStore.url("b") + ": took 4 events of GUID(s) [G3]"
                 + " but the signal expects 5"), e.getMessage());
@@ -162,7 +168,7 @@ class ConsolidatorTest {
     void aSelectedGuidMissingFromItsObjectFailsNamingIt() throws Exception {
         putStandardObjects();
         ValidSignal s = signal(so("a", 5, "G2", "G9"));
-        ConsumeException e = assertThrows(ConsumeException.class, () -> run(consolidator(0, 2), s,
+        ConsumeException e = assertThrows(ConsumeException.class, () -> run(consolidator(2), s,
                 new Consolidator.Result[1]));
         assertTrue(e.getMessage().contains("does not hold GUID(s) [G9]"), e.getMessage());
         assertTrue(e.getMessage().contains(MemoryObjectStore.url("a").toString()), e.getMessage());
@@ -172,7 +178,7 @@ class ConsolidatorTest {
     void aMissingObjectFailsAtOnceWithoutRetriesAndLeavesNoSpool() throws Exception {
         putStandardObjects();
         ValidSignal s = signal(so("a", 5, "G2"), so("gone", 1, "G7"), so("b", 4, "G3"));
-        ConsumeException e = assertThrows(ConsumeException.class, () -> run(consolidator(0, 3), s,
+        ConsumeException e = assertThrows(ConsumeException.class, () -> run(consolidator(3), s,
                 new Consolidator.Result[1]));
         assertTrue(e.getMessage().contains("object " + MemoryObjectStore.url("gone") + " does not exist"),
                 e.getMessage());
@@ -186,7 +192,7 @@ class ConsolidatorTest {
         // Job b's file stored under job "forged"'s key (another task's key would be refused the same way).
         store.put("forged", TestSpb.object("b", 2000, Guid.of("G7", 700, 4)));
         ValidSignal s = signal(so("a", 5, "G2"), so("forged", 4, "G7"));
-        ConsumeException e = assertThrows(ConsumeException.class, () -> run(consolidator(0, 3), s,
+        ConsumeException e = assertThrows(ConsumeException.class, () -> run(consolidator(3), s,
                 new Consolidator.Result[1]));
         assertTrue(e.getMessage().startsWith("object " + MemoryObjectStore.url("forged")), e.getMessage());
         assertTrue(e.getMessage().contains("header names taskID '" + TestSpb.TASK_ID + "' and jobID 'b'")
@@ -220,8 +226,8 @@ class ConsolidatorTest {
         store.breakFirstReadAfter("a", 40);
         ValidSignal s = signal(so("a", 5, "G2"));
         Consolidator.Result[] result = new Consolidator.Result[1];
-        List<SpbRecord> records = TestSpb.records(run(consolidator(0, 1), s, result));
-        assertEquals(range(200, 5), TestSpb.eventNumbers(records));
+        TestSpb.Consolidated file = TestSpb.parquet(run(consolidator(1), s, result));
+        assertEquals(range(200, 5), file.eventNumbers());
         assertEquals(2, store.opens("a"));
         assertTrue(result[0].bytesRead() > 40, "bytes of the failed attempt count too");
     }
@@ -231,8 +237,8 @@ class ConsolidatorTest {
         putStandardObjects();
         store.endFirstReadAfter("a", 40);
         ValidSignal s = signal(so("a", 5, "G2"));
-        List<SpbRecord> records = TestSpb.records(run(consolidator(0, 1), s, new Consolidator.Result[1]));
-        assertEquals(range(200, 5), TestSpb.eventNumbers(records));
+        TestSpb.Consolidated file = TestSpb.parquet(run(consolidator(1), s, new Consolidator.Result[1]));
+        assertEquals(range(200, 5), file.eventNumbers());
         assertEquals(2, store.opens("a"));
     }
 
@@ -242,7 +248,7 @@ class ConsolidatorTest {
         String wrong = "0".repeat(64);
         store.sha256("a", wrong);
         ConsumeException e = assertThrows(ConsumeException.class,
-                () -> run(consolidator(0, 1), signal(so("a", 10, "G1")), new Consolidator.Result[1]));
+                () -> run(consolidator(1), signal(so("a", 10, "G1")), new Consolidator.Result[1]));
         assertTrue(e.getMessage().contains(MemoryObjectStore.url("a").toString()), e.getMessage());
         assertTrue(e.getMessage().contains("SHA-256") && e.getMessage().contains(wrong), e.getMessage());
         assertEquals(3, store.opens("a"), "read again up to consumer.fetch.attempts");
@@ -254,9 +260,9 @@ class ConsolidatorTest {
         store.put("a", TestSpb.object("a", 1000, Guid.of("G1", 100, 10)));
         store.put("b", TestSpb.object("b", 1000, Guid.of("G2", 200, 3)));
         store.sha256("b", null);
-        List<SpbRecord> records = TestSpb.records(run(consolidator(0, 2), signal(so("a", 10, "G1"),
+        TestSpb.Consolidated file = TestSpb.parquet(run(consolidator(2), signal(so("a", 10, "G1"),
                 so("b", 3, "G2")), new Consolidator.Result[1]));
-        assertEquals(13, TestSpb.eventNumbers(records).size());
+        assertEquals(13, file.eventNumbers().size());
         assertEquals(1, store.opens("a"));
     }
 
@@ -266,7 +272,7 @@ class ConsolidatorTest {
         byte[] bad = java.util.Arrays.copyOf(good, good.length - 12);
         store.put("cut", bad);
         ValidSignal s = signal(so("cut", 10, "G1"));
-        ConsumeException e = assertThrows(ConsumeException.class, () -> run(consolidator(0, 1), s,
+        ConsumeException e = assertThrows(ConsumeException.class, () -> run(consolidator(1), s,
                 new Consolidator.Result[1]));
         assertTrue(e.getMessage().startsWith(MemoryObjectStore.url("cut").toString()), e.getMessage());
         assertTrue(e.getMessage().contains("malformed SPB"), e.getMessage());

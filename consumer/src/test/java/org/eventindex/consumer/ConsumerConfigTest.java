@@ -56,7 +56,6 @@ class ConsumerConfigTest {
         assertEquals(4, c.fetchThreads());
         assertEquals(3, c.fetchAttempts());
         assertEquals(Path.of(System.getProperty("java.io.tmpdir"), "eventindex-consumer"), c.spoolDir());
-        assertEquals(8L * 1024 * 1024, c.spoolMemoryBytes());
         assertEquals(64L * 1024 * 1024, c.sortMemoryBytes());
         assertEquals(Math.max(0, (Runtime.getRuntime().maxMemory() - (384L << 20)) / 2), c.runMemoryBytes(),
                 "half the heap left after 384 MiB");
@@ -90,7 +89,6 @@ class ConsumerConfigTest {
                 ConsumerConfig.FETCH_THREADS, "16",
                 ConsumerConfig.FETCH_ATTEMPTS, "5",
                 ConsumerConfig.SPOOL_DIR, dir.toString(),
-                ConsumerConfig.SPOOL_MEMORY_BYTES, "1024",
                 ConsumerConfig.SORT_MEMORY_BYTES, "1048576",
                 ConsumerConfig.RUN_MEMORY_BYTES, "0",
                 ConsumerConfig.HTTP_HOST, "10.0.0.7",
@@ -113,7 +111,6 @@ class ConsumerConfigTest {
         assertEquals(16, c.fetchThreads());
         assertEquals(5, c.fetchAttempts());
         assertEquals(dir, c.spoolDir());
-        assertEquals(1024, c.spoolMemoryBytes());
         assertEquals(1048576, c.sortMemoryBytes());
         assertEquals(0, c.runMemoryBytes());
         assertEquals("10.0.0.7", c.httpHost());
@@ -140,6 +137,10 @@ class ConsumerConfigTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> ConsumerConfig.fromProperties(props("consumer.fetch.thread", "2"), Map.of()));
         assertTrue(e.getMessage().contains("unknown configuration key 'consumer.fetch.thread'"), e.getMessage());
+        // removed with the SPB file's spools (docs/consumer.md): an old file that still sets it is refused
+        e = assertThrows(IllegalArgumentException.class,
+                () -> ConsumerConfig.fromProperties(props("consumer.spool.memory.bytes", "0"), Map.of()));
+        assertTrue(e.getMessage().contains("unknown configuration key 'consumer.spool.memory.bytes'"), e.getMessage());
         e = assertThrows(IllegalArgumentException.class,
                 () -> ConsumerConfig.fromProperties(props(ConsumerConfig.FETCH_THREADS, "many"), Map.of()));
         assertTrue(e.getMessage().contains(ConsumerConfig.FETCH_THREADS), e.getMessage());
@@ -210,5 +211,16 @@ class ConsumerConfigTest {
                 assertTrue(text.contains("`" + k.envVar() + "`"), "docs/consumer.md does not name " + k.envVar());
             }
         }
+        // and the table has no row for a key the consumer does not read
+        java.util.Set<String> known = ConsumerConfig.KEYS.stream().map(org.eventindex.config.ConfigKey::name)
+                .collect(java.util.stream.Collectors.toSet());
+        java.util.regex.Matcher row = java.util.regex.Pattern.compile("(?m)^\\| `(consumer\\.[^`]+)`").matcher(text);
+        int rows = 0;
+        while (row.find()) {
+            assertTrue(known.contains(row.group(1)), "docs/consumer.md documents " + row.group(1)
+                    + ", which ConsumerConfig does not know");
+            rows++;
+        }
+        assertEquals(known.size(), rows, "one table row per key");
     }
 }

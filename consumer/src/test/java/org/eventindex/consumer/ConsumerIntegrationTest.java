@@ -62,6 +62,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The consumer daemon against real services: ActiveMQ (STOMP), S3Proxy, an HDFS mini cluster and a Kudu mini cluster,
  * one set for the whole class. Signals go in through the broker; reports come back on the control queue.
+ * <p>
+ * The tests run in order on the one consumer and build on each other's state (starting the services takes most of
+ * the run): the redelivery (2) compares with the file and rows of the first signal (1), and the metrics (4) count the
+ * signals and events of 1-3.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -107,7 +111,6 @@ class ConsumerIntegrationTest {
         p.setProperty(ConsumerConfig.KUDU_REPLICAS, "1");
         p.setProperty(ConsumerConfig.FETCH_THREADS, "2");
         p.setProperty(ConsumerConfig.SPOOL_DIR, tmp.resolve("spool").toString());
-        p.setProperty(ConsumerConfig.SPOOL_MEMORY_BYTES, "2048");
         p.setProperty(ConsumerConfig.HTTP_PORT, "0");
         ConsumerConfig config = ConsumerConfig.fromProperties(p, Map.of(
                 ConsumerConfig.ENV_S3_ACCESS_KEY, s3.accessKey(), ConsumerConfig.ENV_S3_SECRET_KEY, s3.secretKey()));

@@ -32,6 +32,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -110,6 +111,7 @@ class ConsumerTlsTest {
             c.send("/queue/tls.test", "{}".getBytes(StandardCharsets.UTF_8), Map.of());
             StompMessage m = got.poll(30, TimeUnit.SECONDS);
             assertNotNull(m, "no message over the TLS connection");
+            assertEquals("{}", new String(m.body(), StandardCharsets.UTF_8), "the body sent over TLS");
             c.ack(m);
         }
     }

@@ -4,8 +4,6 @@ import org.eventindex.proto.EventIndexProtos.EIEvent_p1;
 import org.eventindex.spb.EventScan;
 import org.eventindex.spb.SavedScan;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -21,13 +19,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class MergePipelineTest {
     private static final int EVENTS = 20_000;
 
-    /** Plain serializations (scanned by the merge thread) and saved scans (restored) give the same rows. */
-    @ParameterizedTest(name = "savedScans = {0}")
-    @ValueSource(booleans = {false, true})
-    void rowsArriveInOrderScannedWithTheirFileIndex(boolean savedScans) throws IOException {
+    /** Saved scans are restored into rows that hold the event's own bytes and fields. */
+    @Test
+    void rowsArriveInOrderRestoredWithTheirFileIndex() throws IOException {
         List<Long> seen = new ArrayList<>();
-        MergePipeline.Source source = events(EVENTS, savedScans);
-        MergePipeline.run(source, savedScans, "test-dataset", g -> "GUID-" + g, rows -> {
+        MergePipeline.run(events(EVENTS), "test-dataset", g -> "GUID-" + g, rows -> {
             for (MergePipeline.Row r : rows) {
                 int i = seen.size();
                 assertEquals(i % 3, r.guid, "file index of row " + i);
@@ -54,7 +50,7 @@ class MergePipelineTest {
         List<List<MergePipeline.Row>> previous = new ArrayList<>();
         long[] previousFirst = {-1};
         int[] calls = {0};
-        MergePipeline.run(events(EVENTS, true), true, "test-dataset", g -> "GUID-" + g, rows -> {
+        MergePipeline.run(events(EVENTS), "test-dataset", g -> "GUID-" + g, rows -> {
             if (!previous.isEmpty()) {
                 List<MergePipeline.Row> last = previous.get(0);
                 assertEquals(previousFirst[0], last.get(0).event.eventNumber, "batch before call " + calls[0]);
@@ -69,17 +65,16 @@ class MergePipelineTest {
     }
 
     /** Bytes that are not an event fail the dataset with a message naming the file they came from. */
-    @ParameterizedTest(name = "savedScans = {0}")
-    @ValueSource(booleans = {false, true})
-    void anEventThatDoesNotScanIsReportedWithItsFile(boolean savedScans) {
-        MergePipeline.Source good = events(1, savedScans);
+    @Test
+    void anEventThatDoesNotScanIsReportedWithItsFile() {
+        MergePipeline.Source good = events(1);
         MergePipeline.Source source = sink -> {
             good.merge(sink);
             byte[] bad = {(byte) 0xff, 0x01};
             sink.accept(1, bad, 0, bad.length);
         };
         IOException e = assertThrows(IOException.class,
-                () -> MergePipeline.run(source, savedScans, "test-dataset", g -> "GUID-" + g, rows -> { }));
+                () -> MergePipeline.run(source, "test-dataset", g -> "GUID-" + g, rows -> { }));
         assertTrue(e.getMessage().contains("GUID-1") && e.getMessage().contains("test-dataset"), e.getMessage());
     }
 
@@ -88,27 +83,21 @@ class MergePipelineTest {
     void aSinkFailureStopsTheMerge() {
         IllegalStateException boom = new IllegalStateException("encoder failed");
         IllegalStateException e = assertThrows(IllegalStateException.class,
-                () -> MergePipeline.run(events(EVENTS), false, "test-dataset", g -> "GUID-" + g, rows -> {
+                () -> MergePipeline.run(events(EVENTS), "test-dataset", g -> "GUID-" + g, rows -> {
                     throw boom;
                 }));
         assertEquals(boom, e);
     }
 
+    /** Events as saved scans ({@link SavedScan}), as the sort buffers write them. */
     private static MergePipeline.Source events(int n) {
-        return events(n, false);
-    }
-
-    /** Events as serializations, or as saved scans ({@link SavedScan}) when {@code savedScans}. */
-    private static MergePipeline.Source events(int n, boolean savedScans) {
         EventScan scan = new EventScan();
         return sink -> {
             for (int i = 0; i < n; i++) {
                 byte[] b = event(i).toByteArray();
-                if (savedScans) {
-                    assertTrue(scan.scan(b, 0, b.length));
-                    b = new byte[SavedScan.length(scan)];
-                    SavedScan.write(scan, b, 0);
-                }
+                assertTrue(scan.scan(b, 0, b.length));
+                b = new byte[SavedScan.length(scan)];
+                SavedScan.write(scan, b, 0);
                 sink.accept(i % 3, b, 0, b.length);
             }
         };

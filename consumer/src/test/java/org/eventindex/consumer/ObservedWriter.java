@@ -1,7 +1,6 @@
 package org.eventindex.consumer;
 
 import org.eventindex.proto.EventIndexProtos.BeginGUID_p1;
-import org.eventindex.proto.EventIndexProtos.EIEvent_p1;
 import org.eventindex.proto.EventIndexProtos.EndGUID_p1;
 import org.eventindex.proto.EventIndexProtos.Header_p1;
 import org.eventindex.proto.EventIndexProtos.TriggerMenu_p1;
@@ -11,29 +10,18 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
-/**
- * A consolidated writer around another that either hides its {@link ConsolidatedWriter.SortedRuns} (so the
- * consolidator takes the event-by-event path: spools, then the writer's own external sort) or passes them through
- * while recording the run files of each object.
- */
+/** A consolidated writer around another that records the sorted runs of each object it passes through. */
 final class ObservedWriter implements ConsolidatedWriter {
     private final ConsolidatedWriter w;
-    private final boolean sortedRuns;
     /** Run files registered per object, in signal order. */
     final List<List<SortedRun>> runFiles = new ArrayList<>();
 
-    private ObservedWriter(ConsolidatedWriter w, boolean sortedRuns) {
+    private ObservedWriter(ConsolidatedWriter w) {
         this.w = w;
-        this.sortedRuns = sortedRuns;
-    }
-
-    /** Events go one by one, as before the fetch threads sorted them. */
-    static ObservedWriter oneByOne(ConsolidatedWriter w) {
-        return new ObservedWriter(w, false);
     }
 
     static ObservedWriter recordingRuns(ConsolidatedWriter w) {
-        return new ObservedWriter(w, true);
+        return new ObservedWriter(w);
     }
 
     int runCount() {
@@ -42,10 +30,7 @@ final class ObservedWriter implements ConsolidatedWriter {
 
     @Override
     public SortedRuns sortedRuns() {
-        SortedRuns inner = sortedRuns ? w.sortedRuns() : null;
-        if (inner == null) {
-            return null;
-        }
+        SortedRuns inner = w.sortedRuns();
         return new SortedRuns() {
             @Override
             public long sortMemoryBytes() {
@@ -88,16 +73,6 @@ final class ObservedWriter implements ConsolidatedWriter {
     @Override
     public void triggerMenu(TriggerMenu_p1 menu) throws IOException {
         w.triggerMenu(menu);
-    }
-
-    @Override
-    public void event(EIEvent_p1 event) throws IOException {
-        w.event(event);
-    }
-
-    @Override
-    public void event(int run, long event, boolean simulation, byte[] serialized) throws IOException {
-        w.event(run, event, simulation, serialized);
     }
 
     @Override

@@ -41,9 +41,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Generated SPB objects -> consolidation (fetch, select, sort with a tiny memory budget so many sorted runs are
- * merged, by today's sorted-runs path and by the event-by-event path it replaced: same bytes) -> Parquet file -> read back by DuckDB (an independent Parquet implementation) -> every field of
- * every event equal to the input, in (run, event) order; the footer metadata as documented; a second run gives the
- * same bytes.
+ * merged, and with room for one run per object: same bytes) -> Parquet file -> read back by DuckDB (an independent
+ * Parquet implementation) -> every field of every event equal to the input, in (run, event) order; the footer
+ * metadata as documented; a second run gives the same bytes.
  */
 class ParquetRoundTripTest {
     private static final String DATASET = TestSpb.DATASET;
@@ -72,22 +72,18 @@ class ParquetRoundTripTest {
         ValidSignal signal = new SignalValidator("s3.test", 7480, "eventindex").validate(new ConsumerSignal(
                 ConsumerSignal.TYPE, "sig-rt", DATASET, TestSpb.CONTAINER, 7, 1, objects, 3200L, 1L));
 
-        // ~3,200 events of ~300-600 B. Today's path (spools, then one external sort) with a 64 KiB budget merges
-        // dozens of spilled runs; it is the reference the sorted-runs path must match byte for byte.
-        byte[] first = consolidate(signal, 64 * 1024, false).bytes();
-        byte[] second = consolidate(signal, 64 * 1024, false).bytes();
-        assertArrayEquals(first, second, "a redelivered signal must rewrite identical bytes");
-        assertArrayEquals(first, consolidate(signal, 1L << 30, false).bytes(), "spilling must not change the output");
-
-        // Objects sorted on their fetch threads: one run each with room to spare; with 8 KiB shared by 3 fetch
-        // threads, hundreds of chunks (several per object), more than the merge's fan-in (intermediate passes).
-        Consolidated roomy = consolidate(signal, 1L << 30, true);
+        // ~3,200 events of ~300-600 B, each object sorted on its fetch thread: one run each with room to spare; with
+        // 8 KiB shared by 3 fetch threads, hundreds of chunks (several per object), more than the merge's fan-in
+        // (intermediate passes). The reference is the roomy file.
+        Consolidated roomy = consolidate(signal, 1L << 30);
         assertEquals(4, roomy.runs(), "one run per object");
-        assertArrayEquals(first, roomy.bytes(), "sorted runs give today's bytes");
-        Consolidated tight = consolidate(signal, 8 * 1024, true);
+        byte[] first = roomy.bytes();
+        assertArrayEquals(first, consolidate(signal, 1L << 30).bytes(),
+                "a redelivered signal must rewrite identical bytes");
+        Consolidated tight = consolidate(signal, 8 * 1024);
         assertTrue(tight.runs() > RunMerger.FAN_IN, "runs: " + tight.runs());
-        assertArrayEquals(first, tight.bytes(), "chunked objects and intermediate merges give today's bytes");
-        assertArrayEquals(first, consolidate(signal, 64 * 1024, true).bytes());
+        assertArrayEquals(first, tight.bytes(), "chunked objects and intermediate merges must not change the output");
+        assertArrayEquals(first, consolidate(signal, 64 * 1024).bytes());
 
         Path file = dir.resolve(DATASET + ConsolidatedSchema.SUFFIX);
         Files.write(file, first);
@@ -118,21 +114,18 @@ class ParquetRoundTripTest {
     private record Consolidated(byte[] bytes, int runs) {
     }
 
-    /** @param sortedRuns false: events one by one into the writer's external sort (the path before sorted runs) */
-    private Consolidated consolidate(ValidSignal signal, long sortBudget, boolean sortedRuns) throws Exception {
+    private Consolidated consolidate(ValidSignal signal, long sortBudget) throws Exception {
         Path spill = Files.createTempDirectory(dir, "spill");
-        Consolidator c = new Consolidator(store, SpbLimits.DEFAULT, spill, 1 << 20, 3, 1,
-                new ConsumerMetrics(new Metrics()));
+        Consolidator c = new Consolidator(store, SpbLimits.DEFAULT, 3, 1, new ConsumerMetrics(new Metrics()));
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ObservedWriter observed;
-        try (ConsolidatedWriter w = new ParquetConsolidatedFormat(spill, sortBudget).open(out)) {
-            observed = sortedRuns ? ObservedWriter.recordingRuns(w) : ObservedWriter.oneByOne(w);
+        try (ConsolidatedWriter w = new ParquetConsolidatedFormat(spill, sortBudget, 2, 0).open(out)) {
+            observed = ObservedWriter.recordingRuns(w);
             assertEquals(3200, c.consolidate(signal, observed).eventsWritten());
         }
         try (Stream<Path> left = Files.list(spill)) {
-            assertEquals(0, left.count(), "sort runs and spools are removed");
+            assertEquals(0, left.count(), "run files are removed");
         }
-        assertEquals(sortedRuns, observed.runCount() > 0);
         return new Consolidated(out.toByteArray(), observed.runCount());
     }
 

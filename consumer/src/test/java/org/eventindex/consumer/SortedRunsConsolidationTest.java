@@ -54,7 +54,7 @@ class SortedRunsConsolidationTest {
     }
 
     private Written parquet(ValidSignal s, long sortMemory, int threads, long runMemory) throws Exception {
-        Consolidator c = new Consolidator(store, SpbLimits.DEFAULT, spoolDir, 0, threads, 3,
+        Consolidator c = new Consolidator(store, SpbLimits.DEFAULT, threads, 3,
                 new ConsumerMetrics(new Metrics()));
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ObservedWriter w;
@@ -193,7 +193,7 @@ class SortedRunsConsolidationTest {
             objects.add(so("w" + o, 3000, "G" + o));
         }
         ValidSignal s = signal(objects.toArray(SignalObject[]::new));
-        Consolidator c = new Consolidator(store, SpbLimits.DEFAULT, spoolDir, 0, 2, 3,
+        Consolidator c = new Consolidator(store, SpbLimits.DEFAULT, 2, 3,
                 new ConsumerMetrics(new Metrics()));
         java.io.OutputStream failing = new java.io.OutputStream() {
             private long written;
@@ -214,7 +214,7 @@ class SortedRunsConsolidationTest {
         };
         // 30,000 events through 8 KiB: hundreds of runs, an intermediate merge pass, then the failure
         IOException e = assertThrows(IOException.class, () -> {
-            try (ConsolidatedWriter w = new ParquetConsolidatedFormat(spoolDir, 8 * 1024).open(failing)) {
+            try (ConsolidatedWriter w = new ParquetConsolidatedFormat(spoolDir, 8 * 1024, 2, 0).open(failing)) {
                 c.consolidate(s, w);
             }
         });

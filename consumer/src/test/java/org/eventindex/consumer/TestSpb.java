@@ -5,22 +5,20 @@ import org.eventindex.proto.EventIndexProtos.BeginGUID_p1;
 import org.eventindex.proto.EventIndexProtos.EIEvent_p1;
 import org.eventindex.proto.EventIndexProtos.Header_p1;
 import org.eventindex.proto.EventIndexProtos.TriggerMenu_p1;
-import org.eventindex.spb.SpbLimits;
-import org.eventindex.spb.SpbReader;
-import org.eventindex.spb.SpbRecord;
 import org.eventindex.spb.SpbWriter;
 
-import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 
-/** Builds small SPB objects in memory with the real {@link SpbWriter}, and reads files back as plain lists. */
+/**
+ * Builds small SPB objects in memory with the real {@link SpbWriter}, and reads consolidated files back as plain
+ * lists.
+ */
 final class TestSpb {
     static final String DATASET = "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1824_tid12345678_00";
     static final String CONTAINER = "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1824";
@@ -81,34 +79,6 @@ final class TestSpb {
                 .setTimeStamp(1_497_000_000).setTimeStampNSOffset(5).setBcid(7).setIsSimulation(false)
                 .setIsCalibration(false).setIsTestBeam(false)
                 .setSMK(2747).setHLTPSK(8).setL1PSK(19).build();
-    }
-
-    /** Every record of an SPB stream, in order. */
-    static List<SpbRecord> records(InputStream gzipped, String source) throws IOException {
-        List<SpbRecord> out = new ArrayList<>();
-        try (SpbReader r = new SpbReader(gzipped, source, SpbLimits.DEFAULT)) {
-            SpbRecord rec;
-            while ((rec = r.next()) != null) {
-                out.add(rec);
-            }
-        }
-        return out;
-    }
-
-    static List<SpbRecord> records(byte[] gzipped) throws IOException {
-        return records(new ByteArrayInputStream(gzipped), "test bytes");
-    }
-
-    /** The GUIDs of BeginGUID records, in order. */
-    static List<String> guids(List<SpbRecord> records) {
-        return records.stream().filter(r -> r instanceof SpbRecord.BeginGuid)
-                .map(r -> ((SpbRecord.BeginGuid) r).message().getGuid()).toList();
-    }
-
-    /** The event numbers, in order. */
-    static List<Long> eventNumbers(List<SpbRecord> records) {
-        return records.stream().filter(r -> r instanceof SpbRecord.Event)
-                .map(r -> ((SpbRecord.Event) r).message().getEventNumber()).toList();
     }
 
     /** The content of a consolidated Parquet file, read with the loader's reader (count and checksum checked). */

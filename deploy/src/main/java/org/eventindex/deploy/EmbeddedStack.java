@@ -1,7 +1,6 @@
 package org.eventindex.deploy;
 
 import org.eventindex.config.SecretFile;
-import org.apache.kudu.client.KuduClient;
 import org.eventindex.consumer.ConsumerConfig;
 import org.eventindex.kudu.DatasetQueries;
 import org.eventindex.kudu.KuduTables;
@@ -181,11 +180,6 @@ public final class EmbeddedStack implements AutoCloseable {
         return secretsDir().resolve("s3-secret-key");
     }
 
-    /** {@code login}'s broker password file (mode 0600), as {@code --password-file} takes it. */
-    public Path brokerPasswordFile(String login) {
-        return BrokerLogins.passwordFile(secretsDir(), login);
-    }
-
     private <T extends AutoCloseable> T track(T component) {
         started.add(component);
         return component;
@@ -223,10 +217,6 @@ public final class EmbeddedStack implements AutoCloseable {
 
     public EmbeddedHdfs hdfs() {
         return hdfs;
-    }
-
-    public KuduClient kuduClient() {
-        return kudu.client();
     }
 
     /** The Kudu master address(es), as {@code --masters}/{@code --kudu-master} take them. */

@@ -26,6 +26,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.net.URLEncoder;
@@ -59,6 +61,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 final class SecretLeakIT {
+    private static final Logger LOG = LoggerFactory.getLogger(SecretLeakIT.class);
     private static final String BUCKET = "eventindex";
     private static final String ACCESS_KEY = "eventindex-leak-test";
     private static final Duration TIMEOUT = Duration.ofMinutes(3);
@@ -110,7 +113,7 @@ final class SecretLeakIT {
             try {
                 started.get(i).close();
             } catch (Exception e) {
-                System.err.println("stopping " + started.get(i) + " failed: " + e);
+                LOG.warn("stopping {} failed", started.get(i), e);
             }
         }
     }

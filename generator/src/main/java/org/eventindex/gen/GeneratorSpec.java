@@ -57,11 +57,6 @@ public record GeneratorSpec(String datasetName, int files, int eventsPerFile, in
         return (files + filesPerJob - 1) / filesPerJob;
     }
 
-    public GeneratorSpec withFiles(int newFiles, int newEventsPerFile) {
-        return new GeneratorSpec(datasetName, newFiles, newEventsPerFile, filesPerJob, duplicatedJobs, crashedJobs,
-                crossFileDuplicates, simulation, seed);
-    }
-
     public GeneratorSpec withFaults(int newDuplicatedJobs, int newCrashedJobs, int newCrossFileDuplicates) {
         return new GeneratorSpec(datasetName, files, eventsPerFile, filesPerJob, newDuplicatedJobs, newCrashedJobs,
                 newCrossFileDuplicates, simulation, seed);

@@ -11,7 +11,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Executors;
-import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -54,30 +53,6 @@ public final class OpsHttpServer implements AutoCloseable {
             if (body == null) {
                 Map<String, String> err = new LinkedHashMap<>();
                 err.put("error", "not found: " + ex.getRequestURI().getPath());
-                respond(ex, 404, "application/json", new String(Json.write(err), StandardCharsets.UTF_8));
-            } else {
-                respond(ex, 200, "application/json", new String(Json.write(body), StandardCharsets.UTF_8));
-            }
-        });
-    }
-
-    /**
-     * Serves JSON for {@code prefix} and every path below it: {@code resolver} gets the rest of the request path
-     * after {@code prefix + "/"} (the empty string for {@code prefix} itself) and returns the body; null is a 404.
-     */
-    public void jsonTree(String prefix, Function<String, Object> resolver) {
-        server.createContext(prefix, ex -> {
-            String path = ex.getRequestURI().getPath();
-            String rest = path.length() <= prefix.length() ? "" : path.substring(prefix.length());
-            Object body = null;
-            if (rest.isEmpty() || rest.equals("/")) {
-                body = resolver.apply("");
-            } else if (rest.startsWith("/")) {
-                body = resolver.apply(rest.substring(1));
-            }
-            if (body == null) {
-                Map<String, String> err = new LinkedHashMap<>();
-                err.put("error", "not found: " + path);
                 respond(ex, 404, "application/json", new String(Json.write(err), StandardCharsets.UTF_8));
             } else {
                 respond(ex, 200, "application/json", new String(Json.write(body), StandardCharsets.UTF_8));

@@ -87,6 +87,16 @@ public final class ProducerArgs {
         return args.contains("-h") || args.contains("--help");
     }
 
+    /** True when the result (or the error) is to be printed as JSON; read before parsing, so errors honour it. */
+    public static boolean wantsJson(List<String> args) {
+        return args.contains("--json");
+    }
+
+    /** True when per-file figures are to be printed; read before parsing, so errors honour it. */
+    public static boolean wantsVerbose(List<String> args) {
+        return args.contains("-v") || args.contains("--verbose");
+    }
+
     /**
      * @throws ProducerException {@link ExitCode#BAD_INPUT} for bad or missing arguments,
      *         {@link ExitCode#CONFIGURATION} for missing or unreadable secrets
@@ -174,8 +184,7 @@ public final class ProducerArgs {
             }
         }
         return new ProducerOptions(Path.of(file), brokers, values.getOrDefault("--queue", Queues.SUPERVISOR), user,
-                password, s3, bucket, accessKey, secretKey, dryRun,
-                flags.contains("-v") || flags.contains("--verbose"), flags.contains("--json"), deadline,
+                password, s3, bucket, accessKey, secretKey, dryRun, deadline,
                 new ProducerOptions.BrokerTls(tls, trustStore, trustStorePassword));
     }
 

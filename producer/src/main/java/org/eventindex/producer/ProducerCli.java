@@ -61,8 +61,8 @@ public final class ProducerCli {
             out.print(ProducerArgs.USAGE);
             return ExitCode.SUCCESS.code();
         }
-        boolean json = args.contains("--json");
-        boolean verbose = args.contains("-v") || args.contains("--verbose");
+        boolean json = ProducerArgs.wantsJson(args);
+        boolean verbose = ProducerArgs.wantsVerbose(args);
         CompletableFuture<ObjectStore> pending = null;
         try {
             ProducerOptions options = ProducerArgs.parse(args, env);

@@ -9,14 +9,15 @@ import java.util.List;
 import org.eventindex.stomp.StompEndpoint;
 
 /**
- * A parsed command line. Secrets (STOMP password, S3 secret key) never appear in {@link #toString()}.
+ * A parsed command line (what to run; how to print the result, {@code --json} and {@code -v}, is the CLI's:
+ * {@link ProducerArgs#wantsJson}, {@link ProducerArgs#wantsVerbose}). Secrets (STOMP password, S3 secret key) never appear in {@link #toString()}.
  * In a dry run {@code brokers}, {@code accessKey} and {@code secretKey} may be absent (empty list / null), and so may
  * {@code s3Endpoint} and {@code bucket} (both null: the object's URL is not known).
  * {@code retryDeadline} is null unless {@code --retry-deadline} was given (the retry policy's own deadline applies).
  */
 public record ProducerOptions(Path file, List<StompEndpoint> brokers, String queue, String user, String password,
                               URI s3Endpoint, String bucket, String accessKey, String secretKey, boolean dryRun,
-                              boolean verbose, boolean json, Duration retryDeadline, BrokerTls tls) {
+                              Duration retryDeadline, BrokerTls tls) {
 
     public ProducerOptions {
         requireNonNull(file, "file is null");
@@ -51,7 +52,7 @@ public record ProducerOptions(Path file, List<StompEndpoint> brokers, String que
         return "ProducerOptions[file=" + file + ", brokers=" + brokers + ", queue=" + queue + ", user=" + user
                 + ", password=" + (password == null ? "none" : "***") + ", s3Endpoint=" + s3Endpoint
                 + ", bucket=" + bucket + ", accessKey=" + accessKey + ", secretKey="
-                + (secretKey == null ? "none" : "***") + ", dryRun=" + dryRun + ", verbose=" + verbose
-                + ", json=" + json + ", retryDeadline=" + retryDeadline + ", tls=" + tls + "]";
+                + (secretKey == null ? "none" : "***") + ", dryRun=" + dryRun
+                + ", retryDeadline=" + retryDeadline + ", tls=" + tls + "]";
     }
 }

@@ -63,15 +63,9 @@ public record RetryPolicy(Backoff backoff, Duration deadline, Sleeper sleeper, L
     /** The retry state of one run: the deadline all its steps share. */
     public final class Budget {
         private final long deadlineNanos;
-        private int attempts;
 
         private Budget(long deadlineNanos) {
             this.deadlineNanos = deadlineNanos;
-        }
-
-        /** Attempts made so far by all steps of this run. */
-        public int attempts() {
-            return attempts;
         }
 
         /**
@@ -83,7 +77,6 @@ public record RetryPolicy(Backoff backoff, Duration deadline, Sleeper sleeper, L
             requireNonNull(step, "step is null");
             ProducerException first = null;
             for (int failures = 0; ; ) {
-                attempts++;
                 try {
                     return step.run();
                 } catch (ProducerException e) {

@@ -38,7 +38,10 @@ class ProducerArgsTest {
         assertEquals("AK", o.accessKey());
         assertEquals("s3-secret", o.secretKey());
         assertEquals(URI.create("http://s3.example:8080"), o.s3Endpoint());
-        assertTrue(o.json() && o.verbose() && !o.dryRun());
+        assertFalse(o.dryRun());
+        List<String> args = List.of("f.ei.spb", "--json", "-v");
+        assertTrue(ProducerArgs.wantsJson(args) && ProducerArgs.wantsVerbose(args));
+        assertFalse(ProducerArgs.wantsJson(List.of("f.ei.spb")) || ProducerArgs.wantsVerbose(List.of("f.ei.spb")));
         assertFalse(o.toString().contains("s3-secret") || o.toString().contains("from-file"), o.toString());
     }
 

@@ -2,7 +2,6 @@ package org.eventindex.producer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,7 +25,7 @@ class ProducerLargeFileIT {
 
     @Test
     void oneGigabyteSpbUploadsWithA64MegabyteHeap() throws Exception {
-        assumeTrue(Files.isRegularFile(ProducerJarIT.JAR), "run under 'mvn verify' so that the shaded jar exists");
+        ProducerJarIT.requireJar();
         Path file = dir.resolve("big.ei.spb");
         long events = LargeSpbFiles.write(file, SIZE);
         long size = Files.size(file);

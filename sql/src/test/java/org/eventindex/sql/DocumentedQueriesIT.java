@@ -317,7 +317,9 @@ class DocumentedQueriesIT {
         Statement q = queries.get(label);
         assertFalse(q == null, label + " is not in queries.sql");
         SqlShell shell = new SqlShell(fixture.spark(), new ImpalaToSpark(values, null),
-                new SqlShell.Settings(false, 0, false), System.out, System.err);
+                // query() returns the rows and throws on failure: nothing is printed
+                new SqlShell.Settings(false, 0, false), new PrintStream(java.io.OutputStream.nullOutputStream()),
+                new PrintStream(java.io.OutputStream.nullOutputStream()));
         List<List<Object>> rows = new ArrayList<>();
         for (List<Object> r : shell.query(q.sql(), 0).rows()) {
             List<Object> n = new ArrayList<>();

@@ -248,11 +248,6 @@ public final class Supervisor implements AutoCloseable {
         return eventBus;
     }
 
-    /** The cleanup, when {@code supervisor.s3.endpoint} is set (tests run it by hand with their own clock). */
-    Optional<ObjectCleaner> cleaner() {
-        return Optional.ofNullable(cleaner);
-    }
-
     /**
      * Checks leases and retries now, then writes a checkpoint if one is due and the journal's disk has room (the
      * background thread does it every {@code supervisor.tick.interval}).

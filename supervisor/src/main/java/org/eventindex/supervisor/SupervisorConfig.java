@@ -307,14 +307,6 @@ public record SupervisorConfig(
         return quarantineQueue.isEmpty() ? Optional.empty() : Optional.of(quarantineQueue);
     }
 
-    /** The same configuration with another HTTP port (the embedded stack uses 0). */
-    public SupervisorConfig withHttpPort(int port) {
-        return new SupervisorConfig(brokers, stompUser, stompPassword, producerQueue, controlQueue, consumerQueue,
-                quarantineQueue, prefetch, journal, s3Bucket, httpHost, port, kuduEpoch,
-                signalRetryInitial, signalRetryMax, shutdownGrace, maxMessageBytes, handOff, epochs, catalogue,
-                cleanup, eventsQueue, tls, frameLimits);
-    }
-
     /** Reads a properties file; a relative journal dir or secret file is taken from the working directory. */
     public static SupervisorConfig load(Path file, Map<String, String> env) throws IOException {
         Properties props = ConfigReader.load(file, "supervisor");

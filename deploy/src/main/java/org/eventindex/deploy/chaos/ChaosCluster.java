@@ -15,6 +15,8 @@ import org.eventindex.supervisor.SupervisorConfig;
 import org.eventindex.supervisor.SupervisorMain;
 import org.eventindex.testing.EmbeddedCeph;
 import org.eventindex.testing.TcpProxy;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -43,6 +45,7 @@ import java.util.function.Consumer;
  * that their disks can be made full.
  */
 final class ChaosCluster implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ChaosCluster.class);
     static final String BUCKET = "eventindex";
     static final String S3_ACCESS_KEY = "eventindex-chaos";
     static final String S3_SECRET_KEY = "eventindex-chaos-secret";
@@ -225,8 +228,8 @@ final class ChaosCluster implements AutoCloseable {
         p.put(ConsumerConfig.KUDU_REPLICAS, "1");
         p.put(ConsumerConfig.FETCH_THREADS, "2");
         p.put(ConsumerConfig.SPOOL_DIR, work.resolve("spool-" + (i + 1)).toString());
-        // Everything decoded goes through the spool disk, so a full disk there is felt by every dataset.
-        p.put(ConsumerConfig.SPOOL_MEMORY_BYTES, "0");
+        // Every sorted run goes to the spool disk (no run memory, small sort buffers), so a full disk there is
+        // felt by every dataset.
         p.put(ConsumerConfig.SORT_MEMORY_BYTES, "262144");
         p.put(ConsumerConfig.RUN_MEMORY_BYTES, "0");
         p.put(ConsumerConfig.HTTP_PORT, Integer.toString(consumerHttpPorts.get(i)));
@@ -380,14 +383,14 @@ final class ChaosCluster implements AutoCloseable {
         return dead;
     }
 
-    /** Stops everything in reverse start order; idempotent; each failure is printed and the rest still stopped. */
+    /** Stops everything in reverse start order; idempotent; each failure is logged and the rest still stopped. */
     @Override
     public synchronized void close() {
         for (int i = started.size() - 1; i >= 0; i--) {
             try {
                 started.get(i).close();
             } catch (Exception e) {
-                System.err.println("[chaos] stopping " + started.get(i) + " failed: " + e);
+                LOG.warn("stopping {} failed", started.get(i), e);
             }
         }
         started.clear();

@@ -1,6 +1,8 @@
 package org.eventindex.deploy.chaos;
 
 import org.apache.kudu.client.KuduClient;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -18,6 +20,7 @@ import java.util.Map;
  * {@code .kudu-binary/bin} above the working directory.
  */
 final class KuduDaemons implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(KuduDaemons.class);
     private static final List<String> COMMON_FLAGS = List.of("--time_source=system_unsync", "--never_fsync",
             "--unlock_unsafe_flags", "--unlock_experimental_flags", "--log_preallocate_segments=false",
             "--log_segment_size_mb=1", "--log_container_preallocate_bytes=0", "--log_min_segments_to_retain=1",
@@ -131,7 +134,7 @@ final class KuduDaemons implements AutoCloseable {
         try {
             client.close();
         } catch (Exception e) {
-            System.err.println("[chaos] closing the Kudu client failed: " + e);
+            LOG.warn("closing the Kudu client failed", e);
         } finally {
             tabletServer.close();
             master.close();

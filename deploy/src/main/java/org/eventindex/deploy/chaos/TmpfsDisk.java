@@ -1,5 +1,8 @@
 package org.eventindex.deploy.chaos;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;
@@ -14,9 +17,9 @@ import java.util.concurrent.TimeUnit;
  * and says why, and the disk-full faults are skipped with that reason.
  */
 final class TmpfsDisk implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(TmpfsDisk.class);
     private static final String FILLER = ".chaos-filler";
     private final Path mountPoint;
-    private boolean full;
 
     private TmpfsDisk(Path mountPoint) {
         this.mountPoint = mountPoint;
@@ -59,10 +62,6 @@ final class TmpfsDisk implements AutoCloseable {
         return p.exitValue() == 0 ? null : String.join(" ", cmd) + " exited " + p.exitValue() + ": " + out;
     }
 
-    Path mountPoint() {
-        return mountPoint;
-    }
-
     /** Writes a filler file until the file system refuses more: every later write by the daemon gets ENOSPC. */
     synchronized long fill() throws IOException {
         byte[] chunk = new byte[256 * 1024];
@@ -84,17 +83,11 @@ final class TmpfsDisk implements AutoCloseable {
                 // completely full now
             }
         }
-        full = true;
         return written;
     }
 
     synchronized void release() throws IOException {
         Files.deleteIfExists(mountPoint.resolve(FILLER));
-        full = false;
-    }
-
-    synchronized boolean isFull() {
-        return full;
     }
 
     @Override
@@ -102,10 +95,10 @@ final class TmpfsDisk implements AutoCloseable {
         try {
             String out = run(List.of("umount", "-l", mountPoint.toString()));
             if (out != null) {
-                System.err.println("[chaos] " + out.strip());
+                LOG.warn("unmounting {}: {}", mountPoint, out.strip());
             }
         } catch (IOException e) {
-            System.err.println("[chaos] cannot unmount " + mountPoint + ": " + e.getMessage());
+            LOG.warn("cannot unmount {}: {}", mountPoint, e.getMessage());
         }
     }
 }

@@ -32,6 +32,8 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -51,9 +53,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * lifted; then the round is drained and checked (nothing lost, nothing twice, one HDFS file, no temp file, every
  * message accounted for, no daemon dead). The last tests show that the checker fails when the data is wrong.
  */
+// One cluster for all tests (starting it takes minutes), so they share its state on purpose and run in this order:
+// each round adds datasets that everyDatasetStillIntactAtTheEnd checks again after all faults, and the last test
+// damages the data on purpose (to show the checker catches it) before repairing it, so it runs after every check.
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 final class ChaosIT {
+    private static final Logger LOG = LoggerFactory.getLogger(ChaosIT.class);
     private static final long SEED = 20261122L;
 
     private ChaosCluster cluster;
@@ -64,9 +70,8 @@ final class ChaosIT {
     void startCluster() throws Exception {
         EmbeddedCeph.requireInstalled();
         Path work = Path.of("target", "chaos-it-" + System.currentTimeMillis()).toAbsolutePath();
-        cluster = ChaosCluster.start(work, "chaosit_", s -> System.out.println("[chaos] " + s));
-        runner = new ChaosRunner(cluster, Path.of(System.getProperty("ei.producer.jar")), SEED,
-                s -> System.out.println("[chaos] " + s));
+        cluster = ChaosCluster.start(work, "chaosit_", LOG::info);
+        runner = new ChaosRunner(cluster, Path.of(System.getProperty("ei.producer.jar")), SEED, LOG::info);
     }
 
     @AfterAll
