@@ -94,17 +94,17 @@ public final class DatasetLoader {
         refuseIfSuperseded(dataset, loadId, selectedAt, datasets.find(dataset));
     }
 
-    private static void refuseIfSuperseded(LoadRequest request, Optional<DatasetRecord> existing)
+    private static void refuseIfSuperseded(LoadRequest request, Optional<DatasetsRow> existing)
             throws DatasetLoadException {
         refuseIfSuperseded(request.dataset(), request.loadId(), request.selectedAt(), existing);
     }
 
     private static void refuseIfSuperseded(String dataset, String loadId, long selectedAt,
-                                           Optional<DatasetRecord> existing) throws DatasetLoadException {
+                                           Optional<DatasetsRow> existing) throws DatasetLoadException {
         if (selectedAt <= 0 || existing.isEmpty()) {
             return;
         }
-        DatasetRecord r = existing.get();
+        DatasetsRow r = existing.get();
         if (r.signalTs() != null && r.signalTs() > selectedAt && !loadId.equals(r.loadId())) {
             throw new DatasetLoadException(FATAL, dataset, "superseded: DATASETS holds load " + r.loadId() + " ("
                     + r.state() + ") of a selection made at " + Instant.ofEpochMilli(r.signalTs())
@@ -126,10 +126,10 @@ public final class DatasetLoader {
         requireNonNull(progress, "progress is null");
         long t0 = System.nanoTime();
         DatasetsTable.parseName(request.dataset());
-        Optional<DatasetRecord> existing = datasets.find(request.dataset());
+        Optional<DatasetsRow> existing = datasets.find(request.dataset());
         refuseIfSuperseded(request, existing);
         if (existing.isPresent() && existing.get().isLoaded() && request.loadId().equals(existing.get().loadId())) {
-            DatasetRecord r = existing.get();
+            DatasetsRow r = existing.get();
             if (r.dspid() != request.dspid() || r.rgid() != request.epoch()) {
                 throw new DatasetLoadException(FATAL, request.dataset(), "already LOADED with load id " + r.loadId()
                         + " as dspid " + r.dspid() + " epoch " + r.rgid() + ", but the request places the same load"
@@ -145,7 +145,7 @@ public final class DatasetLoader {
                 && (existing.get().dspid() != request.dspid() || existing.get().rgid() != request.epoch())) {
             // The supervisor re-placed the dataset: remove the old placement's rows while the row still names it,
             // so a crash in between leaves a LOADING row that a retry cleans up the same way.
-            datasets.markState(request.dataset(), DatasetState.LOADING);
+            datasets.markState(request.dataset(), LoadState.LOADING);
             deleteRows(existing.get().dspid(), existing.get().rgid(), request.dataset());
         }
         Instant start = clock.instant();
@@ -293,12 +293,12 @@ public final class DatasetLoader {
      * @return false when the dataset was not in DATASETS
      */
     public boolean delete(String dataset) throws IOException {
-        Optional<DatasetRecord> existing = datasets.find(dataset);
+        Optional<DatasetsRow> existing = datasets.find(dataset);
         if (existing.isEmpty()) {
             return false;
         }
-        DatasetRecord r = existing.get();
-        datasets.markState(dataset, DatasetState.LOADING);
+        DatasetsRow r = existing.get();
+        datasets.markState(dataset, LoadState.LOADING);
         if (r.rgid() >= 0) {
             deleteRows(r.dspid(), r.rgid(), dataset);
         }

@@ -12,7 +12,7 @@ import static java.util.Objects.requireNonNull;
 /**
  * Read helpers over the EventIndex tables, for tests, the demo and operators.
  * <p>
- * A dataset is present only when {@link #dataset} reports it {@link DatasetState#LOADED}; the row counts and lookups
+ * A dataset is present only when {@link #dataset} reports it {@link LoadState#LOADED}; the row counts and lookups
  * here read whatever rows exist, including those of a load still in progress.
  */
 public final class DatasetQueries {
@@ -35,7 +35,7 @@ public final class DatasetQueries {
      *
      * @throws IllegalArgumentException when the name cannot be parsed
      */
-    public Optional<DatasetRecord> dataset(String dataset) throws KuduException {
+    public Optional<DatasetsRow> dataset(String dataset) throws KuduException {
         requireNonNull(dataset, "dataset is null");
         return datasets.find(dataset);
     }

@@ -49,7 +49,7 @@ final class DatasetsTable {
         return DatasetName.parse(dataset);
     }
 
-    Optional<DatasetRecord> find(String dataset) throws KuduException {
+    Optional<DatasetsRow> find(String dataset) throws KuduException {
         DatasetName name = parseName(dataset);
         KuduTable table = client.openTable(tableName);
         Schema s = table.getSchema();
@@ -89,7 +89,7 @@ final class DatasetsTable {
             while (scanner.hasMoreRows()) {
                 for (RowResult r : scanner.nextRows()) {
                     if (!r.isNull(KuduSchemas.DSPID) && !r.isNull(KuduSchemas.RGID)
-                            && DatasetState.LOADED.name().equals(r.isNull(KuduSchemas.STATE) ? null
+                            && LoadState.LOADED.name().equals(r.isNull(KuduSchemas.STATE) ? null
                             : r.getString(KuduSchemas.STATE))
                             && r.getInt(KuduSchemas.DSPID) != excludeDspid) {
                         others.add(new DatasetAnalytics.Other(r.getInt(KuduSchemas.DSPID), r.getInt(KuduSchemas.RGID)));
@@ -121,7 +121,7 @@ final class DatasetsTable {
     }
 
     /** Changes only the state of an existing row. */
-    void markState(String dataset, DatasetState state) throws IOException {
+    void markState(String dataset, LoadState state) throws IOException {
         DatasetName name = parseName(dataset);
         Update update = client.openTable(tableName).newUpdate();
         PartialRow row = update.getRow();
@@ -133,7 +133,7 @@ final class DatasetsTable {
     /** Marks the dataset LOADING for {@code request}, clearing the counts of any earlier load. */
     void markLoading(LoadRequest request, Instant start) throws IOException {
         write(request, row -> {
-            row.addString(KuduSchemas.STATE, DatasetState.LOADING.name());
+            row.addString(KuduSchemas.STATE, LoadState.LOADING.name());
             if (request.selectedAt() > 0) {
                 row.addLong(KuduSchemas.SIGNAL_TS, request.selectedAt());
             }
@@ -150,7 +150,7 @@ final class DatasetsTable {
     void markLoaded(LoadRequest request, long events, long uniqDuplEvents, long duplicates, Integer smk, Instant end)
             throws IOException {
         write(request, row -> {
-            row.addString(KuduSchemas.STATE, DatasetState.LOADED.name());
+            row.addString(KuduSchemas.STATE, LoadState.LOADED.name());
             row.addLong(KuduSchemas.INSERT_END, micros(end));
             row.addLong(KuduSchemas.COUNT_EVENTS, events);
             row.addLong(KuduSchemas.UNIQ_DUPL_EVENTS, uniqDuplEvents);
@@ -196,8 +196,8 @@ final class DatasetsTable {
         }
     }
 
-    private static DatasetRecord toRecord(String dataset, RowResult r) {
-        return new DatasetRecord(dataset,
+    private static DatasetsRow toRecord(String dataset, RowResult r) {
+        return new DatasetsRow(dataset,
                 r.isNull(KuduSchemas.DSPID) ? -1 : r.getInt(KuduSchemas.DSPID),
                 r.isNull(KuduSchemas.RGID) ? -1 : r.getInt(KuduSchemas.RGID),
                 r.isNull(KuduSchemas.STATE) ? null : state(r.getString(KuduSchemas.STATE)),
@@ -212,8 +212,8 @@ final class DatasetsTable {
     }
 
     /** @return null for a state this loader does not know (set by an operator or a newer version) */
-    private static DatasetState state(String text) {
-        for (DatasetState s : DatasetState.values()) {
+    private static LoadState state(String text) {
+        for (LoadState s : LoadState.values()) {
             if (s.name().equals(text)) {
                 return s;
             }

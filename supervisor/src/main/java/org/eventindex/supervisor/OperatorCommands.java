@@ -42,7 +42,7 @@ final class OperatorCommands {
                 brokerMessageId, body)) {
             return;
         }
-        Optional<DatasetRecord> d = state.find(c.dataset());
+        Optional<TrackedDataset> d = state.find(c.dataset());
         if (d.isEmpty()) {
             refuse(RejectReason.UNKNOWN_DATASET, "invalidate: dataset " + c.dataset() + " is not known to this"
                     + " supervisor", c.dataset(), brokerMessageId, body);
@@ -80,16 +80,16 @@ final class OperatorCommands {
                 + " instead", brokerMessageId, body)) {
             return;
         }
-        Optional<DatasetRecord> d = state.find(name);
+        Optional<TrackedDataset> d = state.find(name);
         if (d.isEmpty()) {
             refuse(RejectReason.UNKNOWN_DATASET, "resignal: dataset " + name + " is not known to this supervisor",
                     name, brokerMessageId, body);
             return;
         }
-        DatasetState s = d.get().state;
+        CollectionState s = d.get().state;
         // DONE is allowed: an operator re-runs a dataset (e.g. its HDFS file was lost); consumers make it a no-op
         // when nothing is missing, since the signal is unchanged.
-        if (s != DatasetState.SIGNALLED && s != DatasetState.FAILED_CONSUMER && s != DatasetState.DONE) {
+        if (s != CollectionState.SIGNALLED && s != CollectionState.FAILED_CONSUMER && s != CollectionState.DONE) {
             refuse(RejectReason.WRONG_STATE, "resignal: dataset " + name + " is " + s + "; only SIGNALLED,"
                     + " FAILED_CONSUMER or DONE datasets can be re-signalled", name, brokerMessageId, body);
             return;

@@ -43,7 +43,7 @@ final class SignalPlanning {
      *
      * @param existing the dataset's record, null for a dataset not recorded yet
      */
-    Optional<ConsumerSignal> planIfComplete(DatasetRecord existing, String name,
+    Optional<ConsumerSignal> planIfComplete(TrackedDataset existing, String name,
                                             List<DatasetManifest.ManifestFile> manifest, Selection selection) {
         if (manifest == null || !selection.complete()) {
             return Optional.empty();
@@ -60,7 +60,7 @@ final class SignalPlanning {
     }
 
     /** Plans (journals) and submits the dataset's signal if it is unsignalled and complete. */
-    void planAndRecord(DatasetRecord d) throws IOException {
+    void planAndRecord(TrackedDataset d) throws IOException {
         if (d.signalled()) {
             return;
         }

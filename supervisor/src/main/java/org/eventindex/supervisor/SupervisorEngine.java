@@ -68,7 +68,7 @@ final class SupervisorEngine {
      * entries) and hands every planned-but-unsent signal to the outbox again, unchanged.
      */
     synchronized void recover() throws IOException {
-        for (DatasetRecord d : List.copyOf(state.all())) {
+        for (TrackedDataset d : List.copyOf(state.all())) {
             if (!d.signalled()) {
                 Optional<ConsumerSignal> s = planning.planIfComplete(d, d.name, d.manifest, d.selection());
                 if (s.isPresent()) {
@@ -78,8 +78,8 @@ final class SupervisorEngine {
                 }
             }
         }
-        for (DatasetRecord d : state.all()) {
-            if (d.state == DatasetState.SIGNAL_PLANNED) {
+        for (TrackedDataset d : state.all()) {
+            if (d.state == CollectionState.SIGNAL_PLANNED) {
                 LOG.info("dataset {}: signal {} planned but not confirmed sent; sending it (again)", d.name,
                         d.signal.signalId());
                 outbox.submit(d.signal);
@@ -93,7 +93,7 @@ final class SupervisorEngine {
      */
     synchronized void tick() throws IOException {
         long now = clock.millis();
-        for (DatasetRecord d : List.copyOf(state.all())) {
+        for (TrackedDataset d : List.copyOf(state.all())) {
             Optional<String> reason = handOff.resignalReason(d, now);
             if (reason.isPresent()) {
                 ConsumerSignal signal = d.signal;
@@ -110,7 +110,7 @@ final class SupervisorEngine {
      * the current one. Returns whether anything changed.
      */
     synchronized boolean onCatalogue(String dataset, List<DatasetManifest.ManifestFile> files) throws IOException {
-        Optional<DatasetRecord> d = state.find(dataset);
+        Optional<TrackedDataset> d = state.find(dataset);
         if (d.isPresent() && StateChanges.sameFiles(files, d.get().manifest)) {
             return false;
         }
@@ -120,7 +120,7 @@ final class SupervisorEngine {
 
     /** Datasets the catalogue should be asked about: known, not DONE, objects not deleted. */
     synchronized List<String> datasetsAwaitingCatalogue() {
-        return state.all().stream().filter(d -> d.state != DatasetState.DONE && d.deletedObjects.isEmpty())
+        return state.all().stream().filter(d -> d.state != CollectionState.DONE && d.deletedObjects.isEmpty())
                 .map(d -> d.name).toList();
     }
 
@@ -218,7 +218,7 @@ final class SupervisorEngine {
     }
 
     /** One line per dataset in one of {@code states} (all when empty), live and retired, sorted by name. */
-    synchronized List<DatasetSummary> summaries(Set<DatasetState> states) {
+    synchronized List<DatasetSummary> summaries(Set<CollectionState> states) {
         return DatasetViews.summaries(state, states);
     }
 
@@ -253,7 +253,7 @@ final class SupervisorEngine {
                 + " as an orphan after " + SupervisorConfig.CLEANUP_ORPHAN_RETENTION, messageId, body)) {
             return;
         }
-        Optional<DatasetRecord> existing = state.find(name);
+        Optional<TrackedDataset> existing = state.find(name);
         if (existing.isPresent() && existing.get().urls.contains(info.url())) {
             metrics.duplicateMessages.inc();
             LOG.warn("dataset {}: object {} was already reported under another message id; message {} ignored",
@@ -302,7 +302,7 @@ final class SupervisorEngine {
                 + " under a new task", brokerMessageId, body)) {
             return;
         }
-        Optional<DatasetRecord> existing = state.find(name);
+        Optional<TrackedDataset> existing = state.find(name);
         if (existing.isPresent() && StateChanges.sameFiles(manifest.files(), existing.get().manifest)) {
             metrics.duplicateMessages.inc();
             LOG.debug("dataset {}: identical manifest registered again; nothing to do", name);
@@ -320,7 +320,7 @@ final class SupervisorEngine {
         events.add(new JournalEvent.ManifestRegistered(manifest));
         recorder.record(events);
         metrics.manifests.inc();
-        DatasetRecord d = state.find(name).orElseThrow();
+        TrackedDataset d = state.find(name).orElseThrow();
         LOG.info("dataset {}: {} of {} files registered{}", name, body == null ? "catalogue list" : "manifest",
                 manifest.files().size(), wasSignalled ? "; its signal is superseded, the dataset is selected again"
                         : "");
@@ -328,7 +328,7 @@ final class SupervisorEngine {
     }
 
     private synchronized void report(ConsumerReport report) throws IOException {
-        Optional<DatasetRecord> d = state.findBySignal(report.signalId());
+        Optional<TrackedDataset> d = state.findBySignal(report.signalId());
         recorder.record(List.of(new JournalEvent.ReportReceived(report)));
         if (d.isEmpty()) {
             metrics.reportsUnknown.inc();
@@ -345,7 +345,7 @@ final class SupervisorEngine {
                     report.consumer(), report.eventsWritten(), report.eventsLoaded(), v.times().traversalTime());
         } else {
             metrics.reportsFailed.inc();
-            DatasetRecord r = d.get();
+            TrackedDataset r = d.get();
             String next;
             if (HandOffPolicy.failedPermanently(r)) {
                 metrics.reportsFailedPermanent.inc();

@@ -151,7 +151,7 @@ class RucioCatalogueTest {
             CataloguePoller poller = new CataloguePoller(client(FakeRucio.PASSWORD), engine, metrics);
             engine.onProducerMessage(producerMessage("m1", info(DATASET, url("a"), guid(G1, 0, 10), guid(G2, 1, 20))),
                     "b1");
-            assertEquals(DatasetState.COLLECTING, engine.dataset(DATASET).orElseThrow().state(), "no file list yet");
+            assertEquals(CollectionState.COLLECTING, engine.dataset(DATASET).orElseThrow().state(), "no file list yet");
 
             assertEquals(1, poller.pollOnce());
             assertEquals(1, outbox.size());
@@ -163,7 +163,7 @@ class RucioCatalogueTest {
                     FakeRucio.file("f1", rucioGuid(G1), 10L), FakeRucio.file("f3", rucioGuid(G3), 5L)));
             assertEquals(1, poller.pollOnce());
             DatasetView v = engine.dataset(DATASET).orElseThrow();
-            assertEquals(DatasetState.COLLECTING, v.state(), "not signalled until the added file has an object");
+            assertEquals(CollectionState.COLLECTING, v.state(), "not signalled until the added file has an object");
             assertEquals(List.of(G3), v.missingGuids());
             assertEquals(List.of(first.signalId()), v.supersededSignals());
 

@@ -5,7 +5,7 @@ import java.time.Instant;
 import java.util.List;
 
 /** The few object-store operations the cleanup needs. */
-interface ObjectStore extends AutoCloseable {
+interface CleanupStore extends AutoCloseable {
 
     /** One stored object. */
     record StoredObject(String key, Instant lastModified, long size) {
