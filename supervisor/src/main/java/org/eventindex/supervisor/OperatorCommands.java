@@ -20,16 +20,16 @@ final class OperatorCommands {
 
     private final SupervisorState state;
     private final Recorder recorder;
-    private final SignalPlanning planning;
+    private final SignalPlanner planner;
     private final SignalOutbox outbox;
     private final SupervisorMetrics metrics;
     private final String controlQueue;
 
-    OperatorCommands(SupervisorState state, Recorder recorder, SignalPlanning planning, SignalOutbox outbox,
+    OperatorCommands(SupervisorState state, Recorder recorder, SignalPlanner planner, SignalOutbox outbox,
                      SupervisorMetrics metrics, String controlQueue) {
         this.state = Objects.requireNonNull(state, "state is null");
         this.recorder = Objects.requireNonNull(recorder, "recorder is null");
-        this.planning = Objects.requireNonNull(planning, "planning is null");
+        this.planner = Objects.requireNonNull(planner, "planner is null");
         this.outbox = Objects.requireNonNull(outbox, "outbox is null");
         this.metrics = Objects.requireNonNull(metrics, "metrics is null");
         this.controlQueue = Objects.requireNonNull(controlQueue, "controlQueue is null");
@@ -67,7 +67,7 @@ final class OperatorCommands {
         metrics.invalidatedObjects.inc();
         LOG.warn("dataset {}: object {} invalidated by {}: {}{}", c.dataset(), c.url(), c.source(), c.reason(),
                 before != null && !d.get().signalled() ? "; signal " + before + " superseded, selecting again" : "");
-        planning.planAndRecord(d.get());
+        planner.planAndRecord(d.get());
         if (!d.get().signalled()) {
             LOG.warn("dataset {}: no other valid object for {}; waiting for a new producer", c.dataset(),
                     d.get().selection().missingGuids());

@@ -28,7 +28,7 @@ final class SupervisorEngine {
     private static final Logger LOG = LoggerFactory.getLogger(SupervisorEngine.class);
 
     private final Recorder recorder;
-    private final SignalPlanning planning;
+    private final SignalPlanner planner;
     private final OperatorCommands commands;
     private final SupervisorState state;
     private final MessageValidator validator;
@@ -54,8 +54,8 @@ final class SupervisorEngine {
         this.producerQueue = Objects.requireNonNull(producerQueue, "producerQueue is null");
         this.controlQueue = Objects.requireNonNull(controlQueue, "controlQueue is null");
         this.recorder = new Recorder(journal, state, quarantine, metrics, clock);
-        this.planning = new SignalPlanning(state, recorder, outbox, metrics, epochs, clock);
-        this.commands = new OperatorCommands(state, recorder, planning, outbox, metrics, controlQueue);
+        this.planner = new SignalPlanner(state, recorder, outbox, metrics, epochs, clock);
+        this.commands = new OperatorCommands(state, recorder, planner, outbox, metrics, controlQueue);
     }
 
     /** Where every recorded change is pushed (the {@code /events} stream). */
@@ -70,7 +70,7 @@ final class SupervisorEngine {
     synchronized void recover() throws IOException {
         for (TrackedDataset d : List.copyOf(state.all())) {
             if (!d.signalled()) {
-                Optional<ConsumerSignal> s = planning.planIfComplete(d, d.name, d.manifest, d.selection());
+                Optional<ConsumerSignal> s = planner.planIfComplete(d, d.name, d.manifest, d.selection());
                 if (s.isPresent()) {
                     recorder.record(List.of(new JournalEvent.SignalPlanned(s.get())));
                     metrics.signalsPlanned.inc();
@@ -270,7 +270,7 @@ final class SupervisorEngine {
             candidates.add(new Candidate(info.url(), info.size(), info.usize(), recorder.nextSeq(), info.guids(),
                     messageId));
             List<DatasetManifest.ManifestFile> manifest = existing.map(d -> d.manifest).orElse(null);
-            planned = planning.planIfComplete(existing.orElse(null), name, manifest,
+            planned = planner.planIfComplete(existing.orElse(null), name, manifest,
                     DatasetSelection.select(manifest, candidates));
             planned.ifPresent(s -> events.add(new JournalEvent.SignalPlanned(s)));
         }
@@ -287,7 +287,7 @@ final class SupervisorEngine {
             LOG.info("dataset {} was already signalled ({}); late object {} recorded and not read", name,
                     existing.get().state, info.url());
         }
-        planned.ifPresent(planning::submit);
+        planned.ifPresent(planner::submit);
     }
 
     /**
@@ -324,7 +324,7 @@ final class SupervisorEngine {
         LOG.info("dataset {}: {} of {} files registered{}", name, body == null ? "catalogue list" : "manifest",
                 manifest.files().size(), wasSignalled ? "; its signal is superseded, the dataset is selected again"
                         : "");
-        planning.planAndRecord(d);
+        planner.planAndRecord(d);
     }
 
     private synchronized void report(ConsumerReport report) throws IOException {
