@@ -1,6 +1,7 @@
 package org.eventindex.supervisor;
 
 import org.eventindex.message.ConsumerSignal;
+import org.eventindex.names.DatasetName;
 import org.eventindex.supervisor.journal.JournalEvent;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,7 +37,7 @@ final class OperatorCommands {
     }
 
     /** Marks an object invalid; a signal that names it is superseded and the dataset selected again. */
-    void invalidate(InvalidateCommand c, byte[] body, String brokerMessageId)
+    void invalidate(DatasetName name, InvalidateCommand c, byte[] body, String brokerMessageId)
             throws IOException {
         if (recorder.refusedAsRetired(controlQueue, c.dataset(), "invalidate: nothing can be selected again",
                 brokerMessageId, body)) {
@@ -67,7 +68,7 @@ final class OperatorCommands {
         metrics.invalidatedObjects.inc();
         LOG.warn("dataset {}: object {} invalidated by {}: {}{}", c.dataset(), c.url(), c.source(), c.reason(),
                 before != null && !d.get().signalled() ? "; signal " + before + " superseded, selecting again" : "");
-        planner.planAndRecord(d.get());
+        planner.planAndRecord(name);
         if (!d.get().signalled()) {
             LOG.warn("dataset {}: no other valid object for {}; waiting for a new producer", c.dataset(),
                     d.get().selection().missingGuids());
@@ -75,7 +76,8 @@ final class OperatorCommands {
     }
 
     /** Sends the dataset's current signal again (SIGNALLED, FAILED_CONSUMER or DONE), resetting its failures. */
-    void resignal(String name, byte[] body, String brokerMessageId) throws IOException {
+    void resignal(DatasetName dataset, byte[] body, String brokerMessageId) throws IOException {
+        String name = dataset.toString();
         if (recorder.refusedAsRetired(controlQueue, name, "resignal: reload it from its HDFS file with the kudu-loader"
                 + " instead", brokerMessageId, body)) {
             return;

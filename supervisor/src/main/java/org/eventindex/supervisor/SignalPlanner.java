@@ -48,12 +48,11 @@ final class SignalPlanner {
      *
      * @param existing the dataset's record, null for a dataset not recorded yet
      */
-    Optional<ConsumerSignal> planIfComplete(TrackedDataset existing, String name,
+    Optional<ConsumerSignal> planIfComplete(TrackedDataset existing, DatasetName name,
                                             List<DatasetManifest.ManifestFile> manifest, Selection selection) {
         if (manifest == null || !selection.complete()) {
             return Optional.empty();
         }
-        String container = DatasetName.parse(name).container();
         boolean known = existing != null && existing.dspid >= 0;
         int dspid = known ? existing.dspid : state.lastDspid() + 1;
         int epoch = known ? existing.epoch
@@ -61,15 +60,17 @@ final class SignalPlanner {
         // Consumers refuse a signal older than the selection already loaded (DATASETS signal_ts), so a re-selection
         // must carry a later ts than every earlier signal of the dataset, even if the clock went back.
         long ts = Math.max(clock.millis(), existing == null ? 0 : existing.lastSignalTs + 1);
-        return Optional.of(plan(name, container, selection, dspid, epoch, ts));
+        return Optional.of(plan(name, selection, dspid, epoch, ts));
     }
 
-    /** Plans (journals) and submits the dataset's signal if it is unsignalled and complete. */
-    void planAndRecord(TrackedDataset d) throws IOException {
+    /** Plans (journals) and submits the signal of a recorded dataset if it is unsignalled and complete. */
+    void planAndRecord(DatasetName name) throws IOException {
+        TrackedDataset d = state.find(name.toString()).orElseThrow(
+                () -> new IllegalStateException("dataset " + name + " is not recorded"));
         if (d.signalled()) {
             return;
         }
-        Optional<ConsumerSignal> planned = planIfComplete(d, d.name, d.manifest, d.selection());
+        Optional<ConsumerSignal> planned = planIfComplete(d, name, d.manifest, d.selection());
         if (planned.isPresent()) {
             recorder.record(List.of(new JournalEvent.SignalPlanned(planned.get())));
             submit(planned.get());
@@ -90,15 +91,13 @@ final class SignalPlanner {
      *
      * @throws IllegalStateException naming the dataset when the selection is not complete
      */
-    static ConsumerSignal plan(String dataset, String container, Selection selection, int dspid, int epoch,
-                               long tsMillis) {
-        Objects.requireNonNull(dataset, "dataset is null");
-        Objects.requireNonNull(container, "container is null");
+    static ConsumerSignal plan(DatasetName name, Selection selection, int dspid, int epoch, long tsMillis) {
+        String dataset = name.toString();
         if (!selection.complete()) {
             throw new IllegalStateException("dataset " + dataset + " is not complete: " + selection.missingGuids().size()
                     + " of " + selection.expectedFiles() + " files have no valid object");
         }
-        return new ConsumerSignal(ConsumerSignal.TYPE, signalId(dataset, selection.objects()), dataset, container,
+        return new ConsumerSignal(ConsumerSignal.TYPE, signalId(dataset, selection.objects()), dataset, name.container(),
                 dspid, epoch, selection.objects(), selection.expectedEvents(), tsMillis);
     }
 

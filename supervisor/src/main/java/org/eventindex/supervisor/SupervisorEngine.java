@@ -4,6 +4,7 @@ import org.eventindex.message.ConsumerReport;
 import org.eventindex.message.ConsumerSignal;
 import org.eventindex.message.DatasetManifest;
 import org.eventindex.message.ProducerInfo;
+import org.eventindex.names.DatasetName;
 import org.eventindex.supervisor.journal.Journal;
 import org.eventindex.supervisor.journal.JournalEvent;
 import org.slf4j.Logger;
@@ -70,7 +71,8 @@ final class SupervisorEngine {
     synchronized void recover() throws IOException {
         for (TrackedDataset d : List.copyOf(state.all())) {
             if (!d.signalled()) {
-                Optional<ConsumerSignal> s = planner.planIfComplete(d, d.name, d.manifest, d.selection());
+                Optional<ConsumerSignal> s = planner.planIfComplete(d, DatasetName.parse(d.name), d.manifest,
+                        d.selection());
                 if (s.isPresent()) {
                     recorder.record(List.of(new JournalEvent.SignalPlanned(s.get())));
                     metrics.signalsPlanned.inc();
@@ -109,12 +111,14 @@ final class SupervisorEngine {
      * The catalogue's files of a dataset (from the catalogue poller): registered like a manifest when they differ from
      * the current one. Returns whether anything changed.
      */
-    synchronized boolean onCatalogue(String dataset, List<DatasetManifest.ManifestFile> files) throws IOException {
-        Optional<TrackedDataset> d = state.find(dataset);
+    synchronized boolean onCatalogue(DatasetName dataset, List<DatasetManifest.ManifestFile> files)
+            throws IOException {
+        Optional<TrackedDataset> d = state.find(dataset.toString());
         if (d.isPresent() && StateChanges.sameFiles(files, d.get().manifest)) {
             return false;
         }
-        manifest(new DatasetManifest(DatasetManifest.TYPE, dataset, List.copyOf(files)), null, "catalogue");
+        manifest(dataset, new DatasetManifest(DatasetManifest.TYPE, dataset.toString(), List.copyOf(files)), null,
+                "catalogue");
         return true;
     }
 
@@ -141,7 +145,7 @@ final class SupervisorEngine {
         if (in instanceof Inbound.Rejected r) {
             reject(producerQueue, r.rejection(), body);
         } else if (in instanceof Inbound.ObjectStored o) {
-            objectStored(o.messageId(), o.info(), body);
+            objectStored(o.messageId(), o.dataset(), o.info(), body);
         } else {
             throw new IllegalStateException("unexpected producer message " + in.getClass().getSimpleName());
         }
@@ -154,7 +158,7 @@ final class SupervisorEngine {
         if (in instanceof Inbound.Rejected r) {
             reject(controlQueue, r.rejection(), body);
         } else if (in instanceof Inbound.Manifest m) {
-            manifest(m.manifest(), body, brokerMessageId);
+            manifest(m.dataset(), m.manifest(), body, brokerMessageId);
         } else if (in instanceof Inbound.Report r) {
             report(r.report());
         } else if (in instanceof Inbound.Resignal r) {
@@ -163,7 +167,7 @@ final class SupervisorEngine {
             }
         } else if (in instanceof Inbound.Invalidate i) {
             synchronized (this) {
-                commands.invalidate(i.command(), body, brokerMessageId);
+                commands.invalidate(i.dataset(), i.command(), body, brokerMessageId);
             }
         } else {
             throw new IllegalStateException("unexpected control message " + in.getClass().getSimpleName());
@@ -235,7 +239,8 @@ final class SupervisorEngine {
         return recorder.failure();
     }
 
-    private synchronized void objectStored(String messageId, ProducerInfo info, byte[] body) throws IOException {
+    private synchronized void objectStored(String messageId, DatasetName dataset, ProducerInfo info, byte[] body)
+            throws IOException {
         String name = info.inputDsName();
         Optional<SupervisorState.RecordedMessage> recorded = state.recordedMessage(messageId);
         if (recorded.isPresent()) {
@@ -270,7 +275,7 @@ final class SupervisorEngine {
             candidates.add(new Candidate(info.url(), info.size(), info.usize(), recorder.nextSeq(), info.guids(),
                     messageId));
             List<DatasetManifest.ManifestFile> manifest = existing.map(d -> d.manifest).orElse(null);
-            planned = planner.planIfComplete(existing.orElse(null), name, manifest,
+            planned = planner.planIfComplete(existing.orElse(null), dataset, manifest,
                     DatasetSelection.select(manifest, candidates));
             planned.ifPresent(s -> events.add(new JournalEvent.SignalPlanned(s)));
         }
@@ -295,8 +300,8 @@ final class SupervisorEngine {
      * dataset whose file list changes is selected again: its signal is superseded and, once complete, a new signal
      * (new signalId, same dspid and epoch) goes out; the consumer's load of the new signal replaces the old rows.
      */
-    private synchronized void manifest(DatasetManifest manifest, byte[] body, String brokerMessageId)
-            throws IOException {
+    private synchronized void manifest(DatasetName dataset, DatasetManifest manifest, byte[] body,
+                                       String brokerMessageId) throws IOException {
         String name = manifest.dataset();
         if (recorder.refusedAsRetired(controlQueue, name, "its file list can no longer change; produce it again"
                 + " under a new task", brokerMessageId, body)) {
@@ -320,11 +325,10 @@ final class SupervisorEngine {
         events.add(new JournalEvent.ManifestRegistered(manifest));
         recorder.record(events);
         metrics.manifests.inc();
-        TrackedDataset d = state.find(name).orElseThrow();
         LOG.info("dataset {}: {} of {} files registered{}", name, body == null ? "catalogue list" : "manifest",
                 manifest.files().size(), wasSignalled ? "; its signal is superseded, the dataset is selected again"
                         : "");
-        planner.planAndRecord(d);
+        planner.planAndRecord(dataset);
     }
 
     private synchronized void report(ConsumerReport report) throws IOException {
