@@ -3,6 +3,7 @@ package org.eventindex.kudu;
 import org.apache.kudu.client.KuduClient;
 import org.apache.kudu.client.KuduException;
 import org.apache.kudu.client.RowResult;
+import org.eventindex.names.DatasetName;
 
 import java.util.List;
 import java.util.Optional;
@@ -37,7 +38,7 @@ public final class DatasetQueries {
      */
     public Optional<DatasetsRow> dataset(String dataset) throws KuduException {
         requireNonNull(dataset, "dataset is null");
-        return datasets.find(dataset);
+        return datasets.find(DatasetName.parse(dataset));
     }
 
     /**

@@ -44,13 +44,7 @@ final class DatasetsTable {
         this.tableName = requireNonNull(tableName, "tableName is null");
     }
 
-    /** @throws IllegalArgumentException when the name is not a valid dataset name */
-    static DatasetName parseName(String dataset) {
-        return DatasetName.parse(dataset);
-    }
-
-    Optional<DatasetsRow> find(String dataset) throws KuduException {
-        DatasetName name = parseName(dataset);
+    Optional<DatasetsRow> find(DatasetName name) throws KuduException {
         KuduTable table = client.openTable(tableName);
         Schema s = table.getSchema();
         KuduScanner scanner = client.newScannerBuilder(table)
@@ -66,7 +60,7 @@ final class DatasetsTable {
         try {
             while (scanner.hasMoreRows()) {
                 for (RowResult r : scanner.nextRows()) {
-                    return Optional.of(toRecord(dataset, r));
+                    return Optional.of(toRecord(name.toString(), r));
                 }
             }
             return Optional.empty();
@@ -103,8 +97,7 @@ final class DatasetsTable {
     }
 
     /** Deletes the row of {@code dataset} (absent is fine). */
-    void delete(String dataset) throws IOException {
-        DatasetName name = parseName(dataset);
+    void delete(DatasetName name) throws IOException {
         org.apache.kudu.client.Delete delete = client.openTable(tableName).newDelete();
         KuduSchemas.addDatasetKey(delete.getRow(), name);
         KuduSession session = client.newSession();
@@ -112,8 +105,8 @@ final class DatasetsTable {
             session.setFlushMode(SessionConfiguration.FlushMode.AUTO_FLUSH_SYNC);
             OperationResponse response = session.apply(delete);
             if (response.hasRowError() && !response.getRowError().getErrorStatus().isNotFound()) {
-                throw new DatasetLoadException(RETRIABLE, dataset, "could not delete its " + tableName + " row: "
-                        + response.getRowError());
+                throw new DatasetLoadException(RETRIABLE, name.toString(), "could not delete its " + tableName
+                        + " row: " + response.getRowError());
             }
         } finally {
             session.close();
@@ -121,13 +114,12 @@ final class DatasetsTable {
     }
 
     /** Changes only the state of an existing row. */
-    void markState(String dataset, LoadState state) throws IOException {
-        DatasetName name = parseName(dataset);
+    void markState(DatasetName name, LoadState state) throws IOException {
         Update update = client.openTable(tableName).newUpdate();
         PartialRow row = update.getRow();
         KuduSchemas.addDatasetKey(row, name);
         row.addString(KuduSchemas.STATE, state.name());
-        apply(dataset, update);
+        apply(name.toString(), update);
     }
 
     /** Marks the dataset LOADING for {@code request}, clearing the counts of any earlier load. */
@@ -168,7 +160,7 @@ final class DatasetsTable {
     }
 
     private void write(LoadRequest request, RowFiller filler) throws IOException {
-        DatasetName name = parseName(request.dataset());
+        DatasetName name = request.dataset();
         KuduTable table = client.openTable(tableName);
         // An upsert only changes the columns it sets, so earlier fields (insert_start, AMI columns) survive.
         Upsert upsert = table.newUpsert();
@@ -179,7 +171,7 @@ final class DatasetsTable {
         row.addString(KuduSchemas.LOAD_ID, request.loadId());
         row.addString(KuduSchemas.HDFS_PATH, request.source().location());
         filler.fill(row);
-        apply(request.dataset(), upsert);
+        apply(name.toString(), upsert);
     }
 
     private void apply(String dataset, Operation operation) throws IOException {

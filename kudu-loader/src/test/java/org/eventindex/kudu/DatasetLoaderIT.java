@@ -8,6 +8,7 @@ import org.apache.kudu.client.KuduSession;
 import org.apache.kudu.client.KuduTable;
 import org.apache.kudu.client.Update;
 import org.eventindex.kudu.TestDatasetFiles.InputFile;
+import org.eventindex.names.DatasetName;
 import org.eventindex.testing.EmbeddedKudu;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -85,7 +86,7 @@ class DatasetLoaderIT {
         Path file = TestDatasetFiles.write(dir.resolve("a.spb"), dataset, List.of(
                 new InputFile(TestDatasetFiles.guid(1, 0), 1, 7, 9, 0),
                 new InputFile(TestDatasetFiles.guid(2, 0), 7, 9, 11, 9)));
-        LoadRequest request = new LoadRequest(dataset, 100, EPOCH, "signal-a", DatasetSource.local(file));
+        LoadRequest request = request(dataset, 100, EPOCH, "signal-a", file, 0);
 
         LoadResult first = loader.load(request);
         assertEquals(new LoadResult(8, 5, 3, first.millis(), false), first);
@@ -129,7 +130,7 @@ class DatasetLoaderIT {
         String dataset = "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1824_tid00000001_00";
         Path file = TestDatasetFiles.write(dir.resolve("b.spb"), dataset, List.of(
                 new InputFile(TestDatasetFiles.guid(3, 0), 1, 2, 3, 2)));
-        LoadRequest request = new LoadRequest(dataset, 101, EPOCH, "signal-b", DatasetSource.local(file));
+        LoadRequest request = request(dataset, 101, EPOCH, "signal-b", file, 0);
         loader.load(request);
 
         // Simulate a crash mid-load: a stray row and the state back to LOADING.
@@ -164,10 +165,10 @@ class DatasetLoaderIT {
         String dataset = "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1825";
         Path v1 = TestDatasetFiles.write(dir.resolve("c1.spb"), dataset, List.of(
                 new InputFile(TestDatasetFiles.guid(4, 0), 1, 2, 3, 4, 4)));
-        loader.load(new LoadRequest(dataset, 102, EPOCH, "signal-c1", DatasetSource.local(v1)));
+        loader.load(request(dataset, 102, EPOCH, "signal-c1", v1, 0));
         Path v2 = TestDatasetFiles.write(dir.resolve("c2.spb"), dataset, List.of(
                 new InputFile(TestDatasetFiles.guid(5, 0), 1, 2)));
-        LoadResult r = loader.load(new LoadRequest(dataset, 102, EPOCH, "signal-c2", DatasetSource.local(v2)));
+        LoadResult r = loader.load(request(dataset, 102, EPOCH, "signal-c2", v2, 0));
         assertEquals(new LoadResult(2, 2, 0, r.millis(), false), r);
         assertEquals(new EventCounts(2, 0), queries.countEvents(102, EPOCH));
         assertEquals(TestDatasetFiles.guid(5, 0), queries.lookup(102, 1, EPOCH).orElseThrow().db());
@@ -182,14 +183,15 @@ class DatasetLoaderIT {
         Path newer = TestDatasetFiles.write(dir.resolve("h2.spb"), dataset, List.of(
                 new InputFile(TestDatasetFiles.guid(11, 0), 1, 2)));
         // the newer selection (made at t=2000) is processed first, the superseded one (t=1000) arrives late
-        loader.load(new LoadRequest(dataset, 107, EPOCH, "signal-h2", DatasetSource.local(newer), 2000));
-        LoadRequest late = new LoadRequest(dataset, 107, EPOCH, "signal-h1", DatasetSource.local(older), 1000);
+        loader.load(request(dataset, 107, EPOCH, "signal-h2", newer, 2000));
+        LoadRequest late = request(dataset, 107, EPOCH, "signal-h1", older, 1000);
         DatasetLoadException e = assertThrows(DatasetLoadException.class,
-                () -> loader.checkNotSuperseded(dataset, "signal-h1", 1000));
+                () -> loader.checkNotSuperseded(DatasetName.parse(dataset), "signal-h1", 1000));
         assertContains(e.getMessage(), dataset, "superseded", "signal-h2", "signal-h1", "nothing changed");
         assertFalse(e.retriable(), "a superseded load fails the same way every time");
-        loader.checkNotSuperseded(dataset, "signal-h2", 1000); // the content DATASETS holds is never superseded
-        loader.checkNotSuperseded(dataset, "signal-h9", 2001); // a newer selection passes
+        // the content DATASETS holds is never superseded
+        loader.checkNotSuperseded(DatasetName.parse(dataset), "signal-h2", 1000);
+        loader.checkNotSuperseded(DatasetName.parse(dataset), "signal-h9", 2001); // a newer selection passes
         e = assertThrows(DatasetLoadException.class, () -> loader.load(late));
         assertContains(e.getMessage(), "superseded");
         assertEquals(new EventCounts(2, 0), queries.countEvents(107, EPOCH));
@@ -198,15 +200,15 @@ class DatasetLoaderIT {
         assertTrue(queries.dataset(dataset).orElseThrow().isLoaded());
 
         // the same content again, even with an older time (a re-sent copy), and an operator's reload (no time) pass
-        assertTrue(loader.load(new LoadRequest(dataset, 107, EPOCH, "signal-h2", DatasetSource.local(newer), 1500))
+        assertTrue(loader.load(request(dataset, 107, EPOCH, "signal-h2", newer, 1500))
                 .alreadyLoaded());
         LoadResult reload = loader.load(
-                new LoadRequest(dataset, 107, EPOCH, "operator-h1", DatasetSource.local(older)));
+                request(dataset, 107, EPOCH, "operator-h1", older, 0));
         assertEquals(3, reload.events());
         // a newer selection still replaces it, and its time is kept for the next comparison
-        loader.load(new LoadRequest(dataset, 107, EPOCH, "signal-h3", DatasetSource.local(newer), 3000));
+        loader.load(request(dataset, 107, EPOCH, "signal-h3", newer, 3000));
         assertThrows(DatasetLoadException.class, () -> loader.load(
-                new LoadRequest(dataset, 107, EPOCH, "signal-h2", DatasetSource.local(newer), 2000)));
+                request(dataset, 107, EPOCH, "signal-h2", newer, 2000)));
         assertEquals("signal-h3", queries.dataset(dataset).orElseThrow().loadId());
     }
 
@@ -215,13 +217,13 @@ class DatasetLoaderIT {
         String dataset = "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1828";
         Path file = TestDatasetFiles.write(dir.resolve("g.spb"), dataset, List.of(
                 new InputFile(TestDatasetFiles.guid(9, 0), 1, 2, 2)));
-        loader.load(new LoadRequest(dataset, 105, EPOCH, "signal-g1", DatasetSource.local(file)));
+        loader.load(request(dataset, 105, EPOCH, "signal-g1", file, 0));
         DatasetLoadException e = assertThrows(DatasetLoadException.class, () -> loader.load(
-                new LoadRequest(dataset, 106, EPOCH, "signal-g1", DatasetSource.local(file))));
+                request(dataset, 106, EPOCH, "signal-g1", file, 0)));
         assertContains(e.getMessage(), "dspid 105", "dspid 106");
         assertFalse(e.retriable(), "the same load id cannot be placed elsewhere");
 
-        loader.load(new LoadRequest(dataset, 106, EPOCH, "signal-g2", DatasetSource.local(file)));
+        loader.load(request(dataset, 106, EPOCH, "signal-g2", file, 0));
         assertEquals(new EventCounts(0, 0), queries.countEvents(105, EPOCH));
         assertEquals(new EventCounts(2, 1), queries.countEvents(106, EPOCH));
         assertEquals(106, queries.dataset(dataset).orElseThrow().dspid());
@@ -249,7 +251,7 @@ class DatasetLoaderIT {
                     List.of((long) TestDatasetFiles.RUN), 0, 2, w.finishDigest()).toKeyValues());
         }
         DatasetLoadException e = assertThrows(DatasetLoadException.class, () -> loader.load(
-                new LoadRequest(dataset, 103, EPOCH, "signal-d", DatasetSource.local(file))));
+                request(dataset, 103, EPOCH, "signal-d", file, 0)));
         assertContains(e.getMessage(), dataset, "refused 1 rows", MAIN.eventsTable());
         assertTrue(e.retriable(), "refused rows are retried (whatever Kudu's reason)");
         assertEquals(LoadState.LOADING, queries.dataset(dataset).orElseThrow().state());
@@ -262,7 +264,7 @@ class DatasetLoaderIT {
                         new InputFile(TestDatasetFiles.guid(7, 0), 1, 5)),
                 e -> e.getEventNumber() == 5 ? e.setEitoken(1, e.getEitoken(1).toBuilder().setToken("[DB=x]")) : e);
         DatasetLoadException e = assertThrows(DatasetLoadException.class, () -> loader.load(
-                new LoadRequest(dataset, 104, EPOCH, "signal-e", DatasetSource.local(file))));
+                request(dataset, 104, EPOCH, "signal-e", file, 0)));
         assertContains(e.getMessage(), dataset, "327636/5", TestDatasetFiles.guid(7, 0));
         assertFalse(e.retriable(), "a malformed reference is malformed every time");
         assertEquals(LoadState.LOADING, queries.dataset(dataset).orElseThrow().state());
@@ -276,7 +278,7 @@ class DatasetLoaderIT {
         String dataset = "data18_13TeV.00350000.physics_Main.merge.AOD.f900_m2000";
         Path file = TestDatasetFiles.write(dir.resolve("f.spb"), dataset, List.of(
                 new InputFile(TestDatasetFiles.guid(8, 0), 10, 20, 30)));
-        smallLoader.load(new LoadRequest(dataset, 200, 2, "signal-f", DatasetSource.local(file)));
+        smallLoader.load(request(dataset, 200, 2, "signal-f", file, 0));
         assertEquals(List.of(1, 2), small.epochs(SMALL.eventsTable()));
         assertEquals(List.of(1, 2), small.epochs(SMALL.duplicatedEventsTable()));
         assertEquals(new EventCounts(3, 0), new DatasetQueries(client, SMALL).countEvents(200, 2));
@@ -317,5 +319,11 @@ class DatasetLoaderIT {
         for (String part : parts) {
             assertTrue(text.contains(part), () -> "expected '" + part + "' in: " + text);
         }
+    }
+
+    /** A load of a local file; the name is parsed here, as the consumer's signal validator does. */
+    private static LoadRequest request(String dataset, int dspid, int epoch, String loadId, Path file,
+                                       long selectedAt) {
+        return new LoadRequest(DatasetName.parse(dataset), dspid, epoch, loadId, DatasetSource.local(file), selectedAt);
     }
 }
