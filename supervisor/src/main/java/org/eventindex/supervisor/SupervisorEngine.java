@@ -138,16 +138,23 @@ final class SupervisorEngine {
         return reader.apply(state);
     }
 
-    /** A message of the producer queue. Returns once its effect (or its rejection) is on disk. */
+    /**
+     * A message of the producer queue. Returns once its effect (or its rejection) is on disk. One way through:
+     * validate, decide against the state (recording an accepted object), record a refusal of either step.
+     */
     void onProducerMessage(byte[] body, String brokerMessageId) throws IOException {
         metrics.producerMessages.inc();
         Inbound in = oversize(body, brokerMessageId).orElseGet(() -> validator.producer(body, brokerMessageId));
+        Optional<Rejection> refused;
         if (in instanceof Inbound.Rejected r) {
-            reject(producerQueue, r.rejection(), body);
+            refused = Optional.of(r.rejection());
         } else if (in instanceof Inbound.ObjectStored o) {
-            objectStored(o.messageId(), o.dataset(), o.info(), body);
+            refused = objectStored(o.messageId(), o.dataset(), o.info());
         } else {
             throw new IllegalStateException("unexpected producer message " + in.getClass().getSimpleName());
+        }
+        if (refused.isPresent()) {
+            reject(producerQueue, refused.get(), body);
         }
     }
 
@@ -239,7 +246,11 @@ final class SupervisorEngine {
         return recorder.failure();
     }
 
-    private synchronized void objectStored(String messageId, DatasetName dataset, ProducerInfo info, byte[] body)
+    /**
+     * Records a validated object, or says why it is refused (its message id was recorded with another object, or its
+     * dataset is retired); a re-sent message, or a known object under a new id, is acknowledged without a record.
+     */
+    private synchronized Optional<Rejection> objectStored(String messageId, DatasetName dataset, ProducerInfo info)
             throws IOException {
         String name = info.inputDsName();
         Optional<SupervisorState.RecordedMessage> recorded = state.recordedMessage(messageId);
@@ -249,21 +260,21 @@ final class SupervisorEngine {
                 metrics.duplicateMessages.inc();
                 LOG.debug("dataset {}: producer message {} was already recorded; acknowledging the re-send", name,
                         messageId);
-            } else {
-                recorder.reject(producerQueue, idConflict(messageId, first, info), body);
+                return Optional.empty();
             }
-            return;
+            return Optional.of(idConflict(messageId, first, info));
         }
-        if (recorder.refusedAsRetired(producerQueue, name, "object " + info.url() + " is never read; it is deleted"
-                + " as an orphan after " + SupervisorConfig.CLEANUP_ORPHAN_RETENTION, messageId, body)) {
-            return;
+        Optional<RetiredDataset> retired = state.findRetired(name);
+        if (retired.isPresent()) {
+            return Optional.of(retired.get().refusal("object " + info.url() + " is never read; it is deleted as an"
+                    + " orphan after " + SupervisorConfig.CLEANUP_ORPHAN_RETENTION, messageId));
         }
         Optional<TrackedDataset> existing = state.find(name);
         if (existing.isPresent() && existing.get().urls.contains(info.url())) {
             metrics.duplicateMessages.inc();
             LOG.warn("dataset {}: object {} was already reported under another message id; message {} ignored",
                     name, info.url(), messageId);
-            return;
+            return Optional.empty();
         }
         List<JournalEvent> events = new ArrayList<>(2);
         events.add(new JournalEvent.ObjectReported(messageId, info));
@@ -293,6 +304,7 @@ final class SupervisorEngine {
                     existing.get().state, info.url());
         }
         planned.ifPresent(planner::submit);
+        return Optional.empty();
     }
 
     /**
