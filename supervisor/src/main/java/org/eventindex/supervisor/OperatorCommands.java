@@ -24,44 +24,42 @@ final class OperatorCommands {
     private final SignalPlanner planner;
     private final SignalOutbox outbox;
     private final SupervisorMetrics metrics;
-    private final String controlQueue;
 
     OperatorCommands(SupervisorState state, Recorder recorder, SignalPlanner planner, SignalOutbox outbox,
-                     SupervisorMetrics metrics, String controlQueue) {
+                     SupervisorMetrics metrics) {
         this.state = Objects.requireNonNull(state, "state is null");
         this.recorder = Objects.requireNonNull(recorder, "recorder is null");
         this.planner = Objects.requireNonNull(planner, "planner is null");
         this.outbox = Objects.requireNonNull(outbox, "outbox is null");
         this.metrics = Objects.requireNonNull(metrics, "metrics is null");
-        this.controlQueue = Objects.requireNonNull(controlQueue, "controlQueue is null");
     }
 
-    /** Marks an object invalid; a signal that names it is superseded and the dataset selected again. */
-    void invalidate(DatasetName name, InvalidateCommand c, byte[] body, String brokerMessageId)
+    /**
+     * Marks an object invalid; a signal that names it is superseded and the dataset selected again. Returns why the
+     * command is refused, if it is.
+     */
+    Optional<Rejection> invalidate(DatasetName name, InvalidateCommand c, String brokerMessageId)
             throws IOException {
-        if (recorder.refusedAsRetired(controlQueue, c.dataset(), "invalidate: nothing can be selected again",
-                brokerMessageId, body)) {
-            return;
+        Optional<RetiredDataset> retired = state.findRetired(c.dataset());
+        if (retired.isPresent()) {
+            return Optional.of(retired.get().refusal("invalidate: nothing can be selected again", brokerMessageId));
         }
         Optional<TrackedDataset> d = state.find(c.dataset());
         if (d.isEmpty()) {
-            refuse(RejectReason.UNKNOWN_DATASET, "invalidate: dataset " + c.dataset() + " is not known to this"
-                    + " supervisor", c.dataset(), brokerMessageId, body);
-            return;
+            return refusal(RejectReason.UNKNOWN_DATASET, "invalidate: dataset " + c.dataset() + " is not known to"
+                    + " this supervisor", c.dataset(), brokerMessageId);
         }
         if (!d.get().urls.contains(c.url())) {
-            refuse(RejectReason.UNKNOWN_OBJECT, "invalidate: dataset " + c.dataset() + " has no object " + c.url(),
-                    c.dataset(), brokerMessageId, body);
-            return;
+            return refusal(RejectReason.UNKNOWN_OBJECT, "invalidate: dataset " + c.dataset() + " has no object "
+                    + c.url(), c.dataset(), brokerMessageId);
         }
         if (!d.get().deletedObjects.isEmpty()) {
-            refuse(RejectReason.WRONG_STATE, "invalidate: the objects of dataset " + c.dataset() + " were already"
-                    + " deleted by the cleanup; nothing can be selected again", c.dataset(), brokerMessageId, body);
-            return;
+            return refusal(RejectReason.WRONG_STATE, "invalidate: the objects of dataset " + c.dataset() + " were"
+                    + " already deleted by the cleanup; nothing can be selected again", c.dataset(), brokerMessageId);
         }
         if (d.get().invalidObjects.containsKey(c.url())) {
             metrics.duplicateMessages.inc();
-            return;
+            return Optional.empty();
         }
         String before = d.get().signalled() ? d.get().signal.signalId() : null;
         recorder.record(List.of(new JournalEvent.ObjectInvalidated(c.dataset(), c.url(), c.reason(), c.source())));
@@ -73,44 +71,47 @@ final class OperatorCommands {
             LOG.warn("dataset {}: no other valid object for {}; waiting for a new producer", c.dataset(),
                     d.get().selection().missingGuids());
         }
+        return Optional.empty();
     }
 
-    /** Sends the dataset's current signal again (SIGNALLED, FAILED_CONSUMER or DONE), resetting its failures. */
-    void resignal(DatasetName dataset, byte[] body, String brokerMessageId) throws IOException {
+    /**
+     * Sends the dataset's current signal again (SIGNALLED, FAILED_CONSUMER or DONE), resetting its failures. Returns
+     * why the command is refused, if it is.
+     */
+    Optional<Rejection> resignal(DatasetName dataset, String brokerMessageId) throws IOException {
         String name = dataset.toString();
-        if (recorder.refusedAsRetired(controlQueue, name, "resignal: reload it from its HDFS file with the kudu-loader"
-                + " instead", brokerMessageId, body)) {
-            return;
+        Optional<RetiredDataset> retired = state.findRetired(name);
+        if (retired.isPresent()) {
+            return Optional.of(retired.get().refusal("resignal: reload it from its HDFS file with the kudu-loader"
+                    + " instead", brokerMessageId));
         }
         Optional<TrackedDataset> d = state.find(name);
         if (d.isEmpty()) {
-            refuse(RejectReason.UNKNOWN_DATASET, "resignal: dataset " + name + " is not known to this supervisor",
-                    name, brokerMessageId, body);
-            return;
+            return refusal(RejectReason.UNKNOWN_DATASET, "resignal: dataset " + name + " is not known to this"
+                    + " supervisor", name, brokerMessageId);
         }
         CollectionState s = d.get().state;
         // DONE is allowed: an operator re-runs a dataset (e.g. its HDFS file was lost); consumers make it a no-op
         // when nothing is missing, since the signal is unchanged.
         if (s != CollectionState.SIGNALLED && s != CollectionState.FAILED_CONSUMER && s != CollectionState.DONE) {
-            refuse(RejectReason.WRONG_STATE, "resignal: dataset " + name + " is " + s + "; only SIGNALLED,"
-                    + " FAILED_CONSUMER or DONE datasets can be re-signalled", name, brokerMessageId, body);
-            return;
+            return refusal(RejectReason.WRONG_STATE, "resignal: dataset " + name + " is " + s + "; only"
+                    + " SIGNALLED, FAILED_CONSUMER or DONE datasets can be re-signalled", name, brokerMessageId);
         }
         if (!d.get().deletedObjects.isEmpty()) {
-            refuse(RejectReason.WRONG_STATE, "resignal: the objects of dataset " + name + " were deleted by the"
-                    + " cleanup; reload it from its HDFS file with the kudu-loader instead", name, brokerMessageId,
-                    body);
-            return;
+            return refusal(RejectReason.WRONG_STATE, "resignal: the objects of dataset " + name + " were deleted by"
+                    + " the cleanup; reload it from its HDFS file with the kudu-loader instead", name,
+                    brokerMessageId);
         }
         ConsumerSignal signal = d.get().signal;
         recorder.record(List.of(new JournalEvent.ResignalRequested(name, signal.signalId(), null)));
         metrics.resignals.inc();
         LOG.info("dataset {}: operator asked for signal {} again (was {})", name, signal.signalId(), s);
         outbox.submit(signal);
+        return Optional.empty();
     }
 
-    private void refuse(RejectReason reason, String detail, String dataset, String messageId, byte[] body)
-            throws IOException {
-        recorder.reject(controlQueue, new Rejection(reason, detail, messageId, dataset), body);
+    private static Optional<Rejection> refusal(RejectReason reason, String detail, String dataset,
+                                               String messageId) {
+        return Optional.of(new Rejection(reason, detail, messageId, dataset));
     }
 }

@@ -56,7 +56,7 @@ final class SupervisorEngine {
         this.controlQueue = Objects.requireNonNull(controlQueue, "controlQueue is null");
         this.recorder = new Recorder(journal, state, quarantine, metrics, clock);
         this.planner = new SignalPlanner(state, recorder, outbox, metrics, epochs, clock);
-        this.commands = new OperatorCommands(state, recorder, planner, outbox, metrics, controlQueue);
+        this.commands = new OperatorCommands(state, recorder, planner, outbox, metrics);
     }
 
     /** Where every recorded change is pushed (the {@code /events} stream). */
@@ -117,8 +117,8 @@ final class SupervisorEngine {
         if (d.isPresent() && StateChanges.sameFiles(files, d.get().manifest)) {
             return false;
         }
-        manifest(dataset, new DatasetManifest(DatasetManifest.TYPE, dataset.toString(), List.copyOf(files)), null,
-                "catalogue");
+        manifest(dataset, new DatasetManifest(DatasetManifest.TYPE, dataset.toString(), List.copyOf(files)),
+                "catalogue", true).ifPresent(r -> LOG.warn("catalogue: {}", r.detail()));
         return true;
     }
 
@@ -162,22 +162,26 @@ final class SupervisorEngine {
     void onControlMessage(byte[] body, String brokerMessageId) throws IOException {
         metrics.controlMessages.inc();
         Inbound in = oversize(body, brokerMessageId).orElseGet(() -> validator.control(body, brokerMessageId));
+        Optional<Rejection> refused = Optional.empty();
         if (in instanceof Inbound.Rejected r) {
-            reject(controlQueue, r.rejection(), body);
+            refused = Optional.of(r.rejection());
         } else if (in instanceof Inbound.Manifest m) {
-            manifest(m.dataset(), m.manifest(), body, brokerMessageId);
+            refused = manifest(m.dataset(), m.manifest(), brokerMessageId, false);
         } else if (in instanceof Inbound.Report r) {
             report(r.report());
         } else if (in instanceof Inbound.Resignal r) {
             synchronized (this) {
-                commands.resignal(r.dataset(), body, brokerMessageId);
+                refused = commands.resignal(r.dataset(), brokerMessageId);
             }
         } else if (in instanceof Inbound.Invalidate i) {
             synchronized (this) {
-                commands.invalidate(i.dataset(), i.command(), body, brokerMessageId);
+                refused = commands.invalidate(i.dataset(), i.command(), brokerMessageId);
             }
         } else {
             throw new IllegalStateException("unexpected control message " + in.getClass().getSimpleName());
+        }
+        if (refused.isPresent()) {
+            reject(controlQueue, refused.get(), body);
         }
     }
 
@@ -308,39 +312,41 @@ final class SupervisorEngine {
     }
 
     /**
-     * A new file list for a dataset, from a manifest message ({@code body} non-null) or the catalogue. A signalled
-     * dataset whose file list changes is selected again: its signal is superseded and, once complete, a new signal
-     * (new signalId, same dspid and epoch) goes out; the consumer's load of the new signal replaces the old rows.
+     * Records a new file list for a dataset, from a manifest message or the catalogue, or says why it is refused. A
+     * signalled dataset whose file list changes is selected again: its signal is superseded and, once complete, a new
+     * signal (new signalId, same dspid and epoch) goes out; the consumer's load of the new signal replaces the old
+     * rows.
      */
-    private synchronized void manifest(DatasetName dataset, DatasetManifest manifest, byte[] body,
-                                       String brokerMessageId) throws IOException {
+    private synchronized Optional<Rejection> manifest(DatasetName dataset, DatasetManifest manifest,
+                                                      String brokerMessageId, boolean fromCatalogue)
+            throws IOException {
         String name = manifest.dataset();
-        if (recorder.refusedAsRetired(controlQueue, name, "its file list can no longer change; produce it again"
-                + " under a new task", brokerMessageId, body)) {
-            return;
+        Optional<RetiredDataset> retired = state.findRetired(name);
+        if (retired.isPresent()) {
+            return Optional.of(retired.get().refusal("its file list can no longer change; produce it again under a"
+                    + " new task", brokerMessageId));
         }
         Optional<TrackedDataset> existing = state.find(name);
         if (existing.isPresent() && StateChanges.sameFiles(manifest.files(), existing.get().manifest)) {
             metrics.duplicateMessages.inc();
             LOG.debug("dataset {}: identical manifest registered again; nothing to do", name);
-            return;
+            return Optional.empty();
         }
         if (existing.isPresent() && !existing.get().deletedObjects.isEmpty()) {
-            Rejection r = new Rejection(RejectReason.MANIFEST_CONFLICT, "dataset " + name + " changed its file list"
-                    + " after the cleanup deleted its objects; produce it again under a new task, or re-register"
-                    + " the original manifest", brokerMessageId, name);
-            recorder.reject(controlQueue, r, body);
-            return;
+            return Optional.of(new Rejection(RejectReason.MANIFEST_CONFLICT, "dataset " + name + " changed its file"
+                    + " list after the cleanup deleted its objects; produce it again under a new task, or"
+                    + " re-register the original manifest", brokerMessageId, name));
         }
         boolean wasSignalled = existing.isPresent() && existing.get().signalled();
         List<JournalEvent> events = new ArrayList<>(2);
         events.add(new JournalEvent.ManifestRegistered(manifest));
         recorder.record(events);
         metrics.manifests.inc();
-        LOG.info("dataset {}: {} of {} files registered{}", name, body == null ? "catalogue list" : "manifest",
+        LOG.info("dataset {}: {} of {} files registered{}", name, fromCatalogue ? "catalogue list" : "manifest",
                 manifest.files().size(), wasSignalled ? "; its signal is superseded, the dataset is selected again"
                         : "");
         planner.planAndRecord(dataset);
+        return Optional.empty();
     }
 
     private synchronized void report(ConsumerReport report) throws IOException {
