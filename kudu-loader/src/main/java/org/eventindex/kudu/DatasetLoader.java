@@ -125,13 +125,14 @@ public final class DatasetLoader {
         requireNonNull(request, "request is null");
         requireNonNull(progress, "progress is null");
         long t0 = System.nanoTime();
+        String dataset = request.dataset().toString();
         Optional<DatasetsRow> existing = datasets.find(request.dataset());
         refuseIfSuperseded(request, existing);
         if (existing.isPresent() && existing.get().isLoaded() && request.loadId().equals(existing.get().loadId())) {
             DatasetsRow r = existing.get();
             if (r.dspid() != request.dspid() || r.rgid() != request.epoch()) {
-                throw new DatasetLoadException(FATAL, request.dataset().toString(), "already LOADED with load id "
-                        + r.loadId() + " as dspid " + r.dspid() + " epoch " + r.rgid() + ", but the request places the same load"
+                throw new DatasetLoadException(FATAL, dataset, "already LOADED with load id " + r.loadId()
+                        + " as dspid " + r.dspid() + " epoch " + r.rgid() + ", but the request places the same load"
                         + " at dspid " + request.dspid() + " epoch " + request.epoch()
                         + "; use a new load id to move it");
             }
@@ -145,11 +146,11 @@ public final class DatasetLoader {
             // The supervisor re-placed the dataset: remove the old placement's rows while the row still names it,
             // so a crash in between leaves a LOADING row that a retry cleans up the same way.
             datasets.markState(request.dataset(), LoadState.LOADING);
-            deleteRows(existing.get().dspid(), existing.get().rgid(), request.dataset().toString());
+            deleteRows(existing.get().dspid(), existing.get().rgid(), dataset);
         }
         Instant start = clock.instant();
         datasets.markLoading(request, start);
-        deleteRows(request.dspid(), request.epoch(), request.dataset().toString());
+        deleteRows(request.dspid(), request.epoch(), dataset);
 
         Written w = write(request, DatasetsTable.micros(start), progress);
 
@@ -161,7 +162,7 @@ public final class DatasetLoader {
                     EventRows.count(client, tables.config().duplicatedEventsTable(), request.dspid(),
                             request.epoch()));
             if (stored.events() != w.unique() || stored.duplicates() != w.duplicates()) {
-                throw new DatasetLoadException(RETRIABLE, request.dataset().toString(), "after loading " + w.events()
+                throw new DatasetLoadException(RETRIABLE, dataset, "after loading " + w.events()
                         + " events Kudu holds " + stored.events() + " rows in EVENTS (expected " + w.unique() + ") and "
                         + stored.duplicates() + " in DUPLICATEDEVENTS (expected " + w.duplicates() + ") for dspid "
                         + request.dspid() + " epoch " + request.epoch() + "; is another load of it running?");
@@ -177,11 +178,12 @@ public final class DatasetLoader {
     }
 
     private Written write(LoadRequest request, long startMicros, Progress progress) throws IOException {
+        String dataset = request.dataset().toString();
         KuduTable dups = client.openTable(tables.config().duplicatedEventsTable());
         EventRowMapper dupMapper = new EventRowMapper(dups.getSchema());
         int insertionTime = dups.getSchema().getColumnIndex(KuduSchemas.INSERTION_TIME);
         TriggerBits bits = new TriggerBits();
-        AsyncPairCounter pairs = new AsyncPairCounter(request.dataset().toString());
+        AsyncPairCounter pairs = new AsyncPairCounter(dataset);
         DatasetAnalytics.Overlap overlap = null;
 
         // Sorted single-run Parquet files have equal event numbers adjacent: no set needed. Older SPB files and
@@ -251,18 +253,17 @@ public final class DatasetLoader {
                 }
                 session.apply(insert);
                 if (count % settings.progressEvery() == 0) {
-                    EventRows.failOnErrors(session, tableNames, "insert events", request.dataset().toString());
-                    progress.events(request.dataset().toString(), count);
+                    EventRows.failOnErrors(session, tableNames, "insert events", dataset);
+                    progress.events(dataset, count);
                 }
             }
             session.flush();
             if (tableNames != null) {
-                EventRows.failOnErrors(session, tableNames, "insert events", request.dataset().toString());
+                EventRows.failOnErrors(session, tableNames, "insert events", dataset);
             }
-            progress.events(request.dataset().toString(), count);
-            analytics.writeTriggerCounts(request.dspid(), pairs.finish(), request.dataset().toString());
-            analytics.writeOverlaps(request.dspid(), overlap == null ? Map.of() : overlap.result(),
-                    request.dataset().toString());
+            progress.events(dataset, count);
+            analytics.writeTriggerCounts(request.dspid(), pairs.finish(), dataset);
+            analytics.writeOverlaps(request.dspid(), overlap == null ? Map.of() : overlap.result(), dataset);
         } catch (IOException | RuntimeException e) {
             failure = e;
             throw e;
