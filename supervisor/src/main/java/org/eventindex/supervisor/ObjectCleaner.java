@@ -105,7 +105,7 @@ final class ObjectCleaner {
         }
         List<String> orphansOld = new ArrayList<>();
         List<String> orphansWaiting = new ArrayList<>();
-        for (CleanupStore.StoredObject o : store.list(bucket)) {
+        for (CleanupStore.ListedObject o : store.list(bucket)) {
             if (knownKeys.contains(o.key())) {
                 continue;
             }

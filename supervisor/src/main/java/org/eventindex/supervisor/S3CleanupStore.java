@@ -58,12 +58,12 @@ final class S3CleanupStore implements CleanupStore {
     }
 
     @Override
-    public List<StoredObject> list(String bucket) throws IOException {
+    public List<ListedObject> list(String bucket) throws IOException {
         try {
-            List<StoredObject> out = new ArrayList<>();
+            List<ListedObject> out = new ArrayList<>();
             for (S3Object o : s3.listObjectsV2Paginator(ListObjectsV2Request.builder().bucket(bucket).build())
                     .contents()) {
-                out.add(new StoredObject(o.key(), o.lastModified(), o.size() == null ? -1 : o.size()));
+                out.add(new ListedObject(o.key(), o.lastModified(), o.size() == null ? -1 : o.size()));
             }
             return out;
         } catch (SdkException e) {
