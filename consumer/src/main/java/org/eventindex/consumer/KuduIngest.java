@@ -82,7 +82,7 @@ public final class KuduIngest implements DatasetIngest, AutoCloseable {
     public void checkNotSuperseded(ValidSignal signal) throws IOException {
         try {
             tablesReady(signal.signal().epoch());
-            loader.checkNotSuperseded(signal.dataset(), signal.signalId(), selectedAt(signal));
+            loader.checkNotSuperseded(signal.name(), signal.signalId(), selectedAt(signal));
         } catch (IllegalArgumentException | IllegalStateException e) {
             throw new IOException(e.getMessage(), e);
         }
@@ -98,7 +98,7 @@ public final class KuduIngest implements DatasetIngest, AutoCloseable {
 
     /** The load of a signal: its id is the load id, its time the selection time. */
     private static LoadRequest request(ValidSignal signal, DatasetSource source) {
-        return new LoadRequest(signal.dataset(), signal.signal().dspid(), signal.signal().epoch(), signal.signalId(),
+        return new LoadRequest(signal.name(), signal.signal().dspid(), signal.signal().epoch(), signal.signalId(),
                 source, selectedAt(signal));
     }
 

@@ -36,7 +36,7 @@ class ConsolidatorTest {
     @TempDir
     Path spoolDir;
 
-    private final MemoryObjectStore store = new MemoryObjectStore();
+    private final MemoryObjectFetcher store = new MemoryObjectFetcher();
     private final ConsumerMetrics metrics = new ConsumerMetrics(new Metrics());
 
     private Consolidator consolidator(int threads) {
@@ -44,7 +44,7 @@ class ConsolidatorTest {
     }
 
     private static SignalObject so(String key, long events, String... guids) {
-        return new SignalObject(MemoryObjectStore.url(key).toString(), 100, List.of(guids), events);
+        return new SignalObject(MemoryObjectFetcher.url(key).toString(), 100, List.of(guids), events);
     }
 
     private static ValidSignal signal(SignalObject... objects) throws ConsumeException {
@@ -88,7 +88,7 @@ class ConsolidatorTest {
         store.onFullyRead("a", others::countDown);
         store.onFullyRead("b", others::countDown);
         store.hook((url, n) -> {
-            if (url.equals(MemoryObjectStore.url("c"))) {
+            if (url.equals(MemoryObjectFetcher.url("c"))) {
                 try {
                     if (!others.await(30, TimeUnit.SECONDS)) {
                         throw new IOException("a and b were never read");
@@ -104,8 +104,8 @@ class ConsolidatorTest {
         TestSpb.Consolidated file = TestSpb.parquet(run(consolidator(3), s, sortMemory, result));
 
         assertEquals(List.of("G5", "G2", "G3", "G4"), file.guids(), "input files in signal order");
-        assertEquals(List.of(MemoryObjectStore.url("c").toString(), MemoryObjectStore.url("a").toString(),
-                MemoryObjectStore.url("b").toString()), file.metadata().objects());
+        assertEquals(List.of(MemoryObjectFetcher.url("c").toString(), MemoryObjectFetcher.url("a").toString(),
+                MemoryObjectFetcher.url("b").toString()), file.metadata().objects());
         // rows sorted by (run, event), each with the file it came from
         List<Long> expected = new ArrayList<>(range(200, 5));
         expected.addAll(range(300, 4));
@@ -159,7 +159,7 @@ class ConsolidatorTest {
         ValidSignal s = signal(so("a", 15, "G1", "G2"), so("b", 5, "G3"));
         ConsumeException e = assertThrows(ConsumeException.class, () -> run(consolidator(2), s,
                 new Consolidator.Result[1]));
-        assertTrue(e.getMessage().contains("object " + MemoryObjectStore.url("b") + ": took 4 events of GUID(s) [G3]"
+        assertTrue(e.getMessage().contains("object " + MemoryObjectFetcher.url("b") + ": took 4 events of GUID(s) [G3]"
                 + " but the signal expects 5"), e.getMessage());
         assertEquals(List.of(), spoolFiles());
     }
@@ -171,7 +171,7 @@ class ConsolidatorTest {
         ConsumeException e = assertThrows(ConsumeException.class, () -> run(consolidator(2), s,
                 new Consolidator.Result[1]));
         assertTrue(e.getMessage().contains("does not hold GUID(s) [G9]"), e.getMessage());
-        assertTrue(e.getMessage().contains(MemoryObjectStore.url("a").toString()), e.getMessage());
+        assertTrue(e.getMessage().contains(MemoryObjectFetcher.url("a").toString()), e.getMessage());
     }
 
     @Test
@@ -180,7 +180,7 @@ class ConsolidatorTest {
         ValidSignal s = signal(so("a", 5, "G2"), so("gone", 1, "G7"), so("b", 4, "G3"));
         ConsumeException e = assertThrows(ConsumeException.class, () -> run(consolidator(3), s,
                 new Consolidator.Result[1]));
-        assertTrue(e.getMessage().contains("object " + MemoryObjectStore.url("gone") + " does not exist"),
+        assertTrue(e.getMessage().contains("object " + MemoryObjectFetcher.url("gone") + " does not exist"),
                 e.getMessage());
         assertEquals(1, store.opens("gone"));
         assertEquals(List.of(), spoolFiles());
@@ -194,7 +194,7 @@ class ConsolidatorTest {
         ValidSignal s = signal(so("a", 5, "G2"), so("forged", 4, "G7"));
         ConsumeException e = assertThrows(ConsumeException.class, () -> run(consolidator(3), s,
                 new Consolidator.Result[1]));
-        assertTrue(e.getMessage().startsWith("object " + MemoryObjectStore.url("forged")), e.getMessage());
+        assertTrue(e.getMessage().startsWith("object " + MemoryObjectFetcher.url("forged")), e.getMessage());
         assertTrue(e.getMessage().contains("header names taskID '" + TestSpb.TASK_ID + "' and jobID 'b'")
                 && e.getMessage().contains("jobID 'forged'"), e.getMessage());
         assertEquals(1, store.opens("forged"), "a content error is not retried");
@@ -203,7 +203,7 @@ class ConsolidatorTest {
 
     @Test
     void headerAndKeyCheck() {
-        S3ObjectUrl own = MemoryObjectStore.url("j1");
+        S3ObjectUrl own = MemoryObjectFetcher.url("j1");
         Header_p1 header = Header_p1.newBuilder().setStartProcTime(1).setTaskID(TestSpb.TASK_ID).setJobID("j1")
                 .setInputDsName(DATASET).setProvenanceRef(true).setTriggerInfo(true).build();
         assertDoesNotThrow(() -> GuidSelector.checkHeaderMatchesKey(header, own));
@@ -249,7 +249,7 @@ class ConsolidatorTest {
         store.sha256("a", wrong);
         ConsumeException e = assertThrows(ConsumeException.class,
                 () -> run(consolidator(1), signal(so("a", 10, "G1")), new Consolidator.Result[1]));
-        assertTrue(e.getMessage().contains(MemoryObjectStore.url("a").toString()), e.getMessage());
+        assertTrue(e.getMessage().contains(MemoryObjectFetcher.url("a").toString()), e.getMessage());
         assertTrue(e.getMessage().contains("SHA-256") && e.getMessage().contains(wrong), e.getMessage());
         assertEquals(3, store.opens("a"), "read again up to consumer.fetch.attempts");
         assertEquals(List.of(), spoolFiles());
@@ -274,7 +274,7 @@ class ConsolidatorTest {
         ValidSignal s = signal(so("cut", 10, "G1"));
         ConsumeException e = assertThrows(ConsumeException.class, () -> run(consolidator(1), s,
                 new Consolidator.Result[1]));
-        assertTrue(e.getMessage().startsWith(MemoryObjectStore.url("cut").toString()), e.getMessage());
+        assertTrue(e.getMessage().startsWith(MemoryObjectFetcher.url("cut").toString()), e.getMessage());
         assertTrue(e.getMessage().contains("malformed SPB"), e.getMessage());
         assertEquals(1, store.opens("cut"));
     }

@@ -52,7 +52,7 @@ class ParquetRoundTripTest {
     @TempDir
     Path dir;
 
-    private final MemoryObjectStore store = new MemoryObjectStore();
+    private final MemoryObjectFetcher store = new MemoryObjectFetcher();
 
     /** An input event with the GUID of its file. */
     private record In(EIEvent_p1 event, String guid) {
@@ -67,7 +67,7 @@ class ParquetRoundTripTest {
             String key = "obj" + o;
             List<String> guids = List.of(guid(o, 0), guid(o, 1));
             store.put(key, object(key, r, guids, 400, expected));
-            objects.add(new SignalObject(MemoryObjectStore.url(key).toString(), 100, guids, 800));
+            objects.add(new SignalObject(MemoryObjectFetcher.url(key).toString(), 100, guids, 800));
         }
         ValidSignal signal = new SignalValidator("s3.test", 7480, "eventindex").validate(new ConsumerSignal(
                 ConsumerSignal.TYPE, "sig-rt", DATASET, TestSpb.CONTAINER, 7, 1, objects, 3200L, 1L));

@@ -40,7 +40,7 @@ class SignalHandlerTest {
     @TempDir
     java.nio.file.Path tmp;
 
-    private final MemoryObjectStore store = new MemoryObjectStore();
+    private final MemoryObjectFetcher store = new MemoryObjectFetcher();
     private final List<ConsumerReport> sent = new CopyOnWriteArrayList<>();
     private final List<String> ingested = new CopyOnWriteArrayList<>();
     private volatile IOException ingestFailure;
@@ -105,7 +105,7 @@ class SignalHandlerTest {
     }
 
     private static SignalObject so(String key, long events, String... guids) {
-        return new SignalObject(MemoryObjectStore.url(key).toString(), 100, Arrays.asList(guids), events);
+        return new SignalObject(MemoryObjectFetcher.url(key).toString(), 100, Arrays.asList(guids), events);
     }
 
     private java.nio.file.Path containerDir() {
@@ -182,7 +182,7 @@ class SignalHandlerTest {
     void aMissingObjectFailsAndPublishesNothing() throws IOException {
         ConsumerReport r = consumer.handler().handle(signal("s-4", so("a", 15, "G1", "G2"), so("nothere", 3, "G8")));
         assertEquals(ConsumerReport.FAILED, r.status());
-        assertTrue(r.reason().contains("object " + MemoryObjectStore.url("nothere") + " does not exist"), r.reason());
+        assertTrue(r.reason().contains("object " + MemoryObjectFetcher.url("nothere") + " does not exist"), r.reason());
         assertTrue(r.reason().contains(DATASET), r.reason());
         assertEquals(List.of(), files(), "neither a final nor a temp file");
         assertEquals(List.of(), ingested);

@@ -31,10 +31,10 @@ class SortedRunsConsolidationTest {
     @TempDir
     Path spoolDir;
 
-    private final MemoryObjectStore store = new MemoryObjectStore();
+    private final MemoryObjectFetcher store = new MemoryObjectFetcher();
 
     private static SignalObject so(String key, long events, String... guids) {
-        return new SignalObject(MemoryObjectStore.url(key).toString(), 100, List.of(guids), events);
+        return new SignalObject(MemoryObjectFetcher.url(key).toString(), 100, List.of(guids), events);
     }
 
     private static ValidSignal signal(SignalObject... objects) throws ConsumeException {
@@ -173,13 +173,13 @@ class SortedRunsConsolidationTest {
         // "c" fails after "a" and "b" were sorted, written and (at least "a") handed to the writer
         ValidSignal s = signal(so("a", 200, "Ga"), so("b", 200, "Gb"), so("c", 201, "Gc"));
         ConsumeException e = assertThrows(ConsumeException.class, () -> parquet(s, 4096, 3));
-        assertTrue(e.getMessage().contains("object " + MemoryObjectStore.url("c") + ": took 200 events of GUID(s)"
+        assertTrue(e.getMessage().contains("object " + MemoryObjectFetcher.url("c") + ": took 200 events of GUID(s)"
                 + " [Gc] but the signal expects 201"), e.getMessage());
         assertEquals(List.of(), leftFiles());
 
         ValidSignal missing = signal(so("a", 200, "Ga"), so("gone", 1, "G7"));
         e = assertThrows(ConsumeException.class, () -> parquet(missing, 4096, 2));
-        assertTrue(e.getMessage().contains("object " + MemoryObjectStore.url("gone") + " does not exist"),
+        assertTrue(e.getMessage().contains("object " + MemoryObjectFetcher.url("gone") + " does not exist"),
                 e.getMessage());
         assertEquals(List.of(), leftFiles());
     }
@@ -244,7 +244,7 @@ class SortedRunsConsolidationTest {
         store.sha256("b", "0".repeat(64));
         int before = store.opens("b");
         ConsumeException e = assertThrows(ConsumeException.class, () -> parquet(s, 4096, 1));
-        assertTrue(e.getMessage().contains("SHA-256") && e.getMessage().contains(MemoryObjectStore.url("b")
+        assertTrue(e.getMessage().contains("SHA-256") && e.getMessage().contains(MemoryObjectFetcher.url("b")
                 .toString()), e.getMessage());
         assertEquals(3, store.opens("b") - before, "read again up to the attempts");
         assertEquals(List.of(), leftFiles());
@@ -256,7 +256,7 @@ class SortedRunsConsolidationTest {
         store.put("cut", java.util.Arrays.copyOf(good, good.length - 12));
         ConsumeException e = assertThrows(ConsumeException.class, () -> parquet(signal(so("cut", 300, "G1")),
                 4096, 1));
-        assertTrue(e.getMessage().startsWith(MemoryObjectStore.url("cut").toString())
+        assertTrue(e.getMessage().startsWith(MemoryObjectFetcher.url("cut").toString())
                 && e.getMessage().contains("malformed SPB"), e.getMessage());
         assertEquals(List.of(), leftFiles());
     }

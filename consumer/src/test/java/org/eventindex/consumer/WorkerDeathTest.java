@@ -58,7 +58,7 @@ class WorkerDeathTest {
     static Path tmp;
 
     private EmbeddedBroker broker;
-    private final MemoryObjectStore store = new MemoryObjectStore();
+    private final MemoryObjectFetcher store = new MemoryObjectFetcher();
     private final HttpClient http = HttpClient.newHttpClient();
     private final List<Consumer> consumers = new ArrayList<>();
 
@@ -115,7 +115,7 @@ class WorkerDeathTest {
     }
 
     private static SignalObject so(String key, long events, String... guids) {
-        return new SignalObject(MemoryObjectStore.url(key).toString(), 100, Arrays.asList(guids), events);
+        return new SignalObject(MemoryObjectFetcher.url(key).toString(), 100, Arrays.asList(guids), events);
     }
 
     private HttpResponse<String> get(Consumer c, String path) throws IOException, InterruptedException {
@@ -141,11 +141,11 @@ class WorkerDeathTest {
     void anOutOfMemoryErrorFailsHealthExitsNonZeroAndLeavesTheSignalToTheBroker() throws Exception {
         String queue = "/queue/test.consumer.oom";
         List<ConsumerReport> deadReports = new CopyOnWriteArrayList<>();
-        MemoryObjectStore failing = new MemoryObjectStore();
+        MemoryObjectFetcher failing = new MemoryObjectFetcher();
         failing.put("a", TestSpb.object("a", 1000, Guid.of("G1", 100, 10), Guid.of("G2", 200, 5)));
         failing.put("b", TestSpb.object("b", 2000, Guid.of("G3", 300, 4)));
         failing.hook((url, n) -> {
-            if (url.equals(MemoryObjectStore.url("b"))) {
+            if (url.equals(MemoryObjectFetcher.url("b"))) {
                 throw new OutOfMemoryError("test: Java heap space while fetching " + url);
             }
         });

@@ -3,7 +3,7 @@ package org.eventindex.deploy;
 import org.eventindex.gen.GeneratedDataset;
 import org.eventindex.gen.GeneratedJob;
 import org.eventindex.gen.GeneratorSpec;
-import org.eventindex.kudu.DatasetRecord;
+import org.eventindex.kudu.DatasetsRow;
 import org.eventindex.kudu.EventRefs;
 import org.eventindex.proto.EventIndexProtos.EIEvent_p1;
 import org.eventindex.spb.SpbLimits;
@@ -165,7 +165,7 @@ public final class DemoMain {
     private static List<String> lookupOne(EmbeddedStack stack, GeneratedDataset ds, PrintStream out) throws IOException {
         GeneratedJob job = ds.jobs(GeneratedJob.Outcome.REPORTED).get(0);
         EIEvent_p1 event = firstEvent(job.spbFile());
-        DatasetRecord record = stack.kuduQueries().dataset(ds.datasetName()).orElseThrow();
+        DatasetsRow record = stack.kuduQueries().dataset(ds.datasetName()).orElseThrow();
         Optional<EventRefs> refs = stack.kuduQueries().lookup(record.dspid(), event.getEventNumber(), record.rgid());
         out.printf("lookup %08d %09d:%n", event.getRunNumber(), event.getEventNumber());
         if (refs.isEmpty()) {

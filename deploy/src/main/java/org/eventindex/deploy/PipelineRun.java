@@ -4,13 +4,13 @@ import org.eventindex.gen.DatasetGenerator;
 import org.eventindex.gen.GeneratedDataset;
 import org.eventindex.gen.GeneratedJob;
 import org.eventindex.gen.GeneratorSpec;
-import org.eventindex.kudu.DatasetRecord;
+import org.eventindex.kudu.DatasetsRow;
 import org.eventindex.kudu.EventCounts;
 import org.eventindex.message.Json;
 import org.eventindex.message.Queues;
 import org.eventindex.names.DatasetName;
 import org.eventindex.stomp.StompSender;
-import org.eventindex.supervisor.DatasetState;
+import org.eventindex.supervisor.CollectionState;
 import org.eventindex.supervisor.DatasetView;
 
 import org.apache.hadoop.fs.FileStatus;
@@ -101,8 +101,8 @@ public final class PipelineRun {
             List<String> pending = new ArrayList<>();
             for (GeneratedDataset ds : datasets) {
                 Optional<DatasetView> view = stack.supervisor().dataset(ds.datasetName());
-                DatasetState state = view.map(DatasetView::state).orElse(null);
-                if (state != DatasetState.DONE) {
+                CollectionState state = view.map(DatasetView::state).orElse(null);
+                if (state != CollectionState.DONE) {
                     pending.add(ds.datasetName() + " (" + (state == null ? "unknown" : state) + ")");
                 }
             }
@@ -125,7 +125,7 @@ public final class PipelineRun {
     public DatasetFigures measure(GeneratedDataset ds) throws IOException {
         DatasetView view = stack.supervisor().dataset(ds.datasetName())
                 .orElseThrow(() -> new IllegalStateException("supervisor does not know " + ds.datasetName()));
-        DatasetRecord record = stack.kuduQueries().dataset(ds.datasetName())
+        DatasetsRow record = stack.kuduQueries().dataset(ds.datasetName())
                 .orElseThrow(() -> new IllegalStateException("no DATASETS row for " + ds.datasetName()));
         EventCounts counts = stack.kuduQueries().countEvents(record.dspid(), record.rgid());
         String bucket = stack.options().bucket();

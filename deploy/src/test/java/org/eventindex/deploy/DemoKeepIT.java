@@ -6,7 +6,7 @@ import org.eventindex.gen.GeneratedDataset;
 import org.eventindex.gen.GeneratedJob;
 import org.eventindex.gen.GeneratorSpec;
 import org.eventindex.kudu.DatasetQueries;
-import org.eventindex.kudu.DatasetRecord;
+import org.eventindex.kudu.DatasetsRow;
 import org.eventindex.kudu.EventCounts;
 import org.eventindex.kudu.KuduTablesConfig;
 import org.eventindex.message.Json;
@@ -127,7 +127,7 @@ final class DemoKeepIT {
         try (KuduClient kudu = new KuduClient.KuduClientBuilder(env.get("EI_KUDU_MASTER")).build()) {
             DatasetQueries queries = new DatasetQueries(kudu,
                     new KuduTablesConfig("", KuduTablesConfig.DEFAULT_HASH_BUCKETS, 1));
-            DatasetRecord record = queries.dataset(DATASET)
+            DatasetsRow record = queries.dataset(DATASET)
                     .orElseThrow(() -> new AssertionError("no DATASETS row for " + DATASET));
             EventCounts counts = queries.countEvents(record.dspid(), record.rgid());
             assertEquals(ds.expectedUniqueEvents(), counts.events(), "EVENTS rows of " + DATASET);

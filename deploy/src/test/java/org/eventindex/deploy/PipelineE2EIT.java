@@ -5,7 +5,7 @@ import org.apache.hadoop.fs.Path;
 import org.eventindex.gen.GeneratedDataset;
 import org.eventindex.gen.GeneratedJob;
 import org.eventindex.gen.GeneratorSpec;
-import org.eventindex.kudu.DatasetRecord;
+import org.eventindex.kudu.DatasetsRow;
 import org.eventindex.kudu.EventCounts;
 import org.eventindex.message.EventRange;
 import org.eventindex.message.GuidInfo;
@@ -132,7 +132,7 @@ final class PipelineE2EIT {
         GeneratedDataset ds = datasets.get(0);
         String name = ds.datasetName();
         DatasetView before = stack.supervisor().dataset(name).orElseThrow();
-        DatasetRecord recordBefore = stack.kuduQueries().dataset(name).orElseThrow();
+        DatasetsRow recordBefore = stack.kuduQueries().dataset(name).orElseThrow();
         EventCounts countsBefore = stack.kuduQueries().countEvents(recordBefore.dspid(), recordBefore.rgid());
         Path file = hdfsFile(name);
         FileChecksum sumBefore = stack.hdfs().fs().getFileChecksum(file);
@@ -155,7 +155,7 @@ final class PipelineE2EIT {
                 "the file should have been rewritten by the second delivery");
         assertEquals(sumBefore, stack.hdfs().fs().getFileChecksum(file), "HDFS file content changed");
         assertEquals(1, pipeline.measure(ds).hdfsFiles());
-        DatasetRecord recordAfter = stack.kuduQueries().dataset(name).orElseThrow();
+        DatasetsRow recordAfter = stack.kuduQueries().dataset(name).orElseThrow();
         assertEquals(countsBefore, stack.kuduQueries().countEvents(recordAfter.dspid(), recordAfter.rgid()));
         assertEquals(recordBefore, recordAfter, "DATASETS row changed: the load was not skipped");
     }

@@ -64,14 +64,13 @@ final class CliOptions {
     }
 
     /** A required dataset name, checked against the naming rules before it can become a Kudu key. */
-    String dataset(String name) throws UsageException {
+    org.eventindex.names.DatasetName dataset(String name) throws UsageException {
         String v = required(name);
         try {
-            org.eventindex.names.DatasetName.parse(v);
+            return org.eventindex.names.DatasetName.parse(v);
         } catch (IllegalArgumentException e) {
             throw new UsageException("option --" + name + ": " + e.getMessage());
         }
-        return v;
     }
 
     String optional(String name, String defaultValue) {

@@ -7,6 +7,7 @@ import org.apache.kudu.client.KuduSession;
 import org.apache.kudu.client.KuduTable;
 import org.apache.kudu.client.SessionConfiguration;
 import org.eventindex.consolidated.EventRecord;
+import org.eventindex.names.DatasetName;
 import org.eventindex.proto.EventIndexProtos.TriggerMenu_p1;
 import org.eventindex.spb.LongHashSet;
 
@@ -25,7 +26,7 @@ import static java.util.Objects.requireNonNull;
 /**
  * Loads one consolidated dataset file (Parquet sorted by (run, event), or SPB of earlier versions) into EVENTS (MCEVENTS
  * for a simulation dataset) and DUPLICATEDEVENTS, computes TRIGGERCOUNT and EVENTSOVERLAP on the way, and records the
- * dataset in DATASETS. {@link #delete(String)} removes a dataset.
+ * dataset in DATASETS. {@link #delete(DatasetName)} removes a dataset.
  * <p>
  * Protocol, which makes every load safe to repeat:
  * <ol>
@@ -88,26 +89,26 @@ public final class DatasetLoader {
      * @throws DatasetLoadException naming both selections when the load is superseded
      * @throws IOException          when DATASETS cannot be read
      */
-    public void checkNotSuperseded(String dataset, String loadId, long selectedAt) throws IOException {
+    public void checkNotSuperseded(DatasetName dataset, String loadId, long selectedAt) throws IOException {
         requireNonNull(dataset, "dataset is null");
         requireNonNull(loadId, "loadId is null");
         refuseIfSuperseded(dataset, loadId, selectedAt, datasets.find(dataset));
     }
 
-    private static void refuseIfSuperseded(LoadRequest request, Optional<DatasetRecord> existing)
+    private static void refuseIfSuperseded(LoadRequest request, Optional<DatasetsRow> existing)
             throws DatasetLoadException {
         refuseIfSuperseded(request.dataset(), request.loadId(), request.selectedAt(), existing);
     }
 
-    private static void refuseIfSuperseded(String dataset, String loadId, long selectedAt,
-                                           Optional<DatasetRecord> existing) throws DatasetLoadException {
+    private static void refuseIfSuperseded(DatasetName dataset, String loadId, long selectedAt,
+                                           Optional<DatasetsRow> existing) throws DatasetLoadException {
         if (selectedAt <= 0 || existing.isEmpty()) {
             return;
         }
-        DatasetRecord r = existing.get();
+        DatasetsRow r = existing.get();
         if (r.signalTs() != null && r.signalTs() > selectedAt && !loadId.equals(r.loadId())) {
-            throw new DatasetLoadException(FATAL, dataset, "superseded: DATASETS holds load " + r.loadId() + " ("
-                    + r.state() + ") of a selection made at " + Instant.ofEpochMilli(r.signalTs())
+            throw new DatasetLoadException(FATAL, dataset.toString(), "superseded: DATASETS holds load " + r.loadId()
+                    + " (" + r.state() + ") of a selection made at " + Instant.ofEpochMilli(r.signalTs())
                     + ", newer than this load " + loadId + " selected at " + Instant.ofEpochMilli(selectedAt)
                     + "; nothing changed");
         }
@@ -116,7 +117,6 @@ public final class DatasetLoader {
     /**
      * Loads {@code request} following the protocol above; adds the epoch's range if missing.
      *
-     * @throws IllegalArgumentException when the dataset name cannot be parsed
      * @throws DatasetLoadException     when Kudu refuses rows, counts differ or an event reference is malformed;
      *                                  the dataset stays LOADING
      * @throws IOException              when the file cannot be read or is not a valid SPB stream, or Kudu fails
@@ -125,13 +125,13 @@ public final class DatasetLoader {
         requireNonNull(request, "request is null");
         requireNonNull(progress, "progress is null");
         long t0 = System.nanoTime();
-        DatasetsTable.parseName(request.dataset());
-        Optional<DatasetRecord> existing = datasets.find(request.dataset());
+        String dataset = request.dataset().toString();
+        Optional<DatasetsRow> existing = datasets.find(request.dataset());
         refuseIfSuperseded(request, existing);
         if (existing.isPresent() && existing.get().isLoaded() && request.loadId().equals(existing.get().loadId())) {
-            DatasetRecord r = existing.get();
+            DatasetsRow r = existing.get();
             if (r.dspid() != request.dspid() || r.rgid() != request.epoch()) {
-                throw new DatasetLoadException(FATAL, request.dataset(), "already LOADED with load id " + r.loadId()
+                throw new DatasetLoadException(FATAL, dataset, "already LOADED with load id " + r.loadId()
                         + " as dspid " + r.dspid() + " epoch " + r.rgid() + ", but the request places the same load"
                         + " at dspid " + request.dspid() + " epoch " + request.epoch()
                         + "; use a new load id to move it");
@@ -145,12 +145,12 @@ public final class DatasetLoader {
                 && (existing.get().dspid() != request.dspid() || existing.get().rgid() != request.epoch())) {
             // The supervisor re-placed the dataset: remove the old placement's rows while the row still names it,
             // so a crash in between leaves a LOADING row that a retry cleans up the same way.
-            datasets.markState(request.dataset(), DatasetState.LOADING);
-            deleteRows(existing.get().dspid(), existing.get().rgid(), request.dataset());
+            datasets.markState(request.dataset(), LoadState.LOADING);
+            deleteRows(existing.get().dspid(), existing.get().rgid(), dataset);
         }
         Instant start = clock.instant();
         datasets.markLoading(request, start);
-        deleteRows(request.dspid(), request.epoch(), request.dataset());
+        deleteRows(request.dspid(), request.epoch(), dataset);
 
         Written w = write(request, DatasetsTable.micros(start), progress);
 
@@ -162,7 +162,7 @@ public final class DatasetLoader {
                     EventRows.count(client, tables.config().duplicatedEventsTable(), request.dspid(),
                             request.epoch()));
             if (stored.events() != w.unique() || stored.duplicates() != w.duplicates()) {
-                throw new DatasetLoadException(RETRIABLE, request.dataset(), "after loading " + w.events()
+                throw new DatasetLoadException(RETRIABLE, dataset, "after loading " + w.events()
                         + " events Kudu holds " + stored.events() + " rows in EVENTS (expected " + w.unique() + ") and "
                         + stored.duplicates() + " in DUPLICATEDEVENTS (expected " + w.duplicates() + ") for dspid "
                         + request.dspid() + " epoch " + request.epoch() + "; is another load of it running?");
@@ -178,11 +178,12 @@ public final class DatasetLoader {
     }
 
     private Written write(LoadRequest request, long startMicros, Progress progress) throws IOException {
+        String dataset = request.dataset().toString();
         KuduTable dups = client.openTable(tables.config().duplicatedEventsTable());
         EventRowMapper dupMapper = new EventRowMapper(dups.getSchema());
         int insertionTime = dups.getSchema().getColumnIndex(KuduSchemas.INSERTION_TIME);
         TriggerBits bits = new TriggerBits();
-        AsyncPairCounter pairs = new AsyncPairCounter(request.dataset());
+        AsyncPairCounter pairs = new AsyncPairCounter(dataset);
         DatasetAnalytics.Overlap overlap = null;
 
         // Sorted single-run Parquet files have equal event numbers adjacent: no set needed. Older SPB files and
@@ -215,7 +216,7 @@ public final class DatasetLoader {
                     eventMapper = new EventRowMapper(events.getSchema());
                     tableNames = table + "/" + tables.config().duplicatedEventsTable();
                     overlap = analytics.overlap(table, datasets.loadedInRun(
-                            DatasetsTable.parseName(request.dataset()).runNumber(), request.dspid()));
+                            request.dataset().runNumber(), request.dspid()));
                 }
                 count++;
                 if (smk == null && e.hasSmk) {
@@ -252,18 +253,17 @@ public final class DatasetLoader {
                 }
                 session.apply(insert);
                 if (count % settings.progressEvery() == 0) {
-                    EventRows.failOnErrors(session, tableNames, "insert events", request.dataset());
-                    progress.events(request.dataset(), count);
+                    EventRows.failOnErrors(session, tableNames, "insert events", dataset);
+                    progress.events(dataset, count);
                 }
             }
             session.flush();
             if (tableNames != null) {
-                EventRows.failOnErrors(session, tableNames, "insert events", request.dataset());
+                EventRows.failOnErrors(session, tableNames, "insert events", dataset);
             }
-            progress.events(request.dataset(), count);
-            analytics.writeTriggerCounts(request.dspid(), pairs.finish(), request.dataset());
-            analytics.writeOverlaps(request.dspid(), overlap == null ? Map.of() : overlap.result(),
-                    request.dataset());
+            progress.events(dataset, count);
+            analytics.writeTriggerCounts(request.dspid(), pairs.finish(), dataset);
+            analytics.writeOverlaps(request.dspid(), overlap == null ? Map.of() : overlap.result(), dataset);
         } catch (IOException | RuntimeException e) {
             failure = e;
             throw e;
@@ -279,7 +279,7 @@ public final class DatasetLoader {
         try {
             bits.decode(e);
         } catch (IllegalArgumentException bad) {
-            throw new DatasetLoadException(FATAL, request.dataset(), "event " + e.runNumber + "/"
+            throw new DatasetLoadException(FATAL, request.dataset().toString(), "event " + e.runNumber + "/"
                     + Long.toUnsignedString(e.eventNumber) + " of file " + e.guid + " in "
                     + request.source().location() + " has a malformed trigger mask: " + bad.getMessage(), bad);
         }
@@ -292,19 +292,20 @@ public final class DatasetLoader {
      *
      * @return false when the dataset was not in DATASETS
      */
-    public boolean delete(String dataset) throws IOException {
-        Optional<DatasetRecord> existing = datasets.find(dataset);
+    public boolean delete(DatasetName name) throws IOException {
+        Optional<DatasetsRow> existing = datasets.find(name);
         if (existing.isEmpty()) {
             return false;
         }
-        DatasetRecord r = existing.get();
-        datasets.markState(dataset, DatasetState.LOADING);
+        DatasetsRow r = existing.get();
+        String dataset = name.toString();
+        datasets.markState(name, LoadState.LOADING);
         if (r.rgid() >= 0) {
             deleteRows(r.dspid(), r.rgid(), dataset);
         }
         analytics.deleteTriggerCounts(r.dspid(), dataset);
         analytics.deleteOverlaps(r.dspid(), dataset);
-        datasets.delete(dataset);
+        datasets.delete(name);
         return true;
     }
 
@@ -313,7 +314,7 @@ public final class DatasetLoader {
         try {
             mapper.fill(insert.getRow(), request.dspid(), request.epoch(), e, menu);
         } catch (IllegalArgumentException bad) {
-            throw new DatasetLoadException(FATAL, request.dataset(), "event " + e.runNumber + "/"
+            throw new DatasetLoadException(FATAL, request.dataset().toString(), "event " + e.runNumber + "/"
                     + Long.toUnsignedString(e.eventNumber) + " of file " + e.guid + " in "
                     + request.source().location() + " has a malformed reference: " + bad.getMessage(), bad);
         }

@@ -3,6 +3,7 @@ package org.eventindex.kudu;
 import org.apache.kudu.client.KuduClient;
 import org.apache.kudu.client.KuduException;
 import org.apache.kudu.client.RowResult;
+import org.eventindex.names.DatasetName;
 
 import java.util.List;
 import java.util.Optional;
@@ -12,7 +13,7 @@ import static java.util.Objects.requireNonNull;
 /**
  * Read helpers over the EventIndex tables, for tests, the demo and operators.
  * <p>
- * A dataset is present only when {@link #dataset} reports it {@link DatasetState#LOADED}; the row counts and lookups
+ * A dataset is present only when {@link #dataset} reports it {@link LoadState#LOADED}; the row counts and lookups
  * here read whatever rows exist, including those of a load still in progress.
  */
 public final class DatasetQueries {
@@ -35,9 +36,9 @@ public final class DatasetQueries {
      *
      * @throws IllegalArgumentException when the name cannot be parsed
      */
-    public Optional<DatasetRecord> dataset(String dataset) throws KuduException {
+    public Optional<DatasetsRow> dataset(String dataset) throws KuduException {
         requireNonNull(dataset, "dataset is null");
-        return datasets.find(dataset);
+        return datasets.find(DatasetName.parse(dataset));
     }
 
     /**

@@ -44,13 +44,7 @@ final class DatasetsTable {
         this.tableName = requireNonNull(tableName, "tableName is null");
     }
 
-    /** @throws IllegalArgumentException when the name is not a valid dataset name */
-    static DatasetName parseName(String dataset) {
-        return DatasetName.parse(dataset);
-    }
-
-    Optional<DatasetRecord> find(String dataset) throws KuduException {
-        DatasetName name = parseName(dataset);
+    Optional<DatasetsRow> find(DatasetName name) throws KuduException {
         KuduTable table = client.openTable(tableName);
         Schema s = table.getSchema();
         KuduScanner scanner = client.newScannerBuilder(table)
@@ -66,7 +60,7 @@ final class DatasetsTable {
         try {
             while (scanner.hasMoreRows()) {
                 for (RowResult r : scanner.nextRows()) {
-                    return Optional.of(toRecord(dataset, r));
+                    return Optional.of(toRecord(name.toString(), r));
                 }
             }
             return Optional.empty();
@@ -89,7 +83,7 @@ final class DatasetsTable {
             while (scanner.hasMoreRows()) {
                 for (RowResult r : scanner.nextRows()) {
                     if (!r.isNull(KuduSchemas.DSPID) && !r.isNull(KuduSchemas.RGID)
-                            && DatasetState.LOADED.name().equals(r.isNull(KuduSchemas.STATE) ? null
+                            && LoadState.LOADED.name().equals(r.isNull(KuduSchemas.STATE) ? null
                             : r.getString(KuduSchemas.STATE))
                             && r.getInt(KuduSchemas.DSPID) != excludeDspid) {
                         others.add(new DatasetAnalytics.Other(r.getInt(KuduSchemas.DSPID), r.getInt(KuduSchemas.RGID)));
@@ -103,8 +97,7 @@ final class DatasetsTable {
     }
 
     /** Deletes the row of {@code dataset} (absent is fine). */
-    void delete(String dataset) throws IOException {
-        DatasetName name = parseName(dataset);
+    void delete(DatasetName name) throws IOException {
         org.apache.kudu.client.Delete delete = client.openTable(tableName).newDelete();
         KuduSchemas.addDatasetKey(delete.getRow(), name);
         KuduSession session = client.newSession();
@@ -112,8 +105,8 @@ final class DatasetsTable {
             session.setFlushMode(SessionConfiguration.FlushMode.AUTO_FLUSH_SYNC);
             OperationResponse response = session.apply(delete);
             if (response.hasRowError() && !response.getRowError().getErrorStatus().isNotFound()) {
-                throw new DatasetLoadException(RETRIABLE, dataset, "could not delete its " + tableName + " row: "
-                        + response.getRowError());
+                throw new DatasetLoadException(RETRIABLE, name.toString(), "could not delete its " + tableName
+                        + " row: " + response.getRowError());
             }
         } finally {
             session.close();
@@ -121,19 +114,18 @@ final class DatasetsTable {
     }
 
     /** Changes only the state of an existing row. */
-    void markState(String dataset, DatasetState state) throws IOException {
-        DatasetName name = parseName(dataset);
+    void markState(DatasetName name, LoadState state) throws IOException {
         Update update = client.openTable(tableName).newUpdate();
         PartialRow row = update.getRow();
         KuduSchemas.addDatasetKey(row, name);
         row.addString(KuduSchemas.STATE, state.name());
-        apply(dataset, update);
+        apply(name.toString(), update);
     }
 
     /** Marks the dataset LOADING for {@code request}, clearing the counts of any earlier load. */
     void markLoading(LoadRequest request, Instant start) throws IOException {
         write(request, row -> {
-            row.addString(KuduSchemas.STATE, DatasetState.LOADING.name());
+            row.addString(KuduSchemas.STATE, LoadState.LOADING.name());
             if (request.selectedAt() > 0) {
                 row.addLong(KuduSchemas.SIGNAL_TS, request.selectedAt());
             }
@@ -150,7 +142,7 @@ final class DatasetsTable {
     void markLoaded(LoadRequest request, long events, long uniqDuplEvents, long duplicates, Integer smk, Instant end)
             throws IOException {
         write(request, row -> {
-            row.addString(KuduSchemas.STATE, DatasetState.LOADED.name());
+            row.addString(KuduSchemas.STATE, LoadState.LOADED.name());
             row.addLong(KuduSchemas.INSERT_END, micros(end));
             row.addLong(KuduSchemas.COUNT_EVENTS, events);
             row.addLong(KuduSchemas.UNIQ_DUPL_EVENTS, uniqDuplEvents);
@@ -168,7 +160,7 @@ final class DatasetsTable {
     }
 
     private void write(LoadRequest request, RowFiller filler) throws IOException {
-        DatasetName name = parseName(request.dataset());
+        DatasetName name = request.dataset();
         KuduTable table = client.openTable(tableName);
         // An upsert only changes the columns it sets, so earlier fields (insert_start, AMI columns) survive.
         Upsert upsert = table.newUpsert();
@@ -179,7 +171,7 @@ final class DatasetsTable {
         row.addString(KuduSchemas.LOAD_ID, request.loadId());
         row.addString(KuduSchemas.HDFS_PATH, request.source().location());
         filler.fill(row);
-        apply(request.dataset(), upsert);
+        apply(name.toString(), upsert);
     }
 
     private void apply(String dataset, Operation operation) throws IOException {
@@ -196,8 +188,8 @@ final class DatasetsTable {
         }
     }
 
-    private static DatasetRecord toRecord(String dataset, RowResult r) {
-        return new DatasetRecord(dataset,
+    private static DatasetsRow toRecord(String dataset, RowResult r) {
+        return new DatasetsRow(dataset,
                 r.isNull(KuduSchemas.DSPID) ? -1 : r.getInt(KuduSchemas.DSPID),
                 r.isNull(KuduSchemas.RGID) ? -1 : r.getInt(KuduSchemas.RGID),
                 r.isNull(KuduSchemas.STATE) ? null : state(r.getString(KuduSchemas.STATE)),
@@ -212,8 +204,8 @@ final class DatasetsTable {
     }
 
     /** @return null for a state this loader does not know (set by an operator or a newer version) */
-    private static DatasetState state(String text) {
-        for (DatasetState s : DatasetState.values()) {
+    private static LoadState state(String text) {
+        for (LoadState s : LoadState.values()) {
             if (s.name().equals(text)) {
                 return s;
             }

@@ -5,6 +5,7 @@ import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.kudu.client.KuduClient;
 import org.eventindex.kudu.CliOptions.UsageException;
+import org.eventindex.names.DatasetName;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -116,7 +117,7 @@ public final class KuduLoaderMain {
 
     private static void delete(CliOptions o, PrintStream out) throws UsageException, IOException {
         KuduTablesConfig config = tablesConfig(o);
-        String dataset = o.dataset("dataset");
+        DatasetName dataset = o.dataset("dataset");
         try (KuduClient client = client(o)) {
             DatasetLoader loader = new DatasetLoader(client, new KuduTables(client, config),
                     LoaderSettings.defaults(), Clock.systemUTC());
@@ -127,7 +128,7 @@ public final class KuduLoaderMain {
 
     private static void load(CliOptions o, PrintStream out, PrintStream err) throws UsageException, IOException {
         KuduTablesConfig config = tablesConfig(o);
-        String dataset = o.dataset("dataset");
+        DatasetName dataset = o.dataset("dataset");
         int dspid = o.requiredInteger("dspid");
         int epoch = o.requiredInteger("epoch");
         String file = o.required("file");

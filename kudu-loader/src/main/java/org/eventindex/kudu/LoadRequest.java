@@ -1,11 +1,13 @@
 package org.eventindex.kudu;
 
+import org.eventindex.names.DatasetName;
+
 import static java.util.Objects.requireNonNull;
 
 /**
  * One dataset to load into Kudu.
  *
- * @param dataset full dataset name, {@code _tid}/{@code _sub} suffix included (it is part of the DATASETS key)
+ * @param dataset the dataset, {@code _tid}/{@code _sub} suffix included (it is part of the DATASETS key)
  * @param dspid   dataset id assigned by the supervisor; the first key column of EVENTS
  * @param epoch   the range (rgid) the events go to
  * @param loadId  identifies the content being loaded (the consumer signal id): loading the same dataset again with
@@ -15,10 +17,10 @@ import static java.util.Objects.requireNonNull;
  *                selection than the one DATASETS holds is refused ({@link DatasetLoader}). 0 when unknown (the
  *                kudu-loader command): no ordering check, and the stored selection time is left as it is
  */
-public record LoadRequest(String dataset, int dspid, int epoch, String loadId, DatasetSource source,
+public record LoadRequest(DatasetName dataset, int dspid, int epoch, String loadId, DatasetSource source,
                           long selectedAt) {
     /** A load without a selection time (an operator's reload from HDFS). */
-    public LoadRequest(String dataset, int dspid, int epoch, String loadId, DatasetSource source) {
+    public LoadRequest(DatasetName dataset, int dspid, int epoch, String loadId, DatasetSource source) {
         this(dataset, dspid, epoch, loadId, source, 0);
     }
 

@@ -7,7 +7,8 @@ import org.apache.kudu.client.KuduClient;
 import org.apache.kudu.client.KuduSession;
 import org.apache.kudu.client.KuduTable;
 import org.apache.kudu.client.Update;
-import org.eventindex.kudu.TestSpbFiles.InputFile;
+import org.eventindex.kudu.TestDatasetFiles.InputFile;
+import org.eventindex.names.DatasetName;
 import org.eventindex.testing.EmbeddedKudu;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -82,17 +83,17 @@ class DatasetLoaderIT {
     void loadSplitsDuplicatesAndIsIdempotent() throws Exception {
         String dataset = "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1824";
         // 7 is in files 1 and 2; 9 three times: 2 duplicate rows for 9, 1 for 7.
-        Path file = TestSpbFiles.write(dir.resolve("a.spb"), dataset, List.of(
-                new InputFile(TestSpbFiles.guid(1, 0), 1, 7, 9, 0),
-                new InputFile(TestSpbFiles.guid(2, 0), 7, 9, 11, 9)));
-        LoadRequest request = new LoadRequest(dataset, 100, EPOCH, "signal-a", DatasetSource.local(file));
+        Path file = TestDatasetFiles.write(dir.resolve("a.spb"), dataset, List.of(
+                new InputFile(TestDatasetFiles.guid(1, 0), 1, 7, 9, 0),
+                new InputFile(TestDatasetFiles.guid(2, 0), 7, 9, 11, 9)));
+        LoadRequest request = request(dataset, 100, EPOCH, "signal-a", file, 0);
 
         LoadResult first = loader.load(request);
         assertEquals(new LoadResult(8, 5, 3, first.millis(), false), first);
         assertEquals(new EventCounts(5, 3), queries.countEvents(100, EPOCH));
 
-        DatasetRecord row = queries.dataset(dataset).orElseThrow();
-        assertEquals(DatasetState.LOADED, row.state());
+        DatasetsRow row = queries.dataset(dataset).orElseThrow();
+        assertEquals(LoadState.LOADED, row.state());
         assertEquals("signal-a", row.loadId());
         assertEquals(100, row.dspid());
         assertEquals(EPOCH, row.rgid());
@@ -104,14 +105,14 @@ class DatasetLoaderIT {
 
         // The first occurrence (file 1) is in EVENTS, with its own and provenance references.
         EventRefs seven = queries.lookup(100, 7, EPOCH).orElseThrow();
-        assertEquals(TestSpbFiles.guid(1, 0), seven.db());
-        assertEquals(TestSpbFiles.token(TestSpbFiles.guid(1, 0), 7), seven.tk());
-        assertEquals(TestSpbFiles.guid(1, 0), seven.dbAod());
-        assertEquals(TestSpbFiles.guid(1, 1), seven.dbEsd());
-        assertEquals(TestSpbFiles.guid(1, 2), seven.dbRaw());
-        assertEquals(TestSpbFiles.token(TestSpbFiles.guid(1, 2), 7), seven.tkRaw());
-        assertEquals(TestSpbFiles.RUN, seven.runNumber());
-        assertEquals(TestSpbFiles.guid(2, 0), queries.lookup(100, 11, EPOCH).orElseThrow().db());
+        assertEquals(TestDatasetFiles.guid(1, 0), seven.db());
+        assertEquals(TestDatasetFiles.token(TestDatasetFiles.guid(1, 0), 7), seven.tk());
+        assertEquals(TestDatasetFiles.guid(1, 0), seven.dbAod());
+        assertEquals(TestDatasetFiles.guid(1, 1), seven.dbEsd());
+        assertEquals(TestDatasetFiles.guid(1, 2), seven.dbRaw());
+        assertEquals(TestDatasetFiles.token(TestDatasetFiles.guid(1, 2), 7), seven.tkRaw());
+        assertEquals(TestDatasetFiles.RUN, seven.runNumber());
+        assertEquals(TestDatasetFiles.guid(2, 0), queries.lookup(100, 11, EPOCH).orElseThrow().db());
         assertTrue(queries.lookup(100, 0, EPOCH).isPresent());
         assertFalse(queries.lookup(100, 8, EPOCH).isPresent());
 
@@ -127,9 +128,9 @@ class DatasetLoaderIT {
     @Test
     void leftoverOfAnInterruptedLoadIsCleanedAndReloaded() throws Exception {
         String dataset = "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1824_tid00000001_00";
-        Path file = TestSpbFiles.write(dir.resolve("b.spb"), dataset, List.of(
-                new InputFile(TestSpbFiles.guid(3, 0), 1, 2, 3, 2)));
-        LoadRequest request = new LoadRequest(dataset, 101, EPOCH, "signal-b", DatasetSource.local(file));
+        Path file = TestDatasetFiles.write(dir.resolve("b.spb"), dataset, List.of(
+                new InputFile(TestDatasetFiles.guid(3, 0), 1, 2, 3, 2)));
+        LoadRequest request = request(dataset, 101, EPOCH, "signal-b", file, 0);
         loader.load(request);
 
         // Simulate a crash mid-load: a stray row and the state back to LOADING.
@@ -147,7 +148,7 @@ class DatasetLoaderIT {
         state.getRow().addString(KuduSchemas.PRODSTEP, "merge");
         state.getRow().addString(KuduSchemas.DATATYPE, "AOD");
         state.getRow().addString(KuduSchemas.VERSION, "f838_m1824_tid00000001_00");
-        state.getRow().addString(KuduSchemas.STATE, DatasetState.LOADING.name());
+        state.getRow().addString(KuduSchemas.STATE, LoadState.LOADING.name());
         assertFalse(session.apply(state).hasRowError());
         session.close();
         assertEquals(new EventCounts(4, 1), queries.countEvents(101, EPOCH));
@@ -156,72 +157,73 @@ class DatasetLoaderIT {
         assertFalse(reload.alreadyLoaded());
         assertEquals(new EventCounts(3, 1), queries.countEvents(101, EPOCH));
         assertFalse(queries.lookup(101, 999, EPOCH).isPresent());
-        assertEquals(DatasetState.LOADED, queries.dataset(dataset).orElseThrow().state());
+        assertEquals(LoadState.LOADED, queries.dataset(dataset).orElseThrow().state());
     }
 
     @Test
     void newContentReplacesTheOldRows() throws Exception {
         String dataset = "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1825";
-        Path v1 = TestSpbFiles.write(dir.resolve("c1.spb"), dataset, List.of(
-                new InputFile(TestSpbFiles.guid(4, 0), 1, 2, 3, 4, 4)));
-        loader.load(new LoadRequest(dataset, 102, EPOCH, "signal-c1", DatasetSource.local(v1)));
-        Path v2 = TestSpbFiles.write(dir.resolve("c2.spb"), dataset, List.of(
-                new InputFile(TestSpbFiles.guid(5, 0), 1, 2)));
-        LoadResult r = loader.load(new LoadRequest(dataset, 102, EPOCH, "signal-c2", DatasetSource.local(v2)));
+        Path v1 = TestDatasetFiles.write(dir.resolve("c1.spb"), dataset, List.of(
+                new InputFile(TestDatasetFiles.guid(4, 0), 1, 2, 3, 4, 4)));
+        loader.load(request(dataset, 102, EPOCH, "signal-c1", v1, 0));
+        Path v2 = TestDatasetFiles.write(dir.resolve("c2.spb"), dataset, List.of(
+                new InputFile(TestDatasetFiles.guid(5, 0), 1, 2)));
+        LoadResult r = loader.load(request(dataset, 102, EPOCH, "signal-c2", v2, 0));
         assertEquals(new LoadResult(2, 2, 0, r.millis(), false), r);
         assertEquals(new EventCounts(2, 0), queries.countEvents(102, EPOCH));
-        assertEquals(TestSpbFiles.guid(5, 0), queries.lookup(102, 1, EPOCH).orElseThrow().db());
+        assertEquals(TestDatasetFiles.guid(5, 0), queries.lookup(102, 1, EPOCH).orElseThrow().db());
         assertEquals("signal-c2", queries.dataset(dataset).orElseThrow().loadId());
     }
 
     @Test
     void aLoadOfAnOlderSelectionIsRefusedAndChangesNothing() throws Exception {
         String dataset = "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1829";
-        Path older = TestSpbFiles.write(dir.resolve("h1.spb"), dataset, List.of(
-                new InputFile(TestSpbFiles.guid(10, 0), 1, 2, 3)));
-        Path newer = TestSpbFiles.write(dir.resolve("h2.spb"), dataset, List.of(
-                new InputFile(TestSpbFiles.guid(11, 0), 1, 2)));
+        Path older = TestDatasetFiles.write(dir.resolve("h1.spb"), dataset, List.of(
+                new InputFile(TestDatasetFiles.guid(10, 0), 1, 2, 3)));
+        Path newer = TestDatasetFiles.write(dir.resolve("h2.spb"), dataset, List.of(
+                new InputFile(TestDatasetFiles.guid(11, 0), 1, 2)));
         // the newer selection (made at t=2000) is processed first, the superseded one (t=1000) arrives late
-        loader.load(new LoadRequest(dataset, 107, EPOCH, "signal-h2", DatasetSource.local(newer), 2000));
-        LoadRequest late = new LoadRequest(dataset, 107, EPOCH, "signal-h1", DatasetSource.local(older), 1000);
+        loader.load(request(dataset, 107, EPOCH, "signal-h2", newer, 2000));
+        LoadRequest late = request(dataset, 107, EPOCH, "signal-h1", older, 1000);
         DatasetLoadException e = assertThrows(DatasetLoadException.class,
-                () -> loader.checkNotSuperseded(dataset, "signal-h1", 1000));
+                () -> loader.checkNotSuperseded(DatasetName.parse(dataset), "signal-h1", 1000));
         assertContains(e.getMessage(), dataset, "superseded", "signal-h2", "signal-h1", "nothing changed");
         assertFalse(e.retriable(), "a superseded load fails the same way every time");
-        loader.checkNotSuperseded(dataset, "signal-h2", 1000); // the content DATASETS holds is never superseded
-        loader.checkNotSuperseded(dataset, "signal-h9", 2001); // a newer selection passes
+        // the content DATASETS holds is never superseded
+        loader.checkNotSuperseded(DatasetName.parse(dataset), "signal-h2", 1000);
+        loader.checkNotSuperseded(DatasetName.parse(dataset), "signal-h9", 2001); // a newer selection passes
         e = assertThrows(DatasetLoadException.class, () -> loader.load(late));
         assertContains(e.getMessage(), "superseded");
         assertEquals(new EventCounts(2, 0), queries.countEvents(107, EPOCH));
-        assertEquals(TestSpbFiles.guid(11, 0), queries.lookup(107, 1, EPOCH).orElseThrow().db());
+        assertEquals(TestDatasetFiles.guid(11, 0), queries.lookup(107, 1, EPOCH).orElseThrow().db());
         assertEquals("signal-h2", queries.dataset(dataset).orElseThrow().loadId());
         assertTrue(queries.dataset(dataset).orElseThrow().isLoaded());
 
         // the same content again, even with an older time (a re-sent copy), and an operator's reload (no time) pass
-        assertTrue(loader.load(new LoadRequest(dataset, 107, EPOCH, "signal-h2", DatasetSource.local(newer), 1500))
+        assertTrue(loader.load(request(dataset, 107, EPOCH, "signal-h2", newer, 1500))
                 .alreadyLoaded());
         LoadResult reload = loader.load(
-                new LoadRequest(dataset, 107, EPOCH, "operator-h1", DatasetSource.local(older)));
+                request(dataset, 107, EPOCH, "operator-h1", older, 0));
         assertEquals(3, reload.events());
         // a newer selection still replaces it, and its time is kept for the next comparison
-        loader.load(new LoadRequest(dataset, 107, EPOCH, "signal-h3", DatasetSource.local(newer), 3000));
+        loader.load(request(dataset, 107, EPOCH, "signal-h3", newer, 3000));
         assertThrows(DatasetLoadException.class, () -> loader.load(
-                new LoadRequest(dataset, 107, EPOCH, "signal-h2", DatasetSource.local(newer), 2000)));
+                request(dataset, 107, EPOCH, "signal-h2", newer, 2000)));
         assertEquals("signal-h3", queries.dataset(dataset).orElseThrow().loadId());
     }
 
     @Test
     void replacedDatasetLeavesNoRowsAtItsOldPlace() throws Exception {
         String dataset = "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1828";
-        Path file = TestSpbFiles.write(dir.resolve("g.spb"), dataset, List.of(
-                new InputFile(TestSpbFiles.guid(9, 0), 1, 2, 2)));
-        loader.load(new LoadRequest(dataset, 105, EPOCH, "signal-g1", DatasetSource.local(file)));
+        Path file = TestDatasetFiles.write(dir.resolve("g.spb"), dataset, List.of(
+                new InputFile(TestDatasetFiles.guid(9, 0), 1, 2, 2)));
+        loader.load(request(dataset, 105, EPOCH, "signal-g1", file, 0));
         DatasetLoadException e = assertThrows(DatasetLoadException.class, () -> loader.load(
-                new LoadRequest(dataset, 106, EPOCH, "signal-g1", DatasetSource.local(file))));
+                request(dataset, 106, EPOCH, "signal-g1", file, 0)));
         assertContains(e.getMessage(), "dspid 105", "dspid 106");
         assertFalse(e.retriable(), "the same load id cannot be placed elsewhere");
 
-        loader.load(new LoadRequest(dataset, 106, EPOCH, "signal-g2", DatasetSource.local(file)));
+        loader.load(request(dataset, 106, EPOCH, "signal-g2", file, 0));
         assertEquals(new EventCounts(0, 0), queries.countEvents(105, EPOCH));
         assertEquals(new EventCounts(2, 1), queries.countEvents(106, EPOCH));
         assertEquals(106, queries.dataset(dataset).orElseThrow().dspid());
@@ -231,41 +233,41 @@ class DatasetLoaderIT {
     void refusedRowFailsTheLoadAndLeavesItLoading() throws Exception {
         String dataset = "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1826";
         // Kudu refuses cells above 64 KiB: the one event with such a token must fail the whole load.
-        String huge = new org.eventindex.names.PoolToken(TestSpbFiles.guid(6, 0), "C".repeat(70_000),
+        String huge = new org.eventindex.names.PoolToken(TestDatasetFiles.guid(6, 0), "C".repeat(70_000),
                 "D82968A1-CF91-4320-B2DD-E0F739CBC7E6", 0x202, 3, 2).format();
         // An SPB file cannot carry such a token (SpbContentLimits); a consolidated file can, so it is written directly.
-        String own = TestSpbFiles.guid(6, 0);
+        String own = TestDatasetFiles.guid(6, 0);
         Path file = dir.resolve("d.parquet");
         try (java.io.OutputStream out = java.nio.file.Files.newOutputStream(file)) {
             org.eventindex.consolidated.ConsolidatedFileWriter w =
                     new org.eventindex.consolidated.ConsolidatedFileWriter(out);
             for (long n = 1; n <= 3; n++) {
-                org.eventindex.proto.EventIndexProtos.EIEvent_p1.Builder e = TestSpbFiles.event(n, own, TestSpbFiles.guid(1, 1), TestSpbFiles.guid(1, 2));
+                org.eventindex.proto.EventIndexProtos.EIEvent_p1.Builder e = TestDatasetFiles.event(n, own, TestDatasetFiles.guid(1, 1), TestDatasetFiles.guid(1, 2));
                 w.write((n == 2 ? e.setEitoken(0, e.getEitoken(0).toBuilder().setToken(huge)) : e).build(), own);
             }
             w.finish(new org.eventindex.consolidated.ConsolidatedMetadata(dataset, "signal-d",
                     new org.eventindex.consolidated.ConsolidatedMetadata.HeaderInfo(1, "consolidated", "signal-d",
                             true, true), List.of("s3://x/y"), List.of(), List.of(), w.events(),
-                    List.of((long) TestSpbFiles.RUN), 0, 2, w.finishDigest()).toKeyValues());
+                    List.of((long) TestDatasetFiles.RUN), 0, 2, w.finishDigest()).toKeyValues());
         }
         DatasetLoadException e = assertThrows(DatasetLoadException.class, () -> loader.load(
-                new LoadRequest(dataset, 103, EPOCH, "signal-d", DatasetSource.local(file))));
+                request(dataset, 103, EPOCH, "signal-d", file, 0)));
         assertContains(e.getMessage(), dataset, "refused 1 rows", MAIN.eventsTable());
         assertTrue(e.retriable(), "refused rows are retried (whatever Kudu's reason)");
-        assertEquals(DatasetState.LOADING, queries.dataset(dataset).orElseThrow().state());
+        assertEquals(LoadState.LOADING, queries.dataset(dataset).orElseThrow().state());
     }
 
     @Test
     void malformedTokenFailsTheLoadNamingTheEvent() throws Exception {
         String dataset = "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1827";
-        Path file = TestSpbFiles.write(dir.resolve("e.spb"), dataset, List.of(
-                        new InputFile(TestSpbFiles.guid(7, 0), 1, 5)),
+        Path file = TestDatasetFiles.write(dir.resolve("e.spb"), dataset, List.of(
+                        new InputFile(TestDatasetFiles.guid(7, 0), 1, 5)),
                 e -> e.getEventNumber() == 5 ? e.setEitoken(1, e.getEitoken(1).toBuilder().setToken("[DB=x]")) : e);
         DatasetLoadException e = assertThrows(DatasetLoadException.class, () -> loader.load(
-                new LoadRequest(dataset, 104, EPOCH, "signal-e", DatasetSource.local(file))));
-        assertContains(e.getMessage(), dataset, "327636/5", TestSpbFiles.guid(7, 0));
+                request(dataset, 104, EPOCH, "signal-e", file, 0)));
+        assertContains(e.getMessage(), dataset, "327636/5", TestDatasetFiles.guid(7, 0));
         assertFalse(e.retriable(), "a malformed reference is malformed every time");
-        assertEquals(DatasetState.LOADING, queries.dataset(dataset).orElseThrow().state());
+        assertEquals(LoadState.LOADING, queries.dataset(dataset).orElseThrow().state());
     }
 
     @Test
@@ -274,9 +276,9 @@ class DatasetLoaderIT {
         small.createOrVerify(1);
         DatasetLoader smallLoader = new DatasetLoader(client, small, LoaderSettings.defaults(), Clock.systemUTC());
         String dataset = "data18_13TeV.00350000.physics_Main.merge.AOD.f900_m2000";
-        Path file = TestSpbFiles.write(dir.resolve("f.spb"), dataset, List.of(
-                new InputFile(TestSpbFiles.guid(8, 0), 10, 20, 30)));
-        smallLoader.load(new LoadRequest(dataset, 200, 2, "signal-f", DatasetSource.local(file)));
+        Path file = TestDatasetFiles.write(dir.resolve("f.spb"), dataset, List.of(
+                new InputFile(TestDatasetFiles.guid(8, 0), 10, 20, 30)));
+        smallLoader.load(request(dataset, 200, 2, "signal-f", file, 0));
         assertEquals(List.of(1, 2), small.epochs(SMALL.eventsTable()));
         assertEquals(List.of(1, 2), small.epochs(SMALL.duplicatedEventsTable()));
         assertEquals(new EventCounts(3, 0), new DatasetQueries(client, SMALL).countEvents(200, 2));
@@ -317,5 +319,11 @@ class DatasetLoaderIT {
         for (String part : parts) {
             assertTrue(text.contains(part), () -> "expected '" + part + "' in: " + text);
         }
+    }
+
+    /** A load of a local file; the name is parsed here, as the consumer's signal validator does. */
+    private static LoadRequest request(String dataset, int dspid, int epoch, String loadId, Path file,
+                                       long selectedAt) {
+        return new LoadRequest(DatasetName.parse(dataset), dspid, epoch, loadId, DatasetSource.local(file), selectedAt);
     }
 }

@@ -14,9 +14,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class EventRowMapperTest {
-    private static final String OWN = TestSpbFiles.guid(1, 0);
-    private static final String ESD = TestSpbFiles.guid(1, 1);
-    private static final String RAW = TestSpbFiles.guid(1, 2);
+    private static final String OWN = TestDatasetFiles.guid(1, 0);
+    private static final String ESD = TestDatasetFiles.guid(1, 1);
+    private static final String RAW = TestDatasetFiles.guid(1, 2);
     private static final TriggerMenu_p1 MENU = TriggerMenu_p1.newBuilder().setSMK(11).setL1PSK(12).setHLTPSK(13)
             .setL1Menu("m").build();
 
@@ -26,36 +26,36 @@ class EventRowMapperTest {
     @Test
     void mapsFieldsAndReferencesByStream() {
         PartialRow row = schema.newPartialRow();
-        mapper.fill(row, 5, 2, EventRecord.of(TestSpbFiles.event(77, OWN, ESD, RAW).build(), OWN), MENU);
+        mapper.fill(row, 5, 2, EventRecord.of(TestDatasetFiles.event(77, OWN, ESD, RAW).build(), OWN), MENU);
 
         assertEquals(5, row.getInt(KuduSchemas.DSPID));
         assertEquals(77, row.getLong(KuduSchemas.EVENTNUMBER));
         assertEquals(2, row.getInt(KuduSchemas.RGID));
-        assertEquals(TestSpbFiles.RUN, row.getInt(KuduSchemas.RUNNUMBER));
+        assertEquals(TestDatasetFiles.RUN, row.getInt(KuduSchemas.RUNNUMBER));
         assertEquals(17, row.getInt(KuduSchemas.LUMIBLOCKNR));
         assertEquals(42, row.getInt(KuduSchemas.BUNCHID));
         assertEquals(1_500_000_000, row.getInt(KuduSchemas.EVENTTIME));
         assertEquals(123, row.getInt(KuduSchemas.EVENTTIMES));
         assertEquals(0xF000_0001L, row.getLong(KuduSchemas.LVLID), "uint32 level-1 id stays unsigned");
-        assertEquals(TestSpbFiles.L1_MASK, row.getString(KuduSchemas.L1TRIGMASK));
-        assertEquals(TestSpbFiles.HLT_MASK, row.getString(KuduSchemas.EFTRIGMASK));
+        assertEquals(TestDatasetFiles.L1_MASK, row.getString(KuduSchemas.L1TRIGMASK));
+        assertEquals(TestDatasetFiles.HLT_MASK, row.getString(KuduSchemas.EFTRIGMASK));
         assertEquals(7, row.getInt(KuduSchemas.L1PSK), "the event's own key wins over the menu");
         assertEquals(13, row.getInt(KuduSchemas.HLTPSK), "missing on the event: taken from the menu");
         assertEquals(11, row.getInt(KuduSchemas.SMK));
         assertEquals(OWN, row.getString(KuduSchemas.DB));
-        assertEquals(TestSpbFiles.token(OWN, 77), row.getString(KuduSchemas.TK));
+        assertEquals(TestDatasetFiles.token(OWN, 77), row.getString(KuduSchemas.TK));
         assertEquals(OWN, row.getString(KuduSchemas.DBAOD));
         assertEquals(ESD, row.getString(KuduSchemas.DBESD));
-        assertEquals(TestSpbFiles.token(ESD, 77), row.getString(KuduSchemas.TKESD));
+        assertEquals(TestDatasetFiles.token(ESD, 77), row.getString(KuduSchemas.TKESD));
         assertEquals(RAW, row.getString(KuduSchemas.DBRAW));
-        assertEquals(TestSpbFiles.token(RAW, 77), row.getString(KuduSchemas.TKRAW));
+        assertEquals(TestDatasetFiles.token(RAW, 77), row.getString(KuduSchemas.TKRAW));
     }
 
     @Test
     void ownStreamOtherThanTheThreeStagesOnlyFillsDb() {
-        EIEvent_p1 e = TestSpbFiles.event(1, OWN, ESD, RAW).clearEitoken()
-                .addEitoken(EItoken_p1.newBuilder().setName("StreamDAOD_PHYS").setToken(TestSpbFiles.token(OWN, 1)))
-                .addEitoken(EItoken_p1.newBuilder().setName("StreamAOD").setToken(TestSpbFiles.token(ESD, 1)))
+        EIEvent_p1 e = TestDatasetFiles.event(1, OWN, ESD, RAW).clearEitoken()
+                .addEitoken(EItoken_p1.newBuilder().setName("StreamDAOD_PHYS").setToken(TestDatasetFiles.token(OWN, 1)))
+                .addEitoken(EItoken_p1.newBuilder().setName("StreamAOD").setToken(TestDatasetFiles.token(ESD, 1)))
                 .build();
         PartialRow row = schema.newPartialRow();
         mapper.fill(row, 1, 0, EventRecord.of(e, OWN), null);
@@ -69,7 +69,7 @@ class EventRowMapperTest {
     @Test
     void eventWithoutTokensGetsItsFileGuid() {
         PartialRow row = schema.newPartialRow();
-        mapper.fill(row, 1, 0, EventRecord.of(TestSpbFiles.event(1, OWN, ESD, RAW).clearEitoken().build(), OWN),
+        mapper.fill(row, 1, 0, EventRecord.of(TestDatasetFiles.event(1, OWN, ESD, RAW).clearEitoken().build(), OWN),
                 null);
         assertEquals(OWN, row.getString(KuduSchemas.DB));
         assertFalse(row.isSet(KuduSchemas.TK));
@@ -77,7 +77,7 @@ class EventRowMapperTest {
 
     @Test
     void malformedTokenIsRefused() {
-        EIEvent_p1 e = TestSpbFiles.event(1, OWN, ESD, RAW).setEitoken(0,
+        EIEvent_p1 e = TestDatasetFiles.event(1, OWN, ESD, RAW).setEitoken(0,
                 EItoken_p1.newBuilder().setName("StreamAOD").setToken("[DB=nope][CNT=]")).build();
         IllegalArgumentException x = assertThrows(IllegalArgumentException.class,
                 () -> mapper.fill(schema.newPartialRow(), 1, 0, EventRecord.of(e, OWN), null));
@@ -88,7 +88,7 @@ class EventRowMapperTest {
     void duplicatedEventsSchemaMapsTheSameWay() {
         Schema dups = KuduSchemas.duplicatedEvents();
         PartialRow row = dups.newPartialRow();
-        new EventRowMapper(dups).fill(row, 5, 2, EventRecord.of(TestSpbFiles.event(77, OWN, ESD, RAW).build(), OWN),
+        new EventRowMapper(dups).fill(row, 5, 2, EventRecord.of(TestDatasetFiles.event(77, OWN, ESD, RAW).build(), OWN),
                 MENU);
         assertEquals(RAW, row.getString(KuduSchemas.DBRAW));
         assertFalse(row.isSet(KuduSchemas.INSERTION_TIME), "set by the loader");
@@ -97,17 +97,17 @@ class EventRowMapperTest {
     @Test
     void guidsOfInterleavedFilesComeFromEachToken() {
         // rows sorted by (run, event) alternate between input files: each row must get its own file's GUIDs
-        String other = TestSpbFiles.guid(2, 0);
-        String otherEsd = TestSpbFiles.guid(2, 1);
-        String otherRaw = TestSpbFiles.guid(2, 2);
+        String other = TestDatasetFiles.guid(2, 0);
+        String otherEsd = TestDatasetFiles.guid(2, 1);
+        String otherRaw = TestDatasetFiles.guid(2, 2);
         for (int i = 0; i < 4; i++) {
             boolean first = i % 2 == 0;
             String own = first ? OWN : other;
             PartialRow row = schema.newPartialRow();
-            mapper.fill(row, 1, 0, EventRecord.of(TestSpbFiles.event(10 + i, own, first ? ESD : otherEsd,
+            mapper.fill(row, 1, 0, EventRecord.of(TestDatasetFiles.event(10 + i, own, first ? ESD : otherEsd,
                     first ? RAW : otherRaw).build(), own), null);
             assertEquals(own, row.getString(KuduSchemas.DB));
-            assertEquals(TestSpbFiles.token(own, 10 + i), row.getString(KuduSchemas.TK));
+            assertEquals(TestDatasetFiles.token(own, 10 + i), row.getString(KuduSchemas.TK));
             assertEquals(first ? ESD : otherEsd, row.getString(KuduSchemas.DBESD));
             assertEquals(first ? RAW : otherRaw, row.getString(KuduSchemas.DBRAW));
         }

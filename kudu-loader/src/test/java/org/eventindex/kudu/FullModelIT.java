@@ -7,6 +7,7 @@ import org.apache.kudu.client.KuduTable;
 import org.apache.kudu.client.RowResult;
 import org.eventindex.consolidated.ConsolidatedFileWriter;
 import org.eventindex.consolidated.ConsolidatedMetadata;
+import org.eventindex.names.DatasetName;
 import org.eventindex.names.TriggerMask;
 import org.eventindex.proto.EventIndexProtos.EIEvent_p1;
 import org.eventindex.testing.EmbeddedKudu;
@@ -99,12 +100,12 @@ class FullModelIT {
         Path fb = write("b", DS_B, "sig-b", b);
         Path fmc = write("mc", DS_MC, "sig-mc", mc);
 
-        LoadResult ra = loader.load(new LoadRequest(DS_A, 300, EPOCH, "sig-a", DatasetSource.local(fa)));
+        LoadResult ra = loader.load(request(DS_A, 300, EPOCH, "sig-a", fa, 0));
         assertEquals(650, ra.events());
         assertEquals(600, ra.uniqueEvents());
         assertEquals(50, ra.duplicates());
-        loader.load(new LoadRequest(DS_B, 301, EPOCH, "sig-b", DatasetSource.local(fb)));
-        LoadResult rmc = loader.load(new LoadRequest(DS_MC, 302, EPOCH, "sig-mc", DatasetSource.local(fmc)));
+        loader.load(request(DS_B, 301, EPOCH, "sig-b", fb, 0));
+        LoadResult rmc = loader.load(request(DS_MC, 302, EPOCH, "sig-mc", fmc, 0));
         assertEquals(300, rmc.uniqueEvents());
 
         // Tables
@@ -128,9 +129,9 @@ class FullModelIT {
         assertEquals(Map.of(List.of(300, 301), shared, List.of(301, 300), shared), overlap);
 
         // Redelivery: same load id, nothing written.
-        assertTrue(loader.load(new LoadRequest(DS_A, 300, EPOCH, "sig-a", DatasetSource.local(fa))).alreadyLoaded());
+        assertTrue(loader.load(request(DS_A, 300, EPOCH, "sig-a", fa, 0)).alreadyLoaded());
         // Reload with a new load id: one copy, same analytics.
-        LoadResult again = loader.load(new LoadRequest(DS_A, 300, EPOCH, "sig-a2", DatasetSource.local(fa)));
+        LoadResult again = loader.load(request(DS_A, 300, EPOCH, "sig-a2", fa, 0));
         assertFalse(again.alreadyLoaded());
         assertEquals(600, rows(CONFIG.eventsTable(), 300));
         assertEquals(50, rows(CONFIG.duplicatedEventsTable(), 300));
@@ -138,13 +139,13 @@ class FullModelIT {
         assertEquals(overlap, overlaps());
 
         // Delete B: its rows, counts and overlaps go; A stays.
-        assertTrue(loader.delete(DS_B));
+        assertTrue(loader.delete(DatasetName.parse(DS_B)));
         assertEquals(0, rows(CONFIG.eventsTable(), 301));
         assertEquals(Map.of(), triggerCounts(301));
         assertEquals(Map.of(), overlaps());
         assertTrue(queries.dataset(DS_B).isEmpty());
         assertEquals(600, rows(CONFIG.eventsTable(), 300));
-        assertFalse(loader.delete(DS_B), "deleting twice is a no-op");
+        assertFalse(loader.delete(DatasetName.parse(DS_B)), "deleting twice is a no-op");
     }
 
     @Test
@@ -303,5 +304,11 @@ class FullModelIT {
         assertEquals(physics.length > 1 && physics[1] != 0 ? physics[1] : null,
                 row.isNull(KuduSchemas.hltWord(1)) ? null : row.getLong(KuduSchemas.hltWord(1)));
         assertTrue(row.isNull(KuduSchemas.hltWord(191)));
+    }
+
+    /** A load of a local file; the name is parsed here, as the consumer's signal validator does. */
+    private static LoadRequest request(String dataset, int dspid, int epoch, String loadId, Path file,
+                                       long selectedAt) {
+        return new LoadRequest(DatasetName.parse(dataset), dspid, epoch, loadId, DatasetSource.local(file), selectedAt);
     }
 }

@@ -1,6 +1,6 @@
 package org.eventindex.kudu;
 
-import org.eventindex.kudu.TestSpbFiles.InputFile;
+import org.eventindex.kudu.TestDatasetFiles.InputFile;
 import org.eventindex.testing.EmbeddedHdfs;
 import org.eventindex.testing.EmbeddedKudu;
 import org.junit.jupiter.api.AfterAll;
@@ -60,8 +60,8 @@ class KuduLoaderMainIT {
         // Two files; the second repeats the first's last 1,000 event numbers.
         long[] first = LongStream.range(0, EVENTS_PER_FILE).toArray();
         long[] second = LongStream.range(EVENTS_PER_FILE - 1_000, 2L * EVENTS_PER_FILE - 1_000).toArray();
-        Path local = TestSpbFiles.write(dir.resolve("ds.spb"), DATASET, List.of(
-                new InputFile(TestSpbFiles.guid(1, 0), first), new InputFile(TestSpbFiles.guid(2, 0), second)));
+        Path local = TestDatasetFiles.write(dir.resolve("ds.spb"), DATASET, List.of(
+                new InputFile(TestDatasetFiles.guid(1, 0), first), new InputFile(TestDatasetFiles.guid(2, 0), second)));
         org.apache.hadoop.fs.Path remote = new org.apache.hadoop.fs.Path("/ei/" + DATASET + ".spb");
         hdfs.fs().copyFromLocalFile(new org.apache.hadoop.fs.Path(local.toUri()), remote);
 
@@ -79,8 +79,8 @@ class KuduLoaderMainIT {
 
         DatasetQueries queries = new DatasetQueries(kudu.client(), new KuduTablesConfig("cli_", 8, 1));
         assertEquals(new EventCounts(49_000, 1_000), queries.countEvents(7, 4));
-        DatasetRecord row = queries.dataset(DATASET).orElseThrow();
-        assertEquals(DatasetState.LOADED, row.state());
+        DatasetsRow row = queries.dataset(DATASET).orElseThrow();
+        assertEquals(LoadState.LOADED, row.state());
         assertTrue(row.hdfsPath().startsWith("hdfs://127.0.0.1:"), row.hdfsPath());
 
         Result again = run(load);
@@ -99,8 +99,8 @@ class KuduLoaderMainIT {
 
     @Test
     void loadIntoMissingTablesSaysToCreateThem() throws Exception {
-        Path local = TestSpbFiles.write(dir.resolve("x.spb"), DATASET, List.of(
-                new InputFile(TestSpbFiles.guid(3, 0), 1)));
+        Path local = TestDatasetFiles.write(dir.resolve("x.spb"), DATASET, List.of(
+                new InputFile(TestDatasetFiles.guid(3, 0), 1)));
         Result r = run("load", "--masters", kudu.masterAddresses(), "--prefix", "none_", "--file", local.toString(),
                 "--dataset", DATASET, "--dspid", "1", "--epoch", "0");
         assertEquals(1, r.status());

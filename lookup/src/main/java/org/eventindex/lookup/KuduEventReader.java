@@ -9,7 +9,7 @@ import org.apache.kudu.client.KuduScanner;
 import org.apache.kudu.client.KuduTable;
 import org.apache.kudu.client.ReplicaSelection;
 import org.apache.kudu.client.RowResult;
-import org.eventindex.kudu.DatasetState;
+import org.eventindex.kudu.LoadState;
 import org.eventindex.kudu.KuduSchemas;
 import org.eventindex.kudu.KuduTablesConfig;
 
@@ -59,7 +59,7 @@ final class KuduEventReader {
                 .addPredicate(KuduPredicate.newComparisonPredicate(s.getColumn(KuduSchemas.RUNNUMBER),
                         KuduPredicate.ComparisonOp.EQUAL, run))
                 .addPredicate(KuduPredicate.newComparisonPredicate(s.getColumn(KuduSchemas.STATE),
-                        KuduPredicate.ComparisonOp.EQUAL, DatasetState.LOADED.name()))
+                        KuduPredicate.ComparisonOp.EQUAL, LoadState.LOADED.name()))
                 .build();
         List<LoadedDataset> out = new ArrayList<>();
         try {

@@ -107,7 +107,7 @@ class DatasetCacheIT {
             load(DS, 11, 2, FILE_2, "sig-3");
             advance(TTL);
             assertEquals(List.of(FILE_2 + " " + DS), files(lookup, 5));
-            loader.delete(DS);
+            loader.delete(DatasetName.parse(DS));
             advance(TTL);
             assertEquals(List.of(), files(lookup, 5));
 
@@ -136,7 +136,7 @@ class DatasetCacheIT {
                     new ConsolidatedMetadata.HeaderInfo(1, "consolidated", loadId, true, true), List.of("s3://x/y"),
                     List.of(), List.of(), w.events(), List.of((long) RUN), 0, 2, w.finishDigest()).toKeyValues());
         }
-        loader.load(new LoadRequest(dataset, dspid, epoch, loadId, DatasetSource.local(file)));
+        loader.load(new LoadRequest(DatasetName.parse(dataset), dspid, epoch, loadId, DatasetSource.local(file)));
     }
 
     private static void setLoading(String dataset) throws Exception {

@@ -189,7 +189,8 @@ final class LookupFixture implements AutoCloseable {
                     List.of("s3://x/" + dspid), List.of(), List.of(), w.events(), runs, simulation, 2, w.finishDigest())
                     .toKeyValues());
         }
-        return loader.load(new LoadRequest(dataset, dspid, epoch, "sig-" + dspid, DatasetSource.local(file)));
+        return loader.load(new LoadRequest(DatasetName.parse(dataset), dspid, epoch, "sig-" + dspid,
+                DatasetSource.local(file)));
     }
 
     /** What an interrupted load leaves: the rows are there, the state says LOADING. */

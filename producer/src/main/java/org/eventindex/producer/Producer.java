@@ -5,7 +5,7 @@ import static java.util.Objects.requireNonNull;
 import java.time.Clock;
 import org.eventindex.message.Json;
 import org.eventindex.message.ProducerMessage;
-import org.eventindex.producer.ObjectStore.StoredObject;
+import org.eventindex.producer.ObjectUploader.StoredObject;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,13 +20,13 @@ import org.slf4j.LoggerFactory;
 public final class Producer {
     private static final Logger LOG = LoggerFactory.getLogger(Producer.class);
 
-    private final ObjectStore store;
+    private final ObjectUploader store;
     private final ControlChannel channel;
     private final String queue;
     private final RetryPolicy retry;
     private final Clock clock;
 
-    public Producer(ObjectStore store, ControlChannel channel, String queue, RetryPolicy retry, Clock clock) {
+    public Producer(ObjectUploader store, ControlChannel channel, String queue, RetryPolicy retry, Clock clock) {
         this.store = requireNonNull(store, "store is null");
         this.channel = requireNonNull(channel, "channel is null");
         this.queue = requireNonNull(queue, "queue is null");

@@ -63,14 +63,14 @@ public final class ProducerCli {
         }
         boolean json = ProducerArgs.wantsJson(args);
         boolean verbose = ProducerArgs.wantsVerbose(args);
-        CompletableFuture<ObjectStore> pending = null;
+        CompletableFuture<ObjectUploader> pending = null;
         try {
             ProducerOptions options = ProducerArgs.parse(args, env);
             if (!options.dryRun()) {
                 // Building the S3 client (class loading, ~0.5 s of a cold JVM) contacts nothing: overlap it with the
                 // validation, which must finish before anything remote is touched.
                 TrustManager[] s3Trust = s3TrustManagers(options);
-                pending = CompletableFuture.supplyAsync(() -> new S3ObjectStore(options.s3Endpoint(),
+                pending = CompletableFuture.supplyAsync(() -> new S3ObjectUploader(options.s3Endpoint(),
                         options.accessKey(), options.secretKey(), S3_CONNECT_TIMEOUT, S3_SOCKET_TIMEOUT, upload,
                         s3Trust));
             }
@@ -84,7 +84,7 @@ public final class ProducerCli {
             StompSettings stomp = StompSettings.of(options.brokers(), options.user(), options.password())
                     .withTls(BrokerTlsFactory.of(options.tls()));
             RetryPolicy policy = options.retryDeadline() == null ? retry : retry.withDeadline(options.retryDeadline());
-            try (ObjectStore store = join(pending);
+            try (ObjectUploader store = join(pending);
                  ControlChannel channel = new StompControlChannel(stomp)) {
                 pending = null;
                 sent = new Producer(store, channel, options.queue(), policy, clock).publish(plan);
@@ -98,12 +98,12 @@ public final class ProducerCli {
         } finally {
             if (pending != null) {
                 // The run stopped before the store was used (bad input, configuration): release the client.
-                pending.thenAccept(ObjectStore::close);
+                pending.thenAccept(ObjectUploader::close);
             }
         }
     }
 
-    private static ObjectStore join(CompletableFuture<ObjectStore> pending) {
+    private static ObjectUploader join(CompletableFuture<ObjectUploader> pending) {
         try {
             return pending.join();
         } catch (CompletionException e) {

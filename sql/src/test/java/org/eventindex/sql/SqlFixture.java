@@ -302,7 +302,8 @@ final class SqlFixture implements ExtensionContext.Store.CloseableResource {
         }
         loader[0] = new DatasetLoader(kudu.client(), tables, LoaderSettings.defaults(),
                 Clock.fixed(ds.start(), ZoneOffset.UTC));
-        LoadResult result = loader[0].load(new LoadRequest(ds.name(), ds.dspid(), ds.epoch(), "sig-" + ds.dspid(),
+        LoadResult result = loader[0].load(new LoadRequest(DatasetName.parse(ds.name()), ds.dspid(), ds.epoch(),
+                "sig-" + ds.dspid(),
                 DatasetSource.local(file)));
         assertEquals(sorted.size(), result.events(), ds.name());
         if (ds.amiCount() != null) {

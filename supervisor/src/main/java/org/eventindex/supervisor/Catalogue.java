@@ -1,5 +1,7 @@
 package org.eventindex.supervisor;
 
+import org.eventindex.names.DatasetName;
+
 import java.io.IOException;
 import java.util.List;
 import java.util.Objects;
@@ -25,5 +27,5 @@ public interface Catalogue {
      *
      * @throws IOException naming the dataset and the catalogue when it cannot be asked
      */
-    Optional<List<File>> files(String dataset) throws IOException;
+    Optional<List<File>> files(DatasetName dataset) throws IOException;
 }

@@ -1,6 +1,7 @@
 package org.eventindex.supervisor;
 
 import org.eventindex.message.DatasetManifest.ManifestFile;
+import org.eventindex.names.DatasetName;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,9 +31,10 @@ final class CataloguePoller {
     /** One pass over the datasets awaiting the catalogue; returns how many changed. Never throws. */
     int pollOnce() {
         int changed = 0;
-        for (String dataset : engine.datasetsAwaitingCatalogue()) {
+        for (String name : engine.datasetsAwaitingCatalogue()) {
             metrics.catalogueQueries.inc();
             try {
+                DatasetName dataset = DatasetName.parse(name);
                 Optional<List<Catalogue.File>> files = catalogue.files(dataset);
                 if (files.isEmpty() || files.get().isEmpty()) {
                     LOG.debug("catalogue does not (yet) know dataset {}", dataset);
@@ -45,7 +47,7 @@ final class CataloguePoller {
                 }
             } catch (IOException | RuntimeException e) {
                 metrics.catalogueFailures.inc();
-                LOG.warn("catalogue lookup of dataset {} failed: {}; retried at the next poll", dataset,
+                LOG.warn("catalogue lookup of dataset {} failed: {}; retried at the next poll", name,
                         e.getMessage());
             }
         }

@@ -15,7 +15,7 @@ import java.time.Duration;
  */
 public record DatasetSummary(
         String name,
-        DatasetState state,
+        CollectionState state,
         int expectedFiles,
         int filesWithCandidate,
         int objectsReported,
@@ -36,7 +36,7 @@ public record DatasetSummary(
     }
 
     static DatasetSummary of(DatasetView v) {
-        DatasetView.ConsumerOutcome failed = v.state() == DatasetState.FAILED_CONSUMER ? v.consumer() : null;
+        DatasetView.ConsumerOutcome failed = v.state() == CollectionState.FAILED_CONSUMER ? v.consumer() : null;
         return new DatasetSummary(v.name(), v.state(), v.expectedFiles(), v.filesWithCandidate(), v.objectsReported(),
                 v.selectedObjects().size(), v.dspid(), v.signalId(), v.times().traversalTime(), v.waitingFor(),
                 failed == null ? null : failed.reason(), failed != null && failed.permanent());

@@ -45,7 +45,7 @@ import java.util.Map;
 public record DatasetView(
         String name,
         String container,
-        DatasetState state,
+        CollectionState state,
         int expectedFiles,
         int filesWithCandidate,
         List<String> missingGuids,

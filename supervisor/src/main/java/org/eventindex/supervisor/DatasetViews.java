@@ -12,7 +12,7 @@ import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
-/** Builds the immutable {@link DatasetView} of a {@link DatasetRecord}. */
+/** Builds the immutable {@link DatasetView} of a {@link TrackedDataset}. */
 final class DatasetViews {
     /** {@link DatasetView#waitingFor} of a dataset without a file list: it cannot complete before one arrives. */
     static final String WAITING_FOR_FILE_LIST = "file list (no manifest registered and no catalogue entry)";
@@ -36,15 +36,15 @@ final class DatasetViews {
      * One line per dataset in one of {@code states} (all of them when empty), live and retired (whose state is DONE),
      * sorted by name.
      */
-    static List<DatasetSummary> summaries(SupervisorState state, Set<DatasetState> states) {
-        boolean retired = states.isEmpty() || states.contains(DatasetState.DONE);
+    static List<DatasetSummary> summaries(SupervisorState state, Set<CollectionState> states) {
+        boolean retired = states.isEmpty() || states.contains(CollectionState.DONE);
         return Stream.concat(state.all().stream().filter(d -> states.isEmpty() || states.contains(d.state))
                                 .map(d -> DatasetSummary.of(of(d))),
                         retired ? state.retired().stream().map(DatasetSummary::of) : Stream.empty())
                 .sorted(Comparator.comparing(DatasetSummary::name)).toList();
     }
 
-    static DatasetView of(DatasetRecord d) {
+    static DatasetView of(TrackedDataset d) {
         Selection sel = d.selection();
         ConsumerSignal s = d.signal;
         DatasetView.Timeline times = new DatasetView.Timeline(instant(d.firstObjectAt), instant(d.lastObjectAt),
@@ -73,7 +73,7 @@ final class DatasetViews {
                 outcome,
                 d.invalidObjects,
                 sel.conflicts(),
-                d.state == DatasetState.HELD ? sel.conflicts().stream().map(Conflict::reason)
+                d.state == CollectionState.HELD ? sel.conflicts().stream().map(Conflict::reason)
                         .collect(Collectors.joining("; ")) : null,
                 d.supersededSignals,
                 d.failures,

@@ -28,12 +28,12 @@ final class HandOffPolicy {
     }
 
     /** Why the dataset's signal must be sent again now, if it must. */
-    Optional<String> resignalReason(DatasetRecord d, long nowMillis) {
-        if (d.state == DatasetState.SIGNALLED && d.sentAt >= 0
+    Optional<String> resignalReason(TrackedDataset d, long nowMillis) {
+        if (d.state == CollectionState.SIGNALLED && d.sentAt >= 0
                 && nowMillis - d.sentAt >= settings.lease().toMillis()) {
             return Optional.of("lease of " + settings.lease() + " expired without a consumer report");
         }
-        if (d.state == DatasetState.FAILED_CONSUMER && !failedPermanently(d) && d.failures >= 1
+        if (d.state == CollectionState.FAILED_CONSUMER && !failedPermanently(d) && d.failures >= 1
                 && d.failures <= settings.retryAttempts() && d.lastReportAt >= 0
                 && nowMillis - d.lastReportAt >= backoff(d.failures).toMillis()) {
             return Optional.of("automatic retry " + d.failures + " of " + settings.retryAttempts()
@@ -43,13 +43,13 @@ final class HandOffPolicy {
     }
 
     /** Whether the dataset exhausted its automatic retries and waits for an operator. */
-    boolean retriesExhausted(DatasetRecord d) {
-        return d.state == DatasetState.FAILED_CONSUMER && d.failures > settings.retryAttempts();
+    boolean retriesExhausted(TrackedDataset d) {
+        return d.state == CollectionState.FAILED_CONSUMER && d.failures > settings.retryAttempts();
     }
 
     /** Whether the dataset's last report is a permanent failure: it waits for an operator, not retried. */
-    static boolean failedPermanently(DatasetRecord d) {
-        return d.state == DatasetState.FAILED_CONSUMER && d.lastReport != null && d.lastReport.permanent();
+    static boolean failedPermanently(TrackedDataset d) {
+        return d.state == CollectionState.FAILED_CONSUMER && d.lastReport != null && d.lastReport.permanent();
     }
 
     /**

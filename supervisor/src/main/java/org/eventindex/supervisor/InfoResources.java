@@ -20,7 +20,7 @@ import java.util.function.Supplier;
 /** The JSON documents of the information service, each item at its own URL (seed 003 §4). */
 final class InfoResources {
     /** A signal out with no report yet: the work in flight. */
-    record InFlight(String dataset, String signalId, DatasetState state,
+    record InFlight(String dataset, String signalId, CollectionState state,
                     @JsonSerialize(using = ToStringSerializer.class) Instant sentAt, long expectedEvents,
                     int objects, int resignals) {
     }
@@ -30,7 +30,7 @@ final class InfoResources {
     }
 
     /** {@code /supervisor} plus dataset counts by state (live datasets; retired ones apart) and epoch fill. */
-    record Overview(SupervisorInfo supervisor, Map<DatasetState, Integer> datasetsByState, int datasetsRetired,
+    record Overview(SupervisorInfo supervisor, Map<CollectionState, Integer> datasetsByState, int datasetsRetired,
                     int currentEpoch, long eventsInCurrentEpoch) {
     }
 
@@ -54,17 +54,17 @@ final class InfoResources {
      * @throws IllegalArgumentException naming the parameter and the valid states when one is unknown
      */
     List<DatasetSummary> datasets(String query) {
-        Set<DatasetState> states = EnumSet.noneOf(DatasetState.class);
+        Set<CollectionState> states = EnumSet.noneOf(CollectionState.class);
         for (String param : query == null ? new String[0] : query.split("&")) {
             if (!param.startsWith("state=")) {
                 continue;
             }
             for (String s : URLDecoder.decode(param.substring(6), StandardCharsets.UTF_8).split(",")) {
                 try {
-                    states.add(DatasetState.valueOf(s.trim().toUpperCase(Locale.ROOT)));
+                    states.add(CollectionState.valueOf(s.trim().toUpperCase(Locale.ROOT)));
                 } catch (IllegalArgumentException e) {
                     throw new IllegalArgumentException("unknown state '" + s + "' in ?state=; states are "
-                            + Arrays.toString(DatasetState.values()), e);
+                            + Arrays.toString(CollectionState.values()), e);
                 }
             }
         }
@@ -74,8 +74,8 @@ final class InfoResources {
     Consumers consumers() {
         return engine.read(state -> {
             List<InFlight> flight = new ArrayList<>();
-            for (DatasetRecord d : state.all()) {
-                if (d.state == DatasetState.SIGNAL_PLANNED || d.state == DatasetState.SIGNALLED) {
+            for (TrackedDataset d : state.all()) {
+                if (d.state == CollectionState.SIGNAL_PLANNED || d.state == CollectionState.SIGNALLED) {
                     flight.add(new InFlight(d.name, d.signal.signalId(), d.state,
                             d.sentAt < 0 ? null : Instant.ofEpochMilli(d.sentAt), d.signal.expectedEvents(),
                             d.signal.objects().size(), d.resignals));
@@ -88,8 +88,8 @@ final class InfoResources {
     Overview supervisor() {
         SupervisorInfo i = info.get();
         return engine.read(state -> {
-            Map<DatasetState, Integer> byState = new LinkedHashMap<>();
-            for (DatasetState s : DatasetState.values()) {
+            Map<CollectionState, Integer> byState = new LinkedHashMap<>();
+            for (CollectionState s : CollectionState.values()) {
                 byState.put(s, 0);
             }
             state.all().forEach(d -> byState.merge(d.state, 1, Integer::sum));

@@ -103,8 +103,9 @@ final class MessageValidator {
         if (dataset == null) {
             return reject(RejectReason.MISSING_FIELD, "field 'data.inputDsName' is missing or empty", msgId, null);
         }
+        DatasetName name;
         try {
-            DatasetName.parse(dataset);
+            name = DatasetName.parse(dataset);
         } catch (IllegalArgumentException e) {
             return reject(RejectReason.INVALID_DATASET_NAME, "dataset name '" + dataset + "' is invalid: "
                     + e.getMessage(), msgId, null);
@@ -177,7 +178,7 @@ final class MessageValidator {
                 return reject(RejectReason.BAD_JSON, where + ": a GUID entry is null", msgId, dataset);
             }
         }
-        return new Inbound.ObjectStored(id, info);
+        return new Inbound.ObjectStored(id, name, info);
     }
 
     /** A message body parsed once: the JSON object, or why it is not one. */
@@ -217,9 +218,9 @@ final class MessageValidator {
 
     private Inbound manifest(JsonNode root, String msgId) {
         String dataset = text(root, "dataset");
-        Inbound bad = checkDatasetName(dataset, "manifest", msgId);
-        if (bad != null) {
-            return bad;
+        NameOrRejection parsed = datasetName(dataset, "manifest", msgId);
+        if (parsed.rejected() != null) {
+            return parsed.rejected();
         }
         String where = "manifest of dataset " + dataset;
         JsonNode files = root.get("files");
@@ -254,7 +255,8 @@ final class MessageValidator {
             }
             out.add(new ManifestFile(guid, nevents));
         }
-        return new Inbound.Manifest(new DatasetManifest(DatasetManifest.TYPE, dataset, List.copyOf(out)));
+        return new Inbound.Manifest(parsed.name(), new DatasetManifest(DatasetManifest.TYPE, dataset,
+                List.copyOf(out)));
     }
 
     private Inbound report(JsonNode root, String msgId) {
@@ -279,16 +281,15 @@ final class MessageValidator {
     }
 
     private Inbound resignal(JsonNode root, String msgId) {
-        String dataset = text(root, "dataset");
-        Inbound bad = checkDatasetName(dataset, "resignal command", msgId);
-        return bad != null ? bad : new Inbound.Resignal(dataset);
+        NameOrRejection parsed = datasetName(text(root, "dataset"), "resignal command", msgId);
+        return parsed.rejected() != null ? parsed.rejected() : new Inbound.Resignal(parsed.name());
     }
 
     private static Inbound invalidate(JsonNode root, String msgId) {
         String dataset = text(root, "dataset");
-        Inbound bad = checkDatasetName(dataset, "invalidate command", msgId);
-        if (bad != null) {
-            return bad;
+        NameOrRejection parsed = datasetName(dataset, "invalidate command", msgId);
+        if (parsed.rejected() != null) {
+            return parsed.rejected();
         }
         String url = text(root, "url");
         if (url == null) {
@@ -301,20 +302,24 @@ final class MessageValidator {
                     + dataset + ": field 'reason' is missing or empty", msgId, dataset);
         }
         String source = text(root, "source");
-        return new Inbound.Invalidate(new InvalidateCommand(InvalidateCommand.TYPE, dataset, url, reason,
+        return new Inbound.Invalidate(parsed.name(), new InvalidateCommand(InvalidateCommand.TYPE, dataset, url, reason,
                 source == null ? "operator" : source));
     }
 
-    private static Inbound checkDatasetName(String dataset, String what, String msgId) {
+    /** A control message's dataset name, parsed: the name, or the message's rejection. */
+    private record NameOrRejection(DatasetName name, Inbound rejected) {
+    }
+
+    private static NameOrRejection datasetName(String dataset, String what, String msgId) {
         if (dataset == null) {
-            return reject(RejectReason.MISSING_FIELD, what + ": field 'dataset' is missing or empty", msgId, null);
+            return new NameOrRejection(null, reject(RejectReason.MISSING_FIELD, what
+                    + ": field 'dataset' is missing or empty", msgId, null));
         }
         try {
-            DatasetName.parse(dataset);
-            return null;
+            return new NameOrRejection(DatasetName.parse(dataset), null);
         } catch (IllegalArgumentException e) {
-            return reject(RejectReason.INVALID_DATASET_NAME, what + ": dataset name '" + dataset + "' is invalid: "
-                    + e.getMessage(), msgId, null);
+            return new NameOrRejection(null, reject(RejectReason.INVALID_DATASET_NAME, what + ": dataset name '"
+                    + dataset + "' is invalid: " + e.getMessage(), msgId, null));
         }
     }
 

@@ -39,7 +39,7 @@ final class ObjectCleaner {
                   String error) {
     }
 
-    private final ObjectStore store;
+    private final CleanupStore store;
     private final SupervisorEngine engine;
     private final String bucket;
     private final Duration retention;
@@ -48,7 +48,7 @@ final class ObjectCleaner {
     private final SupervisorMetrics metrics;
     private volatile Report lastRun;
 
-    ObjectCleaner(ObjectStore store, SupervisorEngine engine, String bucket, Duration retention,
+    ObjectCleaner(CleanupStore store, SupervisorEngine engine, String bucket, Duration retention,
                   Duration orphanRetention, Clock clock, SupervisorMetrics metrics) {
         this.store = Objects.requireNonNull(store, "store is null");
         this.engine = Objects.requireNonNull(engine, "engine is null");
@@ -80,11 +80,11 @@ final class ObjectCleaner {
         Map<String, List<String>> due = new LinkedHashMap<>();
         Set<String> knownKeys = new HashSet<>();
         engine.read(state -> {
-            for (DatasetRecord d : state.all()) {
+            for (TrackedDataset d : state.all()) {
                 for (String url : d.urls) {
                     key(url).ifPresent(knownKeys::add);
                 }
-                if (d.state == DatasetState.DONE && d.doneAt >= 0 && now - d.doneAt >= retention.toMillis()) {
+                if (d.state == CollectionState.DONE && d.doneAt >= 0 && now - d.doneAt >= retention.toMillis()) {
                     List<String> left = d.urls.stream().filter(u -> !d.deletedObjects.contains(u)).sorted().toList();
                     if (!left.isEmpty()) {
                         due.put(d.name, left);
@@ -105,7 +105,7 @@ final class ObjectCleaner {
         }
         List<String> orphansOld = new ArrayList<>();
         List<String> orphansWaiting = new ArrayList<>();
-        for (ObjectStore.StoredObject o : store.list(bucket)) {
+        for (CleanupStore.ListedObject o : store.list(bucket)) {
             if (knownKeys.contains(o.key())) {
                 continue;
             }

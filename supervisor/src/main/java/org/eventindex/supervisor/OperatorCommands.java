@@ -1,6 +1,7 @@
 package org.eventindex.supervisor;
 
 import org.eventindex.message.ConsumerSignal;
+import org.eventindex.names.DatasetName;
 import org.eventindex.supervisor.journal.JournalEvent;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,95 +21,97 @@ final class OperatorCommands {
 
     private final SupervisorState state;
     private final Recorder recorder;
-    private final SignalPlanning planning;
+    private final SignalPlanner planner;
     private final SignalOutbox outbox;
     private final SupervisorMetrics metrics;
-    private final String controlQueue;
 
-    OperatorCommands(SupervisorState state, Recorder recorder, SignalPlanning planning, SignalOutbox outbox,
-                     SupervisorMetrics metrics, String controlQueue) {
+    OperatorCommands(SupervisorState state, Recorder recorder, SignalPlanner planner, SignalOutbox outbox,
+                     SupervisorMetrics metrics) {
         this.state = Objects.requireNonNull(state, "state is null");
         this.recorder = Objects.requireNonNull(recorder, "recorder is null");
-        this.planning = Objects.requireNonNull(planning, "planning is null");
+        this.planner = Objects.requireNonNull(planner, "planner is null");
         this.outbox = Objects.requireNonNull(outbox, "outbox is null");
         this.metrics = Objects.requireNonNull(metrics, "metrics is null");
-        this.controlQueue = Objects.requireNonNull(controlQueue, "controlQueue is null");
     }
 
-    /** Marks an object invalid; a signal that names it is superseded and the dataset selected again. */
-    void invalidate(InvalidateCommand c, byte[] body, String brokerMessageId)
+    /**
+     * Marks an object invalid; a signal that names it is superseded and the dataset selected again. Returns why the
+     * command is refused, if it is.
+     */
+    Optional<Rejection> invalidate(DatasetName name, InvalidateCommand c, String brokerMessageId)
             throws IOException {
-        if (recorder.refusedAsRetired(controlQueue, c.dataset(), "invalidate: nothing can be selected again",
-                brokerMessageId, body)) {
-            return;
+        Optional<RetiredDataset> retired = state.findRetired(c.dataset());
+        if (retired.isPresent()) {
+            return Optional.of(retired.get().refusal("invalidate: nothing can be selected again", brokerMessageId));
         }
-        Optional<DatasetRecord> d = state.find(c.dataset());
+        Optional<TrackedDataset> d = state.find(c.dataset());
         if (d.isEmpty()) {
-            refuse(RejectReason.UNKNOWN_DATASET, "invalidate: dataset " + c.dataset() + " is not known to this"
-                    + " supervisor", c.dataset(), brokerMessageId, body);
-            return;
+            return refusal(RejectReason.UNKNOWN_DATASET, "invalidate: dataset " + c.dataset() + " is not known to"
+                    + " this supervisor", c.dataset(), brokerMessageId);
         }
         if (!d.get().urls.contains(c.url())) {
-            refuse(RejectReason.UNKNOWN_OBJECT, "invalidate: dataset " + c.dataset() + " has no object " + c.url(),
-                    c.dataset(), brokerMessageId, body);
-            return;
+            return refusal(RejectReason.UNKNOWN_OBJECT, "invalidate: dataset " + c.dataset() + " has no object "
+                    + c.url(), c.dataset(), brokerMessageId);
         }
         if (!d.get().deletedObjects.isEmpty()) {
-            refuse(RejectReason.WRONG_STATE, "invalidate: the objects of dataset " + c.dataset() + " were already"
-                    + " deleted by the cleanup; nothing can be selected again", c.dataset(), brokerMessageId, body);
-            return;
+            return refusal(RejectReason.WRONG_STATE, "invalidate: the objects of dataset " + c.dataset() + " were"
+                    + " already deleted by the cleanup; nothing can be selected again", c.dataset(), brokerMessageId);
         }
         if (d.get().invalidObjects.containsKey(c.url())) {
             metrics.duplicateMessages.inc();
-            return;
+            return Optional.empty();
         }
         String before = d.get().signalled() ? d.get().signal.signalId() : null;
         recorder.record(List.of(new JournalEvent.ObjectInvalidated(c.dataset(), c.url(), c.reason(), c.source())));
         metrics.invalidatedObjects.inc();
         LOG.warn("dataset {}: object {} invalidated by {}: {}{}", c.dataset(), c.url(), c.source(), c.reason(),
                 before != null && !d.get().signalled() ? "; signal " + before + " superseded, selecting again" : "");
-        planning.planAndRecord(d.get());
+        planner.planAndRecord(name);
         if (!d.get().signalled()) {
             LOG.warn("dataset {}: no other valid object for {}; waiting for a new producer", c.dataset(),
                     d.get().selection().missingGuids());
         }
+        return Optional.empty();
     }
 
-    /** Sends the dataset's current signal again (SIGNALLED, FAILED_CONSUMER or DONE), resetting its failures. */
-    void resignal(String name, byte[] body, String brokerMessageId) throws IOException {
-        if (recorder.refusedAsRetired(controlQueue, name, "resignal: reload it from its HDFS file with the kudu-loader"
-                + " instead", brokerMessageId, body)) {
-            return;
+    /**
+     * Sends the dataset's current signal again (SIGNALLED, FAILED_CONSUMER or DONE), resetting its failures. Returns
+     * why the command is refused, if it is.
+     */
+    Optional<Rejection> resignal(DatasetName dataset, String brokerMessageId) throws IOException {
+        String name = dataset.toString();
+        Optional<RetiredDataset> retired = state.findRetired(name);
+        if (retired.isPresent()) {
+            return Optional.of(retired.get().refusal("resignal: reload it from its HDFS file with the kudu-loader"
+                    + " instead", brokerMessageId));
         }
-        Optional<DatasetRecord> d = state.find(name);
+        Optional<TrackedDataset> d = state.find(name);
         if (d.isEmpty()) {
-            refuse(RejectReason.UNKNOWN_DATASET, "resignal: dataset " + name + " is not known to this supervisor",
-                    name, brokerMessageId, body);
-            return;
+            return refusal(RejectReason.UNKNOWN_DATASET, "resignal: dataset " + name + " is not known to this"
+                    + " supervisor", name, brokerMessageId);
         }
-        DatasetState s = d.get().state;
+        CollectionState s = d.get().state;
         // DONE is allowed: an operator re-runs a dataset (e.g. its HDFS file was lost); consumers make it a no-op
         // when nothing is missing, since the signal is unchanged.
-        if (s != DatasetState.SIGNALLED && s != DatasetState.FAILED_CONSUMER && s != DatasetState.DONE) {
-            refuse(RejectReason.WRONG_STATE, "resignal: dataset " + name + " is " + s + "; only SIGNALLED,"
-                    + " FAILED_CONSUMER or DONE datasets can be re-signalled", name, brokerMessageId, body);
-            return;
+        if (s != CollectionState.SIGNALLED && s != CollectionState.FAILED_CONSUMER && s != CollectionState.DONE) {
+            return refusal(RejectReason.WRONG_STATE, "resignal: dataset " + name + " is " + s + "; only"
+                    + " SIGNALLED, FAILED_CONSUMER or DONE datasets can be re-signalled", name, brokerMessageId);
         }
         if (!d.get().deletedObjects.isEmpty()) {
-            refuse(RejectReason.WRONG_STATE, "resignal: the objects of dataset " + name + " were deleted by the"
-                    + " cleanup; reload it from its HDFS file with the kudu-loader instead", name, brokerMessageId,
-                    body);
-            return;
+            return refusal(RejectReason.WRONG_STATE, "resignal: the objects of dataset " + name + " were deleted by"
+                    + " the cleanup; reload it from its HDFS file with the kudu-loader instead", name,
+                    brokerMessageId);
         }
         ConsumerSignal signal = d.get().signal;
         recorder.record(List.of(new JournalEvent.ResignalRequested(name, signal.signalId(), null)));
         metrics.resignals.inc();
         LOG.info("dataset {}: operator asked for signal {} again (was {})", name, signal.signalId(), s);
         outbox.submit(signal);
+        return Optional.empty();
     }
 
-    private void refuse(RejectReason reason, String detail, String dataset, String messageId, byte[] body)
-            throws IOException {
-        recorder.reject(controlQueue, new Rejection(reason, detail, messageId, dataset), body);
+    private static Optional<Rejection> refusal(RejectReason reason, String detail, String dataset,
+                                               String messageId) {
+        return Optional.of(new Rejection(reason, detail, messageId, dataset));
     }
 }

@@ -73,34 +73,6 @@ final class Recorder {
         }
     }
 
-    /**
-     * Records a refused message and copies it to the quarantine queue. A file list from the catalogue (no message:
-     * {@code body} null) is only logged.
-     */
-    void reject(String queue, Rejection r, byte[] body) throws IOException {
-        if (body == null) {
-            LOG.warn("catalogue: {}", r.detail());
-            return;
-        }
-        recordRejection(queue, r, body);
-        quarantine(queue, r, body);
-    }
-
-    /**
-     * Refuses a message naming a retired dataset (DATASET_RETIRED, see {@link #reject}). Returns whether it did.
-     *
-     * @param what what the message asked for and what becomes of it, for the detail
-     */
-    boolean refusedAsRetired(String queue, String name, String what, String messageId, byte[] body)
-            throws IOException {
-        Optional<RetiredDataset> r = state.findRetired(name);
-        if (r.isEmpty()) {
-            return false;
-        }
-        reject(queue, r.get().refusal(what, messageId), body);
-        return true;
-    }
-
     /** The sequence number the next recorded entry will get. */
     long nextSeq() {
         return journal.lastSeq() + 1;

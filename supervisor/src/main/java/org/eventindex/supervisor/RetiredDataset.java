@@ -27,8 +27,8 @@ record RetiredDataset(String name, String container, int dspid, int epoch, Strin
     }
 
     /** The record of a DONE dataset whose objects are all deleted. */
-    static RetiredDataset of(DatasetRecord d) {
-        if (d.state != DatasetState.DONE || d.signal == null) {
+    static RetiredDataset of(TrackedDataset d) {
+        if (d.state != CollectionState.DONE || d.signal == null) {
             throw new IllegalStateException("dataset " + d.name + " is " + d.state + "; only a DONE dataset retires");
         }
         return new RetiredDataset(d.name, d.signal.container(), d.dspid, d.epoch, d.signal.signalId(),
@@ -45,7 +45,7 @@ record RetiredDataset(String name, String container, int dspid, int epoch, Strin
                 instant(manifestAt), instant(plannedAt), instant(sentAt), instant(doneAt),
                 doneAt >= 0 && firstObjectAt >= 0 ? Duration.ofMillis(doneAt - firstObjectAt) : null);
         DatasetView.ConsumerOutcome outcome = DatasetView.ConsumerOutcome.of(lastReport, instant(lastReportAt));
-        return new DatasetView(name, container, DatasetState.DONE, expectedFiles, Math.max(expectedFiles, 0),
+        return new DatasetView(name, container, CollectionState.DONE, expectedFiles, Math.max(expectedFiles, 0),
                 List.of(), objectsReported, List.of(), List.of(), List.of(), List.of(), List.of(), expectedEvents,
                 dspid, epoch, signalId, resignals, times, outcome, Map.of(), List.of(), null, List.of(), 0,
                 automaticResignals, lastResignalReason, deletedObjects, instant(deletedAt), null);

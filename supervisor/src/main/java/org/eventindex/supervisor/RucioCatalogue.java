@@ -64,9 +64,9 @@ final class RucioCatalogue implements Catalogue {
     }
 
     @Override
-    public Optional<List<File>> files(String dataset) throws IOException {
-        String scope = DatasetName.parse(dataset).project();
-        URI uri = URI.create(base + "/dids/" + enc(scope) + "/" + enc(dataset) + "/files");
+    public Optional<List<File>> files(DatasetName dataset) throws IOException {
+        String scope = dataset.project();
+        URI uri = URI.create(base + "/dids/" + enc(scope) + "/" + enc(dataset.toString()) + "/files");
         HttpResponse<String> r = get(uri, token(false));
         if (r.statusCode() == 401) {
             r = get(uri, token(true));
@@ -78,7 +78,7 @@ final class RucioCatalogue implements Catalogue {
             throw new IOException("Rucio " + uri + " answered " + r.statusCode() + " for dataset " + dataset + ": "
                     + abbreviate(r.body()));
         }
-        return Optional.of(parseFiles(dataset, r.body()));
+        return Optional.of(parseFiles(dataset.toString(), r.body()));
     }
 
     static List<File> parseFiles(String dataset, String body) throws IOException {

@@ -10,7 +10,7 @@ import java.time.Instant;
  * dataset it concerns (null for rejected messages without one) and that dataset's state afterwards.
  */
 public record StateChange(long seq, @JsonSerialize(using = ToStringSerializer.class) Instant at, String event,
-                          String dataset, DatasetState state, String detail) {
+                          String dataset, CollectionState state, String detail) {
 
     /** Receives every change, on the thread that recorded it; must not block. */
     @FunctionalInterface

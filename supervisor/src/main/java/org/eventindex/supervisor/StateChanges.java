@@ -18,8 +18,8 @@ final class StateChanges {
     static StateChange of(JournalEntry e, SupervisorState state) {
         JournalEvent ev = e.event();
         String dataset = datasetOf(ev, state);
-        DatasetState s = dataset == null ? null : state.find(dataset).map(d -> d.state)
-                .or(() -> state.findRetired(dataset).map(r -> DatasetState.DONE)).orElse(null);
+        CollectionState s = dataset == null ? null : state.find(dataset).map(d -> d.state)
+                .or(() -> state.findRetired(dataset).map(r -> CollectionState.DONE)).orElse(null);
         String detail = ev instanceof JournalEvent.MessageRejected r ? r.reason() + ": " + r.detail()
                 : ev instanceof JournalEvent.ResignalRequested r ? r.reason()
                 : ev instanceof JournalEvent.ObjectInvalidated r ? r.url() + ": " + r.reason() : null;

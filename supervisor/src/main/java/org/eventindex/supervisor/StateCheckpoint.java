@@ -37,15 +37,15 @@ record StateCheckpoint(int format, long seq, int lastDspid, int currentEpoch, lo
         retired = List.copyOf(Objects.requireNonNull(retired, "retired is null"));
     }
 
-    /** A live dataset: every field of its {@link DatasetRecord} but the URL set (the candidates' URLs). */
+    /** A live dataset: every field of its {@link TrackedDataset} but the URL set (the candidates' URLs). */
     record Live(String name, List<ManifestFile> manifest, long manifestAt, List<Candidate> candidates,
                 List<String> lateObjects, Map<String, String> invalidObjects, List<String> deletedObjects,
                 List<String> supersededSignals, List<String> messageIds, long firstObjectAt, long lastObjectAt,
-                DatasetState state, ConsumerSignal signal, int dspid, int epoch, long plannedAt, long lastSignalTs,
+                CollectionState state, ConsumerSignal signal, int dspid, int epoch, long plannedAt, long lastSignalTs,
                 long sentAt, int resignals, int automaticResignals, String lastResignalReason, int failures,
                 ConsumerReport lastReport, long lastReportAt, long doneAt, long deletedAt) {
 
-        static Live of(DatasetRecord d) {
+        static Live of(TrackedDataset d) {
             return new Live(d.name, d.manifest, d.manifestAt, d.candidates, d.lateObjects, d.invalidObjects,
                     new ArrayList<>(d.deletedObjects), d.supersededSignals, d.messageIds, d.firstObjectAt,
                     d.lastObjectAt, d.state, d.signal, d.dspid, d.epoch, d.plannedAt, d.lastSignalTs, d.sentAt,
@@ -53,8 +53,8 @@ record StateCheckpoint(int format, long seq, int lastDspid, int currentEpoch, lo
                     d.lastReportAt, d.doneAt, d.deletedAt);
         }
 
-        DatasetRecord toRecord() {
-            DatasetRecord d = new DatasetRecord(name);
+        TrackedDataset toRecord() {
+            TrackedDataset d = new TrackedDataset(name);
             d.manifest = manifest;
             d.manifestAt = manifestAt;
             d.candidates.addAll(candidates);

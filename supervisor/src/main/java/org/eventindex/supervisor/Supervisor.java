@@ -59,7 +59,7 @@ public final class Supervisor implements AutoCloseable {
     private volatile EventBus eventBus;
     private volatile EpochRanges epochRanges;
     private volatile Catalogue catalogue;
-    private volatile ObjectStore objectStore;
+    private volatile CleanupStore objectStore;
     private volatile ScheduledExecutorService background;
     private volatile ObjectCleaner cleaner;
     private final long startedAtMillis;
@@ -141,7 +141,7 @@ public final class Supervisor implements AutoCloseable {
                         TimeUnit.MILLISECONDS);
             }
             if (config.cleanup().enabled()) {
-                objectStore = S3ObjectStore.create(config.cleanup(), config.tls().s3TrustManagers());
+                objectStore = S3CleanupStore.create(config.cleanup(), config.tls().s3TrustManagers());
                 cleaner = new ObjectCleaner(objectStore, engine, config.s3Bucket(), config.cleanup().retention(),
                         config.cleanup().orphanRetention(), clock, metrics);
                 long every = config.cleanup().interval().toMillis();
@@ -269,7 +269,7 @@ public final class Supervisor implements AutoCloseable {
     }
 
     private void registerGauges(SupervisorEngine e) {
-        for (DatasetState s : DatasetState.values()) {
+        for (CollectionState s : CollectionState.values()) {
             metricsRegistry.gauge("eventindex_supervisor_datasets_" + s.name().toLowerCase(Locale.ROOT),
                     "Datasets now in state " + s + ".",
                     () -> e.read(st -> st.all().stream().filter(d -> d.state == s).count()));

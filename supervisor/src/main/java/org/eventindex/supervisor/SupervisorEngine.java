@@ -4,6 +4,7 @@ import org.eventindex.message.ConsumerReport;
 import org.eventindex.message.ConsumerSignal;
 import org.eventindex.message.DatasetManifest;
 import org.eventindex.message.ProducerInfo;
+import org.eventindex.names.DatasetName;
 import org.eventindex.supervisor.journal.Journal;
 import org.eventindex.supervisor.journal.JournalEvent;
 import org.slf4j.Logger;
@@ -28,7 +29,7 @@ final class SupervisorEngine {
     private static final Logger LOG = LoggerFactory.getLogger(SupervisorEngine.class);
 
     private final Recorder recorder;
-    private final SignalPlanning planning;
+    private final SignalPlanner planner;
     private final OperatorCommands commands;
     private final SupervisorState state;
     private final MessageValidator validator;
@@ -54,8 +55,8 @@ final class SupervisorEngine {
         this.producerQueue = Objects.requireNonNull(producerQueue, "producerQueue is null");
         this.controlQueue = Objects.requireNonNull(controlQueue, "controlQueue is null");
         this.recorder = new Recorder(journal, state, quarantine, metrics, clock);
-        this.planning = new SignalPlanning(state, recorder, outbox, metrics, epochs, clock);
-        this.commands = new OperatorCommands(state, recorder, planning, outbox, metrics, controlQueue);
+        this.planner = new SignalPlanner(state, recorder, outbox, metrics, epochs, clock);
+        this.commands = new OperatorCommands(state, recorder, planner, outbox, metrics);
     }
 
     /** Where every recorded change is pushed (the {@code /events} stream). */
@@ -68,9 +69,10 @@ final class SupervisorEngine {
      * entries) and hands every planned-but-unsent signal to the outbox again, unchanged.
      */
     synchronized void recover() throws IOException {
-        for (DatasetRecord d : List.copyOf(state.all())) {
+        for (TrackedDataset d : List.copyOf(state.all())) {
             if (!d.signalled()) {
-                Optional<ConsumerSignal> s = planning.planIfComplete(d, d.name, d.manifest, d.selection());
+                Optional<ConsumerSignal> s = planner.planIfComplete(d, DatasetName.parse(d.name), d.manifest,
+                        d.selection());
                 if (s.isPresent()) {
                     recorder.record(List.of(new JournalEvent.SignalPlanned(s.get())));
                     metrics.signalsPlanned.inc();
@@ -78,8 +80,8 @@ final class SupervisorEngine {
                 }
             }
         }
-        for (DatasetRecord d : state.all()) {
-            if (d.state == DatasetState.SIGNAL_PLANNED) {
+        for (TrackedDataset d : state.all()) {
+            if (d.state == CollectionState.SIGNAL_PLANNED) {
                 LOG.info("dataset {}: signal {} planned but not confirmed sent; sending it (again)", d.name,
                         d.signal.signalId());
                 outbox.submit(d.signal);
@@ -93,7 +95,7 @@ final class SupervisorEngine {
      */
     synchronized void tick() throws IOException {
         long now = clock.millis();
-        for (DatasetRecord d : List.copyOf(state.all())) {
+        for (TrackedDataset d : List.copyOf(state.all())) {
             Optional<String> reason = handOff.resignalReason(d, now);
             if (reason.isPresent()) {
                 ConsumerSignal signal = d.signal;
@@ -109,18 +111,20 @@ final class SupervisorEngine {
      * The catalogue's files of a dataset (from the catalogue poller): registered like a manifest when they differ from
      * the current one. Returns whether anything changed.
      */
-    synchronized boolean onCatalogue(String dataset, List<DatasetManifest.ManifestFile> files) throws IOException {
-        Optional<DatasetRecord> d = state.find(dataset);
+    synchronized boolean onCatalogue(DatasetName dataset, List<DatasetManifest.ManifestFile> files)
+            throws IOException {
+        Optional<TrackedDataset> d = state.find(dataset.toString());
         if (d.isPresent() && StateChanges.sameFiles(files, d.get().manifest)) {
             return false;
         }
-        manifest(new DatasetManifest(DatasetManifest.TYPE, dataset, List.copyOf(files)), null, "catalogue");
+        manifest(dataset, new DatasetManifest(DatasetManifest.TYPE, dataset.toString(), List.copyOf(files)),
+                "catalogue", true).ifPresent(r -> LOG.warn("catalogue: {}", r.detail()));
         return true;
     }
 
     /** Datasets the catalogue should be asked about: known, not DONE, objects not deleted. */
     synchronized List<String> datasetsAwaitingCatalogue() {
-        return state.all().stream().filter(d -> d.state != DatasetState.DONE && d.deletedObjects.isEmpty())
+        return state.all().stream().filter(d -> d.state != CollectionState.DONE && d.deletedObjects.isEmpty())
                 .map(d -> d.name).toList();
     }
 
@@ -134,16 +138,23 @@ final class SupervisorEngine {
         return reader.apply(state);
     }
 
-    /** A message of the producer queue. Returns once its effect (or its rejection) is on disk. */
+    /**
+     * A message of the producer queue. Returns once its effect (or its rejection) is on disk. One way through:
+     * validate, decide against the state (recording an accepted object), record a refusal of either step.
+     */
     void onProducerMessage(byte[] body, String brokerMessageId) throws IOException {
         metrics.producerMessages.inc();
         Inbound in = oversize(body, brokerMessageId).orElseGet(() -> validator.producer(body, brokerMessageId));
+        Optional<Rejection> refused;
         if (in instanceof Inbound.Rejected r) {
-            reject(producerQueue, r.rejection(), body);
+            refused = Optional.of(r.rejection());
         } else if (in instanceof Inbound.ObjectStored o) {
-            objectStored(o.messageId(), o.info(), body);
+            refused = objectStored(o.messageId(), o.dataset(), o.info());
         } else {
             throw new IllegalStateException("unexpected producer message " + in.getClass().getSimpleName());
+        }
+        if (refused.isPresent()) {
+            reject(producerQueue, refused.get(), body);
         }
     }
 
@@ -151,22 +162,26 @@ final class SupervisorEngine {
     void onControlMessage(byte[] body, String brokerMessageId) throws IOException {
         metrics.controlMessages.inc();
         Inbound in = oversize(body, brokerMessageId).orElseGet(() -> validator.control(body, brokerMessageId));
+        Optional<Rejection> refused = Optional.empty();
         if (in instanceof Inbound.Rejected r) {
-            reject(controlQueue, r.rejection(), body);
+            refused = Optional.of(r.rejection());
         } else if (in instanceof Inbound.Manifest m) {
-            manifest(m.manifest(), body, brokerMessageId);
+            refused = manifest(m.dataset(), m.manifest(), brokerMessageId, false);
         } else if (in instanceof Inbound.Report r) {
             report(r.report());
         } else if (in instanceof Inbound.Resignal r) {
             synchronized (this) {
-                commands.resignal(r.dataset(), body, brokerMessageId);
+                refused = commands.resignal(r.dataset(), brokerMessageId);
             }
         } else if (in instanceof Inbound.Invalidate i) {
             synchronized (this) {
-                commands.invalidate(i.command(), body, brokerMessageId);
+                refused = commands.invalidate(i.dataset(), i.command(), brokerMessageId);
             }
         } else {
             throw new IllegalStateException("unexpected control message " + in.getClass().getSimpleName());
+        }
+        if (refused.isPresent()) {
+            reject(controlQueue, refused.get(), body);
         }
     }
 
@@ -218,7 +233,7 @@ final class SupervisorEngine {
     }
 
     /** One line per dataset in one of {@code states} (all when empty), live and retired, sorted by name. */
-    synchronized List<DatasetSummary> summaries(Set<DatasetState> states) {
+    synchronized List<DatasetSummary> summaries(Set<CollectionState> states) {
         return DatasetViews.summaries(state, states);
     }
 
@@ -235,7 +250,12 @@ final class SupervisorEngine {
         return recorder.failure();
     }
 
-    private synchronized void objectStored(String messageId, ProducerInfo info, byte[] body) throws IOException {
+    /**
+     * Records a validated object, or says why it is refused (its message id was recorded with another object, or its
+     * dataset is retired); a re-sent message, or a known object under a new id, is acknowledged without a record.
+     */
+    private synchronized Optional<Rejection> objectStored(String messageId, DatasetName dataset, ProducerInfo info)
+            throws IOException {
         String name = info.inputDsName();
         Optional<SupervisorState.RecordedMessage> recorded = state.recordedMessage(messageId);
         if (recorded.isPresent()) {
@@ -244,21 +264,21 @@ final class SupervisorEngine {
                 metrics.duplicateMessages.inc();
                 LOG.debug("dataset {}: producer message {} was already recorded; acknowledging the re-send", name,
                         messageId);
-            } else {
-                recorder.reject(producerQueue, idConflict(messageId, first, info), body);
+                return Optional.empty();
             }
-            return;
+            return Optional.of(idConflict(messageId, first, info));
         }
-        if (recorder.refusedAsRetired(producerQueue, name, "object " + info.url() + " is never read; it is deleted"
-                + " as an orphan after " + SupervisorConfig.CLEANUP_ORPHAN_RETENTION, messageId, body)) {
-            return;
+        Optional<RetiredDataset> retired = state.findRetired(name);
+        if (retired.isPresent()) {
+            return Optional.of(retired.get().refusal("object " + info.url() + " is never read; it is deleted as an"
+                    + " orphan after " + SupervisorConfig.CLEANUP_ORPHAN_RETENTION, messageId));
         }
-        Optional<DatasetRecord> existing = state.find(name);
+        Optional<TrackedDataset> existing = state.find(name);
         if (existing.isPresent() && existing.get().urls.contains(info.url())) {
             metrics.duplicateMessages.inc();
             LOG.warn("dataset {}: object {} was already reported under another message id; message {} ignored",
                     name, info.url(), messageId);
-            return;
+            return Optional.empty();
         }
         List<JournalEvent> events = new ArrayList<>(2);
         events.add(new JournalEvent.ObjectReported(messageId, info));
@@ -270,7 +290,7 @@ final class SupervisorEngine {
             candidates.add(new Candidate(info.url(), info.size(), info.usize(), recorder.nextSeq(), info.guids(),
                     messageId));
             List<DatasetManifest.ManifestFile> manifest = existing.map(d -> d.manifest).orElse(null);
-            planned = planning.planIfComplete(existing.orElse(null), name, manifest,
+            planned = planner.planIfComplete(existing.orElse(null), dataset, manifest,
                     DatasetSelection.select(manifest, candidates));
             planned.ifPresent(s -> events.add(new JournalEvent.SignalPlanned(s)));
         }
@@ -287,48 +307,50 @@ final class SupervisorEngine {
             LOG.info("dataset {} was already signalled ({}); late object {} recorded and not read", name,
                     existing.get().state, info.url());
         }
-        planned.ifPresent(planning::submit);
+        planned.ifPresent(planner::submit);
+        return Optional.empty();
     }
 
     /**
-     * A new file list for a dataset, from a manifest message ({@code body} non-null) or the catalogue. A signalled
-     * dataset whose file list changes is selected again: its signal is superseded and, once complete, a new signal
-     * (new signalId, same dspid and epoch) goes out; the consumer's load of the new signal replaces the old rows.
+     * Records a new file list for a dataset, from a manifest message or the catalogue, or says why it is refused. A
+     * signalled dataset whose file list changes is selected again: its signal is superseded and, once complete, a new
+     * signal (new signalId, same dspid and epoch) goes out; the consumer's load of the new signal replaces the old
+     * rows.
      */
-    private synchronized void manifest(DatasetManifest manifest, byte[] body, String brokerMessageId)
+    private synchronized Optional<Rejection> manifest(DatasetName dataset, DatasetManifest manifest,
+                                                      String brokerMessageId, boolean fromCatalogue)
             throws IOException {
         String name = manifest.dataset();
-        if (recorder.refusedAsRetired(controlQueue, name, "its file list can no longer change; produce it again"
-                + " under a new task", brokerMessageId, body)) {
-            return;
+        Optional<RetiredDataset> retired = state.findRetired(name);
+        if (retired.isPresent()) {
+            return Optional.of(retired.get().refusal("its file list can no longer change; produce it again under a"
+                    + " new task", brokerMessageId));
         }
-        Optional<DatasetRecord> existing = state.find(name);
+        Optional<TrackedDataset> existing = state.find(name);
         if (existing.isPresent() && StateChanges.sameFiles(manifest.files(), existing.get().manifest)) {
             metrics.duplicateMessages.inc();
             LOG.debug("dataset {}: identical manifest registered again; nothing to do", name);
-            return;
+            return Optional.empty();
         }
         if (existing.isPresent() && !existing.get().deletedObjects.isEmpty()) {
-            Rejection r = new Rejection(RejectReason.MANIFEST_CONFLICT, "dataset " + name + " changed its file list"
-                    + " after the cleanup deleted its objects; produce it again under a new task, or re-register"
-                    + " the original manifest", brokerMessageId, name);
-            recorder.reject(controlQueue, r, body);
-            return;
+            return Optional.of(new Rejection(RejectReason.MANIFEST_CONFLICT, "dataset " + name + " changed its file"
+                    + " list after the cleanup deleted its objects; produce it again under a new task, or"
+                    + " re-register the original manifest", brokerMessageId, name));
         }
         boolean wasSignalled = existing.isPresent() && existing.get().signalled();
         List<JournalEvent> events = new ArrayList<>(2);
         events.add(new JournalEvent.ManifestRegistered(manifest));
         recorder.record(events);
         metrics.manifests.inc();
-        DatasetRecord d = state.find(name).orElseThrow();
-        LOG.info("dataset {}: {} of {} files registered{}", name, body == null ? "catalogue list" : "manifest",
+        LOG.info("dataset {}: {} of {} files registered{}", name, fromCatalogue ? "catalogue list" : "manifest",
                 manifest.files().size(), wasSignalled ? "; its signal is superseded, the dataset is selected again"
                         : "");
-        planning.planAndRecord(d);
+        planner.planAndRecord(dataset);
+        return Optional.empty();
     }
 
     private synchronized void report(ConsumerReport report) throws IOException {
-        Optional<DatasetRecord> d = state.findBySignal(report.signalId());
+        Optional<TrackedDataset> d = state.findBySignal(report.signalId());
         recorder.record(List.of(new JournalEvent.ReportReceived(report)));
         if (d.isEmpty()) {
             metrics.reportsUnknown.inc();
@@ -345,7 +367,7 @@ final class SupervisorEngine {
                     report.consumer(), report.eventsWritten(), report.eventsLoaded(), v.times().traversalTime());
         } else {
             metrics.reportsFailed.inc();
-            DatasetRecord r = d.get();
+            TrackedDataset r = d.get();
             String next;
             if (HandOffPolicy.failedPermanently(r)) {
                 metrics.reportsFailedPermanent.inc();

@@ -26,14 +26,14 @@ import java.util.TreeMap;
 final class SupervisorState {
     private static final Logger LOG = LoggerFactory.getLogger(SupervisorState.class);
 
-    private final Map<String, DatasetRecord> datasets = new TreeMap<>();
+    private final Map<String, TrackedDataset> datasets = new TreeMap<>();
     private final Map<String, RetiredDataset> retired = new TreeMap<>();
-    private final Map<String, DatasetRecord> bySignal = new HashMap<>();
+    private final Map<String, TrackedDataset> bySignal = new HashMap<>();
     /** Producer message id -> the live dataset it reported an object of. */
-    private final Map<String, DatasetRecord> messageIds = new HashMap<>();
+    private final Map<String, TrackedDataset> messageIds = new HashMap<>();
     private final ConsumerStats consumers = new ConsumerStats();
     /** While replaying: unsignalled datasets whose COLLECTING/HELD state is brought up to date by endReplay. */
-    private final Set<DatasetRecord> stale = new LinkedHashSet<>();
+    private final Set<TrackedDataset> stale = new LinkedHashSet<>();
     private boolean replaying;
     private int lastDspid;
     private int currentEpoch = -1;
@@ -52,7 +52,7 @@ final class SupervisorState {
         if (event instanceof JournalEvent.ObjectReported e) {
             objectReported(entry.seq(), ts, e);
         } else if (event instanceof JournalEvent.ManifestRegistered e) {
-            DatasetRecord d = live(e.manifest().dataset());
+            TrackedDataset d = live(e.manifest().dataset());
             if (d == null) {
                 return;
             }
@@ -61,7 +61,7 @@ final class SupervisorState {
             d.manifestAt = ts;
             refresh(d);
         } else if (event instanceof JournalEvent.ObjectInvalidated e) {
-            DatasetRecord d = live(e.dataset());
+            TrackedDataset d = live(e.dataset());
             if (d == null) {
                 return;
             }
@@ -71,18 +71,18 @@ final class SupervisorState {
             }
             refresh(d);
         } else if (event instanceof JournalEvent.ObjectsDeleted e) {
-            DatasetRecord d = live(e.dataset());
+            TrackedDataset d = live(e.dataset());
             if (d == null) {
                 return;
             }
             d.deletedObjects.addAll(e.urls());
             d.deletedAt = ts;
-            if (d.state == DatasetState.DONE && d.deletedObjects.containsAll(d.urls)) {
+            if (d.state == CollectionState.DONE && d.deletedObjects.containsAll(d.urls)) {
                 retire(d);
             }
         } else if (event instanceof JournalEvent.SignalPlanned e) {
             ConsumerSignal s = e.signal();
-            DatasetRecord d = live(s.dataset());
+            TrackedDataset d = live(s.dataset());
             if (d == null) {
                 return;
             }
@@ -91,7 +91,7 @@ final class SupervisorState {
             d.lastSignalTs = Math.max(d.lastSignalTs, s.ts());
             d.dspid = s.dspid();
             d.epoch = s.epoch();
-            d.state = DatasetState.SIGNAL_PLANNED;
+            d.state = CollectionState.SIGNAL_PLANNED;
             d.plannedAt = ts;
             d.failures = 0;
             bySignal.put(s.signalId(), d);
@@ -104,19 +104,19 @@ final class SupervisorState {
                 eventsInEpoch += s.expectedEvents();
             }
         } else if (event instanceof JournalEvent.SignalSent e) {
-            DatasetRecord d = bySignal.get(e.signalId());
+            TrackedDataset d = bySignal.get(e.signalId());
             if (d != null && d.signalled() && d.signal.signalId().equals(e.signalId())) {
                 d.sentAt = ts;
-                if (d.state == DatasetState.SIGNAL_PLANNED) {
-                    d.state = DatasetState.SIGNALLED;
+                if (d.state == CollectionState.SIGNAL_PLANNED) {
+                    d.state = CollectionState.SIGNALLED;
                 }
             }
         } else if (event instanceof JournalEvent.ReportReceived e) {
             reportReceived(ts, e.report());
         } else if (event instanceof JournalEvent.ResignalRequested e) {
-            DatasetRecord d = bySignal.get(e.signalId());
+            TrackedDataset d = bySignal.get(e.signalId());
             if (d != null && d.signalled() && d.signal.signalId().equals(e.signalId())) {
-                d.state = DatasetState.SIGNAL_PLANNED;
+                d.state = CollectionState.SIGNAL_PLANNED;
                 d.resignals++;
                 d.lastResignalReason = e.reason() == null ? "operator" : e.reason();
                 if (e.automatic()) {
@@ -132,7 +132,7 @@ final class SupervisorState {
 
     private void objectReported(long seq, long ts, JournalEvent.ObjectReported e) {
         ProducerInfo info = e.info();
-        DatasetRecord d = live(info.inputDsName());
+        TrackedDataset d = live(info.inputDsName());
         if (d == null) {
             // journals written before datasets retired may hold late objects of a finished dataset: never read,
             // and deleted by the cleanup as orphans
@@ -158,7 +158,7 @@ final class SupervisorState {
 
     private void reportReceived(long ts, ConsumerReport r) {
         consumers.report(r, ts);
-        DatasetRecord d = bySignal.get(r.signalId());
+        TrackedDataset d = bySignal.get(r.signalId());
         if (d == null) {
             unknownReports++;
             return;
@@ -168,14 +168,14 @@ final class SupervisorState {
             return;
         }
         if (ConsumerReport.DONE.equals(r.status())) {
-            d.state = DatasetState.DONE;
+            d.state = CollectionState.DONE;
             d.lastReport = r;
             d.lastReportAt = ts;
             if (d.doneAt < 0) {
                 d.doneAt = ts;
             }
-        } else if (d.state != DatasetState.DONE) {
-            d.state = DatasetState.FAILED_CONSUMER;
+        } else if (d.state != CollectionState.DONE) {
+            d.state = CollectionState.FAILED_CONSUMER;
             d.failures++;
             d.lastReport = r;
             d.lastReportAt = ts;
@@ -196,11 +196,11 @@ final class SupervisorState {
     /** Brings the datasets left stale since {@link #beginReplay} up to date: one selection each. */
     void endReplay() {
         replaying = false;
-        stale.forEach(DatasetRecord::refreshCollectingState);
+        stale.forEach(TrackedDataset::refreshCollectingState);
         stale.clear();
     }
 
-    private void refresh(DatasetRecord d) {
+    private void refresh(TrackedDataset d) {
         if (replaying) {
             stale.add(d);
         } else {
@@ -209,15 +209,15 @@ final class SupervisorState {
     }
 
     /** The live record of the dataset, created on first mention; null when the dataset is retired. */
-    private DatasetRecord live(String name) {
-        return retired.containsKey(name) ? null : datasets.computeIfAbsent(name, DatasetRecord::new);
+    private TrackedDataset live(String name) {
+        return retired.containsKey(name) ? null : datasets.computeIfAbsent(name, TrackedDataset::new);
     }
 
     /**
      * DONE and every object deleted: nothing can happen to the dataset any more, so only its summary is kept (its
      * message ids too are forgotten: a message re-sent now is refused as naming a retired dataset).
      */
-    private void retire(DatasetRecord d) {
+    private void retire(TrackedDataset d) {
         retired.put(d.name, RetiredDataset.of(d));
         datasets.remove(d.name);
         d.messageIds.forEach(messageIds::remove);
@@ -246,7 +246,7 @@ final class SupervisorState {
         unknownReports = c.unknownReports();
         consumers.restore(c.consumers());
         for (StateCheckpoint.Live l : c.datasets()) {
-            DatasetRecord d = l.toRecord();
+            TrackedDataset d = l.toRecord();
             datasets.put(d.name, d);
             d.messageIds.forEach(id -> messageIds.put(id, d));
             d.supersededSignals.forEach(id -> bySignal.put(id, d));
@@ -258,7 +258,7 @@ final class SupervisorState {
     }
 
     /** A live dataset (not retired). */
-    Optional<DatasetRecord> find(String name) {
+    Optional<TrackedDataset> find(String name) {
         return Optional.ofNullable(datasets.get(name));
     }
 
@@ -272,12 +272,12 @@ final class SupervisorState {
         return Collections.unmodifiableCollection(retired.values());
     }
 
-    Optional<DatasetRecord> findBySignal(String signalId) {
+    Optional<TrackedDataset> findBySignal(String signalId) {
         return Optional.ofNullable(bySignal.get(signalId));
     }
 
     /** Live (not retired) datasets sorted by name. */
-    Collection<DatasetRecord> all() {
+    Collection<TrackedDataset> all() {
         return Collections.unmodifiableCollection(datasets.values());
     }
 
@@ -286,7 +286,7 @@ final class SupervisorState {
      * retires).
      */
     Optional<RecordedMessage> recordedMessage(String messageId) {
-        DatasetRecord d = messageIds.get(messageId);
+        TrackedDataset d = messageIds.get(messageId);
         if (d == null) {
             return Optional.empty();
         }

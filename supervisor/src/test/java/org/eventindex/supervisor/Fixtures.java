@@ -9,6 +9,7 @@ import org.eventindex.message.Json;
 import org.eventindex.message.ProducerInfo;
 import org.eventindex.message.ProducerMessage;
 import org.eventindex.message.S3ObjectUrl;
+import org.eventindex.names.DatasetName;
 import org.eventindex.names.ObjectKey;
 
 import java.nio.charset.StandardCharsets;
@@ -28,6 +29,7 @@ final class Fixtures {
     static final String BUCKET = "eventindex";
     static final String DATASET = "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1824_tid12345678_00";
     static final String CONTAINER = "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1824";
+    static final DatasetName NAME = DatasetName.parse(DATASET);
 
     private Fixtures() {
     }

@@ -93,7 +93,7 @@ class HandOffAndReselectionTest {
     private ConsumerSignal signalled(String dataset) throws IOException {
         ConsumerSignal s = outbox.get(outbox.size() - 1);
         engine.onSignalSent(s);
-        assertEquals(DatasetState.SIGNALLED, view(dataset).state());
+        assertEquals(CollectionState.SIGNALLED, view(dataset).state());
         return s;
     }
 
@@ -115,8 +115,8 @@ class HandOffAndReselectionTest {
         clock.advance(Duration.ofMinutes(1));
         engine.tick();
         assertEquals(List.of(stuck), outbox, "same signal, same signalId, only for the stuck dataset");
-        assertEquals(DatasetState.SIGNAL_PLANNED, view(DATASET).state());
-        assertEquals(DatasetState.SIGNALLED, view(OTHER).state());
+        assertEquals(CollectionState.SIGNAL_PLANNED, view(DATASET).state());
+        assertEquals(CollectionState.SIGNALLED, view(OTHER).state());
         assertTrue(view(DATASET).lastResignalReason().contains("lease"), view(DATASET).lastResignalReason());
         assertEquals(1, view(DATASET).automaticResignals());
         assertEquals(1, registry.value("eventindex_supervisor_automatic_resignals_total"));
@@ -125,7 +125,7 @@ class HandOffAndReselectionTest {
         assertEquals(1, outbox.size(), "not re-sent while the re-send is pending");
         engine.onSignalSent(stuck);
         control(done(other.signalId(), OTHER, 5));
-        assertEquals(DatasetState.DONE, view(OTHER).state());
+        assertEquals(CollectionState.DONE, view(OTHER).state());
         restart();
         assertEquals(1, view(DATASET).automaticResignals(), "survives a restart");
     }
@@ -138,7 +138,7 @@ class HandOffAndReselectionTest {
         for (int attempt = 1; attempt <= 3; attempt++) {
             outbox.clear();
             control(failed(s.signalId(), DATASET, "HDFS quota exceeded"));
-            assertEquals(DatasetState.FAILED_CONSUMER, view(DATASET).state());
+            assertEquals(CollectionState.FAILED_CONSUMER, view(DATASET).state());
             assertEquals(attempt, view(DATASET).failures());
             clock.advance(HAND_OFF.retryBackoff().delay(attempt - 1).minusSeconds(1));
             engine.tick();
@@ -153,7 +153,7 @@ class HandOffAndReselectionTest {
         clock.advance(Duration.ofHours(5));
         engine.tick();
         assertEquals(List.of(), outbox, "retries exhausted: waits for an operator");
-        assertEquals(DatasetState.FAILED_CONSUMER, view(DATASET).state());
+        assertEquals(CollectionState.FAILED_CONSUMER, view(DATASET).state());
 
         control(ResignalCommand.of(DATASET));
         assertEquals(List.of(s), outbox);
@@ -173,12 +173,12 @@ class HandOffAndReselectionTest {
         engine.tick();
         assertEquals(List.of(), outbox, "a permanent failure is not retried automatically");
         DatasetView v = view(DATASET);
-        assertEquals(DatasetState.FAILED_CONSUMER, v.state());
+        assertEquals(CollectionState.FAILED_CONSUMER, v.state());
         assertEquals(1, v.failures());
         assertEquals(0, v.automaticResignals());
         assertTrue(v.consumer().permanent());
         assertEquals(reason, v.consumer().reason());
-        DatasetSummary line = engine.summaries(Set.of(DatasetState.FAILED_CONSUMER)).get(0);
+        DatasetSummary line = engine.summaries(Set.of(CollectionState.FAILED_CONSUMER)).get(0);
         assertEquals(reason, line.failure());
         assertTrue(line.permanentFailure());
         assertEquals(1, registry.value("eventindex_supervisor_reports_failed_permanent_total"));
@@ -214,14 +214,14 @@ class HandOffAndReselectionTest {
         control(InvalidateCommand.of(DATASET, url("a"), "object truncated: gzip stream ends early", "consumer-7"));
         control(failed(first.signalId(), DATASET, "object truncated"));
 
-        assertEquals(DatasetState.COLLECTING, view(DATASET).state(), "G2 has no other candidate: waits");
+        assertEquals(CollectionState.COLLECTING, view(DATASET).state(), "G2 has no other candidate: waits");
         assertEquals(List.of("G2"), view(DATASET).missingGuids());
         assertEquals(Map.of(url("a"), "object truncated: gzip stream ends early"), view(DATASET).invalidObjects());
         assertEquals(List.of(first.signalId()), view(DATASET).supersededSignals());
         assertEquals(1, outbox.size());
         assertTrue(!engine.isCurrent(first), "a superseded signal still waiting in the sender is dropped");
         engine.onSignalSent(first);
-        assertEquals(DatasetState.COLLECTING, view(DATASET).state(), "a late confirmation of it changes nothing");
+        assertEquals(CollectionState.COLLECTING, view(DATASET).state(), "a late confirmation of it changes nothing");
 
         producer(DATASET, "m3", "c", guid("G2", 0, 20));
         ConsumerSignal second = outbox.get(1);
@@ -231,11 +231,11 @@ class HandOffAndReselectionTest {
         assertEquals(30, second.expectedEvents());
         engine.onSignalSent(second);
         control(done(second.signalId(), DATASET, 30));
-        assertEquals(DatasetState.DONE, view(DATASET).state());
+        assertEquals(CollectionState.DONE, view(DATASET).state());
 
         restart();
         assertEquals(second.signalId(), view(DATASET).signalId());
-        assertEquals(DatasetState.DONE, view(DATASET).state());
+        assertEquals(CollectionState.DONE, view(DATASET).state());
     }
 
     @Test
@@ -260,12 +260,12 @@ class HandOffAndReselectionTest {
         producer(DATASET, "m2", "b", guid("G1", 0, 97), guid("G2", 1, 50));
 
         DatasetView v = view(DATASET);
-        assertEquals(DatasetState.HELD, v.state());
+        assertEquals(CollectionState.HELD, v.state());
         assertTrue(v.heldReason().contains("G1") && v.heldReason().contains(url("a"))
                 && v.heldReason().contains(url("b")), v.heldReason());
         assertEquals(List.of(), outbox);
         restart();
-        assertEquals(DatasetState.HELD, view(DATASET).state(), "held survives a restart");
+        assertEquals(CollectionState.HELD, view(DATASET).state(), "held survives a restart");
 
         control(InvalidateCommand.of(DATASET, url("a"), "operator: job 1 read a truncated input", null));
         assertEquals(1, outbox.size());
@@ -316,7 +316,7 @@ class HandOffAndReselectionTest {
         producer(DATASET, "m1", "a", guid("G1", 0, 10));
         assertEquals(List.of("ManifestRegistered", "ObjectReported", "SignalPlanned"),
                 changes.stream().map(StateChange::event).toList());
-        assertEquals(DatasetState.SIGNAL_PLANNED, changes.get(2).state());
+        assertEquals(CollectionState.SIGNAL_PLANNED, changes.get(2).state());
         assertEquals(DATASET, changes.get(2).dataset());
     }
 }

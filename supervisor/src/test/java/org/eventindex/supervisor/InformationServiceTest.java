@@ -80,7 +80,7 @@ class InformationServiceTest {
         mq.send(Queues.SUPERVISOR, producerMessage(id, info(dataset, url(object), guids)));
     }
 
-    private DatasetState state(String name) {
+    private CollectionState state(String name) {
         return supervisor.dataset(name).map(DatasetView::state).orElse(null);
     }
 
@@ -108,7 +108,7 @@ class InformationServiceTest {
         assertEquals(1, json("/supervisor").get("datasetsByState").get("COLLECTING").asInt());
 
         mq.control(manifest(DATASET, file("G1", 10), file("G2", 20)));
-        Await.until("signal sent", BrokerHarness.TIMEOUT, () -> state(DATASET) == DatasetState.SIGNALLED);
+        Await.until("signal sent", BrokerHarness.TIMEOUT, () -> state(DATASET) == CollectionState.SIGNALLED);
         Await.until("signal received", BrokerHarness.TIMEOUT, () -> !signals.isEmpty());
         ConsumerSignal s = BrokerHarness.signal(signals.get(0));
         JsonNode inFlight = json("/consumers").get("inFlight");
@@ -123,7 +123,7 @@ class InformationServiceTest {
 
         clock.advance(Duration.ofMinutes(5));
         mq.control(Fixtures.done(s.signalId(), DATASET, 30));
-        Await.until("DONE", BrokerHarness.TIMEOUT, () -> state(DATASET) == DatasetState.DONE);
+        Await.until("DONE", BrokerHarness.TIMEOUT, () -> state(DATASET) == CollectionState.DONE);
 
         JsonNode after = json("/datasets/" + DATASET);
         assertEquals("PT5M", after.get("times").get("traversalTime").asText());
@@ -222,7 +222,7 @@ class InformationServiceTest {
                     () -> supervisor.events().subscribers() == 1);
 
             long t0 = System.nanoTime();
-            StateChange filler = new StateChange(0, Instant.EPOCH, "Filler", DATASET, DatasetState.COLLECTING,
+            StateChange filler = new StateChange(0, Instant.EPOCH, "Filler", DATASET, CollectionState.COLLECTING,
                     "x".repeat(200));
             for (int i = 0; i < 200_000 && supervisor.events().subscribers() > 0; i++) {
                 supervisor.events().publish(filler);
@@ -243,7 +243,7 @@ class InformationServiceTest {
 
             mq.control(manifest(SECOND, file("H1", 5)));
             produce(SECOND, "n1", "h", guid("H1", 0, 5));
-            Await.until("the supervisor goes on", BrokerHarness.TIMEOUT, () -> state(SECOND) == DatasetState.SIGNALLED);
+            Await.until("the supervisor goes on", BrokerHarness.TIMEOUT, () -> state(SECOND) == CollectionState.SIGNALLED);
         }
     }
 
@@ -251,7 +251,7 @@ class InformationServiceTest {
     void aDatasetWhoseConsumerNeverAnswersDelaysNoOtherAndIsResignalledWhenItsLeaseExpires() throws Exception {
         mq.control(manifest(DATASET, file("G1", 10)));
         produce(DATASET, "m1", "a", guid("G1", 0, 10));
-        Await.until("stuck dataset signalled", BrokerHarness.TIMEOUT, () -> state(DATASET) == DatasetState.SIGNALLED);
+        Await.until("stuck dataset signalled", BrokerHarness.TIMEOUT, () -> state(DATASET) == CollectionState.SIGNALLED);
         Await.until("signal received", BrokerHarness.TIMEOUT, () -> !signals.isEmpty());
         ConsumerSignal stuck = BrokerHarness.signal(signals.get(0));
 
@@ -264,9 +264,9 @@ class InformationServiceTest {
             ConsumerSignal s = BrokerHarness.signal(signals.get(index));
             assertEquals(name, s.dataset());
             mq.control(Fixtures.done(s.signalId(), name, 5));
-            Await.until(name + " DONE", BrokerHarness.TIMEOUT, () -> state(name) == DatasetState.DONE);
+            Await.until(name + " DONE", BrokerHarness.TIMEOUT, () -> state(name) == CollectionState.DONE);
         }
-        assertEquals(DatasetState.SIGNALLED, state(DATASET));
+        assertEquals(CollectionState.SIGNALLED, state(DATASET));
         assertEquals(4, signals.size());
 
         clock.advance(Duration.ofMinutes(31));
@@ -274,7 +274,7 @@ class InformationServiceTest {
         ConsumerSignal again = BrokerHarness.signal(signals.get(4));
         assertEquals(stuck, again, "the same signal, same signalId");
         assertEquals(1, supervisor.dataset(DATASET).orElseThrow().automaticResignals());
-        Await.until("re-send confirmed", BrokerHarness.TIMEOUT, () -> state(DATASET) == DatasetState.SIGNALLED);
+        Await.until("re-send confirmed", BrokerHarness.TIMEOUT, () -> state(DATASET) == CollectionState.SIGNALLED);
         assertEquals(5, signals.size(), "DONE datasets are never re-signalled");
     }
 }

@@ -45,7 +45,7 @@ class MessageValidatorFuzzTest {
         Inbound.ObjectStored stored = (Inbound.ObjectStored) result;
         assertFalse(stored.messageId() == null || stored.messageId().isBlank(), "message id");
         ProducerInfo info = stored.info();
-        DatasetName.parse(info.inputDsName());
+        assertEquals(DatasetName.parse(info.inputDsName()), stored.dataset(), "parsed dataset name");
         assertEquals(BUCKET, S3ObjectUrl.parse(info.url()).bucket(), "bucket of " + info.url());
         assertEquals(ObjectKey.of(info.taskID(), info.jobID(), info.uuid()).key(), S3ObjectUrl.parse(info.url()).key(),
                 "key of " + info.url());
@@ -69,7 +69,7 @@ class MessageValidatorFuzzTest {
         if (result instanceof Inbound.Rejected r) {
             checkRejection(r);
         } else if (result instanceof Inbound.Manifest m) {
-            DatasetName.parse(m.manifest().dataset());
+            assertEquals(DatasetName.parse(m.manifest().dataset()), m.dataset(), "parsed dataset name");
             List<ManifestFile> files = m.manifest().files();
             assertFalse(files.isEmpty(), "manifest files");
             JsonNode json = tree(body).get("files");
@@ -91,9 +91,9 @@ class MessageValidatorFuzzTest {
             assertTrue(ConsumerReport.DONE.equals(report.status()) || ConsumerReport.FAILED.equals(report.status()),
                     "status " + report.status());
         } else if (result instanceof Inbound.Resignal r) {
-            DatasetName.parse(r.dataset());
+            assertNotNull(r.dataset(), "dataset");
         } else if (result instanceof Inbound.Invalidate i) {
-            DatasetName.parse(i.command().dataset());
+            assertEquals(DatasetName.parse(i.command().dataset()), i.dataset(), "parsed dataset name");
             assertFalse(i.command().url().isBlank() || i.command().reason().isBlank(), "url and reason");
             assertNotNull(i.command().source(), "source");
         } else {

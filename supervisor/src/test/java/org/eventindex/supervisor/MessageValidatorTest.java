@@ -17,6 +17,7 @@ import java.util.function.Consumer;
 
 import static org.eventindex.supervisor.Fixtures.BUCKET;
 import static org.eventindex.supervisor.Fixtures.DATASET;
+import static org.eventindex.supervisor.Fixtures.NAME;
 import static org.eventindex.supervisor.Fixtures.file;
 import static org.eventindex.supervisor.Fixtures.guid;
 import static org.eventindex.supervisor.Fixtures.info;
@@ -262,7 +263,7 @@ class MessageValidatorTest {
 
     @Test
     void resignalCommandNeedsAValidDataset() {
-        assertEquals(DATASET, assertInstanceOf(Inbound.Resignal.class,
+        assertEquals(NAME, assertInstanceOf(Inbound.Resignal.class,
                 validator.control(Json.write(ResignalCommand.of(DATASET)), "b")).dataset());
         assertReason(RejectReason.MISSING_FIELD, "'dataset'", rejectedControl(bytes("{\"type\":\"resignal\"}")));
     }

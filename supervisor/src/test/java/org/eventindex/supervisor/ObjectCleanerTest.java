@@ -50,7 +50,7 @@ class ObjectCleanerTest {
     private Journal journal;
     private SupervisorEngine engine;
     private ObjectCleaner cleaner;
-    private S3ObjectStore store;
+    private S3CleanupStore store;
     private final List<ConsumerSignal> outbox = new ArrayList<>();
     private final Metrics registry = new Metrics();
     private Fixtures.ManualClock clock;
@@ -74,7 +74,7 @@ class ObjectCleanerTest {
                 1 << 20, "/queue/p", "/queue/c");
         SupervisorConfig.Cleanup settings = new SupervisorConfig.Cleanup(s3.endpoint().toString(), "us-east-1",
                 s3.accessKey(), s3.secretKey(), RETENTION, ORPHANS, Duration.ofHours(1));
-        store = S3ObjectStore.create(settings, null);
+        store = S3CleanupStore.create(settings, null);
         cleaner = new ObjectCleaner(store, engine, BUCKET, RETENTION, ORPHANS, clock, metrics);
     }
 
@@ -133,14 +133,14 @@ class ObjectCleanerTest {
         DatasetView retired = engine.dataset(DATASET).orElseThrow();
         assertEquals(3, retired.deletedObjects());
         assertEquals(Instant.ofEpochMilli(clock.millis()), retired.retiredAt(), "every object deleted: the dataset retires");
-        assertEquals(DatasetState.DONE, retired.state());
+        assertEquals(CollectionState.DONE, retired.state());
         assertEquals(List.of(s.signalId(), 3, 10L), List.of(retired.signalId(), retired.objectsReported(),
                 retired.expectedEvents()), "ids and counts are kept");
         assertEquals(List.of(), retired.selectedObjects(), "object lists are not");
-        assertEquals(List.of(DATASET), engine.summaries(java.util.Set.of(DatasetState.DONE)).stream()
+        assertEquals(List.of(DATASET), engine.summaries(java.util.Set.of(CollectionState.DONE)).stream()
                 .map(DatasetSummary::name).toList(), "a retired dataset is DONE");
-        assertEquals(1, engine.summaries(java.util.Set.of(DatasetState.DONE)).get(0).selectedObjects());
-        assertEquals(List.of(OTHER), engine.summaries(java.util.Set.of(DatasetState.COLLECTING)).stream()
+        assertEquals(1, engine.summaries(java.util.Set.of(CollectionState.DONE)).get(0).selectedObjects());
+        assertEquals(List.of(OTHER), engine.summaries(java.util.Set.of(CollectionState.COLLECTING)).stream()
                 .map(DatasetSummary::name).toList());
         assertEquals(0, cleaner.runOnce().objectsDeleted(), "deleted once");
         assertEquals(3, registry.value("eventindex_supervisor_objects_deleted_total"));

@@ -19,6 +19,7 @@ import java.util.Optional;
 
 import static org.eventindex.supervisor.Fixtures.BUCKET;
 import static org.eventindex.supervisor.Fixtures.DATASET;
+import static org.eventindex.supervisor.Fixtures.NAME;
 import static org.eventindex.supervisor.Fixtures.guid;
 import static org.eventindex.supervisor.Fixtures.info;
 import static org.eventindex.supervisor.Fixtures.producerMessage;
@@ -65,24 +66,24 @@ class RucioCatalogueTest {
                 FakeRucio.file("AOD.1._000002.pool.root.1", G2, null)));
         RucioCatalogue c = client(FakeRucio.PASSWORD);
 
-        List<Catalogue.File> files = c.files(DATASET).orElseThrow();
+        List<Catalogue.File> files = c.files(NAME).orElseThrow();
 
         assertEquals(List.of(new Catalogue.File("AOD.1._000001.pool.root.1", G1, 100, 1000),
                 new Catalogue.File("AOD.1._000002.pool.root.1", G2, -1, 1000)), files);
-        c.files(DATASET);
+        c.files(NAME);
         assertEquals(1, rucio.logins(), "the token is reused");
         rucio.arrayBodies(true);
-        assertEquals(files, c.files(DATASET).orElseThrow(), "a JSON array body is read the same");
+        assertEquals(files, c.files(NAME).orElseThrow(), "a JSON array body is read the same");
     }
 
     @Test
     void rejectedTokenIsRenewedOnce() throws IOException {
         rucio.dataset("data17_13TeV", DATASET, List.of(FakeRucio.file("f1", G1, 5L)));
         RucioCatalogue c = client(FakeRucio.PASSWORD);
-        c.files(DATASET);
+        c.files(NAME);
         rucio.expireAllTokens();
 
-        assertEquals(1, c.files(DATASET).orElseThrow().size());
+        assertEquals(1, c.files(NAME).orElseThrow().size());
         assertEquals(2, rucio.logins());
     }
 
@@ -91,24 +92,24 @@ class RucioCatalogueTest {
         rucio.dataset("data17_13TeV", DATASET, List.of(FakeRucio.file("f1", G1, 5L)));
         rucio.tokenExpiry(clock.instant().plus(Duration.ofHours(2)));
         RucioCatalogue c = client(FakeRucio.PASSWORD);
-        c.files(DATASET);
+        c.files(NAME);
         clock.advance(Duration.ofMinutes(100));
-        c.files(DATASET);
+        c.files(NAME);
         assertEquals(1, rucio.logins(), "the token is valid for 2 h, as its expiry header says");
         clock.advance(Duration.ofMinutes(20));
-        c.files(DATASET);
+        c.files(NAME);
         assertEquals(2, rucio.logins(), "renewed (a minute early) without waiting for a 401");
     }
 
     @Test
     void wrongPasswordFailsNamingTheAccount() {
-        IOException e = assertThrows(IOException.class, () -> client("wrong").files(DATASET));
+        IOException e = assertThrows(IOException.class, () -> client("wrong").files(NAME));
         assertTrue(e.getMessage().contains(FakeRucio.ACCOUNT) && e.getMessage().contains("401"), e.getMessage());
     }
 
     @Test
     void unknownDatasetIsEmpty() throws IOException {
-        assertEquals(Optional.empty(), client(FakeRucio.PASSWORD).files(DATASET));
+        assertEquals(Optional.empty(), client(FakeRucio.PASSWORD).files(NAME));
     }
 
     @Test
@@ -125,7 +126,7 @@ class RucioCatalogueTest {
             engine.onProducerMessage(producerMessage("m1", info(DATASET, url("a"), guid(G1, 0, 10))), "b1");
             engine.onProducerMessage(producerMessage("m2", info(other, url("b"), guid(G2, 0, 5))), "b2");
             Catalogue flaky = dataset -> {
-                if (dataset.equals(DATASET)) {
+                if (dataset.equals(NAME)) {
                     throw new IOException("Rucio answered 500 for dataset " + dataset);
                 }
                 return Optional.of(List.of(new Catalogue.File("f", G2, 5, 1)));
@@ -151,7 +152,7 @@ class RucioCatalogueTest {
             CataloguePoller poller = new CataloguePoller(client(FakeRucio.PASSWORD), engine, metrics);
             engine.onProducerMessage(producerMessage("m1", info(DATASET, url("a"), guid(G1, 0, 10), guid(G2, 1, 20))),
                     "b1");
-            assertEquals(DatasetState.COLLECTING, engine.dataset(DATASET).orElseThrow().state(), "no file list yet");
+            assertEquals(CollectionState.COLLECTING, engine.dataset(DATASET).orElseThrow().state(), "no file list yet");
 
             assertEquals(1, poller.pollOnce());
             assertEquals(1, outbox.size());
@@ -163,7 +164,7 @@ class RucioCatalogueTest {
                     FakeRucio.file("f1", rucioGuid(G1), 10L), FakeRucio.file("f3", rucioGuid(G3), 5L)));
             assertEquals(1, poller.pollOnce());
             DatasetView v = engine.dataset(DATASET).orElseThrow();
-            assertEquals(DatasetState.COLLECTING, v.state(), "not signalled until the added file has an object");
+            assertEquals(CollectionState.COLLECTING, v.state(), "not signalled until the added file has an object");
             assertEquals(List.of(G3), v.missingGuids());
             assertEquals(List.of(first.signalId()), v.supersededSignals());
 

@@ -2,12 +2,14 @@ package org.eventindex.supervisor;
 
 import org.eventindex.message.ConsumerSignal;
 import org.eventindex.message.Json;
+import org.eventindex.names.DatasetName;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
 
 import static org.eventindex.supervisor.Fixtures.CONTAINER;
 import static org.eventindex.supervisor.Fixtures.DATASET;
+import static org.eventindex.supervisor.Fixtures.NAME;
 import static org.eventindex.supervisor.Fixtures.candidate;
 import static org.eventindex.supervisor.Fixtures.file;
 import static org.eventindex.supervisor.Fixtures.guid;
@@ -29,8 +31,8 @@ class SignalPlannerTest {
                 List.of(candidate("b", 5, guid("G2", 0, 20)), candidate("a", 9, guid("G1", 0, 10)),
                         candidate("dup", 11, guid("G1", 0, 10))));
 
-        ConsumerSignal s1 = SignalPlanner.plan(DATASET, CONTAINER, one, 7, 1, 100);
-        ConsumerSignal s2 = SignalPlanner.plan(DATASET, CONTAINER, two, 8, 2, 200);
+        ConsumerSignal s1 = SignalPlanner.plan(NAME, one, 7, 1, 100);
+        ConsumerSignal s2 = SignalPlanner.plan(NAME, two, 8, 2, 200);
 
         assertEquals(s1.signalId(), s2.signalId());
         assertEquals(s1.objects(), s2.objects());
@@ -42,16 +44,16 @@ class SignalPlannerTest {
         Selection other = DatasetSelection.select(MANIFEST,
                 List.of(candidate("a", 1, guid("G1", 0, 10), guid("G2", 1, 2)), candidate("b", 2, guid("G2", 0, 20))));
 
-        String id = SignalPlanner.plan(DATASET, CONTAINER, one, 1, 1, 0).signalId();
-        assertNotEquals(id, SignalPlanner.plan(DATASET, CONTAINER, other, 1, 1, 0).signalId());
-        assertNotEquals(id, SignalPlanner.plan(CONTAINER, CONTAINER, one, 1, 1, 0).signalId());
+        String id = SignalPlanner.plan(NAME, one, 1, 1, 0).signalId();
+        assertNotEquals(id, SignalPlanner.plan(NAME, other, 1, 1, 0).signalId());
+        assertNotEquals(id, SignalPlanner.plan(DatasetName.parse(CONTAINER), one, 1, 1, 0).signalId());
     }
 
     @Test
     void signalCarriesEverythingTheConsumerNeedsAndSurvivesJson() throws Exception {
         Selection sel = DatasetSelection.select(MANIFEST,
                 List.of(candidate("b", 1, guid("G2", 3, 20)), candidate("a", 2, guid("G1", 0, 10))));
-        ConsumerSignal s = SignalPlanner.plan(DATASET, CONTAINER, sel, 42, 3, 1234);
+        ConsumerSignal s = SignalPlanner.plan(NAME, sel, 42, 3, 1234);
 
         assertEquals(ConsumerSignal.TYPE, s.type());
         assertEquals(DATASET, s.dataset());
@@ -68,7 +70,7 @@ class SignalPlannerTest {
         Selection sel = DatasetSelection.select(MANIFEST, List.of(candidate("a", 1, guid("G1", 0, 10))));
 
         IllegalStateException e = assertThrows(IllegalStateException.class,
-                () -> SignalPlanner.plan(DATASET, CONTAINER, sel, 1, 1, 0));
+                () -> SignalPlanner.plan(NAME, sel, 1, 1, 0));
         assertTrue(e.getMessage().contains(DATASET), e.getMessage());
     }
 }

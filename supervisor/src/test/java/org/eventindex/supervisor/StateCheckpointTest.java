@@ -159,7 +159,7 @@ class StateCheckpointTest {
             }
         }
         for (int d = 0; d < 2; d++) {
-            DatasetRecord r = lived.find(dataset(d)).orElseThrow(() -> new AssertionError("not recorded"));
+            TrackedDataset r = lived.find(dataset(d)).orElseThrow(() -> new AssertionError("not recorded"));
             assertEquals(Map.of("327636", expected), r.candidates.get(0).guids().get(0).runevtRanges());
         }
         String journalText = Files.readString(journalDir.resolve(Journal.FILE_NAME));
@@ -299,7 +299,7 @@ class StateCheckpointTest {
             case 10 -> {
                 // what the cleanup does once a DONE dataset's retention is over
                 List<String> due = engine.read(st -> st.find(name)
-                        .filter(r -> r.state == DatasetState.DONE)
+                        .filter(r -> r.state == CollectionState.DONE)
                         .map(r -> r.urls.stream().filter(u -> !r.deletedObjects.contains(u)).sorted().toList())
                         .orElse(List.of()));
                 if (!due.isEmpty() && random.nextInt(3) == 0) {
@@ -311,7 +311,7 @@ class StateCheckpointTest {
     }
 
     private static ConsumerSignal current(SupervisorEngine engine, String name) {
-        return engine.read(st -> st.find(name).filter(DatasetRecord::signalled).map(r -> r.signal).orElse(null));
+        return engine.read(st -> st.find(name).filter(TrackedDataset::signalled).map(r -> r.signal).orElse(null));
     }
 
     /** Every field of the state, recursively through its own classes; everything else by {@code equals}. */
@@ -321,7 +321,7 @@ class StateCheckpointTest {
             return;
         }
         Class<?> c = expected.getClass();
-        if (Set.of(SupervisorState.class, DatasetRecord.class, ConsumerStats.class).contains(c)) {
+        if (Set.of(SupervisorState.class, TrackedDataset.class, ConsumerStats.class).contains(c)) {
             assertEquals(c, actual.getClass(), path);
             for (Field f : c.getDeclaredFields()) {
                 if (Modifier.isStatic(f.getModifiers())) {

@@ -164,10 +164,10 @@ class SupervisorBrokerTest {
         assertEquals(1, s.dspid());
 
         Await.until("signal confirmed sent", TIMEOUT,
-                () -> supervisor.dataset(DATASET).orElseThrow().state() == DatasetState.SIGNALLED);
+                () -> supervisor.dataset(DATASET).orElseThrow().state() == CollectionState.SIGNALLED);
         sender.send(Queues.SUPERVISOR_CONTROL, Json.write(Fixtures.done(s.signalId(), DATASET, 60)), Map.of());
         Await.until("dataset DONE", TIMEOUT,
-                () -> supervisor.dataset(DATASET).orElseThrow().state() == DatasetState.DONE);
+                () -> supervisor.dataset(DATASET).orElseThrow().state() == CollectionState.DONE);
 
         assertEquals(200, get("/ready").statusCode());
         HttpResponse<String> one = get("/datasets/" + DATASET);
@@ -197,7 +197,7 @@ class SupervisorBrokerTest {
         assertEquals(SECOND, next.dataset());
         assertEquals(2, next.dspid());
         assertEquals(List.of(url("late")), supervisor.dataset(DATASET).orElseThrow().lateObjects());
-        assertEquals(DatasetState.DONE, supervisor.dataset(DATASET).orElseThrow().state());
+        assertEquals(CollectionState.DONE, supervisor.dataset(DATASET).orElseThrow().state());
         assertTrue(signals.isEmpty(), "unexpected extra signal " + signals.peek());
     }
 
@@ -260,7 +260,7 @@ class SupervisorBrokerTest {
         assertEquals(0, registerManifestWithCli(manifest(DATASET, file("G1", 10))));
         ConsumerSignal first = nextSignal();
         Await.until("signal confirmed sent", TIMEOUT,
-                () -> supervisor.dataset(DATASET).orElseThrow().state() == DatasetState.SIGNALLED);
+                () -> supervisor.dataset(DATASET).orElseThrow().state() == CollectionState.SIGNALLED);
         supervisor.stop();
 
         // A crash after the broker took the signal but before SIGNAL_SENT reached the journal: drop that last line.
@@ -273,7 +273,7 @@ class SupervisorBrokerTest {
         ConsumerSignal again = nextSignal();
         assertEquals(first, again);
         Await.until("re-sent signal confirmed", TIMEOUT,
-                () -> supervisor.dataset(DATASET).orElseThrow().state() == DatasetState.SIGNALLED);
+                () -> supervisor.dataset(DATASET).orElseThrow().state() == CollectionState.SIGNALLED);
     }
 
     @Test
@@ -283,7 +283,7 @@ class SupervisorBrokerTest {
         assertEquals(0, registerManifestWithCli(manifest(DATASET, file("G1", 10))));
         ConsumerSignal signal = nextSignal();
         Await.until("signal confirmed sent", TIMEOUT,
-                () -> supervisor.dataset(DATASET).orElseThrow().state() == DatasetState.SIGNALLED);
+                () -> supervisor.dataset(DATASET).orElseThrow().state() == CollectionState.SIGNALLED);
         DatasetView before = supervisor.dataset(DATASET).orElseThrow();
         long seq = Json.tree(get("/supervisor").body().getBytes(StandardCharsets.UTF_8))
                 .path("supervisor").path("journalSeq").asLong();
@@ -303,7 +303,7 @@ class SupervisorBrokerTest {
         assertEquals(0, journal.path("entriesSinceCheckpoint").asLong(), journal.toString());
         sender.send(Queues.SUPERVISOR_CONTROL, Json.write(Fixtures.done(signal.signalId(), DATASET, 10)), Map.of());
         Await.until("DONE recorded after the restart", TIMEOUT,
-                () -> supervisor.dataset(DATASET).orElseThrow().state() == DatasetState.DONE);
+                () -> supervisor.dataset(DATASET).orElseThrow().state() == CollectionState.DONE);
         assertEquals(1, journalInfo().path("entriesSinceCheckpoint").asLong(), "the report");
         assertTrue(get("/metrics").body().contains("\neventindex_supervisor_journal_entries_since_checkpoint 1"));
     }

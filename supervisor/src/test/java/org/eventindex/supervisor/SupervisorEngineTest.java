@@ -103,7 +103,7 @@ class SupervisorEngineTest {
         control(manifest(DATASET, file("G1", 10), file("G2", 20), file("G3", 30)));
         producer("m1", "a", guid("G1", 0, 10), guid("G2", 1, 20), guid("G3", 2, 7));
         assertEquals(List.of(), outbox);
-        assertEquals(DatasetState.COLLECTING, view().state());
+        assertEquals(CollectionState.COLLECTING, view().state());
         assertEquals(2, view().filesWithCandidate());
         assertEquals(List.of("G3"), view().missingGuids());
 
@@ -121,7 +121,7 @@ class SupervisorEngineTest {
                 new SignalObject(url("b"), 1000, 5000, List.of("G3"), 30)), s.objects());
 
         DatasetView v = view();
-        assertEquals(DatasetState.SIGNAL_PLANNED, v.state());
+        assertEquals(CollectionState.SIGNAL_PLANNED, v.state());
         assertEquals(s.signalId(), v.signalId());
         assertEquals(List.of(url("c")), v.lateObjects());
         assertEquals(List.of(new InvalidClaim(url("a"), "G3", 30, 7)), v.invalidClaims());
@@ -130,7 +130,7 @@ class SupervisorEngineTest {
         assertEquals(1, counter("late_objects"));
 
         engine.onSignalSent(s);
-        assertEquals(DatasetState.SIGNALLED, view().state());
+        assertEquals(CollectionState.SIGNALLED, view().state());
         assertEquals(clock.instant(), view().times().signalSentAt());
     }
 
@@ -180,7 +180,7 @@ class SupervisorEngineTest {
                 .map(DatasetSummary::waitingFor).toList());
 
         control(manifest(DATASET, file("G1", 10), file("G2", 20), file("G4", 5)));
-        assertEquals(DatasetState.COLLECTING, view().state());
+        assertEquals(CollectionState.COLLECTING, view().state());
         assertNull(view().waitingFor(), "the missing files say what it waits for");
         assertEquals(List.of("G4"), view().missingGuids());
     }
@@ -255,7 +255,7 @@ class SupervisorEngineTest {
         control(Fixtures.done(s.signalId(), DATASET, 60));
 
         DatasetView v = view();
-        assertEquals(DatasetState.DONE, v.state());
+        assertEquals(CollectionState.DONE, v.state());
         assertEquals(Duration.ofHours(2), v.times().traversalTime());
         assertEquals(60, v.consumer().eventsWritten());
         assertEquals("consumer-1", v.consumer().consumer());
@@ -271,16 +271,16 @@ class SupervisorEngineTest {
         ConsumerSignal s = completeDataset();
         engine.onSignalSent(s);
         control(Fixtures.failed(s.signalId(), DATASET, "object s3://x/y unreadable"));
-        assertEquals(DatasetState.FAILED_CONSUMER, view().state());
+        assertEquals(CollectionState.FAILED_CONSUMER, view().state());
         assertEquals("object s3://x/y unreadable", view().consumer().reason());
 
         control(ResignalCommand.of(DATASET));
 
         assertEquals(List.of(s, s), outbox);
-        assertEquals(DatasetState.SIGNAL_PLANNED, view().state());
+        assertEquals(CollectionState.SIGNAL_PLANNED, view().state());
         assertEquals(1, view().resignals());
         control(Fixtures.done(s.signalId(), DATASET, 60));
-        assertEquals(DatasetState.DONE, view().state());
+        assertEquals(CollectionState.DONE, view().state());
     }
 
     @Test
@@ -288,7 +288,7 @@ class SupervisorEngineTest {
         ConsumerSignal s = completeDataset();
         engine.onSignalSent(s);
         control(Fixtures.done(s.signalId(), DATASET, 60));
-        assertEquals(DatasetState.DONE, view().state());
+        assertEquals(CollectionState.DONE, view().state());
 
         control(ResignalCommand.of(DATASET));
 
@@ -331,7 +331,7 @@ class SupervisorEngineTest {
 
         assertEquals(List.of(unsent), outbox);
         assertEquals(before, view());
-        assertEquals(DatasetState.SIGNAL_PLANNED, engine.dataset(OTHER).orElseThrow().state());
+        assertEquals(CollectionState.SIGNAL_PLANNED, engine.dataset(OTHER).orElseThrow().state());
         assertEquals(2, unsent.dspid());
 
         // Ids, dspids and idempotency survive the restart.
@@ -351,7 +351,7 @@ class SupervisorEngineTest {
         restart();
 
         assertEquals(1, outbox.size());
-        assertEquals(DatasetState.SIGNAL_PLANNED, view().state());
+        assertEquals(CollectionState.SIGNAL_PLANNED, view().state());
         String id = outbox.get(0).signalId();
         restart();
         assertEquals(id, outbox.get(0).signalId());
@@ -404,11 +404,11 @@ class SupervisorEngineTest {
         control(manifest(DATASET, file("G1", 10), file("G2", 20)));
 
         assertEquals(List.of(), quarantined);
-        assertEquals(DatasetState.COLLECTING, view().state());
+        assertEquals(CollectionState.COLLECTING, view().state());
         assertEquals(List.of(first.signalId()), view().supersededSignals());
         assertEquals(1, outbox.size(), "not signalled again until the new file has an object");
         control(Fixtures.done(first.signalId(), DATASET, 10));
-        assertEquals(DatasetState.COLLECTING, view().state(), "a report for the superseded signal is ignored");
+        assertEquals(CollectionState.COLLECTING, view().state(), "a report for the superseded signal is ignored");
 
         clock.advance(Duration.ofSeconds(-30)); // the clock may even go back (NTP step)
         producer("m2", "b", guid("G2", 0, 20));
@@ -437,7 +437,7 @@ class SupervisorEngineTest {
         producer("m1", "a", guid("G1", 0, 10));
         DatasetSummary s = DatasetSummary.of(view());
         assertEquals(DATASET, s.name());
-        assertEquals(DatasetState.COLLECTING, s.state());
+        assertEquals(CollectionState.COLLECTING, s.state());
         assertNull(s.dspid());
         assertEquals(1, engine.datasets().size());
         DatasetManifest m = manifest(OTHER, file("H1", 1));

@@ -140,7 +140,7 @@ public final class SupervisorStartBench {
                 dataset(engine, random, d, o.files(), d >= o.datasets() - o.live());
                 if (cleanup && d >= CLEANUP_LAG) {
                     String old = name(d - CLEANUP_LAG);
-                    List<String> urls = engine.read(st -> st.find(old).filter(r -> r.state == DatasetState.DONE)
+                    List<String> urls = engine.read(st -> st.find(old).filter(r -> r.state == CollectionState.DONE)
                             .map(r -> r.urls.stream().sorted().toList()).orElse(List.of()));
                     if (!urls.isEmpty()) {
                         engine.onObjectsDeleted(old, urls);

@@ -91,11 +91,11 @@ class SupervisorTlsTest {
     @Test
     void cleanupListsObjectsOverHttpsWithTheConfiguredTrustStore() throws IOException {
         SupervisorConfig c = config(true);
-        try (S3ObjectStore store = S3ObjectStore.create(c.cleanup(), c.tls().s3TrustManagers())) {
+        try (S3CleanupStore store = S3CleanupStore.create(c.cleanup(), c.tls().s3TrustManagers())) {
             assertEquals(List.of(), store.list(BUCKET));
         }
         SupervisorConfig untrusted = config(false);
-        try (S3ObjectStore store = S3ObjectStore.create(untrusted.cleanup(), untrusted.tls().s3TrustManagers())) {
+        try (S3CleanupStore store = S3CleanupStore.create(untrusted.cleanup(), untrusted.tls().s3TrustManagers())) {
             IOException e = assertThrows(IOException.class, () -> store.list(BUCKET));
             assertFalse(e.getMessage().contains(s3.secretKey()), e.getMessage());
         }

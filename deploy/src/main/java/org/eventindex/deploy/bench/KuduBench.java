@@ -11,6 +11,7 @@ import org.eventindex.kudu.KuduTablesConfig;
 import org.eventindex.kudu.LoadRequest;
 import org.eventindex.kudu.LoadResult;
 import org.eventindex.kudu.LoaderSettings;
+import org.eventindex.names.DatasetName;
 import org.eventindex.testing.EmbeddedHdfs;
 import org.eventindex.testing.EmbeddedKudu;
 
@@ -134,7 +135,7 @@ final class KuduBench {
         ThreadCpuMeter meter = new ThreadCpuMeter();
         long cpu0 = processCpuNanos();
         long t0 = System.nanoTime();
-        LoadResult r = loader.load(new LoadRequest(dataset, dspid, 0, "bench-load",
+        LoadResult r = loader.load(new LoadRequest(DatasetName.parse(dataset), dspid, 0, "bench-load",
                 DatasetSource.hadoop(hdfs.fs(), parquet)));
         double seconds = (System.nanoTime() - t0) / 1e9;
         long cpu = processCpuNanos() - cpu0;

@@ -12,7 +12,7 @@ import org.apache.kudu.client.RowResultIterator;
 import org.eventindex.consolidated.ConsolidatedSchema;
 import org.eventindex.deploy.chaos.ExpectedEvents.EventKey;
 import org.eventindex.kudu.DatasetQueries;
-import org.eventindex.kudu.DatasetRecord;
+import org.eventindex.kudu.DatasetsRow;
 import org.eventindex.kudu.KuduSchemas;
 import org.eventindex.kudu.KuduTablesConfig;
 import org.eventindex.names.DatasetName;
@@ -79,7 +79,7 @@ final class ChaosChecker {
             }
             accountMessages(name, view, jobs, violations);
             checkHdfs(name, violations);
-            Optional<DatasetRecord> record = new DatasetQueries(kudu, tables).dataset(name);
+            Optional<DatasetsRow> record = new DatasetQueries(kudu, tables).dataset(name);
             if (record.isEmpty() || !record.get().isLoaded()) {
                 violations.add(new Violation(Violation.Kind.NOT_LOADED, name, record.map(r -> "DATASETS state "
                         + r.state()).orElse("no DATASETS row")));

@@ -15,7 +15,7 @@ import org.apache.kudu.client.RowResult;
 import org.apache.kudu.client.RowResultIterator;
 import org.eventindex.deploy.BrokerLogins;
 import org.eventindex.kudu.DatasetQueries;
-import org.eventindex.kudu.DatasetRecord;
+import org.eventindex.kudu.DatasetsRow;
 import org.eventindex.kudu.KuduSchemas;
 import org.eventindex.message.Queues;
 import org.eventindex.names.DatasetName;
@@ -193,7 +193,7 @@ final class ChaosIT {
         assertEquals(List.of(), checker.check(List.of(ds), jobs).violations(), "clean before the injections");
 
         KuduClient kudu = cluster.kudu().client();
-        DatasetRecord rec = new DatasetQueries(kudu, cluster.tables()).dataset(ds.dataset()).orElseThrow();
+        DatasetsRow rec = new DatasetQueries(kudu, cluster.tables()).dataset(ds.dataset()).orElseThrow();
         KuduTable events = kudu.openTable(cluster.tables().eventsTable());
         KuduTable dups = kudu.openTable(cluster.tables().duplicatedEventsTable());
         RowResult row = firstRow(kudu, events, rec);
@@ -234,7 +234,7 @@ final class ChaosIT {
         assertEquals(List.of(), checker.check(List.of(ds), jobs).violations(), "clean again after the repairs");
     }
 
-    private static RowResult firstRow(KuduClient kudu, KuduTable table, DatasetRecord rec) throws Exception {
+    private static RowResult firstRow(KuduClient kudu, KuduTable table, DatasetsRow rec) throws Exception {
         Schema s = table.getSchema();
         KuduScanner scanner = kudu.newScannerBuilder(table)
                 .addPredicate(KuduPredicate.newComparisonPredicate(s.getColumn(KuduSchemas.DSPID),

@@ -4,7 +4,7 @@ import java.nio.file.Path;
 import java.util.Map;
 
 /** The object store as the producer needs it. Failures are {@link ProducerException}s with the right exit code. */
-public interface ObjectStore extends AutoCloseable {
+public interface ObjectUploader extends AutoCloseable {
 
     /**
      * Uploads {@code file} as one object unless the key already exists ({@code If-None-Match: *}), streamed from

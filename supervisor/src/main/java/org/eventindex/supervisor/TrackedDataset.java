@@ -17,7 +17,7 @@ import java.util.Set;
  * What the supervisor knows of one dataset. Mutable, owned by {@link SupervisorState} and changed only by replaying
  * journal entries; read under the engine's lock. Times are epoch milliseconds from journal entries, -1 when unset.
  */
-final class DatasetRecord {
+final class TrackedDataset {
     final String name;
     List<ManifestFile> manifest;
     long manifestAt = -1;
@@ -36,7 +36,7 @@ final class DatasetRecord {
     final List<String> supersededSignals = new ArrayList<>();
     long firstObjectAt = -1;
     long lastObjectAt = -1;
-    DatasetState state = DatasetState.COLLECTING;
+    CollectionState state = CollectionState.COLLECTING;
     ConsumerSignal signal;
     /** dspid and epoch assigned at the first signal; kept by later signals of the same dataset. */
     int dspid = -1;
@@ -55,7 +55,7 @@ final class DatasetRecord {
     long doneAt = -1;
     long deletedAt = -1;
 
-    DatasetRecord(String name) {
+    TrackedDataset(String name) {
         this.name = Objects.requireNonNull(name, "name is null");
     }
 
@@ -83,7 +83,7 @@ final class DatasetRecord {
     /** After a change to the objects or the manifest of an unsignalled dataset: COLLECTING or HELD. */
     void refreshCollectingState() {
         if (!signalled()) {
-            state = selection().held() ? DatasetState.HELD : DatasetState.COLLECTING;
+            state = selection().held() ? CollectionState.HELD : CollectionState.COLLECTING;
         }
     }
 
@@ -97,7 +97,7 @@ final class DatasetRecord {
             failures = 0;
             doneAt = -1;
             lateObjects.clear();
-            state = DatasetState.COLLECTING;
+            state = CollectionState.COLLECTING;
         }
     }
 }

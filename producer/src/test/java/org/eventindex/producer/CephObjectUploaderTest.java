@@ -11,7 +11,7 @@ import org.eventindex.testing.EmbeddedCeph;
  * The object-store contract against the real Ceph RADOS Gateway (one monitor, one memstore OSD, radosgw started by
  * {@link EmbeddedCeph}, ~15 s). Fails in CI when Ceph is not installed; skipped with the reason elsewhere.
  */
-class CephObjectStoreTest extends ObjectStoreContract {
+class CephObjectUploaderTest extends ObjectUploaderContract {
     private EmbeddedCeph ceph;
 
     @Override

@@ -24,21 +24,21 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * {@link ObjectStore} on S3 (Ceph RGW): path-style, checksums only when required (Ceph refuses the SDK's default
+ * {@link CleanupStore} on S3 (Ceph RGW): path-style, checksums only when required (Ceph refuses the SDK's default
  * trailing checksums), deletes in batches of 1000.
  */
-final class S3ObjectStore implements ObjectStore {
+final class S3CleanupStore implements CleanupStore {
     private static final int DELETE_BATCH = 1000;
 
     private final S3Client s3;
     private final String endpoint;
 
-    private S3ObjectStore(S3Client s3, String endpoint) {
+    private S3CleanupStore(S3Client s3, String endpoint) {
         this.s3 = s3;
         this.endpoint = endpoint;
     }
 
-    static S3ObjectStore create(SupervisorConfig.Cleanup settings, TrustManager[] trustManagers) {
+    static S3CleanupStore create(SupervisorConfig.Cleanup settings, TrustManager[] trustManagers) {
         Objects.requireNonNull(settings, "settings is null");
         AwsCredentialsProvider credentials = settings.accessKey() == null || settings.accessKey().isEmpty()
                 ? AnonymousCredentialsProvider.create()
@@ -54,16 +54,16 @@ final class S3ObjectStore implements ObjectStore {
                 .httpClientBuilder(trustManagers == null ? UrlConnectionHttpClient.builder()
                         : UrlConnectionHttpClient.builder().tlsTrustManagersProvider(() -> trustManagers))
                 .build();
-        return new S3ObjectStore(client, settings.s3Endpoint());
+        return new S3CleanupStore(client, settings.s3Endpoint());
     }
 
     @Override
-    public List<StoredObject> list(String bucket) throws IOException {
+    public List<ListedObject> list(String bucket) throws IOException {
         try {
-            List<StoredObject> out = new ArrayList<>();
+            List<ListedObject> out = new ArrayList<>();
             for (S3Object o : s3.listObjectsV2Paginator(ListObjectsV2Request.builder().bucket(bucket).build())
                     .contents()) {
-                out.add(new StoredObject(o.key(), o.lastModified(), o.size() == null ? -1 : o.size()));
+                out.add(new ListedObject(o.key(), o.lastModified(), o.size() == null ? -1 : o.size()));
             }
             return out;
         } catch (SdkException e) {

@@ -12,7 +12,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** A hand-written in-memory {@link ObjectFetcher} that counts opens and can inject faults. */
-final class MemoryObjectStore implements ObjectFetcher {
+final class MemoryObjectFetcher implements ObjectFetcher {
     /** Runs when an object is opened, before any byte is served; may block or throw. */
     @FunctionalInterface
     interface OpenHook {

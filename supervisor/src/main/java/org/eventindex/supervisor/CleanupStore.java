@@ -5,14 +5,14 @@ import java.time.Instant;
 import java.util.List;
 
 /** The few object-store operations the cleanup needs. */
-interface ObjectStore extends AutoCloseable {
+interface CleanupStore extends AutoCloseable {
 
-    /** One stored object. */
-    record StoredObject(String key, Instant lastModified, long size) {
+    /** One object of a bucket listing. */
+    record ListedObject(String key, Instant lastModified, long size) {
     }
 
     /** Every object of the bucket (paged internally). */
-    List<StoredObject> list(String bucket) throws IOException;
+    List<ListedObject> list(String bucket) throws IOException;
 
     /** Deletes objects; deleting a missing object is not an error. */
     void delete(String bucket, List<String> keys) throws IOException;

@@ -17,7 +17,7 @@ import java.util.List;
 import java.util.function.UnaryOperator;
 
 /** Builds small consolidated dataset files (SPB) for the loader tests. */
-final class TestSpbFiles {
+final class TestDatasetFiles {
     static final int RUN = 327636;
     static final int SMK = 2711;
     /** TBP/TAP/TAV items 3 and 4 fired, then TAV 9 too; HLT physics chains 1 and 70. */
@@ -25,7 +25,7 @@ final class TestSpbFiles {
     static final String HLT_MASK = TriggerMask.encodeHlt(bits(4096, 1, 70), bits(4096), bits(4096));
     private static final String CLID = "D82968A1-CF91-4320-B2DD-E0F739CBC7E6";
 
-    private TestSpbFiles() {
+    private TestDatasetFiles() {
     }
 
     static java.util.BitSet bits(int width, int... set) {

@@ -36,13 +36,13 @@ import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /**
- * {@link ObjectStore} over the AWS SDK v2 with the settings Ceph RGW needs: path-style access, region us-east-1,
+ * {@link ObjectUploader} over the AWS SDK v2 with the settings Ceph RGW needs: path-style access, region us-east-1,
  * checksums only when required (otherwise Ceph answers 400 XAmzContentSHA256Mismatch). The SDK's own retries are
  * off: {@link RetryPolicy} decides. Request bodies are streamed from the file (large files as a multipart upload
  * whose parts are read from file ranges), so memory use does not grow with the file.
  */
-public final class S3ObjectStore implements ObjectStore {
-    private static final Logger LOG = LoggerFactory.getLogger(S3ObjectStore.class);
+public final class S3ObjectUploader implements ObjectUploader {
+    private static final Logger LOG = LoggerFactory.getLogger(S3ObjectUploader.class);
     private static final String CONTENT_TYPE = "application/octet-stream";
 
     private final S3Client client;
@@ -52,13 +52,13 @@ public final class S3ObjectStore implements ObjectStore {
     /**
      * @param endpoint {@code http(s)://host:port} of the S3 service
      */
-    public S3ObjectStore(URI endpoint, String accessKey, String secretKey, Duration connectTimeout,
+    public S3ObjectUploader(URI endpoint, String accessKey, String secretKey, Duration connectTimeout,
                          Duration socketTimeout, UploadSettings upload) {
         this(endpoint, accessKey, secretKey, connectTimeout, socketTimeout, upload, null);
     }
 
     /** @param trustManagers for an https endpoint signed by a private CA; null: the JVM's trust store */
-    public S3ObjectStore(URI endpoint, String accessKey, String secretKey, Duration connectTimeout,
+    public S3ObjectUploader(URI endpoint, String accessKey, String secretKey, Duration connectTimeout,
                          Duration socketTimeout, UploadSettings upload, TrustManager[] trustManagers) {
         this.endpoint = requireNonNull(endpoint, "endpoint is null");
         this.upload = requireNonNull(upload, "upload is null");

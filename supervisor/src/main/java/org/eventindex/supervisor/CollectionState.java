@@ -1,7 +1,7 @@
 package org.eventindex.supervisor;
 
 /** Where a dataset is in its life at the supervisor. */
-public enum DatasetState {
+public enum CollectionState {
     /** Objects and/or the manifest are arriving; not every expected file has a valid object yet. */
     COLLECTING,
     /** Attempts disagree on a file's event count and nothing arbitrates; waits for an operator (reason shown). */

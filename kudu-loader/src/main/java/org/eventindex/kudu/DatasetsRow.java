@@ -4,19 +4,19 @@ import java.time.Instant;
 
 /**
  * The loader's view of one DATASETS row. Counts and {@code insertEnd} are null until the dataset is
- * {@link DatasetState#LOADED}.
+ * {@link LoadState#LOADED}.
  *
  * @param dataset         full dataset name, rebuilt from the key columns
  * @param uniqDuplEvents  distinct event numbers that occur more than once in the dataset
  * @param numDuplicates   rows in DUPLICATEDEVENTS (occurrences after the first)
  * @param signalTs        when the supervisor selected the content of the latest load (null: unknown)
  */
-public record DatasetRecord(String dataset, int dspid, int rgid, DatasetState state, String loadId, String hdfsPath,
+public record DatasetsRow(String dataset, int dspid, int rgid, LoadState state, String loadId, String hdfsPath,
                             Long countEvents, Long uniqDuplEvents, Long numDuplicates, Instant insertStart,
                             Instant insertEnd, Long signalTs) {
 
     /** A row without a selection time. */
-    public DatasetRecord(String dataset, int dspid, int rgid, DatasetState state, String loadId, String hdfsPath,
+    public DatasetsRow(String dataset, int dspid, int rgid, LoadState state, String loadId, String hdfsPath,
                          Long countEvents, Long uniqDuplEvents, Long numDuplicates, Instant insertStart,
                          Instant insertEnd) {
         this(dataset, dspid, rgid, state, loadId, hdfsPath, countEvents, uniqDuplEvents, numDuplicates, insertStart,
@@ -24,6 +24,6 @@ public record DatasetRecord(String dataset, int dspid, int rgid, DatasetState st
     }
 
     public boolean isLoaded() {
-        return state == DatasetState.LOADED;
+        return state == LoadState.LOADED;
     }
 }

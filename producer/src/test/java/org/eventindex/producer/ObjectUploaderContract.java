@@ -41,7 +41,7 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
  * multipart upload, the ETag the producer verifies, and the checksum settings of the client.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-abstract class ObjectStoreContract {
+abstract class ObjectUploaderContract {
     /** Small parts so that a 12 MiB file needs three (the S3 minimum part size is 5 MiB). */
     static final UploadSettings SMALL_PARTS = new UploadSettings(UploadSettings.MIN_PART_SIZE,
             UploadSettings.MIN_PART_SIZE);
@@ -86,8 +86,8 @@ abstract class ObjectStoreContract {
         createBucket(bucket);
     }
 
-    S3ObjectStore store(String secretKey) {
-        return new S3ObjectStore(endpoint(), ACCESS_KEY, secretKey, Duration.ofSeconds(5), Duration.ofSeconds(60),
+    S3ObjectUploader store(String secretKey) {
+        return new S3ObjectUploader(endpoint(), ACCESS_KEY, secretKey, Duration.ofSeconds(5), Duration.ofSeconds(60),
                 SMALL_PARTS);
     }
 
@@ -96,9 +96,9 @@ abstract class ObjectStoreContract {
         Path file = TestSpbFiles.write(dir.resolve("job.ei.spb"), "12345678.G", "1.1", 50);
         ScannedFile scanned = ScannedFile.scan(file, SpbLimits.DEFAULT, SMALL_PARTS.partSize());
         Map<String, String> metadata = Map.of("sha256", scanned.sha256(), "taskID", "12345678.G", "nevents", "100");
-        try (S3ObjectStore store = store(SECRET_KEY)) {
+        try (S3ObjectUploader store = store(SECRET_KEY)) {
             firstPut(store, "panda/1/a.ei.spb", file, metadata);
-            ObjectStore.StoredObject head = store.head(bucket, "panda/1/a.ei.spb");
+            ObjectUploader.StoredObject head = store.head(bucket, "panda/1/a.ei.spb");
             assertEquals(Files.size(file), head.size());
             assertEquals(scanned.digests().md5(), head.etag());
             assertEquals(scanned.digests().expectedEtag(SMALL_PARTS), head.etag());
@@ -115,7 +115,7 @@ abstract class ObjectStoreContract {
         Path first = TestSpbFiles.write(dir.resolve("first.ei.spb"), "12345678.G", "1.1", 5);
         Path second = TestSpbFiles.write(dir.resolve("second.ei.spb"), "12345678.G", "1.1", 9);
         String sha = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(first)));
-        try (S3ObjectStore store = store(SECRET_KEY)) {
+        try (S3ObjectUploader store = store(SECRET_KEY)) {
             firstPut(store, "k.ei.spb", first, Map.of("sha256", sha));
             assertFalse(store.putIfAbsent(bucket, "k.ei.spb", second, Map.of("sha256", "other")));
         }
@@ -136,10 +136,10 @@ abstract class ObjectStoreContract {
         ContentDigests.Result result = digests.finish();
         assertTrue(SMALL_PARTS.multipart(Files.size(file)));
         assertEquals(3, SMALL_PARTS.parts(Files.size(file)));
-        try (S3ObjectStore store = store(SECRET_KEY)) {
+        try (S3ObjectUploader store = store(SECRET_KEY)) {
             assertTrue(store.putIfAbsent(bucket, "tier0/2/big.ei.spb", file, Map.of("sha256", result.sha256(),
                     "nevents", "7")));
-            ObjectStore.StoredObject head = store.head(bucket, "tier0/2/big.ei.spb");
+            ObjectUploader.StoredObject head = store.head(bucket, "tier0/2/big.ei.spb");
             assertEquals(12L << 20, head.size());
             assertTrue(head.etag().endsWith("-3"), head.etag());
             assertEquals(result.multipartEtag(), head.etag());
@@ -154,7 +154,7 @@ abstract class ObjectStoreContract {
         Path small = TestSpbFiles.write(dir.resolve("small.ei.spb"), "12345678.G", "1.1", 5);
         Path big = randomFile(dir.resolve("big.bin"), 11L << 20);
         String sha = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(small)));
-        try (S3ObjectStore store = store(SECRET_KEY)) {
+        try (S3ObjectUploader store = store(SECRET_KEY)) {
             firstPut(store, "k.ei.spb", small, Map.of("sha256", sha));
             assertFalse(store.putIfAbsent(bucket, "k.ei.spb", big, Map.of("sha256", "other")));
         }
@@ -166,7 +166,7 @@ abstract class ObjectStoreContract {
     void wrongSecretIsAConfigurationErrorAfterOneRequest() throws Exception {
         Path file = TestSpbFiles.write(dir.resolve("job.ei.spb"), "12345678.G", "1.1", 1);
         AtomicInteger attempts = new AtomicInteger();
-        try (S3ObjectStore store = store("not-the-secret")) {
+        try (S3ObjectUploader store = store("not-the-secret")) {
             ProducerException e = assertThrows(ProducerException.class, () -> RetryPolicy.DEFAULT.start().run("put",
                     () -> {
                         attempts.incrementAndGet();
@@ -188,7 +188,7 @@ abstract class ObjectStoreContract {
     void wrongSecretWithALargeBodyIsStillAConfigurationError() throws Exception {
         Path file = randomFile(dir.resolve("six.bin"), 6L << 20);
         AtomicInteger attempts = new AtomicInteger();
-        try (S3ObjectStore store = new S3ObjectStore(endpoint(), ACCESS_KEY, "not-the-secret", Duration.ofSeconds(5),
+        try (S3ObjectUploader store = new S3ObjectUploader(endpoint(), ACCESS_KEY, "not-the-secret", Duration.ofSeconds(5),
                 Duration.ofSeconds(60), new UploadSettings(8L << 20, 64L << 20))) {
             ProducerException e = assertThrows(ProducerException.class, () -> RetryPolicy.DEFAULT.start().run("put",
                     () -> {
@@ -205,7 +205,7 @@ abstract class ObjectStoreContract {
     @Test
     void missingBucketIsAConfigurationError() throws Exception {
         Path file = TestSpbFiles.write(dir.resolve("job.ei.spb"), "12345678.G", "1.1", 1);
-        try (S3ObjectStore store = store(SECRET_KEY)) {
+        try (S3ObjectUploader store = store(SECRET_KEY)) {
             ProducerException e = assertThrows(ProducerException.class,
                     () -> store.putIfAbsent("no-such-bucket-here", "k.ei.spb", file, Map.of()));
             assertEquals(ExitCode.CONFIGURATION, e.exitCode(), e.getMessage());
@@ -222,7 +222,7 @@ abstract class ObjectStoreContract {
     @Test
     void checksumSettings() throws Exception {
         Path file = TestSpbFiles.write(dir.resolve("job.ei.spb"), "12345678.G", "1.1", 3);
-        try (S3ObjectStore store = store(SECRET_KEY)) {
+        try (S3ObjectUploader store = store(SECRET_KEY)) {
             firstPut(store, "ours.ei.spb", file, Map.of());
         }
         try (S3Client defaults = S3Client.builder().endpointOverride(endpoint()).region(Region.US_EAST_1)
@@ -245,7 +245,7 @@ abstract class ObjectStoreContract {
      * client may resend a request whose connection failed after the server took it (the resend then meets our own
      * object: 412). Either way the bytes must be ours, which every caller checks.
      */
-    private void firstPut(S3ObjectStore store, String key, Path file, Map<String, String> metadata)
+    private void firstPut(S3ObjectUploader store, String key, Path file, Map<String, String> metadata)
             throws ProducerException {
         assertFalse(keys(bucket).contains(key), key + " exists before its first upload");
         store.putIfAbsent(bucket, key, file, metadata);

@@ -10,7 +10,7 @@ import java.util.TreeMap;
 import org.eventindex.testing.EmbeddedS3;
 
 /** The object-store contract against the light S3 server (S3Proxy) used by most tests and the demo stack. */
-class S3ProxyObjectStoreTest extends ObjectStoreContract {
+class S3ProxyObjectUploaderTest extends ObjectUploaderContract {
     private EmbeddedS3 s3;
 
     @Override
