@@ -57,15 +57,21 @@ public final class ProducerCli {
     /** @return the process exit code ({@link ExitCode}) */
     public int run(List<String> args) {
         requireNonNull(args, "args is null");
-        if (ProducerArgs.wantsHelp(args)) {
-            out.print(ProducerArgs.USAGE);
-            return ExitCode.SUCCESS.code();
-        }
+        // Before the parse: a command line that cannot be parsed is still reported as asked.
         boolean json = args.contains("--json");
         boolean verbose = args.contains("-v") || args.contains("--verbose");
         CompletableFuture<ObjectStore> pending = null;
         try {
-            ProducerOptions options = ProducerArgs.parse(args, env);
+            ProducerArgs.Line line = ProducerArgs.parseLine(args);
+            if (line.help) {
+                out.print(ProducerArgs.usage());
+                return ExitCode.SUCCESS.code();
+            }
+            if (line.version) {
+                out.print(ProducerArgs.version());
+                return ExitCode.SUCCESS.code();
+            }
+            ProducerOptions options = ProducerArgs.options(line, env);
             if (!options.dryRun()) {
                 // Building the S3 client (class loading, ~0.5 s of a cold JVM) contacts nothing: overlap it with the
                 // validation, which must finish before anything remote is touched.
