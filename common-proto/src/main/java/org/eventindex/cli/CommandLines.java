@@ -52,7 +52,13 @@ public final class CommandLines {
     public static int usageError(CommandLine.ParameterException e, String[] args) {
         CommandLine cl = e.getCommandLine();
         PrintWriter err = cl.getErr();
-        err.println(cl.getCommandName() + ": " + e.getMessage());
+        String message = e.getMessage();
+        if (e instanceof CommandLine.MissingParameterException && !cl.getUnmatchedArguments().isEmpty()) {
+            // picocli checks required options before it reports what it did not know: a misspelt option is the
+            // more useful message (a required one may be missing only because of it).
+            message = new CommandLine.UnmatchedArgumentException(cl, cl.getUnmatchedArguments()).getMessage();
+        }
+        err.println(cl.getCommandName() + ": " + message);
         err.println("Run '" + cl.getCommandSpec().qualifiedName() + " --help' for the options.");
         err.flush();
         return USAGE_ERROR;
