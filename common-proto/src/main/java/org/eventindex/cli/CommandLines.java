@@ -22,7 +22,7 @@ public final class CommandLines {
     private CommandLines() {
     }
 
-    /** A picocli command line for {@code command} (a {@code @Command} object) writing to {@code out} and {@code err}. */
+    /** A picocli command line for {@code command} (a {@code @Command} object), to to {@code out} and {@code err}. */
     public static CommandLine of(Object command, PrintStream out, PrintStream err) {
         requireNonNull(command, "command is null");
         requireNonNull(out, "out is null");

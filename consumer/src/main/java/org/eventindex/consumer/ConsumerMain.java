@@ -8,7 +8,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
-import picocli.CommandLine.ScopeType;
 import picocli.CommandLine.Spec;
 
 import java.io.PrintStream;
@@ -24,7 +23,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * ({@link Consumer#EXIT_WORKER_DIED}) when its signal worker died (e.g. of an {@link OutOfMemoryError}), so that
  * its process supervisor (systemd) restarts it.
  */
-@Command(name = "consumer", scope = ScopeType.INHERIT, mixinStandardHelpOptions = true,
+@Command(name = "consumer", mixinStandardHelpOptions = true,
         versionProvider = ProjectVersion.class, subcommands = ConsumerMain.Run.class,
         description = "The consumer daemon.",
         footer = {"", "Keys and defaults: docs/consumer.md; secrets via *.file keys or EI_STOMP_PASSWORD,"
@@ -59,7 +58,8 @@ public final class ConsumerMain implements Callable<Integer> {
         return CommandLines.USAGE_ERROR;
     }
 
-    @Command(name = "run", description = "Runs the consumer daemon until SIGTERM/SIGINT.")
+    @Command(name = "run", mixinStandardHelpOptions = true, versionProvider = ProjectVersion.class,
+            description = "Runs the consumer daemon until SIGTERM/SIGINT.")
     static final class Run implements Callable<Integer> {
         @ParentCommand
         private ConsumerMain main;

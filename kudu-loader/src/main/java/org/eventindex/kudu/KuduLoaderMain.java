@@ -13,7 +13,6 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.ParentCommand;
-import picocli.CommandLine.ScopeType;
 import picocli.CommandLine.Spec;
 
 import java.io.IOException;
@@ -29,7 +28,7 @@ import java.util.concurrent.Callable;
  * consolidated dataset file. Run with {@code --help} for the commands, {@code COMMAND --help} for their options.
  * Exit status 0 on success, 1 on failure, 2 on a usage error.
  */
-@Command(name = "kudu-loader", scope = ScopeType.INHERIT, mixinStandardHelpOptions = true,
+@Command(name = "kudu-loader", mixinStandardHelpOptions = true,
         versionProvider = ProjectVersion.class, sortOptions = false,
         subcommands = {KuduLoaderMain.CreateTables.class, KuduLoaderMain.Load.class, KuduLoaderMain.Delete.class},
         description = "Creates the EventIndex tables in Kudu; loads, reloads or deletes one consolidated dataset.",
@@ -132,7 +131,8 @@ public final class KuduLoaderMain implements Callable<Integer> {
         }
     }
 
-    @Command(name = "create-tables", description = {"Creates DATASETS, EVENTS, MCEVENTS, DUPLICATEDEVENTS,"
+    @Command(name = "create-tables", mixinStandardHelpOptions = true, versionProvider = ProjectVersion.class,
+            description = {"Creates DATASETS, EVENTS, MCEVENTS, DUPLICATEDEVENTS,"
             + " EVENTSOVERLAP and TRIGGERCOUNT if missing, adds columns that tables of an earlier version lack, and"
             + " checks them all; the event tables get the range [epoch, epoch+1) of --epoch."})
     static final class CreateTables extends Subcommand {
@@ -147,7 +147,8 @@ public final class KuduLoaderMain implements Callable<Integer> {
         }
     }
 
-    @Command(name = "load", description = {"Loads one consolidated dataset file (.parquet, or gzip SPB of earlier"
+    @Command(name = "load", mixinStandardHelpOptions = true, versionProvider = ProjectVersion.class,
+            description = {"Loads one consolidated dataset file (.parquet, or gzip SPB of earlier"
             + " versions) into EVENTS (MCEVENTS for simulation; first occurrence of each event number) and"
             + " DUPLICATEDEVENTS (later ones), computes TRIGGERCOUNT and EVENTSOVERLAP on the way, then marks the"
             + " dataset LOADED in DATASETS. Adds the epoch's range if missing. Safe to repeat: with the same load id"
@@ -192,7 +193,8 @@ public final class KuduLoaderMain implements Callable<Integer> {
         }
     }
 
-    @Command(name = "delete", description = "Removes a dataset: its event rows, trigger counts, overlaps and"
+    @Command(name = "delete", mixinStandardHelpOptions = true, versionProvider = ProjectVersion.class,
+            description = "Removes a dataset: its event rows, trigger counts, overlaps and"
             + " DATASETS row.")
     static final class Delete extends Subcommand {
         @Option(names = "--dataset", paramLabel = "NAME", required = true,

@@ -22,7 +22,8 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * Parses the producer's command line ({@link #usage}) with picocli, then checks it into {@link ProducerOptions}. Secrets come from files or the environment only, never from
+ * Parses the producer's command line ({@link #usage}) with picocli, then checks it into {@link ProducerOptions}.
+ * Secrets come from files or the environment only, never from
  * the command line (which other users of a grid worker node can read).
  */
 public final class ProducerArgs {

@@ -24,7 +24,6 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
-import picocli.CommandLine.ScopeType;
 import picocli.CommandLine.Spec;
 
 /**
@@ -39,7 +38,7 @@ import picocli.CommandLine.Spec;
  * The STOMP passcode of the client commands comes from {@code EI_STOMP_PASSWORD} or {@code --password-file}.
  * Exit codes: 0 done, 1 failed (the message says why), 2 bad usage.
  */
-@Command(name = "supervisor", scope = ScopeType.INHERIT, mixinStandardHelpOptions = true,
+@Command(name = "supervisor", mixinStandardHelpOptions = true,
         versionProvider = ProjectVersion.class,
         description = "The supervisor daemon (run) and its operator commands.",
         subcommands = {SupervisorMain.Run.class, SupervisorMain.RegisterManifest.class, SupervisorMain.Resignal.class,
@@ -85,7 +84,8 @@ public final class SupervisorMain implements Callable<Integer> {
         return 1;
     }
 
-    @Command(name = "run", description = "Runs the daemon until SIGTERM/SIGINT (a shutdown hook stops it cleanly).")
+    @Command(name = "run", mixinStandardHelpOptions = true, versionProvider = ProjectVersion.class,
+            description = "Runs the daemon until SIGTERM/SIGINT (a shutdown hook stops it cleanly).")
     static final class Run implements Callable<Integer> {
         @ParentCommand
         private SupervisorMain main;
@@ -140,7 +140,8 @@ public final class SupervisorMain implements Callable<Integer> {
         }
     }
 
-    @Command(name = "register-manifest", description = "Checks the manifest with the supervisor's own rules, then"
+    @Command(name = "register-manifest", mixinStandardHelpOptions = true, versionProvider = ProjectVersion.class,
+            description = "Checks the manifest with the supervisor's own rules, then"
             + " sends it (persistent, with receipt) to the control queue.")
     static final class RegisterManifest implements Callable<Integer> {
         @ParentCommand
@@ -162,7 +163,8 @@ public final class SupervisorMain implements Callable<Integer> {
         }
     }
 
-    @Command(name = "resignal", description = "Asks the running supervisor to send a dataset's signal again,"
+    @Command(name = "resignal", mixinStandardHelpOptions = true, versionProvider = ProjectVersion.class,
+            description = "Asks the running supervisor to send a dataset's signal again,"
             + " unchanged (same signalId): the operator's re-run.")
     static final class Resignal implements Callable<Integer> {
         @ParentCommand
@@ -183,7 +185,8 @@ public final class SupervisorMain implements Callable<Integer> {
         }
     }
 
-    @Command(name = "invalidate", description = "Marks an object invalid: it is never selected again; the dataset is"
+    @Command(name = "invalidate", mixinStandardHelpOptions = true, versionProvider = ProjectVersion.class,
+            description = "Marks an object invalid: it is never selected again; the dataset is"
             + " selected again.")
     static final class Invalidate implements Callable<Integer> {
         @ParentCommand
@@ -209,7 +212,8 @@ public final class SupervisorMain implements Callable<Integer> {
         }
     }
 
-    @Command(name = "config-keys", description = "Prints every configuration key with its default and meaning.")
+    @Command(name = "config-keys", mixinStandardHelpOptions = true, versionProvider = ProjectVersion.class,
+            description = "Prints every configuration key with its default and meaning.")
     static final class ConfigKeys implements Callable<Integer> {
         @ParentCommand
         private SupervisorMain main;
