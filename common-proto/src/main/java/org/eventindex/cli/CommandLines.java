@@ -8,7 +8,7 @@ import picocli.CommandLine;
 
 /**
  * Every command line of the project is parsed by picocli through here, with the same conventions: {@code --help}
- * and {@code --version} print to stdout and exit 0 ({@code mixinStandardHelpOptions} with {@link ProjectVersion});
+ * and {@code --version} print to stdout and exit 0 ({@code mixinStandardHelpOptions} with {@link VersionProvider});
  * an unknown option, a missing or bad value is one line on stderr naming the option, {@code NAME: what is wrong},
  * then a hint to {@code --help}, and exit status {@link #USAGE_ERROR}; {@code @file} arguments are taken literally
  * (an SPB or manifest file may start with {@code @}).

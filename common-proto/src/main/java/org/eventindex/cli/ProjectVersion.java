@@ -4,14 +4,14 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.util.Properties;
-import picocli.CommandLine;
 
 /**
  * The project version for every command's {@code --version}, from {@code version.properties}, which the build fills
  * in (common-proto's filtered resources); the same in a module's classes folder, a module jar and the shaded producer
- * jar, where a manifest's {@code Implementation-Version} would only be in some of them.
+ * jar, where a manifest's {@code Implementation-Version} would only be in some of them. Free of picocli, so that the
+ * producer, which keeps its own parser (docs/decisions/0022), reads it without loading picocli.
  */
-public final class ProjectVersion implements CommandLine.IVersionProvider {
+public final class ProjectVersion {
     private static final String VERSION = load();
 
     /** The project version, e.g. {@code 0.1.0-SNAPSHOT}. */
@@ -19,9 +19,7 @@ public final class ProjectVersion implements CommandLine.IVersionProvider {
         return VERSION;
     }
 
-    @Override
-    public String[] getVersion() {
-        return new String[]{"${COMMAND-FULL-NAME} " + VERSION};
+    private ProjectVersion() {
     }
 
     private static String load() {

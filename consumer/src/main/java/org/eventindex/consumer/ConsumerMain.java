@@ -1,7 +1,7 @@
 package org.eventindex.consumer;
 
 import org.eventindex.cli.CommandLines;
-import org.eventindex.cli.ProjectVersion;
+import org.eventindex.cli.VersionProvider;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
@@ -24,7 +24,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * its process supervisor (systemd) restarts it.
  */
 @Command(name = "consumer", mixinStandardHelpOptions = true,
-        versionProvider = ProjectVersion.class, subcommands = ConsumerMain.Run.class,
+        versionProvider = VersionProvider.class, subcommands = ConsumerMain.Run.class,
         description = "The consumer daemon.",
         footer = {"", "Keys and defaults: docs/consumer.md; secrets via *.file keys or EI_STOMP_PASSWORD,"
                 + " EI_S3_ACCESS_KEY, EI_S3_SECRET_KEY."},
@@ -58,7 +58,7 @@ public final class ConsumerMain implements Callable<Integer> {
         return CommandLines.USAGE_ERROR;
     }
 
-    @Command(name = "run", mixinStandardHelpOptions = true, versionProvider = ProjectVersion.class,
+    @Command(name = "run", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
             description = "Runs the consumer daemon until SIGTERM/SIGINT.")
     static final class Run implements Callable<Integer> {
         @ParentCommand

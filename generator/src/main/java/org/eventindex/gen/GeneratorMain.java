@@ -10,7 +10,7 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import org.eventindex.cli.CommandLines;
-import org.eventindex.cli.ProjectVersion;
+import org.eventindex.cli.VersionProvider;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -21,7 +21,7 @@ import picocli.CommandLine.Spec;
  * Command line for {@link DatasetGenerator} (picocli, {@link CommandLines}): writes a dataset's SPB files and its
  * manifest, prints a summary. Exit status 0 on success, 2 on a usage error, 1 when writing fails.
  */
-@Command(name = "generate", mixinStandardHelpOptions = true, versionProvider = ProjectVersion.class,
+@Command(name = "generate", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         sortOptions = false, customSynopsis = "generate --dataset NAME --out DIR [options]",
         description = {"", "Writes one EI SPB file per grid job attempt into DIR, as the experiment's indexing jobs"
                 + " would, plus DIR/<NAME>.manifest.json (the dataset's files and event counts, as a DatasetManifest"

@@ -5,7 +5,7 @@ import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.kudu.client.KuduClient;
 import org.eventindex.cli.CommandLines;
-import org.eventindex.cli.ProjectVersion;
+import org.eventindex.cli.VersionProvider;
 import org.eventindex.names.DatasetName;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -29,7 +29,7 @@ import java.util.concurrent.Callable;
  * Exit status 0 on success, 1 on failure, 2 on a usage error.
  */
 @Command(name = "kudu-loader", mixinStandardHelpOptions = true,
-        versionProvider = ProjectVersion.class, sortOptions = false,
+        versionProvider = VersionProvider.class, sortOptions = false,
         subcommands = {KuduLoaderMain.CreateTables.class, KuduLoaderMain.Load.class, KuduLoaderMain.Delete.class},
         description = "Creates the EventIndex tables in Kudu; loads, reloads or deletes one consolidated dataset.",
         footer = {"", "Run 'kudu-loader COMMAND --help' for the options of a command."},
@@ -131,7 +131,7 @@ public final class KuduLoaderMain implements Callable<Integer> {
         }
     }
 
-    @Command(name = "create-tables", mixinStandardHelpOptions = true, versionProvider = ProjectVersion.class,
+    @Command(name = "create-tables", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
             description = {"Creates DATASETS, EVENTS, MCEVENTS, DUPLICATEDEVENTS,"
             + " EVENTSOVERLAP and TRIGGERCOUNT if missing, adds columns that tables of an earlier version lack, and"
             + " checks them all; the event tables get the range [epoch, epoch+1) of --epoch."})
@@ -147,7 +147,7 @@ public final class KuduLoaderMain implements Callable<Integer> {
         }
     }
 
-    @Command(name = "load", mixinStandardHelpOptions = true, versionProvider = ProjectVersion.class,
+    @Command(name = "load", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
             description = {"Loads one consolidated dataset file (.parquet, or gzip SPB of earlier"
             + " versions) into EVENTS (MCEVENTS for simulation; first occurrence of each event number) and"
             + " DUPLICATEDEVENTS (later ones), computes TRIGGERCOUNT and EVENTSOVERLAP on the way, then marks the"
@@ -193,7 +193,7 @@ public final class KuduLoaderMain implements Callable<Integer> {
         }
     }
 
-    @Command(name = "delete", mixinStandardHelpOptions = true, versionProvider = ProjectVersion.class,
+    @Command(name = "delete", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
             description = "Removes a dataset: its event rows, trigger counts, overlaps and"
             + " DATASETS row.")
     static final class Delete extends Subcommand {

@@ -2,7 +2,7 @@ package org.eventindex.lookup;
 
 import org.apache.kudu.client.KuduClient;
 import org.eventindex.cli.CommandLines;
-import org.eventindex.cli.ProjectVersion;
+import org.eventindex.cli.VersionProvider;
 import org.eventindex.kudu.KuduTablesConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -36,7 +36,7 @@ import java.util.concurrent.CountDownLatch;
  * lookup failed, 2 on a usage error.
  */
 @Command(name = "lookup", mixinStandardHelpOptions = true,
-        versionProvider = ProjectVersion.class, sortOptions = false,
+        versionProvider = VersionProvider.class, sortOptions = false,
         subcommands = {LookupMain.Lookup.class, LookupMain.Serve.class},
         customSynopsis = {
             "lookup [lookup] --masters M [--prefix P] [--threads N] [--batch N] [--dataset-cache-ms N] [--json|--csv]",
@@ -197,7 +197,7 @@ public final class LookupMain implements Callable<Integer> {
         int maxBatch = 10_000;
     }
 
-    @Command(name = "lookup", mixinStandardHelpOptions = true, versionProvider = ProjectVersion.class,
+    @Command(name = "lookup", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
             sortOptions = false, description = "Looks up 'run event' lines from FILE or stdin"
             + " (the default command).")
     static final class Lookup implements Callable<Integer> {
@@ -216,7 +216,7 @@ public final class LookupMain implements Callable<Integer> {
         }
     }
 
-    @Command(name = "serve", mixinStandardHelpOptions = true, versionProvider = ProjectVersion.class,
+    @Command(name = "serve", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
             sortOptions = false, description = "Runs the HTTP server until stopped.")
     static final class Serve implements Callable<Integer> {
         @ParentCommand

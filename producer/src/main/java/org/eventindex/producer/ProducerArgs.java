@@ -8,22 +8,20 @@ import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Pattern;
 import org.eventindex.cli.ProjectVersion;
 import org.eventindex.config.SecretFile;
 import org.eventindex.message.Queues;
 import org.eventindex.stomp.StompEndpoint;
-import picocli.CommandLine;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 
 /**
- * Parses the producer's command line ({@link #usage}) with picocli, then checks it into {@link ProducerOptions}.
- * Secrets come from files or the environment only, never from
+ * Parses the producer's command line ({@link #USAGE}). The one command line of the project not parsed by picocli:
+ * that costs every grid job ~65 ms of start (docs/decisions/0022); the conventions are the same (exit 2 naming the
+ * option, {@code --help}, {@code --version}). Secrets come from files or the environment only, never from
  * the command line (which other users of a grid worker node can read).
  */
 public final class ProducerArgs {
@@ -36,107 +34,72 @@ public final class ProducerArgs {
     /** Scheme prefix of plain broker endpoints in {@code --brokers} (optional). */
     public static final String PLAIN_SCHEME = "stomp://";
 
+    public static final String USAGE = """
+            Usage: java -jar eventindex-producer.jar FILE.ei.spb --brokers [stomp+ssl://]HOST:PORT[,...]
+                     --s3-endpoint http://HOST:PORT --bucket BUCKET [options]
+                   java -jar eventindex-producer.jar FILE.ei.spb --dry-run
+                     [--s3-endpoint http://HOST:PORT --bucket BUCKET] [options]
+
+            Validates an EventIndex SPB file, stores it as one S3 object and sends one control message to the
+            supervisor's STOMP queue.
+
+              --brokers LIST          STOMP brokers HOST:PORT,..., tried in order (every address of each host
+                                      name); prefix every entry with stomp+ssl:// for TLS
+              --trust-store FILE      PKCS12 or JKS trust store for TLS brokers and an https S3 endpoint
+                                      (default: the JVM's)
+              --trust-store-password-file FILE
+                                      file holding the trust store password (or env %s)
+              --queue DEST            destination (default %s)
+              --user USER             STOMP login
+              --password-file FILE    file holding the STOMP passcode (or env %s)
+              --s3-endpoint URL       S3 service, http(s)://host:port (path-style access, region us-east-1)
+              --bucket BUCKET         bucket for the object (must exist)
+              --access-key KEY        S3 access key (or env %s)
+              --secret-key-file FILE  file holding the S3 secret key (or env %s)
+              --retry-deadline SECS   total time in which failed remote steps are retried with capped
+                                      exponential backoff and jitter (default %d)
+              --dry-run               validate and print the object key and message; store and send nothing,
+                                      contact nothing: --brokers, --s3-endpoint, --bucket and secrets are
+                                      optional (with --s3-endpoint and --bucket the object URL is printed too)
+              -v, --verbose           print per input file (GUID) events and unique events, totals and
+                                      bytes per event; log each step to stderr
+              --json                  print the result as one JSON object on stdout
+              -h, --help              this text
+              -V, --version           print the version and exit
+
+            Exit codes:
+              0  success: object stored and message acknowledged by the broker
+              1  internal error (a bug; see stderr)
+              2  bad input: invalid SPB file or bad arguments; nothing was uploaded or sent
+              3  transient failure: network, broker or S3 unavailable; retry later
+              4  configuration or authentication error: credentials, bucket, secret files, TLS trust
+            """.formatted(ENV_TRUST_STORE_PASSWORD, Queues.SUPERVISOR, ENV_STOMP_PASSWORD, ENV_S3_ACCESS_KEY,
+            ENV_S3_SECRET_KEY, RetryPolicy.DEFAULT_DEADLINE.toSeconds());
+
+    private static final Set<String> FLAGS = Set.of("--dry-run", "-v", "--verbose", "--json", "-h", "--help", "-V",
+            "--version");
+    private static final Set<String> VALUED = Set.of("--brokers", "--queue", "--user", "--password-file",
+            "--s3-endpoint", "--bucket", "--access-key", "--secret-key-file", "--trust-store",
+            "--trust-store-password-file", "--retry-deadline");
     // S3 bucket naming rules (no upper case, 3-63 characters).
     private static final Pattern BUCKET = Pattern.compile("[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]");
 
     private ProducerArgs() {
     }
 
-    /**
-     * The producer's command line as picocli declares it: names and help text of every option. Values stay strings
-     * here; {@link #options} checks them, so that each check reports the producer's exit code.
-     */
-    @Command(name = "eventindex-producer", versionProvider = ProjectVersion.class, sortOptions = false,
-            usageHelpWidth = 100, customSynopsis = {
-                "java -jar eventindex-producer.jar FILE.ei.spb --brokers [stomp+ssl://]HOST:PORT[,...]",
-                "         --s3-endpoint http://HOST:PORT --bucket BUCKET [options]",
-                "java -jar eventindex-producer.jar FILE.ei.spb --dry-run",
-                "         [--s3-endpoint http://HOST:PORT --bucket BUCKET] [options]"},
-            description = {"", "Validates an EventIndex SPB file, stores it as one S3 object and sends one control"
-                    + " message to the supervisor's STOMP queue.", ""},
-            exitCodeListHeading = "%nExit codes:%n",
-            exitCodeList = {
-                "0:success: object stored and message acknowledged by the broker",
-                "1:internal error (a bug; see stderr)",
-                "2:bad input: invalid SPB file or bad arguments; nothing was uploaded or sent",
-                "3:transient failure: network, broker or S3 unavailable; retry later",
-                "4:configuration or authentication error: credentials, bucket, secret files, TLS trust"})
-    static final class Line {
-        @Parameters(paramLabel = "FILE.ei.spb", arity = "0..*", description = "the SPB file to publish (exactly one)")
-        List<String> files = new ArrayList<>();
-        @Option(names = "--brokers", paramLabel = "LIST", description = {"STOMP brokers HOST:PORT,..., tried in order"
-                + " (every address of each host name); prefix every entry with " + TLS_SCHEME + " for TLS"})
-        String brokers;
-        @Option(names = "--trust-store", paramLabel = "FILE", description = "PKCS12 or JKS trust store for TLS brokers"
-                + " and an https S3 endpoint (default: the JVM's)")
-        String trustStore;
-        @Option(names = "--trust-store-password-file", paramLabel = "FILE",
-                description = "file holding the trust store password (or env " + ENV_TRUST_STORE_PASSWORD + ")")
-        String trustStorePasswordFile;
-        @Option(names = "--queue", paramLabel = "DEST", description = "destination (default " + Queues.SUPERVISOR
-                + ")")
-        String queue;
-        @Option(names = "--user", paramLabel = "USER", description = "STOMP login")
-        String user;
-        @Option(names = "--password-file", paramLabel = "FILE",
-                description = "file holding the STOMP passcode (or env " + ENV_STOMP_PASSWORD + ")")
-        String passwordFile;
-        @Option(names = "--s3-endpoint", paramLabel = "URL",
-                description = "S3 service, http(s)://host:port (path-style access, region us-east-1)")
-        String s3Endpoint;
-        @Option(names = "--bucket", paramLabel = "BUCKET", description = "bucket for the object (must exist)")
-        String bucket;
-        @Option(names = "--access-key", paramLabel = "KEY", description = "S3 access key (or env " + ENV_S3_ACCESS_KEY
-                + ")")
-        String accessKey;
-        @Option(names = "--secret-key-file", paramLabel = "FILE",
-                description = "file holding the S3 secret key (or env " + ENV_S3_SECRET_KEY + ")")
-        String secretKeyFile;
-        @Option(names = "--retry-deadline", paramLabel = "SECS", description = "total time in which failed remote"
-                + " steps are retried with capped exponential backoff and jitter (default 300)")
-        String retryDeadline;
-        @Option(names = "--dry-run", description = "validate and print the object key and message; store and send"
-                + " nothing, contact nothing: --brokers, --s3-endpoint, --bucket and secrets are optional (with"
-                + " --s3-endpoint and --bucket the object URL is printed too)")
-        boolean dryRun;
-        @Option(names = {"-v", "--verbose"}, description = "print per input file (GUID) events and unique events,"
-                + " totals and bytes per event; log each step to stderr")
-        boolean verbose;
-        @Option(names = "--json", description = "print the result as one JSON object on stdout")
-        boolean json;
-        @Option(names = {"-h", "--help"}, usageHelp = true, description = "this text")
-        boolean help;
-        @Option(names = {"-V", "--version"}, versionHelp = true, description = "print the version and exit")
-        boolean version;
+    /** True when the arguments ask for help (checked before anything else is validated). */
+    public static boolean wantsHelp(List<String> args) {
+        return args.contains("-h") || args.contains("--help");
     }
 
-    /** The usage text of {@code --help}. */
-    public static String usage() {
-        return commandLine(new Line()).getUsageMessage(CommandLine.Help.Ansi.OFF);
+    /** True when the arguments ask for the version (checked after help, before anything else is validated). */
+    public static boolean wantsVersion(List<String> args) {
+        return args.contains("-V") || args.contains("--version");
     }
 
-    /** The version line of {@code --version}. */
+    /** The line {@code --version} prints: the program and the project version. */
     public static String version() {
-        return String.join(System.lineSeparator(), commandLine(new Line()).getCommandSpec().version())
-                + System.lineSeparator();
-    }
-
-    /** The command line of a run; {@code --help} and {@code --version} are flags of the result. */
-    static Line parseLine(List<String> args) throws ProducerException {
-        requireNonNull(args, "args is null");
-        Line line = new Line();
-        try {
-            commandLine(line).parseArgs(args.toArray(String[]::new));
-        } catch (CommandLine.ParameterException e) {
-            throw badArgs(e.getMessage());
-        }
-        return line;
-    }
-
-    private static CommandLine commandLine(Line line) {
-        CommandLine cl = new CommandLine(line);
-        cl.setExpandAtFiles(false);
-        return cl;
+        return "eventindex-producer " + ProjectVersion.get();
     }
 
     /**
@@ -144,43 +107,67 @@ public final class ProducerArgs {
      *         {@link ExitCode#CONFIGURATION} for missing or unreadable secrets
      */
     public static ProducerOptions parse(List<String> args, Map<String, String> env) throws ProducerException {
-        return options(parseLine(args), env);
-    }
-
-    static ProducerOptions options(Line line, Map<String, String> env) throws ProducerException {
+        requireNonNull(args, "args is null");
         requireNonNull(env, "env is null");
-        if (line.files.isEmpty()) {
+        Map<String, String> values = new HashMap<>();
+        Set<String> flags = new java.util.HashSet<>();
+        String file = null;
+        for (int i = 0; i < args.size(); i++) {
+            String arg = args.get(i);
+            String name = arg;
+            String value = null;
+            int eq = arg.indexOf('=');
+            if (arg.startsWith("--") && eq > 0) {
+                name = arg.substring(0, eq);
+                value = arg.substring(eq + 1);
+            }
+            if (FLAGS.contains(name) && value == null) {
+                flags.add(name);
+            } else if (VALUED.contains(name)) {
+                if (value == null) {
+                    if (i + 1 >= args.size()) {
+                        throw badArgs(name + " needs a value");
+                    }
+                    value = args.get(++i);
+                }
+                if (values.put(name, value) != null) {
+                    throw badArgs(name + " given twice");
+                }
+            } else if (arg.startsWith("-") && arg.length() > 1) {
+                throw badArgs("unknown option " + name);
+            } else if (file == null) {
+                file = arg;
+            } else {
+                throw badArgs("only one SPB file per run; got '" + file + "' and '" + arg + "'");
+            }
+        }
+        if (file == null) {
             throw badArgs("no SPB file given");
         }
-        if (line.files.size() > 1) {
-            throw badArgs("only one SPB file per run; got '" + line.files.get(0) + "' and '" + line.files.get(1)
-                    + "'");
-        }
-        String file = line.files.get(0);
-        boolean dryRun = line.dryRun;
+        boolean dryRun = flags.contains("--dry-run");
         URI s3 = null;
         String bucket = null;
-        if (!dryRun || line.s3Endpoint != null || line.bucket != null) {
+        if (!dryRun || values.containsKey("--s3-endpoint") || values.containsKey("--bucket")) {
             // A dry run contacts nothing: without both it only cannot name the object's URL.
             String why = dryRun ? " with --dry-run when the other is given (the object URL needs both)"
                     : " to store the object (only --dry-run runs without it)";
-            s3 = s3Endpoint(require(line.s3Endpoint, "--s3-endpoint", why));
-            bucket = require(line.bucket, "--bucket", why);
+            s3 = s3Endpoint(require(values, "--s3-endpoint", why));
+            bucket = require(values, "--bucket", why);
             if (!BUCKET.matcher(bucket).matches()) {
                 throw badArgs("--bucket '" + bucket + "' is not a valid S3 bucket name");
             }
         }
         List<StompEndpoint> brokers = List.of();
         boolean tls = false;
-        java.time.Duration deadline = retryDeadline(line.retryDeadline);
-        Path trustStore = line.trustStore != null ? Path.of(line.trustStore) : null;
-        String trustStorePassword = secret(line.trustStorePasswordFile, env, ENV_TRUST_STORE_PASSWORD);
-        String accessKey = line.accessKey != null ? line.accessKey : env.get(ENV_S3_ACCESS_KEY);
-        String secretKey = secret(line.secretKeyFile, env, ENV_S3_SECRET_KEY);
-        String user = line.user;
-        String password = secret(line.passwordFile, env, ENV_STOMP_PASSWORD);
+        java.time.Duration deadline = retryDeadline(values.get("--retry-deadline"));
+        Path trustStore = values.containsKey("--trust-store") ? Path.of(values.get("--trust-store")) : null;
+        String trustStorePassword = secret(values.get("--trust-store-password-file"), env, ENV_TRUST_STORE_PASSWORD);
+        String accessKey = values.getOrDefault("--access-key", env.get(ENV_S3_ACCESS_KEY));
+        String secretKey = secret(values.get("--secret-key-file"), env, ENV_S3_SECRET_KEY);
+        String user = values.get("--user");
+        String password = secret(values.get("--password-file"), env, ENV_STOMP_PASSWORD);
         if (!dryRun) {
-            String list = require(line.brokers, "--brokers", " to send the message (only --dry-run runs without it)");
+            String list = require(values, "--brokers", " to send the message (only --dry-run runs without it)");
             tls = isTls(list);
             try {
                 brokers = StompEndpoint.parseList(stripSchemes(list));
@@ -201,8 +188,9 @@ public final class ProducerArgs {
                 throw config("--user " + user + " needs a passcode: give --password-file or set " + ENV_STOMP_PASSWORD);
             }
         }
-        return new ProducerOptions(Path.of(file), brokers, line.queue != null ? line.queue : Queues.SUPERVISOR, user,
-                password, s3, bucket, accessKey, secretKey, dryRun, line.verbose, line.json, deadline,
+        return new ProducerOptions(Path.of(file), brokers, values.getOrDefault("--queue", Queues.SUPERVISOR), user,
+                password, s3, bucket, accessKey, secretKey, dryRun,
+                flags.contains("-v") || flags.contains("--verbose"), flags.contains("--json"), deadline,
                 new ProducerOptions.BrokerTls(tls, trustStore, trustStorePassword));
     }
 
@@ -251,7 +239,8 @@ public final class ProducerArgs {
         }
     }
 
-    private static String require(String v, String name, String why) throws ProducerException {
+    private static String require(Map<String, String> values, String name, String why) throws ProducerException {
+        String v = values.get(name);
         if (v == null || v.isBlank()) {
             throw badArgs(name + " is required" + why);
         }

@@ -57,21 +57,19 @@ public final class ProducerCli {
     /** @return the process exit code ({@link ExitCode}) */
     public int run(List<String> args) {
         requireNonNull(args, "args is null");
-        // Before the parse: a command line that cannot be parsed is still reported as asked.
+        if (ProducerArgs.wantsHelp(args)) {
+            out.print(ProducerArgs.USAGE);
+            return ExitCode.SUCCESS.code();
+        }
+        if (ProducerArgs.wantsVersion(args)) {
+            out.println(ProducerArgs.version());
+            return ExitCode.SUCCESS.code();
+        }
         boolean json = args.contains("--json");
         boolean verbose = args.contains("-v") || args.contains("--verbose");
         CompletableFuture<ObjectStore> pending = null;
         try {
-            ProducerArgs.Line line = ProducerArgs.parseLine(args);
-            if (line.help) {
-                out.print(ProducerArgs.usage());
-                return ExitCode.SUCCESS.code();
-            }
-            if (line.version) {
-                out.print(ProducerArgs.version());
-                return ExitCode.SUCCESS.code();
-            }
-            ProducerOptions options = ProducerArgs.options(line, env);
+            ProducerOptions options = ProducerArgs.parse(args, env);
             if (!options.dryRun()) {
                 // Building the S3 client (class loading, ~0.5 s of a cold JVM) contacts nothing: overlap it with the
                 // validation, which must finish before anything remote is touched.

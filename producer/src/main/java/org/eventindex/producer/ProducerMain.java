@@ -3,7 +3,7 @@ package org.eventindex.producer;
 import java.time.Clock;
 import java.util.List;
 
-/** {@code java -jar eventindex-producer.jar FILE.ei.spb ...}: see {@link ProducerArgs#usage} and docs/producer.md. */
+/** {@code java -jar eventindex-producer.jar FILE.ei.spb ...}: see {@link ProducerArgs#USAGE} and docs/producer.md. */
 public final class ProducerMain {
     private ProducerMain() {
     }

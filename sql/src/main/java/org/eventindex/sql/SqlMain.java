@@ -20,7 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import org.eventindex.cli.CommandLines;
-import org.eventindex.cli.ProjectVersion;
+import org.eventindex.cli.VersionProvider;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -34,7 +34,7 @@ import picocli.CommandLine.Spec;
  * {@link ImpalaToSpark} in a local Spark session. Statements from {@code -e}, {@code -f} or standard input.
  * Exit status: 0 when every statement succeeded, 1 when one failed or Kudu could not be reached, 2 on a usage error.
  */
-@Command(name = "sql", mixinStandardHelpOptions = true, versionProvider = ProjectVersion.class, sortOptions = false,
+@Command(name = "sql", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class, sortOptions = false,
         customSynopsis = "bin/eventindex sql --kudu-master HOST:PORT[,HOST:PORT...] [options] [-e SQL | -f FILE]",
         description = "A local SQL shell (Spark SQL) over the EventIndex Kudu tables, under their Impala names.",
         footer = {"", "Tables: eventindex.datasets, events, mcevents, duplicatedevents, eventsoverlap, triggercount and"

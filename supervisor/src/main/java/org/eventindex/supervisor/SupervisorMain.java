@@ -17,7 +17,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import org.eventindex.cli.CommandLines;
-import org.eventindex.cli.ProjectVersion;
+import org.eventindex.cli.VersionProvider;
 import org.eventindex.message.Queues;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -39,7 +39,7 @@ import picocli.CommandLine.Spec;
  * Exit codes: 0 done, 1 failed (the message says why), 2 bad usage.
  */
 @Command(name = "supervisor", mixinStandardHelpOptions = true,
-        versionProvider = ProjectVersion.class,
+        versionProvider = VersionProvider.class,
         description = "The supervisor daemon (run) and its operator commands.",
         subcommands = {SupervisorMain.Run.class, SupervisorMain.RegisterManifest.class, SupervisorMain.Resignal.class,
             SupervisorMain.Invalidate.class, SupervisorMain.ConfigKeys.class},
@@ -84,7 +84,7 @@ public final class SupervisorMain implements Callable<Integer> {
         return 1;
     }
 
-    @Command(name = "run", mixinStandardHelpOptions = true, versionProvider = ProjectVersion.class,
+    @Command(name = "run", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
             description = "Runs the daemon until SIGTERM/SIGINT (a shutdown hook stops it cleanly).")
     static final class Run implements Callable<Integer> {
         @ParentCommand
@@ -140,7 +140,7 @@ public final class SupervisorMain implements Callable<Integer> {
         }
     }
 
-    @Command(name = "register-manifest", mixinStandardHelpOptions = true, versionProvider = ProjectVersion.class,
+    @Command(name = "register-manifest", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
             description = "Checks the manifest with the supervisor's own rules, then"
             + " sends it (persistent, with receipt) to the control queue.")
     static final class RegisterManifest implements Callable<Integer> {
@@ -163,7 +163,7 @@ public final class SupervisorMain implements Callable<Integer> {
         }
     }
 
-    @Command(name = "resignal", mixinStandardHelpOptions = true, versionProvider = ProjectVersion.class,
+    @Command(name = "resignal", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
             description = "Asks the running supervisor to send a dataset's signal again,"
             + " unchanged (same signalId): the operator's re-run.")
     static final class Resignal implements Callable<Integer> {
@@ -185,7 +185,7 @@ public final class SupervisorMain implements Callable<Integer> {
         }
     }
 
-    @Command(name = "invalidate", mixinStandardHelpOptions = true, versionProvider = ProjectVersion.class,
+    @Command(name = "invalidate", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
             description = "Marks an object invalid: it is never selected again; the dataset is"
             + " selected again.")
     static final class Invalidate implements Callable<Integer> {
@@ -212,7 +212,7 @@ public final class SupervisorMain implements Callable<Integer> {
         }
     }
 
-    @Command(name = "config-keys", mixinStandardHelpOptions = true, versionProvider = ProjectVersion.class,
+    @Command(name = "config-keys", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
             description = "Prints every configuration key with its default and meaning.")
     static final class ConfigKeys implements Callable<Integer> {
         @ParentCommand
