@@ -58,7 +58,7 @@ public final class CommandLines {
             // more useful message (a required one may be missing only because of it).
             message = new CommandLine.UnmatchedArgumentException(cl, cl.getUnmatchedArguments()).getMessage();
         }
-        err.println(cl.getCommandName() + ": " + message);
+        err.println(cl.getCommandSpec().qualifiedName() + ": " + message);
         err.println("Run '" + cl.getCommandSpec().qualifiedName() + " --help' for the options.");
         err.flush();
         return USAGE_ERROR;
