@@ -73,6 +73,10 @@ class LookupMainTest {
         assertEquals(2, run("serve", "--masters", "m:1", "--port"));
         assertTrue(err().contains("serve: Missing required parameter for option '--port' (N)"), err());
         err.reset();
+        // the options of serve follow it (docs/lookup.md); before it they are the lookup's
+        assertEquals(2, run("--masters", "m:1", "serve"));
+        assertTrue(err().contains("lookup serve: Missing required option: '--masters=M'"), err());
+        err.reset();
         assertEquals(2, run("--masters", "m:1", "--dataset-cache-ms", "-1"));
         assertTrue(err().contains("--dataset-cache-ms must be >= 0: -1"), err());
     }
