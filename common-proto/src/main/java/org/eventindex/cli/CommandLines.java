@@ -18,6 +18,8 @@ public final class CommandLines {
     public static final int USAGE_ERROR = 2;
     /** Exit status of {@code --help} and {@code --version}. */
     public static final int OK = 0;
+    /** Columns of {@code --help}: long synopses (lookup, sql) fit on their lines. */
+    private static final int USAGE_WIDTH = 110;
 
     private CommandLines() {
     }
@@ -29,6 +31,7 @@ public final class CommandLines {
         requireNonNull(err, "err is null");
         CommandLine cl = new CommandLine(command);
         cl.setExpandAtFiles(false);
+        cl.setUsageHelpWidth(USAGE_WIDTH);
         cl.setOut(new PrintWriter(out, true));
         cl.setErr(new PrintWriter(err, true));
         cl.setParameterExceptionHandler(CommandLines::usageError);
