@@ -8,6 +8,7 @@ import org.eventindex.cli.CommandLines;
 import org.eventindex.cli.VersionProvider;
 import org.eventindex.names.DatasetName;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.HelpCommand;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -30,7 +31,9 @@ import java.util.concurrent.Callable;
  */
 @Command(name = "kudu-loader", mixinStandardHelpOptions = true,
         versionProvider = VersionProvider.class, sortOptions = false,
-        subcommands = {KuduLoaderMain.CreateTables.class, KuduLoaderMain.Load.class, KuduLoaderMain.Delete.class},
+        // HelpCommand: 'kudu-loader help [COMMAND]', which the loader's own parser took too
+        subcommands = {KuduLoaderMain.CreateTables.class, KuduLoaderMain.Load.class, KuduLoaderMain.Delete.class,
+            HelpCommand.class},
         description = "Creates the EventIndex tables in Kudu; loads, reloads or deletes one consolidated dataset.",
         footer = {"", "Run 'kudu-loader COMMAND --help' for the options of a command."},
         exitCodeListHeading = "%nExit codes:%n",

@@ -65,6 +65,17 @@ class KuduLoaderMainTest {
     }
 
     @Test
+    void helpCommandPrintsTheUsageOfTheLoaderOrOfACommand() {
+        assertEquals(0, run("help"));
+        assertTrue(out.toString(StandardCharsets.UTF_8).startsWith("Usage: kudu-loader"), out.toString(
+                StandardCharsets.UTF_8));
+        out.reset();
+        assertEquals(0, run("help", "load"));
+        assertTrue(out.toString(StandardCharsets.UTF_8).startsWith("Usage: kudu-loader load"), out.toString(
+                StandardCharsets.UTF_8));
+    }
+
+    @Test
     void noArgumentsIsAUsageError() {
         assertEquals(2, run());
         assertTrue(err().contains("Usage"));
