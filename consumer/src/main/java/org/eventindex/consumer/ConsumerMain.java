@@ -1,11 +1,19 @@
 package org.eventindex.consumer;
 
+import org.eventindex.cli.CommandLines;
+import org.eventindex.cli.VersionProvider;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
 
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -15,26 +23,60 @@ import java.util.concurrent.atomic.AtomicInteger;
  * ({@link Consumer#EXIT_WORKER_DIED}) when its signal worker died (e.g. of an {@link OutOfMemoryError}), so that
  * its process supervisor (systemd) restarts it.
  */
-public final class ConsumerMain {
+@Command(name = "consumer", mixinStandardHelpOptions = true,
+        versionProvider = VersionProvider.class, subcommands = ConsumerMain.Run.class,
+        description = "The consumer daemon.",
+        footer = {"", "Keys and defaults: docs/consumer.md; secrets via *.file keys or EI_STOMP_PASSWORD,"
+                + " EI_S3_ACCESS_KEY, EI_S3_SECRET_KEY."},
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {"0:clean stop (SIGTERM/SIGINT)", "1:cannot start", "2:bad usage or configuration",
+            "3:the signal worker died (e.g. OutOfMemoryError): restart it"})
+public final class ConsumerMain implements Callable<Integer> {
     private static final Logger LOG = LoggerFactory.getLogger(ConsumerMain.class);
 
-    private ConsumerMain() {
+    private final PrintStream err;
+    @Spec
+    private CommandSpec spec;
+
+    private ConsumerMain(PrintStream err) {
+        this.err = err;
     }
 
     public static void main(String[] args) {
-        System.exit(run(args, System.err));
+        System.exit(run(args, System.out, System.err));
     }
 
-    static int run(String[] args, PrintStream err) {
-        if (args.length != 3 || !"run".equals(args[0]) || !"--config".equals(args[1])) {
-            err.println("usage: ConsumerMain run --config <consumer.properties>");
-            err.println("  keys and defaults: docs/consumer.md; secrets via *.file keys or EI_STOMP_PASSWORD,"
-                    + " EI_S3_ACCESS_KEY, EI_S3_SECRET_KEY");
-            return 2;
+    static int run(String[] args, PrintStream out, PrintStream err) {
+        return CommandLines.execute(new ConsumerMain(err), args, out, err);
+    }
+
+    /** No command given. */
+    @Override
+    public Integer call() {
+        err.println("consumer: a command is required");
+        spec.commandLine().usage(err);
+        return CommandLines.USAGE_ERROR;
+    }
+
+    @Command(name = "run", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+            description = "Runs the consumer daemon until SIGTERM/SIGINT.")
+    static final class Run implements Callable<Integer> {
+        @ParentCommand
+        private ConsumerMain main;
+        @Option(names = "--config", paramLabel = "FILE", required = true,
+                description = "the consumer's properties file (docs/consumer.md)")
+        private Path config;
+
+        @Override
+        public Integer call() {
+            return daemon(config, main.err);
         }
+    }
+
+    private static int daemon(Path file, PrintStream err) {
         ConsumerConfig config;
         try {
-            config = ConsumerConfig.load(Path.of(args[2]), System.getenv());
+            config = ConsumerConfig.load(file, System.getenv());
         } catch (Exception e) {
             err.println("consumer: bad configuration: " + e.getMessage());
             return 2;

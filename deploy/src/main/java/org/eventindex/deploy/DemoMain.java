@@ -18,49 +18,97 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.Callable;
+import org.eventindex.cli.CommandLines;
+import org.eventindex.cli.VersionProvider;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 /**
  * The demo: starts the embedded stack, generates a few datasets with retried and crashed jobs, runs the producer jar
  * once per job as a separate process, waits until every dataset is in Kudu and prints what happened. Exits 1 if any
  * count is wrong, 2 on bad arguments.
  */
-public final class DemoMain {
-    private static final String USAGE = """
-            Usage: bin/demo [options]
-              --work DIR             working folder for every component's data (default: work/demo, wiped first)
-              --scale N              multiply the events per file of every dataset by N (default 1)
-              --consumers N          competing consumer daemons (default 1)
-              --parallel N           producer processes run at once (default 4)
-              --timeout-minutes N    give up waiting for the datasets after N minutes (default 15)
-              --datasets N           run the first N of the demo's 3 datasets (default 3)
-              --keep                 after the checks, keep the stack running until Ctrl-C (SIGINT) or SIGTERM;
-                                     print every endpoint, write the logins (mode 0600) and DIR/demo.env, which a
-                                     shell can source to run producers and operator commands against the stack
-              --help                 this text
-            The demo prints, per dataset: files, objects produced, objects read, duplicates skipped, events in Kudu
-            vs expected unique events, duplicated events, traversal time; then one event lookup.
-            Exit status: 0 when every count is right (also after a --keep stack was stopped), 1 when one is wrong,
-            2 on bad options. bin/demo builds first; EI_DEMO_NO_BUILD=1 runs the last build.
-            """;
+@Command(name = "bin/demo", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+        sortOptions = false, description = "Runs the whole system on one machine and checks every count.",
+        footer = {"", "The demo prints, per dataset: files, objects produced, objects read, duplicates skipped, events"
+                + " in Kudu vs expected unique events, duplicated events, traversal time; then one event lookup.",
+            "bin/demo builds first; EI_DEMO_NO_BUILD=1 runs the last build."},
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {"0:every count is right (also after a --keep stack was stopped)", "1:a count is wrong",
+            "2:bad options"})
+public final class DemoMain implements Callable<Integer> {
+    private final PrintStream out;
+    private final PrintStream err;
+    @Spec
+    private CommandSpec spec;
+    @Option(names = "--work", paramLabel = "DIR",
+            description = "working folder for every component's data (default: work/demo, wiped first)")
+    private Path work = Path.of("work", "demo");
+    @Option(names = "--scale", paramLabel = "N",
+            description = "multiply the events per file of every dataset by N (default 1)")
+    private int scale = 1;
+    @Option(names = "--consumers", paramLabel = "N", description = "competing consumer daemons (default 1)")
+    private int consumers = 1;
+    @Option(names = "--parallel", paramLabel = "N", description = "producer processes run at once (default 4)")
+    private int parallel = 4;
+    @Option(names = "--timeout-minutes", paramLabel = "N",
+            description = "give up waiting for the datasets after N minutes (default 15)")
+    private int timeoutMinutes = 15;
+    @Option(names = "--datasets", paramLabel = "N", description = "run the first N of the demo's 3 datasets"
+            + " (default 3)")
+    private int datasets = 3;
+    @Option(names = "--keep", description = "after the checks, keep the stack running until Ctrl-C (SIGINT) or"
+            + " SIGTERM; print every endpoint, write the logins (mode 0600) and DIR/demo.env, which a shell can source"
+            + " to run producers and operator commands against the stack")
+    private boolean keep;
 
-    private DemoMain() {
+    private DemoMain(PrintStream out, PrintStream err) {
+        this.out = out;
+        this.err = err;
     }
 
-    public static void main(String[] args) throws Exception {
-        DemoOptions opts;
-        try {
-            opts = DemoOptions.parse(args);
-        } catch (IllegalArgumentException e) {
-            System.err.println("demo: " + e.getMessage());
-            System.err.print(USAGE);
-            System.exit(2);
-            return;
+    public static void main(String[] args) {
+        System.exit(execute(args, System.out, System.err));
+    }
+
+    /** Parses {@code args} and runs the demo; {@code --help}, {@code --version} and bad options return at once. */
+    static int execute(String[] args, PrintStream out, PrintStream err) {
+        return CommandLines.execute(new DemoMain(out, err), args, out, err);
+    }
+
+    /** The checked options of a command line, without running anything (tests). */
+    static DemoOptions parse(String... args) {
+        DemoMain main = new DemoMain(System.out, System.err);
+        CommandLines.of(main, System.out, System.err).parseArgs(args);
+        return main.options();
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        return run(options(), out, err);
+    }
+
+    private DemoOptions options() {
+        positive("--scale", scale);
+        positive("--datasets", datasets);
+        positive("--consumers", consumers);
+        positive("--parallel", parallel);
+        positive("--timeout-minutes", timeoutMinutes);
+        if (datasets > 3) {
+            throw new ParameterException(spec.commandLine(), "--datasets must be 1, 2 or 3 (the demo has 3), got "
+                    + datasets);
         }
-        if (opts.help()) {
-            System.out.print(USAGE);
-            return;
+        return new DemoOptions(work, scale, datasets, consumers, parallel, timeoutMinutes, keep);
+    }
+
+    private void positive(String option, int value) {
+        if (value < 1) {
+            throw new ParameterException(spec.commandLine(), option + " must be >= 1, got " + value);
         }
-        System.exit(run(opts, System.out, System.err));
     }
 
     /** The three datasets of the demo: multi-file jobs, a task-output suffix, a simulation dataset. */
@@ -207,55 +255,8 @@ public final class DemoMain {
         }
     }
 
-    /** Parsed command line. */
+    /** Checked command line. */
     record DemoOptions(Path work, int scale, int datasets, int consumers, int parallel, int timeoutMinutes,
-                       boolean keep, boolean help) {
-        static DemoOptions parse(String[] args) {
-            Path work = Path.of("work", "demo");
-            int scale = 1;
-            int datasets = 3;
-            int consumers = 1;
-            int parallel = 4;
-            int timeout = 15;
-            boolean keep = false;
-            boolean help = false;
-            for (int i = 0; i < args.length; i++) {
-                String a = args[i];
-                switch (a) {
-                    case "--help", "-h" -> help = true;
-                    case "--keep" -> keep = true;
-                    case "--work" -> work = Path.of(value(args, ++i, a));
-                    case "--scale" -> scale = positive(value(args, ++i, a), a);
-                    case "--datasets" -> datasets = positive(value(args, ++i, a), a);
-                    case "--consumers" -> consumers = positive(value(args, ++i, a), a);
-                    case "--parallel" -> parallel = positive(value(args, ++i, a), a);
-                    case "--timeout-minutes" -> timeout = positive(value(args, ++i, a), a);
-                    default -> throw new IllegalArgumentException("unknown option '" + a + "'");
-                }
-            }
-            if (datasets > 3) {
-                throw new IllegalArgumentException("--datasets must be 1, 2 or 3 (the demo has 3), got " + datasets);
-            }
-            return new DemoOptions(work, scale, datasets, consumers, parallel, timeout, keep, help);
-        }
-
-        private static String value(String[] args, int i, String option) {
-            if (i >= args.length) {
-                throw new IllegalArgumentException(option + " needs a value");
-            }
-            return args[i];
-        }
-
-        private static int positive(String v, String option) {
-            try {
-                int n = Integer.parseInt(v);
-                if (n < 1) {
-                    throw new IllegalArgumentException(option + " must be >= 1, got " + v);
-                }
-                return n;
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException(option + " must be a whole number, got '" + v + "'");
-            }
-        }
+                       boolean keep) {
     }
 }

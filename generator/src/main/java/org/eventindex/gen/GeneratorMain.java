@@ -7,37 +7,63 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import org.eventindex.cli.CommandLines;
+import org.eventindex.cli.VersionProvider;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 /**
- * Command line for {@link DatasetGenerator}: writes a dataset's SPB files and its manifest, prints a summary.
- * Exit status 0 on success, 2 on a usage error, 1 when writing fails.
+ * Command line for {@link DatasetGenerator} (picocli, {@link CommandLines}): writes a dataset's SPB files and its
+ * manifest, prints a summary. Exit status 0 on success, 2 on a usage error, 1 when writing fails.
  */
-public final class GeneratorMain {
-    private static final String USAGE = """
-            Usage: GeneratorMain --dataset NAME --out DIR [options]
+@Command(name = "generate", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+        sortOptions = false, customSynopsis = "generate --dataset NAME --out DIR [options]",
+        description = {"", "Writes one EI SPB file per grid job attempt into DIR, as the experiment's indexing jobs"
+                + " would, plus DIR/<NAME>.manifest.json (the dataset's files and event counts, as a DatasetManifest"
+                + " message). Output is deterministic for a given seed. Defaults are a small test dataset.", ""},
+        footer = {"", "Prints progress to stderr on long runs and a summary to stdout."},
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {"0:success", "1:writing failed", "2:usage error"})
+public final class GeneratorMain implements Callable<Integer> {
+    private final PrintStream out;
+    private final PrintStream err;
+    @Spec
+    private CommandSpec spec;
+    @Option(names = "--dataset", paramLabel = "NAME", required = true, description = "dataset name, e.g."
+            + " data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1824 (required; its run number is the events'"
+            + " run)")
+    private String dataset;
+    @Option(names = "--out", paramLabel = "DIR", required = true,
+            description = "output directory, created if missing (required)")
+    private Path outDir;
+    @Option(names = "--files", paramLabel = "N", description = "input files in the dataset (default 8)")
+    private Integer files;
+    @Option(names = "--events-per-file", paramLabel = "N", description = "events per input file (default 1000)")
+    private Integer eventsPerFile;
+    @Option(names = "--files-per-job", paramLabel = "N", description = "input files indexed by one job (default 2)")
+    private Integer filesPerJob;
+    @Option(names = "--duplicated-jobs", paramLabel = "N",
+            description = "jobs whose earlier attempt also reported the same files (default 1)")
+    private Integer duplicated;
+    @Option(names = "--crashed-jobs", paramLabel = "N",
+            description = "jobs with an earlier attempt killed mid-write: truncated SPB (default 1)")
+    private Integer crashed;
+    @Option(names = "--cross-file-duplicates", paramLabel = "N",
+            description = "events of one file copied into another file (default 10)")
+    private Integer crossFile;
+    @Option(names = "--simulation", description = "Monte Carlo events (default: when the project starts with \"mc\")")
+    private boolean simulation;
+    @Option(names = "--seed", paramLabel = "N", description = "random seed (default 1)")
+    private Long seed;
 
-            Writes one EI SPB file per grid job attempt into DIR, as the experiment's indexing jobs would, plus
-            DIR/<NAME>.manifest.json (the dataset's files and event counts, as a DatasetManifest message).
-            Output is deterministic for a given seed. Defaults are a small test dataset.
-
-              --dataset NAME               dataset name, e.g. data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1824
-                                           (required; its run number is the events' run)
-              --out DIR                    output directory, created if missing (required)
-              --files N                    input files in the dataset (default 8)
-              --events-per-file N          events per input file (default 1000)
-              --files-per-job N            input files indexed by one job (default 2)
-              --duplicated-jobs N          jobs whose earlier attempt also reported the same files (default 1)
-              --crashed-jobs N             jobs with an earlier attempt killed mid-write: truncated SPB (default 1)
-              --cross-file-duplicates N    events of one file copied into another file (default 10)
-              --simulation                 Monte Carlo events (default: when the project starts with "mc")
-              --seed N                     random seed (default 1)
-              --help                       this text
-
-            Prints progress to stderr on long runs and a summary to stdout.
-            """;
-
-    private GeneratorMain() {
+    private GeneratorMain(PrintStream out, PrintStream err) {
+        this.out = out;
+        this.err = err;
     }
 
     public static void main(String[] args) {
@@ -46,41 +72,13 @@ public final class GeneratorMain {
 
     /** The whole command; returns the exit status. */
     static int run(String[] args, PrintStream out, PrintStream err) {
-        String dataset = null;
-        Path outDir = null;
-        Integer files = null;
-        Integer eventsPerFile = null;
-        Integer filesPerJob = null;
-        Integer duplicated = null;
-        Integer crashed = null;
-        Integer crossFile = null;
-        boolean simulation = false;
-        Long seed = null;
+        return CommandLines.execute(new GeneratorMain(out, err), args, out, err);
+    }
+
+    @Override
+    public Integer call() {
         GeneratorSpec spec;
         try {
-            for (int i = 0; i < args.length; i++) {
-                String a = args[i];
-                switch (a) {
-                    case "--help", "-h" -> {
-                        out.print(USAGE);
-                        return 0;
-                    }
-                    case "--dataset" -> dataset = value(args, ++i, a);
-                    case "--out" -> outDir = Path.of(value(args, ++i, a));
-                    case "--files" -> files = intValue(args, ++i, a);
-                    case "--events-per-file" -> eventsPerFile = intValue(args, ++i, a);
-                    case "--files-per-job" -> filesPerJob = intValue(args, ++i, a);
-                    case "--duplicated-jobs" -> duplicated = intValue(args, ++i, a);
-                    case "--crashed-jobs" -> crashed = intValue(args, ++i, a);
-                    case "--cross-file-duplicates" -> crossFile = intValue(args, ++i, a);
-                    case "--simulation" -> simulation = true;
-                    case "--seed" -> seed = longValue(args, ++i, a);
-                    default -> throw new IllegalArgumentException("unknown option '" + a + "'");
-                }
-            }
-            if (dataset == null || outDir == null) {
-                throw new IllegalArgumentException("--dataset and --out are required");
-            }
             GeneratorSpec d = GeneratorSpec.defaults(dataset);
             int nfiles = or(files, d.files());
             int nevents = or(eventsPerFile, d.eventsPerFile());
@@ -90,11 +88,12 @@ public final class GeneratorMain {
                     or(duplicated, d.duplicatedJobs()), or(crashed, d.crashedJobs()), or(crossFile, defaultCopies),
                     simulation || d.simulation(), seed == null ? d.seed() : seed);
         } catch (IllegalArgumentException e) {
-            err.println("error: " + e.getMessage());
-            err.println("Run with --help for the options.");
-            return 2;
+            throw new ParameterException(this.spec.commandLine(), e.getMessage());
         }
+        return generate(spec, outDir, out, err);
+    }
 
+    private static int generate(GeneratorSpec spec, Path outDir, PrintStream out, PrintStream err) {
         long startNanos = System.nanoTime();
         long[] lastReport = {startNanos};
         DatasetGenerator generator = new DatasetGenerator(spec, (done, total, events, bytes) -> {
@@ -133,30 +132,5 @@ public final class GeneratorMain {
 
     private static int or(Integer value, int fallback) {
         return value == null ? fallback : value;
-    }
-
-    private static String value(String[] args, int i, String option) {
-        if (i >= args.length) {
-            throw new IllegalArgumentException(option + " needs a value");
-        }
-        return args[i];
-    }
-
-    private static int intValue(String[] args, int i, String option) {
-        String v = value(args, i, option);
-        try {
-            return Integer.parseInt(v);
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(option + " needs a whole number, got '" + v + "'");
-        }
-    }
-
-    private static long longValue(String[] args, int i, String option) {
-        String v = value(args, i, option);
-        try {
-            return Long.parseLong(v);
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(option + " needs a whole number, got '" + v + "'");
-        }
     }
 }

@@ -2,6 +2,7 @@ package org.eventindex.gen;
 
 import org.eventindex.message.DatasetManifest;
 import org.eventindex.message.Json;
+import org.eventindex.cli.ProjectVersion;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -35,7 +36,8 @@ class GeneratorMainTest {
         assertEquals(0, run("--help"));
         String help = out.toString(StandardCharsets.UTF_8);
         for (String option : List.of("--dataset", "--out", "--files", "--events-per-file", "--files-per-job",
-                "--duplicated-jobs", "--crashed-jobs", "--cross-file-duplicates", "--simulation", "--seed", "--help")) {
+                "--duplicated-jobs", "--crashed-jobs", "--cross-file-duplicates", "--simulation", "--seed", "--help",
+                "--version")) {
             assertTrue(help.contains(option), option);
         }
     }
@@ -68,11 +70,25 @@ class GeneratorMainTest {
     @Test
     void usageErrors() {
         assertEquals(2, run("--out", dir.toString()));
-        assertTrue(err.toString(StandardCharsets.UTF_8).contains("--dataset and --out are required"));
+        assertTrue(err().contains("generate: Missing required option: '--dataset=NAME'"), err());
         assertEquals(2, run("--dataset", DATA, "--out", dir.toString(), "--files", "many"));
-        assertTrue(err.toString(StandardCharsets.UTF_8).contains("--files needs a whole number, got 'many'"));
+        assertTrue(err().contains("Invalid value for option '--files': 'many' is not an int"), err());
         assertEquals(2, run("--dataset", "not-a-dataset", "--out", dir.toString()));
+        assertTrue(err().contains("not-a-dataset"), err());
         assertEquals(2, run("--bogus"));
+        assertTrue(err().contains("generate: Unknown option: '--bogus'"), err());
+        assertTrue(err().contains("Run 'generate --help' for the options."), err());
         assertEquals(2, run("--dataset"));
+        assertTrue(err().contains("Missing required parameter for option '--dataset' (NAME)"), err());
+    }
+
+    @Test
+    void versionPrintsTheProjectVersion() {
+        assertEquals(0, run("--version"));
+        assertEquals("generate " + ProjectVersion.get(), out.toString(StandardCharsets.UTF_8).strip());
+    }
+
+    private String err() {
+        return err.toString(StandardCharsets.UTF_8);
     }
 }

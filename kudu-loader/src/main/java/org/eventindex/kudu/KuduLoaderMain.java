@@ -4,8 +4,17 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.kudu.client.KuduClient;
-import org.eventindex.kudu.CliOptions.UsageException;
+import org.eventindex.cli.CommandLines;
+import org.eventindex.cli.VersionProvider;
 import org.eventindex.names.DatasetName;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.HelpCommand;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -13,53 +22,31 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.util.Set;
+import java.util.concurrent.Callable;
 
 /**
- * Command line: create the EventIndex tables in Kudu, or load (reload, backfill) one consolidated dataset file.
- * Run with {@code --help} for the options. Exit status 0 on success, 1 on failure, 2 on a usage error.
+ * Command line (picocli, {@link CommandLines}): create the EventIndex tables in Kudu, or load (reload, backfill) one
+ * consolidated dataset file. Run with {@code --help} for the commands, {@code COMMAND --help} for their options.
+ * Exit status 0 on success, 1 on failure, 2 on a usage error.
  */
-public final class KuduLoaderMain {
-    static final String USAGE = """
-            Usage:
-              kudu-loader create-tables --masters M [--prefix P] [--buckets N] [--replicas N] [--epoch N]
-              kudu-loader load --masters M --file PATH --dataset NAME --dspid N --epoch N
-                               [--hdfs URI] [--load-id ID] [--prefix P] [--buckets N] [--replicas N] [--buffer N]
-              kudu-loader delete --masters M --dataset NAME [--prefix P]
-              kudu-loader --help
+@Command(name = "kudu-loader", mixinStandardHelpOptions = true,
+        versionProvider = VersionProvider.class, sortOptions = false,
+        // HelpCommand: 'kudu-loader help [COMMAND]', which the loader's own parser took too
+        subcommands = {KuduLoaderMain.CreateTables.class, KuduLoaderMain.Load.class, KuduLoaderMain.Delete.class,
+            HelpCommand.class},
+        description = "Creates the EventIndex tables in Kudu; loads, reloads or deletes one consolidated dataset.",
+        footer = {"", "Run 'kudu-loader COMMAND --help' for the options of a command."},
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {"0:success", "1:failure (the message says why)", "2:usage error"})
+public final class KuduLoaderMain implements Callable<Integer> {
+    private final PrintStream out;
+    private final PrintStream err;
+    @Spec
+    private CommandSpec spec;
 
-            create-tables  creates DATASETS, EVENTS, MCEVENTS, DUPLICATEDEVENTS, EVENTSOVERLAP and TRIGGERCOUNT if
-                           missing, adds columns that tables of an earlier version lack, and checks them all;
-                           the event tables get the range [epoch, epoch+1) of --epoch.
-            load           loads one consolidated dataset file (.parquet, or gzip SPB of earlier versions) into
-                           EVENTS (MCEVENTS for simulation; first occurrence of each event number) and
-                           DUPLICATEDEVENTS (later ones), computes TRIGGERCOUNT and EVENTSOVERLAP on the way,
-                           then marks the dataset LOADED in DATASETS. Adds the epoch's range if missing. Safe to repeat: with the same load id
-                           a LOADED dataset is left alone; otherwise its rows are deleted and loaded again.
-                           Progress (a bar with events/s) goes to stderr, the result to stdout.
-            delete         removes a dataset: its event rows, trigger counts, overlaps and DATASETS row.
-
-            Options:
-              --masters M    Kudu master addresses, comma-separated host:port (required)
-              --prefix P     table name prefix, e.g. 'test_' -> test_EVENTS (default: none)
-              --buckets N    HASH(eventnumber) buckets per epoch, for new tables (default: 64)
-              --replicas N   tablet replicas for new tables and ranges, odd (default: 3; 1 on a single server)
-              --epoch N      create-tables: the first range (default: 0); load: the range (rgid) to load into
-              --file PATH    the dataset file; in HDFS when --hdfs is given, else a local path
-              --hdfs URI     HDFS name node, e.g. hdfs://namenode:8020
-              --dataset NAME full dataset name, task suffix included (the DATASETS key)
-              --dspid N      dataset id (assigned by the supervisor)
-              --load-id ID   identifies the content; default: the file's location, length and modification time
-              --buffer N     rows buffered per Kudu flush (default: 10000)
-              --help         this text
-            """;
-
-    private static final Set<String> TABLE_OPTIONS = Set.of("masters", "prefix", "buckets", "replicas", "epoch");
-    private static final Set<String> DELETE_OPTIONS = Set.of("masters", "prefix", "dataset");
-    private static final Set<String> LOAD_OPTIONS = Set.of("masters", "prefix", "buckets", "replicas", "epoch",
-            "file", "hdfs", "dataset", "dspid", "load-id", "buffer");
-
-    private KuduLoaderMain() {
+    private KuduLoaderMain(PrintStream out, PrintStream err) {
+        this.out = out;
+        this.err = err;
     }
 
     public static void main(String[] args) {
@@ -68,46 +55,163 @@ public final class KuduLoaderMain {
 
     /** Runs one command; returns the exit status. */
     static int run(String[] args, PrintStream out, PrintStream err) {
-        if (args.length == 0 || args[0].equals("--help") || args[0].equals("-h") || args[0].equals("help")) {
-            (args.length == 0 ? err : out).print(USAGE);
-            return args.length == 0 ? 2 : 0;
-        }
-        try {
-            switch (args[0]) {
-                case "create-tables" -> createTables(CliOptions.parse(args, 1, TABLE_OPTIONS), out);
-                case "load" -> load(CliOptions.parse(args, 1, LOAD_OPTIONS), out, err);
-                case "delete" -> delete(CliOptions.parse(args, 1, DELETE_OPTIONS), out);
-                default -> throw new UsageException("unknown command '" + args[0] + "'");
+        return CommandLines.execute(new KuduLoaderMain(out, err), args, out, err);
+    }
+
+    /** No command given. */
+    @Override
+    public Integer call() {
+        err.println("kudu-loader: a command is required");
+        spec.commandLine().usage(err);
+        return CommandLines.USAGE_ERROR;
+    }
+
+    /** The Kudu cluster and the tables' names: every command. */
+    static final class Tables {
+        @Option(names = "--masters", paramLabel = "M", required = true,
+                description = "Kudu master addresses, comma-separated host:port (required)")
+        String masters;
+        @Option(names = "--prefix", paramLabel = "P", description = "table name prefix, e.g. 'test_' -> test_EVENTS"
+                + " (default: none)")
+        String prefix = "";
+    }
+
+    /** The layout of new tables and ranges. */
+    static final class Layout {
+        @Option(names = "--buckets", paramLabel = "N",
+                description = "HASH(eventnumber) buckets per epoch, for new tables (default: 64)")
+        int buckets = KuduTablesConfig.DEFAULT_HASH_BUCKETS;
+        @Option(names = "--replicas", paramLabel = "N",
+                description = "tablet replicas for new tables and ranges, odd (default: 3; 1 on a single server)")
+        int replicas = KuduTablesConfig.DEFAULT_REPLICAS;
+    }
+
+    /** A command of the loader: the tables' options and the usage error of a value that does not pass checks. */
+    abstract static class Subcommand implements Callable<Integer> {
+        @ParentCommand
+        KuduLoaderMain main;
+        @Spec
+        CommandSpec spec;
+        @Mixin
+        Tables tables;
+
+        abstract void run() throws IOException;
+
+        @Override
+        public final Integer call() {
+            try {
+                run();
+                return 0;
+            } catch (IOException | RuntimeException e) {
+                if (e instanceof ParameterException p) {
+                    throw p;
+                }
+                main.err.println("kudu-loader: " + spec.name() + " failed: " + e.getMessage());
+                return 1;
             }
-            return 0;
-        } catch (UsageException e) {
-            err.println("kudu-loader: " + e.getMessage());
-            err.println("Run 'kudu-loader --help' for the options.");
-            return 2;
-        } catch (IOException | RuntimeException e) {
-            err.println("kudu-loader: " + args[0] + " failed: " + e.getMessage());
-            return 1;
+        }
+
+        KuduTablesConfig tablesConfig(Layout layout) {
+            try {
+                return new KuduTablesConfig(tables.prefix, layout.buckets, layout.replicas);
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), e.getMessage());
+            }
+        }
+
+        KuduClient client() {
+            return new KuduClient.KuduClientBuilder(tables.masters).build();
+        }
+
+        /** A dataset name, checked against the naming rules before it can become a Kudu key. */
+        DatasetName dataset(String value) {
+            try {
+                return DatasetName.parse(value);
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), "option --dataset: " + e.getMessage());
+            }
         }
     }
 
-    private static KuduTablesConfig tablesConfig(CliOptions o) throws UsageException {
-        try {
-            return new KuduTablesConfig(o.optional("prefix", ""),
-                    o.integer("buckets", KuduTablesConfig.DEFAULT_HASH_BUCKETS),
-                    o.integer("replicas", KuduTablesConfig.DEFAULT_REPLICAS));
-        } catch (IllegalArgumentException e) {
-            throw new UsageException(e.getMessage());
+    @Command(name = "create-tables", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+            description = {"Creates DATASETS, EVENTS, MCEVENTS, DUPLICATEDEVENTS,"
+            + " EVENTSOVERLAP and TRIGGERCOUNT if missing, adds columns that tables of an earlier version lack, and"
+            + " checks them all; the event tables get the range [epoch, epoch+1) of --epoch."})
+    static final class CreateTables extends Subcommand {
+        @Mixin
+        Layout layout;
+        @Option(names = "--epoch", paramLabel = "N", description = "the first range (default: 0)")
+        int epoch;
+
+        @Override
+        void run() throws IOException {
+            createTables(tablesConfig(layout), epoch, client(), main.out);
         }
     }
 
-    private static KuduClient client(CliOptions o) throws UsageException {
-        return new KuduClient.KuduClientBuilder(o.required("masters")).build();
+    @Command(name = "load", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+            description = {"Loads one consolidated dataset file (.parquet, or gzip SPB of earlier"
+            + " versions) into EVENTS (MCEVENTS for simulation; first occurrence of each event number) and"
+            + " DUPLICATEDEVENTS (later ones), computes TRIGGERCOUNT and EVENTSOVERLAP on the way, then marks the"
+            + " dataset LOADED in DATASETS. Adds the epoch's range if missing. Safe to repeat: with the same load id"
+            + " a LOADED dataset is left alone; otherwise its rows are deleted and loaded again.",
+        "Progress (a bar with events/s) goes to stderr, the result to stdout."})
+    static final class Load extends Subcommand {
+        @Mixin
+        Layout layout;
+        @Option(names = "--file", paramLabel = "PATH", required = true,
+                description = "the dataset file; in HDFS when --hdfs is given, else a local path")
+        String file;
+        @Option(names = "--hdfs", paramLabel = "URI", description = "HDFS name node, e.g. hdfs://namenode:8020")
+        URI hdfs;
+        @Option(names = "--dataset", paramLabel = "NAME", required = true,
+                description = "full dataset name, task suffix included (the DATASETS key)")
+        String dataset;
+        @Option(names = "--dspid", paramLabel = "N", required = true,
+                description = "dataset id (assigned by the supervisor)")
+        int dspid;
+        @Option(names = "--epoch", paramLabel = "N", required = true, description = "the range (rgid) to load into")
+        int epoch;
+        @Option(names = "--load-id", paramLabel = "ID",
+                description = "identifies the content; default: the file's location, length and modification time")
+        String loadId;
+        @Option(names = "--buffer", paramLabel = "N", description = "rows buffered per Kudu flush (default: 10000)")
+        Integer buffer;
+
+        @Override
+        void run() throws IOException {
+            KuduTablesConfig config = tablesConfig(layout);
+            DatasetName name = dataset(dataset);
+            LoaderSettings defaults = LoaderSettings.defaults();
+            LoaderSettings settings;
+            try {
+                settings = new LoaderSettings(buffer != null ? buffer : defaults.mutationBufferOps(),
+                        defaults.flushInterval(), defaults.operationTimeout(), defaults.progressEvery(),
+                        defaults.verifyCounts(), defaults.spbLimits());
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), e.getMessage());
+            }
+            load(this, config, name, settings, client(), main.out, main.err);
+        }
     }
 
-    private static void createTables(CliOptions o, PrintStream out) throws UsageException, IOException {
-        KuduTablesConfig config = tablesConfig(o);
-        int epoch = o.integer("epoch", 0);
-        try (KuduClient client = client(o)) {
+    @Command(name = "delete", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+            description = "Removes a dataset: its event rows, trigger counts, overlaps and"
+            + " DATASETS row.")
+    static final class Delete extends Subcommand {
+        @Option(names = "--dataset", paramLabel = "NAME", required = true,
+                description = "full dataset name, task suffix included (the DATASETS key)")
+        String dataset;
+
+        @Override
+        void run() throws IOException {
+            delete(tablesConfig(new Layout()), dataset(dataset), client(), main.out);
+        }
+    }
+
+    private static void createTables(KuduTablesConfig config, int epoch, KuduClient kudu, PrintStream out)
+            throws IOException {
+        try (KuduClient client = kudu) {
             new KuduTables(client, config).createOrVerify(epoch);
         }
         out.println("tables " + config.datasetsTable() + ", " + config.eventsTable() + ", "
@@ -115,10 +219,9 @@ public final class KuduLoaderMain {
                 + config.eventsOverlapTable() + ", " + config.triggerCountTable() + " ready");
     }
 
-    private static void delete(CliOptions o, PrintStream out) throws UsageException, IOException {
-        KuduTablesConfig config = tablesConfig(o);
-        DatasetName dataset = o.dataset("dataset");
-        try (KuduClient client = client(o)) {
+    private static void delete(KuduTablesConfig config, DatasetName dataset, KuduClient kudu, PrintStream out)
+            throws IOException {
+        try (KuduClient client = kudu) {
             DatasetLoader loader = new DatasetLoader(client, new KuduTables(client, config),
                     LoaderSettings.defaults(), Clock.systemUTC());
             out.println(loader.delete(dataset) ? "dataset " + dataset + " deleted"
@@ -126,28 +229,17 @@ public final class KuduLoaderMain {
         }
     }
 
-    private static void load(CliOptions o, PrintStream out, PrintStream err) throws UsageException, IOException {
-        KuduTablesConfig config = tablesConfig(o);
-        DatasetName dataset = o.dataset("dataset");
-        int dspid = o.requiredInteger("dspid");
-        int epoch = o.requiredInteger("epoch");
-        String file = o.required("file");
-        LoaderSettings defaults = LoaderSettings.defaults();
-        LoaderSettings settings;
-        try {
-            settings = new LoaderSettings(o.integer("buffer", defaults.mutationBufferOps()), defaults.flushInterval(),
-                    defaults.operationTimeout(), defaults.progressEvery(), defaults.verifyCounts(),
-                    defaults.spbLimits());
-        } catch (IllegalArgumentException e) {
-            throw new UsageException(e.getMessage());
-        }
-
+    private static void load(Load o, KuduTablesConfig config, DatasetName dataset, LoaderSettings settings,
+                             KuduClient kudu, PrintStream out, PrintStream err) throws IOException {
+        int dspid = o.dspid;
+        int epoch = o.epoch;
+        String file = o.file;
         FileSystem fs = null;
-        try (KuduClient client = client(o)) {
+        try (KuduClient client = kudu) {
             DatasetSource source;
             String defaultLoadId;
-            if (o.has("hdfs")) {
-                fs = FileSystem.newInstance(URI.create(o.required("hdfs")), new Configuration());
+            if (o.hdfs != null) {
+                fs = FileSystem.newInstance(o.hdfs, new Configuration());
                 source = DatasetSource.hadoop(fs, new org.apache.hadoop.fs.Path(file));
                 FileStatus status = fs.getFileStatus(new org.apache.hadoop.fs.Path(file));
                 defaultLoadId = source.location() + "@" + status.getLen() + "@" + status.getModificationTime();
@@ -157,7 +249,7 @@ public final class KuduLoaderMain {
                 defaultLoadId = source.location() + "@" + Files.size(local) + "@"
                         + Files.getLastModifiedTime(local).toMillis();
             }
-            LoadRequest request = new LoadRequest(dataset, dspid, epoch, o.optional("load-id", defaultLoadId),
+            LoadRequest request = new LoadRequest(dataset, dspid, epoch, o.loadId != null ? o.loadId : defaultLoadId,
                     source);
             for (String table : new String[]{config.datasetsTable(), config.eventsTable(), config.mcEventsTable(),
                     config.duplicatedEventsTable(), config.eventsOverlapTable(), config.triggerCountTable()}) {

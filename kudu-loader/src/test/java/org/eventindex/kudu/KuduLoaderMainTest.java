@@ -1,6 +1,9 @@
 package org.eventindex.kudu;
 
+import org.eventindex.cli.ProjectVersion;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -23,13 +26,53 @@ class KuduLoaderMainTest {
     }
 
     @Test
-    void helpDocumentsEveryOption() {
+    void helpDocumentsEveryCommandAndOption() {
         assertEquals(0, run("--help"));
-        String help = out.toString(StandardCharsets.UTF_8);
-        for (String option : new String[]{"--masters", "--prefix", "--buckets", "--replicas", "--epoch", "--file",
-                "--hdfs", "--dataset", "--dspid", "--load-id", "--buffer", "create-tables", "load"}) {
-            assertTrue(help.contains(option), option);
+        StringBuilder help = new StringBuilder(out.toString(StandardCharsets.UTF_8));
+        for (String command : new String[]{"create-tables", "load", "delete"}) {
+            assertTrue(help.toString().contains(command), command);
+            out.reset();
+            assertEquals(0, run(command, "--help"));
+            help.append(out.toString(StandardCharsets.UTF_8));
         }
+        for (String option : new String[]{"--masters", "--prefix", "--buckets", "--replicas", "--epoch", "--file",
+                "--hdfs", "--dataset", "--dspid", "--load-id", "--buffer", "--help", "--version"}) {
+            assertTrue(help.toString().contains(option), option);
+        }
+    }
+
+    /** Every command: --help prints its usage, --version the project version (exit 0); unknown options exit 2. */
+    @ParameterizedTest
+    @ValueSource(strings = {"", "create-tables", "load", "delete"})
+    void everyCommandHasHelpAndVersionAndRefusesUnknownOptions(String command) {
+        String name = command.isEmpty() ? "kudu-loader" : "kudu-loader " + command;
+        String[] prefix = command.isEmpty() ? new String[0] : new String[]{command};
+        assertEquals(0, run(with(prefix, "--help")));
+        assertTrue(out.toString(StandardCharsets.UTF_8).startsWith("Usage: " + name), out.toString(
+                StandardCharsets.UTF_8));
+        out.reset();
+        assertEquals(0, run(with(prefix, "--version")));
+        assertEquals(name + " " + ProjectVersion.get(), out.toString(StandardCharsets.UTF_8).strip());
+        assertEquals(2, run(with(prefix, "--colour", "red")));
+        assertTrue(err().contains("Unknown option") && err().contains("'--colour'"), err());
+        assertTrue(err().contains("Run '" + name + " --help' for the options."), err());
+    }
+
+    private static String[] with(String[] prefix, String... args) {
+        String[] all = java.util.Arrays.copyOf(prefix, prefix.length + args.length);
+        System.arraycopy(args, 0, all, prefix.length, args.length);
+        return all;
+    }
+
+    @Test
+    void helpCommandPrintsTheUsageOfTheLoaderOrOfACommand() {
+        assertEquals(0, run("help"));
+        assertTrue(out.toString(StandardCharsets.UTF_8).startsWith("Usage: kudu-loader"), out.toString(
+                StandardCharsets.UTF_8));
+        out.reset();
+        assertEquals(0, run("help", "load"));
+        assertTrue(out.toString(StandardCharsets.UTF_8).startsWith("Usage: kudu-loader load"), out.toString(
+                StandardCharsets.UTF_8));
     }
 
     @Test
@@ -41,18 +84,18 @@ class KuduLoaderMainTest {
     @Test
     void usageErrorsNameTheProblem() {
         assertEquals(2, run("drop-tables"));
-        assertTrue(err().contains("unknown command 'drop-tables'"), err());
+        assertTrue(err().contains("kudu-loader: Unmatched argument at index 0: 'drop-tables'"), err());
         assertEquals(2, run("load", "--masters", "m:1", "--file", "f", "--dspid", "1", "--epoch", "0"));
-        assertTrue(err().contains("--dataset is required"), err());
+        assertTrue(err().contains("load: Missing required option: '--dataset=NAME'"), err());
         assertEquals(2, run("load", "--masters", "m:1", "--dataset",
                 "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1824", "--dspid", "x"));
-        assertTrue(err().contains("--dspid must be an integer"), err());
+        assertTrue(err().contains("Invalid value for option '--dspid': 'x' is not an int"), err());
         assertEquals(2, run("create-tables", "--masters", "m:1", "--colour", "red"));
-        assertTrue(err().contains("unknown option --colour"), err());
+        assertTrue(err().contains("Unknown options: '--colour', 'red'"), err());
         assertEquals(2, run("create-tables", "--masters", "m:1", "--replicas", "2"));
         assertTrue(err().contains("odd"), err());
         assertEquals(2, run("create-tables", "--masters"));
-        assertTrue(err().contains("--masters needs a value"), err());
+        assertTrue(err().contains("Missing required parameter for option '--masters' (M)"), err());
         assertEquals(2, run("delete", "--masters", "m:1", "--dataset", "../../etc"));
         assertTrue(err().contains("option --dataset: invalid dataset name '../../etc'"), err());
     }

@@ -1,7 +1,17 @@
 package org.eventindex.lookup;
 
 import org.apache.kudu.client.KuduClient;
+import org.eventindex.cli.CommandLines;
+import org.eventindex.cli.VersionProvider;
 import org.eventindex.kudu.KuduTablesConfig;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -13,60 +23,61 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.concurrent.Callable;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 
 /**
- * Command line of the event lookup: {@code lookup} (the default) reads {@code run event} lines from a file or stdin
- * and prints the files holding each event; {@code serve} runs the HTTP server. Exit status: 0 when every line was
- * parsed and looked up (found or not), 1 when a line was malformed or a lookup failed, 2 on a usage error.
+ * Command line of the event lookup (picocli, {@link CommandLines}): {@code lookup} (the default) reads
+ * {@code run event} lines from a file or stdin and prints the files holding each event; {@code serve} runs the HTTP
+ * server. Exit status: 0 when every line was parsed and looked up (found or not), 1 when a line was malformed or a
+ * lookup failed, 2 on a usage error.
  */
-public final class LookupMain {
-    static final String USAGE = """
-            Usage:
-              lookup [lookup] --masters M [--prefix P] [--threads N] [--batch N] [--dataset-cache-ms N] [--json|--csv]
-                     [--stream-type T[,T...]] [--project P] [--ami-tag GLOB] [--dataset GLOB] [--with-duplicates]
-                     [FILE|-]
-              lookup serve --masters M [--prefix P] [--port N] [--bind ADDR] [--threads N] [--dataset-cache-ms N]
-                     [--max-concurrent N] [--max-batch N] [--with-duplicates]
-
-            lookup   input lines 'run event' (e.g. '%08d %09d', whitespace separated; '#' comments) from FILE or
-                     stdin. Text output, one line per match on stdout: 'run event GUID type' (type StreamAOD,
-                     StreamESD, StreamRAW...: the event's own file, then its provenance). An event not found is
-                     'run event NOT_FOUND' on stderr; a malformed line is reported on stderr with its line number and
-                     the others continue. --csv: a header and a 'status' column (FOUND/NOT_FOUND/ERROR) on stdout;
-                     --json: one JSON object per event on stdout.
-                     'run' is the DATASETS run number: the run for real data, the dataset number for simulation.
-            serve    HTTP: GET /events/{run}/{event} (200 JSON, 404 when absent), POST /lookup ('run event' lines),
-                     GET /health. Prints 'listening on http://ADDR:PORT' and serves until stopped.
-
-            Options:
-              --masters M         Kudu master addresses, comma-separated host:port (required)
-              --prefix P          table name prefix (default: none)
-              --threads N         parallel Kudu point scans (default: 8)
-              --batch N           lines looked up per batch (default: 1000)
-              --dataset-cache-ms N  reuse a run's LOADED datasets for N ms (default: 1000; 0: read DATASETS for
-                                  every lookup); a deleted or reloaded dataset is seen at most N ms late
-              --stream-type T     report only these file types, e.g. StreamRAW
-              --project P         only datasets of this project, e.g. data17_13TeV
-              --ami-tag GLOB      only datasets whose version (AMI tags) matches, e.g. 'f838_*'
-              --dataset GLOB      only datasets whose full name matches, e.g. '*.physics_Main.*'
-              --with-duplicates   also report the later copies of an event (DUPLICATEDEVENTS)
-              --port N            HTTP port, 0 for a free one (default: 8080)
-              --bind ADDR         HTTP address (default: 127.0.0.1)
-              --max-concurrent N  lookups in progress at once before 503 (default: 64)
-              --max-batch N       lines in one POST /lookup before 413 (default: 10000)
-            """;
-
+@Command(name = "lookup", mixinStandardHelpOptions = true,
+        versionProvider = VersionProvider.class, sortOptions = false,
+        subcommands = {LookupMain.Lookup.class, LookupMain.Serve.class},
+        customSynopsis = {
+            "lookup [lookup] --masters M [--prefix P] [--threads N] [--batch N] [--dataset-cache-ms N] [--json|--csv]",
+            "       [--stream-type T[,T...]] [--project P] [--ami-tag GLOB] [--dataset GLOB] [--with-duplicates]",
+            "       [FILE|-]",
+            "lookup serve --masters M [--prefix P] [--port N] [--bind ADDR] [--threads N] [--dataset-cache-ms N]",
+            "       [--max-concurrent N] [--max-batch N] [--with-duplicates]"},
+        description = {"",
+            "lookup   input lines 'run event' (e.g. '%%08d %%09d', whitespace separated; '#' comments) from FILE or"
+                + " stdin. Text output, one line per match on stdout: 'run event GUID type' (type StreamAOD,"
+                + " StreamESD, StreamRAW...: the event's own file, then its provenance). An event not found is"
+                + " 'run event NOT_FOUND' on stderr; a malformed line is reported on stderr with its line number and"
+                + " the others continue. --csv: a header and a 'status' column (FOUND/NOT_FOUND/ERROR) on stdout;"
+                + " --json: one JSON object per event on stdout. 'run' is the DATASETS run number: the run for real"
+                + " data, the dataset number for simulation.",
+            "serve    HTTP: GET /events/{run}/{event} (200 JSON, 404 when absent), POST /lookup ('run event' lines),"
+                + " GET /health. Prints 'listening on http://ADDR:PORT' and serves until stopped.",
+            "", "Options of lookup (serve --help for those of serve):"},
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {"0:every line parsed and looked up (found or not)",
+            "1:a line was malformed or a lookup failed", "2:usage error"})
+public final class LookupMain implements Callable<Integer> {
     /** Default TTL of the per-run DATASETS cache ({@link DatasetCache}). */
     static final int DEFAULT_DATASET_CACHE_MS = 1000;
     /** Returned by {@code serve}: the JVM is already shutting down, {@code System.exit} would block. */
     static final int SERVED = -1;
-    private static final Set<String> FLAGS = Set.of("json", "csv", "with-duplicates", "help");
 
-    private LookupMain() {
+    private final InputStream stdin;
+    private final PrintStream out;
+    private final PrintStream err;
+    @Spec
+    private CommandSpec spec;
+    @Mixin
+    private Kudu kudu;
+    @Mixin
+    private Picking picking;
+
+    private LookupMain(InputStream stdin, PrintStream out, PrintStream err) {
+        this.stdin = stdin;
+        this.out = out;
+        this.err = err;
     }
 
     public static void main(String[] args) {
@@ -78,60 +89,193 @@ public final class LookupMain {
 
     /** Runs the lookup command; {@code serve} blocks until the JVM stops. Returns the exit status. */
     static int run(String[] args, InputStream stdin, PrintStream out, PrintStream err) {
-        Options o;
-        try {
-            o = Options.parse(args, FLAGS);
-        } catch (IllegalArgumentException e) {
-            err.println("lookup: " + e.getMessage());
-            err.print(USAGE);
-            return 2;
-        }
-        if (o.flag("help")) {
-            out.print(USAGE);
-            return 0;
-        }
-        boolean serve = !o.positional().isEmpty() && o.positional().get(0).equals("serve");
-        List<String> files = new ArrayList<>(o.positional());
-        if (!files.isEmpty() && (files.get(0).equals("serve") || files.get(0).equals("lookup"))) {
-            files.remove(0);
-        }
-        try {
-            String masters = o.required("masters");
-            KuduTablesConfig config = new KuduTablesConfig(o.get("prefix", ""),
-                    KuduTablesConfig.DEFAULT_HASH_BUCKETS, 1);
-            int threads = o.intValue("threads", 8);
-            int cacheMs = o.intValue("dataset-cache-ms", DEFAULT_DATASET_CACHE_MS);
-            if (cacheMs < 0) {
-                throw new IllegalArgumentException("--dataset-cache-ms must be >= 0: " + cacheMs);
+        return CommandLines.execute(new LookupMain(stdin, out, err), args, out, err);
+    }
+
+    /** The default command: a lookup. */
+    @Override
+    public Integer call() {
+        return lookup(spec, kudu, picking, this);
+    }
+
+    /** The Kudu tables and how they are read: both commands. */
+    static final class Kudu {
+        @Option(names = "--masters", paramLabel = "M",
+                description = "Kudu master addresses, comma-separated host:port (required)")
+        String masters;
+        @Option(names = "--prefix", paramLabel = "P", description = "table name prefix (default: none)")
+        String prefix = "";
+        @Option(names = "--threads", paramLabel = "N", description = "parallel Kudu point scans (default: 8)")
+        int threads = 8;
+        @Option(names = "--dataset-cache-ms", paramLabel = "N", description = "reuse a run's LOADED datasets for N ms"
+                + " (default: 1000; 0: read DATASETS for every lookup); a deleted or reloaded dataset is seen at most"
+                + " N ms late")
+        int datasetCacheMs = DEFAULT_DATASET_CACHE_MS;
+        @Option(names = "--with-duplicates", description = "also report the later copies of an event"
+                + " (DUPLICATEDEVENTS)")
+        boolean withDuplicates;
+
+        /** Opens the lookup; usage errors are thrown as picocli's, for the exit status 2. */
+        Opened open(CommandSpec spec) throws IOException {
+            if (masters == null || masters.isBlank()) {
+                throw new ParameterException(spec.commandLine(), "Missing required option: '--masters=M'");
             }
-            try (KuduClient client = new KuduClient.KuduClientBuilder(masters).build();
-                 EventLookup lookup = new EventLookup(client, config, threads, o.flag("with-duplicates"),
-                         java.time.Duration.ofMillis(cacheMs))) {
-                if (serve) {
-                    return serve(o, lookup, out);
-                }
-                if (files.size() > 1) {
-                    throw new IllegalArgumentException("at most one input file, got " + files);
-                }
-                return lookup(o, lookup, files.isEmpty() ? "-" : files.get(0), stdin, out, err);
+            if (datasetCacheMs < 0) {
+                throw new ParameterException(spec.commandLine(), "--dataset-cache-ms must be >= 0: " + datasetCacheMs);
             }
-        } catch (IllegalArgumentException e) {
-            err.println("lookup: " + e.getMessage());
-            return 2;
-        } catch (IOException | RuntimeException e) {
-            err.println("lookup: failed: " + e.getMessage());
-            return 1;
+            KuduTablesConfig config;
+            try {
+                config = new KuduTablesConfig(prefix, KuduTablesConfig.DEFAULT_HASH_BUCKETS, 1);
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), e.getMessage());
+            }
+            KuduClient client = new KuduClient.KuduClientBuilder(masters).build();
+            try {
+                return new Opened(client, new EventLookup(client, config, threads, withDuplicates,
+                        java.time.Duration.ofMillis(datasetCacheMs)));
+            } catch (RuntimeException e) {
+                closeQuietly(client);
+                throw e;
+            }
         }
     }
 
-    private static int lookup(Options o, EventLookup lookup, String file, InputStream stdin, PrintStream out,
-                              PrintStream err) throws IOException {
-        if (o.flag("json") && o.flag("csv")) {
-            throw new IllegalArgumentException("--json and --csv exclude each other");
+    /** A lookup and the Kudu client it reads with, closed together. */
+    record Opened(KuduClient client, EventLookup lookup) implements AutoCloseable {
+        @Override
+        public void close() throws IOException {
+            lookup.close();
+            client.close();
         }
-        ResultFormat format = o.flag("json") ? ResultFormat.JSON : o.flag("csv") ? ResultFormat.CSV : ResultFormat.TEXT;
-        LookupFilter filter = filter(o);
-        int batch = o.intValue("batch", 1000);
+    }
+
+    /** What a lookup reads and prints. */
+    static final class Picking {
+        @Option(names = "--batch", paramLabel = "N", description = "lines looked up per batch (default: 1000)")
+        int batch = 1000;
+        @Option(names = "--json", description = "one JSON object per event on stdout")
+        boolean json;
+        @Option(names = "--csv", description = "a header and a 'status' column (FOUND/NOT_FOUND/ERROR) on stdout")
+        boolean csv;
+        @Option(names = "--stream-type", paramLabel = "T", split = ",",
+                description = "report only these file types, e.g. StreamRAW")
+        List<String> streamTypes = new ArrayList<>();
+        @Option(names = "--project", paramLabel = "P", description = "only datasets of this project, e.g."
+                + " data17_13TeV")
+        String project;
+        @Option(names = "--ami-tag", paramLabel = "GLOB", description = "only datasets whose version (AMI tags)"
+                + " matches, e.g. 'f838_*'")
+        String amiTag;
+        @Option(names = "--dataset", paramLabel = "GLOB", description = "only datasets whose full name matches, e.g."
+                + " '*.physics_Main.*'")
+        String dataset;
+        @Parameters(paramLabel = "FILE|-", arity = "0..1", description = "'run event' lines (default: stdin)")
+        String file = "-";
+
+        LookupFilter filter() {
+            Set<String> types = new LinkedHashSet<>();
+            for (String t : streamTypes) {
+                if (!t.isBlank()) {
+                    types.add(t.strip());
+                }
+            }
+            return new LookupFilter(types, project, amiTag, dataset);
+        }
+    }
+
+    /** The HTTP server's options. */
+    static final class Server {
+        @Option(names = "--port", paramLabel = "N", description = "HTTP port, 0 for a free one (default: 8080)")
+        int port = 8080;
+        @Option(names = "--bind", paramLabel = "ADDR", description = "HTTP address (default: 127.0.0.1)")
+        String bind = "127.0.0.1";
+        @Option(names = "--max-concurrent", paramLabel = "N", description = "lookups in progress at once before 503"
+                + " (default: 64)")
+        int maxConcurrent = 64;
+        @Option(names = "--max-batch", paramLabel = "N", description = "lines in one POST /lookup before 413"
+                + " (default: 10000)")
+        int maxBatch = 10_000;
+    }
+
+    @Command(name = "lookup", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+            sortOptions = false, description = "Looks up 'run event' lines from FILE or stdin"
+            + " (the default command).")
+    static final class Lookup implements Callable<Integer> {
+        @ParentCommand
+        private LookupMain main;
+        @Spec
+        private CommandSpec spec;
+        @Mixin
+        private Kudu kudu;
+        @Mixin
+        private Picking picking;
+
+        @Override
+        public Integer call() {
+            return lookup(spec, kudu, picking, main);
+        }
+    }
+
+    @Command(name = "serve", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+            sortOptions = false, description = "Runs the HTTP server until stopped.")
+    static final class Serve implements Callable<Integer> {
+        @ParentCommand
+        private LookupMain main;
+        @Spec
+        private CommandSpec spec;
+        @Mixin
+        private Kudu kudu;
+        @Mixin
+        private Server server;
+
+        @Override
+        public Integer call() {
+            ServerLimits limits;
+            try {
+                limits = ServerLimits.of(server.maxConcurrent, server.maxBatch);
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), e.getMessage());
+            }
+            try (Opened opened = kudu.open(spec)) {
+                return serve(server, limits, opened.lookup(), main.out);
+            } catch (IOException | RuntimeException e) {
+                return main.failed(e);
+            }
+        }
+    }
+
+    private int failed(Exception e) {
+        if (e instanceof ParameterException p) {
+            throw p;
+        }
+        if (e instanceof IllegalArgumentException) {
+            err.println("lookup: " + e.getMessage());
+            return 2;
+        }
+        err.println("lookup: failed: " + e.getMessage());
+        return 1;
+    }
+
+    private static int lookup(CommandSpec spec, Kudu kudu, Picking o, LookupMain main) {
+        if (o.json && o.csv) {
+            throw new ParameterException(spec.commandLine(), "--json and --csv exclude each other");
+        }
+        if (o.batch < 1) {
+            throw new ParameterException(spec.commandLine(), "--batch must be >= 1: " + o.batch);
+        }
+        try (Opened opened = kudu.open(spec)) {
+            return lookup(o, opened.lookup(), main.stdin, main.out, main.err);
+        } catch (IOException | RuntimeException e) {
+            return main.failed(e);
+        }
+    }
+
+    private static int lookup(Picking o, EventLookup lookup, InputStream stdin, PrintStream out, PrintStream err)
+            throws IOException {
+        ResultFormat format = o.json ? ResultFormat.JSON : o.csv ? ResultFormat.CSV : ResultFormat.TEXT;
+        LookupFilter filter = o.filter();
+        int batch = o.batch;
+        String file = o.file;
         LookupInput input;
         try (Reader r = file.equals("-") ? new InputStreamReader(stdin, StandardCharsets.UTF_8)
                 : Files.newBufferedReader(Path.of(file), StandardCharsets.UTF_8)) {
@@ -150,9 +294,8 @@ public final class LookupMain {
         return failed || !input.errors().isEmpty() ? 1 : 0;
     }
 
-    private static int serve(Options o, EventLookup lookup, PrintStream out) throws IOException {
-        ServerLimits limits = ServerLimits.of(o.intValue("max-concurrent", 64), o.intValue("max-batch", 10_000));
-        InetSocketAddress address = new InetSocketAddress(o.get("bind", "127.0.0.1"), o.intValue("port", 8080));
+    private static int serve(Server o, ServerLimits limits, EventLookup lookup, PrintStream out) throws IOException {
+        InetSocketAddress address = new InetSocketAddress(o.bind, o.port);
         CountDownLatch stopped = new CountDownLatch(1);
         try (LookupServer server = LookupServer.start(address, lookup::lookup, limits)) {
             Runtime.getRuntime().addShutdownHook(new Thread(stopped::countDown, "lookup-shutdown"));
@@ -165,13 +308,11 @@ public final class LookupMain {
         return SERVED;
     }
 
-    static LookupFilter filter(Options o) {
-        Set<String> types = new LinkedHashSet<>();
-        for (String t : o.get("stream-type", "").split(",")) {
-            if (!t.isBlank()) {
-                types.add(t.strip());
-            }
+    private static void closeQuietly(KuduClient client) {
+        try {
+            client.close();
+        } catch (Exception e) {
+            // the lookup could not be built; its client's close failure adds nothing
         }
-        return new LookupFilter(types, o.get("project", null), o.get("ami-tag", null), o.get("dataset", null));
     }
 }

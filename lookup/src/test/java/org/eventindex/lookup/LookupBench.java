@@ -16,6 +16,10 @@ import org.eventindex.kudu.KuduSchemas;
 import org.eventindex.kudu.KuduTables;
 import org.eventindex.kudu.KuduTablesConfig;
 import org.eventindex.testing.EmbeddedKudu;
+import org.eventindex.cli.CommandLines;
+import org.eventindex.cli.VersionProvider;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,6 +29,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Random;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -52,21 +57,31 @@ public final class LookupBench {
     private record Target(int run, long event, int dspid, int rgid) {
     }
 
-    public static void main(String[] args) throws Exception {
+    /** The command line of {@code bin/bench-lookup}. */
+    @Command(name = "bin/bench-lookup", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+            sortOptions = false, description = "Lookup benchmark (not a test); results go in docs/performance.md.")
+    static final class Options implements Callable<Integer> {
+        @Option(names = "--events", paramLabel = "N", description = "events loaded (default 2000000)")
         long events = 2_000_000;
+        @Option(names = "--datasets", paramLabel = "N", description = "datasets they are spread over (default 20)")
         int datasets = 20;
+        @Option(names = "--lookups", paramLabel = "N", description = "timed lookups (default 8000)")
         int lookups = 8000;
-        Path work = null;
-        for (int i = 0; i < args.length; i += 2) {
-            switch (args[i]) {
-                case "--events" -> events = Long.parseLong(args[i + 1]);
-                case "--datasets" -> datasets = Integer.parseInt(args[i + 1]);
-                case "--lookups" -> lookups = Integer.parseInt(args[i + 1]);
-                case "--work" -> work = Path.of(args[i + 1]);
-                default -> throw new IllegalArgumentException("unknown option " + args[i]
-                        + " (known: --events --datasets --lookups --work)");
-            }
+        @Option(names = "--work", paramLabel = "DIR", description = "working folder (default: a temporary one)")
+        Path work;
+
+        @Override
+        public Integer call() throws Exception {
+            bench(events, datasets, lookups, work);
+            return 0;
         }
+    }
+
+    public static void main(String[] args) {
+        System.exit(CommandLines.execute(new Options(), args, System.out, System.err));
+    }
+
+    private static void bench(long events, int datasets, int lookups, Path work) throws Exception {
         Path dir = work != null ? Files.createDirectories(work) : Files.createTempDirectory("bench-lookup");
         try (EmbeddedKudu kudu = EmbeddedKudu.start(dir.resolve("kudu"), 1)) {
             KuduClient client = kudu.client();

@@ -13,12 +13,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
+import org.eventindex.cli.ProjectVersion;
 import org.eventindex.config.SecretFile;
 import org.eventindex.message.Queues;
 import org.eventindex.stomp.StompEndpoint;
 
 /**
- * Parses the producer's command line ({@link #USAGE}). Secrets come from files or the environment only, never from
+ * Parses the producer's command line ({@link #USAGE}). The one command line of the project not parsed by picocli:
+ * that costs every grid job ~65 ms of start (docs/decisions/0022); the conventions are the same (exit 2 naming the
+ * option, {@code --help}, {@code --version}). Secrets come from files or the environment only, never from
  * the command line (which other users of a grid worker node can read).
  */
 public final class ProducerArgs {
@@ -62,6 +65,7 @@ public final class ProducerArgs {
                                       bytes per event; log each step to stderr
               --json                  print the result as one JSON object on stdout
               -h, --help              this text
+              -V, --version           print the version and exit
 
             Exit codes:
               0  success: object stored and message acknowledged by the broker
@@ -72,7 +76,8 @@ public final class ProducerArgs {
             """.formatted(ENV_TRUST_STORE_PASSWORD, Queues.SUPERVISOR, ENV_STOMP_PASSWORD, ENV_S3_ACCESS_KEY,
             ENV_S3_SECRET_KEY, RetryPolicy.DEFAULT_DEADLINE.toSeconds());
 
-    private static final Set<String> FLAGS = Set.of("--dry-run", "-v", "--verbose", "--json", "-h", "--help");
+    private static final Set<String> FLAGS = Set.of("--dry-run", "-v", "--verbose", "--json", "-h", "--help", "-V",
+            "--version");
     private static final Set<String> VALUED = Set.of("--brokers", "--queue", "--user", "--password-file",
             "--s3-endpoint", "--bucket", "--access-key", "--secret-key-file", "--trust-store",
             "--trust-store-password-file", "--retry-deadline");
@@ -95,6 +100,16 @@ public final class ProducerArgs {
     /** True when per-file figures are to be printed; read before parsing, so errors honour it. */
     public static boolean wantsVerbose(List<String> args) {
         return args.contains("-v") || args.contains("--verbose");
+    }
+
+    /** True when the arguments ask for the version (checked after help, before anything else is validated). */
+    public static boolean wantsVersion(List<String> args) {
+        return args.contains("-V") || args.contains("--version");
+    }
+
+    /** The line {@code --version} prints: the program and the project version. */
+    public static String version() {
+        return "eventindex-producer " + ProjectVersion.get();
     }
 
     /**

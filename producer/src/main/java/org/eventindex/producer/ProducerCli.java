@@ -61,6 +61,10 @@ public final class ProducerCli {
             out.print(ProducerArgs.USAGE);
             return ExitCode.SUCCESS.code();
         }
+        if (ProducerArgs.wantsVersion(args)) {
+            out.println(ProducerArgs.version());
+            return ExitCode.SUCCESS.code();
+        }
         boolean json = ProducerArgs.wantsJson(args);
         boolean verbose = ProducerArgs.wantsVerbose(args);
         CompletableFuture<ObjectUploader> pending = null;

@@ -7,16 +7,23 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.eventindex.message.Queues;
 import org.eventindex.stomp.StompEndpoint;
+import org.eventindex.cli.ProjectVersion;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 class ProducerArgsTest {
     private static final Map<String, String> ENV = Map.of(ProducerArgs.ENV_S3_ACCESS_KEY, "AK",
@@ -118,6 +125,57 @@ class ProducerArgsTest {
             assertTrue(e.getMessage().startsWith(missing + " is required to ")
                     && e.getMessage().contains("(only --dry-run runs without it)"), e.getMessage());
         }
+    }
+
+    @Test
+    void helpPrintsTheUsageWithTheExitCodesAndExitsZero() {
+        Run r = cli("--help");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().startsWith("Usage: java -jar eventindex-producer.jar FILE.ei.spb"), r.out());
+        for (String text : List.of("--brokers", "--retry-deadline", "(default " + RetryPolicy.DEFAULT_DEADLINE
+                .toSeconds() + ")", "--dry-run", "--json", "-v, --verbose", "-V, --version", "Exit codes:",
+                "4  configuration or authentication error")) {
+            assertTrue(r.out().contains(text), text + " in:\n" + r.out());
+        }
+        assertEquals("", r.err());
+        assertEquals(0, cli("-h").code());
+    }
+
+    @Test
+    void versionPrintsTheProjectVersionAndExitsZero() {
+        Run r = cli("--version");
+        assertEquals(0, r.code(), r.err());
+        assertEquals("eventindex-producer " + ProjectVersion.get() + System.lineSeparator(), r.out());
+        assertFalse(ProjectVersion.get().contains("${"), ProjectVersion.get());
+    }
+
+    /** Bad arguments are exit 2 (docs/producer.md), the one stderr line naming the option. */
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "f --brokers a:1 --frobnicate            | bad input: unknown option --frobnicate",
+        "f --dry-run --retry-deadline            | bad input: --retry-deadline needs a value",
+        "f --dry-run --retry-deadline soon       | bad input: --retry-deadline 'soon' is not a number of seconds",
+        "f --dry-run --bucket a --bucket b       | bad input: --bucket given twice",
+        "f --dry-run -x                          | bad input: unknown option -x",
+    })
+    void unknownOptionsAndBadValuesExitTwoNamingTheOption(String line, String message) {
+        Run r = cli(line.split(" "));
+        assertEquals(2, r.code(), r.err());
+        assertTrue(r.err().startsWith("eventindex-producer: " + message), r.err());
+        assertTrue(r.err().contains("(see --help)"), r.err());
+        assertEquals("", r.out());
+    }
+
+    private record Run(int code, String out, String err) {
+    }
+
+    private static Run cli(String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = new ProducerCli(Map.of(), new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8), RetryPolicy.DEFAULT, Clock.systemUTC())
+                .run(List.of(args));
+        return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }
 
     private static void assertCode(ExitCode expected, List<String> args) {

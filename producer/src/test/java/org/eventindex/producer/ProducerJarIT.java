@@ -40,6 +40,13 @@ class ProducerJarIT {
             Result help = run(Map.of(), "--help");
             assertEquals(0, help.code());
             assertTrue(help.stdout().contains("Exit codes"), help.stdout());
+            // the version resource of common-proto is in the jar, and ProjectVersion needs no picocli
+            Result version = run(Map.of(), "--version");
+            assertEquals(0, version.code(), version.stderr());
+            assertEquals("eventindex-producer " + org.eventindex.cli.ProjectVersion.get(), version.stdout().strip());
+            Result unknown = run(Map.of(), file.toString(), "--dry-run", "--frobnicate");
+            assertEquals(2, unknown.code());
+            assertTrue(unknown.stderr().contains("unknown option --frobnicate"), unknown.stderr());
 
             Result r = run(Map.of(ProducerArgs.ENV_S3_ACCESS_KEY, "jar-ak", ProducerArgs.ENV_S3_SECRET_KEY, "jar-sk"),
                     file.toString(), "--brokers", broker.stompEndpoints(), "--s3-endpoint", s3.endpoint().toString(),
@@ -68,11 +75,14 @@ class ProducerJarIT {
             zip.stream().map(java.util.zip.ZipEntry::getName)
                     .filter(n -> n.startsWith("org/apache/hadoop/") || n.startsWith("org/apache/kudu/")
                             // the data generator and the daemons' ops server are modules of their own
-                            || n.startsWith("org/eventindex/gen/") || n.startsWith("org/eventindex/ops/"))
+                            || n.startsWith("org/eventindex/gen/") || n.startsWith("org/eventindex/ops/")
+                            // its own argument parser: picocli costs every start ~65 ms (docs/decisions/0022)
+                            || n.startsWith("picocli/") || n.startsWith("org/eventindex/cli/CommandLines"))
                     .limit(5).forEach(forbidden::add);
             assertTrue(zip.getEntry("org/eventindex/producer/ProducerMain.class") != null);
         }
-        assertEquals(List.of(), forbidden, "the producer jar must not contain Hadoop, Kudu, the generator or the ops server");
+        assertEquals(List.of(), forbidden, "the producer jar must not contain Hadoop, Kudu,"
+                + " the generator, the ops server or picocli");
     }
 
     /**

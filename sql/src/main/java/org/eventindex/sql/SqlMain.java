@@ -18,6 +18,15 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
+import org.eventindex.cli.CommandLines;
+import org.eventindex.cli.VersionProvider;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code bin/eventindex sql}: a local SQL shell over the EventIndex Kudu tables, registered under their Impala names
@@ -25,128 +34,120 @@ import java.util.Map;
  * {@link ImpalaToSpark} in a local Spark session. Statements from {@code -e}, {@code -f} or standard input.
  * Exit status: 0 when every statement succeeded, 1 when one failed or Kudu could not be reached, 2 on a usage error.
  */
-public final class SqlMain {
-    static final String USAGE = """
-            Usage: bin/eventindex sql --kudu-master HOST:PORT[,HOST:PORT...] [options] [-e SQL | -f FILE]
-              --kudu-master M     Kudu master address(es) (also --masters)
-              --prefix P          table name prefix of the loader (default: none)
-              -e SQL              run these ';'-separated statements and exit
-              -f FILE             run the statements of FILE and exit (e.g. deploy/impala/queries.sql)
-                                  without -e/-f: statements from standard input, each ended by ';'
-                                  ('quit;' ends); an error is printed and the next statement still runs
-              --var NAME=VALUE    value of ${var:NAME} in the statements (repeatable), as impala-shell --var;
-                                  interactively: SET VAR:NAME=VALUE;
-              --csv               CSV (header line first) instead of tables
-              --max-rows N        print at most N rows per statement (default 10000; 0: all)
-              --allow-writes      let INSERT through (kudu-spark writes into the Kudu tables); refused otherwise
-              --timeout-seconds N give up reaching Kudu after N seconds (default 20)
-              --help              this text
-            Tables: eventindex.datasets, events, mcevents, duplicatedevents, eventsoverlap, triggercount and the view
-            eventindex.loaded_datasets, as in Impala (docs/lookup.md). Results on stdout, timings and errors on stderr.
-            """;
+@Command(name = "sql", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class, sortOptions = false,
+        customSynopsis = "bin/eventindex sql --kudu-master HOST:PORT[,HOST:PORT...] [options] [-e SQL | -f FILE]",
+        description = "A local SQL shell (Spark SQL) over the EventIndex Kudu tables, under their Impala names.",
+        footer = {"", "Tables: eventindex.datasets, events, mcevents, duplicatedevents, eventsoverlap, triggercount and"
+                + " the view eventindex.loaded_datasets, as in Impala (docs/lookup.md). Results on stdout, timings and"
+                + " errors on stderr."},
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {"0:every statement succeeded", "1:a statement failed or Kudu could not be reached",
+            "2:usage error"})
+public final class SqlMain implements Callable<Integer> {
+    private final InputStream in;
+    private final PrintStream out;
+    private final PrintStream err;
+    @Spec
+    private CommandSpec spec;
+    @Option(names = {"--kudu-master", "--masters"}, paramLabel = "M", description = "Kudu master address(es)")
+    private String masters;
+    @Option(names = "--prefix", paramLabel = "P", description = "table name prefix of the loader (default: none)")
+    private String prefix = "";
+    @Option(names = {"-e", "--execute"}, paramLabel = "SQL", description = "run these ';'-separated statements and"
+            + " exit")
+    private String execute;
+    @Option(names = {"-f", "--file"}, paramLabel = "FILE", description = {"run the statements of FILE and exit"
+            + " (e.g. deploy/impala/queries.sql)", "without -e/-f: statements from standard input, each ended by ';'"
+            + " ('quit;' ends); an error is printed and the next statement still runs"})
+    private Path file;
+    @Option(names = "--var", paramLabel = "NAME=VALUE", description = "value of $${var:NAME} in the statements"
+            + " (repeatable), as impala-shell --var; interactively: SET VAR:NAME=VALUE;")
+    private List<String> vars = new ArrayList<>();
+    @Option(names = "--csv", description = "CSV (header line first) instead of tables")
+    private boolean csv;
+    @Option(names = "--max-rows", paramLabel = "N", description = "print at most N rows per statement (default"
+            + " 10000; 0: all)")
+    private int maxRows = 10_000;
+    @Option(names = "--allow-writes", description = "let INSERT through (kudu-spark writes into the Kudu tables);"
+            + " refused otherwise")
+    private boolean allowWrites;
+    @Option(names = "--timeout-seconds", paramLabel = "N", description = "give up reaching Kudu after N seconds"
+            + " (default 20)")
+    private int timeoutSeconds = 20;
+    @Parameters(hidden = true)
+    private List<String> stray = new ArrayList<>();
 
-    private SqlMain() {
+    private SqlMain(InputStream in, PrintStream out, PrintStream err) {
+        this.in = in;
+        this.out = out;
+        this.err = err;
     }
 
-    public static void main(String[] args) throws IOException {
+    public static void main(String[] args) {
         int status = run(args, System.in, System.out, System.err);
         System.out.flush();
         System.exit(status);
     }
 
-    /** Parsed command line. */
+    /** Checked command line. */
     record Options(String masters, String prefix, String execute, Path file, Map<String, String> variables,
-                   boolean csv, int maxRows, boolean allowWrites, int timeoutSeconds, boolean help) {
+                   boolean csv, int maxRows, boolean allowWrites, int timeoutSeconds) {
+    }
 
-        static Options parse(String[] args) {
-            String masters = null;
-            String prefix = "";
-            String execute = null;
-            Path file = null;
-            Map<String, String> vars = new LinkedHashMap<>();
-            boolean csv = false;
-            int maxRows = 10_000;
-            boolean allowWrites = false;
-            int timeout = 20;
-            boolean help = false;
-            for (int i = 0; i < args.length; i++) {
-                String a = args[i];
-                String name = a;
-                String inline = null;
-                if (a.startsWith("--") && a.indexOf('=') > 0) {
-                    name = a.substring(0, a.indexOf('='));
-                    inline = a.substring(a.indexOf('=') + 1);
+    /** The command line checked into {@link Options}; a value that does not pass is a usage error naming it. */
+    private Options options() {
+        if (!stray.isEmpty()) {
+            throw usage("unexpected argument '" + stray.get(0) + "' (SQL goes after -e)");
+        }
+        if (masters == null || masters.isBlank()) {
+            throw usage("--kudu-master is required");
+        }
+        if (execute != null && file != null) {
+            throw usage("give -e or -f, not both");
+        }
+        if (maxRows < 0) {
+            throw usage("--max-rows must be >= 0, got " + maxRows);
+        }
+        if (timeoutSeconds < 1) {
+            throw usage("--timeout-seconds must be >= 1, got " + timeoutSeconds);
+        }
+        Map<String, String> variables = new LinkedHashMap<>();
+        try {
+            for (String v : vars) {
+                int eq = v.indexOf('=');
+                if (eq <= 0) {
+                    throw new IllegalArgumentException("--var needs NAME=VALUE, got '" + v + "'");
                 }
-                switch (name) {
-                    case "--help", "-h" -> help = true;
-                    case "--csv" -> csv = true;
-                    case "--allow-writes" -> allowWrites = true;
-                    case "--kudu-master", "--masters" -> masters = inline != null ? inline : value(args, ++i, name);
-                    case "--prefix" -> prefix = inline != null ? inline : value(args, ++i, name);
-                    case "-e", "--execute" -> execute = inline != null ? inline : value(args, ++i, name);
-                    case "-f", "--file" -> file = Path.of(inline != null ? inline : value(args, ++i, name));
-                    case "--max-rows" -> maxRows = number(inline != null ? inline : value(args, ++i, name), name, 0);
-                    case "--timeout-seconds" -> timeout = number(inline != null ? inline : value(args, ++i, name),
-                            name, 1);
-                    case "--var" -> {
-                        String v = inline != null ? inline : value(args, ++i, name);
-                        int eq = v.indexOf('=');
-                        if (eq <= 0) {
-                            throw new IllegalArgumentException("--var needs NAME=VALUE, got '" + v + "'");
-                        }
-                        ImpalaToSpark.checkVariable(v.substring(0, eq), v.substring(eq + 1));
-                        vars.put(v.substring(0, eq), v.substring(eq + 1));
-                    }
-                    default -> throw new IllegalArgumentException(a.startsWith("-") ? "unknown option '" + a + "'"
-                            : "unexpected argument '" + a + "' (SQL goes after -e)");
-                }
-            }
-            if (help) {
-                return new Options(masters, prefix, execute, file, vars, csv, maxRows, allowWrites, timeout, true);
-            }
-            if (masters == null || masters.isBlank()) {
-                throw new IllegalArgumentException("--kudu-master is required");
-            }
-            if (execute != null && file != null) {
-                throw new IllegalArgumentException("give -e or -f, not both");
+                ImpalaToSpark.checkVariable(v.substring(0, eq), v.substring(eq + 1));
+                variables.put(v.substring(0, eq), v.substring(eq + 1));
             }
             new KuduTablesConfig(prefix, 2, 1); // validates the prefix
-            return new Options(masters, prefix, execute, file, vars, csv, maxRows, allowWrites, timeout, false);
+        } catch (IllegalArgumentException e) {
+            throw usage(e.getMessage());
         }
+        return new Options(masters, prefix, execute, file, variables, csv, maxRows, allowWrites, timeoutSeconds);
+    }
 
-        private static String value(String[] args, int i, String option) {
-            if (i >= args.length) {
-                throw new IllegalArgumentException(option + " needs a value");
-            }
-            return args[i];
-        }
+    private ParameterException usage(String message) {
+        return new ParameterException(spec.commandLine(), message);
+    }
 
-        private static int number(String v, String option, int min) {
-            try {
-                int n = Integer.parseInt(v);
-                if (n < min) {
-                    throw new IllegalArgumentException(option + " must be >= " + min + ", got " + v);
-                }
-                return n;
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException(option + " must be a whole number, got '" + v + "'");
-            }
+    public static int run(String[] args, InputStream in, PrintStream out, PrintStream err) {
+        return CommandLines.execute(new SqlMain(in, out, err), args, out, err);
+    }
+
+    @Override
+    public Integer call() {
+        Options opts = options();
+        try {
+            return run(opts, in, out, err);
+        } catch (IOException e) {
+            err.println("sql: " + e.getMessage());
+            return 1;
         }
     }
 
-    public static int run(String[] args, InputStream in, PrintStream out, PrintStream err) throws IOException {
-        Options opts;
-        try {
-            opts = Options.parse(args);
-        } catch (IllegalArgumentException e) {
-            err.println("sql: " + e.getMessage());
-            err.print(USAGE);
-            return 2;
-        }
-        if (opts.help()) {
-            out.print(USAGE);
-            return 0;
-        }
+    private static int run(Options opts, InputStream in, PrintStream out, PrintStream err) throws IOException {
         String script = null;
         if (opts.file() != null) {
             try {

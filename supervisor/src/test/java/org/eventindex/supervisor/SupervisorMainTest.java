@@ -1,7 +1,10 @@
 package org.eventindex.supervisor;
 
 import org.eventindex.message.Json;
+import org.eventindex.cli.ProjectVersion;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.ByteArrayOutputStream;
@@ -38,10 +41,34 @@ class SupervisorMainTest {
     void usageErrorsExitWith2() {
         assertEquals(2, run());
         assertEquals(2, run("frobnicate"));
+        assertTrue(err().contains("supervisor: Unmatched argument at index 0: 'frobnicate'"), err());
         assertEquals(2, run("run"));
-        assertTrue(err().contains("--config is required"), err());
+        assertTrue(err().contains("run: Missing required option: '--config=FILE'"), err());
         assertEquals(2, run("register-manifest", "--brokers"));
-        assertTrue(err().contains("--brokers needs a value"), err());
+        assertTrue(err().contains("Missing required parameter for option '--brokers'"), err());
+    }
+
+    /** Every command: --help prints its usage, --version the project version (exit 0); unknown options exit 2. */
+    @ParameterizedTest
+    @ValueSource(strings = {"", "run", "register-manifest", "resignal", "invalidate", "config-keys"})
+    void everyCommandHasHelpAndVersionAndRefusesUnknownOptions(String command) {
+        String[] prefix = command.isEmpty() ? new String[0] : new String[]{command};
+        assertEquals(0, run(with(prefix, "--help")), err());
+        String usage = out.toString(StandardCharsets.UTF_8);
+        assertTrue(usage.startsWith("Usage: supervisor" + (command.isEmpty() ? "" : " " + command)), usage);
+        out.reset();
+        assertEquals(0, run(with(prefix, "--version")), err());
+        assertEquals("supervisor" + (command.isEmpty() ? "" : " " + command) + " " + ProjectVersion.get(),
+                out.toString(StandardCharsets.UTF_8).strip());
+        assertEquals(2, run(with(prefix, "--frobnicate", "x")));
+        assertTrue(err().contains("Unknown option") && err().contains("'--frobnicate'"), err());
+        assertTrue(err().contains("--help' for the options."), err());
+    }
+
+    private static String[] with(String[] prefix, String... args) {
+        String[] all = java.util.Arrays.copyOf(prefix, prefix.length + args.length);
+        System.arraycopy(args, 0, all, prefix.length, args.length);
+        return all;
     }
 
     @Test
@@ -64,7 +91,7 @@ class SupervisorMainTest {
     @Test
     void invalidateNeedsAUrlAndAReasonAndRefusesABadDatasetName() {
         assertEquals(2, run("invalidate", "--brokers", "127.0.0.1:1", "--dataset", DATASET, "--reason", "x"));
-        assertTrue(err().contains("--url is required"), err());
+        assertTrue(err().contains("invalidate: Missing required option: '--url="), err());
         assertEquals(1, run("invalidate", "--brokers", "127.0.0.1:1", "--dataset", "nonsense", "--url",
                 "s3://h:1/b/k", "--reason", "wrong attempt"));
         assertTrue(err().contains("nonsense"), err());

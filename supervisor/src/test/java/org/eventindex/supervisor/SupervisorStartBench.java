@@ -1,5 +1,11 @@
 package org.eventindex.supervisor;
 
+import org.eventindex.cli.CommandLines;
+import org.eventindex.cli.VersionProvider;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import java.util.concurrent.Callable;
+
 import org.eventindex.message.ConsumerSignal;
 import org.eventindex.message.DatasetManifest;
 import org.eventindex.message.Json;
@@ -55,31 +61,36 @@ public final class SupervisorStartBench {
     private record Start(long entries, long millis, long retainedBytes) {
     }
 
-    public static void main(String[] args) throws Exception {
+    /** The command line of {@code bin/bench-supervisor}. */
+    @Command(name = "bin/bench-supervisor", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+            sortOptions = false, description = "Supervisor start benchmark (not a test); results go in"
+                    + " docs/performance.md.")
+    static final class Line implements Callable<Integer> {
+        @Option(names = "--datasets", paramLabel = "N", description = "datasets in the history (default 2000)")
         int datasets = 2000;
+        @Option(names = "--files", paramLabel = "N", description = "files per dataset (default 50)")
         int files = 50;
+        @Option(names = "--live", paramLabel = "N", description = "datasets not yet retired (default 100)")
         int live = 100;
+        @Option(names = "--tail", paramLabel = "ENTRIES", description = "journal entries after the checkpoint"
+                + " (default 50000)")
         long tail = 50_000;
+        @Option(names = "--runs", paramLabel = "N", description = "timed starts per variant (default 5)")
         int runs = 5;
+        @Option(names = "--work", paramLabel = "DIR", description = "journal folder (default /dev/shm/ei-bench-supervisor"
+                + " where there is /dev/shm, else in java.io.tmpdir)")
         Path work = Files.isDirectory(Path.of("/dev/shm")) ? Path.of("/dev/shm/ei-bench-supervisor")
                 : Path.of(System.getProperty("java.io.tmpdir"), "ei-bench-supervisor");
-        for (int i = 0; i < args.length; i += 2) {
-            String v = i + 1 < args.length ? args[i + 1] : "";
-            switch (args[i]) {
-                case "--datasets" -> datasets = Integer.parseInt(v);
-                case "--files" -> files = Integer.parseInt(v);
-                case "--live" -> live = Integer.parseInt(v);
-                case "--tail" -> tail = Long.parseLong(v);
-                case "--runs" -> runs = Integer.parseInt(v);
-                case "--work" -> work = Path.of(v);
-                default -> {
-                    System.err.println("usage: bin/bench-supervisor [--datasets N (2000)] [--files N (50)]"
-                            + " [--live N (100)] [--tail ENTRIES (50000)] [--runs N (5)] [--work DIR]");
-                    System.exit(2);
-                }
-            }
+
+        @Override
+        public Integer call() throws IOException {
+            new SupervisorStartBench().run(new Options(datasets, files, Math.min(live, datasets), tail, runs, work));
+            return 0;
         }
-        new SupervisorStartBench().run(new Options(datasets, files, Math.min(live, datasets), tail, runs, work));
+    }
+
+    public static void main(String[] args) {
+        System.exit(CommandLines.execute(new Line(), args, System.out, System.err));
     }
 
     private void run(Options o) throws IOException {

@@ -4,8 +4,10 @@ import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileContext;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
+import org.eventindex.cli.CommandLines;
 import org.eventindex.consolidated.ConsolidatedFileWriter;
 import org.eventindex.consolidated.ConsolidatedSchema;
+import org.eventindex.cli.VersionProvider;
 import org.eventindex.consumer.Consumer;
 import org.eventindex.consumer.ConsumerConfig;
 import org.eventindex.consumer.DatasetIngest;
@@ -24,6 +26,11 @@ import org.eventindex.names.ObjectKey;
 import org.eventindex.testing.EmbeddedHdfs;
 import org.eventindex.testing.EmbeddedKudu;
 import org.eventindex.testing.EmbeddedS3;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
@@ -47,6 +54,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.UUID;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -64,8 +72,7 @@ import java.util.zip.GZIPInputStream;
  *       the EVENTS schema and hash buckets ({@link KuduBench}).</li>
  * </ul>
  * Usage: {@code bin/bench-consumer [--events N] [--files N] [--threads N] [--run-memory BYTES] [--kudu-rows all|N|0]
- * [--writer own|parquet-mr] [--pairs N] [--work DIR]}; {@code --pairs N} then consolidates N more times with each
- * writer's column encoders (the own page encoders, parquet-mr's column writers), alternating.
+ * [--work DIR]}; {@code --help} lists every option.
  */
 public final class ConsumerBenchMain {
     private static final String DATASET = "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1824";
@@ -88,35 +95,86 @@ public final class ConsumerBenchMain {
     private ConsumerBenchMain() {
     }
 
-    public static void main(String[] args) throws Exception {
-        Map<String, String> o = BenchOptions.parse(args, Map.ofEntries(Map.entry("events", "1000000"),
-                Map.entry("files", "20"), Map.entry("threads", "4"), Map.entry("kudu-rows", "all"),
-                Map.entry("work", System.getProperty("java.io.tmpdir") + "/ei-bench"),
-                Map.entry("encoding-threads", "2"), Map.entry("warmups", "1"), Map.entry("timeline", "0"),
-                Map.entry("run-memory", "default"), Map.entry("writer", "own"), Map.entry("pairs", "0")));
-        // the Parquet column encoders of the measured consolidation; --pairs N then alternates both (decision 0022)
-        Map<String, ParquetConsolidatedFormat.WriterFactory> writers = new java.util.LinkedHashMap<>();
-        writers.put("own", ParquetConsolidatedFormat.OWN_ENCODERS);
-        writers.put("parquet-mr", (stream, twoThreads) -> new ConsolidatedFileWriter(stream, twoThreads,
-                ConsolidatedSchema.ROW_GROUP_BYTES, ParquetMrColumns::new));
-        String writer = o.get("writer");
-        if (!writers.containsKey(writer)) {
-            throw new IllegalArgumentException("--writer must be one of " + writers.keySet() + ": " + writer);
+    public static void main(String[] args) {
+        System.exit(execute(args, System.out, System.err));
+    }
+
+    /** Parses {@code args} and runs the benchmark; {@code --help}, {@code --version} and bad options return at once. */
+    static int execute(String[] args, PrintStream out, PrintStream err) {
+        return CommandLines.execute(new Options(), args, out, err);
+    }
+
+    /** The command line of {@code bin/bench-consumer}. */
+    @Command(name = "bin/bench-consumer", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+            sortOptions = false, description = "Benchmarks of the consumer and the Kudu loader, with baselines"
+                    + " measured in the same run (not tests). Results go into docs/performance.md.")
+    static final class Options implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+        @Option(names = "--events", paramLabel = "N", description = "events in the dataset (default 1000000)")
+        int events = 1_000_000;
+        @Option(names = "--files", paramLabel = "N", description = "input files (default 20)")
+        int files = 20;
+        @Option(names = "--threads", paramLabel = "N", description = "fetch threads (default 4)")
+        int threads = 4;
+        @Option(names = "--encoding-threads", paramLabel = "1|2", description = "Parquet encoding threads (default 2)")
+        int encodingThreads = 2;
+        @Option(names = "--warmups", paramLabel = "N", description = "untimed runs of each path first (default 1)")
+        int warmups = 1;
+        @Option(names = "--timeline", paramLabel = "MS", description = "cores busy per thread role in intervals of MS"
+                + " during the consolidation (default 0 = off)")
+        long timelineMillis;
+        @Option(names = "--run-memory", paramLabel = "BYTES", description = "sorted runs kept in memory,"
+                + " consumer.run.memory.bytes (default: the consumer's default)")
+        String runMemory = "default";
+        @Option(names = "--kudu-rows", paramLabel = "all|N|0", description = "rows loadgen inserts: as many as the"
+                + " loader loaded (all, the default), at most N, or no Kudu part (0)")
+        String kuduRows = "all";
+        @Option(names = "--writer", paramLabel = "own|parquet-mr", description = "column encoders of the measured"
+                + " consolidation: the own page encoders (the consumer's, the default) or parquet-mr's column writers")
+        String writer = "own";
+        @Option(names = "--pairs", paramLabel = "N", description = "then consolidate N more times with each writer's"
+                + " encoders, alternating, and print each pair's ratios (default 0 = off; decision 0022)")
+        int pairs;
+        @Option(names = "--work", paramLabel = "DIR", description = "working folder, wiped first (default"
+                + " ${java.io.tmpdir}/ei-bench)")
+        java.nio.file.Path work = java.nio.file.Path.of(System.getProperty("java.io.tmpdir"), "ei-bench");
+
+        @Override
+        public Integer call() throws Exception {
+            int rows;
+            try {
+                rows = kuduRows.equals("all") ? Integer.MAX_VALUE : Integer.parseInt(kuduRows);
+            } catch (NumberFormatException e) {
+                throw new ParameterException(spec.commandLine(),
+                        "--kudu-rows must be all or a whole number, got '" + kuduRows + "'");
+            }
+            if (!WRITERS.containsKey(writer)) {
+                throw new ParameterException(spec.commandLine(), "--writer must be one of " + WRITERS.keySet()
+                        + ", got '" + writer + "'");
+            }
+            bench(events, files, threads, encodingThreads, warmups, timelineMillis, runMemory, rows, writer, pairs,
+                    work);
+            return 0;
         }
-        int pairs = Integer.parseInt(o.get("pairs"));
-        long timelineMillis = Long.parseLong(o.get("timeline"));
-        int encodingThreads = Integer.parseInt(o.get("encoding-threads"));
-        // sorted runs kept in memory: the consumer's default unless given (bytes)
-        String runMemory = o.get("run-memory");
-        int warmups = Integer.parseInt(o.get("warmups"));
-        int events = Integer.parseInt(o.get("events"));
-        int files = Integer.parseInt(o.get("files"));
-        int threads = Integer.parseInt(o.get("threads"));
-        // loadgen inserts as many rows as the loader loaded ("all"), at most N, or the Kudu part is skipped (0)
-        int kuduRows = o.get("kudu-rows").equals("all") ? Integer.MAX_VALUE : Integer.parseInt(o.get("kudu-rows"));
-        java.nio.file.Path work = java.nio.file.Path.of(o.get("work"));
+    }
+
+    /** The Parquet column encoders of the measured consolidation; {@code --pairs N} alternates both (decision 0022). */
+    private static final Map<String, ParquetConsolidatedFormat.WriterFactory> WRITERS = writers();
+
+    private static Map<String, ParquetConsolidatedFormat.WriterFactory> writers() {
+        Map<String, ParquetConsolidatedFormat.WriterFactory> w = new java.util.LinkedHashMap<>();
+        w.put("own", ParquetConsolidatedFormat.OWN_ENCODERS);
+        w.put("parquet-mr", (stream, twoThreads) -> new ConsolidatedFileWriter(stream, twoThreads,
+                ConsolidatedSchema.ROW_GROUP_BYTES, ParquetMrColumns::new));
+        return java.util.Collections.unmodifiableMap(w);
+    }
+
+    private static void bench(int events, int files, int threads, int encodingThreads, int warmups,
+                              long timelineMillis, String runMemory, int kuduRows, String writer, int pairs,
+                              java.nio.file.Path work) throws Exception {
         PrintStream out = System.out;
-        BenchOptions.deleteTree(work);
+        deleteTree(work);
         Files.createDirectories(work);
         out.printf("bench: %,d events in %d files, %d fetch threads, %d Parquet encoding thread(s) (%s encoders),"
                 + " %d warm-up run(s), %d cores, heap %d MiB%n", events, files, threads, encodingThreads, writer,
@@ -143,7 +201,7 @@ public final class ConsumerBenchMain {
                          clientConf)) {
                 FileContext fc = FileContext.getFileContext(hdfs.uri(), clientConf);
                 Map<String, Consumer> consumers = new java.util.LinkedHashMap<>();
-                writers.forEach((name, factory) -> consumers.put(name, new Consumer(config, new Consumer.Services(
+                WRITERS.forEach((name, factory) -> consumers.put(name, new Consumer(config, new Consumer.Services(
                         fetcher, fc, (sig, file) -> new DatasetIngest.Loaded(0, 0), report -> { }, factory),
                         Clock.systemUTC())));
                 Consumer consumer = consumers.get(writer);
@@ -417,5 +475,16 @@ public final class ConsumerBenchMain {
             throw new IllegalStateException("consolidation failed: " + r.reason());
         }
         return (System.nanoTime() - t0) / 1e9;
+    }
+
+    private static void deleteTree(java.nio.file.Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (java.util.stream.Stream<java.nio.file.Path> paths = Files.walk(dir)) {
+            for (java.nio.file.Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
     }
 }

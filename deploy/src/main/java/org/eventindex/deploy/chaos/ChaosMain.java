@@ -1,85 +1,92 @@
 package org.eventindex.deploy.chaos;
 
+import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Callable;
+import org.eventindex.cli.CommandLines;
+import org.eventindex.cli.VersionProvider;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code bin/chaos}: starts the whole system as separate processes, runs seeded chaos rounds (faults while datasets
  * flow through), checks every round and, at the end, every dataset again; prints a summary table. Exit status 0 when
  * no violation was found, 1 when any was, 2 for bad usage.
  */
-public final class ChaosMain {
-    private static final String USAGE = """
-            usage: bin/chaos [--seed N] [--rounds R] [--minutes M] [--datasets D] [--faults F] [--work DIR]
-              --seed N      seed of the datasets and of the fault schedule (default 1)
-              --rounds R    rounds to run (default 10; 0 = as many as fit in --minutes)
-              --minutes M   stop starting new rounds after M minutes (default 30)
-              --datasets D  new datasets per round (default 2)
-              --faults F    faults injected per round, one after the other (default 1)
-              --work DIR    folder for every process's data and logs (default target/chaos-<seed>-<time>);
-                            kept after the run for inspection
-            Needs Ceph (deploy/ceph/install-ceph.sh) and a build (mvn -DskipTests install).""";
+@Command(name = "bin/chaos", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+        sortOptions = false, description = "Seeded chaos rounds against the whole system as separate processes.",
+        footer = {"", "Needs Ceph (deploy/ceph/install-ceph.sh) and a build (mvn -DskipTests install)."},
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {"0:no violation found", "1:a violation was found, or the run failed", "2:bad usage"})
+public final class ChaosMain implements Callable<Integer> {
+    @Spec
+    private CommandSpec spec;
+    @Option(names = "--seed", paramLabel = "N", description = "seed of the datasets and of the fault schedule"
+            + " (default 1)")
+    private long seed = 1;
+    @Option(names = "--rounds", paramLabel = "R", description = "rounds to run (default 10; 0 = as many as fit in"
+            + " --minutes)")
+    private int rounds = 10;
+    @Option(names = "--minutes", paramLabel = "M", description = "stop starting new rounds after M minutes"
+            + " (default 30)")
+    private int minutes = 30;
+    @Option(names = "--datasets", paramLabel = "D", description = "new datasets per round (default 2)")
+    private int datasets = 2;
+    @Option(names = "--faults", paramLabel = "F", description = "faults injected per round, one after the other"
+            + " (default 1)")
+    private int faults = 1;
+    @Option(names = "--work", paramLabel = "DIR", description = "folder for every process's data and logs (default"
+            + " target/chaos-<seed>-<time>); kept after the run for inspection")
+    private Path work;
 
     private ChaosMain() {
     }
 
+    /** Checked command line. */
     record Options(long seed, int rounds, int minutes, int datasets, int faults, Path work) {
-        static Options parse(String[] args) {
-            long seed = 1;
-            int rounds = 10;
-            int minutes = 30;
-            int datasets = 2;
-            int faults = 1;
-            Path work = null;
-            for (int i = 0; i < args.length; i++) {
-                String a = args[i];
-                if (a.equals("--help") || a.equals("-h")) {
-                    throw new IllegalArgumentException("");
-                }
-                if (i + 1 >= args.length) {
-                    throw new IllegalArgumentException(a + " needs a value");
-                }
-                String v = args[++i];
-                switch (a) {
-                    case "--seed" -> seed = Long.parseLong(v);
-                    case "--rounds" -> rounds = atLeast(a, Integer.parseInt(v), 0);
-                    case "--minutes" -> minutes = atLeast(a, Integer.parseInt(v), 1);
-                    case "--datasets" -> datasets = atLeast(a, Integer.parseInt(v), 1);
-                    case "--faults" -> faults = atLeast(a, Integer.parseInt(v), 0);
-                    case "--work" -> work = Path.of(v);
-                    default -> throw new IllegalArgumentException("unknown option " + a);
-                }
-            }
-            if (work == null) {
-                work = Path.of("target", "chaos-" + seed + "-" + System.currentTimeMillis());
-            }
-            return new Options(seed, rounds, minutes, datasets, faults, work.toAbsolutePath());
-        }
+    }
 
-        private static int atLeast(String option, int value, int min) {
-            if (value < min) {
-                throw new IllegalArgumentException(option + " must be at least " + min + ", was " + value);
-            }
-            return value;
+    /** The checked options of a command line, without running anything (tests). */
+    static Options parse(String... args) {
+        ChaosMain main = new ChaosMain();
+        CommandLines.of(main, System.out, System.err).parseArgs(args);
+        return main.options();
+    }
+
+    private Options options() {
+        atLeast("--rounds", rounds, 0);
+        atLeast("--minutes", minutes, 1);
+        atLeast("--datasets", datasets, 1);
+        atLeast("--faults", faults, 0);
+        Path dir = work != null ? work : Path.of("target", "chaos-" + seed + "-" + System.currentTimeMillis());
+        return new Options(seed, rounds, minutes, datasets, faults, dir.toAbsolutePath());
+    }
+
+    private void atLeast(String option, int value, int min) {
+        if (value < min) {
+            throw new ParameterException(spec.commandLine(), option + " must be at least " + min + ", was " + value);
         }
     }
 
     public static void main(String[] args) {
-        Options o;
-        try {
-            o = Options.parse(args);
-        } catch (IllegalArgumentException e) {
-            if (!e.getMessage().isEmpty()) {
-                System.err.println("chaos: " + e.getMessage());
-            }
-            System.err.println(USAGE);
-            System.exit(e.getMessage().isEmpty() ? 0 : 2);
-            return;
-        }
-        System.exit(run(o));
+        System.exit(execute(args, System.out, System.err));
+    }
+
+    /** Parses {@code args} and runs the rounds; {@code --help}, {@code --version} and bad options return at once. */
+    static int execute(String[] args, PrintStream out, PrintStream err) {
+        return CommandLines.execute(new ChaosMain(), args, out, err);
+    }
+
+    @Override
+    public Integer call() {
+        return run(options());
     }
 
     static int run(Options o) {

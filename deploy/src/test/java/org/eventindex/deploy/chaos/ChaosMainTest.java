@@ -1,6 +1,7 @@
 package org.eventindex.deploy.chaos;
 
 import org.junit.jupiter.api.Test;
+import picocli.CommandLine.ParameterException;
 
 import java.nio.file.Path;
 
@@ -12,7 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ChaosMainTest {
     @Test
     void defaults() {
-        ChaosMain.Options o = ChaosMain.Options.parse(new String[0]);
+        ChaosMain.Options o = ChaosMain.parse();
         assertEquals(1, o.seed());
         assertEquals(10, o.rounds());
         assertEquals(30, o.minutes());
@@ -24,19 +25,20 @@ class ChaosMainTest {
 
     @Test
     void everyOption() {
-        ChaosMain.Options o = ChaosMain.Options.parse(new String[] {"--seed", "42", "--rounds", "0", "--minutes", "7",
-            "--datasets", "3", "--faults", "2", "--work", "/tmp/x"});
+        ChaosMain.Options o = ChaosMain.parse("--seed", "42", "--rounds", "0", "--minutes", "7", "--datasets", "3",
+            "--faults", "2", "--work", "/tmp/x");
         assertEquals(new ChaosMain.Options(42, 0, 7, 3, 2, Path.of("/tmp/x")), o);
     }
 
     @Test
     void refusesBadValuesNamingTheOption() {
-        assertEquals("--minutes must be at least 1, was 0", assertThrows(IllegalArgumentException.class,
-                () -> ChaosMain.Options.parse(new String[] {"--minutes", "0"})).getMessage());
-        assertEquals("unknown option --sead", assertThrows(IllegalArgumentException.class,
-                () -> ChaosMain.Options.parse(new String[] {"--sead", "1"})).getMessage());
-        assertEquals("--rounds needs a value", assertThrows(IllegalArgumentException.class,
-                () -> ChaosMain.Options.parse(new String[] {"--rounds"})).getMessage());
-        assertThrows(NumberFormatException.class, () -> ChaosMain.Options.parse(new String[] {"--seed", "x"}));
+        assertEquals("--minutes must be at least 1, was 0", assertThrows(ParameterException.class,
+                () -> ChaosMain.parse("--minutes", "0")).getMessage());
+        assertEquals("Unknown options: '--sead', '1'", assertThrows(ParameterException.class,
+                () -> ChaosMain.parse("--sead", "1")).getMessage());
+        assertEquals("Missing required parameter for option '--rounds' (R)", assertThrows(ParameterException.class,
+                () -> ChaosMain.parse("--rounds")).getMessage());
+        assertEquals("Invalid value for option '--seed': 'x' is not a long", assertThrows(ParameterException.class,
+                () -> ChaosMain.parse("--seed", "x")).getMessage());
     }
 }

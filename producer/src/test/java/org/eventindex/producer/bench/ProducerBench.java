@@ -7,11 +7,16 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import org.eventindex.gen.DatasetGenerator;
 import org.eventindex.gen.GeneratedDataset;
 import org.eventindex.gen.GeneratorSpec;
 import org.eventindex.producer.ProducerArgs;
+import org.eventindex.cli.CommandLines;
+import org.eventindex.cli.VersionProvider;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 import org.eventindex.testing.EmbeddedBroker;
 import org.eventindex.testing.EmbeddedS3;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
@@ -30,7 +35,8 @@ import software.amazon.awssdk.services.s3.S3Client;
  * ({@code java -version}), the producer's dry run (start + validation, nothing remote) and an in-process SDK PUT of
  * the same bytes from an already warm client (the pure transfer cost). Prints a Markdown table.
  *
- * <p>Arguments: {@code [--runs N] [--events N] [--work DIR]}; defaults 7 runs, 100000 events, a temp folder.
+ * <p>Arguments: {@code [--runs N] [--events N] [--work DIR]}; defaults 7 runs, 100000 events, a temp folder
+ * ({@code --help}).
  */
 public final class ProducerBench {
     private static final String AK = "bench-ak";
@@ -40,19 +46,30 @@ public final class ProducerBench {
     private ProducerBench() {
     }
 
-    public static void main(String[] args) throws Exception {
+    /** The command line of {@code bin/bench-producer}. */
+    @Command(name = "bin/bench-producer", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+            sortOptions = false, description = "Producer benchmark (not a test); results go in docs/performance.md.")
+    static final class Options implements Callable<Integer> {
+        @Option(names = "--runs", paramLabel = "N", description = "runs per row; medians (default 7)")
         int runs = 7;
+        @Option(names = "--events", paramLabel = "N", description = "events in the SPB file (default 100000)")
         int events = 100_000;
-        Path work = null;
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--runs" -> runs = Integer.parseInt(args[++i]);
-                case "--events" -> events = Integer.parseInt(args[++i]);
-                case "--work" -> work = Path.of(args[++i]);
-                default -> throw new IllegalArgumentException("unknown argument " + args[i]
-                        + " (use --runs N, --events N, --work DIR)");
-            }
+        @Option(names = "--work", paramLabel = "DIR", description = "working folder, kept (default: a temporary"
+                + " one, deleted)")
+        Path work;
+
+        @Override
+        public Integer call() throws Exception {
+            bench(runs, events, work);
+            return 0;
         }
+    }
+
+    public static void main(String[] args) {
+        System.exit(CommandLines.execute(new Options(), args, System.out, System.err));
+    }
+
+    private static void bench(int runs, int events, Path work) throws Exception {
         Path jar = Path.of("producer", "target", "eventindex-producer.jar");
         if (!Files.isRegularFile(jar)) {
             throw new IllegalStateException(jar + " is missing: build it with 'mvn -f producer/pom.xml package'");

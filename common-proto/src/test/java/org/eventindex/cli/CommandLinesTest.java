@@ -1,0 +1,92 @@
+package org.eventindex.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.Callable;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** The conventions every command gets from {@link CommandLines}. */
+class CommandLinesTest {
+    @Command(name = "tool", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+            subcommands = Sub.class)
+    static final class Tool implements Callable<Integer> {
+        @Override
+        public Integer call() {
+            return 0;
+        }
+    }
+
+    @Command(name = "sub", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class)
+    static final class Sub implements Callable<Integer> {
+        @Option(names = "--count", required = true)
+        int count;
+        @Parameters(arity = "0..1")
+        String file;
+
+        @Override
+        public Integer call() {
+            return 40 + count;
+        }
+    }
+
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+    private int run(String... args) {
+        return CommandLines.execute(new Tool(), args, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+    }
+
+    private String err() {
+        return err.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void theVersionIsTheProjectsFilledInByTheBuild() {
+        assertFalse(ProjectVersion.get().isBlank());
+        assertFalse(ProjectVersion.get().contains("${"), ProjectVersion.get());
+        assertEquals(0, run("sub", "--version"));
+        assertEquals("tool sub " + ProjectVersion.get(), out.toString(StandardCharsets.UTF_8).strip());
+    }
+
+    @Test
+    void helpGoesToStdoutWithExitZero() {
+        assertEquals(0, run("sub", "--help"));
+        assertTrue(out.toString(StandardCharsets.UTF_8).startsWith("Usage: tool sub"), out.toString());
+        assertEquals("", err());
+    }
+
+    @Test
+    void theCommandsExitStatusIsReturned() {
+        assertEquals(43, run("sub", "--count", "3"));
+    }
+
+    @Test
+    void usageErrorsAreOneLineNamingTheOptionThenAHintAndExitTwo() {
+        assertEquals(2, run("sub", "--count", "three"));
+        assertEquals("tool sub: Invalid value for option '--count': 'three' is not an int\n"
+                + "Run 'tool sub --help' for the options.\n", err().replace(System.lineSeparator(), "\n"));
+        assertEquals("", out.toString(StandardCharsets.UTF_8));
+    }
+
+    /** picocli checks required options first; a misspelt one is the better message. */
+    @Test
+    void anUnknownOptionIsReportedBeforeTheMissingRequiredOne() {
+        assertEquals(2, run("sub", "--cuont", "3"));
+        assertTrue(err().startsWith("tool sub: Unknown option"), err());
+        assertTrue(err().contains("'--cuont'"), err());
+    }
+
+    @Test
+    void atFilesAreTakenLiterally() {
+        assertEquals(43, run("sub", "--count", "3", "@no-such-file"));
+    }
+}
