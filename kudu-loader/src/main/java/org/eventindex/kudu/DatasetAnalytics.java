@@ -35,10 +35,6 @@ import static java.util.Objects.requireNonNull;
 final class DatasetAnalytics {
     static final int BATCH = 1000;
 
-    /** Another dataset of the same run, where its rows live. */
-    record Other(int dspid, int rgid) {
-    }
-
     private final KuduClient client;
     private final KuduTablesConfig config;
 
@@ -48,15 +44,18 @@ final class DatasetAnalytics {
     }
 
     /** Accumulates the overlap of one load with the other datasets. */
-    final class Overlap {
+    static final class Overlap {
+        private final KuduClient client;
         private final String eventTable;
-        private final List<Other> others;
+        private final List<Placement> others;
         private final long[] counts;
         private final List<Long> batch = new ArrayList<>(BATCH);
         private int batchRun;
 
-        Overlap(String eventTable, List<Other> others) {
-            this.eventTable = eventTable;
+        /** @param others the other LOADED datasets of the run ({@link DatasetsTable#loadedInRun}) */
+        Overlap(KuduClient client, String eventTable, List<Placement> others) {
+            this.client = requireNonNull(client, "client is null");
+            this.eventTable = requireNonNull(eventTable, "eventTable is null");
             this.others = List.copyOf(others);
             this.counts = new long[others.size()];
         }
@@ -111,10 +110,6 @@ final class DatasetAnalytics {
             }
             return r;
         }
-    }
-
-    Overlap overlap(String eventTable, List<Other> others) {
-        return new Overlap(eventTable, others);
     }
 
     /**

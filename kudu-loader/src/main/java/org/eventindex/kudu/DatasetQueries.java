@@ -46,10 +46,7 @@ public final class DatasetQueries {
      * them: simulation datasets in MCEVENTS), and duplicates in DUPLICATEDEVENTS.
      */
     public EventCounts countEvents(int dspid, int epoch) throws KuduException {
-        return new EventCounts(
-                EventRows.count(client, config.eventsTable(), dspid, epoch)
-                        + EventRows.count(client, config.mcEventsTable(), dspid, epoch),
-                EventRows.count(client, config.duplicatedEventsTable(), dspid, epoch));
+        return EventRows.counts(client, config, dspid, epoch);
     }
 
     /**

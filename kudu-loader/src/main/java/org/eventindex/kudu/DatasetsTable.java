@@ -19,9 +19,11 @@ import org.eventindex.names.DatasetName;
 import java.io.IOException;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
+import static org.eventindex.EventIndexFailure.Kind.FATAL;
 import static org.eventindex.EventIndexFailure.Kind.RETRIABLE;
 import static java.util.Objects.requireNonNull;
 
@@ -42,6 +44,80 @@ final class DatasetsTable {
     DatasetsTable(KuduClient client, String tableName) {
         this.client = requireNonNull(client, "client is null");
         this.tableName = requireNonNull(tableName, "tableName is null");
+    }
+
+    /** What a load is to do, decided from one read of the dataset's DATASETS row ({@link #decide}). */
+    sealed interface Decision {
+        /** LOADED already by the same load id at the same placement: nothing to write; the stored counts. */
+        record AlreadyLoaded(long events, long duplicates) implements Decision {
+        }
+
+        /**
+         * Refused, nothing changed: DATASETS holds a newer selection under another load id (superseded), or the same
+         * load id LOADED at another placement.
+         */
+        record Refused(String reason) implements Decision {
+        }
+
+        /** No row: a first load. */
+        record Fresh() implements Decision {
+        }
+
+        /**
+         * A row of an earlier, interrupted or other load, whose rows the load replaces; {@code movedFrom} is the
+         * row's placement when the supervisor placed the dataset elsewhere since (rows to delete there too).
+         */
+        record Replace(Optional<Placement> movedFrom) implements Decision {
+        }
+    }
+
+    /** Reads the row of {@code request}'s dataset once and says what the load is to do; changes nothing. */
+    Decision decide(LoadRequest request) throws KuduException {
+        Optional<DatasetsRow> found = find(request.dataset());
+        if (found.isEmpty()) {
+            return new Decision.Fresh();
+        }
+        DatasetsRow r = found.get();
+        String superseded = superseded(r, request.loadId(), request.selectedAt());
+        if (superseded != null) {
+            return new Decision.Refused(superseded);
+        }
+        boolean samePlacement = r.dspid() == request.dspid() && r.rgid() == request.epoch();
+        if (r.isLoaded() && request.loadId().equals(r.loadId())) {
+            if (!samePlacement) {
+                return new Decision.Refused("already LOADED with load id " + r.loadId() + " as dspid " + r.dspid()
+                        + " epoch " + r.rgid() + ", but the request places the same load at dspid " + request.dspid()
+                        + " epoch " + request.epoch() + "; use a new load id to move it");
+            }
+            long events = orZero(r.countEvents());
+            return new Decision.AlreadyLoaded(events, orZero(r.numDuplicates()));
+        }
+        return new Decision.Replace(r.rgid() >= 0 && !samePlacement
+                ? Optional.of(new Placement(r.dspid(), r.rgid())) : Optional.empty());
+    }
+
+    /**
+     * Refuses a load ({@code loadId}, selected at {@code selectedAt} ms) if the row holds, loaded or loading, a newer
+     * selection under another load id; changes nothing.
+     *
+     * @throws DatasetLoadException naming both selections when the load is superseded
+     */
+    void checkNotSuperseded(DatasetName name, String loadId, long selectedAt) throws IOException {
+        Optional<DatasetsRow> found = find(name);
+        String superseded = found.isEmpty() ? null : superseded(found.get(), loadId, selectedAt);
+        if (superseded != null) {
+            throw new DatasetLoadException(FATAL, name.toString(), superseded);
+        }
+    }
+
+    /** @return why a load of {@code loadId} selected at {@code selectedAt} is superseded by row {@code r}, or null */
+    private static String superseded(DatasetsRow r, String loadId, long selectedAt) {
+        if (selectedAt <= 0 || r.signalTs() == null || r.signalTs() <= selectedAt || loadId.equals(r.loadId())) {
+            return null;
+        }
+        return "superseded: DATASETS holds load " + r.loadId() + " (" + r.state() + ") of a selection made at "
+                + Instant.ofEpochMilli(r.signalTs()) + ", newer than this load " + loadId + " selected at "
+                + Instant.ofEpochMilli(selectedAt) + "; nothing changed";
     }
 
     Optional<DatasetsRow> find(DatasetName name) throws KuduException {
@@ -70,7 +146,7 @@ final class DatasetsTable {
     }
 
     /** The LOADED datasets of run {@code runNumber} other than {@code excludeDspid}. */
-    List<DatasetAnalytics.Other> loadedInRun(int runNumber, int excludeDspid) throws KuduException {
+    List<Placement> loadedInRun(int runNumber, int excludeDspid) throws KuduException {
         KuduTable table = client.openTable(tableName);
         Schema s = table.getSchema();
         KuduScanner scanner = client.newScannerBuilder(table)
@@ -78,7 +154,7 @@ final class DatasetsTable {
                 .addPredicate(KuduPredicate.newComparisonPredicate(s.getColumn(KuduSchemas.RUNNUMBER),
                         KuduPredicate.ComparisonOp.EQUAL, runNumber))
                 .build();
-        List<DatasetAnalytics.Other> others = new java.util.ArrayList<>();
+        List<Placement> others = new ArrayList<>();
         try {
             while (scanner.hasMoreRows()) {
                 for (RowResult r : scanner.nextRows()) {
@@ -86,7 +162,7 @@ final class DatasetsTable {
                             && LoadState.LOADED.name().equals(r.isNull(KuduSchemas.STATE) ? null
                             : r.getString(KuduSchemas.STATE))
                             && r.getInt(KuduSchemas.DSPID) != excludeDspid) {
-                        others.add(new DatasetAnalytics.Other(r.getInt(KuduSchemas.DSPID), r.getInt(KuduSchemas.RGID)));
+                        others.add(new Placement(r.getInt(KuduSchemas.DSPID), r.getInt(KuduSchemas.RGID)));
                     }
                 }
             }
@@ -138,19 +214,24 @@ final class DatasetsTable {
         });
     }
 
-    /** Marks the dataset LOADED with its counts. */
-    void markLoaded(LoadRequest request, long events, long uniqDuplEvents, long duplicates, Integer smk, Instant end)
-            throws IOException {
+    /**
+     * Marks the dataset LOADED with the counts of what was {@code written}, unless a newer selection started
+     * loading meanwhile: then its load, not this one, ends LOADED.
+     *
+     * @throws DatasetLoadException when superseded meanwhile; the row is left as it is
+     */
+    void markLoaded(LoadRequest request, EventWriter.Written written, Instant end) throws IOException {
+        checkNotSuperseded(request.dataset(), request.loadId(), request.selectedAt());
         write(request, row -> {
             row.addString(KuduSchemas.STATE, LoadState.LOADED.name());
             row.addLong(KuduSchemas.INSERT_END, micros(end));
-            row.addLong(KuduSchemas.COUNT_EVENTS, events);
-            row.addLong(KuduSchemas.UNIQ_DUPL_EVENTS, uniqDuplEvents);
-            row.addLong(KuduSchemas.NUM_DUPLICATES, duplicates);
-            if (smk == null) {
+            row.addLong(KuduSchemas.COUNT_EVENTS, written.events());
+            row.addLong(KuduSchemas.UNIQ_DUPL_EVENTS, written.uniqDuplEvents());
+            row.addLong(KuduSchemas.NUM_DUPLICATES, written.duplicates());
+            if (written.smk() == null) {
                 row.setNull(KuduSchemas.SMK);
             } else {
-                row.addInt(KuduSchemas.SMK, smk);
+                row.addInt(KuduSchemas.SMK, written.smk());
             }
         });
     }
@@ -211,6 +292,10 @@ final class DatasetsTable {
             }
         }
         return null;
+    }
+
+    private static long orZero(Long value) {
+        return value == null ? 0 : value;
     }
 
     private static Long longOrNull(RowResult r, String column) {

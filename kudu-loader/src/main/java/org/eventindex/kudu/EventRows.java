@@ -34,6 +34,28 @@ final class EventRows {
     private EventRows() {
     }
 
+    /**
+     * Rows of dataset {@code dspid} within {@code epoch}: events in EVENTS plus MCEVENTS (a dataset is in one of
+     * them: simulation datasets in MCEVENTS), and duplicates in DUPLICATEDEVENTS.
+     */
+    static EventCounts counts(KuduClient client, KuduTablesConfig config, int dspid, int epoch) throws KuduException {
+        return new EventCounts(
+                count(client, config.eventsTable(), dspid, epoch) + count(client, config.mcEventsTable(), dspid, epoch),
+                count(client, config.duplicatedEventsTable(), dspid, epoch));
+    }
+
+    /**
+     * Deletes every row of {@code dspid} in {@code epoch} from EVENTS, DUPLICATEDEVENTS and MCEVENTS.
+     *
+     * @throws DatasetLoadException naming the dataset and the first refused deletes
+     */
+    static void deleteDataset(KuduClient client, KuduTablesConfig config, int dspid, int epoch, String dataset)
+            throws KuduException, DatasetLoadException {
+        deleteAll(client, config.eventsTable(), dspid, epoch, dataset);
+        deleteAll(client, config.duplicatedEventsTable(), dspid, epoch, dataset);
+        deleteAll(client, config.mcEventsTable(), dspid, epoch, dataset);
+    }
+
     /** Number of rows of {@code dspid} in {@code epoch}. */
     static long count(KuduClient client, String tableName, int dspid, int epoch) throws KuduException {
         KuduTable table = client.openTable(tableName);
@@ -55,7 +77,7 @@ final class EventRows {
      * @return rows deleted
      * @throws DatasetLoadException naming the dataset and the first refused deletes
      */
-    static long deleteAll(KuduClient client, String tableName, int dspid, int epoch, String dataset)
+    private static long deleteAll(KuduClient client, String tableName, int dspid, int epoch, String dataset)
             throws KuduException, DatasetLoadException {
         KuduTable table = client.openTable(tableName);
         List<ColumnSchema> key = table.getSchema().getPrimaryKeyColumns();

@@ -1,0 +1,224 @@
+package org.eventindex.kudu;
+
+import org.apache.kudu.client.Insert;
+import org.apache.kudu.client.KuduClient;
+import org.apache.kudu.client.KuduException;
+import org.apache.kudu.client.KuduSession;
+import org.apache.kudu.client.KuduTable;
+import org.apache.kudu.client.SessionConfiguration;
+import org.eventindex.consolidated.EventRecord;
+import org.eventindex.proto.EventIndexProtos.TriggerMenu_p1;
+import org.eventindex.spb.LongHashSet;
+
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.eventindex.EventIndexFailure.Kind.FATAL;
+import static java.util.Objects.requireNonNull;
+
+/**
+ * Writes the events of one load's file (steps 3 and the counting of 4 of {@link DatasetLoader}'s protocol): the first
+ * occurrence of each event number to EVENTS (MCEVENTS for a simulation dataset), later ones to DUPLICATEDEVENTS, all
+ * through one Kudu session; on the way it counts the trigger pairs and the overlap with the other LOADED datasets of
+ * the run, and reports progress. One instance per load; close it, also after a failure, to stop the pair counting
+ * thread and close the session.
+ * <p>
+ * Sorted single-run Parquet files have equal event numbers adjacent: no set needed. Older SPB files and multi-run
+ * files keep every event number in a set (~16 B each). File order is fixed, so a reload gives the same split.
+ */
+final class EventWriter implements AutoCloseable {
+
+    /**
+     * What a load wrote.
+     *
+     * @param events         events in the file
+     * @param duplicates     rows written to DUPLICATEDEVENTS (occurrences after the first)
+     * @param uniqDuplEvents event numbers seen more than once
+     * @param smk            the first super master key seen (on an event, else in its file's trigger menu), or null
+     * @param triggerPairs   the trigger pair counts of the events written to EVENTS/MCEVENTS
+     * @param overlaps       events shared with each other LOADED dataset of the run, by its dspid (non-zero only)
+     */
+    record Written(long events, long duplicates, long uniqDuplEvents, Integer smk, PairCounter triggerPairs,
+                   Map<Integer, Long> overlaps) {
+        /** Rows written to EVENTS/MCEVENTS. */
+        long unique() {
+            return events - duplicates;
+        }
+    }
+
+    private final KuduClient client;
+    private final KuduTablesConfig config;
+    private final LoaderSettings settings;
+    private final LoadRequest request;
+    private final String dataset;
+    private final long startMicros;
+    private final List<Placement> others;
+    private final DatasetLoader.Progress progress;
+
+    private final KuduTable dups;
+    private final EventRowMapper dupMapper;
+    private final int insertionTime;
+    private final KuduSession session;
+    private final TriggerBits bits = new TriggerBits();
+    private final AsyncPairCounter pairs;
+
+    // set at the first event: an SPB file says whether it is simulation (MCEVENTS) only there
+    private KuduTable events;
+    private EventRowMapper eventMapper;
+    private String tableNames;
+    private DatasetAnalytics.Overlap overlap;
+
+    // duplicate classification: by adjacency (sorted single-run files), else by the set of event numbers seen
+    private LongHashSet seen;
+    private final Map<Long, Integer> repeats = new HashMap<>();
+    private long lastEvent = -1;
+    private int lastOccurrence;
+
+    private long count;
+    private long duplicates;
+    private long uniqDupl;
+    private Integer smk;
+
+    /**
+     * @param startMicros the load's insert_start; a duplicate's {@code insertion_time} is this plus occurrence - 2
+     * @param others      the other LOADED datasets of the run, to count the overlap with
+     */
+    EventWriter(KuduClient client, KuduTablesConfig config, LoaderSettings settings, LoadRequest request,
+                long startMicros, List<Placement> others, DatasetLoader.Progress progress) throws KuduException {
+        this.client = requireNonNull(client, "client is null");
+        this.config = requireNonNull(config, "config is null");
+        this.settings = requireNonNull(settings, "settings is null");
+        this.request = requireNonNull(request, "request is null");
+        this.dataset = request.dataset().toString();
+        this.startMicros = startMicros;
+        this.others = List.copyOf(others);
+        this.progress = requireNonNull(progress, "progress is null");
+        this.dups = client.openTable(config.duplicatedEventsTable());
+        this.dupMapper = new EventRowMapper(dups.getSchema());
+        this.insertionTime = dups.getSchema().getColumnIndex(KuduSchemas.INSERTION_TIME);
+        this.session = client.newSession();
+        session.setFlushMode(SessionConfiguration.FlushMode.AUTO_FLUSH_BACKGROUND);
+        session.setMutationBufferSpace(settings.mutationBufferOps());
+        session.setFlushInterval((int) settings.flushInterval().toMillis());
+        session.setTimeoutMillis(settings.operationTimeout().toMillis());
+        this.pairs = new AsyncPairCounter(dataset);
+    }
+
+    /**
+     * Streams the file into Kudu; returns after every row was flushed without a refusal.
+     *
+     * @throws DatasetLoadException when Kudu refuses rows or an event's reference or trigger mask is malformed
+     * @throws IOException          when the file cannot be read or Kudu fails
+     */
+    Written write() throws IOException {
+        try (EventSource source = EventSource.open(request.source(), settings)) {
+            boolean adjacent = source.adjacentDuplicates();
+            if (!adjacent) {
+                seen = new LongHashSet(1 << 16);
+            }
+            while (source.next()) {
+                EventRecord e = source.event;
+                if (events == null) {
+                    openEventTable(source.simulation());
+                }
+                count++;
+                if (smk == null) {
+                    if (e.hasSmk) {
+                        smk = e.smk;
+                    } else if (source.menu != null) {
+                        smk = source.menu.getSMK();
+                    }
+                }
+                decodeTriggers(e);
+                int occurrence = adjacent ? adjacentOccurrence(e.eventNumber) : seenOccurrence(e.eventNumber);
+                session.apply(occurrence == 1 ? first(e, source.menu) : duplicate(e, source.menu, occurrence));
+                if (count % settings.progressEvery() == 0) {
+                    EventRows.failOnErrors(session, tableNames, "insert events", dataset);
+                    progress.events(dataset, count);
+                }
+            }
+            session.flush();
+            if (tableNames != null) {
+                EventRows.failOnErrors(session, tableNames, "insert events", dataset);
+            }
+            progress.events(dataset, count);
+        }
+        PairCounter triggerPairs = pairs.finish();
+        Map<Integer, Long> overlaps = overlap == null ? Map.of() : overlap.result();
+        return new Written(count, duplicates, uniqDupl, smk, triggerPairs, overlaps);
+    }
+
+    private void openEventTable(boolean simulation) throws KuduException {
+        String table = simulation ? config.mcEventsTable() : config.eventsTable();
+        events = client.openTable(table);
+        eventMapper = new EventRowMapper(events.getSchema());
+        tableNames = table + "/" + config.duplicatedEventsTable();
+        overlap = new DatasetAnalytics.Overlap(client, table, others);
+    }
+
+    private int adjacentOccurrence(long eventNumber) {
+        int occurrence = count > 1 && eventNumber == lastEvent ? lastOccurrence + 1 : 1;
+        lastEvent = eventNumber;
+        lastOccurrence = occurrence;
+        return occurrence;
+    }
+
+    private int seenOccurrence(long eventNumber) {
+        return seen.add(eventNumber) ? 1 : repeats.merge(eventNumber, 2, (a, b) -> a + 1);
+    }
+
+    /** The first occurrence: to EVENTS/MCEVENTS, counted for trigger pairs and overlaps. */
+    private Insert first(EventRecord e, TriggerMenu_p1 menu) throws IOException {
+        Insert insert = events.newInsert();
+        fill(eventMapper, insert, e, menu);
+        eventMapper.fillTriggerWords(insert.getRow(), bits);
+        pairs.add(bits.fired, bits.firedCount);
+        overlap.add(e.runNumber, e.eventNumber);
+        return insert;
+    }
+
+    /** A later occurrence: to DUPLICATEDEVENTS, keyed apart by its insertion_time. */
+    private Insert duplicate(EventRecord e, TriggerMenu_p1 menu, int occurrence) throws DatasetLoadException {
+        if (occurrence == 2) {
+            uniqDupl++;
+        }
+        Insert insert = dups.newInsert();
+        fill(dupMapper, insert, e, menu);
+        dupMapper.fillTriggerWords(insert.getRow(), bits);
+        insert.getRow().addLong(insertionTime, startMicros + occurrence - 2);
+        duplicates++;
+        return insert;
+    }
+
+    private void decodeTriggers(EventRecord e) throws DatasetLoadException {
+        try {
+            bits.decode(e);
+        } catch (IllegalArgumentException bad) {
+            throw malformed(e, "trigger mask", bad);
+        }
+    }
+
+    private void fill(EventRowMapper mapper, Insert insert, EventRecord e, TriggerMenu_p1 menu)
+            throws DatasetLoadException {
+        try {
+            mapper.fill(insert.getRow(), request.dspid(), request.epoch(), e, menu);
+        } catch (IllegalArgumentException bad) {
+            throw malformed(e, "reference", bad);
+        }
+    }
+
+    private DatasetLoadException malformed(EventRecord e, String what, IllegalArgumentException bad) {
+        return new DatasetLoadException(FATAL, dataset, "event " + e.runNumber + "/"
+                + Long.toUnsignedString(e.eventNumber) + " of file " + e.guid + " in " + request.source().location()
+                + " has a malformed " + what + ": " + bad.getMessage(), bad);
+    }
+
+    /** Stops the pair counting thread if {@link #write()} did not finish, and closes the session. */
+    @Override
+    public void close() throws KuduException {
+        pairs.close();
+        session.close();
+    }
+}
