@@ -4,6 +4,7 @@ import org.apache.kudu.ColumnSchema;
 import org.apache.kudu.client.CreateTableOptions;
 import org.apache.kudu.client.Insert;
 import org.apache.kudu.client.KuduClient;
+import org.apache.kudu.client.KuduException;
 import org.apache.kudu.client.KuduSession;
 import org.apache.kudu.client.KuduTable;
 import org.apache.kudu.client.Update;
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -25,6 +27,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -210,6 +213,42 @@ class DatasetLoaderIT {
         assertThrows(DatasetLoadException.class, () -> loader.load(
                 request(dataset, 107, EPOCH, "signal-h2", newer, 2000)));
         assertEquals("signal-h3", queries.dataset(dataset).orElseThrow().loadId());
+    }
+
+    @Test
+    void aNewerSelectionStartedDuringTheLoadKeepsItFromEndingLoaded() throws Exception {
+        String dataset = "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1830";
+        Path file = TestDatasetFiles.write(dir.resolve("i.spb"), dataset, List.of(
+                new InputFile(TestDatasetFiles.guid(12, 0), 1, 2)));
+        AtomicBoolean newerStarted = new AtomicBoolean();
+        // once the events are written, a newer selection's load takes the DATASETS row (as its markLoading would)
+        DatasetLoader.Progress newerLoadStarts = (name, events) -> {
+            if (newerStarted.compareAndSet(false, true)) {
+                startLoadingElsewhere(dataset, "signal-i2", 3000);
+            }
+        };
+        DatasetLoadException e = assertThrows(DatasetLoadException.class, () -> loader.load(
+                request(dataset, 108, EPOCH, "signal-i1", file, 2000), newerLoadStarts));
+        assertContains(e.getMessage(), dataset, "superseded", "signal-i2", "signal-i1");
+        assertFalse(e.retriable(), "a superseded load fails the same way every time");
+        DatasetsRow row = queries.dataset(dataset).orElseThrow();
+        assertEquals("signal-i2", row.loadId());
+        assertEquals(LoadState.LOADING, row.state());
+    }
+
+    private static void startLoadingElsewhere(String dataset, String loadId, long selectedAt) {
+        try {
+            KuduSession session = client.newSession();
+            Update update = client.openTable(MAIN.datasetsTable()).newUpdate();
+            KuduSchemas.addDatasetKey(update.getRow(), DatasetName.parse(dataset));
+            update.getRow().addString(KuduSchemas.LOAD_ID, loadId);
+            update.getRow().addLong(KuduSchemas.SIGNAL_TS, selectedAt);
+            update.getRow().addString(KuduSchemas.STATE, LoadState.LOADING.name());
+            assertFalse(session.apply(update).hasRowError(), "DATASETS row of " + dataset + " not updated");
+            session.close();
+        } catch (KuduException e) {
+            throw new UncheckedIOException("could not update the DATASETS row of " + dataset, e);
+        }
     }
 
     @Test
