@@ -23,8 +23,9 @@ import java.util.List;
 import static org.eventindex.EventIndexFailure.Kind.RETRIABLE;
 
 /**
- * Scans of the rows of one dataset in one epoch of EVENTS or DUPLICATEDEVENTS. The predicate on {@code rgid} prunes
- * the scan to one range; the one on {@code dspid} (first key column) to a key range within each bucket.
+ * Scans of the rows of one dataset in one epoch of EVENTS, MCEVENTS or DUPLICATEDEVENTS. The predicate on
+ * {@code rgid} prunes the scan to one range; the one on {@code dspid} (first key column) to a key range within each
+ * bucket.
  * <p>
  * Scans read the latest data on the tablet leaders: a leader applies a write before acknowledging it, so every
  * acknowledged write of any client is seen. (READ_YOUR_WRITES would not do: from a client that did not write the
@@ -71,13 +72,7 @@ final class EventRows {
         return rows;
     }
 
-    /**
-     * Deletes every row of {@code dspid} in {@code epoch}.
-     *
-     * @return rows deleted
-     * @throws DatasetLoadException naming the dataset and the first refused deletes
-     */
-    private static long deleteAll(KuduClient client, String tableName, int dspid, int epoch, String dataset)
+    private static void deleteAll(KuduClient client, String tableName, int dspid, int epoch, String dataset)
             throws KuduException, DatasetLoadException {
         KuduTable table = client.openTable(tableName);
         List<ColumnSchema> key = table.getSchema().getPrimaryKeyColumns();
@@ -85,7 +80,6 @@ final class EventRows {
         int[] keyIndex = key.stream().mapToInt(c -> table.getSchema().getColumnIndex(c.getName())).toArray();
         KuduSession session = client.newSession();
         session.setFlushMode(SessionConfiguration.FlushMode.AUTO_FLUSH_BACKGROUND);
-        long deleted = 0;
         try {
             while (scanner.hasMoreRows()) {
                 RowResultIterator rows = scanner.nextRows();
@@ -93,7 +87,6 @@ final class EventRows {
                     Delete delete = table.newDelete();
                     copyKey(r, delete.getRow(), key, keyIndex);
                     session.apply(delete);
-                    deleted++;
                 }
             }
             session.flush();
@@ -102,7 +95,6 @@ final class EventRows {
             scanner.close();
             session.close();
         }
-        return deleted;
     }
 
     /** Reads one row's columns by its full EVENTS key; null when absent. */
