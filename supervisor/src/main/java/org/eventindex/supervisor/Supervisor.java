@@ -55,7 +55,7 @@ public final class Supervisor implements AutoCloseable {
     private volatile SignalDispatcher dispatcher;
     private volatile StompQueueWorker producerWorker;
     private volatile StompQueueWorker controlWorker;
-    private volatile InfoServer http;
+    private volatile OpsHttpServer http;
     private volatile EventBus eventBus;
     private volatile EpochRanges epochRanges;
     private volatile Catalogue catalogue;
@@ -121,8 +121,7 @@ public final class Supervisor implements AutoCloseable {
             engine.recover();
             registerGauges(engine);
 
-            http = new InfoServer(config.httpHost(), config.httpPort(), metricsRegistry, this::readiness, eventBus,
-                    new InfoResources(engine, this::supervisorInfo));
+            http = infoService(eventBus, new InfoResources(engine, this::supervisorInfo));
             http.start();
 
             // One thread per periodic task (ticks, catalogue, cleanup): a slow Rucio or S3 never delays a lease.
@@ -195,7 +194,7 @@ public final class Supervisor implements AutoCloseable {
 
     /** The operations HTTP port (useful when configured as 0). */
     public int httpPort() {
-        InfoServer h = http;
+        OpsHttpServer h = http;
         if (h == null) {
             throw new IllegalStateException("supervisor not started");
         }
@@ -266,6 +265,25 @@ public final class Supervisor implements AutoCloseable {
         if (diskGuard.low().isEmpty()) {
             checkpoints.ifDue(e);
         }
+    }
+
+    /**
+     * The information service on the one ops server: {@code /health}, {@code /ready}, {@code /metrics}, the JSON
+     * resources and the {@code /events} stream (each subscriber has its own writer thread, see {@link EventBus}).
+     */
+    private OpsHttpServer infoService(EventBus events, InfoResources resources) throws IOException {
+        OpsHttpServer server;
+        try {
+            server = new OpsHttpServer(config.httpHost(), config.httpPort(), metricsRegistry, OpsHttpServer.Readiness::ok,
+                    this::readiness);
+        } catch (IOException e) {
+            throw new IOException(e.getMessage() + " (" + SupervisorConfig.HTTP_PORT + ")", e);
+        }
+        server.json("/datasets", (rest, query) -> rest.isEmpty() ? resources.datasets(query) : resources.dataset(rest));
+        server.json("/consumers", resources::consumers);
+        server.json("/supervisor", resources::supervisor);
+        server.eventStream("/events", events::subscribe);
+        return server;
     }
 
     private void registerGauges(SupervisorEngine e) {
