@@ -3,7 +3,7 @@ package org.eventindex.lookup;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
-import org.eventindex.ops.Metrics;
+import org.eventindex.ops.DaemonMetrics;
 import org.eventindex.ops.OpsHttpServer;
 
 import java.io.IOException;
@@ -62,7 +62,7 @@ public final class LookupServer implements AutoCloseable {
         requireNonNull(address, "address is null");
         requireNonNull(lookups, "lookups is null");
         requireNonNull(limits, "limits is null");
-        OpsHttpServer http = new OpsHttpServer(address, limits.threads(), new Metrics(),
+        OpsHttpServer http = new OpsHttpServer(address, limits.threads(), DaemonMetrics.registry("lookup"),
                 OpsHttpServer.Readiness::ok, OpsHttpServer.Readiness::ok);
         LookupServer s = new LookupServer(http, lookups, limits);
         http.handle("/events/", ex -> s.limited(ex, s::event));

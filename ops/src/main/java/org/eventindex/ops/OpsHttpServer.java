@@ -3,8 +3,11 @@ package org.eventindex.ops;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
+import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import org.eventindex.message.Json;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
@@ -21,7 +24,8 @@ import java.util.function.Supplier;
 /**
  * The one HTTP server of every daemon: {@code /health} (liveness: 200 while the daemon can work, 503 with the reason
  * when it cannot recover by itself and must be restarted), {@code /ready} (200 only when the daemon's dependencies are
- * reachable, 503 with the reason otherwise), {@code /metrics} (Prometheus text), plus what the daemon adds before
+ * reachable, 503 with the reason otherwise), {@code /metrics} (the daemon's registry, see {@link DaemonMetrics}, in the
+ * Prometheus text format), plus what the daemon adds before
  * {@link #start()}: JSON resources ({@link #json}), Server-Sent Events streams ({@link #eventStream}) and its own API
  * ({@link #handle}). Port 0 picks a free port ({@link #port()} tells which).
  */
@@ -37,7 +41,7 @@ public final class OpsHttpServer implements AutoCloseable {
      * @param health    whether the daemon is alive ({@code /health}); not ready means it must be restarted
      * @param readiness whether it can do its work now ({@code /ready})
      */
-    public OpsHttpServer(String bindHost, int port, Metrics metrics, Supplier<Readiness> health,
+    public OpsHttpServer(String bindHost, int port, PrometheusRegistry metrics, Supplier<Readiness> health,
                          Supplier<Readiness> readiness) throws IOException {
         this(new InetSocketAddress(bindHost, port), DEFAULT_THREADS, metrics, health, readiness);
     }
@@ -46,7 +50,7 @@ public final class OpsHttpServer implements AutoCloseable {
      * @param threads request threads (a daemon serving its own API sizes them for it)
      * @throws IOException when the address cannot be bound (the message names it)
      */
-    public OpsHttpServer(InetSocketAddress address, int threads, Metrics metrics, Supplier<Readiness> health,
+    public OpsHttpServer(InetSocketAddress address, int threads, PrometheusRegistry metrics, Supplier<Readiness> health,
                          Supplier<Readiness> readiness) throws IOException {
         Objects.requireNonNull(address, "address is null");
         Objects.requireNonNull(metrics, "metrics is null");
@@ -75,7 +79,12 @@ public final class OpsHttpServer implements AutoCloseable {
             Readiness r = readiness.get();
             respond(ex, r.ready() ? 200 : 503, "text/plain", (r.ready() ? "ready" : "not ready: " + r.reason()) + "\n");
         });
-        server.createContext("/metrics", ex -> respond(ex, 200, "text/plain; version=0.0.4", metrics.renderPrometheus()));
+        PrometheusTextFormatWriter text = PrometheusTextFormatWriter.create();
+        server.createContext("/metrics", ex -> {
+            ByteArrayOutputStream body = new ByteArrayOutputStream();
+            text.write(body, metrics.scrape());
+            respond(ex, 200, text.getContentType(), body.toByteArray());
+        });
     }
 
     /** Serves {@code supplier.get()} as JSON at {@code path}; a null result is a 404. */
@@ -165,7 +174,10 @@ public final class OpsHttpServer implements AutoCloseable {
     }
 
     private static void respond(HttpExchange ex, int status, String type, String body) throws IOException {
-        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        respond(ex, status, type, body.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static void respond(HttpExchange ex, int status, String type, byte[] bytes) throws IOException {
         ex.getResponseHeaders().set("Content-Type", type);
         ex.sendResponseHeaders(status, bytes.length);
         try (OutputStream out = ex.getResponseBody()) {
