@@ -181,10 +181,10 @@ public final class Consumer implements AutoCloseable {
                 config.fetchThreads(), config.fetchAttempts(), metrics);
         ParquetConsolidatedFormat format = new ParquetConsolidatedFormat(spoolDir, config.sortMemoryBytes(),
                 config.encodingThreads(), config.runMemoryBytes(), services.parquet());
-        DaemonMetrics.gauge(metrics.registry(), ConsumerMetrics.RUN_MEMORY_USED, "Bytes of sorted runs held in the run memory now"
-                + " (the rest of a dataset's runs are in the spool dir).", format::runMemoryInUse);
-        DaemonMetrics.gauge(metrics.registry(), ConsumerMetrics.RUN_MEMORY_LIMIT, "consumer.run.memory.bytes: most bytes of sorted"
-                + " runs held in memory at a time.", config::runMemoryBytes);
+        DaemonMetrics.gauge(metrics.registry(), ConsumerMetrics.RUN_MEMORY_USED, "Bytes of sorted runs held in the run"
+                + " memory now (the rest of a dataset's runs are in the spool dir).", format::runMemoryInUse);
+        DaemonMetrics.gauge(metrics.registry(), ConsumerMetrics.RUN_MEMORY_LIMIT, "consumer.run.memory.bytes: most bytes"
+                + " of sorted runs held in memory at a time.", config::runMemoryBytes);
         HdfsCommitter committer = new HdfsCommitter(services.fileContext(), new Path(config.hdfsRoot()),
                 format.fileSuffix());
         DatasetProcessor processor = new DatasetProcessor(consolidator, format, committer, services.ingest());

@@ -174,8 +174,8 @@ final class PipelineE2EIT {
         ProducerInfo forged = new ProducerInfo(100, 200, "1", victim.taskID(), victim.jobID() + "9", 1, 2, name, 1, 1,
                 1, "0123456789abcdef0123456789abcdef", 3, url, List.of(new GuidInfo(ds.jobs().get(0).guids().get(0),
                 0, 1, 1, 1, 2, "f1", "physics_Main", "data18_13TeV", Map.of("350013", new EventRange(1, 1)))));
-        double rejectedBefore = DaemonMetrics.value(stack.supervisor().metrics(), "eventindex_supervisor_rejected_total",
-                "reason", "wrong_key");
+        double rejectedBefore = DaemonMetrics.value(stack.supervisor().metrics(),
+                "eventindex_supervisor_rejected_total", "reason", "wrong_key");
         try (StompSender sender = new StompSender(stack.brokerLogins().settings(stack.broker().stompEndpoints(),
                 BrokerLogins.PRODUCER))) {
             sender.send(Queues.SUPERVISOR, Json.write(new ProducerMessage(ProducerMessage.TYPE_OBJECT_STORED,

@@ -197,7 +197,7 @@ public final class OpsHttpServer implements AutoCloseable {
         Object get(String rest, String rawQuery);
     }
 
-    /** Takes over a stream connection: writes events to {@code out} from its own thread, runs {@code close} at the end. */
+    /** Takes over a stream connection: writes to {@code out} from its own thread, runs {@code close} at the end. */
     @FunctionalInterface
     public interface StreamSubscriber {
         void subscribe(String clientId, OutputStream out, Runnable close) throws IOException;

@@ -128,8 +128,8 @@ final class JournalDiskGuard {
         DaemonMetrics.gauge(metrics, "eventindex_supervisor_journal_disk_free_bytes",
                 "Usable bytes of the journal's disk when last looked at (-1: not yet, or the check is off).",
                 this::lastFreeBytes);
-        DaemonMetrics.gauge(metrics, "eventindex_supervisor_journal_disk_low", "1 while consuming is paused because the journal's"
-                + " disk is below " + SupervisorConfig.JOURNAL_MIN_FREE_BYTES + ".", () -> low == null ? 0 : 1);
+        DaemonMetrics.gauge(metrics, "eventindex_supervisor_journal_disk_low", "1 while consuming is paused because the"
+                + " journal's disk is below " + SupervisorConfig.JOURNAL_MIN_FREE_BYTES + ".", () -> low == null ? 0 : 1);
     }
 
     /** Usable bytes when last looked at; -1 before the first look (or with the guard off). */

@@ -1,9 +1,9 @@
 package org.eventindex.supervisor;
 
-import org.eventindex.message.ConsumerSignal;
-import org.eventindex.message.Json;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import org.eventindex.message.ConsumerSignal;
+import org.eventindex.message.Json;
 import org.eventindex.ops.DaemonMetrics;
 import org.eventindex.ops.OpsHttpServer;
 import org.eventindex.stomp.StompMessage;
@@ -277,8 +277,8 @@ public final class Supervisor implements AutoCloseable {
     private OpsHttpServer infoService(EventBus events, InfoResources resources) throws IOException {
         OpsHttpServer server;
         try {
-            server = new OpsHttpServer(config.httpHost(), config.httpPort(), metricsRegistry, OpsHttpServer.Readiness::ok,
-                    this::readiness);
+            server = new OpsHttpServer(config.httpHost(), config.httpPort(), metricsRegistry,
+                    OpsHttpServer.Readiness::ok, this::readiness);
         } catch (IOException e) {
             throw new IOException(e.getMessage() + " (" + SupervisorConfig.HTTP_PORT + ")", e);
         }
@@ -299,16 +299,19 @@ public final class Supervisor implements AutoCloseable {
                         cb.call(byState.getOrDefault(s, 0L), s.name().toLowerCase(Locale.ROOT));
                     }
                 }).register(metricsRegistry);
-        DaemonMetrics.gauge(metricsRegistry, "eventindex_supervisor_current_epoch", "Epoch (Kudu range) new datasets go to.",
+        DaemonMetrics.gauge(metricsRegistry, "eventindex_supervisor_current_epoch",
+                "Epoch (Kudu range) new datasets go to.",
                 () -> e.read(st -> Math.max(st.currentEpoch(), config.kuduEpoch())));
-        DaemonMetrics.gauge(metricsRegistry, "eventindex_supervisor_current_epoch_events", "Events assigned to the current epoch.",
+        DaemonMetrics.gauge(metricsRegistry, "eventindex_supervisor_current_epoch_events",
+                "Events assigned to the current epoch.",
                 () -> e.read(SupervisorState::eventsInEpoch));
         DaemonMetrics.gauge(metricsRegistry, "eventindex_supervisor_datasets_retired",
                 "Datasets DONE with every object deleted, of which only a summary is kept.",
                 () -> e.read(st -> st.retired().size()));
         DaemonMetrics.gauge(metricsRegistry, "eventindex_supervisor_journal_seq", "Last journal sequence number.",
                 () -> journal.lastSeq());
-        DaemonMetrics.gauge(metricsRegistry, "eventindex_supervisor_event_subscribers", "Connected /events subscribers.",
+        DaemonMetrics.gauge(metricsRegistry, "eventindex_supervisor_event_subscribers",
+                "Connected /events subscribers.",
                 () -> eventBus.subscribers());
         diskGuard.registerGauges(metricsRegistry);
         checkpoints.registerGauges(metricsRegistry, journal);

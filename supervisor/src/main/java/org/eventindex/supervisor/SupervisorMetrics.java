@@ -103,10 +103,6 @@ final class SupervisorMetrics {
         byReason.get(reason).inc();
     }
 
-    PrometheusRegistry registry() {
-        return registry;
-    }
-
     private Counter counter(String name, String help) {
         return Counter.builder().name(name).help(help).register(registry);
     }

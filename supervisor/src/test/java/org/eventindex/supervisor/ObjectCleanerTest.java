@@ -155,7 +155,8 @@ class ObjectCleanerTest {
         producer(DATASET, "m5", retry, guid("G1", 0, 10));
         assertEquals(retired, engine.dataset(DATASET).orElseThrow(), "nothing can be re-read once the objects are gone");
         assertEquals(seq + 5, journal.lastSeq(), "all refused (MESSAGE_REJECTED)");
-        assertEquals(5, DaemonMetrics.value(registry, "eventindex_supervisor_rejected_total", "reason", "dataset_retired"));
+        assertEquals(5, DaemonMetrics.value(registry, SupervisorMetrics.REJECTED, "reason",
+                SupervisorMetrics.label(RejectReason.DATASET_RETIRED)));
         clock.advance(ORPHANS);
         assertEquals(1, cleaner.runOnce().orphansDeleted(), "the late retry's object is an orphan");
         assertEquals(List.of(key("other")), s3.keys(BUCKET));

@@ -92,7 +92,8 @@ class SupervisorEngineTest {
     }
 
     private long rejected(RejectReason reason) {
-        return (long) DaemonMetrics.value(registry, SupervisorMetrics.REJECTED, "reason", SupervisorMetrics.label(reason));
+        return (long) DaemonMetrics.value(registry, SupervisorMetrics.REJECTED, "reason",
+                SupervisorMetrics.label(reason));
     }
 
     private ConsumerSignal completeDataset() throws IOException {
