@@ -160,7 +160,7 @@ final class Consolidator {
                     return new Fetched(selected, selection);
                 } finally {
                     bytes.addAndGet(in.count());
-                    metrics.bytesRead.add(in.count());
+                    metrics.bytesRead.inc(in.count());
                 }
             } catch (FileNotFoundException | SpbFormatException e) {
                 String declared = e instanceof SpbFormatException f ? beyondDeclaredSize(f, o) : "";

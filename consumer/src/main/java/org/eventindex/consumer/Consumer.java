@@ -3,7 +3,7 @@ package org.eventindex.consumer;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileContext;
 import org.apache.hadoop.fs.Path;
-import org.eventindex.ops.Metrics;
+import org.eventindex.ops.DaemonMetrics;
 import org.eventindex.ops.OpsHttpServer;
 import org.eventindex.stomp.StompQueueWorker;
 import org.eventindex.stomp.StompSender;
@@ -173,7 +173,7 @@ public final class Consumer implements AutoCloseable {
         Objects.requireNonNull(services, "services is null");
         Objects.requireNonNull(clock, "clock is null");
         this.owned = owned;
-        this.metrics = new ConsumerMetrics(new Metrics());
+        this.metrics = new ConsumerMetrics(DaemonMetrics.registry("consumer"));
         this.status = new ConsumerStatus(config.consumerId(), clock, 20);
         this.spoolDir = config.spoolDir().resolve(HdfsCommitter.safe(config.consumerId()));
         Consolidator consolidator = new Consolidator(
@@ -181,10 +181,10 @@ public final class Consumer implements AutoCloseable {
                 config.fetchThreads(), config.fetchAttempts(), metrics);
         ParquetConsolidatedFormat format = new ParquetConsolidatedFormat(spoolDir, config.sortMemoryBytes(),
                 config.encodingThreads(), config.runMemoryBytes(), services.parquet());
-        metrics.registry().gauge(ConsumerMetrics.RUN_MEMORY_USED, "Bytes of sorted runs held in the run memory now"
-                + " (the rest of a dataset's runs are in the spool dir).", format::runMemoryInUse);
-        metrics.registry().gauge(ConsumerMetrics.RUN_MEMORY_LIMIT, "consumer.run.memory.bytes: most bytes of sorted"
-                + " runs held in memory at a time.", config::runMemoryBytes);
+        DaemonMetrics.gauge(metrics.registry(), ConsumerMetrics.RUN_MEMORY_USED, "Bytes of sorted runs held in the run"
+                + " memory now (the rest of a dataset's runs are in the spool dir).", format::runMemoryInUse);
+        DaemonMetrics.gauge(metrics.registry(), ConsumerMetrics.RUN_MEMORY_LIMIT, "consumer.run.memory.bytes: most bytes"
+                + " of sorted runs held in memory at a time.", config::runMemoryBytes);
         HdfsCommitter committer = new HdfsCommitter(services.fileContext(), new Path(config.hdfsRoot()),
                 format.fileSuffix());
         DatasetProcessor processor = new DatasetProcessor(consolidator, format, committer, services.ingest());

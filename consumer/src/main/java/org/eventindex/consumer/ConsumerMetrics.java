@@ -1,10 +1,13 @@
 package org.eventindex.consumer;
 
-import org.eventindex.ops.Metrics;
+import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.Histogram;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.Unit;
 
 import java.util.Objects;
 
-/** The consumer's counters, registered once in the daemon's {@link Metrics}. */
+/** The consumer's counters and its signal-duration histogram, registered once in the daemon's registry. */
 public final class ConsumerMetrics {
     public static final String SIGNALS_HANDLED = "eventindex_consumer_signals_handled_total";
     public static final String SIGNALS_FAILED = "eventindex_consumer_signals_failed_total";
@@ -12,29 +15,40 @@ public final class ConsumerMetrics {
     public static final String BYTES_READ = "eventindex_consumer_bytes_read_total";
     public static final String EVENTS_WRITTEN = "eventindex_consumer_events_written_total";
     public static final String EVENTS_LOADED = "eventindex_consumer_events_loaded_total";
+    /** Histogram of a signal's handling time, label {@code status} ({@code done} or {@code failed}). */
+    public static final String SIGNAL_DURATION = "eventindex_consumer_signal_duration_seconds";
     /** Gauges registered by the daemon for its Parquet format's run memory. */
     public static final String RUN_MEMORY_USED = "eventindex_consumer_run_memory_used_bytes";
     public static final String RUN_MEMORY_LIMIT = "eventindex_consumer_run_memory_limit_bytes";
 
-    private final Metrics registry;
-    final Metrics.Counter signalsHandled;
-    final Metrics.Counter signalsFailed;
-    final Metrics.Counter objectsRead;
-    final Metrics.Counter bytesRead;
-    final Metrics.Counter eventsWritten;
-    final Metrics.Counter eventsLoaded;
+    private final PrometheusRegistry registry;
+    final Counter signalsHandled;
+    final Counter signalsFailed;
+    final Counter objectsRead;
+    final Counter bytesRead;
+    final Counter eventsWritten;
+    final Counter eventsLoaded;
+    final Histogram signalDuration;
 
-    public ConsumerMetrics(Metrics registry) {
+    public ConsumerMetrics(PrometheusRegistry registry) {
         this.registry = Objects.requireNonNull(registry, "registry is null");
-        signalsHandled = registry.counter(SIGNALS_HANDLED, "Signals handled (DONE or FAILED, acknowledged).");
-        signalsFailed = registry.counter(SIGNALS_FAILED, "Signals reported FAILED.");
-        objectsRead = registry.counter(OBJECTS_READ, "Objects read completely from S3.");
-        bytesRead = registry.counter(BYTES_READ, "Bytes read from S3, including failed attempts.");
-        eventsWritten = registry.counter(EVENTS_WRITTEN, "Events written to consolidated HDFS files.");
-        eventsLoaded = registry.counter(EVENTS_LOADED, "Events loaded into Kudu EVENTS/MCEVENTS.");
+        signalsHandled = counter(SIGNALS_HANDLED, "Signals handled (DONE or FAILED, acknowledged).");
+        signalsFailed = counter(SIGNALS_FAILED, "Signals reported FAILED.");
+        objectsRead = counter(OBJECTS_READ, "Objects read completely from S3.");
+        bytesRead = counter(BYTES_READ, "Bytes read from S3, including failed attempts.");
+        eventsWritten = counter(EVENTS_WRITTEN, "Events written to consolidated HDFS files.");
+        eventsLoaded = counter(EVENTS_LOADED, "Events loaded into Kudu EVENTS/MCEVENTS.");
+        // a dataset takes from under a second (a few small objects) to many minutes (thousands of objects)
+        signalDuration = Histogram.builder().name(SIGNAL_DURATION).unit(Unit.SECONDS)
+                .help("Time from taking a signal to its report, by the report's status.").labelNames("status")
+                .classicUpperBounds(0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600).register(registry);
     }
 
-    public Metrics registry() {
+    public PrometheusRegistry registry() {
         return registry;
+    }
+
+    private Counter counter(String name, String help) {
+        return Counter.builder().name(name).help(help).register(registry);
     }
 }

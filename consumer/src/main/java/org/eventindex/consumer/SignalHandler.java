@@ -107,8 +107,8 @@ public final class SignalHandler implements StompMessageHandler {
                     ConsumerReport.DONE, o.file().toUri().getPath(), o.written().eventsWritten(),
                     o.loaded().eventsLoaded(), o.loaded().duplicateEvents(), o.written().objectsRead(),
                     o.written().bytesRead(), end - start, null, end, false);
-            metrics.eventsWritten.add(o.written().eventsWritten());
-            metrics.eventsLoaded.add(o.loaded().eventsLoaded());
+            metrics.eventsWritten.inc(o.written().eventsWritten());
+            metrics.eventsLoaded.inc(o.loaded().eventsLoaded());
             LOG.info("signal {}: dataset {} DONE: {} events written to {} from {} object(s) ({} bytes), {} in Kudu,"
                             + " {} duplicates, {} ms", signal.signalId(), signal.dataset(), o.written().eventsWritten(),
                     report.hdfsPath(), o.written().objectsRead(), o.written().bytesRead(), o.loaded().eventsLoaded(),
@@ -142,8 +142,10 @@ public final class SignalHandler implements StompMessageHandler {
 
     private void count(ConsumerReport report) {
         metrics.signalsHandled.inc();
-        if (ConsumerReport.FAILED.equals(report.status())) {
+        boolean failed = ConsumerReport.FAILED.equals(report.status());
+        if (failed) {
             metrics.signalsFailed.inc();
         }
+        metrics.signalDuration.labelValues(failed ? "failed" : "done").observe(report.durationMillis() / 1000.0);
     }
 }

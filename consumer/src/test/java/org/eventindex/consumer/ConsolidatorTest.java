@@ -4,7 +4,8 @@ import org.eventindex.consolidated.ConsolidatedMetadata;
 import org.eventindex.message.ConsumerSignal;
 import org.eventindex.message.S3ObjectUrl;
 import org.eventindex.message.SignalObject;
-import org.eventindex.ops.Metrics;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import org.eventindex.ops.DaemonMetrics;
 import org.eventindex.proto.EventIndexProtos.Header_p1;
 import org.eventindex.spb.SpbLimits;
 import org.junit.jupiter.api.Test;
@@ -37,7 +38,7 @@ class ConsolidatorTest {
     Path spoolDir;
 
     private final MemoryObjectFetcher store = new MemoryObjectFetcher();
-    private final ConsumerMetrics metrics = new ConsumerMetrics(new Metrics());
+    private final ConsumerMetrics metrics = new ConsumerMetrics(new PrometheusRegistry());
 
     private Consolidator consolidator(int threads) {
         return new Consolidator(store, SpbLimits.DEFAULT, threads, 3, metrics);
@@ -123,7 +124,7 @@ class ConsolidatorTest {
         assertEquals(new Consolidator.Result(14, 3, result[0].bytesRead(), 4), result[0]);
         assertTrue(result[0].bytesRead() > 0);
         assertEquals(0, store.opens("d"), "the object whose GUIDs are taken elsewhere is never opened");
-        assertEquals(3, metrics.registry().value(ConsumerMetrics.OBJECTS_READ));
+        assertEquals(3, DaemonMetrics.value(metrics.registry(), ConsumerMetrics.OBJECTS_READ));
         assertEquals(List.of(), spoolFiles(), "run files are removed");
     }
 

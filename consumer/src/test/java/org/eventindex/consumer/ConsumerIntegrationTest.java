@@ -319,7 +319,11 @@ class ConsumerIntegrationTest {
         assertTrue(metrics.body().contains(ConsumerMetrics.SIGNALS_FAILED + " 1"), metrics.body());
         assertTrue(metrics.body().contains(ConsumerMetrics.EVENTS_WRITTEN + " 44"), metrics.body());
         // between datasets every sorted run is gone, from memory too
-        assertTrue(metrics.body().contains("\n" + ConsumerMetrics.RUN_MEMORY_USED + " 0\n"), metrics.body());
+        assertTrue(metrics.body().contains("\n" + ConsumerMetrics.RUN_MEMORY_USED + " 0.0\n"), metrics.body());
+        assertTrue(metrics.body().contains("\n" + ConsumerMetrics.SIGNAL_DURATION + "_count{status=\"failed\"} 1\n"),
+                metrics.body());
+        assertTrue(metrics.body().contains("\neventindex_build_info{daemon=\"consumer\",version=\""), metrics.body());
+        assertTrue(metrics.body().contains("\njvm_threads_current "), metrics.body());
         assertTrue(metrics.body().contains("\n" + ConsumerMetrics.RUN_MEMORY_LIMIT + " "), metrics.body());
         HttpResponse<String> status = http.send(HttpRequest.newBuilder(URI.create(base + "/status")).build(),
                 HttpResponse.BodyHandlers.ofString());

@@ -5,7 +5,8 @@ import org.eventindex.message.ConsumerSignal;
 import org.eventindex.message.SignalObject;
 import org.eventindex.names.PoolToken;
 import org.eventindex.names.TriggerMask;
-import org.eventindex.ops.Metrics;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import org.eventindex.ops.DaemonMetrics;
 import org.eventindex.proto.EventIndexProtos.BeginGUID_p1;
 import org.eventindex.proto.EventIndexProtos.EIEvent_p1;
 import org.eventindex.proto.EventIndexProtos.EItoken_p1;
@@ -116,7 +117,7 @@ class ParquetRoundTripTest {
 
     private Consolidated consolidate(ValidSignal signal, long sortBudget) throws Exception {
         Path spill = Files.createTempDirectory(dir, "spill");
-        Consolidator c = new Consolidator(store, SpbLimits.DEFAULT, 3, 1, new ConsumerMetrics(new Metrics()));
+        Consolidator c = new Consolidator(store, SpbLimits.DEFAULT, 3, 1, new ConsumerMetrics(new PrometheusRegistry()));
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ObservedWriter observed;
         try (ConsolidatedWriter w = new ParquetConsolidatedFormat(spill, sortBudget, 2, 0).open(out)) {

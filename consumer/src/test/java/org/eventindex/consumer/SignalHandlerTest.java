@@ -6,6 +6,7 @@ import org.eventindex.message.ConsumerReport;
 import org.eventindex.message.ConsumerSignal;
 import org.eventindex.message.Json;
 import org.eventindex.message.SignalObject;
+import org.eventindex.ops.DaemonMetrics;
 import org.eventindex.stomp.StompMessage;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -146,9 +147,9 @@ class SignalHandlerTest {
         assertEquals(List.of("G1", "G2", "G3"), content.guids());
         assertTrue(Files.isDirectory(tmp.resolve("spool").resolve("consumer-t")), "runs were written there");
         assertEquals(List.of(), spoolFiles(), "the objects' sorted runs are removed");
-        assertEquals(1, consumer.metrics().registry().value(ConsumerMetrics.SIGNALS_HANDLED));
-        assertEquals(0, consumer.metrics().registry().value(ConsumerMetrics.SIGNALS_FAILED));
-        assertEquals(19, consumer.metrics().registry().value(ConsumerMetrics.EVENTS_WRITTEN));
+        assertEquals(1, DaemonMetrics.value(consumer.metrics().registry(), ConsumerMetrics.SIGNALS_HANDLED));
+        assertEquals(0, DaemonMetrics.value(consumer.metrics().registry(), ConsumerMetrics.SIGNALS_FAILED));
+        assertEquals(19, DaemonMetrics.value(consumer.metrics().registry(), ConsumerMetrics.EVENTS_WRITTEN));
         ConsumerStatus.Snapshot status = consumer.status().snapshot();
         assertNull(status.inFlight());
         assertEquals(List.of(r), status.last());
@@ -175,7 +176,7 @@ class SignalHandlerTest {
         assertTrue(r.reason().contains("container 'wrong.container'"), r.reason());
         assertEquals(0, store.opens("a"));
         assertFalse(Files.exists(root));
-        assertEquals(1, consumer.metrics().registry().value(ConsumerMetrics.SIGNALS_FAILED));
+        assertEquals(1, DaemonMetrics.value(consumer.metrics().registry(), ConsumerMetrics.SIGNALS_FAILED));
     }
 
     @Test

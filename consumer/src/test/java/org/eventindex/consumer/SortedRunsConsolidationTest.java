@@ -2,7 +2,8 @@ package org.eventindex.consumer;
 
 import org.eventindex.message.ConsumerSignal;
 import org.eventindex.message.SignalObject;
-import org.eventindex.ops.Metrics;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import org.eventindex.ops.DaemonMetrics;
 import org.eventindex.spb.SpbLimits;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -55,7 +56,7 @@ class SortedRunsConsolidationTest {
 
     private Written parquet(ValidSignal s, long sortMemory, int threads, long runMemory) throws Exception {
         Consolidator c = new Consolidator(store, SpbLimits.DEFAULT, threads, 3,
-                new ConsumerMetrics(new Metrics()));
+                new ConsumerMetrics(new PrometheusRegistry()));
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ObservedWriter w;
         format = new ParquetConsolidatedFormat(spoolDir, sortMemory, 2, runMemory);
@@ -194,7 +195,7 @@ class SortedRunsConsolidationTest {
         }
         ValidSignal s = signal(objects.toArray(SignalObject[]::new));
         Consolidator c = new Consolidator(store, SpbLimits.DEFAULT, 2, 3,
-                new ConsumerMetrics(new Metrics()));
+                new ConsumerMetrics(new PrometheusRegistry()));
         java.io.OutputStream failing = new java.io.OutputStream() {
             private long written;
 

@@ -2,6 +2,7 @@ package org.eventindex.deploy;
 
 import org.apache.hadoop.fs.FileChecksum;
 import org.apache.hadoop.fs.Path;
+import org.eventindex.ops.DaemonMetrics;
 import org.eventindex.gen.GeneratedDataset;
 import org.eventindex.gen.GeneratedJob;
 import org.eventindex.gen.GeneratorSpec;
@@ -173,14 +174,16 @@ final class PipelineE2EIT {
         ProducerInfo forged = new ProducerInfo(100, 200, "1", victim.taskID(), victim.jobID() + "9", 1, 2, name, 1, 1,
                 1, "0123456789abcdef0123456789abcdef", 3, url, List.of(new GuidInfo(ds.jobs().get(0).guids().get(0),
                 0, 1, 1, 1, 2, "f1", "physics_Main", "data18_13TeV", Map.of("350013", new EventRange(1, 1)))));
-        long rejectedBefore = stack.supervisor().metrics().value("eventindex_supervisor_rejected_wrong_key_total");
+        double rejectedBefore = DaemonMetrics.value(stack.supervisor().metrics(),
+                "eventindex_supervisor_rejected_total", "reason", "wrong_key");
         try (StompSender sender = new StompSender(stack.brokerLogins().settings(stack.broker().stompEndpoints(),
                 BrokerLogins.PRODUCER))) {
             sender.send(Queues.SUPERVISOR, Json.write(new ProducerMessage(ProducerMessage.TYPE_OBJECT_STORED,
                     System.currentTimeMillis(), "forged-1", forged)), Map.of());
         }
-        Await.until("the forged message rejected", Duration.ofMinutes(1), () -> stack.supervisor().metrics()
-                .value("eventindex_supervisor_rejected_wrong_key_total") == rejectedBefore + 1);
+        Await.until("the forged message rejected", Duration.ofMinutes(1), () -> DaemonMetrics.value(
+                stack.supervisor().metrics(), "eventindex_supervisor_rejected_total", "reason", "wrong_key")
+                == rejectedBefore + 1);
         DatasetView after = stack.supervisor().dataset(name).orElseThrow();
         assertEquals(before.objectsReported(), after.objectsReported(), "the forged message was recorded");
         assertEquals(before.state(), after.state());

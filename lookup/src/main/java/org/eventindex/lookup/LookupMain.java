@@ -53,7 +53,7 @@ import java.util.concurrent.CountDownLatch;
                 + " --json: one JSON object per event on stdout. 'run' is the DATASETS run number: the run for real"
                 + " data, the dataset number for simulation.",
             "serve    HTTP: GET /events/{run}/{event} (200 JSON, 404 when absent), POST /lookup ('run event' lines),"
-                + " GET /health. Prints 'listening on http://ADDR:PORT' and serves until stopped.",
+                + " GET /health, /ready, /metrics. Prints 'listening on http://ADDR:PORT' and serves until stopped.",
             "", "Options of lookup (serve --help for those of serve):"},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:every line parsed and looked up (found or not)",

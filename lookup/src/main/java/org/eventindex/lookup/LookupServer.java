@@ -3,7 +3,8 @@ package org.eventindex.lookup;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
+import org.eventindex.ops.DaemonMetrics;
+import org.eventindex.ops.OpsHttpServer;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -18,36 +19,34 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.time.Duration;
 import java.util.concurrent.Semaphore;
 
 import static java.util.Objects.requireNonNull;
 
 /**
- * Event lookup over HTTP (JDK {@link HttpServer}), for web front-ends.
+ * Event lookup over HTTP, for web front-ends, on the daemons' one ops server ({@link OpsHttpServer}).
  * <ul>
  *   <li>{@code GET /events/{run}/{event}}: 200 with the {@link LookupJson} object of the event, 404 with the same
  *       object (status NOT_FOUND, no matches) when no LOADED dataset holds it, 400 for a malformed run/event or
  *       filter, 502 when Kudu failed.</li>
  *   <li>{@code POST /lookup}: body of {@code run event} lines; 200 with {@code {"results":[...],"errors":[...]}}
  *       (malformed lines listed in {@code errors}); 413 above {@code maxBatch} lines.</li>
- *   <li>{@code GET /health}: 200 {@code {"status":"UP"}}.</li>
+ *   <li>{@code GET /health}, {@code GET /ready}: 200 {@code ok} / {@code ready}; {@code GET /metrics}: Prometheus
+ *       text. Not subject to the limits.</li>
  * </ul>
  * Filters as query parameters: {@code stream-type} (repeatable or comma-separated), {@code project}, {@code ami-tag},
  * {@code dataset} (globs as on the command line). More than {@code maxConcurrent} lookups at once get 503 with
  * {@code Retry-After: 1}.
  */
 public final class LookupServer implements AutoCloseable {
-    private final HttpServer server;
-    private final ExecutorService executor;
+    private final OpsHttpServer server;
     private final Lookups lookups;
     private final ServerLimits limits;
     private final Semaphore permits;
 
-    private LookupServer(HttpServer server, ExecutorService executor, Lookups lookups, ServerLimits limits) {
+    private LookupServer(OpsHttpServer server, Lookups lookups, ServerLimits limits) {
         this.server = server;
-        this.executor = executor;
         this.lookups = lookups;
         this.limits = limits;
         this.permits = new Semaphore(limits.maxConcurrent());
@@ -63,19 +62,17 @@ public final class LookupServer implements AutoCloseable {
         requireNonNull(address, "address is null");
         requireNonNull(lookups, "lookups is null");
         requireNonNull(limits, "limits is null");
-        HttpServer http = HttpServer.create(address, 128);
-        ExecutorService executor = Executors.newFixedThreadPool(limits.threads());
-        LookupServer s = new LookupServer(http, executor, lookups, limits);
-        http.createContext("/health", s::health);
-        http.createContext("/events/", ex -> s.limited(ex, s::event));
-        http.createContext("/lookup", ex -> s.limited(ex, s::batch));
-        http.setExecutor(executor);
+        OpsHttpServer http = new OpsHttpServer(address, limits.threads(), DaemonMetrics.registry("lookup"),
+                OpsHttpServer.Readiness::ok, OpsHttpServer.Readiness::ok);
+        LookupServer s = new LookupServer(http, lookups, limits);
+        http.handle("/events/", ex -> s.limited(ex, s::event));
+        http.handle("/lookup", ex -> s.limited(ex, s::batch));
         http.start();
         return s;
     }
 
     public int port() {
-        return server.getAddress().getPort();
+        return server.port();
     }
 
     private interface Handler {
@@ -96,13 +93,6 @@ public final class LookupServer implements AutoCloseable {
             } finally {
                 permits.release();
             }
-        }
-    }
-
-    private void health(HttpExchange ex) throws IOException {
-        try (ex) {
-            ObjectNode o = LookupJson.MAPPER.createObjectNode().put("status", "UP");
-            send(ex, 200, o);
         }
     }
 
@@ -192,7 +182,6 @@ public final class LookupServer implements AutoCloseable {
     /** Stops accepting requests and waits up to a second for those in progress. Idempotent. */
     @Override
     public void close() {
-        server.stop(1);
-        executor.shutdown();
+        server.stop(Duration.ofSeconds(1));
     }
 }

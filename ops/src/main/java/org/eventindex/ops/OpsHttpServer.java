@@ -1,40 +1,76 @@
 package org.eventindex.ops;
 
 import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
+import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import org.eventindex.message.Json;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 /**
- * The operations endpoint every daemon exposes: {@code /health} (liveness: 200 while the daemon can work, 503 with
- * the reason when it cannot recover by itself and must be restarted), {@code /ready} (200 only when the daemon's
- * dependencies are reachable, 503 with the reason otherwise),
- * {@code /metrics} (Prometheus text) and any JSON resources the daemon adds with {@link #json}.
- * Port 0 picks a free port ({@link #port()} tells which).
+ * The one HTTP server of every daemon: {@code /health} (liveness: 200 while the daemon can work, 503 with the reason
+ * when it cannot recover by itself and must be restarted), {@code /ready} (200 only when the daemon's dependencies are
+ * reachable, 503 with the reason otherwise), {@code /metrics} (the daemon's registry, see {@link DaemonMetrics}, in the
+ * Prometheus text format), plus what the daemon adds before
+ * {@link #start()}: JSON resources ({@link #json}), Server-Sent Events streams ({@link #eventStream}) and its own API
+ * ({@link #handle}). Port 0 picks a free port ({@link #port()} tells which).
  */
 public final class OpsHttpServer implements AutoCloseable {
+    /** Request threads when the daemon does not say; a stream subscriber is handed off and holds none. */
+    public static final int DEFAULT_THREADS = 4;
+
     private final HttpServer server;
+    private final ExecutorService executor;
+    private final AtomicInteger subscriberIds = new AtomicInteger();
 
     /**
      * @param health    whether the daemon is alive ({@code /health}); not ready means it must be restarted
      * @param readiness whether it can do its work now ({@code /ready})
      */
-    public OpsHttpServer(String bindHost, int port, Metrics metrics, Supplier<Readiness> health,
+    public OpsHttpServer(String bindHost, int port, PrometheusRegistry metrics, Supplier<Readiness> health,
                          Supplier<Readiness> readiness) throws IOException {
-        server = HttpServer.create(new InetSocketAddress(bindHost, port), 64);
-        server.setExecutor(Executors.newFixedThreadPool(2, r -> {
+        this(new InetSocketAddress(bindHost, port), DEFAULT_THREADS, metrics, health, readiness);
+    }
+
+    /**
+     * @param threads request threads (a daemon serving its own API sizes them for it)
+     * @throws IOException when the address cannot be bound (the message names it)
+     */
+    public OpsHttpServer(InetSocketAddress address, int threads, PrometheusRegistry metrics, Supplier<Readiness> health,
+                         Supplier<Readiness> readiness) throws IOException {
+        Objects.requireNonNull(address, "address is null");
+        Objects.requireNonNull(metrics, "metrics is null");
+        Objects.requireNonNull(health, "health is null");
+        Objects.requireNonNull(readiness, "readiness is null");
+        if (threads < 1) {
+            throw new IllegalArgumentException("threads must be at least 1, got " + threads);
+        }
+        try {
+            server = HttpServer.create(address, 128);
+        } catch (IOException e) {
+            throw new IOException("cannot serve HTTP on " + address.getHostString() + ":" + address.getPort() + ": "
+                    + e.getMessage(), e);
+        }
+        executor = Executors.newFixedThreadPool(threads, r -> {
             Thread t = new Thread(r, "ops-http");
             t.setDaemon(true);
             return t;
-        }));
+        });
+        server.setExecutor(executor);
         server.createContext("/health", ex -> {
             Readiness h = health.get();
             respond(ex, h.ready() ? 200 : 503, "text/plain", (h.ready() ? "ok" : "failed: " + h.reason()) + "\n");
@@ -43,21 +79,68 @@ public final class OpsHttpServer implements AutoCloseable {
             Readiness r = readiness.get();
             respond(ex, r.ready() ? 200 : 503, "text/plain", (r.ready() ? "ready" : "not ready: " + r.reason()) + "\n");
         });
-        server.createContext("/metrics", ex -> respond(ex, 200, "text/plain; version=0.0.4", metrics.renderPrometheus()));
+        PrometheusTextFormatWriter text = PrometheusTextFormatWriter.create();
+        server.createContext("/metrics", ex -> {
+            ByteArrayOutputStream body = new ByteArrayOutputStream();
+            text.write(body, metrics.scrape());
+            respond(ex, 200, text.getContentType(), body.toByteArray());
+        });
     }
 
     /** Serves {@code supplier.get()} as JSON at {@code path}; a null result is a 404. */
     public void json(String path, Supplier<Object> supplier) {
+        Objects.requireNonNull(supplier, "supplier is null");
+        json(path, (rest, query) -> rest.isEmpty() ? supplier.get() : null);
+    }
+
+    /**
+     * Serves JSON at {@code path} and below it: the resource gets the rest of the path after {@code path} and
+     * {@code /} (empty for {@code path} itself) and the raw query. A null result is a 404, an
+     * {@link IllegalArgumentException} a 400 with its message.
+     */
+    public void json(String path, JsonResource resource) {
+        Objects.requireNonNull(resource, "resource is null");
         server.createContext(path, ex -> {
-            Object body = supplier.get();
+            String full = ex.getRequestURI().getPath();
+            String rest = full.length() <= path.length() ? "" : full.substring(path.length());
+            if (!rest.isEmpty() && !rest.startsWith("/")) {
+                respondJson(ex, 404, error("not found: " + full));
+                return;
+            }
+            Object body;
+            try {
+                body = resource.get(rest.isEmpty() ? "" : rest.substring(1), ex.getRequestURI().getRawQuery());
+            } catch (IllegalArgumentException e) {
+                respondJson(ex, 400, error(e.getMessage()));
+                return;
+            }
             if (body == null) {
-                Map<String, String> err = new LinkedHashMap<>();
-                err.put("error", "not found: " + ex.getRequestURI().getPath());
-                respond(ex, 404, "application/json", new String(Json.write(err), StandardCharsets.UTF_8));
+                respondJson(ex, 404, error("not found: " + full));
             } else {
-                respond(ex, 200, "application/json", new String(Json.write(body), StandardCharsets.UTF_8));
+                respondJson(ex, 200, body);
             }
         });
+    }
+
+    /**
+     * Serves a Server-Sent Events stream at {@code path}: the response headers go out at once and the open body is
+     * handed to {@code subscriber}, which must not block the request thread (it writes from its own thread and calls
+     * the close action when done).
+     */
+    public void eventStream(String path, StreamSubscriber subscriber) {
+        Objects.requireNonNull(subscriber, "subscriber is null");
+        server.createContext(path, ex -> {
+            ex.getResponseHeaders().set("Content-Type", "text/event-stream");
+            ex.getResponseHeaders().set("Cache-Control", "no-cache");
+            ex.sendResponseHeaders(200, 0);
+            subscriber.subscribe(ex.getRemoteAddress() + "#" + subscriberIds.incrementAndGet(), ex.getResponseBody(),
+                    ex::close);
+        });
+    }
+
+    /** Serves the daemon's own API at {@code path} (and below it) on the ops server's request threads. */
+    public void handle(String path, HttpHandler handler) {
+        server.createContext(path, Objects.requireNonNull(handler, "handler is null"));
     }
 
     public void start() {
@@ -68,19 +151,56 @@ public final class OpsHttpServer implements AutoCloseable {
         return server.getAddress().getPort();
     }
 
+    /** Stops at once, dropping requests in progress. Idempotent. */
     @Override
     public void close() {
-        server.stop(0);
-        ((java.util.concurrent.ExecutorService) server.getExecutor()).shutdownNow();
+        stop(Duration.ZERO);
+    }
+
+    /** Stops accepting requests and waits up to {@code grace} for those in progress. Idempotent. */
+    public void stop(Duration grace) {
+        server.stop((int) Math.min(Integer.MAX_VALUE, grace.toSeconds()));
+        executor.shutdownNow();
+    }
+
+    private static Map<String, String> error(String message) {
+        Map<String, String> err = new LinkedHashMap<>();
+        err.put("error", message);
+        return err;
+    }
+
+    private static void respondJson(HttpExchange ex, int status, Object body) throws IOException {
+        respond(ex, status, "application/json", new String(Json.write(body), StandardCharsets.UTF_8));
     }
 
     private static void respond(HttpExchange ex, int status, String type, String body) throws IOException {
-        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        respond(ex, status, type, body.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static void respond(HttpExchange ex, int status, String type, byte[] bytes) throws IOException {
         ex.getResponseHeaders().set("Content-Type", type);
         ex.sendResponseHeaders(status, bytes.length);
         try (OutputStream out = ex.getResponseBody()) {
             out.write(bytes);
         }
+    }
+
+    /** A JSON resource with sub-paths and a query (e.g. {@code /datasets}, {@code /datasets/<name>}). */
+    @FunctionalInterface
+    public interface JsonResource {
+        /**
+         * @param rest     the path below the resource's, without the leading slash; empty for the resource itself
+         * @param rawQuery the raw query string, null without one
+         * @return the body, or null for 404
+         * @throws IllegalArgumentException for a bad query (400 with the message)
+         */
+        Object get(String rest, String rawQuery);
+    }
+
+    /** Takes over a stream connection: writes to {@code out} from its own thread, runs {@code close} at the end. */
+    @FunctionalInterface
+    public interface StreamSubscriber {
+        void subscribe(String clientId, OutputStream out, Runnable close) throws IOException;
     }
 
     /** Whether a daemon can do its work now, and if not, why. */

@@ -2,7 +2,8 @@ package org.eventindex.supervisor;
 
 import com.fasterxml.jackson.databind.annotation.JsonSerialize;
 import com.fasterxml.jackson.databind.ser.std.ToStringSerializer;
-import org.eventindex.ops.Metrics;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import org.eventindex.ops.DaemonMetrics;
 import org.eventindex.supervisor.journal.Journal;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -68,8 +69,8 @@ final class Checkpoints {
                         ? ", torn last line of " + r.tornBytesTruncated() + " bytes truncated" : "");
     }
 
-    void registerGauges(Metrics registry, Journal journal) {
-        registry.gauge("eventindex_supervisor_journal_entries_since_checkpoint",
+    void registerGauges(PrometheusRegistry registry, Journal journal) {
+        DaemonMetrics.gauge(registry, "eventindex_supervisor_journal_entries_since_checkpoint",
                 "Journal entries a start would replay after the checkpoint.", journal::entriesSinceCheckpoint);
     }
 

@@ -1,6 +1,7 @@
 package org.eventindex.supervisor;
 
-import org.eventindex.ops.Metrics;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import org.eventindex.ops.DaemonMetrics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -123,12 +124,12 @@ final class JournalDiskGuard {
     }
 
     /** Adds {@code eventindex_supervisor_journal_disk_free_bytes} and {@code _low} to {@code metrics}. */
-    void registerGauges(Metrics metrics) {
-        metrics.gauge("eventindex_supervisor_journal_disk_free_bytes",
+    void registerGauges(PrometheusRegistry metrics) {
+        DaemonMetrics.gauge(metrics, "eventindex_supervisor_journal_disk_free_bytes",
                 "Usable bytes of the journal's disk when last looked at (-1: not yet, or the check is off).",
                 this::lastFreeBytes);
-        metrics.gauge("eventindex_supervisor_journal_disk_low", "1 while consuming is paused because the journal's"
-                + " disk is below " + SupervisorConfig.JOURNAL_MIN_FREE_BYTES + ".", () -> low == null ? 0 : 1);
+        DaemonMetrics.gauge(metrics, "eventindex_supervisor_journal_disk_low", "1 while consuming is paused because the"
+                + " journal's disk is below " + SupervisorConfig.JOURNAL_MIN_FREE_BYTES + ".", () -> low == null ? 0 : 1);
     }
 
     /** Usable bytes when last looked at; -1 before the first look (or with the guard off). */

@@ -100,7 +100,7 @@ final class ObjectCleaner {
             store.delete(bucket, keys);
             engine.onObjectsDeleted(e.getKey(), e.getValue());
             deleted += keys.size();
-            metrics.objectsDeleted.add(keys.size());
+            metrics.objectsDeleted.inc(keys.size());
             LOG.info("dataset {}: {} objects deleted {} after DONE", e.getKey(), keys.size(), retention);
         }
         List<String> orphansOld = new ArrayList<>();
@@ -117,7 +117,7 @@ final class ObjectCleaner {
         }
         if (!orphansOld.isEmpty()) {
             store.delete(bucket, orphansOld);
-            metrics.orphansDeleted.add(orphansOld.size());
+            metrics.orphansDeleted.inc(orphansOld.size());
             LOG.warn("bucket {}: {} orphan objects (no producer message within {}) deleted, e.g. {}", bucket,
                     orphansOld.size(), orphanRetention, orphansOld.get(0));
         }

@@ -1,6 +1,5 @@
 package org.eventindex.supervisor;
 
-import java.util.Locale;
 
 /** Why a message was refused; each has its own counter {@code eventindex_supervisor_rejected_<reason>_total}. */
 public enum RejectReason {
@@ -50,9 +49,4 @@ public enum RejectReason {
      * summary kept): a late producer's object, a manifest, {@code resignal} or {@code invalidate}.
      */
     DATASET_RETIRED;
-
-    /** The counter of this reason. */
-    public String metricName() {
-        return "eventindex_supervisor_rejected_" + name().toLowerCase(Locale.ROOT) + "_total";
-    }
 }

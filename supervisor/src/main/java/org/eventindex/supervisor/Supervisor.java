@@ -1,8 +1,10 @@
 package org.eventindex.supervisor;
 
+import io.prometheus.metrics.core.metrics.GaugeWithCallback;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import org.eventindex.message.ConsumerSignal;
 import org.eventindex.message.Json;
-import org.eventindex.ops.Metrics;
+import org.eventindex.ops.DaemonMetrics;
 import org.eventindex.ops.OpsHttpServer;
 import org.eventindex.stomp.StompMessage;
 import org.eventindex.stomp.StompMessageHandler;
@@ -29,6 +31,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
+import java.util.stream.Collectors;
 
 /**
  * The supervisor daemon's lifecycle owner: wires the journal, the engine, the signal sender, the two queue workers and
@@ -43,7 +46,7 @@ public final class Supervisor implements AutoCloseable {
 
     private final SupervisorConfig config;
     private final Clock clock;
-    private final Metrics metricsRegistry = new Metrics();
+    private final PrometheusRegistry metricsRegistry = DaemonMetrics.registry("supervisor");
     private final SupervisorMetrics metrics = new SupervisorMetrics(metricsRegistry);
     private final AtomicBoolean started = new AtomicBoolean();
     private final AtomicBoolean stopped = new AtomicBoolean();
@@ -55,7 +58,7 @@ public final class Supervisor implements AutoCloseable {
     private volatile SignalDispatcher dispatcher;
     private volatile StompQueueWorker producerWorker;
     private volatile StompQueueWorker controlWorker;
-    private volatile InfoServer http;
+    private volatile OpsHttpServer http;
     private volatile EventBus eventBus;
     private volatile EpochRanges epochRanges;
     private volatile Catalogue catalogue;
@@ -121,8 +124,7 @@ public final class Supervisor implements AutoCloseable {
             engine.recover();
             registerGauges(engine);
 
-            http = new InfoServer(config.httpHost(), config.httpPort(), metricsRegistry, this::readiness, eventBus,
-                    new InfoResources(engine, this::supervisorInfo));
+            http = infoService(eventBus, new InfoResources(engine, this::supervisorInfo));
             http.start();
 
             // One thread per periodic task (ticks, catalogue, cleanup): a slow Rucio or S3 never delays a lease.
@@ -195,7 +197,7 @@ public final class Supervisor implements AutoCloseable {
 
     /** The operations HTTP port (useful when configured as 0). */
     public int httpPort() {
-        InfoServer h = http;
+        OpsHttpServer h = http;
         if (h == null) {
             throw new IllegalStateException("supervisor not started");
         }
@@ -238,8 +240,8 @@ public final class Supervisor implements AutoCloseable {
         return OpsHttpServer.Readiness.ok();
     }
 
-    /** The counters served at {@code /metrics}. */
-    public Metrics metrics() {
+    /** The metrics served at {@code /metrics}. */
+    public PrometheusRegistry metrics() {
         return metricsRegistry;
     }
 
@@ -268,22 +270,48 @@ public final class Supervisor implements AutoCloseable {
         }
     }
 
-    private void registerGauges(SupervisorEngine e) {
-        for (CollectionState s : CollectionState.values()) {
-            metricsRegistry.gauge("eventindex_supervisor_datasets_" + s.name().toLowerCase(Locale.ROOT),
-                    "Datasets now in state " + s + ".",
-                    () -> e.read(st -> st.all().stream().filter(d -> d.state == s).count()));
+    /**
+     * The information service on the one ops server: {@code /health}, {@code /ready}, {@code /metrics}, the JSON
+     * resources and the {@code /events} stream (each subscriber has its own writer thread, see {@link EventBus}).
+     */
+    private OpsHttpServer infoService(EventBus events, InfoResources resources) throws IOException {
+        OpsHttpServer server;
+        try {
+            server = new OpsHttpServer(config.httpHost(), config.httpPort(), metricsRegistry,
+                    OpsHttpServer.Readiness::ok, this::readiness);
+        } catch (IOException e) {
+            throw new IOException(e.getMessage() + " (" + SupervisorConfig.HTTP_PORT + ")", e);
         }
-        metricsRegistry.gauge("eventindex_supervisor_current_epoch", "Epoch (Kudu range) new datasets go to.",
+        server.json("/datasets", (rest, query) -> rest.isEmpty() ? resources.datasets(query) : resources.dataset(rest));
+        server.json("/consumers", resources::consumers);
+        server.json("/supervisor", resources::supervisor);
+        server.eventStream("/events", events::subscribe);
+        return server;
+    }
+
+    private void registerGauges(SupervisorEngine e) {
+        GaugeWithCallback.builder().name("eventindex_supervisor_datasets")
+                .help("Live datasets now in each state (a retired dataset is no longer counted).").labelNames("state")
+                .callback(cb -> {
+                    Map<CollectionState, Long> byState = e.read(st -> st.all().stream()
+                            .collect(Collectors.groupingBy(d -> d.state, Collectors.counting())));
+                    for (CollectionState s : CollectionState.values()) {
+                        cb.call(byState.getOrDefault(s, 0L), s.name().toLowerCase(Locale.ROOT));
+                    }
+                }).register(metricsRegistry);
+        DaemonMetrics.gauge(metricsRegistry, "eventindex_supervisor_current_epoch",
+                "Epoch (Kudu range) new datasets go to.",
                 () -> e.read(st -> Math.max(st.currentEpoch(), config.kuduEpoch())));
-        metricsRegistry.gauge("eventindex_supervisor_current_epoch_events", "Events assigned to the current epoch.",
+        DaemonMetrics.gauge(metricsRegistry, "eventindex_supervisor_current_epoch_events",
+                "Events assigned to the current epoch.",
                 () -> e.read(SupervisorState::eventsInEpoch));
-        metricsRegistry.gauge("eventindex_supervisor_datasets_retired",
+        DaemonMetrics.gauge(metricsRegistry, "eventindex_supervisor_datasets_retired",
                 "Datasets DONE with every object deleted, of which only a summary is kept.",
                 () -> e.read(st -> st.retired().size()));
-        metricsRegistry.gauge("eventindex_supervisor_journal_seq", "Last journal sequence number.",
+        DaemonMetrics.gauge(metricsRegistry, "eventindex_supervisor_journal_seq", "Last journal sequence number.",
                 () -> journal.lastSeq());
-        metricsRegistry.gauge("eventindex_supervisor_event_subscribers", "Connected /events subscribers.",
+        DaemonMetrics.gauge(metricsRegistry, "eventindex_supervisor_event_subscribers",
+                "Connected /events subscribers.",
                 () -> eventBus.subscribers());
         diskGuard.registerGauges(metricsRegistry);
         checkpoints.registerGauges(metricsRegistry, journal);

@@ -2,6 +2,7 @@ package org.eventindex.supervisor;
 
 import org.eventindex.message.ConsumerSignal;
 import org.eventindex.message.Queues;
+import org.eventindex.ops.DaemonMetrics;
 import org.eventindex.stomp.StompMessage;
 import org.eventindex.testing.Await;
 import org.junit.jupiter.api.AfterEach;
@@ -97,6 +98,6 @@ class EpochRangesTest {
         assertEquals(List.of(1, 1, 2, 3), epochs, "70+30 fill epoch 1; 50 opens 2; 50+60 > 100 opens 3");
         assertEquals(List.of(), problems);
         assertTrue(cluster.failures.get() >= 2, "the refused attempts were retried");
-        assertTrue(supervisor.metrics().value("eventindex_supervisor_epoch_range_failures_total") >= 2);
+        assertTrue(DaemonMetrics.value(supervisor.metrics(), "eventindex_supervisor_epoch_range_failures_total") >= 2);
     }
 }

@@ -4,7 +4,8 @@ import org.eventindex.message.ConsumerSignal;
 import org.eventindex.message.GuidInfo;
 import org.eventindex.message.Json;
 import org.eventindex.message.SignalObject;
-import org.eventindex.ops.Metrics;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import org.eventindex.ops.DaemonMetrics;
 import org.eventindex.supervisor.journal.Journal;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -50,14 +51,14 @@ class HandOffAndReselectionTest {
     private final List<ConsumerSignal> outbox = new ArrayList<>();
     private final List<Rejection> quarantined = new ArrayList<>();
     private final List<StateChange> changes = new ArrayList<>();
-    private Metrics registry;
+    private PrometheusRegistry registry;
     private Journal journal;
     private SupervisorEngine engine;
     private long epochMaxEvents = 1_000_000_000L;
 
     @BeforeEach
     void open() throws IOException {
-        registry = new Metrics();
+        registry = new PrometheusRegistry();
         SupervisorState state = new SupervisorState();
         journal = Journal.open(dir, state::apply);
         engine = new SupervisorEngine(journal, state, new MessageValidator(BUCKET), outbox::add,
@@ -119,7 +120,7 @@ class HandOffAndReselectionTest {
         assertEquals(CollectionState.SIGNALLED, view(OTHER).state());
         assertTrue(view(DATASET).lastResignalReason().contains("lease"), view(DATASET).lastResignalReason());
         assertEquals(1, view(DATASET).automaticResignals());
-        assertEquals(1, registry.value("eventindex_supervisor_automatic_resignals_total"));
+        assertEquals(1, DaemonMetrics.value(registry, "eventindex_supervisor_automatic_resignals_total"));
 
         engine.tick();
         assertEquals(1, outbox.size(), "not re-sent while the re-send is pending");
@@ -181,7 +182,7 @@ class HandOffAndReselectionTest {
         DatasetSummary line = engine.summaries(Set.of(CollectionState.FAILED_CONSUMER)).get(0);
         assertEquals(reason, line.failure());
         assertTrue(line.permanentFailure());
-        assertEquals(1, registry.value("eventindex_supervisor_reports_failed_permanent_total"));
+        assertEquals(1, DaemonMetrics.value(registry, "eventindex_supervisor_reports_failed_permanent_total"));
 
         restart();
         clock.advance(Duration.ofHours(5));

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import org.eventindex.message.ConsumerSignal;
 import org.eventindex.message.Json;
 import org.eventindex.message.Queues;
+import org.eventindex.ops.DaemonMetrics;
 import org.eventindex.stomp.StompMessage;
 import org.eventindex.testing.Await;
 import org.junit.jupiter.api.AfterEach;
@@ -150,10 +151,13 @@ class InformationServiceTest {
         String metrics = BrokerHarness.get(supervisor.httpPort(), "/metrics").body();
         assertTrue(metrics.contains("eventindex_supervisor_reports_done_total 1"), metrics);
         assertTrue(metrics.contains("eventindex_supervisor_objects_total 2"), metrics);
-        assertTrue(metrics.contains("eventindex_supervisor_datasets_done 1\n"), metrics);
-        assertTrue(metrics.contains("eventindex_supervisor_datasets_collecting 0\n"), metrics);
-        assertTrue(metrics.contains("eventindex_supervisor_current_epoch 1\n"), metrics);
-        assertTrue(metrics.contains("eventindex_supervisor_current_epoch_events 30\n"), metrics);
+        assertTrue(metrics.contains("eventindex_supervisor_datasets{state=\"done\"} 1.0\n"), metrics);
+        assertTrue(metrics.contains("eventindex_supervisor_datasets{state=\"collecting\"} 0.0\n"), metrics);
+        assertTrue(metrics.contains("eventindex_supervisor_current_epoch 1.0\n"), metrics);
+        assertTrue(metrics.contains("eventindex_supervisor_current_epoch_events 30.0\n"), metrics);
+        assertTrue(metrics.contains("eventindex_supervisor_rejected_total{reason=\"oversize\"} 0.0\n"), metrics);
+        assertTrue(metrics.contains("eventindex_build_info{daemon=\"supervisor\",version=\""), metrics);
+        assertTrue(metrics.contains("\njvm_memory_used_bytes{"), metrics);
         assertEquals(200, BrokerHarness.get(supervisor.httpPort(), "/health").statusCode());
         assertEquals(200, BrokerHarness.get(supervisor.httpPort(), "/ready").statusCode());
         assertEquals(404, BrokerHarness.get(supervisor.httpPort(), "/datasets/" + SECOND).statusCode());
@@ -230,7 +234,7 @@ class InformationServiceTest {
             Duration took = Duration.ofNanos(System.nanoTime() - t0);
             assertEquals(0, supervisor.events().subscribers(), "the stuck subscriber is dropped");
             assertTrue(took.compareTo(Duration.ofSeconds(20)) < 0, "publishing never waits for a reader: " + took);
-            assertEquals(1, supervisor.metrics().value("eventindex_supervisor_event_subscribers_dropped_total"));
+            assertEquals(1, DaemonMetrics.value(supervisor.metrics(), "eventindex_supervisor_event_subscribers_dropped_total"));
             stuck.setSoTimeout(30_000);
             byte[] buf = new byte[64 * 1024];
             try {

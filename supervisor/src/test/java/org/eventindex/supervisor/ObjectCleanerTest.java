@@ -2,7 +2,8 @@ package org.eventindex.supervisor;
 
 import org.eventindex.message.ConsumerSignal;
 import org.eventindex.message.Json;
-import org.eventindex.ops.Metrics;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import org.eventindex.ops.DaemonMetrics;
 import org.eventindex.supervisor.journal.Journal;
 import org.eventindex.testing.EmbeddedS3;
 import org.junit.jupiter.api.AfterEach;
@@ -52,7 +53,7 @@ class ObjectCleanerTest {
     private ObjectCleaner cleaner;
     private S3CleanupStore store;
     private final List<ConsumerSignal> outbox = new ArrayList<>();
-    private final Metrics registry = new Metrics();
+    private final PrometheusRegistry registry = new PrometheusRegistry();
     private Fixtures.ManualClock clock;
 
     @BeforeEach
@@ -143,7 +144,7 @@ class ObjectCleanerTest {
         assertEquals(List.of(OTHER), engine.summaries(java.util.Set.of(CollectionState.COLLECTING)).stream()
                 .map(DatasetSummary::name).toList());
         assertEquals(0, cleaner.runOnce().objectsDeleted(), "deleted once");
-        assertEquals(3, registry.value("eventindex_supervisor_objects_deleted_total"));
+        assertEquals(3, DaemonMetrics.value(registry, "eventindex_supervisor_objects_deleted_total"));
 
         long seq = journal.lastSeq();
         engine.onControlMessage(Json.write(ResignalCommand.of(DATASET)), "c3");
@@ -154,7 +155,8 @@ class ObjectCleanerTest {
         producer(DATASET, "m5", retry, guid("G1", 0, 10));
         assertEquals(retired, engine.dataset(DATASET).orElseThrow(), "nothing can be re-read once the objects are gone");
         assertEquals(seq + 5, journal.lastSeq(), "all refused (MESSAGE_REJECTED)");
-        assertEquals(5, registry.value("eventindex_supervisor_rejected_dataset_retired_total"));
+        assertEquals(5, DaemonMetrics.value(registry, SupervisorMetrics.REJECTED, "reason",
+                SupervisorMetrics.label(RejectReason.DATASET_RETIRED)));
         clock.advance(ORPHANS);
         assertEquals(1, cleaner.runOnce().orphansDeleted(), "the late retry's object is an orphan");
         assertEquals(List.of(key("other")), s3.keys(BUCKET));
@@ -197,6 +199,6 @@ class ObjectCleanerTest {
         r = cleaner.runOnce();
         assertEquals(1, r.orphansDeleted());
         assertEquals(List.of(key("known")), s3.keys(BUCKET), "an object with a message is never an orphan");
-        assertEquals(1, registry.value("eventindex_supervisor_orphans_deleted_total"));
+        assertEquals(1, DaemonMetrics.value(registry, "eventindex_supervisor_orphans_deleted_total"));
     }
 }

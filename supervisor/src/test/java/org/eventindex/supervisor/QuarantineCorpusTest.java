@@ -3,6 +3,7 @@ package org.eventindex.supervisor;
 import org.eventindex.message.ConsumerSignal;
 import org.eventindex.message.Queues;
 import org.eventindex.names.ObjectKey;
+import org.eventindex.ops.DaemonMetrics;
 import org.eventindex.stomp.StompMessage;
 import org.eventindex.testing.Await;
 import org.eventindex.testing.EmbeddedBroker;
@@ -151,7 +152,7 @@ class QuarantineCorpusTest {
         ConsumerSignal s = BrokerHarness.signal(signals.get(0));
         assertEquals(DATASET, s.dataset());
         assertEquals(30, s.expectedEvents());
-        assertEquals(expected, supervisor.metrics().value("eventindex_supervisor_rejected_total"));
+        assertEquals(expected, DaemonMetrics.value(supervisor.metrics(), "eventindex_supervisor_rejected_total"));
         assertEquals(0, mq.broker.queueSize(EmbeddedBroker.DLQ), "nothing dead-lettered");
         assertTrue(supervisor.readiness().ready());
     }
@@ -194,7 +195,8 @@ class QuarantineCorpusTest {
         ConsumerSignal s = BrokerHarness.signal(signals.get(0));
         assertEquals(DATASET, s.dataset());
         assertEquals(30, s.expectedEvents());
-        assertEquals(3, supervisor.metrics().value(RejectReason.OVERSIZE.metricName()));
+        assertEquals(3, DaemonMetrics.value(supervisor.metrics(), SupervisorMetrics.REJECTED, "reason",
+                SupervisorMetrics.label(RejectReason.OVERSIZE)));
         assertEquals(0, mq.broker.queueSize(EmbeddedBroker.DLQ), "nothing dead-lettered");
         assertEquals(0, mq.broker.queueSize(Queues.SUPERVISOR), "nothing left to redeliver");
         assertTrue(supervisor.readiness().ready());

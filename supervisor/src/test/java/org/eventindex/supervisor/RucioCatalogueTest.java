@@ -2,7 +2,8 @@ package org.eventindex.supervisor;
 
 import org.eventindex.message.ConsumerSignal;
 import org.eventindex.message.SignalObject;
-import org.eventindex.ops.Metrics;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import org.eventindex.ops.DaemonMetrics;
 import org.eventindex.supervisor.journal.Journal;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -115,7 +116,7 @@ class RucioCatalogueTest {
     @Test
     void aFailingLookupDoesNotStopThePollOfOtherDatasets() throws IOException {
         String other = "data18_13TeV.00350000.physics_Main.merge.AOD.f900_m2000";
-        Metrics registry = new Metrics();
+        PrometheusRegistry registry = new PrometheusRegistry();
         SupervisorMetrics metrics = new SupervisorMetrics(registry);
         SupervisorState state = new SupervisorState();
         List<ConsumerSignal> outbox = new ArrayList<>();
@@ -133,7 +134,7 @@ class RucioCatalogueTest {
             };
             assertEquals(1, new CataloguePoller(flaky, engine, metrics).pollOnce());
             assertEquals(List.of(other), outbox.stream().map(ConsumerSignal::dataset).toList());
-            assertEquals(1, registry.value("eventindex_supervisor_catalogue_failures_total"));
+            assertEquals(1, DaemonMetrics.value(registry, "eventindex_supervisor_catalogue_failures_total"));
         }
     }
 
@@ -141,7 +142,7 @@ class RucioCatalogueTest {
     void pollerCompletesADatasetFromTheCatalogueAndSignalsAgainWhenFilesAreAdded() throws IOException {
         rucio.dataset("data17_13TeV", DATASET, List.of(FakeRucio.file("f1", rucioGuid(G1), 10L),
                 FakeRucio.file("f2", rucioGuid(G2), 20L)));
-        Metrics registry = new Metrics();
+        PrometheusRegistry registry = new PrometheusRegistry();
         SupervisorMetrics metrics = new SupervisorMetrics(registry);
         SupervisorState state = new SupervisorState();
         List<ConsumerSignal> outbox = new ArrayList<>();
@@ -173,7 +174,7 @@ class RucioCatalogueTest {
             assertEquals(35, second.expectedEvents());
             assertEquals(first.dspid(), second.dspid());
             assertEquals(List.of(url("a"), url("b")), second.objects().stream().map(SignalObject::url).toList());
-            assertEquals(3, registry.value("eventindex_supervisor_catalogue_queries_total"));
+            assertEquals(3, DaemonMetrics.value(registry, "eventindex_supervisor_catalogue_queries_total"));
         }
     }
 }

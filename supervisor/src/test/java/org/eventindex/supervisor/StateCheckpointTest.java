@@ -6,7 +6,8 @@ import org.eventindex.message.DatasetManifest;
 import org.eventindex.message.EventRange;
 import org.eventindex.message.GuidInfo;
 import org.eventindex.message.Json;
-import org.eventindex.ops.Metrics;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import org.eventindex.ops.DaemonMetrics;
 import org.eventindex.supervisor.journal.Journal;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -60,7 +61,7 @@ class StateCheckpointTest {
 
     private SupervisorEngine engine(Journal journal, SupervisorState state) {
         return new SupervisorEngine(journal, state, new MessageValidator(Fixtures.BUCKET), outbox::add,
-                Quarantine.NONE, new SupervisorMetrics(new Metrics()), clock, new EpochPolicy(1, 2_000),
+                Quarantine.NONE, new SupervisorMetrics(new PrometheusRegistry()), clock, new EpochPolicy(1, 2_000),
                 new HandOffPolicy(SupervisorEngineTest.HAND_OFF), 1 << 20, "/queue/p", "/queue/c");
     }
 

@@ -5,6 +5,7 @@ import org.eventindex.message.ConsumerSignal;
 import org.eventindex.message.Json;
 import org.eventindex.message.Queues;
 import org.eventindex.message.SignalObject;
+import org.eventindex.ops.DaemonMetrics;
 import org.eventindex.stomp.StompConnection;
 import org.eventindex.stomp.StompEndpoint;
 import org.eventindex.stomp.StompMessage;
@@ -178,7 +179,7 @@ class SupervisorBrokerTest {
         assertTrue(get("/datasets").body().contains(DATASET));
         String metrics = get("/metrics").body();
         assertTrue(metrics.contains("eventindex_supervisor_signals_sent_total 1"), metrics);
-        assertTrue(metrics.contains("eventindex_supervisor_rejected_bad_json_total 1"), metrics);
+        assertTrue(metrics.contains("eventindex_supervisor_rejected_total{reason=\"bad_json\"} 1.0"), metrics);
         assertTrue(metrics.contains("eventindex_supervisor_duplicate_messages_total 1"), metrics);
         Await.until("producer queue drained", TIMEOUT, () -> broker.queueSize(Queues.SUPERVISOR) == 0);
         assertEquals(0, broker.queueSize(EmbeddedBroker.DLQ), "nothing may be dead-lettered");
@@ -289,7 +290,7 @@ class SupervisorBrokerTest {
                 .path("supervisor").path("journalSeq").asLong();
         assertTrue(seq >= 4, "object, manifest, signal planned and sent: " + seq);
         supervisor.stop();
-        assertEquals(1, supervisor.metrics().value("eventindex_supervisor_journal_checkpoints_total"));
+        assertEquals(1, DaemonMetrics.value(supervisor.metrics(), "eventindex_supervisor_journal_checkpoints_total"));
         Path journalDir = dir.resolve("journal");
         assertEquals(0, Files.size(journalDir.resolve(org.eventindex.supervisor.journal.Journal.FILE_NAME)));
         assertTrue(Files.exists(journalDir.resolve(String.format("supervisor.journal.%012d", seq))));

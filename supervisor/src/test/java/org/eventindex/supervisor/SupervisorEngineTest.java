@@ -4,7 +4,8 @@ import org.eventindex.message.ConsumerSignal;
 import org.eventindex.message.DatasetManifest;
 import org.eventindex.message.Json;
 import org.eventindex.message.SignalObject;
-import org.eventindex.ops.Metrics;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import org.eventindex.ops.DaemonMetrics;
 import org.eventindex.supervisor.journal.Journal;
 import org.eventindex.supervisor.journal.JournalEntry;
 import org.eventindex.supervisor.journal.JournalEvent;
@@ -48,13 +49,13 @@ class SupervisorEngineTest {
     private final Fixtures.ManualClock clock = new Fixtures.ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
     private final List<ConsumerSignal> outbox = new ArrayList<>();
     private final List<Rejection> quarantined = new ArrayList<>();
-    private Metrics registry;
+    private PrometheusRegistry registry;
     private Journal journal;
     private SupervisorEngine engine;
 
     @BeforeEach
     void open() throws IOException {
-        registry = new Metrics();
+        registry = new PrometheusRegistry();
         SupervisorState state = new SupervisorState();
         journal = Journal.open(dir, state::apply);
         engine = new SupervisorEngine(journal, state, new MessageValidator(BUCKET), outbox::add,
@@ -87,7 +88,12 @@ class SupervisorEngineTest {
     }
 
     private long counter(String name) {
-        return registry.value("eventindex_supervisor_" + name + "_total");
+        return (long) DaemonMetrics.value(registry, "eventindex_supervisor_" + name + "_total");
+    }
+
+    private long rejected(RejectReason reason) {
+        return (long) DaemonMetrics.value(registry, SupervisorMetrics.REJECTED, "reason",
+                SupervisorMetrics.label(reason));
     }
 
     private ConsumerSignal completeDataset() throws IOException {
@@ -206,7 +212,7 @@ class SupervisorEngineTest {
             producer("m1", "a", guid("G1", 0, 11));
 
             assertEquals(seq + 3, journal.lastSeq());
-            assertEquals(3, counter("rejected_message_id_conflict"));
+            assertEquals(3, rejected(RejectReason.MESSAGE_ID_CONFLICT));
             assertEquals(1, counter("duplicate_messages"));
             assertEquals(1, view().objectsReported(), "the first object stays, alone");
             assertEquals(3, quarantined.size());
@@ -234,7 +240,7 @@ class SupervisorEngineTest {
         assertEquals(after, journal.lastSeq(), "still a re-delivery after a restart");
         producer("m1", "d", guid("G1", 0, 10));
         assertEquals(after + 1, journal.lastSeq(), "still a conflict after a restart");
-        assertEquals(1, counter("rejected_message_id_conflict"));
+        assertEquals(1, rejected(RejectReason.MESSAGE_ID_CONFLICT));
     }
 
     @Test
@@ -378,6 +384,7 @@ class SupervisorEngineTest {
         SupervisorState state = new SupervisorState();
         journal.close();
         journal = Journal.open(dir, state::apply);
+        registry = new PrometheusRegistry();
         engine = new SupervisorEngine(journal, state, new MessageValidator(BUCKET), outbox::add,
                 (q, r, b) -> { throw new IOException("broker down"); }, new SupervisorMetrics(registry), clock,
                 new EpochPolicy(1, 1_000_000_000L), new HandOffPolicy(HAND_OFF), 1 << 20, PRODUCER_Q, CONTROL_Q);
@@ -385,7 +392,7 @@ class SupervisorEngineTest {
         engine.onControlMessage("nonsense".getBytes(StandardCharsets.UTF_8), "b");
 
         assertEquals(1, counter("rejected"));
-        assertEquals(1, counter("rejected_bad_json"));
+        assertEquals(1, rejected(RejectReason.BAD_JSON));
         assertEquals(1, counter("quarantine_failures"));
     }
 

@@ -9,7 +9,8 @@ import java.util.concurrent.Callable;
 import org.eventindex.message.ConsumerSignal;
 import org.eventindex.message.DatasetManifest;
 import org.eventindex.message.Json;
-import org.eventindex.ops.Metrics;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import org.eventindex.ops.DaemonMetrics;
 import org.eventindex.supervisor.journal.Journal;
 
 import java.io.IOException;
@@ -144,7 +145,7 @@ public final class SupervisorStartBench {
         long started = System.nanoTime();
         try (Journal journal = Journal.open(dir, 1000, StateCheckpoint.restoreInto(state), state::apply)) {
             SupervisorEngine engine = new SupervisorEngine(journal, state, new MessageValidator(Fixtures.BUCKET),
-                    outbox::add, Quarantine.NONE, new SupervisorMetrics(new Metrics()), clock,
+                    outbox::add, Quarantine.NONE, new SupervisorMetrics(new PrometheusRegistry()), clock,
                     new EpochPolicy(1, 1_000_000_000L), new HandOffPolicy(SupervisorEngineTest.HAND_OFF), 1 << 20,
                     "/queue/p", "/queue/c");
             for (int d = 0; d < o.datasets(); d++) {

@@ -1,0 +1,116 @@
+package org.eventindex.ops;
+
+import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import org.eventindex.cli.ProjectVersion;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+final class OpsHttpServerTest {
+    private final HttpClient http = HttpClient.newHttpClient();
+    private OpsHttpServer server;
+
+    @AfterEach
+    void stop() {
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    @Test
+    void servesHealthReadinessAndTheRegistryInPrometheusText() throws Exception {
+        PrometheusRegistry registry = DaemonMetrics.registry("test");
+        Counter refused = Counter.builder().name("eventindex_test_refused_total").help("Refused.").labelNames("reason")
+                .register(registry);
+        refused.labelValues("oversize").inc(2);
+        refused.labelValues("bad_json").inc();
+        start(registry, OpsHttpServer.Readiness.ok(), OpsHttpServer.Readiness.notReady("queue q not subscribed"));
+
+        assertEquals("ok\n", get("/health").body());
+        HttpResponse<String> ready = get("/ready");
+        assertEquals(503, ready.statusCode());
+        assertEquals("not ready: queue q not subscribed\n", ready.body());
+        HttpResponse<String> metrics = get("/metrics");
+        assertEquals(200, metrics.statusCode());
+        assertTrue(metrics.headers().firstValue("Content-Type").orElseThrow().startsWith("text/plain; version=0.0.4"));
+        String body = metrics.body();
+        assertTrue(body.contains("\neventindex_test_refused_total{reason=\"oversize\"} 2.0\n"), body);
+        assertTrue(body.contains("\neventindex_build_info{daemon=\"test\",version=\"" + ProjectVersion.get()
+                + "\"} 1.0\n"), body);
+        assertTrue(body.contains("\njvm_memory_used_bytes{"), body);
+        assertEquals(3, DaemonMetrics.value(registry, "eventindex_test_refused_total"));
+        assertEquals(1, DaemonMetrics.value(registry, "eventindex_test_refused_total", "reason", "bad_json"));
+        assertEquals(0, DaemonMetrics.value(registry, "eventindex_test_absent_total"));
+    }
+
+    @Test
+    void jsonResourcesAnswer404ForNullAnd400ForABadQuery() throws Exception {
+        server = new OpsHttpServer("127.0.0.1", 0, new PrometheusRegistry(), OpsHttpServer.Readiness::ok,
+                OpsHttpServer.Readiness::ok);
+        server.json("/items", (rest, query) -> {
+            if (query != null && query.contains("bad")) {
+                throw new IllegalArgumentException("unknown filter 'bad'");
+            }
+            return rest.isEmpty() ? List.of("a", "b") : rest.equals("a") ? Map.of("name", "a") : null;
+        });
+        server.json("/status", () -> Map.of("up", true));
+        server.start();
+
+        assertEquals("[\"a\",\"b\"]", get("/items").body());
+        assertEquals("[\"a\",\"b\"]", get("/items/").body());
+        assertEquals("{\"name\":\"a\"}", get("/items/a").body());
+        assertEquals(404, get("/items/z").statusCode());
+        assertEquals(404, get("/itemsz").statusCode());
+        HttpResponse<String> bad = get("/items?bad=1");
+        assertEquals(400, bad.statusCode());
+        assertTrue(bad.body().contains("unknown filter 'bad'"), bad.body());
+        assertEquals("{\"up\":true}", get("/status").body());
+        assertEquals(404, get("/status/more").statusCode());
+    }
+
+    @Test
+    void anEventStreamIsHandedToItsSubscriberThread() throws Exception {
+        server = new OpsHttpServer("127.0.0.1", 0, new PrometheusRegistry(), OpsHttpServer.Readiness::ok,
+                OpsHttpServer.Readiness::ok);
+        server.eventStream("/events", (client, out, close) -> {
+            Thread writer = new Thread(() -> {
+                try (out) {
+                    out.write("event: hello\ndata: {}\n\n".getBytes(StandardCharsets.UTF_8));
+                } catch (IOException e) {
+                    throw new IllegalStateException("writing to " + client + " failed", e);
+                } finally {
+                    close.run();
+                }
+            });
+            writer.start();
+        });
+        server.start();
+
+        HttpResponse<String> events = get("/events");
+        assertEquals("text/event-stream", events.headers().firstValue("Content-Type").orElseThrow());
+        assertEquals("event: hello\ndata: {}\n\n", events.body());
+    }
+
+    private void start(PrometheusRegistry registry, OpsHttpServer.Readiness health, OpsHttpServer.Readiness ready)
+            throws IOException {
+        server = new OpsHttpServer("127.0.0.1", 0, registry, () -> health, () -> ready);
+        server.start();
+    }
+
+    private HttpResponse<String> get(String path) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + path)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+}
