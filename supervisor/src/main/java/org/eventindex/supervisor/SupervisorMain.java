@@ -98,7 +98,8 @@ public final class SupervisorMain implements Callable<Integer> {
     }
 
     /** Runs a command reading the operator's confirmation from {@code in}; returns the exit code. */
-    static int run(String[] args, InputStream in, PrintStream out, PrintStream err, Map<String, String> env) {
+    public static int run(String[] args, InputStream in, PrintStream out, PrintStream err,
+                          Map<String, String> env) {
         return CommandLines.execute(new SupervisorMain(in, out, err, env), args, out, err);
     }
 
