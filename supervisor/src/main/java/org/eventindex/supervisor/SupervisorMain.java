@@ -57,8 +57,8 @@ import picocli.CommandLine.Spec;
         versionProvider = VersionProvider.class,
         description = "The supervisor daemon (run) and its operator commands.",
         subcommands = {SupervisorMain.Run.class, SupervisorMain.RegisterManifest.class, SupervisorMain.Resignal.class,
-            SupervisorMain.Invalidate.class, SupervisorMain.DeleteDataset.class, SupervisorMain.DeadLettersCommand.class,
-            SupervisorMain.ConfigKeys.class},
+            SupervisorMain.Invalidate.class, SupervisorMain.DeleteDataset.class,
+            SupervisorMain.DeadLettersCommand.class, SupervisorMain.ConfigKeys.class},
         footer = {"", "The STOMP passcode of the client commands is read from --password-file or the environment"
                 + " variable " + SupervisorConfig.ENV_STOMP_PASSWORD + "."},
         exitCodeListHeading = "%nExit codes:%n",
