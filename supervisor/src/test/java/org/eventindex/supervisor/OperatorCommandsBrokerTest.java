@@ -218,14 +218,7 @@ class OperatorCommandsBrokerTest {
         List<String> received = new ArrayList<>();
         BlockingQueue<StompMessage> q = new LinkedBlockingQueue<>();
         try (StompConnection consumer = StompConnection.connect(settings(CONSUMERS))) {
-            consumer.subscribe(Queues.CONSUMER, 10, m -> {
-                q.add(m);
-                try {
-                    consumer.ack(m);
-                } catch (IOException e) {
-                    throw new AssertionError(e);
-                }
-            });
+            consumer.subscribe(Queues.CONSUMER, 10, acking(consumer, q));
             for (int i = 0; i < 3; i++) {
                 StompMessage m = q.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
                 assertNotNull(m, "re-driven message " + i);
@@ -250,14 +243,7 @@ class OperatorCommandsBrokerTest {
     private OperatorAnswer rawRequest(String requestId, byte[] body) throws Exception {
         BlockingQueue<StompMessage> answers = new LinkedBlockingQueue<>();
         try (StompConnection c = StompConnection.connect(settings(OPERATORS))) {
-            c.subscribe(OperatorClient.REPLY_QUEUE, 1, m -> {
-                answers.add(m);
-                try {
-                    c.ack(m);
-                } catch (IOException e) {
-                    throw new AssertionError(e);
-                }
-            });
+            c.subscribe(OperatorClient.REPLY_QUEUE, 1, acking(c, answers));
             c.send(Queues.SUPERVISOR_CONTROL, body, Map.of("reply-to", OperatorClient.REPLY_QUEUE,
                     "correlation-id", requestId));
             StompMessage m = answers.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
@@ -265,6 +251,18 @@ class OperatorCommandsBrokerTest {
             assertEquals(requestId, m.headers().get("correlation-id"));
             return Json.read(m.body(), OperatorAnswer.class);
         }
+    }
+
+    /** A listener that queues each message into {@code into}, then acknowledges it. */
+    private static StompConnection.Listener acking(StompConnection c, BlockingQueue<StompMessage> into) {
+        return m -> {
+            into.add(m);
+            try {
+                c.ack(m);
+            } catch (IOException e) {
+                throw new AssertionError(e);
+            }
+        };
     }
 
     private int cli(String login, String... args) {

@@ -204,16 +204,22 @@ class StateCheckpointTest {
         assertEquals(2, lived.find(name).orElseThrow().objectsReported());
         assertEquals(url("4000001.1"), lived.recordedMessage("m1").orElseThrow().object().url());
 
+        SupervisorState restored = assertCheckpointAndFullReplayRebuild(lived, journalDir);
+        assertEquals(lived.recordedMessage("m1"), restored.recordedMessage("m1"));
+    }
+
+    /** A start from the last checkpoint and a replay of every entry rebuild {@code lived}; returns the first. */
+    private SupervisorState assertCheckpointAndFullReplayRebuild(SupervisorState lived, Path journalDir)
+            throws IOException {
         SupervisorState restored = new SupervisorState();
         Journal.open(journalDir, 1000, StateCheckpoint.restoreInto(restored), restored::apply).close();
         assertSameState(lived, restored, "checkpoint + tail");
-        assertEquals(lived.recordedMessage("m1"), restored.recordedMessage("m1"));
-
         Path full = Files.createDirectory(dir.resolve("full"));
         Files.writeString(full.resolve(Journal.FILE_NAME), wholeJournal(journalDir));
         SupervisorState replayed = new SupervisorState();
         Journal.open(full, replayed::apply).close();
         assertSameState(lived, replayed, "full replay");
+        return restored;
     }
 
     /**
@@ -244,15 +250,7 @@ class StateCheckpointTest {
         assertTrue(lived.find(name).isEmpty(), "no live record after the delete");
         assertEquals(2, lived.rejectedMessages(), "the refused delete and the late object of the deleted dataset");
         assertEquals("UNKNOWN_DATASET", lived.answer("r2").orElseThrow().outcome());
-
-        SupervisorState restored = new SupervisorState();
-        Journal.open(journalDir, 1000, StateCheckpoint.restoreInto(restored), restored::apply).close();
-        assertSameState(lived, restored, "checkpoint + tail");
-        Path full = Files.createDirectory(dir.resolve("full"));
-        Files.writeString(full.resolve(Journal.FILE_NAME), wholeJournal(journalDir));
-        SupervisorState replayed = new SupervisorState();
-        Journal.open(full, replayed::apply).close();
-        assertSameState(lived, replayed, "full replay");
+        assertCheckpointAndFullReplayRebuild(lived, journalDir);
     }
 
     /** Every entry ever journaled in {@code journalDir}: its archived segments, then its journal. */
