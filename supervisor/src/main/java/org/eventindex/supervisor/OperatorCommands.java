@@ -144,6 +144,7 @@ final class OperatorCommands {
                     brokerMessageId);
         }
         recorder.record(List.of(new JournalEvent.DatasetDeleted(name, c.reason())));
+        metrics.datasetsDeleted.inc();
         DeletedDataset t = state.findDeleted(name).orElseThrow();
         LOG.warn("dataset {} deleted by an operator{}; {} objects left for the cleanup", name,
                 c.reason() == null ? "" : " (" + c.reason() + ")", t.objectsLeft().size());

@@ -396,7 +396,9 @@ public final class Supervisor implements AutoCloseable {
         }
         try {
             replies.send(replyTo, Json.write(a), headers);
+            metrics.answers.inc();
         } catch (IOException | RuntimeException e) {
+            metrics.answerSendFailures.inc();
             LOG.warn("request {}: answer {} could not be sent to {} (its operator gone?): {}", a.requestId(),
                     a.outcome(), replyTo, e.getMessage());
         }

@@ -133,6 +133,13 @@ class OperatorCommandsBrokerTest {
         assertEquals(OperatorAnswer.BAD_REQUEST, a.outcome());
         assertEquals(RejectReason.MISSING_FIELD.name(), a.reason());
         assertTrue(a.detail().contains("'dataset'"), a.detail());
+
+        byte[] big = ("{\"type\":\"resignal\",\"pad\":\"" + "x".repeat(1 << 20) + "\"}")
+                .getBytes(StandardCharsets.UTF_8);
+        OperatorAnswer tooBig = OperatorClient.request(settings(OPERATORS), Queues.SUPERVISOR_CONTROL, big, WAIT)
+                .orElseThrow();
+        assertEquals(OperatorAnswer.BAD_REQUEST, tooBig.outcome());
+        assertEquals(RejectReason.OVERSIZE.name(), tooBig.reason(), tooBig.detail());
     }
 
     /**
@@ -156,6 +163,8 @@ class OperatorCommandsBrokerTest {
         supervisor.stop();
         supervisor = startSupervisor();
         assertEquals(first, rawRequest("req-later-1", resignal), "also after a restart");
+        assertTrue(BrokerHarness.get(supervisor.httpPort(), "/metrics").body()
+                .contains("\neventindex_supervisor_answers_total 1.0"), "one answer sent since the restart");
     }
 
     @Test
