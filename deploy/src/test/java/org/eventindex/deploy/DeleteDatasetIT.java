@@ -18,6 +18,10 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -85,6 +89,11 @@ final class DeleteDatasetIT {
         assertTrue(err().contains("Kudu " + stack.kuduMasters() + ": cannot delete the rows of dataset " + LOADED),
                 err());
         assertTrue(stack.supervisor().dataset(LOADED).isEmpty(), "the supervisor forgot it");
+        String tombstone = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                + stack.supervisor().httpPort() + "/datasets/" + LOADED)).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
+        assertTrue(tombstone.contains("\"state\":\"DELETED\"") && tombstone.contains("\"reason\":\"test\""),
+                tombstone);
         assertEquals(0, hdfsFiles(LOADED));
         assertTrue(stack.kuduQueries().dataset(LOADED).isPresent(), "Kudu not done yet");
 

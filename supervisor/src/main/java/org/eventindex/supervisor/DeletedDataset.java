@@ -1,5 +1,9 @@
 package org.eventindex.supervisor;
 
+import com.fasterxml.jackson.databind.annotation.JsonSerialize;
+import com.fasterxml.jackson.databind.ser.std.ToStringSerializer;
+
+import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 
@@ -24,10 +28,21 @@ record DeletedDataset(String name, int dspid, int epoch, long deletedAt, String 
                 objectsLeft.stream().filter(u -> !deleted.contains(u)).toList());
     }
 
+    /** What {@code /datasets/<name>} serves for it. */
+    View view() {
+        return new View(name, "DELETED", dspid, epoch, Instant.ofEpochMilli(deletedAt), reason, objectsLeft);
+    }
+
+    /** The served view: {@code state} is {@code DELETED}; {@code objectsLeft} are those the cleanup has still to go. */
+    record View(String name, String state, int dspid, int epoch,
+                @JsonSerialize(using = ToStringSerializer.class) Instant deletedAt, String reason,
+                List<String> objectsLeft) {
+    }
+
     /** Why a message naming this dataset is refused: {@code what} says what it asked for. */
     Rejection refusal(String what, String messageId) {
         return new Rejection(RejectReason.DATASET_DELETED, "dataset " + name + " was deleted by an operator at "
-                + java.time.Instant.ofEpochMilli(deletedAt) + (reason == null ? "" : " (" + reason + ")") + "; " + what,
+                + Instant.ofEpochMilli(deletedAt) + (reason == null ? "" : " (" + reason + ")") + "; " + what,
                 messageId, name);
     }
 }

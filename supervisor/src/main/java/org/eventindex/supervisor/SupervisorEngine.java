@@ -12,6 +12,7 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -243,7 +244,7 @@ final class SupervisorEngine {
                     + now;
         } else if (in instanceof Inbound.Delete) {
             return state.findDeleted(name).map(t -> "dataset " + name + " deleted from the supervisor at "
-                    + java.time.Instant.ofEpochMilli(t.deletedAt()) + (t.dspid() < 0 ? "" : " (dspid " + t.dspid()
+                    + Instant.ofEpochMilli(t.deletedAt()) + (t.dspid() < 0 ? "" : " (dspid " + t.dspid()
                     + ", epoch " + t.epoch() + ")") + "; " + t.objectsLeft().size() + " objects left for the"
                     + " cleanup").orElse("dataset " + name + " deleted");
         }
