@@ -38,7 +38,7 @@ final class OperatorClient {
             throws IOException {
         Objects.requireNonNull(timeout, "timeout is null");
         String requestId = UUID.randomUUID().toString();
-        BlockingQueue<StompMessage> received = new LinkedBlockingQueue<>();
+        BlockingQueue<Object> received = new LinkedBlockingQueue<>();
         try (StompConnection c = StompConnection.connect(settings)) {
             c.subscribe(REPLY_QUEUE, 1, new StompConnection.Listener() {
                 @Override
@@ -50,15 +50,26 @@ final class OperatorClient {
                         // the queue ends with the connection: an unacknowledged answer is lost with it
                     }
                 }
+
+                @Override
+                public void onError(IOException cause) {
+                    received.add(cause);
+                }
             });
             c.send(queue, body, Map.of(Supervisor.REPLY_TO, REPLY_QUEUE, Supervisor.CORRELATION_ID, requestId));
             long deadline = System.nanoTime() + timeout.toNanos();
             while (true) {
                 long left = deadline - System.nanoTime();
-                StompMessage m = left <= 0 ? null : received.poll(left, TimeUnit.NANOSECONDS);
-                if (m == null) {
+                Object o = left <= 0 ? null : received.poll(left, TimeUnit.NANOSECONDS);
+                if (o == null) {
                     return Optional.empty();
                 }
+                if (o instanceof IOException e) {
+                    throw new IOException("connection to the broker lost while waiting for the supervisor's answer"
+                            + " (the request was sent and is applied once the supervisor reads it): "
+                            + e.getMessage(), e);
+                }
+                StompMessage m = (StompMessage) o;
                 if (requestId.equals(m.headers().get(Supervisor.CORRELATION_ID))) {
                     return Optional.of(Json.read(m.body(), OperatorAnswer.class));
                 }
