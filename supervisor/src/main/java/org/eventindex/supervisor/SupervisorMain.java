@@ -547,7 +547,8 @@ public final class SupervisorMain implements Callable<Integer> {
                     + r.rejection().detail());
         }
         if (!(checked instanceof Inbound.Manifest)) {
-            throw new IllegalArgumentException("manifest " + file + " is not a manifest (its type must be \"manifest\")");
+            throw new IllegalArgumentException("manifest " + file
+                    + " is not a manifest (its type must be \"manifest\")");
         }
         return body;
     }
