@@ -19,6 +19,8 @@ import java.util.Set;
  *   <li>operators send manifests and commands to the control queue;</li>
  *   <li>admins may do anything (dead-letter queue, browsing, destination management).</li>
  * </ul>
+ * Temporary queues ({@link #temporaryDestinations()}) are the reply queues of operator commands: an operator creates
+ * and reads its own, the supervisor only sends its answer into it; no other group may use them.
  * Destinations are created when the broker starts, so no client needs admin rights.
  */
 public final class BrokerAccess {
@@ -61,7 +63,18 @@ public final class BrokerAccess {
                     Set.of(PRODUCERS, SUPERVISORS, CONSUMERS, OPERATORS),
                     Set.of(PRODUCERS, SUPERVISORS, CONSUMERS, OPERATORS)));
 
+    private static final Entry TEMPORARY = new Entry("temporary destinations", false, Set.of(OPERATORS, ADMINS),
+            Set.of(SUPERVISORS, ADMINS), Set.of(OPERATORS, ADMINS));
+
     private BrokerAccess() {
+    }
+
+    /**
+     * Who may read, write and create temporary destinations (ActiveMQ's {@code tempDestinationAuthorizationEntry};
+     * the entry's name is only a label).
+     */
+    public static Entry temporaryDestinations() {
+        return TEMPORARY;
     }
 
     /** Every entry, the admins' wildcards first. */

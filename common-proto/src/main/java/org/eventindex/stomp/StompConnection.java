@@ -119,7 +119,17 @@ public final class StompConnection implements Closeable {
      * Returns once the broker confirmed the subscription.
      */
     public void subscribe(String destination, int prefetch, Listener handler) throws IOException {
+        subscribe(destination, prefetch, Map.of(), handler);
+    }
+
+    /**
+     * {@link #subscribe(String, int, Listener)} with more SUBSCRIBE headers, e.g. ActiveMQ's {@code selector} or
+     * {@code browser:true} (a queue browser: the messages stay in the queue; the last frame has {@code browser:end}).
+     */
+    public void subscribe(String destination, int prefetch, Map<String, String> extraHeaders, Listener handler)
+            throws IOException {
         requireNonNull(destination, "destination is null");
+        requireNonNull(extraHeaders, "extraHeaders is null");
         requireNonNull(handler, "handler is null");
         if (prefetch < 1) {
             throw new IllegalArgumentException("prefetch must be at least 1, got " + prefetch);
@@ -141,6 +151,7 @@ public final class StompConnection implements Closeable {
         h.put("destination", destination);
         h.put("ack", "client-individual");
         h.put("activemq.prefetchSize", Integer.toString(prefetch));
+        h.putAll(extraHeaders);
         try {
             request("SUBSCRIBE", h, StompFrame.NO_BODY, "SUBSCRIBE to " + destination);
         } catch (IOException e) {

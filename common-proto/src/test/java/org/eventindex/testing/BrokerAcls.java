@@ -12,6 +12,7 @@ import org.apache.activemq.jaas.GroupPrincipal;
 import org.apache.activemq.security.AuthorizationEntry;
 import org.apache.activemq.security.AuthorizationPlugin;
 import org.apache.activemq.security.DefaultAuthorizationMap;
+import org.apache.activemq.security.TempDestinationAuthorizationEntry;
 import org.eventindex.stomp.BrokerAccess;
 
 /** {@link BrokerAccess} as ActiveMQ's authorization plugin and start-up destinations. */
@@ -34,6 +35,12 @@ final class BrokerAcls {
             entries.add(a);
         }
         DefaultAuthorizationMap map = new DefaultAuthorizationMap(entries);
+        BrokerAccess.Entry t = BrokerAccess.temporaryDestinations();
+        TempDestinationAuthorizationEntry temp = new TempDestinationAuthorizationEntry();
+        temp.setReadACLs(principals(t.read()));
+        temp.setWriteACLs(principals(t.write()));
+        temp.setAdminACLs(principals(t.admin()));
+        map.setTempDestinationAuthorizationEntry(temp);
         return new AuthorizationPlugin(map);
     }
 

@@ -124,6 +124,46 @@ class BrokerAuthorizationTest {
                 () -> broker.queueSize(Queues.SUPERVISOR) == 0 && broker.queueSize(Queues.CONSUMER) == 0);
     }
 
+    /**
+     * Temporary queues (the operator commands' reply queues): only operators (and admins) may create and read one;
+     * the supervisor may send into an operator's, a consumer or a producer may not.
+     */
+    @Test
+    void onlyOperatorsCreateTemporaryQueuesAndOnlyTheSupervisorAnswersIntoThem() throws Exception {
+        for (String login : List.of(PRODUCERS, SUPERVISORS, CONSUMERS)) {
+            try (StompConnection c = connect(login, PASSWORDS.get(login))) {
+                assertThrows(StompException.class, () -> c.subscribe("/temp-queue/answers", 1, m -> { }),
+                        login + " could create a temporary queue");
+            }
+        }
+        byte[] answer = "{\"type\":\"answer\"}".getBytes(StandardCharsets.UTF_8);
+        try (StompConnection operator = connect(OPERATORS, PASSWORDS.get(OPERATORS));
+             StompConnection supervisor = connect(SUPERVISORS, PASSWORDS.get(SUPERVISORS))) {
+            BlockingQueue<StompMessage> answers = new LinkedBlockingQueue<>();
+            BlockingQueue<StompMessage> requests = new LinkedBlockingQueue<>();
+            operator.subscribe("/temp-queue/answers", 1, answers::add);
+            supervisor.subscribe(Queues.SUPERVISOR_CONTROL, 1, requests::add);
+            operator.send(Queues.SUPERVISOR_CONTROL, "{}".getBytes(StandardCharsets.UTF_8),
+                    Map.of("reply-to", "/temp-queue/answers"));
+            StompMessage request = requests.poll(30, TimeUnit.SECONDS);
+            assertNotNull(request, "the supervisor received no request");
+            supervisor.ack(request);
+            String replyTo = request.headers().get("reply-to");
+            assertTrue(replyTo != null && replyTo.startsWith("/remote-temp-queue/"), "reply-to " + replyTo);
+            for (String login : List.of(PRODUCERS, CONSUMERS)) {
+                try (StompConnection c = connect(login, PASSWORDS.get(login))) {
+                    assertThrows(StompException.class, () -> c.send(replyTo, answer, Map.of()),
+                            login + " could send into an operator's temporary queue");
+                }
+            }
+            supervisor.send(replyTo, answer, Map.of());
+            StompMessage m = answers.poll(30, TimeUnit.SECONDS);
+            assertNotNull(m, "the operator received no answer");
+            assertArrayEquals(answer, m.body());
+            operator.ack(m);
+        }
+    }
+
     @Test
     void framesLargerThanTheBrokerLimitAreRefused() throws IOException {
         byte[] big = new byte[(int) EmbeddedBroker.MAX_FRAME_BYTES + 1024];

@@ -42,6 +42,21 @@ class BrokerTemplateTest {
     }
 
     @Test
+    void temporaryQueueRightsAreTheOnesTheEmbeddedBrokerEnforces() throws Exception {
+        NodeList entries = template().getElementsByTagName("tempDestinationAuthorizationEntry");
+        List<BrokerAccess.Entry> shipped = new ArrayList<>();
+        for (int i = 0; i < entries.getLength(); i++) {
+            Element e = (Element) entries.item(i);
+            if (e.hasAttribute("read")) {
+                BrokerAccess.Entry t = BrokerAccess.temporaryDestinations();
+                shipped.add(new BrokerAccess.Entry(t.name(), false, groups(e, "read"), groups(e, "write"),
+                        groups(e, "admin")));
+            }
+        }
+        assertEquals(List.of(BrokerAccess.temporaryDestinations()), shipped);
+    }
+
+    @Test
     void startUpQueuesAreTheSame() throws Exception {
         NodeList queues = template().getElementsByTagName("queue");
         List<String> names = new ArrayList<>();

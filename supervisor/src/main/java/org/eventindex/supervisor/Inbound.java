@@ -31,6 +31,10 @@ sealed interface Inbound {
     record Invalidate(DatasetName dataset, InvalidateCommand command) implements Inbound {
     }
 
+    /** An operator deletes a dataset everywhere (the supervisor's part: forget it, have its objects deleted). */
+    record Delete(DatasetName dataset, DeleteCommand command) implements Inbound {
+    }
+
     /** The message was refused. */
     record Rejected(Rejection rejection) implements Inbound {
     }

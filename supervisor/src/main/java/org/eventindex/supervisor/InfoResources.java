@@ -44,7 +44,8 @@ final class InfoResources {
 
     /** {@code /datasets/<name>}; null = 404. */
     Object dataset(String name) {
-        return engine.dataset(name).orElse(null);
+        return engine.dataset(name).<Object>map(v -> v)
+                .or(() -> engine.read(st -> st.findDeleted(name).map(DeletedDataset::view))).orElse(null);
     }
 
     /**

@@ -210,9 +210,10 @@ final class MessageValidator {
             case ConsumerReport.TYPE -> report(root, brokerMessageId);
             case ResignalCommand.TYPE -> resignal(root, brokerMessageId);
             case InvalidateCommand.TYPE -> invalidate(root, brokerMessageId);
+            case DeleteCommand.TYPE -> delete(root, brokerMessageId);
             default -> reject(RejectReason.WRONG_TYPE, "type '" + type + "' is not one of " + DatasetManifest.TYPE
-                    + ", " + ConsumerReport.TYPE + ", " + ResignalCommand.TYPE + ", " + InvalidateCommand.TYPE,
-                    brokerMessageId, null);
+                    + ", " + ConsumerReport.TYPE + ", " + ResignalCommand.TYPE + ", " + InvalidateCommand.TYPE
+                    + ", " + DeleteCommand.TYPE, brokerMessageId, null);
         };
     }
 
@@ -283,6 +284,13 @@ final class MessageValidator {
     private Inbound resignal(JsonNode root, String msgId) {
         NameOrRejection parsed = datasetName(text(root, "dataset"), "resignal command", msgId);
         return parsed.rejected() != null ? parsed.rejected() : new Inbound.Resignal(parsed.name());
+    }
+
+    private static Inbound delete(JsonNode root, String msgId) {
+        String dataset = text(root, "dataset");
+        NameOrRejection parsed = datasetName(dataset, "delete command", msgId);
+        return parsed.rejected() != null ? parsed.rejected()
+                : new Inbound.Delete(parsed.name(), DeleteCommand.of(dataset, text(root, "reason")));
     }
 
     private static Inbound invalidate(JsonNode root, String msgId) {

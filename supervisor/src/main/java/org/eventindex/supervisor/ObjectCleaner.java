@@ -25,6 +25,7 @@ import java.util.Set;
  *   <li>every object of a dataset (selected, duplicates, late, invalid) once the dataset has been {@code DONE} (in
  *       HDFS and Kudu, as its consumer reported) for {@code retention}; the deletion is journalled
  *       ({@code OBJECTS_DELETED}) after it happened, so a crash in between only deletes again;</li>
+ *   <li>every object left of a dataset an operator deleted ({@code supervisor delete-dataset}), at the next pass;</li>
  *   <li>orphans (objects of the bucket that no producer message ever named) older than {@code orphanRetention};
  *       younger ones are only reported, since their message may still be on its way.</li>
  * </ul>
@@ -91,6 +92,12 @@ final class ObjectCleaner {
                     }
                 }
             }
+            for (DeletedDataset t : state.deleted()) {
+                t.objectsLeft().forEach(u -> key(u).ifPresent(knownKeys::add));
+                if (!t.objectsLeft().isEmpty()) {
+                    due.put(t.name(), t.objectsLeft());
+                }
+            }
             return null;
         });
         int deleted = 0;
@@ -101,7 +108,7 @@ final class ObjectCleaner {
             engine.onObjectsDeleted(e.getKey(), e.getValue());
             deleted += keys.size();
             metrics.objectsDeleted.inc(keys.size());
-            LOG.info("dataset {}: {} objects deleted {} after DONE", e.getKey(), keys.size(), retention);
+            LOG.info("dataset {}: {} objects deleted", e.getKey(), keys.size());
         }
         List<String> orphansOld = new ArrayList<>();
         List<String> orphansWaiting = new ArrayList<>();

@@ -44,6 +44,10 @@ final class OperatorCommands {
         if (retired.isPresent()) {
             return Optional.of(retired.get().refusal("invalidate: nothing can be selected again", brokerMessageId));
         }
+        Optional<DeletedDataset> deleted = state.findDeleted(c.dataset());
+        if (deleted.isPresent()) {
+            return Optional.of(deleted.get().refusal("invalidate: nothing can be selected again", brokerMessageId));
+        }
         Optional<TrackedDataset> d = state.find(c.dataset());
         if (d.isEmpty()) {
             return refusal(RejectReason.UNKNOWN_DATASET, "invalidate: dataset " + c.dataset() + " is not known to"
@@ -85,6 +89,10 @@ final class OperatorCommands {
             return Optional.of(retired.get().refusal("resignal: reload it from its HDFS file with the kudu-loader"
                     + " instead", brokerMessageId));
         }
+        Optional<DeletedDataset> deleted = state.findDeleted(name);
+        if (deleted.isPresent()) {
+            return Optional.of(deleted.get().refusal("resignal: there is nothing to load", brokerMessageId));
+        }
         Optional<TrackedDataset> d = state.find(name);
         if (d.isEmpty()) {
             return refusal(RejectReason.UNKNOWN_DATASET, "resignal: dataset " + name + " is not known to this"
@@ -107,6 +115,39 @@ final class OperatorCommands {
         metrics.resignals.inc();
         LOG.info("dataset {}: operator asked for signal {} again (was {})", name, signal.signalId(), s);
         outbox.submit(signal);
+        return Optional.empty();
+    }
+
+    /**
+     * Deletes a dataset from the supervisor: a tombstone replaces it and the cleanup deletes the objects it still has.
+     * Refused while a consumer may be loading it (SIGNAL_PLANNED, SIGNALLED); a dataset already deleted is accepted
+     * again (nothing is recorded), so that an interrupted {@code delete-dataset} can be run again. Returns why the
+     * command is refused, if it is.
+     */
+    Optional<Rejection> delete(DatasetName dataset, DeleteCommand c, String brokerMessageId) throws IOException {
+        String name = dataset.toString();
+        if (state.findDeleted(name).isPresent()) {
+            metrics.duplicateMessages.inc();
+            return Optional.empty();
+        }
+        Optional<TrackedDataset> d = state.find(name);
+        if (d.isEmpty() && state.findRetired(name).isEmpty()) {
+            return refusal(RejectReason.UNKNOWN_DATASET, "delete: dataset " + name + " is not known to this"
+                    + " supervisor; delete its HDFS file and Kudu rows with --not-in-supervisor", name,
+                    brokerMessageId);
+        }
+        if (d.isPresent() && (d.get().state == CollectionState.SIGNAL_PLANNED
+                || d.get().state == CollectionState.SIGNALLED)) {
+            return refusal(RejectReason.WRONG_STATE, "delete: dataset " + name + " is " + d.get().state + ": a"
+                    + " consumer may be loading signal " + d.get().signal.signalId() + " now; wait until it is DONE"
+                    + " or FAILED_CONSUMER (GET /datasets/" + name + ") and run the delete again", name,
+                    brokerMessageId);
+        }
+        recorder.record(List.of(new JournalEvent.DatasetDeleted(name, c.reason())));
+        metrics.datasetsDeleted.inc();
+        DeletedDataset t = state.findDeleted(name).orElseThrow();
+        LOG.warn("dataset {} deleted by an operator{}; {} objects left for the cleanup", name,
+                c.reason() == null ? "" : " (" + c.reason() + ")", t.objectsLeft().size());
         return Optional.empty();
     }
 

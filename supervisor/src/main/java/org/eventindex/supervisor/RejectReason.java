@@ -48,5 +48,10 @@ public enum RejectReason {
      * The message names a dataset that is finished for good (DONE, every object deleted by the cleanup, only its
      * summary kept): a late producer's object, a manifest, {@code resignal} or {@code invalidate}.
      */
-    DATASET_RETIRED;
+    DATASET_RETIRED,
+    /**
+     * The message names a dataset an operator deleted ({@code supervisor delete-dataset}): a late producer's object, a
+     * manifest, {@code resignal} or {@code invalidate}. Produce it again under a new task to have it again.
+     */
+    DATASET_DELETED;
 }

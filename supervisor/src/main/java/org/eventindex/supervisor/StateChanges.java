@@ -22,7 +22,9 @@ final class StateChanges {
                 .or(() -> state.findRetired(dataset).map(r -> CollectionState.DONE)).orElse(null);
         String detail = ev instanceof JournalEvent.MessageRejected r ? r.reason() + ": " + r.detail()
                 : ev instanceof JournalEvent.ResignalRequested r ? r.reason()
-                : ev instanceof JournalEvent.ObjectInvalidated r ? r.url() + ": " + r.reason() : null;
+                : ev instanceof JournalEvent.ObjectInvalidated r ? r.url() + ": " + r.reason()
+                : ev instanceof JournalEvent.DatasetDeleted r ? r.reason()
+                : ev instanceof JournalEvent.RequestAnswered r ? r.outcome() + ": " + r.detail() : null;
         return new StateChange(e.seq(), Instant.ofEpochMilli(e.tsMillis()), ev.getClass().getSimpleName(), dataset, s,
                 detail);
     }
@@ -45,6 +47,10 @@ final class StateChanges {
         } else if (ev instanceof JournalEvent.ObjectInvalidated r) {
             return r.dataset();
         } else if (ev instanceof JournalEvent.ObjectsDeleted r) {
+            return r.dataset();
+        } else if (ev instanceof JournalEvent.DatasetDeleted r) {
+            return r.dataset();
+        } else if (ev instanceof JournalEvent.RequestAnswered r) {
             return r.dataset();
         }
         return null;

@@ -5,6 +5,7 @@ import org.eventindex.message.ConsumerSignal;
 import org.eventindex.message.DatasetManifest.ManifestFile;
 import org.eventindex.message.Json;
 import org.eventindex.supervisor.journal.Journal;
+import org.eventindex.supervisor.journal.JournalEvent;
 import org.eventindex.supervisor.journal.JournalException;
 
 import java.io.IOException;
@@ -28,13 +29,17 @@ import static org.eventindex.EventIndexFailure.Kind.FATAL;
  */
 record StateCheckpoint(int format, long seq, int lastDspid, int currentEpoch, long eventsInEpoch,
                        long rejectedMessages, long unknownReports, Map<String, ConsumerStats.Totals> consumers,
-                       List<Live> datasets, List<RetiredDataset> retired) {
+                       List<Live> datasets, List<RetiredDataset> retired, List<DeletedDataset> deleted,
+                       List<JournalEvent.RequestAnswered> answers) {
     static final int FORMAT = 1;
 
+    /** {@code deleted} and {@code answers} are absent (null) in checkpoints written before they existed. */
     StateCheckpoint {
         consumers = Map.copyOf(Objects.requireNonNull(consumers, "consumers is null"));
         datasets = List.copyOf(Objects.requireNonNull(datasets, "datasets is null"));
         retired = List.copyOf(Objects.requireNonNull(retired, "retired is null"));
+        deleted = deleted == null ? List.of() : List.copyOf(deleted);
+        answers = answers == null ? List.of() : List.copyOf(answers);
     }
 
     /** A live dataset: every field of its {@link TrackedDataset} but the URL set (the candidates' URLs). */

@@ -43,6 +43,10 @@ import java.util.stream.Collectors;
  */
 public final class Supervisor implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Supervisor.class);
+    /** STOMP header of an operator request naming where its answer goes (a temporary queue). */
+    static final String REPLY_TO = "reply-to";
+    /** STOMP header of an operator request and of its answer: the request id. */
+    static final String CORRELATION_ID = "correlation-id";
 
     private final SupervisorConfig config;
     private final Clock clock;
@@ -55,6 +59,9 @@ public final class Supervisor implements AutoCloseable {
     private volatile Journal journal;
     private volatile SupervisorEngine engine;
     private volatile StompSender sender;
+    /** Answers to operator requests, on their own connection: a reply queue gone with its operator must not cost the
+     * signals' connection. */
+    private volatile StompSender replies;
     private volatile SignalDispatcher dispatcher;
     private volatile StompQueueWorker producerWorker;
     private volatile StompQueueWorker controlWorker;
@@ -108,6 +115,7 @@ public final class Supervisor implements AutoCloseable {
             checkpoints.replayed(journal, state, Duration.ofNanos(System.nanoTime() - opening));
             StompSettings stomp = config.stompSettings();
             sender = new StompSender(stomp);
+            replies = new StompSender(stomp);
             epochRanges = rangesFactory.apply(config.epochs());
             dispatcher = new SignalDispatcher(this::sendSignal, s -> engine.onSignalSent(s),
                     metrics.signalSendFailures::inc, config.signalBackoff());
@@ -179,6 +187,7 @@ public final class Supervisor implements AutoCloseable {
             d.close(config.shutdownGrace());
         }
         closeQuietly("STOMP sender", sender);
+        closeQuietly("STOMP reply sender", replies);
         closeQuietly("ops HTTP server", http);
         closeQuietly("event stream", eventBus);
         closeQuietly("Kudu client", epochRanges);
@@ -347,18 +356,51 @@ public final class Supervisor implements AutoCloseable {
         // a journal disk about to fill holds the message here, unacknowledged, until it has room again
         diskGuard.awaitRoom(stopped::get);
         try {
+            String replyTo = producerQueue ? null : m.headers().get(REPLY_TO);
+            String requestId = m.headers().get(CORRELATION_ID);
             if (m.oversize() != null) {
                 engine.onOversizeFrame(producerQueue, m.body(), m.messageId(), m.oversize());
+                if (replyTo != null) {
+                    answer(replyTo, engine.answerUnreadable(requestId, m.messageId(), m.oversize()));
+                }
             } else if (producerQueue) {
                 engine.onProducerMessage(m.body(), m.messageId());
-            } else {
+            } else if (replyTo == null) {
                 engine.onControlMessage(m.body(), m.messageId());
+            } else {
+                answer(replyTo, engine.onControlMessage(m.body(), m.messageId(), requestId));
             }
         } catch (IOException e) {
             if (e instanceof JournalException j && !j.retriable()) {
                 halt(e);
             }
             throw e;
+        }
+    }
+
+    /**
+     * Sends an operator request's answer to its reply queue, before the request is acknowledged. Only temporary queues
+     * are answered (a {@code reply-to} naming a real queue could make the supervisor write into the consumers' queue);
+     * a failed send is logged: the answer is in the journal and a redelivered request gets it again.
+     */
+    private void answer(String replyTo, OperatorAnswer a) {
+        if (!replyTo.startsWith("/remote-temp-queue/") && !replyTo.startsWith("/temp-queue/")) {
+            LOG.warn("request {}: reply-to {} is not a temporary queue; not answered ({}: {})", a.requestId(),
+                    replyTo, a.outcome(), a.detail());
+            return;
+        }
+        Map<String, String> headers = new LinkedHashMap<>();
+        headers.put("content-type", "application/json");
+        if (a.requestId() != null) {
+            headers.put(CORRELATION_ID, a.requestId());
+        }
+        try {
+            replies.send(replyTo, Json.write(a), headers);
+            metrics.answers.inc();
+        } catch (IOException | RuntimeException e) {
+            metrics.answerSendFailures.inc();
+            LOG.warn("request {}: answer {} could not be sent to {} (its operator gone?): {}", a.requestId(),
+                    a.outcome(), replyTo, e.getMessage());
         }
     }
 

@@ -12,6 +12,7 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -160,8 +161,98 @@ final class SupervisorEngine {
 
     /** A message of the control queue. Returns once its effect (or its rejection) is on disk. */
     void onControlMessage(byte[] body, String brokerMessageId) throws IOException {
-        metrics.controlMessages.inc();
+        onControlMessage(body, brokerMessageId, null);
+    }
+
+    /**
+     * A message of the control queue, and the answer for its sender. With a {@code requestId} (the request's
+     * correlation id) the answer is journalled too; a request whose answer is recorded is not applied again and gets
+     * the same answer. Returns once its effect, its rejection and its answer are on disk.
+     */
+    OperatorAnswer onControlMessage(byte[] body, String brokerMessageId, String requestId) throws IOException {
+        if (requestId != null) {
+            synchronized (this) {
+                Optional<JournalEvent.RequestAnswered> earlier = state.answer(requestId);
+                if (earlier.isPresent()) {
+                    metrics.duplicateMessages.inc();
+                    JournalEvent.RequestAnswered a = earlier.get();
+                    LOG.info("request {} was answered before ({}); answering again without applying it", requestId,
+                            a.outcome());
+                    return new OperatorAnswer(OperatorAnswer.TYPE, requestId, a.outcome(), a.reason(), a.dataset(),
+                            a.detail());
+                }
+            }
+        }
         Inbound in = oversize(body, brokerMessageId).orElseGet(() -> validator.control(body, brokerMessageId));
+        Optional<Rejection> refused = control(in, body, brokerMessageId);
+        OperatorAnswer answer = refused.map(r -> OperatorAnswer.refused(requestId, r))
+                .orElseGet(() -> OperatorAnswer.ok(requestId, datasetOf(in), done(in)));
+        if (requestId != null) {
+            synchronized (this) {
+                recorder.record(List.of(new JournalEvent.RequestAnswered(requestId, answer.outcome(),
+                        answer.reason(), answer.dataset(), answer.detail())));
+            }
+        }
+        return answer;
+    }
+
+    /**
+     * A request that cannot be read at all (its frame was over the STOMP limits): the answer for its sender, recorded
+     * like any other when it has a request id.
+     */
+    OperatorAnswer answerUnreadable(String requestId, String brokerMessageId, String oversize) throws IOException {
+        OperatorAnswer answer = OperatorAnswer.refused(requestId, new Rejection(RejectReason.OVERSIZE, "request "
+                + brokerMessageId + " is over the STOMP frame limits: " + oversize, brokerMessageId, null));
+        if (requestId != null) {
+            synchronized (this) {
+                if (state.answer(requestId).isEmpty()) {
+                    recorder.record(List.of(new JournalEvent.RequestAnswered(requestId, answer.outcome(),
+                            answer.reason(), null, answer.detail())));
+                }
+            }
+        }
+        return answer;
+    }
+
+    private static String datasetOf(Inbound in) {
+        if (in instanceof Inbound.Manifest m) {
+            return m.dataset().toString();
+        } else if (in instanceof Inbound.Resignal r) {
+            return r.dataset().toString();
+        } else if (in instanceof Inbound.Invalidate i) {
+            return i.dataset().toString();
+        } else if (in instanceof Inbound.Delete d) {
+            return d.dataset().toString();
+        } else if (in instanceof Inbound.Report r) {
+            return r.report().dataset();
+        }
+        return null;
+    }
+
+    /** What an accepted control message did, for its answer. */
+    private synchronized String done(Inbound in) {
+        String name = datasetOf(in);
+        Optional<TrackedDataset> d = name == null ? Optional.empty() : state.find(name);
+        String now = d.map(t -> "; dataset " + name + " is " + t.state
+                + (t.signalled() ? " with signal " + t.signal.signalId() : "")).orElse("");
+        if (in instanceof Inbound.Manifest m) {
+            return "manifest of dataset " + name + " (" + m.manifest().files().size() + " files) registered" + now;
+        } else if (in instanceof Inbound.Resignal) {
+            return "signal of dataset " + name + " sent again" + now;
+        } else if (in instanceof Inbound.Invalidate i) {
+            return "object " + i.command().url() + " of dataset " + name + " is invalid and never selected again"
+                    + now;
+        } else if (in instanceof Inbound.Delete) {
+            return state.findDeleted(name).map(t -> "dataset " + name + " deleted from the supervisor at "
+                    + Instant.ofEpochMilli(t.deletedAt()) + (t.dspid() < 0 ? "" : " (dspid " + t.dspid()
+                    + ", epoch " + t.epoch() + ")") + "; " + t.objectsLeft().size() + " objects left for the"
+                    + " cleanup").orElse("dataset " + name + " deleted");
+        }
+        return "recorded" + now;
+    }
+
+    private Optional<Rejection> control(Inbound in, byte[] body, String brokerMessageId) throws IOException {
+        metrics.controlMessages.inc();
         Optional<Rejection> refused = Optional.empty();
         if (in instanceof Inbound.Rejected r) {
             refused = Optional.of(r.rejection());
@@ -177,12 +268,17 @@ final class SupervisorEngine {
             synchronized (this) {
                 refused = commands.invalidate(i.dataset(), i.command(), brokerMessageId);
             }
+        } else if (in instanceof Inbound.Delete d) {
+            synchronized (this) {
+                refused = commands.delete(d.dataset(), d.command(), brokerMessageId);
+            }
         } else {
             throw new IllegalStateException("unexpected control message " + in.getClass().getSimpleName());
         }
         if (refused.isPresent()) {
             reject(controlQueue, refused.get(), body);
         }
+        return refused;
     }
 
     /**
@@ -273,6 +369,11 @@ final class SupervisorEngine {
             return Optional.of(retired.get().refusal("object " + info.url() + " is never read; it is deleted as an"
                     + " orphan after " + SupervisorConfig.CLEANUP_ORPHAN_RETENTION, messageId));
         }
+        Optional<DeletedDataset> deleted = state.findDeleted(name);
+        if (deleted.isPresent()) {
+            return Optional.of(deleted.get().refusal("object " + info.url() + " is never read; it is deleted as an"
+                    + " orphan after " + SupervisorConfig.CLEANUP_ORPHAN_RETENTION, messageId));
+        }
         Optional<TrackedDataset> existing = state.find(name);
         if (existing.isPresent() && existing.get().urls.contains(info.url())) {
             metrics.duplicateMessages.inc();
@@ -325,6 +426,11 @@ final class SupervisorEngine {
         if (retired.isPresent()) {
             return Optional.of(retired.get().refusal("its file list can no longer change; produce it again under a"
                     + " new task", brokerMessageId));
+        }
+        Optional<DeletedDataset> deleted = state.findDeleted(name);
+        if (deleted.isPresent()) {
+            return Optional.of(deleted.get().refusal("its file list is not registered; produce it again under a new"
+                    + " task", brokerMessageId));
         }
         Optional<TrackedDataset> existing = state.find(name);
         if (existing.isPresent() && StateChanges.sameFiles(manifest.files(), existing.get().manifest)) {

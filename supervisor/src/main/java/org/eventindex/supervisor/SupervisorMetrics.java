@@ -42,6 +42,9 @@ final class SupervisorMetrics {
     final Counter eventSubscribersDropped;
     final Counter checkpoints;
     final Counter checkpointFailures;
+    final Counter answers;
+    final Counter answerSendFailures;
+    final Counter datasetsDeleted;
     private final Map<RejectReason, CounterDataPoint> byReason = new EnumMap<>(RejectReason.class);
     private final PrometheusRegistry registry;
 
@@ -85,6 +88,10 @@ final class SupervisorMetrics {
                 "Journal checkpoints written (each starts a new journal file).");
         checkpointFailures = counter(P + "journal_checkpoint_failures_total",
                 "Journal checkpoints that could not be written (the journal goes on in its file).");
+        answers = counter(P + "answers_total", "Operator requests answered (a redelivered request included).");
+        answerSendFailures = counter(P + "answer_send_failures_total",
+                "Answers that could not be sent to their reply queue (the operator gone; the journal has them).");
+        datasetsDeleted = counter(P + "datasets_deleted_total", "Datasets deleted by an operator (delete-dataset).");
         Counter rejected = Counter.builder().name(REJECTED)
                 .help("Messages refused (journalled and acknowledged), by reason.").labelNames("reason")
                 .register(registry);

@@ -11,6 +11,7 @@ import org.slf4j.LoggerFactory;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -25,9 +26,14 @@ import java.util.TreeMap;
  */
 final class SupervisorState {
     private static final Logger LOG = LoggerFactory.getLogger(SupervisorState.class);
+    /** Operator answers kept to answer a redelivered request the same way (the oldest is forgotten first). */
+    static final int MAX_ANSWERS = 10_000;
 
     private final Map<String, TrackedDataset> datasets = new TreeMap<>();
     private final Map<String, RetiredDataset> retired = new TreeMap<>();
+    private final Map<String, DeletedDataset> deleted = new TreeMap<>();
+    /** The answers of the last {@link #MAX_ANSWERS} operator requests, by request id, oldest first. */
+    private final Map<String, JournalEvent.RequestAnswered> answers = new LinkedHashMap<>();
     private final Map<String, TrackedDataset> bySignal = new HashMap<>();
     /** Producer message id -> the live dataset it reported an object of. */
     private final Map<String, TrackedDataset> messageIds = new HashMap<>();
@@ -70,6 +76,8 @@ final class SupervisorState {
                 d.supersedeSignal();
             }
             refresh(d);
+        } else if (event instanceof JournalEvent.ObjectsDeleted e && deleted.containsKey(e.dataset())) {
+            deleted.computeIfPresent(e.dataset(), (n, t) -> t.without(e.urls()));
         } else if (event instanceof JournalEvent.ObjectsDeleted e) {
             TrackedDataset d = live(e.dataset());
             if (d == null) {
@@ -127,6 +135,33 @@ final class SupervisorState {
             }
         } else if (event instanceof JournalEvent.MessageRejected) {
             rejectedMessages++;
+        } else if (event instanceof JournalEvent.DatasetDeleted e) {
+            datasetDeleted(ts, e);
+        } else if (event instanceof JournalEvent.RequestAnswered e) {
+            answers.remove(e.requestId());
+            answers.put(e.requestId(), e);
+            if (answers.size() > MAX_ANSWERS) {
+                answers.remove(answers.keySet().iterator().next());
+            }
+        }
+    }
+
+    /** A live or retired dataset becomes a tombstone; a live one keeps the objects still to delete. */
+    private void datasetDeleted(long ts, JournalEvent.DatasetDeleted e) {
+        if (deleted.containsKey(e.dataset())) {
+            return;
+        }
+        TrackedDataset d = datasets.remove(e.dataset());
+        RetiredDataset r = retired.remove(e.dataset());
+        if (d != null) {
+            forget(d);
+            stale.remove(d);
+            deleted.put(d.name, new DeletedDataset(d.name, d.dspid, d.epoch, ts, e.reason(),
+                    d.urls.stream().filter(u -> !d.deletedObjects.contains(u)).sorted().toList()));
+        } else if (r != null) {
+            deleted.put(r.name(), new DeletedDataset(r.name(), r.dspid(), r.epoch(), ts, e.reason(), List.of()));
+        } else {
+            deleted.put(e.dataset(), new DeletedDataset(e.dataset(), -1, -1, ts, e.reason(), List.of()));
         }
     }
 
@@ -210,7 +245,8 @@ final class SupervisorState {
 
     /** The live record of the dataset, created on first mention; null when the dataset is retired. */
     private TrackedDataset live(String name) {
-        return retired.containsKey(name) ? null : datasets.computeIfAbsent(name, TrackedDataset::new);
+        return retired.containsKey(name) || deleted.containsKey(name) ? null
+                : datasets.computeIfAbsent(name, TrackedDataset::new);
     }
 
     /**
@@ -220,16 +256,24 @@ final class SupervisorState {
     private void retire(TrackedDataset d) {
         retired.put(d.name, RetiredDataset.of(d));
         datasets.remove(d.name);
+        forget(d);
+    }
+
+    /** Drops the indexes to a dataset that is no longer live. */
+    private void forget(TrackedDataset d) {
         d.messageIds.forEach(messageIds::remove);
         d.supersededSignals.forEach(bySignal::remove);
-        bySignal.remove(d.signal.signalId());
+        if (d.signal != null) {
+            bySignal.remove(d.signal.signalId());
+        }
     }
 
     /** The state as a checkpoint of entry {@link #lastSeq()}. */
     StateCheckpoint checkpoint() {
         return new StateCheckpoint(StateCheckpoint.FORMAT, lastSeq, lastDspid, currentEpoch, eventsInEpoch,
                 rejectedMessages, unknownReports, consumers.totals(),
-                datasets.values().stream().map(StateCheckpoint.Live::of).toList(), List.copyOf(retired.values()));
+                datasets.values().stream().map(StateCheckpoint.Live::of).toList(), List.copyOf(retired.values()),
+                List.copyOf(deleted.values()), List.copyOf(answers.values()));
     }
 
     /** Restores a checkpoint into this state, which must be new (nothing applied yet). */
@@ -255,6 +299,23 @@ final class SupervisorState {
             }
         }
         c.retired().forEach(r -> retired.put(r.name(), r));
+        c.deleted().forEach(t -> deleted.put(t.name(), t));
+        c.answers().forEach(a -> answers.put(a.requestId(), a));
+    }
+
+    /** A dataset an operator deleted. */
+    Optional<DeletedDataset> findDeleted(String name) {
+        return Optional.ofNullable(deleted.get(name));
+    }
+
+    /** Deleted datasets sorted by name. */
+    Collection<DeletedDataset> deleted() {
+        return Collections.unmodifiableCollection(deleted.values());
+    }
+
+    /** The answer given to operator request {@code requestId}, if it is one of the last {@link #MAX_ANSWERS}. */
+    Optional<JournalEvent.RequestAnswered> answer(String requestId) {
+        return Optional.ofNullable(answers.get(requestId));
     }
 
     /** A live dataset (not retired). */

@@ -97,6 +97,27 @@ class ObjectCleanerTest {
         engine.onProducerMessage(producerMessage(id, info(dataset, url, guids)), id);
     }
 
+    /** An operator's delete: every object of the dataset goes at the next pass, without waiting for a retention. */
+    @Test
+    void objectsOfADeletedDatasetAreDeletedAtTheNextPass() throws IOException {
+        String first = put(key("job1"));
+        String second = put(key("job2"));
+        String other = put(key("other"));
+        engine.onControlMessage(Json.write(manifest(DATASET, file("G1", 10), file("G2", 10))), "c1");
+        producer(DATASET, "m1", first, guid("G1", 0, 10));
+        producer(DATASET, "m2", second, guid("G1", 0, 10));
+        producer(OTHER, "m3", other, guid("H1", 0, 10));
+        OperatorAnswer a = engine.onControlMessage(Json.write(DeleteCommand.of(DATASET, "test")), "c2", "r1");
+        assertEquals(OperatorAnswer.OK, a.outcome(), a.detail());
+
+        ObjectCleaner.Report r = cleaner.runOnce();
+        assertEquals(2, r.objectsDeleted());
+        assertEquals(0, r.orphansSeen(), "the deleted dataset's objects are not orphans");
+        assertEquals(List.of(key("other")), s3.keys(BUCKET));
+        assertEquals(0, cleaner.runOnce().objectsDeleted(), "nothing left the second time");
+        assertEquals(List.of(), engine.read(st -> st.findDeleted(DATASET).orElseThrow().objectsLeft()));
+    }
+
     @Test
     void objectsOfADoneDatasetAreDeletedAfterTheRetentionAndOrphansAfterTheirs() throws IOException {
         String selected = put(key("job1"));

@@ -204,16 +204,53 @@ class StateCheckpointTest {
         assertEquals(2, lived.find(name).orElseThrow().objectsReported());
         assertEquals(url("4000001.1"), lived.recordedMessage("m1").orElseThrow().object().url());
 
+        SupervisorState restored = assertCheckpointAndFullReplayRebuild(lived, journalDir);
+        assertEquals(lived.recordedMessage("m1"), restored.recordedMessage("m1"));
+    }
+
+    /** A start from the last checkpoint and a replay of every entry rebuild {@code lived}; returns the first. */
+    private SupervisorState assertCheckpointAndFullReplayRebuild(SupervisorState lived, Path journalDir)
+            throws IOException {
         SupervisorState restored = new SupervisorState();
         Journal.open(journalDir, 1000, StateCheckpoint.restoreInto(restored), restored::apply).close();
         assertSameState(lived, restored, "checkpoint + tail");
-        assertEquals(lived.recordedMessage("m1"), restored.recordedMessage("m1"));
-
         Path full = Files.createDirectory(dir.resolve("full"));
         Files.writeString(full.resolve(Journal.FILE_NAME), wholeJournal(journalDir));
         SupervisorState replayed = new SupervisorState();
         Journal.open(full, replayed::apply).close();
         assertSameState(lived, replayed, "full replay");
+        return restored;
+    }
+
+    /**
+     * Operator deletions (a live dataset with objects, one never signalled) and the answers of operator requests come
+     * back the same from a checkpoint and from a full replay; the cleanup's deletion of a deleted dataset's objects
+     * empties its tombstone's list, and messages naming it are refused.
+     */
+    @Test
+    void deletedDatasetsAndAnswersReplayToTheSameState() throws IOException {
+        Path journalDir = dir.resolve("journal");
+        SupervisorState lived = new SupervisorState();
+        String name = dataset(0);
+        try (Journal journal = Journal.open(journalDir, 1000, StateCheckpoint.restoreInto(lived), lived::apply)) {
+            SupervisorEngine engine = engine(journal, lived);
+            engine.onProducerMessage(producerMessage("m1", info(name, url("4000001.1"), guid(g(0, 0), 0, 100))), "b1");
+            OperatorAnswer deleted = engine.onControlMessage(Json.write(DeleteCommand.of(name, "bad data")), "c1",
+                    "r1");
+            assertEquals(OperatorAnswer.OK, deleted.outcome(), deleted.detail());
+            assertTrue(deleted.detail().contains("1 objects left for the cleanup"), deleted.detail());
+            assertTrue(engine.checkpoint(1).isPresent());
+            assertEquals("UNKNOWN_DATASET", engine.onControlMessage(Json.write(DeleteCommand.of(dataset(1), null)),
+                    "c2", "r2").outcome());
+            engine.onProducerMessage(producerMessage("m2", info(name, url("4000002.1"), guid(g(0, 0), 0, 100))), "b2");
+            assertEquals(deleted, engine.onControlMessage(Json.write(DeleteCommand.of(name, "again")), "c3", "r1"));
+            engine.onObjectsDeleted(name, List.of(url("4000001.1")));
+        }
+        assertEquals(List.of(), lived.findDeleted(name).orElseThrow().objectsLeft());
+        assertTrue(lived.find(name).isEmpty(), "no live record after the delete");
+        assertEquals(2, lived.rejectedMessages(), "the refused delete and the late object of the deleted dataset");
+        assertEquals("UNKNOWN_DATASET", lived.answer("r2").orElseThrow().outcome());
+        assertCheckpointAndFullReplayRebuild(lived, journalDir);
     }
 
     /** Every entry ever journaled in {@code journalDir}: its archived segments, then its journal. */

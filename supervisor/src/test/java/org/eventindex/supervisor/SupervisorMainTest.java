@@ -50,9 +50,10 @@ class SupervisorMainTest {
 
     /** Every command: --help prints its usage, --version the project version (exit 0); unknown options exit 2. */
     @ParameterizedTest
-    @ValueSource(strings = {"", "run", "register-manifest", "resignal", "invalidate", "config-keys"})
+    @ValueSource(strings = {"", "run", "register-manifest", "resignal", "invalidate", "delete-dataset", "dead-letters",
+        "dead-letters list", "dead-letters redrive", "config-keys"})
     void everyCommandHasHelpAndVersionAndRefusesUnknownOptions(String command) {
-        String[] prefix = command.isEmpty() ? new String[0] : new String[]{command};
+        String[] prefix = command.isEmpty() ? new String[0] : command.split(" ");
         assertEquals(0, run(with(prefix, "--help")), err());
         String usage = out.toString(StandardCharsets.UTF_8);
         assertTrue(usage.startsWith("Usage: supervisor" + (command.isEmpty() ? "" : " " + command)), usage);
@@ -63,6 +64,31 @@ class SupervisorMainTest {
         assertEquals(2, run(with(prefix, "--frobnicate", "x")));
         assertTrue(err().contains("Unknown option") && err().contains("'--frobnicate'"), err());
         assertTrue(err().contains("--help' for the options."), err());
+    }
+
+    @Test
+    void deleteDatasetAsksToTypeTheNameAndDeletesNothingOtherwise() {
+        String[] args = {"delete-dataset", "--brokers", "127.0.0.1:1", "--dataset", DATASET, "--hdfs-uri",
+            "hdfs://127.0.0.1:1", "--kudu-masters", "127.0.0.1:1"};
+        int code = SupervisorMain.run(args, new java.io.ByteArrayInputStream(
+                (DATASET + "x\n").getBytes(StandardCharsets.UTF_8)), new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8), Map.of());
+        assertEquals(SupervisorMain.NOT_CONFIRMED, code, err());
+        assertTrue(err().contains("Type the dataset name to confirm:"), err());
+        assertTrue(err().contains("not confirmed; nothing deleted"), err());
+        assertEquals(2, run("delete-dataset", "--brokers", "127.0.0.1:1", "--dataset", "nonsense", "--hdfs-uri",
+                "hdfs://127.0.0.1:1", "--kudu-masters", "127.0.0.1:1", "--yes"));
+        assertTrue(err().contains("option --dataset: "), err());
+    }
+
+    @Test
+    void redriveNeedsAllOrIds() {
+        assertEquals(2, run("dead-letters", "redrive", "--brokers", "127.0.0.1:1"));
+        assertTrue(err().contains("Missing required argument"), err());
+        assertEquals(2, run("dead-letters", "redrive", "--brokers", "127.0.0.1:1", "--all", "--id", "x"));
+        assertTrue(err().contains("mutually exclusive"), err());
+        assertEquals(2, run("dead-letters"));
+        assertTrue(err().contains("a command is required (list, redrive)"), err());
     }
 
     private static String[] with(String[] prefix, String... args) {

@@ -26,6 +26,8 @@ import java.util.Objects;
         @JsonSubTypes.Type(value = JournalEvent.MessageRejected.class, name = "MESSAGE_REJECTED"),
         @JsonSubTypes.Type(value = JournalEvent.ObjectInvalidated.class, name = "OBJECT_INVALIDATED"),
         @JsonSubTypes.Type(value = JournalEvent.ObjectsDeleted.class, name = "OBJECTS_DELETED"),
+        @JsonSubTypes.Type(value = JournalEvent.DatasetDeleted.class, name = "DATASET_DELETED"),
+        @JsonSubTypes.Type(value = JournalEvent.RequestAnswered.class, name = "REQUEST_ANSWERED"),
 })
 public sealed interface JournalEvent {
 
@@ -106,6 +108,34 @@ public sealed interface JournalEvent {
         public ObjectsDeleted {
             Objects.requireNonNull(dataset, "dataset is null");
             urls = List.copyOf(urls);
+        }
+    }
+
+    /**
+     * An operator deleted the dataset everywhere: from now on it is only a tombstone (messages naming it are refused);
+     * the objects it still has are deleted by the cleanup, which records them with {@link ObjectsDeleted}.
+     *
+     * @param reason why, as the operator gave it (may be null)
+     */
+    record DatasetDeleted(String dataset, String reason) implements JournalEvent {
+        public DatasetDeleted {
+            Objects.requireNonNull(dataset, "dataset is null");
+        }
+    }
+
+    /**
+     * An operator request (a control message with a {@code correlation-id}) was answered; a redelivery of it is
+     * answered the same way without being applied again.
+     *
+     * @param outcome {@code OK}, {@code BAD_REQUEST} or a refusal reason
+     * @param reason  the refusal reason, null when OK
+     */
+    record RequestAnswered(String requestId, String outcome, String reason, String dataset, String detail)
+            implements JournalEvent {
+        public RequestAnswered {
+            Objects.requireNonNull(requestId, "requestId is null");
+            Objects.requireNonNull(outcome, "outcome is null");
+            Objects.requireNonNull(detail, "detail is null");
         }
     }
 

@@ -1,0 +1,82 @@
+package org.eventindex.supervisor;
+
+import org.eventindex.message.Json;
+import org.eventindex.stomp.StompConnection;
+import org.eventindex.stomp.StompMessage;
+import org.eventindex.stomp.StompSettings;
+
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The operator's side of a request to the supervisor: one connection with a temporary reply queue (gone with the
+ * connection; only operators may create and read such queues, only the supervisor may send into them), one control
+ * message carrying a fresh {@code correlation-id} and {@code reply-to}, then the answer with that correlation id.
+ */
+final class OperatorClient {
+    /** The reply queue, private to the connection (ActiveMQ maps it to a temporary queue of its own). */
+    static final String REPLY_QUEUE = "/temp-queue/eventindex-answers";
+
+    private OperatorClient() {
+    }
+
+    /**
+     * Sends {@code body} to {@code queue} and waits up to {@code timeout} for the supervisor's answer.
+     *
+     * @return the answer, or empty when none came in time
+     * @throws IOException when the broker cannot be reached or refuses the send
+     */
+    static Optional<OperatorAnswer> request(StompSettings settings, String queue, byte[] body, Duration timeout)
+            throws IOException {
+        Objects.requireNonNull(timeout, "timeout is null");
+        String requestId = UUID.randomUUID().toString();
+        BlockingQueue<Object> received = new LinkedBlockingQueue<>();
+        try (StompConnection c = StompConnection.connect(settings)) {
+            c.subscribe(REPLY_QUEUE, 1, new StompConnection.Listener() {
+                @Override
+                public void onMessage(StompMessage m) {
+                    received.add(m);
+                    try {
+                        c.ack(m);
+                    } catch (IOException e) {
+                        // the queue ends with the connection: an unacknowledged answer is lost with it
+                    }
+                }
+
+                @Override
+                public void onError(IOException cause) {
+                    received.add(cause);
+                }
+            });
+            c.send(queue, body, Map.of(Supervisor.REPLY_TO, REPLY_QUEUE, Supervisor.CORRELATION_ID, requestId));
+            long deadline = System.nanoTime() + timeout.toNanos();
+            while (true) {
+                long left = deadline - System.nanoTime();
+                Object o = left <= 0 ? null : received.poll(left, TimeUnit.NANOSECONDS);
+                if (o == null) {
+                    return Optional.empty();
+                }
+                if (o instanceof IOException e) {
+                    throw new IOException("connection to the broker lost while waiting for the supervisor's answer"
+                            + " (the request was sent and is applied once the supervisor reads it): "
+                            + e.getMessage(), e);
+                }
+                StompMessage m = (StompMessage) o;
+                if (requestId.equals(m.headers().get(Supervisor.CORRELATION_ID))) {
+                    return Optional.of(Json.read(m.body(), OperatorAnswer.class));
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while waiting for the supervisor's answer");
+        }
+    }
+}
