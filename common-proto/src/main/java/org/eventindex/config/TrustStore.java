@@ -32,6 +32,9 @@ public record TrustStore(Path file, String password) {
             TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
             tmf.init(store);
             return tmf.getTrustManagers();
+        } catch (java.nio.file.FileSystemException e) {
+            throw new IllegalArgumentException(what + ": cannot read trust store " + file + ": "
+                    + org.eventindex.io.FileReason.of(e), e);
         } catch (IOException | GeneralSecurityException | IllegalArgumentException e) {
             throw new IllegalArgumentException(what + ": cannot use trust store " + file + ": "
                     + e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage())

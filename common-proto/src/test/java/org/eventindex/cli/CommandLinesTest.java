@@ -89,4 +89,18 @@ class CommandLinesTest {
     void atFilesAreTakenLiterally() {
         assertEquals(43, run("sub", "--count", "3", "@no-such-file"));
     }
+
+    @Test
+    void theWalkVisitsEveryListedCommand() {
+        assertEquals(java.util.List.of(java.util.List.of(), java.util.List.of("sub")), CommandTreeWalk.check("tool",
+                args -> CommandTreeWalk.capture((o, e) -> CommandLines.execute(new Tool(), args, o, e))));
+    }
+
+    @Test
+    void theWalkReadsTheCommandsSectionOfAHelp() {
+        String help = "Usage: x [-hV] [COMMAND]\n  -h, --help   help\nCommands:\n  run      Runs the daemon\n"
+                + "             until SIGTERM.\n  config-keys  Prints the keys.\n\nExit codes:\n  0   done\n";
+        assertEquals(java.util.List.of("run", "config-keys"), CommandTreeWalk.listedCommands(help));
+    }
+
 }

@@ -1,5 +1,8 @@
 package org.eventindex.supervisor;
 
+import java.util.List;
+import org.eventindex.cli.CommandTreeWalk;
+import org.eventindex.config.ConfigKeysFileCheck;
 import org.eventindex.message.Json;
 import org.eventindex.cli.ProjectVersion;
 import org.junit.jupiter.api.Test;
@@ -41,28 +44,24 @@ class SupervisorMainTest {
     void usageErrorsExitWith2() {
         assertEquals(2, run());
         assertEquals(2, run("frobnicate"));
-        assertTrue(err().contains("supervisor: Unmatched argument at index 0: 'frobnicate'"), err());
+        assertTrue(err().contains("eventindex supervisor: Unmatched argument at index 0: 'frobnicate'"), err());
         assertEquals(2, run("run"));
         assertTrue(err().contains("run: Missing required option: '--config=FILE'"), err());
         assertEquals(2, run("register-manifest", "--brokers"));
         assertTrue(err().contains("Missing required parameter for option '--brokers'"), err());
     }
 
-    /** Every command: --help prints its usage, --version the project version (exit 0); unknown options exit 2. */
-    @ParameterizedTest
-    @ValueSource(strings = {"", "run", "register-manifest", "resignal", "invalidate", "config-keys"})
-    void everyCommandHasHelpAndVersionAndRefusesUnknownOptions(String command) {
-        String[] prefix = command.isEmpty() ? new String[0] : new String[]{command};
-        assertEquals(0, run(with(prefix, "--help")), err());
-        String usage = out.toString(StandardCharsets.UTF_8);
-        assertTrue(usage.startsWith("Usage: supervisor" + (command.isEmpty() ? "" : " " + command)), usage);
-        out.reset();
-        assertEquals(0, run(with(prefix, "--version")), err());
-        assertEquals("supervisor" + (command.isEmpty() ? "" : " " + command) + " " + ProjectVersion.get(),
-                out.toString(StandardCharsets.UTF_8).strip());
-        assertEquals(2, run(with(prefix, "--frobnicate", "x")));
-        assertTrue(err().contains("Unknown option") && err().contains("'--frobnicate'"), err());
-        assertTrue(err().contains("--help' for the options."), err());
+    /** Every command its help lists, as typed: help, version, an unknown option and stray arguments. */
+    @Test
+    void everyListedCommandHasHelpAndVersionAndRefusesUnknownOptionsAndStrayArguments() {
+        List<List<String>> visited = CommandTreeWalk.check("eventindex supervisor",
+                args -> CommandTreeWalk.capture((o, e) -> SupervisorMain.run(args, o, e, Map.of())));
+        assertTrue(visited.containsAll(List.of(List.of(),
+                List.of("run"),
+                List.of("register-manifest"),
+                List.of("resignal"),
+                List.of("invalidate"),
+                List.of("config-keys"))), visited.toString());
     }
 
     private static String[] with(String[] prefix, String... args) {
@@ -72,11 +71,12 @@ class SupervisorMainTest {
     }
 
     @Test
-    void configKeysListsEveryKey() {
-        assertEquals(0, run("config-keys"));
-        for (org.eventindex.config.ConfigKey k : SupervisorConfig.KEYS) {
-            assertTrue(out.toString(StandardCharsets.UTF_8).contains(k.name()), k.name());
-        }
+    void configKeysPrintsAPropertiesFileOfEveryKeyWithItsDefaultThatTheSupervisorReads() throws IOException {
+        assertEquals(0, run("config-keys"), err());
+        java.util.Properties loaded = ConfigKeysFileCheck.assertValid(out.toString(StandardCharsets.UTF_8),
+                SupervisorConfig.KEYS);
+        assertEquals(SupervisorConfig.fromProperties(new java.util.Properties(), Map.of()),
+                SupervisorConfig.fromProperties(loaded, Map.of()));
     }
 
     @Test
@@ -112,4 +112,20 @@ class SupervisorMainTest {
         assertTrue(err().contains("bad configuration") && err().contains("supervisor.kudu.epoch")
                 && err().contains(cfg.toString()), err());
     }
+
+    /** A file that cannot be read is named with the reason, not only its path (which is all the JDK's message has). */
+    @Test
+    void unreadableFilesAreNamedWithTheReason() {
+        Path missing = dir.resolve("nope.json");
+        assertEquals(1, run("register-manifest", "--brokers", "127.0.0.1:1", "--file", missing.toString()));
+        assertTrue(err().contains("cannot read manifest " + missing + ": no such file or directory"), err());
+        err.reset();
+        assertEquals(2, run("run", "--config", missing.toString()));
+        assertTrue(err().contains("cannot read supervisor configuration " + missing + ": no such file or directory"),
+                err());
+        err.reset();
+        assertEquals(1, run("register-manifest", "--brokers", "127.0.0.1:1", "--file", dir.toString()));
+        assertTrue(err().contains("cannot read manifest " + dir + ": Is a directory"), err());
+    }
+
 }
