@@ -4,6 +4,7 @@ import org.eventindex.cli.CommandLines;
 import org.eventindex.cli.StopSignals;
 import org.eventindex.cli.VersionProvider;
 import org.eventindex.config.ConfigKeysFile;
+import org.eventindex.io.FileReason;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
@@ -121,7 +122,8 @@ public final class ConsumerMain implements Callable<Integer> {
             });
         } catch (Exception e) {
             LOG.error("consumer {} could not start", config.consumerId(), e);
-            err.println("consumer: cannot start: " + e.getMessage());
+            err.println("consumer: cannot start: "
+                    + (e instanceof java.io.IOException io ? FileReason.describe(io) : e.getMessage()));
             return 1;
         }
         Runtime.getRuntime().addShutdownHook(new Thread(consumer::stop, "consumer-shutdown"));

@@ -128,4 +128,25 @@ class SupervisorMainTest {
         assertTrue(err().contains("cannot read manifest " + dir + ": Is a directory"), err());
     }
 
+
+    /** A secret file others can read is refused naming what pointed at it: the option, or the configuration key. */
+    @Test
+    void anOpenSecretFileIsRefusedNamingItsOptionOrKey() throws IOException {
+        Path secret = org.eventindex.config.SecretFile.write(dir.resolve("pw"), "s");
+        Files.setPosixFilePermissions(secret, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+        // no broker listens on port 1: the secret is refused before any connection is tried
+        assertEquals(1, run("resignal", "--brokers", "127.0.0.1:1", "--dataset", DATASET, "--password-file",
+                secret.toString()));
+        assertTrue(err().contains("--password-file: secret file " + secret + " has mode rw-r--r--"), err());
+        err.reset();
+        for (String key : List.of(SupervisorConfig.STOMP_PASSWORD_FILE, SupervisorConfig.S3_SECRET_KEY_FILE,
+                SupervisorConfig.CATALOGUE_PASSWORD_FILE)) {
+            Path config = Files.writeString(dir.resolve("s.properties"), key + " = " + secret + "\n"
+                    + SupervisorConfig.JOURNAL_DIR + " = " + dir.resolve("journal") + "\n");
+            assertEquals(2, run("run", "--config", config.toString()));
+            assertTrue(err().contains(key + ": secret file " + secret + " has mode rw-r--r--"), err());
+            err.reset();
+        }
+    }
+
 }
