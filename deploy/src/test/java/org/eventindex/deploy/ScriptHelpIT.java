@@ -77,5 +77,4 @@ class ScriptHelpIT {
         assertTrue(r.out().startsWith(header + "\n"), r.out());
         assertFalse(r.built(), "bin/" + name + " --help ran mvn");
     }
-
 }
