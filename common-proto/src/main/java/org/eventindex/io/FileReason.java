@@ -2,6 +2,8 @@ package org.eventindex.io;
 
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
+import java.nio.file.DirectoryNotEmptyException;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
@@ -26,8 +28,17 @@ public final class FileReason {
         if (e instanceof NotDirectoryException) {
             return "not a directory";
         }
+        if (e instanceof FileAlreadyExistsException) {
+            return "it already exists";
+        }
+        if (e instanceof DirectoryNotEmptyException) {
+            return "the directory is not empty";
+        }
         if (e instanceof FileSystemException f && f.getReason() != null) {
             return f.getReason(); // e.g. "Is a directory", "Too many open files"
+        }
+        if (e instanceof FileSystemException) {
+            return e.getClass().getSimpleName(); // its message would be the path again
         }
         String message = e.getMessage();
         return message == null || message.isBlank() ? e.getClass().getSimpleName() : message;

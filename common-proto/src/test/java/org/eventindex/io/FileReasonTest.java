@@ -32,6 +32,15 @@ class FileReasonTest {
     }
 
     @Test
+    void aFileWhereADirectoryIsNeededIsNamed() throws IOException {
+        Path file = Files.writeString(dir.resolve("out"), "x");
+        IOException e = assertThrows(IOException.class, () -> Files.createDirectory(file));
+        assertEquals(file + ": it already exists", FileReason.describe(e));
+        IOException under = assertThrows(IOException.class, () -> Files.createDirectories(file.resolve("sub")));
+        assertEquals(file.resolve("sub") + ": Not a directory", FileReason.describe(under));
+    }
+
+    @Test
     void anotherIoExceptionKeepsItsMessage() {
         assertEquals("broken pipe", FileReason.of(new IOException("broken pipe")));
         assertEquals("IOException", FileReason.of(new IOException()));

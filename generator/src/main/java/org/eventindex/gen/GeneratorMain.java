@@ -126,7 +126,9 @@ public final class GeneratorMain implements Callable<Integer> {
             out.printf(Locale.ROOT, "seconds            %.1f%n", seconds);
             return 0;
         } catch (IOException e) {
-            err.println("eventindex generate: cannot write the dataset into " + outDir + ": " + FileReason.describe(e));
+            boolean named = e instanceof java.nio.file.FileSystemException f && outDir.toString().equals(f.getFile());
+            err.println("eventindex generate: cannot write the dataset into " + outDir + ": "
+                    + (named ? FileReason.of(e) : FileReason.describe(e)));
             return 1;
         }
     }

@@ -99,4 +99,13 @@ class GeneratorMainTest {
         assertEquals(List.of(List.of()), CommandTreeWalk.check("eventindex generate",
                 args -> CommandTreeWalk.capture((o, e) -> GeneratorMain.run(args, o, e))));
     }
+
+    @Test
+    void anOutputThatCannotBeWrittenIsNamedWithTheReason() throws IOException {
+        Path file = Files.writeString(dir.resolve("not-a-dir"), "x");
+        assertEquals(1, run("--dataset", DATA, "--out", file.toString()));
+        assertEquals("eventindex generate: cannot write the dataset into " + file + ": it already exists",
+                err().strip());
+    }
+
 }

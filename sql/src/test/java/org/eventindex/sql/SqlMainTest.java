@@ -10,7 +10,9 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import org.eventindex.cli.ProjectVersion;
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -66,4 +68,14 @@ class SqlMainTest {
                 args -> CommandTreeWalk.capture((o, e) -> SqlMain.run(args, new ByteArrayInputStream(new byte[0]), o,
                         e))));
     }
+
+    /** -f names the file and the reason, before Kudu or Spark is touched (no Kudu listens on port 1). */
+    @Test
+    void anUnreadableScriptIsAUsageErrorNamingTheFileAndTheReason(@TempDir Path dir) {
+        Path missing = dir.resolve("queries.sql");
+        assertEquals(2, run("--kudu-master", "127.0.0.1:1", "-f", missing.toString()));
+        assertEquals("sql: cannot read " + missing + ": no such file or directory",
+                err.toString(StandardCharsets.UTF_8).strip());
+    }
+
 }
