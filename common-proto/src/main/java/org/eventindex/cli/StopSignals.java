@@ -2,6 +2,7 @@ package org.eventindex.cli;
 
 import static java.util.Objects.requireNonNull;
 
+import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -55,6 +56,19 @@ public final class StopSignals {
             }
         }
         return s;
+    }
+
+    /**
+     * Takes over {@link #DAEMON} for daemon {@code name}, running {@code onSignal} on the first; says on {@code err}
+     * when a signal cannot be received because the process was started with it ignored.
+     */
+    public static StopSignals daemon(String name, PrintStream err, Runnable onSignal) {
+        StopSignals signals = install(DAEMON, onSignal);
+        if (!signals.ignored().isEmpty()) {
+            err.println(name + ": " + String.join(" and ", signals.ignored()) + " ignored by this process (started"
+                    + " in the background by a shell?): stop it with SIGTERM");
+        }
+        return signals;
     }
 
     /** The signals this process ignores, so cannot be stopped by: normally none. */

@@ -108,11 +108,7 @@ public final class ConsumerMain implements Callable<Integer> {
         CountDownLatch stopped = new CountDownLatch(1);
         // SIGTERM/SIGINT stop it here and exit 0 (the JVM's own handling would exit 143/130); installed before the
         // start, so that a stop during the start waits for it. The hook still stops it on any other exit of the JVM.
-        StopSignals signals = StopSignals.install(StopSignals.DAEMON, stopped::countDown);
-        if (!signals.ignored().isEmpty()) {
-            err.println("consumer: " + String.join(" and ", signals.ignored()) + " ignored by this process (started in"
-                    + " the background by a shell?): stop it with SIGTERM");
-        }
+        StopSignals signals = StopSignals.daemon("consumer", err, stopped::countDown);
         try {
             consumer = Consumer.create(config, Clock.systemUTC());
             consumer.start((status, reason) -> {

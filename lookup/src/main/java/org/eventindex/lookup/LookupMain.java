@@ -309,7 +309,7 @@ public final class LookupMain implements Callable<Integer> {
     private static int serve(Server o, ServerLimits limits, EventLookup lookup, PrintStream out, PrintStream err)
             throws IOException {
         InetSocketAddress address = new InetSocketAddress(o.bind, o.port);
-        StopSignals signals = StopSignals.install(StopSignals.DAEMON);
+        StopSignals signals = StopSignals.daemon("lookup serve", err, () -> { });
         try (LookupServer server = LookupServer.start(address, lookup::lookup, limits)) {
             out.println("listening on http://" + address.getHostString() + ":" + server.port());
             out.flush();

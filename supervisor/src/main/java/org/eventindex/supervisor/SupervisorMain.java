@@ -235,11 +235,7 @@ public final class SupervisorMain implements Callable<Integer> {
      * would exit 143 or 130). The shutdown hook still stops it on any other exit of the JVM.
      */
     private static int daemon(SupervisorConfig config, PrintStream err) throws IOException {
-        StopSignals signals = StopSignals.install(StopSignals.DAEMON);
-        if (!signals.ignored().isEmpty()) {
-            err.println("supervisor: " + String.join(" and ", signals.ignored()) + " ignored by this process (started"
-                    + " in the background by a shell?): stop it with SIGTERM");
-        }
+        StopSignals signals = StopSignals.daemon("supervisor", err, () -> { });
         Supervisor supervisor = new Supervisor(config, Clock.systemUTC());
         Runtime.getRuntime().addShutdownHook(new Thread(supervisor::stop, "supervisor-shutdown"));
         supervisor.start();
