@@ -108,4 +108,15 @@ class KuduLoaderMainTest {
                 out.toString(StandardCharsets.UTF_8));
     }
 
+
+    /** Named with the reason before Kudu is asked anything (no Kudu listens on port 1). */
+    @Test
+    void aLocalFileThatCannotBeReadIsNamedWithTheReason(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) {
+        java.nio.file.Path missing = dir.resolve("x.parquet");
+        assertEquals(1, run("load", "--masters", "127.0.0.1:1", "--file", missing.toString(), "--dataset",
+                "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1824", "--dspid", "1", "--epoch", "1"));
+        assertTrue(err().contains("kudu-loader: load failed: cannot read dataset file " + missing
+                + ": no such file or directory"), err());
+    }
+
 }
