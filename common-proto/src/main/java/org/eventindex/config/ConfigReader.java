@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Properties;
+import org.eventindex.io.FileReason;
 
 /**
  * Reads typed values of a daemon's documented keys from a properties file and the environment. Unset keys take the
@@ -52,7 +53,7 @@ public final class ConfigReader {
         try (InputStream in = Files.newInputStream(file)) {
             props.load(in);
         } catch (IOException e) {
-            throw new IOException("cannot read " + what + " configuration " + file + ": " + e.getMessage(), e);
+            throw new IOException("cannot read " + what + " configuration " + file + ": " + FileReason.of(e), e);
         }
         return props;
     }

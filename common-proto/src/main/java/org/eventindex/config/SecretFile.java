@@ -12,6 +12,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.EnumSet;
 import java.util.Objects;
 import java.util.Set;
+import org.eventindex.io.FileReason;
 
 /**
  * Reads a secret (passcode, S3 secret key, trust store password) from a file that only its owner can read. A file
@@ -42,6 +43,8 @@ public final class SecretFile {
                 perms = Files.getPosixFilePermissions(file);
             } catch (NoSuchFileException e) {
                 throw new IOException(what + ": cannot read secret file " + file + ": it does not exist", e);
+            } catch (IOException e) {
+                throw new IOException(what + ": cannot read secret file " + file + ": " + FileReason.of(e), e);
             }
             Set<PosixFilePermission> open = EnumSet.noneOf(PosixFilePermission.class);
             open.addAll(perms);
@@ -57,7 +60,7 @@ public final class SecretFile {
             s = Files.readString(file, StandardCharsets.UTF_8).strip();
         } catch (IOException e) {
             // The exception's own message is only the path and a reason; the content is never part of it.
-            throw new IOException(what + ": cannot read secret file " + file + ": " + e.getClass().getSimpleName(), e);
+            throw new IOException(what + ": cannot read secret file " + file + ": " + FileReason.of(e), e);
         }
         if (s.isEmpty()) {
             throw new IllegalArgumentException(what + ": secret file " + file + " is empty");

@@ -27,6 +27,13 @@ public record TrustStore(Path file, String password) {
      * @throws IllegalArgumentException naming the file and the reason (never the password)
      */
     public TrustManager[] trustManagers(String what) {
+        // KeyStore's own error for a missing file is an IllegalArgumentException that reads like a bad password
+        try (java.io.InputStream in = java.nio.file.Files.newInputStream(file)) {
+            in.read();
+        } catch (IOException e) {
+            throw new IllegalArgumentException(what + ": cannot read trust store " + file + ": "
+                    + org.eventindex.io.FileReason.of(e), e);
+        }
         try {
             KeyStore store = KeyStore.getInstance(file.toFile(), password == null ? null : password.toCharArray());
             TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());

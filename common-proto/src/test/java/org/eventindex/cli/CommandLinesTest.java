@@ -89,4 +89,44 @@ class CommandLinesTest {
     void atFilesAreTakenLiterally() {
         assertEquals(43, run("sub", "--count", "3", "@no-such-file"));
     }
+
+    @Test
+    void theWalkVisitsEveryListedCommand() {
+        assertEquals(java.util.List.of(java.util.List.of(), java.util.List.of("sub")), CommandTreeWalk.check("tool",
+                args -> CommandTreeWalk.capture((o, e) -> CommandLines.execute(new Tool(), args, o, e))));
+    }
+
+    @Test
+    void theWalkReadsTheCommandsSectionOfAHelp() {
+        String help = "Usage: x [-hV] [COMMAND]\n  -h, --help   help\nCommands:\n  run      Runs the daemon\n"
+                + "             until SIGTERM.\n  config-keys  Prints the keys.\n\nExit codes:\n  0   done\n";
+        assertEquals(java.util.List.of("run", "config-keys"), CommandTreeWalk.listedCommands(help));
+    }
+
+
+    /** A help that lists a command that does not exist (as 'kudu-loader reload' was) fails the walk. */
+    @Test
+    void theWalkFailsOnAListedCommandThatDoesNotExist() {
+        CommandTreeWalk.Runner real = args -> CommandTreeWalk.capture((o, e) -> CommandLines.execute(new Tool(), args,
+                o, e));
+        CommandTreeWalk.Runner listsReload = args -> {
+            CommandTreeWalk.Result r = real.run(args);
+            return args.length == 1 && args[0].equals("--help") ? new CommandTreeWalk.Result(r.exit(),
+                    r.out().replace("Commands:\n", "Commands:\n  reload  Loads again.\n"), r.err()) : r;
+        };
+        assertTrue(real.run("--help").out().contains("Commands:\n"), "the help this test changes");
+        org.opentest4j.AssertionFailedError e = org.junit.jupiter.api.Assertions.assertThrows(
+                org.opentest4j.AssertionFailedError.class, () -> CommandTreeWalk.check("tool", listsReload));
+        assertTrue(e.getMessage().startsWith("tool reload --help"), e.getMessage());
+    }
+
+    /** A usage that names a class instead of the command as typed fails the walk. */
+    @Test
+    void theWalkFailsOnAUsageNamingAClass() {
+        org.opentest4j.AssertionFailedError e = org.junit.jupiter.api.Assertions.assertThrows(
+                org.opentest4j.AssertionFailedError.class, () -> CommandTreeWalk.check("eventindex tool",
+                        args -> CommandTreeWalk.capture((o, err) -> CommandLines.execute(new Tool(), args, o, err))));
+        assertTrue(e.getMessage().contains("does not show its usage"), e.getMessage());
+    }
+
 }

@@ -127,6 +127,8 @@ public record ConsumerConfig(
     public static final String FETCH_THREADS = "consumer.fetch.threads";
     public static final String FETCH_ATTEMPTS = "consumer.fetch.attempts";
     public static final String SPOOL_DIR = "consumer.spool.dir";
+    /** Where a packaged consumer spools, beside the supervisor's journal under /var/lib/eventindex. */
+    static final String DEFAULT_SPOOL_DIR = "/var/lib/eventindex/consumer/spool";
     public static final String SORT_MEMORY_BYTES = "consumer.sort.memory.bytes";
     public static final String RUN_MEMORY_BYTES = "consumer.run.memory.bytes";
     /** The smallest share of {@link #SORT_MEMORY_BYTES} a fetch thread may have: 64 KiB. */
@@ -160,7 +162,7 @@ public record ConsumerConfig(
 
     /** Every key, its default and its meaning. */
     public static final List<ConfigKey> KEYS = Stream.concat(Stream.of(
-            new ConfigKey(ID, "the host name", null, "Name of this consumer in reports, logs and /status."),
+            new ConfigKey(ID, "<the host name>", null, "Name of this consumer in reports, logs and /status."),
             new ConfigKey(BROKERS, "localhost:61613", null, "STOMP brokers, host:port[,host:port...]; tried in order."),
             new ConfigKey(STOMP_USER, "", null, "STOMP login; empty for none."),
             new ConfigKey(STOMP_PASSWORD_FILE, "", ENV_STOMP_PASSWORD,
@@ -187,9 +189,10 @@ public record ConsumerConfig(
             new ConfigKey(FETCH_THREADS, "4", null, "Objects fetched and decoded in parallel per dataset (1-256)."),
             new ConfigKey(FETCH_ATTEMPTS, "3", null,
                     "Attempts per object when reading it fails midway (the S3 client also retries each request)."),
-            new ConfigKey(SPOOL_DIR, "<java.io.tmpdir>/eventindex-consumer", null,
-                    "Local directory for the objects' sorted runs that do not fit in consumer.run.memory.bytes,"
-                            + " waiting to be merged; each consumer uses <dir>/<consumer.id>/."),
+            new ConfigKey(SPOOL_DIR, DEFAULT_SPOOL_DIR, null,
+                    "Local directory (absolute) for the objects' sorted runs that do not fit in"
+                            + " consumer.run.memory.bytes, waiting to be merged; each consumer uses"
+                            + " <dir>/<consumer.id>/."),
             new ConfigKey(SORT_MEMORY_BYTES, "67108864", null,
                     "Memory the fetch threads share for sorting objects by (run, event), each up to this divided by"
                             + " consumer.fetch.threads (at least 64 KiB each); an object's events beyond its share"
@@ -249,6 +252,10 @@ public record ConsumerConfig(
         requireRange(fetchThreads, 1, 256, FETCH_THREADS);
         requireRange(fetchAttempts, 1, 100, FETCH_ATTEMPTS);
         Objects.requireNonNull(spoolDir, "spoolDir is null");
+        if (!spoolDir.isAbsolute()) {
+            // a relative spool would follow the working directory of whoever starts the daemon
+            throw new IllegalArgumentException(SPOOL_DIR + " '" + spoolDir + "' must be an absolute path");
+        }
         if (sortMemoryBytes / fetchThreads < MIN_SORT_BYTES_PER_THREAD) {
             throw new IllegalArgumentException(SORT_MEMORY_BYTES + " is " + sortMemoryBytes + ": each of the "
                     + fetchThreads + " fetch threads (" + FETCH_THREADS + ") would sort in "
@@ -314,8 +321,7 @@ public record ConsumerConfig(
                 r.integer(KUDU_REPLICAS),
                 r.integer(FETCH_THREADS),
                 r.integer(FETCH_ATTEMPTS),
-                r.explicit(SPOOL_DIR).map(Path::of)
-                        .orElseGet(() -> Path.of(System.getProperty("java.io.tmpdir"), "eventindex-consumer")),
+                Path.of(r.text(SPOOL_DIR)),
                 r.longValue(SORT_MEMORY_BYTES),
                 r.explicit(RUN_MEMORY_BYTES).isPresent() ? r.longValue(RUN_MEMORY_BYTES) : defaultRunMemoryBytes(),
                 r.integer(PARQUET_ENCODING_THREADS),

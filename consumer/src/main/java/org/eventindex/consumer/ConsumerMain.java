@@ -1,7 +1,10 @@
 package org.eventindex.consumer;
 
 import org.eventindex.cli.CommandLines;
+import org.eventindex.cli.StopSignals;
 import org.eventindex.cli.VersionProvider;
+import org.eventindex.config.ConfigKeysFile;
+import org.eventindex.io.FileReason;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
@@ -23,10 +26,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * ({@link Consumer#EXIT_WORKER_DIED}) when its signal worker died (e.g. of an {@link OutOfMemoryError}), so that
  * its process supervisor (systemd) restarts it.
  */
-@Command(name = "consumer", mixinStandardHelpOptions = true,
-        versionProvider = VersionProvider.class, subcommands = ConsumerMain.Run.class,
+@Command(name = "eventindex consumer", mixinStandardHelpOptions = true,
+        versionProvider = VersionProvider.class, subcommands = {ConsumerMain.Run.class, ConsumerMain.ConfigKeys.class},
         description = "The consumer daemon.",
-        footer = {"", "Keys and defaults: docs/consumer.md; secrets via *.file keys or EI_STOMP_PASSWORD,"
+        footer = {"", "Keys and defaults: config-keys, docs/consumer.md; secrets via *.file keys or EI_STOMP_PASSWORD,"
                 + " EI_S3_ACCESS_KEY, EI_S3_SECRET_KEY."},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:clean stop (SIGTERM/SIGINT)", "1:cannot start", "2:bad usage or configuration",
@@ -34,11 +37,13 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class ConsumerMain implements Callable<Integer> {
     private static final Logger LOG = LoggerFactory.getLogger(ConsumerMain.class);
 
+    private final PrintStream out;
     private final PrintStream err;
     @Spec
     private CommandSpec spec;
 
-    private ConsumerMain(PrintStream err) {
+    private ConsumerMain(PrintStream out, PrintStream err) {
+        this.out = out;
         this.err = err;
     }
 
@@ -47,7 +52,7 @@ public final class ConsumerMain implements Callable<Integer> {
     }
 
     static int run(String[] args, PrintStream out, PrintStream err) {
-        return CommandLines.execute(new ConsumerMain(err), args, out, err);
+        return CommandLines.execute(new ConsumerMain(out, err), args, out, err);
     }
 
     /** No command given. */
@@ -73,6 +78,21 @@ public final class ConsumerMain implements Callable<Integer> {
         }
     }
 
+    @Command(name = "config-keys", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+            description = "Prints every configuration key with its default and meaning, as a commented properties"
+            + " file (a starting consumer.properties).")
+    static final class ConfigKeys implements Callable<Integer> {
+        @ParentCommand
+        private ConsumerMain main;
+
+        @Override
+        public Integer call() {
+            ConfigKeysFile.print("The consumer's configuration (eventindex consumer run --config FILE): every key with"
+                    + " its default; docs/consumer.md.", ConsumerConfig.KEYS, main.out);
+            return 0;
+        }
+    }
+
     private static int daemon(Path file, PrintStream err) {
         ConsumerConfig config;
         try {
@@ -86,6 +106,9 @@ public final class ConsumerMain implements Callable<Integer> {
         // the worker's death is decided here and acted on by this thread, never on the dying worker's
         AtomicInteger exitStatus = new AtomicInteger();
         CountDownLatch stopped = new CountDownLatch(1);
+        // SIGTERM/SIGINT stop it here and exit 0 (the JVM's own handling would exit 143/130); installed before the
+        // start, so that a stop during the start waits for it. The hook still stops it on any other exit of the JVM.
+        StopSignals signals = StopSignals.daemon("consumer", err, stopped::countDown);
         try {
             consumer = Consumer.create(config, Clock.systemUTC());
             consumer.start((status, reason) -> {
@@ -95,22 +118,20 @@ public final class ConsumerMain implements Callable<Integer> {
             });
         } catch (Exception e) {
             LOG.error("consumer {} could not start", config.consumerId(), e);
-            err.println("consumer: cannot start: " + e.getMessage());
+            err.println("consumer: cannot start: "
+                    + (e instanceof java.io.IOException io ? FileReason.describe(io) : e.getMessage()));
             return 1;
         }
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            consumer.stop();
-            stopped.countDown();
-        }, "consumer-shutdown"));
+        Runtime.getRuntime().addShutdownHook(new Thread(consumer::stop, "consumer-shutdown"));
         try {
             stopped.await();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            consumer.stop();
         }
-        if (exitStatus.get() != 0) {
-            consumer.stop();
+        if (signals.received() != null && exitStatus.get() == 0) {
+            err.println("consumer: " + signals.received() + " received, stopping");
         }
+        consumer.stop();
         return exitStatus.get();
     }
 }

@@ -55,7 +55,7 @@ class ConsumerConfigTest {
         assertEquals(3, c.kuduReplicas());
         assertEquals(4, c.fetchThreads());
         assertEquals(3, c.fetchAttempts());
-        assertEquals(Path.of(System.getProperty("java.io.tmpdir"), "eventindex-consumer"), c.spoolDir());
+        assertEquals(Path.of("/var/lib/eventindex/consumer/spool"), c.spoolDir());
         assertEquals(64L * 1024 * 1024, c.sortMemoryBytes());
         assertEquals(Math.max(0, (Runtime.getRuntime().maxMemory() - (384L << 20)) / 2), c.runMemoryBytes(),
                 "half the heap left after 384 MiB");
@@ -130,6 +130,14 @@ class ConsumerConfigTest {
         assertFalse(shown.contains("from-env"), shown);
         assertTrue(shown.contains("stompPassword=***"), shown);
         assertFalse(Consumer.stompSettings(c).toString().contains("pw-from-env"));
+    }
+
+    /** The spool must not land wherever the daemon happened to be started. */
+    @Test
+    void aRelativeSpoolDirectoryIsRefusedNamingTheKey() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> ConsumerConfig.fromProperties(props(ConsumerConfig.SPOOL_DIR, "spool"), Map.of()));
+        assertEquals("consumer.spool.dir 'spool' must be an absolute path", e.getMessage());
     }
 
     @Test

@@ -1,5 +1,9 @@
 package org.eventindex.consumer;
 
+import java.util.List;
+import java.util.Map;
+import org.eventindex.cli.CommandTreeWalk;
+import org.eventindex.config.ConfigKeysFileCheck;
 import org.eventindex.cli.ProjectVersion;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -31,29 +35,22 @@ class ConsumerMainTest {
     @Test
     void badUsageExitsWith2() {
         assertEquals(2, run());
-        assertTrue(err.toString(StandardCharsets.UTF_8).contains("Usage: consumer [-hV] [COMMAND]"), err.toString(
-                StandardCharsets.UTF_8));
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("Usage: eventindex consumer [-hV] [COMMAND]"),
+                err.toString(StandardCharsets.UTF_8));
         assertEquals(2, run("start", "--config", "x"));
-        assertTrue(err.toString(StandardCharsets.UTF_8).contains("consumer: Unmatched argument"));
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("eventindex consumer: Unmatched argument"));
         assertEquals(2, run("run"));
         assertTrue(err.toString(StandardCharsets.UTF_8).contains("run: Missing required option: '--config=FILE'"));
     }
 
-    /** Every command: --help prints its usage, --version the project version (exit 0); unknown options exit 2. */
-    @ParameterizedTest
-    @ValueSource(strings = {"", "run"})
-    void everyCommandHasHelpAndVersionAndRefusesUnknownOptions(String command) {
-        String name = command.isEmpty() ? "consumer" : "consumer " + command;
-        String[] prefix = command.isEmpty() ? new String[0] : new String[]{command};
-        assertEquals(0, run(with(prefix, "--help")));
-        assertTrue(out.toString(StandardCharsets.UTF_8).startsWith("Usage: " + name), out.toString(
-                StandardCharsets.UTF_8));
-        out.reset();
-        assertEquals(0, run(with(prefix, "--version")));
-        assertEquals(name + " " + ProjectVersion.get(), out.toString(StandardCharsets.UTF_8).strip());
-        assertEquals(2, run(with(prefix, "--frobnicate")));
-        assertTrue(err.toString(StandardCharsets.UTF_8).contains("Unknown option: '--frobnicate'"),
-                err.toString(StandardCharsets.UTF_8));
+    /** Every command its help lists, as typed: help, version, an unknown option and stray arguments. */
+    @Test
+    void everyListedCommandHasHelpAndVersionAndRefusesUnknownOptionsAndStrayArguments() {
+        List<List<String>> visited = CommandTreeWalk.check("eventindex consumer",
+                args -> CommandTreeWalk.capture((o, e) -> ConsumerMain.run(args, o, e)));
+        assertTrue(visited.containsAll(List.of(List.of(),
+                List.of("run"),
+                List.of("config-keys"))), visited.toString());
     }
 
     private static String[] with(String[] prefix, String... args) {
@@ -84,4 +81,23 @@ class ConsumerMainTest {
         assertTrue(text.contains("chmod 600 " + sk), text);
         assertTrue(!text.contains(secret), text);
     }
+
+    @Test
+    void configKeysPrintsAPropertiesFileOfEveryKeyWithItsDefaultThatTheConsumerReads() throws IOException {
+        assertEquals(0, run("config-keys"), err.toString(StandardCharsets.UTF_8));
+        java.util.Properties loaded = ConfigKeysFileCheck.assertValid(out.toString(StandardCharsets.UTF_8),
+                ConsumerConfig.KEYS);
+        assertEquals(ConsumerConfig.fromProperties(new java.util.Properties(), Map.of()).toString(),
+                ConsumerConfig.fromProperties(loaded, Map.of()).toString());
+    }
+
+
+    @Test
+    void anUnreadableConfigurationIsNamedWithTheReason() {
+        Path missing = dir.resolve("nope.properties");
+        assertEquals(2, run("run", "--config", missing.toString()));
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("cannot read consumer configuration " + missing
+                + ": no such file or directory"), err.toString(StandardCharsets.UTF_8));
+    }
+
 }

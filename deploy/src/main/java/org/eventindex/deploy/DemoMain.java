@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import org.eventindex.cli.CommandLines;
+import org.eventindex.cli.StopSignals;
 import org.eventindex.cli.VersionProvider;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -172,7 +173,7 @@ public final class DemoMain implements Callable<Integer> {
      */
     private static void keepRunning(EmbeddedStack stack, GeneratedDataset first, Path work, Path producerJar,
                                     PrintStream out, PrintStream log) throws InterruptedException, IOException {
-        StopSignals signals = StopSignals.install();
+        StopSignals signals = StopSignals.install(List.of("INT", "TERM", "HUP"));
         EIEvent_p1 event = firstEvent(first.jobs(GeneratedJob.Outcome.REPORTED).get(0).spbFile());
         StackAccess access = StackAccess.of(stack);
         access.writeLogins(stack.brokerLogins(), EmbeddedStack.S3_SECRET_KEY);

@@ -124,7 +124,8 @@ public final class EmbeddedStack implements AutoCloseable {
         Properties p = new Properties();
         p.setProperty(SupervisorConfig.BROKERS, broker.stompEndpoints());
         p.setProperty(SupervisorConfig.STOMP_USER, BrokerLogins.SUPERVISOR);
-        p.setProperty(SupervisorConfig.JOURNAL_DIR, options.workDir().resolve("supervisor").toString());
+        p.setProperty(SupervisorConfig.JOURNAL_DIR,
+                options.workDir().toAbsolutePath().resolve("supervisor").toString());
         p.setProperty(SupervisorConfig.S3_BUCKET, options.bucket());
         p.setProperty(SupervisorConfig.HTTP_HOST, "127.0.0.1");
         p.setProperty(SupervisorConfig.HTTP_PORT, "0");
@@ -146,7 +147,8 @@ public final class EmbeddedStack implements AutoCloseable {
         p.setProperty(ConsumerConfig.KUDU_TABLE_PREFIX, options.tablePrefix());
         p.setProperty(ConsumerConfig.KUDU_BUCKETS, Integer.toString(options.hashBuckets()));
         p.setProperty(ConsumerConfig.KUDU_REPLICAS, "1");
-        p.setProperty(ConsumerConfig.SPOOL_DIR, options.workDir().resolve("spool-" + (index + 1)).toString());
+        p.setProperty(ConsumerConfig.SPOOL_DIR,
+                options.workDir().toAbsolutePath().resolve("spool-" + (index + 1)).toString());
         p.setProperty(ConsumerConfig.HTTP_PORT, "0");
         p.setProperty(ConsumerConfig.S3_SECRET_KEY_FILE, s3SecretKeyFile().toString());
         return p;

@@ -1,5 +1,6 @@
 package org.eventindex.gen;
 
+import org.eventindex.io.FileReason;
 import org.eventindex.message.Json;
 
 import java.io.IOException;
@@ -21,8 +22,8 @@ import picocli.CommandLine.Spec;
  * Command line for {@link DatasetGenerator} (picocli, {@link CommandLines}): writes a dataset's SPB files and its
  * manifest, prints a summary. Exit status 0 on success, 2 on a usage error, 1 when writing fails.
  */
-@Command(name = "generate", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-        sortOptions = false, customSynopsis = "generate --dataset NAME --out DIR [options]",
+@Command(name = "eventindex generate", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+        sortOptions = false, customSynopsis = "eventindex generate --dataset NAME --out DIR [options]",
         description = {"", "Writes one EI SPB file per grid job attempt into DIR, as the experiment's indexing jobs"
                 + " would, plus DIR/<NAME>.manifest.json (the dataset's files and event counts, as a DatasetManifest"
                 + " message). Output is deterministic for a given seed. Defaults are a small test dataset.", ""},
@@ -125,7 +126,9 @@ public final class GeneratorMain implements Callable<Integer> {
             out.printf(Locale.ROOT, "seconds            %.1f%n", seconds);
             return 0;
         } catch (IOException e) {
-            err.println("error: cannot write the dataset into " + outDir + ": " + e);
+            boolean named = e instanceof java.nio.file.FileSystemException f && outDir.toString().equals(f.getFile());
+            err.println("eventindex generate: cannot write the dataset into " + outDir + ": "
+                    + (named ? FileReason.of(e) : FileReason.describe(e)));
             return 1;
         }
     }

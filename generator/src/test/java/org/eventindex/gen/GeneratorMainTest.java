@@ -1,5 +1,6 @@
 package org.eventindex.gen;
 
+import org.eventindex.cli.CommandTreeWalk;
 import org.eventindex.message.DatasetManifest;
 import org.eventindex.message.Json;
 import org.eventindex.cli.ProjectVersion;
@@ -70,14 +71,14 @@ class GeneratorMainTest {
     @Test
     void usageErrors() {
         assertEquals(2, run("--out", dir.toString()));
-        assertTrue(err().contains("generate: Missing required option: '--dataset=NAME'"), err());
+        assertTrue(err().contains("eventindex generate: Missing required option: '--dataset=NAME'"), err());
         assertEquals(2, run("--dataset", DATA, "--out", dir.toString(), "--files", "many"));
         assertTrue(err().contains("Invalid value for option '--files': 'many' is not an int"), err());
         assertEquals(2, run("--dataset", "not-a-dataset", "--out", dir.toString()));
         assertTrue(err().contains("not-a-dataset"), err());
         assertEquals(2, run("--bogus"));
-        assertTrue(err().contains("generate: Unknown option: '--bogus'"), err());
-        assertTrue(err().contains("Run 'generate --help' for the options."), err());
+        assertTrue(err().contains("eventindex generate: Unknown option: '--bogus'"), err());
+        assertTrue(err().contains("Run 'eventindex generate --help' for the options."), err());
         assertEquals(2, run("--dataset"));
         assertTrue(err().contains("Missing required parameter for option '--dataset' (NAME)"), err());
     }
@@ -85,10 +86,26 @@ class GeneratorMainTest {
     @Test
     void versionPrintsTheProjectVersion() {
         assertEquals(0, run("--version"));
-        assertEquals("generate " + ProjectVersion.get(), out.toString(StandardCharsets.UTF_8).strip());
+        assertEquals("eventindex generate " + ProjectVersion.get(), out.toString(StandardCharsets.UTF_8).strip());
     }
 
     private String err() {
         return err.toString(StandardCharsets.UTF_8);
     }
+
+    /** As typed: help, version, an unknown option and stray arguments (no subcommands). */
+    @Test
+    void helpVersionUnknownOptionAndStrayArgumentsAsTyped() {
+        assertEquals(List.of(List.of()), CommandTreeWalk.check("eventindex generate",
+                args -> CommandTreeWalk.capture((o, e) -> GeneratorMain.run(args, o, e))));
+    }
+
+    @Test
+    void anOutputThatCannotBeWrittenIsNamedWithTheReason() throws IOException {
+        Path file = Files.writeString(dir.resolve("not-a-dir"), "x");
+        assertEquals(1, run("--dataset", DATA, "--out", file.toString()));
+        assertEquals("eventindex generate: cannot write the dataset into " + file + ": it already exists",
+                err().strip());
+    }
+
 }

@@ -6,6 +6,7 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.kudu.client.KuduClient;
 import org.eventindex.cli.CommandLines;
 import org.eventindex.cli.VersionProvider;
+import org.eventindex.io.FileReason;
 import org.eventindex.names.DatasetName;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.HelpCommand;
@@ -29,13 +30,14 @@ import java.util.concurrent.Callable;
  * consolidated dataset file. Run with {@code --help} for the commands, {@code COMMAND --help} for their options.
  * Exit status 0 on success, 1 on failure, 2 on a usage error.
  */
-@Command(name = "kudu-loader", mixinStandardHelpOptions = true,
+@Command(name = "eventindex kudu-loader", mixinStandardHelpOptions = true,
         versionProvider = VersionProvider.class, sortOptions = false,
         // HelpCommand: 'kudu-loader help [COMMAND]', which the loader's own parser took too
         subcommands = {KuduLoaderMain.CreateTables.class, KuduLoaderMain.Load.class, KuduLoaderMain.Delete.class,
             HelpCommand.class},
-        description = "Creates the EventIndex tables in Kudu; loads, reloads or deletes one consolidated dataset.",
-        footer = {"", "Run 'kudu-loader COMMAND --help' for the options of a command."},
+        description = "Creates the EventIndex tables in Kudu; loads (or loads again) or deletes one consolidated"
+                + " dataset.",
+        footer = {"", "Run 'eventindex kudu-loader COMMAND --help' for the options of a command."},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:success", "1:failure (the message says why)", "2:usage error"})
 public final class KuduLoaderMain implements Callable<Integer> {
@@ -106,7 +108,8 @@ public final class KuduLoaderMain implements Callable<Integer> {
                 if (e instanceof ParameterException p) {
                     throw p;
                 }
-                main.err.println("kudu-loader: " + spec.name() + " failed: " + e.getMessage());
+                main.err.println("kudu-loader: " + spec.name() + " failed: "
+                        + (e instanceof IOException io ? FileReason.describe(io) : e.getMessage()));
                 return 1;
             }
         }
@@ -140,8 +143,9 @@ public final class KuduLoaderMain implements Callable<Integer> {
     static final class CreateTables extends Subcommand {
         @Mixin
         Layout layout;
-        @Option(names = "--epoch", paramLabel = "N", description = "the first range (default: 0)")
-        int epoch;
+        @Option(names = "--epoch", paramLabel = "N",
+                description = "the first range (default: ${DEFAULT-VALUE}, the supervisor's supervisor.kudu.epoch)")
+        int epoch = KuduTablesConfig.FIRST_EPOCH;
 
         @Override
         void run() throws IOException {
@@ -246,8 +250,12 @@ public final class KuduLoaderMain implements Callable<Integer> {
             } else {
                 Path local = Path.of(file);
                 source = DatasetSource.local(local);
-                defaultLoadId = source.location() + "@" + Files.size(local) + "@"
-                        + Files.getLastModifiedTime(local).toMillis();
+                try {
+                    defaultLoadId = source.location() + "@" + Files.size(local) + "@"
+                            + Files.getLastModifiedTime(local).toMillis();
+                } catch (IOException e) {
+                    throw new IOException("cannot read dataset file " + local + ": " + FileReason.of(e), e);
+                }
             }
             LoadRequest request = new LoadRequest(dataset, dspid, epoch, o.loadId != null ? o.loadId : defaultLoadId,
                     source);

@@ -1,5 +1,7 @@
 package org.eventindex.kudu;
 
+import java.util.List;
+import org.eventindex.cli.CommandTreeWalk;
 import org.eventindex.cli.ProjectVersion;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -41,21 +43,16 @@ class KuduLoaderMainTest {
         }
     }
 
-    /** Every command: --help prints its usage, --version the project version (exit 0); unknown options exit 2. */
-    @ParameterizedTest
-    @ValueSource(strings = {"", "create-tables", "load", "delete"})
-    void everyCommandHasHelpAndVersionAndRefusesUnknownOptions(String command) {
-        String name = command.isEmpty() ? "kudu-loader" : "kudu-loader " + command;
-        String[] prefix = command.isEmpty() ? new String[0] : new String[]{command};
-        assertEquals(0, run(with(prefix, "--help")));
-        assertTrue(out.toString(StandardCharsets.UTF_8).startsWith("Usage: " + name), out.toString(
-                StandardCharsets.UTF_8));
-        out.reset();
-        assertEquals(0, run(with(prefix, "--version")));
-        assertEquals(name + " " + ProjectVersion.get(), out.toString(StandardCharsets.UTF_8).strip());
-        assertEquals(2, run(with(prefix, "--colour", "red")));
-        assertTrue(err().contains("Unknown option") && err().contains("'--colour'"), err());
-        assertTrue(err().contains("Run '" + name + " --help' for the options."), err());
+    /** Every command its help lists, as typed: help, version, an unknown option and stray arguments. */
+    @Test
+    void everyListedCommandHasHelpAndVersionAndRefusesUnknownOptionsAndStrayArguments() {
+        List<List<String>> visited = CommandTreeWalk.check("eventindex kudu-loader",
+                args -> CommandTreeWalk.capture((o, e) -> KuduLoaderMain.run(args, o, e)));
+        assertTrue(visited.containsAll(List.of(List.of(),
+                List.of("create-tables"),
+                List.of("load"),
+                List.of("delete"),
+                List.of("help"))), visited.toString());
     }
 
     private static String[] with(String[] prefix, String... args) {
@@ -67,11 +64,11 @@ class KuduLoaderMainTest {
     @Test
     void helpCommandPrintsTheUsageOfTheLoaderOrOfACommand() {
         assertEquals(0, run("help"));
-        assertTrue(out.toString(StandardCharsets.UTF_8).startsWith("Usage: kudu-loader"), out.toString(
+        assertTrue(out.toString(StandardCharsets.UTF_8).startsWith("Usage: eventindex kudu-loader"), out.toString(
                 StandardCharsets.UTF_8));
         out.reset();
         assertEquals(0, run("help", "load"));
-        assertTrue(out.toString(StandardCharsets.UTF_8).startsWith("Usage: kudu-loader load"), out.toString(
+        assertTrue(out.toString(StandardCharsets.UTF_8).startsWith("Usage: eventindex kudu-loader load"), out.toString(
                 StandardCharsets.UTF_8));
     }
 
@@ -84,7 +81,7 @@ class KuduLoaderMainTest {
     @Test
     void usageErrorsNameTheProblem() {
         assertEquals(2, run("drop-tables"));
-        assertTrue(err().contains("kudu-loader: Unmatched argument at index 0: 'drop-tables'"), err());
+        assertTrue(err().contains("eventindex kudu-loader: Unmatched argument at index 0: 'drop-tables'"), err());
         assertEquals(2, run("load", "--masters", "m:1", "--file", "f", "--dspid", "1", "--epoch", "0"));
         assertTrue(err().contains("load: Missing required option: '--dataset=NAME'"), err());
         assertEquals(2, run("load", "--masters", "m:1", "--dataset",
@@ -99,4 +96,27 @@ class KuduLoaderMainTest {
         assertEquals(2, run("delete", "--masters", "m:1", "--dataset", "../../etc"));
         assertTrue(err().contains("option --dataset: invalid dataset name '../../etc'"), err());
     }
+
+    /** One first epoch: the range create-tables adds is the one the supervisor signals its first datasets into. */
+    @Test
+    void createTablesStartsAtTheSupervisorsFirstEpoch() {
+        KuduLoaderMain.CreateTables command = new KuduLoaderMain.CreateTables();
+        new picocli.CommandLine(command).parseArgs("--masters", "m:1");
+        assertEquals(KuduTablesConfig.FIRST_EPOCH, command.epoch);
+        assertEquals(0, run("create-tables", "--help"));
+        assertTrue(out.toString(StandardCharsets.UTF_8).contains("(default: " + KuduTablesConfig.FIRST_EPOCH + ","),
+                out.toString(StandardCharsets.UTF_8));
+    }
+
+
+    /** Named with the reason before Kudu is asked anything (no Kudu listens on port 1). */
+    @Test
+    void aLocalFileThatCannotBeReadIsNamedWithTheReason(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) {
+        java.nio.file.Path missing = dir.resolve("x.parquet");
+        assertEquals(1, run("load", "--masters", "127.0.0.1:1", "--file", missing.toString(), "--dataset",
+                "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1824", "--dspid", "1", "--epoch", "1"));
+        assertTrue(err().contains("kudu-loader: load failed: cannot read dataset file " + missing
+                + ": no such file or directory"), err());
+    }
+
 }

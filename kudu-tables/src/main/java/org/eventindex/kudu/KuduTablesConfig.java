@@ -13,6 +13,11 @@ import static java.util.Objects.requireNonNull;
 public record KuduTablesConfig(String prefix, int hashBuckets, int replicas) {
     public static final int DEFAULT_HASH_BUCKETS = 64;
     public static final int DEFAULT_REPLICAS = 3;
+    /**
+     * The first epoch (range {@code rgid}) of the event tables: the range {@code kudu-loader create-tables} adds and
+     * the one the supervisor signals its first datasets into ({@code supervisor.kudu.epoch}), unless told otherwise.
+     */
+    public static final int FIRST_EPOCH = 1;
 
     public KuduTablesConfig {
         requireNonNull(prefix, "prefix is null");

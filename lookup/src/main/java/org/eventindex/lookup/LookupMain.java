@@ -2,7 +2,9 @@ package org.eventindex.lookup;
 
 import org.apache.kudu.client.KuduClient;
 import org.eventindex.cli.CommandLines;
+import org.eventindex.cli.StopSignals;
 import org.eventindex.cli.VersionProvider;
+import org.eventindex.io.FileReason;
 import org.eventindex.kudu.KuduTablesConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -27,7 +29,6 @@ import java.util.concurrent.Callable;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.CountDownLatch;
 
 /**
  * Command line of the event lookup (picocli, {@link CommandLines}): {@code lookup} (the default) reads
@@ -35,15 +36,15 @@ import java.util.concurrent.CountDownLatch;
  * server. Exit status: 0 when every line was parsed and looked up (found or not), 1 when a line was malformed or a
  * lookup failed, 2 on a usage error.
  */
-@Command(name = "lookup", mixinStandardHelpOptions = true,
+@Command(name = "eventindex lookup", mixinStandardHelpOptions = true,
         versionProvider = VersionProvider.class, sortOptions = false,
         subcommands = {LookupMain.Lookup.class, LookupMain.Serve.class},
         customSynopsis = {
-            "lookup [lookup] --masters M [--prefix P] [--threads N] [--batch N] [--dataset-cache-ms N] [--json|--csv]",
-            "       [--stream-type T[,T...]] [--project P] [--ami-tag GLOB] [--dataset GLOB] [--with-duplicates]",
-            "       [FILE|-]",
-            "lookup serve --masters M [--prefix P] [--port N] [--bind ADDR] [--threads N] [--dataset-cache-ms N]",
-            "       [--max-concurrent N] [--max-batch N] [--with-duplicates]"},
+            "eventindex lookup [lookup] --masters M [--prefix P] [--threads N] [--batch N] [--dataset-cache-ms N]",
+            "                  [--json|--csv] [--stream-type T[,T...]] [--project P] [--ami-tag GLOB]",
+            "                  [--dataset GLOB] [--with-duplicates] [FILE|-]",
+            "eventindex lookup serve --masters M [--prefix P] [--port N] [--bind ADDR] [--threads N]",
+            "                  [--dataset-cache-ms N] [--max-concurrent N] [--max-batch N] [--with-duplicates]"},
         description = {"",
             "lookup   input lines 'run event' (e.g. '%%08d %%09d', whitespace separated; '#' comments) from FILE or"
                 + " stdin. Text output, one line per match on stdout: 'run event GUID type' (type StreamAOD,"
@@ -61,8 +62,6 @@ import java.util.concurrent.CountDownLatch;
 public final class LookupMain implements Callable<Integer> {
     /** Default TTL of the per-run DATASETS cache ({@link DatasetCache}). */
     static final int DEFAULT_DATASET_CACHE_MS = 1000;
-    /** Returned by {@code serve}: the JVM is already shutting down, {@code System.exit} would block. */
-    static final int SERVED = -1;
 
     private final InputStream stdin;
     private final PrintStream out;
@@ -81,13 +80,10 @@ public final class LookupMain implements Callable<Integer> {
     }
 
     public static void main(String[] args) {
-        int status = run(args, System.in, System.out, System.err);
-        if (status != SERVED) {
-            System.exit(status);
-        }
+        System.exit(run(args, System.in, System.out, System.err));
     }
 
-    /** Runs the lookup command; {@code serve} blocks until the JVM stops. Returns the exit status. */
+    /** Runs the lookup command; {@code serve} blocks until SIGTERM or SIGINT. Returns the exit status. */
     static int run(String[] args, InputStream stdin, PrintStream out, PrintStream err) {
         return CommandLines.execute(new LookupMain(stdin, out, err), args, out, err);
     }
@@ -115,14 +111,19 @@ public final class LookupMain implements Callable<Integer> {
                 + " (DUPLICATEDEVENTS)")
         boolean withDuplicates;
 
-        /** Opens the lookup; usage errors are thrown as picocli's, for the exit status 2. */
-        Opened open(CommandSpec spec) throws IOException {
+        /** The options' values, as usage errors (picocli's, for the exit status 2). */
+        void check(CommandSpec spec) {
             if (masters == null || masters.isBlank()) {
                 throw new ParameterException(spec.commandLine(), "Missing required option: '--masters=M'");
             }
             if (datasetCacheMs < 0) {
                 throw new ParameterException(spec.commandLine(), "--dataset-cache-ms must be >= 0: " + datasetCacheMs);
             }
+        }
+
+        /** Opens the lookup; usage errors are thrown as picocli's, for the exit status 2. */
+        Opened open(CommandSpec spec) throws IOException {
+            check(spec);
             KuduTablesConfig config;
             try {
                 config = new KuduTablesConfig(prefix, KuduTablesConfig.DEFAULT_HASH_BUCKETS, 1);
@@ -217,7 +218,7 @@ public final class LookupMain implements Callable<Integer> {
     }
 
     @Command(name = "serve", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-            sortOptions = false, description = "Runs the HTTP server until stopped.")
+            sortOptions = false, description = "Runs the HTTP server until SIGTERM or SIGINT, then exits 0.")
     static final class Serve implements Callable<Integer> {
         @ParentCommand
         private LookupMain main;
@@ -237,7 +238,7 @@ public final class LookupMain implements Callable<Integer> {
                 throw new ParameterException(spec.commandLine(), e.getMessage());
             }
             try (Opened opened = kudu.open(spec)) {
-                return serve(server, limits, opened.lookup(), main.out);
+                return serve(server, limits, opened.lookup(), main.out, main.err);
             } catch (IOException | RuntimeException e) {
                 return main.failed(e);
             }
@@ -252,7 +253,7 @@ public final class LookupMain implements Callable<Integer> {
             err.println("lookup: " + e.getMessage());
             return 2;
         }
-        err.println("lookup: failed: " + e.getMessage());
+        err.println("lookup: failed: " + (e instanceof IOException io ? FileReason.describe(io) : e.getMessage()));
         return 1;
     }
 
@@ -262,6 +263,16 @@ public final class LookupMain implements Callable<Integer> {
         }
         if (o.batch < 1) {
             throw new ParameterException(spec.commandLine(), "--batch must be >= 1: " + o.batch);
+        }
+        kudu.check(spec);
+        if (!o.file.equals("-")) {
+            // the input is checked before Kudu is: a wrong file name is the operator's to fix, not a failed lookup
+            try (Reader r = Files.newBufferedReader(Path.of(o.file), StandardCharsets.UTF_8)) {
+                r.read();
+            } catch (IOException e) {
+                main.err.println("lookup: cannot read " + o.file + ": " + FileReason.of(e));
+                return CommandLines.USAGE_ERROR;
+            }
         }
         try (Opened opened = kudu.open(spec)) {
             return lookup(o, opened.lookup(), main.stdin, main.out, main.err);
@@ -294,18 +305,19 @@ public final class LookupMain implements Callable<Integer> {
         return failed || !input.errors().isEmpty() ? 1 : 0;
     }
 
-    private static int serve(Server o, ServerLimits limits, EventLookup lookup, PrintStream out) throws IOException {
+    /** Serves until SIGTERM or SIGINT, then closes the server and returns 0 (the JVM alone would exit 143/130). */
+    private static int serve(Server o, ServerLimits limits, EventLookup lookup, PrintStream out, PrintStream err)
+            throws IOException {
         InetSocketAddress address = new InetSocketAddress(o.bind, o.port);
-        CountDownLatch stopped = new CountDownLatch(1);
+        StopSignals signals = StopSignals.daemon("lookup serve", err, () -> { });
         try (LookupServer server = LookupServer.start(address, lookup::lookup, limits)) {
-            Runtime.getRuntime().addShutdownHook(new Thread(stopped::countDown, "lookup-shutdown"));
             out.println("listening on http://" + address.getHostString() + ":" + server.port());
             out.flush();
-            stopped.await();
+            err.println("lookup serve: " + signals.await() + " received, stopping");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        return SERVED;
+        return 0;
     }
 
     private static void closeQuietly(KuduClient client) {

@@ -1,5 +1,7 @@
 package org.eventindex.lookup;
 
+import java.util.List;
+import org.eventindex.cli.CommandTreeWalk;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -11,7 +13,9 @@ import java.util.Arrays;
 import org.eventindex.cli.ProjectVersion;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The lookup's command line without Kudu: help, version and usage errors (LookupMainIT runs lookups). */
 class LookupMainTest {
@@ -31,21 +35,15 @@ class LookupMainTest {
         return err.toString(StandardCharsets.UTF_8);
     }
 
-    /** Every command: --help prints its usage, --version the project version (exit 0); unknown options exit 2. */
-    @ParameterizedTest
-    @ValueSource(strings = {"", "lookup", "serve"})
-    void everyCommandHasHelpAndVersionAndRefusesUnknownOptions(String command) {
-        String name = command.isEmpty() ? "lookup" : "lookup " + command;
-        String[] prefix = command.isEmpty() ? new String[0] : new String[]{command};
-        assertEquals(0, run(with(prefix, "--help")), err());
-        assertTrue(out().startsWith("Usage: " + name), out());
-        assertTrue(out().contains("--masters=M"), out());
-        out.reset();
-        assertEquals(0, run(with(prefix, "--version")), err());
-        assertEquals(name + " " + ProjectVersion.get(), out().strip());
-        assertEquals(2, run(with(prefix, "--masters", "m:1", "--colour", "red")));
-        assertTrue(err().contains("Unknown option") && err().contains("'--colour'"), err());
-        assertTrue(err().contains("Run '" + name + " --help' for the options."), err());
+    /** Every command its help lists, as typed: help, version, an unknown option and stray arguments. */
+    @Test
+    void everyListedCommandHasHelpAndVersionAndRefusesUnknownOptionsAndStrayArguments() {
+        List<List<String>> visited = CommandTreeWalk.check("eventindex lookup",
+                args -> CommandTreeWalk.capture((o, e) -> LookupMain.run(args,
+                        new java.io.ByteArrayInputStream(new byte[0]), o, e)));
+        assertTrue(visited.containsAll(List.of(List.of(),
+                List.of("lookup"),
+                List.of("serve"))), visited.toString());
     }
 
     @Test
@@ -62,7 +60,7 @@ class LookupMainTest {
     @Test
     void usageErrorsNameTheOption() {
         assertEquals(2, run("1 1"));
-        assertTrue(err().contains("lookup: Missing required option: '--masters=M'"), err());
+        assertTrue(err().contains("eventindex lookup: Missing required option: '--masters=M'"), err());
         err.reset();
         assertEquals(2, run("--masters", "m:1", "--threads", "many"));
         assertTrue(err().contains("Invalid value for option '--threads': 'many' is not an int"), err());
@@ -75,7 +73,7 @@ class LookupMainTest {
         err.reset();
         // the options of serve follow it (docs/lookup.md); before it they are the lookup's
         assertEquals(2, run("--masters", "m:1", "serve"));
-        assertTrue(err().contains("lookup serve: Missing required option: '--masters=M'"), err());
+        assertTrue(err().contains("eventindex lookup serve: Missing required option: '--masters=M'"), err());
         err.reset();
         assertEquals(2, run("--masters", "m:1", "--dataset-cache-ms", "-1"));
         assertTrue(err().contains("--dataset-cache-ms must be >= 0: -1"), err());
@@ -86,4 +84,17 @@ class LookupMainTest {
         System.arraycopy(args, 0, all, prefix.length, args.length);
         return all;
     }
+
+    /** A wrong input file is the operator's to fix (exit 2), named with the reason, before Kudu is contacted. */
+    @Test
+    void aMissingInputFileIsAUsageErrorNamingTheFileAndTheReason(@TempDir Path dir) {
+        Path missing = dir.resolve("events.txt");
+        // no Kudu listens on port 1: the file is refused before any connection is tried
+        assertEquals(2, run("--masters", "127.0.0.1:1", missing.toString()));
+        assertEquals("lookup: cannot read " + missing + ": no such file or directory", err().strip());
+        err.reset();
+        assertEquals(2, run("--masters", "127.0.0.1:1", dir.toString()));
+        assertEquals("lookup: cannot read " + dir + ": Is a directory", err().strip());
+    }
+
 }

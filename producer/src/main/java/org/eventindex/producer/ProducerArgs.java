@@ -7,7 +7,9 @@ import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.channels.FileChannel;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -15,6 +17,7 @@ import java.util.Set;
 import java.util.regex.Pattern;
 import org.eventindex.cli.ProjectVersion;
 import org.eventindex.config.SecretFile;
+import org.eventindex.io.FileReason;
 import org.eventindex.message.Queues;
 import org.eventindex.stomp.StompEndpoint;
 
@@ -154,6 +157,8 @@ public final class ProducerArgs {
         if (file == null) {
             throw badArgs("no SPB file given");
         }
+        // before the credentials: a grid job with a wrong file name is bad input (exit 2), whatever its secrets
+        checkReadable(Path.of(file));
         boolean dryRun = flags.contains("--dry-run");
         URI s3 = null;
         String bucket = null;
@@ -171,11 +176,11 @@ public final class ProducerArgs {
         boolean tls = false;
         java.time.Duration deadline = retryDeadline(values.get("--retry-deadline"));
         Path trustStore = values.containsKey("--trust-store") ? Path.of(values.get("--trust-store")) : null;
-        String trustStorePassword = secret(values.get("--trust-store-password-file"), env, ENV_TRUST_STORE_PASSWORD);
+        String trustStorePassword = secret(values, "--trust-store-password-file", env, ENV_TRUST_STORE_PASSWORD);
         String accessKey = values.getOrDefault("--access-key", env.get(ENV_S3_ACCESS_KEY));
-        String secretKey = secret(values.get("--secret-key-file"), env, ENV_S3_SECRET_KEY);
+        String secretKey = secret(values, "--secret-key-file", env, ENV_S3_SECRET_KEY);
         String user = values.get("--user");
-        String password = secret(values.get("--password-file"), env, ENV_STOMP_PASSWORD);
+        String password = secret(values, "--password-file", env, ENV_STOMP_PASSWORD);
         if (!dryRun) {
             String list = require(values, "--brokers", " to send the message (only --dry-run runs without it)");
             tls = isTls(list);
@@ -270,13 +275,30 @@ public final class ProducerArgs {
         }
     }
 
-    /** From the file if given, else from the environment; trailing line breaks and blanks are dropped. */
-    private static String secret(String file, Map<String, String> env, String envName) throws ProducerException {
+    /** The SPB file exists, is a file and can be opened; else bad input naming it and why. */
+    private static void checkReadable(Path file) throws ProducerException {
+        if (Files.isDirectory(file)) {
+            throw new ProducerException(ExitCode.BAD_INPUT, file + ": cannot read SPB file: it is a directory");
+        }
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+            channel.size();
+        } catch (IOException e) {
+            throw new ProducerException(ExitCode.BAD_INPUT, file + ": cannot read SPB file: " + FileReason.of(e), e);
+        }
+    }
+
+    /**
+     * From the file of {@code option} if given, else from the environment; trailing line breaks and blanks are
+     * dropped. Errors name the option.
+     */
+    private static String secret(Map<String, String> values, String option, Map<String, String> env, String envName)
+            throws ProducerException {
+        String file = values.get(option);
         if (file == null) {
             return env.get(envName);
         }
         try {
-            return SecretFile.read(Path.of(file), "secret file option");
+            return SecretFile.read(Path.of(file), option);
         } catch (IOException | IllegalArgumentException e) {
             throw config(e.getMessage());
         }

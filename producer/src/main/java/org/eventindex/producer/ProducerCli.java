@@ -6,7 +6,6 @@ import static java.util.Objects.requireNonNull;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -16,6 +15,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import org.eventindex.io.FileReason;
 import org.eventindex.message.Json;
 import org.eventindex.message.ProducerMessage;
 import org.eventindex.spb.SpbFormatException;
@@ -130,16 +130,13 @@ public final class ProducerCli {
     }
 
     private static ScannedFile scan(Path file, UploadSettings upload) throws ProducerException {
-        if (!Files.isRegularFile(file)) {
-            throw new ProducerException(ExitCode.BAD_INPUT, file + ": no such file");
-        }
         try {
             return ScannedFile.scan(file, SpbLimits.DEFAULT, upload.partSize());
         } catch (SpbFormatException e) {
             // Already names the file, the uncompressed offset and the problem.
             throw new ProducerException(ExitCode.BAD_INPUT, e.getMessage(), e);
         } catch (IOException e) {
-            throw new ProducerException(ExitCode.BAD_INPUT, file + ": cannot read SPB file: " + e.getMessage(), e);
+            throw new ProducerException(ExitCode.BAD_INPUT, file + ": cannot read SPB file: " + FileReason.of(e), e);
         }
     }
 

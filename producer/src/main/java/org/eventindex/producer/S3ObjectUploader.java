@@ -103,7 +103,8 @@ public final class S3ObjectUploader implements ObjectUploader {
         try {
             size = java.nio.file.Files.size(file);
         } catch (IOException e) {
-            throw new ProducerException(ExitCode.BAD_INPUT, file + ": cannot read: " + e.getMessage(), e);
+            throw new ProducerException(ExitCode.BAD_INPUT, file + ": cannot read: "
+                    + org.eventindex.io.FileReason.of(e), e);
         }
         return upload.multipart(size) ? putMultipart(bucket, key, file, size, userMetadata, budget)
                 : putSingle(bucket, key, file, size, userMetadata);

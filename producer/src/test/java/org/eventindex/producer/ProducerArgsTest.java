@@ -20,10 +20,13 @@ import java.util.Map;
 import org.eventindex.message.Queues;
 import org.eventindex.stomp.StompEndpoint;
 import org.eventindex.cli.ProjectVersion;
+import org.eventindex.cli.CommandTreeWalk;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class ProducerArgsTest {
     private static final Map<String, String> ENV = Map.of(ProducerArgs.ENV_S3_ACCESS_KEY, "AK",
@@ -31,14 +34,21 @@ class ProducerArgsTest {
 
     @TempDir
     Path dir;
+    /** An existing SPB file (its content is not read by the parser). */
+    private String f;
+
+    @BeforeEach
+    void spbFile() throws IOException {
+        f = Files.writeString(dir.resolve("f.ei.spb"), "not parsed here").toString();
+    }
 
     @Test
     void parsesFullCommandLineWithSecretsFromFilesAndEnvironment() throws Exception {
         Path pw = SecretFile.write(dir.resolve("pw"), "from-file\n");
-        ProducerOptions o = ProducerArgs.parse(List.of("f.ei.spb", "--brokers", "a:1,b:2", "--user", "ei",
+        ProducerOptions o = ProducerArgs.parse(List.of(f, "--brokers", "a:1,b:2", "--user", "ei",
                 "--password-file", pw.toString(), "--s3-endpoint=http://s3.example:8080", "--bucket", "eventindex",
                 "--json", "-v"), ENV);
-        assertEquals(Path.of("f.ei.spb"), o.file());
+        assertEquals(Path.of(f), o.file());
         assertEquals(List.of(new StompEndpoint("a", 1), new StompEndpoint("b", 2)), o.brokers());
         assertEquals(Queues.SUPERVISOR, o.queue());
         assertEquals("from-file", o.password());
@@ -46,27 +56,28 @@ class ProducerArgsTest {
         assertEquals("s3-secret", o.secretKey());
         assertEquals(URI.create("http://s3.example:8080"), o.s3Endpoint());
         assertFalse(o.dryRun());
-        List<String> args = List.of("f.ei.spb", "--json", "-v");
+        List<String> args = List.of(f, "--json", "-v");
         assertTrue(ProducerArgs.wantsJson(args) && ProducerArgs.wantsVerbose(args));
-        assertFalse(ProducerArgs.wantsJson(List.of("f.ei.spb")) || ProducerArgs.wantsVerbose(List.of("f.ei.spb")));
+        assertFalse(ProducerArgs.wantsJson(List.of(f)) || ProducerArgs.wantsVerbose(List.of(f)));
         assertFalse(o.toString().contains("s3-secret") || o.toString().contains("from-file"), o.toString());
     }
 
     @Test
     void badArgumentsAreBadInput() {
         assertCode(ExitCode.BAD_INPUT, List.of("--brokers", "a:1", "--s3-endpoint", "http://h:1", "--bucket", "bkt"));
-        assertCode(ExitCode.BAD_INPUT, List.of("f", "--s3-endpoint", "http://h:1", "--bucket", "bkt"));
-        assertCode(ExitCode.BAD_INPUT, List.of("f", "--brokers", "a", "--s3-endpoint", "http://h:1", "--bucket", "b"));
-        assertCode(ExitCode.BAD_INPUT, List.of("f", "--brokers", "a:1", "--s3-endpoint", "ftp://h", "--bucket", "bkt"));
-        assertCode(ExitCode.BAD_INPUT, List.of("f", "--brokers", "a:1", "--s3-endpoint", "http://h", "--bucket", "B!"));
-        assertCode(ExitCode.BAD_INPUT, List.of("f", "g", "--brokers", "a:1", "--s3-endpoint", "http://h", "--bucket", "bkt"));
-        assertCode(ExitCode.BAD_INPUT, List.of("f", "--frobnicate"));
-        assertCode(ExitCode.BAD_INPUT, List.of("f", "--bucket"));
+        assertCode(ExitCode.BAD_INPUT, List.of(f, "--s3-endpoint", "http://h:1", "--bucket", "bkt"));
+        assertCode(ExitCode.BAD_INPUT, List.of(f, "--brokers", "a", "--s3-endpoint", "http://h:1", "--bucket", "b"));
+        assertCode(ExitCode.BAD_INPUT, List.of(f, "--brokers", "a:1", "--s3-endpoint", "ftp://h", "--bucket", "bkt"));
+        assertCode(ExitCode.BAD_INPUT, List.of(f, "--brokers", "a:1", "--s3-endpoint", "http://h", "--bucket", "B!"));
+        assertCode(ExitCode.BAD_INPUT, List.of(f, "g", "--brokers", "a:1", "--s3-endpoint", "http://h", "--bucket",
+                "bkt"));
+        assertCode(ExitCode.BAD_INPUT, List.of(f, "--frobnicate"));
+        assertCode(ExitCode.BAD_INPUT, List.of(f, "--bucket"));
     }
 
     @Test
     void missingOrUnreadableSecretsAreConfigurationErrors() {
-        List<String> base = List.of("f", "--brokers", "a:1", "--s3-endpoint", "http://h:1", "--bucket", "bkt");
+        List<String> base = List.of(f, "--brokers", "a:1", "--s3-endpoint", "http://h:1", "--bucket", "bkt");
         ProducerException e = assertThrows(ProducerException.class, () -> ProducerArgs.parse(base, Map.of()));
         assertEquals(ExitCode.CONFIGURATION, e.exitCode());
         assertTrue(e.getMessage().contains(ProducerArgs.ENV_S3_ACCESS_KEY), e.getMessage());
@@ -86,29 +97,29 @@ class ProducerArgsTest {
 
     @Test
     void dryRunNeedsNoBrokersOrSecrets() throws IOException, ProducerException {
-        ProducerOptions o = ProducerArgs.parse(List.of("f", "--dry-run", "--s3-endpoint", "https://h",
+        ProducerOptions o = ProducerArgs.parse(List.of(f, "--dry-run", "--s3-endpoint", "https://h",
                 "--bucket", "bkt"), Map.of());
         assertTrue(o.dryRun());
         assertEquals(List.of(), o.brokers());
         assertNull(o.secretKey());
-        assertTrue(ProducerArgs.wantsHelp(List.of("f", "--help")));
+        assertTrue(ProducerArgs.wantsHelp(List.of(f, "--help")));
     }
 
     /** A dry run contacts nothing, so it needs no S3 endpoint and bucket either; the object URL is then unknown. */
     @Test
     void dryRunNeedsNoS3EndpointOrBucket() throws ProducerException {
-        ProducerOptions o = ProducerArgs.parse(List.of("f", "--dry-run"), Map.of());
+        ProducerOptions o = ProducerArgs.parse(List.of(f, "--dry-run"), Map.of());
         assertTrue(o.dryRun());
         assertNull(o.s3Endpoint());
         assertNull(o.bucket());
 
         ProducerException e = assertThrows(ProducerException.class,
-                () -> ProducerArgs.parse(List.of("f", "--dry-run", "--s3-endpoint", "http://h:1"), Map.of()));
+                () -> ProducerArgs.parse(List.of(f, "--dry-run", "--s3-endpoint", "http://h:1"), Map.of()));
         assertEquals(ExitCode.BAD_INPUT, e.exitCode());
         assertTrue(e.getMessage().contains("--bucket is required with --dry-run when the other is given"),
                 e.getMessage());
         e = assertThrows(ProducerException.class,
-                () -> ProducerArgs.parse(List.of("f", "--dry-run", "--bucket", "bkt", "--s3-endpoint", "ftp://h"),
+                () -> ProducerArgs.parse(List.of(f, "--dry-run", "--bucket", "bkt", "--s3-endpoint", "ftp://h"),
                         Map.of()));
         assertTrue(e.getMessage().contains("--s3-endpoint 'ftp://h' must be http(s)://host[:port]"), e.getMessage());
     }
@@ -116,7 +127,7 @@ class ProducerArgsTest {
     @Test
     void withoutDryRunS3EndpointBucketAndBrokersAreRequired() {
         for (String missing : List.of("--s3-endpoint", "--bucket", "--brokers")) {
-            List<String> args = new java.util.ArrayList<>(List.of("f", "--brokers", "a:1", "--s3-endpoint",
+            List<String> args = new java.util.ArrayList<>(List.of(f, "--brokers", "a:1", "--s3-endpoint",
                     "http://h:1", "--bucket", "bkt"));
             int at = args.indexOf(missing);
             args.subList(at, at + 2).clear();
@@ -159,11 +170,49 @@ class ProducerArgsTest {
         "f --dry-run -x                          | bad input: unknown option -x",
     })
     void unknownOptionsAndBadValuesExitTwoNamingTheOption(String line, String message) {
-        Run r = cli(line.split(" "));
+        Run r = cli(line.replaceFirst("^f ", f + " ").split(" "));
         assertEquals(2, r.code(), r.err());
         assertTrue(r.err().startsWith("eventindex-producer: " + message), r.err());
         assertTrue(r.err().contains("(see --help)"), r.err());
         assertEquals("", r.out());
+    }
+
+    /** The walk every picocli command gets: help, version, an unknown option and stray arguments, as typed. */
+    @Test
+    void helpVersionUnknownOptionAndStrayArgumentsAsTyped() {
+        assertEquals(List.of(List.of()), CommandTreeWalk.check("java -jar eventindex-producer.jar",
+                args -> CommandTreeWalk.capture((o, e) -> new ProducerCli(Map.of(), o, e, RetryPolicy.DEFAULT,
+                        Clock.systemUTC()).run(List.of(args)))));
+    }
+
+    /** A missing or unreadable input is bad input (2) even without any credential (which would be 4). */
+    @Test
+    void theInputFileIsCheckedBeforeTheCredentials() throws IOException {
+        String missing = dir.resolve("nope.ei.spb").toString();
+        Run r = cli(missing, "--brokers", "a:1", "--s3-endpoint", "http://h:1", "--bucket", "bkt");
+        assertEquals(ExitCode.BAD_INPUT.code(), r.code(), r.err());
+        assertTrue(r.err().contains(missing + ": cannot read SPB file: no such file or directory"), r.err());
+
+        r = cli(dir.toString(), "--brokers", "a:1", "--s3-endpoint", "http://h:1", "--bucket", "bkt");
+        assertEquals(ExitCode.BAD_INPUT.code(), r.code(), r.err());
+        assertTrue(r.err().contains(dir + ": cannot read SPB file: it is a directory"), r.err());
+
+        // with its input there, the same command line is a configuration error: no S3 access key
+        r = cli(f, "--brokers", "a:1", "--s3-endpoint", "http://h:1", "--bucket", "bkt");
+        assertEquals(ExitCode.CONFIGURATION.code(), r.code(), r.err());
+    }
+
+    /** A secret file others can read is refused naming the option that pointed at it, for each secret option. */
+    @ParameterizedTest
+    @ValueSource(strings = {"--password-file", "--secret-key-file", "--trust-store-password-file"})
+    void anOpenSecretFileIsRefusedNamingItsOption(String option) throws IOException {
+        Path secret = SecretFile.write(dir.resolve("secret"), "s");
+        Files.setPosixFilePermissions(secret, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+        ProducerException e = assertThrows(ProducerException.class, () -> ProducerArgs.parse(List.of(f, "--dry-run",
+                option, secret.toString()), ENV));
+        assertEquals(ExitCode.CONFIGURATION, e.exitCode());
+        assertTrue(e.getMessage().startsWith(option + ": secret file " + secret + " has mode rw-r--r--"),
+                e.getMessage());
     }
 
     private record Run(int code, String out, String err) {

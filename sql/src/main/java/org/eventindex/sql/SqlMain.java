@@ -3,6 +3,7 @@ package org.eventindex.sql;
 import org.apache.kudu.client.KuduClient;
 import org.apache.kudu.client.KuduException;
 import org.apache.spark.sql.SparkSession;
+import org.eventindex.io.FileReason;
 import org.eventindex.kudu.KuduTablesConfig;
 
 import java.io.BufferedReader;
@@ -34,8 +35,9 @@ import picocli.CommandLine.Spec;
  * {@link ImpalaToSpark} in a local Spark session. Statements from {@code -e}, {@code -f} or standard input.
  * Exit status: 0 when every statement succeeded, 1 when one failed or Kudu could not be reached, 2 on a usage error.
  */
-@Command(name = "sql", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class, sortOptions = false,
-        customSynopsis = "bin/eventindex sql --kudu-master HOST:PORT[,HOST:PORT...] [options] [-e SQL | -f FILE]",
+@Command(name = "eventindex sql", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+        sortOptions = false,
+        customSynopsis = "eventindex sql --kudu-master HOST:PORT[,HOST:PORT...] [options] [-e SQL | -f FILE]",
         description = "A local SQL shell (Spark SQL) over the EventIndex Kudu tables, under their Impala names.",
         footer = {"", "Tables: eventindex.datasets, events, mcevents, duplicatedevents, eventsoverlap, triggercount and"
                 + " the view eventindex.loaded_datasets, as in Impala (docs/lookup.md). Results on stdout, timings and"
@@ -153,7 +155,7 @@ public final class SqlMain implements Callable<Integer> {
             try {
                 script = Files.readString(opts.file(), StandardCharsets.UTF_8);
             } catch (IOException e) {
-                err.println("sql: cannot read " + opts.file() + ": " + e.getMessage());
+                err.println("sql: cannot read " + opts.file() + ": " + FileReason.of(e));
                 return 2;
             }
         } else if (opts.execute() != null) {

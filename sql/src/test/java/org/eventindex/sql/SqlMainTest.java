@@ -1,5 +1,7 @@
 package org.eventindex.sql;
 
+import java.util.List;
+import org.eventindex.cli.CommandTreeWalk;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -8,7 +10,9 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import org.eventindex.cli.ProjectVersion;
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -26,7 +30,7 @@ class SqlMainTest {
     void helpDocumentsEveryOptionAndExitsZero() {
         assertEquals(0, run("--help"));
         String help = out.toString(StandardCharsets.UTF_8);
-        assertTrue(help.startsWith("Usage: bin/eventindex sql --kudu-master"), help);
+        assertTrue(help.startsWith("Usage: eventindex sql --kudu-master"), help);
         for (String option : new String[]{"--kudu-master", "--masters", "--prefix", "-e", "-f", "--var",
                 "${var:NAME}", "--csv", "--max-rows", "--allow-writes", "--timeout-seconds", "--help", "--version"}) {
             assertTrue(help.contains(option), option + " in " + help);
@@ -36,7 +40,7 @@ class SqlMainTest {
     @Test
     void versionPrintsTheProjectVersion() {
         assertEquals(0, run("--version"));
-        assertEquals("sql " + ProjectVersion.get(), out.toString(StandardCharsets.UTF_8).strip());
+        assertEquals("eventindex sql " + ProjectVersion.get(), out.toString(StandardCharsets.UTF_8).strip());
     }
 
     @ParameterizedTest
@@ -53,7 +57,25 @@ class SqlMainTest {
     void usageErrorsExitTwoNamingTheOption(String line, String message) {
         assertEquals(2, run(line.split(" ")));
         String text = err.toString(StandardCharsets.UTF_8);
-        assertTrue(text.startsWith("sql: " + message), text);
-        assertTrue(text.contains("Run 'sql --help' for the options."), text);
+        assertTrue(text.startsWith("eventindex sql: " + message), text);
+        assertTrue(text.contains("Run 'eventindex sql --help' for the options."), text);
     }
+
+    /** As typed: help, version, an unknown option and stray arguments (no subcommands). */
+    @Test
+    void helpVersionUnknownOptionAndStrayArgumentsAsTyped() {
+        assertEquals(List.of(List.of()), CommandTreeWalk.check("eventindex sql",
+                args -> CommandTreeWalk.capture((o, e) -> SqlMain.run(args, new ByteArrayInputStream(new byte[0]), o,
+                        e))));
+    }
+
+    /** -f names the file and the reason, before Kudu or Spark is touched (no Kudu listens on port 1). */
+    @Test
+    void anUnreadableScriptIsAUsageErrorNamingTheFileAndTheReason(@TempDir Path dir) {
+        Path missing = dir.resolve("queries.sql");
+        assertEquals(2, run("--kudu-master", "127.0.0.1:1", "-f", missing.toString()));
+        assertEquals("sql: cannot read " + missing + ": no such file or directory",
+                err.toString(StandardCharsets.UTF_8).strip());
+    }
+
 }

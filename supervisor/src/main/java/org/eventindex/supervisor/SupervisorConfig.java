@@ -2,6 +2,7 @@ package org.eventindex.supervisor;
 
 import org.eventindex.config.ConfigKey;
 import org.eventindex.config.ConfigReader;
+import org.eventindex.kudu.KuduTablesConfig;
 import org.eventindex.message.Queues;
 import org.eventindex.retry.Backoff;
 import org.eventindex.stomp.StompEndpoint;
@@ -105,6 +106,10 @@ public record SupervisorConfig(
     public record JournalSettings(Path dir, long minFreeBytes, long checkpointEntries, int keepSegments) {
         public JournalSettings {
             Objects.requireNonNull(dir, "dir is null");
+            if (!dir.isAbsolute()) {
+                // the journal is the supervisor's only durable state: it must not follow the working directory
+                throw new IllegalArgumentException(JOURNAL_DIR + " '" + dir + "' must be an absolute path");
+            }
             if (minFreeBytes < 0) {
                 throw new IllegalArgumentException(JOURNAL_MIN_FREE_BYTES + " must not be negative: " + minFreeBytes);
             }
@@ -269,8 +274,9 @@ public record SupervisorConfig(
                     "Queue rejected messages are copied to (with the reason in headers); empty disables the copy."),
             new ConfigKey(QUEUE_PREFETCH, "50", null,
                     "Unacknowledged messages the broker may push per queue (1-10000); each is acked after its fsync."),
-            new ConfigKey(JOURNAL_DIR, "supervisor-journal", null,
-                    "Directory of the append-only journal (the supervisor's only durable state) and its lock file."),
+            new ConfigKey(JOURNAL_DIR, "/var/lib/eventindex/supervisor/journal", null,
+                    "Directory (absolute) of the append-only journal (the supervisor's only durable state) and its"
+                            + " lock file."),
             new ConfigKey(JOURNAL_MIN_FREE_BYTES, "134217728", null,
                     "Consuming pauses (messages wait in the broker, /ready says why) while the journal's disk has"
                             + " fewer usable bytes than this, and resumes when it has them again; 0 disables the"
@@ -287,7 +293,9 @@ public record SupervisorConfig(
             new ConfigKey(HTTP_PORT, "8082", null,
                     "Port of the information service (/health, /ready, /metrics, /datasets, /consumers,"
                             + " /supervisor, /events); 0 picks a free port."),
-            new ConfigKey(KUDU_EPOCH, "1", null, "First Kudu range (rgid) for new datasets (>= 0); the next opens when one is full."),
+            new ConfigKey(KUDU_EPOCH, Integer.toString(KuduTablesConfig.FIRST_EPOCH), null,
+                    "First Kudu range (rgid) for new datasets (>= 0), the one kudu-loader create-tables adds by"
+                            + " default; the next opens when one is full."),
             new ConfigKey(SIGNAL_RETRY_INITIAL, "1s", null, "First wait before re-sending a signal the broker refused."),
             new ConfigKey(SIGNAL_RETRY_MAX, "1m", null, "Longest wait between signal send attempts (the wait doubles up to it)."),
             new ConfigKey(SHUTDOWN_GRACE, "30s", null, "How long stopping waits for the message being handled on each queue."),
@@ -385,7 +393,7 @@ public record SupervisorConfig(
         return quarantineQueue.isEmpty() ? Optional.empty() : Optional.of(quarantineQueue);
     }
 
-    /** Reads a properties file; a relative journal dir or secret file is taken from the working directory. */
+    /** Reads a properties file; a relative secret file is taken from the working directory. */
     public static SupervisorConfig load(Path file, Map<String, String> env) throws IOException {
         Properties props = ConfigReader.load(file, "supervisor");
         try {

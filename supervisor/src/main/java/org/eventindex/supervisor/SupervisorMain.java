@@ -4,7 +4,9 @@ import org.eventindex.message.Json;
 import org.eventindex.stomp.StompEndpoint;
 import org.eventindex.stomp.StompSettings;
 
+import org.eventindex.config.ConfigKeysFile;
 import org.eventindex.config.SecretFile;
+import org.eventindex.io.FileReason;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -21,8 +23,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import org.eventindex.cli.CommandLines;
+import org.eventindex.cli.StopSignals;
 import org.eventindex.cli.VersionProvider;
 import org.eventindex.kudu.KuduTablesConfig;
 import org.eventindex.message.Queues;
@@ -53,7 +55,7 @@ import picocli.CommandLine.Spec;
  * Exit codes: 0 done, 1 failed (the message says why), 2 bad usage, 3 refused by the supervisor, 4 no answer in
  * time, 5 delete not confirmed.
  */
-@Command(name = "supervisor", mixinStandardHelpOptions = true,
+@Command(name = "eventindex supervisor", mixinStandardHelpOptions = true,
         versionProvider = VersionProvider.class,
         description = "The supervisor daemon (run) and its operator commands.",
         subcommands = {SupervisorMain.Run.class, SupervisorMain.RegisterManifest.class, SupervisorMain.Resignal.class,
@@ -113,12 +115,13 @@ public final class SupervisorMain implements Callable<Integer> {
 
     /** Reports a failed client command: exit 1. */
     private int failed(String command, Exception e) {
-        err.println("supervisor " + command + " failed: " + e.getMessage());
+        err.println("supervisor " + command + " failed: "
+                + (e instanceof IOException io ? FileReason.describe(io) : e.getMessage()));
         return 1;
     }
 
     @Command(name = "run", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-            description = "Runs the daemon until SIGTERM/SIGINT (a shutdown hook stops it cleanly).")
+            description = "Runs the daemon until SIGTERM or SIGINT, then stops it cleanly and exits 0.")
     static final class Run implements Callable<Integer> {
         @ParentCommand
         private SupervisorMain main;
@@ -137,7 +140,7 @@ public final class SupervisorMain implements Callable<Integer> {
                 return 2;
             }
             try {
-                return daemon(loaded);
+                return daemon(loaded, main.err);
             } catch (IOException | IllegalArgumentException | IllegalStateException e) {
                 return main.failed("run", e);
             }
@@ -501,35 +504,36 @@ public final class SupervisorMain implements Callable<Integer> {
     }
 
     @Command(name = "config-keys", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-            description = "Prints every configuration key with its default and meaning.")
+            description = "Prints every configuration key with its default and meaning, as a commented properties"
+            + " file (a starting supervisor.properties).")
     static final class ConfigKeys implements Callable<Integer> {
         @ParentCommand
         private SupervisorMain main;
 
         @Override
         public Integer call() {
-            for (org.eventindex.config.ConfigKey k : SupervisorConfig.KEYS) {
-                main.out.println(k.name() + " = " + k.defaultValue() + "\n    " + k.doc()
-                        + (k.envVar() == null ? "" : " (environment: " + k.envVar() + ")"));
-            }
+            ConfigKeysFile.print("The supervisor's configuration (eventindex supervisor run --config FILE): every key"
+                    + " with its default; docs/supervisor.md.", SupervisorConfig.KEYS, main.out);
             return 0;
         }
     }
 
-    private static int daemon(SupervisorConfig config) throws IOException {
+    /**
+     * Runs until SIGTERM or SIGINT, then stops the supervisor cleanly and returns 0 (the JVM's own handling of them
+     * would exit 143 or 130). The shutdown hook still stops it on any other exit of the JVM.
+     */
+    private static int daemon(SupervisorConfig config, PrintStream err) throws IOException {
+        StopSignals signals = StopSignals.daemon("supervisor", err, () -> { });
         Supervisor supervisor = new Supervisor(config, Clock.systemUTC());
-        CountDownLatch down = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            supervisor.stop();
-            down.countDown();
-        }, "supervisor-shutdown"));
+        Runtime.getRuntime().addShutdownHook(new Thread(supervisor::stop, "supervisor-shutdown"));
         supervisor.start();
         try {
-            down.await();
+            String signal = signals.await();
+            err.println("supervisor: " + signal + " received, stopping");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            supervisor.stop();
         }
+        supervisor.stop();
         return 0;
     }
 
@@ -539,7 +543,7 @@ public final class SupervisorMain implements Callable<Integer> {
         try {
             body = Files.readAllBytes(file);
         } catch (IOException e) {
-            throw new IOException("cannot read manifest " + file + ": " + e.getMessage(), e);
+            throw new IOException("cannot read manifest " + file + ": " + FileReason.of(e), e);
         }
         Inbound checked = new MessageValidator("-").control(body, file.toString());
         if (checked instanceof Inbound.Rejected r) {

@@ -3,6 +3,7 @@ package org.eventindex.supervisor;
 import org.eventindex.config.TlsSettings;
 import org.eventindex.retry.Backoff;
 import org.eventindex.config.SecretFile;
+import org.eventindex.kudu.KuduTablesConfig;
 import org.eventindex.message.Queues;
 import org.eventindex.stomp.StompEndpoint;
 import org.eventindex.stomp.StompFrameLimits;
@@ -39,12 +40,12 @@ class SupervisorConfigTest {
         assertEquals(Queues.CONSUMER, c.consumerQueue());
         assertTrue(c.quarantine().isEmpty());
         assertEquals(50, c.prefetch());
-        assertEquals(new SupervisorConfig.JournalSettings(Path.of("supervisor-journal"), 134_217_728, 100_000, 10),
-                c.journal());
+        assertEquals(new SupervisorConfig.JournalSettings(Path.of("/var/lib/eventindex/supervisor/journal"),
+                134_217_728, 100_000, 10), c.journal());
         assertEquals("eventindex", c.s3Bucket());
         assertEquals("127.0.0.1", c.httpHost());
         assertEquals(8082, c.httpPort());
-        assertEquals(1, c.kuduEpoch());
+        assertEquals(KuduTablesConfig.FIRST_EPOCH, c.kuduEpoch(), "the range kudu-loader create-tables adds");
         assertEquals(Duration.ofSeconds(1), c.signalRetryInitial());
         assertEquals(Duration.ofMinutes(1), c.signalRetryMax());
         assertEquals(Duration.ofSeconds(30), c.shutdownGrace());
@@ -175,6 +176,17 @@ class SupervisorConfigTest {
         SupervisorConfig c = SupervisorConfig.fromProperties(new Properties(),
                 Map.of(SupervisorConfig.ENV_STOMP_PASSWORD, " pw "));
         assertEquals("pw", c.stompPassword());
+    }
+
+    /** The journal is the only durable state: it must not land wherever the daemon happened to be started. */
+    @Test
+    void aRelativeJournalDirectoryIsRefusedNamingTheKey() {
+        Properties p = new Properties();
+        p.setProperty(SupervisorConfig.JOURNAL_DIR, "supervisor-journal");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> SupervisorConfig.fromProperties(p, Map.of()));
+        assertEquals("supervisor.journal.dir 'supervisor-journal' must be an absolute path", e.getMessage());
+        assertTrue(Path.of(SupervisorConfig.defaultOf(SupervisorConfig.JOURNAL_DIR)).isAbsolute());
     }
 
     @Test

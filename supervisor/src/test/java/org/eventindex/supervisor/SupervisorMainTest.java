@@ -1,10 +1,10 @@
 package org.eventindex.supervisor;
 
+import java.util.List;
+import org.eventindex.cli.CommandTreeWalk;
+import org.eventindex.config.ConfigKeysFileCheck;
 import org.eventindex.message.Json;
-import org.eventindex.cli.ProjectVersion;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.ByteArrayOutputStream;
@@ -41,29 +41,28 @@ class SupervisorMainTest {
     void usageErrorsExitWith2() {
         assertEquals(2, run());
         assertEquals(2, run("frobnicate"));
-        assertTrue(err().contains("supervisor: Unmatched argument at index 0: 'frobnicate'"), err());
+        assertTrue(err().contains("eventindex supervisor: Unmatched argument at index 0: 'frobnicate'"), err());
         assertEquals(2, run("run"));
         assertTrue(err().contains("run: Missing required option: '--config=FILE'"), err());
         assertEquals(2, run("register-manifest", "--brokers"));
         assertTrue(err().contains("Missing required parameter for option '--brokers'"), err());
     }
 
-    /** Every command: --help prints its usage, --version the project version (exit 0); unknown options exit 2. */
-    @ParameterizedTest
-    @ValueSource(strings = {"", "run", "register-manifest", "resignal", "invalidate", "delete-dataset", "dead-letters",
-        "dead-letters list", "dead-letters redrive", "config-keys"})
-    void everyCommandHasHelpAndVersionAndRefusesUnknownOptions(String command) {
-        String[] prefix = command.isEmpty() ? new String[0] : command.split(" ");
-        assertEquals(0, run(with(prefix, "--help")), err());
-        String usage = out.toString(StandardCharsets.UTF_8);
-        assertTrue(usage.startsWith("Usage: supervisor" + (command.isEmpty() ? "" : " " + command)), usage);
-        out.reset();
-        assertEquals(0, run(with(prefix, "--version")), err());
-        assertEquals("supervisor" + (command.isEmpty() ? "" : " " + command) + " " + ProjectVersion.get(),
-                out.toString(StandardCharsets.UTF_8).strip());
-        assertEquals(2, run(with(prefix, "--frobnicate", "x")));
-        assertTrue(err().contains("Unknown option") && err().contains("'--frobnicate'"), err());
-        assertTrue(err().contains("--help' for the options."), err());
+    /** Every command its help lists, as typed: help, version, an unknown option and stray arguments. */
+    @Test
+    void everyListedCommandHasHelpAndVersionAndRefusesUnknownOptionsAndStrayArguments() {
+        List<List<String>> visited = CommandTreeWalk.check("eventindex supervisor",
+                args -> CommandTreeWalk.capture((o, e) -> SupervisorMain.run(args, o, e, Map.of())));
+        assertTrue(visited.containsAll(List.of(List.of(),
+                List.of("run"),
+                List.of("register-manifest"),
+                List.of("resignal"),
+                List.of("invalidate"),
+                List.of("delete-dataset"),
+                List.of("dead-letters"),
+                List.of("dead-letters", "list"),
+                List.of("dead-letters", "redrive"),
+                List.of("config-keys"))), visited.toString());
     }
 
     @Test
@@ -91,18 +90,13 @@ class SupervisorMainTest {
         assertTrue(err().contains("a command is required (list, redrive)"), err());
     }
 
-    private static String[] with(String[] prefix, String... args) {
-        String[] all = java.util.Arrays.copyOf(prefix, prefix.length + args.length);
-        System.arraycopy(args, 0, all, prefix.length, args.length);
-        return all;
-    }
-
     @Test
-    void configKeysListsEveryKey() {
-        assertEquals(0, run("config-keys"));
-        for (org.eventindex.config.ConfigKey k : SupervisorConfig.KEYS) {
-            assertTrue(out.toString(StandardCharsets.UTF_8).contains(k.name()), k.name());
-        }
+    void configKeysPrintsAPropertiesFileOfEveryKeyWithItsDefaultThatTheSupervisorReads() throws IOException {
+        assertEquals(0, run("config-keys"), err());
+        java.util.Properties loaded = ConfigKeysFileCheck.assertValid(out.toString(StandardCharsets.UTF_8),
+                SupervisorConfig.KEYS);
+        assertEquals(SupervisorConfig.fromProperties(new java.util.Properties(), Map.of()),
+                SupervisorConfig.fromProperties(loaded, Map.of()));
     }
 
     @Test
@@ -138,4 +132,41 @@ class SupervisorMainTest {
         assertTrue(err().contains("bad configuration") && err().contains("supervisor.kudu.epoch")
                 && err().contains(cfg.toString()), err());
     }
+
+    /** A file that cannot be read is named with the reason, not only its path (which is all the JDK's message has). */
+    @Test
+    void unreadableFilesAreNamedWithTheReason() {
+        Path missing = dir.resolve("nope.json");
+        assertEquals(1, run("register-manifest", "--brokers", "127.0.0.1:1", "--file", missing.toString()));
+        assertTrue(err().contains("cannot read manifest " + missing + ": no such file or directory"), err());
+        err.reset();
+        assertEquals(2, run("run", "--config", missing.toString()));
+        assertTrue(err().contains("cannot read supervisor configuration " + missing + ": no such file or directory"),
+                err());
+        err.reset();
+        assertEquals(1, run("register-manifest", "--brokers", "127.0.0.1:1", "--file", dir.toString()));
+        assertTrue(err().contains("cannot read manifest " + dir + ": Is a directory"), err());
+    }
+
+
+    /** A secret file others can read is refused naming what pointed at it: the option, or the configuration key. */
+    @Test
+    void anOpenSecretFileIsRefusedNamingItsOptionOrKey() throws IOException {
+        Path secret = org.eventindex.config.SecretFile.write(dir.resolve("pw"), "s");
+        Files.setPosixFilePermissions(secret, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+        // no broker listens on port 1: the secret is refused before any connection is tried
+        assertEquals(1, run("resignal", "--brokers", "127.0.0.1:1", "--dataset", DATASET, "--password-file",
+                secret.toString()));
+        assertTrue(err().contains("--password-file: secret file " + secret + " has mode rw-r--r--"), err());
+        err.reset();
+        for (String key : List.of(SupervisorConfig.STOMP_PASSWORD_FILE, SupervisorConfig.S3_SECRET_KEY_FILE,
+                SupervisorConfig.CATALOGUE_PASSWORD_FILE)) {
+            Path config = Files.writeString(dir.resolve("s.properties"), key + " = " + secret + "\n"
+                    + SupervisorConfig.JOURNAL_DIR + " = " + dir.resolve("journal") + "\n");
+            assertEquals(2, run("run", "--config", config.toString()));
+            assertTrue(err().contains(key + ": secret file " + secret + " has mode rw-r--r--"), err());
+            err.reset();
+        }
+    }
+
 }

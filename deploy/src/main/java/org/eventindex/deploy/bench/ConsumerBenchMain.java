@@ -339,7 +339,7 @@ public final class ConsumerBenchMain {
         p.setProperty(ConsumerConfig.KUDU_MASTERS, kudu.masterAddresses());
         p.setProperty(ConsumerConfig.FETCH_THREADS, Integer.toString(threads));
         p.setProperty(ConsumerConfig.PARQUET_ENCODING_THREADS, Integer.toString(encodingThreads));
-        p.setProperty(ConsumerConfig.SPOOL_DIR, work.resolve("spool").toString());
+        p.setProperty(ConsumerConfig.SPOOL_DIR, work.toAbsolutePath().resolve("spool").toString());
         p.setProperty(ConsumerConfig.HTTP_PORT, "0");
         if (!runMemory.equals("default")) {
             p.setProperty(ConsumerConfig.RUN_MEMORY_BYTES, runMemory);

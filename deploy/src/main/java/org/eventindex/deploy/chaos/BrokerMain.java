@@ -22,8 +22,9 @@ import picocli.CommandLine.Parameters;
  * passwords are in {@code LOGINS_DIR} (one mode-0600 file per login, {@link BrokerLogins#writeTo}), anonymous access
  * is refused, and each login may use only the destinations {@link org.eventindex.stomp.BrokerAccess} grants its role.
  */
-@Command(name = "BrokerMain", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-        description = "The chaos cluster's ActiveMQ broker, until SIGTERM (clean stop) or SIGKILL.")
+@Command(name = "chaos-broker", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+        description = "The chaos cluster's ActiveMQ broker, until SIGTERM (clean stop) or SIGKILL; bin/chaos starts"
+                + " it as a process of its own.")
 public final class BrokerMain implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "DATA_DIR", description = "the KahaDB store, created if missing")
     private Path data;

@@ -190,7 +190,7 @@ final class ChaosCluster implements AutoCloseable {
         p.put(SupervisorConfig.STOMP_USER, BrokerLogins.SUPERVISOR);
         p.put(SupervisorConfig.STOMP_PASSWORD_FILE,
                 BrokerLogins.passwordFile(secrets(), BrokerLogins.SUPERVISOR).toString());
-        p.put(SupervisorConfig.JOURNAL_DIR, work.resolve("supervisor-journal").toString());
+        p.put(SupervisorConfig.JOURNAL_DIR, work.toAbsolutePath().resolve("supervisor-journal").toString());
         p.put(SupervisorConfig.S3_BUCKET, BUCKET);
         p.put(SupervisorConfig.HTTP_HOST, "127.0.0.1");
         p.put(SupervisorConfig.HTTP_PORT, Integer.toString(supervisorHttpPort));
@@ -227,7 +227,7 @@ final class ChaosCluster implements AutoCloseable {
         p.put(ConsumerConfig.KUDU_BUCKETS, Integer.toString(tables.hashBuckets()));
         p.put(ConsumerConfig.KUDU_REPLICAS, "1");
         p.put(ConsumerConfig.FETCH_THREADS, "2");
-        p.put(ConsumerConfig.SPOOL_DIR, work.resolve("spool-" + (i + 1)).toString());
+        p.put(ConsumerConfig.SPOOL_DIR, work.toAbsolutePath().resolve("spool-" + (i + 1)).toString());
         // Every sorted run goes to the spool disk (no run memory, small sort buffers), so a full disk there is
         // felt by every dataset.
         p.put(ConsumerConfig.SORT_MEMORY_BYTES, "262144");

@@ -1,0 +1,58 @@
+package org.eventindex.config;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.StringReader;
+import java.io.UncheckedIOException;
+import java.util.List;
+import java.util.Properties;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * Checks a {@code config-keys} output as an operator uses it, as a properties file: {@link Properties} loads it, it
+ * holds exactly the table's keys, each set to its default (empty for a computed one), each with its meaning in the
+ * comment lines right above it.
+ */
+public final class ConfigKeysFileCheck {
+    private ConfigKeysFileCheck() {
+    }
+
+    /** @return the output loaded, for the daemon's own reader to build its configuration from */
+    public static Properties assertValid(String output, List<ConfigKey> keys) {
+        Properties loaded = new Properties();
+        try {
+            loaded.load(new StringReader(output));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        assertEquals(keys.stream().map(ConfigKey::name).collect(Collectors.toSet()), loaded.stringPropertyNames(),
+                "the keys of the output");
+        List<String> lines = output.lines().toList();
+        for (ConfigKey k : keys) {
+            assertEquals(k.computed() ? "" : k.defaultValue(), loaded.getProperty(k.name()), k.name());
+            int at = -1;
+            for (int i = 0; i < lines.size() && at < 0; i++) {
+                at = lines.get(i).startsWith(k.name() + " =") ? i : -1;
+            }
+            assertTrue(at > 0, k.name() + " is not at the start of a line after its comment");
+            StringBuilder comment = new StringBuilder();
+            for (int i = at - 1; i >= 0 && lines.get(i).startsWith("# "); i--) {
+                comment.insert(0, lines.get(i).substring(2) + " ");
+            }
+            String text = comment.toString().replaceAll("\\s+", " ");
+            assertTrue(text.contains(k.doc().strip().replaceAll("\\s+", " ")), k.name() + ": " + text);
+            if (k.envVar() != null) {
+                assertTrue(text.contains(k.envVar()), k.name() + " does not name " + k.envVar() + ": " + text);
+            }
+            if (k.computed()) {
+                assertTrue(text.contains("Default (when empty): "), k.name() + ": " + text);
+            }
+        }
+        assertTrue(Set.copyOf(lines).stream().noneMatch(l -> l.length() > 120 && l.startsWith("#")),
+                "a comment line is longer than 120 columns");
+        return loaded;
+    }
+}
