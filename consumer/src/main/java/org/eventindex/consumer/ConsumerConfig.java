@@ -5,6 +5,7 @@ import org.eventindex.config.ConfigReader;
 import org.eventindex.config.StompFrameLimitKeys;
 import org.eventindex.config.TlsSettings;
 
+import org.eventindex.message.ConsumerHeartbeat;
 import org.eventindex.message.Queues;
 import org.eventindex.spb.SpbLimits;
 import org.eventindex.stomp.StompFrameLimits;
@@ -15,6 +16,7 @@ import java.net.InetAddress;
 import java.net.URI;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -38,6 +40,8 @@ import static org.eventindex.config.ConfigChecks.requireText;
  * @param encodingThreads   threads encoding a Parquet file's columns (1 or 2; the file is the same)
  * @param httpHost          address the operations HTTP server binds to (loopback unless configured)
  * @param httpPort          operations HTTP port; 0 picks a free port
+ * @param readyCheckInterval how often HDFS and Kudu are checked for {@code /ready} (and the time each has to answer)
+ * @param heartbeatInterval how often a heartbeat goes to the supervisor
  * @param limits            bounds on what one signal may make the consumer read
  * @param tls               STOMP over TLS and the trust stores for the brokers and an https S3 endpoint
  * @param frameLimits       largest STOMP frame accepted from the broker; a bigger signal is reported FAILED
@@ -67,6 +71,8 @@ public record ConsumerConfig(
         int encodingThreads,
         String httpHost,
         int httpPort,
+        Duration readyCheckInterval,
+        Duration heartbeatInterval,
         Limits limits,
         TlsSettings tls,
         StompFrameLimits frameLimits) {
@@ -145,6 +151,8 @@ public record ConsumerConfig(
     public static final String PARQUET_ENCODING_THREADS = "consumer.parquet.encoding.threads";
     public static final String HTTP_HOST = "consumer.http.host";
     public static final String HTTP_PORT = "consumer.http.port";
+    public static final String READY_CHECK_INTERVAL = "consumer.ready.check.interval";
+    public static final String HEARTBEAT_INTERVAL = "consumer.heartbeat.interval";
     public static final String OBJECT_MAX_BYTES = "consumer.object.max.bytes";
     public static final String OBJECT_MAX_INFLATED_BYTES = "consumer.object.max.inflated.bytes";
     public static final String SPB_MESSAGE_MAX_BYTES = "consumer.spb.message.max.bytes";
@@ -206,6 +214,12 @@ public record ConsumerConfig(
                     + " endpoints have no authentication, so the default is loopback (set an internal address to"
                     + " scrape /metrics from another host)."),
             new ConfigKey(HTTP_PORT, "8083", null, "Port of /health, /ready, /metrics and /status; 0 picks a free port."),
+            new ConfigKey(READY_CHECK_INTERVAL, "10s", null, "How often HDFS (the root directory) and Kudu (the"
+                    + " masters' table list) are checked in the background for /ready, which serves the last verdict;"
+                    + " each check has this long to answer (1s-1h)."),
+            new ConfigKey(HEARTBEAT_INTERVAL, "30s", null, "How often a heartbeat (idle or busy, the dataset in"
+                    + " flight) goes to the supervisor on consumer.queue.report; the supervisor marks the consumer"
+                    + " missing after supervisor.consumer.missing.heartbeats intervals without one (1s-1h)."),
             new ConfigKey(OBJECT_MAX_BYTES, "2147483648", null,
                     "Largest object fetched; a larger one fails the dataset before it is read (production objects"
                             + " reach 670 MB)."),
@@ -264,9 +278,19 @@ public record ConsumerConfig(
             throw new IllegalArgumentException(HTTP_HOST + " must not be empty");
         }
         requireRange(httpPort, 0, 65535, HTTP_PORT);
+        requireInterval(readyCheckInterval, READY_CHECK_INTERVAL);
+        requireInterval(heartbeatInterval, HEARTBEAT_INTERVAL);
         Objects.requireNonNull(limits, "limits is null");
         Objects.requireNonNull(tls, "tls is null");
         Objects.requireNonNull(frameLimits, "frameLimits is null");
+    }
+
+    private static void requireInterval(Duration d, String key) {
+        Objects.requireNonNull(d, key + " is null");
+        long ms = d.toMillis();
+        if (ms < ConsumerHeartbeat.MIN_INTERVAL_MILLIS || ms > ConsumerHeartbeat.MAX_INTERVAL_MILLIS) {
+            throw new IllegalArgumentException(key + " must be between 1s and 1h: " + d);
+        }
     }
 
     /** The port of {@link #s3Endpoint()}, with the scheme's default when the URI names none. */
@@ -321,6 +345,8 @@ public record ConsumerConfig(
                 r.integer(PARQUET_ENCODING_THREADS),
                 r.text(HTTP_HOST),
                 r.integer(HTTP_PORT),
+                r.duration(READY_CHECK_INTERVAL),
+                r.duration(HEARTBEAT_INTERVAL),
                 new Limits(r.longValue(OBJECT_MAX_BYTES), r.longValue(OBJECT_MAX_INFLATED_BYTES),
                         r.integer(OBJECT_MAX_INFLATION_RATIO), r.integer(SPB_MESSAGE_MAX_BYTES), r.longValue(FILE_MAX_EVENTS),
                         r.longValue(DATASET_MAX_EVENTS)),
@@ -337,7 +363,10 @@ public record ConsumerConfig(
                 + ", s3SecretKey=" + (s3SecretKey == null ? "none" : "***") + ", hdfsUri=" + hdfsUri
                 + ", hdfsRoot=" + hdfsRoot + ", kuduMasters=" + kuduMasters + ", kuduTablePrefix=" + kuduTablePrefix
                 + ", kuduBuckets=" + kuduBuckets + ", kuduReplicas=" + kuduReplicas + ", fetchThreads=" + fetchThreads + ", fetchAttempts=" + fetchAttempts
-                + ", spoolDir=" + spoolDir + ", sortMemoryBytes=" + sortMemoryBytes + ", runMemoryBytes=" + runMemoryBytes + ", encodingThreads=" + encodingThreads + ", http=" + httpHost + ":" + httpPort + ", limits=" + limits + ", tls=" + tls
+                + ", spoolDir=" + spoolDir + ", sortMemoryBytes=" + sortMemoryBytes + ", runMemoryBytes=" + runMemoryBytes
+                + ", encodingThreads=" + encodingThreads + ", http=" + httpHost + ":" + httpPort
+                + ", readyCheckInterval=" + readyCheckInterval + ", heartbeatInterval=" + heartbeatInterval
+                + ", limits=" + limits + ", tls=" + tls
                 + ", frameLimits=" + frameLimits + "]";
     }
 
