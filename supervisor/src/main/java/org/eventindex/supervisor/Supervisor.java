@@ -2,6 +2,7 @@ package org.eventindex.supervisor;
 
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.Unit;
 import org.eventindex.message.ConsumerSignal;
 import org.eventindex.message.Json;
 import org.eventindex.ops.DaemonMetrics;
@@ -124,7 +125,8 @@ public final class Supervisor implements AutoCloseable {
             engine.recover();
             registerGauges(engine);
 
-            http = infoService(eventBus, new InfoResources(engine, this::supervisorInfo));
+            http = infoService(eventBus, new InfoResources(engine, this::supervisorInfo, clock,
+                    config.missingHeartbeats()));
             http.start();
 
             // One thread per periodic task (ticks, catalogue, cleanup): a slow Rucio or S3 never delays a lease.
@@ -313,6 +315,20 @@ public final class Supervisor implements AutoCloseable {
         DaemonMetrics.gauge(metricsRegistry, "eventindex_supervisor_event_subscribers",
                 "Connected /events subscribers.",
                 () -> eventBus.subscribers());
+        GaugeWithCallback.builder().name(SupervisorMetrics.CONSUMER_HEARTBEAT_AGE).unit(Unit.SECONDS)
+                .help("Seconds since each consumer's last heartbeat (consumers heard since the supervisor started).")
+                .labelNames("consumer")
+                .callback(cb -> e.heartbeats().ages(clock.millis()).forEach((name, age) -> cb.call(age, name)))
+                .register(metricsRegistry);
+        DaemonMetrics.gauge(metricsRegistry, SupervisorMetrics.CONSUMERS_MISSING, "Consumers without a heartbeat for "
+                + SupervisorConfig.CONSUMER_MISSING_HEARTBEATS + " of their intervals.",
+                () -> e.heartbeats().missing(clock.millis(), config.missingHeartbeats()));
+        GaugeWithCallback.builder().name(SupervisorMetrics.OLDEST_DATASET_AGE).unit(Unit.SECONDS)
+                .help("Age of the oldest live dataset in each state but DONE, from its first object or manifest;"
+                        + " 0 when none is in the state.").labelNames("state")
+                .callback(cb -> e.read(st -> DatasetAges.oldest(st.all(), clock.millis()))
+                        .forEach((s, age) -> cb.call(age, s.name().toLowerCase(Locale.ROOT))))
+                .register(metricsRegistry);
         diskGuard.registerGauges(metricsRegistry);
         checkpoints.registerGauges(metricsRegistry, journal);
     }

@@ -40,6 +40,7 @@ final class SupervisorEngine {
     private final int maxMessageBytes;
     private final String producerQueue;
     private final String controlQueue;
+    private final ConsumerHeartbeats heartbeats = new ConsumerHeartbeats();
 
     /** @param state the state replayed from {@code journal}; from now on only this engine changes either */
     SupervisorEngine(Journal journal, SupervisorState state, MessageValidator validator, SignalOutbox outbox,
@@ -57,6 +58,11 @@ final class SupervisorEngine {
         this.recorder = new Recorder(journal, state, quarantine, metrics, clock);
         this.planner = new SignalPlanner(state, recorder, outbox, metrics, epochs, clock);
         this.commands = new OperatorCommands(state, recorder, planner, outbox, metrics);
+    }
+
+    /** The consumers' last heartbeats (not part of the journalled state). */
+    ConsumerHeartbeats heartbeats() {
+        return heartbeats;
     }
 
     /** Where every recorded change is pushed (the {@code /events} stream). */
@@ -169,6 +175,9 @@ final class SupervisorEngine {
             refused = manifest(m.dataset(), m.manifest(), brokerMessageId, false);
         } else if (in instanceof Inbound.Report r) {
             report(r.report());
+        } else if (in instanceof Inbound.Heartbeat h) {
+            // transient: kept in memory only, nothing journalled (see ConsumerHeartbeats)
+            heartbeats.record(h.heartbeat(), clock.millis());
         } else if (in instanceof Inbound.Resignal r) {
             synchronized (this) {
                 refused = commands.resignal(r.dataset(), brokerMessageId);

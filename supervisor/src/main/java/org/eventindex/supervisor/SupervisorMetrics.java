@@ -14,6 +14,12 @@ final class SupervisorMetrics {
     private static final String P = "eventindex_supervisor_";
     /** One counter for every refused message, its {@code reason} label the {@link RejectReason} in lower case. */
     static final String REJECTED = P + "rejected_total";
+    /** Gauge, label {@code consumer}: seconds since the consumer's last heartbeat. */
+    static final String CONSUMER_HEARTBEAT_AGE = P + "consumer_heartbeat_age_seconds";
+    /** Gauge: consumers without a heartbeat for {@code supervisor.consumer.missing.heartbeats} intervals. */
+    static final String CONSUMERS_MISSING = P + "consumers_missing";
+    /** Gauge, label {@code state} (every state but DONE, lower case): age of the oldest dataset in it. */
+    static final String OLDEST_DATASET_AGE = P + "oldest_dataset_age_seconds";
 
     final Counter producerMessages;
     final Counter controlMessages;
