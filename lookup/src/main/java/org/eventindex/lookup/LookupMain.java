@@ -3,6 +3,7 @@ package org.eventindex.lookup;
 import org.apache.kudu.client.KuduClient;
 import org.eventindex.cli.CommandLines;
 import org.eventindex.cli.VersionProvider;
+import org.eventindex.kudu.KuduProbe;
 import org.eventindex.kudu.KuduTablesConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -22,10 +23,12 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.concurrent.Callable;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 
@@ -53,7 +56,8 @@ import java.util.concurrent.CountDownLatch;
                 + " --json: one JSON object per event on stdout. 'run' is the DATASETS run number: the run for real"
                 + " data, the dataset number for simulation.",
             "serve    HTTP: GET /events/{run}/{event} (200 JSON, 404 when absent), POST /lookup ('run event' lines),"
-                + " GET /health, /ready, /metrics. Prints 'listening on http://ADDR:PORT' and serves until stopped.",
+                + " GET /health, /ready (Kudu and its tables, checked in the background), /metrics. Prints"
+                + " 'listening on http://ADDR:PORT' and serves until stopped.",
             "", "Options of lookup (serve --help for those of serve):"},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:every line parsed and looked up (found or not)",
@@ -195,6 +199,10 @@ public final class LookupMain implements Callable<Integer> {
         @Option(names = "--max-batch", paramLabel = "N", description = "lines in one POST /lookup before 413"
                 + " (default: 10000)")
         int maxBatch = 10_000;
+        @Option(names = "--ready-check-seconds", paramLabel = "N", description = "check every N s, in the"
+                + " background, that Kudu answers and the tables exist; GET /ready serves the last verdict"
+                + " (default: 10)")
+        int readyCheckSeconds = 10;
     }
 
     @Command(name = "lookup", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
@@ -236,8 +244,12 @@ public final class LookupMain implements Callable<Integer> {
             } catch (IllegalArgumentException e) {
                 throw new ParameterException(spec.commandLine(), e.getMessage());
             }
+            if (server.readyCheckSeconds < 1 || server.readyCheckSeconds > 3600) {
+                throw new ParameterException(spec.commandLine(), "--ready-check-seconds must be within 1..3600: "
+                        + server.readyCheckSeconds);
+            }
             try (Opened opened = kudu.open(spec)) {
-                return serve(server, limits, opened.lookup(), main.out);
+                return serve(server, limits, opened, kudu.prefix, main.out);
             } catch (IOException | RuntimeException e) {
                 return main.failed(e);
             }
@@ -294,10 +306,14 @@ public final class LookupMain implements Callable<Integer> {
         return failed || !input.errors().isEmpty() ? 1 : 0;
     }
 
-    private static int serve(Server o, ServerLimits limits, EventLookup lookup, PrintStream out) throws IOException {
+    private static int serve(Server o, ServerLimits limits, Opened opened, String prefix, PrintStream out)
+            throws IOException {
         InetSocketAddress address = new InetSocketAddress(o.bind, o.port);
         CountDownLatch stopped = new CountDownLatch(1);
-        try (LookupServer server = LookupServer.start(address, lookup::lookup, limits)) {
+        EventLookup lookup = opened.lookup();
+        try (LookupServer server = LookupServer.start(address, lookup::lookup, limits,
+                Map.of("kudu", () -> KuduProbe.check(opened.client(), readTables(prefix))),
+                Duration.ofSeconds(o.readyCheckSeconds))) {
             Runtime.getRuntime().addShutdownHook(new Thread(stopped::countDown, "lookup-shutdown"));
             out.println("listening on http://" + address.getHostString() + ":" + server.port());
             out.flush();
@@ -306,6 +322,12 @@ public final class LookupMain implements Callable<Integer> {
             Thread.currentThread().interrupt();
         }
         return SERVED;
+    }
+
+    /** The tables a lookup reads. */
+    static List<String> readTables(String prefix) {
+        KuduTablesConfig t = new KuduTablesConfig(prefix, KuduTablesConfig.DEFAULT_HASH_BUCKETS, 1);
+        return List.of(t.datasetsTable(), t.eventsTable(), t.mcEventsTable(), t.duplicatedEventsTable());
     }
 
     private static void closeQuietly(KuduClient client) {
