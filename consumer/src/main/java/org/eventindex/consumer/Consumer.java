@@ -235,7 +235,8 @@ public final class Consumer implements AutoCloseable {
             StompSender sender = new StompSender(stompSettings(config));
             owned.add(sender);
             ok = true;
-            return new Services(fetcher, fc, ingest, new StompReportSink(sender, config.reportQueue()));
+            return new Services(fetcher, fc, ingest, new StompReportSink(sender, config.reportQueue(),
+                    config.heartbeatQueue()));
         } finally {
             if (!ok) {
                 closeAll(owned);

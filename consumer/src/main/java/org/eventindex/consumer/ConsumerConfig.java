@@ -41,7 +41,7 @@ import static org.eventindex.config.ConfigChecks.requireText;
  * @param httpHost          address the operations HTTP server binds to (loopback unless configured)
  * @param httpPort          operations HTTP port; 0 picks a free port
  * @param readyCheckInterval how often HDFS and Kudu are checked for {@code /ready} (and the time each has to answer)
- * @param heartbeatInterval how often a heartbeat goes to the supervisor
+ * @param heartbeatInterval how often a heartbeat goes to the supervisor (on {@code heartbeatQueue})
  * @param limits            bounds on what one signal may make the consumer read
  * @param tls               STOMP over TLS and the trust stores for the brokers and an https S3 endpoint
  * @param frameLimits       largest STOMP frame accepted from the broker; a bigger signal is reported FAILED
@@ -53,6 +53,7 @@ public record ConsumerConfig(
         String stompPassword,
         String signalQueue,
         String reportQueue,
+        String heartbeatQueue,
         URI s3Endpoint,
         String s3Bucket,
         String s3AccessKey,
@@ -120,6 +121,7 @@ public record ConsumerConfig(
     public static final String STOMP_PASSWORD_FILE = "consumer.stomp.password.file";
     public static final String QUEUE_SIGNAL = "consumer.queue.signal";
     public static final String QUEUE_REPORT = "consumer.queue.report";
+    public static final String QUEUE_HEARTBEAT = "consumer.queue.heartbeat";
     public static final String S3_ENDPOINT = "consumer.s3.endpoint";
     public static final String S3_BUCKET = "consumer.s3.bucket";
     public static final String S3_ACCESS_KEY = "consumer.s3.access.key";
@@ -175,6 +177,8 @@ public record ConsumerConfig(
                     "File holding the STOMP passcode; if unset, the environment variable is used; if neither, none."),
             new ConfigKey(QUEUE_SIGNAL, Queues.CONSUMER, null, "Queue the supervisor sends dataset signals to."),
             new ConfigKey(QUEUE_REPORT, Queues.SUPERVISOR_CONTROL, null, "Queue the consumer sends its reports to."),
+            new ConfigKey(QUEUE_HEARTBEAT, Queues.SUPERVISOR_HEARTBEAT, null,
+                    "Queue the consumer sends its heartbeats to (transient messages, apart from the reports)."),
             new ConfigKey(S3_ENDPOINT, "http://localhost:7480", null,
                     "S3 endpoint (Ceph RGW). Signals naming objects on another host:port are refused."),
             new ConfigKey(S3_BUCKET, "eventindex", null, "Bucket holding the producers' objects; other buckets are refused."),
@@ -218,7 +222,7 @@ public record ConsumerConfig(
                     + " masters' table list) are checked in the background for /ready, which serves the last verdict;"
                     + " each check has this long to answer (1s-1h)."),
             new ConfigKey(HEARTBEAT_INTERVAL, "30s", null, "How often a heartbeat (idle or busy, the dataset in"
-                    + " flight) goes to the supervisor on consumer.queue.report; the supervisor marks the consumer"
+                    + " flight) goes to the supervisor on consumer.queue.heartbeat; the supervisor marks the consumer"
                     + " missing after supervisor.consumer.missing.heartbeats intervals without one (1s-1h)."),
             new ConfigKey(OBJECT_MAX_BYTES, "2147483648", null,
                     "Largest object fetched; a larger one fails the dataset before it is read (production objects"
@@ -243,6 +247,7 @@ public record ConsumerConfig(
         stompUser = stompUser == null ? "" : stompUser;
         requireText(signalQueue, QUEUE_SIGNAL);
         requireText(reportQueue, QUEUE_REPORT);
+        requireText(heartbeatQueue, QUEUE_HEARTBEAT);
         Objects.requireNonNull(s3Endpoint, "s3Endpoint is null");
         if (s3Endpoint.getHost() == null || !("http".equals(s3Endpoint.getScheme()) || "https".equals(s3Endpoint.getScheme()))) {
             throw new IllegalArgumentException(S3_ENDPOINT + " '" + s3Endpoint + "' must be http(s)://host[:port]");
@@ -326,6 +331,7 @@ public record ConsumerConfig(
                 r.secret(STOMP_PASSWORD_FILE),
                 r.text(QUEUE_SIGNAL),
                 r.text(QUEUE_REPORT),
+                r.text(QUEUE_HEARTBEAT),
                 r.uri(S3_ENDPOINT),
                 r.text(S3_BUCKET),
                 r.textOrEnv(S3_ACCESS_KEY),
@@ -358,7 +364,8 @@ public record ConsumerConfig(
     public String toString() {
         return "ConsumerConfig[id=" + consumerId + ", brokers=" + brokers + ", stompUser=" + stompUser
                 + ", stompPassword=" + (stompPassword == null ? "none" : "***") + ", signalQueue=" + signalQueue
-                + ", reportQueue=" + reportQueue + ", s3Endpoint=" + s3Endpoint + ", s3Bucket=" + s3Bucket
+                + ", reportQueue=" + reportQueue + ", heartbeatQueue=" + heartbeatQueue
+                + ", s3Endpoint=" + s3Endpoint + ", s3Bucket=" + s3Bucket
                 + ", s3AccessKey=" + (s3AccessKey.isEmpty() ? "none" : "***")
                 + ", s3SecretKey=" + (s3SecretKey == null ? "none" : "***") + ", hdfsUri=" + hdfsUri
                 + ", hdfsRoot=" + hdfsRoot + ", kuduMasters=" + kuduMasters + ", kuduTablePrefix=" + kuduTablePrefix

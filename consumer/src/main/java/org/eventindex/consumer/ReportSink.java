@@ -5,7 +5,7 @@ import org.eventindex.message.ConsumerReport;
 
 import java.io.IOException;
 
-/** Where reports go: the supervisor's control queue in the daemon. */
+/** Where reports and heartbeats go: the supervisor's control and heartbeat queues in the daemon. */
 @FunctionalInterface
 public interface ReportSink {
 

@@ -41,9 +41,10 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The consumer's heartbeats on a real broker, read from the supervisor's control queue: idle with the consumer's id,
+ * The consumer's heartbeats on a real broker, read from the supervisor's heartbeat queue: idle with the consumer's id,
  * version and interval; busy with the dataset in flight and its progress while a signal is handled; idle again after
- * its report. Sent non-persistent with an expiry, so that the broker never keeps them.
+ * its report (which goes to the control queue, persistent). Sent non-persistent with an expiry, so that the broker
+ * never keeps them.
  */
 class ConsumerHeartbeatTest {
     private static final Duration WAIT = Duration.ofSeconds(60);
@@ -55,6 +56,7 @@ class ConsumerHeartbeatTest {
     private StompSender sender;
     private Consumer consumer;
     private StompQueueWorker control;
+    private StompQueueWorker heartbeatQueue;
     private final List<StompMessage> heartbeats = new CopyOnWriteArrayList<>();
     private final List<ConsumerReport> reports = new CopyOnWriteArrayList<>();
     private final List<StompMessage> reportMessages = new CopyOnWriteArrayList<>();
@@ -65,20 +67,18 @@ class ConsumerHeartbeatTest {
         StompSettings stomp = StompSettings.of(StompEndpoint.parseList(broker.stompEndpoints()), null, null);
         sender = new StompSender(stomp);
         control = new StompQueueWorker("test-control", stomp, Queues.SUPERVISOR_CONTROL, 10, m -> {
-            String type = Json.tree(m.body()).path("type").asText();
-            if (ConsumerHeartbeat.TYPE.equals(type)) {
-                heartbeats.add(m);
-            } else {
-                reportMessages.add(m);
-                reports.add(Json.read(m.body(), ConsumerReport.class));
-            }
+            reportMessages.add(m);
+            reports.add(Json.read(m.body(), ConsumerReport.class));
         });
+        heartbeatQueue = new StompQueueWorker("test-heartbeats", stomp, Queues.SUPERVISOR_HEARTBEAT, 10,
+                heartbeats::add);
+        heartbeatQueue.start();
         control.start();
     }
 
     @AfterEach
     void stop() {
-        for (AutoCloseable c : new AutoCloseable[]{consumer, control, sender, broker}) {
+        for (AutoCloseable c : new AutoCloseable[]{consumer, control, heartbeatQueue, sender, broker}) {
             if (c != null) {
                 try {
                     c.close();
@@ -133,7 +133,8 @@ class ConsumerHeartbeatTest {
         consumer = new Consumer(config, new Consumer.Services(store,
                 FileContext.getLocalFSFileContext(new Configuration()),
                 (signal, file) -> new DatasetIngest.Loaded(signal.signal().expectedEvents(), 0),
-                new StompReportSink(sender, Queues.SUPERVISOR_CONTROL)), Clock.systemUTC());
+                new StompReportSink(sender, Queues.SUPERVISOR_CONTROL,
+                        Queues.SUPERVISOR_HEARTBEAT)), Clock.systemUTC());
         long before = System.currentTimeMillis();
         consumer.start();
 
@@ -167,6 +168,7 @@ class ConsumerHeartbeatTest {
         Await.until("the report", WAIT, () -> reports.size() == 1);
         assertEquals(ConsumerReport.DONE, reports.get(0).status(), reports.get(0).reason());
         assertEquals("true", reportMessages.get(0).headers().get("persistent"), "reports stay persistent");
+        assertEquals(1, reportMessages.size(), "no heartbeat on the control queue");
         awaitHeartbeat("idle again after the report", h -> ConsumerHeartbeat.IDLE.equals(h.state()));
     }
 

@@ -195,7 +195,7 @@ final class MessageValidator {
         }
     }
 
-    /** A message of the control queue: a manifest, a consumer report or heartbeat, or an operator command. */
+    /** A message of the control queue: a manifest, a consumer report or an operator command. */
     Inbound control(byte[] body, String brokerMessageId) {
         JsonBody json = JsonBody.parse(body);
         if (json.root() == null) {
@@ -211,10 +211,9 @@ final class MessageValidator {
             case ConsumerReport.TYPE -> report(root, brokerMessageId);
             case ResignalCommand.TYPE -> resignal(root, brokerMessageId);
             case InvalidateCommand.TYPE -> invalidate(root, brokerMessageId);
-            case ConsumerHeartbeat.TYPE -> heartbeat(root, brokerMessageId);
             default -> reject(RejectReason.WRONG_TYPE, "type '" + type + "' is not one of " + DatasetManifest.TYPE
-                    + ", " + ConsumerReport.TYPE + ", " + ConsumerHeartbeat.TYPE + ", " + ResignalCommand.TYPE + ", "
-                    + InvalidateCommand.TYPE, brokerMessageId, null);
+                    + ", " + ConsumerReport.TYPE + ", " + ResignalCommand.TYPE + ", " + InvalidateCommand.TYPE,
+                    brokerMessageId, null);
         };
     }
 
@@ -280,6 +279,21 @@ final class MessageValidator {
             return reject(RejectReason.BAD_JSON, "consumer report for signal " + signalId + ": " + original(e), msgId,
                     dataset);
         }
+    }
+
+    /** A message of the heartbeat queue: a {@link ConsumerHeartbeat}. */
+    Inbound heartbeat(byte[] body, String brokerMessageId) {
+        JsonBody json = JsonBody.parse(body);
+        if (json.root() == null) {
+            return reject(RejectReason.BAD_JSON, json.problem(), brokerMessageId, null);
+        }
+        String type = text(json.root(), "type");
+        if (!ConsumerHeartbeat.TYPE.equals(type)) {
+            return reject(type == null ? RejectReason.MISSING_FIELD : RejectReason.WRONG_TYPE, "type is '"
+                    + Printable.of(String.valueOf(type), 40) + "'; the heartbeat queue takes only type '"
+                    + ConsumerHeartbeat.TYPE + "'", brokerMessageId, null);
+        }
+        return heartbeat(json.root(), brokerMessageId);
     }
 
     /**

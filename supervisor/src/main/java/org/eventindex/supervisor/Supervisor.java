@@ -59,6 +59,7 @@ public final class Supervisor implements AutoCloseable {
     private volatile SignalDispatcher dispatcher;
     private volatile StompQueueWorker producerWorker;
     private volatile StompQueueWorker controlWorker;
+    private volatile StompQueueWorker heartbeatWorker;
     private volatile OpsHttpServer http;
     private volatile EventBus eventBus;
     private volatile EpochRanges epochRanges;
@@ -157,8 +158,22 @@ public final class Supervisor implements AutoCloseable {
                     config.prefetch(), handler(true));
             controlWorker = new StompQueueWorker("supervisor-control", stomp, config.controlQueue(),
                     config.prefetch(), handler(false));
+            // heartbeats are not journalled: they never wait for the journal's disk (no JournalDiskGuard)
+            heartbeatWorker = new StompQueueWorker("supervisor-heartbeat", stomp, config.heartbeatQueue(),
+                    config.prefetch(), new StompMessageHandler() {
+                        @Override
+                        public void onMessage(StompMessage m) throws Exception {
+                            engine.onHeartbeat(m.body(), m.messageId(), null, config.heartbeatQueue());
+                        }
+
+                        @Override
+                        public void onOversize(StompMessage m) throws Exception {
+                            engine.onHeartbeat(m.body(), m.messageId(), m.oversize(), config.heartbeatQueue());
+                        }
+                    });
             producerWorker.start();
             controlWorker.start();
+            heartbeatWorker.start();
             LOG.info("supervisor started: {}; ops HTTP on port {}", config, http.port());
         } catch (IOException | RuntimeException e) {
             stop();
@@ -219,7 +234,7 @@ public final class Supervisor implements AutoCloseable {
         return e == null ? List.of() : e.datasets();
     }
 
-    /** Whether the supervisor is consuming both queues with a working journal, and if not why. */
+    /** Whether the supervisor is consuming its three queues with a working journal, and if not why. */
     public OpsHttpServer.Readiness readiness() {
         SupervisorEngine e = engine;
         if (e == null || stopped.get()) {
@@ -238,6 +253,9 @@ public final class Supervisor implements AutoCloseable {
         }
         if (!isConnected(controlWorker)) {
             return OpsHttpServer.Readiness.notReady("not subscribed to " + config.controlQueue());
+        }
+        if (!isConnected(heartbeatWorker)) {
+            return OpsHttpServer.Readiness.notReady("not subscribed to " + config.heartbeatQueue());
         }
         return OpsHttpServer.Readiness.ok();
     }
@@ -393,13 +411,10 @@ public final class Supervisor implements AutoCloseable {
     }
 
     private void stopWorkers() {
-        StompQueueWorker p = producerWorker;
-        StompQueueWorker c = controlWorker;
-        if (p != null) {
-            p.stop(config.shutdownGrace());
-        }
-        if (c != null) {
-            c.stop(config.shutdownGrace());
+        for (StompQueueWorker w : new StompQueueWorker[]{producerWorker, controlWorker, heartbeatWorker}) {
+            if (w != null) {
+                w.stop(config.shutdownGrace());
+            }
         }
     }
 

@@ -175,9 +175,7 @@ final class SupervisorEngine {
             refused = manifest(m.dataset(), m.manifest(), brokerMessageId, false);
         } else if (in instanceof Inbound.Report r) {
             report(r.report());
-        } else if (in instanceof Inbound.Heartbeat h) {
-            // transient: kept in memory only, nothing journalled (see ConsumerHeartbeats)
-            heartbeats.record(h.heartbeat(), clock.millis());
+
         } else if (in instanceof Inbound.Resignal r) {
             synchronized (this) {
                 refused = commands.resignal(r.dataset(), brokerMessageId);
@@ -191,6 +189,26 @@ final class SupervisorEngine {
         }
         if (refused.isPresent()) {
             reject(controlQueue, refused.get(), body);
+        }
+    }
+
+    /**
+     * A message of the heartbeat queue ({@code queue}): kept in memory only, nothing journalled (see
+     * {@link ConsumerHeartbeats}); a bad one, or one whose STOMP frame was over the limits ({@code oversize} not
+     * null), is refused like any bad message.
+     */
+    void onHeartbeat(byte[] body, String brokerMessageId, String oversize, String queue) throws IOException {
+        metrics.heartbeatMessages.inc();
+        Inbound in = oversize != null
+                ? new Inbound.Rejected(new Rejection(RejectReason.OVERSIZE, "heartbeat " + brokerMessageId
+                        + " is over the STOMP frame limits: " + oversize, brokerMessageId, null))
+                : oversize(body, brokerMessageId).orElseGet(() -> validator.heartbeat(body, brokerMessageId));
+        if (in instanceof Inbound.Heartbeat h) {
+            heartbeats.record(h.heartbeat(), clock.millis());
+        } else if (in instanceof Inbound.Rejected r) {
+            reject(queue, r.rejection(), body);
+        } else {
+            throw new IllegalStateException("unexpected heartbeat message " + in.getClass().getSimpleName());
         }
     }
 

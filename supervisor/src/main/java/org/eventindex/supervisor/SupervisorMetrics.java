@@ -23,6 +23,7 @@ final class SupervisorMetrics {
 
     final Counter producerMessages;
     final Counter controlMessages;
+    final Counter heartbeatMessages;
     final Counter objects;
     final Counter lateObjects;
     final Counter duplicateMessages;
@@ -55,6 +56,7 @@ final class SupervisorMetrics {
         this.registry = Objects.requireNonNull(registry, "registry is null");
         producerMessages = counter(P + "producer_messages_total", "Messages received on the producer queue.");
         controlMessages = counter(P + "control_messages_total", "Messages received on the control queue.");
+        heartbeatMessages = counter(P + "heartbeat_messages_total", "Messages received on the heartbeat queue.");
         objects = counter(P + "objects_total", "Objects recorded (first message of each id).");
         lateObjects = counter(P + "late_objects_total",
                 "Objects reported after their dataset was signalled (recorded, never read).");

@@ -36,7 +36,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Consumers' heartbeats through a real broker: {@code /consumers} lists idle and busy consumers with their last-seen
+ * Consumers' heartbeats through a real broker, on their own queue: {@code /consumers} lists idle and busy consumers with their last-seen
  * time and heartbeat age, marks one missing after {@code supervisor.consumer.missing.heartbeats} intervals, the age
  * gauge follows; a bad heartbeat is refused like any bad message; heartbeats are not journalled, so a restarted
  * supervisor lists a consumer again only from its next heartbeat. And the gauge of the oldest dataset per state.
@@ -91,6 +91,10 @@ class ConsumerHeartbeatTest {
         return DaemonMetrics.value(supervisor.metrics(), name, labels);
     }
 
+    private void heartbeat(ConsumerHeartbeat h) throws IOException {
+        mq.send(Queues.SUPERVISOR_HEARTBEAT, Json.write(h));
+    }
+
     private ConsumerHeartbeat idle(String consumer) {
         return ConsumerHeartbeat.idle(consumer, "1.2.3", INTERVAL, clock.millis());
     }
@@ -98,8 +102,8 @@ class ConsumerHeartbeatTest {
     @Test
     void idleAndBusyConsumersAreListedWithTheirAgeAndMarkedMissingAfterTheConfiguredIntervals() throws Exception {
         double journalSeq = metric("eventindex_supervisor_journal_seq");
-        mq.control(idle("c-idle"));
-        mq.control(ConsumerHeartbeat.busy("c-busy", DATASET, "sig-1", 12, 5, clock.millis() - 1000, "1.2.3",
+        heartbeat(idle("c-idle"));
+        heartbeat(ConsumerHeartbeat.busy("c-busy", DATASET, "sig-1", 12, 5, clock.millis() - 1000, "1.2.3",
                 INTERVAL, clock.millis()));
         Await.until("both consumers listed", TIMEOUT, () -> consumer("c-idle") != null && consumer("c-busy") != null);
 
@@ -132,7 +136,7 @@ class ConsumerHeartbeatTest {
         assertTrue(missing.get("missing").asBoolean());
         assertEquals(91.0, missing.get("ageSeconds").asDouble());
         assertEquals(DATASET, missing.get("dataset").asText(), "the last heartbeat's dataset stays visible");
-        mq.control(idle("c-idle"));
+        heartbeat(idle("c-idle"));
         Await.until("c-idle seen again", TIMEOUT,
                 () -> consumer("c-idle").get("heartbeat").get("ageSeconds").asDouble() == 0.0);
         assertEquals("idle", consumer("c-idle").get("heartbeat").get("state").asText());
@@ -141,9 +145,9 @@ class ConsumerHeartbeatTest {
         assertEquals(91.0, metric(SupervisorMetrics.CONSUMER_HEARTBEAT_AGE, "consumer", "c-busy"));
 
         // an older heartbeat delivered late does not move the last-seen time back to its state
-        mq.control(ConsumerHeartbeat.busy("c-idle", DATASET, "sig-old", 1, 0, 1, "1.2.3", INTERVAL,
+        heartbeat(ConsumerHeartbeat.busy("c-idle", DATASET, "sig-old", 1, 0, 1, "1.2.3", INTERVAL,
                 clock.millis() - 60_000));
-        mq.control(idle("c-probe"));
+        heartbeat(idle("c-probe"));
         Await.until("the probe after the late heartbeat", TIMEOUT, () -> consumer("c-probe") != null);
         assertEquals("idle", consumer("c-idle").get("heartbeat").get("state").asText());
     }
@@ -151,29 +155,36 @@ class ConsumerHeartbeatTest {
     @Test
     void badHeartbeatsAreRefusedAndCountedWithoutStoppingTheSupervisor() throws Exception {
         String invalid = "eventindex_supervisor_rejected_total";
-        mq.control(new ConsumerHeartbeat(ConsumerHeartbeat.TYPE, "c1", "sleeping", null, null, 0, 0, 0, "1", INTERVAL,
+        heartbeat(new ConsumerHeartbeat(ConsumerHeartbeat.TYPE, "c1", "sleeping", null, null, 0, 0, 0, "1", INTERVAL,
                 clock.millis()));
         Await.until("the bad state refused", TIMEOUT, () -> metric(invalid, "reason", "invalid_value") == 1);
-        mq.control(new ConsumerHeartbeat(ConsumerHeartbeat.TYPE, "", "idle", null, null, 0, 0, 0, "1", INTERVAL,
+        heartbeat(new ConsumerHeartbeat(ConsumerHeartbeat.TYPE, "", "idle", null, null, 0, 0, 0, "1", INTERVAL,
                 clock.millis()));
         Await.until("the missing consumer refused", TIMEOUT, () -> metric(invalid, "reason", "missing_field") == 1);
-        mq.control(new ConsumerHeartbeat(ConsumerHeartbeat.TYPE, "c1", "busy", "not a dataset", "s", 1, 0, 0, "1",
+        heartbeat(new ConsumerHeartbeat(ConsumerHeartbeat.TYPE, "c1", "busy", "not a dataset", "s", 1, 0, 0, "1",
                 INTERVAL, clock.millis()));
         Await.until("the bad dataset refused", TIMEOUT,
                 () -> metric(invalid, "reason", "invalid_dataset_name") == 1);
-        mq.control(new ConsumerHeartbeat(ConsumerHeartbeat.TYPE, "c1", "idle", null, null, 0, 0, 0, "1", 10,
+        heartbeat(new ConsumerHeartbeat(ConsumerHeartbeat.TYPE, "c1", "idle", null, null, 0, 0, 0, "1", 10,
                 clock.millis()));
         Await.until("the bad interval refused", TIMEOUT, () -> metric(invalid, "reason", "invalid_value") == 2);
+        mq.send(Queues.SUPERVISOR_HEARTBEAT, Json.write(Fixtures.manifest(DATASET, file("G1", 1))));
+        Await.until("a manifest on the heartbeat queue refused", TIMEOUT,
+                () -> metric(invalid, "reason", "wrong_type") == 1);
+        mq.control(idle("c-on-control"));
+        Await.until("a heartbeat on the control queue refused", TIMEOUT,
+                () -> metric(invalid, "reason", "wrong_type") == 2);
+        assertTrue(supervisor.dataset(DATASET).isEmpty(), "the manifest was not taken from the heartbeat queue");
         assertEquals(List.of(), consumers().get("consumers").findValuesAsText("consumer"));
         assertTrue(supervisor.readiness().ready(), supervisor.readiness().reason());
 
-        mq.control(idle("c1"));
+        heartbeat(idle("c1"));
         Await.until("a good heartbeat still listed", TIMEOUT, () -> consumer("c1") != null);
     }
 
     @Test
     void heartbeatsDoNotSurviveARestartButReportsDo() throws Exception {
-        mq.control(idle("c-heard"));
+        heartbeat(idle("c-heard"));
         mq.control(new ConsumerReport(ConsumerReport.TYPE, "sig-x", DATASET, "c-reported", ConsumerReport.FAILED, null,
                 0, 0, 0, 0, 0, 10, "no such signal", clock.millis(), false));
         Await.until("both listed", TIMEOUT, () -> consumer("c-heard") != null && consumer("c-reported") != null);
@@ -185,7 +196,7 @@ class ConsumerHeartbeatTest {
                 "the report is journalled, the heartbeat is not");
         assertTrue(afterRestart.get(0).get("heartbeat").isNull());
 
-        mq.control(idle("c-heard"));
+        heartbeat(idle("c-heard"));
         Await.until("listed again from its next heartbeat", TIMEOUT, () -> consumer("c-heard") != null);
     }
 
