@@ -370,7 +370,8 @@ public record ConsumerConfig(
                 + ", s3SecretKey=" + (s3SecretKey == null ? "none" : "***") + ", hdfsUri=" + hdfsUri
                 + ", hdfsRoot=" + hdfsRoot + ", kuduMasters=" + kuduMasters + ", kuduTablePrefix=" + kuduTablePrefix
                 + ", kuduBuckets=" + kuduBuckets + ", kuduReplicas=" + kuduReplicas + ", fetchThreads=" + fetchThreads + ", fetchAttempts=" + fetchAttempts
-                + ", spoolDir=" + spoolDir + ", sortMemoryBytes=" + sortMemoryBytes + ", runMemoryBytes=" + runMemoryBytes
+                + ", spoolDir=" + spoolDir + ", sortMemoryBytes=" + sortMemoryBytes
+                + ", runMemoryBytes=" + runMemoryBytes
                 + ", encodingThreads=" + encodingThreads + ", http=" + httpHost + ":" + httpPort
                 + ", readyCheckInterval=" + readyCheckInterval + ", heartbeatInterval=" + heartbeatInterval
                 + ", limits=" + limits + ", tls=" + tls

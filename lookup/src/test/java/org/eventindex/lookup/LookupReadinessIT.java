@@ -105,8 +105,8 @@ class LookupReadinessIT {
         Await.until("not ready: the tables are missing", WAIT, () -> get("/ready").statusCode() == 503
                 && ready().get("reason").asText().contains("do not exist"));
         String reason = ready().get("reason").asText();
-        assertTrue(reason.startsWith("kudu: Kudu masters " + kudu.masterAddresses()
-                + " answer but table(s) rd_DATASETS, rd_EVENTS, rd_MCEVENTS, rd_DUPLICATEDEVENTS do not exist"), reason);
+        assertTrue(reason.startsWith("kudu: Kudu masters " + kudu.masterAddresses() + " answer but table(s)"
+                + " rd_DATASETS, rd_EVENTS, rd_MCEVENTS, rd_DUPLICATEDEVENTS do not exist"), reason);
         assertEquals(0, metric(LookupServer.DEPENDENCY_UP, "dependency", "kudu"));
 
         new KuduTables(client, CONFIG).createOrVerify(1);

@@ -24,8 +24,8 @@ import java.util.concurrent.TimeUnit;
  * interval to answer: one that hangs (a NameNode that drops packets) is reported down with "no answer within ..." and
  * is not started again until the hung call returns, so checks never pile up.
  * <p>
- * Until its first check finishes a dependency counts as down ("not checked yet"). The metric {@code <metric>{dependency}}
- * is 1 while a dependency is up, 0 while it is down.
+ * Until its first check finishes a dependency counts as down ("not checked yet"). The metric
+ * {@code <metric>{dependency}} is 1 while a dependency is up, 0 while it is down.
  */
 public final class DependencyChecks implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(DependencyChecks.class);

@@ -26,8 +26,8 @@ import java.util.function.Supplier;
 /**
  * The one HTTP server of every daemon: {@code /health} (liveness: 200 while the daemon can work, 503 with the reason
  * when it cannot recover by itself and must be restarted), {@code /ready} (200 only when the daemon's dependencies are
- * reachable, 503 otherwise; a JSON {@link Readiness} naming the failing dependency and its error), {@code /metrics} (the daemon's registry, see {@link DaemonMetrics}, in the
- * Prometheus text format), plus what the daemon adds before
+ * reachable, 503 otherwise; a JSON {@link Readiness} naming the failing dependency and its error), {@code /metrics}
+ * (the daemon's registry, see {@link DaemonMetrics}, in the Prometheus text format), plus what the daemon adds before
  * {@link #start()}: JSON resources ({@link #json}), Server-Sent Events streams ({@link #eventStream}) and its own API
  * ({@link #handle}). Port 0 picks a free port ({@link #port()} tells which).
  */

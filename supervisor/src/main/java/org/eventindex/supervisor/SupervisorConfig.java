@@ -333,8 +333,8 @@ public record SupervisorConfig(
             new ConfigKey(CLEANUP_ORPHAN_RETENTION, "720h", null,
                     "Age after which an object no message ever named is deleted (at least the retention)."),
             new ConfigKey(CLEANUP_INTERVAL, "1h", null, "How often the cleanup runs."),
-            new ConfigKey(EVENTS_QUEUE, "1000", null,
-                    "State changes buffered per /events subscriber; a subscriber that falls this far behind is dropped."),
+            new ConfigKey(EVENTS_QUEUE, "1000", null, "State changes buffered per /events subscriber; a subscriber"
+                    + " that falls this far behind is dropped."),
             new ConfigKey(QUEUE_HEARTBEAT, Queues.SUPERVISOR_HEARTBEAT, null, "Queue the consumers send their"
                     + " heartbeats to (transient: never journalled; /consumers shows them)."),
             new ConfigKey(CONSUMER_MISSING_HEARTBEATS, "3", null, "A consumer is listed as missing in /consumers"

@@ -36,10 +36,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Consumers' heartbeats through a real broker, on their own queue: {@code /consumers} lists idle and busy consumers with their last-seen
- * time and heartbeat age, marks one missing after {@code supervisor.consumer.missing.heartbeats} intervals, the age
- * gauge follows; a bad heartbeat is refused like any bad message; heartbeats are not journalled, so a restarted
- * supervisor lists a consumer again only from its next heartbeat. And the gauge of the oldest dataset per state.
+ * Consumers' heartbeats through a real broker, on their own queue: {@code /consumers} lists idle and busy consumers
+ * with their last-seen time and heartbeat age, marks one missing after {@code supervisor.consumer.missing.heartbeats}
+ * intervals, the age gauge follows; a bad heartbeat is refused like any bad message; heartbeats are not journalled, so
+ * a restarted supervisor lists a consumer again only from its next heartbeat. And the gauge of the oldest dataset per
+ * state.
  */
 class ConsumerHeartbeatTest {
     private static final long INTERVAL = 30_000;

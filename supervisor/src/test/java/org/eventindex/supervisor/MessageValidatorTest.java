@@ -284,8 +284,8 @@ class MessageValidatorTest {
                 ConsumerHeartbeat.idle("c".repeat(256), "1", 30_000, 1))));
         assertReason(RejectReason.MISSING_FIELD, "heartbeat of consumer c1: state is 'null'", rejectedHeartbeat(bytes(
                 "{\"type\":\"heartbeat\",\"consumer\":\"c1\",\"ts\":1,\"intervalMillis\":30000}")));
-        assertReason(RejectReason.INVALID_VALUE, "state is 'asleep'", rejectedHeartbeat(Json.write(new ConsumerHeartbeat(
-                "heartbeat", "c1", "asleep", null, null, 0, 0, 0, "1", 30_000, 1))));
+        assertReason(RejectReason.INVALID_VALUE, "state is 'asleep'", rejectedHeartbeat(Json.write(
+                new ConsumerHeartbeat("heartbeat", "c1", "asleep", null, null, 0, 0, 0, "1", 30_000, 1))));
         assertReason(RejectReason.MISSING_FIELD, "'ts'", rejectedHeartbeat(bytes(
                 "{\"type\":\"heartbeat\",\"consumer\":\"c1\",\"state\":\"idle\",\"intervalMillis\":30000}")));
         assertReason(RejectReason.BAD_JSON, "'intervalMillis' is \"30s\"", rejectedHeartbeat(bytes(
