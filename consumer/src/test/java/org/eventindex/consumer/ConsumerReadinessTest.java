@@ -123,36 +123,32 @@ class ConsumerReadinessTest {
         assertEquals(1, up("hdfs"));
         assertEquals(1, up("kudu"));
 
-        kudu.killMasters();
-        Await.until("not ready while the Kudu masters are down", WAIT, () -> ready().status() == 503);
-        Ready kuduDown = ready();
-        assertTrue(kuduDown.reason().startsWith("kudu: "), kuduDown.body().toString());
-        String error = kuduDown.dependency("kudu").get("error").asText();
-        assertTrue(error.contains("Kudu masters " + kudu.masterAddresses() + " unreachable")
-                || error.startsWith("no answer within "), error);
-        assertTrue(kuduDown.dependency("hdfs").get("up").asBoolean(), kuduDown.body().toString());
-        assertEquals(0, up("kudu"));
-        assertEquals(1, up("hdfs"));
-        // the verdict is cached: a request does not wait for the masters (the Kudu client would, up to 30 s)
-        assertTrue(kuduDown.millis() < 2_000, "/ready took " + kuduDown.millis() + " ms");
+        downThenBack("kudu", "Kudu masters " + kudu.masterAddresses() + " unreachable", "hdfs", kudu::killMasters,
+                kudu::startMasters);
+        downThenBack("hdfs", "HDFS " + hdfs.uri() + " does not answer", "kudu", hdfs::stopNameNode,
+                hdfs::restartNameNode);
+    }
 
-        kudu.startMasters();
-        Await.until("ready again once the Kudu masters answer", WAIT, () -> ready().status() == 200);
-        assertEquals(1, up("kudu"));
+    /**
+     * Stops {@code dependency}, waits for 503 naming it (its error, or a check that did not answer in time) while
+     * {@code other} stays up, served at once from the cache; restarts it and waits for 200.
+     */
+    private void downThenBack(String dependency, String error, String other, Runnable stop, Runnable restart) {
+        stop.run();
+        Await.until("not ready while " + dependency + " is down", WAIT, () -> ready().status() == 503);
+        Ready down = ready();
+        assertTrue(down.reason().startsWith(dependency + ": "), down.body().toString());
+        String shown = down.dependency(dependency).get("error").asText();
+        assertTrue(shown.contains(error) || shown.startsWith("no answer within "), shown);
+        assertTrue(down.dependency(other).get("up").asBoolean(), down.body().toString());
+        assertEquals(0, up(dependency));
+        assertEquals(1, up(other));
+        // the verdict is cached: a request does not wait for the dependency (its client would, for seconds)
+        assertTrue(down.millis() < 2_000, "/ready took " + down.millis() + " ms");
 
-        hdfs.stopNameNode();
-        Await.until("not ready while the NameNode is down", WAIT, () -> ready().status() == 503);
-        Ready hdfsDown = ready();
-        assertTrue(hdfsDown.reason().startsWith("hdfs: "), hdfsDown.body().toString());
-        String hdfsError = hdfsDown.dependency("hdfs").get("error").asText();
-        assertTrue(hdfsError.contains("HDFS " + hdfs.uri() + " does not answer")
-                || hdfsError.startsWith("no answer within "), hdfsError);
-        assertEquals(0, up("hdfs"));
-        assertTrue(hdfsDown.millis() < 2_000, "/ready took " + hdfsDown.millis() + " ms");
-
-        hdfs.restartNameNode();
-        Await.until("ready again once the NameNode answers", WAIT, () -> ready().status() == 200);
-        assertEquals(1, up("hdfs"));
-        assertEquals(1, up("kudu"));
+        restart.run();
+        Await.until("ready again once " + dependency + " answers", WAIT, () -> ready().status() == 200);
+        assertEquals(1, up(dependency));
+        assertEquals(1, up(other));
     }
 }
