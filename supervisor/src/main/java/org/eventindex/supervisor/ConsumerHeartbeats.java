@@ -1,7 +1,5 @@
 package org.eventindex.supervisor;
 
-import com.fasterxml.jackson.databind.annotation.JsonSerialize;
-import com.fasterxml.jackson.databind.ser.std.ToStringSerializer;
 import org.eventindex.message.ConsumerHeartbeat;
 
 import java.time.Instant;
@@ -15,45 +13,23 @@ import java.util.concurrent.ConcurrentHashMap;
  * The last heartbeat of each consumer and when the supervisor received it. Transient by design: heartbeats are never
  * journalled (they say nothing about datasets, and one per consumer every 30 s would grow the journal for nothing), so
  * after a restart the supervisor lists a consumer again from its next heartbeat, within one interval; until then it is
- * listed from its journalled reports only, without a heartbeat. Thread-safe (the control queue writes, the information
- * service and the metrics read).
+ * listed from its journalled reports only, without a heartbeat. Thread-safe (the heartbeat queue's worker writes, the
+ * information service and the metrics read).
  */
 final class ConsumerHeartbeats {
     /** A heartbeat and the supervisor's time of receipt (epoch ms). */
     private record Seen(ConsumerHeartbeat heartbeat, long receivedAt) {
     }
 
-    /**
-     * A consumer's liveness as {@code /consumers} shows it.
-     *
-     * @param state         {@code idle}, {@code busy}, or {@code missing} after the configured number of intervals
-     *                      without a heartbeat (the dataset fields then are those of its last heartbeat)
-     * @param lastSeenAt    when the supervisor received its last heartbeat
-     * @param ageSeconds    seconds since then
-     * @param objectsRead   objects of the dataset in flight read so far, -1 when unknown
-     */
-    record Liveness(String state, @JsonSerialize(using = ToStringSerializer.class) Instant lastSeenAt,
-                    double ageSeconds, boolean missing, long intervalMillis, String version, String dataset,
-                    String signalId, int objects, long objectsRead,
-                    @JsonSerialize(using = ToStringSerializer.class) Instant busySince) {
-    }
-
     private final Map<String, Seen> byConsumer = new ConcurrentHashMap<>();
 
     /**
      * Records a heartbeat received at {@code now}; one sent before the consumer's last recorded one (delivered out of
-     * order) is ignored. Returns whether it was recorded.
+     * order) is ignored.
      */
-    boolean record(ConsumerHeartbeat h, long now) {
-        boolean[] recorded = {false};
-        byConsumer.compute(h.consumer(), (name, before) -> {
-            if (before != null && before.heartbeat().ts() > h.ts()) {
-                return before;
-            }
-            recorded[0] = true;
-            return new Seen(h, now);
-        });
-        return recorded[0];
+    void record(ConsumerHeartbeat h, long now) {
+        byConsumer.merge(h.consumer(), new Seen(h, now),
+                (before, next) -> before.heartbeat().ts() > next.heartbeat().ts() ? before : next);
     }
 
     /** Seconds since each consumer's last heartbeat, by consumer. */
@@ -88,11 +64,11 @@ final class ConsumerHeartbeats {
         return now - s.receivedAt() > missingAfter * s.heartbeat().intervalMillis();
     }
 
-    private static Liveness liveness(Seen s, long now, int missingAfter) {
+    private static ConsumerLiveness liveness(Seen s, long now, int missingAfter) {
         ConsumerHeartbeat h = s.heartbeat();
         boolean missing = isMissing(s, now, missingAfter);
         boolean busy = ConsumerHeartbeat.BUSY.equals(h.state());
-        return new Liveness(missing ? "missing" : h.state(), Instant.ofEpochMilli(s.receivedAt()),
+        return new ConsumerLiveness(missing ? "missing" : h.state(), Instant.ofEpochMilli(s.receivedAt()),
                 Math.max(0, now - s.receivedAt()) / 1000.0, missing, h.intervalMillis(), h.version(),
                 busy ? h.dataset() : null, busy ? h.signalId() : null, busy ? h.objects() : 0,
                 busy ? h.objectsRead() : 0, busy && h.busySince() > 0 ? Instant.ofEpochMilli(h.busySince()) : null);

@@ -17,14 +17,14 @@ public record ConsumerView(String consumer, long datasetsDone, long datasetsFail
                            long eventsLoaded, long objectsRead, long bytesRead, long busyMillis,
                            double eventsPerSecond, String lastDataset, String lastStatus, String lastFailure,
                            @JsonSerialize(using = ToStringSerializer.class) Instant lastReportAt,
-                           ConsumerHeartbeats.Liveness heartbeat) {
+                           ConsumerLiveness heartbeat) {
 
     /** A consumer heard by heartbeat that has not reported since the journal began. */
     static ConsumerView heardOnly(String consumer) {
         return new ConsumerView(consumer, 0, 0, 0, 0, 0, 0, 0, 0.0, null, null, null, null, null);
     }
 
-    ConsumerView withLiveness(ConsumerHeartbeats.Liveness liveness) {
+    ConsumerView withLiveness(ConsumerLiveness liveness) {
         return new ConsumerView(consumer, datasetsDone, datasetsFailed, eventsWritten, eventsLoaded, objectsRead,
                 bytesRead, busyMillis, eventsPerSecond, lastDataset, lastStatus, lastFailure, lastReportAt, liveness);
     }
