@@ -163,12 +163,12 @@ public final class Supervisor implements AutoCloseable {
                     config.prefetch(), new StompMessageHandler() {
                         @Override
                         public void onMessage(StompMessage m) throws Exception {
-                            engine.onHeartbeat(m.body(), m.messageId(), null, config.heartbeatQueue());
+                            heartbeat(m);
                         }
 
                         @Override
                         public void onOversize(StompMessage m) throws Exception {
-                            engine.onHeartbeat(m.body(), m.messageId(), m.oversize(), config.heartbeatQueue());
+                            heartbeat(m);
                         }
                     });
             producerWorker.start();
@@ -388,6 +388,18 @@ public final class Supervisor implements AutoCloseable {
             } else {
                 engine.onControlMessage(m.body(), m.messageId());
             }
+        } catch (IOException e) {
+            if (e instanceof JournalException j && !j.retriable()) {
+                halt(e);
+            }
+            throw e;
+        }
+    }
+
+    /** A heartbeat: kept in memory; only a refused one is journalled, and a journal failing then halts as below. */
+    private void heartbeat(StompMessage m) throws IOException {
+        try {
+            engine.onHeartbeat(m.body(), m.messageId(), m.oversize(), config.heartbeatQueue());
         } catch (IOException e) {
             if (e instanceof JournalException j && !j.retriable()) {
                 halt(e);

@@ -175,7 +175,6 @@ final class SupervisorEngine {
             refused = manifest(m.dataset(), m.manifest(), brokerMessageId, false);
         } else if (in instanceof Inbound.Report r) {
             report(r.report());
-
         } else if (in instanceof Inbound.Resignal r) {
             synchronized (this) {
                 refused = commands.resignal(r.dataset(), brokerMessageId);
