@@ -6,6 +6,11 @@ public final class Queues {
     public static final String SUPERVISOR = "/queue/atlas.eventindex.supervisor";
     /** Consumers and operators -> supervisor: {@link ConsumerReport} and {@link DatasetManifest}. */
     public static final String SUPERVISOR_CONTROL = "/queue/atlas.eventindex.supervisor.control";
+    /**
+     * Consumers -> supervisor: {@link ConsumerHeartbeat}, transient (non-persistent, expiring), apart from the control
+     * queue's durable messages so that readers of reports never see them and a backlog of reports never delays them.
+     */
+    public static final String SUPERVISOR_HEARTBEAT = "/queue/atlas.eventindex.supervisor.heartbeat";
     /** Supervisor -> consumers (competing): {@link ConsumerSignal}. */
     public static final String CONSUMER = "/queue/atlas.eventindex.consumer";
 

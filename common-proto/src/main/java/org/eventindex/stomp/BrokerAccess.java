@@ -14,8 +14,9 @@ import java.util.Set;
  *
  * <ul>
  *   <li>producers (grid jobs, least trusted: many hosts, shared credentials) may only send to the supervisor queue;</li>
- *   <li>the supervisor reads its two queues, sends signals to consumers and quarantined messages aside;</li>
- *   <li>consumers read signals and send reports to the supervisor's control queue;</li>
+ *   <li>the supervisor reads its three queues, sends signals to consumers and quarantined messages aside;</li>
+ *   <li>consumers read signals and send reports to the supervisor's control queue, heartbeats to its heartbeat
+ *   queue;</li>
  *   <li>operators send manifests and commands to the control queue;</li>
  *   <li>admins may do anything (dead-letter queue, browsing, destination management).</li>
  * </ul>
@@ -55,6 +56,7 @@ public final class BrokerAccess {
             new Entry(queue(Queues.SUPERVISOR), false, Set.of(SUPERVISORS), Set.of(PRODUCERS), Set.of()),
             new Entry(queue(Queues.SUPERVISOR_CONTROL), false, Set.of(SUPERVISORS), Set.of(CONSUMERS, OPERATORS),
                     Set.of()),
+            new Entry(queue(Queues.SUPERVISOR_HEARTBEAT), false, Set.of(SUPERVISORS), Set.of(CONSUMERS), Set.of()),
             new Entry(queue(Queues.CONSUMER), false, Set.of(CONSUMERS), Set.of(SUPERVISORS), Set.of()),
             new Entry(queue(QUARANTINE), false, Set.of(OPERATORS), Set.of(SUPERVISORS), Set.of()),
             new Entry(DLQ, false, Set.of(OPERATORS), Set.of(), Set.of()),
@@ -84,8 +86,8 @@ public final class BrokerAccess {
 
     /** The queues created when the broker starts (ActiveMQ names). */
     public static List<String> queues() {
-        return List.of(queue(Queues.SUPERVISOR), queue(Queues.SUPERVISOR_CONTROL), queue(Queues.CONSUMER),
-                queue(QUARANTINE), DLQ);
+        return List.of(queue(Queues.SUPERVISOR), queue(Queues.SUPERVISOR_CONTROL), queue(Queues.SUPERVISOR_HEARTBEAT),
+                queue(Queues.CONSUMER), queue(QUARANTINE), DLQ);
     }
 
     /** {@code /queue/x} to the ActiveMQ name {@code x}. */

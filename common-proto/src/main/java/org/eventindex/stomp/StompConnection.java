@@ -94,7 +94,8 @@ public final class StompConnection implements Closeable {
     }
 
     /**
-     * Persistent SEND ({@code content-type:application/json} unless {@code headers} says otherwise); returns once the
+     * Persistent SEND ({@code content-type:application/json} and {@code persistent:true} unless {@code headers} says
+     * otherwise, e.g. a transient message with {@code persistent:false} and {@code expires}); returns once the
      * broker's RECEIPT arrived.
      *
      * @throws StompException on an ERROR frame (naming the destination and the broker's message) or when no receipt
@@ -106,9 +107,9 @@ public final class StompConnection implements Closeable {
         requireNonNull(headers, "headers is null");
         Map<String, String> h = new LinkedHashMap<>();
         h.put("content-type", "application/json");
+        h.put("persistent", "true");
         h.putAll(headers);
         h.put("destination", destination);
-        h.put("persistent", "true");
         h.put("content-length", Integer.toString(body.length));
         request("SEND", h, body, "SEND to " + destination);
     }

@@ -27,7 +27,7 @@ public final class StompSender implements AutoCloseable {
         this.settings = requireNonNull(settings, "settings is null");
     }
 
-    /** Persistent send that returns after the broker's receipt. */
+    /** Persistent send (unless {@code headers} say {@code persistent:false}); returns after the broker's receipt. */
     public synchronized void send(String destination, byte[] body, Map<String, String> headers) throws IOException {
         requireNonNull(destination, "destination is null");
         requireNonNull(body, "body is null");

@@ -38,7 +38,8 @@ import org.junit.jupiter.api.io.TempDir;
  * queue, and only the granted reads and sends succeed; anonymous and wrong-password logins are refused.
  */
 class BrokerAuthorizationTest {
-    private static final List<String> QUEUES = List.of(Queues.SUPERVISOR, Queues.SUPERVISOR_CONTROL, Queues.CONSUMER,
+    private static final List<String> QUEUES = List.of(Queues.SUPERVISOR, Queues.SUPERVISOR_CONTROL,
+            Queues.SUPERVISOR_HEARTBEAT, Queues.CONSUMER,
             BrokerAccess.QUARANTINE, "/queue/" + BrokerAccess.DLQ, "/queue/some.other.queue");
     private static final Map<String, String> PASSWORDS = new LinkedHashMap<>();
 
@@ -78,13 +79,14 @@ class BrokerAuthorizationTest {
 
     @Test
     void supervisorReadsItsQueuesAndSendsSignals() throws IOException {
-        assertAccess(SUPERVISORS, List.of(Queues.SUPERVISOR, Queues.SUPERVISOR_CONTROL),
+        assertAccess(SUPERVISORS, List.of(Queues.SUPERVISOR, Queues.SUPERVISOR_CONTROL, Queues.SUPERVISOR_HEARTBEAT),
                 List.of(Queues.CONSUMER, BrokerAccess.QUARANTINE));
     }
 
     @Test
     void consumerReadsSignalsAndSendsReportsOnly() throws IOException {
-        assertAccess(CONSUMERS, List.of(Queues.CONSUMER), List.of(Queues.SUPERVISOR_CONTROL));
+        assertAccess(CONSUMERS, List.of(Queues.CONSUMER), List.of(Queues.SUPERVISOR_CONTROL,
+                Queues.SUPERVISOR_HEARTBEAT));
     }
 
     @Test

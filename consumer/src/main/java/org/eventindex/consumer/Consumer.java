@@ -3,7 +3,9 @@ package org.eventindex.consumer;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileContext;
 import org.apache.hadoop.fs.Path;
+import org.eventindex.cli.ProjectVersion;
 import org.eventindex.ops.DaemonMetrics;
+import org.eventindex.ops.DependencyChecks;
 import org.eventindex.ops.OpsHttpServer;
 import org.eventindex.stomp.StompQueueWorker;
 import org.eventindex.stomp.StompSender;
@@ -18,8 +20,13 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The consumer daemon: one owner for its parts' lifecycle. {@link #start()} subscribes to the signal queue (prefetch
@@ -94,6 +101,9 @@ public final class Consumer implements AutoCloseable {
     private final ConsumerStatus status;
     private final SignalHandler handler;
     private final java.nio.file.Path spoolDir;
+    private final DependencyChecks dependencies;
+    private final ReportSink reports;
+    private final ScheduledExecutorService heartbeats;
     private volatile StompQueueWorker worker;
     private volatile OpsHttpServer http;
     private volatile boolean started;
@@ -174,7 +184,27 @@ public final class Consumer implements AutoCloseable {
         Objects.requireNonNull(clock, "clock is null");
         this.owned = owned;
         this.metrics = new ConsumerMetrics(DaemonMetrics.registry("consumer"));
-        this.status = new ConsumerStatus(config.consumerId(), clock, 20);
+        this.status = new ConsumerStatus(config.consumerId(), clock, 20, () -> (long) metrics.objectsRead.get());
+        this.reports = services.reports();
+        Path hdfsRoot = new Path(config.hdfsRoot());
+        FileContext fc = services.fileContext();
+        DatasetIngest ingest = services.ingest();
+        Map<String, DependencyChecks.Check> checks = new LinkedHashMap<>();
+        checks.put("hdfs", () -> {
+            try {
+                fc.util().exists(hdfsRoot);
+            } catch (IOException e) {
+                throw new IOException("HDFS " + config.hdfsUri() + " does not answer: " + e.getMessage(), e);
+            }
+        });
+        checks.put("kudu", ingest::probe);
+        this.dependencies = new DependencyChecks(checks, config.readyCheckInterval(), clock, metrics.registry(),
+                ConsumerMetrics.DEPENDENCY_UP);
+        this.heartbeats = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "consumer-heartbeat");
+            t.setDaemon(true);
+            return t;
+        });
         this.spoolDir = config.spoolDir().resolve(HdfsCommitter.safe(config.consumerId()));
         Consolidator consolidator = new Consolidator(
                 new SizeLimitedFetcher(services.fetcher(), config.limits().objectMaxBytes()), config.limits().spb(),
@@ -205,7 +235,8 @@ public final class Consumer implements AutoCloseable {
             StompSender sender = new StompSender(stompSettings(config));
             owned.add(sender);
             ok = true;
-            return new Services(fetcher, fc, ingest, new StompReportSink(sender, config.reportQueue()));
+            return new Services(fetcher, fc, ingest, new StompReportSink(sender, config.reportQueue(),
+                    config.heartbeatQueue()));
         } finally {
             if (!ok) {
                 closeAll(owned);
@@ -255,9 +286,25 @@ public final class Consumer implements AutoCloseable {
             http = null;
             throw e;
         }
+        dependencies.start();
+        long every = config.heartbeatInterval().toMillis();
+        heartbeats.scheduleWithFixedDelay(this::sendHeartbeat, 0, every, TimeUnit.MILLISECONDS);
         started = true;
         LOG.info("consumer {} started: signals from {} on {}, files under {}{}, ops on port {}", config.consumerId(),
                 config.signalQueue(), config.brokers(), config.hdfsUri(), config.hdfsRoot(), http.port());
+    }
+
+    /**
+     * One heartbeat; the broker drops it when it waited there longer than the supervisor's default missing window
+     * (3 intervals), so that a supervisor back from a stop never reads a dead consumer's old heartbeats.
+     */
+    private void sendHeartbeat() {
+        long every = config.heartbeatInterval().toMillis();
+        try {
+            reports.heartbeat(status.heartbeat(ProjectVersion.get(), every), 3 * every);
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("consumer {}: heartbeat not sent: {}", config.consumerId(), e.getMessage());
+        }
     }
 
     private void workerDied(String workerName, Throwable cause, ExitAction exit) {
@@ -286,9 +333,11 @@ public final class Consumer implements AutoCloseable {
             return;
         }
         stopped = true;
+        heartbeats.shutdownNow();
         if (worker != null) {
             worker.stop(STOP_GRACE);
         }
+        dependencies.close();
         if (http != null) {
             http.close();
         }
@@ -338,16 +387,21 @@ public final class Consumer implements AutoCloseable {
         return dead == null ? OpsHttpServer.Readiness.ok() : OpsHttpServer.Readiness.notReady(dead);
     }
 
+    /**
+     * Ready while the signal worker lives, is subscribed, and HDFS and Kudu answered their last background check
+     * (every {@code consumer.ready.check.interval}); the body lists each dependency's last check.
+     */
     private OpsHttpServer.Readiness readiness() {
+        OpsHttpServer.Readiness deps = dependencies.readiness();
         String dead = deathReason;
         if (dead != null) {
-            return OpsHttpServer.Readiness.notReady(dead);
+            return new OpsHttpServer.Readiness(false, dead, deps.dependencies());
         }
-        if (isConnected()) {
-            return OpsHttpServer.Readiness.ok();
+        if (!isConnected()) {
+            return new OpsHttpServer.Readiness(false, "not subscribed to " + config.signalQueue() + " on "
+                    + config.brokers(), deps.dependencies());
         }
-        return OpsHttpServer.Readiness.notReady("not subscribed to " + config.signalQueue() + " on "
-                + config.brokers());
+        return deps;
     }
 
     private static void closeAll(List<AutoCloseable> resources) {

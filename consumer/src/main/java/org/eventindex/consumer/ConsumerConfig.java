@@ -5,6 +5,7 @@ import org.eventindex.config.ConfigReader;
 import org.eventindex.config.StompFrameLimitKeys;
 import org.eventindex.config.TlsSettings;
 
+import org.eventindex.message.ConsumerHeartbeat;
 import org.eventindex.message.Queues;
 import org.eventindex.spb.SpbLimits;
 import org.eventindex.stomp.StompFrameLimits;
@@ -15,6 +16,7 @@ import java.net.InetAddress;
 import java.net.URI;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -38,6 +40,8 @@ import static org.eventindex.config.ConfigChecks.requireText;
  * @param encodingThreads   threads encoding a Parquet file's columns (1 or 2; the file is the same)
  * @param httpHost          address the operations HTTP server binds to (loopback unless configured)
  * @param httpPort          operations HTTP port; 0 picks a free port
+ * @param readyCheckInterval how often HDFS and Kudu are checked for {@code /ready} (and the time each has to answer)
+ * @param heartbeatInterval how often a heartbeat goes to the supervisor (on {@code heartbeatQueue})
  * @param limits            bounds on what one signal may make the consumer read
  * @param tls               STOMP over TLS and the trust stores for the brokers and an https S3 endpoint
  * @param frameLimits       largest STOMP frame accepted from the broker; a bigger signal is reported FAILED
@@ -49,6 +53,7 @@ public record ConsumerConfig(
         String stompPassword,
         String signalQueue,
         String reportQueue,
+        String heartbeatQueue,
         URI s3Endpoint,
         String s3Bucket,
         String s3AccessKey,
@@ -67,6 +72,8 @@ public record ConsumerConfig(
         int encodingThreads,
         String httpHost,
         int httpPort,
+        Duration readyCheckInterval,
+        Duration heartbeatInterval,
         Limits limits,
         TlsSettings tls,
         StompFrameLimits frameLimits) {
@@ -114,6 +121,7 @@ public record ConsumerConfig(
     public static final String STOMP_PASSWORD_FILE = "consumer.stomp.password.file";
     public static final String QUEUE_SIGNAL = "consumer.queue.signal";
     public static final String QUEUE_REPORT = "consumer.queue.report";
+    public static final String QUEUE_HEARTBEAT = "consumer.queue.heartbeat";
     public static final String S3_ENDPOINT = "consumer.s3.endpoint";
     public static final String S3_BUCKET = "consumer.s3.bucket";
     public static final String S3_ACCESS_KEY = "consumer.s3.access.key";
@@ -147,6 +155,8 @@ public record ConsumerConfig(
     public static final String PARQUET_ENCODING_THREADS = "consumer.parquet.encoding.threads";
     public static final String HTTP_HOST = "consumer.http.host";
     public static final String HTTP_PORT = "consumer.http.port";
+    public static final String READY_CHECK_INTERVAL = "consumer.ready.check.interval";
+    public static final String HEARTBEAT_INTERVAL = "consumer.heartbeat.interval";
     public static final String OBJECT_MAX_BYTES = "consumer.object.max.bytes";
     public static final String OBJECT_MAX_INFLATED_BYTES = "consumer.object.max.inflated.bytes";
     public static final String SPB_MESSAGE_MAX_BYTES = "consumer.spb.message.max.bytes";
@@ -169,6 +179,8 @@ public record ConsumerConfig(
                     "File holding the STOMP passcode; if unset, the environment variable is used; if neither, none."),
             new ConfigKey(QUEUE_SIGNAL, Queues.CONSUMER, null, "Queue the supervisor sends dataset signals to."),
             new ConfigKey(QUEUE_REPORT, Queues.SUPERVISOR_CONTROL, null, "Queue the consumer sends its reports to."),
+            new ConfigKey(QUEUE_HEARTBEAT, Queues.SUPERVISOR_HEARTBEAT, null,
+                    "Queue the consumer sends its heartbeats to (transient messages, apart from the reports)."),
             new ConfigKey(S3_ENDPOINT, "http://localhost:7480", null,
                     "S3 endpoint (Ceph RGW). Signals naming objects on another host:port are refused."),
             new ConfigKey(S3_BUCKET, "eventindex", null, "Bucket holding the producers' objects; other buckets are refused."),
@@ -209,6 +221,12 @@ public record ConsumerConfig(
                     + " endpoints have no authentication, so the default is loopback (set an internal address to"
                     + " scrape /metrics from another host)."),
             new ConfigKey(HTTP_PORT, "8083", null, "Port of /health, /ready, /metrics and /status; 0 picks a free port."),
+            new ConfigKey(READY_CHECK_INTERVAL, "10s", null, "How often HDFS (the root directory) and Kudu (the"
+                    + " masters' table list) are checked in the background for /ready, which serves the last verdict;"
+                    + " each check has this long to answer (1s-1h)."),
+            new ConfigKey(HEARTBEAT_INTERVAL, "30s", null, "How often a heartbeat (idle or busy, the dataset in"
+                    + " flight) goes to the supervisor on consumer.queue.heartbeat; the supervisor marks the consumer"
+                    + " missing after supervisor.consumer.missing.heartbeats intervals without one (1s-1h)."),
             new ConfigKey(OBJECT_MAX_BYTES, "2147483648", null,
                     "Largest object fetched; a larger one fails the dataset before it is read (production objects"
                             + " reach 670 MB)."),
@@ -232,6 +250,7 @@ public record ConsumerConfig(
         stompUser = stompUser == null ? "" : stompUser;
         requireText(signalQueue, QUEUE_SIGNAL);
         requireText(reportQueue, QUEUE_REPORT);
+        requireText(heartbeatQueue, QUEUE_HEARTBEAT);
         Objects.requireNonNull(s3Endpoint, "s3Endpoint is null");
         if (s3Endpoint.getHost() == null || !("http".equals(s3Endpoint.getScheme()) || "https".equals(s3Endpoint.getScheme()))) {
             throw new IllegalArgumentException(S3_ENDPOINT + " '" + s3Endpoint + "' must be http(s)://host[:port]");
@@ -271,9 +290,19 @@ public record ConsumerConfig(
             throw new IllegalArgumentException(HTTP_HOST + " must not be empty");
         }
         requireRange(httpPort, 0, 65535, HTTP_PORT);
+        requireInterval(readyCheckInterval, READY_CHECK_INTERVAL);
+        requireInterval(heartbeatInterval, HEARTBEAT_INTERVAL);
         Objects.requireNonNull(limits, "limits is null");
         Objects.requireNonNull(tls, "tls is null");
         Objects.requireNonNull(frameLimits, "frameLimits is null");
+    }
+
+    private static void requireInterval(Duration d, String key) {
+        Objects.requireNonNull(d, key + " is null");
+        long ms = d.toMillis();
+        if (ms < ConsumerHeartbeat.MIN_INTERVAL_MILLIS || ms > ConsumerHeartbeat.MAX_INTERVAL_MILLIS) {
+            throw new IllegalArgumentException(key + " must be between 1s and 1h: " + d);
+        }
     }
 
     /** The port of {@link #s3Endpoint()}, with the scheme's default when the URI names none. */
@@ -309,6 +338,7 @@ public record ConsumerConfig(
                 r.secret(STOMP_PASSWORD_FILE),
                 r.text(QUEUE_SIGNAL),
                 r.text(QUEUE_REPORT),
+                r.text(QUEUE_HEARTBEAT),
                 r.uri(S3_ENDPOINT),
                 r.text(S3_BUCKET),
                 r.textOrEnv(S3_ACCESS_KEY),
@@ -327,6 +357,8 @@ public record ConsumerConfig(
                 r.integer(PARQUET_ENCODING_THREADS),
                 r.text(HTTP_HOST),
                 r.integer(HTTP_PORT),
+                r.duration(READY_CHECK_INTERVAL),
+                r.duration(HEARTBEAT_INTERVAL),
                 new Limits(r.longValue(OBJECT_MAX_BYTES), r.longValue(OBJECT_MAX_INFLATED_BYTES),
                         r.integer(OBJECT_MAX_INFLATION_RATIO), r.integer(SPB_MESSAGE_MAX_BYTES), r.longValue(FILE_MAX_EVENTS),
                         r.longValue(DATASET_MAX_EVENTS)),
@@ -338,12 +370,17 @@ public record ConsumerConfig(
     public String toString() {
         return "ConsumerConfig[id=" + consumerId + ", brokers=" + brokers + ", stompUser=" + stompUser
                 + ", stompPassword=" + (stompPassword == null ? "none" : "***") + ", signalQueue=" + signalQueue
-                + ", reportQueue=" + reportQueue + ", s3Endpoint=" + s3Endpoint + ", s3Bucket=" + s3Bucket
+                + ", reportQueue=" + reportQueue + ", heartbeatQueue=" + heartbeatQueue
+                + ", s3Endpoint=" + s3Endpoint + ", s3Bucket=" + s3Bucket
                 + ", s3AccessKey=" + (s3AccessKey.isEmpty() ? "none" : "***")
                 + ", s3SecretKey=" + (s3SecretKey == null ? "none" : "***") + ", hdfsUri=" + hdfsUri
                 + ", hdfsRoot=" + hdfsRoot + ", kuduMasters=" + kuduMasters + ", kuduTablePrefix=" + kuduTablePrefix
                 + ", kuduBuckets=" + kuduBuckets + ", kuduReplicas=" + kuduReplicas + ", fetchThreads=" + fetchThreads + ", fetchAttempts=" + fetchAttempts
-                + ", spoolDir=" + spoolDir + ", sortMemoryBytes=" + sortMemoryBytes + ", runMemoryBytes=" + runMemoryBytes + ", encodingThreads=" + encodingThreads + ", http=" + httpHost + ":" + httpPort + ", limits=" + limits + ", tls=" + tls
+                + ", spoolDir=" + spoolDir + ", sortMemoryBytes=" + sortMemoryBytes
+                + ", runMemoryBytes=" + runMemoryBytes
+                + ", encodingThreads=" + encodingThreads + ", http=" + httpHost + ":" + httpPort
+                + ", readyCheckInterval=" + readyCheckInterval + ", heartbeatInterval=" + heartbeatInterval
+                + ", limits=" + limits + ", tls=" + tls
                 + ", frameLimits=" + frameLimits + "]";
     }
 

@@ -20,6 +20,8 @@ public final class ConsumerMetrics {
     /** Gauges registered by the daemon for its Parquet format's run memory. */
     public static final String RUN_MEMORY_USED = "eventindex_consumer_run_memory_used_bytes";
     public static final String RUN_MEMORY_LIMIT = "eventindex_consumer_run_memory_limit_bytes";
+    /** 1 while a dependency (label {@code dependency}: {@code hdfs}, {@code kudu}) answered its last check, else 0. */
+    public static final String DEPENDENCY_UP = "eventindex_consumer_dependency_up";
 
     private final PrometheusRegistry registry;
     final Counter signalsHandled;

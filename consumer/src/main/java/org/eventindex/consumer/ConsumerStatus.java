@@ -1,6 +1,7 @@
 package org.eventindex.consumer;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import org.eventindex.message.ConsumerHeartbeat;
 import org.eventindex.message.ConsumerReport;
 
 import java.time.Clock;
@@ -9,17 +10,29 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.LongSupplier;
 
 /** What the consumer is doing now and its last results, served as JSON at {@code /status}. Thread-safe. */
 public final class ConsumerStatus {
     private final String consumerId;
     private final Clock clock;
     private final int keep;
+    private final LongSupplier objectsRead;
     private final Deque<ConsumerReport> last = new ArrayDeque<>();
     private InFlight inFlight;
+    private long objectsReadBefore;
 
     public ConsumerStatus(String consumerId, Clock clock, int keep) {
+        this(consumerId, clock, keep, () -> -1);
+    }
+
+    /**
+     * @param objectsRead objects read so far by the consumer (a counter), from which the progress of the dataset in
+     *                    flight is derived; -1 when not counted
+     */
+    public ConsumerStatus(String consumerId, Clock clock, int keep, LongSupplier objectsRead) {
         this.consumerId = Objects.requireNonNull(consumerId, "consumerId is null");
+        this.objectsRead = Objects.requireNonNull(objectsRead, "objectsRead is null");
         this.clock = Objects.requireNonNull(clock, "clock is null");
         if (keep < 1) {
             throw new IllegalArgumentException("keep must be positive: " + keep);
@@ -27,9 +40,14 @@ public final class ConsumerStatus {
         this.keep = keep;
     }
 
-    /** The dataset being consolidated. */
+    /**
+     * The dataset being consolidated.
+     *
+     * @param objectsRead objects of the dataset read so far, -1 when not known
+     */
     public record InFlight(@JsonProperty("signalId") String signalId, @JsonProperty("dataset") String dataset,
-                           @JsonProperty("objects") int objects, @JsonProperty("since") long since) {
+                           @JsonProperty("objects") int objects, @JsonProperty("since") long since,
+                           @JsonProperty("objectsRead") long objectsRead) {
     }
 
     /** The {@code /status} document; {@code last} is newest first. */
@@ -38,7 +56,8 @@ public final class ConsumerStatus {
     }
 
     synchronized void started(String signalId, String dataset, int objects) {
-        inFlight = new InFlight(signalId, dataset, objects, clock.millis());
+        objectsReadBefore = objectsRead.getAsLong();
+        inFlight = new InFlight(signalId, dataset, objects, clock.millis(), 0);
     }
 
     synchronized void finished(ConsumerReport report) {
@@ -50,6 +69,24 @@ public final class ConsumerStatus {
     }
 
     public synchronized Snapshot snapshot() {
-        return new Snapshot(consumerId, inFlight, List.copyOf(new ArrayList<>(last)));
+        return new Snapshot(consumerId, progress(), List.copyOf(new ArrayList<>(last)));
+    }
+
+    /** The heartbeat saying what the consumer does now. */
+    public synchronized ConsumerHeartbeat heartbeat(String version, long intervalMillis) {
+        InFlight f = progress();
+        long now = clock.millis();
+        return f == null ? ConsumerHeartbeat.idle(consumerId, version, intervalMillis, now)
+                : ConsumerHeartbeat.busy(consumerId, f.dataset(), f.signalId(), f.objects(), f.objectsRead(),
+                        f.since(), version, intervalMillis, now);
+    }
+
+    private InFlight progress() {
+        if (inFlight == null) {
+            return null;
+        }
+        long read = objectsRead.getAsLong();
+        long done = read < 0 || objectsReadBefore < 0 ? -1 : read - objectsReadBefore;
+        return new InFlight(inFlight.signalId(), inFlight.dataset(), inFlight.objects(), inFlight.since(), done);
     }
 }

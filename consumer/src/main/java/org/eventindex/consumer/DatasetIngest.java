@@ -24,6 +24,15 @@ public interface DatasetIngest {
     }
 
     /**
+     * Returns when the query store answers (the consumer's readiness check calls it in the background, with a
+     * deadline); stores without a remote side always answer.
+     *
+     * @throws IOException naming the store and why it did not answer
+     */
+    default void probe() throws IOException {
+    }
+
+    /**
      * @param eventsLoaded    rows of the dataset in EVENTS (or MCEVENTS) after the load
      * @param duplicateEvents rows of the dataset in DUPLICATEDEVENTS after the load
      */

@@ -6,6 +6,7 @@ import org.apache.hadoop.fs.Path;
 import org.apache.kudu.client.KuduClient;
 import org.eventindex.kudu.DatasetLoader;
 import org.eventindex.kudu.DatasetSource;
+import org.eventindex.kudu.KuduProbe;
 import org.eventindex.kudu.KuduTables;
 import org.eventindex.kudu.KuduTablesConfig;
 import org.eventindex.kudu.LoadRequest;
@@ -16,6 +17,7 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.time.Clock;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -26,6 +28,7 @@ import java.util.Objects;
 public final class KuduIngest implements DatasetIngest, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(KuduIngest.class);
 
+    private final KuduClient client;
     private final KuduTables tables;
     private final DatasetLoader loader;
     private final FileSystem fs;
@@ -39,7 +42,7 @@ public final class KuduIngest implements DatasetIngest, AutoCloseable {
 
     private KuduIngest(KuduClient client, KuduTablesConfig tablesConfig, FileSystem fs, Clock clock,
                        AutoCloseable[] owned) {
-        Objects.requireNonNull(client, "client is null");
+        this.client = Objects.requireNonNull(client, "client is null");
         this.tables = new KuduTables(client, Objects.requireNonNull(tablesConfig, "tablesConfig is null"));
         this.loader = new DatasetLoader(client, tables, LoaderSettings.defaults(), clock);
         this.fs = Objects.requireNonNull(fs, "fs is null");
@@ -86,6 +89,12 @@ public final class KuduIngest implements DatasetIngest, AutoCloseable {
         } catch (IllegalArgumentException | IllegalStateException e) {
             throw new IOException(e.getMessage(), e);
         }
+    }
+
+    /** The masters answer a table listing (the tables are not required: the consumer creates them). */
+    @Override
+    public void probe() throws IOException {
+        KuduProbe.check(client, List.of());
     }
 
     /** Creates the tables on first use, or verifies and upgrades those of an earlier version; once per consumer. */

@@ -1,7 +1,9 @@
 package org.eventindex.deploy;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import org.apache.hadoop.fs.FileChecksum;
 import org.apache.hadoop.fs.Path;
+import org.eventindex.cli.ProjectVersion;
 import org.eventindex.ops.DaemonMetrics;
 import org.eventindex.gen.GeneratedDataset;
 import org.eventindex.gen.GeneratedJob;
@@ -26,6 +28,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -188,6 +196,45 @@ final class PipelineE2EIT {
         assertEquals(before.objectsReported(), after.objectsReported(), "the forged message was recorded");
         assertEquals(before.state(), after.state());
         assertEquals(before.signalId(), after.signalId());
+    }
+
+    @Test
+    void theSupervisorListsEveryConsumerFromItsHeartbeatsAndEachIsReadyWithHdfsAndKudu() throws Exception {
+        // the consumers log in with the consumer role: their heartbeats pass the broker's per-role rules
+        Await.until("both consumers listed with a heartbeat", Duration.ofMinutes(1), () -> {
+            JsonNode consumers = getJson(stack.supervisor().httpPort(), "/consumers").get("consumers");
+            int heard = 0;
+            for (JsonNode c : consumers) {
+                JsonNode h = c.get("heartbeat");
+                heard += h != null && !h.isNull() && !h.get("missing").asBoolean() ? 1 : 0;
+            }
+            return heard == 2;
+        });
+        for (JsonNode c : getJson(stack.supervisor().httpPort(), "/consumers").get("consumers")) {
+            JsonNode h = c.get("heartbeat");
+            assertEquals(ProjectVersion.get(), h.get("version").asText(), c.toString());
+            assertTrue(Set.of("idle", "busy").contains(h.get("state").asText()), c.toString());
+            assertTrue(c.get("consumer").asText().startsWith("consumer-"), c.toString());
+        }
+        for (org.eventindex.consumer.Consumer c : stack.consumers()) {
+            JsonNode ready = getJson(c.httpPort(), "/ready");
+            assertTrue(ready.get("ready").asBoolean(), ready.toString());
+            assertEquals("hdfs", ready.get("dependencies").get(0).get("name").asText(), ready.toString());
+            assertEquals("kudu", ready.get("dependencies").get(1).get("name").asText(), ready.toString());
+        }
+    }
+
+    private static JsonNode getJson(int port, String path) {
+        try {
+            HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + port + path)).build(), HttpResponse.BodyHandlers.ofString());
+            return Json.tree(r.body().getBytes(StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            throw new AssertionError("GET " + path + " on port " + port + " failed", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted", e);
+        }
     }
 
     private Path hdfsFile(String dataset) throws Exception {

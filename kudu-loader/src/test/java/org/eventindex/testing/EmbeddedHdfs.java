@@ -78,6 +78,20 @@ public final class EmbeddedHdfs implements AutoCloseable {
         return uri;
     }
 
+    /** Stops the NameNode: clients get "connection refused" until {@link #restartNameNode()}. */
+    public void stopNameNode() {
+        cluster.shutdownNameNode(0);
+    }
+
+    /** Restarts the NameNode after {@link #stopNameNode()} on the same port and waits until it is active. */
+    public void restartNameNode() {
+        try {
+            cluster.restartNameNode(0, true);
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not restart the HDFS NameNode", e);
+        }
+    }
+
     /** Wall time {@link #start} took to bring the cluster up. */
     public Duration startTime() {
         return startTime;

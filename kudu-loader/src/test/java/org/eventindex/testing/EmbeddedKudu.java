@@ -166,6 +166,24 @@ public final class EmbeddedKudu implements AutoCloseable {
         }
     }
 
+    /** Kills (SIGKILL) every master: clients get no answer until {@link #startMasters()}. */
+    public void killMasters() {
+        try {
+            cluster.killAllMasterServers();
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not kill the Kudu masters", e);
+        }
+    }
+
+    /** Restarts the masters after {@link #killMasters()}, on the same ports. */
+    public void startMasters() {
+        try {
+            cluster.startAllMasterServers();
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not start the Kudu masters", e);
+        }
+    }
+
     /** Kills and restarts every master and tablet server; data survives. */
     public void restart() {
         try {

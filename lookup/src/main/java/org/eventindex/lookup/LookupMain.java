@@ -5,6 +5,7 @@ import org.eventindex.cli.CommandLines;
 import org.eventindex.cli.StopSignals;
 import org.eventindex.cli.VersionProvider;
 import org.eventindex.io.FileReason;
+import org.eventindex.kudu.KuduProbe;
 import org.eventindex.kudu.KuduTablesConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -24,10 +25,12 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.concurrent.Callable;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -54,7 +57,8 @@ import java.util.Set;
                 + " --json: one JSON object per event on stdout. 'run' is the DATASETS run number: the run for real"
                 + " data, the dataset number for simulation.",
             "serve    HTTP: GET /events/{run}/{event} (200 JSON, 404 when absent), POST /lookup ('run event' lines),"
-                + " GET /health, /ready, /metrics. Prints 'listening on http://ADDR:PORT' and serves until stopped.",
+                + " GET /health, /ready (Kudu and its tables, checked in the background), /metrics. Prints"
+                + " 'listening on http://ADDR:PORT' and serves until stopped.",
             "", "Options of lookup (serve --help for those of serve):"},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:every line parsed and looked up (found or not)",
@@ -196,6 +200,10 @@ public final class LookupMain implements Callable<Integer> {
         @Option(names = "--max-batch", paramLabel = "N", description = "lines in one POST /lookup before 413"
                 + " (default: 10000)")
         int maxBatch = 10_000;
+        @Option(names = "--ready-check-seconds", paramLabel = "N", description = "check every N s, in the"
+                + " background, that Kudu answers and the tables exist; GET /ready serves the last verdict"
+                + " (default: 10)")
+        int readyCheckSeconds = 10;
     }
 
     @Command(name = "lookup", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
@@ -237,8 +245,12 @@ public final class LookupMain implements Callable<Integer> {
             } catch (IllegalArgumentException e) {
                 throw new ParameterException(spec.commandLine(), e.getMessage());
             }
+            if (server.readyCheckSeconds < 1 || server.readyCheckSeconds > 3600) {
+                throw new ParameterException(spec.commandLine(), "--ready-check-seconds must be within 1..3600: "
+                        + server.readyCheckSeconds);
+            }
             try (Opened opened = kudu.open(spec)) {
-                return serve(server, limits, opened.lookup(), main.out, main.err);
+                return serve(server, limits, opened, kudu.prefix, main.out, main.err);
             } catch (IOException | RuntimeException e) {
                 return main.failed(e);
             }
@@ -306,11 +318,14 @@ public final class LookupMain implements Callable<Integer> {
     }
 
     /** Serves until SIGTERM or SIGINT, then closes the server and returns 0 (the JVM alone would exit 143/130). */
-    private static int serve(Server o, ServerLimits limits, EventLookup lookup, PrintStream out, PrintStream err)
-            throws IOException {
+    private static int serve(Server o, ServerLimits limits, Opened opened, String prefix, PrintStream out,
+                             PrintStream err) throws IOException {
         InetSocketAddress address = new InetSocketAddress(o.bind, o.port);
         StopSignals signals = StopSignals.daemon("lookup serve", err, () -> { });
-        try (LookupServer server = LookupServer.start(address, lookup::lookup, limits)) {
+        EventLookup lookup = opened.lookup();
+        try (LookupServer server = LookupServer.start(address, lookup::lookup, limits,
+                Map.of("kudu", () -> KuduProbe.check(opened.client(), readTables(prefix))),
+                Duration.ofSeconds(o.readyCheckSeconds))) {
             out.println("listening on http://" + address.getHostString() + ":" + server.port());
             out.flush();
             err.println("lookup serve: " + signals.await() + " received, stopping");
@@ -318,6 +333,12 @@ public final class LookupMain implements Callable<Integer> {
             Thread.currentThread().interrupt();
         }
         return 0;
+    }
+
+    /** The tables a lookup reads. */
+    static List<String> readTables(String prefix) {
+        KuduTablesConfig t = new KuduTablesConfig(prefix, KuduTablesConfig.DEFAULT_HASH_BUCKETS, 1);
+        return List.of(t.datasetsTable(), t.eventsTable(), t.mcEventsTable(), t.duplicatedEventsTable());
     }
 
     private static void closeQuietly(KuduClient client) {

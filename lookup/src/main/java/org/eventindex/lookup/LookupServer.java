@@ -3,7 +3,12 @@ package org.eventindex.lookup;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
+import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.Histogram;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.Unit;
 import org.eventindex.ops.DaemonMetrics;
+import org.eventindex.ops.DependencyChecks;
 import org.eventindex.ops.OpsHttpServer;
 
 import java.io.IOException;
@@ -19,6 +24,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.Semaphore;
 
@@ -32,43 +38,86 @@ import static java.util.Objects.requireNonNull;
  *       filter, 502 when Kudu failed.</li>
  *   <li>{@code POST /lookup}: body of {@code run event} lines; 200 with {@code {"results":[...],"errors":[...]}}
  *       (malformed lines listed in {@code errors}); 413 above {@code maxBatch} lines.</li>
- *   <li>{@code GET /health}, {@code GET /ready}: 200 {@code ok} / {@code ready}; {@code GET /metrics}: Prometheus
- *       text. Not subject to the limits.</li>
+ *   <li>{@code GET /health}: 200 {@code ok}; {@code GET /ready}: 200 while Kudu answered its last background check
+ *       and the tables exist, 503 naming the failure otherwise (JSON, see {@link OpsHttpServer.Readiness});
+ *       {@code GET /metrics}: Prometheus text, with {@value #REQUESTS} by endpoint and outcome and
+ *       {@value #DURATION} by endpoint. Not subject to the limits.</li>
  * </ul>
  * Filters as query parameters: {@code stream-type} (repeatable or comma-separated), {@code project}, {@code ami-tag},
  * {@code dataset} (globs as on the command line). More than {@code maxConcurrent} lookups at once get 503 with
  * {@code Retry-After: 1}.
  */
 public final class LookupServer implements AutoCloseable {
+    /** Counter, labels {@code endpoint} ({@code events}, {@code lookup}) and {@code outcome} (see {@link #outcome}). */
+    public static final String REQUESTS = "eventindex_lookup_requests_total";
+    /** Histogram, label {@code endpoint}: time from a request's arrival to its response. */
+    public static final String DURATION = "eventindex_lookup_request_duration_seconds";
+    /** Gauge, label {@code dependency} ({@code kudu}): 1 while it answered its last check, else 0. */
+    public static final String DEPENDENCY_UP = "eventindex_lookup_dependency_up";
+
     private final OpsHttpServer server;
     private final Lookups lookups;
     private final ServerLimits limits;
     private final Semaphore permits;
+    private final PrometheusRegistry registry;
+    private final Counter requests;
+    private final Histogram duration;
+    private final DependencyChecks checks;
 
-    private LookupServer(OpsHttpServer server, Lookups lookups, ServerLimits limits) {
-        this.server = server;
-        this.lookups = lookups;
-        this.limits = limits;
+    private LookupServer(InetSocketAddress address, Lookups lookups, ServerLimits limits,
+                         Map<String, DependencyChecks.Check> checks, Duration checkInterval) throws IOException {
+        this.lookups = requireNonNull(lookups, "lookups is null");
+        this.limits = requireNonNull(limits, "limits is null");
         this.permits = new Semaphore(limits.maxConcurrent());
+        this.registry = DaemonMetrics.registry("lookup");
+        this.requests = Counter.builder().name(REQUESTS).help("Lookup requests answered, by endpoint and outcome.")
+                .labelNames("endpoint", "outcome").register(registry);
+        // a point lookup takes milliseconds, a batch of 10,000 lines seconds
+        this.duration = Histogram.builder().name(DURATION).unit(Unit.SECONDS)
+                .help("Time from a lookup request's arrival to its response, by endpoint.").labelNames("endpoint")
+                .classicUpperBounds(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
+                .register(registry);
+        this.checks = checks.isEmpty() ? null
+                : new DependencyChecks(checks, checkInterval, Clock.systemUTC(), registry, DEPENDENCY_UP);
+        this.server = new OpsHttpServer(requireNonNull(address, "address is null"), limits.threads(), registry,
+                OpsHttpServer.Readiness::ok,
+                this.checks == null ? OpsHttpServer.Readiness::ok : this.checks::readiness);
     }
 
     /**
-     * Starts serving on {@code address} (port 0: a free port, see {@link #port()}).
+     * Starts serving on {@code address} (port 0: a free port, see {@link #port()}), always ready (no dependency
+     * checked).
      *
      * @throws IOException when the address cannot be bound
      */
     public static LookupServer start(InetSocketAddress address, Lookups lookups, ServerLimits limits)
             throws IOException {
-        requireNonNull(address, "address is null");
-        requireNonNull(lookups, "lookups is null");
-        requireNonNull(limits, "limits is null");
-        OpsHttpServer http = new OpsHttpServer(address, limits.threads(), DaemonMetrics.registry("lookup"),
-                OpsHttpServer.Readiness::ok, OpsHttpServer.Readiness::ok);
-        LookupServer s = new LookupServer(http, lookups, limits);
-        http.handle("/events/", ex -> s.limited(ex, s::event));
-        http.handle("/lookup", ex -> s.limited(ex, s::batch));
-        http.start();
+        return start(address, lookups, limits, Map.of(), Duration.ofSeconds(10));
+    }
+
+    /**
+     * Starts serving, {@code /ready} answering from {@code checks} (e.g. {@code kudu}: {@code KuduProbe} with the
+     * tables the lookup reads), run in the background every {@code checkInterval}.
+     *
+     * @throws IOException when the address cannot be bound
+     */
+    public static LookupServer start(InetSocketAddress address, Lookups lookups, ServerLimits limits,
+                                     Map<String, DependencyChecks.Check> checks, Duration checkInterval)
+            throws IOException {
+        LookupServer s = new LookupServer(address, lookups, limits, requireNonNull(checks, "checks is null"),
+                requireNonNull(checkInterval, "checkInterval is null"));
+        s.server.handle("/events/", ex -> s.limited(ex, "events", s::event));
+        s.server.handle("/lookup", ex -> s.limited(ex, "lookup", s::batch));
+        if (s.checks != null) {
+            s.checks.start();
+        }
+        s.server.start();
         return s;
+    }
+
+    /** The registry served at {@code /metrics}. */
+    public PrometheusRegistry metrics() {
+        return registry;
     }
 
     public int port() {
@@ -79,20 +128,46 @@ public final class LookupServer implements AutoCloseable {
         void handle(HttpExchange ex) throws IOException;
     }
 
-    private void limited(HttpExchange ex, Handler h) throws IOException {
+    private void limited(HttpExchange ex, String endpoint, Handler h) throws IOException {
+        long start = System.nanoTime();
         try (ex) {
-            if (!permits.tryAcquire()) {
-                ex.getResponseHeaders().set("Retry-After", "1");
-                error(ex, 503, "more than " + limits.maxConcurrent() + " lookups in progress; retry later");
-                return;
-            }
-            try {
-                h.handle(ex);
-            } catch (IllegalArgumentException e) {
-                error(ex, 400, e.getMessage());
-            } finally {
-                permits.release();
-            }
+            limited(ex, h);
+        } finally {
+            requests.labelValues(endpoint, outcome(ex.getResponseCode())).inc();
+            duration.labelValues(endpoint).observe((System.nanoTime() - start) / 1e9);
+        }
+    }
+
+    /**
+     * The {@code outcome} label of a response: {@code ok} (200: the event found, or a batch answered),
+     * {@code not_found} (404: no LOADED dataset holds the event, or an unknown path), {@code bad_request} (400,
+     * 405), {@code too_large} (413), {@code failed} (502: Kudu failed), {@code overloaded} (503: too many lookups
+     * at once), {@code error} otherwise (e.g. the client went away before an answer).
+     */
+    static String outcome(int status) {
+        return switch (status) {
+            case 200 -> "ok";
+            case 404 -> "not_found";
+            case 400, 405 -> "bad_request";
+            case 413 -> "too_large";
+            case 502 -> "failed";
+            case 503 -> "overloaded";
+            default -> "error";
+        };
+    }
+
+    private void limited(HttpExchange ex, Handler h) throws IOException {
+        if (!permits.tryAcquire()) {
+            ex.getResponseHeaders().set("Retry-After", "1");
+            error(ex, 503, "more than " + limits.maxConcurrent() + " lookups in progress; retry later");
+            return;
+        }
+        try {
+            h.handle(ex);
+        } catch (IllegalArgumentException e) {
+            error(ex, 400, e.getMessage());
+        } finally {
+            permits.release();
         }
     }
 
@@ -179,9 +254,12 @@ public final class LookupServer implements AutoCloseable {
         }
     }
 
-    /** Stops accepting requests and waits up to a second for those in progress. Idempotent. */
+    /** Stops accepting requests and waits up to a second for those in progress, then stops checking. Idempotent. */
     @Override
     public void close() {
         server.stop(Duration.ofSeconds(1));
+        if (checks != null) {
+            checks.close();
+        }
     }
 }

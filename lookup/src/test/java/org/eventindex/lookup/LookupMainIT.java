@@ -1,23 +1,37 @@
 package org.eventindex.lookup;
 
+import org.eventindex.testing.Await;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import org.eventindex.testing.Await;
+
+import java.io.BufferedReader;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStreamReader;
 import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 import static org.eventindex.lookup.LookupFixture.*;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The lookup command line against a real Kudu: the three output formats, not-found and malformed lines. */
+/**
+ * The lookup command line against a real Kudu: the three output formats, not-found and malformed lines; {@code serve}
+ * as a process, ready with Kudu and its tables, with its metrics.
+ */
 class LookupMainIT {
     @TempDir
     static Path dir;
@@ -106,5 +120,57 @@ class LookupMainIT {
         assertEquals(2, run("", "--colour", "red").status());
         assertEquals(2, LookupMain.run(new String[]{"1 1"}, new ByteArrayInputStream(new byte[0]),
                 new PrintStream(new ByteArrayOutputStream()), new PrintStream(new ByteArrayOutputStream())));
+    }
+
+    @Test
+    void serveAsAProcessIsReadyWithKuduAndItsTablesAndServesMetrics() throws Exception {
+        Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"), LookupMain.class.getName(), "serve",
+                "--masters", fixture.masters(), "--prefix", CONFIG.prefix(), "--port", "0",
+                "--ready-check-seconds", "1").redirectErrorStream(true).start();
+        try {
+            BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+            String line;
+            String base = null;
+            while (base == null && (line = out.readLine()) != null) {
+                if (line.startsWith("listening on ")) {
+                    base = line.substring("listening on ".length()).trim();
+                }
+            }
+            assertTrue(base != null, "lookup serve ended without listening");
+            // the rest of its output must be read, or the process blocks on a full pipe
+            Thread drain = new Thread(() -> out.lines().forEach(l -> { }), "lookup-serve-output");
+            drain.setDaemon(true);
+            drain.start();
+            HttpClient http = HttpClient.newHttpClient();
+            String url = base;
+            Await.until("lookup serve ready", java.time.Duration.ofMinutes(1), () -> status(http, url + "/ready")
+                    == 200);
+            HttpResponse<String> ready = http.send(HttpRequest.newBuilder(URI.create(url + "/ready")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertTrue(ready.body().contains("\"name\":\"kudu\",\"up\":true"), ready.body());
+            assertEquals(200, status(http, url + "/events/00327636/000000005"));
+            String metrics = http.send(HttpRequest.newBuilder(URI.create(url + "/metrics")).build(),
+                    HttpResponse.BodyHandlers.ofString()).body();
+            assertTrue(metrics.contains("eventindex_lookup_requests_total{endpoint=\"events\",outcome=\"ok\"} 1.0"),
+                    metrics);
+            assertTrue(metrics.contains("eventindex_lookup_dependency_up{dependency=\"kudu\"} 1.0"), metrics);
+            assertTrue(metrics.contains("eventindex_build_info{daemon=\"lookup\""), metrics);
+        } finally {
+            p.destroy();
+            assertTrue(p.waitFor(60, TimeUnit.SECONDS), "lookup serve did not stop on SIGTERM");
+        }
+    }
+
+    private static int status(HttpClient http, String url) {
+        try {
+            return http.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.discarding())
+                    .statusCode();
+        } catch (IOException e) {
+            return -1;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return -1;
+        }
     }
 }

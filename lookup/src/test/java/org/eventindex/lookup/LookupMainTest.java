@@ -52,7 +52,7 @@ class LookupMainTest {
         assertEquals(0, run("serve", "--help"));
         for (String option : new String[]{"--masters", "--prefix", "--threads", "--batch", "--dataset-cache-ms",
                 "--json", "--csv", "--stream-type", "--project", "--ami-tag", "--dataset", "--with-duplicates",
-                "--port", "--bind", "--max-concurrent", "--max-batch", "FILE|-"}) {
+                "--port", "--bind", "--max-concurrent", "--max-batch", "--ready-check-seconds", "FILE|-"}) {
             assertTrue(out().contains(option), option);
         }
     }
@@ -77,6 +77,9 @@ class LookupMainTest {
         err.reset();
         assertEquals(2, run("--masters", "m:1", "--dataset-cache-ms", "-1"));
         assertTrue(err().contains("--dataset-cache-ms must be >= 0: -1"), err());
+        err.reset();
+        assertEquals(2, run("serve", "--masters", "m:1", "--ready-check-seconds", "0"));
+        assertTrue(err().contains("--ready-check-seconds must be within 1..3600: 0"), err());
     }
 
     private static String[] with(String[] prefix, String... args) {

@@ -1,5 +1,6 @@
 package org.eventindex.ops;
 
+import com.fasterxml.jackson.annotation.JsonProperty;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
@@ -14,6 +15,7 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ExecutorService;
@@ -24,8 +26,8 @@ import java.util.function.Supplier;
 /**
  * The one HTTP server of every daemon: {@code /health} (liveness: 200 while the daemon can work, 503 with the reason
  * when it cannot recover by itself and must be restarted), {@code /ready} (200 only when the daemon's dependencies are
- * reachable, 503 with the reason otherwise), {@code /metrics} (the daemon's registry, see {@link DaemonMetrics}, in the
- * Prometheus text format), plus what the daemon adds before
+ * reachable, 503 otherwise; a JSON {@link Readiness} naming the failing dependency and its error), {@code /metrics}
+ * (the daemon's registry, see {@link DaemonMetrics}, in the Prometheus text format), plus what the daemon adds before
  * {@link #start()}: JSON resources ({@link #json}), Server-Sent Events streams ({@link #eventStream}) and its own API
  * ({@link #handle}). Port 0 picks a free port ({@link #port()} tells which).
  */
@@ -77,7 +79,7 @@ public final class OpsHttpServer implements AutoCloseable {
         });
         server.createContext("/ready", ex -> {
             Readiness r = readiness.get();
-            respond(ex, r.ready() ? 200 : 503, "text/plain", (r.ready() ? "ready" : "not ready: " + r.reason()) + "\n");
+            respondJson(ex, r.ready() ? 200 : 503, r);
         });
         PrometheusTextFormatWriter text = PrometheusTextFormatWriter.create();
         server.createContext("/metrics", ex -> {
@@ -203,14 +205,34 @@ public final class OpsHttpServer implements AutoCloseable {
         void subscribe(String clientId, OutputStream out, Runnable close) throws IOException;
     }
 
-    /** Whether a daemon can do its work now, and if not, why. */
-    public record Readiness(boolean ready, String reason) {
+    /**
+     * Whether a daemon can do its work now, and if not, why; {@code /ready} serves it as JSON
+     * ({@code {"ready":false,"reason":"kudu: ...","dependencies":[...]}}).
+     *
+     * @param reason       empty when ready
+     * @param dependencies the last check of each dependency checked in the background ({@link DependencyChecks});
+     *                     empty when the daemon checks none
+     */
+    public record Readiness(@JsonProperty("ready") boolean ready, @JsonProperty("reason") String reason,
+                            @JsonProperty("dependencies") List<DependencyStatus> dependencies) {
+        public Readiness {
+            Objects.requireNonNull(reason, "reason is null");
+            dependencies = List.copyOf(Objects.requireNonNull(dependencies, "dependencies is null"));
+        }
+
         public static Readiness ok() {
-            return new Readiness(true, "");
+            return new Readiness(true, "", List.of());
         }
 
         public static Readiness notReady(String reason) {
-            return new Readiness(false, reason);
+            return new Readiness(false, reason, List.of());
+        }
+
+        /** Ready when every dependency is up; otherwise the reason names the first one down and its error. */
+        public static Readiness of(List<DependencyStatus> dependencies) {
+            return dependencies.stream().filter(d -> !d.up()).findFirst()
+                    .map(d -> new Readiness(false, d.name() + ": " + d.error(), dependencies))
+                    .orElseGet(() -> new Readiness(true, "", dependencies));
         }
     }
 }

@@ -41,7 +41,7 @@ final class OpsHttpServerTest {
         assertEquals("ok\n", get("/health").body());
         HttpResponse<String> ready = get("/ready");
         assertEquals(503, ready.statusCode());
-        assertEquals("not ready: queue q not subscribed\n", ready.body());
+        assertEquals("{\"ready\":false,\"reason\":\"queue q not subscribed\",\"dependencies\":[]}", ready.body());
         HttpResponse<String> metrics = get("/metrics");
         assertEquals(200, metrics.statusCode());
         assertTrue(metrics.headers().firstValue("Content-Type").orElseThrow().startsWith("text/plain; version=0.0.4"));

@@ -42,7 +42,7 @@ final class ConsumerStats {
         byConsumer.forEach((name, t) -> out.add(new ConsumerView(name, t.done(), t.failed(), t.eventsWritten(),
                 t.eventsLoaded(), t.objectsRead(), t.bytesRead(), t.busyMillis(),
                 t.busyMillis() > 0 ? t.eventsWritten() * 1000.0 / t.busyMillis() : 0.0,
-                t.lastDataset(), t.lastStatus(), t.lastFailure(), Instant.ofEpochMilli(t.lastReportAt()))));
+                t.lastDataset(), t.lastStatus(), t.lastFailure(), Instant.ofEpochMilli(t.lastReportAt()), null)));
         return out;
     }
 

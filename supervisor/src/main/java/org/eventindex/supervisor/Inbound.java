@@ -1,5 +1,6 @@
 package org.eventindex.supervisor;
 
+import org.eventindex.message.ConsumerHeartbeat;
 import org.eventindex.message.ConsumerReport;
 import org.eventindex.message.DatasetManifest;
 import org.eventindex.message.ProducerInfo;
@@ -21,6 +22,10 @@ sealed interface Inbound {
 
     /** A consumer's report with a signal id and a DONE/FAILED status. */
     record Report(ConsumerReport report) implements Inbound {
+    }
+
+    /** A consumer's heartbeat: transient, never journalled (see {@link ConsumerHeartbeats}). */
+    record Heartbeat(ConsumerHeartbeat heartbeat) implements Inbound {
     }
 
     /** An operator asks for a dataset's signal to be sent again. */

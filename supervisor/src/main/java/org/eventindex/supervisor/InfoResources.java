@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ser.std.ToStringSerializer;
 
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -25,8 +26,13 @@ final class InfoResources {
                     int objects, int resignals) {
     }
 
-    /** {@code /consumers}. */
-    record Consumers(List<InFlight> inFlight, List<ConsumerView> consumers) {
+    /**
+     * {@code /consumers}: the signals out, and every consumer known by its reports or its heartbeats (idle ones too),
+     * each with its last heartbeat's liveness.
+     *
+     * @param missingAfterHeartbeats a consumer is missing after this many of its intervals without a heartbeat
+     */
+    record Consumers(List<InFlight> inFlight, List<ConsumerView> consumers, int missingAfterHeartbeats) {
     }
 
     /** {@code /supervisor} plus dataset counts by state (live datasets; retired ones apart) and epoch fill. */
@@ -36,10 +42,15 @@ final class InfoResources {
 
     private final SupervisorEngine engine;
     private final Supplier<SupervisorInfo> info;
+    private final Clock clock;
+    private final int missingHeartbeats;
 
-    InfoResources(SupervisorEngine engine, Supplier<SupervisorInfo> info) {
+    /** @param missingHeartbeats {@code supervisor.consumer.missing.heartbeats} */
+    InfoResources(SupervisorEngine engine, Supplier<SupervisorInfo> info, Clock clock, int missingHeartbeats) {
         this.engine = Objects.requireNonNull(engine, "engine is null");
         this.info = Objects.requireNonNull(info, "info is null");
+        this.clock = Objects.requireNonNull(clock, "clock is null");
+        this.missingHeartbeats = missingHeartbeats;
     }
 
     /** {@code /datasets/<name>}; null = 404. */
@@ -82,7 +93,8 @@ final class InfoResources {
                             d.signal.objects().size(), d.resignals));
                 }
             }
-            return new Consumers(flight, state.consumers().views());
+            return new Consumers(flight, engine.heartbeats().merge(state.consumers().views(), clock.millis(),
+                    missingHeartbeats), missingHeartbeats);
         });
     }
 

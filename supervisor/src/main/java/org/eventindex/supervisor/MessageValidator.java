@@ -2,6 +2,7 @@ package org.eventindex.supervisor;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
+import org.eventindex.message.ConsumerHeartbeat;
 import org.eventindex.message.ConsumerReport;
 import org.eventindex.message.DatasetManifest;
 import org.eventindex.message.DatasetManifest.ManifestFile;
@@ -278,6 +279,79 @@ final class MessageValidator {
         } catch (JsonProcessingException e) {
             return reject(RejectReason.BAD_JSON, "consumer report for signal " + signalId + ": " + original(e), msgId,
                     dataset);
+        }
+    }
+
+    /** A message of the heartbeat queue: a {@link ConsumerHeartbeat}. */
+    Inbound heartbeat(byte[] body, String brokerMessageId) {
+        JsonBody json = JsonBody.parse(body);
+        if (json.root() == null) {
+            return reject(RejectReason.BAD_JSON, json.problem(), brokerMessageId, null);
+        }
+        String type = text(json.root(), "type");
+        if (!ConsumerHeartbeat.TYPE.equals(type)) {
+            return reject(type == null ? RejectReason.MISSING_FIELD : RejectReason.WRONG_TYPE, "type is '"
+                    + Printable.of(String.valueOf(type), 40) + "'; the heartbeat queue takes only type '"
+                    + ConsumerHeartbeat.TYPE + "'", brokerMessageId, null);
+        }
+        return heartbeat(json.root(), brokerMessageId);
+    }
+
+    /**
+     * A consumer's heartbeat: a consumer id, a state (idle, or busy with a valid dataset name), an interval within
+     * {@link ConsumerHeartbeat#MIN_INTERVAL_MILLIS}..{@link ConsumerHeartbeat#MAX_INTERVAL_MILLIS} and counts that
+     * are counts.
+     */
+    private static Inbound heartbeat(JsonNode root, String msgId) {
+        String consumer = text(root, "consumer");
+        if (consumer == null) {
+            return reject(RejectReason.MISSING_FIELD, "heartbeat: field 'consumer' is missing or empty", msgId, null);
+        }
+        if (consumer.length() > ConsumerHeartbeat.MAX_CONSUMER_LENGTH) {
+            return reject(RejectReason.INVALID_VALUE, "heartbeat: consumer id " + Printable.of(consumer, 80)
+                    + " is longer than " + ConsumerHeartbeat.MAX_CONSUMER_LENGTH + " characters", msgId, null);
+        }
+        String where = "heartbeat of consumer " + Printable.of(consumer, 80);
+        String state = text(root, "state");
+        if (!ConsumerHeartbeat.IDLE.equals(state) && !ConsumerHeartbeat.BUSY.equals(state)) {
+            return reject(state == null ? RejectReason.MISSING_FIELD : RejectReason.INVALID_VALUE, where
+                    + ": state is '" + Printable.of(String.valueOf(state), 40) + "', expected "
+                    + ConsumerHeartbeat.IDLE + " or " + ConsumerHeartbeat.BUSY, msgId, null);
+        }
+        Rejection bad = checkCount(root, "ts", "ts", where, msgId, null);
+        if (bad == null) {
+            bad = checkCount(root, "intervalMillis", "intervalMillis", where, msgId, null);
+        }
+        if (bad != null) {
+            return new Inbound.Rejected(bad);
+        }
+        long interval = root.get("intervalMillis").asLong();
+        if (interval < ConsumerHeartbeat.MIN_INTERVAL_MILLIS || interval > ConsumerHeartbeat.MAX_INTERVAL_MILLIS) {
+            return reject(RejectReason.INVALID_VALUE, where + ": intervalMillis is " + interval + ", expected "
+                    + ConsumerHeartbeat.MIN_INTERVAL_MILLIS + " to " + ConsumerHeartbeat.MAX_INTERVAL_MILLIS, msgId,
+                    null);
+        }
+        String dataset = text(root, "dataset");
+        if (ConsumerHeartbeat.BUSY.equals(state)) {
+            NameOrRejection parsed = datasetName(dataset, where + " (busy)", msgId);
+            if (parsed.rejected() != null) {
+                return parsed.rejected();
+            }
+            bad = checkCount(root, "objects", "objects", where, msgId, dataset);
+            if (bad != null) {
+                return new Inbound.Rejected(bad);
+            }
+            JsonNode read = root.get("objectsRead");
+            if (read != null && !read.isNull() && (!read.isIntegralNumber() || !read.canConvertToLong()
+                    || read.asLong() < -1)) {
+                return reject(RejectReason.INVALID_VALUE, where + ": objectsRead is " + Printable.of(read.toString(),
+                        40) + "; expected a count >= 0, or -1 when unknown", msgId, dataset);
+            }
+        }
+        try {
+            return new Inbound.Heartbeat(Json.mapper().treeToValue(root, ConsumerHeartbeat.class));
+        } catch (JsonProcessingException e) {
+            return reject(RejectReason.BAD_JSON, where + ": " + original(e), msgId, dataset);
         }
     }
 

@@ -2,6 +2,7 @@ package org.eventindex.supervisor;
 
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.Unit;
 import org.eventindex.message.ConsumerSignal;
 import org.eventindex.message.Json;
 import org.eventindex.ops.DaemonMetrics;
@@ -65,6 +66,7 @@ public final class Supervisor implements AutoCloseable {
     private volatile SignalDispatcher dispatcher;
     private volatile StompQueueWorker producerWorker;
     private volatile StompQueueWorker controlWorker;
+    private volatile StompQueueWorker heartbeatWorker;
     private volatile OpsHttpServer http;
     private volatile EventBus eventBus;
     private volatile EpochRanges epochRanges;
@@ -132,7 +134,8 @@ public final class Supervisor implements AutoCloseable {
             engine.recover();
             registerGauges(engine);
 
-            http = infoService(eventBus, new InfoResources(engine, this::supervisorInfo));
+            http = infoService(eventBus, new InfoResources(engine, this::supervisorInfo, clock,
+                    config.missingHeartbeats()));
             http.start();
 
             // One thread per periodic task (ticks, catalogue, cleanup): a slow Rucio or S3 never delays a lease.
@@ -163,8 +166,22 @@ public final class Supervisor implements AutoCloseable {
                     config.prefetch(), handler(true));
             controlWorker = new StompQueueWorker("supervisor-control", stomp, config.controlQueue(),
                     config.prefetch(), handler(false));
+            // heartbeats are not journalled: they never wait for the journal's disk (no JournalDiskGuard)
+            heartbeatWorker = new StompQueueWorker("supervisor-heartbeat", stomp, config.heartbeatQueue(),
+                    config.prefetch(), new StompMessageHandler() {
+                        @Override
+                        public void onMessage(StompMessage m) throws Exception {
+                            heartbeat(m);
+                        }
+
+                        @Override
+                        public void onOversize(StompMessage m) throws Exception {
+                            heartbeat(m);
+                        }
+                    });
             producerWorker.start();
             controlWorker.start();
+            heartbeatWorker.start();
             LOG.info("supervisor started: {}; ops HTTP on port {}", config, http.port());
         } catch (IOException | RuntimeException e) {
             stop();
@@ -226,7 +243,7 @@ public final class Supervisor implements AutoCloseable {
         return e == null ? List.of() : e.datasets();
     }
 
-    /** Whether the supervisor is consuming both queues with a working journal, and if not why. */
+    /** Whether the supervisor is consuming its three queues with a working journal, and if not why. */
     public OpsHttpServer.Readiness readiness() {
         SupervisorEngine e = engine;
         if (e == null || stopped.get()) {
@@ -245,6 +262,9 @@ public final class Supervisor implements AutoCloseable {
         }
         if (!isConnected(controlWorker)) {
             return OpsHttpServer.Readiness.notReady("not subscribed to " + config.controlQueue());
+        }
+        if (!isConnected(heartbeatWorker)) {
+            return OpsHttpServer.Readiness.notReady("not subscribed to " + config.heartbeatQueue());
         }
         return OpsHttpServer.Readiness.ok();
     }
@@ -322,6 +342,20 @@ public final class Supervisor implements AutoCloseable {
         DaemonMetrics.gauge(metricsRegistry, "eventindex_supervisor_event_subscribers",
                 "Connected /events subscribers.",
                 () -> eventBus.subscribers());
+        GaugeWithCallback.builder().name(SupervisorMetrics.CONSUMER_HEARTBEAT_AGE).unit(Unit.SECONDS)
+                .help("Seconds since each consumer's last heartbeat (consumers heard since the supervisor started).")
+                .labelNames("consumer")
+                .callback(cb -> e.heartbeats().ages(clock.millis()).forEach((name, age) -> cb.call(age, name)))
+                .register(metricsRegistry);
+        DaemonMetrics.gauge(metricsRegistry, SupervisorMetrics.CONSUMERS_MISSING, "Consumers without a heartbeat for "
+                + SupervisorConfig.CONSUMER_MISSING_HEARTBEATS + " of their intervals.",
+                () -> e.heartbeats().missing(clock.millis(), config.missingHeartbeats()));
+        GaugeWithCallback.builder().name(SupervisorMetrics.OLDEST_DATASET_AGE).unit(Unit.SECONDS)
+                .help("Age of the oldest live dataset in each state but DONE, from its first object or manifest;"
+                        + " 0 when none is in the state.").labelNames("state")
+                .callback(cb -> e.read(st -> DatasetAges.oldest(st.all(), clock.millis()))
+                        .forEach((s, age) -> cb.call(age, s.name().toLowerCase(Locale.ROOT))))
+                .register(metricsRegistry);
         diskGuard.registerGauges(metricsRegistry);
         checkpoints.registerGauges(metricsRegistry, journal);
     }
@@ -378,6 +412,18 @@ public final class Supervisor implements AutoCloseable {
         }
     }
 
+    /** A heartbeat: kept in memory; only a refused one is journalled, and a journal failing then halts as below. */
+    private void heartbeat(StompMessage m) throws IOException {
+        try {
+            engine.onHeartbeat(m.body(), m.messageId(), m.oversize(), config.heartbeatQueue());
+        } catch (IOException e) {
+            if (e instanceof JournalException j && !j.retriable()) {
+                halt(e);
+            }
+            throw e;
+        }
+    }
+
     /**
      * Sends an operator request's answer to its reply queue, before the request is acknowledged. Only temporary queues
      * are answered (a {@code reply-to} naming a real queue could make the supervisor write into the consumers' queue);
@@ -419,13 +465,10 @@ public final class Supervisor implements AutoCloseable {
     }
 
     private void stopWorkers() {
-        StompQueueWorker p = producerWorker;
-        StompQueueWorker c = controlWorker;
-        if (p != null) {
-            p.stop(config.shutdownGrace());
-        }
-        if (c != null) {
-            c.stop(config.shutdownGrace());
+        for (StompQueueWorker w : new StompQueueWorker[]{producerWorker, controlWorker, heartbeatWorker}) {
+            if (w != null) {
+                w.stop(config.shutdownGrace());
+            }
         }
     }
 

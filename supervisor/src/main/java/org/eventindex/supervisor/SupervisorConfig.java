@@ -43,6 +43,8 @@ import static org.eventindex.config.ConfigChecks.requireText;
  * @param signalRetryInitial first wait before re-sending a signal the broker did not accept
  * @param signalRetryMax     cap of the doubling wait between signal send attempts
  * @param shutdownGrace      how long stop() waits for the message in progress on each queue
+ * @param heartbeatQueue     where consumers send their heartbeats (transient)
+ * @param missingHeartbeats  a consumer is listed missing after this many of its heartbeat intervals without one
  */
 public record SupervisorConfig(
         List<StompEndpoint> brokers,
@@ -67,6 +69,8 @@ public record SupervisorConfig(
         CatalogueSettings catalogue,
         Cleanup cleanup,
         int eventsQueue,
+        String heartbeatQueue,
+        int missingHeartbeats,
         TlsSettings tls,
         StompFrameLimits frameLimits) {
 
@@ -250,6 +254,8 @@ public record SupervisorConfig(
     public static final String CLEANUP_ORPHAN_RETENTION = "supervisor.cleanup.orphan.retention";
     public static final String CLEANUP_INTERVAL = "supervisor.cleanup.interval";
     public static final String EVENTS_QUEUE = "supervisor.events.queue";
+    public static final String QUEUE_HEARTBEAT = "supervisor.queue.heartbeat";
+    public static final String CONSUMER_MISSING_HEARTBEATS = "supervisor.consumer.missing.heartbeats";
 
     public static final String ENV_STOMP_PASSWORD = "EI_STOMP_PASSWORD";
     public static final String ENV_RUCIO_PASSWORD = "EI_RUCIO_PASSWORD";
@@ -335,8 +341,13 @@ public record SupervisorConfig(
             new ConfigKey(CLEANUP_ORPHAN_RETENTION, "720h", null,
                     "Age after which an object no message ever named is deleted (at least the retention)."),
             new ConfigKey(CLEANUP_INTERVAL, "1h", null, "How often the cleanup runs."),
-            new ConfigKey(EVENTS_QUEUE, "1000", null,
-                    "State changes buffered per /events subscriber; a subscriber that falls this far behind is dropped.")),
+            new ConfigKey(EVENTS_QUEUE, "1000", null, "State changes buffered per /events subscriber; a subscriber"
+                    + " that falls this far behind is dropped."),
+            new ConfigKey(QUEUE_HEARTBEAT, Queues.SUPERVISOR_HEARTBEAT, null, "Queue the consumers send their"
+                    + " heartbeats to (transient: never journalled; /consumers shows them)."),
+            new ConfigKey(CONSUMER_MISSING_HEARTBEATS, "3", null, "A consumer is listed as missing in /consumers"
+                    + " after this many of its heartbeat intervals (consumer.heartbeat.interval, which each heartbeat"
+                    + " carries) without a heartbeat (2-100).")),
             Stream.concat(TlsSettings.keys("supervisor.").stream(),
                     StompFrameLimitKeys.keys("supervisor.").stream())).toList();
 
@@ -373,6 +384,12 @@ public record SupervisorConfig(
         Objects.requireNonNull(catalogue, "catalogue is null");
         Objects.requireNonNull(cleanup, "cleanup is null");
         requireRange(eventsQueue, 1, 1_000_000, EVENTS_QUEUE);
+        requireQueue(heartbeatQueue, QUEUE_HEARTBEAT);
+        if (Set.of(producerQueue, controlQueue, consumerQueue, quarantineQueue).contains(heartbeatQueue)) {
+            throw new IllegalArgumentException(QUEUE_HEARTBEAT + " " + heartbeatQueue + " must differ from the"
+                    + " producer, control, consumer and quarantine queues");
+        }
+        requireRange(missingHeartbeats, 2, 100, CONSUMER_MISSING_HEARTBEATS);
         Objects.requireNonNull(tls, "tls is null");
         Objects.requireNonNull(frameLimits, "frameLimits is null");
     }
@@ -444,6 +461,8 @@ public record SupervisorConfig(
                         r.duration(CLEANUP_RETENTION), r.duration(CLEANUP_ORPHAN_RETENTION),
                         r.duration(CLEANUP_INTERVAL)),
                 r.integer(EVENTS_QUEUE),
+                r.text(QUEUE_HEARTBEAT),
+                r.integer(CONSUMER_MISSING_HEARTBEATS),
                 TlsSettings.read(r, "supervisor."),
                 StompFrameLimitKeys.read(r, "supervisor."));
     }

@@ -41,6 +41,7 @@ final class SupervisorEngine {
     private final int maxMessageBytes;
     private final String producerQueue;
     private final String controlQueue;
+    private final ConsumerHeartbeats heartbeats = new ConsumerHeartbeats();
 
     /** @param state the state replayed from {@code journal}; from now on only this engine changes either */
     SupervisorEngine(Journal journal, SupervisorState state, MessageValidator validator, SignalOutbox outbox,
@@ -58,6 +59,11 @@ final class SupervisorEngine {
         this.recorder = new Recorder(journal, state, quarantine, metrics, clock);
         this.planner = new SignalPlanner(state, recorder, outbox, metrics, epochs, clock);
         this.commands = new OperatorCommands(state, recorder, planner, outbox, metrics);
+    }
+
+    /** The consumers' last heartbeats (not part of the journalled state). */
+    ConsumerHeartbeats heartbeats() {
+        return heartbeats;
     }
 
     /** Where every recorded change is pushed (the {@code /events} stream). */
@@ -279,6 +285,26 @@ final class SupervisorEngine {
             reject(controlQueue, refused.get(), body);
         }
         return refused;
+    }
+
+    /**
+     * A message of the heartbeat queue ({@code queue}): kept in memory only, nothing journalled (see
+     * {@link ConsumerHeartbeats}); a bad one, or one whose STOMP frame was over the limits ({@code oversize} not
+     * null), is refused like any bad message.
+     */
+    void onHeartbeat(byte[] body, String brokerMessageId, String oversize, String queue) throws IOException {
+        metrics.heartbeatMessages.inc();
+        Inbound in = oversize != null
+                ? new Inbound.Rejected(new Rejection(RejectReason.OVERSIZE, "heartbeat " + brokerMessageId
+                        + " is over the STOMP frame limits: " + oversize, brokerMessageId, null))
+                : oversize(body, brokerMessageId).orElseGet(() -> validator.heartbeat(body, brokerMessageId));
+        if (in instanceof Inbound.Heartbeat h) {
+            heartbeats.record(h.heartbeat(), clock.millis());
+        } else if (in instanceof Inbound.Rejected r) {
+            reject(queue, r.rejection(), body);
+        } else {
+            throw new IllegalStateException("unexpected heartbeat message " + in.getClass().getSimpleName());
+        }
     }
 
     /**

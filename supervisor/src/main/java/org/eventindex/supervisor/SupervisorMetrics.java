@@ -14,9 +14,16 @@ final class SupervisorMetrics {
     private static final String P = "eventindex_supervisor_";
     /** One counter for every refused message, its {@code reason} label the {@link RejectReason} in lower case. */
     static final String REJECTED = P + "rejected_total";
+    /** Gauge, label {@code consumer}: seconds since the consumer's last heartbeat. */
+    static final String CONSUMER_HEARTBEAT_AGE = P + "consumer_heartbeat_age_seconds";
+    /** Gauge: consumers without a heartbeat for {@code supervisor.consumer.missing.heartbeats} intervals. */
+    static final String CONSUMERS_MISSING = P + "consumers_missing";
+    /** Gauge, label {@code state} (every state but DONE, lower case): age of the oldest dataset in it. */
+    static final String OLDEST_DATASET_AGE = P + "oldest_dataset_age_seconds";
 
     final Counter producerMessages;
     final Counter controlMessages;
+    final Counter heartbeatMessages;
     final Counter objects;
     final Counter lateObjects;
     final Counter duplicateMessages;
@@ -52,6 +59,7 @@ final class SupervisorMetrics {
         this.registry = Objects.requireNonNull(registry, "registry is null");
         producerMessages = counter(P + "producer_messages_total", "Messages received on the producer queue.");
         controlMessages = counter(P + "control_messages_total", "Messages received on the control queue.");
+        heartbeatMessages = counter(P + "heartbeat_messages_total", "Messages received on the heartbeat queue.");
         objects = counter(P + "objects_total", "Objects recorded (first message of each id).");
         lateObjects = counter(P + "late_objects_total",
                 "Objects reported after their dataset was signalled (recorded, never read).");

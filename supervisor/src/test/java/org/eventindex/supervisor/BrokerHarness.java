@@ -61,7 +61,7 @@ final class BrokerHarness implements AutoCloseable {
     Supervisor start(Properties p, Clock clock) throws IOException {
         Supervisor s = new Supervisor(SupervisorConfig.fromProperties(p, Map.of()), clock);
         s.start();
-        Await.until("supervisor subscribed to both queues", TIMEOUT, () -> s.readiness().ready());
+        Await.until("supervisor subscribed to its queues", TIMEOUT, () -> s.readiness().ready());
         return s;
     }
 

@@ -1,6 +1,7 @@
 package org.eventindex.supervisor;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.eventindex.message.ConsumerHeartbeat;
 import org.eventindex.message.ConsumerReport;
 import org.eventindex.message.DatasetManifest;
 import org.eventindex.message.EventRange;
@@ -266,5 +267,49 @@ class MessageValidatorTest {
         assertEquals(NAME, assertInstanceOf(Inbound.Resignal.class,
                 validator.control(Json.write(ResignalCommand.of(DATASET)), "b")).dataset());
         assertReason(RejectReason.MISSING_FIELD, "'dataset'", rejectedControl(bytes("{\"type\":\"resignal\"}")));
+    }
+
+    @Test
+    void heartbeatsAreCheckedFieldByField() {
+        ConsumerHeartbeat idle = ConsumerHeartbeat.idle("c1", "0.1.0", 30_000, 1000);
+        assertEquals(idle, assertInstanceOf(Inbound.Heartbeat.class, validator.heartbeat(Json.write(idle), "b"))
+                .heartbeat());
+        ConsumerHeartbeat busy = ConsumerHeartbeat.busy("c1", DATASET, "s1", 3, -1, 900, "0.1.0", 30_000, 1000);
+        assertEquals(busy, assertInstanceOf(Inbound.Heartbeat.class, validator.heartbeat(Json.write(busy), "b"))
+                .heartbeat());
+
+        assertReason(RejectReason.MISSING_FIELD, "'consumer'", rejectedHeartbeat(bytes(
+                "{\"type\":\"heartbeat\",\"state\":\"idle\",\"ts\":1,\"intervalMillis\":30000}")));
+        assertReason(RejectReason.INVALID_VALUE, "longer than 255", rejectedHeartbeat(Json.write(
+                ConsumerHeartbeat.idle("c".repeat(256), "1", 30_000, 1))));
+        assertReason(RejectReason.MISSING_FIELD, "heartbeat of consumer c1: state is 'null'", rejectedHeartbeat(bytes(
+                "{\"type\":\"heartbeat\",\"consumer\":\"c1\",\"ts\":1,\"intervalMillis\":30000}")));
+        assertReason(RejectReason.INVALID_VALUE, "state is 'asleep'", rejectedHeartbeat(Json.write(
+                new ConsumerHeartbeat("heartbeat", "c1", "asleep", null, null, 0, 0, 0, "1", 30_000, 1))));
+        assertReason(RejectReason.MISSING_FIELD, "'ts'", rejectedHeartbeat(bytes(
+                "{\"type\":\"heartbeat\",\"consumer\":\"c1\",\"state\":\"idle\",\"intervalMillis\":30000}")));
+        assertReason(RejectReason.BAD_JSON, "'intervalMillis' is \"30s\"", rejectedHeartbeat(bytes(
+                "{\"type\":\"heartbeat\",\"consumer\":\"c1\",\"state\":\"idle\",\"ts\":1,"
+                        + "\"intervalMillis\":\"30s\"}")));
+        assertReason(RejectReason.INVALID_VALUE, "intervalMillis is 999", rejectedHeartbeat(Json.write(
+                ConsumerHeartbeat.idle("c1", "1", 999, 1))));
+        assertReason(RejectReason.INVALID_VALUE, "intervalMillis is 3600001", rejectedHeartbeat(Json.write(
+                ConsumerHeartbeat.idle("c1", "1", 3_600_001, 1))));
+        assertReason(RejectReason.MISSING_FIELD, "'dataset'", rejectedHeartbeat(Json.write(
+                ConsumerHeartbeat.busy("c1", null, "s1", 3, 0, 1, "1", 30_000, 1))));
+        assertReason(RejectReason.INVALID_DATASET_NAME, "'a.b'", rejectedHeartbeat(Json.write(
+                ConsumerHeartbeat.busy("c1", "a.b", "s1", 3, 0, 1, "1", 30_000, 1))));
+        assertReason(RejectReason.INVALID_VALUE, "'objects' is -2", rejectedHeartbeat(Json.write(
+                ConsumerHeartbeat.busy("c1", DATASET, "s1", -2, 0, 1, "1", 30_000, 1))));
+        assertReason(RejectReason.INVALID_VALUE, "objectsRead is -2", rejectedHeartbeat(Json.write(
+                ConsumerHeartbeat.busy("c1", DATASET, "s1", 3, -2, 1, "1", 30_000, 1))));
+        assertReason(RejectReason.WRONG_TYPE, "the heartbeat queue takes only type 'heartbeat'",
+                rejectedHeartbeat(Json.write(Fixtures.done("sig-1", DATASET, 10))));
+        assertReason(RejectReason.BAD_JSON, "not JSON", rejectedHeartbeat(bytes("{")));
+        assertReason(RejectReason.WRONG_TYPE, "'heartbeat' is not one of", rejectedControl(Json.write(idle)));
+    }
+
+    private Rejection rejectedHeartbeat(byte[] body) {
+        return assertInstanceOf(Inbound.Rejected.class, validator.heartbeat(body, "b")).rejection();
     }
 }

@@ -98,6 +98,8 @@ class SupervisorConfigTest {
         p.setProperty(SupervisorConfig.CLEANUP_ORPHAN_RETENTION, "48h");
         p.setProperty(SupervisorConfig.CLEANUP_INTERVAL, "10m");
         p.setProperty(SupervisorConfig.EVENTS_QUEUE, "9");
+        p.setProperty(SupervisorConfig.QUEUE_HEARTBEAT, "/queue/h");
+        p.setProperty(SupervisorConfig.CONSUMER_MISSING_HEARTBEATS, "4");
         p.setProperty("supervisor.stomp.tls", "true");
         p.setProperty(SupervisorConfig.STOMP_FRAME_MAX_BYTES, "5000");
         p.setProperty(SupervisorConfig.STOMP_FRAME_MAX_HEADER_BYTES, "3000");
@@ -132,13 +134,15 @@ class SupervisorConfigTest {
         assertEquals(new SupervisorConfig.Cleanup("http://rgw:7480", "eu-1", "AK", "s3-secret", Duration.ofHours(24),
                 Duration.ofHours(48), Duration.ofMinutes(10)), c.cleanup());
         assertEquals(9, c.eventsQueue());
+        assertEquals("/queue/h", c.heartbeatQueue());
+        assertEquals(4, c.missingHeartbeats());
         assertFalse(c.toString().contains("s3cret"), c.toString());
         assertFalse(c.toString().contains("rucio-pw"), c.toString());
         assertFalse(c.toString().contains("s3-secret"), c.toString());
         assertEquals(new TlsSettings("supervisor.", true, null, null), c.tls());
         assertEquals(new StompFrameLimits(5000, 3000), c.frameLimits());
         assertEquals(new StompFrameLimits(5000, 3000), c.stompSettings().frameLimits());
-        assertEquals(50, SupervisorConfig.KEYS.size(), "a key was added: map it in this test and in the docs");
+        assertEquals(52, SupervisorConfig.KEYS.size(), "a key was added: map it in this test and in the docs");
     }
 
     @Test
