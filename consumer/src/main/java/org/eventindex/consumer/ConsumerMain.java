@@ -1,6 +1,7 @@
 package org.eventindex.consumer;
 
 import org.eventindex.cli.CommandLines;
+import org.eventindex.cli.ProjectVersion;
 import org.eventindex.cli.VersionProvider;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -74,6 +75,7 @@ public final class ConsumerMain implements Callable<Integer> {
     }
 
     private static int daemon(Path file, PrintStream err) {
+        LOG.info(ProjectVersion.startLine("consumer"));
         ConsumerConfig config;
         try {
             config = ConsumerConfig.load(file, System.getenv());

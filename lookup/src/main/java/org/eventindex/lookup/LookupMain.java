@@ -2,8 +2,11 @@ package org.eventindex.lookup;
 
 import org.apache.kudu.client.KuduClient;
 import org.eventindex.cli.CommandLines;
+import org.eventindex.cli.ProjectVersion;
 import org.eventindex.cli.VersionProvider;
 import org.eventindex.kudu.KuduTablesConfig;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -59,6 +62,7 @@ import java.util.concurrent.CountDownLatch;
         exitCodeList = {"0:every line parsed and looked up (found or not)",
             "1:a line was malformed or a lookup failed", "2:usage error"})
 public final class LookupMain implements Callable<Integer> {
+    private static final Logger LOG = LoggerFactory.getLogger(LookupMain.class);
     /** Default TTL of the per-run DATASETS cache ({@link DatasetCache}). */
     static final int DEFAULT_DATASET_CACHE_MS = 1000;
     /** Returned by {@code serve}: the JVM is already shutting down, {@code System.exit} would block. */
@@ -230,6 +234,7 @@ public final class LookupMain implements Callable<Integer> {
 
         @Override
         public Integer call() {
+            LOG.info(ProjectVersion.startLine("lookup"));
             ServerLimits limits;
             try {
                 limits = ServerLimits.of(server.maxConcurrent, server.maxBatch);
@@ -301,6 +306,7 @@ public final class LookupMain implements Callable<Integer> {
             Runtime.getRuntime().addShutdownHook(new Thread(stopped::countDown, "lookup-shutdown"));
             out.println("listening on http://" + address.getHostString() + ":" + server.port());
             out.flush();
+            LOG.info("lookup service listening on http://{}:{}", address.getHostString(), server.port());
             stopped.await();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

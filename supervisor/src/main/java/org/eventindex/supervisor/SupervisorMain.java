@@ -17,8 +17,11 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import org.eventindex.cli.CommandLines;
+import org.eventindex.cli.ProjectVersion;
 import org.eventindex.cli.VersionProvider;
 import org.eventindex.message.Queues;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -49,6 +52,7 @@ import picocli.CommandLine.Spec;
         exitCodeList = {"0:done (run: after a clean stop by SIGTERM/SIGINT)", "1:failed (the message says why)",
             "2:bad usage or configuration"})
 public final class SupervisorMain implements Callable<Integer> {
+    private static final Logger LOG = LoggerFactory.getLogger(SupervisorMain.class);
     private final PrintStream out;
     private final PrintStream err;
     private final Map<String, String> env;
@@ -95,6 +99,7 @@ public final class SupervisorMain implements Callable<Integer> {
 
         @Override
         public Integer call() {
+            LOG.info(ProjectVersion.startLine("supervisor"));
             SupervisorConfig loaded;
             try {
                 loaded = SupervisorConfig.load(config, main.env);
