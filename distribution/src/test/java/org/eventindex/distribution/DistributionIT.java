@@ -118,6 +118,11 @@ final class DistributionIT {
 
         // Through a symlink, from another folder: the launcher finds its home all the same.
         Path link = Files.createSymbolicLink(temp.resolve("eventindex"), home.resolve("bin/eventindex"));
+        Command help = run(List.of(link.toString(), "--help"), Map.of(), temp);
+        assertEquals(0, help.exit(), help.output());
+        for (String documented : List.of("JAVA_HOME", "EVENTINDEX_JAVA_OPTS", "EVENTINDEX_LOG_FORMAT", "kudu-loader")) {
+            assertTrue(help.output().contains(documented), "bin/eventindex --help lacks " + documented);
+        }
         Command version = run(List.of(link.toString(), "--version"), Map.of(), temp);
         assertEquals(new Command(0, "eventindex " + VERSION + "\n"), version);
         for (String cmd : List.of("generate", "producer", "supervisor", "consumer", "kudu-loader", "lookup")) {
@@ -142,18 +147,14 @@ final class DistributionIT {
 
         Map<String, String> daemonEnv = new LinkedHashMap<>(env);
         daemonEnv.put("EVENTINDEX_JAVA_OPTS", "-Dei.dist.marker=yes -Xms256m -Xmx768m");
-        Process supervisor = start("supervisor", List.of(bin.toString(), "supervisor", "run", "--config",
-                site.resolve("supervisor.properties").toString()), daemonEnv);
-        int supervisorPort = Integer.parseInt(readProperties(site.resolve("supervisor.properties"))
-                .getProperty(SupervisorConfig.HTTP_PORT));
-        awaitHttp(supervisor, "supervisor", supervisorPort, "/health");
+        Daemon supervisorDaemon = runDaemon(bin, site, "supervisor", SupervisorConfig.HTTP_PORT, daemonEnv);
         Map<String, String> jsonEnv = new LinkedHashMap<>(daemonEnv);
         jsonEnv.put("EVENTINDEX_LOG_FORMAT", "json");
-        Process consumer = start("consumer", List.of(bin.toString(), "consumer", "run", "--config",
-                site.resolve("consumer.properties").toString()), jsonEnv);
-        int consumerPort = Integer.parseInt(readProperties(site.resolve("consumer.properties"))
-                .getProperty(ConsumerConfig.HTTP_PORT));
-        awaitHttp(consumer, "consumer", consumerPort, "/health");
+        Daemon consumerDaemon = runDaemon(bin, site, "consumer", ConsumerConfig.HTTP_PORT, jsonEnv);
+        Process supervisor = supervisorDaemon.process();
+        int supervisorPort = supervisorDaemon.port();
+        Process consumer = consumerDaemon.process();
+        int consumerPort = consumerDaemon.port();
 
         // The daemons run from the unpacked tree only, with the JVM options of conf/jvm and then the environment's.
         for (Process p : List.of(supervisor, consumer)) {
@@ -239,7 +240,11 @@ final class DistributionIT {
 
         List<String> serve = new ArrayList<>(List.of(bin.toString(), "lookup", "serve"));
         serve.addAll(lookupOptions);
-        Process server = start("lookup", serve, daemonEnv);
+        // lookup serve logs to a file (EVENTINDEX_LOG_DIR); its standard output keeps the 'listening on' line only.
+        Path logDir = temp.resolve("var log eventindex");
+        Map<String, String> fileLogEnv = new LinkedHashMap<>(daemonEnv);
+        fileLogEnv.put("EVENTINDEX_LOG_DIR", logDir.toString());
+        Process server = start("lookup", serve, fileLogEnv);
         int lookupPort = Integer.parseInt(optionValue(serve, "--port"));
         awaitHttp(server, "lookup", lookupPort, "/health");
         HttpResponse<String> answer = DaemonProcesses.get(http, lookupPort, "/events/" + run + "/" + event)
@@ -247,7 +252,9 @@ final class DistributionIT {
         assertEquals(200, answer.statusCode(), answer.body());
         assertTrue(answer.body().contains(Long.toString(event)), answer.body());
         checkConfinedTo(home, commandLine(server));
-        checkFirstLogLine(logOf("lookup"), "lookup", server.pid());
+        checkFirstLogLine(logDir.resolve("lookup.log"), "lookup", server.pid());
+        assertTrue(read(logOf("lookup")).startsWith("listening on http://127.0.0.1:" + lookupPort),
+                "lookup serve's standard output: " + read(logOf("lookup")));
         checkBuildInfo("lookup", lookupPort);
 
         // SIGTERM: each daemon stops cleanly (systemd counts 0 and 143 as success: systemd/*.service).
@@ -511,6 +518,19 @@ final class DistributionIT {
     }
 
     private record Command(int exit, String output) {
+    }
+
+    private record Daemon(Process process, int port) {
+    }
+
+    /** {@code <daemon> run --config <site>/<daemon>.properties}, once it answers /health on its configured port. */
+    private Daemon runDaemon(Path bin, Path site, String daemon, String portKey, Map<String, String> env)
+            throws IOException {
+        Path config = site.resolve(daemon + ".properties");
+        Process p = start(daemon, List.of(bin.toString(), daemon, "run", "--config", config.toString()), env);
+        int port = Integer.parseInt(readProperties(config).getProperty(portKey));
+        awaitHttp(p, daemon, port, "/health");
+        return new Daemon(p, port);
     }
 
     private Path logOf(String daemon) {
