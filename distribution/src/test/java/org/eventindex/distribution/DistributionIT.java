@@ -36,20 +36,16 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Enumeration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.jar.JarFile;
-import java.util.jar.Manifest;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
-import java.util.zip.ZipEntry;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -114,7 +110,7 @@ final class DistributionIT {
         assertEquals(0, untar.exit(), untar.output());
         Path home = install.resolve("eventindex-" + VERSION);
         Path lib = home.resolve("lib");
-        checkLib(lib);
+        assertEquals(List.of(), LibContents.problems(lib, VERSION), "lib/ of " + TARBALL);
 
         // Through a symlink, from another folder: the launcher finds its home all the same.
         Path link = Files.createSymbolicLink(temp.resolve("eventindex"), home.resolve("bin/eventindex"));
@@ -421,40 +417,6 @@ final class DistributionIT {
         int i = args.indexOf(option);
         assertTrue(i >= 0 && i + 1 < args.size(), option + " not in " + args);
         return args.get(i + 1);
-    }
-
-    /** lib/: runtime jars only, each with the version in its manifest where it is one of ours. */
-    private static void checkLib(Path lib) throws IOException {
-        List<Path> jars;
-        try (Stream<Path> files = Files.list(lib)) {
-            jars = files.sorted().toList();
-        }
-        assertTrue(jars.size() > 10 && jars.stream().allMatch(j -> j.toString().endsWith(".jar")), "lib/: " + jars);
-        Pattern testArtifact = Pattern.compile("(?i).*(-tests?\\.jar|junit|mockito|minicluster|s3proxy|"
-                + "activemq-broker|kahadb|kudu-test-utils|slf4j-simple|jazzer|duckdb).*");
-        for (Path jar : jars) {
-            String name = jar.getFileName().toString();
-            assertFalse(testArtifact.matcher(name).matches(), "test artifact in lib/: " + name);
-            try (JarFile j = new JarFile(jar.toFile())) {
-                for (Enumeration<? extends ZipEntry> e = j.entries(); e.hasMoreElements(); ) {
-                    String entry = e.nextElement().getName();
-                    assertFalse(entry.startsWith("org/junit/") || entry.contains("MiniDFSCluster")
-                                    || entry.startsWith("org/gaul/s3proxy/")
-                                    || entry.startsWith("org/apache/activemq/broker/BrokerService"),
-                            name + " holds test code: " + entry);
-                }
-                if (name.startsWith("eventindex-")) {
-                    Manifest m = j.getManifest();
-                    assertEquals(VERSION, m.getMainAttributes().getValue("Implementation-Version"),
-                            "Implementation-Version of " + name);
-                    assertTrue(m.getMainAttributes().getValue("Implementation-Title") != null,
-                            "Implementation-Title of " + name);
-                }
-            }
-        }
-        assertTrue(jars.stream().anyMatch(j -> j.getFileName().toString().startsWith("logback-classic-1.5.")),
-                "no logback-classic 1.5 in lib/");
-        assertTrue(Files.isRegularFile(lib.resolve("eventindex-producer.jar")), "no producer jar in lib/");
     }
 
     /** The process' command line: the unpacked tree's java options and lib/ only, nothing of the source or ~/.m2. */
