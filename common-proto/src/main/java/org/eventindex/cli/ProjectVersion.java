@@ -19,6 +19,15 @@ public final class ProjectVersion {
         return VERSION;
     }
 
+    /**
+     * A daemon's first log line, e.g. {@code eventindex-supervisor 0.1.0-SNAPSHOT starting (Java 17.0.13, pid 4242)}:
+     * what an operator reads first in its log to know which build runs, on which JVM, as which process.
+     */
+    public static String startLine(String daemon) {
+        return "eventindex-" + daemon + " " + VERSION + " starting (Java " + Runtime.version() + ", pid "
+                + ProcessHandle.current().pid() + ")";
+    }
+
     private ProjectVersion() {
     }
 

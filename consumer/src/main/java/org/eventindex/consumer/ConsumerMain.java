@@ -2,6 +2,7 @@ package org.eventindex.consumer;
 
 import org.eventindex.cli.CommandLines;
 import org.eventindex.cli.StopSignals;
+import org.eventindex.cli.ProjectVersion;
 import org.eventindex.cli.VersionProvider;
 import org.eventindex.config.ConfigKeysFile;
 import org.eventindex.io.FileReason;
@@ -94,6 +95,7 @@ public final class ConsumerMain implements Callable<Integer> {
     }
 
     private static int daemon(Path file, PrintStream err) {
+        LOG.info(ProjectVersion.startLine("consumer"));
         ConsumerConfig config;
         try {
             config = ConsumerConfig.load(file, System.getenv());

@@ -77,9 +77,22 @@ public final class EmbeddedStack implements AutoCloseable {
 
     /** Starts every component, reporting each step to {@code progress}; on failure stops what was started. */
     public static EmbeddedStack start(Options options, Consumer<String> progress) throws IOException {
+        return start(options, progress, true);
+    }
+
+    /**
+     * Starts the services only (broker, S3 server, HDFS, Kudu) and writes the secrets: no Kudu tables, no supervisor,
+     * no consumer. For daemons run as processes of another installation (the distribution's test).
+     */
+    public static EmbeddedStack startServices(Options options, Consumer<String> progress) throws IOException {
+        return start(options, progress, false);
+    }
+
+    private static EmbeddedStack start(Options options, Consumer<String> progress, boolean daemons)
+            throws IOException {
         EmbeddedStack stack = new EmbeddedStack(options);
         try {
-            stack.startAll(progress);
+            stack.startAll(progress, daemons);
             return stack;
         } catch (IOException | RuntimeException e) {
             stack.close();
@@ -87,7 +100,7 @@ public final class EmbeddedStack implements AutoCloseable {
         }
     }
 
-    private void startAll(Consumer<String> progress) throws IOException {
+    private void startAll(Consumer<String> progress, boolean daemons) throws IOException {
         Path work = options.workDir();
         Files.createDirectories(work);
         writeSecrets();
@@ -101,6 +114,9 @@ public final class EmbeddedStack implements AutoCloseable {
         progress.accept("starting Kudu (master + tablet server binaries)");
         kudu = track(EmbeddedKudu.start(work.resolve("kudu"), 1));
         tablesConfig = new KuduTablesConfig(options.tablePrefix(), options.hashBuckets(), 1);
+        if (!daemons) {
+            return;
+        }
         progress.accept("creating Kudu tables (" + options.hashBuckets() + " hash buckets, epoch " + options.epoch() + ")");
         new KuduTables(kudu.client(), tablesConfig).createOrVerify(options.epoch());
 

@@ -3,10 +3,13 @@ package org.eventindex.lookup;
 import org.apache.kudu.client.KuduClient;
 import org.eventindex.cli.CommandLines;
 import org.eventindex.cli.StopSignals;
+import org.eventindex.cli.ProjectVersion;
 import org.eventindex.cli.VersionProvider;
 import org.eventindex.io.FileReason;
 import org.eventindex.kudu.KuduProbe;
 import org.eventindex.kudu.KuduTablesConfig;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -64,6 +67,7 @@ import java.util.Set;
         exitCodeList = {"0:every line parsed and looked up (found or not)",
             "1:a line was malformed or a lookup failed", "2:usage error"})
 public final class LookupMain implements Callable<Integer> {
+    private static final Logger LOG = LoggerFactory.getLogger(LookupMain.class);
     /** Default TTL of the per-run DATASETS cache ({@link DatasetCache}). */
     static final int DEFAULT_DATASET_CACHE_MS = 1000;
 
@@ -239,6 +243,7 @@ public final class LookupMain implements Callable<Integer> {
 
         @Override
         public Integer call() {
+            LOG.info(ProjectVersion.startLine("lookup"));
             ServerLimits limits;
             try {
                 limits = ServerLimits.of(server.maxConcurrent, server.maxBatch);
@@ -328,6 +333,7 @@ public final class LookupMain implements Callable<Integer> {
                 Duration.ofSeconds(o.readyCheckSeconds))) {
             out.println("listening on http://" + address.getHostString() + ":" + server.port());
             out.flush();
+            LOG.info("lookup service listening on http://{}:{}", address.getHostString(), server.port());
             err.println("lookup serve: " + signals.await() + " received, stopping");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -25,11 +25,14 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import org.eventindex.cli.CommandLines;
 import org.eventindex.cli.StopSignals;
+import org.eventindex.cli.ProjectVersion;
 import org.eventindex.cli.VersionProvider;
 import org.eventindex.kudu.KuduTablesConfig;
 import org.eventindex.message.Queues;
 import org.eventindex.names.DatasetName;
 import org.apache.hadoop.conf.Configuration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -69,6 +72,7 @@ import picocli.CommandLine.Spec;
             "3:refused by the supervisor (UNKNOWN_DATASET, WRONG_STATE, BAD_REQUEST...: the message says why)",
             "4:the supervisor did not answer within --timeout", "5:delete-dataset not confirmed: nothing deleted"})
 public final class SupervisorMain implements Callable<Integer> {
+    private static final Logger LOG = LoggerFactory.getLogger(SupervisorMain.class);
     /** Exit code: the supervisor refused the request. */
     static final int REFUSED = 3;
     /** Exit code: no answer within the timeout. */
@@ -131,6 +135,7 @@ public final class SupervisorMain implements Callable<Integer> {
 
         @Override
         public Integer call() {
+            LOG.info(ProjectVersion.startLine("supervisor"));
             SupervisorConfig loaded;
             try {
                 loaded = SupervisorConfig.load(config, main.env);

@@ -1,0 +1,72 @@
+package org.eventindex.distribution;
+
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The systemd units of the distribution (src/dist/systemd): each has the directives an operator relies on (user,
+ * working folder, restart on failure, a clean SIGTERM stop counted as success, hardening, writable state and log
+ * folders, open-file limit), and, where systemd-analyze is installed, verifies without a warning once its
+ * /opt/eventindex paths point at a stand-in launcher.
+ */
+final class SystemdUnitsTest {
+    private static final Path UNITS = Path.of("src/dist/systemd");
+    private static final Map<String, String> STATE = Map.of(
+            "eventindex-supervisor.service", "/var/lib/eventindex/supervisor",
+            "eventindex-consumer.service", "/var/lib/eventindex/consumer",
+            "eventindex-lookup.service", "/var/lib/eventindex/lookup");
+
+    @TempDir
+    Path temp;
+
+    @Test
+    void everyUnitHasTheRequiredDirectives() throws IOException {
+        for (Map.Entry<String, String> unit : STATE.entrySet()) {
+            List<String> lines = Files.readAllLines(UNITS.resolve(unit.getKey()));
+            for (String directive : List.of("User=eventindex", "WorkingDirectory=" + unit.getValue(),
+                    "Restart=on-failure", "KillSignal=SIGTERM", "SuccessExitStatus=0 143", "NoNewPrivileges=yes",
+                    "ProtectSystem=strict", "ProtectHome=yes", "PrivateTmp=yes",
+                    "ReadWritePaths=" + unit.getValue() + " /var/log/eventindex", "LimitNOFILE=65536",
+                    "Environment=JAVA_HOME=/usr/lib/jvm/java-17-openjdk-amd64", "RestartPreventExitStatus=2")) {
+                assertTrue(lines.contains(directive), unit.getKey() + " lacks " + directive);
+            }
+            assertTrue(lines.stream().anyMatch(l -> l.startsWith("ExecStart=/opt/eventindex/bin/eventindex ")),
+                    unit.getKey() + " does not start bin/eventindex");
+        }
+    }
+
+    @Test
+    void systemdAnalyzeVerifiesEveryUnitWithoutAWarning() throws IOException, InterruptedException {
+        Path analyze = Path.of("/usr/bin/systemd-analyze");
+        // Not every build machine has systemd: then this one is reported skipped, the directives checked above.
+        Assumptions.assumeTrue(Files.isExecutable(analyze), "no " + analyze + " on this machine");
+        Path home = temp.resolve("eventindex");
+        Path launcher = Files.createDirectories(home.resolve("bin")).resolve("eventindex");
+        Files.writeString(launcher, "#!/bin/sh\nexit 0\n");
+        Files.setPosixFilePermissions(launcher, PosixFilePermissions.fromString("rwxr-xr-x"));
+        for (String unit : STATE.keySet()) {
+            Path copy = temp.resolve(unit);
+            Files.writeString(copy, Files.readString(UNITS.resolve(unit)).replace("/opt/eventindex", home.toString()));
+            List<String> cmd = new ArrayList<>(List.of(analyze.toString(), "verify", copy.toString()));
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertTrue(p.waitFor(1, TimeUnit.MINUTES), "systemd-analyze verify " + unit + " did not finish");
+            assertEquals(0, p.exitValue(), "systemd-analyze verify " + unit + ": " + out);
+            assertEquals("", out.strip(), "systemd-analyze verify " + unit + " warns");
+        }
+    }
+}
