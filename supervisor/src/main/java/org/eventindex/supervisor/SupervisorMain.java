@@ -147,10 +147,13 @@ public final class SupervisorMain implements Callable<Integer> {
         }
     }
 
-    /** The broker and login options of the client commands. */
+    /** The broker, TLS and login options of the client commands. */
     static final class BrokerLogin {
-        @Option(names = "--brokers", paramLabel = "H:P[,H:P]", required = true, description = "STOMP brokers")
+        @Option(names = "--brokers", paramLabel = "[stomp+ssl://]H:P[,...]", required = true,
+                description = "STOMP brokers, tried in order (every address of each host name)")
         private String brokers;
+        @Mixin
+        private BrokerTlsOptions tls;
         @Option(names = "--user", paramLabel = "U", description = "STOMP login")
         private String user;
         @Option(names = "--password-file", paramLabel = "F",
@@ -158,13 +161,29 @@ public final class SupervisorMain implements Callable<Integer> {
         private Path passwordFile;
 
         StompSettings settings(Map<String, String> env) throws IOException {
-            List<StompEndpoint> endpoints = StompEndpoint.parseList(brokers);
+            List<StompEndpoint> endpoints = tls.endpoints(brokers);
             String password = env.get(SupervisorConfig.ENV_STOMP_PASSWORD);
             if (passwordFile != null) {
                 password = SecretFile.read(passwordFile, "--password-file");
             }
-            return StompSettings.of(endpoints, user, password);
+            return tls.applyTo(StompSettings.of(endpoints, user, password), brokers, env);
         }
+
+        /** Runs {@code call} with the {@link #settings}; a failed TLS handshake names the trust store used. */
+        <T> T connect(Map<String, String> env, StompCall<T> call) throws IOException {
+            StompSettings settings = settings(env);
+            try {
+                return call.with(settings);
+            } catch (IOException e) {
+                throw tls.explained(e, settings.tls() != null);
+            }
+        }
+    }
+
+    /** Something done on the brokers. */
+    @FunctionalInterface
+    interface StompCall<T> {
+        T with(StompSettings settings) throws IOException;
     }
 
     /** The options of a request to the supervisor: broker, login, control queue and how long to wait. */
@@ -187,7 +206,8 @@ public final class SupervisorMain implements Callable<Integer> {
             if (timeoutSeconds < 1) {
                 throw new IllegalArgumentException("--timeout must be at least 1 second, got " + timeoutSeconds);
             }
-            return OperatorClient.request(login.settings(env), queue(), body, Duration.ofSeconds(timeoutSeconds));
+            Duration timeout = Duration.ofSeconds(timeoutSeconds);
+            return login.connect(env, s -> OperatorClient.request(s, queue(), body, timeout));
         }
     }
 
@@ -450,8 +470,9 @@ public final class SupervisorMain implements Callable<Integer> {
             public Integer call() {
                 SupervisorMain main = parent.main;
                 try {
-                    List<DeadLetters.Letter> letters = DeadLetters.list(options.login.settings(main.env),
-                            options.dlq, options.timeout());
+                    Duration timeout = options.timeout();
+                    List<DeadLetters.Letter> letters = options.login.connect(main.env,
+                            s -> DeadLetters.list(s, options.dlq, timeout));
                     letters.forEach(l -> main.out.println(l.line()));
                     main.out.println(letters.size() + " dead-lettered messages in " + options.dlq);
                     return 0;
@@ -486,8 +507,9 @@ public final class SupervisorMain implements Callable<Integer> {
             public Integer call() {
                 SupervisorMain main = parent.main;
                 try {
-                    DeadLetters.Redriven r = DeadLetters.redrive(options.login.settings(main.env), options.dlq,
-                            which.all ? List.of() : which.ids, options.timeout());
+                    Duration timeout = options.timeout();
+                    DeadLetters.Redriven r = options.login.connect(main.env, s -> DeadLetters.redrive(s, options.dlq,
+                            which.all ? List.of() : which.ids, timeout));
                     r.moved().forEach(l -> main.out.println("re-driven " + l.messageId() + " to "
                             + l.originalDestination()));
                     r.skipped().forEach(l -> main.err.println("left " + l.messageId() + ": the broker did not record"
