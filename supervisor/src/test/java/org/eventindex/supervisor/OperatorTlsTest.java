@@ -186,7 +186,8 @@ class OperatorTlsTest {
         err.reset();
         assertEquals(2, cli("dead-letters", "list", "--brokers", "stomp+ssl://" + broker.stompEndpoints()
                 + ",127.0.0.1:" + closedPort()));
-        assertTrue(err().contains("--brokers mixes stomp+ssl:// and plain entries"), err());
+        assertTrue(err().contains("eventindex supervisor dead-letters list: --brokers mixes stomp+ssl:// and plain"
+                + " entries"), err());
 
         err.reset();
         assertEquals(2, cli("resignal", "--brokers", "stomp://" + broker.stompEndpoints(), "--tls",
