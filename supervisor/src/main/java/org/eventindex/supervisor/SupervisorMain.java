@@ -50,8 +50,10 @@ import picocli.CommandLine.Spec;
  *   supervisor dead-letters list|redrive --brokers ...
  *   supervisor config-keys
  * </pre>
- * The STOMP passcode of the client commands comes from {@code EI_STOMP_PASSWORD} or {@code --password-file}. The
- * commands to the supervisor wait for its answer (request and reply, {@link OperatorClient}).
+ * The STOMP passcode of the client commands comes from {@code EI_STOMP_PASSWORD} or {@code --password-file}; they
+ * reach TLS brokers with {@code --tls} or {@code stomp+ssl://} entries and {@code --trust-store}
+ * ({@link BrokerTlsOptions}). The commands to the supervisor wait for its answer (request and reply,
+ * {@link OperatorClient}).
  * Exit codes: 0 done, 1 failed (the message says why), 2 bad usage, 3 refused by the supervisor, 4 no answer in
  * time, 5 delete not confirmed.
  */
@@ -62,7 +64,8 @@ import picocli.CommandLine.Spec;
             SupervisorMain.Invalidate.class, SupervisorMain.DeleteDataset.class,
             SupervisorMain.DeadLettersCommand.class, SupervisorMain.ConfigKeys.class},
         footer = {"", "The STOMP passcode of the client commands is read from --password-file or the environment"
-                + " variable " + SupervisorConfig.ENV_STOMP_PASSWORD + "."},
+                + " variable " + SupervisorConfig.ENV_STOMP_PASSWORD + ". Brokers that take STOMP over TLS only (the"
+                + " production pair, port 61614): --tls (or stomp+ssl://H:P entries) and --trust-store FILE."},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:done (run: after a clean stop by SIGTERM/SIGINT; a command: the supervisor answered OK)",
             "1:failed (the message says why)", "2:bad usage or configuration",

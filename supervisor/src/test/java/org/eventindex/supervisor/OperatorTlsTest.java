@@ -2,6 +2,7 @@ package org.eventindex.supervisor;
 
 import org.eventindex.config.SecretFile;
 import org.eventindex.config.TlsSettings;
+import org.eventindex.config.TrustStore;
 import org.eventindex.stomp.StompConnection;
 import org.eventindex.stomp.StompEndpoint;
 import org.eventindex.stomp.StompSettings;
@@ -18,12 +19,15 @@ import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -108,7 +112,7 @@ class OperatorTlsTest {
     @Test
     void deadLettersAreListedOverTls() throws IOException {
         StompSettings settings = StompSettings.of(StompEndpoint.parseList(broker.stompEndpoints()), null, null)
-                .withTls(new org.eventindex.config.TrustStore(certs.trustStore(), certs.trustStorePassword())
+                .withTls(new TrustStore(certs.trustStore(), certs.trustStorePassword())
                         .sslContext("test").getSocketFactory());
         try (StompConnection c = StompConnection.connect(settings)) {
             c.send(DEAD_QUEUE, "{\"n\":1}".getBytes(StandardCharsets.UTF_8), Map.of());
@@ -171,7 +175,7 @@ class OperatorTlsTest {
 
         err.reset();
         Path open = SecretFile.write(dir.resolve("open.pw"), certs.trustStorePassword());
-        Files.setPosixFilePermissions(open, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+        Files.setPosixFilePermissions(open, PosixFilePermissions.fromString("rw-r--r--"));
         assertEquals(1, cli("resignal", "--brokers", broker.stompEndpoints(), "--tls", "--trust-store",
                 certs.trustStore().toString(), "--trust-store-password-file", open.toString(), "--dataset", DATASET));
         assertTrue(err().contains("--trust-store-password-file: secret file " + open + " has mode rw-r--r--"), err());
@@ -195,6 +199,22 @@ class OperatorTlsTest {
         assertTrue(err().contains("is plain STOMP but --tls is given"), err());
     }
 
+    /** Every command that talks to the brokers has the same TLS options (from the one mixin). */
+    @Test
+    void everyClientCommandTakesTheTlsOptions() {
+        for (List<String> command : List.of(List.of("register-manifest"), List.of("resignal"), List.of("invalidate"),
+                List.of("delete-dataset"), List.of("dead-letters", "list"), List.of("dead-letters", "redrive"))) {
+            out.reset();
+            List<String> help = new ArrayList<>(command);
+            help.add("--help");
+            assertEquals(0, cli(help.toArray(String[]::new)), command.toString());
+            for (String option : List.of("--brokers=[stomp+ssl://]H:P", "--tls", "--trust-store=FILE",
+                    "--trust-store-password-file=FILE", "--user=U", "--password-file=F")) {
+                assertTrue(out().contains(option), command + " lacks " + option + ":\n" + out());
+            }
+        }
+    }
+
     private int cli(String... args) {
         return cli(Map.of(), args);
     }
@@ -215,7 +235,7 @@ class OperatorTlsTest {
 
     /** A port of 127.0.0.1 nobody listens on: the first, dead broker of a failover list. */
     private static int closedPort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return s.getLocalPort();
         }
     }
