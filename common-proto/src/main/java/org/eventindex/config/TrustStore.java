@@ -34,16 +34,24 @@ public record TrustStore(Path file, String password) {
             throw new IllegalArgumentException(what + ": cannot read trust store " + file + ": "
                     + org.eventindex.io.FileReason.of(e), e);
         }
+        KeyStore store;
+        TrustManagerFactory tmf;
         try {
-            KeyStore store = KeyStore.getInstance(file.toFile(), password == null ? null : password.toCharArray());
-            TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+            store = KeyStore.getInstance(file.toFile(), password == null ? null : password.toCharArray());
+            tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
             tmf.init(store);
-            return tmf.getTrustManagers();
+            if (store.size() > 0) {
+                return tmf.getTrustManagers();
+            }
         } catch (IOException | GeneralSecurityException | IllegalArgumentException e) {
             throw new IllegalArgumentException(what + ": cannot use trust store " + file + ": "
                     + e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage())
                     + " (check the file and its password)", e);
         }
+        // else every handshake fails later with "the trustAnchors parameter must be non-empty"
+        throw new IllegalArgumentException(what + ": trust store " + file + " holds no certificate"
+                + (password == null ? " readable without a password (a PKCS12 store hides its certificates without"
+                + " it): give the trust store's password" : ""));
     }
 
     /** A TLS context trusting only this store's certificates. */

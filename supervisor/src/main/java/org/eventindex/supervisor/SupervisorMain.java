@@ -53,8 +53,10 @@ import picocli.CommandLine.Spec;
  *   supervisor dead-letters list|redrive --brokers ...
  *   supervisor config-keys
  * </pre>
- * The STOMP passcode of the client commands comes from {@code EI_STOMP_PASSWORD} or {@code --password-file}. The
- * commands to the supervisor wait for its answer (request and reply, {@link OperatorClient}).
+ * The STOMP passcode of the client commands comes from {@code EI_STOMP_PASSWORD} or {@code --password-file}; they
+ * reach TLS brokers with {@code --tls} or {@code stomp+ssl://} entries and {@code --trust-store}
+ * ({@link BrokerTlsOptions}). The commands to the supervisor wait for its answer (request and reply,
+ * {@link OperatorClient}).
  * Exit codes: 0 done, 1 failed (the message says why), 2 bad usage, 3 refused by the supervisor, 4 no answer in
  * time, 5 delete not confirmed.
  */
@@ -65,7 +67,8 @@ import picocli.CommandLine.Spec;
             SupervisorMain.Invalidate.class, SupervisorMain.DeleteDataset.class,
             SupervisorMain.DeadLettersCommand.class, SupervisorMain.ConfigKeys.class},
         footer = {"", "The STOMP passcode of the client commands is read from --password-file or the environment"
-                + " variable " + SupervisorConfig.ENV_STOMP_PASSWORD + "."},
+                + " variable " + SupervisorConfig.ENV_STOMP_PASSWORD + ". Brokers that take STOMP over TLS only (the"
+                + " production pair, port 61614): --tls (or stomp+ssl://H:P entries) and --trust-store FILE."},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:done (run: after a clean stop by SIGTERM/SIGINT; a command: the supervisor answered OK)",
             "1:failed (the message says why)", "2:bad usage or configuration",
@@ -152,10 +155,13 @@ public final class SupervisorMain implements Callable<Integer> {
         }
     }
 
-    /** The broker and login options of the client commands. */
+    /** The broker, TLS and login options of the client commands. */
     static final class BrokerLogin {
-        @Option(names = "--brokers", paramLabel = "H:P[,H:P]", required = true, description = "STOMP brokers")
+        @Option(names = "--brokers", paramLabel = "[stomp+ssl://]H:P[,...]", required = true,
+                description = "STOMP brokers, tried in order (every address of each host name)")
         private String brokers;
+        @Mixin
+        private BrokerTlsOptions tls;
         @Option(names = "--user", paramLabel = "U", description = "STOMP login")
         private String user;
         @Option(names = "--password-file", paramLabel = "F",
@@ -163,13 +169,29 @@ public final class SupervisorMain implements Callable<Integer> {
         private Path passwordFile;
 
         StompSettings settings(Map<String, String> env) throws IOException {
-            List<StompEndpoint> endpoints = StompEndpoint.parseList(brokers);
+            List<StompEndpoint> endpoints = tls.endpoints(brokers);
             String password = env.get(SupervisorConfig.ENV_STOMP_PASSWORD);
             if (passwordFile != null) {
                 password = SecretFile.read(passwordFile, "--password-file");
             }
-            return StompSettings.of(endpoints, user, password);
+            return tls.applyTo(StompSettings.of(endpoints, user, password), brokers, env);
         }
+
+        /** Runs {@code call} with the {@link #settings}; a failed TLS handshake names the trust store used. */
+        <T> T connect(Map<String, String> env, StompCall<T> call) throws IOException {
+            StompSettings settings = settings(env);
+            try {
+                return call.with(settings);
+            } catch (IOException e) {
+                throw tls.explained(e, settings.tls() != null);
+            }
+        }
+    }
+
+    /** Something done on the brokers. */
+    @FunctionalInterface
+    interface StompCall<T> {
+        T with(StompSettings settings) throws IOException;
     }
 
     /** The options of a request to the supervisor: broker, login, control queue and how long to wait. */
@@ -192,7 +214,8 @@ public final class SupervisorMain implements Callable<Integer> {
             if (timeoutSeconds < 1) {
                 throw new IllegalArgumentException("--timeout must be at least 1 second, got " + timeoutSeconds);
             }
-            return OperatorClient.request(login.settings(env), queue(), body, Duration.ofSeconds(timeoutSeconds));
+            Duration timeout = Duration.ofSeconds(timeoutSeconds);
+            return login.connect(env, s -> OperatorClient.request(s, queue(), body, timeout));
         }
     }
 
@@ -455,8 +478,9 @@ public final class SupervisorMain implements Callable<Integer> {
             public Integer call() {
                 SupervisorMain main = parent.main;
                 try {
-                    List<DeadLetters.Letter> letters = DeadLetters.list(options.login.settings(main.env),
-                            options.dlq, options.timeout());
+                    Duration timeout = options.timeout();
+                    List<DeadLetters.Letter> letters = options.login.connect(main.env,
+                            s -> DeadLetters.list(s, options.dlq, timeout));
                     letters.forEach(l -> main.out.println(l.line()));
                     main.out.println(letters.size() + " dead-lettered messages in " + options.dlq);
                     return 0;
@@ -491,8 +515,9 @@ public final class SupervisorMain implements Callable<Integer> {
             public Integer call() {
                 SupervisorMain main = parent.main;
                 try {
-                    DeadLetters.Redriven r = DeadLetters.redrive(options.login.settings(main.env), options.dlq,
-                            which.all ? List.of() : which.ids, options.timeout());
+                    Duration timeout = options.timeout();
+                    DeadLetters.Redriven r = options.login.connect(main.env, s -> DeadLetters.redrive(s, options.dlq,
+                            which.all ? List.of() : which.ids, timeout));
                     r.moved().forEach(l -> main.out.println("re-driven " + l.messageId() + " to "
                             + l.originalDestination()));
                     r.skipped().forEach(l -> main.err.println("left " + l.messageId() + ": the broker did not record"
