@@ -1,6 +1,7 @@
 package org.eventindex.consumer;
 
 import org.eventindex.cli.CommandLines;
+import org.eventindex.cluster.ClusterConfigException;
 import org.eventindex.cli.VersionProvider;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -93,6 +94,9 @@ public final class ConsumerMain implements Callable<Integer> {
                 err.println("consumer: exiting with status " + status + ": " + reason);
                 stopped.countDown();
             });
+        } catch (ClusterConfigException e) {
+            err.println("consumer: bad configuration: " + e.getMessage());
+            return 2;
         } catch (Exception e) {
             LOG.error("consumer {} could not start", config.consumerId(), e);
             err.println("consumer: cannot start: " + e.getMessage());

@@ -1,9 +1,9 @@
 package org.eventindex.consumer;
 
-import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.kudu.client.KuduClient;
+import org.eventindex.cluster.ClusterAccess;
 import org.eventindex.kudu.DatasetLoader;
 import org.eventindex.kudu.DatasetSource;
 import org.eventindex.kudu.KuduTables;
@@ -46,14 +46,17 @@ public final class KuduIngest implements DatasetIngest, AutoCloseable {
         this.owned = owned;
     }
 
-    /** Opens a Kudu client to {@link ConsumerConfig#kuduMasters()} and an HDFS client; {@link #close()} closes them. */
-    public static KuduIngest connect(ConsumerConfig config, Configuration hadoopConf, Clock clock) throws IOException {
+    /**
+     * Opens a Kudu client to {@link ConsumerConfig#kuduMasters()} and an HDFS client, both as {@code cluster}'s user;
+     * {@link #close()} closes them.
+     */
+    public static KuduIngest connect(ConsumerConfig config, ClusterAccess cluster, Clock clock) throws IOException {
         KuduTablesConfig tablesConfig = new KuduTablesConfig(config.kuduTablePrefix(), config.kuduBuckets(),
                 config.kuduReplicas());
-        KuduClient client = new KuduClient.KuduClientBuilder(config.kuduMasters()).build();
+        KuduClient client = cluster.kuduClient(config.kuduMasters());
         FileSystem fs;
         try {
-            fs = FileSystem.newInstance(config.hdfsUri(), hadoopConf);
+            fs = cluster.fileSystem(config.hdfsUri());
         } catch (IOException | RuntimeException e) {
             client.close();
             throw new IOException("cannot open HDFS " + config.hdfsUri() + ": " + e.getMessage(), e);

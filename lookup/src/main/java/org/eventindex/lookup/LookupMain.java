@@ -3,6 +3,9 @@ package org.eventindex.lookup;
 import org.apache.kudu.client.KuduClient;
 import org.eventindex.cli.CommandLines;
 import org.eventindex.cli.VersionProvider;
+import org.eventindex.cluster.ClusterAccess;
+import org.eventindex.cluster.ClusterConfigException;
+import org.eventindex.cluster.ClusterOptions;
 import org.eventindex.kudu.KuduTablesConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -114,6 +117,8 @@ public final class LookupMain implements Callable<Integer> {
         @Option(names = "--with-duplicates", description = "also report the later copies of an event"
                 + " (DUPLICATEDEVENTS)")
         boolean withDuplicates;
+        @Mixin
+        ClusterOptions cluster;
 
         /** Opens the lookup; usage errors are thrown as picocli's, for the exit status 2. */
         Opened open(CommandSpec spec) throws IOException {
@@ -129,23 +134,29 @@ public final class LookupMain implements Callable<Integer> {
             } catch (IllegalArgumentException e) {
                 throw new ParameterException(spec.commandLine(), e.getMessage());
             }
-            KuduClient client = new KuduClient.KuduClientBuilder(masters).build();
+            ClusterAccess access = cluster.open();
+            KuduClient client = access.kuduClient(masters);
             try {
-                return new Opened(client, new EventLookup(client, config, threads, withDuplicates,
+                return new Opened(access, client, new EventLookup(client, config, threads, withDuplicates,
                         java.time.Duration.ofMillis(datasetCacheMs)));
             } catch (RuntimeException e) {
                 closeQuietly(client);
+                access.close();
                 throw e;
             }
         }
     }
 
-    /** A lookup and the Kudu client it reads with, closed together. */
-    record Opened(KuduClient client, EventLookup lookup) implements AutoCloseable {
+    /** A lookup, the Kudu client it reads with and the Kerberos login, closed together. */
+    record Opened(ClusterAccess access, KuduClient client, EventLookup lookup) implements AutoCloseable {
         @Override
         public void close() throws IOException {
-            lookup.close();
-            client.close();
+            try {
+                lookup.close();
+                client.close();
+            } finally {
+                access.close();
+            }
         }
     }
 
@@ -248,7 +259,7 @@ public final class LookupMain implements Callable<Integer> {
         if (e instanceof ParameterException p) {
             throw p;
         }
-        if (e instanceof IllegalArgumentException) {
+        if (e instanceof IllegalArgumentException || e instanceof ClusterConfigException) {
             err.println("lookup: " + e.getMessage());
             return 2;
         }

@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import org.eventindex.cluster.ClusterConfigException;
 import org.eventindex.cli.CommandLines;
 import org.eventindex.cli.VersionProvider;
 import org.eventindex.message.Queues;
@@ -105,6 +106,9 @@ public final class SupervisorMain implements Callable<Integer> {
             }
             try {
                 return daemon(loaded);
+            } catch (ClusterConfigException e) {
+                main.err.println("supervisor: bad configuration: " + e.getMessage());
+                return 2;
             } catch (IOException | IllegalArgumentException | IllegalStateException e) {
                 return main.failed("run", e);
             }
