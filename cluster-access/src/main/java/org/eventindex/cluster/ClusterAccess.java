@@ -17,6 +17,7 @@ import java.security.PrivilegedExceptionAction;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.UnaryOperator;
 
 /**
@@ -27,6 +28,7 @@ import java.util.function.UnaryOperator;
  * new client.
  */
 public final class ClusterAccess implements AutoCloseable {
+    private static final Duration RETRY_PAUSE = Duration.ofMillis(200);
     private final ClusterSettings settings;
     private final Configuration conf;
     private final KerberosLogin login;
@@ -151,23 +153,40 @@ public final class ClusterAccess implements AutoCloseable {
     }
 
     /**
-     * A Kudu client of {@code masters} that has answered: asks the masters for the tablet servers, waiting at most
-     * {@code timeout}.
+     * A Kudu client of {@code masters} that has answered, its admin operations' timeout {@code timeout}: asks the
+     * masters for the tablet servers until they answer or {@code timeout} has passed (the Kudu client gives up a call
+     * early when its next retry would not fit).
      *
      * @throws IOException "Kudu masters H:P,... unreachable after N s (reason)" when they do not answer
      */
     public KuduClient connectedKuduClient(String masters, Duration timeout) throws IOException {
-        KuduClient client = kuduClient(masters, b -> b.defaultAdminOperationTimeoutMs(timeout.toMillis()));
         long start = System.nanoTime();
-        try {
-            client.listTabletServers();
-            return client;
-        } catch (KuduException e) {
-            closeQuietly(client);
-            throw ClusterErrors.kudu(masters, Duration.ofNanos(System.nanoTime() - start), e);
-        } catch (RuntimeException e) {
-            closeQuietly(client);
-            throw e;
+        long deadline = start + timeout.toNanos();
+        KuduException last = null;
+        while (true) {
+            long leftMs = (deadline - System.nanoTime()) / 1_000_000;
+            if (leftMs <= 0) {
+                throw last != null ? ClusterErrors.kudu(masters, timeout, last)
+                        : new IOException("Kudu masters " + masters + " unreachable after "
+                        + Math.max(1, timeout.toSeconds()) + " s (no answer)");
+            }
+            // a client per attempt, each with the time left, so that no attempt outlives the deadline
+            KuduClient probe = kuduClient(masters, b -> b.defaultAdminOperationTimeoutMs(leftMs));
+            try {
+                probe.listTabletServers();
+                return probe;
+            } catch (KuduException e) {
+                closeQuietly(probe);
+                if (!ClusterErrors.unreachable(e)) {
+                    throw ClusterErrors.kudu(masters, Duration.ofNanos(System.nanoTime() - start), e);
+                }
+                last = e;
+                // pacing between attempts, the Kudu client has its own backoff within each
+                LockSupport.parkNanos(Math.min(Math.max(0, deadline - System.nanoTime()), RETRY_PAUSE.toNanos()));
+            } catch (RuntimeException e) {
+                closeQuietly(probe);
+                throw e;
+            }
         }
     }
 

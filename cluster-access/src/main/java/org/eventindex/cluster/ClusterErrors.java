@@ -44,7 +44,7 @@ public final class ClusterErrors {
                 .or(() -> find(e, SocketTimeoutException.class));
         if (network.isPresent()) {
             return new IOException("HDFS NameNode " + nameNodes(uri, conf) + " of " + uri + " unreachable: "
-                    + shortReason(network.get()), e);
+                    + shortReason(root(network.get())), e);
         }
         if (e instanceof IOException io) {
             return io;
@@ -87,7 +87,12 @@ public final class ClusterErrors {
     }
 
     private static String kuduReason(KuduException e) {
-        String m = String.valueOf(e.getMessage()).toLowerCase(Locale.ROOT);
+        StringBuilder all = new StringBuilder();
+        int depth = 0;
+        for (Throwable t = e; t != null && depth < 16; t = t.getCause() == t ? null : t.getCause(), depth++) {
+            all.append(t.getMessage()).append('\n');
+        }
+        String m = all.toString().toLowerCase(Locale.ROOT);
         for (String known : List.of("connection refused", "no route to host", "unknown host", "name or service not"
                 + " known", "connection reset", "authentication", "kerberos")) {
             if (m.contains(known)) {
@@ -95,6 +100,14 @@ public final class ClusterErrors {
             }
         }
         return e.getStatus().isTimedOut() ? "no answer" : firstLine(e.getStatus().toString());
+    }
+
+    private static Throwable root(Throwable e) {
+        Throwable t = e;
+        for (int depth = 0; t.getCause() != null && t.getCause() != t && depth < 16; depth++) {
+            t = t.getCause();
+        }
+        return t;
     }
 
     private static String shortReason(Throwable t) {

@@ -122,15 +122,48 @@ public final class KerberosLogin implements AutoCloseable {
         return failures.get();
     }
 
-    /** The root cause's message, which says what the KDC or the keytab reader refused. */
-    private static String reason(Throwable e) {
+    /** The causes' messages, outermost first. */
+    private static List<String> messages(Throwable e) {
         List<String> seen = new ArrayList<>();
-        for (Throwable t = e; t != null && seen.size() < 8; t = t.getCause() == t ? null : t.getCause()) {
+        for (Throwable t = e; t != null && seen.size() < 16; t = t.getCause() == t ? null : t.getCause()) {
             if (t.getMessage() != null && !t.getMessage().isBlank()) {
                 seen.add(t.getMessage());
             }
         }
-        return seen.isEmpty() ? e.toString() : seen.get(seen.size() - 1);
+        return seen;
+    }
+
+    /**
+     * Java's Kerberos messages, which name neither side, with what they mean for an operator: the first cause whose
+     * message is a known one, else the innermost message.
+     */
+    static String reason(Throwable e) {
+        List<String> all = messages(e);
+        for (String m : all) {
+            String meaning = meaning(m.toLowerCase(java.util.Locale.ROOT));
+            if (meaning != null) {
+                return meaning + " (" + m + ")";
+            }
+        }
+        return all.isEmpty() ? e.toString() : all.get(all.size() - 1);
+    }
+
+    private static String meaning(String r) {
+        if (r.contains("unable to obtain password")) {
+            return "the keytab holds no key of this principal (check the principal's spelling and realm with"
+                    + " 'klist -kt KEYTAB')";
+        } else if (r.contains("checksum failed") || r.contains("pre-authentication") || r.contains("integrity check")) {
+            return "the KDC refused the keytab's key: the principal's key changed since the keytab was written"
+                    + " (compare the key version numbers of 'klist -kt KEYTAB' and 'kvno PRINCIPAL')";
+        } else if (r.contains("not found in kerberos database")) {
+            return "the KDC does not know this principal";
+        } else if (r.contains("cannot contact any kdc") || r.contains("connection refused")
+                || r.contains("receive timed out") || r.contains("cannot locate kdc")) {
+            return "no KDC of the realm answered (check krb5.conf: /etc/krb5.conf or -Djava.security.krb5.conf)";
+        } else if (r.contains("clock skew")) {
+            return "this host's clock differs too much from the KDC's";
+        }
+        return null;
     }
 
     /** The logged-in user: {@link UserGroupInformation#doAs} runs code as it. */
