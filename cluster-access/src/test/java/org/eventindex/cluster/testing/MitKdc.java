@@ -83,6 +83,8 @@ public final class MitKdc implements AutoCloseable {
                 " dns_lookup_realm = false",
                 " dns_lookup_kdc = false",
                 " rdns = false",
+                // Kudu's servers accept tickets for kudu/<any name of this host> (clients name it by its IP's name)
+                " ignore_acceptor_hostname = true",
                 " dns_canonicalize_hostname = false",
                 " udp_preference_limit = 1",
                 " ticket_lifetime = " + life + "s",
@@ -129,12 +131,20 @@ public final class MitKdc implements AutoCloseable {
 
     /** Adds {@code principal} (e.g. {@code hdfs/localhost}) with random keys and writes them to a new keytab. */
     public Path keytab(String principal, Path keytab) throws IOException, InterruptedException {
-        kadmin("addprinc -randkey -maxlife " + Math.max(1, ticketLifetime.toSeconds()) + "s " + principal);
+        return keytab(keytab, List.of(principal));
+    }
+
+    /** Adds the principals with random keys and writes all their keys to one new keytab. */
+    public Path keytab(Path keytab, List<String> principals) throws IOException, InterruptedException {
+        Files.createDirectories(keytab.toAbsolutePath().getParent());
         Files.deleteIfExists(keytab);
-        kadmin("ktadd -k " + keytab + " -norandkey " + principal);
+        for (String principal : principals) {
+            kadmin("addprinc -randkey -maxlife " + Math.max(1, ticketLifetime.toSeconds()) + "s " + principal);
+            kadmin("ktadd -k " + keytab + " -norandkey " + principal);
+        }
         if (!Files.isRegularFile(keytab)) {
-            throw new IOException("kadmin.local wrote no keytab " + keytab + " for " + principal + "; see the cmd*.out"
-                    + " files in " + dir);
+            throw new IOException("kadmin.local wrote no keytab " + keytab + " for " + principals + "; see the"
+                    + " cmd*.out files in " + dir);
         }
         return keytab;
     }
