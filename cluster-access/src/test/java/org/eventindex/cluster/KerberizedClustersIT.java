@@ -13,18 +13,13 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import javax.security.auth.Subject;
-import javax.security.auth.login.AppConfigurationEntry;
-import javax.security.auth.login.LoginContext;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.PrivilegedExceptionAction;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -88,26 +83,8 @@ class KerberizedClustersIT {
         }
     }
 
-    /**
-     * A Kudu client of its own login (JAAS, not Hadoop's: this JVM's Hadoop login user is the NameNode's), as the
-     * client principal.
-     */
     private static KuduClient kuduAdmin() throws Exception {
-        Map<String, String> options = Map.of("useKeyTab", "true", "keyTab", clientKeytab.toString(),
-                "principal", MitKdc.inRealm("eventindex/localhost"), "storeKey", "true", "doNotPrompt", "true",
-                "refreshKrb5Config", "true");
-        javax.security.auth.login.Configuration jaas = new javax.security.auth.login.Configuration() {
-            @Override
-            public AppConfigurationEntry[] getAppConfigurationEntry(String name) {
-                return new AppConfigurationEntry[]{new AppConfigurationEntry(
-                        "com.sun.security.auth.module.Krb5LoginModule",
-                        AppConfigurationEntry.LoginModuleControlFlag.REQUIRED, options)};
-            }
-        };
-        LoginContext login = new LoginContext("kudu-admin", new Subject(), null, jaas);
-        login.login();
-        return Subject.doAs(login.getSubject(), (PrivilegedExceptionAction<KuduClient>)
-                () -> new KuduClient.KuduClientBuilder(kudu.masterAddresses()).build());
+        return kudu.clientAs(MitKdc.inRealm("eventindex/localhost"), clientKeytab);
     }
 
     private static Process probe(Path confDir, String principal, Path keytab, int rounds, Path out)

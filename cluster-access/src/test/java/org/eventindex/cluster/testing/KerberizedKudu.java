@@ -1,14 +1,23 @@
 package org.eventindex.cluster.testing;
 
+import org.apache.kudu.client.KuduClient;
 import org.eventindex.testing.Prerequisites;
+
+import javax.security.auth.Subject;
+import javax.security.auth.login.AppConfigurationEntry;
+import javax.security.auth.login.Configuration;
+import javax.security.auth.login.LoginContext;
+import javax.security.auth.login.LoginException;
 
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.PrivilegedAction;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -90,6 +99,27 @@ public final class KerberizedKudu implements AutoCloseable {
     /** The daemons' output, for failure messages. */
     public Path dir() {
         return dir;
+    }
+
+    /**
+     * A Kudu client logged in as {@code principal} from {@code keytab} with a JAAS login of its own (not Hadoop's: a
+     * test JVM's Hadoop login user may be a NameNode's). Its tickets are not renewed: for short checks.
+     */
+    public KuduClient clientAs(String principal, Path keytab) throws LoginException {
+        Map<String, String> options = Map.of("useKeyTab", "true", "keyTab", keytab.toString(),
+                "principal", principal, "storeKey", "true", "doNotPrompt", "true", "refreshKrb5Config", "true");
+        Configuration jaas = new Configuration() {
+            @Override
+            public AppConfigurationEntry[] getAppConfigurationEntry(String name) {
+                return new AppConfigurationEntry[]{new AppConfigurationEntry(
+                        "com.sun.security.auth.module.Krb5LoginModule",
+                        AppConfigurationEntry.LoginModuleControlFlag.REQUIRED, options)};
+            }
+        };
+        LoginContext login = new LoginContext("kudu-test-client", new Subject(), null, jaas);
+        login.login();
+        return Subject.doAs(login.getSubject(), (PrivilegedAction<KuduClient>)
+                () -> new KuduClient.KuduClientBuilder(masterAddresses()).build());
     }
 
     /** The last lines of the daemons' output, for failure messages. */
