@@ -55,6 +55,11 @@ public final class ClusterAccess implements AutoCloseable {
         Objects.requireNonNull(settings, "settings is null");
         Objects.requireNonNull(conf, "conf is null");
         KerberosLogin login = settings.kerberos() ? KerberosLogin.login(settings, conf) : null;
+        if (login == null && "kerberos".equalsIgnoreCase(conf.getTrimmed("hadoop.security.authentication"))) {
+            // a Kerberized site without a principal here: Hadoop takes the user's ticket cache (kinit), as do the
+            // Kudu clients; Hadoop must see the folder's setting, not only the class path's core-site.xml
+            UserGroupInformation.setConfiguration(conf);
+        }
         if (login != null && registry != null) {
             login.register(registry);
         }
