@@ -41,7 +41,8 @@ public final class HadoopConfDir {
             Path file = dir.resolve(name);
             if (!Files.isRegularFile(file)) {
                 throw new ClusterConfigException("Hadoop configuration file " + file + " (folder from " + from
-                        + ") does not exist; a Hadoop client configuration folder holds " + String.join(" and ", FILES));
+                        + ") does not exist; a Hadoop client configuration folder holds "
+                        + String.join(" and ", FILES));
             }
             if (!Files.isReadable(file)) {
                 throw new ClusterConfigException("cannot read Hadoop configuration file " + file + " (folder from "

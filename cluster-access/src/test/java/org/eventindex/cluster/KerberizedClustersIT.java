@@ -7,7 +7,6 @@ import org.eventindex.cluster.testing.ClusterProbeMain;
 import org.eventindex.cluster.testing.KerberizedHdfs;
 import org.eventindex.cluster.testing.KerberizedKudu;
 import org.eventindex.cluster.testing.MitKdc;
-import org.eventindex.testing.Await;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -21,7 +20,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -46,28 +44,12 @@ class KerberizedClustersIT {
 
     @BeforeAll
     static void start() throws Exception {
-        kdc = MitKdc.start(dir.resolve("kdc"), LIFETIME);
-        System.setProperty("java.security.krb5.conf", kdc.krb5Conf().toString());
+        kdc = MitKdc.startForThisJvm(dir.resolve("kdc"), LIFETIME);
         clientKeytab = kdc.keytab("eventindex/localhost", dir.resolve("eventindex.keytab"));
         hdfs = KerberizedHdfs.start(kdc, dir.resolve("hdfs"));
         hdfs.mkdirFor("/eventindex", "eventindex");
         kudu = KerberizedKudu.start(kdc, Files.createDirectories(dir.resolve("kudu")), 10);
-        AtomicReference<Exception> last = new AtomicReference<>();
-        try (KuduClient admin = kuduAdmin()) {
-            Await.until("a Kerberized Kudu tablet server registered", Duration.ofSeconds(60), () -> {
-                if (!kudu.alive()) {
-                    throw new IllegalStateException("a Kudu daemon exited:\n" + kudu.lastOutput());
-                }
-                try {
-                    return admin.listTabletServers().getTabletServersCount() == 1;
-                } catch (Exception e) {
-                    last.set(e);
-                    return false;
-                }
-            });
-        } catch (AssertionError e) {
-            throw new AssertionError(e.getMessage() + "; last error: " + last.get() + "\n" + kudu.lastOutput(), e);
-        }
+        kudu.awaitTabletServer(MitKdc.inRealm("eventindex/localhost"), clientKeytab, Duration.ofSeconds(60));
     }
 
     @AfterAll
@@ -119,9 +101,11 @@ class KerberizedClustersIT {
         assertTrue(tokens >= 3, "the Kudu client authenticated with Kerberos again: " + log);
         for (int round = 0; round < ROUNDS; round++) {
             assertTrue(log.contains("round " + round + " ok"), "round " + round + ": " + log);
-            assertTrue(hdfs.fileSystem().exists(new org.apache.hadoop.fs.Path("/eventindex/probe/round-" + round)), "file of " + round);
+            assertTrue(hdfs.fileSystem().exists(new org.apache.hadoop.fs.Path("/eventindex/probe/round-" + round)),
+                    "file of " + round);
         }
-        assertEquals("eventindex", hdfs.fileSystem().getFileStatus(new org.apache.hadoop.fs.Path("/eventindex/probe/round-0")).getOwner());
+        assertEquals("eventindex", hdfs.fileSystem().getFileStatus(
+                new org.apache.hadoop.fs.Path("/eventindex/probe/round-0")).getOwner());
         try (KuduClient admin = kuduAdmin()) {
             KuduTable table = admin.openTable("probe");
             KuduScanner scanner = admin.newScannerBuilder(table).build();

@@ -37,8 +37,7 @@ class KerberosLoginIT {
 
     @BeforeAll
     static void startKdc() throws Exception {
-        kdc = MitKdc.start(dir.resolve("kdc"), LIFETIME);
-        System.setProperty("java.security.krb5.conf", kdc.krb5Conf().toString());
+        kdc = MitKdc.startForThisJvm(dir.resolve("kdc"), LIFETIME);
         principal = MitKdc.inRealm("eventindex/localhost");
         keytab = kdc.keytab("eventindex/localhost", dir.resolve("eventindex.keytab"));
     }
@@ -58,7 +57,8 @@ class KerberosLoginIT {
     }
 
     private static ClusterSettings settings(String principal, Path keytab) {
-        return ClusterSettings.of(null, principal, keytab.toString(), Map.of(), ClusterSettings.Names.keys("consumer."));
+        return ClusterSettings.of(null, principal, keytab.toString(), Map.of(),
+                ClusterSettings.Names.keys("consumer."));
     }
 
     @Test

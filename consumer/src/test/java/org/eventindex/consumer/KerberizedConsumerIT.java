@@ -79,8 +79,7 @@ class KerberizedConsumerIT {
 
     @BeforeAll
     static void start() throws Exception {
-        kdc = MitKdc.start(tmp.resolve("kdc"), LIFETIME);
-        System.setProperty("java.security.krb5.conf", kdc.krb5Conf().toString());
+        kdc = MitKdc.startForThisJvm(tmp.resolve("kdc"), LIFETIME);
         keytab = kdc.keytab("eventindex/localhost", tmp.resolve("keytabs").resolve("eventindex.keytab"));
         kudu = KerberizedKudu.start(kdc, Files.createDirectories(tmp.resolve("kudu")), 10);
         hdfs = KerberizedHdfs.start(kdc, tmp.resolve("hdfs"));
@@ -89,18 +88,7 @@ class KerberizedConsumerIT {
         broker = EmbeddedBroker.start(tmp.resolve("broker"));
         s3 = EmbeddedS3.start(tmp.resolve("s3"), "krb-access", "krb-secret");
         s3.createBucket(BUCKET);
-        try (KuduClient admin = kudu.clientAs(PRINCIPAL, keytab)) {
-            Await.until("a Kerberized Kudu tablet server registered", Duration.ofSeconds(60), () -> {
-                if (!kudu.alive()) {
-                    throw new IllegalStateException("a Kudu daemon exited:\n" + kudu.lastOutput());
-                }
-                try {
-                    return admin.listTabletServers().getTabletServersCount() == 1;
-                } catch (Exception e) {
-                    return false;
-                }
-            });
-        }
+        kudu.awaitTabletServer(PRINCIPAL, keytab, Duration.ofSeconds(60));
     }
 
     @AfterAll

@@ -221,8 +221,8 @@ public final class SqlMain implements Callable<Integer> {
         List<String> expected = List.of(config.datasetsTable(), config.eventsTable(), config.mcEventsTable(),
                 config.duplicatedEventsTable(), config.eventsOverlapTable(), config.triggerCountTable());
         // no Kerberos here: Spark's Kudu reads (kudu-spark) would need the same login
-        try (KuduClient client = ClusterAccess.open(ClusterSettings.defaults(), null).connectedKuduClient(opts.masters(),
-                Duration.ofMillis(timeoutMs))) {
+        try (KuduClient client = ClusterAccess.open(ClusterSettings.defaults(), null)
+                .connectedKuduClient(opts.masters(), Duration.ofMillis(timeoutMs))) {
             List<String> tables = client.getTablesList().getTablesList();
             List<String> missing = expected.stream().filter(t -> !tables.contains(t)).toList();
             if (missing.size() == expected.size()) {

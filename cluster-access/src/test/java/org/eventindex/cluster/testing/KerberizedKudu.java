@@ -1,6 +1,8 @@
 package org.eventindex.cluster.testing;
 
 import org.apache.kudu.client.KuduClient;
+import org.apache.kudu.client.KuduException;
+import org.eventindex.testing.Await;
 import org.eventindex.testing.Prerequisites;
 
 import javax.security.auth.Subject;
@@ -15,10 +17,12 @@ import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.PrivilegedAction;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A Kudu master and tablet server as processes of the real {@code kudu} binary ({@code .kudu-binary}), with
@@ -122,6 +126,31 @@ public final class KerberizedKudu implements AutoCloseable {
                 () -> new KuduClient.KuduClientBuilder(masterAddresses()).build());
     }
 
+    /**
+     * Waits until the master knows the tablet server, asking as {@code principal} (the servers need a Kerberized
+     * client to answer at all).
+     */
+    public void awaitTabletServer(String principal, Path keytab, Duration timeout) throws LoginException {
+        AtomicReference<Exception> last = new AtomicReference<>();
+        try (KuduClient client = clientAs(principal, keytab)) {
+            Await.until("a Kerberized Kudu tablet server registered", timeout, () -> {
+                if (!alive()) {
+                    throw new IllegalStateException("a Kudu daemon exited:\n" + lastOutput());
+                }
+                try {
+                    return client.listTabletServers().getTabletServersCount() == 1;
+                } catch (Exception e) {
+                    last.set(e);
+                    return false;
+                }
+            });
+        } catch (AssertionError e) {
+            throw new AssertionError(e.getMessage() + "; last error: " + last.get() + "\n" + lastOutput(), e);
+        } catch (KuduException e) {
+            throw new IllegalStateException("closing the Kudu client failed: " + e.getMessage(), e);
+        }
+    }
+
     /** The last lines of the daemons' output, for failure messages. */
     public String lastOutput() {
         StringBuilder b = new StringBuilder();
@@ -148,8 +177,8 @@ public final class KerberizedKudu implements AutoCloseable {
             configured = System.getenv("EI_KUDU_BIN_DIR");
         }
         Path k = configured == null || configured.isBlank() ? null : Path.of(configured).resolve("kudu");
-        Prerequisites.require(k != null && Files.isExecutable(k), "the kudu binary: set -DkuduBinDir=<repo>/.kudu-binary"
-                + "/bin (written by the kudu-tables build)");
+        Prerequisites.require(k != null && Files.isExecutable(k), "the kudu binary: set"
+                + " -DkuduBinDir=<repo>/.kudu-binary/bin (written by the kudu-tables build)");
         return k;
     }
 

@@ -129,6 +129,16 @@ public final class MitKdc implements AutoCloseable {
         }
     }
 
+    /**
+     * {@link #start} for clients in this JVM: also points {@code java.security.krb5.conf} at its krb5.conf, which the
+     * JVM reads at its first Kerberos call (so one KDC per JVM: failsafe's {@code reuseForks=false}).
+     */
+    public static MitKdc startForThisJvm(Path dir, Duration ticketLifetime) throws IOException, InterruptedException {
+        MitKdc kdc = start(dir, ticketLifetime);
+        System.setProperty("java.security.krb5.conf", kdc.krb5Conf().toString());
+        return kdc;
+    }
+
     /** Adds {@code principal} (e.g. {@code hdfs/localhost}) with random keys and writes them to a new keytab. */
     public Path keytab(String principal, Path keytab) throws IOException, InterruptedException {
         return keytab(keytab, List.of(principal));
