@@ -185,7 +185,10 @@ public final class ClusterAccess implements AutoCloseable {
                 if (!ClusterErrors.unreachable(e)) {
                     throw ClusterErrors.kudu(masters, Duration.ofNanos(System.nanoTime() - start), e);
                 }
-                last = e;
+                // a short last attempt may end before any connection was tried: keep the reason an earlier one gave
+                if (last == null || ClusterErrors.saysWhy(e) || !ClusterErrors.saysWhy(last)) {
+                    last = e;
+                }
                 // pacing between attempts, the Kudu client has its own backoff within each
                 LockSupport.parkNanos(Math.min(Math.max(0, deadline - System.nanoTime()), RETRY_PAUSE.toNanos()));
             } catch (RuntimeException e) {

@@ -20,6 +20,7 @@ import java.util.Optional;
  * reason in a few words and where to look, instead of an RPC stack trace.
  */
 public final class ClusterErrors {
+    private static final String NO_ANSWER = "no answer";
     private ClusterErrors() {
     }
 
@@ -86,6 +87,11 @@ public final class ClusterErrors {
         return e.getStatus().isTimedOut() || e.getStatus().isNetworkError() || e.getStatus().isServiceUnavailable();
     }
 
+    /** Whether {@code e} names why the masters did not answer (rather than only that they did not in time). */
+    static boolean saysWhy(KuduException e) {
+        return !kuduReason(e).equals(NO_ANSWER);
+    }
+
     private static String kuduReason(KuduException e) {
         StringBuilder all = new StringBuilder();
         int depth = 0;
@@ -99,7 +105,7 @@ public final class ClusterErrors {
                 return known;
             }
         }
-        return e.getStatus().isTimedOut() ? "no answer" : firstLine(e.getStatus().toString());
+        return e.getStatus().isTimedOut() ? NO_ANSWER : firstLine(e.getStatus().toString());
     }
 
     private static Throwable root(Throwable e) {
