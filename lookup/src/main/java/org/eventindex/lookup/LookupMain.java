@@ -117,6 +117,9 @@ public final class LookupMain implements Callable<Integer> {
         @Option(names = "--with-duplicates", description = "also report the later copies of an event"
                 + " (DUPLICATEDEVENTS)")
         boolean withDuplicates;
+        @Option(names = "--kudu-timeout", paramLabel = "S",
+                description = "seconds to wait for the Kudu masters to answer at start (default: 30)")
+        int kuduTimeoutSeconds = 30;
         @Mixin
         ClusterOptions cluster;
 
@@ -128,6 +131,10 @@ public final class LookupMain implements Callable<Integer> {
             if (datasetCacheMs < 0) {
                 throw new ParameterException(spec.commandLine(), "--dataset-cache-ms must be >= 0: " + datasetCacheMs);
             }
+            if (kuduTimeoutSeconds < 1) {
+                throw new ParameterException(spec.commandLine(), "--kudu-timeout must be at least 1: "
+                        + kuduTimeoutSeconds);
+            }
             KuduTablesConfig config;
             try {
                 config = new KuduTablesConfig(prefix, KuduTablesConfig.DEFAULT_HASH_BUCKETS, 1);
@@ -135,7 +142,14 @@ public final class LookupMain implements Callable<Integer> {
                 throw new ParameterException(spec.commandLine(), e.getMessage());
             }
             ClusterAccess access = cluster.open();
-            KuduClient client = access.kuduClient(masters);
+            KuduClient client;
+            try {
+                // an unreachable cluster is said at start, in one line naming the masters
+                client = access.connectedKuduClient(masters, java.time.Duration.ofSeconds(kuduTimeoutSeconds));
+            } catch (IOException | RuntimeException e) {
+                access.close();
+                throw e;
+            }
             try {
                 return new Opened(access, client, new EventLookup(client, config, threads, withDuplicates,
                         java.time.Duration.ofMillis(datasetCacheMs)));
