@@ -1,5 +1,6 @@
 package org.eventindex.supervisor;
 
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import org.apache.kudu.client.KuduClient;
 import org.apache.kudu.client.KuduException;
 import org.eventindex.cluster.ClusterAccess;
@@ -27,6 +28,11 @@ final class KuduEpochRanges implements EpochRanges {
         this.client = cluster.kuduClient(masters);
         this.tables = new KuduTables(client, new KuduTablesConfig(settings.tablePrefix(), settings.hashBuckets(),
                 settings.replicas()));
+    }
+
+    /** The Kerberos login's metrics (renewal failures, ticket end), when the supervisor logged in. */
+    void registerMetrics(PrometheusRegistry registry) {
+        cluster.register(registry);
     }
 
     @Override
