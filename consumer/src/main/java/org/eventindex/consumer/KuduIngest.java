@@ -3,7 +3,9 @@ package org.eventindex.consumer;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.kudu.client.KuduClient;
+import org.apache.kudu.client.KuduException;
 import org.eventindex.cluster.ClusterAccess;
+import org.eventindex.cluster.ClusterErrors;
 import org.eventindex.kudu.DatasetLoader;
 import org.eventindex.kudu.DatasetSource;
 import org.eventindex.kudu.KuduTables;
@@ -16,6 +18,7 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Objects;
 
 /**
@@ -27,6 +30,7 @@ public final class KuduIngest implements DatasetIngest, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(KuduIngest.class);
 
     private final KuduTables tables;
+    private final KuduClient client;
     private final DatasetLoader loader;
     private final FileSystem fs;
     private final AutoCloseable[] owned;
@@ -40,6 +44,7 @@ public final class KuduIngest implements DatasetIngest, AutoCloseable {
     private KuduIngest(KuduClient client, KuduTablesConfig tablesConfig, FileSystem fs, Clock clock,
                        AutoCloseable[] owned) {
         Objects.requireNonNull(client, "client is null");
+        this.client = client;
         this.tables = new KuduTables(client, Objects.requireNonNull(tablesConfig, "tablesConfig is null"));
         this.loader = new DatasetLoader(client, tables, LoaderSettings.defaults(), clock);
         this.fs = Objects.requireNonNull(fs, "fs is null");
@@ -76,6 +81,8 @@ public final class KuduIngest implements DatasetIngest, AutoCloseable {
                         signal.signalId());
             }
             return new Loaded(r.uniqueEvents(), r.duplicates());
+        } catch (KuduException e) {
+            throw readable(e);
         } catch (IllegalArgumentException | IllegalStateException e) {
             throw new IOException(e.getMessage(), e);
         }
@@ -86,9 +93,20 @@ public final class KuduIngest implements DatasetIngest, AutoCloseable {
         try {
             tablesReady(signal.signal().epoch());
             loader.checkNotSuperseded(signal.name(), signal.signalId(), selectedAt(signal));
+        } catch (KuduException e) {
+            throw readable(e);
         } catch (IllegalArgumentException | IllegalStateException e) {
             throw new IOException(e.getMessage(), e);
         }
+    }
+
+    /** An unreachable Kudu as "Kudu masters H:P,... unreachable after N s (reason)"; other failures unchanged. */
+    private IOException readable(KuduException e) {
+        if (!ClusterErrors.unreachable(e)) {
+            return e;
+        }
+        return ClusterErrors.kudu(client.getMasterAddressesAsString(),
+                Duration.ofMillis(client.getDefaultOperationTimeoutMs()), e);
     }
 
     /** Creates the tables on first use, or verifies and upgrades those of an earlier version; once per consumer. */
