@@ -34,8 +34,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * 60 s), which logs in again once 80% of the lifetime has passed. The new tickets go into the same {@link Subject},
  * which is what the Kudu client, built inside {@link Subject#doAs}, reads on its next connection.
  * <p>
- * Metrics: {@value #LOGIN_FAILURES} counts failed logins and renewals; {@value #TICKET_END} is the end time of the
- * current ticket-granting ticket.
+ * Metrics: {@value #LOGIN_FAILURES} counts failed renewals (a failed first login stops the process instead, exit code
+ * 2); {@value #TICKET_END} is the end time of the current ticket-granting ticket.
  */
 public final class KerberosLogin implements AutoCloseable {
     public static final String LOGIN_FAILURES = "eventindex_kerberos_login_failures_total";

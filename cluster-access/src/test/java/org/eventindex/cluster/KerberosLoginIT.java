@@ -85,6 +85,24 @@ class KerberosLoginIT {
     }
 
     @Test
+    void aFailedRenewalIsCountedAndTheNextOneWorksOnceTheKeytabIsFixed() throws Exception {
+        String rotated = MitKdc.inRealm("rotating/localhost");
+        Path rotatingKeytab = kdc.keytab("rotating/localhost", dir.resolve("rotating.keytab"));
+        PrometheusRegistry registry = new PrometheusRegistry();
+        try (ClusterAccess access = ClusterAccess.open(settings(rotated, rotatingKeytab), renewQuickly(), registry)) {
+            KerberosLogin login = access.login().orElseThrow();
+            Instant firstEnd = login.ticketEnd().orElseThrow();
+            kdc.kadmin("cpw -randkey " + rotated); // the keytab's keys are old now: renewals fail
+            Await.until("a failed renewal counted", LIFETIME.multipliedBy(2),
+                    () -> DaemonMetrics.value(registry, KerberosLogin.LOGIN_FAILURES) >= 1);
+            kdc.kadmin("ktadd -k " + rotatingKeytab + " -norandkey " + rotated); // the operator adds the new keys
+            Await.until("a renewal with the new keys", LIFETIME.multipliedBy(2),
+                    () -> login.ticketEnd().filter(end -> end.isAfter(firstEnd)).isPresent());
+            assertTrue(login.failures() >= 1);
+        }
+    }
+
+    @Test
     void principalNotInTheKeytabIsOneErrorNamingBoth() throws Exception {
         String stranger = MitKdc.inRealm("nobody/localhost");
         ClusterConfigException e = assertThrows(ClusterConfigException.class,
