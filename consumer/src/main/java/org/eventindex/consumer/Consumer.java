@@ -4,6 +4,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileContext;
 import org.apache.hadoop.fs.Path;
 import org.eventindex.cli.ProjectVersion;
+import org.eventindex.cluster.ClusterAccess;
 import org.eventindex.ops.DaemonMetrics;
 import org.eventindex.ops.DependencyChecks;
 import org.eventindex.ops.OpsHttpServer;
@@ -151,20 +152,40 @@ public final class Consumer implements AutoCloseable {
         }
     }
 
-    /** Builds every part from {@code config}; HDFS client settings come from the default Hadoop configuration. */
+    /**
+     * Builds every part from {@code config}: the Hadoop configuration from its folder, the Kerberos login when a
+     * principal is configured (its metrics in the consumer's registry), then the clients as the logged-in user.
+     *
+     * @throws org.eventindex.cluster.ClusterConfigException for a missing configuration folder or a refused login
+     */
     public static Consumer create(ConsumerConfig config, Clock clock) throws IOException {
-        Configuration conf = new Configuration();
-        conf.set("fs.defaultFS", config.hdfsUri().toString());
-        return new Consumer(config, conf, clock);
+        ClusterAccess cluster = ClusterAccess.open(config.cluster(), null);
+        try {
+            Consumer c = new Consumer(config, cluster, clock);
+            c.owned.add(cluster);
+            cluster.register(c.metrics.registry());
+            return c;
+        } catch (IOException | RuntimeException e) {
+            cluster.close();
+            throw e;
+        }
     }
 
     /**
      * Builds the S3 client, the Kudu client and the report sender from {@code config}, and the HDFS client from
-     * {@code hadoopConf} (e.g. a MiniDFSCluster's) at {@link ConsumerConfig#hdfsUri()}. The consumer owns and closes
-     * them.
+     * {@code hadoopConf} (e.g. a MiniDFSCluster's) at {@link ConsumerConfig#hdfsUri()}, without Kerberos. The consumer
+     * owns and closes them.
      */
     public Consumer(ConsumerConfig config, Configuration hadoopConf, Clock clock) throws IOException {
-        this(config, clock, new ArrayList<>(), hadoopConf);
+        this(config, ClusterAccess.unsecured(Objects.requireNonNull(hadoopConf, "hadoopConf is null")), clock);
+    }
+
+    /**
+     * Builds the clients as {@code cluster}'s user, with its Hadoop configuration; the consumer owns and closes the
+     * clients, the caller {@code cluster}.
+     */
+    public Consumer(ConsumerConfig config, ClusterAccess cluster, Clock clock) throws IOException {
+        this(config, clock, new ArrayList<>(), Objects.requireNonNull(cluster, "cluster is null"));
     }
 
     /** Uses collaborators built by the caller; {@link #stop()} leaves them open. */
@@ -172,10 +193,9 @@ public final class Consumer implements AutoCloseable {
         this(config, services, clock, List.of());
     }
 
-    private Consumer(ConsumerConfig config, Clock clock, List<AutoCloseable> owned, Configuration hadoopConf)
+    private Consumer(ConsumerConfig config, Clock clock, List<AutoCloseable> owned, ClusterAccess cluster)
             throws IOException {
-        this(config, ownedServices(config, clock, owned, Objects.requireNonNull(hadoopConf, "hadoopConf is null")),
-                clock, owned);
+        this(config, ownedServices(config, clock, owned, cluster), clock, owned);
     }
 
     private Consumer(ConsumerConfig config, Services services, Clock clock, List<AutoCloseable> owned) {
@@ -223,14 +243,16 @@ public final class Consumer implements AutoCloseable {
     }
 
     private static Services ownedServices(ConsumerConfig config, Clock clock, List<AutoCloseable> owned,
-                                          Configuration hadoopConf) throws IOException {
+                                          ClusterAccess cluster) throws IOException {
         boolean ok = false;
         try {
             S3ObjectFetcher fetcher = S3ObjectFetcher.connect(config.s3Endpoint(), config.s3AccessKey(),
                     config.s3SecretKey(), config.fetchThreads(), config.tls().s3TrustManagers());
             owned.add(fetcher);
-            FileContext fc = FileContext.getFileContext(config.hdfsUri(), hdfsClientConf(hadoopConf));
-            KuduIngest ingest = KuduIngest.connect(config, hadoopConf, clock);
+            Configuration hadoopConf = cluster.configuration();
+            hadoopConf.set("fs.defaultFS", config.hdfsUri().toString());
+            FileContext fc = cluster.fileContext(config.hdfsUri(), hdfsClientConf(hadoopConf));
+            KuduIngest ingest = KuduIngest.connect(config, cluster, clock);
             owned.add(ingest);
             StompSender sender = new StompSender(stompSettings(config));
             owned.add(sender);

@@ -1,5 +1,6 @@
 package org.eventindex.consumer;
 
+import org.eventindex.cluster.ClusterSettings;
 import org.eventindex.config.ConfigKey;
 import org.eventindex.config.ConfigReader;
 import org.eventindex.config.StompFrameLimitKeys;
@@ -45,6 +46,7 @@ import static org.eventindex.config.ConfigChecks.requireText;
  * @param limits            bounds on what one signal may make the consumer read
  * @param tls               STOMP over TLS and the trust stores for the brokers and an https S3 endpoint
  * @param frameLimits       largest STOMP frame accepted from the broker; a bigger signal is reported FAILED
+ * @param cluster           the Hadoop configuration folder and the Kerberos login for HDFS and Kudu
  */
 public record ConsumerConfig(
         String consumerId,
@@ -76,7 +78,8 @@ public record ConsumerConfig(
         Duration heartbeatInterval,
         Limits limits,
         TlsSettings tls,
-        StompFrameLimits frameLimits) {
+        StompFrameLimits frameLimits,
+        ClusterSettings cluster) {
 
     /**
      * Bounds against hostile or broken input, each refused with a reason naming the key.
@@ -241,8 +244,8 @@ public record ConsumerConfig(
             new ConfigKey(FILE_MAX_EVENTS, "100000000", null, "Most events of one input file (GUID) in an object."),
             new ConfigKey(DATASET_MAX_EVENTS, "2000000000", null,
                     "Most events a signal may announce for one dataset; a larger signal is refused unread.")),
-            Stream.concat(TlsSettings.keys("consumer.").stream(),
-                    StompFrameLimitKeys.keys("consumer.").stream())).toList();
+            Stream.of(ClusterSettings.configKeys("consumer.", true), TlsSettings.keys("consumer."),
+                    StompFrameLimitKeys.keys("consumer.")).flatMap(List::stream)).toList();
 
     public ConsumerConfig {
         requireText(consumerId, ID);
@@ -295,6 +298,7 @@ public record ConsumerConfig(
         Objects.requireNonNull(limits, "limits is null");
         Objects.requireNonNull(tls, "tls is null");
         Objects.requireNonNull(frameLimits, "frameLimits is null");
+        Objects.requireNonNull(cluster, "cluster is null");
     }
 
     private static void requireInterval(Duration d, String key) {
@@ -363,7 +367,13 @@ public record ConsumerConfig(
                         r.integer(OBJECT_MAX_INFLATION_RATIO), r.integer(SPB_MESSAGE_MAX_BYTES), r.longValue(FILE_MAX_EVENTS),
                         r.longValue(DATASET_MAX_EVENTS)),
                 TlsSettings.read(r, "consumer."),
-                StompFrameLimitKeys.read(r, "consumer."));
+                StompFrameLimitKeys.read(r, "consumer."),
+                cluster(r, env));
+    }
+
+    private static ClusterSettings cluster(ConfigReader r, Map<String, String> env) {
+        ClusterSettings.Names n = ClusterSettings.Names.keys("consumer.");
+        return ClusterSettings.of(r.text(n.hadoopConfDir()), r.text(n.principal()), r.text(n.keytab()), env, n);
     }
 
     @Override
@@ -381,7 +391,7 @@ public record ConsumerConfig(
                 + ", encodingThreads=" + encodingThreads + ", http=" + httpHost + ":" + httpPort
                 + ", readyCheckInterval=" + readyCheckInterval + ", heartbeatInterval=" + heartbeatInterval
                 + ", limits=" + limits + ", tls=" + tls
-                + ", frameLimits=" + frameLimits + "]";
+                + ", frameLimits=" + frameLimits + ", cluster=" + cluster + "]";
     }
 
     private static String defaultId() {

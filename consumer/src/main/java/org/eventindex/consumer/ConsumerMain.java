@@ -3,6 +3,7 @@ package org.eventindex.consumer;
 import org.eventindex.cli.CommandLines;
 import org.eventindex.cli.StopSignals;
 import org.eventindex.cli.ProjectVersion;
+import org.eventindex.cluster.ClusterConfigException;
 import org.eventindex.cli.VersionProvider;
 import org.eventindex.config.ConfigKeysFile;
 import org.eventindex.io.FileReason;
@@ -118,6 +119,9 @@ public final class ConsumerMain implements Callable<Integer> {
                 err.println("consumer: exiting with status " + status + ": " + reason);
                 stopped.countDown();
             });
+        } catch (ClusterConfigException e) {
+            err.println("consumer: bad configuration: " + e.getMessage());
+            return 2;
         } catch (Exception e) {
             LOG.error("consumer {} could not start", config.consumerId(), e);
             err.println("consumer: cannot start: "

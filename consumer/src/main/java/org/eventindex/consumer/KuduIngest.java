@@ -1,9 +1,11 @@
 package org.eventindex.consumer;
 
-import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.kudu.client.KuduClient;
+import org.apache.kudu.client.KuduException;
+import org.eventindex.cluster.ClusterAccess;
+import org.eventindex.cluster.ClusterErrors;
 import org.eventindex.kudu.DatasetLoader;
 import org.eventindex.kudu.DatasetSource;
 import org.eventindex.kudu.KuduProbe;
@@ -17,6 +19,7 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 
@@ -49,14 +52,17 @@ public final class KuduIngest implements DatasetIngest, AutoCloseable {
         this.owned = owned;
     }
 
-    /** Opens a Kudu client to {@link ConsumerConfig#kuduMasters()} and an HDFS client; {@link #close()} closes them. */
-    public static KuduIngest connect(ConsumerConfig config, Configuration hadoopConf, Clock clock) throws IOException {
+    /**
+     * Opens a Kudu client to {@link ConsumerConfig#kuduMasters()} and an HDFS client, both as {@code cluster}'s user;
+     * {@link #close()} closes them.
+     */
+    public static KuduIngest connect(ConsumerConfig config, ClusterAccess cluster, Clock clock) throws IOException {
         KuduTablesConfig tablesConfig = new KuduTablesConfig(config.kuduTablePrefix(), config.kuduBuckets(),
                 config.kuduReplicas());
-        KuduClient client = new KuduClient.KuduClientBuilder(config.kuduMasters()).build();
+        KuduClient client = cluster.kuduClient(config.kuduMasters());
         FileSystem fs;
         try {
-            fs = FileSystem.newInstance(config.hdfsUri(), hadoopConf);
+            fs = cluster.fileSystem(config.hdfsUri());
         } catch (IOException | RuntimeException e) {
             client.close();
             throw new IOException("cannot open HDFS " + config.hdfsUri() + ": " + e.getMessage(), e);
@@ -76,6 +82,8 @@ public final class KuduIngest implements DatasetIngest, AutoCloseable {
                         signal.signalId());
             }
             return new Loaded(r.uniqueEvents(), r.duplicates());
+        } catch (KuduException e) {
+            throw readable(e);
         } catch (IllegalArgumentException | IllegalStateException e) {
             throw new IOException(e.getMessage(), e);
         }
@@ -86,6 +94,8 @@ public final class KuduIngest implements DatasetIngest, AutoCloseable {
         try {
             tablesReady(signal.signal().epoch());
             loader.checkNotSuperseded(signal.name(), signal.signalId(), selectedAt(signal));
+        } catch (KuduException e) {
+            throw readable(e);
         } catch (IllegalArgumentException | IllegalStateException e) {
             throw new IOException(e.getMessage(), e);
         }
@@ -95,6 +105,15 @@ public final class KuduIngest implements DatasetIngest, AutoCloseable {
     @Override
     public void probe() throws IOException {
         KuduProbe.check(client, List.of());
+    }
+
+    /** An unreachable Kudu as "Kudu masters H:P,... unreachable after N s (reason)"; other failures unchanged. */
+    private IOException readable(KuduException e) {
+        if (!ClusterErrors.unreachable(e)) {
+            return e;
+        }
+        return ClusterErrors.kudu(client.getMasterAddressesAsString(),
+                Duration.ofMillis(client.getDefaultOperationTimeoutMs()), e);
     }
 
     /** Creates the tables on first use, or verifies and upgrades those of an earlier version; once per consumer. */

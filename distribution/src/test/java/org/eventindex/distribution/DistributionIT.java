@@ -32,6 +32,7 @@ import java.io.UncheckedIOException;
 import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -70,6 +71,7 @@ final class DistributionIT {
     private static final String DATASET = "data16_13TeV.00311321.physics_Main.merge.AOD.f758_m1616";
     private static final Duration STEP = Duration.ofMinutes(3);
     /** The Kerberos and Hadoop configuration keys and options of the examples (issue 21, item 2). */
+    private static final String NAMESERVICE = "eventindex-ns";
     private static final Set<String> CLUSTER_ACCESS_KEYS = Set.of("supervisor.kerberos.principal",
             "supervisor.kerberos.keytab", "consumer.kerberos.principal", "consumer.kerberos.keytab",
             "consumer.hadoop.conf.dir");
@@ -311,7 +313,7 @@ final class DistributionIT {
         c.put(ConsumerConfig.S3_BUCKET, stack.options().bucket());
         c.put(ConsumerConfig.S3_ACCESS_KEY, EmbeddedStack.S3_ACCESS_KEY);
         c.put(ConsumerConfig.S3_SECRET_KEY_FILE, stack.s3SecretKeyFile().toString());
-        c.put(ConsumerConfig.HDFS_URI, stack.hdfs().uri().toString());
+        assertEquals("hdfs://" + NAMESERVICE, c.get(ConsumerConfig.HDFS_URI), "the example's nameservice");
         c.replace("consumer.hadoop.conf.dir", hadoopConf.toString());
         c.put(ConsumerConfig.HDFS_ROOT, stack.hdfsRoot());
         c.put(ConsumerConfig.KUDU_MASTERS, stack.kuduMasters());
@@ -342,13 +344,34 @@ final class DistributionIT {
         return kept;
     }
 
-    /** A Hadoop configuration folder naming the embedded HDFS, as the site's /etc/hadoop/conf names its own. */
+    /**
+     * A Hadoop configuration folder as a site's /etc/hadoop/conf: the HA nameservice of the conf/ examples
+     * ({@value #NAMESERVICE}), whose first NameNode is the embedded one and whose second is down (nothing listens on
+     * its port), so that the daemons reach HDFS only through the folder.
+     */
     private Path hadoopConfiguration() throws IOException {
-        Path dir = Files.createDirectories(temp.resolve("hadoop conf"));
+        Path dir = temp.resolve("hadoop conf");
+        if (Files.isDirectory(dir)) {
+            return dir;
+        }
+        Files.createDirectories(dir);
+        URI nn = stack.hdfs().uri();
         Files.writeString(dir.resolve("core-site.xml"), "<?xml version=\"1.0\"?>\n<configuration>\n"
-                + "  <property><name>fs.defaultFS</name><value>" + stack.hdfs().uri() + "</value></property>\n"
+                + property("fs.defaultFS", "hdfs://" + NAMESERVICE) + "</configuration>\n");
+        Files.writeString(dir.resolve("hdfs-site.xml"), "<?xml version=\"1.0\"?>\n<configuration>\n"
+                + property("dfs.nameservices", NAMESERVICE)
+                + property("dfs.ha.namenodes." + NAMESERVICE, "nn1,nn2")
+                + property("dfs.namenode.rpc-address." + NAMESERVICE + ".nn1", nn.getHost() + ":" + nn.getPort())
+                + property("dfs.namenode.rpc-address." + NAMESERVICE + ".nn2",
+                        "127.0.0.1:" + DaemonProcesses.freePort())
+                + property("dfs.client.failover.proxy.provider." + NAMESERVICE,
+                        "org.apache.hadoop.hdfs.server.namenode.ha.ConfiguredFailoverProxyProvider")
                 + "</configuration>\n");
         return dir;
+    }
+
+    private static String property(String name, String value) {
+        return "  <property><name>" + name + "</name><value>" + value + "</value></property>\n";
     }
 
     /**

@@ -1,12 +1,14 @@
 package org.eventindex.kudu;
 
-import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.kudu.client.KuduClient;
 import org.eventindex.cli.CommandLines;
 import org.eventindex.cli.VersionProvider;
 import org.eventindex.io.FileReason;
+import org.eventindex.cluster.ClusterAccess;
+import org.eventindex.cluster.ClusterConfigException;
+import org.eventindex.cluster.ClusterOptions;
 import org.eventindex.names.DatasetName;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.HelpCommand;
@@ -23,6 +25,7 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.concurrent.Callable;
 
 /**
@@ -76,6 +79,11 @@ public final class KuduLoaderMain implements Callable<Integer> {
         @Option(names = "--prefix", paramLabel = "P", description = "table name prefix, e.g. 'test_' -> test_EVENTS"
                 + " (default: none)")
         String prefix = "";
+        @Option(names = "--kudu-timeout", paramLabel = "S",
+                description = "seconds to wait for the Kudu masters to answer (default: 30)")
+        int kuduTimeoutSeconds = 30;
+        @Mixin
+        ClusterOptions cluster;
     }
 
     /** The layout of new tables and ranges. */
@@ -97,11 +105,24 @@ public final class KuduLoaderMain implements Callable<Integer> {
         @Mixin
         Tables tables;
 
+        /** The configuration folder and the Kerberos login of this run. */
+        ClusterAccess access;
+
         abstract void run() throws IOException;
 
         @Override
         public final Integer call() {
+            if (tables.kuduTimeoutSeconds < 1) {
+                throw new ParameterException(spec.commandLine(), "--kudu-timeout must be at least 1: "
+                        + tables.kuduTimeoutSeconds);
+            }
             try {
+                access = tables.cluster.open();
+            } catch (ClusterConfigException e) {
+                main.err.println("kudu-loader: " + e.getMessage());
+                return CommandLines.USAGE_ERROR;
+            }
+            try (ClusterAccess ignored = access) {
                 run();
                 return 0;
             } catch (IOException | RuntimeException e) {
@@ -122,8 +143,9 @@ public final class KuduLoaderMain implements Callable<Integer> {
             }
         }
 
-        KuduClient client() {
-            return new KuduClient.KuduClientBuilder(tables.masters).build();
+        /** A Kudu client whose masters answered, as the Kerberos principal when one is given. */
+        KuduClient client() throws IOException {
+            return access.connectedKuduClient(tables.masters, Duration.ofSeconds(tables.kuduTimeoutSeconds));
         }
 
         /** A dataset name, checked against the naming rules before it can become a Kudu key. */
@@ -195,7 +217,21 @@ public final class KuduLoaderMain implements Callable<Integer> {
             } catch (IllegalArgumentException e) {
                 throw new ParameterException(spec.commandLine(), e.getMessage());
             }
-            load(this, config, name, settings, client(), main.out, main.err);
+            if (hdfs == null) {
+                // a local file is checked before Kudu is asked anything: a typo is said at once, with its reason
+                Path local = Path.of(file);
+                if (Files.isDirectory(local)) {
+                    throw new IOException("cannot read dataset file " + local + ": Is a directory");
+                }
+                if (!Files.isRegularFile(local) || !Files.isReadable(local)) {
+                    try (var ignored = Files.newInputStream(local)) {
+                        // readable after all (e.g. a named pipe): the load reads it
+                    } catch (IOException e) {
+                        throw new IOException("cannot read dataset file " + local + ": " + FileReason.of(e), e);
+                    }
+                }
+            }
+            load(this, access, config, name, settings, client(), main.out, main.err);
         }
     }
 
@@ -233,8 +269,9 @@ public final class KuduLoaderMain implements Callable<Integer> {
         }
     }
 
-    private static void load(Load o, KuduTablesConfig config, DatasetName dataset, LoaderSettings settings,
-                             KuduClient kudu, PrintStream out, PrintStream err) throws IOException {
+    private static void load(Load o, ClusterAccess access, KuduTablesConfig config, DatasetName dataset,
+                             LoaderSettings settings, KuduClient kudu, PrintStream out, PrintStream err)
+            throws IOException {
         int dspid = o.dspid;
         int epoch = o.epoch;
         String file = o.file;
@@ -243,9 +280,11 @@ public final class KuduLoaderMain implements Callable<Integer> {
             DatasetSource source;
             String defaultLoadId;
             if (o.hdfs != null) {
-                fs = FileSystem.newInstance(o.hdfs, new Configuration());
+                FileSystem hdfs = access.fileSystem(o.hdfs);
+                fs = hdfs;
                 source = DatasetSource.hadoop(fs, new org.apache.hadoop.fs.Path(file));
-                FileStatus status = fs.getFileStatus(new org.apache.hadoop.fs.Path(file));
+                FileStatus status = access.hdfsCall(o.hdfs,
+                        () -> hdfs.getFileStatus(new org.apache.hadoop.fs.Path(file)));
                 defaultLoadId = source.location() + "@" + status.getLen() + "@" + status.getModificationTime();
             } else {
                 Path local = Path.of(file);

@@ -38,7 +38,8 @@ class KuduLoaderMainTest {
             help.append(out.toString(StandardCharsets.UTF_8));
         }
         for (String option : new String[]{"--masters", "--prefix", "--buckets", "--replicas", "--epoch", "--file",
-                "--hdfs", "--dataset", "--dspid", "--load-id", "--buffer", "--help", "--version"}) {
+                "--hdfs", "--dataset", "--dspid", "--load-id", "--buffer", "--help", "--version", "--kudu-timeout",
+                "--hadoop-conf-dir", "--kerberos-principal", "--kerberos-keytab"}) {
             assertTrue(help.toString().contains(option), option);
         }
     }
@@ -119,4 +120,34 @@ class KuduLoaderMainTest {
                 + ": no such file or directory"), err());
     }
 
+    private static int closedPort() throws java.io.IOException {
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+
+    @Test
+    void unreachableKuduMastersAreNamedWithTheWaitAndNoTrace() throws Exception {
+        String masters = "127.0.0.1:" + closedPort();
+        assertEquals(1, run("create-tables", "--masters", masters, "--kudu-timeout", "2", "--replicas", "1"));
+        assertEquals("kudu-loader: create-tables failed: Kudu masters " + masters + " unreachable after 2 s"
+                + " (connection refused)", err().strip());
+    }
+
+    @Test
+    void aMissingConfigurationFolderOrKeytabIsAConfigurationError(@org.junit.jupiter.api.io.TempDir
+                                                                  java.nio.file.Path dir) {
+        java.nio.file.Path folder = dir.resolve("no-conf");
+        assertEquals(2, run("delete", "--masters", "127.0.0.1:1", "--dataset", "data17_13TeV.00327636.physics_Main"
+                + ".merge.AOD.f838_m1824_tid12345678_00", "--hadoop-conf-dir", folder.toString()));
+        assertEquals("kudu-loader: Hadoop configuration folder " + folder + " from --hadoop-conf-dir (else"
+                + " HADOOP_CONF_DIR) does not exist", err().strip());
+        err.reset();
+        java.nio.file.Path keytab = dir.resolve("ei.keytab");
+        assertEquals(2, run("delete", "--masters", "127.0.0.1:1", "--dataset", "data17_13TeV.00327636.physics_Main"
+                + ".merge.AOD.f838_m1824_tid12345678_00", "--kerberos-principal", "ei@EXAMPLE.ORG",
+                "--kerberos-keytab", keytab.toString()));
+        assertEquals("kudu-loader: Kerberos login of principal ei@EXAMPLE.ORG (--kerberos-principal) with keytab "
+                + keytab + " (--kerberos-keytab) failed: the keytab does not exist", err().strip());
+    }
 }

@@ -7,6 +7,9 @@ import org.eventindex.cli.ProjectVersion;
 import org.eventindex.cli.VersionProvider;
 import org.eventindex.io.FileReason;
 import org.eventindex.kudu.KuduProbe;
+import org.eventindex.cluster.ClusterAccess;
+import org.eventindex.cluster.ClusterConfigException;
+import org.eventindex.cluster.ClusterOptions;
 import org.eventindex.kudu.KuduTablesConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -118,6 +121,11 @@ public final class LookupMain implements Callable<Integer> {
         @Option(names = "--with-duplicates", description = "also report the later copies of an event"
                 + " (DUPLICATEDEVENTS)")
         boolean withDuplicates;
+        @Option(names = "--kudu-timeout", paramLabel = "S",
+                description = "seconds to wait for the Kudu masters to answer at start (default: 30)")
+        int kuduTimeoutSeconds = 30;
+        @Mixin
+        ClusterOptions cluster;
 
         /** The options' values, as usage errors (picocli's, for the exit status 2). */
         void check(CommandSpec spec) {
@@ -126,6 +134,10 @@ public final class LookupMain implements Callable<Integer> {
             }
             if (datasetCacheMs < 0) {
                 throw new ParameterException(spec.commandLine(), "--dataset-cache-ms must be >= 0: " + datasetCacheMs);
+            }
+            if (kuduTimeoutSeconds < 1) {
+                throw new ParameterException(spec.commandLine(), "--kudu-timeout must be at least 1: "
+                        + kuduTimeoutSeconds);
             }
         }
 
@@ -138,23 +150,36 @@ public final class LookupMain implements Callable<Integer> {
             } catch (IllegalArgumentException e) {
                 throw new ParameterException(spec.commandLine(), e.getMessage());
             }
-            KuduClient client = new KuduClient.KuduClientBuilder(masters).build();
+            ClusterAccess access = cluster.open();
+            KuduClient client;
             try {
-                return new Opened(client, new EventLookup(client, config, threads, withDuplicates,
+                // an unreachable cluster is said at start, in one line naming the masters
+                client = access.connectedKuduClient(masters, java.time.Duration.ofSeconds(kuduTimeoutSeconds));
+            } catch (IOException | RuntimeException e) {
+                access.close();
+                throw e;
+            }
+            try {
+                return new Opened(access, client, new EventLookup(client, config, threads, withDuplicates,
                         java.time.Duration.ofMillis(datasetCacheMs)));
             } catch (RuntimeException e) {
                 closeQuietly(client);
+                access.close();
                 throw e;
             }
         }
     }
 
-    /** A lookup and the Kudu client it reads with, closed together. */
-    record Opened(KuduClient client, EventLookup lookup) implements AutoCloseable {
+    /** A lookup, the Kudu client it reads with and the Kerberos login, closed together. */
+    record Opened(ClusterAccess access, KuduClient client, EventLookup lookup) implements AutoCloseable {
         @Override
         public void close() throws IOException {
-            lookup.close();
-            client.close();
+            try {
+                lookup.close();
+                client.close();
+            } finally {
+                access.close();
+            }
         }
     }
 
@@ -266,7 +291,7 @@ public final class LookupMain implements Callable<Integer> {
         if (e instanceof ParameterException p) {
             throw p;
         }
-        if (e instanceof IllegalArgumentException) {
+        if (e instanceof IllegalArgumentException || e instanceof ClusterConfigException) {
             err.println("lookup: " + e.getMessage());
             return 2;
         }

@@ -100,4 +100,22 @@ class LookupMainTest {
         assertEquals("lookup: cannot read " + dir + ": Is a directory", err().strip());
     }
 
+    @Test
+    void unreachableKuduMastersAreOneLineNamingThem() throws Exception {
+        int port;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            port = s.getLocalPort();
+        }
+        assertEquals(1, run("--masters", "127.0.0.1:" + port, "--kudu-timeout", "2"));
+        assertEquals("lookup: failed: Kudu masters 127.0.0.1:" + port + " unreachable after 2 s (connection refused)",
+                err().strip());
+    }
+
+    @Test
+    void aMissingKeytabIsAConfigurationError() {
+        assertEquals(2, run("--masters", "127.0.0.1:1", "--kerberos-principal", "ei@EXAMPLE.ORG", "--kerberos-keytab",
+                "/nonexistent/ei.keytab"));
+        assertEquals("lookup: Kerberos login of principal ei@EXAMPLE.ORG (--kerberos-principal) with keytab"
+                + " /nonexistent/ei.keytab (--kerberos-keytab) failed: the keytab does not exist", err().strip());
+    }
 }

@@ -4,6 +4,8 @@ import org.apache.kudu.client.KuduClient;
 import org.apache.kudu.client.KuduException;
 import org.apache.spark.sql.SparkSession;
 import org.eventindex.io.FileReason;
+import org.eventindex.cluster.ClusterAccess;
+import org.eventindex.cluster.ClusterSettings;
 import org.eventindex.kudu.KuduTablesConfig;
 
 import java.io.BufferedReader;
@@ -14,6 +16,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -219,10 +222,9 @@ public final class SqlMain implements Callable<Integer> {
         KuduTablesConfig config = new KuduTablesConfig(opts.prefix(), 2, 1);
         List<String> expected = List.of(config.datasetsTable(), config.eventsTable(), config.mcEventsTable(),
                 config.duplicatedEventsTable(), config.eventsOverlapTable(), config.triggerCountTable());
-        try (KuduClient client = new KuduClient.KuduClientBuilder(opts.masters())
-                .defaultAdminOperationTimeoutMs(timeoutMs)
-                .defaultOperationTimeoutMs(timeoutMs)
-                .build()) {
+        // no Kerberos here: Spark's Kudu reads (kudu-spark) would need the same login
+        try (KuduClient client = ClusterAccess.open(ClusterSettings.defaults(), null)
+                .connectedKuduClient(opts.masters(), Duration.ofMillis(timeoutMs))) {
             List<String> tables = client.getTablesList().getTablesList();
             List<String> missing = expected.stream().filter(t -> !tables.contains(t)).toList();
             if (missing.size() == expected.size()) {
@@ -235,8 +237,9 @@ public final class SqlMain implements Callable<Integer> {
                     + " unregistered"));
             return null;
         } catch (KuduException e) {
-            return "cannot reach the Kudu master at " + opts.masters() + " (within " + opts.timeoutSeconds()
-                    + " s): " + kuduReason(e);
+            return "cannot read the Kudu tables at " + opts.masters() + ": " + kuduReason(e);
+        } catch (IOException e) {
+            return e.getMessage();
         } catch (RuntimeException e) {
             return "cannot use Kudu master address '" + opts.masters() + "': " + Errors.describe(e);
         }

@@ -1,15 +1,22 @@
 package org.eventindex.supervisor;
 
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import org.apache.kudu.client.KuduClient;
 import org.apache.kudu.client.KuduException;
+import org.eventindex.cluster.ClusterAccess;
+import org.eventindex.cluster.ClusterErrors;
 import org.eventindex.kudu.KuduTables;
 import org.eventindex.kudu.KuduTablesConfig;
 
 import java.io.IOException;
 import java.util.Objects;
 
-/** {@link EpochRanges} on a real Kudu cluster through {@link KuduTables#ensureEpoch(int)}. */
+/**
+ * {@link EpochRanges} on a real Kudu cluster through {@link KuduTables#ensureEpoch(int)}, as the Kerberos principal
+ * of {@link SupervisorConfig.Epochs#kerberos()} when one is configured.
+ */
 final class KuduEpochRanges implements EpochRanges {
+    private final ClusterAccess cluster;
     private final KuduClient client;
     private final KuduTables tables;
     private final String masters;
@@ -17,9 +24,15 @@ final class KuduEpochRanges implements EpochRanges {
     KuduEpochRanges(SupervisorConfig.Epochs settings) {
         Objects.requireNonNull(settings, "settings is null");
         this.masters = settings.kuduMasters();
-        this.client = new KuduClient.KuduClientBuilder(masters).build();
+        this.cluster = ClusterAccess.open(settings.kerberos(), null);
+        this.client = cluster.kuduClient(masters);
         this.tables = new KuduTables(client, new KuduTablesConfig(settings.tablePrefix(), settings.hashBuckets(),
                 settings.replicas()));
+    }
+
+    /** The Kerberos login's metrics (renewal failures, ticket end), when the supervisor logged in. */
+    void registerMetrics(PrometheusRegistry registry) {
+        cluster.register(registry);
     }
 
     @Override
@@ -27,8 +40,9 @@ final class KuduEpochRanges implements EpochRanges {
         try {
             tables.ensureEpoch(epoch);
         } catch (KuduException e) {
-            throw new IOException("Kudu at " + masters + ": cannot add the range of epoch " + epoch + ": "
-                    + e.getMessage(), e);
+            String why = ClusterErrors.unreachable(e) ? "unreachable (" + e.getStatus() + ")" : e.getMessage();
+            throw new IOException("Kudu masters " + masters + ": cannot add the range of epoch " + epoch + ": "
+                    + why, e);
         }
     }
 
@@ -38,6 +52,8 @@ final class KuduEpochRanges implements EpochRanges {
             client.close();
         } catch (KuduException e) {
             throw new IllegalStateException("closing the Kudu client of " + masters + " failed: " + e.getMessage(), e);
+        } finally {
+            cluster.close();
         }
     }
 }

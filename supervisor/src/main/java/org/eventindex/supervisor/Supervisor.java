@@ -119,6 +119,9 @@ public final class Supervisor implements AutoCloseable {
             sender = new StompSender(stomp);
             replies = new StompSender(stomp);
             epochRanges = rangesFactory.apply(config.epochs());
+            if (epochRanges instanceof KuduEpochRanges kudu) {
+                kudu.registerMetrics(metricsRegistry); // the Kerberos login's, when there is one
+            }
             dispatcher = new SignalDispatcher(this::sendSignal, s -> engine.onSignalSent(s),
                     metrics.signalSendFailures::inc, config.signalBackoff());
             Quarantine quarantine = config.quarantine().<Quarantine>map(q -> (source, r, body) ->

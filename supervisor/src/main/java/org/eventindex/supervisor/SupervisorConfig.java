@@ -1,5 +1,6 @@
 package org.eventindex.supervisor;
 
+import org.eventindex.cluster.ClusterSettings;
 import org.eventindex.config.ConfigKey;
 import org.eventindex.config.ConfigReader;
 import org.eventindex.kudu.KuduTablesConfig;
@@ -130,9 +131,22 @@ public record SupervisorConfig(
      *
      * @param maxEvents   events (sum of the signals' expectedEvents) an epoch takes before the next one is opened
      * @param kuduMasters empty: ranges are not created by the supervisor (tests without Kudu)
+     * @param kerberos    the Kerberos login for Kudu ({@value #KERBEROS_PRINCIPAL}, {@value #KERBEROS_KEYTAB}); the
+     *                    supervisor reads no Hadoop configuration folder
      */
-    public record Epochs(long maxEvents, String kuduMasters, String tablePrefix, int hashBuckets, int replicas) {
+    public record Epochs(long maxEvents, String kuduMasters, String tablePrefix, int hashBuckets, int replicas,
+                         ClusterSettings kerberos) {
+        /** Without Kerberos. */
+        public Epochs(long maxEvents, String kuduMasters, String tablePrefix, int hashBuckets, int replicas) {
+            this(maxEvents, kuduMasters, tablePrefix, hashBuckets, replicas, kerberos("", ""));
+        }
+
+        static ClusterSettings kerberos(String principal, String keytab) {
+            return ClusterSettings.of(null, principal, keytab, Map.of(), ClusterSettings.Names.keys("supervisor."));
+        }
+
         public Epochs {
+            Objects.requireNonNull(kerberos, "kerberos is null");
             if (maxEvents < 1) {
                 throw new IllegalArgumentException(KUDU_EPOCH_MAX_EVENTS + " must be at least 1: " + maxEvents);
             }
@@ -238,6 +252,8 @@ public record SupervisorConfig(
     public static final String TICK_INTERVAL = "supervisor.tick.interval";
     public static final String KUDU_EPOCH_MAX_EVENTS = "supervisor.kudu.epoch.max.events";
     public static final String KUDU_MASTERS = "supervisor.kudu.masters";
+    public static final String KERBEROS_PRINCIPAL = "supervisor.kerberos.principal";
+    public static final String KERBEROS_KEYTAB = "supervisor.kerberos.keytab";
     public static final String KUDU_TABLE_PREFIX = "supervisor.kudu.table.prefix";
     public static final String KUDU_BUCKETS = "supervisor.kudu.buckets";
     public static final String KUDU_REPLICAS = "supervisor.kudu.replicas";
@@ -348,8 +364,8 @@ public record SupervisorConfig(
             new ConfigKey(CONSUMER_MISSING_HEARTBEATS, "3", null, "A consumer is listed as missing in /consumers"
                     + " after this many of its heartbeat intervals (consumer.heartbeat.interval, which each heartbeat"
                     + " carries) without a heartbeat (2-100).")),
-            Stream.concat(TlsSettings.keys("supervisor.").stream(),
-                    StompFrameLimitKeys.keys("supervisor.").stream())).toList();
+            Stream.of(ClusterSettings.configKeys("supervisor.", false), TlsSettings.keys("supervisor."),
+                    StompFrameLimitKeys.keys("supervisor.")).flatMap(List::stream)).toList();
 
     public SupervisorConfig {
         brokers = List.copyOf(Objects.requireNonNull(brokers, "brokers is null"));
@@ -450,7 +466,8 @@ public record SupervisorConfig(
                 new HandOff(r.duration(SIGNAL_LEASE), r.duration(RETRY_INITIAL), r.duration(RETRY_MAX),
                         r.integer(RETRY_ATTEMPTS), r.duration(TICK_INTERVAL)),
                 new Epochs(r.longValue(KUDU_EPOCH_MAX_EVENTS), r.text(KUDU_MASTERS),
-                        r.text(KUDU_TABLE_PREFIX), r.integer(KUDU_BUCKETS), r.integer(KUDU_REPLICAS)),
+                        r.text(KUDU_TABLE_PREFIX), r.integer(KUDU_BUCKETS), r.integer(KUDU_REPLICAS),
+                        Epochs.kerberos(r.text(KERBEROS_PRINCIPAL), r.text(KERBEROS_KEYTAB))),
                 new CatalogueSettings(r.text(CATALOGUE_URL), r.text(CATALOGUE_ACCOUNT),
                         r.text(CATALOGUE_USERNAME),
                         r.secret(CATALOGUE_PASSWORD_FILE),

@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import org.eventindex.cluster.ClusterConfigException;
 import org.eventindex.cli.CommandLines;
 import org.eventindex.cli.StopSignals;
 import org.eventindex.cli.ProjectVersion;
@@ -149,6 +150,9 @@ public final class SupervisorMain implements Callable<Integer> {
             }
             try {
                 return daemon(loaded, main.err);
+            } catch (ClusterConfigException e) {
+                main.err.println("supervisor: bad configuration: " + e.getMessage());
+                return 2;
             } catch (IOException | IllegalArgumentException | IllegalStateException e) {
                 return main.failed("run", e);
             }

@@ -1,5 +1,6 @@
 package org.eventindex.supervisor;
 
+import org.eventindex.cluster.ClusterSettings;
 import org.eventindex.config.TlsSettings;
 import org.eventindex.retry.Backoff;
 import org.eventindex.config.SecretFile;
@@ -87,6 +88,8 @@ class SupervisorConfigTest {
         p.setProperty(SupervisorConfig.KUDU_TABLE_PREFIX, "t_");
         p.setProperty(SupervisorConfig.KUDU_BUCKETS, "8");
         p.setProperty(SupervisorConfig.KUDU_REPLICAS, "1");
+        p.setProperty(SupervisorConfig.KERBEROS_PRINCIPAL, "eventindex/sv.example.org@EXAMPLE.ORG");
+        p.setProperty(SupervisorConfig.KERBEROS_KEYTAB, "/etc/eventindex/sv.keytab");
         p.setProperty(SupervisorConfig.CATALOGUE_URL, "https://rucio.example:443");
         p.setProperty(SupervisorConfig.CATALOGUE_ACCOUNT, "eventindex");
         p.setProperty(SupervisorConfig.CATALOGUE_USERNAME, "ei");
@@ -128,7 +131,9 @@ class SupervisorConfigTest {
         assertEquals(new SupervisorConfig.HandOff(Duration.ofMinutes(10), Duration.ofSeconds(2), Duration.ofMinutes(3),
                 2, Duration.ofMillis(100)), c.handOff());
         assertEquals(Backoff.doubling(Duration.ofSeconds(2), Duration.ofMinutes(3)), c.handOff().retryBackoff());
-        assertEquals(new SupervisorConfig.Epochs(5_000_000_000L, "km1:7051,km2:7051", "t_", 8, 1), c.epochs());
+        assertEquals(new SupervisorConfig.Epochs(5_000_000_000L, "km1:7051,km2:7051", "t_", 8, 1,
+                new ClusterSettings(null, "eventindex/sv.example.org@EXAMPLE.ORG", Path.of("/etc/eventindex/sv.keytab"),
+                        ClusterSettings.Names.keys("supervisor."))), c.epochs());
         assertEquals(new SupervisorConfig.CatalogueSettings("https://rucio.example:443", "eventindex", "ei",
                 "rucio-pw", Duration.ofSeconds(30)), c.catalogue());
         assertEquals(new SupervisorConfig.Cleanup("http://rgw:7480", "eu-1", "AK", "s3-secret", Duration.ofHours(24),
@@ -142,7 +147,7 @@ class SupervisorConfigTest {
         assertEquals(new TlsSettings("supervisor.", true, null, null), c.tls());
         assertEquals(new StompFrameLimits(5000, 3000), c.frameLimits());
         assertEquals(new StompFrameLimits(5000, 3000), c.stompSettings().frameLimits());
-        assertEquals(52, SupervisorConfig.KEYS.size(), "a key was added: map it in this test and in the docs");
+        assertEquals(54, SupervisorConfig.KEYS.size(), "a key was added: map it in this test and in the docs");
     }
 
     @Test

@@ -8,6 +8,7 @@ import org.eventindex.cli.CommandLines;
 import org.eventindex.consolidated.ConsolidatedFileWriter;
 import org.eventindex.consolidated.ConsolidatedSchema;
 import org.eventindex.cli.VersionProvider;
+import org.eventindex.cluster.ClusterAccess;
 import org.eventindex.consumer.Consumer;
 import org.eventindex.consumer.ConsumerConfig;
 import org.eventindex.consumer.DatasetIngest;
@@ -197,9 +198,8 @@ public final class ConsumerBenchMain {
             org.apache.hadoop.conf.Configuration clientConf = Consumer.hdfsClientConf(hdfs.conf());
             try (S3ObjectFetcher fetcher = S3ObjectFetcher.connect(s3.endpoint(), s3.accessKey(), s3.secretKey(),
                     threads);
-                 org.apache.hadoop.fs.FileSystem rawFs = org.apache.hadoop.fs.FileSystem.newInstance(hdfs.uri(),
-                         clientConf)) {
-                FileContext fc = FileContext.getFileContext(hdfs.uri(), clientConf);
+                 org.apache.hadoop.fs.FileSystem rawFs = ClusterAccess.unsecured(clientConf).fileSystem(hdfs.uri())) {
+                FileContext fc = ClusterAccess.unsecured(clientConf).fileContext(hdfs.uri(), clientConf);
                 Map<String, Consumer> consumers = new java.util.LinkedHashMap<>();
                 WRITERS.forEach((name, factory) -> consumers.put(name, new Consumer(config, new Consumer.Services(
                         fetcher, fc, (sig, file) -> new DatasetIngest.Loaded(0, 0), report -> { }, factory),

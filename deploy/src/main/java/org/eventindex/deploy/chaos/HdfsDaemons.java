@@ -2,6 +2,7 @@ package org.eventindex.deploy.chaos;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
+import org.eventindex.cluster.ClusterAccess;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
 import org.apache.hadoop.hdfs.protocol.HdfsConstants;
 
@@ -142,7 +143,7 @@ final class HdfsDaemons implements AutoCloseable {
     /** A client file system for the harness and the checker (kept open; closed with the daemons). */
     synchronized FileSystem fs() throws IOException {
         if (fs == null) {
-            fs = FileSystem.get(uri(), clientConf);
+            fs = ClusterAccess.unsecured(clientConf).fileSystem(uri());
         }
         return fs;
     }

@@ -1,6 +1,8 @@
 package org.eventindex.deploy.chaos;
 
 import org.apache.kudu.client.KuduClient;
+import org.eventindex.cluster.ClusterAccess;
+import org.eventindex.cluster.ClusterSettings;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,8 +37,8 @@ final class KuduDaemons implements AutoCloseable {
         this.masterPort = masterPort;
         this.master = master;
         this.tabletServer = tabletServer;
-        this.client = new KuduClient.KuduClientBuilder(masterAddresses())
-                .defaultAdminOperationTimeoutMs(30_000).defaultOperationTimeoutMs(30_000).build();
+        this.client = ClusterAccess.open(ClusterSettings.defaults(), null).kuduClient(masterAddresses(),
+                b -> b.defaultAdminOperationTimeoutMs(30_000).defaultOperationTimeoutMs(30_000));
     }
 
     static KuduDaemons start(Path dir, Duration timeout) throws IOException {

@@ -1,0 +1,146 @@
+package org.eventindex.cluster;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.kudu.client.KuduException;
+
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.NoRouteToHostException;
+import java.net.SocketTimeoutException;
+import java.net.URI;
+import java.net.UnknownHostException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * What an operator reads when a cluster cannot be reached: the Kudu masters or the HDFS NameNode named, with the
+ * reason in a few words and where to look, instead of an RPC stack trace.
+ */
+public final class ClusterErrors {
+    private static final String NO_ANSWER = "no answer";
+    private ClusterErrors() {
+    }
+
+    /**
+     * A failure of an HDFS call on {@code uri} made readable: an unknown host that is the URI's authority is an unknown
+     * nameservice (a hint to the Hadoop configuration folder), a refused or timed-out connection names the NameNode(s).
+     * Other failures come back as they are.
+     */
+    public static IOException hdfs(URI uri, Configuration conf, ClusterSettings settings, Throwable e) {
+        String authority = uri.getHost() == null ? uri.getAuthority() : uri.getHost();
+        Optional<Throwable> unknown = find(e, UnknownHostException.class);
+        if (unknown.isPresent() && authority != null) {
+            String dir = settings.hadoopConfDir() == null ? "none given" : settings.hadoopConfDir().toString();
+            return new IOException("HDFS " + uri + ": unknown host or nameservice '" + authority + "'. For an HA"
+                    + " nameservice, its NameNodes (dfs.nameservices, dfs.ha.namenodes." + authority
+                    + ", dfs.namenode.rpc-address." + authority + ".<nn>) come from hdfs-site.xml in the Hadoop"
+                    + " configuration folder: set " + settings.names().hadoopConfDir() + " or "
+                    + ClusterSettings.ENV_HADOOP_CONF_DIR + " (now: " + dir + ")", e);
+        }
+        Optional<Throwable> network = find(e, ConnectException.class)
+                .or(() -> find(e, NoRouteToHostException.class))
+                .or(() -> find(e, SocketTimeoutException.class));
+        if (network.isPresent()) {
+            return new IOException("HDFS NameNode " + nameNodes(uri, conf) + " of " + uri + " unreachable: "
+                    + shortReason(root(network.get())), e);
+        }
+        if (e instanceof IOException io) {
+            return io;
+        }
+        return new IOException("HDFS " + uri + ": " + e.getMessage(), e);
+    }
+
+    /** The NameNode address(es) behind {@code uri}: host:port, or the nameservice's NameNodes as configured. */
+    static String nameNodes(URI uri, Configuration conf) {
+        String host = uri.getHost();
+        if (host != null && conf != null) {
+            String[] nns = conf.getTrimmedStrings("dfs.ha.namenodes." + host);
+            List<String> addresses = new ArrayList<>();
+            for (String nn : nns) {
+                String a = conf.getTrimmed("dfs.namenode.rpc-address." + host + "." + nn);
+                addresses.add(a == null ? nn : a);
+            }
+            if (!addresses.isEmpty()) {
+                return String.join(",", addresses) + " (nameservice " + host + ")";
+            }
+        }
+        return host + ":" + (uri.getPort() >= 0 ? uri.getPort() : 8020);
+    }
+
+    /**
+     * A Kudu failure made readable: a timeout or network error while nothing answered becomes "Kudu masters H:P,...
+     * unreachable after N s" with the last connection error in a few words.
+     */
+    public static IOException kudu(String masters, Duration waited, KuduException e) {
+        if (unreachable(e)) {
+            return new IOException("Kudu masters " + masters + " unreachable after " + Math.max(1,
+                    Math.round(waited.toMillis() / 1000.0)) + " s (" + kuduReason(e) + ")", e);
+        }
+        return new IOException("Kudu masters " + masters + ": " + firstLine(e.getMessage()), e);
+    }
+
+    /** Whether {@code e} says the masters could not be reached (rather than, say, a missing table). */
+    public static boolean unreachable(KuduException e) {
+        return e.getStatus().isTimedOut() || e.getStatus().isNetworkError() || e.getStatus().isServiceUnavailable();
+    }
+
+    /** Whether {@code e} names why the masters did not answer (rather than only that they did not in time). */
+    static boolean saysWhy(KuduException e) {
+        return !kuduReason(e).equals(NO_ANSWER);
+    }
+
+    private static String kuduReason(KuduException e) {
+        StringBuilder all = new StringBuilder();
+        int depth = 0;
+        for (Throwable t = e; t != null && depth < 16; t = t.getCause() == t ? null : t.getCause(), depth++) {
+            all.append(t.getMessage()).append('\n');
+        }
+        String m = all.toString().toLowerCase(Locale.ROOT);
+        for (String known : List.of("connection refused", "no route to host", "unknown host", "name or service not"
+                + " known", "connection reset", "authentication", "kerberos")) {
+            if (m.contains(known)) {
+                return known;
+            }
+        }
+        return e.getStatus().isTimedOut() ? NO_ANSWER : firstLine(e.getStatus().toString());
+    }
+
+    private static Throwable root(Throwable e) {
+        Throwable t = e;
+        for (int depth = 0; t.getCause() != null && t.getCause() != t && depth < 16; depth++) {
+            t = t.getCause();
+        }
+        return t;
+    }
+
+    private static String shortReason(Throwable t) {
+        String m = t.getMessage();
+        if (m == null) {
+            return t.getClass().getSimpleName();
+        }
+        int cause = m.lastIndexOf(": ");
+        return firstLine(cause >= 0 ? m.substring(cause + 2) : m);
+    }
+
+    private static String firstLine(String s) {
+        if (s == null) {
+            return "";
+        }
+        int nl = s.indexOf('\n');
+        String one = nl >= 0 ? s.substring(0, nl) : s;
+        return one.length() > 300 ? one.substring(0, 300) + "..." : one;
+    }
+
+    private static <T extends Throwable> Optional<Throwable> find(Throwable e, Class<T> type) {
+        int depth = 0;
+        for (Throwable t = e; t != null && depth < 16; t = t.getCause() == t ? null : t.getCause(), depth++) {
+            if (type.isInstance(t)) {
+                return Optional.of(t);
+            }
+        }
+        return Optional.empty();
+    }
+}
