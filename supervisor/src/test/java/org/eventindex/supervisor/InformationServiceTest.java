@@ -251,6 +251,126 @@ class InformationServiceTest {
         }
     }
 
+    /**
+     * Issue 23: the cut-off measured. A stuck subscriber and a fast one (it reads as the browser console does) share
+     * the stream; changes of 16 kB are published one at a time, each as soon as the fast subscriber has the one
+     * before, until the stuck one is dropped. Figures printed: changes and time until the drop, the longest
+     * {@code publish} call, the fast subscriber's delay per change before and after the drop.
+     */
+    @Test
+    void aSlowSubscriberIsCutOffWithoutDelayingAFastOne() throws Exception {
+        java.util.Map<Long, Long> arrived = new java.util.concurrent.ConcurrentHashMap<>();
+        java.util.regex.Pattern seq = java.util.regex.Pattern.compile("\"seq\":(\\d+)");
+        HttpClient.newHttpClient().sendAsync(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                        + supervisor.httpPort() + "/events")).build(), HttpResponse.BodyHandlers.ofLines())
+                .thenAccept(r -> {
+                    try (Stream<String> lines = r.body()) {
+                        lines.filter(l -> l.startsWith("data: ")).forEach(l -> {
+                            java.util.regex.Matcher m = seq.matcher(l);
+                            if (m.find()) {
+                                arrived.put(Long.parseLong(m.group(1)), System.nanoTime());
+                            }
+                        });
+                    }
+                });
+        Await.until("fast subscriber registered", BrokerHarness.TIMEOUT, () -> supervisor.events().subscribers() == 1);
+        try (Socket stuck = new Socket()) {
+            stuck.setReceiveBufferSize(1024);
+            stuck.connect(new InetSocketAddress("127.0.0.1", supervisor.httpPort()));
+            stuck.getOutputStream().write("GET /events HTTP/1.1\r\nHost: x\r\n\r\n"
+                    .getBytes(StandardCharsets.US_ASCII));
+            stuck.getOutputStream().flush();
+            Await.until("stuck subscriber registered", BrokerHarness.TIMEOUT,
+                    () -> supervisor.events().subscribers() == 2);
+
+            List<Long> before = new java.util.ArrayList<>();
+            List<Long> after = new java.util.ArrayList<>();
+            long maxPublish = 0;
+            long t0 = System.nanoTime();
+            long droppedAt = -1;
+            long published = 0;
+            for (long i = 1; i <= 2_000 && (droppedAt < 0 || after.size() < 50); i++) {
+                StateChange c = new StateChange(i, Instant.EPOCH, "Filler", DATASET, CollectionState.COLLECTING,
+                        "x".repeat(16_000));
+                long sent = System.nanoTime();
+                supervisor.events().publish(c);
+                maxPublish = Math.max(maxPublish, System.nanoTime() - sent);
+                published = i;
+                long n = i;
+                Await.until("the fast subscriber has change " + n, BrokerHarness.TIMEOUT,
+                        () -> arrived.containsKey(n));
+                (droppedAt < 0 ? before : after).add(arrived.get(i) - sent);
+                if (droppedAt < 0 && supervisor.events().subscribers() == 1) {
+                    droppedAt = System.nanoTime();
+                }
+            }
+            assertTrue(droppedAt > 0, "the stuck subscriber is dropped within " + published + " changes of 16 kB");
+            assertEquals(1, supervisor.events().subscribers(), "the fast subscriber stays");
+            assertEquals(published, arrived.size(), "the fast subscriber received every change");
+            System.out.printf("slow /events subscriber: dropped after %d changes of 16 kB in %d ms (queue %s);"
+                            + " longest publish call %.3f ms; fast subscriber's delay per change: before the drop"
+                            + " median %.3f ms, max %.3f ms; after it median %.3f ms, max %.3f ms%n",
+                    before.size() + 1, (droppedAt - t0) / 1_000_000, "4", maxPublish / 1e6, median(before) / 1e6,
+                    max(before) / 1e6, median(after) / 1e6, max(after) / 1e6);
+            assertTrue(maxPublish < Duration.ofSeconds(1).toNanos(), "publishing never waits: " + maxPublish + " ns");
+            assertTrue(max(before) < Duration.ofSeconds(5).toNanos(),
+                    "the stuck subscriber delays the fast one by " + max(before) + " ns at most");
+        }
+    }
+
+    /**
+     * Issue 23: the console's history is part of the journal fold and of the checkpoint; a restart from the
+     * checkpoint written at stop serves the same {@code /console/history} (StateCheckpointTest shows that a replay of
+     * the journal alone builds the same history as the checkpoint).
+     */
+    @Test
+    void theConsoleHistorySurvivesARestart() throws Exception {
+        produce(DATASET, "m1", "a", guid("G1", 0, 10), guid("G2", 1, 20));
+        produce(DATASET, "m2", "b", guid("G1", 0, 10));
+        Await.until("objects recorded", BrokerHarness.TIMEOUT,
+                () -> supervisor.dataset(DATASET).map(DatasetView::objectsReported).orElse(0) == 2);
+        mq.control(manifest(DATASET, file("G1", 10), file("G2", 20)));
+        Await.until("signal received", BrokerHarness.TIMEOUT, () -> !signals.isEmpty());
+        clock.advance(Duration.ofMinutes(3));
+        mq.control(Fixtures.done(BrokerHarness.signal(signals.get(0)).signalId(), DATASET, 30));
+        Await.until("DONE", BrokerHarness.TIMEOUT, () -> state(DATASET) == CollectionState.DONE);
+
+        JsonNode before = json("/console/history?hours=1");
+        assertEquals(14, before.get("days").asInt());
+        assertEquals(2, before.get("minutes").size(), "objects in one minute, the DONE report 3 minutes later");
+        assertEquals(2, before.get("minutes").get(0).get("objects").asLong());
+        assertEquals(30, before.get("minutes").get(1).get("events").asLong());
+        assertEquals(1, before.get("minutes").get(1).get("datasetsDone").asLong());
+        JsonNode point = before.get("datasets").get(0);
+        assertEquals(DATASET, point.get("dataset").asText());
+        assertEquals(1500, point.get("consumerMillis").asLong());
+        assertEquals(2, point.get("objects").asInt());
+        assertEquals(1, point.get("duplicates").asInt());
+        assertEquals(2, before.get("objectSizes").get(9).get("objects").asLong(), "two objects of 1000 bytes");
+        assertEquals(400, BrokerHarness.get(supervisor.httpPort(), "/console/history?hours=9999").statusCode());
+
+        Properties p = mq.supervisorProperties(dir.resolve("journal"));
+        p.setProperty(SupervisorConfig.EVENTS_QUEUE, "4");
+        p.setProperty(SupervisorConfig.SIGNAL_LEASE, "30m");
+        supervisor.stop(); // writes a checkpoint (supervisor.journal.checkpoint.entries > 0)
+        supervisor = mq.start(p, clock);
+        JsonNode replay = json("/supervisor").get("supervisor").get("journal").get("replay");
+        assertTrue(replay.get("checkpointSeq").asLong() > 0, "restored from the checkpoint: " + replay);
+        JsonNode after = json("/console/history?hours=1");
+        assertEquals(before.get("minutes"), after.get("minutes"), "minutes after a restart");
+        assertEquals(before.get("datasets"), after.get("datasets"), "datasets after a restart");
+        assertEquals(before.get("objectSizes"), after.get("objectSizes"), "object sizes after a restart");
+    }
+
+    private static long median(List<Long> xs) {
+        List<Long> sorted = xs.stream().sorted().toList();
+        return sorted.isEmpty() ? 0 : sorted.get(sorted.size() / 2);
+    }
+
+    private static long max(List<Long> xs) {
+        return xs.stream().mapToLong(Long::longValue).max().orElse(0);
+    }
+
     @Test
     void aDatasetWhoseConsumerNeverAnswersDelaysNoOtherAndIsResignalledWhenItsLeaseExpires() throws Exception {
         mq.control(manifest(DATASET, file("G1", 10)));
