@@ -359,7 +359,7 @@
       dup: fig('duplicate-fraction', 'Duplicate fraction per dataset') };
     const note = h('p', { class: 'muted', id: 'history-note' });
     main.append(h('h1', {}, 'Plots'), h('div', { class: 'controls' }, h('label', { for: 'plot-range' },
-      'Time range', range)), note, h('div', { class: 'cols' }, Object.values(f)));
+      'Time range', range)), note, h('div', { class: 'cols plots' }, Object.values(f)));
     let render;
     range.addEventListener('change', () => render());
     render = async function () {
