@@ -362,6 +362,74 @@ class InformationServiceTest {
         assertEquals(before.get("objectSizes"), after.get("objectSizes"), "object sizes after a restart");
     }
 
+    /**
+     * Issue 23: the console's pages and JSON over HTTP. The dataset table is paged on the server: 120 datasets, pages
+     * of 50, filtered by name and state, sorted; bad parameters answer 400 naming them; the console is read-only.
+     */
+    @Test
+    void theConsoleServesItsViewsAndPagesTheDatasetTableOnTheServer() throws Exception {
+        for (int i = 0; i < 120; i++) {
+            String name = String.format("data17_13TeV.00%06d.physics_Main.merge.AOD.f838_m1824", 340_000 + i);
+            produce(name, "p" + i, "o" + i, guid("P" + i, 0, i + 1));
+        }
+        Await.until("120 datasets", BrokerHarness.TIMEOUT, () -> supervisor.datasets().size() == 120);
+
+        JsonNode first = json("/console/datasets?limit=50");
+        assertEquals(120, first.get("total").asInt());
+        assertEquals(50, first.get("rows").size());
+        assertEquals("data17_13TeV.00340000.physics_Main.merge.AOD.f838_m1824",
+                first.get("rows").get(0).get("name").asText());
+        JsonNode last = json("/console/datasets?limit=50&offset=100&sort=name&order=desc");
+        assertEquals(20, last.get("rows").size(), "the last page");
+        assertEquals("data17_13TeV.00340019.physics_Main.merge.AOD.f838_m1824",
+                last.get("rows").get(0).get("name").asText());
+        assertEquals(10, json("/console/datasets?q=0034011").get("total").asInt(), "00340110 to 00340119");
+        assertEquals(0, json("/console/datasets?state=DONE").get("total").asInt());
+        assertEquals(120, json("/console/datasets?state=collecting&minAge=0").get("total").asInt());
+        assertEquals(0, json("/console/datasets?minAge=3600").get("total").asInt(), "none older than an hour");
+        JsonNode byObjects = json("/console/datasets?sort=objects&order=desc&limit=1").get("rows").get(0);
+        assertEquals(1, byObjects.get("objectsReported").asInt());
+        for (String bad : List.of("limit=501", "limit=0", "sort=size", "order=up", "offset=-1", "state=FINISHED",
+                "minAge=1h")) {
+            HttpResponse<String> r = BrokerHarness.get(supervisor.httpPort(), "/console/datasets?" + bad);
+            assertEquals(400, r.statusCode(), bad + ": " + r.body());
+            assertTrue(r.body().contains(bad.substring(0, bad.indexOf('='))), bad + ": " + r.body());
+        }
+
+        String one = "data17_13TeV.00340007.physics_Main.merge.AOD.f838_m1824";
+        JsonNode objects = json("/console/objects/" + one);
+        assertEquals(1, objects.get("objects").size());
+        assertEquals("selected", objects.get("objects").get(0).get("fate").asText(), "selected so far, as in /datasets");
+        assertEquals("p7", objects.get("objects").get(0).get("messageId").asText());
+        assertEquals(404, BrokerHarness.get(supervisor.httpPort(), "/console/objects/" + SECOND).statusCode());
+        JsonNode overview = json("/console/overview");
+        assertEquals(120, overview.get("datasetsByState").get("COLLECTING").asInt());
+        assertEquals(0, overview.get("needsOperator").size(), "nothing older than supervisor.console.stuck.after");
+        clock.advance(Duration.ofMinutes(61));
+        assertEquals(120, json("/console/overview").get("needsOperator").size(), "stuck for more than 1 h");
+        assertTrue(json("/console/overview").get("needsOperator").get(0).get("reason").asText()
+                .contains("supervisor.console.stuck.after"));
+
+        for (String view : List.of("/", "/view/datasets", "/view/datasets/" + one, "/view/consumers", "/view/plots")) {
+            HttpResponse<String> page = BrokerHarness.get(supervisor.httpPort(), view);
+            assertEquals(200, page.statusCode(), view);
+            assertTrue(page.headers().firstValue("Content-Security-Policy").orElse("")
+                    .startsWith("default-src 'self'"), view);
+            assertTrue(page.body().contains("<title>" + ConsoleAssets.title(view) + " \u2014 EventIndex supervisor"),
+                    view);
+        }
+        HttpResponse<String> script = BrokerHarness.get(supervisor.httpPort(), "/static/console.js");
+        assertEquals(200, script.statusCode());
+        assertTrue(script.headers().firstValue("Content-Type").orElse("").startsWith("text/javascript"));
+        for (String missing : List.of("/nothing", "/static/none.js", "/static/../index.html", "/view/other")) {
+            assertEquals(404, BrokerHarness.get(supervisor.httpPort(), missing).statusCode(), missing);
+        }
+        HttpResponse<String> post = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(
+                "http://127.0.0.1:" + supervisor.httpPort() + "/")).POST(HttpRequest.BodyPublishers.ofString("x"))
+                .build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(405, post.statusCode(), "read-only");
+    }
+
     private static long median(List<Long> xs) {
         List<Long> sorted = xs.stream().sorted().toList();
         return sorted.isEmpty() ? 0 : sorted.get(sorted.size() / 2);
