@@ -162,7 +162,9 @@
     const changed = reset => {
       if (reset) { st.offset = 0; }
       const p = new URLSearchParams();
-      Object.entries(st).forEach(([k, v]) => { if (v !== '' && !(k === 'offset' && v === 0)) { p.set(k, v); } });
+      Object.entries(st).forEach(([k, v]) => {
+        if (v !== '' && !(k === 'offset' && v === 0) && !(k === 'limit' && v === 50)) { p.set(k, v); }
+      });
       history.replaceState(null, '', location.pathname + (p.toString() ? '?' + p : ''));
       render();
     };
@@ -178,6 +180,7 @@
     prev.addEventListener('click', () => { st.offset = Math.max(0, st.offset - st.limit); changed(false); });
     next.addEventListener('click', () => { st.offset += st.limit; changed(false); });
     pageKeys = { prev: () => prev.disabled || prev.click(), next: () => next.disabled || next.click() };
+    if (params.get('focus') === 'search') { search.focus(); }
     const columns = [['name', 'Name'], ['state', 'State'], ['age', 'Age'], ['objects', 'Objects'],
       [null, 'Selected'], [null, 'Files'], ['events', 'Events'], ['dspid', 'dspid'], ['done', 'DONE at']];
     render = async function () {
@@ -464,7 +467,8 @@
     const go = { 1: '/', 2: '/view/datasets', 3: '/view/consumers', 4: '/view/plots' }[e.key];
     if (go) { location.href = go; } else if (e.key === 'r') { refresh(); } else if (e.key === '/') {
       const s = document.getElementById('search');
-      if (s) { e.preventDefault(); s.focus(); } else { location.href = '/view/datasets'; }
+      e.preventDefault();
+      if (s) { s.focus(); } else { location.href = '/view/datasets?focus=search'; }
     } else if (e.key === '[' && pageKeys) { pageKeys.prev(); } else if (e.key === ']' && pageKeys) { pageKeys.next(); }
   });
 

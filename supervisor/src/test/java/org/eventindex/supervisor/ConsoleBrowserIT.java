@@ -205,6 +205,14 @@ class ConsoleBrowserIT {
                 consumers);
         screenshot("consumers");
 
+        // keys: / goes to the dataset search, 4 to the plots
+        driver.findElement(By.tagName("body")).sendKeys("/");
+        waitFor("/ opens the dataset search", () -> driver.getTitle().startsWith("Datasets"));
+        waitFor("search focused", () -> "search".equals(driver.switchTo().activeElement().getAttribute("id")));
+        ((JavascriptExecutor) driver).executeScript("document.activeElement.blur();");
+        driver.findElement(By.tagName("body")).sendKeys("4");
+        waitFor("4 opens the plots", () -> driver.getTitle().startsWith("Plots"));
+
         // plots
         open("/view/plots", "Plots");
         int done = DONE_AT_START + 2;
