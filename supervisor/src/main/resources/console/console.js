@@ -239,7 +239,9 @@
         v.deletedAt ? ' \u2014 deleted at ' + when(v.deletedAt) : ''));
       const steps = [['First object', t.firstObjectAt], ['Last object', t.lastObjectAt],
         ['File list (manifest)', t.manifestAt], ['Complete: signal planned', t.signalPlannedAt],
-        ['Signal sent (consumer may start)', t.signalSentAt],
+        ['Signal sent', t.signalSentAt],
+        ['Consumer started (its report\'s time less its duration)', c.reportedAt
+          ? new Date(Date.parse(c.reportedAt) - (c.durationMillis || 0)).toISOString() : null],
         ['HDFS commit and Kudu load (reported by the consumer)', c.reportedAt],
         ['DONE', t.doneAt]];
       const timeline = h('ol', { class: 'timeline', id: 'timeline' }, steps.map(([label, at]) =>

@@ -152,7 +152,7 @@ class ConsoleBrowserIT {
         report(pageSignal, LIVE_PAGE, 8);
         waitFor("the page shows DONE", () -> text("#dataset-state").equals("DONE"));
         waitFor("the timeline shows DONE", () -> driver.findElements(By.cssSelector("#timeline li.reached")).size()
-                == 7);
+                == 8);
         assertPageNotReloaded();
         // its objects and counts
         assertEquals(2, driver.findElements(By.cssSelector("#objects tr[data-fate='selected']")).size());
