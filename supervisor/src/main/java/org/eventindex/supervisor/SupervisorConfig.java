@@ -360,16 +360,16 @@ public record SupervisorConfig(
             new ConfigKey(CLEANUP_INTERVAL, "1h", null, "How often the cleanup runs."),
             new ConfigKey(EVENTS_QUEUE, "1000", null, "State changes buffered per /events subscriber; a subscriber"
                     + " that falls this far behind is dropped."),
-            new ConfigKey(QUEUE_HEARTBEAT, Queues.SUPERVISOR_HEARTBEAT, null, "Queue the consumers send their"
-                    + " heartbeats to (transient: never journalled; /consumers shows them)."),
-            new ConfigKey(CONSUMER_MISSING_HEARTBEATS, "3", null, "A consumer is listed as missing in /consumers"
-                    + " after this many of its heartbeat intervals (consumer.heartbeat.interval, which each heartbeat"
-                    + " carries) without a heartbeat (2-100)."),
             new ConfigKey(HISTORY_DAYS, String.valueOf(History.DEFAULT_DAYS), null, "Days of per-minute history"
                     + " (objects, events, datasets DONE) the supervisor keeps for the console's plots, in its"
                     + " checkpoint (1-366)."),
             new ConfigKey(CONSOLE_STUCK_AFTER, "1h", null, "The console lists a dataset not DONE as needing an"
-                    + " operator once its first object or manifest is older than this.")),
+                    + " operator once its first object or manifest is older than this."),
+            new ConfigKey(QUEUE_HEARTBEAT, Queues.SUPERVISOR_HEARTBEAT, null, "Queue the consumers send their"
+                    + " heartbeats to (transient: never journalled; /consumers shows them)."),
+            new ConfigKey(CONSUMER_MISSING_HEARTBEATS, "3", null, "A consumer is listed as missing in /consumers"
+                    + " after this many of its heartbeat intervals (consumer.heartbeat.interval, which each heartbeat"
+                    + " carries) without a heartbeat (2-100)."))),
             Stream.concat(TlsSettings.keys("supervisor.").stream(),
                     StompFrameLimitKeys.keys("supervisor.").stream())).toList();
 
