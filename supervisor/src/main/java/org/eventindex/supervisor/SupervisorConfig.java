@@ -369,7 +369,7 @@ public record SupervisorConfig(
                     + " heartbeats to (transient: never journalled; /consumers shows them)."),
             new ConfigKey(CONSUMER_MISSING_HEARTBEATS, "3", null, "A consumer is listed as missing in /consumers"
                     + " after this many of its heartbeat intervals (consumer.heartbeat.interval, which each heartbeat"
-                    + " carries) without a heartbeat (2-100)."))),
+                    + " carries) without a heartbeat (2-100).")),
             Stream.concat(TlsSettings.keys("supervisor.").stream(),
                     StompFrameLimitKeys.keys("supervisor.").stream())).toList();
 
