@@ -150,6 +150,8 @@ public record StackAccess(long pid, String brokers, URI s3Endpoint, String bucke
         lines.add("S3:              " + s3Endpoint + "  bucket " + bucket);
         lines.add("HDFS:            " + hdfsUri + "  datasets under " + hdfsRoot);
         lines.add("Kudu master:     " + kuduMasters);
+        lines.add("Console:         " + supervisorHttp + "/  (the supervisor's web console: datasets, consumers,"
+                + " plots; docs/console.md)");
         lines.add("Supervisor ops:  " + supervisorHttp + "  (/datasets, /health, /ready, /metrics)");
         for (int i = 0; i < consumerHttp.size(); i++) {
             lines.add("Consumer ops:    " + consumerHttp.get(i) + "  (consumer-" + (i + 1) + ")");

@@ -124,6 +124,9 @@ final class DemoKeepIT {
 
         String view = env.get("EI_SUPERVISOR_URL") + "/datasets/" + DATASET;
         Await.until(DATASET + " DONE at " + view, STEP_TIMEOUT, () -> get(view).contains("\"state\":\"DONE\""));
+        String console = env.get("EI_SUPERVISOR_URL") + "/";
+        assertTrue(printed.contains("Console:         " + console), "bin/demo --keep prints the console URL " + console);
+        assertTrue(get(console).contains("<title>Overview"), "the console at " + console);
         try (KuduClient kudu = new KuduClient.KuduClientBuilder(env.get("EI_KUDU_MASTER")).build()) {
             DatasetQueries queries = new DatasetQueries(kudu,
                     new KuduTablesConfig("", KuduTablesConfig.DEFAULT_HASH_BUCKETS, 1));

@@ -30,6 +30,13 @@ final class StackAccessTest {
     }
 
     @Test
+    void theKeptStackPrintsTheConsoleUrl() {
+        List<String> lines = access(dir).describe(dir.resolve("demo.env"), "producer.jar");
+        assertTrue(lines.contains("Console:         http://127.0.0.1:8080/  (the supervisor's web console: datasets,"
+                + " consumers, plots; docs/console.md)"), String.join("\n", lines));
+    }
+
+    @Test
     void bashReadsEveryVariableBackEvenFromAFolderWithBlanksAndQuotes() throws Exception {
         Path secrets = Files.createDirectories(dir.resolve("it's a \"work\" $HOME folder").resolve("secrets"));
         StackAccess access = access(secrets);

@@ -15,11 +15,18 @@ import java.util.Objects;
  * @param seq       journal sequence number of the report: the order in which candidates compete
  * @param guids     the input files the object holds, with the producer's event counts
  * @param messageId the producer message that reported it; null in checkpoints written before it was kept
+ * @param jobId     the producer's job id ({@code jobID}), shown by the console; null when the producer sent none or
+ *                  in checkpoints written before it was kept
  */
-record Candidate(String url, long size, long usize, long seq, List<GuidInfo> guids, String messageId) {
+record Candidate(String url, long size, long usize, long seq, List<GuidInfo> guids, String messageId, String jobId) {
     Candidate {
         Objects.requireNonNull(url, "url is null");
         guids = List.copyOf(Objects.requireNonNull(guids, "guids is null"));
+    }
+
+    /** A candidate without a job id. */
+    Candidate(String url, long size, long usize, long seq, List<GuidInfo> guids, String messageId) {
+        this(url, size, usize, seq, guids, messageId, null);
     }
 
     /** Whether {@code info} reports this very object: same dataset's URL, size and input files. */

@@ -104,7 +104,10 @@ public record DatasetView(
     /**
      * The last consumer report for the dataset's signal.
      *
-     * @param permanent FAILED only: the consumer found the failure permanent, so it is not retried automatically
+     * @param permanent      FAILED only: the consumer found the failure permanent, so it is not retried
+     *                       automatically
+     * @param durationMillis the consumer's time on the signal, as it reported it: it started about this long before
+     *                       {@code reportedAt}
      */
     public record ConsumerOutcome(
             String status,
@@ -117,13 +120,14 @@ public record DatasetView(
             long bytesRead,
             String reason,
             boolean permanent,
-            @JsonSerialize(using = ToStringSerializer.class) Instant reportedAt) {
+            @JsonSerialize(using = ToStringSerializer.class) Instant reportedAt,
+            long durationMillis) {
 
         /** The outcome of {@code r}, null when there is no report. */
         static ConsumerOutcome of(ConsumerReport r, Instant reportedAt) {
             return r == null ? null : new ConsumerOutcome(r.status(), r.consumer(), r.hdfsPath(), r.eventsWritten(),
                     r.eventsLoaded(), r.duplicateEvents(), r.objectsRead(), r.bytesRead(), r.reason(), r.permanent(),
-                    reportedAt);
+                    reportedAt, r.durationMillis());
         }
     }
 }

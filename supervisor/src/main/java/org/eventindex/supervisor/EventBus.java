@@ -4,6 +4,7 @@ import org.eventindex.message.Json;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
@@ -89,11 +90,15 @@ final class EventBus implements AutoCloseable {
             try {
                 out.write(": eventindex supervisor state changes\n\n".getBytes(StandardCharsets.UTF_8));
                 out.flush();
+                ByteArrayOutputStream frame = new ByteArrayOutputStream();
                 while (!closed.get()) {
                     StateChange c = queue.take();
-                    out.write(("event: " + c.event() + "\ndata: ").getBytes(StandardCharsets.UTF_8));
-                    out.write(Json.write(c));
-                    out.write("\n\n".getBytes(StandardCharsets.UTF_8));
+                    // one write per change: a frame split in small writes waits for the client's delayed ACK
+                    frame.reset();
+                    frame.write(("event: " + c.event() + "\ndata: ").getBytes(StandardCharsets.UTF_8));
+                    frame.write(Json.write(c));
+                    frame.write("\n\n".getBytes(StandardCharsets.UTF_8));
+                    frame.writeTo(out);
                     out.flush();
                 }
             } catch (IOException e) {

@@ -68,19 +68,29 @@ final class InfoResources {
     List<DatasetSummary> datasets(String query) {
         Set<CollectionState> states = EnumSet.noneOf(CollectionState.class);
         for (String param : query == null ? new String[0] : query.split("&")) {
-            if (!param.startsWith("state=")) {
-                continue;
-            }
-            for (String s : URLDecoder.decode(param.substring(6), StandardCharsets.UTF_8).split(",")) {
-                try {
-                    states.add(CollectionState.valueOf(s.trim().toUpperCase(Locale.ROOT)));
-                } catch (IllegalArgumentException e) {
-                    throw new IllegalArgumentException("unknown state '" + s + "' in ?state=; states are "
-                            + Arrays.toString(CollectionState.values()), e);
-                }
+            if (param.startsWith("state=")) {
+                states.addAll(states(URLDecoder.decode(param.substring(6), StandardCharsets.UTF_8)));
             }
         }
         return engine.summaries(states);
+    }
+
+    /**
+     * The states of a comma-separated list (case-insensitive); empty for an empty list.
+     *
+     * @throws IllegalArgumentException naming {@code ?state=} and the valid states when one is unknown
+     */
+    static Set<CollectionState> states(String list) {
+        Set<CollectionState> states = EnumSet.noneOf(CollectionState.class);
+        for (String s : list.isBlank() ? new String[0] : list.split(",")) {
+            try {
+                states.add(CollectionState.valueOf(s.trim().toUpperCase(Locale.ROOT)));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("unknown state '" + s + "' in ?state=; states are "
+                        + Arrays.toString(CollectionState.values()), e);
+            }
+        }
+        return states;
     }
 
     Consumers consumers() {

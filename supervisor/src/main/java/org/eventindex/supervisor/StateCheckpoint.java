@@ -26,20 +26,26 @@ import static org.eventindex.EventIndexFailure.Kind.FATAL;
  *
  * @param format version of this document; a supervisor refuses a format it does not know
  * @param seq    the last journal entry folded into it
+ * @param history the console's time series ({@link History}); its minutes are older than the journal's oldest
+ *               entries once segments are archived, so only the checkpoint keeps them
  */
 record StateCheckpoint(int format, long seq, int lastDspid, int currentEpoch, long eventsInEpoch,
                        long rejectedMessages, long unknownReports, Map<String, ConsumerStats.Totals> consumers,
                        List<Live> datasets, List<RetiredDataset> retired, List<DeletedDataset> deleted,
-                       List<JournalEvent.RequestAnswered> answers) {
+                       List<JournalEvent.RequestAnswered> answers, History.Saved history) {
     static final int FORMAT = 1;
 
-    /** {@code deleted} and {@code answers} are absent (null) in checkpoints written before they existed. */
+    /**
+     * {@code deleted}, {@code answers} and {@code history} are absent (null) in checkpoints written before they
+     * existed; such a checkpoint restores an empty history, which fills from the entries after it.
+     */
     StateCheckpoint {
         consumers = Map.copyOf(Objects.requireNonNull(consumers, "consumers is null"));
         datasets = List.copyOf(Objects.requireNonNull(datasets, "datasets is null"));
         retired = List.copyOf(Objects.requireNonNull(retired, "retired is null"));
         deleted = deleted == null ? List.of() : List.copyOf(deleted);
         answers = answers == null ? List.of() : List.copyOf(answers);
+        history = history == null ? new History.Saved(null, null, null) : history;
     }
 
     /** A live dataset: every field of its {@link TrackedDataset} but the URL set (the candidates' URLs). */

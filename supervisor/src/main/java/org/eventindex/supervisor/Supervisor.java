@@ -7,6 +7,7 @@ import org.eventindex.message.ConsumerSignal;
 import org.eventindex.message.Json;
 import org.eventindex.ops.DaemonMetrics;
 import org.eventindex.ops.OpsHttpServer;
+import org.eventindex.stomp.StompEndpoint;
 import org.eventindex.stomp.StompMessage;
 import org.eventindex.stomp.StompMessageHandler;
 import org.eventindex.stomp.StompQueueWorker;
@@ -108,7 +109,7 @@ public final class Supervisor implements AutoCloseable {
             throw new IllegalStateException("supervisor already started or stopped; a Supervisor starts once");
         }
         try {
-            SupervisorState state = new SupervisorState();
+            SupervisorState state = new SupervisorState(config.console().historyDays());
             long opening = System.nanoTime();
             state.beginReplay();
             journal = Journal.open(config.journal().dir(), config.journal().keepSegments(),
@@ -138,7 +139,9 @@ public final class Supervisor implements AutoCloseable {
             registerGauges(engine);
 
             http = infoService(eventBus, new InfoResources(engine, this::supervisorInfo, clock,
-                    config.missingHeartbeats()));
+                    config.missingHeartbeats()), new ConsoleResources(engine, clock, config.console().stuckAfter(),
+                    config.missingHeartbeats(), new ConsoleResources.Commands(config.brokers().stream()
+                    .map(StompEndpoint::toString).collect(Collectors.joining(",")), config.epochs().kuduMasters())));
             http.start();
 
             // One thread per periodic task (ticks, catalogue, cleanup): a slow Rucio or S3 never delays a lease.
@@ -304,9 +307,11 @@ public final class Supervisor implements AutoCloseable {
 
     /**
      * The information service on the one ops server: {@code /health}, {@code /ready}, {@code /metrics}, the JSON
-     * resources and the {@code /events} stream (each subscriber has its own writer thread, see {@link EventBus}).
+     * resources and the {@code /events} stream (each subscriber has its own writer thread, see {@link EventBus}),
+     * and the web console at {@code /} with its own JSON under {@code /console} ({@link ConsoleAssets}).
      */
-    private OpsHttpServer infoService(EventBus events, InfoResources resources) throws IOException {
+    private OpsHttpServer infoService(EventBus events, InfoResources resources, ConsoleResources console)
+            throws IOException {
         OpsHttpServer server;
         try {
             server = new OpsHttpServer(config.httpHost(), config.httpPort(), metricsRegistry,
@@ -318,6 +323,8 @@ public final class Supervisor implements AutoCloseable {
         server.json("/consumers", resources::consumers);
         server.json("/supervisor", resources::supervisor);
         server.eventStream("/events", events::subscribe);
+        server.json("/console", console::get);
+        server.handle("/", new ConsoleAssets());
         return server;
     }
 

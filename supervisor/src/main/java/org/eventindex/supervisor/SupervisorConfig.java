@@ -46,6 +46,7 @@ import static org.eventindex.config.ConfigChecks.requireText;
  * @param shutdownGrace      how long stop() waits for the message in progress on each queue
  * @param heartbeatQueue     where consumers send their heartbeats (transient)
  * @param missingHeartbeats  a consumer is listed missing after this many of its heartbeat intervals without one
+ * @param console            the web console's settings and the length of its history
  */
 public record SupervisorConfig(
         List<StompEndpoint> brokers,
@@ -73,7 +74,21 @@ public record SupervisorConfig(
         String heartbeatQueue,
         int missingHeartbeats,
         TlsSettings tls,
-        StompFrameLimits frameLimits) {
+        StompFrameLimits frameLimits,
+        Console console) {
+
+    /**
+     * The web console at {@code /} and the history its plots draw.
+     *
+     * @param historyDays how many days of per-minute history the supervisor keeps (in its checkpoint)
+     * @param stuckAfter  a dataset not DONE whose first object or manifest is older than this needs an operator
+     */
+    public record Console(int historyDays, Duration stuckAfter) {
+        public Console {
+            requireRange(historyDays, 1, 366, HISTORY_DAYS);
+            requirePositive(stuckAfter, CONSOLE_STUCK_AFTER);
+        }
+    }
 
     /**
      * When a signal is sent again without an operator.
@@ -272,6 +287,8 @@ public record SupervisorConfig(
     public static final String EVENTS_QUEUE = "supervisor.events.queue";
     public static final String QUEUE_HEARTBEAT = "supervisor.queue.heartbeat";
     public static final String CONSUMER_MISSING_HEARTBEATS = "supervisor.consumer.missing.heartbeats";
+    public static final String HISTORY_DAYS = "supervisor.history.days";
+    public static final String CONSOLE_STUCK_AFTER = "supervisor.console.stuck.after";
 
     public static final String ENV_STOMP_PASSWORD = "EI_STOMP_PASSWORD";
     public static final String ENV_RUCIO_PASSWORD = "EI_RUCIO_PASSWORD";
@@ -359,6 +376,11 @@ public record SupervisorConfig(
             new ConfigKey(CLEANUP_INTERVAL, "1h", null, "How often the cleanup runs."),
             new ConfigKey(EVENTS_QUEUE, "1000", null, "State changes buffered per /events subscriber; a subscriber"
                     + " that falls this far behind is dropped."),
+            new ConfigKey(HISTORY_DAYS, String.valueOf(History.DEFAULT_DAYS), null, "Days of per-minute history"
+                    + " (objects, events, datasets DONE) the supervisor keeps for the console's plots, in its"
+                    + " checkpoint (1-366)."),
+            new ConfigKey(CONSOLE_STUCK_AFTER, "1h", null, "The console lists a dataset not DONE as needing an"
+                    + " operator once its first object or manifest is older than this."),
             new ConfigKey(QUEUE_HEARTBEAT, Queues.SUPERVISOR_HEARTBEAT, null, "Queue the consumers send their"
                     + " heartbeats to (transient: never journalled; /consumers shows them)."),
             new ConfigKey(CONSUMER_MISSING_HEARTBEATS, "3", null, "A consumer is listed as missing in /consumers"
@@ -408,6 +430,7 @@ public record SupervisorConfig(
         requireRange(missingHeartbeats, 2, 100, CONSUMER_MISSING_HEARTBEATS);
         Objects.requireNonNull(tls, "tls is null");
         Objects.requireNonNull(frameLimits, "frameLimits is null");
+        Objects.requireNonNull(console, "console is null");
     }
 
     /** Waits between attempts to send a signal the broker did not accept. */
@@ -481,7 +504,8 @@ public record SupervisorConfig(
                 r.text(QUEUE_HEARTBEAT),
                 r.integer(CONSUMER_MISSING_HEARTBEATS),
                 TlsSettings.read(r, "supervisor."),
-                StompFrameLimitKeys.read(r, "supervisor."));
+                StompFrameLimitKeys.read(r, "supervisor."),
+                new Console(r.integer(HISTORY_DAYS), r.duration(CONSOLE_STUCK_AFTER)));
     }
 
     /** The default of a key, from {@link #KEYS}. */

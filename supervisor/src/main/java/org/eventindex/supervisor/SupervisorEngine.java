@@ -415,7 +415,7 @@ final class SupervisorEngine {
             List<Candidate> candidates = new ArrayList<>();
             existing.ifPresent(d -> candidates.addAll(d.validCandidates()));
             candidates.add(new Candidate(info.url(), info.size(), info.usize(), recorder.nextSeq(), info.guids(),
-                    messageId));
+                    messageId, info.jobID()));
             List<DatasetManifest.ManifestFile> manifest = existing.map(d -> d.manifest).orElse(null);
             planned = planner.planIfComplete(existing.orElse(null), dataset, manifest,
                     DatasetSelection.select(manifest, candidates));

@@ -38,6 +38,8 @@ final class SupervisorState {
     /** Producer message id -> the live dataset it reported an object of. */
     private final Map<String, TrackedDataset> messageIds = new HashMap<>();
     private final ConsumerStats consumers = new ConsumerStats();
+    /** The console's plots' data, bounded by its days. */
+    private final History history;
     /** While replaying: unsignalled datasets whose COLLECTING/HELD state is brought up to date by endReplay. */
     private final Set<TrackedDataset> stale = new LinkedHashSet<>();
     private boolean replaying;
@@ -47,6 +49,15 @@ final class SupervisorState {
     private long lastSeq;
     private long rejectedMessages;
     private long unknownReports;
+
+    SupervisorState() {
+        this(History.DEFAULT_DAYS);
+    }
+
+    /** @param historyDays {@code supervisor.history.days}: how far back {@link #history()} reaches */
+    SupervisorState(int historyDays) {
+        history = new History(historyDays);
+    }
 
     void apply(JournalEntry entry) {
         if (entry.seq() <= lastSeq) {
@@ -179,7 +190,9 @@ final class SupervisorState {
         if (!d.urls.add(info.url())) {
             return;
         }
-        d.candidates.add(new Candidate(info.url(), info.size(), info.usize(), seq, info.guids(), e.messageId()));
+        d.candidates.add(new Candidate(info.url(), info.size(), info.usize(), seq, info.guids(), e.messageId(),
+                info.jobID()));
+        history.object(ts, info.size());
         if (d.signalled()) {
             d.lateObjects.add(info.url());
         } else {
@@ -208,6 +221,7 @@ final class SupervisorState {
             d.lastReportAt = ts;
             if (d.doneAt < 0) {
                 d.doneAt = ts;
+                history.done(ts, d, r);
             }
         } else if (d.state != CollectionState.DONE) {
             d.state = CollectionState.FAILED_CONSUMER;
@@ -273,7 +287,7 @@ final class SupervisorState {
         return new StateCheckpoint(StateCheckpoint.FORMAT, lastSeq, lastDspid, currentEpoch, eventsInEpoch,
                 rejectedMessages, unknownReports, consumers.totals(),
                 datasets.values().stream().map(StateCheckpoint.Live::of).toList(), List.copyOf(retired.values()),
-                List.copyOf(deleted.values()), List.copyOf(answers.values()));
+                List.copyOf(deleted.values()), List.copyOf(answers.values()), history.save());
     }
 
     /** Restores a checkpoint into this state, which must be new (nothing applied yet). */
@@ -289,6 +303,7 @@ final class SupervisorState {
         rejectedMessages = c.rejectedMessages();
         unknownReports = c.unknownReports();
         consumers.restore(c.consumers());
+        history.restore(c.history());
         for (StateCheckpoint.Live l : c.datasets()) {
             TrackedDataset d = l.toRecord();
             datasets.put(d.name, d);
@@ -376,6 +391,10 @@ final class SupervisorState {
 
     ConsumerStats consumers() {
         return consumers;
+    }
+
+    History history() {
+        return history;
     }
 
     /** The highest dataset id assigned so far (0 when none). */

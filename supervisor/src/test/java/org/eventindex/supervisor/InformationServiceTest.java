@@ -251,6 +251,194 @@ class InformationServiceTest {
         }
     }
 
+    /**
+     * Issue 23: the cut-off measured. A stuck subscriber and a fast one (it reads as the browser console does) share
+     * the stream; changes of 16 kB are published one at a time, each as soon as the fast subscriber has the one
+     * before, until the stuck one is dropped. Figures printed: changes and time until the drop, the longest
+     * {@code publish} call, the fast subscriber's delay per change before and after the drop.
+     */
+    @Test
+    void aSlowSubscriberIsCutOffWithoutDelayingAFastOne() throws Exception {
+        java.util.Map<Long, Long> arrived = new java.util.concurrent.ConcurrentHashMap<>();
+        java.util.regex.Pattern seq = java.util.regex.Pattern.compile("\"seq\":(\\d+)");
+        HttpClient.newHttpClient().sendAsync(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                        + supervisor.httpPort() + "/events")).build(), HttpResponse.BodyHandlers.ofLines())
+                .thenAccept(r -> {
+                    try (Stream<String> lines = r.body()) {
+                        lines.filter(l -> l.startsWith("data: ")).forEach(l -> {
+                            java.util.regex.Matcher m = seq.matcher(l);
+                            if (m.find()) {
+                                arrived.put(Long.parseLong(m.group(1)), System.nanoTime());
+                            }
+                        });
+                    }
+                });
+        Await.until("fast subscriber registered", BrokerHarness.TIMEOUT, () -> supervisor.events().subscribers() == 1);
+        try (Socket stuck = new Socket()) {
+            stuck.setReceiveBufferSize(1024);
+            stuck.connect(new InetSocketAddress("127.0.0.1", supervisor.httpPort()));
+            stuck.getOutputStream().write("GET /events HTTP/1.1\r\nHost: x\r\n\r\n"
+                    .getBytes(StandardCharsets.US_ASCII));
+            stuck.getOutputStream().flush();
+            Await.until("stuck subscriber registered", BrokerHarness.TIMEOUT,
+                    () -> supervisor.events().subscribers() == 2);
+
+            List<Long> before = new java.util.ArrayList<>();
+            List<Long> after = new java.util.ArrayList<>();
+            long maxPublish = 0;
+            long t0 = System.nanoTime();
+            long droppedAt = -1;
+            long published = 0;
+            for (long i = 1; i <= 2_000 && (droppedAt < 0 || after.size() < 50); i++) {
+                StateChange c = new StateChange(i, Instant.EPOCH, "Filler", DATASET, CollectionState.COLLECTING,
+                        "x".repeat(16_000));
+                long sent = System.nanoTime();
+                supervisor.events().publish(c);
+                maxPublish = Math.max(maxPublish, System.nanoTime() - sent);
+                published = i;
+                long n = i;
+                Await.until("the fast subscriber has change " + n, BrokerHarness.TIMEOUT,
+                        () -> arrived.containsKey(n));
+                (droppedAt < 0 ? before : after).add(arrived.get(i) - sent);
+                if (droppedAt < 0 && supervisor.events().subscribers() == 1) {
+                    droppedAt = System.nanoTime();
+                }
+            }
+            assertTrue(droppedAt > 0, "the stuck subscriber is dropped within " + published + " changes of 16 kB");
+            assertEquals(1, supervisor.events().subscribers(), "the fast subscriber stays");
+            assertEquals(published, arrived.size(), "the fast subscriber received every change");
+            System.out.printf("slow /events subscriber: dropped after %d changes of 16 kB in %d ms (queue %s);"
+                            + " longest publish call %.3f ms; fast subscriber's delay per change: before the drop"
+                            + " median %.3f ms, max %.3f ms; after it median %.3f ms, max %.3f ms%n",
+                    before.size() + 1, (droppedAt - t0) / 1_000_000, "4", maxPublish / 1e6, median(before) / 1e6,
+                    max(before) / 1e6, median(after) / 1e6, max(after) / 1e6);
+            assertTrue(maxPublish < Duration.ofSeconds(1).toNanos(), "publishing never waits: " + maxPublish + " ns");
+            assertTrue(max(before) < Duration.ofSeconds(5).toNanos(),
+                    "the stuck subscriber delays the fast one by " + max(before) + " ns at most");
+        }
+    }
+
+    /**
+     * Issue 23: the console's history is part of the journal fold and of the checkpoint; a restart from the
+     * checkpoint written at stop serves the same {@code /console/history} (StateCheckpointTest shows that a replay of
+     * the journal alone builds the same history as the checkpoint).
+     */
+    @Test
+    void theConsoleHistorySurvivesARestart() throws Exception {
+        produce(DATASET, "m1", "a", guid("G1", 0, 10), guid("G2", 1, 20));
+        produce(DATASET, "m2", "b", guid("G1", 0, 10));
+        Await.until("objects recorded", BrokerHarness.TIMEOUT,
+                () -> supervisor.dataset(DATASET).map(DatasetView::objectsReported).orElse(0) == 2);
+        mq.control(manifest(DATASET, file("G1", 10), file("G2", 20)));
+        Await.until("signal received", BrokerHarness.TIMEOUT, () -> !signals.isEmpty());
+        clock.advance(Duration.ofMinutes(3));
+        mq.control(Fixtures.done(BrokerHarness.signal(signals.get(0)).signalId(), DATASET, 30));
+        Await.until("DONE", BrokerHarness.TIMEOUT, () -> state(DATASET) == CollectionState.DONE);
+
+        JsonNode before = json("/console/history?hours=1");
+        assertEquals(14, before.get("days").asInt());
+        assertEquals(2, before.get("minutes").size(), "objects in one minute, the DONE report 3 minutes later");
+        assertEquals(2, before.get("minutes").get(0).get("objects").asLong());
+        assertEquals(30, before.get("minutes").get(1).get("events").asLong());
+        assertEquals(1, before.get("minutes").get(1).get("datasetsDone").asLong());
+        JsonNode point = before.get("datasets").get(0);
+        assertEquals(DATASET, point.get("dataset").asText());
+        assertEquals(1500, point.get("consumerMillis").asLong());
+        assertEquals(2, point.get("objects").asInt());
+        assertEquals(1, point.get("duplicates").asInt());
+        assertEquals(2, before.get("objectSizes").get(9).get("objects").asLong(), "two objects of 1000 bytes");
+        assertEquals(400, BrokerHarness.get(supervisor.httpPort(), "/console/history?hours=9999").statusCode());
+
+        Properties p = mq.supervisorProperties(dir.resolve("journal"));
+        p.setProperty(SupervisorConfig.EVENTS_QUEUE, "4");
+        p.setProperty(SupervisorConfig.SIGNAL_LEASE, "30m");
+        supervisor.stop(); // writes a checkpoint (supervisor.journal.checkpoint.entries > 0)
+        supervisor = mq.start(p, clock);
+        JsonNode replay = json("/supervisor").get("supervisor").get("journal").get("replay");
+        assertTrue(replay.get("checkpointSeq").asLong() > 0, "restored from the checkpoint: " + replay);
+        JsonNode after = json("/console/history?hours=1");
+        assertEquals(before.get("minutes"), after.get("minutes"), "minutes after a restart");
+        assertEquals(before.get("datasets"), after.get("datasets"), "datasets after a restart");
+        assertEquals(before.get("objectSizes"), after.get("objectSizes"), "object sizes after a restart");
+    }
+
+    /**
+     * Issue 23: the console's pages and JSON over HTTP. The dataset table is paged on the server: 120 datasets, pages
+     * of 50, filtered by name and state, sorted; bad parameters answer 400 naming them; the console is read-only.
+     */
+    @Test
+    void theConsoleServesItsViewsAndPagesTheDatasetTableOnTheServer() throws Exception {
+        for (int i = 0; i < 120; i++) {
+            String name = String.format("data17_13TeV.00%06d.physics_Main.merge.AOD.f838_m1824", 340_000 + i);
+            produce(name, "p" + i, "o" + i, guid("P" + i, 0, i + 1));
+        }
+        Await.until("120 datasets", BrokerHarness.TIMEOUT, () -> supervisor.datasets().size() == 120);
+
+        JsonNode first = json("/console/datasets?limit=50");
+        assertEquals(120, first.get("total").asInt());
+        assertEquals(50, first.get("rows").size());
+        assertEquals("data17_13TeV.00340000.physics_Main.merge.AOD.f838_m1824",
+                first.get("rows").get(0).get("name").asText());
+        JsonNode last = json("/console/datasets?limit=50&offset=100&sort=name&order=desc");
+        assertEquals(20, last.get("rows").size(), "the last page");
+        assertEquals("data17_13TeV.00340019.physics_Main.merge.AOD.f838_m1824",
+                last.get("rows").get(0).get("name").asText());
+        assertEquals(10, json("/console/datasets?q=0034011").get("total").asInt(), "00340110 to 00340119");
+        assertEquals(0, json("/console/datasets?state=DONE").get("total").asInt());
+        assertEquals(120, json("/console/datasets?state=collecting&minAge=0").get("total").asInt());
+        assertEquals(0, json("/console/datasets?minAge=3600").get("total").asInt(), "none older than an hour");
+        JsonNode byObjects = json("/console/datasets?sort=objects&order=desc&limit=1").get("rows").get(0);
+        assertEquals(1, byObjects.get("objectsReported").asInt());
+        for (String bad : List.of("limit=501", "limit=0", "sort=size", "order=up", "offset=-1", "state=FINISHED",
+                "minAge=1h")) {
+            HttpResponse<String> r = BrokerHarness.get(supervisor.httpPort(), "/console/datasets?" + bad);
+            assertEquals(400, r.statusCode(), bad + ": " + r.body());
+            assertTrue(r.body().contains(bad.substring(0, bad.indexOf('='))), bad + ": " + r.body());
+        }
+
+        String one = "data17_13TeV.00340007.physics_Main.merge.AOD.f838_m1824";
+        JsonNode objects = json("/console/objects/" + one);
+        assertEquals(1, objects.get("objects").size());
+        assertEquals("selected", objects.get("objects").get(0).get("fate").asText(), "selected so far, as in /datasets");
+        assertEquals("p7", objects.get("objects").get(0).get("messageId").asText());
+        assertEquals(404, BrokerHarness.get(supervisor.httpPort(), "/console/objects/" + SECOND).statusCode());
+        JsonNode overview = json("/console/overview");
+        assertEquals(120, overview.get("datasetsByState").get("COLLECTING").asInt());
+        assertEquals(0, overview.get("needsOperator").size(), "nothing older than supervisor.console.stuck.after");
+        clock.advance(Duration.ofMinutes(61));
+        assertEquals(120, json("/console/overview").get("needsOperator").size(), "stuck for more than 1 h");
+        assertTrue(json("/console/overview").get("needsOperator").get(0).get("reason").asText()
+                .contains("supervisor.console.stuck.after"));
+
+        for (String view : List.of("/", "/view/datasets", "/view/datasets/" + one, "/view/consumers", "/view/plots")) {
+            HttpResponse<String> page = BrokerHarness.get(supervisor.httpPort(), view);
+            assertEquals(200, page.statusCode(), view);
+            assertTrue(page.headers().firstValue("Content-Security-Policy").orElse("")
+                    .startsWith("default-src 'self'"), view);
+            assertTrue(page.body().contains("<title>" + ConsoleAssets.title(view) + " \u2014 EventIndex supervisor"),
+                    view);
+        }
+        HttpResponse<String> script = BrokerHarness.get(supervisor.httpPort(), "/static/console.js");
+        assertEquals(200, script.statusCode());
+        assertTrue(script.headers().firstValue("Content-Type").orElse("").startsWith("text/javascript"));
+        for (String missing : List.of("/nothing", "/static/none.js", "/static/../index.html", "/view/other")) {
+            assertEquals(404, BrokerHarness.get(supervisor.httpPort(), missing).statusCode(), missing);
+        }
+        HttpResponse<String> post = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(
+                "http://127.0.0.1:" + supervisor.httpPort() + "/")).POST(HttpRequest.BodyPublishers.ofString("x"))
+                .build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(405, post.statusCode(), "read-only");
+    }
+
+    private static long median(List<Long> xs) {
+        List<Long> sorted = xs.stream().sorted().toList();
+        return sorted.isEmpty() ? 0 : sorted.get(sorted.size() / 2);
+    }
+
+    private static long max(List<Long> xs) {
+        return xs.stream().mapToLong(Long::longValue).max().orElse(0);
+    }
+
     @Test
     void aDatasetWhoseConsumerNeverAnswersDelaysNoOtherAndIsResignalledWhenItsLeaseExpires() throws Exception {
         mq.control(manifest(DATASET, file("G1", 10)));

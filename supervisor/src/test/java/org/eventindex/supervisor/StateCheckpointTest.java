@@ -102,6 +102,8 @@ class StateCheckpointTest {
         assertTrue(lived.all().stream().anyMatch(d -> d.lastReport != null && d.lastReport.permanent()),
                 "a permanent failure");
         assertTrue(lived.rejectedMessages() > 0 && !lived.consumers().views().isEmpty(), "rejections, reports");
+        assertTrue(!lived.history().minutes(0).isEmpty() && !lived.history().datasets(10).isEmpty(),
+                "a history of the console's plots");
 
         SupervisorState restored = new SupervisorState();
         try (Journal j = Journal.open(journalDir, 1000, StateCheckpoint.restoreInto(restored), restored::apply)) {

@@ -106,6 +106,8 @@ class SupervisorConfigTest {
         p.setProperty("supervisor.stomp.tls", "true");
         p.setProperty(SupervisorConfig.STOMP_FRAME_MAX_BYTES, "5000");
         p.setProperty(SupervisorConfig.STOMP_FRAME_MAX_HEADER_BYTES, "3000");
+        p.setProperty(SupervisorConfig.HISTORY_DAYS, "3");
+        p.setProperty(SupervisorConfig.CONSOLE_STUCK_AFTER, "20m");
 
         SupervisorConfig c = SupervisorConfig.fromProperties(p, Map.of(SupervisorConfig.ENV_STOMP_PASSWORD, "ignored",
                 SupervisorConfig.ENV_RUCIO_PASSWORD, "rucio-pw", SupervisorConfig.ENV_S3_SECRET_KEY, "s3-secret"));
@@ -147,7 +149,8 @@ class SupervisorConfigTest {
         assertEquals(new TlsSettings("supervisor.", true, null, null), c.tls());
         assertEquals(new StompFrameLimits(5000, 3000), c.frameLimits());
         assertEquals(new StompFrameLimits(5000, 3000), c.stompSettings().frameLimits());
-        assertEquals(54, SupervisorConfig.KEYS.size(), "a key was added: map it in this test and in the docs");
+        assertEquals(new SupervisorConfig.Console(3, Duration.ofMinutes(20)), c.console());
+        assertEquals(56, SupervisorConfig.KEYS.size(), "a key was added: map it in this test and in the docs");
     }
 
     @Test
