@@ -56,7 +56,7 @@ final class MonitoringMetricsIT {
     private static final String DATASET = "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1824";
 
     @TempDir
-    Path work;
+    static Path work;
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private EmbeddedStack stack;
@@ -119,10 +119,17 @@ final class MonitoringMetricsIT {
     /** The checker itself: a name no daemon exposes is reported, with the place that uses it. */
     @Test
     void aMetricNoDaemonExposesIsReported() {
-        assertEquals(List.of("eventindex_supervisor_no_such_thing (used by rule X) is not in the live /metrics of"
-                        + " supervisor", "eventindex_nobody_total (used by rule Y) belongs to no daemon"),
-                missing(Map.of("eventindex_supervisor_no_such_thing", Set.of("rule X"),
-                        "eventindex_nobody_total", Set.of("rule Y"), "jvm_memory_used_bytes", Set.of("rule Z"))));
+        Map<String, Set<String>> uses = new LinkedHashMap<>();
+        uses.put("eventindex_nobody_total", Set.of("rule Y"));
+        uses.put("eventindex_supervisor_no_such_thing", Set.of("rule X"));
+        uses.put("jvm_memory_used_bytes", Set.of("rule Z"));
+        uses.put("eventindex_kerberos_tickets", Set.of("rule K"));
+        uses.put("activemq_queue_depth", Set.of("rule B"));
+        assertEquals(List.of("eventindex_nobody_total (used by rule Y) belongs to no daemon",
+                "eventindex_supervisor_no_such_thing (used by rule X) is not in the live /metrics of supervisor",
+                "eventindex_kerberos_tickets (used by rule K) is none of KerberosLogin's metrics",
+                "activemq_queue_depth (used by rule B) is not defined by activemq-jmx-exporter.yml"
+                        + " [activemq_queue_size]"), missing(uses));
     }
 
     /** The names of {@code uses} that are not exposed where they belong, each with its users and the reason. */
