@@ -82,7 +82,8 @@ final class MonitoringMetricsIT {
         String consumerUrl = "http://127.0.0.1:" + stack.consumers().get(0).httpPort();
         // the supervisor's heartbeat ages appear once the consumer's first heartbeat came in
         Await.until("a consumer heartbeat at the supervisor", TIMEOUT,
-                () -> samples(get(supervisorUrl + "/metrics")).contains("eventindex_supervisor_consumer_heartbeat_age_seconds"));
+                () -> samples(get(supervisorUrl + "/metrics"))
+                        .contains("eventindex_supervisor_consumer_heartbeat_age_seconds"));
         exposed.put("supervisor", samples(get(supervisorUrl + "/metrics")));
         exposed.put("consumer", samples(get(consumerUrl + "/metrics")));
         exposed.put("lookup", samples(get(lookupUrl + "/metrics")));

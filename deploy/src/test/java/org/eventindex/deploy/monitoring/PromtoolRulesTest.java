@@ -20,8 +20,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Prometheus's own checker on the alert rules: {@code promtool check rules} (syntax, PromQL, templates) and
  * {@code promtool test rules} (the unit tests of the alerts, {@code eventindex-alerts-test.yml}: each alert fires on
- * the series that should raise it, after its {@code for:}), and the Grafana dashboard's queries. promtool comes from Debian's {@code prometheus} package,
- * which {@code .ci/run} installs; under CI a missing promtool fails the test.
+ * the series that should raise it, after its {@code for:}), and the Grafana dashboard's queries. promtool comes from
+ * Debian's {@code prometheus} package, which {@code .ci/run} installs; under CI a missing promtool fails the test.
  */
 class PromtoolRulesTest {
     @Test
