@@ -183,7 +183,7 @@ class SqlShellIT {
             ByteArrayOutputStream err = new ByteArrayOutputStream();
             assertEquals(2, SqlMain.run(args, new ByteArrayInputStream(new byte[0]),
                     new PrintStream(new ByteArrayOutputStream()), new PrintStream(err, true)), String.join(" ", args));
-            assertTrue(err.toString().startsWith("sql: ") && err.toString().contains("Run 'sql --help' for the"
+            assertTrue(err.toString().startsWith("eventindex sql: ") && err.toString().contains("Run 'eventindex sql --help' for the"
                     + " options."), err.toString());
         }
     }
