@@ -183,8 +183,8 @@ class SqlShellIT {
             ByteArrayOutputStream err = new ByteArrayOutputStream();
             assertEquals(2, SqlMain.run(args, new ByteArrayInputStream(new byte[0]),
                     new PrintStream(new ByteArrayOutputStream()), new PrintStream(err, true)), String.join(" ", args));
-            assertTrue(err.toString().startsWith("eventindex sql: ") && err.toString().contains("Run 'eventindex sql --help' for the"
-                    + " options."), err.toString());
+            assertTrue(err.toString().startsWith("eventindex sql: ")
+                    && err.toString().contains("Run 'eventindex sql --help' for the options."), err.toString());
         }
     }
 }
