@@ -29,7 +29,6 @@ import java.nio.file.Paths;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -129,7 +128,7 @@ public final class BenchSeedMain implements Callable<Integer> {
             err.println("bench-seed: producer jar not found at " + producerJar + " (build: mvn -DskipTests package)");
             return 1;
         }
-        deleteTree(work);
+        ConsumerBenchMain.deleteTree(work);
         Files.createDirectories(work);
         Duration timeout = Duration.ofMinutes(timeoutMinutes);
         Progress bar = new Progress(err);
@@ -323,16 +322,6 @@ public final class BenchSeedMain implements Callable<Integer> {
         return String.format(Locale.ROOT, "%.1f MB", bytes / 1e6);
     }
 
-    private static void deleteTree(java.nio.file.Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<java.nio.file.Path> s = Files.walk(dir)) {
-            for (java.nio.file.Path p : s.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(p);
-            }
-        }
-    }
 
     /**
      * Polls every 100 ms: when the dataset's HDFS file appears (end of the consolidation), the spool folders' size,

@@ -28,6 +28,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -101,25 +102,14 @@ final class MessagingBaseline {
         long sendNanos;
         try (StompQueueWorker worker = new StompQueueWorker("messaging-baseline", stomp, QUEUE, 200, receiver)) {
             worker.start();
-            ExecutorService pool = Executors.newFixedThreadPool(senders);
-            try {
-                List<Future<?>> futures = new ArrayList<>();
-                for (GeneratedJob job : attempts) {
-                    futures.add(pool.submit(() -> {
-                        sendAttempt(job, messages, jsonBytes);
-                        return null;
-                    }));
-                }
-                for (Future<?> f : futures) {
-                    try {
-                        f.get();
-                    } catch (ExecutionException e) {
-                        throw new IOException("messaging baseline: a producer failed: " + e.getCause(), e.getCause());
-                    }
-                }
-            } finally {
-                pool.shutdownNow();
+            List<Callable<Void>> producers = new ArrayList<>();
+            for (GeneratedJob job : attempts) {
+                producers.add(() -> {
+                    sendAttempt(job, messages, jsonBytes);
+                    return null;
+                });
             }
+            runAll(senders, producers, "messaging baseline: a producer");
             sendNanos = System.nanoTime() - t0;
             long deadline = System.nanoTime() + timeout.toNanos();
             while (receiver.filesClosed() < expectedFiles) {
@@ -150,6 +140,27 @@ final class MessagingBaseline {
                 receiver.eventsReceived(), receiver.eventsReceived() - cleaned[1], written + cleaned[0], bytes,
                 (int) cleaned[0], cleaned[1], sendNanos / 1_000_000, receiveNanos / 1_000_000,
                 cleanNanos / 1_000_000);
+    }
+
+    /** Runs {@code tasks} on {@code threads} threads and waits for all; the first failure names {@code what}. */
+    static void runAll(int threads, List<Callable<Void>> tasks, String what) throws IOException,
+            InterruptedException {
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            List<Future<Void>> futures = new ArrayList<>();
+            for (Callable<Void> t : tasks) {
+                futures.add(pool.submit(t));
+            }
+            for (Future<Void> f : futures) {
+                try {
+                    f.get();
+                } catch (ExecutionException e) {
+                    throw new IOException(what + " failed: " + e.getCause(), e.getCause());
+                }
+            }
+        } finally {
+            pool.shutdownNow();
+        }
     }
 
     /** One producer: each input file of the attempt as JSON chunks, the last one saying how many events. */

@@ -33,19 +33,13 @@ import java.nio.file.Paths;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.Stream;
 
 /**
  * {@code bin/bench-supervisor-rate}: the supervisor at production message rates (issue 22 item 6). Starts a real
@@ -154,7 +148,7 @@ public final class SupervisorRateBench implements Callable<Integer> {
     }
 
     private Result runRound(Round round, Path dir) throws Exception {
-        deleteTree(dir);
+        ConsumerBenchMain.deleteTree(dir);
         Files.createDirectories(dir);
         BrokerLogins logins = BrokerLogins.random();
         try (EmbeddedBroker broker = EmbeddedBroker.startSecured(dir.resolve("broker"), logins.security());
@@ -195,30 +189,19 @@ public final class SupervisorRateBench implements Callable<Integer> {
             long seq0 = journalSeq(supervisor);
             long t0 = System.nanoTime();
             AtomicInteger next = new AtomicInteger();
-            ExecutorService pool = Executors.newFixedThreadPool(senders);
-            try {
-                List<Future<?>> futures = new ArrayList<>();
-                for (int s = 0; s < senders; s++) {
-                    futures.add(pool.submit(() -> {
-                        try (StompSender sender = new StompSender(logins.settings(broker.stompEndpoints(),
-                                BrokerLogins.PRODUCER))) {
-                            for (int i = next.getAndIncrement(); i < messages.size(); i = next.getAndIncrement()) {
-                                sender.send(Queues.SUPERVISOR, messages.get(i), Map.of());
-                            }
+            List<Callable<Void>> connections = new ArrayList<>();
+            for (int s = 0; s < senders; s++) {
+                connections.add(() -> {
+                    try (StompSender sender = new StompSender(logins.settings(broker.stompEndpoints(),
+                            BrokerLogins.PRODUCER))) {
+                        for (int i = next.getAndIncrement(); i < messages.size(); i = next.getAndIncrement()) {
+                            sender.send(Queues.SUPERVISOR, messages.get(i), Map.of());
                         }
-                        return null;
-                    }));
-                }
-                for (Future<?> f : futures) {
-                    try {
-                        f.get();
-                    } catch (ExecutionException e) {
-                        throw new IOException("a sender failed: " + e.getCause(), e.getCause());
                     }
-                }
-            } finally {
-                pool.shutdownNow();
+                    return null;
+                });
             }
+            MessagingBaseline.runAll(senders, connections, "a sender");
             long sendNanos = System.nanoTime() - t0;
             long recorded = awaitCount(() -> names.stream().mapToLong(n -> supervisor.dataset(n)
                     .map(DatasetView::objectsReported).orElse(0)).sum(), messages.size(), timeout,
@@ -291,14 +274,4 @@ public final class SupervisorRateBench implements Callable<Integer> {
                 info));
     }
 
-    private static void deleteTree(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> s = Files.walk(dir)) {
-            for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(p);
-            }
-        }
-    }
 }
