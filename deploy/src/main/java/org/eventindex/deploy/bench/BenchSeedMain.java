@@ -45,7 +45,8 @@ import java.util.stream.Stream;
         sortOptions = false, description = {"Seed 000's Table 2 dataset (1,160 files, 21,103,653 events, 1,447 objects"
                 + " of which 287 retried jobs' duplicates) through producers, the supervisor, one consumer, HDFS and"
                 + " Kudu of the embedded stack, then through the old messaging path (10 kB JSON messages, one HDFS"
-                + " file per input file, a cleaning pass) as the baseline. Prints each stage beside the seed's figure."},
+                + " file per input file, a cleaning pass) as the baseline. Prints each stage beside the seed's"
+                + " figure."},
         footer = {"", "Measured by polling every 100 ms (HDFS file appearing, spool folder size, JVM memory); the"
                 + " heap and RSS are those of this JVM, which runs the consumer together with the supervisor, the"
                 + " broker, S3 and HDFS (Kudu runs as processes). See docs/performance.md."},
