@@ -224,7 +224,7 @@ public final class SupervisorRateBench implements Callable<Integer> {
             if (System.nanoTime() > deadline) {
                 throw new IOException(what + ": " + n + " of " + target + " within " + timeout);
             }
-            Thread.sleep(5);
+            Thread.sleep(20); // a view costs the supervisor a little: poll gently
         }
     }
 
