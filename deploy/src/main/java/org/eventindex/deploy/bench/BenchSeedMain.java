@@ -4,6 +4,7 @@ import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.Path;
 import org.eventindex.cli.CommandLines;
 import org.eventindex.cli.VersionProvider;
+import org.eventindex.consumer.ConsumerMetrics;
 import org.eventindex.deploy.BrokerLogins;
 import org.eventindex.deploy.EmbeddedStack;
 import org.eventindex.deploy.PipelineRun;
@@ -223,7 +224,8 @@ public final class BenchSeedMain implements Callable<Integer> {
     /** What the object-store path measured. */
     record Figures(int objects, long objectBytes, long uploadMillis, long supervisorMillis, long consolidationMillis,
                    long eventsWritten, long bytesRead, long kuduMillis, long eventsLoaded, long totalMillis,
-                   long kuduEvents, long peakHeap, long peakRss, long spoolPeak, long hdfsBytes) {
+                   long kuduEvents, long peakHeap, long peakRss, long runMemoryPeak, long runMemoryLimit,
+                   long spoolPeak, long hdfsBytes) {
     }
 
     private static Figures figures(EmbeddedStack stack, GeneratedDataset ds, DatasetView view, Sampler sampler,
@@ -242,7 +244,7 @@ public final class BenchSeedMain implements Callable<Integer> {
                 millis(t.lastObjectAt(), t.signalSentAt()), millis(t.signalSentAt(), hdfsAt), c.eventsWritten(),
                 c.bytesRead(), millis(hdfsAt, t.doneAt()), c.eventsLoaded(), millis(t.lastObjectAt(), t.doneAt()),
                 kuduEvents, sampler.peakHeap(), Math.max(sampler.peakRss(), Sampler.rssHighWater()),
-                sampler.spoolPeak(), hdfsBytes);
+                sampler.runMemoryPeak(), sampler.runMemoryLimit(), sampler.spoolPeak(), hdfsBytes);
     }
 
     private static long millis(Instant from, Instant to) {
@@ -286,6 +288,8 @@ public final class BenchSeedMain implements Callable<Integer> {
         row(fmt, "last producer message -> queryable", sec(f.totalMillis()), "34 min to HDFS; target 5 min");
         row(fmt, "JVM peak heap / peak RSS", mb(f.peakHeap()) + " / " + mb(f.peakRss()),
                 "not in the seed; target: consumer heap <= 1 GiB");
+        row(fmt, "consumer run memory peak / limit", mb(f.runMemoryPeak()) + " / " + mb(f.runMemoryLimit()),
+                "not in the seed (sorted runs held in the consumer's heap)");
         row(fmt, "spool disk peak", mb(f.spoolPeak()), "not in the seed");
         row(fmt, "HDFS file", mb(f.hdfsBytes()) + String.format(Locale.ROOT, " (%.1f B/event)",
                 (double) f.hdfsBytes() / f.eventsWritten()), "1 HDFS file, 9 GB (426 B/event)");
@@ -337,6 +341,8 @@ public final class BenchSeedMain implements Callable<Integer> {
         private volatile long peakHeap;
         private volatile long peakRss;
         private volatile long spoolPeak;
+        private volatile long runMemoryPeak;
+        private volatile long runMemoryLimit;
 
         Sampler(EmbeddedStack stack, java.nio.file.Path stackDir) {
             this.stack = stack;
@@ -355,33 +361,43 @@ public final class BenchSeedMain implements Callable<Integer> {
         }
 
         private void loop() {
-            Path container = new Path(stack.hdfsRoot(), DATASET);
             while (!stop) {
                 try {
-                    if (hdfsFileAt == null && stack.hdfs().fs().exists(container)) {
-                        for (FileStatus st : stack.hdfs().fs().listStatus(container)) {
-                            if (!st.getPath().getName().startsWith(".")) {
-                                hdfsFileAt = Instant.now();
-                            }
-                        }
-                    }
-                    long heap = 0;
-                    for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
-                        if (pool.getType() == MemoryType.HEAP) {
-                            heap += pool.getUsage().getUsed();
-                        }
-                    }
-                    peakHeap = Math.max(peakHeap, heap);
-                    peakRss = Math.max(peakRss, statusBytes("VmRSS:"));
-                    spoolPeak = Math.max(spoolPeak, spoolBytes());
+                    sample();
+                } catch (IOException | RuntimeException e) {
+                    // a file vanishing between list and stat: the next sample sees the new state
+                }
+                try {
                     Thread.sleep(100);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     return;
-                } catch (IOException | RuntimeException e) {
-                    // a file vanishing between list and stat: the next sample sees the new state
                 }
             }
+        }
+
+        private void sample() throws IOException {
+            Path container = new Path(stack.hdfsRoot(), DATASET);
+            if (hdfsFileAt == null && stack.hdfs().fs().exists(container)) {
+                for (FileStatus st : stack.hdfs().fs().listStatus(container)) {
+                    if (!st.getPath().getName().startsWith(".")) {
+                        hdfsFileAt = Instant.now();
+                    }
+                }
+            }
+            long heap = 0;
+            for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+                if (pool.getType() == MemoryType.HEAP) {
+                    heap += pool.getUsage().getUsed();
+                }
+            }
+            peakHeap = Math.max(peakHeap, heap);
+            peakRss = Math.max(peakRss, statusBytes("VmRSS:"));
+            spoolPeak = Math.max(spoolPeak, spoolBytes());
+            var consumerMetrics = stack.consumers().get(0).metrics().registry();
+            runMemoryPeak = Math.max(runMemoryPeak, (long) SupervisorRateBench.gauge(consumerMetrics,
+                    ConsumerMetrics.RUN_MEMORY_USED));
+            runMemoryLimit = (long) SupervisorRateBench.gauge(consumerMetrics, ConsumerMetrics.RUN_MEMORY_LIMIT);
         }
 
         private long spoolBytes() throws IOException {
@@ -435,6 +451,14 @@ public final class BenchSeedMain implements Callable<Integer> {
 
         long spoolPeak() {
             return spoolPeak;
+        }
+
+        long runMemoryPeak() {
+            return runMemoryPeak;
+        }
+
+        long runMemoryLimit() {
+            return runMemoryLimit;
         }
     }
 

@@ -1,6 +1,7 @@
 package org.eventindex.deploy.bench;
 
 import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import org.eventindex.cli.CommandLines;
 import org.eventindex.cli.VersionProvider;
@@ -229,12 +230,19 @@ public final class SupervisorRateBench implements Callable<Integer> {
     }
 
     private static long journalSeq(Supervisor supervisor) {
-        for (MetricSnapshot s : supervisor.metrics().scrape()) {
-            if (s.getMetadata().getPrometheusName().equals(JOURNAL_SEQ) && s instanceof GaugeSnapshot g) {
-                return (long) g.getDataPoints().get(0).getValue();
+        return (long) gauge(supervisor.metrics(), JOURNAL_SEQ);
+    }
+
+    /** The value of the unlabelled gauge {@code name} (its unit suffix included) in {@code registry}. */
+    static double gauge(PrometheusRegistry registry, String name) {
+        for (MetricSnapshot s : registry.scrape()) {
+            String n = s.getMetadata().getPrometheusName();
+            if ((n.equals(name) || (n + "_bytes").equals(name)) && s instanceof GaugeSnapshot g
+                    && !g.getDataPoints().isEmpty()) {
+                return g.getDataPoints().get(0).getValue();
             }
         }
-        throw new IllegalStateException("the supervisor has no " + JOURNAL_SEQ + " metric");
+        throw new IllegalStateException("no gauge " + name + " in the daemon's metrics");
     }
 
     private static Properties properties(EmbeddedBroker broker, Path dir) {

@@ -64,6 +64,7 @@ class BenchSeedIT {
                 new String[] {"Kudu load", "rows/s", "45,501 rows/s"},
                 new String[] {"last producer message -> queryable", " s", "target 5 min"},
                 new String[] {"JVM peak heap / peak RSS", "MB /", "1 GiB"},
+                new String[] {"consumer run memory peak / limit", "MB /", "sorted runs"},
                 new String[] {"spool disk peak", "MB", "not in the seed"},
                 new String[] {"HDFS file", "B/event", "9 GB"},
                 new String[] {"messaging: sent", "messages", "1,515,131 messages"},
