@@ -477,7 +477,8 @@ public final class ConsumerBenchMain {
         return (System.nanoTime() - t0) / 1e9;
     }
 
-    private static void deleteTree(java.nio.file.Path dir) throws IOException {
+    /** Deletes {@code dir} and everything below it; nothing when it does not exist. */
+    static void deleteTree(java.nio.file.Path dir) throws IOException {
         if (!Files.exists(dir)) {
             return;
         }

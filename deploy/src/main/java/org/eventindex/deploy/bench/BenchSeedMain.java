@@ -1,0 +1,517 @@
+package org.eventindex.deploy.bench;
+
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.Path;
+import org.eventindex.cli.CommandLines;
+import org.eventindex.cli.VersionProvider;
+import org.eventindex.consumer.ConsumerMetrics;
+import org.eventindex.deploy.BrokerLogins;
+import org.eventindex.deploy.EmbeddedStack;
+import org.eventindex.deploy.PipelineRun;
+import org.eventindex.deploy.ProducerLauncher;
+import org.eventindex.gen.GeneratedDataset;
+import org.eventindex.gen.GeneratedJob;
+import org.eventindex.gen.GeneratorSpec;
+import org.eventindex.supervisor.CollectionState;
+import org.eventindex.supervisor.DatasetView;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
+import java.nio.file.Files;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
+
+/**
+ * {@code bin/bench-seed}: seed 000's Table 2 dataset end to end on the embedded stack, then the old messaging path
+ * on the same dataset (or a stated fraction of it) as the baseline. Prints one table: each stage's figure beside the
+ * seed's. Not a test; results and the command go in docs/performance.md (quiet machine) or
+ * docs/performance-log.md.
+ */
+@Command(name = "bin/bench-seed", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+        sortOptions = false, description = {"Seed 000's Table 2 dataset (1,160 files, 21,103,653 events, 1,447 objects"
+                + " of which 287 retried jobs' duplicates) through producers, the supervisor, one consumer, HDFS and"
+                + " Kudu of the embedded stack, then through the old messaging path (10 kB JSON messages, one HDFS"
+                + " file per input file, a cleaning pass) as the baseline. Prints each stage beside the seed's"
+                + " figure."},
+        footer = {"", "Measured by polling every 100 ms (HDFS file appearing, spool folder size, JVM memory); the"
+                + " heap and RSS are those of this JVM, which runs the consumer together with the supervisor, the"
+                + " broker, S3 and HDFS (Kudu runs as processes). See docs/performance.md."},
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {"0:both paths took the dataset and every count is right", "1:a count is wrong or a stage"
+                + " failed", "2:bad options"})
+public final class BenchSeedMain implements Callable<Integer> {
+    /** Seed 000 Table 2. */
+    static final String DATASET = "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1824";
+    static final int SEED_FILES = 1_160;
+    static final long SEED_EVENTS = 21_103_653L;
+    static final int SEED_DUPLICATES = 287;
+    static final int SEED_OBJECTS = 1_447;
+
+    private final PrintStream out;
+    private final PrintStream err;
+    @Spec
+    private CommandSpec spec;
+    @Option(names = "--scale", paramLabel = "F", description = "fraction of the seed's events, files and duplicated"
+            + " objects, kept in proportion (default 1: the whole dataset; 0.01 takes about a minute)")
+    private double scale = 1.0;
+    @Option(names = "--baseline-scale", paramLabel = "F", description = "fraction of the dataset's job attempts sent"
+            + " through the old messaging path (default 1: all; 0: no baseline). Its figures are rates and per-event"
+            + " sizes, so a fraction compares with the whole")
+    private double baselineScale = 1.0;
+    @Option(names = "--parallel", paramLabel = "N", description = "producer processes (and baseline senders) at"
+            + " once (default 4)")
+    private int parallel = 4;
+    @Option(names = "--work", paramLabel = "DIR", description = "working folder, wiped first (default"
+            + " work/bench-seed)")
+    private java.nio.file.Path work = Paths.get("work", "bench-seed");
+    @Option(names = "--timeout-minutes", paramLabel = "N", description = "give up a stage after N minutes"
+            + " (default 180)")
+    private int timeoutMinutes = 180;
+
+    private BenchSeedMain(PrintStream out, PrintStream err) {
+        this.out = out;
+        this.err = err;
+    }
+
+    public static void main(String[] args) {
+        System.exit(execute(args, System.out, System.err));
+    }
+
+    static int execute(String[] args, PrintStream out, PrintStream err) {
+        return CommandLines.execute(new BenchSeedMain(out, err), args, out, err);
+    }
+
+    /** The dataset at {@code scale}: files, events per file and duplicated jobs in the seed's proportions. */
+    static GeneratorSpec seedSpec(double scale) {
+        int files = Math.max(2, (int) Math.round(SEED_FILES * scale));
+        int eventsPerFile = (int) Math.max(1, Math.round((double) SEED_EVENTS / SEED_FILES));
+        int duplicated = Math.min(files, (int) Math.round(SEED_DUPLICATES * scale));
+        // One file per job (Table 2: "every producer indexes one input file"), no crashed jobs (the seed counts
+        // only reported objects), a few events copied across files as real datasets have.
+        return new GeneratorSpec(DATASET, files, eventsPerFile, 1, duplicated, 0, Math.min(eventsPerFile, 10), false,
+                2017L);
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        if (!(scale > 0 && scale <= 1)) {
+            throw new ParameterException(spec.commandLine(), "--scale must be in (0, 1], got " + scale);
+        }
+        if (!(baselineScale >= 0 && baselineScale <= 1)) {
+            throw new ParameterException(spec.commandLine(), "--baseline-scale must be in [0, 1], got "
+                    + baselineScale);
+        }
+        if (parallel < 1 || timeoutMinutes < 1) {
+            throw new ParameterException(spec.commandLine(), "--parallel and --timeout-minutes must be >= 1, got "
+                    + parallel + " and " + timeoutMinutes);
+        }
+        return run();
+    }
+
+    private int run() throws Exception {
+        java.nio.file.Path producerJar = Paths.get(System.getProperty("ei.producer.jar",
+                "producer/target/eventindex-producer.jar"));
+        if (!Files.isRegularFile(producerJar)) {
+            err.println("bench-seed: producer jar not found at " + producerJar + " (build: mvn -DskipTests package)");
+            return 1;
+        }
+        ConsumerBenchMain.deleteTree(work);
+        Files.createDirectories(work);
+        Duration timeout = Duration.ofMinutes(timeoutMinutes);
+        Progress bar = new Progress(err);
+        GeneratorSpec gspec = seedSpec(scale);
+        EmbeddedStack.Options stackOptions = new EmbeddedStack.Options(work.resolve("stack"), 1, "eventindex", "",
+                64, 1);
+        try (EmbeddedStack stack = EmbeddedStack.start(stackOptions, s -> bar.log("stack: " + s))) {
+            PipelineRun pipeline = new PipelineRun(stack, producerJar, bar::log);
+            bar.stage("generating " + gspec.files() + " files x " + gspec.eventsPerFile() + " events");
+            GeneratedDataset ds = pipeline.generate(List.of(gspec), work.resolve("spb")).get(0);
+            List<GeneratedJob> reported = ds.jobs(GeneratedJob.Outcome.REPORTED);
+            long objectBytes = 0;
+            for (GeneratedJob j : reported) {
+                objectBytes += Files.size(j.spbFile());
+            }
+            pipeline.registerManifests(List.of(ds));
+
+            Sampler sampler = new Sampler(stack, work.resolve("stack"));
+            sampler.start();
+            try {
+                // Producers: one process per job attempt, several at once.
+                ProducerLauncher launcher = new ProducerLauncher(producerJar, stack.producerEndpoints(), parallel);
+                List<java.nio.file.Path> files = reported.stream().map(GeneratedJob::spbFile).toList();
+                AtomicLong done = new AtomicLong();
+                long p0 = System.nanoTime();
+                bar.stage("producers");
+                List<ProducerLauncher.Run> runs = launcher.runAll(files,
+                        r -> bar.update("producers", done.incrementAndGet(), files.size()));
+                long uploadNanos = System.nanoTime() - p0;
+                List<String> failed = runs.stream().filter(r -> r.exitCode() != 0)
+                        .map(r -> r.spbFile().getFileName() + ": " + r.output().strip()).toList();
+                if (!failed.isEmpty()) {
+                    err.println("bench-seed: " + failed.size() + " producer(s) failed: " + failed);
+                    return 1;
+                }
+                bar.stage("supervisor, consolidation, Kudu load");
+                DatasetView view = awaitDone(stack, ds, timeout, bar);
+                Figures f = figures(stack, ds, view, sampler, runs.size(), objectBytes, uploadNanos);
+                MessagingBaseline.Result baseline = null;
+                if (baselineScale > 0) {
+                    List<GeneratedJob> sent = fraction(reported, baselineScale);
+                    long events = sent.stream().mapToLong(j -> j.guids().size()).sum() * gspec.eventsPerFile();
+                    bar.stage("messaging baseline: " + sent.size() + " job attempts");
+                    baseline = new MessagingBaseline(stack.brokerLogins().settings(
+                            stack.broker().stompEndpoints(), BrokerLogins.ADMIN), stack.hdfs().fs(),
+                            new Path("/eventindex/messaging", DATASET), parallel)
+                            .run(sent, timeout, n -> bar.update("baseline events", n, events));
+                }
+                bar.done();
+                print(f, baseline, ds);
+                List<String> problems = problems(f, ds, baseline);
+                problems.forEach(p -> out.println("PROBLEM: " + p));
+                return problems.isEmpty() ? 0 : 1;
+            } finally {
+                sampler.stop();
+            }
+        }
+    }
+
+    /** Every {@code 1/fraction}-th attempt, so that the duplicated attempts keep their share. */
+    static List<GeneratedJob> fraction(List<GeneratedJob> all, double fraction) {
+        List<GeneratedJob> out = new ArrayList<>();
+        for (int i = 0; i < all.size(); i++) {
+            if (Math.floor((i + 1) * fraction) > Math.floor(i * fraction)) {
+                out.add(all.get(i));
+            }
+        }
+        return out.isEmpty() ? List.of(all.get(0)) : out;
+    }
+
+    private static DatasetView awaitDone(EmbeddedStack stack, GeneratedDataset ds, Duration timeout, Progress bar)
+            throws InterruptedException {
+        Instant deadline = Instant.now().plus(timeout);
+        while (true) {
+            DatasetView v = stack.supervisor().dataset(ds.datasetName()).orElse(null);
+            if (v != null && v.state() == CollectionState.DONE) {
+                return v;
+            }
+            if (v != null && v.consumer() != null && "FAILED".equals(v.consumer().status())) {
+                throw new IllegalStateException("the consumer failed the dataset: " + v.consumer().reason());
+            }
+            if (Instant.now().isAfter(deadline)) {
+                throw new IllegalStateException(ds.datasetName() + " not DONE within " + timeout + " (state "
+                        + (v == null ? "unknown" : v.state()) + ")");
+            }
+            bar.update("waiting for DONE (" + (v == null ? "unknown" : v.state()) + ")", 0, 0);
+            Thread.sleep(100);
+        }
+    }
+
+    /** What the object-store path measured. */
+    record Figures(int objects, long objectBytes, long uploadMillis, long supervisorMillis, long consolidationMillis,
+                   long eventsWritten, long bytesRead, long kuduMillis, long eventsLoaded, long totalMillis,
+                   long kuduEvents, long peakHeap, long peakRss, long runMemoryPeak, long runMemoryLimit,
+                   long spoolPeak, long hdfsBytes) {
+    }
+
+    private static Figures figures(EmbeddedStack stack, GeneratedDataset ds, DatasetView view, Sampler sampler,
+                                   int objects, long objectBytes, long uploadNanos) throws IOException {
+        DatasetView.Timeline t = view.times();
+        Instant hdfsAt = sampler.hdfsFileAt();
+        if (hdfsAt == null) {
+            hdfsAt = t.doneAt();
+        }
+        var queries = stack.kuduQueries();
+        var row = queries.dataset(ds.datasetName());
+        long kuduEvents = row.isPresent() ? queries.countEvents(row.get().dspid(), row.get().rgid()).events() : -1;
+        DatasetView.ConsumerOutcome c = view.consumer();
+        long hdfsBytes = stack.hdfs().fs().getFileStatus(new Path(c.hdfsPath())).getLen();
+        return new Figures(objects, objectBytes, uploadNanos / 1_000_000,
+                millis(t.lastObjectAt(), t.signalSentAt()), millis(t.signalSentAt(), hdfsAt), c.eventsWritten(),
+                c.bytesRead(), millis(hdfsAt, t.doneAt()), c.eventsLoaded(), millis(t.lastObjectAt(), t.doneAt()),
+                kuduEvents, sampler.peakHeap(), Math.max(sampler.peakRss(), Sampler.rssHighWater()),
+                sampler.runMemoryPeak(), sampler.runMemoryLimit(), sampler.spoolPeak(), hdfsBytes);
+    }
+
+    private static long millis(Instant from, Instant to) {
+        return from == null || to == null ? -1 : Math.max(0, Duration.between(from, to).toMillis());
+    }
+
+    private static List<String> problems(Figures f, GeneratedDataset ds, MessagingBaseline.Result b) {
+        List<String> p = new ArrayList<>();
+        if (f.kuduEvents() != ds.expectedUniqueEvents()) {
+            p.add("Kudu holds " + f.kuduEvents() + " events, expected " + ds.expectedUniqueEvents());
+        }
+        if (f.eventsWritten() != ds.expectedEvents()) {
+            // the HDFS file keeps the events copied across files; Kudu's key removes them
+            p.add("HDFS file holds " + f.eventsWritten() + " events, expected " + ds.expectedEvents());
+        }
+        if (b != null && b.hdfsFilesWritten() - b.filesCleaned() != b.inputFiles()) {
+            p.add("messaging baseline kept " + (b.hdfsFilesWritten() - b.filesCleaned()) + " HDFS files for "
+                    + b.inputFiles() + " input files");
+        }
+        return p;
+    }
+
+    private void print(Figures f, MessagingBaseline.Result b, GeneratedDataset ds) {
+        out.printf(Locale.ROOT, "bench-seed: %s at scale %s: %d files, %d events (%d unique), %d objects of which"
+                        + " %d duplicates%n", DATASET, scale, ds.manifest().size(), ds.expectedEvents(),
+                ds.expectedUniqueEvents(), f.objects(), f.objects() - ds.manifest().size());
+        String fmt = "%-36s %-62s %s%n";
+        out.printf(Locale.ROOT, fmt, "stage", "measured", "seed 000 (Table 2) / issue 22");
+        double upS = f.uploadMillis() / 1e3;
+        row(fmt, "producer upload", String.format(Locale.ROOT, "%.1f objects/s, %.2f MB/s (%d objects, %s)",
+                f.objects() / upS, f.objectBytes() / 1e6 / upS, f.objects(), mb(f.objectBytes())),
+                "1,447 objects, 3.3 GB over 55.5 h of grid jobs");
+        row(fmt, "supervisor: last message -> signal", sec(f.supervisorMillis()), "not measured in the seed");
+        double cS = f.consolidationMillis() / 1e3;
+        row(fmt, "consolidation", String.format(Locale.ROOT, "%s, %.0f events/s", sec(f.consolidationMillis()),
+                f.eventsWritten() / cS), "34 min, 10,344 events/s (target 300,000)");
+        row(fmt, "consolidation bytes read/stored", String.format(Locale.ROOT, "%s of %s (%.0f%%)", mb(f.bytesRead()),
+                mb(f.objectBytes()), 100.0 * f.bytesRead() / f.objectBytes()), "2.5 GB of 3.3 GB (76%)");
+        row(fmt, "Kudu load", String.format(Locale.ROOT, "%s, %.0f rows/s", sec(f.kuduMillis()),
+                f.eventsLoaded() / (f.kuduMillis() / 1e3)), "none in the seed; 463.8 s, 45,501 rows/s (issue 22)");
+        row(fmt, "last producer message -> queryable", sec(f.totalMillis()), "34 min to HDFS; target 5 min");
+        row(fmt, "JVM peak heap / peak RSS", mb(f.peakHeap()) + " / " + mb(f.peakRss()),
+                "not in the seed; target: consumer heap <= 1 GiB");
+        row(fmt, "consumer run memory peak / limit", mb(f.runMemoryPeak()) + " / " + mb(f.runMemoryLimit()),
+                "not in the seed (sorted runs held in the consumer's heap)");
+        row(fmt, "spool disk peak", mb(f.spoolPeak()), "not in the seed");
+        row(fmt, "HDFS file", mb(f.hdfsBytes()) + String.format(Locale.ROOT, " (%.1f B/event)",
+                (double) f.hdfsBytes() / f.eventsWritten()), "1 HDFS file, 9 GB (426 B/event)");
+        if (b == null) {
+            out.println("messaging baseline: not run (--baseline-scale 0)");
+            return;
+        }
+        double mS = b.totalMillis() / 1e3;
+        row(fmt, "messaging: sent", String.format(Locale.ROOT, "%d messages, %s JSON (%.0f B/event), %d attempts",
+                b.messages(), mb(b.jsonBytes()), (double) b.jsonBytes() / b.eventsReceived(), b.attempts()),
+                "1,515,131 messages, 15 GB (570 B/event)");
+        row(fmt, "messaging: received + cleaned", String.format(Locale.ROOT,
+                "%s + %s clean, %.0f events/s, %d HDFS files (%d cleaned)", sec(b.receiveMillis()),
+                sec(b.cleanMillis()), b.eventsKept() / mS, b.hdfsFilesWritten(), b.filesCleaned()),
+                "244 min, 1,793 events/s, 1,447 HDFS files / 11.2 GB");
+        double objectRate = f.eventsWritten() / cS;
+        double messagingRate = b.eventsKept() / mS;
+        double objectPerEvent = (double) f.objectBytes() / ds.expectedEvents();
+        double jsonPerEvent = (double) b.jsonBytes() / b.eventsReceived();
+        row(fmt, "throughput ratio (object/messaging)", String.format(Locale.ROOT, "%.1fx", objectRate / messagingRate),
+                "15x (issue 22); Table 2's throughputs: 5.8x");
+        row(fmt, "data ratio (messaging/object)", String.format(Locale.ROOT, "%.1fx (%.0f vs %.0f B/event)",
+                jsonPerEvent / objectPerEvent, jsonPerEvent, objectPerEvent), "4.5x (15 GB / 3.3 GB)");
+    }
+
+    private void row(String fmt, String stage, String measured, String seed) {
+        out.printf(Locale.ROOT, fmt, stage, measured, seed);
+    }
+
+    private static String sec(long millis) {
+        return millis < 0 ? "n/a" : String.format(Locale.ROOT, "%.1f s", millis / 1e3);
+    }
+
+    private static String mb(long bytes) {
+        return String.format(Locale.ROOT, "%.1f MB", bytes / 1e6);
+    }
+
+
+    /**
+     * Polls every 100 ms: when the dataset's HDFS file appears (end of the consolidation), the spool folders' size,
+     * the JVM's heap in use and its resident set.
+     */
+    static final class Sampler {
+        private final EmbeddedStack stack;
+        private final java.nio.file.Path stackDir;
+        private final Thread thread;
+        private volatile boolean stop;
+        private volatile Instant hdfsFileAt;
+        private volatile long peakHeap;
+        private volatile long peakRss;
+        private volatile long spoolPeak;
+        private volatile long runMemoryPeak;
+        private volatile long runMemoryLimit;
+
+        Sampler(EmbeddedStack stack, java.nio.file.Path stackDir) {
+            this.stack = stack;
+            this.stackDir = stackDir;
+            this.thread = new Thread(this::loop, "bench-seed-sampler");
+            thread.setDaemon(true);
+        }
+
+        void start() {
+            thread.start();
+        }
+
+        void stop() throws InterruptedException {
+            stop = true;
+            thread.join(5_000);
+        }
+
+        private void loop() {
+            while (!stop) {
+                try {
+                    sample();
+                } catch (IOException | RuntimeException e) {
+                    // a file vanishing between list and stat: the next sample sees the new state
+                }
+                try {
+                    Thread.sleep(100);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
+
+        private void sample() throws IOException {
+            Path container = new Path(stack.hdfsRoot(), DATASET);
+            if (hdfsFileAt == null && stack.hdfs().fs().exists(container)) {
+                for (FileStatus st : stack.hdfs().fs().listStatus(container)) {
+                    if (!st.getPath().getName().startsWith(".")) {
+                        hdfsFileAt = Instant.now();
+                    }
+                }
+            }
+            long heap = 0;
+            for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+                if (pool.getType() == MemoryType.HEAP) {
+                    heap += pool.getUsage().getUsed();
+                }
+            }
+            peakHeap = Math.max(peakHeap, heap);
+            peakRss = Math.max(peakRss, statusBytes("VmRSS:"));
+            spoolPeak = Math.max(spoolPeak, spoolBytes());
+            var consumerMetrics = stack.consumers().get(0).metrics().registry();
+            runMemoryPeak = Math.max(runMemoryPeak, (long) SupervisorRateBench.gauge(consumerMetrics,
+                    ConsumerMetrics.RUN_MEMORY_USED));
+            runMemoryLimit = (long) SupervisorRateBench.gauge(consumerMetrics, ConsumerMetrics.RUN_MEMORY_LIMIT);
+        }
+
+        private long spoolBytes() throws IOException {
+            long total = 0;
+            try (Stream<java.nio.file.Path> dirs = Files.list(stackDir)) {
+                for (java.nio.file.Path d : dirs.filter(p -> p.getFileName().toString().startsWith("spool-"))
+                        .toList()) {
+                    try (Stream<java.nio.file.Path> s = Files.walk(d)) {
+                        for (java.nio.file.Path p : s.filter(Files::isRegularFile).toList()) {
+                            try {
+                                total += Files.size(p);
+                            } catch (IOException gone) {
+                                // deleted while walking
+                            }
+                        }
+                    }
+                }
+            }
+            return total;
+        }
+
+        /** The JVM's peak resident set ({@code VmHWM}), 0 where /proc is not there. */
+        static long rssHighWater() {
+            return statusBytes("VmHWM:");
+        }
+
+        private static long statusBytes(String key) {
+            try {
+                for (String line : Files.readAllLines(Paths.get("/proc/self/status"))) {
+                    if (line.startsWith(key)) {
+                        return Long.parseLong(line.substring(key.length()).trim().split("\\s+")[0]) * 1024;
+                    }
+                }
+            } catch (IOException | RuntimeException e) {
+                return 0;
+            }
+            return 0;
+        }
+
+        Instant hdfsFileAt() {
+            return hdfsFileAt;
+        }
+
+        long peakHeap() {
+            return peakHeap;
+        }
+
+        long peakRss() {
+            return peakRss;
+        }
+
+        long spoolPeak() {
+            return spoolPeak;
+        }
+
+        long runMemoryPeak() {
+            return runMemoryPeak;
+        }
+
+        long runMemoryLimit() {
+            return runMemoryLimit;
+        }
+    }
+
+    /** A one-line progress bar on the error stream (log lines above it). */
+    static final class Progress {
+        private final PrintStream err;
+        private String stage = "";
+        private long lastDraw;
+
+        Progress(PrintStream err) {
+            this.err = err;
+        }
+
+        synchronized void stage(String name) {
+            clear();
+            stage = name;
+            err.println("[bench-seed] " + name);
+        }
+
+        synchronized void log(String line) {
+            clear();
+            err.println("[bench-seed] " + line);
+        }
+
+        synchronized void update(String what, long done, long total) {
+            long now = System.nanoTime();
+            if (now - lastDraw < 200_000_000L && done != total) {
+                return;
+            }
+            lastDraw = now;
+            StringBuilder b = new StringBuilder("\r[");
+            int width = 30;
+            int filled = total > 0 ? (int) Math.min(width, width * done / total) : 0;
+            b.append("#".repeat(filled)).append("-".repeat(width - filled)).append("] ");
+            if (total > 0) {
+                b.append(String.format(Locale.ROOT, "%3d%% %s %d/%d", 100 * done / total, what, done, total));
+            } else {
+                b.append(what);
+            }
+            err.print(b.append("   "));
+            err.flush();
+        }
+
+        synchronized void done() {
+            clear();
+            err.println("[bench-seed] " + stage + ": done");
+        }
+
+        private void clear() {
+            if (lastDraw != 0) {
+                err.print("\r" + " ".repeat(100) + "\r");
+                lastDraw = 0;
+            }
+        }
+    }
+}

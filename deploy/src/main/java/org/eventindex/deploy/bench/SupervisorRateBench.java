@@ -1,0 +1,285 @@
+package org.eventindex.deploy.bench;
+
+import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.MetricSnapshot;
+import org.eventindex.cli.CommandLines;
+import org.eventindex.cli.VersionProvider;
+import org.eventindex.deploy.BrokerLogins;
+import org.eventindex.message.DatasetManifest;
+import org.eventindex.message.EventRange;
+import org.eventindex.message.GuidInfo;
+import org.eventindex.message.Json;
+import org.eventindex.message.ProducerInfo;
+import org.eventindex.message.ProducerMessage;
+import org.eventindex.message.Queues;
+import org.eventindex.names.ObjectKey;
+import org.eventindex.stomp.StompSender;
+import org.eventindex.supervisor.DatasetView;
+import org.eventindex.supervisor.Supervisor;
+import org.eventindex.supervisor.SupervisorConfig;
+import org.eventindex.testing.EmbeddedBroker;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * {@code bin/bench-supervisor-rate}: the supervisor at production message rates (issue 22 item 6). Starts a real
+ * ActiveMQ broker (STOMP, KahaDB) and the supervisor with its journal on {@code --work} (a real disk: every message is
+ * fsynced before it is acknowledged), registers the datasets' manifests, then sends real STOMP producer messages from
+ * several sender connections as fast as the broker takes them and measures messages/s until the supervisor has
+ * recorded every one. Each dataset gets its files in seed 000's proportions (1,160 files for 1,447 objects: the
+ * rest are retried jobs' second objects), so datasets complete and are signalled during the run, as in production.
+ * Two rounds by default: 20,000 messages over 50 datasets, and 1,447 messages for one dataset.
+ */
+@Command(name = "bin/bench-supervisor-rate", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+        sortOptions = false, description = {"Real STOMP producer messages to a running supervisor (broker + journal on"
+                + " a real disk), as fast as the broker takes them: messages/s and journal entries (fsyncs)."},
+        footer = {"", "Rounds: MESSAGES:DATASETS, e.g. --round 20000:50 --round 1447:1 (the default). The journal is"
+                + " on --work: put it on the disk the supervisor would use (not /dev/shm). See docs/performance.md."},
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {"0:every message recorded", "1:a round failed or timed out", "2:bad options"})
+public final class SupervisorRateBench implements Callable<Integer> {
+    private static final String BUCKET = "eventindex";
+    private static final String JOURNAL_SEQ = "eventindex_supervisor_journal_seq";
+
+    private final PrintStream out;
+    private final PrintStream err;
+    @Spec
+    private CommandSpec spec;
+    @Option(names = "--round", paramLabel = "MESSAGES:DATASETS", description = "a round of MESSAGES producer"
+            + " messages over DATASETS datasets; repeatable (default 20000:50 and 1447:1)")
+    private List<String> rounds = new ArrayList<>();
+    @Option(names = "--senders", paramLabel = "N", description = "STOMP sender connections at once, each sending"
+            + " with a broker receipt per message as the producer does (default 8)")
+    private int senders = 8;
+    @Option(names = "--work", paramLabel = "DIR", description = "broker and journal folder, wiped first (default"
+            + " work/bench-supervisor-rate)")
+    private Path work = Paths.get("work", "bench-supervisor-rate");
+    @Option(names = "--timeout-minutes", paramLabel = "N", description = "give up a round after N minutes"
+            + " (default 30)")
+    private int timeoutMinutes = 30;
+
+    private SupervisorRateBench(PrintStream out, PrintStream err) {
+        this.out = out;
+        this.err = err;
+    }
+
+    public static void main(String[] args) {
+        System.exit(execute(args, System.out, System.err));
+    }
+
+    static int execute(String[] args, PrintStream out, PrintStream err) {
+        return CommandLines.execute(new SupervisorRateBench(out, err), args, out, err);
+    }
+
+    /** One round: {@code messages} producer messages over {@code datasets} datasets. */
+    record Round(int messages, int datasets) {
+        static Round parse(String text) {
+            String[] p = text.split(":", -1);
+            try {
+                if (p.length == 2) {
+                    Round r = new Round(Integer.parseInt(p[0].strip()), Integer.parseInt(p[1].strip()));
+                    if (r.messages() >= 1 && r.datasets() >= 1 && r.messages() >= r.datasets()) {
+                        return r;
+                    }
+                }
+            } catch (NumberFormatException e) {
+                // reported below
+            }
+            throw new IllegalArgumentException("--round '" + text + "' is not MESSAGES:DATASETS with"
+                    + " MESSAGES >= DATASETS >= 1 (e.g. 20000:50)");
+        }
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        List<Round> parsed = new ArrayList<>();
+        try {
+            for (String r : rounds.isEmpty() ? List.of("20000:50", "1447:1") : rounds) {
+                parsed.add(Round.parse(r));
+            }
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+        if (senders < 1 || timeoutMinutes < 1) {
+            throw new ParameterException(spec.commandLine(), "--senders and --timeout-minutes must be >= 1, got "
+                    + senders + " and " + timeoutMinutes);
+        }
+        out.printf(Locale.ROOT, "%-18s %9s %9s %12s %12s %14s %16s%n", "round", "messages", "datasets",
+                "broker msg/s", "durable msg/s", "journal entries", "entries/message");
+        int status = 0;
+        int index = 0;
+        for (Round r : parsed) {
+            Result res = runRound(r, work.resolve("round-" + (++index)));
+            out.printf(Locale.ROOT, "%-18s %9d %9d %12.0f %12.0f %14d %16.2f%n", r.messages() + ":" + r.datasets(),
+                    res.recorded(), r.datasets(), r.messages() / (res.sendMillis() / 1e3),
+                    res.recorded() / (res.durableMillis() / 1e3), res.journalEntries(),
+                    (double) res.journalEntries() / res.recorded());
+            if (res.recorded() != r.messages()) {
+                status = 1;
+            }
+        }
+        out.println("durable msg/s: first send -> the supervisor has recorded (journal, fsync) every message;"
+                + " target 2,000 (issue 22).");
+        return status;
+    }
+
+    /** What one round measured. */
+    record Result(int recorded, long sendMillis, long durableMillis, long journalEntries) {
+    }
+
+    private Result runRound(Round round, Path dir) throws Exception {
+        ConsumerBenchMain.deleteTree(dir);
+        Files.createDirectories(dir);
+        BrokerLogins logins = BrokerLogins.random();
+        try (EmbeddedBroker broker = EmbeddedBroker.startSecured(dir.resolve("broker"), logins.security());
+             Supervisor supervisor = new Supervisor(SupervisorConfig.fromProperties(
+                     properties(broker, dir), Map.of(SupervisorConfig.ENV_STOMP_PASSWORD,
+                             logins.password(BrokerLogins.SUPERVISOR))), Clock.systemUTC())) {
+            supervisor.start();
+            List<String> names = new ArrayList<>();
+            List<byte[]> messages = new ArrayList<>();
+            try (StompSender operator = new StompSender(logins.settings(broker.stompEndpoints(),
+                    BrokerLogins.OPERATOR))) {
+                for (int d = 0; d < round.datasets(); d++) {
+                    int perDataset = round.messages() / round.datasets()
+                            + (d < round.messages() % round.datasets() ? 1 : 0);
+                    String name = datasetName(d);
+                    names.add(name);
+                    int files = Math.max(1, (int) Math.round(perDataset * 1160.0 / 1447));
+                    List<DatasetManifest.ManifestFile> manifest = new ArrayList<>();
+                    for (int f = 0; f < files; f++) {
+                        manifest.add(new DatasetManifest.ManifestFile(guid(d, f), 100));
+                    }
+                    operator.send(Queues.SUPERVISOR_CONTROL, Json.write(new DatasetManifest(DatasetManifest.TYPE,
+                            name, manifest)), Map.of());
+                    // A retried job's second object follows its first, so that every object arrives before the
+                    // dataset's last file completes it (objects after the signal are late, counted apart).
+                    int m = 0;
+                    for (int f = 0; f < files; f++) {
+                        messages.add(producerMessage(d, name, m++, f));
+                        if (f < perDataset - files) {
+                            messages.add(producerMessage(d, name, m++, f));
+                        }
+                    }
+                }
+            }
+            Duration timeout = Duration.ofMinutes(timeoutMinutes);
+            awaitCount(() -> names.stream().filter(n -> supervisor.dataset(n).isPresent()).count(), names.size(),
+                    timeout, "manifests registered");
+            long seq0 = journalSeq(supervisor);
+            long t0 = System.nanoTime();
+            AtomicInteger next = new AtomicInteger();
+            List<Callable<Void>> connections = new ArrayList<>();
+            for (int s = 0; s < senders; s++) {
+                connections.add(() -> {
+                    try (StompSender sender = new StompSender(logins.settings(broker.stompEndpoints(),
+                            BrokerLogins.PRODUCER))) {
+                        for (int i = next.getAndIncrement(); i < messages.size(); i = next.getAndIncrement()) {
+                            sender.send(Queues.SUPERVISOR, messages.get(i), Map.of());
+                        }
+                    }
+                    return null;
+                });
+            }
+            MessagingBaseline.runAll(senders, connections, "a sender");
+            long sendNanos = System.nanoTime() - t0;
+            long recorded = awaitCount(() -> names.stream().mapToLong(n -> supervisor.dataset(n)
+                    .map(DatasetView::objectsReported).orElse(0)).sum(), messages.size(), timeout,
+                    "producer messages recorded");
+            long durableNanos = System.nanoTime() - t0;
+            long entries = journalSeq(supervisor) - seq0;
+            return new Result((int) recorded, sendNanos / 1_000_000, durableNanos / 1_000_000, entries);
+        }
+    }
+
+    /** Polls {@code count} until it reaches {@code target}; returns the last count (fails after the timeout). */
+    private long awaitCount(java.util.function.LongSupplier count, long target, Duration timeout, String what)
+            throws InterruptedException, IOException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            long n = count.getAsLong();
+            if (n >= target) {
+                return n;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IOException(what + ": " + n + " of " + target + " within " + timeout);
+            }
+            Thread.sleep(20); // a view costs the supervisor a little: poll gently
+        }
+    }
+
+    private static long journalSeq(Supervisor supervisor) {
+        return (long) gauge(supervisor.metrics(), JOURNAL_SEQ);
+    }
+
+    /** The value of the unlabelled gauge {@code name} (its unit suffix included) in {@code registry}. */
+    static double gauge(PrometheusRegistry registry, String name) {
+        for (MetricSnapshot s : registry.scrape()) {
+            String n = s.getMetadata().getPrometheusName();
+            if ((n.equals(name) || (n + "_bytes").equals(name)) && s instanceof GaugeSnapshot g
+                    && !g.getDataPoints().isEmpty()) {
+                return g.getDataPoints().get(0).getValue();
+            }
+        }
+        throw new IllegalStateException("no gauge " + name + " in the daemon's metrics");
+    }
+
+    private static Properties properties(EmbeddedBroker broker, Path dir) {
+        Properties p = new Properties();
+        p.setProperty(SupervisorConfig.BROKERS, broker.stompEndpoints());
+        p.setProperty(SupervisorConfig.STOMP_USER, BrokerLogins.SUPERVISOR);
+        p.setProperty(SupervisorConfig.JOURNAL_DIR, dir.toAbsolutePath().resolve("journal").toString());
+        p.setProperty(SupervisorConfig.S3_BUCKET, BUCKET);
+        p.setProperty(SupervisorConfig.HTTP_HOST, "127.0.0.1");
+        p.setProperty(SupervisorConfig.HTTP_PORT, "0");
+        p.setProperty(SupervisorConfig.KUDU_EPOCH, "1");
+        return p;
+    }
+
+    static String datasetName(int d) {
+        return String.format(Locale.ROOT, "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1824_tid%08d_00",
+                20_000_000 + d);
+    }
+
+    private static String guid(int dataset, int file) {
+        return UUID.nameUUIDFromBytes((dataset + "/" + file).getBytes(StandardCharsets.UTF_8)).toString()
+                .toUpperCase(Locale.ROOT);
+    }
+
+    /** The message of producer run {@code m} of dataset {@code d}, for the manifest's file {@code file}. */
+    private static byte[] producerMessage(int d, String dataset, int m, int file) {
+        String taskID = (20_000_000 + d) + ".G";
+        String jobID = Integer.toString(4_000_000 + m);
+        String uuid = UUID.nameUUIDFromBytes((dataset + "#" + m).getBytes(StandardCharsets.UTF_8)).toString()
+                .replace("-", "");
+        String url = "s3://s3.example:443/" + BUCKET + "/" + ObjectKey.of(taskID, jobID, uuid).key();
+        GuidInfo g = new GuidInfo(guid(d, file), 0, 100, 100, 1, 2, "f838", "physics_Main", "data17_13TeV",
+                Map.of("327636", new EventRange(1_000L * file + 1, 1_000L * file + 100)));
+        ProducerInfo info = new ProducerInfo(40_000, 90_000, "1", taskID, jobID, 10, 20, dataset, 100, 100, 1, uuid,
+                30, url, List.of(g));
+        return Json.write(new ProducerMessage(ProducerMessage.TYPE_OBJECT_STORED, System.currentTimeMillis(), uuid,
+                info));
+    }
+
+}

@@ -1,0 +1,103 @@
+package org.eventindex.deploy.bench;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code bin/bench-seed} and {@code bin/bench-supervisor-rate} at a tiny scale on real components (the embedded
+ * stack: broker, S3 server, HDFS, Kudu binaries, producer processes): each exits 0 and prints every figure it
+ * promises, with a number, beside the seed's.
+ */
+class BenchSeedIT {
+    @TempDir
+    Path work;
+
+    private record Output(int exit, String out, String err) {
+    }
+
+    private static Output run(Command command, String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int exit;
+        try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
+             PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
+            exit = command.execute(args, o, e);
+        }
+        return new Output(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    private interface Command {
+        int execute(String[] args, PrintStream out, PrintStream err);
+    }
+
+    /** The line of {@code out} starting with {@code label}; fails naming the label when there is none. */
+    private static String line(String out, String label) {
+        return out.lines().filter(l -> l.startsWith(label)).findFirst()
+                .orElseThrow(() -> new AssertionError("no '" + label + "' line in:\n" + out));
+    }
+
+    @Test
+    void seedCommandPrintsEveryStageWithTheSeedsFigureAndTheBaselineRatios() {
+        // 0.003 of the seed: 3 files of 18,193 events, 1 retried job's duplicate object
+        Output r = run(BenchSeedMain::execute, "--scale", "0.003", "--parallel", "2", "--timeout-minutes", "10",
+                "--work", work.resolve("seed").toString());
+        assertEquals(0, r.exit(), r.out() + r.err());
+        assertTrue(r.out().contains("3 files, 54"), r.out());
+        assertTrue(r.out().contains("4 objects of which 1 duplicates"), r.out());
+        Pattern number = Pattern.compile("\\d+(\\.\\d+)?");
+        for (String[] stage : List.of(
+                new String[] {"producer upload", "objects/s", "1,447 objects"},
+                new String[] {"supervisor: last message -> signal", " s", "not measured"},
+                new String[] {"consolidation ", "events/s", "10,344 events/s"},
+                new String[] {"consolidation bytes read/stored", "MB of", "2.5 GB of 3.3 GB"},
+                new String[] {"Kudu load", "rows/s", "45,501 rows/s"},
+                new String[] {"last producer message -> queryable", " s", "target 5 min"},
+                new String[] {"JVM peak heap / peak RSS", "MB /", "1 GiB"},
+                new String[] {"consumer run memory peak / limit", "MB /", "sorted runs"},
+                new String[] {"spool disk peak", "MB", "not in the seed"},
+                new String[] {"HDFS file", "B/event", "9 GB"},
+                new String[] {"messaging: sent", "messages", "1,515,131 messages"},
+                new String[] {"messaging: received + cleaned", "events/s", "1,793 events/s"},
+                new String[] {"throughput ratio (object/messaging)", "x", "15x"},
+                new String[] {"data ratio (messaging/object)", "B/event", "4.5x"})) {
+            String l = line(r.out(), stage[0]);
+            String measured = l.substring(stage[0].length());
+            assertTrue(measured.contains(stage[1]) && number.matcher(measured).find() && !l.contains("n/a"),
+                    "no figure for " + stage[0] + ": " + l);
+            assertTrue(l.contains(stage[2]), "no seed figure for " + stage[0] + ": " + l);
+        }
+        // the baseline wrote one file per job attempt and cleaned the duplicate's
+        assertTrue(line(r.out(), "messaging: received + cleaned").contains("4 HDFS files (1 cleaned)"), r.out());
+        assertTrue(Pattern.compile("\\d+\\.\\dx").matcher(line(r.out(), "throughput ratio")).find(), r.out());
+    }
+
+    @Test
+    void supervisorRatePrintsMessagesPerSecondAndJournalEntriesPerRound() {
+        Output r = run(SupervisorRateBench::execute, "--round", "300:5", "--round", "60:1", "--senders", "4",
+                "--work", work.resolve("rate").toString());
+        assertEquals(0, r.exit(), r.out() + r.err());
+        Pattern row = Pattern.compile("^(\\d+):(\\d+)\\s+(\\d+)\\s+(\\d+)\\s+(\\d+)\\s+(\\d+)\\s+(\\d+)\\s+([\\d.]+)$",
+                Pattern.MULTILINE);
+        Matcher m = row.matcher(r.out());
+        int rounds = 0;
+        while (m.find()) {
+            rounds++;
+            assertEquals(m.group(1), m.group(3), "every message recorded: " + m.group());
+            assertTrue(Long.parseLong(m.group(5)) > 0 && Long.parseLong(m.group(6)) > 0, m.group());
+            // at least one journal entry (one fsync) per producer message
+            assertTrue(Long.parseLong(m.group(7)) >= Long.parseLong(m.group(1)), m.group());
+        }
+        assertEquals(2, rounds, r.out());
+    }
+}
