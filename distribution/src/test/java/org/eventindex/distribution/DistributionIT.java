@@ -36,6 +36,8 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -461,7 +463,7 @@ final class DistributionIT {
         assertTrue(first.endsWith(" - " + startLine(daemon, pid)), "first line of " + log + ": " + first);
     }
 
-    /** EVENTINDEX_LOG_FORMAT=json: every log line is a JSON object; the first one carries the version. */
+    /** EVENTINDEX_LOG_FORMAT=json: every log line is a JSON object with an ISO time; the first carries the version. */
     private static void checkJsonLog(Path log, String daemon, long pid) throws IOException {
         ObjectMapper json = new ObjectMapper();
         List<String> lines = Files.readAllLines(log).stream().filter(l -> !l.isBlank()).toList();
@@ -469,6 +471,9 @@ final class DistributionIT {
         for (String l : lines) {
             JsonNode node = json.readTree(l);
             assertTrue(node.isObject() && node.has("level") && node.has("timestamp"), "not a log object: " + l);
+            // ISO-8601 with date and zone (conf/logback/json-*.xml: IsoTimeJsonEncoder), the same instant
+            Instant time = OffsetDateTime.parse(node.path("time").asText()).toInstant();
+            assertEquals(node.path("timestamp").asLong(), time.toEpochMilli(), "\"time\" of " + l);
         }
         assertEquals(startLine(daemon, pid), json.readTree(lines.get(0)).path("formattedMessage").asText(),
                 "first JSON line of " + log);
