@@ -130,6 +130,10 @@ final class DistributionIT {
             assertEquals(0, v.exit(), v.output());
             assertTrue(v.output().strip().matches("(eventindex[- ])?" + cmd + " " + Pattern.quote(VERSION)),
                     cmd + " --version: " + v.output());
+            // the usage names the command as typed, the producer's too (not 'java -jar ...', not a class)
+            Command h = run(List.of(link.toString(), cmd, "--help"), Map.of(), temp);
+            assertEquals(0, h.exit(), h.output());
+            assertTrue(h.output().startsWith("Usage: eventindex " + cmd + " "), cmd + " --help: " + h.output());
         }
 
         stack = EmbeddedStack.startServices(EmbeddedStack.Options.defaults(temp.resolve("stack")), step -> { });
