@@ -36,6 +36,8 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -128,6 +130,10 @@ final class DistributionIT {
             assertEquals(0, v.exit(), v.output());
             assertTrue(v.output().strip().matches("(eventindex[- ])?" + cmd + " " + Pattern.quote(VERSION)),
                     cmd + " --version: " + v.output());
+            // the usage names the command as typed, the producer's too (not 'java -jar ...', not a class)
+            Command h = run(List.of(link.toString(), cmd, "--help"), Map.of(), temp);
+            assertEquals(0, h.exit(), h.output());
+            assertTrue(h.output().startsWith("Usage: eventindex " + cmd + " "), cmd + " --help: " + h.output());
         }
 
         stack = EmbeddedStack.startServices(EmbeddedStack.Options.defaults(temp.resolve("stack")), step -> { });
@@ -178,11 +184,11 @@ final class DistributionIT {
         GeneratedDataset expected = new DatasetGenerator(new GeneratorSpec(DATASET, 4, 500, 2, 1, 0, 10, false, 7L))
                 .generate(temp.resolve("expected"));
         Path secrets = stack.secretsDir();
-        List<String> registerManifest = List.of(bin.toString(), "supervisor", "register-manifest",
-                "--brokers", stack.broker().stompEndpoints(),
-                "--file", generated.resolve(DATASET + ".manifest.json").toString(),
-                "--user", BrokerLogins.OPERATOR,
-                "--password-file", BrokerLogins.passwordFile(secrets, BrokerLogins.OPERATOR).toString());
+        // with the options of conf/operator.env (the operator login; TLS left out: the stack's broker is plain)
+        List<String> registerManifest = new ArrayList<>(List.of(bin.toString(), "supervisor", "register-manifest",
+                "--file", generated.resolve(DATASET + ".manifest.json").toString()));
+        registerManifest.addAll(siteOptions(home.resolve("conf/operator.env"), "supervisor", "register-manifest"));
+        assertEquals(BrokerLogins.OPERATOR, optionValue(registerManifest, "--user"), "login of conf/operator.env");
         Command register = run(registerManifest, env, temp);
         assertEquals(0, register.exit(), register.output());
 
@@ -376,8 +382,8 @@ final class DistributionIT {
 
     /**
      * The options of a conf/*.env example (VAR="options" lines, in order), pointed at the stack: the Kudu masters,
-     * one replica, a free HTTP port on loopback; Kerberos left out (the stack has none) and the Hadoop options kept
-     * only where this build's command has them.
+     * one replica, a free HTTP port on loopback, the brokers and the login's password file; Kerberos and TLS left out
+     * (the stack has neither) and the Hadoop options kept only where this build's command has them.
      */
     private List<String> siteOptions(Path envExample, String... command) throws IOException, InterruptedException {
         Pattern line = Pattern.compile("^([A-Z_]+)=\"([^\"]*)\"$");
@@ -395,6 +401,7 @@ final class DistributionIT {
         help.add("--help");
         String usage = run(help, Map.of(), temp).output();
         List<String> site = new ArrayList<>();
+        String user = null; // the login of --user, whose password file the stack holds
         for (int i = 0; i < options.size(); i++) {
             String o = options.get(i);
             boolean takesValue = !o.contains("=") && i + 1 < options.size() && !options.get(i + 1).startsWith("--");
@@ -407,7 +414,13 @@ final class DistributionIT {
             }
             assertTrue(usage.contains(o.split("=")[0]), o + " of " + envExample + " is not an option of "
                     + String.join(" ", command) + ": " + usage);
+            if (Set.of("--tls", "--trust-store", "--trust-store-password-file").contains(o)) {
+                continue; // the stack's broker takes plain STOMP
+            }
             switch (o) {
+                case "--brokers" -> value = stack.broker().stompEndpoints();
+                case "--user" -> user = value;
+                case "--password-file" -> value = BrokerLogins.passwordFile(stack.secretsDir(), user).toString();
                 case "--masters" -> value = stack.kuduMasters();
                 case "--replicas" -> value = "1";
                 case "--bind" -> value = "127.0.0.1";
@@ -461,7 +474,7 @@ final class DistributionIT {
         assertTrue(first.endsWith(" - " + startLine(daemon, pid)), "first line of " + log + ": " + first);
     }
 
-    /** EVENTINDEX_LOG_FORMAT=json: every log line is a JSON object; the first one carries the version. */
+    /** EVENTINDEX_LOG_FORMAT=json: every log line is a JSON object with an ISO time; the first carries the version. */
     private static void checkJsonLog(Path log, String daemon, long pid) throws IOException {
         ObjectMapper json = new ObjectMapper();
         List<String> lines = Files.readAllLines(log).stream().filter(l -> !l.isBlank()).toList();
@@ -469,6 +482,9 @@ final class DistributionIT {
         for (String l : lines) {
             JsonNode node = json.readTree(l);
             assertTrue(node.isObject() && node.has("level") && node.has("timestamp"), "not a log object: " + l);
+            // ISO-8601 with date and zone (conf/logback/json-*.xml: IsoTimeJsonEncoder), the same instant
+            Instant time = OffsetDateTime.parse(node.path("time").asText()).toInstant();
+            assertEquals(node.path("timestamp").asLong(), time.toEpochMilli(), "\"time\" of " + l);
         }
         assertEquals(startLine(daemon, pid), json.readTree(lines.get(0)).path("formattedMessage").asText(),
                 "first JSON line of " + log);

@@ -37,6 +37,14 @@ public final class ProducerArgs {
     /** Scheme prefix of plain broker endpoints in {@code --brokers} (optional). */
     public static final String PLAIN_SCHEME = "stomp://";
 
+    /** How the jar is run in {@link #USAGE}: what grid wrappers type. */
+    public static final String JAR_COMMAND = "java -jar eventindex-producer.jar";
+    /**
+     * Set by the launchers ({@code bin/eventindex producer}) to the command as the operator types it, e.g.
+     * {@code eventindex producer}: the usage then names that instead of {@link #JAR_COMMAND}.
+     */
+    public static final String ENV_COMMAND = "EVENTINDEX_PRODUCER_COMMAND";
+
     public static final String USAGE = """
             Usage: java -jar eventindex-producer.jar FILE.ei.spb --brokers [stomp+ssl://]HOST:PORT[,...]
                      --s3-endpoint http://HOST:PORT --bucket BUCKET [options]
@@ -91,6 +99,12 @@ public final class ProducerArgs {
     }
 
     /** True when the arguments ask for help (checked before anything else is validated). */
+    /** {@link #USAGE} naming the command as typed: {@link #ENV_COMMAND} when a launcher set it, else the jar's. */
+    public static String usage(Map<String, String> env) {
+        String typed = env.getOrDefault(ENV_COMMAND, "").strip();
+        return typed.isEmpty() ? USAGE : USAGE.replace(JAR_COMMAND, typed);
+    }
+
     public static boolean wantsHelp(List<String> args) {
         return args.contains("-h") || args.contains("--help");
     }

@@ -58,7 +58,7 @@ public final class ProducerCli {
     public int run(List<String> args) {
         requireNonNull(args, "args is null");
         if (ProducerArgs.wantsHelp(args)) {
-            out.print(ProducerArgs.USAGE);
+            out.print(ProducerArgs.usage(env));
             return ExitCode.SUCCESS.code();
         }
         if (ProducerArgs.wantsVersion(args)) {

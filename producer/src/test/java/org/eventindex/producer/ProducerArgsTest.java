@@ -185,6 +185,19 @@ class ProducerArgsTest {
                         Clock.systemUTC()).run(List.of(args)))));
     }
 
+    /** Through bin/eventindex (which sets the variable), the usage names the command as the operator typed it. */
+    @Test
+    void throughTheLauncherTheUsageNamesTheCommandAsTyped() {
+        Map<String, String> env = Map.of(ProducerArgs.ENV_COMMAND, "eventindex producer");
+        assertEquals(List.of(List.of()), CommandTreeWalk.check("eventindex producer",
+                args -> CommandTreeWalk.capture((o, e) -> new ProducerCli(env, o, e, RetryPolicy.DEFAULT,
+                        Clock.systemUTC()).run(List.of(args)))));
+        String usage = ProducerArgs.usage(env);
+        assertTrue(usage.startsWith("Usage: eventindex producer FILE.ei.spb --brokers"), usage);
+        assertFalse(usage.contains(ProducerArgs.JAR_COMMAND), usage);
+        assertTrue(usage.contains("\n       eventindex producer FILE.ei.spb --dry-run\n"), usage);
+    }
+
     /** A missing or unreadable input is bad input (2) even without any credential (which would be 4). */
     @Test
     void theInputFileIsCheckedBeforeTheCredentials() throws IOException {
