@@ -396,7 +396,8 @@ public record ConsumerConfig(
                 + ", s3SecretKey=" + (s3SecretKey == null ? "none" : "***") + ", hdfsUri=" + hdfsUri
                 + ", hdfsRoot=" + hdfsRoot + ", kuduMasters=" + kuduMasters + ", kuduTablePrefix=" + kuduTablePrefix
                 + ", kuduBuckets=" + kuduBuckets + ", kuduReplicas=" + kuduReplicas
-                + ", kuduLoadThreads=" + kuduLoadThreads + ", fetchThreads=" + fetchThreads + ", fetchAttempts=" + fetchAttempts
+                + ", kuduLoadThreads=" + kuduLoadThreads + ", fetchThreads=" + fetchThreads
+                + ", fetchAttempts=" + fetchAttempts
                 + ", spoolDir=" + spoolDir + ", sortMemoryBytes=" + sortMemoryBytes
                 + ", runMemoryBytes=" + runMemoryBytes
                 + ", encodingThreads=" + encodingThreads + ", http=" + httpHost + ":" + httpPort
