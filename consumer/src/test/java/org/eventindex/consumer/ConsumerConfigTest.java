@@ -134,7 +134,7 @@ class ConsumerConfigTest {
 
     /** The spool must not land wherever the daemon happened to be started. */
     @Test
-    void kuduLoadThreadsDefaultFromTheCoresAndAreChecked() {
+    void kuduLoadThreadsDefaultFromTheCoresAndAreChecked() throws IOException {
         assertEquals(Math.min(4, Runtime.getRuntime().availableProcessors()),
                 ConsumerConfig.fromProperties(props(ConsumerConfig.ID, "c6"), Map.of()).kuduLoadThreads());
         assertEquals(3, ConsumerConfig.fromProperties(props(ConsumerConfig.KUDU_LOAD_THREADS, "3"), Map.of())
