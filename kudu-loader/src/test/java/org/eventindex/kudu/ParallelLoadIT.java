@@ -35,7 +35,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -281,7 +280,7 @@ class ParallelLoadIT {
         List<Object> counts = List.of(row.state(), row.dspid(), row.rgid(), row.countEvents(), row.uniqDuplEvents(),
                 row.numDuplicates());
         return new Snapshot(table(CONFIG.eventsTable(), dspid, start), table(CONFIG.duplicatedEventsTable(), dspid,
-                start), pairs(dspid), overlaps(dspid), counts);
+                start), TestKuduRows.triggerCounts(client, CONFIG, dspid), overlaps(dspid), counts);
     }
 
     /** Every row of the dataset, every column, sorted; insertion_time as its offset from insert_start. */
@@ -315,37 +314,10 @@ class ParallelLoadIT {
         return out;
     }
 
-    private static Map<List<Integer>, Long> pairs(int dspid) throws Exception {
-        Map<List<Integer>, Long> counts = new TreeMap<>(Comparator.<List<Integer>>comparingInt(l -> l.get(0))
-                .thenComparingInt(l -> l.get(1)));
-        KuduTable t = client.openTable(CONFIG.triggerCountTable());
-        KuduScanner s = client.newScannerBuilder(t).addPredicate(KuduPredicate.newComparisonPredicate(
-                t.getSchema().getColumn(KuduSchemas.DATASET_ID), KuduPredicate.ComparisonOp.EQUAL, dspid)).build();
-        while (s.hasMoreRows()) {
-            for (RowResult row : s.nextRows()) {
-                counts.put(List.of(row.getInt(KuduSchemas.TRIG1), row.getInt(KuduSchemas.TRIG2)),
-                        row.getLong(KuduSchemas.COUNT));
-            }
-        }
-        s.close();
-        return counts;
-    }
-
     private static Map<List<Integer>, Long> overlaps(int dspid) throws Exception {
-        Map<List<Integer>, Long> out = new TreeMap<>(Comparator.<List<Integer>>comparingInt(l -> l.get(0))
-                .thenComparingInt(l -> l.get(1)));
-        KuduScanner s = client.newScannerBuilder(client.openTable(CONFIG.eventsOverlapTable())).build();
-        while (s.hasMoreRows()) {
-            for (RowResult row : s.nextRows()) {
-                int ds1 = row.getInt(KuduSchemas.DS1);
-                int ds2 = row.getInt(KuduSchemas.DS2);
-                if (ds1 == dspid || ds2 == dspid) {
-                    out.put(List.of(ds1, ds2), row.getLong(KuduSchemas.COUNT));
-                }
-            }
-        }
-        s.close();
-        return out;
+        Map<List<Integer>, Long> all = TestKuduRows.overlaps(client, CONFIG);
+        all.keySet().removeIf(pair -> pair.get(0) != dspid && pair.get(1) != dspid);
+        return all;
     }
 
     private static LoadRequest request(String dataset, int dspid, String loadId, Path file) {
