@@ -134,15 +134,17 @@ final class KuduBench {
         out.printf("  %7s %12s %14s %9s %15s %9s %11s %14s%n", "threads", "rows", "loader rows/s", "loader s",
                 "loadgen rows/s", "loadgen s", "loader/gen", "tserver us/row");
         List<String> commands = new ArrayList<>();
-        for (int n : loadThreads) {
-            KuduTables t = new KuduTables(client, new KuduTablesConfig("benchpar" + n + "_", BUCKETS, 1));
+        for (int i = 0; i < loadThreads.length; i++) {
+            int n = loadThreads[i];
+            // tables named by position: a thread count may be listed twice (to see the machine's drift)
+            KuduTables t = new KuduTables(client, new KuduTablesConfig("benchpar" + i + "_", BUCKETS, 1));
             t.createOrVerify(0);
             DatasetLoader loader = new DatasetLoader(client, t, LoaderSettings.defaults().withLoadThreads(n),
                     Clock.systemUTC());
-            Load load = load(loader, "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1824", 10 + n, parquet);
+            Load load = load(loader, "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1824", 10 + i, parquet);
             double loaderRate = load.rows / load.seconds;
             long perThread = Math.max(1, Math.min(load.rows, loadgenRowsCap) / n);
-            Loadgen gen = loadgen(client, "bench_loadgen" + n + "_EVENTS", n, perThread);
+            Loadgen gen = loadgen(client, "bench_loadgen_run" + i + "_EVENTS", n, perThread);
             double genRate = n * perThread / gen.seconds;
             out.printf("  %7d %,12d %,14.0f %9.2f %,15.0f %9.2f %10.0f%% %6.1f / %-6.1f%n", n, load.rows,
                     loaderRate, load.seconds, genRate, gen.seconds, 100 * loaderRate / genRate,
