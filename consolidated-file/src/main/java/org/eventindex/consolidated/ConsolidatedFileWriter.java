@@ -77,7 +77,7 @@ public final class ConsolidatedFileWriter implements Closeable {
     }
 
     /** With the given row group size (tests use small ones to get many row groups). */
-    ConsolidatedFileWriter(OutputStream out, boolean twoThreads, long rowGroupBytes) throws IOException {
+    public ConsolidatedFileWriter(OutputStream out, boolean twoThreads, long rowGroupBytes) throws IOException {
         this(out, twoThreads, rowGroupBytes, () -> new EventColumns(new PageCompressor(), new PageCompressor()));
     }
 

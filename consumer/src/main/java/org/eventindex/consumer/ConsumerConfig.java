@@ -5,6 +5,7 @@ import org.eventindex.config.ConfigKey;
 import org.eventindex.config.ConfigReader;
 import org.eventindex.config.StompFrameLimitKeys;
 import org.eventindex.config.TlsSettings;
+import org.eventindex.kudu.LoaderSettings;
 
 import org.eventindex.message.ConsumerHeartbeat;
 import org.eventindex.message.Queues;
@@ -38,6 +39,7 @@ import static org.eventindex.config.ConfigChecks.requireText;
  * @param sortMemoryBytes   sort buffers of the fetch threads together (each {@code sortMemoryBytes / fetchThreads});
  *                          an object bigger than its buffer is written as several sorted runs
  * @param runMemoryBytes    sorted runs kept in memory, instead of the spool dir, up to this many bytes at a time
+ * @param kuduLoadThreads   Kudu sessions, each on its own thread, loading one dataset (the rows are the same)
  * @param encodingThreads   threads encoding a Parquet file's columns (1 or 2; the file is the same)
  * @param httpHost          address the operations HTTP server binds to (loopback unless configured)
  * @param httpPort          operations HTTP port; 0 picks a free port
@@ -66,6 +68,7 @@ public record ConsumerConfig(
         String kuduTablePrefix,
         int kuduBuckets,
         int kuduReplicas,
+        int kuduLoadThreads,
         int fetchThreads,
         int fetchAttempts,
         Path spoolDir,
@@ -135,6 +138,7 @@ public record ConsumerConfig(
     public static final String KUDU_TABLE_PREFIX = "consumer.kudu.table.prefix";
     public static final String KUDU_BUCKETS = "consumer.kudu.buckets";
     public static final String KUDU_REPLICAS = "consumer.kudu.replicas";
+    public static final String KUDU_LOAD_THREADS = "consumer.kudu.load.threads";
     public static final String FETCH_THREADS = "consumer.fetch.threads";
     public static final String FETCH_ATTEMPTS = "consumer.fetch.attempts";
     public static final String SPOOL_DIR = "consumer.spool.dir";
@@ -201,6 +205,9 @@ public record ConsumerConfig(
                     "HASH(eventnumber) buckets per epoch range, used when the consumer has to create the tables."),
             new ConfigKey(KUDU_REPLICAS, "3", null,
                     "Tablet replicas (odd), used when the consumer has to create the tables; 1 on a one-server test."),
+            new ConfigKey(KUDU_LOAD_THREADS, "<the cores, at most 4>", null,
+                    "Kudu sessions, each on its own thread, writing one dataset's rows (1-64); the rows are the same"
+                            + " for any value, 1 writes on the handler's thread."),
             new ConfigKey(FETCH_THREADS, "4", null, "Objects fetched and decoded in parallel per dataset (1-256)."),
             new ConfigKey(FETCH_ATTEMPTS, "3", null,
                     "Attempts per object when reading it fails midway (the S3 client also retries each request)."),
@@ -271,6 +278,7 @@ public record ConsumerConfig(
         if (kuduReplicas < 1 || kuduReplicas % 2 == 0) {
             throw new IllegalArgumentException(KUDU_REPLICAS + " must be a positive odd number: " + kuduReplicas);
         }
+        requireRange(kuduLoadThreads, 1, LoaderSettings.MAX_LOAD_THREADS, KUDU_LOAD_THREADS);
         requireRange(fetchThreads, 1, 256, FETCH_THREADS);
         requireRange(fetchAttempts, 1, 100, FETCH_ATTEMPTS);
         Objects.requireNonNull(spoolDir, "spoolDir is null");
@@ -353,6 +361,8 @@ public record ConsumerConfig(
                 r.text(KUDU_TABLE_PREFIX),
                 r.integer(KUDU_BUCKETS),
                 r.integer(KUDU_REPLICAS),
+                r.explicit(KUDU_LOAD_THREADS).isPresent() ? r.integer(KUDU_LOAD_THREADS)
+                        : LoaderSettings.defaultLoadThreads(),
                 r.integer(FETCH_THREADS),
                 r.integer(FETCH_ATTEMPTS),
                 Path.of(r.text(SPOOL_DIR)),
@@ -385,7 +395,9 @@ public record ConsumerConfig(
                 + ", s3AccessKey=" + (s3AccessKey.isEmpty() ? "none" : "***")
                 + ", s3SecretKey=" + (s3SecretKey == null ? "none" : "***") + ", hdfsUri=" + hdfsUri
                 + ", hdfsRoot=" + hdfsRoot + ", kuduMasters=" + kuduMasters + ", kuduTablePrefix=" + kuduTablePrefix
-                + ", kuduBuckets=" + kuduBuckets + ", kuduReplicas=" + kuduReplicas + ", fetchThreads=" + fetchThreads + ", fetchAttempts=" + fetchAttempts
+                + ", kuduBuckets=" + kuduBuckets + ", kuduReplicas=" + kuduReplicas
+                + ", kuduLoadThreads=" + kuduLoadThreads + ", fetchThreads=" + fetchThreads
+                + ", fetchAttempts=" + fetchAttempts
                 + ", spoolDir=" + spoolDir + ", sortMemoryBytes=" + sortMemoryBytes
                 + ", runMemoryBytes=" + runMemoryBytes
                 + ", encodingThreads=" + encodingThreads + ", http=" + httpHost + ":" + httpPort

@@ -40,14 +40,16 @@ public final class KuduIngest implements DatasetIngest, AutoCloseable {
 
     /** Uses clients built by the caller, who closes them. */
     public KuduIngest(KuduClient client, KuduTablesConfig tablesConfig, FileSystem fs, Clock clock) {
-        this(client, tablesConfig, fs, clock, new AutoCloseable[0]);
+        this(client, tablesConfig, fs, clock, LoaderSettings.defaultLoadThreads(), new AutoCloseable[0]);
     }
 
+    /** @param loadThreads Kudu sessions, each on its own thread, loading one dataset */
     private KuduIngest(KuduClient client, KuduTablesConfig tablesConfig, FileSystem fs, Clock clock,
-                       AutoCloseable[] owned) {
+                       int loadThreads, AutoCloseable[] owned) {
         this.client = Objects.requireNonNull(client, "client is null");
         this.tables = new KuduTables(client, Objects.requireNonNull(tablesConfig, "tablesConfig is null"));
-        this.loader = new DatasetLoader(client, tables, LoaderSettings.defaults(), clock);
+        this.loader = new DatasetLoader(client, tables, LoaderSettings.defaults().withLoadThreads(loadThreads),
+                clock);
         this.fs = Objects.requireNonNull(fs, "fs is null");
         this.owned = owned;
     }
@@ -67,7 +69,8 @@ public final class KuduIngest implements DatasetIngest, AutoCloseable {
             client.close();
             throw new IOException("cannot open HDFS " + config.hdfsUri() + ": " + e.getMessage(), e);
         }
-        return new KuduIngest(client, tablesConfig, fs, clock, new AutoCloseable[]{fs, client});
+        return new KuduIngest(client, tablesConfig, fs, clock, config.kuduLoadThreads(),
+                new AutoCloseable[]{fs, client});
     }
 
     @Override

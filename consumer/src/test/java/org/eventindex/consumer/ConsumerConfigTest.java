@@ -134,6 +134,17 @@ class ConsumerConfigTest {
 
     /** The spool must not land wherever the daemon happened to be started. */
     @Test
+    void kuduLoadThreadsDefaultFromTheCoresAndAreChecked() throws IOException {
+        assertEquals(Math.min(4, Runtime.getRuntime().availableProcessors()),
+                ConsumerConfig.fromProperties(props(ConsumerConfig.ID, "c6"), Map.of()).kuduLoadThreads());
+        assertEquals(3, ConsumerConfig.fromProperties(props(ConsumerConfig.KUDU_LOAD_THREADS, "3"), Map.of())
+                .kuduLoadThreads());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> ConsumerConfig.fromProperties(props(ConsumerConfig.KUDU_LOAD_THREADS, "0"), Map.of()));
+        assertTrue(e.getMessage().contains("consumer.kudu.load.threads"), e.getMessage());
+    }
+
+    @Test
     void aRelativeSpoolDirectoryIsRefusedNamingTheKey() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> ConsumerConfig.fromProperties(props(ConsumerConfig.SPOOL_DIR, "spool"), Map.of()));

@@ -31,7 +31,9 @@ import static java.util.Objects.requireNonNull;
  *       (dspid, epoch) — and of the row's previous (dspid, rgid) if they differ — left in EVENTS, MCEVENTS and
  *       DUPLICATEDEVENTS by an earlier or interrupted load is deleted.</li>
  *   <li>The file is streamed in order ({@link EventWriter}): the first occurrence of each event number goes to
- *       EVENTS/MCEVENTS, later ones to DUPLICATEDEVENTS. File order is fixed, so a reload gives the same split.</li>
+ *       EVENTS/MCEVENTS, later ones to DUPLICATEDEVENTS. File order is fixed, so a reload gives the same split.
+ *       The rows so decided are written by {@link LoaderSettings#loadThreads()} sessions on as many threads; a
+ *       failure in any of them fails the load here, before step 4.</li>
  *   <li>The dataset's TRIGGERCOUNT and EVENTSOVERLAP rows are replaced.</li>
  *   <li>After a clean flush (no row refused) and, by default, a row count matching what was written, the row is set
  *       LOADED with its counts and insert_end.</li>
@@ -59,6 +61,7 @@ public final class DatasetLoader {
     private final Clock clock;
     private final DatasetsTable datasets;
     private final DatasetAnalytics analytics;
+    private volatile ParallelSessions.Fault fault;
 
     public DatasetLoader(KuduClient client, KuduTables tables, LoaderSettings settings, Clock clock) {
         this.client = requireNonNull(client, "client is null");
@@ -129,7 +132,7 @@ public final class DatasetLoader {
         List<Placement> others = datasets.loadedInRun(request.dataset().runNumber(), dspid);
         EventWriter.Written written;
         try (EventWriter writer = new EventWriter(client, tables.config(), settings, request,
-                DatasetsTable.micros(start), others, progress)) {
+                DatasetsTable.micros(start), others, progress, fault)) {
             written = writer.write();
         }
 
@@ -173,6 +176,11 @@ public final class DatasetLoader {
         analytics.deleteOverlaps(r.dspid(), dataset);
         datasets.delete(name);
         return true;
+    }
+
+    /** Tests only: a failure injected into the writing threads of later loads (null: none). */
+    void injectFault(ParallelSessions.Fault fault) {
+        this.fault = fault;
     }
 
     private static long elapsedMillis(long t0) {

@@ -25,6 +25,10 @@ import static java.util.Objects.requireNonNull;
  * the run, and reports progress. One instance per load; close it, also after a failure, to stop the pair counting
  * thread and close the session.
  * <p>
+ * With {@link LoaderSettings#loadThreads()} above 1 the rows, decided here in file order exactly as with one session,
+ * are written by that many sessions on their own threads ({@link ParallelSessions}); progress then counts the rows
+ * applied by all of them.
+ * <p>
  * Sorted single-run Parquet files have equal event numbers adjacent: no set needed. Older SPB files and multi-run
  * files keep every event number in a set (~16 B each). File order is fixed, so a reload gives the same split.
  */
@@ -63,6 +67,8 @@ final class EventWriter implements AutoCloseable {
     private final KuduSession session;
     private final TriggerBits bits = new TriggerBits();
     private final AsyncPairCounter pairs;
+    private final ParallelSessions.Fault fault;
+    private ParallelSessions parallel;
 
     // set at the first event: an SPB file says whether it is simulation (MCEVENTS) only there
     private KuduTable events;
@@ -86,7 +92,8 @@ final class EventWriter implements AutoCloseable {
      * @param others      the other LOADED datasets of the run, to count the overlap with
      */
     EventWriter(KuduClient client, KuduTablesConfig config, LoaderSettings settings, LoadRequest request,
-                long startMicros, List<Placement> others, DatasetLoader.Progress progress) throws KuduException {
+                long startMicros, List<Placement> others, DatasetLoader.Progress progress,
+                ParallelSessions.Fault fault) throws KuduException {
         this.client = requireNonNull(client, "client is null");
         this.config = requireNonNull(config, "config is null");
         this.settings = requireNonNull(settings, "settings is null");
@@ -104,6 +111,7 @@ final class EventWriter implements AutoCloseable {
         session.setFlushInterval((int) settings.flushInterval().toMillis());
         session.setTimeoutMillis(settings.operationTimeout().toMillis());
         this.pairs = new AsyncPairCounter(dataset);
+        this.fault = fault;
     }
 
     /**
@@ -133,11 +141,24 @@ final class EventWriter implements AutoCloseable {
                 }
                 decodeTriggers(e);
                 int occurrence = adjacent ? adjacentOccurrence(e.eventNumber) : seenOccurrence(e.eventNumber);
-                session.apply(occurrence == 1 ? first(e, source.menu) : duplicate(e, source.menu, occurrence));
-                if (count % settings.progressEvery() == 0) {
-                    EventRows.failOnErrors(session, tableNames, "insert events", dataset);
-                    progress.events(dataset, count);
+                Insert row = occurrence == 1 ? first(e, source.menu) : duplicate(e, source.menu, occurrence);
+                if (parallel != null) {
+                    parallel.apply(row);
+                } else {
+                    session.apply(row);
                 }
+                if (count % settings.progressEvery() == 0) {
+                    if (parallel != null) {
+                        parallel.check();
+                        progress.events(dataset, parallel.applied());
+                    } else {
+                        EventRows.failOnErrors(session, tableNames, "insert events", dataset);
+                        progress.events(dataset, count);
+                    }
+                }
+            }
+            if (parallel != null) {
+                parallel.finish();
             }
             session.flush();
             if (tableNames != null) {
@@ -156,6 +177,9 @@ final class EventWriter implements AutoCloseable {
         eventMapper = new EventRowMapper(events.getSchema());
         tableNames = table + "/" + config.duplicatedEventsTable();
         overlap = new DatasetAnalytics.Overlap(client, table, others);
+        if (settings.loadThreads() > 1) {
+            parallel = new ParallelSessions(client, settings, tableNames, dataset, fault);
+        }
     }
 
     private int adjacentOccurrence(long eventNumber) {
@@ -215,10 +239,16 @@ final class EventWriter implements AutoCloseable {
                 + " has a malformed " + what + ": " + bad.getMessage(), bad);
     }
 
-    /** Stops the pair counting thread if {@link #write()} did not finish, and closes the session. */
+    /** Stops the pair counting and loading threads if {@link #write()} did not finish, and closes the session. */
     @Override
-    public void close() throws KuduException {
+    public void close() throws IOException {
         pairs.close();
-        session.close();
+        try {
+            if (parallel != null) {
+                parallel.close();
+            }
+        } finally {
+            session.close();
+        }
     }
 }

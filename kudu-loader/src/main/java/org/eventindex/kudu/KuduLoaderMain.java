@@ -203,17 +203,26 @@ public final class KuduLoaderMain implements Callable<Integer> {
         String loadId;
         @Option(names = "--buffer", paramLabel = "N", description = "rows buffered per Kudu flush (default: 10000)")
         Integer buffer;
+        @Option(names = "--threads", paramLabel = "N", description = "Kudu sessions writing the dataset, each on its"
+                + " own thread (1-" + LoaderSettings.MAX_LOAD_THREADS + "; default: the cores, at most 4); the rows"
+                + " written are the same for any N")
+        Integer threads;
 
         @Override
         void run() throws IOException {
             KuduTablesConfig config = tablesConfig(layout);
             DatasetName name = dataset(dataset);
             LoaderSettings defaults = LoaderSettings.defaults();
+            if (threads != null && (threads < 1 || threads > LoaderSettings.MAX_LOAD_THREADS)) {
+                throw new ParameterException(spec.commandLine(), "--threads must be between 1 and "
+                        + LoaderSettings.MAX_LOAD_THREADS + ": " + threads);
+            }
             LoaderSettings settings;
             try {
                 settings = new LoaderSettings(buffer != null ? buffer : defaults.mutationBufferOps(),
                         defaults.flushInterval(), defaults.operationTimeout(), defaults.progressEvery(),
-                        defaults.verifyCounts(), defaults.spbLimits());
+                        defaults.verifyCounts(), defaults.spbLimits(),
+                        threads != null ? threads : defaults.loadThreads());
             } catch (IllegalArgumentException e) {
                 throw new ParameterException(spec.commandLine(), e.getMessage());
             }

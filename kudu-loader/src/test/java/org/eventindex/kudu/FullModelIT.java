@@ -1,9 +1,6 @@
 package org.eventindex.kudu;
 
 import org.apache.kudu.client.KuduClient;
-import org.apache.kudu.client.KuduPredicate;
-import org.apache.kudu.client.KuduScanner;
-import org.apache.kudu.client.KuduTable;
 import org.apache.kudu.client.RowResult;
 import org.eventindex.consolidated.ConsolidatedFileWriter;
 import org.eventindex.consolidated.ConsolidatedMetadata;
@@ -23,7 +20,6 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -255,33 +251,11 @@ class FullModelIT {
     }
 
     private static Map<List<Integer>, Long> triggerCounts(int dspid) throws Exception {
-        Map<List<Integer>, Long> counts = new TreeMap<>(Comparator.<List<Integer>>comparingInt(l -> l.get(0))
-                .thenComparingInt(l -> l.get(1)));
-        KuduTable t = client.openTable(CONFIG.triggerCountTable());
-        KuduScanner s = client.newScannerBuilder(t).addPredicate(KuduPredicate.newComparisonPredicate(
-                t.getSchema().getColumn(KuduSchemas.DATASET_ID), KuduPredicate.ComparisonOp.EQUAL, dspid)).build();
-        while (s.hasMoreRows()) {
-            for (RowResult row : s.nextRows()) {
-                counts.put(List.of(row.getInt(KuduSchemas.TRIG1), row.getInt(KuduSchemas.TRIG2)),
-                        row.getLong(KuduSchemas.COUNT));
-            }
-        }
-        s.close();
-        return counts;
+        return TestKuduRows.triggerCounts(client, CONFIG, dspid);
     }
 
     private static Map<List<Integer>, Long> overlaps() throws Exception {
-        Map<List<Integer>, Long> out = new HashMap<>();
-        KuduTable t = client.openTable(CONFIG.eventsOverlapTable());
-        KuduScanner s = client.newScannerBuilder(t).build();
-        while (s.hasMoreRows()) {
-            for (RowResult row : s.nextRows()) {
-                out.put(List.of(row.getInt(KuduSchemas.DS1), row.getInt(KuduSchemas.DS2)),
-                        row.getLong(KuduSchemas.COUNT));
-            }
-        }
-        s.close();
-        return out;
+        return TestKuduRows.overlaps(client, CONFIG);
     }
 
     private static long rows(String table, int dspid) throws Exception {

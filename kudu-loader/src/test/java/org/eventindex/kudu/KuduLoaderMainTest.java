@@ -38,7 +38,8 @@ class KuduLoaderMainTest {
             help.append(out.toString(StandardCharsets.UTF_8));
         }
         for (String option : new String[]{"--masters", "--prefix", "--buckets", "--replicas", "--epoch", "--file",
-                "--hdfs", "--dataset", "--dspid", "--load-id", "--buffer", "--help", "--version", "--kudu-timeout",
+                "--hdfs", "--dataset", "--dspid", "--load-id", "--buffer", "--threads", "--help", "--version",
+                "--kudu-timeout",
                 "--hadoop-conf-dir", "--kerberos-principal", "--kerberos-keytab"}) {
             assertTrue(help.toString().contains(option), option);
         }
@@ -88,6 +89,10 @@ class KuduLoaderMainTest {
         assertEquals(2, run("load", "--masters", "m:1", "--dataset",
                 "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1824", "--dspid", "x"));
         assertTrue(err().contains("Invalid value for option '--dspid': 'x' is not an int"), err());
+        assertEquals(2, run("load", "--masters", "m:1", "--dataset",
+                "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1824", "--dspid", "1", "--epoch", "0",
+                "--file", "f.parquet", "--threads", "0"));
+        assertTrue(err().contains("--threads must be between 1 and 64: 0"), err());
         assertEquals(2, run("create-tables", "--masters", "m:1", "--colour", "red"));
         assertTrue(err().contains("Unknown options: '--colour', 'red'"), err());
         assertEquals(2, run("create-tables", "--masters", "m:1", "--replicas", "2"));

@@ -131,6 +131,10 @@ public final class ConsumerBenchMain {
         @Option(names = "--kudu-rows", paramLabel = "all|N|0", description = "rows loadgen inserts: as many as the"
                 + " loader loaded (all, the default), at most N, or no Kudu part (0)")
         String kuduRows = "all";
+        @Option(names = "--load-threads", paramLabel = "N,N...", split = ",", description = "then load the file with"
+                + " each of these numbers of Kudu sessions on as many threads, each against loadgen with as many"
+                + " threads (default 1,2,4; 0 = skip)")
+        int[] loadThreads = {1, 2, 4};
         @Option(names = "--writer", paramLabel = "own|parquet-mr", description = "column encoders of the measured"
                 + " consolidation: the own page encoders (the consumer's, the default) or parquet-mr's column writers")
         String writer = "own";
@@ -154,8 +158,15 @@ public final class ConsumerBenchMain {
                 throw new ParameterException(spec.commandLine(), "--writer must be one of " + WRITERS.keySet()
                         + ", got '" + writer + "'");
             }
+            int[] sweep = java.util.Arrays.stream(loadThreads).filter(n -> n != 0).toArray();
+            for (int n : sweep) {
+                if (n < 1 || n > org.eventindex.kudu.LoaderSettings.MAX_LOAD_THREADS) {
+                    throw new ParameterException(spec.commandLine(), "--load-threads must list numbers between 1"
+                            + " and " + org.eventindex.kudu.LoaderSettings.MAX_LOAD_THREADS + " (or 0), got " + n);
+                }
+            }
             bench(events, files, threads, encodingThreads, warmups, timelineMillis, runMemory, rows, writer, pairs,
-                    work);
+                    sweep, work);
             return 0;
         }
     }
@@ -173,7 +184,7 @@ public final class ConsumerBenchMain {
 
     private static void bench(int events, int files, int threads, int encodingThreads, int warmups,
                               long timelineMillis, String runMemory, int kuduRows, String writer, int pairs,
-                              java.nio.file.Path work) throws Exception {
+                              int[] loadThreads, java.nio.file.Path work) throws Exception {
         PrintStream out = System.out;
         deleteTree(work);
         Files.createDirectories(work);
@@ -267,7 +278,7 @@ public final class ConsumerBenchMain {
                     (double) hdfs.fs().getFileStatus(parquet).getLen() / totalEvents);
             if (kuduRows > 0) {
                 new KuduBench(kudu, hdfs, out, work.resolve("kudu").resolve("kudu-cluster").resolve("ts-0"))
-                        .run(parquet, kuduRows);
+                        .run(parquet, kuduRows, loadThreads);
             }
         }
     }

@@ -33,6 +33,10 @@ import java.util.Map;
  * The file is loaded twice: first cold (the loader's and the Kudu client's code not yet compiled; reported) into
  * tables of their own, then measured again warm into the tables whose column sizes are reported. Both print the CPU per row of each thread
  * role ({@link ThreadCpuMeter}, JIT and GC threads included).
+ * <p>
+ * Then, for each of the thread counts asked for ({@code --load-threads}, 1, 2 and 4 by default), the file is loaded
+ * with that many Kudu sessions ({@link LoaderSettings#loadThreads()}) into fresh tables, and loadgen inserts as many
+ * rows with as many threads into a fresh table; the ratios are printed side by side.
  */
 final class KuduBench {
     private static final int BUCKETS = 16;
@@ -50,12 +54,14 @@ final class KuduBench {
         this.tserverDir = tserverDir;
     }
 
-    void run(Path parquet, int loadgenRowsCap) throws Exception {
+    void run(Path parquet, int loadgenRowsCap, int[] loadThreads) throws Exception {
         KuduClient client = kudu.client();
         KuduTablesConfig config = new KuduTablesConfig("bench_", BUCKETS, 1);
         KuduTables tables = new KuduTables(client, config);
         tables.createOrVerify(0);
-        DatasetLoader loader = new DatasetLoader(client, tables, LoaderSettings.defaults(), Clock.systemUTC());
+        // one session, as in the figures recorded before the parallel load (the sweep below compares thread counts)
+        LoaderSettings oneSession = LoaderSettings.defaults().withLoadThreads(1);
+        DatasetLoader loader = new DatasetLoader(client, tables, oneSession, Clock.systemUTC());
         // The first load runs the loader's code cold (class loading, JIT compilation: seconds of CPU that a
         // long-lived consumer pays once); it is reported, and the same file is loaded again, measured warm, like the
         // consolidation paths above (which run after an untimed warm-up). The cold load goes to tables of their own:
@@ -63,8 +69,7 @@ final class KuduBench {
         // those of the measured load alone.
         KuduTables coldTables = new KuduTables(client, new KuduTablesConfig("benchcold_", BUCKETS, 1));
         coldTables.createOrVerify(0);
-        DatasetLoader coldLoader = new DatasetLoader(client, coldTables, LoaderSettings.defaults(),
-                Clock.systemUTC());
+        DatasetLoader coldLoader = new DatasetLoader(client, coldTables, oneSession, Clock.systemUTC());
         String coldName = "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1824_tid00000001_00";
         Load cold = load(coldLoader, coldName, 2, parquet);
         out.printf("Kudu loader, first load in this JVM (cold code): %,d rows in %.2f s = %,.0f rows/s; JVM CPU"
@@ -82,23 +87,10 @@ final class KuduBench {
 
         // the same number of rows as the loader wrote, so both run for comparable times on the same shared machine
         long rows = Math.min(r.events(), loadgenRowsCap);
-        String table = "bench_loadgen_EVENTS";
-        client.createTable(table, KuduSchemas.events(), new CreateTableOptions()
-                .setRangePartitionColumns(List.of())
-                .addHashPartitions(List.of(KuduSchemas.EVENTNUMBER), BUCKETS)
-                .setNumReplicas(1));
-        List<String> cmd = new ArrayList<>(List.of(kuduBinary(), "perf", "loadgen", kudu.masterAddresses(),
-                "--table_name=" + table, "--num_threads=1", "--num_rows_per_thread=" + rows, "--run_scan=false"));
-        long ts1 = kudu.tabletServerCpuMillis();
-        long t1 = System.nanoTime();
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        String text = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        int status = p.waitFor();
-        double loadgenSeconds = (System.nanoTime() - t1) / 1e9;
-        long loadgenTs = kudu.tabletServerCpuMillis() - ts1;
-        if (status != 0) {
-            throw new IOException("kudu perf loadgen failed (" + status + "): " + text);
-        }
+        Loadgen gen = loadgen(client, "bench_loadgen_EVENTS", 1, rows);
+        double loadgenSeconds = gen.seconds;
+        long loadgenTs = gen.tserverMillis;
+        List<String> cmd = gen.command;
         double loadgenRate = rows / loadgenSeconds;
         out.printf("Kudu loader, second load (EVENTS+DUPLICATEDEVENTS, trigger words, TRIGGERCOUNT, EVENTSOVERLAP):"
                 + " %,d rows in"
@@ -123,7 +115,69 @@ final class KuduBench {
         long pairs = triggerCountRows(client, config);
         out.printf("  TRIGGERCOUNT rows written by the load: %,d (%.2f per event)%n", pairs,
                 (double) pairs / r.events());
+        threadSweep(client, parquet, loadgenRowsCap, loadThreads);
         triggerBytes(client, config.eventsTable(), r.uniqueEvents());
+    }
+
+    /**
+     * The loader with {@code n} sessions on {@code n} threads against loadgen with {@code n} threads, for each
+     * {@code n} of {@code loadThreads}: each load into tables of its own, each loadgen into a table of its own, so
+     * that no run pays for another's deleted rows or compactions.
+     */
+    private void threadSweep(KuduClient client, Path parquet, int loadgenRowsCap, int[] loadThreads)
+            throws Exception {
+        if (loadThreads.length == 0) {
+            return;
+        }
+        out.printf("Kudu loader with N sessions on N threads against kudu perf loadgen with N threads (%d buckets,"
+                + " fresh tables for each run):%n", BUCKETS);
+        out.printf("  %7s %12s %14s %9s %15s %9s %11s %14s%n", "threads", "rows", "loader rows/s", "loader s",
+                "loadgen rows/s", "loadgen s", "loader/gen", "tserver us/row");
+        List<String> commands = new ArrayList<>();
+        for (int i = 0; i < loadThreads.length; i++) {
+            int n = loadThreads[i];
+            // tables named by position: a thread count may be listed twice (to see the machine's drift)
+            KuduTables t = new KuduTables(client, new KuduTablesConfig("benchpar" + i + "_", BUCKETS, 1));
+            t.createOrVerify(0);
+            DatasetLoader loader = new DatasetLoader(client, t, LoaderSettings.defaults().withLoadThreads(n),
+                    Clock.systemUTC());
+            Load load = load(loader, "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1824", 10 + i, parquet);
+            double loaderRate = load.rows / load.seconds;
+            long perThread = Math.max(1, Math.min(load.rows, loadgenRowsCap) / n);
+            Loadgen gen = loadgen(client, "bench_loadgen_run" + i + "_EVENTS", n, perThread);
+            double genRate = n * perThread / gen.seconds;
+            out.printf("  %7d %,12d %,14.0f %9.2f %,15.0f %9.2f %10.0f%% %6.1f / %-6.1f%n", n, load.rows,
+                    loaderRate, load.seconds, genRate, gen.seconds, 100 * loaderRate / genRate,
+                    load.tserverMillis * 1e3 / load.rows, gen.tserverMillis * 1e3 / (n * perThread));
+            commands.add(String.join(" ", gen.command));
+        }
+        out.println("  (tserver us/row: the tablet server's CPU per row, loader / loadgen; target loader/gen >= 80%)");
+        commands.forEach(c -> out.printf("command: %s%n", c));
+    }
+
+    private record Loadgen(double seconds, long tserverMillis, List<String> command) {
+    }
+
+    /** {@code kudu perf loadgen} with {@code threads} threads of {@code rowsPerThread} rows into a new table. */
+    private Loadgen loadgen(KuduClient client, String table, int threads, long rowsPerThread) throws Exception {
+        client.createTable(table, KuduSchemas.events(), new CreateTableOptions()
+                .setRangePartitionColumns(List.of())
+                .addHashPartitions(List.of(KuduSchemas.EVENTNUMBER), BUCKETS)
+                .setNumReplicas(1));
+        List<String> cmd = new ArrayList<>(List.of(kuduBinary(), "perf", "loadgen", kudu.masterAddresses(),
+                "--table_name=" + table, "--num_threads=" + threads, "--num_rows_per_thread=" + rowsPerThread,
+                "--run_scan=false"));
+        long ts1 = kudu.tabletServerCpuMillis();
+        long t1 = System.nanoTime();
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String text = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        int status = p.waitFor();
+        double seconds = (System.nanoTime() - t1) / 1e9;
+        long tserver = kudu.tabletServerCpuMillis() - ts1;
+        if (status != 0) {
+            throw new IOException("kudu perf loadgen failed (" + status + "): " + text);
+        }
+        return new Loadgen(seconds, tserver, cmd);
     }
 
     private record Load(LoadResult result, long rows, double seconds, long cpuNanos, long tserverMillis,

@@ -240,6 +240,9 @@ final class ThreadCpuMeter implements AutoCloseable {
         if (name.startsWith("consumer-") || name.equals("main")) {
             return "handler (main) + other consumer";
         }
+        if (name.startsWith("kudu-load-")) {
+            return "Kudu loader session threads";
+        }
         if (name.startsWith("trigger-pairs-") || name.startsWith("kudu-nio")) {
             return name.startsWith("kudu-nio") ? "Kudu client I/O" : "Kudu loader trigger pairs";
         }
