@@ -80,6 +80,24 @@ class SupervisorMainTest {
         assertTrue(err().contains("option --dataset: "), err());
     }
 
+    /** The Kerberos options of kudu-loader and lookup; a wrong login is bad usage before anything is sent. */
+    @Test
+    void deleteDatasetTakesTheClusterOptionsAndAMissingKeytabIsAConfigurationError() {
+        Path keytab = dir.resolve("ei.keytab");
+        // no broker listens on port 1: the login must be refused before a connection or a question
+        assertEquals(2, run("delete-dataset", "--brokers", "127.0.0.1:1", "--dataset", DATASET, "--hdfs-uri",
+                "hdfs://127.0.0.1:1", "--kudu-masters", "127.0.0.1:1", "--kerberos-principal", "ei@EXAMPLE.ORG",
+                "--kerberos-keytab", keytab.toString()));
+        assertEquals("supervisor delete-dataset: Kerberos login of principal ei@EXAMPLE.ORG (--kerberos-principal)"
+                + " with keytab " + keytab + " (--kerberos-keytab) failed: the keytab does not exist", err().strip());
+        err.reset();
+        Path folder = dir.resolve("no-conf");
+        assertEquals(2, run("delete-dataset", "--brokers", "127.0.0.1:1", "--dataset", DATASET, "--hdfs-uri",
+                "hdfs://127.0.0.1:1", "--kudu-masters", "127.0.0.1:1", "--hadoop-conf-dir", folder.toString()));
+        assertEquals("supervisor delete-dataset: Hadoop configuration folder " + folder + " from --hadoop-conf-dir"
+                + " (else HADOOP_CONF_DIR) does not exist", err().strip());
+    }
+
     @Test
     void redriveNeedsAllOrIds() {
         assertEquals(2, run("dead-letters", "redrive", "--brokers", "127.0.0.1:1"));
