@@ -3,6 +3,7 @@ package org.eventindex.cluster;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.kudu.client.KuduException;
 
+import java.io.EOFException;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.NoRouteToHostException;
@@ -26,7 +27,8 @@ public final class ClusterErrors {
 
     /**
      * A failure of an HDFS call on {@code uri} made readable: an unknown host that is the URI's authority is an unknown
-     * nameservice (a hint to the Hadoop configuration folder), a refused or timed-out connection names the NameNode(s).
+     * nameservice (a hint to the Hadoop configuration folder), a refused, timed-out or closed connection names the
+     * NameNode(s).
      * Other failures come back as they are.
      */
     public static IOException hdfs(URI uri, Configuration conf, ClusterSettings settings, Throwable e) {
@@ -46,6 +48,11 @@ public final class ClusterErrors {
         if (network.isPresent()) {
             return new IOException("HDFS NameNode " + nameNodes(uri, conf) + " of " + uri + " unreachable: "
                     + shortReason(root(network.get())), e);
+        }
+        if (find(e, EOFException.class).isPresent()) {
+            // the NameNode closed the connection in the middle of a call: it is stopping, or went away
+            return new IOException("HDFS NameNode " + nameNodes(uri, conf) + " of " + uri + " unreachable: the"
+                    + " connection was closed during the call", e);
         }
         if (e instanceof IOException io) {
             return io;
