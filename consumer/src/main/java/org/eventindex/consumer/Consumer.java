@@ -258,7 +258,7 @@ public final class Consumer implements AutoCloseable {
      */
     static IOException hdfsDown(java.net.URI uri, Configuration hadoopConf, ClusterSettings settings, Exception e) {
         IOException readable = ClusterErrors.hdfs(uri, hadoopConf, settings, e);
-        if (readable != e) {
+        if (ClusterErrors.known(readable)) {
             return new IOException(readable.getMessage());
         }
         String first = e.getMessage() == null ? e.getClass().getSimpleName()
