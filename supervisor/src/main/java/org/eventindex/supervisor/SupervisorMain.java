@@ -261,8 +261,17 @@ public final class SupervisorMain implements Callable<Integer> {
 
         @Override
         public Integer call() {
+            byte[] body;
             try {
-                return main.ask("register-manifest", stomp, checkedManifest(file));
+                body = Files.readAllBytes(file);
+            } catch (IOException e) {
+                // a missing or unreadable input is the operator's to fix: bad usage, as the lookup's input file
+                main.err.println("supervisor register-manifest: cannot read manifest " + file + ": "
+                        + FileReason.of(e));
+                return CommandLines.USAGE_ERROR;
+            }
+            try {
+                return main.ask("register-manifest", stomp, checkedManifest(file, body));
             } catch (IOException | IllegalArgumentException | IllegalStateException e) {
                 return main.failed("register-manifest", e);
             }
@@ -557,14 +566,8 @@ public final class SupervisorMain implements Callable<Integer> {
         return 0;
     }
 
-    /** The manifest file's bytes, checked with the supervisor's own rules. */
-    private static byte[] checkedManifest(Path file) throws IOException {
-        byte[] body;
-        try {
-            body = Files.readAllBytes(file);
-        } catch (IOException e) {
-            throw new IOException("cannot read manifest " + file + ": " + FileReason.of(e), e);
-        }
+    /** The manifest file's bytes ({@code body}), checked with the supervisor's own rules. */
+    private static byte[] checkedManifest(Path file, byte[] body) {
         Inbound checked = new MessageValidator("-").control(body, file.toString());
         if (checked instanceof Inbound.Rejected r) {
             throw new IllegalArgumentException("manifest " + file + " is refused: " + r.rejection().reason() + ": "
