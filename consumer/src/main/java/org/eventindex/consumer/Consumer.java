@@ -251,10 +251,10 @@ public final class Consumer implements AutoCloseable {
     }
 
     /**
-     * The HDFS check's failure in one line, as the rest of the HDFS errors ({@link ClusterErrors#hdfs}): the NameNode(s)
-     * named (an HA nameservice's from the configuration) and the reason in a few words, or the hint of an unknown
-     * nameservice; without Hadoop's own text ("Call From ... For more details see: http://wiki...") as its cause,
-     * since the readiness body shows every cause's first line.
+     * The HDFS check's failure in one line, as the rest of the HDFS errors ({@link ClusterErrors#hdfs}): the
+     * NameNode(s) named (an HA nameservice's from the configuration) and the reason in a few words, or the hint of an
+     * unknown nameservice; without Hadoop's own text ("Call From ... For more details see: http://wiki...") as its
+     * cause, since the readiness body shows every cause's first line.
      */
     static IOException hdfsDown(java.net.URI uri, Configuration hadoopConf, ClusterSettings settings, Exception e) {
         IOException readable = ClusterErrors.hdfs(uri, hadoopConf, settings, e);

@@ -72,8 +72,9 @@ class ConsumerMainTest {
     /** A known cluster error (here an unknown HDFS nameservice) is one ERROR line, without the stack trace. */
     @Test
     void aKnownClusterErrorAtTheStartIsLoggedInOneLineWithoutTheTrace() throws IOException {
-        Path file = Files.writeString(dir.resolve("c.properties"), "consumer.hdfs.uri = hdfs://eventindex-ns-undefined\n"
-                + "consumer.spool.dir = " + dir.resolve("spool") + "\nconsumer.http.port = 0\n");
+        Path file = Files.writeString(dir.resolve("c.properties"),
+                "consumer.hdfs.uri = hdfs://eventindex-ns-undefined\nconsumer.spool.dir = " + dir.resolve("spool")
+                + "\nconsumer.http.port = 0\n");
         java.io.PrintStream original = System.err;
         ByteArrayOutputStream log = new ByteArrayOutputStream();
         int code;
@@ -87,8 +88,8 @@ class ConsumerMainTest {
         String logged = log.toString(StandardCharsets.UTF_8);
         original.print(logged);
         assertEquals(1, code, err.toString(StandardCharsets.UTF_8));
-        assertTrue(err.toString(StandardCharsets.UTF_8).contains("unknown host or nameservice 'eventindex-ns-undefined'"),
-                err.toString(StandardCharsets.UTF_8));
+        String printed = err.toString(StandardCharsets.UTF_8);
+        assertTrue(printed.contains("unknown host or nameservice 'eventindex-ns-undefined'"), printed);
         java.util.List<String> lines = logged.lines().toList();
         int at = -1;
         for (int i = 0; i < lines.size(); i++) {

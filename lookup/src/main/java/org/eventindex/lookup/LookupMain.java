@@ -258,8 +258,8 @@ public final class LookupMain implements Callable<Integer> {
     }
 
     @Command(name = "serve", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-            sortOptions = false, description = "Runs the HTTP server until SIGTERM or SIGINT, then exits 0 (also when the signal comes while"
-            + " it still waits for the Kudu masters at start).")
+            sortOptions = false, description = "Runs the HTTP server until SIGTERM or SIGINT, then exits 0 (also when"
+            + " the signal comes while it still waits for the Kudu masters at start).")
     static final class Serve implements Callable<Integer> {
         @ParentCommand
         private LookupMain main;
