@@ -172,7 +172,7 @@ public final class ClusterAccess implements AutoCloseable {
             long leftMs = (deadline - System.nanoTime()) / 1_000_000;
             if (leftMs <= 0) {
                 throw last != null ? ClusterErrors.kudu(masters, timeout, last)
-                        : new IOException("Kudu masters " + masters + " unreachable after "
+                        : new ClusterErrors.Readable("Kudu masters " + masters + " unreachable after "
                         + Math.max(1, timeout.toSeconds()) + " s (no answer)");
             }
             // a client per attempt, each with the time left, so that no attempt outlives the deadline

@@ -3,6 +3,7 @@ package org.eventindex.cluster;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.kudu.client.KuduException;
 
+import java.io.EOFException;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.NoRouteToHostException;
@@ -26,7 +27,8 @@ public final class ClusterErrors {
 
     /**
      * A failure of an HDFS call on {@code uri} made readable: an unknown host that is the URI's authority is an unknown
-     * nameservice (a hint to the Hadoop configuration folder), a refused or timed-out connection names the NameNode(s).
+     * nameservice (a hint to the Hadoop configuration folder), a refused, timed-out or closed connection names the
+     * NameNode(s).
      * Other failures come back as they are.
      */
     public static IOException hdfs(URI uri, Configuration conf, ClusterSettings settings, Throwable e) {
@@ -34,7 +36,7 @@ public final class ClusterErrors {
         Optional<Throwable> unknown = find(e, UnknownHostException.class);
         if (unknown.isPresent() && authority != null) {
             String dir = settings.hadoopConfDir() == null ? "none given" : settings.hadoopConfDir().toString();
-            return new IOException("HDFS " + uri + ": unknown host or nameservice '" + authority + "'. For an HA"
+            return new Readable("HDFS " + uri + ": unknown host or nameservice '" + authority + "'. For an HA"
                     + " nameservice, its NameNodes (dfs.nameservices, dfs.ha.namenodes." + authority
                     + ", dfs.namenode.rpc-address." + authority + ".<nn>) come from hdfs-site.xml in the Hadoop"
                     + " configuration folder: set " + settings.names().hadoopConfDir() + " or "
@@ -44,8 +46,13 @@ public final class ClusterErrors {
                 .or(() -> find(e, NoRouteToHostException.class))
                 .or(() -> find(e, SocketTimeoutException.class));
         if (network.isPresent()) {
-            return new IOException("HDFS NameNode " + nameNodes(uri, conf) + " of " + uri + " unreachable: "
+            return new Readable("HDFS NameNode " + nameNodes(uri, conf) + " of " + uri + " unreachable: "
                     + shortReason(root(network.get())), e);
+        }
+        if (find(e, EOFException.class).isPresent()) {
+            // the NameNode closed the connection in the middle of a call: it is stopping, or went away
+            return new Readable("HDFS NameNode " + nameNodes(uri, conf) + " of " + uri + " unreachable: the"
+                    + " connection was closed during the call", e);
         }
         if (e instanceof IOException io) {
             return io;
@@ -76,10 +83,10 @@ public final class ClusterErrors {
      */
     public static IOException kudu(String masters, Duration waited, KuduException e) {
         if (unreachable(e)) {
-            return new IOException("Kudu masters " + masters + " unreachable after " + Math.max(1,
+            return new Readable("Kudu masters " + masters + " unreachable after " + Math.max(1,
                     Math.round(waited.toMillis() / 1000.0)) + " s (" + kuduReason(e) + ")", e);
         }
-        return new IOException("Kudu masters " + masters + ": " + firstLine(e.getMessage()), e);
+        return new Readable("Kudu masters " + masters + ": " + firstLine(e.getMessage()), e);
     }
 
     /** Whether {@code e} says the masters could not be reached (rather than, say, a missing table). */
@@ -132,6 +139,28 @@ public final class ClusterErrors {
         int nl = s.indexOf('\n');
         String one = nl >= 0 ? s.substring(0, nl) : s;
         return one.length() > 300 ? one.substring(0, 300) + "..." : one;
+    }
+
+    /**
+     * Whether {@code e} or one of its causes is a known cluster failure, already told in one readable line: a
+     * {@link ClusterConfigException} (folder, keytab, login) or a failure made readable here (an unknown nameservice,
+     * an unreachable NameNode or Kudu master). A daemon logs those without the stack trace.
+     */
+    public static boolean known(Throwable e) {
+        return find(e, ClusterConfigException.class).isPresent() || find(e, Readable.class).isPresent();
+    }
+
+    /** A failure made readable here: its message says it all, its cause is the client library's for the record. */
+    static final class Readable extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        Readable(String message, Throwable cause) {
+            super(message, cause);
+        }
+
+        Readable(String message) {
+            super(message);
+        }
     }
 
     private static <T extends Throwable> Optional<Throwable> find(Throwable e, Class<T> type) {

@@ -5,6 +5,8 @@ import org.apache.hadoop.fs.FileContext;
 import org.apache.hadoop.fs.Path;
 import org.eventindex.cli.ProjectVersion;
 import org.eventindex.cluster.ClusterAccess;
+import org.eventindex.cluster.ClusterErrors;
+import org.eventindex.cluster.ClusterSettings;
 import org.eventindex.ops.DaemonMetrics;
 import org.eventindex.ops.DependencyChecks;
 import org.eventindex.ops.OpsHttpServer;
@@ -190,15 +192,21 @@ public final class Consumer implements AutoCloseable {
 
     /** Uses collaborators built by the caller; {@link #stop()} leaves them open. */
     public Consumer(ConsumerConfig config, Services services, Clock clock) {
-        this(config, services, clock, List.of());
+        this(config, services, clock, List.of(), null, config.cluster());
     }
 
     private Consumer(ConsumerConfig config, Clock clock, List<AutoCloseable> owned, ClusterAccess cluster)
             throws IOException {
-        this(config, ownedServices(config, clock, owned, cluster), clock, owned);
+        this(config, ownedServices(config, clock, owned, cluster), clock, owned, cluster.configuration(),
+                cluster.settings());
     }
 
-    private Consumer(ConsumerConfig config, Services services, Clock clock, List<AutoCloseable> owned) {
+    /**
+     * @param hadoopConf the Hadoop configuration that names the NameNodes in HDFS errors (null: only the URI's)
+     * @param settings where the Hadoop configuration folder came from, for the hint of an unknown nameservice
+     */
+    private Consumer(ConsumerConfig config, Services services, Clock clock, List<AutoCloseable> owned,
+                     Configuration hadoopConf, ClusterSettings settings) {
         this.config = Objects.requireNonNull(config, "config is null");
         Objects.requireNonNull(services, "services is null");
         Objects.requireNonNull(clock, "clock is null");
@@ -213,8 +221,8 @@ public final class Consumer implements AutoCloseable {
         checks.put("hdfs", () -> {
             try {
                 fc.util().exists(hdfsRoot);
-            } catch (IOException e) {
-                throw new IOException("HDFS " + config.hdfsUri() + " does not answer: " + e.getMessage(), e);
+            } catch (IOException | RuntimeException e) {
+                throw hdfsDown(config.hdfsUri(), hadoopConf, settings, e);
             }
         });
         checks.put("kudu", ingest::probe);
@@ -240,6 +248,23 @@ public final class Consumer implements AutoCloseable {
         DatasetProcessor processor = new DatasetProcessor(consolidator, format, committer, services.ingest());
         this.handler = new SignalHandler(config.consumerId(), SignalValidator.forConfig(config), processor,
                 services.reports(), metrics, status, clock);
+    }
+
+    /**
+     * The HDFS check's failure in one line, as the rest of the HDFS errors ({@link ClusterErrors#hdfs}): the
+     * NameNode(s) named (an HA nameservice's from the configuration) and the reason in a few words, or the hint of an
+     * unknown nameservice; without Hadoop's own text ("Call From ... For more details see: http://wiki...") as its
+     * cause, since the readiness body shows every cause's first line.
+     */
+    static IOException hdfsDown(java.net.URI uri, Configuration hadoopConf, ClusterSettings settings, Exception e) {
+        IOException readable = ClusterErrors.hdfs(uri, hadoopConf, settings, e);
+        if (ClusterErrors.known(readable)) {
+            return new IOException(readable.getMessage());
+        }
+        String first = e.getMessage() == null ? e.getClass().getSimpleName()
+                : e.getMessage().lines().findFirst().orElse("");
+        int wiki = first.indexOf("; For more details see:");
+        return new IOException("HDFS " + uri + " does not answer: " + (wiki >= 0 ? first.substring(0, wiki) : first));
     }
 
     private static Services ownedServices(ConsumerConfig config, Clock clock, List<AutoCloseable> owned,

@@ -4,6 +4,7 @@ import org.eventindex.cli.CommandLines;
 import org.eventindex.cli.StopSignals;
 import org.eventindex.cli.ProjectVersion;
 import org.eventindex.cluster.ClusterConfigException;
+import org.eventindex.cluster.ClusterErrors;
 import org.eventindex.cli.VersionProvider;
 import org.eventindex.config.ConfigKeysFile;
 import org.eventindex.io.FileReason;
@@ -123,9 +124,14 @@ public final class ConsumerMain implements Callable<Integer> {
             err.println("consumer: bad configuration: " + e.getMessage());
             return 2;
         } catch (Exception e) {
-            LOG.error("consumer {} could not start", config.consumerId(), e);
-            err.println("consumer: cannot start: "
-                    + (e instanceof java.io.IOException io ? FileReason.describe(io) : e.getMessage()));
+            String reason = e instanceof java.io.IOException io ? FileReason.describe(io) : e.getMessage();
+            if (ClusterErrors.known(e)) {
+                // an unknown nameservice, an unreachable NameNode or Kudu, a refused login: the line says it all
+                LOG.error("consumer {} could not start: {}", config.consumerId(), reason);
+            } else {
+                LOG.error("consumer {} could not start", config.consumerId(), e);
+            }
+            err.println("consumer: cannot start: " + reason);
             return 1;
         }
         Runtime.getRuntime().addShutdownHook(new Thread(consumer::stop, "consumer-shutdown"));

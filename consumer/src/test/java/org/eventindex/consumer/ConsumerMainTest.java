@@ -69,6 +69,42 @@ class ConsumerMainTest {
         assertTrue(err.toString(StandardCharsets.UTF_8).contains("cannot read consumer configuration"));
     }
 
+    /** A known cluster error (here an unknown HDFS nameservice) is one ERROR line, without the stack trace. */
+    @Test
+    void aKnownClusterErrorAtTheStartIsLoggedInOneLineWithoutTheTrace() throws IOException {
+        Path file = Files.writeString(dir.resolve("c.properties"),
+                "consumer.hdfs.uri = hdfs://eventindex-ns-undefined\nconsumer.spool.dir = " + dir.resolve("spool")
+                + "\nconsumer.http.port = 0\n");
+        java.io.PrintStream original = System.err;
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        int code;
+        // slf4j-simple writes each line to the System.err of the moment
+        System.setErr(new PrintStream(log, true, StandardCharsets.UTF_8));
+        try {
+            code = run("run", "--config", file.toString());
+        } finally {
+            System.setErr(original);
+        }
+        String logged = log.toString(StandardCharsets.UTF_8);
+        original.print(logged);
+        assertEquals(1, code, err.toString(StandardCharsets.UTF_8));
+        String printed = err.toString(StandardCharsets.UTF_8);
+        assertTrue(printed.contains("unknown host or nameservice 'eventindex-ns-undefined'"), printed);
+        java.util.List<String> lines = logged.lines().toList();
+        int at = -1;
+        for (int i = 0; i < lines.size(); i++) {
+            if (lines.get(i).contains("could not start")) {
+                at = i;
+            }
+        }
+        assertTrue(at >= 0, logged);
+        assertTrue(lines.get(at).contains("ERROR") && lines.get(at).contains("unknown host or nameservice"
+                + " 'eventindex-ns-undefined'"), lines.get(at));
+        // no trace after it: the next line, if any, is not a stack frame or a cause
+        assertTrue(at + 1 == lines.size() || !lines.get(at + 1).startsWith("\tat ")
+                && !lines.get(at + 1).startsWith("Caused by") && !lines.get(at + 1).startsWith("java."), logged);
+    }
+
     @Test
     void aSecretFileOthersCanReadStopsTheStartWithoutShowingTheSecret() throws IOException {
         String secret = "s3-secret-" + System.nanoTime();

@@ -60,7 +60,11 @@ class ConsumerReadinessTest {
         p.setProperty(ConsumerConfig.SPOOL_DIR, tmp.resolve("spool").toString());
         p.setProperty(ConsumerConfig.HTTP_PORT, "0");
         p.setProperty(ConsumerConfig.READY_CHECK_INTERVAL, "1s");
-        consumer = new Consumer(ConsumerConfig.fromProperties(p, Map.of()), hdfs.conf(), Clock.systemUTC());
+        // no connection retries: a stopped NameNode is reported at once with its reason, not as a check in time-out
+        org.apache.hadoop.conf.Configuration conf = hdfs.conf();
+        conf.setInt("ipc.client.connect.max.retries", 0);
+        conf.setInt("ipc.client.connect.max.retries.on.timeouts", 0);
+        consumer = new Consumer(ConsumerConfig.fromProperties(p, Map.of()), conf, Clock.systemUTC());
         consumer.start();
     }
 
@@ -125,15 +129,42 @@ class ConsumerReadinessTest {
 
         downThenBack("kudu", "Kudu masters " + kudu.masterAddresses() + " unreachable", "hdfs", kudu::killMasters,
                 kudu::startMasters);
-        downThenBack("hdfs", "HDFS " + hdfs.uri() + " does not answer", "kudu", hdfs::stopNameNode,
-                hdfs::restartNameNode);
+        String hdfsDown = downThenBack("hdfs", "HDFS NameNode " + hdfs.uri().getHost() + ":" + hdfs.uri().getPort()
+                + " of " + hdfs.uri(), "kudu", hdfs::stopNameNode, hdfs::restartNameNode);
+        // one line, as the rest of the HDFS errors (ClusterErrors): not Hadoop's "Call From ... see: http://wiki..."
+        // refused, or closed when the check's call was under way as the NameNode stopped
+        assertTrue(hdfsDown.matches(".* unreachable: (Connection refused|the connection was closed during the call)"),
+                hdfsDown);
+        assertTrue(!hdfsDown.contains("\n") && !hdfsDown.contains("Call From") && !hdfsDown.contains("wiki"),
+                hdfsDown);
+    }
+
+    /** An HA nameservice's NameNodes come from the configuration (a unit: the NameNodes of an HA pair). */
+    @Test
+    void anUnreachableHaNameserviceNamesItsNameNodesInOneLine() {
+        org.apache.hadoop.conf.Configuration conf = new org.apache.hadoop.conf.Configuration(false);
+        conf.set("dfs.nameservices", "ns1");
+        conf.set("dfs.ha.namenodes.ns1", "nn1,nn2");
+        conf.set("dfs.namenode.rpc-address.ns1.nn1", "nn-a.example.org:8020");
+        conf.set("dfs.namenode.rpc-address.ns1.nn2", "nn-b.example.org:8020");
+        java.net.ConnectException raw = new java.net.ConnectException("Call From vm/127.0.0.1 to nn-b.example.org:8020"
+                + " failed on connection exception: java.net.ConnectException: Connection refused; For more details"
+                + " see:  http://wiki.apache.org/hadoop/ConnectionRefused");
+        raw.initCause(new java.net.ConnectException("Connection refused")); // as Hadoop's NetUtils wraps it
+        IOException e = Consumer.hdfsDown(java.net.URI.create("hdfs://ns1"), conf,
+                org.eventindex.cluster.ClusterSettings.defaults(), new IOException(raw.getMessage(), raw));
+        assertEquals("HDFS NameNode nn-a.example.org:8020,nn-b.example.org:8020 (nameservice ns1) of hdfs://ns1"
+                + " unreachable: Connection refused", e.getMessage());
+        assertEquals(null, e.getCause());
     }
 
     /**
      * Stops {@code dependency}, waits for 503 naming it (its error, or a check that did not answer in time) while
      * {@code other} stays up, served at once from the cache; restarts it and waits for 200.
+     *
+     * @return the error shown while it was down
      */
-    private void downThenBack(String dependency, String error, String other, Runnable stop, Runnable restart) {
+    private String downThenBack(String dependency, String error, String other, Runnable stop, Runnable restart) {
         stop.run();
         Await.until("not ready while " + dependency + " is down", WAIT, () -> ready().status() == 503);
         Ready down = ready();
@@ -150,5 +181,6 @@ class ConsumerReadinessTest {
         Await.until("ready again once " + dependency + " answers", WAIT, () -> ready().status() == 200);
         assertEquals(1, up(dependency));
         assertEquals(1, up(other));
+        return shown;
     }
 }

@@ -77,4 +77,49 @@ class ScriptHelpIT {
         assertTrue(r.out().startsWith(header + "\n"), r.out());
         assertFalse(r.built(), "bin/" + name + " --help ran mvn");
     }
+
+    /** bin/demo refuses an unknown option, a stray argument or a missing value before it builds. */
+    @org.junit.jupiter.api.Test
+    void demoRefusesABadOptionWithoutABuild() throws Exception {
+        Path demo = ROOT.resolve("bin/demo");
+        for (List<String> args : List.of(List.of("--bogus"), List.of("--scale", "2", "extra"),
+                List.of("--work=/tmp/x", "--keep", "--bogus=1"))) {
+            Run r = run(demo, args.toArray(String[]::new));
+            assertEquals(2, r.exit(), r.out());
+            String bad = args.get(args.size() - 1);
+            assertEquals("bin/demo: unknown option or stray argument '" + bad + "' (bin/demo --help lists the"
+                    + " options)", r.out().strip());
+            assertFalse(r.built(), "bin/demo " + args + " ran mvn");
+        }
+        Run r = run(demo, "--datasets");
+        assertEquals(2, r.exit(), r.out());
+        assertEquals("bin/demo: option --datasets needs a value (bin/demo --help lists the options)", r.out().strip());
+        assertFalse(r.built(), "bin/demo --datasets ran mvn");
+        // good options pass the check: the build comes next (the stand-in mvn fails it)
+        r = run(demo, "--work", "/tmp/x", "--scale=2", "--keep");
+        assertTrue(r.built(), r.out());
+    }
+
+    /** The options bin/demo checks before building are DemoMain's, no more, no less. */
+    @org.junit.jupiter.api.Test
+    void theOptionsBinDemoChecksAreDemoMains() throws IOException {
+        java.util.Set<String> values = new java.util.TreeSet<>();
+        java.util.Set<String> flags = new java.util.TreeSet<>(List.of("--version", "-V"));
+        for (java.lang.reflect.Field f : DemoMain.class.getDeclaredFields()) {
+            picocli.CommandLine.Option o = f.getAnnotation(picocli.CommandLine.Option.class);
+            if (o != null) {
+                (f.getType() == boolean.class ? flags : values).addAll(List.of(o.names()));
+            }
+        }
+        String script = Files.readString(ROOT.resolve("bin/demo"));
+        assertEquals(values, listed(script, "value_options"));
+        assertEquals(flags, listed(script, "flag_options"));
+    }
+
+    private static java.util.Set<String> listed(String script, String variable) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?m)^" + variable + "=\"([^\"]*)\"$")
+                .matcher(script);
+        assertTrue(m.find(), variable + " not in bin/demo");
+        return new java.util.TreeSet<>(List.of(m.group(1).strip().split(" +")));
+    }
 }

@@ -34,6 +34,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -255,7 +258,8 @@ public final class LookupMain implements Callable<Integer> {
     }
 
     @Command(name = "serve", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-            sortOptions = false, description = "Runs the HTTP server until SIGTERM or SIGINT, then exits 0.")
+            sortOptions = false, description = "Runs the HTTP server until SIGTERM or SIGINT, then exits 0 (also when"
+            + " the signal comes while it still waits for the Kudu masters at start).")
     static final class Serve implements Callable<Integer> {
         @ParentCommand
         private LookupMain main;
@@ -279,8 +283,26 @@ public final class LookupMain implements Callable<Integer> {
                 throw new ParameterException(spec.commandLine(), "--ready-check-seconds must be within 1..3600: "
                         + server.readyCheckSeconds);
             }
-            try (Opened opened = kudu.open(spec)) {
-                return serve(server, limits, opened, kudu.prefix, main.out, main.err);
+            kudu.check(spec);
+            // the wait for Kudu runs on its own thread, the stop signals installed before it: a SIGTERM or SIGINT
+            // while the masters do not answer yet ends the wait and exits 0, as a stop while serving does
+            FutureTask<Opened> opening = new FutureTask<>(() -> kudu.open(spec));
+            StopSignals signals = StopSignals.daemon("lookup serve", main.err, () -> opening.cancel(true));
+            Thread waiter = new Thread(opening, "lookup-kudu-wait");
+            waiter.setDaemon(true);
+            LOG.info("waiting up to {} s for the Kudu masters {}", kudu.kuduTimeoutSeconds, kudu.masters);
+            waiter.start();
+            Opened opened;
+            try {
+                opened = opening.get();
+            } catch (CancellationException | InterruptedException e) {
+                main.err.println("lookup serve: " + signals.received() + " received while waiting for Kudu, stopping");
+                return 0;
+            } catch (ExecutionException e) {
+                return main.failed(e.getCause() instanceof Exception c ? c : new IllegalStateException(e.getCause()));
+            }
+            try (Opened o = opened) {
+                return serve(server, limits, o, kudu.prefix, signals, main.out, main.err);
             } catch (IOException | RuntimeException e) {
                 return main.failed(e);
             }
@@ -348,10 +370,9 @@ public final class LookupMain implements Callable<Integer> {
     }
 
     /** Serves until SIGTERM or SIGINT, then closes the server and returns 0 (the JVM alone would exit 143/130). */
-    private static int serve(Server o, ServerLimits limits, Opened opened, String prefix, PrintStream out,
-                             PrintStream err) throws IOException {
+    private static int serve(Server o, ServerLimits limits, Opened opened, String prefix, StopSignals signals,
+                             PrintStream out, PrintStream err) throws IOException {
         InetSocketAddress address = new InetSocketAddress(o.bind, o.port);
-        StopSignals signals = StopSignals.daemon("lookup serve", err, () -> { });
         EventLookup lookup = opened.lookup();
         try (LookupServer server = LookupServer.start(address, lookup::lookup, limits,
                 Map.of("kudu", () -> KuduProbe.check(opened.client(), readTables(prefix))),

@@ -58,4 +58,20 @@ class LookupServeSignalIT {
             assertTrue(serve.log().contains("lookup serve: SIG" + signal + " received, stopping"), serve.log());
         }
     }
+
+    /** A stop while it still waits for Kudu masters that do not answer (nothing listens on the port) also exits 0. */
+    @ParameterizedTest
+    @ValueSource(strings = {"TERM", "INT"})
+    void aSignalDuringTheWaitForKuduExitsZero(String signal) throws Exception {
+        String masters = "127.0.0.1:" + DaemonProcess.freePort();
+        try (DaemonProcess serve = DaemonProcess.start(LookupMain.class, dir.resolve("wait-" + signal + ".log"),
+                "serve", "--masters", masters, "--kudu-timeout", "600", "--port", "0")) {
+            serve.awaitLog("waiting up to 600 s for the Kudu masters " + masters, TIMEOUT);
+            serve.signal(signal);
+            // well within the 600 s the wait would take
+            assertEquals(0, serve.awaitExit(TIMEOUT), serve.log());
+            assertTrue(serve.log().contains("lookup serve: SIG" + signal + " received while waiting for Kudu,"
+                    + " stopping"), serve.log());
+        }
+    }
 }

@@ -1,10 +1,10 @@
 package org.eventindex.supervisor;
 
-import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.kudu.client.KuduClient;
+import org.eventindex.cluster.ClusterAccess;
 import org.eventindex.kudu.DatasetLoader;
 import org.eventindex.kudu.KuduTables;
 import org.eventindex.kudu.KuduTablesConfig;
@@ -38,13 +38,13 @@ final class ClusterDelete {
      *
      * @return the paths deleted (empty when there was nothing)
      */
-    static List<String> deleteHdfsFile(Configuration conf, URI hdfs, String root, DatasetName dataset)
+    static List<String> deleteHdfsFile(ClusterAccess access, URI hdfs, String root, DatasetName dataset)
             throws IOException {
-        Objects.requireNonNull(conf, "conf is null");
+        Objects.requireNonNull(access, "access is null");
         List<String> deleted = new ArrayList<>();
         Path dir = new Path(new Path(root), dataset.container());
         String name = dataset.toString();
-        try (FileSystem fs = FileSystem.newInstance(hdfs, conf)) {
+        try (FileSystem fs = access.fileSystem(hdfs)) {
             FileStatus[] files;
             try {
                 files = fs.listStatus(dir);
@@ -73,8 +73,9 @@ final class ClusterDelete {
      *
      * @return false when DATASETS did not hold it (nothing to delete)
      */
-    static boolean deleteKuduRows(String masters, KuduTablesConfig tables, DatasetName dataset) throws IOException {
-        try (KuduClient client = new KuduClient.KuduClientBuilder(masters).build()) {
+    static boolean deleteKuduRows(ClusterAccess access, String masters, KuduTablesConfig tables, DatasetName dataset)
+            throws IOException {
+        try (KuduClient client = access.kuduClient(masters)) {
             return new DatasetLoader(client, new KuduTables(client, tables), LoaderSettings.defaults(),
                     Clock.systemUTC()).delete(dataset);
         } catch (IOException | RuntimeException e) {

@@ -23,7 +23,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import org.eventindex.cluster.ClusterAccess;
 import org.eventindex.cluster.ClusterConfigException;
+import org.eventindex.cluster.ClusterOptions;
 import org.eventindex.cli.CommandLines;
 import org.eventindex.cli.StopSignals;
 import org.eventindex.cli.ProjectVersion;
@@ -31,7 +33,6 @@ import org.eventindex.cli.VersionProvider;
 import org.eventindex.kudu.KuduTablesConfig;
 import org.eventindex.message.Queues;
 import org.eventindex.names.DatasetName;
-import org.apache.hadoop.conf.Configuration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
@@ -260,8 +261,17 @@ public final class SupervisorMain implements Callable<Integer> {
 
         @Override
         public Integer call() {
+            byte[] body;
             try {
-                return main.ask("register-manifest", stomp, checkedManifest(file));
+                body = Files.readAllBytes(file);
+            } catch (IOException e) {
+                // a missing or unreadable input is the operator's to fix: bad usage, as the lookup's input file
+                main.err.println("supervisor register-manifest: cannot read manifest " + file + ": "
+                        + FileReason.of(e));
+                return CommandLines.USAGE_ERROR;
+            }
+            try {
+                return main.ask("register-manifest", stomp, checkedManifest(file, body));
             } catch (IOException | IllegalArgumentException | IllegalStateException e) {
                 return main.failed("register-manifest", e);
             }
@@ -344,9 +354,8 @@ public final class SupervisorMain implements Callable<Integer> {
         @Option(names = "--hdfs-root", paramLabel = "DIR", defaultValue = "/eventindex/datasets",
                 description = "the consumers' consumer.hdfs.root (default: ${DEFAULT-VALUE})")
         private String hdfsRoot;
-        @Option(names = "--hadoop-conf-dir", paramLabel = "DIR",
-                description = "Hadoop configuration folder (core-site.xml, hdfs-site.xml; default: $HADOOP_CONF_DIR)")
-        private Path hadoopConfDir;
+        @Mixin
+        private ClusterOptions cluster;
         @Option(names = "--kudu-masters", paramLabel = "M", required = true,
                 description = "Kudu master addresses, comma-separated host:port")
         private String kuduMasters;
@@ -362,12 +371,19 @@ public final class SupervisorMain implements Callable<Integer> {
             } catch (IllegalArgumentException e) {
                 throw new ParameterException(spec.commandLine(), "option --dataset: " + e.getMessage());
             }
+            ClusterAccess access;
             try {
+                // the configuration folder and the Kerberos login first: a wrong one is bad usage, nothing sent
+                access = ClusterAccess.open(cluster.settings(main.env), null);
+            } catch (ClusterConfigException e) {
+                main.err.println("supervisor delete-dataset: " + e.getMessage());
+                return CommandLines.USAGE_ERROR;
+            }
+            try (ClusterAccess ignored = access) {
                 if (!yes && !main.confirmed(name)) {
                     main.err.println("supervisor delete-dataset: not confirmed; nothing deleted");
                     return NOT_CONFIRMED;
                 }
-                Configuration conf = hadoopConfiguration(hadoopConfDir, main.env);
                 KuduTablesConfig tables = new KuduTablesConfig(kuduPrefix, KuduTablesConfig.DEFAULT_HASH_BUCKETS,
                         KuduTablesConfig.DEFAULT_REPLICAS);
                 Optional<OperatorAnswer> answer = stomp.request(main.env, checked(DeleteCommand.of(dataset, reason)));
@@ -387,10 +403,10 @@ public final class SupervisorMain implements Callable<Integer> {
                 }
                 main.out.println((a.isOk() ? "supervisor: " : "supervisor: does not know it; going on: ")
                         + a.detail());
-                List<String> files = ClusterDelete.deleteHdfsFile(conf, hdfsUri, hdfsRoot, name);
+                List<String> files = ClusterDelete.deleteHdfsFile(access, hdfsUri, hdfsRoot, name);
                 main.out.println("HDFS: " + (files.isEmpty() ? "no file of " + name + " under " + hdfsRoot + "/"
                         + name.container() : "deleted " + String.join(", ", files)));
-                boolean rows = ClusterDelete.deleteKuduRows(kuduMasters, tables, name);
+                boolean rows = ClusterDelete.deleteKuduRows(access, kuduMasters, tables, name);
                 main.out.println("Kudu: " + (rows ? "rows of " + name + " deleted" : name + " is not in "
                         + tables.datasetsTable() + "; no rows"));
                 main.out.println("dataset " + name + " deleted everywhere");
@@ -398,27 +414,6 @@ public final class SupervisorMain implements Callable<Integer> {
             } catch (IOException | IllegalArgumentException | IllegalStateException e) {
                 return main.failed("delete-dataset", e);
             }
-        }
-
-        /** Hadoop's defaults, then the folder's core-site.xml and hdfs-site.xml (e.g. an HA nameservice). */
-        private static Configuration hadoopConfiguration(Path dir, Map<String, String> env) throws IOException {
-            Configuration conf = new Configuration();
-            Path folder = dir != null ? dir : env.get("HADOOP_CONF_DIR") == null ? null
-                    : Path.of(env.get("HADOOP_CONF_DIR"));
-            if (folder == null) {
-                return conf;
-            }
-            if (!Files.isDirectory(folder)) {
-                throw new IOException("Hadoop configuration folder " + folder + " (--hadoop-conf-dir or"
-                        + " HADOOP_CONF_DIR) is not a readable directory");
-            }
-            for (String f : List.of("core-site.xml", "hdfs-site.xml")) {
-                Path p = folder.resolve(f);
-                if (Files.isReadable(p)) {
-                    conf.addResource(new org.apache.hadoop.fs.Path(p.toUri()));
-                }
-            }
-            return conf;
         }
     }
 
@@ -571,14 +566,8 @@ public final class SupervisorMain implements Callable<Integer> {
         return 0;
     }
 
-    /** The manifest file's bytes, checked with the supervisor's own rules. */
-    private static byte[] checkedManifest(Path file) throws IOException {
-        byte[] body;
-        try {
-            body = Files.readAllBytes(file);
-        } catch (IOException e) {
-            throw new IOException("cannot read manifest " + file + ": " + FileReason.of(e), e);
-        }
+    /** The manifest file's bytes ({@code body}), checked with the supervisor's own rules. */
+    private static byte[] checkedManifest(Path file, byte[] body) {
         Inbound checked = new MessageValidator("-").control(body, file.toString());
         if (checked instanceof Inbound.Rejected r) {
             throw new IllegalArgumentException("manifest " + file + " is refused: " + r.rejection().reason() + ": "

@@ -80,6 +80,24 @@ class SupervisorMainTest {
         assertTrue(err().contains("option --dataset: "), err());
     }
 
+    /** The Kerberos options of kudu-loader and lookup; a wrong login is bad usage before anything is sent. */
+    @Test
+    void deleteDatasetTakesTheClusterOptionsAndAMissingKeytabIsAConfigurationError() {
+        Path keytab = dir.resolve("ei.keytab");
+        // no broker listens on port 1: the login must be refused before a connection or a question
+        assertEquals(2, run("delete-dataset", "--brokers", "127.0.0.1:1", "--dataset", DATASET, "--hdfs-uri",
+                "hdfs://127.0.0.1:1", "--kudu-masters", "127.0.0.1:1", "--kerberos-principal", "ei@EXAMPLE.ORG",
+                "--kerberos-keytab", keytab.toString()));
+        assertEquals("supervisor delete-dataset: Kerberos login of principal ei@EXAMPLE.ORG (--kerberos-principal)"
+                + " with keytab " + keytab + " (--kerberos-keytab) failed: the keytab does not exist", err().strip());
+        err.reset();
+        Path folder = dir.resolve("no-conf");
+        assertEquals(2, run("delete-dataset", "--brokers", "127.0.0.1:1", "--dataset", DATASET, "--hdfs-uri",
+                "hdfs://127.0.0.1:1", "--kudu-masters", "127.0.0.1:1", "--hadoop-conf-dir", folder.toString()));
+        assertEquals("supervisor delete-dataset: Hadoop configuration folder " + folder + " from --hadoop-conf-dir"
+                + " (else HADOOP_CONF_DIR) does not exist", err().strip());
+    }
+
     @Test
     void redriveNeedsAllOrIds() {
         assertEquals(2, run("dead-letters", "redrive", "--brokers", "127.0.0.1:1"));
@@ -118,13 +136,6 @@ class SupervisorMainTest {
     }
 
     @Test
-    void missingManifestFileIsNamed() {
-        Path f = dir.resolve("absent.json");
-        assertEquals(1, run("register-manifest", "--brokers", "127.0.0.1:1", "--file", f.toString()));
-        assertTrue(err().contains("cannot read manifest " + f), err());
-    }
-
-    @Test
     void unreadableConfigurationIsNamed() throws IOException {
         Path cfg = dir.resolve("supervisor.properties");
         Files.writeString(cfg, "supervisor.kudu.epoch = minus one\n");
@@ -137,15 +148,18 @@ class SupervisorMainTest {
     @Test
     void unreadableFilesAreNamedWithTheReason() {
         Path missing = dir.resolve("nope.json");
-        assertEquals(1, run("register-manifest", "--brokers", "127.0.0.1:1", "--file", missing.toString()));
-        assertTrue(err().contains("cannot read manifest " + missing + ": no such file or directory"), err());
+        // a missing or unreadable input file is bad usage (2), like the lookup's; no broker listens on port 1: the
+        // file is read before any connection is tried
+        assertEquals(2, run("register-manifest", "--brokers", "127.0.0.1:1", "--file", missing.toString()));
+        assertEquals("supervisor register-manifest: cannot read manifest " + missing + ": no such file or directory",
+                err().strip());
         err.reset();
         assertEquals(2, run("run", "--config", missing.toString()));
         assertTrue(err().contains("cannot read supervisor configuration " + missing + ": no such file or directory"),
                 err());
         err.reset();
-        assertEquals(1, run("register-manifest", "--brokers", "127.0.0.1:1", "--file", dir.toString()));
-        assertTrue(err().contains("cannot read manifest " + dir + ": Is a directory"), err());
+        assertEquals(2, run("register-manifest", "--brokers", "127.0.0.1:1", "--file", dir.toString()));
+        assertEquals("supervisor register-manifest: cannot read manifest " + dir + ": Is a directory", err().strip());
     }
 
 
