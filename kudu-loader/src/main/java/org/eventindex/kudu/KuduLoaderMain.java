@@ -232,12 +232,10 @@ public final class KuduLoaderMain implements Callable<Integer> {
                 if (Files.isDirectory(local)) {
                     throw new IOException("cannot read dataset file " + local + ": Is a directory");
                 }
-                if (!Files.isRegularFile(local) || !Files.isReadable(local)) {
-                    try (var ignored = Files.newInputStream(local)) {
-                        // readable after all (e.g. a named pipe): the load reads it
-                    } catch (IOException e) {
-                        throw new IOException("cannot read dataset file " + local + ": " + FileReason.of(e), e);
-                    }
+                try (var opened = Files.newInputStream(local)) {
+                    // only opened: missing or unreadable is said now, with its reason
+                } catch (IOException e) {
+                    throw new IOException("cannot read dataset file " + local + ": " + FileReason.of(e), e);
                 }
             }
             load(this, access, config, name, settings, client(), main.out, main.err);
