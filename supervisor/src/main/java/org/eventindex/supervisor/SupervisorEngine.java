@@ -411,15 +411,19 @@ final class SupervisorEngine {
         events.add(new JournalEvent.ObjectReported(messageId, info));
         boolean late = existing.isPresent() && existing.get().signalled();
         Optional<ConsumerSignal> planned = Optional.empty();
-        if (!late) {
-            List<Candidate> candidates = new ArrayList<>();
-            existing.ifPresent(d -> candidates.addAll(d.validCandidates()));
-            candidates.add(new Candidate(info.url(), info.size(), info.usize(), recorder.nextSeq(), info.guids(),
-                    messageId, info.jobID()));
-            List<DatasetManifest.ManifestFile> manifest = existing.map(d -> d.manifest).orElse(null);
-            planned = planner.planIfComplete(existing.orElse(null), dataset, manifest,
-                    DatasetSelection.select(manifest, candidates));
-            planned.ifPresent(s -> events.add(new JournalEvent.SignalPlanned(s)));
+        if (!late && existing.isPresent()) {
+            // without a record there is no manifest yet, so no complete selection; with one, the incremental
+            // selection says whether this object completes it, and only then is the whole selection built
+            TrackedDataset d = existing.get();
+            Candidate c = new Candidate(info.url(), info.size(), info.usize(), recorder.nextSeq(), info.guids(),
+                    messageId, info.jobID());
+            if (d.manifest != null && d.completeWith(c)) {
+                List<Candidate> candidates = new ArrayList<>(d.validCandidates());
+                candidates.add(c);
+                planned = planner.planIfComplete(d, dataset, d.manifest,
+                        DatasetSelection.select(d.manifest, candidates));
+                planned.ifPresent(s -> events.add(new JournalEvent.SignalPlanned(s)));
+            }
         }
         recorder.record(events);
         metrics.objects.inc();

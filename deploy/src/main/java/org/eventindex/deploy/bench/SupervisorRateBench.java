@@ -27,6 +27,9 @@ import picocli.CommandLine.Spec;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -34,6 +37,7 @@ import java.nio.file.Paths;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -61,6 +65,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class SupervisorRateBench implements Callable<Integer> {
     private static final String BUCKET = "eventindex";
     private static final String JOURNAL_SEQ = "eventindex_supervisor_journal_seq";
+    /** Name prefixes of the supervisor's threads: its queue workers, journal writer, signal sender and background. */
+    private static final List<String> SUPERVISOR_THREADS = List.of("stomp-worker-supervisor", "supervisor-");
 
     private final PrintStream out;
     private final PrintStream err;
@@ -125,27 +131,58 @@ public final class SupervisorRateBench implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--senders and --timeout-minutes must be >= 1, got "
                     + senders + " and " + timeoutMinutes);
         }
-        out.printf(Locale.ROOT, "%-18s %9s %9s %12s %12s %14s %16s%n", "round", "messages", "datasets",
-                "broker msg/s", "durable msg/s", "journal entries", "entries/message");
+        out.printf(Locale.ROOT, "%-18s %9s %9s %12s %12s %14s %16s %14s %14s%n", "round", "messages", "datasets",
+                "broker msg/s", "durable msg/s", "journal entries", "entries/message", "process us/msg",
+                "superv. us/msg");
         int status = 0;
         int index = 0;
         for (Round r : parsed) {
             Result res = runRound(r, work.resolve("round-" + (++index)));
-            out.printf(Locale.ROOT, "%-18s %9d %9d %12.0f %12.0f %14d %16.2f%n", r.messages() + ":" + r.datasets(),
-                    res.recorded(), r.datasets(), r.messages() / (res.sendMillis() / 1e3),
-                    res.recorded() / (res.durableMillis() / 1e3), res.journalEntries(),
-                    (double) res.journalEntries() / res.recorded());
+            out.printf(Locale.ROOT, "%-18s %9d %9d %12.0f %12.0f %14d %16.2f %14.0f %14.0f%n",
+                    r.messages() + ":" + r.datasets(), res.recorded(), r.datasets(),
+                    r.messages() / (res.sendMillis() / 1e3), res.recorded() / (res.durableMillis() / 1e3),
+                    res.journalEntries(), (double) res.journalEntries() / res.recorded(),
+                    res.processCpuNanos() / 1e3 / res.recorded(), res.supervisorCpuNanos() / 1e3 / res.recorded());
             if (res.recorded() != r.messages()) {
                 status = 1;
             }
         }
         out.println("durable msg/s: first send -> the supervisor has recorded (journal, fsync) every message;"
                 + " target 2,000 (issue 22).");
+        out.println("process us/msg: CPU (user+sys) of the whole JVM (broker, senders and supervisor) per message;"
+                + " superv. us/msg: CPU of the supervisor's own threads (" + SUPERVISOR_THREADS + "*) per message.");
         return status;
     }
 
     /** What one round measured. */
-    record Result(int recorded, long sendMillis, long durableMillis, long journalEntries) {
+    record Result(int recorded, long sendMillis, long durableMillis, long journalEntries, long processCpuNanos,
+                  long supervisorCpuNanos) {
+    }
+
+    /** The JVM's CPU time (user+sys), nanoseconds; -1 when the platform does not say. */
+    private static long processCpuNanos() {
+        return ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os
+                ? os.getProcessCpuTime() : -1;
+    }
+
+    /** CPU time (user+sys) of each live supervisor thread ({@link #SUPERVISOR_THREADS}), by thread id. */
+    private static Map<Long, Long> supervisorThreadCpu() {
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        Map<Long, Long> cpu = new HashMap<>();
+        for (ThreadInfo t : threads.getThreadInfo(threads.getAllThreadIds())) {
+            if (t != null && SUPERVISOR_THREADS.stream().anyMatch(p -> t.getThreadName().startsWith(p))) {
+                long nanos = threads.getThreadCpuTime(t.getThreadId());
+                if (nanos >= 0) {
+                    cpu.put(t.getThreadId(), nanos);
+                }
+            }
+        }
+        return cpu;
+    }
+
+    /** CPU the supervisor threads used between two {@link #supervisorThreadCpu} snapshots. */
+    private static long cpuSince(Map<Long, Long> before, Map<Long, Long> after) {
+        return after.entrySet().stream().mapToLong(e -> e.getValue() - before.getOrDefault(e.getKey(), 0L)).sum();
     }
 
     private Result runRound(Round round, Path dir) throws Exception {
@@ -188,6 +225,8 @@ public final class SupervisorRateBench implements Callable<Integer> {
             awaitCount(() -> names.stream().filter(n -> supervisor.dataset(n).isPresent()).count(), names.size(),
                     timeout, "manifests registered");
             long seq0 = journalSeq(supervisor);
+            long cpu0 = processCpuNanos();
+            Map<Long, Long> threads0 = supervisorThreadCpu();
             long t0 = System.nanoTime();
             AtomicInteger next = new AtomicInteger();
             List<Callable<Void>> connections = new ArrayList<>();
@@ -208,8 +247,11 @@ public final class SupervisorRateBench implements Callable<Integer> {
                     .map(DatasetView::objectsReported).orElse(0)).sum(), messages.size(), timeout,
                     "producer messages recorded");
             long durableNanos = System.nanoTime() - t0;
+            long cpu = processCpuNanos() - cpu0;
+            long supervisorCpu = cpuSince(threads0, supervisorThreadCpu());
             long entries = journalSeq(supervisor) - seq0;
-            return new Result((int) recorded, sendNanos / 1_000_000, durableNanos / 1_000_000, entries);
+            return new Result((int) recorded, sendNanos / 1_000_000, durableNanos / 1_000_000, entries, cpu,
+                    supervisorCpu);
         }
     }
 
