@@ -140,7 +140,11 @@ final class LiveSelection {
         folded.clear();
     }
 
-    /** One candidate's claims, exactly as the batch function takes them. */
+    /**
+     * One candidate's claims, exactly as the batch function takes them. Written apart from
+     * {@link DatasetSelection#select} on purpose: that one is the reference {@code LiveSelectionTest} checks this
+     * against, so the two must not share the rule.
+     */
     private void fold(Candidate c) {
         folded.add(c);
         Set<String> seenInObject = new HashSet<>();

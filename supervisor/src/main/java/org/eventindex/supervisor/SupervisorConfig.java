@@ -257,7 +257,7 @@ public record SupervisorConfig(
     public static final String JOURNAL_CHECKPOINT_ENTRIES = "supervisor.journal.checkpoint.entries";
     public static final String JOURNAL_KEEP_SEGMENTS = "supervisor.journal.keep.segments";
     public static final String JOURNAL_GROUP_COMMIT_MAX = "supervisor.journal.group.commit.max";
-    static final int DEFAULT_GROUP_COMMIT_MAX = 4;
+    static final int DEFAULT_GROUP_COMMIT_MAX = 8;
     public static final String S3_BUCKET = "supervisor.s3.bucket";
     public static final String HTTP_HOST = "supervisor.http.host";
     public static final String HTTP_PORT = "supervisor.http.port";
@@ -321,7 +321,8 @@ public record SupervisorConfig(
             new ConfigKey(QUEUE_QUARANTINE, "", null,
                     "Queue rejected messages are copied to (with the reason in headers); empty disables the copy."),
             new ConfigKey(QUEUE_PREFETCH, "50", null,
-                    "Unacknowledged messages the broker may push per queue (1-10000); each is acked after its fsync."),
+                    "Unacknowledged messages the broker may push per subscription (1-10000; the producer queue has"
+                            + " " + JOURNAL_GROUP_COMMIT_MAX + " subscriptions); each is acked after its fsync."),
             new ConfigKey(JOURNAL_DIR, "/var/lib/eventindex/supervisor/journal", null,
                     "Directory (absolute) of the append-only journal (the supervisor's only durable state) and its"
                             + " lock file."),

@@ -10,9 +10,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;
@@ -22,7 +20,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
 import java.util.concurrent.Callable;
-import java.util.stream.Stream;
 
 import static org.eventindex.supervisor.Fixtures.file;
 import static org.eventindex.supervisor.Fixtures.guid;
@@ -71,7 +68,7 @@ public final class SupervisorMemoryBench implements Callable<Integer> {
             measure("seed size", datasets, files, objects, datasets / 4, datasets / 2);
             measure("4x seed size", datasets / 4, files * 4, objects * 4, datasets / 16, datasets / 8);
         } finally {
-            deleteTree(work);
+            SupervisorStartBench.deleteTree(work);
         }
         return 0;
     }
@@ -79,8 +76,8 @@ public final class SupervisorMemoryBench implements Callable<Integer> {
     /** Feeds {@code n} datasets, printing the retained heap after {@code first}, {@code second} and all of them. */
     private void measure(String label, int n, int fileCount, int objectCount, int first, int second)
             throws IOException {
-        deleteTree(work);
-        long base = usedHeap();
+        SupervisorStartBench.deleteTree(work);
+        long base = SupervisorStartBench.usedHeap();
         SupervisorState state = new SupervisorState();
         try (Journal journal = Journal.open(work, 0, StateCheckpoint.restoreInto(state), state::apply)) {
             SupervisorEngine engine = new SupervisorEngine(journal, state, new MessageValidator(Fixtures.BUCKET),
@@ -92,7 +89,7 @@ public final class SupervisorMemoryBench implements Callable<Integer> {
                 dataset(engine, label, d, fileCount, objectCount);
                 int done = d + 1;
                 if (done == first || done == second || done == n) {
-                    long retained = usedHeap() - base;
+                    long retained = SupervisorStartBench.usedHeap() - base;
                     long live = engine.read(st -> st.all().stream().filter(t -> t.signalled()).count());
                     if (live != done) {
                         throw new IllegalStateException(live + " of " + done + " datasets signalled");
@@ -141,23 +138,5 @@ public final class SupervisorMemoryBench implements Callable<Integer> {
     private static String fileGuid(String label, int d, int f) {
         return UUID.nameUUIDFromBytes((label + "/" + d + "/" + f).getBytes(StandardCharsets.UTF_8)).toString()
                 .toUpperCase(Locale.ROOT);
-    }
-
-    private static long usedHeap() {
-        for (int i = 0; i < 3; i++) {
-            System.gc();
-        }
-        return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
-    }
-
-    private static void deleteTree(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> all = Files.walk(dir)) {
-            for (Path p : all.sorted((a, b) -> b.getNameCount() - a.getNameCount()).toList()) {
-                Files.delete(p);
-            }
-        }
     }
 }
