@@ -354,6 +354,13 @@ public final class Journal implements Closeable {
         return covered;
     }
 
+    /** The last entry known to be on disk (forced, or held by the checkpoint). */
+    public long durableSeq() {
+        synchronized (durability) {
+            return durableSeq;
+        }
+    }
+
     /** Forces of the journal file since it was opened (each covers one or more appends). */
     public long forces() {
         return forces.get();
