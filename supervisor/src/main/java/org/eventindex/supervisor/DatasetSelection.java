@@ -82,6 +82,25 @@ final class DatasetSelection {
             }
         }
 
+        return assemble(expected, winner, winningClaim, invalid, unexpected, claimsWithoutCount, ordered);
+    }
+
+    /**
+     * The selection from its fold over the candidates (shared with {@link LiveSelection}, which keeps the fold up to
+     * date per candidate).
+     *
+     * @param expected           manifest GUID -> count (first mention), in manifest order; null without a manifest
+     * @param winner             GUID -> the earliest valid claim's object, in the order the GUIDs were first won
+     * @param winningClaim       GUID -> that object's claim on it
+     * @param invalid            refused claims in journal order
+     * @param unexpected         GUIDs outside the manifest
+     * @param claimsWithoutCount GUID without a manifest count -> object URL -> claimed count, in journal order
+     * @param ordered            the candidates in journal order
+     */
+    static Selection assemble(Map<String, Long> expected, Map<String, Candidate> winner,
+                              Map<String, GuidInfo> winningClaim, List<InvalidClaim> invalid,
+                              Set<String> unexpected, Map<String, Map<String, Long>> claimsWithoutCount,
+                              List<Candidate> ordered) {
         Map<String, String> chosen = new LinkedHashMap<>();
         List<String> missing = new ArrayList<>();
         Iterable<String> fileOrder = expected != null ? expected.keySet() : winner.keySet();

@@ -44,7 +44,29 @@ final class Recorder {
 
     /** Journals the events (one write, one fsync) and applies each entry to the state. */
     void record(List<? extends JournalEvent> events) throws IOException {
-        for (JournalEntry e : journal.append(events, clock.millis())) {
+        apply(journal.append(events, clock.millis()));
+    }
+
+    /**
+     * Journals the events without waiting for the disk and applies each entry to the state (group commit): nothing
+     * may be acknowledged or sent on their strength before {@link #awaitDurable} with {@link #lastSeq()} returns.
+     */
+    void recordUnforced(List<? extends JournalEvent> events) throws IOException {
+        apply(journal.write(events, clock.millis()));
+    }
+
+    /** Returns once entry {@code seq} and every one before it are on disk; one force serves every waiting caller. */
+    void awaitDurable(long seq) throws IOException {
+        journal.awaitDurable(seq);
+    }
+
+    /** The sequence number of the last recorded entry (on disk or not yet). */
+    long lastSeq() {
+        return journal.lastSeq();
+    }
+
+    private void apply(List<JournalEntry> entries) {
+        for (JournalEntry e : entries) {
             state.apply(e);
             try {
                 listener.changed(StateChanges.of(e, state));

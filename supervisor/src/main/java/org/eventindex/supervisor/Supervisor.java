@@ -22,6 +22,7 @@ import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -65,7 +66,8 @@ public final class Supervisor implements AutoCloseable {
      * signals' connection. */
     private volatile StompSender replies;
     private volatile SignalDispatcher dispatcher;
-    private volatile StompQueueWorker producerWorker;
+    /** {@code supervisor.journal.group.commit.max} subscriptions to the producer queue (group commit). */
+    private volatile List<StompQueueWorker> producerWorkers = List.of();
     private volatile StompQueueWorker controlWorker;
     private volatile StompQueueWorker heartbeatWorker;
     private volatile OpsHttpServer http;
@@ -168,8 +170,12 @@ public final class Supervisor implements AutoCloseable {
                         TimeUnit.MILLISECONDS);
             }
 
-            producerWorker = new StompQueueWorker("supervisor-producer", stomp, config.producerQueue(),
-                    config.prefetch(), handler(true));
+            List<StompQueueWorker> producers = new ArrayList<>();
+            for (int i = 0; i < config.journal().groupCommitMax(); i++) {
+                producers.add(new StompQueueWorker("supervisor-producer" + (i == 0 ? "" : "-" + i), stomp,
+                        config.producerQueue(), config.prefetch(), handler(true)));
+            }
+            producerWorkers = List.copyOf(producers);
             controlWorker = new StompQueueWorker("supervisor-control", stomp, config.controlQueue(),
                     config.prefetch(), handler(false));
             // heartbeats are not journalled: they never wait for the journal's disk (no JournalDiskGuard)
@@ -185,7 +191,7 @@ public final class Supervisor implements AutoCloseable {
                             heartbeat(m);
                         }
                     });
-            producerWorker.start();
+            producerWorkers.forEach(StompQueueWorker::start);
             controlWorker.start();
             heartbeatWorker.start();
             LOG.info("supervisor started: {}; ops HTTP on port {}", config, http.port());
@@ -263,7 +269,7 @@ public final class Supervisor implements AutoCloseable {
         if (low.isPresent()) {
             return OpsHttpServer.Readiness.notReady(low.get());
         }
-        if (!isConnected(producerWorker)) {
+        if (!producerWorkers.stream().allMatch(Supervisor::isConnected)) {
             return OpsHttpServer.Readiness.notReady("not subscribed to " + config.producerQueue());
         }
         if (!isConnected(controlWorker)) {
@@ -349,6 +355,9 @@ public final class Supervisor implements AutoCloseable {
                 () -> e.read(st -> st.retired().size()));
         DaemonMetrics.gauge(metricsRegistry, "eventindex_supervisor_journal_seq", "Last journal sequence number.",
                 () -> journal.lastSeq());
+        DaemonMetrics.gauge(metricsRegistry, "eventindex_supervisor_journal_fsyncs",
+                "Forces (fsync) of the journal file since start; with group commit one covers several messages.",
+                () -> journal.forces());
         DaemonMetrics.gauge(metricsRegistry, "eventindex_supervisor_event_subscribers",
                 "Connected /events subscribers.",
                 () -> eventBus.subscribers());
@@ -475,7 +484,10 @@ public final class Supervisor implements AutoCloseable {
     }
 
     private void stopWorkers() {
-        for (StompQueueWorker w : new StompQueueWorker[]{producerWorker, controlWorker, heartbeatWorker}) {
+        List<StompQueueWorker> all = new ArrayList<>(producerWorkers);
+        all.add(controlWorker);
+        all.add(heartbeatWorker);
+        for (StompQueueWorker w : all) {
             if (w != null) {
                 w.stop(config.shutdownGrace());
             }

@@ -123,7 +123,13 @@ public record SupervisorConfig(
      * @param checkpointEntries entries after which the next checkpoint is written (0: never)
      * @param keepSegments      archived journal segments kept beside the checkpoint (0: none)
      */
-    public record JournalSettings(Path dir, long minFreeBytes, long checkpointEntries, int keepSegments) {
+    public record JournalSettings(Path dir, long minFreeBytes, long checkpointEntries, int keepSegments,
+                                  int groupCommitMax) {
+        /** {@value #DEFAULT_GROUP_COMMIT_MAX} producer messages at most per fsync. */
+        public JournalSettings(Path dir, long minFreeBytes, long checkpointEntries, int keepSegments) {
+            this(dir, minFreeBytes, checkpointEntries, keepSegments, DEFAULT_GROUP_COMMIT_MAX);
+        }
+
         public JournalSettings {
             Objects.requireNonNull(dir, "dir is null");
             if (!dir.isAbsolute()) {
@@ -138,6 +144,7 @@ public record SupervisorConfig(
                         + checkpointEntries);
             }
             requireRange(keepSegments, 0, 100_000, JOURNAL_KEEP_SEGMENTS);
+            requireRange(groupCommitMax, 1, 64, JOURNAL_GROUP_COMMIT_MAX);
         }
     }
 
@@ -249,6 +256,8 @@ public record SupervisorConfig(
     public static final String JOURNAL_MIN_FREE_BYTES = "supervisor.journal.min.free.bytes";
     public static final String JOURNAL_CHECKPOINT_ENTRIES = "supervisor.journal.checkpoint.entries";
     public static final String JOURNAL_KEEP_SEGMENTS = "supervisor.journal.keep.segments";
+    public static final String JOURNAL_GROUP_COMMIT_MAX = "supervisor.journal.group.commit.max";
+    static final int DEFAULT_GROUP_COMMIT_MAX = 8;
     public static final String S3_BUCKET = "supervisor.s3.bucket";
     public static final String HTTP_HOST = "supervisor.http.host";
     public static final String HTTP_PORT = "supervisor.http.port";
@@ -312,7 +321,8 @@ public record SupervisorConfig(
             new ConfigKey(QUEUE_QUARANTINE, "", null,
                     "Queue rejected messages are copied to (with the reason in headers); empty disables the copy."),
             new ConfigKey(QUEUE_PREFETCH, "50", null,
-                    "Unacknowledged messages the broker may push per queue (1-10000); each is acked after its fsync."),
+                    "Unacknowledged messages the broker may push per subscription (1-10000; the producer queue has"
+                            + " " + JOURNAL_GROUP_COMMIT_MAX + " subscriptions); each is acked after its fsync."),
             new ConfigKey(JOURNAL_DIR, "/var/lib/eventindex/supervisor/journal", null,
                     "Directory (absolute) of the append-only journal (the supervisor's only durable state) and its"
                             + " lock file."),
@@ -325,6 +335,10 @@ public record SupervisorConfig(
                             + " new file, so that a start replays at most this many entries; 0 disables checkpoints."),
             new ConfigKey(JOURNAL_KEEP_SEGMENTS, "10", null,
                     "Journal files moved aside by checkpoints that are kept (the newest) for operators; 0 keeps none."),
+            new ConfigKey(JOURNAL_GROUP_COMMIT_MAX, Integer.toString(DEFAULT_GROUP_COMMIT_MAX), null,
+                    "Most producer messages one journal fsync covers (group commit, 1-64): the producer queue is"
+                            + " consumed by this many subscriptions at once, each message acknowledged after the fsync"
+                            + " that covers its entry; 1 is one fsync per message, in the broker's order."),
             new ConfigKey(S3_BUCKET, "eventindex", null, "The bucket object URLs must name; messages naming another are rejected."),
             new ConfigKey(HTTP_HOST, "127.0.0.1", null, "Address the operations HTTP server binds to; the endpoints"
                     + " have no authentication, so the default is loopback (set an internal address to reach them"
@@ -477,7 +491,8 @@ public record SupervisorConfig(
                 r.text(QUEUE_QUARANTINE),
                 r.integer(QUEUE_PREFETCH),
                 new JournalSettings(Path.of(r.text(JOURNAL_DIR)), r.longValue(JOURNAL_MIN_FREE_BYTES),
-                        r.longValue(JOURNAL_CHECKPOINT_ENTRIES), r.integer(JOURNAL_KEEP_SEGMENTS)),
+                        r.longValue(JOURNAL_CHECKPOINT_ENTRIES), r.integer(JOURNAL_KEEP_SEGMENTS),
+                        r.integer(JOURNAL_GROUP_COMMIT_MAX)),
                 r.text(S3_BUCKET),
                 r.text(HTTP_HOST),
                 r.integer(HTTP_PORT),

@@ -22,9 +22,10 @@ import java.util.function.Function;
 
 /**
  * The supervisor's decisions: for each inbound message, what to record, and whether a dataset just became complete.
- * Every handler journals (with fsync) before it returns, so returning normally means "safe to acknowledge". One lock
- * serialises the two queues, the signal-sent callbacks and the views. Signals are only handed to the
- * {@link SignalOutbox} after their SIGNAL_PLANNED entry is on disk.
+ * Every handler journals (with fsync) before it returns, so returning normally means "safe to acknowledge"; producer
+ * messages write their entries under the lock and wait for the disk outside it, so that several share a force (group
+ * commit, decision 0035). One lock serialises the queues, the signal-sent callbacks and the views. Signals are only
+ * handed to the {@link SignalOutbox} after their SIGNAL_PLANNED entry is on disk.
  */
 final class SupervisorEngine {
     private static final Logger LOG = LoggerFactory.getLogger(SupervisorEngine.class);
@@ -152,17 +153,28 @@ final class SupervisorEngine {
     void onProducerMessage(byte[] body, String brokerMessageId) throws IOException {
         metrics.producerMessages.inc();
         Inbound in = oversize(body, brokerMessageId).orElseGet(() -> validator.producer(body, brokerMessageId));
-        Optional<Rejection> refused;
         if (in instanceof Inbound.Rejected r) {
-            refused = Optional.of(r.rejection());
+            reject(producerQueue, r.rejection(), body);
         } else if (in instanceof Inbound.ObjectStored o) {
-            refused = objectStored(o.messageId(), o.dataset(), o.info());
+            Stored stored = objectStored(o.messageId(), o.dataset(), o.info());
+            // Group commit (decision 0035): the entries were written under the lock, the wait for the disk is
+            // outside it, so that the messages other producer workers handle meanwhile share the next force. Waiting
+            // for every entry written so far also covers a re-sent message's first copy, written by another worker.
+            recorder.awaitDurable(stored.upTo());
+            stored.planned().ifPresent(planner::submit);
+            if (stored.refused().isPresent()) {
+                reject(producerQueue, stored.refused().get(), body);
+            }
         } else {
             throw new IllegalStateException("unexpected producer message " + in.getClass().getSimpleName());
         }
-        if (refused.isPresent()) {
-            reject(producerQueue, refused.get(), body);
-        }
+    }
+
+    /**
+     * What {@link #objectStored} decided: the journal entry to wait for before the message may be acknowledged, the
+     * signal to hand to the outbox after that, or why the message is refused.
+     */
+    private record Stored(long upTo, Optional<ConsumerSignal> planned, Optional<Rejection> refused) {
     }
 
     /** A message of the control queue. Returns once its effect (or its rejection) is on disk. */
@@ -374,9 +386,10 @@ final class SupervisorEngine {
 
     /**
      * Records a validated object, or says why it is refused (its message id was recorded with another object, or its
-     * dataset is retired); a re-sent message, or a known object under a new id, is acknowledged without a record.
+     * dataset is retired); a re-sent message, or a known object under a new id, is acknowledged without a record. The
+     * entries are written, not yet on disk: the caller waits for them outside the lock, then submits the signal.
      */
-    private synchronized Optional<Rejection> objectStored(String messageId, DatasetName dataset, ProducerInfo info)
+    private synchronized Stored objectStored(String messageId, DatasetName dataset, ProducerInfo info)
             throws IOException {
         String name = info.inputDsName();
         Optional<SupervisorState.RecordedMessage> recorded = state.recordedMessage(messageId);
@@ -386,42 +399,48 @@ final class SupervisorEngine {
                 metrics.duplicateMessages.inc();
                 LOG.debug("dataset {}: producer message {} was already recorded; acknowledging the re-send", name,
                         messageId);
-                return Optional.empty();
+                return stored(Optional.empty(), Optional.empty());
             }
-            return Optional.of(idConflict(messageId, first, info));
+            return stored(Optional.empty(), Optional.of(idConflict(messageId, first, info)));
         }
         Optional<RetiredDataset> retired = state.findRetired(name);
         if (retired.isPresent()) {
-            return Optional.of(retired.get().refusal("object " + info.url() + " is never read; it is deleted as an"
-                    + " orphan after " + SupervisorConfig.CLEANUP_ORPHAN_RETENTION, messageId));
+            return stored(Optional.empty(), Optional.of(retired.get().refusal("object " + info.url() + " is never"
+                    + " read; it is deleted as an orphan after " + SupervisorConfig.CLEANUP_ORPHAN_RETENTION,
+                    messageId)));
         }
         Optional<DeletedDataset> deleted = state.findDeleted(name);
         if (deleted.isPresent()) {
-            return Optional.of(deleted.get().refusal("object " + info.url() + " is never read; it is deleted as an"
-                    + " orphan after " + SupervisorConfig.CLEANUP_ORPHAN_RETENTION, messageId));
+            return stored(Optional.empty(), Optional.of(deleted.get().refusal("object " + info.url() + " is never"
+                    + " read; it is deleted as an orphan after " + SupervisorConfig.CLEANUP_ORPHAN_RETENTION,
+                    messageId)));
         }
         Optional<TrackedDataset> existing = state.find(name);
         if (existing.isPresent() && existing.get().urls.contains(info.url())) {
             metrics.duplicateMessages.inc();
             LOG.warn("dataset {}: object {} was already reported under another message id; message {} ignored",
                     name, info.url(), messageId);
-            return Optional.empty();
+            return stored(Optional.empty(), Optional.empty());
         }
         List<JournalEvent> events = new ArrayList<>(2);
         events.add(new JournalEvent.ObjectReported(messageId, info));
         boolean late = existing.isPresent() && existing.get().signalled();
         Optional<ConsumerSignal> planned = Optional.empty();
-        if (!late) {
-            List<Candidate> candidates = new ArrayList<>();
-            existing.ifPresent(d -> candidates.addAll(d.validCandidates()));
-            candidates.add(new Candidate(info.url(), info.size(), info.usize(), recorder.nextSeq(), info.guids(),
-                    messageId, info.jobID()));
-            List<DatasetManifest.ManifestFile> manifest = existing.map(d -> d.manifest).orElse(null);
-            planned = planner.planIfComplete(existing.orElse(null), dataset, manifest,
-                    DatasetSelection.select(manifest, candidates));
-            planned.ifPresent(s -> events.add(new JournalEvent.SignalPlanned(s)));
+        if (!late && existing.isPresent()) {
+            // without a record there is no manifest yet, so no complete selection; with one, the incremental
+            // selection says whether this object completes it, and only then is the whole selection built
+            TrackedDataset d = existing.get();
+            Candidate c = new Candidate(info.url(), info.size(), info.usize(), recorder.nextSeq(), info.guids(),
+                    messageId, info.jobID());
+            if (d.manifest != null && d.completeWith(c)) {
+                List<Candidate> candidates = new ArrayList<>(d.validCandidates());
+                candidates.add(c);
+                planned = planner.planIfComplete(d, dataset, d.manifest,
+                        DatasetSelection.select(d.manifest, candidates));
+                planned.ifPresent(s -> events.add(new JournalEvent.SignalPlanned(s)));
+            }
         }
-        recorder.record(events);
+        recorder.recordUnforced(events);
         metrics.objects.inc();
         if (existing.isEmpty()) {
             // once per dataset: its first object (a manifest registered first would have created it)
@@ -434,8 +453,12 @@ final class SupervisorEngine {
             LOG.info("dataset {} was already signalled ({}); late object {} recorded and not read", name,
                     existing.get().state, info.url());
         }
-        planned.ifPresent(planner::submit);
-        return Optional.empty();
+        return stored(planned, Optional.empty());
+    }
+
+    /** The outcome of {@link #objectStored}, to wait for every entry written so far. */
+    private Stored stored(Optional<ConsumerSignal> planned, Optional<Rejection> refused) {
+        return new Stored(recorder.lastSeq(), planned, refused);
     }
 
     /**

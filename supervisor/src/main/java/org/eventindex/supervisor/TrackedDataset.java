@@ -54,6 +54,8 @@ final class TrackedDataset {
     long lastReportAt = -1;
     long doneAt = -1;
     long deletedAt = -1;
+    /** {@link #selection()} kept up to date per object instead of recomputed (decision 0035). */
+    private final LiveSelection live = new LiveSelection();
 
     TrackedDataset(String name) {
         this.name = Objects.requireNonNull(name, "name is null");
@@ -77,14 +79,28 @@ final class TrackedDataset {
 
     /** The selection over every valid object (for a signalled dataset the chosen files are the signal's). */
     Selection selection() {
-        return DatasetSelection.select(manifest, validCandidates());
+        return live().selection();
+    }
+
+    /**
+     * Whether the selection over every valid object and {@code c} (an object not recorded yet, later than every
+     * recorded one) is complete; costs {@code c}'s files, not the dataset's.
+     */
+    boolean completeWith(Candidate c) {
+        return live().completeWith(c);
     }
 
     /** After a change to the objects or the manifest of an unsignalled dataset: COLLECTING or HELD. */
     void refreshCollectingState() {
         if (!signalled()) {
-            state = selection().held() ? CollectionState.HELD : CollectionState.COLLECTING;
+            state = live().held() ? CollectionState.HELD : CollectionState.COLLECTING;
         }
+    }
+
+    /** The incremental selection, brought up to date with the manifest, the candidates and the invalid objects. */
+    private LiveSelection live() {
+        live.sync(manifest, candidates, invalidObjects);
+        return live;
     }
 
     /** The signal no longer matches the selection; the dataset collects again (dspid and epoch are kept). */

@@ -55,6 +55,9 @@ final class BrokerHarness implements AutoCloseable {
         p.setProperty(SupervisorConfig.SIGNAL_RETRY_MAX, "1s");
         p.setProperty(SupervisorConfig.SHUTDOWN_GRACE, "10s");
         p.setProperty(SupervisorConfig.TICK_INTERVAL, "50ms");
+        // one producer subscription: tests that send several attempts of a file expect the broker's order to decide
+        // which one wins (with several, the journal's order decides; decision 0035)
+        p.setProperty(SupervisorConfig.JOURNAL_GROUP_COMMIT_MAX, "1");
         return p;
     }
 

@@ -367,6 +367,12 @@ class StateCheckpointTest {
                 if (Modifier.isStatic(f.getModifiers())) {
                     continue;
                 }
+                if (f.getType() == LiveSelection.class) {
+                    // a cache derived from the dataset's other fields: compared through what it gives
+                    assertEquals(((TrackedDataset) expected).selection(), ((TrackedDataset) actual).selection(),
+                            path + ".selection()");
+                    continue;
+                }
                 f.setAccessible(true);
                 try {
                     assertSameState(f.get(expected), f.get(actual), path + "." + f.getName());

@@ -108,6 +108,7 @@ class SupervisorConfigTest {
         p.setProperty(SupervisorConfig.STOMP_FRAME_MAX_HEADER_BYTES, "3000");
         p.setProperty(SupervisorConfig.HISTORY_DAYS, "3");
         p.setProperty(SupervisorConfig.CONSOLE_STUCK_AFTER, "20m");
+        p.setProperty(SupervisorConfig.JOURNAL_GROUP_COMMIT_MAX, "6");
 
         SupervisorConfig c = SupervisorConfig.fromProperties(p, Map.of(SupervisorConfig.ENV_STOMP_PASSWORD, "ignored",
                 SupervisorConfig.ENV_RUCIO_PASSWORD, "rucio-pw", SupervisorConfig.ENV_S3_SECRET_KEY, "s3-secret"));
@@ -120,7 +121,8 @@ class SupervisorConfigTest {
         assertEquals("/queue/s", c.consumerQueue());
         assertEquals("/queue/q", c.quarantine().orElseThrow());
         assertEquals(7, c.prefetch());
-        assertEquals(new SupervisorConfig.JournalSettings(Path.of("/var/lib/ei"), 1_048_576, 5000, 3), c.journal());
+        assertEquals(new SupervisorConfig.JournalSettings(Path.of("/var/lib/ei"), 1_048_576, 5000, 3, 6),
+                c.journal());
         assertEquals("b2", c.s3Bucket());
         assertEquals("127.0.0.1", c.httpHost());
         assertEquals(0, c.httpPort());
@@ -150,7 +152,7 @@ class SupervisorConfigTest {
         assertEquals(new StompFrameLimits(5000, 3000), c.frameLimits());
         assertEquals(new StompFrameLimits(5000, 3000), c.stompSettings().frameLimits());
         assertEquals(new SupervisorConfig.Console(3, Duration.ofMinutes(20)), c.console());
-        assertEquals(56, SupervisorConfig.KEYS.size(), "a key was added: map it in this test and in the docs");
+        assertEquals(57, SupervisorConfig.KEYS.size(), "a key was added: map it in this test and in the docs");
     }
 
     @Test

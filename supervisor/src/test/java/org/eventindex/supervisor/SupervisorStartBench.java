@@ -273,14 +273,15 @@ public final class SupervisorStartBench {
                 heaps.get(heaps.size() / 2));
     }
 
-    private static long usedHeap() {
+    /** Heap in use after three full collections. */
+    static long usedHeap() {
         for (int i = 0; i < 3; i++) {
             System.gc();
         }
         return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
     }
 
-    private static void deleteTree(Path dir) throws IOException {
+    static void deleteTree(Path dir) throws IOException {
         if (!Files.exists(dir)) {
             return;
         }

@@ -27,6 +27,9 @@ import picocli.CommandLine.Spec;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -34,6 +37,7 @@ import java.nio.file.Paths;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -61,6 +65,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class SupervisorRateBench implements Callable<Integer> {
     private static final String BUCKET = "eventindex";
     private static final String JOURNAL_SEQ = "eventindex_supervisor_journal_seq";
+    private static final String JOURNAL_FSYNCS = "eventindex_supervisor_journal_fsyncs";
+    /** Name prefixes of the supervisor's threads: its queue workers, journal writer, signal sender and background. */
+    private static final List<String> SUPERVISOR_THREADS = List.of("stomp-worker-supervisor", "supervisor-");
 
     private final PrintStream out;
     private final PrintStream err;
@@ -75,6 +82,14 @@ public final class SupervisorRateBench implements Callable<Integer> {
     @Option(names = "--work", paramLabel = "DIR", description = "broker and journal folder, wiped first (default"
             + " work/bench-supervisor-rate)")
     private Path work = Paths.get("work", "bench-supervisor-rate");
+    @Option(names = "--broker-work", paramLabel = "DIR", description = "the broker's store (KahaDB) instead of"
+            + " --work, wiped first: e.g. /dev/shm, so that the broker's own fsyncs (on another host in production)"
+            + " do not share the journal's disk")
+    private Path brokerWork;
+    @Option(names = "--group-commit-max", paramLabel = "N", description = "the supervisor's "
+            + SupervisorConfig.JOURNAL_GROUP_COMMIT_MAX + " (producer messages one fsync may cover; default: the"
+            + " supervisor's default; 1: one fsync per message)")
+    private Integer groupCommitMax;
     @Option(names = "--timeout-minutes", paramLabel = "N", description = "give up a round after N minutes"
             + " (default 30)")
     private int timeoutMinutes = 30;
@@ -125,34 +140,73 @@ public final class SupervisorRateBench implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--senders and --timeout-minutes must be >= 1, got "
                     + senders + " and " + timeoutMinutes);
         }
-        out.printf(Locale.ROOT, "%-18s %9s %9s %12s %12s %14s %16s%n", "round", "messages", "datasets",
-                "broker msg/s", "durable msg/s", "journal entries", "entries/message");
+        out.printf(Locale.ROOT, "%-10s %9s %9s %12s %13s %15s %15s %8s %10s %14s %14s%n", "round", "messages",
+                "datasets", "broker msg/s", "durable msg/s", "journal entries", "entries/message", "fsyncs",
+                "msgs/fsync", "process us/msg", "superv. us/msg");
         int status = 0;
         int index = 0;
         for (Round r : parsed) {
-            Result res = runRound(r, work.resolve("round-" + (++index)));
-            out.printf(Locale.ROOT, "%-18s %9d %9d %12.0f %12.0f %14d %16.2f%n", r.messages() + ":" + r.datasets(),
-                    res.recorded(), r.datasets(), r.messages() / (res.sendMillis() / 1e3),
-                    res.recorded() / (res.durableMillis() / 1e3), res.journalEntries(),
-                    (double) res.journalEntries() / res.recorded());
+            index++;
+            Result res = runRound(r, work.resolve("round-" + index),
+                    brokerWork == null ? null : brokerWork.resolve("round-" + index));
+            out.printf(Locale.ROOT, "%-10s %9d %9d %12.0f %13.0f %15d %15.2f %8d %10.2f %14.0f %14.0f%n",
+                    r.messages() + ":" + r.datasets(), res.recorded(), r.datasets(),
+                    r.messages() / (res.sendMillis() / 1e3), res.recorded() / (res.durableMillis() / 1e3),
+                    res.journalEntries(), (double) res.journalEntries() / res.recorded(), res.fsyncs(),
+                    (double) res.recorded() / Math.max(1, res.fsyncs()),
+                    res.processCpuNanos() / 1e3 / res.recorded(), res.supervisorCpuNanos() / 1e3 / res.recorded());
             if (res.recorded() != r.messages()) {
                 status = 1;
             }
         }
+        if (brokerWork != null) {
+            ConsumerBenchMain.deleteTree(brokerWork);
+        }
         out.println("durable msg/s: first send -> the supervisor has recorded (journal, fsync) every message;"
                 + " target 2,000 (issue 22).");
+        out.println("process us/msg: CPU (user+sys) of the whole JVM (broker, senders and supervisor) per message;"
+                + " superv. us/msg: CPU of the supervisor's own threads (" + SUPERVISOR_THREADS + "*) per message.");
         return status;
     }
 
     /** What one round measured. */
-    record Result(int recorded, long sendMillis, long durableMillis, long journalEntries) {
+    record Result(int recorded, long sendMillis, long durableMillis, long journalEntries, long fsyncs,
+                  long processCpuNanos, long supervisorCpuNanos) {
     }
 
-    private Result runRound(Round round, Path dir) throws Exception {
+    /** The JVM's CPU time (user+sys), nanoseconds; -1 when the platform does not say. */
+    private static long processCpuNanos() {
+        return ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os
+                ? os.getProcessCpuTime() : -1;
+    }
+
+    /** CPU time (user+sys) of each live supervisor thread ({@link #SUPERVISOR_THREADS}), by thread id. */
+    private static Map<Long, Long> supervisorThreadCpu() {
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        Map<Long, Long> cpu = new HashMap<>();
+        for (ThreadInfo t : threads.getThreadInfo(threads.getAllThreadIds())) {
+            if (t != null && SUPERVISOR_THREADS.stream().anyMatch(p -> t.getThreadName().startsWith(p))) {
+                long nanos = threads.getThreadCpuTime(t.getThreadId());
+                if (nanos >= 0) {
+                    cpu.put(t.getThreadId(), nanos);
+                }
+            }
+        }
+        return cpu;
+    }
+
+    /** CPU the supervisor threads used between two {@link #supervisorThreadCpu} snapshots. */
+    private static long cpuSince(Map<Long, Long> before, Map<Long, Long> after) {
+        return after.entrySet().stream().mapToLong(e -> e.getValue() - before.getOrDefault(e.getKey(), 0L)).sum();
+    }
+
+    private Result runRound(Round round, Path dir, Path brokerDir) throws Exception {
         ConsumerBenchMain.deleteTree(dir);
         Files.createDirectories(dir);
+        Path store = brokerDir == null ? dir.resolve("broker") : brokerDir;
+        ConsumerBenchMain.deleteTree(store);
         BrokerLogins logins = BrokerLogins.random();
-        try (EmbeddedBroker broker = EmbeddedBroker.startSecured(dir.resolve("broker"), logins.security());
+        try (EmbeddedBroker broker = EmbeddedBroker.startSecured(store, logins.security());
              Supervisor supervisor = new Supervisor(SupervisorConfig.fromProperties(
                      properties(broker, dir), Map.of(SupervisorConfig.ENV_STOMP_PASSWORD,
                              logins.password(BrokerLogins.SUPERVISOR))), Clock.systemUTC())) {
@@ -188,6 +242,9 @@ public final class SupervisorRateBench implements Callable<Integer> {
             awaitCount(() -> names.stream().filter(n -> supervisor.dataset(n).isPresent()).count(), names.size(),
                     timeout, "manifests registered");
             long seq0 = journalSeq(supervisor);
+            long fsyncs0 = (long) gauge(supervisor.metrics(), JOURNAL_FSYNCS);
+            long cpu0 = processCpuNanos();
+            Map<Long, Long> threads0 = supervisorThreadCpu();
             long t0 = System.nanoTime();
             AtomicInteger next = new AtomicInteger();
             List<Callable<Void>> connections = new ArrayList<>();
@@ -208,8 +265,12 @@ public final class SupervisorRateBench implements Callable<Integer> {
                     .map(DatasetView::objectsReported).orElse(0)).sum(), messages.size(), timeout,
                     "producer messages recorded");
             long durableNanos = System.nanoTime() - t0;
+            long cpu = processCpuNanos() - cpu0;
+            long supervisorCpu = cpuSince(threads0, supervisorThreadCpu());
             long entries = journalSeq(supervisor) - seq0;
-            return new Result((int) recorded, sendNanos / 1_000_000, durableNanos / 1_000_000, entries);
+            long fsyncs = (long) gauge(supervisor.metrics(), JOURNAL_FSYNCS) - fsyncs0;
+            return new Result((int) recorded, sendNanos / 1_000_000, durableNanos / 1_000_000, entries, fsyncs, cpu,
+                    supervisorCpu);
         }
     }
 
@@ -245,8 +306,11 @@ public final class SupervisorRateBench implements Callable<Integer> {
         throw new IllegalStateException("no gauge " + name + " in the daemon's metrics");
     }
 
-    private static Properties properties(EmbeddedBroker broker, Path dir) {
+    private Properties properties(EmbeddedBroker broker, Path dir) {
         Properties p = new Properties();
+        if (groupCommitMax != null) {
+            p.setProperty(SupervisorConfig.JOURNAL_GROUP_COMMIT_MAX, groupCommitMax.toString());
+        }
         p.setProperty(SupervisorConfig.BROKERS, broker.stompEndpoints());
         p.setProperty(SupervisorConfig.STOMP_USER, BrokerLogins.SUPERVISOR);
         p.setProperty(SupervisorConfig.JOURNAL_DIR, dir.toAbsolutePath().resolve("journal").toString());

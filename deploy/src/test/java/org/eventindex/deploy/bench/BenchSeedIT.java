@@ -87,16 +87,23 @@ class BenchSeedIT {
         Output r = run(SupervisorRateBench::execute, "--round", "300:5", "--round", "60:1", "--senders", "4",
                 "--work", work.resolve("rate").toString());
         assertEquals(0, r.exit(), r.out() + r.err());
-        Pattern row = Pattern.compile("^(\\d+):(\\d+)\\s+(\\d+)\\s+(\\d+)\\s+(\\d+)\\s+(\\d+)\\s+(\\d+)\\s+([\\d.]+)$",
-                Pattern.MULTILINE);
+        // round, messages, datasets, broker msg/s, durable msg/s, journal entries, entries/message, fsyncs,
+        // msgs/fsync, process us/msg, supervisor us/msg
+        Pattern row = Pattern.compile("^(\\d+):(\\d+)\\s+(\\d+)\\s+(\\d+)\\s+(\\d+)\\s+(\\d+)\\s+(\\d+)\\s+([\\d.]+)"
+                + "\\s+(\\d+)\\s+([\\d.]+)\\s+(\\d+)\\s+(\\d+)$", Pattern.MULTILINE);
         Matcher m = row.matcher(r.out());
         int rounds = 0;
         while (m.find()) {
             rounds++;
             assertEquals(m.group(1), m.group(3), "every message recorded: " + m.group());
             assertTrue(Long.parseLong(m.group(5)) > 0 && Long.parseLong(m.group(6)) > 0, m.group());
-            // at least one journal entry (one fsync) per producer message
-            assertTrue(Long.parseLong(m.group(7)) >= Long.parseLong(m.group(1)), m.group());
+            // at least one journal entry per producer message, and at least one fsync, at most one per entry
+            long entries = Long.parseLong(m.group(7));
+            long fsyncs = Long.parseLong(m.group(9));
+            assertTrue(entries >= Long.parseLong(m.group(1)), m.group());
+            assertTrue(fsyncs >= 1 && fsyncs <= entries, m.group());
+            assertTrue(Long.parseLong(m.group(11)) > 0 && Long.parseLong(m.group(12)) > 0, "CPU per message: "
+                    + m.group());
         }
         assertEquals(2, rounds, r.out());
     }

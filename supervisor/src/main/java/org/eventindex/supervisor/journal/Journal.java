@@ -25,6 +25,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 import static org.eventindex.EventIndexFailure.Kind.FATAL;
@@ -34,7 +36,8 @@ import static org.eventindex.EventIndexFailure.Kind.RETRIABLE;
  * The supervisor's durable state: an append-only file of {@link JournalEntry} JSON lines in one directory.
  * <ul>
  *   <li>{@link #append} writes whole lines and returns only after {@link FileChannel#force force(true)}: a message is
- *   acknowledged only after its entries are on disk.</li>
+ *   acknowledged only after its entries are on disk. {@link #write} and {@link #awaitDurable} are its two halves, for
+ *   callers that let several messages share one force (group commit).</li>
  *   <li>{@link #open} replays every entry in order. A last line without its newline is a write torn by a crash; it
  *   was never forced, so nothing was acknowledged on its strength: it is truncated away (and logged). Any other bad
  *   line, or a gap in the sequence numbers, stops the open with the file, line and byte offset named.</li>
@@ -66,12 +69,22 @@ public final class Journal implements Closeable {
     private final ReplaySummary replaySummary;
     private final ExecutorService writer;
     private final int keepSegments;
-    private FileChannel channel;
+    /** Assigned on the writer thread (a new file after a checkpoint), read there and by {@link #close}. */
+    private volatile FileChannel channel;
     private long size;
     private long lastSeq;
     private long checkpointSeq;
     private String failure;
     private boolean closed;
+    /** Group commit (decision 0035): the last entry known to be on disk, and the force queued or running. */
+    private final Object durability = new Object();
+    private long durableSeq;
+    private Future<Long> forcing;
+    /** The last entry written to the file; read and written on the writer thread only. */
+    private long writtenSeq;
+    /** Why a write failed on the writer thread; later writes and forces refuse to run. */
+    private volatile String writeFailure;
+    private final AtomicLong forces = new AtomicLong();
 
     /**
      * What {@link #open} found.
@@ -116,6 +129,8 @@ public final class Journal implements Closeable {
         this.channel = channel;
         this.size = size;
         this.lastSeq = lastSeq;
+        this.durableSeq = lastSeq;
+        this.writtenSeq = lastSeq;
         this.checkpointSeq = checkpointSeq;
         this.keepSegments = keepSegments;
         this.replaySummary = replaySummary;
@@ -198,17 +213,38 @@ public final class Journal implements Closeable {
     }
 
     /**
-     * Appends the events as consecutive entries stamped {@code tsMillis}, and forces them to disk.
+     * Appends the events as consecutive entries stamped {@code tsMillis}, and forces them to disk: {@link #write}
+     * then {@link #awaitDurable}.
      *
      * @return the entries written, with their sequence numbers
      * @throws JournalException after an earlier failed append, or when this one fails (the journal then refuses
      *                          further appends)
      */
-    public synchronized List<JournalEntry> append(List<? extends JournalEvent> events, long tsMillis)
+    public List<JournalEntry> append(List<? extends JournalEvent> events, long tsMillis) throws IOException {
+        List<JournalEntry> entries = write(events, tsMillis);
+        if (!entries.isEmpty()) {
+            awaitDurable(entries.get(entries.size() - 1).seq());
+        }
+        return entries;
+    }
+
+    /**
+     * Appends the events as consecutive entries stamped {@code tsMillis} without waiting for the disk: the lines are
+     * handed to the writer thread in order and the entries numbered at once. Nothing may be acknowledged or sent on the
+     * strength of these entries before {@link #awaitDurable} with the last one's number returns (group commit: one
+     * force then covers the entries of every caller that wrote meanwhile).
+     *
+     * @return the entries, with their sequence numbers
+     * @throws JournalException when the journal is closed or an earlier write or force failed
+     */
+    public synchronized List<JournalEntry> write(List<? extends JournalEvent> events, long tsMillis)
             throws IOException {
         Objects.requireNonNull(events, "events is null");
         if (closed) {
             throw new JournalException(FATAL, "journal " + file + " is closed");
+        }
+        if (failure == null && writeFailure != null) {
+            failure = writeFailure;
         }
         if (failure != null) {
             throw new JournalException(FATAL, "journal " + file + " refuses appends after an earlier failure ("
@@ -228,24 +264,106 @@ public final class Journal implements Closeable {
         }
         byte[] bytes = lines.toByteArray();
         long at = size;
+        long last = seq;
         try {
-            await(writer.submit(() -> {
-                ByteBuffer buf = ByteBuffer.wrap(bytes);
-                long pos = at;
-                while (buf.hasRemaining()) {
-                    pos += channel.write(buf, pos);
+            writer.submit(() -> {
+                if (writeFailure != null) {
+                    throw new IOException("not written after an earlier failure: " + writeFailure);
                 }
-                channel.force(true);
+                try {
+                    ByteBuffer buf = ByteBuffer.wrap(bytes);
+                    long pos = at;
+                    while (buf.hasRemaining()) {
+                        pos += channel.write(buf, pos);
+                    }
+                    writtenSeq = last;
+                } catch (IOException | RuntimeException e) {
+                    writeFailure = "cannot append to journal " + file + " at offset " + at + ": " + e;
+                    throw e;
+                }
                 return null;
-            }));
-        } catch (IOException | RuntimeException e) {
+            });
+        } catch (RejectedExecutionException e) {
             failure = e.toString();
-            throw new JournalException(FATAL, "cannot append to journal " + file + " at offset " + at + ": " + e
-                    + "; the supervisor stops consuming until restarted", e);
+            throw new JournalException(FATAL, "journal " + file + " is closing: " + e, e);
         }
         size += bytes.length;
         lastSeq = seq;
         return List.copyOf(entries);
+    }
+
+    /**
+     * Returns once entry {@code seq} (and so every entry before it) is on disk. Callers waiting together share one
+     * {@link FileChannel#force force(true)}: the first starts it, the others wait for it, and whoever wrote after it
+     * started starts the next one when it ends, covering everything written meanwhile.
+     *
+     * @throws JournalException when the write or the force fails (the journal then refuses further appends; the
+     *                          entries' callers must not acknowledge anything)
+     */
+    public void awaitDurable(long seq) throws IOException {
+        while (true) {
+            Future<Long> force;
+            synchronized (durability) {
+                if (durableSeq >= seq) {
+                    return;
+                }
+                if (forcing == null) {
+                    try {
+                        forcing = writer.submit(this::forceWritten);
+                    } catch (RejectedExecutionException e) {
+                        throw new JournalException(FATAL, "journal " + file + " closed before entry " + seq
+                                + " was on disk", e);
+                    }
+                }
+                force = forcing;
+            }
+            long covered;
+            try {
+                covered = await(force);
+            } catch (IOException | RuntimeException e) {
+                synchronized (durability) {
+                    if (forcing == force) {
+                        forcing = null;
+                    }
+                }
+                synchronized (this) {
+                    if (failure == null) {
+                        failure = e.toString();
+                    }
+                }
+                throw new JournalException(FATAL, "cannot append to journal " + file + " (entry " + seq + " not on"
+                        + " disk): " + e + "; the supervisor stops consuming until restarted", e);
+            }
+            synchronized (durability) {
+                if (forcing == force) {
+                    forcing = null;
+                }
+                durableSeq = Math.max(durableSeq, covered);
+            }
+        }
+    }
+
+    /** On the writer thread: forces every line written so far; returns the last entry it covers. */
+    private long forceWritten() throws IOException {
+        if (writeFailure != null) {
+            throw new IOException(writeFailure);
+        }
+        long covered = writtenSeq;
+        channel.force(true);
+        forces.incrementAndGet();
+        return covered;
+    }
+
+    /** The last entry known to be on disk (forced, or held by the checkpoint). */
+    public long durableSeq() {
+        synchronized (durability) {
+            return durableSeq;
+        }
+    }
+
+    /** Forces of the journal file since it was opened (each covers one or more appends). */
+    public long forces() {
+        return forces.get();
     }
 
     /** The sequence number of the last entry, 0 for an empty journal. */
@@ -296,6 +414,11 @@ public final class Journal implements Closeable {
             throw new JournalException(FATAL, "journal " + file + " refuses checkpoints after an earlier failure ("
                     + failure + ")");
         }
+        if (failure == null && writeFailure != null) {
+            failure = writeFailure;
+            throw new JournalException(FATAL, "journal " + file + " refuses checkpoints after a failed write ("
+                    + failure + ")");
+        }
         if (lastSeq == checkpointSeq) {
             return Optional.empty();
         }
@@ -310,7 +433,7 @@ public final class Journal implements Closeable {
         checkpointSeq = seq;
         Path archived = ArchivedSegments.of(dir, seq);
         try {
-            channel = await(writer.submit(() -> startNewFile(archived)));
+            await(writer.submit(() -> startNewFile(archived)));
         } catch (IOException | RuntimeException e) {
             throw new JournalException(failure == null ? RETRIABLE : FATAL, "checkpoint of journal " + file
                     + " written at entry " + seq + ", but the"
@@ -318,6 +441,10 @@ public final class Journal implements Closeable {
                     ? "it goes on in the same file" : "appends are refused until a restart"), e);
         }
         size = 0;
+        synchronized (durability) {
+            // the entries up to seq are in the checkpoint, forced before it was renamed into place
+            durableSeq = Math.max(durableSeq, seq);
+        }
         ArchivedSegments.prune(dir, keepSegments);
         return Optional.of(new CheckpointResult(seq, written.bodyBytes(), archived));
     }
@@ -341,6 +468,7 @@ public final class Journal implements Closeable {
             throw e;
         }
         channel.close();
+        channel = next; // on the writer thread, so that no write or force queued after this uses the old file
         return next;
     }
 
@@ -349,6 +477,11 @@ public final class Journal implements Closeable {
     public synchronized void close() throws IOException {
         if (closed) {
             return;
+        }
+        try {
+            awaitDurable(lastSeq); // entries written by callers that gave up waiting (a stop) reach the disk
+        } catch (IOException e) {
+            LOG.warn("journal {}: the last entries could not be forced at close: {}", file, e.getMessage());
         }
         closed = true;
         writer.shutdown();
