@@ -141,6 +141,10 @@ public final class ConsumerBenchMain {
         @Option(names = "--pairs", paramLabel = "N", description = "then consolidate N more times with each writer's"
                 + " encoders, alternating, and print each pair's ratios (default 0 = off; decision 0022)")
         int pairs;
+        @Option(names = "--mask-text", description = "also load the file into event tables that have the coded"
+                + " mask text columns (as created before decision 0037) and print rows/s, tablet server CPU per row"
+                + " and bytes per event on disk with and without them")
+        boolean maskText;
         @Option(names = "--work", paramLabel = "DIR", description = "working folder, wiped first (default"
                 + " ${java.io.tmpdir}/ei-bench)")
         java.nio.file.Path work = java.nio.file.Path.of(System.getProperty("java.io.tmpdir"), "ei-bench");
@@ -166,7 +170,7 @@ public final class ConsumerBenchMain {
                 }
             }
             bench(events, files, threads, encodingThreads, warmups, timelineMillis, runMemory, rows, writer, pairs,
-                    sweep, work);
+                    sweep, maskText, work);
             return 0;
         }
     }
@@ -184,7 +188,7 @@ public final class ConsumerBenchMain {
 
     private static void bench(int events, int files, int threads, int encodingThreads, int warmups,
                               long timelineMillis, String runMemory, int kuduRows, String writer, int pairs,
-                              int[] loadThreads, java.nio.file.Path work) throws Exception {
+                              int[] loadThreads, boolean maskText, java.nio.file.Path work) throws Exception {
         PrintStream out = System.out;
         deleteTree(work);
         Files.createDirectories(work);
@@ -278,7 +282,7 @@ public final class ConsumerBenchMain {
                     (double) hdfs.fs().getFileStatus(parquet).getLen() / totalEvents);
             if (kuduRows > 0) {
                 new KuduBench(kudu, hdfs, out, work.resolve("kudu").resolve("kudu-cluster").resolve("ts-0"))
-                        .run(parquet, kuduRows, loadThreads);
+                        .run(parquet, kuduRows, loadThreads, maskText);
             }
         }
     }

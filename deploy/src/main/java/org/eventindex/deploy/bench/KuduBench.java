@@ -54,7 +54,7 @@ final class KuduBench {
         this.tserverDir = tserverDir;
     }
 
-    void run(Path parquet, int loadgenRowsCap, int[] loadThreads) throws Exception {
+    void run(Path parquet, int loadgenRowsCap, int[] loadThreads, boolean maskText) throws Exception {
         KuduClient client = kudu.client();
         KuduTablesConfig config = new KuduTablesConfig("bench_", BUCKETS, 1);
         KuduTables tables = new KuduTables(client, config);
@@ -77,7 +77,19 @@ final class KuduBench {
                 cold.cpuNanos / 1e3 / cold.rows, cold.tserverMillis * 1e3 / cold.rows);
         ConsumerBenchMain.printThreads(out, "first load", cold.threads, cold.cpuNanos, cold.rows);
         // its tablets are idle from now on; deleting would only add work during the measured load
+        awaitQuietTabletServer();
         Load warm = load(loader, "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1824", 1, parquet);
+        // the same file into tables with the coded mask text (as created before decision 0037), right after
+        Load text = null;
+        KuduTablesConfig textConfig = new KuduTablesConfig("benchtext_", BUCKETS, 1);
+        if (maskText) {
+            KuduTables textTables = new KuduTables(client, textConfig);
+            textTables.createOrVerify(0);
+            addMaskText(client, textConfig);
+            awaitQuietTabletServer();
+            text = load(new DatasetLoader(client, textTables, oneSession, Clock.systemUTC()),
+                    "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1824", 1, parquet);
+        }
         LoadResult r = warm.result;
         double loaderSeconds = warm.seconds;
         long loaderCpu = warm.cpuNanos;
@@ -87,6 +99,7 @@ final class KuduBench {
 
         // the same number of rows as the loader wrote, so both run for comparable times on the same shared machine
         long rows = Math.min(r.events(), loadgenRowsCap);
+        awaitQuietTabletServer();
         Loadgen gen = loadgen(client, "bench_loadgen_EVENTS", 1, rows);
         double loadgenSeconds = gen.seconds;
         long loadgenTs = gen.tserverMillis;
@@ -110,13 +123,95 @@ final class KuduBench {
                 loadgenTs * 1e3 / rows);
         out.printf("loader / loadgen = %.0f%%%n", 100 * loaderRate / loadgenRate);
         out.printf("command: %s%n", String.join(" ", cmd));
+        if (text != null) {
+            out.printf("Kudu loader into tables with the coded mask text columns (before decision 0037), same file:"
+                    + " %,d rows in %.2f s = %,.0f rows/s; tablet server %.1f us/row; loader JVM %.2f us/row%n",
+                    text.rows, text.seconds, text.rows / text.seconds, text.tserverMillis * 1e3 / text.rows,
+                    text.cpuNanos / 1e3 / text.rows);
+            out.printf("  without / with the text: rows/s %.2fx, tablet server CPU per row %.2fx, loader JVM CPU per"
+                    + " row %.2fx%n", loaderRate / (text.rows / text.seconds),
+                    (double) loaderTs / r.events() / ((double) text.tserverMillis / text.rows),
+                    (double) loaderCpu / r.events() / ((double) text.cpuNanos / text.rows));
+        }
+        tabletServerBound(r.events(), loaderSeconds, loaderTs, rows, loadgenSeconds, loadgenTs);
         // TRIGGERCOUNT rows are written per dataset (one per fired trigger pair), not per event: on a small dataset
         // they add tablet server work per loaded event that loadgen does not do
         long pairs = triggerCountRows(client, config);
         out.printf("  TRIGGERCOUNT rows written by the load: %,d (%.2f per event)%n", pairs,
                 (double) pairs / r.events());
         threadSweep(client, parquet, loadgenRowsCap, loadThreads);
-        triggerBytes(client, config.eventsTable(), r.uniqueEvents());
+        Map<String, String> sized = new java.util.LinkedHashMap<>();
+        sized.put("EVENTS", config.eventsTable());
+        if (text != null) {
+            sized.put("EVENTS with the coded mask text (before decision 0037)", textConfig.eventsTable());
+        }
+        triggerBytes(client, sized, r.uniqueEvents());
+    }
+
+    /** The seed's dataset (seed 000 Table 2) and the time it must be queryable in after its last producer message. */
+    static final long SEED_ROWS = 21_103_653;
+    static final double SEED_SECONDS = 300;
+
+    /**
+     * Issue 22 item 4: whether one tablet server on 2 cores can take the seed's 21,103,653 rows within 5 minutes of
+     * the last producer message. The loader's and loadgen's rows/s and tablet-server CPU per row, as measured, are
+     * extrapolated to the seed's rows: time at the measured rate, and the tablet server's CPU alone spread over both
+     * cores (a lower bound: nothing else running, not even the loader, the consolidation or loadgen).
+     */
+    private void tabletServerBound(long loaderRows, double loaderSeconds, long loaderTsMillis, long genRows,
+                                   double genSeconds, long genTsMillis) {
+        int cores = Runtime.getRuntime().availableProcessors();
+        out.printf("Tablet-server bound for the seed's %,d rows within %.0f s on %d cores (%,.0f rows/s needed):%n",
+                SEED_ROWS, SEED_SECONDS, cores, SEED_ROWS / SEED_SECONDS);
+        out.printf("  %-28s %12s %9s %12s %14s %16s %18s%n", "", "rows", "s", "rows/s", "tserver us/row",
+                "seed rows at s", "tserver CPU / cores");
+        boundLine("loader (1 session)", loaderRows, loaderSeconds, loaderTsMillis, cores);
+        boundLine("kudu perf loadgen (1 thread)", genRows, genSeconds, genTsMillis, cores);
+        double floor = genTsMillis * 1e3 / genRows * SEED_ROWS / 1e6 / cores;
+        out.printf("  => %s: even loadgen's tablet-server CPU alone, on both cores, takes %.0f s of the %.0f s%n",
+                floor > SEED_SECONDS ? "NOT possible with one tablet server" : "possible on CPU", floor,
+                SEED_SECONDS);
+    }
+
+    private void boundLine(String label, long rows, double seconds, long tserverMillis, int cores) {
+        double usPerRow = tserverMillis * 1e3 / rows;
+        out.printf("  %-28s %,12d %9.2f %,12.0f %14.1f %,16.0f %,18.0f%n", label, rows, seconds, rows / seconds,
+                usPerRow, SEED_ROWS / (rows / seconds), usPerRow * SEED_ROWS / 1e6 / cores);
+    }
+
+    /** Adds the coded mask text columns to the event tables of {@code config}, as tables made before 0037 had. */
+    private static void addMaskText(KuduClient client, KuduTablesConfig config) throws Exception {
+        for (String table : List.of(config.eventsTable(), config.duplicatedEventsTable(), config.mcEventsTable())) {
+            org.apache.kudu.client.AlterTableOptions alter = new org.apache.kudu.client.AlterTableOptions();
+            for (String column : List.of(KuduSchemas.L1TRIGMASK, KuduSchemas.EFTRIGMASK)) {
+                alter.addColumn(new org.apache.kudu.ColumnSchema.ColumnSchemaBuilder(column,
+                        org.apache.kudu.Type.STRING).nullable(true)
+                        .encoding(org.apache.kudu.ColumnSchema.Encoding.DICT_ENCODING)
+                        .compressionAlgorithm(org.apache.kudu.ColumnSchema.CompressionAlgorithm.SNAPPY).build());
+            }
+            client.alterTable(table, alter);
+        }
+    }
+
+    /**
+     * Waits (at most 120 s) until the tablet server has used less than 5% of a core over a second: the flushes and
+     * compactions of the previous load would otherwise be counted in the next one's CPU per row.
+     */
+    private void awaitQuietTabletServer() throws InterruptedException {
+        long deadline = System.nanoTime() + 120_000_000_000L;
+        long before = kudu.tabletServerCpuMillis();
+        long t0 = System.nanoTime();
+        while (System.nanoTime() < deadline) {
+            Thread.sleep(1000); // a measuring interval, not synchronisation
+            long now = kudu.tabletServerCpuMillis();
+            double share = (now - before) / ((System.nanoTime() - t0) / 1e6);
+            if (share < 0.05) {
+                return;
+            }
+            before = now;
+            t0 = System.nanoTime();
+        }
+        out.println("  (the tablet server was still busy after 120 s; measuring anyway)");
     }
 
     /**
@@ -202,11 +297,16 @@ final class KuduBench {
      * were flushed by the short flush thresholds it was started with) and {@code kudu local_replica data_size}
      * reports the size of every column's blocks.
      */
-    private void triggerBytes(KuduClient client, String table, long rows) throws Exception {
-        java.util.Set<String> tablets = new java.util.HashSet<>();
-        for (var t : client.openTable(table).getTabletsLocations(60_000)) {
-            tablets.add(new String(t.getTabletId(), StandardCharsets.UTF_8));
+    private void triggerBytes(KuduClient client, Map<String, String> tables, long rows) throws Exception {
+        Map<String, java.util.Set<String>> tablets = new java.util.LinkedHashMap<>();
+        for (Map.Entry<String, String> table : tables.entrySet()) {
+            java.util.Set<String> ids = new java.util.HashSet<>();
+            for (var t : client.openTable(table.getValue()).getTabletsLocations(60_000)) {
+                ids.add(new String(t.getTabletId(), StandardCharsets.UTF_8));
+            }
+            tablets.put(table.getKey(), ids);
         }
+        awaitQuietTabletServer();
         kudu.killTabletServer(0);
         List<String> cmd = List.of(kuduBinary(), "local_replica", "data_size", "*",
                 "--fs_wal_dir=" + tserverDir.resolve("wal"), "--fs_data_dirs=" + tserverDir.resolve("data"),
@@ -216,12 +316,19 @@ final class KuduBench {
         if (p.waitFor() != 0) {
             throw new IOException("kudu local_replica data_size failed: " + text);
         }
+        for (Map.Entry<String, java.util.Set<String>> table : tablets.entrySet()) {
+            columnBytes(text, table.getKey(), table.getValue(), rows);
+        }
+        out.printf("command: %s%n", String.join(" ", cmd));
+    }
+
+    private void columnBytes(String dataSize, String label, java.util.Set<String> tablets, long rows) {
         long l1 = 0;
         long hlt = 0;
         long masks = 0;
         long all = 0;
         // csv: table id, tablet id, rowset id ("*" = the tablet's total), "cN (column)", size
-        for (String line : text.split("\n")) {
+        for (String line : dataSize.split("\n")) {
             String[] f = line.split(",");
             if (f.length < 5 || !tablets.contains(f[1].trim()) || !f[2].trim().equals("*")) {
                 continue;
@@ -242,10 +349,9 @@ final class KuduBench {
                 masks += bytes;
             }
         }
-        out.printf("EVENTS on disk (%,d rows): L1 words %.1f B/event, HLT words %.1f B/event (seed: 60 + 15 B),"
-                + " coded mask strings %.1f B/event, whole row %.1f B/event%n", rows, (double) l1 / rows,
+        out.printf("%s on disk (%,d rows): L1 words %.1f B/event, HLT words %.1f B/event (seed: 60 + 15 B),"
+                + " coded mask strings %.1f B/event, whole row %.1f B/event%n", label, rows, (double) l1 / rows,
                 (double) hlt / rows, (double) masks / rows, (double) all / rows);
-        out.printf("command: %s%n", String.join(" ", cmd));
     }
 
     private static long triggerCountRows(KuduClient client, KuduTablesConfig config) throws Exception {
