@@ -194,8 +194,7 @@ class FullModelIT {
                 legacy.mcEventsTable());
         for (String table : eventTables) {
             org.apache.kudu.client.AlterTableOptions add = new org.apache.kudu.client.AlterTableOptions();
-            add.addColumn(TestKuduRows.maskTextColumn(KuduSchemas.L1TRIGMASK));
-            add.addColumn(TestKuduRows.maskTextColumn(KuduSchemas.EFTRIGMASK));
+            KuduSchemas.maskTextColumns().forEach(add::addColumn);
             client.alterTable(table, add);
         }
         Random r = new Random(11);

@@ -47,23 +47,11 @@ final class TestKuduRows {
         return out;
     }
 
-    /**
-     * {@code schema} with the coded mask text columns of event tables created before decision 0037 appended
-     * ({@code l1trigmask}, {@code eftrigmask}: STRING, DICT_ENCODING + SNAPPY as they were).
-     */
+    /** {@code schema} with the coded mask text columns of event tables created before decision 0037 appended. */
     static org.apache.kudu.Schema withMaskText(org.apache.kudu.Schema schema) {
         List<org.apache.kudu.ColumnSchema> columns = new java.util.ArrayList<>(schema.getColumns());
-        for (String name : List.of(KuduSchemas.L1TRIGMASK, KuduSchemas.EFTRIGMASK)) {
-            columns.add(maskTextColumn(name));
-        }
+        columns.addAll(KuduSchemas.maskTextColumns());
         return new org.apache.kudu.Schema(columns);
-    }
-
-    /** One coded mask text column as tables created before decision 0037 have it. */
-    static org.apache.kudu.ColumnSchema maskTextColumn(String name) {
-        return new org.apache.kudu.ColumnSchema.ColumnSchemaBuilder(name, org.apache.kudu.Type.STRING)
-                .nullable(true).encoding(org.apache.kudu.ColumnSchema.Encoding.DICT_ENCODING)
-                .compressionAlgorithm(org.apache.kudu.ColumnSchema.CompressionAlgorithm.SNAPPY).build();
     }
 
     private static Map<List<Integer>, Long> pairMap() {

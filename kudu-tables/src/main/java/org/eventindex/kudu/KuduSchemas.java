@@ -164,6 +164,14 @@ public final class KuduSchemas {
         return new Schema(c);
     }
 
+    /**
+     * The coded mask text columns ({@link #L1TRIGMASK}, {@link #EFTRIGMASK}) as event tables created before decision
+     * 0037 have them; not part of {@link #events()}. For tests and benchmarks that make such a table.
+     */
+    public static List<ColumnSchema> maskTextColumns() {
+        return List.of(column(L1TRIGMASK, Type.STRING), column(EFTRIGMASK, Type.STRING));
+    }
+
     /** EVENTS with {@code insertion_time} appended to the key. */
     public static Schema duplicatedEvents() {
         List<ColumnSchema> c = new ArrayList<>();

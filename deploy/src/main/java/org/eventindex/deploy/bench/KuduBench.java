@@ -197,12 +197,7 @@ final class KuduBench {
     private static void addMaskText(KuduClient client, KuduTablesConfig config) throws Exception {
         for (String table : List.of(config.eventsTable(), config.duplicatedEventsTable(), config.mcEventsTable())) {
             org.apache.kudu.client.AlterTableOptions alter = new org.apache.kudu.client.AlterTableOptions();
-            for (String column : List.of(KuduSchemas.L1TRIGMASK, KuduSchemas.EFTRIGMASK)) {
-                alter.addColumn(new org.apache.kudu.ColumnSchema.ColumnSchemaBuilder(column,
-                        org.apache.kudu.Type.STRING).nullable(true)
-                        .encoding(org.apache.kudu.ColumnSchema.Encoding.DICT_ENCODING)
-                        .compressionAlgorithm(org.apache.kudu.ColumnSchema.CompressionAlgorithm.SNAPPY).build());
-            }
+            KuduSchemas.maskTextColumns().forEach(alter::addColumn);
             client.alterTable(table, alter);
         }
     }
