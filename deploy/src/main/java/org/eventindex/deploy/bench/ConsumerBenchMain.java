@@ -70,7 +70,8 @@ import java.util.zip.GZIPInputStream;
  *       same copy with each object's gzip stream inflated on the way (output discarded), the one decoding step a
  *       consolidation of SPB objects cannot skip.</li>
  *   <li>Kudu ingest rows/s of the loader against {@code kudu perf loadgen} on the same cluster, into a table with
- *       the EVENTS schema and hash buckets ({@link KuduBench}).</li>
+ *       the EVENTS schema and hash buckets ({@link KuduBench}), and both extrapolated to the seed's 21,103,653 rows
+ *       (the tablet-server bound); with {@code --mask-text} also against tables that keep the coded mask text.</li>
  * </ul>
  * Usage: {@code bin/bench-consumer [--events N] [--files N] [--threads N] [--run-memory BYTES] [--kudu-rows all|N|0]
  * [--work DIR]}; {@code --help} lists every option.
