@@ -168,6 +168,45 @@ public final class TriggerMask {
         return out.toString();
     }
 
+    /**
+     * Codes an L1 field from its 24 words, the inverse of {@link #decodeL1Words}: bit {@code b} of the mask is bit
+     * {@code b % 64} of {@code words[b / 64]}. For a canonically coded field (no leading {@code A} digit, as every
+     * coder writes) {@code encodeL1Words(decodeL1Words(s))} is {@code s} again.
+     *
+     * @throws IllegalArgumentException when {@code words} does not hold exactly 24 words
+     */
+    public static String encodeL1Words(long[] words) {
+        checkWords(words, L1_BITS * L1_MASKS / 64, "L1");
+        BitSet bits = BitSet.valueOf(words);
+        StringBuilder out = new StringBuilder(capacity(bits.cardinality()));
+        appendEncoded(out, bits, 0, L1_BITS * L1_MASKS);
+        return out.toString();
+    }
+
+    /**
+     * Codes an HLT/EF field from its 3 x 64 words (physics 0..63, passed-through 64..127, resurrected 128..191), the
+     * inverse of {@link #decodeHltWords}, with the same round-trip property as {@link #encodeL1Words}.
+     *
+     * @throws IllegalArgumentException when {@code words} does not hold exactly 192 words
+     */
+    public static String encodeHltWords(long[] words) {
+        int perMask = HLT_BITS / 64;
+        checkWords(words, HLT_MASKS * perMask, "HLT");
+        BitSet[] masks = new BitSet[HLT_MASKS];
+        for (int m = 0; m < HLT_MASKS; m++) {
+            masks[m] = BitSet.valueOf(java.util.Arrays.copyOfRange(words, m * perMask, (m + 1) * perMask));
+        }
+        return encodeHlt(masks[0], masks[1], masks[2]);
+    }
+
+    private static void checkWords(long[] words, int expected, String name) {
+        requireNonNull(words, "words is null");
+        if (words.length != expected) {
+            throw new IllegalArgumentException(name + " trigger mask needs " + expected + " 64-bit words, got "
+                    + words.length);
+        }
+    }
+
     /** Room for a mask with this many ones: each costs '!' plus at most two count digits in practice. */
     private static int capacity(int ones) {
         return 4 + 3 * Math.min(ones, 4096);

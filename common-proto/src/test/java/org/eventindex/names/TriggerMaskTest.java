@@ -189,6 +189,46 @@ class TriggerMaskTest {
         }
     }
 
+    /**
+     * Words back to the coded text (how a reader of the Kudu word columns gets the text the file holds): the same
+     * string for canonically coded masks, the spec's example and the empty and full masks included.
+     */
+    @Test
+    void codedTextRoundTripsThroughWords() {
+        Random random = new Random(23);
+        long[] l1 = new long[24];
+        long[] hlt = new long[192];
+        java.util.List<String[]> fields = new java.util.ArrayList<>();
+        BitSet full = new BitSet();
+        full.set(0, 4096);
+        fields.add(new String[] {TriggerMask.encodeL1(new BitSet(), new BitSet(), new BitSet()),
+            TriggerMask.encodeHlt(new BitSet(), new BitSet(), new BitSet())});
+        fields.add(new String[] {TriggerMask.encodeL1(full.get(0, 512), full.get(0, 512), full.get(0, 512)),
+            TriggerMask.encodeHlt(full, full, full)});
+        // the spec's example as the first 22 bits of each mask
+        BitSet spec = bits("0001100001001101010000");
+        fields.add(new String[] {TriggerMask.encodeL1(spec, spec, spec), TriggerMask.encodeHlt(spec, spec, spec)});
+        for (int n = 0; n < 300; n++) {
+            fields.add(new String[] {
+                TriggerMask.encodeL1(randomBits(random, 512), randomBits(random, 512), randomBits(random, 512)),
+                TriggerMask.encodeHlt(randomBits(random, 4096), randomBits(random, 4096), randomBits(random, 4096))});
+        }
+        for (String[] f : fields) {
+            TriggerMask.decodeL1Words(f[0].getBytes(java.nio.charset.StandardCharsets.US_ASCII), l1);
+            TriggerMask.decodeHltWords(f[1].getBytes(java.nio.charset.StandardCharsets.US_ASCII), hlt);
+            assertEquals(f[0], TriggerMask.encodeL1Words(l1));
+            assertEquals(f[1], TriggerMask.encodeHltWords(hlt));
+        }
+        assertTrue(fields.get(2)[0].startsWith("D!!E!C!!B!B!"), fields.get(2)[0]);
+        // a non-canonical text (leading zero digit) comes back canonical, with the same bits
+        TriggerMask.decodeL1Words("AD!X8".getBytes(java.nio.charset.StandardCharsets.US_ASCII), l1);
+        assertEquals("D!X8", TriggerMask.encodeL1Words(l1));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> TriggerMask.encodeL1Words(new long[23]));
+        assertTrue(e.getMessage().contains("L1 trigger mask needs 24 64-bit words, got 23"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> TriggerMask.encodeHltWords(new long[24]));
+    }
+
     @Test
     void wordDecodingRejectsWhatTheStringApiRejects() {
         long[] l1 = new long[24];

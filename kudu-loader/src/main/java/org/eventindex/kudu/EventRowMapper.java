@@ -14,7 +14,8 @@ import java.util.Map;
 
 /**
  * Fills an EVENTS or DUPLICATEDEVENTS row from one event ({@link EventRecord}). Column positions are resolved once
- * per table; strings go to Kudu as the UTF-8 bytes read from the file.
+ * per table; strings go to Kudu as the UTF-8 bytes read from the file. The coded mask text goes only to a table
+ * created before decision 0037 (it has {@link KuduSchemas#L1TRIGMASK} / {@link KuduSchemas#EFTRIGMASK}).
  * <p>
  * References: the first eitoken is the event's own file ({@code db}/{@code tk}); every token whose name is
  * {@code StreamRAW}, {@code StreamESD} or {@code StreamAOD} also fills that stage's {@code db*}/{@code tk*} (so the
@@ -69,8 +70,9 @@ final class EventRowMapper {
         eventtime = schema.getColumnIndex(KuduSchemas.EVENTTIME);
         eventtimes = schema.getColumnIndex(KuduSchemas.EVENTTIMES);
         lvlid = schema.getColumnIndex(KuduSchemas.LVLID);
-        l1mask = schema.getColumnIndex(KuduSchemas.L1TRIGMASK);
-        efmask = schema.getColumnIndex(KuduSchemas.EFTRIGMASK);
+        // only in tables created before decision 0037: filled while the table has them
+        l1mask = schema.hasColumn(KuduSchemas.L1TRIGMASK) ? schema.getColumnIndex(KuduSchemas.L1TRIGMASK) : -1;
+        efmask = schema.hasColumn(KuduSchemas.EFTRIGMASK) ? schema.getColumnIndex(KuduSchemas.EFTRIGMASK) : -1;
         db = schema.getColumnIndex(KuduSchemas.DB);
         tk = schema.getColumnIndex(KuduSchemas.TK);
         dbRaw = schema.getColumnIndex(KuduSchemas.DBRAW);
@@ -88,17 +90,25 @@ final class EventRowMapper {
         }
     }
 
-    /** Sets the non-zero trigger mask words of {@code bits} (zero words stay NULL). */
+    /**
+     * Sets the non-zero trigger mask words of {@code bits} (zero words stay NULL); a present mask with no bit set gets
+     * its word 0 as 0, so that it reads back apart from an absent mask ({@link TriggerMaskColumns}).
+     */
     void fillTriggerWords(PartialRow row, TriggerBits bits) {
-        for (int w = 0; w < l1Words.length; w++) {
-            if (bits.l1[w] != 0) {
-                row.addLong(l1Words[w], bits.l1[w]);
+        fillWords(row, l1Words, bits.l1, bits.hasL1);
+        fillWords(row, hltWords, bits.hlt, bits.hasHlt);
+    }
+
+    private static void fillWords(PartialRow row, int[] columns, long[] words, boolean present) {
+        boolean any = false;
+        for (int w = 0; w < columns.length; w++) {
+            if (words[w] != 0) {
+                row.addLong(columns[w], words[w]);
+                any = true;
             }
         }
-        for (int w = 0; w < hltWords.length; w++) {
-            if (bits.hlt[w] != 0) {
-                row.addLong(hltWords[w], bits.hlt[w]);
-            }
+        if (present && !any) {
+            row.addLong(columns[0], 0L);
         }
     }
 
@@ -123,10 +133,10 @@ final class EventRowMapper {
         setKey(row, hltpsk, e.hasHltpsk, e.hltpsk, menu == null ? null : menu.getHLTPSK());
         setKey(row, l1psk, e.hasL1psk, e.l1psk, menu == null ? null : menu.getL1PSK());
         // byte arrays are handed over as they are (not copied): EventRecord never writes an array it gave out
-        if (e.l1PassedTrigMask != null) {
+        if (l1mask >= 0 && e.l1PassedTrigMask != null) {
             row.addStringUtf8(l1mask, e.l1PassedTrigMask);
         }
-        if (e.efPassedTrigMask != null) {
+        if (efmask >= 0 && e.efPassedTrigMask != null) {
             row.addStringUtf8(efmask, e.efPassedTrigMask);
         }
         if (e.tokenCount == 0) {

@@ -19,6 +19,9 @@ final class TriggerBits {
 
     final long[] l1 = new long[KuduSchemas.L1_WORDS];
     final long[] hlt = new long[KuduSchemas.HLT_WORDS];
+    /** Whether the event has an L1 / HLT mask (an absent mask decodes to zero words like an empty one). */
+    boolean hasL1;
+    boolean hasHlt;
     /** Fired ids of this event, ascending, in {@code fired[0..firedCount)}. */
     final int[] fired = new int[MAX_ID];
     int firedCount;
@@ -28,14 +31,16 @@ final class TriggerBits {
      */
     void decode(EventRecord e) {
         firedCount = 0;
-        if (e.l1PassedTrigMask != null) {
+        hasL1 = e.l1PassedTrigMask != null;
+        hasHlt = e.efPassedTrigMask != null;
+        if (hasL1) {
             TriggerMask.decodeL1Words(e.l1PassedTrigMask, l1);
             // TAV: words 16..23
             fired(l1, 2 * TriggerMask.L1_BITS / 64, TriggerMask.L1_BITS / 64, 0);
         } else {
             Arrays.fill(l1, 0);
         }
-        if (e.efPassedTrigMask != null) {
+        if (hasHlt) {
             TriggerMask.decodeHltWords(e.efPassedTrigMask, hlt);
             // passed physics: words 0..63
             fired(hlt, 0, TriggerMask.HLT_BITS / 64, HLT_ID_OFFSET);

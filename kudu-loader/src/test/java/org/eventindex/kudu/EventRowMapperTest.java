@@ -37,8 +37,6 @@ class EventRowMapperTest {
         assertEquals(1_500_000_000, row.getInt(KuduSchemas.EVENTTIME));
         assertEquals(123, row.getInt(KuduSchemas.EVENTTIMES));
         assertEquals(0xF000_0001L, row.getLong(KuduSchemas.LVLID), "uint32 level-1 id stays unsigned");
-        assertEquals(TestDatasetFiles.L1_MASK, row.getString(KuduSchemas.L1TRIGMASK));
-        assertEquals(TestDatasetFiles.HLT_MASK, row.getString(KuduSchemas.EFTRIGMASK));
         assertEquals(7, row.getInt(KuduSchemas.L1PSK), "the event's own key wins over the menu");
         assertEquals(13, row.getInt(KuduSchemas.HLTPSK), "missing on the event: taken from the menu");
         assertEquals(11, row.getInt(KuduSchemas.SMK));
@@ -49,6 +47,48 @@ class EventRowMapperTest {
         assertEquals(TestDatasetFiles.token(ESD, 77), row.getString(KuduSchemas.TKESD));
         assertEquals(RAW, row.getString(KuduSchemas.DBRAW));
         assertEquals(TestDatasetFiles.token(RAW, 77), row.getString(KuduSchemas.TKRAW));
+    }
+
+    /** Tables created before decision 0037 have the coded mask columns: the loader keeps filling them. */
+    @Test
+    void maskTextGoesOnlyToTablesThatHaveItsColumns() {
+        EventRecord e = EventRecord.of(TestDatasetFiles.event(77, OWN, ESD, RAW).build(), OWN);
+        assertFalse(schema.hasColumn(KuduSchemas.L1TRIGMASK) || schema.hasColumn(KuduSchemas.EFTRIGMASK),
+                "tables created now have no coded mask columns");
+        Schema legacy = TestKuduRows.withMaskText(schema);
+        PartialRow row = legacy.newPartialRow();
+        new EventRowMapper(legacy).fill(row, 5, 2, e, MENU);
+        assertEquals(TestDatasetFiles.L1_MASK, row.getString(KuduSchemas.L1TRIGMASK));
+        assertEquals(TestDatasetFiles.HLT_MASK, row.getString(KuduSchemas.EFTRIGMASK));
+        PartialRow absent = legacy.newPartialRow();
+        new EventRowMapper(legacy).fill(absent, 5, 2, EventRecord.of(TestDatasetFiles.event(78, OWN, ESD, RAW)
+                .clearL1PassedTrigMask().clearEFPassedTrigMask().build(), OWN), MENU);
+        assertFalse(absent.isSet(KuduSchemas.L1TRIGMASK) || absent.isSet(KuduSchemas.EFTRIGMASK));
+    }
+
+    /** Zero words stay NULL; an empty (present) mask keeps word 0 as 0, an absent one leaves every word NULL. */
+    @Test
+    void emptyMaskIsKeptApartFromAnAbsentOne() {
+        String emptyL1 = org.eventindex.names.TriggerMask.encodeL1(new java.util.BitSet(), new java.util.BitSet(),
+                new java.util.BitSet());
+        TriggerBits bits = new TriggerBits();
+        bits.decode(EventRecord.of(TestDatasetFiles.event(1, OWN, ESD, RAW).setL1PassedTrigMask(emptyL1)
+                .clearEFPassedTrigMask().build(), OWN));
+        PartialRow row = schema.newPartialRow();
+        mapper.fillTriggerWords(row, bits);
+        assertEquals(0L, row.getLong(KuduSchemas.l1Word(0)));
+        for (int w = 1; w < KuduSchemas.L1_WORDS; w++) {
+            assertFalse(row.isSet(KuduSchemas.l1Word(w)), "word " + w);
+        }
+        for (int w = 0; w < KuduSchemas.HLT_WORDS; w++) {
+            assertFalse(row.isSet(KuduSchemas.hltWord(w)), "absent HLT mask: word " + w + " NULL");
+        }
+        bits.decode(EventRecord.of(TestDatasetFiles.event(2, OWN, ESD, RAW).build(), OWN));
+        PartialRow full = schema.newPartialRow();
+        mapper.fillTriggerWords(full, bits);
+        // TestDatasetFiles.L1_MASK: bits 3, 4 of TBP and TAP, 3, 4, 9 of TAV; no word 0 bits beyond them
+        assertEquals((1L << 3) | (1L << 4), full.getLong(KuduSchemas.l1Word(0)));
+        assertFalse(full.isSet(KuduSchemas.l1Word(1)), "zero word of a non-empty mask stays NULL");
     }
 
     @Test

@@ -112,8 +112,11 @@ class FullModelIT {
         assertEquals(new EventCounts(300, 0), queries.countEvents(302, EPOCH));
         assertTrue(queries.lookup(302, 7, EPOCH).isPresent(), "lookup finds MCEVENTS rows");
 
-        // Trigger words: the stored words are the mask's words, zero words NULL.
+        // Trigger words: the stored words are the mask's words, zero words NULL; the coded text derived from them
+        // is the file's text for every row (decision 0037: the text is not stored in Kudu).
         checkWords(a.get(0).event());
+        assertEquals(maskTexts(a), storedMaskTexts(CONFIG, 300, false));
+        assertEquals(maskTexts(mc), storedMaskTexts(CONFIG, 302, false));
 
         // Analytics against brute force
         assertEquals(bruteForcePairs(a), triggerCounts(300));
@@ -176,13 +179,122 @@ class FullModelIT {
                 && client.tableExists(old.eventsOverlapTable()));
     }
 
+    /**
+     * An installation made before decision 0037: its event tables have the coded mask text columns. It keeps loading
+     * (the loader fills the text as before, so old and new readers see the same rows), the text derived from the
+     * words equals the stored text on every row, and the documented upgrade ({@code kudu table delete_column}, see
+     * docs/operations.md) drops the columns, after which the same file reloads and reads back the same.
+     */
+    @Test
+    void tablesWithTheMaskTextKeepLoadingAndTheDocumentedUpgradeDropsIt() throws Exception {
+        KuduTablesConfig legacy = new KuduTablesConfig("legacy_", 2, 1);
+        KuduTables tables = new KuduTables(client, legacy);
+        tables.createOrVerify(EPOCH);
+        List<String> eventTables = List.of(legacy.eventsTable(), legacy.duplicatedEventsTable(),
+                legacy.mcEventsTable());
+        for (String table : eventTables) {
+            org.apache.kudu.client.AlterTableOptions add = new org.apache.kudu.client.AlterTableOptions();
+            KuduSchemas.maskTextColumns().forEach(add::addColumn);
+            client.alterTable(table, add);
+        }
+        Random r = new Random(11);
+        List<Row> rows = new ArrayList<>();
+        for (long e = 0; e < 200; e++) {
+            rows.add(new Row(event(r, RUN, e, false), guid(5)));
+        }
+        for (long e = 50; e < 70; e++) {
+            rows.add(new Row(event(r, RUN, e, false), guid(6)));
+        }
+        Path file = write("legacy", DS_A, "sig-l", rows);
+        DatasetLoader legacyLoader = new DatasetLoader(client, tables, LoaderSettings.defaults(), Clock.systemUTC());
+        tables.createOrVerify(EPOCH);
+        assertEquals(220, legacyLoader.load(request(DS_A, 400, EPOCH, "sig-l", file, 0)).events());
+        List<String> expected = maskTexts(rows);
+        assertEquals(expected, storedMaskTexts(legacy, 400, true), "old output: the text columns");
+        assertEquals(expected, storedMaskTexts(legacy, 400, false), "new output: text derived from the words");
+
+        // the upgrade documented in docs/operations.md, run with the Kudu binary
+        for (String table : eventTables) {
+            for (String column : List.of(KuduSchemas.L1TRIGMASK, KuduSchemas.EFTRIGMASK)) {
+                kuduTool("table", "delete_column", kudu.masterAddresses(), table, column);
+            }
+        }
+        assertFalse(client.openTable(legacy.eventsTable()).getSchema().hasColumn(KuduSchemas.L1TRIGMASK));
+        DatasetLoader upgraded = new DatasetLoader(client, tables, LoaderSettings.defaults(), Clock.systemUTC());
+        assertEquals(220, upgraded.load(request(DS_A, 400, EPOCH, "sig-l2", file, 0)).events());
+        assertEquals(expected, storedMaskTexts(legacy, 400, false), "after the upgrade and a reload");
+    }
+
+    private static void kuduTool(String... args) throws Exception {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty(EmbeddedKudu.BIN_DIR_PROPERTY), "kudu").toString());
+        command.addAll(List.of(args));
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String output = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertEquals(0, p.waitFor(), String.join(" ", command) + ": " + output);
+    }
+
+    /** "event L1-text HLT-text" of every row of the file (null for an absent mask), sorted. */
+    private static List<String> maskTexts(List<Row> rows) {
+        return rows.stream().map(x -> x.event().getEventNumber() + " "
+                        + (x.event().hasL1PassedTrigMask() ? x.event().getL1PassedTrigMask() : null) + " "
+                        + (x.event().hasEFPassedTrigMask() ? x.event().getEFPassedTrigMask() : null))
+                .sorted().toList();
+    }
+
+    /**
+     * The same for the rows of one dataset in Kudu (EVENTS or MCEVENTS and DUPLICATEDEVENTS): from the text columns
+     * of an older table ({@code textColumns}) or derived from the word columns ({@link TriggerMaskColumns}).
+     */
+    private static List<String> storedMaskTexts(KuduTablesConfig config, int dspid, boolean textColumns)
+            throws Exception {
+        List<String> out = new ArrayList<>();
+        for (String name : List.of(config.eventsTable(), config.mcEventsTable(), config.duplicatedEventsTable())) {
+            org.apache.kudu.client.KuduTable table = client.openTable(name);
+            List<String> columns = new ArrayList<>(List.of(KuduSchemas.EVENTNUMBER));
+            if (textColumns) {
+                columns.addAll(List.of(KuduSchemas.L1TRIGMASK, KuduSchemas.EFTRIGMASK));
+            } else {
+                columns.addAll(TriggerMaskColumns.l1Columns());
+                columns.addAll(TriggerMaskColumns.hltColumns());
+            }
+            org.apache.kudu.client.KuduScanner scanner = client.newScannerBuilder(table)
+                    .setProjectedColumnNames(columns)
+                    .addPredicate(org.apache.kudu.client.KuduPredicate.newComparisonPredicate(
+                            table.getSchema().getColumn(KuduSchemas.DSPID),
+                            org.apache.kudu.client.KuduPredicate.ComparisonOp.EQUAL, dspid))
+                    .build();
+            while (scanner.hasMoreRows()) {
+                for (RowResult row : scanner.nextRows()) {
+                    String l1 = textColumns ? (row.isNull(KuduSchemas.L1TRIGMASK) ? null
+                            : row.getString(KuduSchemas.L1TRIGMASK)) : TriggerMaskColumns.l1Mask(row);
+                    String hlt = textColumns ? (row.isNull(KuduSchemas.EFTRIGMASK) ? null
+                            : row.getString(KuduSchemas.EFTRIGMASK)) : TriggerMaskColumns.hltMask(row);
+                    out.add(row.getLong(KuduSchemas.EVENTNUMBER) + " " + l1 + " " + hlt);
+                }
+            }
+            scanner.close();
+        }
+        out.sort(null);
+        return out;
+    }
+
+    /** An event; a few have no L1 mask, an L1 mask with no bit set, or no HLT mask. */
     private static EIEvent_p1 event(Random r, int run, long number, boolean simulation) {
-        return EIEvent_p1.newBuilder().setRunNumber(run).setEventNumber(number).setLumiBlock(3).setTimeStamp(5)
-                .setTimeStampNSOffset(6).setBcid(7).setIsSimulation(simulation).setIsCalibration(false)
-                .setIsTestBeam(false)
+        EIEvent_p1.Builder b = EIEvent_p1.newBuilder().setRunNumber(run).setEventNumber(number).setLumiBlock(3)
+                .setTimeStamp(5).setTimeStampNSOffset(6).setBcid(7).setIsSimulation(simulation)
+                .setIsCalibration(false).setIsTestBeam(false)
                 .setL1PassedTrigMask(TriggerMask.encodeL1(bits(r, 512, 12), bits(r, 512, 10), bits(r, 512, 8)))
-                .setEFPassedTrigMask(TriggerMask.encodeHlt(bits(r, 4096, 10), bits(r, 4096, 1), new BitSet()))
-                .build();
+                .setEFPassedTrigMask(TriggerMask.encodeHlt(bits(r, 4096, 10), bits(r, 4096, 1), new BitSet()));
+        if (number % 17 == 5) {
+            b.clearL1PassedTrigMask();
+        } else if (number % 13 == 6) {
+            b.setL1PassedTrigMask(TriggerMask.encodeL1(new BitSet(), new BitSet(), new BitSet()));
+        }
+        if (number % 11 == 7) {
+            b.clearEFPassedTrigMask();
+        }
+        return b.build();
     }
 
     private static BitSet bits(Random r, int width, int n) {
@@ -229,8 +341,10 @@ class FullModelIT {
             if (!seen.add(x.event().getEventNumber())) {
                 continue;
             }
-            BitSet l1 = TriggerMask.decodeL1(x.event().getL1PassedTrigMask());
-            BitSet hlt = TriggerMask.decodeHlt(x.event().getEFPassedTrigMask())[0];
+            BitSet l1 = x.event().hasL1PassedTrigMask() ? TriggerMask.decodeL1(x.event().getL1PassedTrigMask())
+                    : new BitSet();
+            BitSet hlt = x.event().hasEFPassedTrigMask() ? TriggerMask.decodeHlt(x.event().getEFPassedTrigMask())[0]
+                    : new BitSet();
             List<Integer> ids = new ArrayList<>();
             l1.get(1024, 1536).stream().forEach(ids::add);
             hlt.stream().forEach(j -> ids.add(512 + j));

@@ -47,6 +47,13 @@ final class TestKuduRows {
         return out;
     }
 
+    /** {@code schema} with the coded mask text columns of event tables created before decision 0037 appended. */
+    static org.apache.kudu.Schema withMaskText(org.apache.kudu.Schema schema) {
+        List<org.apache.kudu.ColumnSchema> columns = new java.util.ArrayList<>(schema.getColumns());
+        columns.addAll(KuduSchemas.maskTextColumns());
+        return new org.apache.kudu.Schema(columns);
+    }
+
     private static Map<List<Integer>, Long> pairMap() {
         return new TreeMap<>(Comparator.<List<Integer>>comparingInt(l -> l.get(0)).thenComparingInt(l -> l.get(1)));
     }

@@ -20,11 +20,15 @@ import java.util.List;
  * Added to the seed: DATASETS {@code load_id} (the consumer signal whose content is loaded) and {@code hdfs_path};
  * EVENTS {@code runnumber} and {@code smk}.
  * <p>
- * Trigger masks are stored twice: in the experiment's run-length coded text form ({@code l1trigmask},
- * {@code eftrigmask}, lossless) and as 64-bit words (seed 001 §6.1) {@code l1w00..l1w23} and {@code hltw000..hltw191},
- * a zero word stored as NULL, BIT_SHUFFLE + LZ4, so one trigger bit is selected in SQL with
- * {@code getbit(l1w16, 5) = 1} (TAV bit 5). The {@code *trigchains*} columns are kept for the seed's schema and left
- * null until chains are decoded from menus. MCEVENTS has the EVENTS schema (the provenance columns stay null).
+ * Trigger masks are stored as 64-bit words (seed 001 §6.1) {@code l1w00..l1w23} and {@code hltw000..hltw191}, a zero
+ * word stored as NULL (except word 0 of a present mask with no bit set, stored as 0, so that an absent mask, all NULL,
+ * and an empty one stay apart), BIT_SHUFFLE + LZ4, so one trigger bit is selected in SQL with
+ * {@code getbit(l1w16, 5) = 1} (TAV bit 5). The words are lossless: {@link TriggerMaskColumns} gives the coded text
+ * back. The coded text itself ({@link #L1TRIGMASK}, {@link #EFTRIGMASK}) is no longer a column of tables created
+ * now (decision 0037: 113 B of 289 B per event, no reader needs it, the consolidated file keeps it); tables created
+ * by an earlier version keep the columns and the loader keeps filling them. The {@code *trigchains*} columns are kept
+ * for the seed's schema and left null until chains are decoded from menus. MCEVENTS has the EVENTS schema (the
+ * provenance columns stay null).
  */
 public final class KuduSchemas {
     // DATASETS
@@ -64,7 +68,12 @@ public final class KuduSchemas {
     public static final String EVENTTIME = "eventtime";
     public static final String EVENTTIMES = "eventtimes";
     public static final String LVLID = "lvlid";
+    /**
+     * The L1 mask's coded text: a column only of event tables created before decision 0037 (filled while it exists,
+     * dropped with {@code kudu table delete_column}, see docs/operations.md); not in {@link #events()}.
+     */
     public static final String L1TRIGMASK = "l1trigmask";
+    /** The HLT/EF mask's coded text: like {@link #L1TRIGMASK}. */
     public static final String EFTRIGMASK = "eftrigmask";
     public static final String DBRAW = "dbraw";
     public static final String TKRAW = "tkraw";
@@ -155,6 +164,14 @@ public final class KuduSchemas {
         return new Schema(c);
     }
 
+    /**
+     * The coded mask text columns ({@link #L1TRIGMASK}, {@link #EFTRIGMASK}) as event tables created before decision
+     * 0037 have them; not part of {@link #events()}. For tests and benchmarks that make such a table.
+     */
+    public static List<ColumnSchema> maskTextColumns() {
+        return List.of(column(L1TRIGMASK, Type.STRING), column(EFTRIGMASK, Type.STRING));
+    }
+
     /** EVENTS with {@code insertion_time} appended to the key. */
     public static Schema duplicatedEvents() {
         List<ColumnSchema> c = new ArrayList<>();
@@ -185,11 +202,9 @@ public final class KuduSchemas {
         c.add(column(EVENTTIME, Type.INT32));
         c.add(column(EVENTTIMES, Type.INT32));
         c.add(column(LVLID, Type.INT64));
-        c.add(column(L1TRIGMASK, Type.STRING));
         c.add(column("l1trigchainstav", Type.STRING));
         c.add(column("l1trigchainstap", Type.STRING));
         c.add(column("l1trigchainsthp", Type.STRING));
-        c.add(column(EFTRIGMASK, Type.STRING));
         c.add(column("eftrigchainsph", Type.STRING));
         c.add(column("eftrigchainstap", Type.STRING));
         c.add(column("eftrigchainsthp", Type.STRING));

@@ -8,6 +8,7 @@ import org.junit.jupiter.api.Test;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -60,6 +61,23 @@ class KuduSchemasTest {
         assertTrue(dups.containsAll(events));
         assertEquals(Type.UNIXTIME_MICROS, KuduSchemas.duplicatedEvents().getColumn(KuduSchemas.INSERTION_TIME)
                 .getType());
+    }
+
+    /** Decision 0037: the masks are stored as words only; the coded text is derived from them. */
+    @Test
+    void eventTablesHaveTheMaskWordsAndNoMaskText() {
+        for (Schema s : List.of(KuduSchemas.events(), KuduSchemas.duplicatedEvents())) {
+            assertFalse(s.hasColumn(KuduSchemas.L1TRIGMASK) || s.hasColumn(KuduSchemas.EFTRIGMASK));
+            for (String c : TriggerMaskColumns.l1Columns()) {
+                assertEquals(Type.INT64, s.getColumn(c).getType(), c);
+            }
+            for (String c : TriggerMaskColumns.hltColumns()) {
+                assertEquals(Type.INT64, s.getColumn(c).getType(), c);
+            }
+        }
+        assertEquals(List.of("l1w00", "l1w23"), List.of(TriggerMaskColumns.l1Columns().get(0),
+                TriggerMaskColumns.l1Columns().get(KuduSchemas.L1_WORDS - 1)));
+        assertEquals("hltw191", TriggerMaskColumns.hltColumns().get(KuduSchemas.HLT_WORDS - 1));
     }
 
     @Test

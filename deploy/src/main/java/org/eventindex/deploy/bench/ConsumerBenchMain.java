@@ -70,7 +70,8 @@ import java.util.zip.GZIPInputStream;
  *       same copy with each object's gzip stream inflated on the way (output discarded), the one decoding step a
  *       consolidation of SPB objects cannot skip.</li>
  *   <li>Kudu ingest rows/s of the loader against {@code kudu perf loadgen} on the same cluster, into a table with
- *       the EVENTS schema and hash buckets ({@link KuduBench}).</li>
+ *       the EVENTS schema and hash buckets ({@link KuduBench}), and both extrapolated to the seed's 21,103,653 rows
+ *       (the tablet-server bound); with {@code --mask-text} also against tables that keep the coded mask text.</li>
  * </ul>
  * Usage: {@code bin/bench-consumer [--events N] [--files N] [--threads N] [--run-memory BYTES] [--kudu-rows all|N|0]
  * [--work DIR]}; {@code --help} lists every option.
@@ -141,6 +142,10 @@ public final class ConsumerBenchMain {
         @Option(names = "--pairs", paramLabel = "N", description = "then consolidate N more times with each writer's"
                 + " encoders, alternating, and print each pair's ratios (default 0 = off; decision 0022)")
         int pairs;
+        @Option(names = "--mask-text", description = "also load the file into event tables that have the coded"
+                + " mask text columns (as created before decision 0037) and print rows/s, tablet server CPU per row"
+                + " and bytes per event on disk with and without them")
+        boolean maskText;
         @Option(names = "--work", paramLabel = "DIR", description = "working folder, wiped first (default"
                 + " ${java.io.tmpdir}/ei-bench)")
         java.nio.file.Path work = java.nio.file.Path.of(System.getProperty("java.io.tmpdir"), "ei-bench");
@@ -166,7 +171,7 @@ public final class ConsumerBenchMain {
                 }
             }
             bench(events, files, threads, encodingThreads, warmups, timelineMillis, runMemory, rows, writer, pairs,
-                    sweep, work);
+                    sweep, maskText, work);
             return 0;
         }
     }
@@ -184,7 +189,7 @@ public final class ConsumerBenchMain {
 
     private static void bench(int events, int files, int threads, int encodingThreads, int warmups,
                               long timelineMillis, String runMemory, int kuduRows, String writer, int pairs,
-                              int[] loadThreads, java.nio.file.Path work) throws Exception {
+                              int[] loadThreads, boolean maskText, java.nio.file.Path work) throws Exception {
         PrintStream out = System.out;
         deleteTree(work);
         Files.createDirectories(work);
@@ -278,7 +283,7 @@ public final class ConsumerBenchMain {
                     (double) hdfs.fs().getFileStatus(parquet).getLen() / totalEvents);
             if (kuduRows > 0) {
                 new KuduBench(kudu, hdfs, out, work.resolve("kudu").resolve("kudu-cluster").resolve("ts-0"))
-                        .run(parquet, kuduRows, loadThreads);
+                        .run(parquet, kuduRows, loadThreads, maskText);
             }
         }
     }

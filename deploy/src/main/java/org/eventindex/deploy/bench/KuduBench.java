@@ -54,7 +54,7 @@ final class KuduBench {
         this.tserverDir = tserverDir;
     }
 
-    void run(Path parquet, int loadgenRowsCap, int[] loadThreads) throws Exception {
+    void run(Path parquet, int loadgenRowsCap, int[] loadThreads, boolean maskText) throws Exception {
         KuduClient client = kudu.client();
         KuduTablesConfig config = new KuduTablesConfig("bench_", BUCKETS, 1);
         KuduTables tables = new KuduTables(client, config);
@@ -77,7 +77,19 @@ final class KuduBench {
                 cold.cpuNanos / 1e3 / cold.rows, cold.tserverMillis * 1e3 / cold.rows);
         ConsumerBenchMain.printThreads(out, "first load", cold.threads, cold.cpuNanos, cold.rows);
         // its tablets are idle from now on; deleting would only add work during the measured load
+        awaitQuietTabletServer();
         Load warm = load(loader, "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1824", 1, parquet);
+        // the same file into tables with the coded mask text (as created before decision 0037), right after
+        Load text = null;
+        KuduTablesConfig textConfig = new KuduTablesConfig("benchtext_", BUCKETS, 1);
+        if (maskText) {
+            KuduTables textTables = new KuduTables(client, textConfig);
+            textTables.createOrVerify(0);
+            addMaskText(client, textConfig);
+            awaitQuietTabletServer();
+            text = load(new DatasetLoader(client, textTables, oneSession, Clock.systemUTC()),
+                    "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1824", 1, parquet);
+        }
         LoadResult r = warm.result;
         double loaderSeconds = warm.seconds;
         long loaderCpu = warm.cpuNanos;
@@ -87,6 +99,7 @@ final class KuduBench {
 
         // the same number of rows as the loader wrote, so both run for comparable times on the same shared machine
         long rows = Math.min(r.events(), loadgenRowsCap);
+        awaitQuietTabletServer();
         Loadgen gen = loadgen(client, "bench_loadgen_EVENTS", 1, rows);
         double loadgenSeconds = gen.seconds;
         long loadgenTs = gen.tserverMillis;
@@ -110,13 +123,104 @@ final class KuduBench {
                 loadgenTs * 1e3 / rows);
         out.printf("loader / loadgen = %.0f%%%n", 100 * loaderRate / loadgenRate);
         out.printf("command: %s%n", String.join(" ", cmd));
+        if (text != null) {
+            out.printf("Kudu loader into tables with the coded mask text columns (before decision 0037), same file:"
+                    + " %,d rows in %.2f s = %,.0f rows/s; tablet server %.1f us/row; loader JVM %.2f us/row%n",
+                    text.rows, text.seconds, text.rows / text.seconds, text.tserverMillis * 1e3 / text.rows,
+                    text.cpuNanos / 1e3 / text.rows);
+            out.printf("  without / with the text: rows/s %.2fx, tablet server CPU per row %.2fx, loader JVM CPU per"
+                    + " row %.2fx%n", loaderRate / (text.rows / text.seconds),
+                    (double) loaderTs / r.events() / ((double) text.tserverMillis / text.rows),
+                    (double) loaderCpu / r.events() / ((double) text.cpuNanos / text.rows));
+        }
+        tabletServerBound(r.events(), loaderSeconds, loaderTs, loaderCpu / 1_000_000, gen, rows);
         // TRIGGERCOUNT rows are written per dataset (one per fired trigger pair), not per event: on a small dataset
         // they add tablet server work per loaded event that loadgen does not do
         long pairs = triggerCountRows(client, config);
         out.printf("  TRIGGERCOUNT rows written by the load: %,d (%.2f per event)%n", pairs,
                 (double) pairs / r.events());
         threadSweep(client, parquet, loadgenRowsCap, loadThreads);
-        triggerBytes(client, config.eventsTable(), r.uniqueEvents());
+        Map<String, String> sized = new java.util.LinkedHashMap<>();
+        sized.put("EVENTS", config.eventsTable());
+        if (text != null) {
+            sized.put("EVENTS with the coded mask text (before decision 0037)", textConfig.eventsTable());
+        }
+        triggerBytes(client, sized, r.uniqueEvents());
+    }
+
+    /** The seed's dataset (seed 000 Table 2) and the time it must be queryable in after its last producer message. */
+    static final long SEED_ROWS = 21_103_653;
+    static final double SEED_SECONDS = 300;
+
+    /**
+     * Issue 22 item 4: whether one tablet server on 2 cores can take the seed's 21,103,653 rows within 5 minutes of
+     * the last producer message. The loader's and loadgen's rows/s and CPU per row (the tablet server's, and the
+     * client's: the loader JVM, the loadgen process), as measured, are extrapolated to the seed's rows: time at the
+     * measured rate, and CPU time spread over all cores (a lower bound: nothing else running, the consolidation
+     * included, and perfect use of both cores).
+     */
+    private void tabletServerBound(long loaderRows, double loaderSeconds, long loaderTsMillis, long loaderCpuMillis,
+                                   Loadgen gen, long genRows) {
+        int cores = Runtime.getRuntime().availableProcessors();
+        out.printf("Tablet-server bound for the seed's %,d rows within %.0f s on %d cores (%,.0f rows/s needed):%n",
+                SEED_ROWS, SEED_SECONDS, cores, SEED_ROWS / SEED_SECONDS);
+        out.printf("  %-28s %10s %8s %8s %9s %9s %10s %12s %14s%n", "", "rows", "s", "rows/s", "ts us/row",
+                "cl us/row", "seed: s", "ts CPU/cores", "ts+cl CPU/cores");
+        double loaderFloor = boundLine("loader (1 session)", loaderRows, loaderSeconds, loaderTsMillis,
+                loaderCpuMillis, cores);
+        double genFloor = boundLine("kudu perf loadgen (1 thread)", genRows, gen.seconds, gen.tserverMillis,
+                gen.clientMillis, cores);
+        double tsOnly = loaderTsMillis * 1e3 / loaderRows * SEED_ROWS / 1e6 / cores;
+        out.printf("  => the tablet server alone needs %.0f s of %d cores for the seed's rows (loader's rows; %.0f s"
+                + " with loadgen's); with the client's CPU, %.0f s (loader) / %.0f s (loadgen): %s within %.0f s on"
+                + " one %d-core machine%n", tsOnly, cores, genTsFloor(gen, genRows, cores), loaderFloor, genFloor,
+                Math.min(loaderFloor, genFloor) > SEED_SECONDS ? "NOT possible" : "possible on CPU", SEED_SECONDS,
+                cores);
+    }
+
+    private static double genTsFloor(Loadgen gen, long rows, int cores) {
+        return gen.tserverMillis * 1e3 / rows * SEED_ROWS / 1e6 / cores;
+    }
+
+    /** Prints one line; returns the seconds the seed's rows take of all cores, tablet server and client. */
+    private double boundLine(String label, long rows, double seconds, long tserverMillis, long clientMillis,
+                             int cores) {
+        double ts = tserverMillis * 1e3 / rows;
+        double client = clientMillis < 0 ? Double.NaN : clientMillis * 1e3 / rows;
+        double floor = (ts + (clientMillis < 0 ? 0 : client)) * SEED_ROWS / 1e6 / cores;
+        out.printf("  %-28s %,10d %8.2f %,8.0f %9.1f %9.1f %,10.0f %,12.0f %,14.0f%n", label, rows, seconds,
+                rows / seconds, ts, client, SEED_ROWS / (rows / seconds), ts * SEED_ROWS / 1e6 / cores, floor);
+        return floor;
+    }
+
+    /** Adds the coded mask text columns to the event tables of {@code config}, as tables made before 0037 had. */
+    private static void addMaskText(KuduClient client, KuduTablesConfig config) throws Exception {
+        for (String table : List.of(config.eventsTable(), config.duplicatedEventsTable(), config.mcEventsTable())) {
+            org.apache.kudu.client.AlterTableOptions alter = new org.apache.kudu.client.AlterTableOptions();
+            KuduSchemas.maskTextColumns().forEach(alter::addColumn);
+            client.alterTable(table, alter);
+        }
+    }
+
+    /**
+     * Waits (at most 120 s) until the tablet server has used less than 5% of a core over a second: the flushes and
+     * compactions of the previous load would otherwise be counted in the next one's CPU per row.
+     */
+    private void awaitQuietTabletServer() throws InterruptedException {
+        long deadline = System.nanoTime() + 120_000_000_000L;
+        long before = kudu.tabletServerCpuMillis();
+        long t0 = System.nanoTime();
+        while (System.nanoTime() < deadline) {
+            Thread.sleep(1000); // a measuring interval, not synchronisation
+            long now = kudu.tabletServerCpuMillis();
+            double share = (now - before) / ((System.nanoTime() - t0) / 1e6);
+            if (share < 0.05) {
+                return;
+            }
+            before = now;
+            t0 = System.nanoTime();
+        }
+        out.println("  (the tablet server was still busy after 120 s; measuring anyway)");
     }
 
     /**
@@ -155,7 +259,8 @@ final class KuduBench {
         commands.forEach(c -> out.printf("command: %s%n", c));
     }
 
-    private record Loadgen(double seconds, long tserverMillis, List<String> command) {
+    /** {@code clientMillis}: the loadgen process's own CPU (user + system), -1 when not known. */
+    private record Loadgen(double seconds, long tserverMillis, long clientMillis, List<String> command) {
     }
 
     /** {@code kudu perf loadgen} with {@code threads} threads of {@code rowsPerThread} rows into a new table. */
@@ -169,7 +274,10 @@ final class KuduBench {
                 "--run_scan=false"));
         long ts1 = kudu.tabletServerCpuMillis();
         long t1 = System.nanoTime();
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        // run under bash, whose 'times' then prints the CPU its child (loadgen) used: "<user>m<s>s <sys>m<s>s"
+        List<String> wrapped = new ArrayList<>(List.of("bash", "-c", "\"$@\"; s=$?; echo; times; exit $s", "bash"));
+        wrapped.addAll(cmd);
+        Process p = new ProcessBuilder(wrapped).redirectErrorStream(true).start();
         String text = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         int status = p.waitFor();
         double seconds = (System.nanoTime() - t1) / 1e9;
@@ -177,7 +285,7 @@ final class KuduBench {
         if (status != 0) {
             throw new IOException("kudu perf loadgen failed (" + status + "): " + text);
         }
-        return new Loadgen(seconds, tserver, cmd);
+        return new Loadgen(seconds, tserver, childCpuMillis(text), cmd);
     }
 
     private record Load(LoadResult result, long rows, double seconds, long cpuNanos, long tserverMillis,
@@ -202,11 +310,16 @@ final class KuduBench {
      * were flushed by the short flush thresholds it was started with) and {@code kudu local_replica data_size}
      * reports the size of every column's blocks.
      */
-    private void triggerBytes(KuduClient client, String table, long rows) throws Exception {
-        java.util.Set<String> tablets = new java.util.HashSet<>();
-        for (var t : client.openTable(table).getTabletsLocations(60_000)) {
-            tablets.add(new String(t.getTabletId(), StandardCharsets.UTF_8));
+    private void triggerBytes(KuduClient client, Map<String, String> tables, long rows) throws Exception {
+        Map<String, java.util.Set<String>> tablets = new java.util.LinkedHashMap<>();
+        for (Map.Entry<String, String> table : tables.entrySet()) {
+            java.util.Set<String> ids = new java.util.HashSet<>();
+            for (var t : client.openTable(table.getValue()).getTabletsLocations(60_000)) {
+                ids.add(new String(t.getTabletId(), StandardCharsets.UTF_8));
+            }
+            tablets.put(table.getKey(), ids);
         }
+        awaitQuietTabletServer();
         kudu.killTabletServer(0);
         List<String> cmd = List.of(kuduBinary(), "local_replica", "data_size", "*",
                 "--fs_wal_dir=" + tserverDir.resolve("wal"), "--fs_data_dirs=" + tserverDir.resolve("data"),
@@ -216,12 +329,19 @@ final class KuduBench {
         if (p.waitFor() != 0) {
             throw new IOException("kudu local_replica data_size failed: " + text);
         }
+        for (Map.Entry<String, java.util.Set<String>> table : tablets.entrySet()) {
+            columnBytes(text, table.getKey(), table.getValue(), rows);
+        }
+        out.printf("command: %s%n", String.join(" ", cmd));
+    }
+
+    private void columnBytes(String dataSize, String label, java.util.Set<String> tablets, long rows) {
         long l1 = 0;
         long hlt = 0;
         long masks = 0;
         long all = 0;
         // csv: table id, tablet id, rowset id ("*" = the tablet's total), "cN (column)", size
-        for (String line : text.split("\n")) {
+        for (String line : dataSize.split("\n")) {
             String[] f = line.split(",");
             if (f.length < 5 || !tablets.contains(f[1].trim()) || !f[2].trim().equals("*")) {
                 continue;
@@ -242,10 +362,21 @@ final class KuduBench {
                 masks += bytes;
             }
         }
-        out.printf("EVENTS on disk (%,d rows): L1 words %.1f B/event, HLT words %.1f B/event (seed: 60 + 15 B),"
-                + " coded mask strings %.1f B/event, whole row %.1f B/event%n", rows, (double) l1 / rows,
+        out.printf("%s on disk (%,d rows): L1 words %.1f B/event, HLT words %.1f B/event (seed: 60 + 15 B),"
+                + " coded mask strings %.1f B/event, whole row %.1f B/event%n", label, rows, (double) l1 / rows,
                 (double) hlt / rows, (double) masks / rows, (double) all / rows);
-        out.printf("command: %s%n", String.join(" ", cmd));
+    }
+
+    /** The children's user + system CPU from the last line of bash's {@code times} output; -1 if not found. */
+    static long childCpuMillis(String output) {
+        String[] lines = output.strip().split("\n");
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+)m([\\d.]+)s (\\d+)m([\\d.]+)s")
+                .matcher(lines[lines.length - 1].trim());
+        if (!m.matches()) {
+            return -1;
+        }
+        return Math.round((Long.parseLong(m.group(1)) * 60 + Double.parseDouble(m.group(2))
+                + Long.parseLong(m.group(3)) * 60 + Double.parseDouble(m.group(4))) * 1000);
     }
 
     private static long triggerCountRows(KuduClient client, KuduTablesConfig config) throws Exception {
