@@ -72,6 +72,16 @@ public final class Journal implements Closeable {
     private long checkpointSeq;
     private String failure;
     private boolean closed;
+    private volatile Guard guard = () -> { };
+
+    /**
+     * A check run before an append or a checkpoint writes anything and after an append's fsync, before it returns
+     * (a standby supervisor's fence: a writer fenced out stops there, see docs/operations.md). It throws to stop.
+     */
+    @FunctionalInterface
+    public interface Guard {
+        void check() throws IOException;
+    }
 
     /**
      * What {@link #open} found.
@@ -214,6 +224,7 @@ public final class Journal implements Closeable {
             throw new JournalException(FATAL, "journal " + file + " refuses appends after an earlier failure ("
                     + failure + "); restart the supervisor once the disk is fixed");
         }
+        guard.check();
         List<JournalEntry> entries = new ArrayList<>(events.size());
         ByteArrayOutputStream lines = new ByteArrayOutputStream();
         long seq = lastSeq;
@@ -245,7 +256,13 @@ public final class Journal implements Closeable {
         }
         size += bytes.length;
         lastSeq = seq;
+        guard.check();
         return List.copyOf(entries);
+    }
+
+    /** Sets the check every append and checkpoint passes (see {@link Guard}); none by default. */
+    public void guard(Guard check) {
+        guard = Objects.requireNonNull(check, "check is null");
     }
 
     /** The sequence number of the last entry, 0 for an empty journal. */
@@ -296,6 +313,7 @@ public final class Journal implements Closeable {
             throw new JournalException(FATAL, "journal " + file + " refuses checkpoints after an earlier failure ("
                     + failure + ")");
         }
+        guard.check();
         if (lastSeq == checkpointSeq) {
             return Optional.empty();
         }
