@@ -17,7 +17,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -31,7 +30,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -205,31 +203,14 @@ class SupervisorKillTest {
     }
 
     private void startChild(int round) throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            httpPort = s.getLocalPort();
-        }
-        Path config = dir.resolve("supervisor-" + round + ".properties");
-        Map<String, String> p = new TreeMap<>();
-        p.put(SupervisorConfig.BROKERS, mq.broker.stompEndpoints());
-        p.put(SupervisorConfig.JOURNAL_DIR, dir.resolve("journal").toString());
-        p.put(SupervisorConfig.HTTP_HOST, "127.0.0.1");
-        p.put(SupervisorConfig.HTTP_PORT, Integer.toString(httpPort));
-        p.put(SupervisorConfig.SIGNAL_RETRY_INITIAL, "100ms");
-        p.put(SupervisorConfig.SIGNAL_RETRY_MAX, "1s");
+        httpPort = SupervisorChild.freePort();
+        Map<String, String> p = SupervisorChild.properties(mq.broker.stompEndpoints(), dir.resolve("journal"),
+                httpPort);
         // checkpoints every few entries, so that kills also land while one is written or the journal file changes
         p.put(SupervisorConfig.JOURNAL_CHECKPOINT_ENTRIES, "4");
-        p.put(SupervisorConfig.TICK_INTERVAL, "50ms");
-        StringBuilder sb = new StringBuilder();
-        p.forEach((k, v) -> sb.append(k).append('=').append(v.replace("\\", "\\\\")).append('\n'));
-        Files.writeString(config, sb.toString());
         Path log = dir.resolve("supervisor-" + round + ".log");
         childLogs.add(log.toString());
-        ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
-                SupervisorMain.class.getName(), "run", "--config", config.toString());
-        pb.redirectErrorStream(true);
-        pb.redirectOutput(log.toFile());
-        child = pb.start();
+        child = SupervisorChild.start(dir.resolve("supervisor-" + round + ".properties"), p, log);
     }
 
     /**

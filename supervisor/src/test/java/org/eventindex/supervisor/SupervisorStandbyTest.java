@@ -15,7 +15,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -24,7 +23,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
@@ -134,10 +132,11 @@ class SupervisorStandbyTest {
         long bytesAtPause = Files.size(bJournal);
         awaitReady(a2);
         active = System.nanoTime();
-        // Work for the woken one: messages the broker may hand to its paused connection, which it must not take.
+        // Work for the woken one: messages the broker hands to its paused connection too, which it must not take.
         dataset(2);
         dataset(3);
-        awaitDone(a2, 2);
+        Await.until("a2 recording a message", TIMEOUT, () -> status(a2, "/datasets/" + name(2)) == 200
+                || status(a2, "/datasets/" + name(3)) == 200);
         first = System.nanoTime();
         report("SIGSTOP", t0, active, first, a2);
         int signalsBefore = signals.size();
@@ -149,7 +148,8 @@ class SupervisorStandbyTest {
         assertTrue(signals.subList(signalsBefore, signals.size()).stream().noneMatch(s -> "2".equals(s[1])),
                 "the woken active (token 2) sent no signal");
         assertTrue(Files.readString(b.log()).contains("fenced out"), "log " + b.log());
-        awaitDone(a2, 3); // what the broker had handed to the paused one came back, unacknowledged, to a2
+        awaitDone(a2, 2); // what the broker had handed to the paused one came back, unacknowledged, to a2
+        awaitDone(a2, 3);
         assertEquals(0, mq.broker.queueSize(org.eventindex.testing.EmbeddedBroker.DLQ), "nothing dead-lettered");
 
         // 3. A clean stop hands over at once: well within the lease.
@@ -184,34 +184,15 @@ class SupervisorStandbyTest {
     }
 
     private Child start(String name) throws IOException {
-        int port;
-        try (ServerSocket s = new ServerSocket(0)) {
-            port = s.getLocalPort();
-        }
-        Map<String, String> p = new TreeMap<>();
-        p.put(SupervisorConfig.BROKERS, mq.broker.stompEndpoints());
-        p.put(SupervisorConfig.JOURNAL_DIR, dir.resolve("journal").toString());
-        p.put(SupervisorConfig.HTTP_HOST, "127.0.0.1");
-        p.put(SupervisorConfig.HTTP_PORT, Integer.toString(port));
-        p.put(SupervisorConfig.SIGNAL_RETRY_INITIAL, "100ms");
-        p.put(SupervisorConfig.SIGNAL_RETRY_MAX, "1s");
-        p.put(SupervisorConfig.TICK_INTERVAL, "50ms");
+        int port = SupervisorChild.freePort();
+        Map<String, String> p = SupervisorChild.properties(mq.broker.stompEndpoints(), dir.resolve("journal"), port);
         p.put(SupervisorConfig.SHUTDOWN_GRACE, "5s");
         p.put(SupervisorConfig.HA_ENABLED, "true");
         p.put(SupervisorConfig.HA_ID, name);
         p.put(SupervisorConfig.HA_LEASE, LEASE.toMillis() + "ms");
         p.put(SupervisorConfig.HA_RENEW_INTERVAL, "200ms");
-        StringBuilder sb = new StringBuilder();
-        p.forEach((k, v) -> sb.append(k).append('=').append(v.replace("\\", "\\\\")).append('\n'));
-        Path config = dir.resolve(name + ".properties");
-        Files.writeString(config, sb.toString());
         Path log = dir.resolve(name + ".log");
-        ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
-                SupervisorMain.class.getName(), "run", "--config", config.toString());
-        pb.redirectErrorStream(true);
-        pb.redirectOutput(log.toFile());
-        Child c = new Child(name, pb.start(), port, log);
+        Child c = new Child(name, SupervisorChild.start(dir.resolve(name + ".properties"), p, log), port, log);
         children.add(c);
         return c;
     }
