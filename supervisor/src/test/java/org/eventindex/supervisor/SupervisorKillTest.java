@@ -1,7 +1,6 @@
 package org.eventindex.supervisor;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import org.eventindex.message.ConsumerReport;
 import org.eventindex.message.ConsumerSignal;
 import org.eventindex.message.DatasetManifest;
 import org.eventindex.message.Json;
@@ -111,13 +110,7 @@ class SupervisorKillTest {
         mq.consume(Queues.CONSUMER, received, m -> {
             ConsumerSignal s = BrokerHarness.signal(m);
             signalsByDataset.computeIfAbsent(s.dataset(), k -> new CopyOnWriteArrayList<>()).add(s);
-            try {
-                mq.control(new ConsumerReport(ConsumerReport.TYPE, s.signalId(), s.dataset(), "fake-consumer",
-                        ConsumerReport.DONE, "/ei/" + s.container() + "/" + s.dataset() + ".ei.spb",
-                        s.expectedEvents(), s.expectedEvents(), 0, s.objects().size(), 1000, 10, null, 0, false));
-            } catch (IOException e) {
-                throw new UncheckedIOException("cannot report signal " + s.signalId(), e);
-            }
+            mq.reportDone(s);
         });
 
         // Everything the producers and the catalogue send, in order; some producer messages are re-sent (same id).

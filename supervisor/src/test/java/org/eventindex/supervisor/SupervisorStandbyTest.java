@@ -1,7 +1,6 @@
 package org.eventindex.supervisor;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import org.eventindex.message.ConsumerReport;
 import org.eventindex.message.ConsumerSignal;
 import org.eventindex.message.Json;
 import org.eventindex.message.Queues;
@@ -92,13 +91,7 @@ class SupervisorStandbyTest {
         mq.consume(Queues.CONSUMER, received, m -> {
             ConsumerSignal s = BrokerHarness.signal(m);
             signals.add(new String[] {s.dataset(), m.headers().get(Supervisor.SIGNAL_TOKEN_HEADER)});
-            try {
-                mq.control(new ConsumerReport(ConsumerReport.TYPE, s.signalId(), s.dataset(), "fake-consumer",
-                        ConsumerReport.DONE, "/ei/" + s.container() + "/" + s.dataset() + ".ei.spb",
-                        s.expectedEvents(), s.expectedEvents(), 0, s.objects().size(), 1000, 10, null, 0, false));
-            } catch (IOException e) {
-                throw new UncheckedIOException("cannot report signal " + s.signalId(), e);
-            }
+            mq.reportDone(s);
         });
         Child a = start("a");
         awaitReady(a);
