@@ -551,7 +551,8 @@ public record SupervisorConfig(
                 TlsSettings.read(r, "supervisor."),
                 StompFrameLimitKeys.read(r, "supervisor."),
                 new Console(r.integer(HISTORY_DAYS), r.duration(CONSOLE_STUCK_AFTER)),
-                new Ha(bool(HA_ENABLED, r.text(HA_ENABLED)), r.text(HA_ID), r.duration(HA_LEASE), r.duration(HA_RENEW_INTERVAL)));
+                new Ha(bool(HA_ENABLED, r.text(HA_ENABLED)), r.text(HA_ID), r.duration(HA_LEASE),
+                        r.duration(HA_RENEW_INTERVAL)));
     }
 
     /** {@code true} or {@code false}, nothing else (a typo must not silently mean false). */

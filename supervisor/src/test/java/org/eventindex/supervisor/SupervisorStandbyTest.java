@@ -96,7 +96,8 @@ class SupervisorStandbyTest {
         Child a = start("a");
         awaitReady(a);
         Child b = start("b");
-        Await.until("b standing by", TIMEOUT, () -> status(b, "/ready") == 503 && body(b, "/ready").contains("standby"));
+        Await.until("b standing by", TIMEOUT, () -> status(b, "/ready") == 503
+                && body(b, "/ready").contains("standby"));
         assertEquals(1.0, metric(a, "eventindex_supervisor_active"));
         assertEquals(0.0, metric(b, "eventindex_supervisor_active"));
         assertTrue(body(b, "/console/role").contains("\"role\":\"standby\""), body(b, "/console/role"));

@@ -35,15 +35,15 @@ import java.util.TreeMap;
 import java.util.function.Consumer;
 
 /**
- * The whole system as separate processes on this machine: the ActiveMQ broker (a child JVM, KahaDB on disk), the
- * real Ceph RADOS Gateway (monitor, OSD and radosgw processes), an HDFS NameNode and DataNode (child JVMs), a Kudu
- * master and tablet server (the {@code kudu} binary), two supervisors (one active, one standby on a shared journal
- * directory, {@link SupervisorPair}) and two consumers (child JVMs with configuration files, as in production). The broker is secured as in production: one login per role (random passwords in
- * mode-0600 files under {@code <work>/secrets}), no anonymous access, per-destination rules. Every client reaches
- * the broker and S3 through a {@link TcpProxy} so that connection resets and latency can be injected. Consumers'
- * spool directories and the DataNode's data directory are small tmpfs mounts when the harness may mount (root), so
- * that their disks can be made full; the supervisors' journal directory is an ext4 loop device whose writes can be
- * slowed for one process ({@link SlowDisk}).
+ * The whole system as separate processes on this machine: the ActiveMQ broker (a child JVM, KahaDB on disk), the real
+ * Ceph RADOS Gateway (monitor, OSD and radosgw processes), an HDFS NameNode and DataNode (child JVMs), a Kudu master
+ * and tablet server (the {@code kudu} binary), two supervisors (one active, one standby on a shared journal directory,
+ * {@link SupervisorPair}) and two consumers (child JVMs with configuration files, as in production). The broker is
+ * secured as in production: one login per role (random passwords in mode-0600 files under {@code <work>/secrets}), no
+ * anonymous access, per-destination rules. Every client reaches the broker and S3 through a {@link TcpProxy} so that
+ * connection resets and latency can be injected. Consumers' spool directories and the DataNode's data directory are
+ * small tmpfs mounts when the harness may mount (root), so that their disks can be made full; the supervisors' journal
+ * directory is an ext4 loop device whose writes can be slowed for one process ({@link SlowDisk}).
  */
 final class ChaosCluster implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ChaosCluster.class);
