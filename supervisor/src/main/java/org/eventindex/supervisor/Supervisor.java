@@ -291,13 +291,16 @@ public final class Supervisor implements AutoCloseable {
         }
         Leadership l = leadership;
         if (l != null) {
-            l.close(); // a standby stops waiting
+            l.stopWaiting(); // a standby stops waiting; an active keeps its lease while it stops
         }
         synchronized (lifecycle) {
             stopActive();
         }
-        if (l != null && journal != null && !halted.get()) {
-            l.release(); // after the journal is closed: the standby may take over at once
+        if (l != null) {
+            if (journal != null && !halted.get()) {
+                l.release(); // after the journal is closed: the standby may take over at once
+            }
+            l.close();
         }
         LOG.info("supervisor stopped");
     }

@@ -121,14 +121,24 @@ public final class Leadership implements AutoCloseable {
         leaseNanos = System.nanoTime();
         long poll = Math.max(10, settings.renew().toMillis() / 2);
         while (stopping.getCount() > 0) {
-            long current = dir.currentToken();
+            long current;
+            String lease;
+            try {
+                current = dir.currentToken();
+                lease = current == 0 ? "" : dir.lease(current).orElse("");
+            } catch (IOException e) {
+                // the shared directory not answering is no reason to take over: the lease age keeps growing, and
+                // the takeover itself will fail loudly if the directory is still gone then
+                LOG.warn("standby {}: cannot read {} ({}); trying again", id, dir.root(), e.toString());
+                stopping.await(poll, TimeUnit.MILLISECONDS);
+                continue;
+            }
             if (current == 0) {
                 if (dir.tryTake(1, id)) {
                     return Optional.of(becomeActive(1, "", Duration.ZERO));
                 }
                 continue;
             }
-            String lease = dir.lease(current).orElse("");
             if (current != seenToken || !lease.equals(seen)) {
                 if (current != seenToken) {
                     LOG.info("standby {}: the active supervisor holds token {} ({})", id, current,
@@ -246,6 +256,11 @@ public final class Leadership implements AutoCloseable {
                         + " when it expires", id, token, e.toString());
             }
         }
+    }
+
+    /** A standby stops waiting ({@link #awaitActive} returns empty); an active goes on renewing until released. */
+    public void stopWaiting() {
+        stopping.countDown();
     }
 
     /** Stops waiting and renewing (without releasing). */
