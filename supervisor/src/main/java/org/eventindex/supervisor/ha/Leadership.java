@@ -127,8 +127,8 @@ public final class Leadership implements AutoCloseable {
                 current = dir.currentToken();
                 lease = current == 0 ? "" : dir.lease(current).orElse("");
             } catch (IOException e) {
-                // the shared directory not answering is no reason to take over: the lease age keeps growing, and
-                // the takeover itself will fail loudly if the directory is still gone then
+                // no reason to stop standing by: once the directory answers again, a lease unchanged since the last
+                // look is taken over (the fence keeps the old holder out, whatever it did meanwhile)
                 LOG.warn("standby {}: cannot read {} ({}); trying again", id, dir.root(), e.toString());
                 stopping.await(poll, TimeUnit.MILLISECONDS);
                 continue;
