@@ -99,7 +99,6 @@ public final class Supervisor implements AutoCloseable {
     private volatile ConsoleResources consoleResources;
     private volatile Consumer<String> onFenced = why -> { };
     private volatile Consumer<Exception> onActivationFailure = e -> { };
-    private volatile Thread standbyThread;
 
     public Supervisor(SupervisorConfig config, Clock clock) {
         this(config, clock, c -> c.managed() ? new KuduEpochRanges(c) : EpochRanges.NONE,
@@ -152,7 +151,6 @@ public final class Supervisor implements AutoCloseable {
         }
         Thread t = new Thread(this::standby, "supervisor-standby");
         t.setDaemon(true);
-        standbyThread = t;
         t.start();
         LOG.info("supervisor {} started as a standby on {} (lease {}); ops HTTP on port {}", leadership.id(),
                 config.journal().dir(), config.ha().lease(), http.port());
