@@ -421,11 +421,29 @@
   const errorBox = h('p', { class: 'error', id: 'load-error', role: 'alert', hidden: 'hidden' });
   main.prepend(errorBox);
 
+  /* The role badge: active, or a standby naming the active one (a standby has no state to show). */
+  const roleBadge = h('span', { id: 'role', class: 'role', role: 'status' });
+  live.after(roleBadge);
+  async function showRole() {
+    try {
+      const r = await json('/console/role');
+      roleBadge.className = 'role ' + r.role;
+      roleBadge.textContent = r.role + (r.standby ? (r.id ? ' ' + r.id : '') + ' (token ' + r.token + ')' : '')
+        + (r.role === 'standby' && r.activeHolder ? '; active: ' + r.activeHolder : '');
+      roleBadge.title = r.reason || '';
+    } catch (e) {
+      roleBadge.className = 'role unknown'; roleBadge.textContent = 'role unknown';
+    }
+  }
+  showRole();
+  setInterval(showRole, 5000);
+
   let running = false, again = false, updates = 0;
   async function refresh() {
     if (running) { again = true; return; }
     running = true;
     try {
+      await showRole();
       await view();
       errorBox.hidden = true;
       updates++;

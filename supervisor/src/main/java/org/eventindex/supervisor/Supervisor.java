@@ -15,10 +15,14 @@ import org.eventindex.stomp.StompSender;
 import org.eventindex.stomp.StompSettings;
 import org.eventindex.supervisor.journal.Journal;
 import org.eventindex.supervisor.journal.JournalException;
+import org.eventindex.supervisor.ha.FencedException;
+import org.eventindex.supervisor.ha.Leadership;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.net.InetAddress;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -33,6 +37,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
@@ -43,6 +48,12 @@ import java.util.stream.Collectors;
  * {@link #start()} replays the journal (the durable state) before consuming anything, re-plans datasets that were
  * complete at the crash and re-sends signals that were planned but not confirmed sent. {@link #stop()} is
  * idempotent. The read-only views ({@link #dataset}, {@link #datasets}) are safe to call from any thread.
+ * <p>
+ * With {@code supervisor.ha.enabled} it is one of two supervisors sharing the journal directory: {@link #start()}
+ * serves HTTP as a standby and returns; a background thread waits for the lease ({@link Leadership}), takes it,
+ * hands the journal over into its own generation and only then does what a single supervisor does at start. Every
+ * journal write, acknowledgement, signal and answer first checks the fence; once fenced out the supervisor does none
+ * of them again ({@link #onFenced}: the daemon exits at once).
  */
 public final class Supervisor implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Supervisor.class);
@@ -50,6 +61,8 @@ public final class Supervisor implements AutoCloseable {
     static final String REPLY_TO = "reply-to";
     /** STOMP header of an operator request and of its answer: the request id. */
     static final String CORRELATION_ID = "correlation-id";
+    /** STOMP header of a signal: the fencing token of the supervisor that sent it (with a standby only). */
+    public static final String SIGNAL_TOKEN_HEADER = "eventindex-supervisor-token";
 
     private final SupervisorConfig config;
     private final Clock clock;
@@ -81,6 +94,13 @@ public final class Supervisor implements AutoCloseable {
     private final Function<SupervisorConfig.Epochs, EpochRanges> rangesFactory;
     private final JournalDiskGuard diskGuard;
     private final Checkpoints checkpoints;
+    /** Serialises activation (on the standby thread) with stop(). */
+    private final Object lifecycle = new Object();
+    private volatile Leadership leadership;
+    private volatile InfoResources infoResources;
+    private volatile ConsoleResources consoleResources;
+    private volatile Consumer<String> onFenced = why -> { };
+    private volatile Consumer<Exception> onActivationFailure = e -> { };
 
     public Supervisor(SupervisorConfig config, Clock clock) {
         this(config, clock, c -> c.managed() ? new KuduEpochRanges(c) : EpochRanges.NONE,
@@ -110,13 +130,71 @@ public final class Supervisor implements AutoCloseable {
         if (stopped.get() || !started.compareAndSet(false, true)) {
             throw new IllegalStateException("supervisor already started or stopped; a Supervisor starts once");
         }
+        if (!config.ha().enabled()) {
+            if (Leadership.sharedLayout(config.journal().dir())) {
+                stop();
+                throw new IOException(SupervisorConfig.JOURNAL_DIR + " " + config.journal().dir() + " is shared by"
+                        + " supervisors with a standby (it has fence-N files and generation-N journals): set "
+                        + SupervisorConfig.HA_ENABLED + "=true, or point " + SupervisorConfig.JOURNAL_DIR
+                        + " at the newest generation-N to run without a standby");
+            }
+            activate(config.journal().dir());
+            return;
+        }
+        try {
+            eventBus = new EventBus(config.eventsQueue(), metrics.eventSubscribersDropped::inc);
+            http = infoService(eventBus);
+            String id = config.ha().id().isEmpty() ? hostName() + ":" + http.port() : config.ha().id();
+            leadership = new Leadership(config.ha(), config.journal().dir(), id, metricsRegistry, this::fenced);
+            http.start();
+        } catch (IOException | RuntimeException e) {
+            stop();
+            throw e;
+        }
+        Thread t = new Thread(this::standby, "supervisor-standby");
+        t.setDaemon(true);
+        t.start();
+        LOG.info("supervisor {} started as a standby on {} (lease {}); ops HTTP on port {}", leadership.id(),
+                config.journal().dir(), config.ha().lease(), http.port());
+    }
+
+    /** The standby thread: waits for the lease, then activates; a failed activation is reported and stops it. */
+    private void standby() {
+        try {
+            Optional<Path> generation = leadership.awaitActive();
+            if (generation.isEmpty()) {
+                return;
+            }
+            synchronized (lifecycle) {
+                if (stopped.get()) {
+                    return;
+                }
+                activate(generation.get());
+                leadership.activated();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (IOException | RuntimeException e) {
+            LOG.error("supervisor {} could not take over: {}", leadership.id(), e.toString(), e);
+            stop();
+            onActivationFailure.accept(e);
+        }
+    }
+
+    /**
+     * What a starting supervisor does: replays the journal in {@code journalDir}, then consumes, sends and serves.
+     */
+    private void activate(Path journalDir) throws IOException {
         try {
             SupervisorState state = new SupervisorState(config.console().historyDays());
             long opening = System.nanoTime();
             state.beginReplay();
-            journal = Journal.open(config.journal().dir(), config.journal().keepSegments(),
+            journal = Journal.open(journalDir, config.journal().keepSegments(),
                     StateCheckpoint.restoreInto(state), state::apply);
             state.endReplay();
+            if (leadership != null) {
+                journal.guard(leadership::check);
+            }
             checkpoints.replayed(journal, state, Duration.ofNanos(System.nanoTime() - opening));
             StompSettings stomp = config.stompSettings();
             sender = new StompSender(stomp);
@@ -135,16 +213,21 @@ public final class Supervisor implements AutoCloseable {
                     quarantine, metrics, clock, new EpochPolicy(config.kuduEpoch(), config.epochs().maxEvents()),
                     new HandOffPolicy(config.handOff()), config.maxMessageBytes(), config.producerQueue(),
                     config.controlQueue());
-            eventBus = new EventBus(config.eventsQueue(), metrics.eventSubscribersDropped::inc);
+            if (eventBus == null) {
+                eventBus = new EventBus(config.eventsQueue(), metrics.eventSubscribersDropped::inc);
+            }
             engine.listener(eventBus::publish);
             engine.recover();
             registerGauges(engine);
 
-            http = infoService(eventBus, new InfoResources(engine, this::supervisorInfo, clock,
-                    config.missingHeartbeats()), new ConsoleResources(engine, clock, config.console().stuckAfter(),
+            infoResources = new InfoResources(engine, this::supervisorInfo, clock, config.missingHeartbeats());
+            consoleResources = new ConsoleResources(engine, clock, config.console().stuckAfter(),
                     config.missingHeartbeats(), new ConsoleResources.Commands(config.brokers().stream()
-                    .map(StompEndpoint::toString).collect(Collectors.joining(",")), config.epochs().kuduMasters())));
-            http.start();
+                    .map(StompEndpoint::toString).collect(Collectors.joining(",")), config.epochs().kuduMasters()));
+            if (http == null) {
+                http = infoService(eventBus);
+                http.start();
+            }
 
             // One thread per periodic task (ticks, catalogue, cleanup): a slow Rucio or S3 never delays a lease.
             background = Executors.newScheduledThreadPool(3, r -> {
@@ -166,8 +249,12 @@ public final class Supervisor implements AutoCloseable {
                 cleaner = new ObjectCleaner(objectStore, engine, config.s3Bucket(), config.cleanup().retention(),
                         config.cleanup().orphanRetention(), clock, metrics);
                 long every = config.cleanup().interval().toMillis();
-                background.scheduleWithFixedDelay(cleaner::runOnceLogged, every, every,
-                        TimeUnit.MILLISECONDS);
+                // a fenced-out supervisor deletes nothing either
+                background.scheduleWithFixedDelay(() -> {
+                    if (fenceHolds()) {
+                        cleaner.runOnceLogged();
+                    }
+                }, every, every, TimeUnit.MILLISECONDS);
             }
 
             List<StompQueueWorker> producers = new ArrayList<>();
@@ -206,6 +293,23 @@ public final class Supervisor implements AutoCloseable {
         if (!stopped.compareAndSet(false, true)) {
             return;
         }
+        Leadership l = leadership;
+        if (l != null) {
+            l.stopWaiting(); // a standby stops waiting; an active keeps its lease while it stops
+        }
+        synchronized (lifecycle) {
+            stopActive();
+        }
+        if (l != null) {
+            if (journal != null && !halted.get()) {
+                l.release(); // after the journal is closed: the standby may take over at once
+            }
+            l.close();
+        }
+        LOG.info("supervisor stopped");
+    }
+
+    private void stopActive() {
         stopWorkers();
         ScheduledExecutorService bg = background;
         if (bg != null) {
@@ -225,7 +329,57 @@ public final class Supervisor implements AutoCloseable {
             checkpoints.onStop(engine);
         }
         closeQuietly("journal", journal);
-        LOG.info("supervisor stopped");
+    }
+
+    /**
+     * What to do once this supervisor finds itself fenced out (another took the lease): by default it stops
+     * consuming and sending; the daemon ends the process at once ({@link Leadership#EXIT_FENCED}).
+     */
+    public void onFenced(Consumer<String> reaction) {
+        onFenced = Objects.requireNonNull(reaction, "reaction is null");
+    }
+
+    /** What to do when a standby took the lease but could not start (the daemon exits non-zero). */
+    public void onActivationFailure(Consumer<Exception> reaction) {
+        onActivationFailure = Objects.requireNonNull(reaction, "reaction is null");
+    }
+
+    /** The lease and role, when this supervisor runs with a standby. */
+    public Optional<Leadership> leadership() {
+        return Optional.ofNullable(leadership);
+    }
+
+    private void fenced(String why) {
+        halted.set(true);
+        onFenced.accept(why);
+        Thread t = new Thread(this::stopWorkers, "supervisor-fenced");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    /** Throws when this supervisor is fenced out (nothing may be journalled, acknowledged or sent). */
+    private void checkFence() throws FencedException {
+        Leadership l = leadership;
+        if (l != null) {
+            l.check();
+        }
+    }
+
+    private boolean fenceHolds() {
+        try {
+            checkFence();
+            return true;
+        } catch (FencedException e) {
+            return false;
+        }
+    }
+
+    private static String hostName() {
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (IOException e) {
+            return "localhost";
+        }
     }
 
     @Override
@@ -257,6 +411,12 @@ public final class Supervisor implements AutoCloseable {
 
     /** Whether the supervisor is consuming its three queues with a working journal, and if not why. */
     public OpsHttpServer.Readiness readiness() {
+        Leadership l = leadership;
+        if (l != null && !stopped.get() && l.role() != Leadership.Role.ACTIVE) {
+            return OpsHttpServer.Readiness.notReady(l.role() == Leadership.Role.STANDBY ? l.standbyReason()
+                    : "fenced out: another supervisor took the lease; this one journals, signals and acknowledges"
+                    + " nothing");
+        }
         SupervisorEngine e = engine;
         if (e == null || stopped.get()) {
             return OpsHttpServer.Readiness.notReady(stopped.get() ? "stopped" : "starting");
@@ -316,8 +476,7 @@ public final class Supervisor implements AutoCloseable {
      * resources and the {@code /events} stream (each subscriber has its own writer thread, see {@link EventBus}),
      * and the web console at {@code /} with its own JSON under {@code /console} ({@link ConsoleAssets}).
      */
-    private OpsHttpServer infoService(EventBus events, InfoResources resources, ConsoleResources console)
-            throws IOException {
+    private OpsHttpServer infoService(EventBus events) throws IOException {
         OpsHttpServer server;
         try {
             server = new OpsHttpServer(config.httpHost(), config.httpPort(), metricsRegistry,
@@ -325,13 +484,59 @@ public final class Supervisor implements AutoCloseable {
         } catch (IOException e) {
             throw new IOException(e.getMessage() + " (" + SupervisorConfig.HTTP_PORT + ")", e);
         }
-        server.json("/datasets", (rest, query) -> rest.isEmpty() ? resources.datasets(query) : resources.dataset(rest));
-        server.json("/consumers", resources::consumers);
-        server.json("/supervisor", resources::supervisor);
+        // a standby has no state yet: the resources answer once it is active (the role is at /console/role)
+        server.json("/datasets", (rest, query) -> rest.isEmpty() ? resources().datasets(query)
+                : resources().dataset(rest));
+        server.json("/consumers", (rest, query) -> rest.isEmpty() ? resources().consumers() : null);
+        server.json("/supervisor", (rest, query) -> rest.isEmpty() ? supervisorResource() : null);
         server.eventStream("/events", events::subscribe);
-        server.json("/console", console::get);
+        server.json("/console", (rest, query) -> rest.equals("role") ? role() : console().get(rest, query));
         server.handle("/", new ConsoleAssets());
         return server;
+    }
+
+    private InfoResources resources() {
+        InfoResources r = infoResources;
+        if (r == null) {
+            throw new IllegalArgumentException(notActive());
+        }
+        return r;
+    }
+
+    private ConsoleResources console() {
+        ConsoleResources c = consoleResources;
+        if (c == null) {
+            throw new IllegalArgumentException(notActive());
+        }
+        return c;
+    }
+
+    private String notActive() {
+        return readiness().reason() + " (this supervisor has no state until it is active; see /console/role)";
+    }
+
+    private Object supervisorResource() {
+        InfoResources r = infoResources;
+        if (r == null) {
+            return Map.of("supervisor", role());
+        }
+        return r.supervisor();
+    }
+
+    /** The role, for /console/role and the console's header: {@code active} without a standby. */
+    private Map<String, Object> role() {
+        Leadership l = leadership;
+        if (l == null) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("role", stopped.get() ? "stopped" : "active");
+            m.put("standby", false);
+            return m;
+        }
+        Map<String, Object> m = new LinkedHashMap<>(l.info());
+        m.put("standby", true);
+        m.put("ready", readiness().ready());
+        m.put("reason", readiness().reason());
+        return m;
     }
 
     private void registerGauges(SupervisorEngine e) {
@@ -377,6 +582,11 @@ public final class Supervisor implements AutoCloseable {
                 .register(metricsRegistry);
         diskGuard.registerGauges(metricsRegistry);
         checkpoints.registerGauges(metricsRegistry, journal);
+        if (leadership == null) {
+            DaemonMetrics.gauge(metricsRegistry, "eventindex_supervisor_active", "1 while this supervisor consumes"
+                    + " (without a standby it is the only one), 0 as a standby or once fenced out.",
+                    () -> stopped.get() ? 0 : 1);
+        }
     }
 
     private SupervisorInfo supervisorInfo() {
@@ -409,6 +619,7 @@ public final class Supervisor implements AutoCloseable {
         // a journal disk about to fill holds the message here, unacknowledged, until it has room again
         diskGuard.awaitRoom(stopped::get);
         try {
+            checkFence();
             String replyTo = producerQueue ? null : m.headers().get(REPLY_TO);
             String requestId = m.headers().get(CORRELATION_ID);
             if (m.oversize() != null) {
@@ -423,6 +634,9 @@ public final class Supervisor implements AutoCloseable {
             } else {
                 answer(replyTo, engine.onControlMessage(m.body(), m.messageId(), requestId));
             }
+            checkFence(); // after the fsync, before the acknowledgement
+        } catch (FencedException e) {
+            throw unacknowledged(e);
         } catch (IOException e) {
             if (e instanceof JournalException j && !j.retriable()) {
                 halt(e);
@@ -431,10 +645,20 @@ public final class Supervisor implements AutoCloseable {
         }
     }
 
+    /** Fenced out: the queue worker leaves the message unacknowledged and stops (the broker gives it to the other). */
+    private static InterruptedException unacknowledged(FencedException e) {
+        InterruptedException stop = new InterruptedException(e.getMessage() + "; message left unacknowledged");
+        stop.initCause(e);
+        return stop;
+    }
+
     /** A heartbeat: kept in memory; only a refused one is journalled, and a journal failing then halts as below. */
-    private void heartbeat(StompMessage m) throws IOException {
+    private void heartbeat(StompMessage m) throws IOException, InterruptedException {
         try {
             engine.onHeartbeat(m.body(), m.messageId(), m.oversize(), config.heartbeatQueue());
+            checkFence();
+        } catch (FencedException e) {
+            throw unacknowledged(e);
         } catch (IOException e) {
             if (e instanceof JournalException j && !j.retriable()) {
                 halt(e);
@@ -460,6 +684,7 @@ public final class Supervisor implements AutoCloseable {
             headers.put(CORRELATION_ID, a.requestId());
         }
         try {
+            checkFence();
             replies.send(replyTo, Json.write(a), headers);
             metrics.answers.inc();
         } catch (IOException | RuntimeException e) {
@@ -511,6 +736,12 @@ public final class Supervisor implements AutoCloseable {
         headers.put("content-type", "application/json");
         headers.put("eventindex-signal-id", signal.signalId());
         headers.put("eventindex-dataset", signal.dataset());
+        Leadership l = leadership;
+        if (l != null) {
+            // consumers may refuse a signal from a lower token than one they have seen (docs/operations.md)
+            headers.put(SIGNAL_TOKEN_HEADER, Long.toString(l.token()));
+        }
+        checkFence();
         sender.send(config.consumerQueue(), Json.write(signal), headers);
     }
 

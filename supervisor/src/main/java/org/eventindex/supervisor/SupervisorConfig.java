@@ -47,6 +47,7 @@ import static org.eventindex.config.ConfigChecks.requireText;
  * @param heartbeatQueue     where consumers send their heartbeats (transient)
  * @param missingHeartbeats  a consumer is listed missing after this many of its heartbeat intervals without one
  * @param console            the web console's settings and the length of its history
+ * @param ha                 the standby supervisor: off, or the lease this one takes and renews in the journal dir
  */
 public record SupervisorConfig(
         List<StompEndpoint> brokers,
@@ -75,7 +76,37 @@ public record SupervisorConfig(
         int missingHeartbeats,
         TlsSettings tls,
         StompFrameLimits frameLimits,
-        Console console) {
+        Console console,
+        Ha ha) {
+
+    /**
+     * Two supervisors on one shared journal directory, one active and one standby (docs/operations.md).
+     *
+     * @param enabled whether this supervisor takes part: without it, it is the only one and opens the journal directly
+     * @param id      this supervisor's name in the lease (empty: host name and HTTP port)
+     * @param lease   the standby takes over when the active's lease was not renewed for this long
+     * @param renew   how often the active renews its lease (and the standby looks at it)
+     */
+    public record Ha(boolean enabled, String id, Duration lease, Duration renew) {
+        public Ha {
+            id = id == null ? "" : id.trim();
+            if (!id.matches("[A-Za-z0-9._:@-]*") || id.length() > 200) {
+                throw new IllegalArgumentException(HA_ID + " '" + id + "' must be at most 200 letters, digits and"
+                        + " . _ : @ -");
+            }
+            requirePositive(lease, HA_LEASE);
+            requirePositive(renew, HA_RENEW_INTERVAL);
+            if (renew.multipliedBy(2).compareTo(lease) > 0) {
+                throw new IllegalArgumentException(HA_RENEW_INTERVAL + " (" + renew + ") must be at most half of "
+                        + HA_LEASE + " (" + lease + "): one late renewal must not cost the lease");
+            }
+        }
+
+        /** Off: one supervisor, the journal opened directly in its directory. */
+        public static Ha off() {
+            return new Ha(false, "", Duration.ofSeconds(10), Duration.ofSeconds(1));
+        }
+    }
 
     /**
      * The web console at {@code /} and the history its plots draw.
@@ -298,6 +329,10 @@ public record SupervisorConfig(
     public static final String CONSUMER_MISSING_HEARTBEATS = "supervisor.consumer.missing.heartbeats";
     public static final String HISTORY_DAYS = "supervisor.history.days";
     public static final String CONSOLE_STUCK_AFTER = "supervisor.console.stuck.after";
+    public static final String HA_ENABLED = "supervisor.ha.enabled";
+    public static final String HA_ID = "supervisor.ha.id";
+    public static final String HA_LEASE = "supervisor.ha.lease";
+    public static final String HA_RENEW_INTERVAL = "supervisor.ha.renew.interval";
 
     public static final String ENV_STOMP_PASSWORD = "EI_STOMP_PASSWORD";
     public static final String ENV_RUCIO_PASSWORD = "EI_RUCIO_PASSWORD";
@@ -399,7 +434,16 @@ public record SupervisorConfig(
                     + " heartbeats to (transient: never journalled; /consumers shows them)."),
             new ConfigKey(CONSUMER_MISSING_HEARTBEATS, "3", null, "A consumer is listed as missing in /consumers"
                     + " after this many of its heartbeat intervals (consumer.heartbeat.interval, which each heartbeat"
-                    + " carries) without a heartbeat (2-100).")),
+                    + " carries) without a heartbeat (2-100)."),
+            new ConfigKey(HA_ENABLED, "false", null, "Run as one of two supervisors sharing "
+                    + JOURNAL_DIR + " (a shared file system): the one holding the lease is active, the other"
+                    + " is a standby that takes over when the lease is not renewed; false: the only supervisor."),
+            new ConfigKey(HA_ID, "", null, "This supervisor's name in the lease and in /supervisor (letters, digits,"
+                    + " . _ : @ -); empty: the host name and the HTTP port."),
+            new ConfigKey(HA_LEASE, "10s", null, "The standby takes over when the active's lease was not renewed for"
+                    + " this long (it fences the old active first)."),
+            new ConfigKey(HA_RENEW_INTERVAL, "1s", null, "How often the active renews its lease and the standby"
+                    + " looks at it (at most half of " + HA_LEASE + ").")),
             Stream.of(ClusterSettings.configKeys("supervisor.", false), TlsSettings.keys("supervisor."),
                     StompFrameLimitKeys.keys("supervisor.")).flatMap(List::stream)).toList();
 
@@ -445,6 +489,7 @@ public record SupervisorConfig(
         Objects.requireNonNull(tls, "tls is null");
         Objects.requireNonNull(frameLimits, "frameLimits is null");
         Objects.requireNonNull(console, "console is null");
+        Objects.requireNonNull(ha, "ha is null");
     }
 
     /** Waits between attempts to send a signal the broker did not accept. */
@@ -520,7 +565,18 @@ public record SupervisorConfig(
                 r.integer(CONSUMER_MISSING_HEARTBEATS),
                 TlsSettings.read(r, "supervisor."),
                 StompFrameLimitKeys.read(r, "supervisor."),
-                new Console(r.integer(HISTORY_DAYS), r.duration(CONSOLE_STUCK_AFTER)));
+                new Console(r.integer(HISTORY_DAYS), r.duration(CONSOLE_STUCK_AFTER)),
+                new Ha(bool(HA_ENABLED, r.text(HA_ENABLED)), r.text(HA_ID), r.duration(HA_LEASE),
+                        r.duration(HA_RENEW_INTERVAL)));
+    }
+
+    /** {@code true} or {@code false}, nothing else (a typo must not silently mean false). */
+    static boolean bool(String key, String value) {
+        String v = value.trim();
+        if (v.equalsIgnoreCase("true") || v.equalsIgnoreCase("false")) {
+            return Boolean.parseBoolean(v);
+        }
+        throw new IllegalArgumentException(key + " must be true or false: '" + value + "'");
     }
 
     /** The default of a key, from {@link #KEYS}. */
@@ -550,6 +606,7 @@ public record SupervisorConfig(
                 : "not managed") + ", catalogue=" + (catalogue.enabled() ? catalogue.url() + " every "
                 + catalogue.interval() : "manifests only") + ", cleanup=" + (cleanup.enabled() ? cleanup.s3Endpoint()
                 + " after " + cleanup.retention() + " (orphans " + cleanup.orphanRetention() + ")" : "off")
-                + ", tls=" + tls + ", frameLimits=" + frameLimits + "]";
+                + ", tls=" + tls + ", frameLimits=" + frameLimits + ", ha=" + (ha.enabled() ? "lease " + ha.lease()
+                + " renewed every " + ha.renew() + (ha.id().isEmpty() ? "" : " as " + ha.id()) : "off") + "]";
     }
 }

@@ -1,5 +1,6 @@
 package org.eventindex.supervisor;
 
+import org.eventindex.supervisor.ha.Leadership;
 import org.eventindex.message.Json;
 import org.eventindex.stomp.StompEndpoint;
 import org.eventindex.stomp.StompSettings;
@@ -554,6 +555,16 @@ public final class SupervisorMain implements Callable<Integer> {
     private static int daemon(SupervisorConfig config, PrintStream err) throws IOException {
         StopSignals signals = StopSignals.daemon("supervisor", err, () -> { });
         Supervisor supervisor = new Supervisor(config, Clock.systemUTC());
+        // Fenced out by the standby: end now, without the shutdown hook's checkpoint; started again it is a standby.
+        supervisor.onFenced(why -> {
+            err.println("supervisor: fenced out (" + why + "); exiting " + Leadership.EXIT_FENCED);
+            err.flush();
+            Runtime.getRuntime().halt(Leadership.EXIT_FENCED);
+        });
+        supervisor.onActivationFailure(e -> {
+            err.println("supervisor: took the lease but could not start: " + e.getMessage());
+            System.exit(1);
+        });
         Runtime.getRuntime().addShutdownHook(new Thread(supervisor::stop, "supervisor-shutdown"));
         supervisor.start();
         try {

@@ -1,5 +1,6 @@
 package org.eventindex.supervisor;
 
+import org.eventindex.message.ConsumerReport;
 import org.eventindex.message.ConsumerSignal;
 import org.eventindex.message.Json;
 import org.eventindex.message.Queues;
@@ -96,6 +97,17 @@ final class BrokerHarness implements AutoCloseable {
 
     void control(Object message) throws IOException {
         send(Queues.SUPERVISOR_CONTROL, Json.write(message));
+    }
+
+    /** A fake consumer's answer to a signal: DONE with every expected event, sent to the control queue. */
+    void reportDone(ConsumerSignal s) {
+        try {
+            control(new ConsumerReport(ConsumerReport.TYPE, s.signalId(), s.dataset(), "fake-consumer",
+                    ConsumerReport.DONE, "/ei/" + s.container() + "/" + s.dataset() + ".ei.spb",
+                    s.expectedEvents(), s.expectedEvents(), 0, s.objects().size(), 1000, 10, null, 0, false));
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException("cannot report signal " + s.signalId(), e);
+        }
     }
 
     static ConsumerSignal signal(StompMessage m) {

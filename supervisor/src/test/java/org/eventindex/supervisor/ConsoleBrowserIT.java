@@ -134,6 +134,7 @@ class ConsoleBrowserIT {
         // overview
         open("/", "Overview");
         assertEquals(String.valueOf(DONE_AT_START), text("a[data-state='DONE'] .n"));
+        assertEquals("active", text("#role"), "the header says the role (no standby here)");
         assertEquals("1", text("a[data-state='FAILED_CONSUMER'] .n"));
         String attention = text("#attention");
         assertTrue(attention.contains(FAILED) && attention.contains(HELD) && attention.contains("truncated"),

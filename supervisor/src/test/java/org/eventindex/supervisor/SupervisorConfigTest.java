@@ -109,6 +109,10 @@ class SupervisorConfigTest {
         p.setProperty(SupervisorConfig.HISTORY_DAYS, "3");
         p.setProperty(SupervisorConfig.CONSOLE_STUCK_AFTER, "20m");
         p.setProperty(SupervisorConfig.JOURNAL_GROUP_COMMIT_MAX, "6");
+        p.setProperty(SupervisorConfig.HA_ENABLED, "TRUE");
+        p.setProperty(SupervisorConfig.HA_ID, "sv-2.example.org");
+        p.setProperty(SupervisorConfig.HA_LEASE, "6s");
+        p.setProperty(SupervisorConfig.HA_RENEW_INTERVAL, "500ms");
 
         SupervisorConfig c = SupervisorConfig.fromProperties(p, Map.of(SupervisorConfig.ENV_STOMP_PASSWORD, "ignored",
                 SupervisorConfig.ENV_RUCIO_PASSWORD, "rucio-pw", SupervisorConfig.ENV_S3_SECRET_KEY, "s3-secret"));
@@ -152,7 +156,9 @@ class SupervisorConfigTest {
         assertEquals(new StompFrameLimits(5000, 3000), c.frameLimits());
         assertEquals(new StompFrameLimits(5000, 3000), c.stompSettings().frameLimits());
         assertEquals(new SupervisorConfig.Console(3, Duration.ofMinutes(20)), c.console());
-        assertEquals(57, SupervisorConfig.KEYS.size(), "a key was added: map it in this test and in the docs");
+        assertEquals(new SupervisorConfig.Ha(true, "sv-2.example.org", Duration.ofSeconds(6), Duration.ofMillis(500)),
+                c.ha());
+        assertEquals(61, SupervisorConfig.KEYS.size(), "a key was added: map it in this test and in the docs");
     }
 
     @Test
@@ -229,6 +235,21 @@ class SupervisorConfigTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> SupervisorConfig.fromProperties(p, Map.of()));
         assertTrue(e.getMessage().contains(key) || e.getMessage().contains(value), e.getMessage());
+    }
+
+    @Test
+    void standbySettingsAreOffByDefaultAndBadOnesAreRefusedNamingTheKey() throws IOException {
+        SupervisorConfig.Ha off = SupervisorConfig.fromProperties(new Properties(), Map.of()).ha();
+        assertFalse(off.enabled(), "the only supervisor unless asked");
+        assertEquals(SupervisorConfig.Ha.off(), off);
+        for (String[] bad : new String[][] {{SupervisorConfig.HA_ENABLED, "yes"}, {SupervisorConfig.HA_ID, "a b"},
+                {SupervisorConfig.HA_LEASE, "0s"}, {SupervisorConfig.HA_RENEW_INTERVAL, "6s"}}) {
+            Properties p = new Properties();
+            p.setProperty(bad[0], bad[1]);
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> SupervisorConfig.fromProperties(p, Map.of()), bad[0] + "=" + bad[1]);
+            assertTrue(e.getMessage().contains(bad[0]), e.getMessage());
+        }
     }
 
     @Test

@@ -1,7 +1,6 @@
 package org.eventindex.supervisor;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import org.eventindex.message.ConsumerReport;
 import org.eventindex.message.ConsumerSignal;
 import org.eventindex.message.DatasetManifest;
 import org.eventindex.message.Json;
@@ -17,7 +16,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -31,7 +29,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -113,13 +110,7 @@ class SupervisorKillTest {
         mq.consume(Queues.CONSUMER, received, m -> {
             ConsumerSignal s = BrokerHarness.signal(m);
             signalsByDataset.computeIfAbsent(s.dataset(), k -> new CopyOnWriteArrayList<>()).add(s);
-            try {
-                mq.control(new ConsumerReport(ConsumerReport.TYPE, s.signalId(), s.dataset(), "fake-consumer",
-                        ConsumerReport.DONE, "/ei/" + s.container() + "/" + s.dataset() + ".ei.spb",
-                        s.expectedEvents(), s.expectedEvents(), 0, s.objects().size(), 1000, 10, null, 0, false));
-            } catch (IOException e) {
-                throw new UncheckedIOException("cannot report signal " + s.signalId(), e);
-            }
+            mq.reportDone(s);
         });
 
         // Everything the producers and the catalogue send, in order; some producer messages are re-sent (same id).
@@ -205,35 +196,18 @@ class SupervisorKillTest {
     }
 
     private void startChild(int round) throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            httpPort = s.getLocalPort();
-        }
-        Path config = dir.resolve("supervisor-" + round + ".properties");
-        Map<String, String> p = new TreeMap<>();
-        p.put(SupervisorConfig.BROKERS, mq.broker.stompEndpoints());
-        p.put(SupervisorConfig.JOURNAL_DIR, dir.resolve("journal").toString());
-        p.put(SupervisorConfig.HTTP_HOST, "127.0.0.1");
-        p.put(SupervisorConfig.HTTP_PORT, Integer.toString(httpPort));
-        p.put(SupervisorConfig.SIGNAL_RETRY_INITIAL, "100ms");
-        p.put(SupervisorConfig.SIGNAL_RETRY_MAX, "1s");
+        httpPort = SupervisorChild.freePort();
+        Map<String, String> p = SupervisorChild.properties(mq.broker.stompEndpoints(), dir.resolve("journal"),
+                httpPort);
         // checkpoints every few entries, so that kills also land while one is written or the journal file changes
         p.put(SupervisorConfig.JOURNAL_CHECKPOINT_ENTRIES, "4");
-        p.put(SupervisorConfig.TICK_INTERVAL, "50ms");
         // one producer subscription: the exact selection below assumes the broker's order (job1 before its full
         // duplicate job3); the producer path still writes, then waits for the fsync (decision 0035). ChaosIT kills
         // the supervisor with the default group commit.
         p.put(SupervisorConfig.JOURNAL_GROUP_COMMIT_MAX, "1");
-        StringBuilder sb = new StringBuilder();
-        p.forEach((k, v) -> sb.append(k).append('=').append(v.replace("\\", "\\\\")).append('\n'));
-        Files.writeString(config, sb.toString());
         Path log = dir.resolve("supervisor-" + round + ".log");
         childLogs.add(log.toString());
-        ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
-                SupervisorMain.class.getName(), "run", "--config", config.toString());
-        pb.redirectErrorStream(true);
-        pb.redirectOutput(log.toFile());
-        child = pb.start();
+        child = SupervisorChild.start(dir.resolve("supervisor-" + round + ".properties"), p, log);
     }
 
     /**

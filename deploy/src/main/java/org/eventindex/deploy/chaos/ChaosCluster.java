@@ -35,14 +35,15 @@ import java.util.TreeMap;
 import java.util.function.Consumer;
 
 /**
- * The whole system as separate processes on this machine: the ActiveMQ broker (a child JVM, KahaDB on disk), the
- * real Ceph RADOS Gateway (monitor, OSD and radosgw processes), an HDFS NameNode and DataNode (child JVMs), a Kudu
- * master and tablet server (the {@code kudu} binary), the supervisor and two consumers (child JVMs with configuration
- * files, as in production). The broker is secured as in production: one login per role (random passwords in
- * mode-0600 files under {@code <work>/secrets}), no anonymous access, per-destination rules. Every client reaches
- * the broker and S3 through a {@link TcpProxy} so that connection resets and latency can be injected. Consumers'
- * spool directories and the DataNode's data directory are small tmpfs mounts when the harness may mount (root), so
- * that their disks can be made full.
+ * The whole system as separate processes on this machine: the ActiveMQ broker (a child JVM, KahaDB on disk), the real
+ * Ceph RADOS Gateway (monitor, OSD and radosgw processes), an HDFS NameNode and DataNode (child JVMs), a Kudu master
+ * and tablet server (the {@code kudu} binary), two supervisors (one active, one standby on a shared journal directory,
+ * {@link SupervisorPair}) and two consumers (child JVMs with configuration files, as in production). The broker is
+ * secured as in production: one login per role (random passwords in mode-0600 files under {@code <work>/secrets}), no
+ * anonymous access, per-destination rules. Every client reaches the broker and S3 through a {@link TcpProxy} so that
+ * connection resets and latency can be injected. Consumers' spool directories and the DataNode's data directory are
+ * small tmpfs mounts when the harness may mount (root), so that their disks can be made full; the supervisors' journal
+ * directory is an ext4 loop device whose writes can be slowed for one process ({@link SlowDisk}).
  */
 final class ChaosCluster implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ChaosCluster.class);
@@ -72,8 +73,9 @@ final class ChaosCluster implements AutoCloseable {
     private TcpProxy s3Proxy;
     private HdfsDaemons hdfs;
     private KuduDaemons kudu;
-    private ChildProcess supervisor;
-    private int supervisorHttpPort;
+    private SupervisorPair supervisors;
+    private SlowDisk journalDisk;
+    private String slowDiskUnavailable;
     private final List<ChildProcess> consumers = new ArrayList<>();
     private final List<Integer> consumerHttpPorts = new ArrayList<>();
     private final List<TmpfsDisk> spoolDisks = new ArrayList<>();
@@ -141,8 +143,7 @@ final class ChaosCluster implements AutoCloseable {
 
         Path secret = secrets().resolve("s3-secret-key");
         SecretFile.write(secret, S3_SECRET_KEY);
-        supervisorHttpPort = ChildProcess.freePort();
-        supervisor = track(daemon("supervisor", SupervisorMain.class.getName(), supervisorConfig(), cp));
+        startSupervisorPair(cp);
         for (int i = 0; i < CONSUMERS; i++) {
             if (diskFaultsUnavailable == null) {
                 TmpfsDisk.mount(work.resolve("spool-" + (i + 1)), 64, this::noDiskFaults)
@@ -152,13 +153,36 @@ final class ChaosCluster implements AutoCloseable {
             consumers.add(track(daemon("consumer-" + (i + 1), ConsumerMain.class.getName(), consumerConfig(i, secret),
                     hdfs.confDir() + java.io.File.pathSeparator + cp)));
         }
-        progress.accept("starting supervisor and " + CONSUMERS + " consumer processes");
-        supervisor.start();
+        progress.accept("starting " + CONSUMERS + " consumer processes");
         consumers.forEach(ChildProcess::start);
-        awaitReady(supervisor, START_TIMEOUT);
         consumers.forEach(c -> awaitReady(c, START_TIMEOUT));
         progress.accept("cluster ready" + (diskFaultsUnavailable == null ? "" : "; disk-full faults unavailable: "
                 + diskFaultsUnavailable));
+    }
+
+    /**
+     * The two supervisors on one journal directory (on the slow-able disk when it can be mounted): the first is
+     * started and waited for active, then the second as its standby.
+     */
+    private void startSupervisorPair(String cp) throws IOException {
+        Path journal = work.resolve("supervisor-journal");
+        if (Boolean.getBoolean("ei.chaos.noTmpfs")) {
+            slowDiskUnavailable = "-Dei.chaos.noTmpfs=true";
+        } else {
+            SlowDisk.mount(journal, 256, why -> slowDiskUnavailable = why).ifPresent(d -> journalDisk = track(d));
+        }
+        List<ChildProcess> two = new ArrayList<>();
+        List<Integer> ports = new ArrayList<>();
+        for (String id : List.of("supervisor-a", "supervisor-b")) {
+            ports.add(ChildProcess.freePort());
+            two.add(track(daemon(id, SupervisorMain.class.getName(), supervisorConfig(id, ports.get(ports.size() - 1),
+                    journal), cp)));
+        }
+        supervisors = track(new SupervisorPair(two, ports, journal, this::get));
+        progress.accept("starting two supervisor processes (active and standby on " + journal
+                + (journalDisk == null ? "; slow-disk fault unavailable: " + slowDiskUnavailable : ", an ext4 loop"
+                + " device " + journalDisk.device()) + ", lease " + SupervisorPair.LEASE + ")");
+        supervisors.start(START_TIMEOUT);
     }
 
     private void noDiskFaults(String reason) {
@@ -184,16 +208,20 @@ final class ChaosCluster implements AutoCloseable {
         return new ChildProcess(name, cmd, Map.of(), logs(name + ".log"));
     }
 
-    private Map<String, String> supervisorConfig() {
+    private Map<String, String> supervisorConfig(String id, int httpPort, Path journal) {
         Map<String, String> p = new TreeMap<>();
         p.put(SupervisorConfig.BROKERS, brokerProxy.endpoint());
         p.put(SupervisorConfig.STOMP_USER, BrokerLogins.SUPERVISOR);
         p.put(SupervisorConfig.STOMP_PASSWORD_FILE,
                 BrokerLogins.passwordFile(secrets(), BrokerLogins.SUPERVISOR).toString());
-        p.put(SupervisorConfig.JOURNAL_DIR, work.toAbsolutePath().resolve("supervisor-journal").toString());
+        p.put(SupervisorConfig.JOURNAL_DIR, journal.toAbsolutePath().toString());
+        p.put(SupervisorConfig.HA_ENABLED, "true");
+        p.put(SupervisorConfig.HA_ID, id);
+        p.put(SupervisorConfig.HA_LEASE, SupervisorPair.LEASE.toMillis() + "ms");
+        p.put(SupervisorConfig.HA_RENEW_INTERVAL, SupervisorPair.RENEW.toMillis() + "ms");
         p.put(SupervisorConfig.S3_BUCKET, BUCKET);
         p.put(SupervisorConfig.HTTP_HOST, "127.0.0.1");
-        p.put(SupervisorConfig.HTTP_PORT, Integer.toString(supervisorHttpPort));
+        p.put(SupervisorConfig.HTTP_PORT, Integer.toString(httpPort));
         p.put(SupervisorConfig.SIGNAL_RETRY_INITIAL, "200ms");
         p.put(SupervisorConfig.SIGNAL_RETRY_MAX, "2s");
         p.put(SupervisorConfig.SIGNAL_LEASE, "45s");
@@ -267,8 +295,9 @@ final class ChaosCluster implements AutoCloseable {
     }
 
     int httpPort(ChildProcess daemon) {
-        if (daemon == supervisor) {
-            return supervisorHttpPort;
+        int supervisorPort = supervisors.port(daemon);
+        if (supervisorPort >= 0) {
+            return supervisorPort;
         }
         int i = consumers.indexOf(daemon);
         if (i < 0) {
@@ -347,8 +376,23 @@ final class ChaosCluster implements AutoCloseable {
         return kudu;
     }
 
+    /** The active supervisor (the last one seen active while none is). */
     ChildProcess supervisor() {
-        return supervisor;
+        return supervisors.active();
+    }
+
+    SupervisorPair supervisors() {
+        return supervisors;
+    }
+
+    /** The supervisors' journal disk, which can be made slow for one of them (empty when it cannot be mounted). */
+    Optional<SlowDisk> journalDisk() {
+        return Optional.ofNullable(journalDisk);
+    }
+
+    /** Why the journal disk cannot be made slow here, or null when it can. */
+    String slowDiskUnavailable() {
+        return journalDisk == null ? slowDiskUnavailable : null;
     }
 
     List<ChildProcess> consumers() {
@@ -372,8 +416,9 @@ final class ChaosCluster implements AutoCloseable {
     /** Daemons that should be running but are not (a daemon must never die by itself). */
     List<String> deadDaemons() {
         List<String> dead = new ArrayList<>();
-        List<ChildProcess> all = new ArrayList<>(List.of(broker, supervisor, hdfs.nameNode(), hdfs.dataNode(),
+        List<ChildProcess> all = new ArrayList<>(List.of(broker, hdfs.nameNode(), hdfs.dataNode(),
                 kudu.master(), kudu.tabletServer()));
+        all.addAll(supervisors.both());
         all.addAll(consumers);
         for (ChildProcess p : all) {
             if (!p.isAlive()) {

@@ -42,6 +42,9 @@ public final class ChaosMain implements Callable<Integer> {
     @Option(names = "--faults", paramLabel = "F", description = "faults injected per round, one after the other"
             + " (default 1)")
     private int faults = 1;
+    @Option(names = "--only", paramLabel = "FAULT", split = ",", description = "draw only these fault kinds"
+            + " (comma-separated, e.g. KILL_ACTIVE_SUPERVISOR,PAUSE_ACTIVE_SUPERVISOR; default: every kind)")
+    private List<Fault> only = new ArrayList<>();
     @Option(names = "--work", paramLabel = "DIR", description = "folder for every process's data and logs (default"
             + " target/chaos-<seed>-<time>); kept after the run for inspection")
     private Path work;
@@ -50,7 +53,10 @@ public final class ChaosMain implements Callable<Integer> {
     }
 
     /** Checked command line. */
-    record Options(long seed, int rounds, int minutes, int datasets, int faults, Path work) {
+    record Options(long seed, int rounds, int minutes, int datasets, int faults, Path work, List<Fault> only) {
+        Options {
+            only = List.copyOf(only);
+        }
     }
 
     /** The checked options of a command line, without running anything (tests). */
@@ -66,7 +72,7 @@ public final class ChaosMain implements Callable<Integer> {
         atLeast("--datasets", datasets, 1);
         atLeast("--faults", faults, 0);
         Path dir = work != null ? work : Path.of("target", "chaos-" + seed + "-" + System.currentTimeMillis());
-        return new Options(seed, rounds, minutes, datasets, faults, dir.toAbsolutePath());
+        return new Options(seed, rounds, minutes, datasets, faults, dir.toAbsolutePath(), only);
     }
 
     private void atLeast(String option, int value, int min) {
@@ -107,7 +113,7 @@ public final class ChaosMain implements Callable<Integer> {
                         System.out.println("[chaos] " + o.minutes() + " minutes reached; no new round");
                         break;
                     }
-                    reports.add(runner.round(r, runner.drawFaults(o.faults()), o.datasets()));
+                    reports.add(runner.round(r, runner.drawFaults(o.faults(), o.only()), o.datasets()));
                 }
                 last = runner.finalCheck();
             }

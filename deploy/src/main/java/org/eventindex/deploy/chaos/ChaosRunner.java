@@ -61,12 +61,22 @@ final class ChaosRunner {
     /** The faults this cluster can inject (disk faults need tmpfs mounts). */
     List<Fault> availableFaults() {
         return java.util.Arrays.stream(Fault.values())
-                .filter(f -> !f.needsDisk() || cluster.diskFaultsUnavailable() == null).toList();
+                .filter(f -> !f.needsDisk() || cluster.diskFaultsUnavailable() == null)
+                .filter(f -> !f.needsSlowDisk() || cluster.slowDiskUnavailable() == null).toList();
     }
 
     /** Draws {@code n} faults from the seeded schedule among the available ones. */
     List<Fault> drawFaults(int n) {
-        List<Fault> available = availableFaults();
+        return drawFaults(n, List.of());
+    }
+
+    /** Draws {@code n} faults among the available ones of {@code among} (empty: all). */
+    List<Fault> drawFaults(int n, List<Fault> among) {
+        List<Fault> available = availableFaults().stream().filter(f -> among.isEmpty() || among.contains(f)).toList();
+        if (available.isEmpty() && n > 0) {
+            throw new IllegalArgumentException("none of the faults " + among + " can be injected here (available: "
+                    + availableFaults() + ")");
+        }
         List<Fault> out = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             out.add(available.get(random.nextInt(available.size())));
@@ -115,6 +125,11 @@ final class ChaosRunner {
                 if (f.needsDisk() && cluster.diskFaultsUnavailable() != null) {
                     skipped.add(f + ": " + cluster.diskFaultsUnavailable());
                     log.accept("  skip " + f + ": " + cluster.diskFaultsUnavailable());
+                    continue;
+                }
+                if (f.needsSlowDisk() && cluster.slowDiskUnavailable() != null) {
+                    skipped.add(f + ": " + cluster.slowDiskUnavailable());
+                    log.accept("  skip " + f + ": " + cluster.slowDiskUnavailable());
                     continue;
                 }
                 // When, during the producers' run, the fault strikes (drawn for every fault not tied to a consumer,

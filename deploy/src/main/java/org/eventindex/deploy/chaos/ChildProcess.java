@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -67,6 +68,11 @@ final class ChildProcess implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start " + name + " (" + command.get(0) + "); log " + log, e);
         }
+    }
+
+    /** The exit status once the process ended; empty while it runs or before it was started. */
+    synchronized Optional<Integer> exitCode() {
+        return process == null || process.isAlive() ? Optional.empty() : Optional.of(process.exitValue());
     }
 
     synchronized boolean isAlive() {

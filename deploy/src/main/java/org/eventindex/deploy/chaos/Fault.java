@@ -2,12 +2,12 @@ package org.eventindex.deploy.chaos;
 
 /** The kinds of fault the harness injects; each is lifted after a hold time, then the system must recover alone. */
 enum Fault {
-    KILL_SUPERVISOR("kill -9 the supervisor, restart it on the same journal", false),
+    KILL_SUPERVISOR("kill -9 the standby supervisor, restart it on the shared journal (the active carries on)", false),
     KILL_CONSUMER("kill -9 a consumer (the one with a dataset in flight), restart it", true),
     KILL_BROKER("kill -9 the broker, restart it on the same KahaDB store and port", false),
     KILL_TABLET_SERVER("kill -9 the Kudu tablet server, restart it on the same data and port", true),
     KILL_DATANODE("kill -9 the HDFS DataNode, restart it on the same data", true),
-    PAUSE_SUPERVISOR("SIGSTOP the supervisor, SIGCONT after the hold", false),
+    PAUSE_SUPERVISOR("SIGSTOP the active supervisor within its lease, SIGCONT after the hold (it stays active)", false),
     PAUSE_CONSUMER("SIGSTOP a consumer (the one with a dataset in flight), SIGCONT after the hold", true),
     BROKER_RESETS("reset every broker connection (TCP RST) repeatedly during the hold", false),
     BROKER_LATENCY("delay every chunk of broker traffic during the hold", false),
@@ -20,7 +20,14 @@ enum Fault {
      * than a block of room left) when that one write went through, and nothing else wrote HDFS in the round.
      */
     DATANODE_DISK_FULL("fill the tmpfs under the DataNode's data directory before the round's producers start, until"
-            + " a consumer fails a dataset", Strike.BEFORE_PRODUCERS);
+            + " a consumer fails a dataset", Strike.BEFORE_PRODUCERS),
+    KILL_ACTIVE_SUPERVISOR("kill -9 the active supervisor; the standby takes over after the lease (takeover time"
+            + " measured); the killed one is started again as the standby", false),
+    PAUSE_ACTIVE_SUPERVISOR("SIGSTOP the active supervisor past its lease; the standby takes over; SIGCONT: the woken"
+            + " one must exit fenced out having journalled nothing more", false),
+    STANDBY_STORAGE_SLOW("limit the standby supervisor's writes to the journal disk (blkio write IOPS on its loop"
+            + " device), kill -9 the active so that the standby takes over and runs on the slow disk; lift after the"
+            + " hold", false);
 
     /** When, in a round, a fault strikes. */
     enum Strike {
@@ -60,5 +67,10 @@ enum Fault {
 
     boolean needsDisk() {
         return this == SPOOL_DISK_FULL || this == DATANODE_DISK_FULL;
+    }
+
+    /** The fault needs the supervisors' journal on a disk that can be slowed ({@link SlowDisk}). */
+    boolean needsSlowDisk() {
+        return this == STANDBY_STORAGE_SLOW;
     }
 }

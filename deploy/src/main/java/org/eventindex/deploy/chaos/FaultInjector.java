@@ -65,11 +65,13 @@ final class FaultInjector {
         log.accept("  inject " + fault + ": " + fault.how());
         switch (fault) {
             case KILL_SUPERVISOR -> {
-                cluster.supervisor().kill9();
+                SupervisorPair pair = cluster.supervisors();
+                ChildProcess standby = pair.other(pair.active());
+                standby.kill9();
                 ChaosWait.hold(hold);
-                cluster.supervisor().start();
-                cluster.awaitReady(cluster.supervisor(), RECOVERY_TIMEOUT);
-                return new Injected(fault, "supervisor", hold, "");
+                standby.start();
+                pair.awaitSettled(RECOVERY_TIMEOUT);
+                return new Injected(fault, standby.name(), hold, "");
             }
             case KILL_CONSUMER -> {
                 consumer.kill9();
@@ -100,11 +102,17 @@ final class FaultInjector {
                 return new Injected(fault, "datanode", hold, "");
             }
             case PAUSE_SUPERVISOR -> {
-                cluster.supervisor().pause();
-                ChaosWait.hold(hold);
-                cluster.supervisor().resume();
-                cluster.awaitReady(cluster.supervisor(), RECOVERY_TIMEOUT);
-                return new Injected(fault, "supervisor", hold, "");
+                // within the lease: the standby must not take over (if a busy machine makes it, the woken one
+                // exits fenced out and is started again as the standby, which is no violation)
+                SupervisorPair pair = cluster.supervisors();
+                ChildProcess active = pair.active();
+                Duration within = hold.compareTo(SupervisorPair.LEASE.dividedBy(2)) > 0
+                        ? SupervisorPair.LEASE.dividedBy(2) : hold;
+                active.pause();
+                ChaosWait.hold(within);
+                active.resume();
+                pair.awaitSettled(RECOVERY_TIMEOUT);
+                return new Injected(fault, active.name(), within, "");
             }
             case PAUSE_CONSUMER -> {
                 consumer.pause();
@@ -146,8 +154,116 @@ final class FaultInjector {
                         () -> awaitQuietly(() -> cluster.hdfs().awaitNoRoom(SEEN_FULL_TIMEOUT)), inPlace,
                         () -> cluster.hdfs().awaitWritable(RECOVERY_TIMEOUT));
             }
+            case KILL_ACTIVE_SUPERVISOR -> {
+                return killActiveSupervisor(fault);
+            }
+            case PAUSE_ACTIVE_SUPERVISOR -> {
+                return pauseActiveSupervisor(fault, random);
+            }
+            case STANDBY_STORAGE_SLOW -> {
+                return standbyStorageSlow(fault, hold, random);
+            }
             default -> throw new IllegalStateException("unhandled fault " + fault);
         }
+    }
+
+    /** kill -9 the active supervisor, wait for the standby's takeover (timed), start the killed one as the standby. */
+    private Injected killActiveSupervisor(Fault fault) {
+        SupervisorPair pair = cluster.supervisors();
+        ChildProcess active = pair.active();
+        ChildProcess standby = pair.other(active);
+        long t0 = System.nanoTime();
+        active.kill9();
+        String took = takeover(standby, t0);
+        Duration down = Duration.ofNanos(System.nanoTime() - t0);
+        active.start();
+        pair.awaitStandby(active, RECOVERY_TIMEOUT);
+        return new Injected(fault, active.name(), down, took);
+    }
+
+    /**
+     * SIGSTOP the active supervisor until the standby took over (and a little longer, so that the broker may hand the
+     * paused one work), SIGCONT it: it must exit fenced out without a byte more in its journal generation.
+     *
+     * @throws IllegalStateException when the woken supervisor journalled after the takeover or did not stop
+     */
+    private Injected pauseActiveSupervisor(Fault fault, Random random) {
+        SupervisorPair pair = cluster.supervisors();
+        ChildProcess active = pair.active();
+        ChildProcess standby = pair.other(active);
+        long token = (long) pair.metric(active, "eventindex_supervisor_fencing_token");
+        int exitsBefore = pair.fencedExits(active);
+        active.pause();
+        long t0 = System.nanoTime();
+        long bytesAtPause = pair.journalBytes(token);
+        String took = takeover(standby, t0);
+        ChaosWait.hold(Duration.ofMillis(random.nextInt(2000)));
+        Duration paused = Duration.ofNanos(System.nanoTime() - t0);
+        active.resume();
+        ChaosWait.until(active.name() + " exiting fenced out after SIGCONT (log " + active.log() + ")",
+                RECOVERY_TIMEOUT, () -> pair.fencedExits(active) > exitsBefore);
+        long bytesAfter = pair.journalBytes(token);
+        if (bytesAfter != bytesAtPause) {
+            throw new IllegalStateException("FENCING BROKEN: " + active.name() + " woke after the takeover and its"
+                    + " journal generation-" + token + " grew from " + bytesAtPause + " to " + bytesAfter + " bytes");
+        }
+        pair.awaitStandby(active, RECOVERY_TIMEOUT);
+        return new Injected(fault, active.name(), paused, took + "; woken, it exited fenced out with its journal"
+                + " (token " + token + ") unchanged at " + bytesAtPause + " bytes");
+    }
+
+    /**
+     * Slows the standby's writes to the journal disk, kills the active so that the standby takes over on the slow
+     * disk, keeps it slow for the hold, lifts, and starts the killed one again as the standby.
+     */
+    private Injected standbyStorageSlow(Fault fault, Duration hold, Random random) throws IOException {
+        SlowDisk disk = cluster.journalDisk().orElseThrow(() -> new IllegalStateException(
+                "no slow-able journal disk: " + cluster.slowDiskUnavailable()));
+        SupervisorPair pair = cluster.supervisors();
+        ChildProcess active = pair.active();
+        ChildProcess standby = pair.other(active);
+        int iops = 10 + random.nextInt(40);
+        long pid = standby.pid();
+        long writesBefore = disk.writesServiced();
+        disk.slow(pid, iops);
+        String took;
+        try {
+            long t0 = System.nanoTime();
+            active.kill9();
+            took = takeover(standby, t0);
+            ChaosWait.hold(hold);
+        } finally {
+            disk.lift(pid);
+        }
+        long writes = disk.writesServiced() - writesBefore;
+        active.start();
+        pair.awaitStandby(active, RECOVERY_TIMEOUT);
+        return new Injected(fault, standby.name(), hold, iops + " write IOPS on " + disk.device() + ", " + writes
+                + " writes throttled; " + took);
+    }
+
+    /**
+     * Waits for {@code next} to be active (its /ready 200) and to record its first message (a producer or control
+     * message journalled, then acknowledged) after a fault at {@code t0}; says how long each took.
+     */
+    private String takeover(ChildProcess next, long t0) {
+        SupervisorPair pair = cluster.supervisors();
+        ChaosWait.until(next.name() + " taking over (log " + next.log() + ")", RECOVERY_TIMEOUT,
+                () -> pair.ready(next));
+        long active = System.nanoTime();
+        String first;
+        try {
+            ChaosWait.until(next.name() + " recording a message", TRIGGER_TIMEOUT, () ->
+                    Math.max(0, pair.metric(next, "eventindex_supervisor_producer_messages_total"))
+                            + Math.max(0, pair.metric(next, "eventindex_supervisor_control_messages_total")) > 0);
+            first = (System.nanoTime() - t0) / 1_000_000 + " ms to the first message recorded";
+        } catch (IllegalStateException none) {
+            first = "no message to record within " + TRIGGER_TIMEOUT.toSeconds() + " s";
+        }
+        String line = String.format("takeover by %s: %d ms to active, %s (lease %d ms)", next.name(),
+                (active - t0) / 1_000_000, first, SupervisorPair.LEASE.toMillis());
+        log.accept("  " + line);
+        return line;
     }
 
     /**

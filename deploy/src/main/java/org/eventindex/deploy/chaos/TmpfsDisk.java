@@ -46,8 +46,8 @@ final class TmpfsDisk implements AutoCloseable {
         }
     }
 
-    /** @return null on success, else the command's output */
-    private static String run(List<String> cmd) throws IOException {
+    /** @return null on success, else the command's output (also {@link SlowDisk}'s) */
+    static String run(List<String> cmd) throws IOException {
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
         try {

@@ -47,11 +47,12 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The chaos suite: one system of separate processes (broker, Ceph RGW, HDFS NameNode + DataNode, Kudu master +
- * tablet server, supervisor, two consumers) shared by a fixed set of scenarios, one per fault kind, each a round of
- * the harness with a fixed seed: a new dataset flows through producer processes while the fault is injected and
- * lifted; then the round is drained and checked (nothing lost, nothing twice, one HDFS file, no temp file, every
- * message accounted for, no daemon dead). The last tests show that the checker fails when the data is wrong.
+ * The chaos suite: one system of separate processes (broker, Ceph RGW, HDFS NameNode + DataNode, Kudu master + tablet
+ * server, two supervisors (active and standby), two consumers) shared by a fixed set of scenarios, one per fault kind,
+ * each a round of the harness with a fixed seed: a new dataset flows through producer processes while the fault is
+ * injected and lifted; then the round is drained and checked (nothing lost, nothing twice, one HDFS file, no temp
+ * file, every message accounted for, no daemon dead). The last tests show that the checker fails when the data is
+ * wrong.
  */
 // One cluster for all tests (starting it takes minutes), so they share its state on purpose and run in this order:
 // each round adds datasets that everyDatasetStillIntactAtTheEnd checks again after all faults, and the last test
@@ -84,6 +85,9 @@ final class ChaosIT {
     private void scenario(Fault fault) throws Exception {
         if (fault.needsDisk()) {
             Assumptions.assumeTrue(cluster.diskFaultsUnavailable() == null, cluster.diskFaultsUnavailable());
+        }
+        if (fault.needsSlowDisk()) {
+            Assumptions.assumeTrue(cluster.slowDiskUnavailable() == null, cluster.slowDiskUnavailable());
         }
         ChaosRunner.RoundReport report = runner.round(++round, List.of(fault), 1);
         assertEquals(1, report.faults().size(), fault + " was not injected: " + report.skipped());
@@ -175,8 +179,26 @@ final class ChaosIT {
         scenario(Fault.DATANODE_DISK_FULL);
     }
 
-    /** Every dataset of every scenario is still intact at the end (later faults did not damage earlier work). */
+    /** The standby takes over from a killed active; the killed one comes back as the standby. */
     @Test @Order(12)
+    void activeSupervisorKilled() throws Exception {
+        scenario(Fault.KILL_ACTIVE_SUPERVISOR);
+    }
+
+    /** A paused active is fenced out by the takeover: woken, it exits having journalled nothing (else it fails). */
+    @Test @Order(13)
+    void activeSupervisorPausedPastItsLease() throws Exception {
+        scenario(Fault.PAUSE_ACTIVE_SUPERVISOR);
+    }
+
+    /** The standby takes over on a disk whose writes are throttled, and carries on slowly without losing anything. */
+    @Test @Order(14)
+    void standbyStorageSlow() throws Exception {
+        scenario(Fault.STANDBY_STORAGE_SLOW);
+    }
+
+    /** Every dataset of every scenario is still intact at the end (later faults did not damage earlier work). */
+    @Test @Order(20)
     void everyDatasetStillIntactAtTheEnd() throws Exception {
         CheckResult all = runner.finalCheck();
         assertEquals(List.of(), all.violations());
@@ -184,7 +206,7 @@ final class ChaosIT {
     }
 
     /** The checker can fail: each deliberately injected fault in the data is reported, exactly, then repaired. */
-    @Test @Order(13)
+    @Test @Order(21)
     void checkerReportsInjectedDoubleInsertLostEventForeignRowAndTempFile() throws Exception {
         ExpectedEvents ds = runner.datasets().stream().filter(e -> e.dataset().startsWith("data")).findFirst()
                 .orElseThrow();

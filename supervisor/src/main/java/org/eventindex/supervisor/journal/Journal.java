@@ -85,6 +85,17 @@ public final class Journal implements Closeable {
     /** Why a write failed on the writer thread; later writes and forces refuse to run. */
     private volatile String writeFailure;
     private final AtomicLong forces = new AtomicLong();
+    private volatile Guard guard = () -> { };
+
+    /**
+     * A check run before a write or a checkpoint writes anything and once an entry is on disk, before
+     * {@link #awaitDurable} (and so {@link #append}) returns (a standby supervisor's fence: a writer fenced out stops
+     * there, see docs/operations.md). It throws to stop.
+     */
+    @FunctionalInterface
+    public interface Guard {
+        void check() throws IOException;
+    }
 
     /**
      * What {@link #open} found.
@@ -250,6 +261,7 @@ public final class Journal implements Closeable {
             throw new JournalException(FATAL, "journal " + file + " refuses appends after an earlier failure ("
                     + failure + "); restart the supervisor once the disk is fixed");
         }
+        guard.check();
         List<JournalEntry> entries = new ArrayList<>(events.size());
         ByteArrayOutputStream lines = new ByteArrayOutputStream();
         long seq = lastSeq;
@@ -305,7 +317,7 @@ public final class Journal implements Closeable {
             Future<Long> force;
             synchronized (durability) {
                 if (durableSeq >= seq) {
-                    return;
+                    break;
                 }
                 if (forcing == null) {
                     try {
@@ -341,6 +353,9 @@ public final class Journal implements Closeable {
                 durableSeq = Math.max(durableSeq, covered);
             }
         }
+        // after the entry is on disk and before the caller acknowledges or sends anything on its strength: a writer
+        // fenced out meanwhile stops here (the standby's takeover point is before or after this entry, see Guard)
+        guard.check();
     }
 
     /** On the writer thread: forces every line written so far; returns the last entry it covers. */
@@ -364,6 +379,11 @@ public final class Journal implements Closeable {
     /** Forces of the journal file since it was opened (each covers one or more appends). */
     public long forces() {
         return forces.get();
+    }
+
+    /** Sets the check every append and checkpoint passes (see {@link Guard}); none by default. */
+    public void guard(Guard check) {
+        guard = Objects.requireNonNull(check, "check is null");
     }
 
     /** The sequence number of the last entry, 0 for an empty journal. */
@@ -419,6 +439,7 @@ public final class Journal implements Closeable {
             throw new JournalException(FATAL, "journal " + file + " refuses checkpoints after a failed write ("
                     + failure + ")");
         }
+        guard.check();
         if (lastSeq == checkpointSeq) {
             return Optional.empty();
         }

@@ -1,0 +1,16 @@
+package org.eventindex.supervisor.ha;
+
+import java.io.IOException;
+
+/**
+ * This supervisor was fenced out: another one took a higher token in the shared journal directory. Nothing may be
+ * journalled, signalled or acknowledged any more; the daemon exits ({@link Leadership#EXIT_FENCED}) and is started
+ * again as a standby.
+ */
+public final class FencedException extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    public FencedException(String message) {
+        super(message);
+    }
+}

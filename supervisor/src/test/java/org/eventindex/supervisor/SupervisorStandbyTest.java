@@ -1,0 +1,250 @@
+package org.eventindex.supervisor;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import org.eventindex.message.ConsumerSignal;
+import org.eventindex.message.Json;
+import org.eventindex.message.Queues;
+import org.eventindex.stomp.StompMessage;
+import org.eventindex.supervisor.ha.Leadership;
+import org.eventindex.supervisor.journal.Journal;
+import org.eventindex.testing.Await;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+import static org.eventindex.supervisor.Fixtures.file;
+import static org.eventindex.supervisor.Fixtures.guid;
+import static org.eventindex.supervisor.Fixtures.info;
+import static org.eventindex.supervisor.Fixtures.manifest;
+import static org.eventindex.supervisor.Fixtures.producerMessage;
+import static org.eventindex.supervisor.Fixtures.url;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Two supervisors as child JVMs on one journal directory and one real broker (in the test JVM): one active, one
+ * standby. The active is killed with SIGKILL (the standby takes over after the lease and carries on with the state),
+ * paused with SIGSTOP past the lease (the standby takes over; the woken one exits fenced out having journalled,
+ * signalled and acknowledged nothing), and stopped cleanly (the standby takes over at once). The takeover times are
+ * measured from the fault and printed.
+ */
+class SupervisorStandbyTest {
+    private static final Duration LEASE = Duration.ofSeconds(2);
+    private static final Duration TIMEOUT = Duration.ofSeconds(60);
+
+    @TempDir
+    Path dir;
+
+    private BrokerHarness mq;
+    private final List<Child> children = new ArrayList<>();
+    /** Every signal received, with its token header, in arrival order. */
+    private final List<String[]> signals = new CopyOnWriteArrayList<>();
+
+    private record Child(String name, Process process, int port, Path log) {
+    }
+
+    @AfterEach
+    void stop() throws InterruptedException {
+        for (Child c : children) {
+            if (c.process().isAlive()) {
+                signal("CONT", c);
+                c.process().destroyForcibly();
+                c.process().waitFor(30, TimeUnit.SECONDS);
+            }
+        }
+        if (mq != null) {
+            mq.close();
+        }
+    }
+
+    private static String name(int d) {
+        return "data17_13TeV.0034000" + d + ".physics_Main.merge.AOD.f838_m1824";
+    }
+
+    private static String g(int d) {
+        return String.format("7B3C%04d-0000-0000-0000-000000000001", d);
+    }
+
+    /** A one-file dataset: its manifest and its producer's message (the supervisor then signals it). */
+    private void dataset(int d) throws IOException {
+        mq.control(manifest(name(d), file(g(d), 100)));
+        mq.send(Queues.SUPERVISOR, producerMessage("s" + d, info(name(d), url("s" + d), guid(g(d), 0, 100))));
+    }
+
+    @Test
+    void standbyTakesOverAfterKillPauseAndCleanStopAndAFencedActiveDoesNothing() throws Exception {
+        mq = new BrokerHarness(dir.resolve("broker"));
+        List<StompMessage> received = new CopyOnWriteArrayList<>();
+        mq.consume(Queues.CONSUMER, received, m -> {
+            ConsumerSignal s = BrokerHarness.signal(m);
+            signals.add(new String[] {s.dataset(), m.headers().get(Supervisor.SIGNAL_TOKEN_HEADER)});
+            mq.reportDone(s);
+        });
+        Child a = start("a");
+        awaitReady(a);
+        Child b = start("b");
+        Await.until("b standing by", TIMEOUT, () -> status(b, "/ready") == 503
+                && body(b, "/ready").contains("standby"));
+        assertEquals(1.0, metric(a, "eventindex_supervisor_active"));
+        assertEquals(0.0, metric(b, "eventindex_supervisor_active"));
+        assertTrue(body(b, "/console/role").contains("\"role\":\"standby\""), body(b, "/console/role"));
+        dataset(0);
+        awaitDone(a, 0);
+
+        // 1. kill -9 the active: the standby takes over after the lease, with the state, and carries on.
+        long t0 = System.nanoTime();
+        a.process().destroyForcibly();
+        dataset(1);
+        awaitReady(b);
+        long active = System.nanoTime();
+        awaitDone(b, 1);
+        long first = System.nanoTime();
+        report("kill -9", t0, active, first, b);
+        awaitDone(b, 0); // the state came over
+        assertEquals(2.0, metric(b, "eventindex_supervisor_fencing_token"));
+        assertEquals(1.0, metric(b, "eventindex_supervisor_takeovers_total"));
+
+        // 2. SIGSTOP the active past the lease: the standby (a, restarted) takes over; the woken b does nothing.
+        Child a2 = start("a2");
+        Await.until("a2 standing by", TIMEOUT, () -> status(a2, "/ready") == 503);
+        Path bJournal = dir.resolve("journal").resolve("generation-2").resolve(Journal.FILE_NAME);
+        signal("STOP", b);
+        t0 = System.nanoTime();
+        long bytesAtPause = Files.size(bJournal);
+        awaitReady(a2);
+        active = System.nanoTime();
+        // Work for the woken one: messages the broker hands to its paused connection too, which it must not take.
+        dataset(2);
+        dataset(3);
+        Await.until("a2 recording a message", TIMEOUT, () -> status(a2, "/datasets/" + name(2)) == 200
+                || status(a2, "/datasets/" + name(3)) == 200);
+        first = System.nanoTime();
+        report("SIGSTOP", t0, active, first, a2);
+        int signalsBefore = signals.size();
+        signal("CONT", b);
+        assertTrue(b.process().waitFor(TIMEOUT.toSeconds(), TimeUnit.SECONDS), "the woken active did not stop");
+        assertEquals(Leadership.EXIT_FENCED, b.process().exitValue(), "the woken active exits fenced out; log "
+                + b.log());
+        assertEquals(bytesAtPause, Files.size(bJournal), "the woken active journalled nothing");
+        assertTrue(signals.subList(signalsBefore, signals.size()).stream().noneMatch(s -> "2".equals(s[1])),
+                "the woken active (token 2) sent no signal");
+        assertTrue(Files.readString(b.log()).contains("fenced out"), "log " + b.log());
+        awaitDone(a2, 2); // what the broker had handed to the paused one came back, unacknowledged, to a2
+        awaitDone(a2, 3);
+        assertEquals(0, mq.broker.queueSize(org.eventindex.testing.EmbeddedBroker.DLQ), "nothing dead-lettered");
+
+        // 3. A clean stop hands over at once: well within the lease.
+        Child b2 = start("b2");
+        Await.until("b2 standing by", TIMEOUT, () -> status(b2, "/ready") == 503);
+        t0 = System.nanoTime();
+        a2.process().destroy(); // SIGTERM
+        dataset(4);
+        awaitReady(b2);
+        active = System.nanoTime();
+        awaitDone(b2, 4);
+        first = System.nanoTime();
+        report("clean stop", t0, active, first, b2);
+        assertTrue(a2.process().waitFor(TIMEOUT.toSeconds(), TimeUnit.SECONDS));
+        assertEquals(0, a2.process().exitValue(), "a clean stop exits 0");
+        for (int d = 0; d <= 4; d++) {
+            awaitDone(b2, d);
+        }
+        assertEquals(4.0, metric(b2, "eventindex_supervisor_fencing_token"));
+        JsonNode waited = Json.tree(body(b2, "/console/role").getBytes(StandardCharsets.UTF_8))
+                .path("takeover").path("waitedMillis");
+        assertEquals(0, waited.asLong(), "a released lease is taken without waiting: " + body(b2, "/console/role"));
+    }
+
+    /** Prints (and checks the order of) fault → standby active → first message recorded, as measured here. */
+    private static void report(String fault, long t0, long active, long first, Child by) {
+        long toActive = (active - t0) / 1_000_000;
+        long toFirst = (first - t0) / 1_000_000;
+        System.out.printf("takeover after %s: %d ms to %s active (/ready), %d ms to the first message recorded"
+                + " (lease %d ms)%n", fault, toActive, by.name(), toFirst, LEASE.toMillis());
+        assertTrue(toFirst >= toActive);
+    }
+
+    private Child start(String name) throws IOException {
+        int port = SupervisorChild.freePort();
+        Map<String, String> p = SupervisorChild.properties(mq.broker.stompEndpoints(), dir.resolve("journal"), port);
+        p.put(SupervisorConfig.SHUTDOWN_GRACE, "5s");
+        p.put(SupervisorConfig.HA_ENABLED, "true");
+        p.put(SupervisorConfig.HA_ID, name);
+        p.put(SupervisorConfig.HA_LEASE, LEASE.toMillis() + "ms");
+        p.put(SupervisorConfig.HA_RENEW_INTERVAL, "200ms");
+        Path log = dir.resolve(name + ".log");
+        Child c = new Child(name, SupervisorChild.start(dir.resolve(name + ".properties"), p, log), port, log);
+        children.add(c);
+        return c;
+    }
+
+    private static void signal(String sig, Child c) {
+        try {
+            Process k = new ProcessBuilder("kill", "-" + sig, Long.toString(c.process().pid())).start();
+            assertTrue(k.waitFor(10, TimeUnit.SECONDS) && k.exitValue() == 0, "kill -" + sig + " " + c.name());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static void awaitReady(Child c) {
+        Await.until(c.name() + " active and ready (log " + c.log() + ")", TIMEOUT, () -> {
+            assertTrue(c.process().isAlive(), c.name() + " exited; log " + c.log());
+            return status(c, "/ready") == 200;
+        });
+    }
+
+    private static void awaitDone(Child c, int d) {
+        Await.until(name(d) + " DONE at " + c.name() + " (log " + c.log() + ")", TIMEOUT,
+                () -> status(c, "/datasets/" + name(d)) == 200
+                        && body(c, "/datasets/" + name(d)).contains("\"state\":\"DONE\""));
+    }
+
+    private static int status(Child c, String path) {
+        try {
+            return BrokerHarness.get(c.port(), path).statusCode();
+        } catch (IOException e) {
+            return -1;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return -1;
+        }
+    }
+
+    private static String body(Child c, String path) {
+        try {
+            HttpResponse<String> r = BrokerHarness.get(c.port(), path);
+            return r.body();
+        } catch (IOException e) {
+            return "";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "";
+        }
+    }
+
+    private static double metric(Child c, String name) {
+        for (String line : body(c, "/metrics").split("\n")) {
+            if (line.startsWith(name + " ")) {
+                return Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1).strip());
+            }
+        }
+        throw new AssertionError(name + " not served by " + c.name());
+    }
+}
