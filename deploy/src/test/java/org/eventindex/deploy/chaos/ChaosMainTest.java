@@ -4,6 +4,7 @@ import org.junit.jupiter.api.Test;
 import picocli.CommandLine.ParameterException;
 
 import java.nio.file.Path;
+import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -19,6 +20,7 @@ class ChaosMainTest {
         assertEquals(30, o.minutes());
         assertEquals(2, o.datasets());
         assertEquals(1, o.faults());
+        assertEquals(Set.of(), o.only());
         assertTrue(o.work().isAbsolute() && o.work().getFileName().toString().startsWith("chaos-1-"), o.work()
                 .toString());
     }
@@ -26,8 +28,9 @@ class ChaosMainTest {
     @Test
     void everyOption() {
         ChaosMain.Options o = ChaosMain.parse("--seed", "42", "--rounds", "0", "--minutes", "7", "--datasets", "3",
-            "--faults", "2", "--work", "/tmp/x");
-        assertEquals(new ChaosMain.Options(42, 0, 7, 3, 2, Path.of("/tmp/x")), o);
+            "--faults", "2", "--work", "/tmp/x", "--only", "KILL_ACTIVE_BROKER,PAUSE_ACTIVE_BROKER");
+        assertEquals(new ChaosMain.Options(42, 0, 7, 3, 2, Path.of("/tmp/x"),
+                Set.of(Fault.KILL_ACTIVE_BROKER, Fault.PAUSE_ACTIVE_BROKER)), o);
     }
 
     @Test
@@ -38,6 +41,8 @@ class ChaosMainTest {
                 () -> ChaosMain.parse("--sead", "1")).getMessage());
         assertEquals("Missing required parameter for option '--rounds' (R)", assertThrows(ParameterException.class,
                 () -> ChaosMain.parse("--rounds")).getMessage());
+        assertTrue(assertThrows(ParameterException.class, () -> ChaosMain.parse("--only", "KILL_BROKR")).getMessage()
+                .contains("KILL_BROKR"));
         assertEquals("Invalid value for option '--seed': 'x' is not a long", assertThrows(ParameterException.class,
                 () -> ChaosMain.parse("--seed", "x")).getMessage());
     }
