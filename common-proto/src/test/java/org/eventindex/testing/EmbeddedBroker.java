@@ -33,7 +33,7 @@ import org.eventindex.stomp.BrokerAccess;
  * <p>With {@link #start(Path, Map)} the broker requires a login (simple authentication plugin; the
  * {@code activemq-jaas} jar must be on the classpath). With {@link #startSecured(Path, Security)} it also applies the
  * deployment's per-destination rules ({@link BrokerAccess}) and the frame size and connection limits of the shipped
- * template {@code deploy/activemq/activemq.xml}.
+ * templates {@code deploy/activemq/activemq-mq1.xml}, {@code -mq2.xml}.
  */
 public final class EmbeddedBroker implements AutoCloseable {
     /** The queue that NACKed and expired messages go to. */
