@@ -196,7 +196,9 @@ public final class EmbeddedBroker implements AutoCloseable {
                 SharedFileLocker locker = new SharedFileLocker();
                 locker.setLockAcquireSleepInterval(shared.lockRetry().toMillis());
                 kahaDb.setLocker(locker);
-                kahaDb.setLockKeepAlivePeriod(5000); // as the pair templates: a master that lost the lock stops
+                // As the pair templates: a master that lost the lock stops within 2 s, and a standby that takes the
+                // lock waits those 2 s before it starts.
+                kahaDb.setLockKeepAlivePeriod(2000);
             }
             b.setPersistenceAdapter(kahaDb);
             // Modest limits: the defaults (100 GB store) exceed test disks and make the broker warn.

@@ -110,7 +110,7 @@ class BrokerTemplateTest {
 
     /**
      * The pair: both brokers keep their messages in the same KahaDB directory, locked by a shared file locker that a
-     * standby retries every second with a lock keep-alive, under two broker names; apart from the name and the
+     * standby retries every second with a 2 s lock keep-alive, under two broker names; apart from the name and the
      * comments the two files are the same (so the security rules cannot drift apart).
      */
     @Test
@@ -123,7 +123,7 @@ class BrokerTemplateTest {
             stores.add(kahaDb.getAttribute("directory"));
             assertFalse(kahaDb.getAttribute("directory").contains("${activemq.data}"),
                     file + ": the store must be on the shared storage, not in the broker's own data directory");
-            assertEquals("5000", kahaDb.getAttribute("lockKeepAlivePeriod"), file);
+            assertEquals("2000", kahaDb.getAttribute("lockKeepAlivePeriod"), file);
             NodeList lockers = kahaDb.getElementsByTagName("shared-file-locker");
             assertEquals(1, lockers.getLength(), file + ": a shared-file-locker");
             assertEquals("1000", ((Element) lockers.item(0)).getAttribute("lockAcquireSleepInterval"), file);

@@ -54,6 +54,9 @@ final class BrokerPair implements AutoCloseable {
                 int port = ChildProcess.freePort();
                 Path pidFile = work.resolve("broker-" + i + ".pid");
                 List<String> cmd = new ArrayList<>(ChildProcess.javaCommand("384m"));
+                // The store's lock and recovery and the broker's start, in the log: what a takeover spends its time on.
+                cmd.addAll(List.of("-Dorg.slf4j.simpleLogger.log.org.apache.activemq.store=info",
+                        "-Dorg.slf4j.simpleLogger.log.org.apache.activemq.broker.BrokerService=info"));
                 cmd.addAll(List.of("-cp", classPath, BrokerMain.class.getName(), work.resolve("broker-" + i)
                         .toString(), Integer.toString(port), secrets.toString(), "--shared-store", store.toString(),
                         "--lock-retry-ms", Long.toString(LOCK_RETRY.toMillis()), "--pid-file", pidFile.toString()));

@@ -47,11 +47,12 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The chaos suite: one system of separate processes (broker pair with watchdogs, Ceph RGW, HDFS NameNode + DataNode, Kudu master +
- * tablet server, supervisor, two consumers) shared by a fixed set of scenarios, one per fault kind, each a round of
- * the harness with a fixed seed: a new dataset flows through producer processes while the fault is injected and
- * lifted; then the round is drained and checked (nothing lost, nothing twice, one HDFS file, no temp file, every
- * message accounted for, no daemon dead). The last tests show that the checker fails when the data is wrong.
+ * The chaos suite: one system of separate processes (broker pair with watchdogs, Ceph RGW, HDFS NameNode + DataNode,
+ * Kudu master + tablet server, supervisor, two consumers) shared by a fixed set of scenarios, one per fault kind,
+ * each a round of the harness with a fixed seed: a new dataset flows through producer processes while the fault is
+ * injected and lifted; then the round is drained and checked (nothing lost, nothing twice, one HDFS file, no temp
+ * file, every message accounted for, no daemon dead). The last tests show that the checker fails when the data is
+ * wrong.
  */
 // One cluster for all tests (starting it takes minutes), so they share its state on purpose and run in this order:
 // each round adds datasets that everyDatasetStillIntactAtTheEnd checks again after all faults, and the last test

@@ -107,8 +107,8 @@ public final class BrokerWatchdogMain implements Callable<Integer> {
                 LOG::warn);
         CountDownLatch stop = new CountDownLatch(1);
         StopSignals.daemon("broker-watchdog", System.err, stop::countDown);
-        LOG.info("watching broker {} ({}, {}), pid file {}: a probe every {} ms, killed after {} silent probes of {} ms",
-                endpoint, tls ? "stomp+ssl" : "stomp", user == null ? "anonymous" : "as " + user, pidFile,
+        LOG.info("watching broker {} ({}, {}), pid file {}: a probe every {} ms, killed after {} silent probes of {}"
+                + " ms", endpoint, tls ? "stomp+ssl" : "stomp", user == null ? "anonymous" : "as " + user, pidFile,
                 every.toMillis(), silentProbes, wait.toMillis());
         do {
             watchdog.check();

@@ -39,7 +39,8 @@ class BrokerProbeIT {
     void aTlsBrokerAnswersWhateverItsCertificate() throws Exception {
         TestCertificates certificates = TestCertificates.create(dir.resolve("tls-certs"));
         try (EmbeddedBroker broker = EmbeddedBroker.startTls(dir.resolve("tls"), certificates)) {
-            assertEquals(BrokerProbe.Outcome.ANSWERED, new BrokerProbe(endpoint(broker.stompPort()), true, null, null, TIMEOUT)
+            assertEquals(BrokerProbe.Outcome.ANSWERED, new BrokerProbe(endpoint(broker.stompPort()), true, null, null,
+                    TIMEOUT)
                     .probe());
         }
     }
@@ -50,7 +51,8 @@ class BrokerProbeIT {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             closed = s.getLocalPort();
         }
-        assertEquals(BrokerProbe.Outcome.NOT_LISTENING, new BrokerProbe(endpoint(closed), false, null, null, TIMEOUT).probe());
+        assertEquals(BrokerProbe.Outcome.NOT_LISTENING, new BrokerProbe(endpoint(closed), false, null, null, TIMEOUT)
+                .probe());
         // The kernel completes the handshake into the backlog; nobody reads: a stopped broker.
         try (ServerSocket mute = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
             StompEndpoint ep = endpoint(mute.getLocalPort());

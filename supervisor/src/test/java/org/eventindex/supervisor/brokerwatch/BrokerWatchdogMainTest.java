@@ -3,36 +3,34 @@ package org.eventindex.supervisor.brokerwatch;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.eventindex.cli.CommandTreeWalk;
 import org.junit.jupiter.api.Test;
 
 /** {@code eventindex broker-watchdog}: --help, --version, and bad options refused with exit 2 naming the option. */
 class BrokerWatchdogMainTest {
-    private record Run(int status, String out, String err) {
+    private static final String[] LOCAL = {"--broker", "127.0.0.1:61614", "--pid-file", "/tmp/none.pid"};
+
+    private static CommandTreeWalk.Result run(String... args) {
+        return CommandTreeWalk.capture((o, e) -> BrokerWatchdogMain.execute(args, o, e));
     }
 
-    private static Run run(String... args) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int status = BrokerWatchdogMain.execute(args, new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8));
-        return new Run(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    private static CommandTreeWalk.Result run(String[] local, String... more) {
+        List<String> args = new java.util.ArrayList<>(List.of(local));
+        args.addAll(List.of(more));
+        return run(args.toArray(String[]::new));
     }
 
     @Test
     void helpAndVersion() {
-        Run help = run("--help");
-        assertEquals(0, help.status());
+        CommandTreeWalk.Result help = run("--help");
+        assertEquals(0, help.exit());
         for (String option : new String[] {"--broker", "--tls", "--user", "--password-file", "--pid-file",
             "--interval", "--timeout", "--silent-probes"}) {
             assertTrue(help.out().contains(option), option + " missing from --help:\n" + help.out());
         }
-        Run version = run("--version");
-        assertEquals(0, version.status());
+        CommandTreeWalk.Result version = run("--version");
+        assertEquals(0, version.exit());
         assertTrue(!version.out().isBlank());
     }
 
@@ -46,24 +44,24 @@ class BrokerWatchdogMainTest {
 
     @Test
     void badOptionsAreRefusedNamingTheOption() {
-        Run remote = run("--broker", "mq1.example.org:61614", "--pid-file", "/tmp/none.pid");
-        assertEquals(2, remote.status());
+        CommandTreeWalk.Result remote = run("--broker", "mq1.example.org:61614", "--pid-file", "/tmp/none.pid");
+        assertEquals(2, remote.exit());
         assertTrue(remote.err().contains("--broker mq1.example.org:61614 is not a loopback address"), remote.err());
 
-        Run lonely = run("--broker", "127.0.0.1:61614", "--pid-file", "/tmp/none.pid", "--user", "watchdog");
-        assertEquals(2, lonely.status());
+        CommandTreeWalk.Result lonely = run(LOCAL, "--user", "watchdog");
+        assertEquals(2, lonely.exit());
         assertTrue(lonely.err().contains("--user and --password-file go together"), lonely.err());
 
-        Run probes = run("--broker", "127.0.0.1:61614", "--pid-file", "/tmp/none.pid", "--silent-probes", "0");
-        assertEquals(2, probes.status());
+        CommandTreeWalk.Result probes = run(LOCAL, "--silent-probes", "0");
+        assertEquals(2, probes.exit());
         assertTrue(probes.err().contains("--silent-probes must be at least 1"), probes.err());
 
-        Run interval = run("--broker", "127.0.0.1:61614", "--pid-file", "/tmp/none.pid", "--interval", "soon");
-        assertEquals(2, interval.status());
+        CommandTreeWalk.Result interval = run(LOCAL, "--interval", "soon");
+        assertEquals(2, interval.exit());
         assertTrue(interval.err().contains("--interval 'soon' is not a duration"), interval.err());
 
-        Run missing = run("--broker", "127.0.0.1:61614");
-        assertEquals(2, missing.status());
+        CommandTreeWalk.Result missing = run("--broker", "127.0.0.1:61614");
+        assertEquals(2, missing.exit());
         assertTrue(missing.err().contains("--pid-file"), missing.err());
     }
 }

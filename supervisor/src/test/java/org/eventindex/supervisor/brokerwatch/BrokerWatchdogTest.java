@@ -8,6 +8,7 @@ import static org.eventindex.supervisor.brokerwatch.BrokerWatchdog.Action.NONE;
 import static org.eventindex.supervisor.brokerwatch.BrokerWatchdog.Action.NO_PROCESS;
 import static org.eventindex.supervisor.brokerwatch.BrokerWatchdog.Action.WAITING;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -60,26 +61,20 @@ class BrokerWatchdogTest {
 
     @Test
     void aMissingOrBadPidFileOrAGoneProcessIsReportedNotFatal() throws Exception {
-        script.addAll(List.of(SILENT, SILENT, SILENT));
-        BrokerWatchdog missing = watchdog(dir.resolve("none.pid"), true);
-        assertEquals(List.of(WAITING, WAITING, NO_PROCESS), List.of(missing.check(), missing.check(), missing.check()));
+        assertEquals(List.of(WAITING, WAITING, NO_PROCESS), threeSilentProbes(watchdog(dir.resolve("none.pid"),
+                true)));
+        assertEquals(List.of(WAITING, WAITING, NO_PROCESS), threeSilentProbes(watchdog(
+                Files.writeString(dir.resolve("bad.pid"), "not a pid"), true)));
         assertEquals(List.of(), killed);
+        assertTrue(log.stream().anyMatch(l -> l.contains("bad.pid")), log.toString());
 
-        Path bad = Files.writeString(dir.resolve("bad.pid"), "not a pid");
-        script.addAll(List.of(SILENT, SILENT, SILENT));
-        BrokerWatchdog unreadable = watchdog(bad, true);
-        unreadable.check();
-        unreadable.check();
-        assertEquals(NO_PROCESS, unreadable.check());
-        assertEquals(List.of(), killed);
-
-        Path gone = Files.writeString(dir.resolve("gone.pid"), "77");
-        script.addAll(List.of(SILENT, SILENT, SILENT));
-        BrokerWatchdog exited = watchdog(gone, false);
-        exited.check();
-        exited.check();
-        assertEquals(NO_PROCESS, exited.check());
+        assertEquals(List.of(WAITING, WAITING, NO_PROCESS), threeSilentProbes(watchdog(
+                Files.writeString(dir.resolve("gone.pid"), "77"), false)));
         assertEquals(List.of(77L), killed);
-        assertEquals(true, log.stream().anyMatch(l -> l.contains("bad.pid")), log.toString());
+    }
+
+    private List<BrokerWatchdog.Action> threeSilentProbes(BrokerWatchdog w) {
+        script.addAll(List.of(SILENT, SILENT, SILENT));
+        return List.of(w.check(), w.check(), w.check());
     }
 }
