@@ -9,8 +9,8 @@ import java.util.Set;
 /**
  * Who may do what on the broker: the groups of the deployment and, per destination, which groups may read (consume),
  * write (send) and admin (create) it. Everything not listed is denied. This is the one description of the access
- * rules: the embedded broker of tests and the demo applies it, and {@code deploy/activemq/activemq.xml} ships the
- * same rules (a test keeps the two in step).
+ * rules: the embedded broker of tests and the demo applies it, and the pair's templates
+ * {@code deploy/activemq/activemq-mq1.xml} and {@code -mq2.xml} ship the same rules (a test keeps them in step).
  *
  * <ul>
  *   <li>producers (grid jobs, least trusted: many hosts, shared credentials) may only send to the supervisor queue;</li>

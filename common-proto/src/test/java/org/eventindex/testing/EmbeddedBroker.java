@@ -16,10 +16,12 @@ import java.security.Principal;
 import org.apache.activemq.broker.BrokerPlugin;
 import org.apache.activemq.broker.BrokerService;
 import org.apache.activemq.broker.SslContext;
+import org.apache.activemq.broker.TransportConnector;
 import org.apache.activemq.broker.region.Destination;
 import org.apache.activemq.command.ActiveMQQueue;
 import org.apache.activemq.jaas.GroupPrincipal;
 import org.apache.activemq.security.SimpleAuthenticationPlugin;
+import org.apache.activemq.store.SharedFileLocker;
 import org.apache.activemq.store.kahadb.KahaDBPersistenceAdapter;
 import org.eventindex.stomp.BrokerAccess;
 
@@ -31,7 +33,7 @@ import org.eventindex.stomp.BrokerAccess;
  * <p>With {@link #start(Path, Map)} the broker requires a login (simple authentication plugin; the
  * {@code activemq-jaas} jar must be on the classpath). With {@link #startSecured(Path, Security)} it also applies the
  * deployment's per-destination rules ({@link BrokerAccess}) and the frame size and connection limits of the shipped
- * template {@code deploy/activemq/activemq.xml}.
+ * templates {@code deploy/activemq/activemq-mq1.xml}, {@code -mq2.xml}.
  */
 public final class EmbeddedBroker implements AutoCloseable {
     /** The queue that NACKed and expired messages go to. */
@@ -72,15 +74,31 @@ public final class EmbeddedBroker implements AutoCloseable {
     }
 
     private final Path dataDir;
+    private final SharedStore shared;
     private final Map<String, String> users;
     private final Security security;
     private final TestCertificates tls;
     private final int port;
     private BrokerService broker;
 
-    private EmbeddedBroker(Path dataDir, Map<String, String> users, Security security, TestCertificates tls,
-                           BrokerService broker, int port) {
+    /**
+     * A KahaDB store shared by a master/slave pair: the broker that holds the store's file lock is the master and
+     * opens its connector; the other waits in {@link #startSecured(Path, SharedStore, Security, int)}, trying the lock
+     * every {@code lockRetry}, as the shipped pair templates do ({@code deploy/activemq/activemq-mq1.xml}).
+     */
+    public record SharedStore(Path kahaDbDir, java.time.Duration lockRetry) {
+        public SharedStore {
+            requireNonNull(kahaDbDir, "kahaDbDir is null");
+            if (lockRetry.isNegative() || lockRetry.isZero()) {
+                throw new IllegalArgumentException("lockRetry must be positive: " + lockRetry);
+            }
+        }
+    }
+
+    private EmbeddedBroker(Path dataDir, SharedStore shared, Map<String, String> users, Security security,
+                           TestCertificates tls, BrokerService broker, int port) {
         this.dataDir = dataDir;
+        this.shared = shared;
         this.users = users;
         this.security = security;
         this.tls = tls;
@@ -126,29 +144,43 @@ public final class EmbeddedBroker implements AutoCloseable {
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("broker port must be 0..65535: " + port);
         }
-        return start(dataDir, security.passwords(), security, null, port);
+        return start(dataDir, null, security.passwords(), security, null, port);
+    }
+
+    /**
+     * {@link #startSecured(Path, Security, int)} on a KahaDB store shared with another broker: returns once this broker
+     * holds the store's lock and listens (a standby blocks here while the other broker is master). {@code dataDir}
+     * keeps this broker's own files (temporary storage).
+     */
+    public static EmbeddedBroker startSecured(Path dataDir, SharedStore shared, Security security, int port) {
+        requireNonNull(security, "security is null");
+        requireNonNull(shared, "shared is null");
+        if (port <= 0 || port > 65535) {
+            throw new IllegalArgumentException("a broker of a pair needs a fixed port 1..65535: " + port);
+        }
+        return start(dataDir, shared, security.passwords(), security, null, port);
     }
 
     private static EmbeddedBroker start(Path dataDir, Map<String, String> users, Security security,
                                         TestCertificates tls) {
-        return start(dataDir, users, security, tls, 0);
+        return start(dataDir, null, users, security, tls, 0);
     }
 
-    private static EmbeddedBroker start(Path dataDir, Map<String, String> users, Security security,
-                                        TestCertificates tls, int listenPort) {
+    private static EmbeddedBroker start(Path dataDir, SharedStore shared, Map<String, String> users,
+                                        Security security, TestCertificates tls, int listenPort) {
         requireNonNull(dataDir, "dataDir is null");
         try {
             Files.createDirectories(dataDir);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create broker data folder " + dataDir, e);
         }
-        BrokerService broker = newBroker(dataDir, users, security, tls, listenPort);
+        BrokerService broker = newBroker(dataDir, shared, users, security, tls, listenPort);
         int port = boundPort(broker);
-        return new EmbeddedBroker(dataDir, users, security, tls, broker, port);
+        return new EmbeddedBroker(dataDir, shared, users, security, tls, broker, port);
     }
 
-    private static BrokerService newBroker(Path dataDir, Map<String, String> users, Security security,
-                                           TestCertificates tls, int port) {
+    private static BrokerService newBroker(Path dataDir, SharedStore shared, Map<String, String> users,
+                                           Security security, TestCertificates tls, int port) {
         try {
             BrokerService b = new BrokerService();
             b.setBrokerName("ei-test-" + Integer.toHexString(System.identityHashCode(dataDir)));
@@ -159,7 +191,15 @@ public final class EmbeddedBroker implements AutoCloseable {
             b.setSchedulerSupport(false);
             b.setDataDirectoryFile(dataDir.toFile());
             KahaDBPersistenceAdapter kahaDb = new KahaDBPersistenceAdapter();
-            kahaDb.setDirectory(dataDir.resolve("kahadb").toFile());
+            kahaDb.setDirectory((shared == null ? dataDir.resolve("kahadb") : shared.kahaDbDir()).toFile());
+            if (shared != null) {
+                SharedFileLocker locker = new SharedFileLocker();
+                locker.setLockAcquireSleepInterval(shared.lockRetry().toMillis());
+                kahaDb.setLocker(locker);
+                // As the pair templates: a master that lost the lock stops within 2 s, and a standby that takes the
+                // lock waits those 2 s before it starts.
+                kahaDb.setLockKeepAlivePeriod(2000);
+            }
             b.setPersistenceAdapter(kahaDb);
             // Modest limits: the defaults (100 GB store) exceed test disks and make the broker warn.
             b.getSystemUsage().getStoreUsage().setLimit(1L << 30);
@@ -176,7 +216,17 @@ public final class EmbeddedBroker implements AutoCloseable {
             if (tls != null) {
                 b.setSslContext(new SslContext(tls.keyManagers(), null, null));
             }
-            b.addConnector((tls == null ? "stomp" : "stomp+ssl") + "://127.0.0.1:" + port + limits);
+            URI connector = new URI((tls == null ? "stomp" : "stomp+ssl") + "://127.0.0.1:" + port + limits);
+            if (shared == null) {
+                b.addConnector(connector);
+            } else {
+                // addConnector(URI) binds the port at once, so a standby waiting for the store lock would accept
+                // connections into the kernel's backlog and never answer them; this connector binds when the broker
+                // starts it, after the lock is held (as the XML <transportConnectors> of the templates do).
+                TransportConnector deferred = new TransportConnector();
+                deferred.setUri(connector);
+                b.addConnector(deferred);
+            }
             b.start();
             if (!b.waitUntilStarted()) {
                 throw new IllegalStateException("embedded broker in " + dataDir + " did not start");
@@ -264,7 +314,7 @@ public final class EmbeddedBroker implements AutoCloseable {
     /** Stops the broker if running and starts it again on the same port with the same message store. */
     public synchronized void restart() {
         stop();
-        broker = newBroker(dataDir, users, security, tls, port);
+        broker = newBroker(dataDir, shared, users, security, tls, port);
     }
 
     @Override

@@ -17,21 +17,26 @@ import javax.xml.parsers.DocumentBuilderFactory;
 import org.eventindex.stomp.BrokerAccess;
 import org.eventindex.testing.EmbeddedBroker;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.w3c.dom.Document;
 import org.w3c.dom.Element;
 import org.w3c.dom.NodeList;
 
 /**
- * The shipped broker template {@code deploy/activemq/} grants exactly what {@link BrokerAccess} grants (which the
- * embedded broker of the tests and the demo enforces), has the same limits, and is secure as shipped.
+ * The shipped broker templates {@code deploy/activemq/} (the two brokers of the shared-store pair) each grant exactly
+ * what {@link BrokerAccess} grants (which the embedded broker of the tests and the demo enforces), have the same
+ * limits, are secure as shipped, and form a pair: one shared KahaDB directory with a file locker, two broker names.
  */
 class BrokerTemplateTest {
     private static final Path DIR = Path.of("activemq");
+    private static final List<String> PAIR = List.of("activemq-mq1.xml", "activemq-mq2.xml");
 
-    @Test
-    void authorizationEntriesAreTheOnesTheEmbeddedBrokerEnforces() throws Exception {
+    @ParameterizedTest
+    @ValueSource(strings = {"activemq-mq1.xml", "activemq-mq2.xml"})
+    void authorizationEntriesAreTheOnesTheEmbeddedBrokerEnforces(String file) throws Exception {
         Set<BrokerAccess.Entry> shipped = new HashSet<>();
-        NodeList entries = template().getElementsByTagName("authorizationEntry");
+        NodeList entries = template(file).getElementsByTagName("authorizationEntry");
         for (int i = 0; i < entries.getLength(); i++) {
             Element e = (Element) entries.item(i);
             boolean topic = e.hasAttribute("topic");
@@ -41,9 +46,10 @@ class BrokerTemplateTest {
         assertEquals(new HashSet<>(BrokerAccess.entries()), shipped);
     }
 
-    @Test
-    void temporaryQueueRightsAreTheOnesTheEmbeddedBrokerEnforces() throws Exception {
-        NodeList entries = template().getElementsByTagName("tempDestinationAuthorizationEntry");
+    @ParameterizedTest
+    @ValueSource(strings = {"activemq-mq1.xml", "activemq-mq2.xml"})
+    void temporaryQueueRightsAreTheOnesTheEmbeddedBrokerEnforces(String file) throws Exception {
+        NodeList entries = template(file).getElementsByTagName("tempDestinationAuthorizationEntry");
         List<BrokerAccess.Entry> shipped = new ArrayList<>();
         for (int i = 0; i < entries.getLength(); i++) {
             Element e = (Element) entries.item(i);
@@ -56,9 +62,10 @@ class BrokerTemplateTest {
         assertEquals(List.of(BrokerAccess.temporaryDestinations()), shipped);
     }
 
-    @Test
-    void startUpQueuesAreTheSame() throws Exception {
-        NodeList queues = template().getElementsByTagName("queue");
+    @ParameterizedTest
+    @ValueSource(strings = {"activemq-mq1.xml", "activemq-mq2.xml"})
+    void startUpQueuesAreTheSame(String file) throws Exception {
+        NodeList queues = template(file).getElementsByTagName("queue");
         List<String> names = new ArrayList<>();
         for (int i = 0; i < queues.getLength(); i++) {
             names.add(((Element) queues.item(i)).getAttribute("physicalName"));
@@ -66,9 +73,10 @@ class BrokerTemplateTest {
         assertEquals(BrokerAccess.queues(), names);
     }
 
-    @Test
-    void onlyATlsConnectorWithTheFrameAndConnectionLimits() throws Exception {
-        NodeList connectors = template().getElementsByTagName("transportConnector");
+    @ParameterizedTest
+    @ValueSource(strings = {"activemq-mq1.xml", "activemq-mq2.xml"})
+    void onlyATlsConnectorWithTheFrameAndConnectionLimits(String file) throws Exception {
+        NodeList connectors = template(file).getElementsByTagName("transportConnector");
         assertEquals(1, connectors.getLength());
         String uri = ((Element) connectors.item(0)).getAttribute("uri");
         assertTrue(uri.startsWith("stomp+ssl://"), uri);
@@ -77,11 +85,12 @@ class BrokerTemplateTest {
         assertFalse(uri.contains("SSLv3") || uri.contains("TLSv1.1"), uri);
     }
 
-    @Test
-    void shipsWithAuthenticationAndNoUsableLogin() throws Exception {
-        Document t = template();
+    @ParameterizedTest
+    @ValueSource(strings = {"activemq-mq1.xml", "activemq-mq2.xml"})
+    void shipsWithAuthenticationAndNoUsableLogin(String file) throws Exception {
+        Document t = template(file);
         assertEquals(1, t.getElementsByTagName("jaasAuthenticationPlugin").getLength());
-        assertFalse(Files.readString(DIR.resolve("activemq.xml")).contains("anonymousAccessAllowed=\"true\""));
+        assertFalse(Files.readString(DIR.resolve(file)).contains("anonymousAccessAllowed=\"true\""));
         assertTrue(load("users.properties").isEmpty(), "the template must not ship a password");
         Properties groups = load("groups.properties");
         assertEquals(Set.of(BrokerAccess.PRODUCERS, BrokerAccess.SUPERVISORS, BrokerAccess.CONSUMERS,
@@ -99,10 +108,41 @@ class BrokerTemplateTest {
         return out;
     }
 
-    private static Document template() throws Exception {
+    /**
+     * The pair: both brokers keep their messages in the same KahaDB directory, locked by a shared file locker that a
+     * standby retries every second with a 2 s lock keep-alive, under two broker names; apart from the name and the
+     * comments the two files are the same (so the security rules cannot drift apart).
+     */
+    @Test
+    void theTwoBrokersShareOneLockedStoreAndDifferOnlyInTheirNames() throws Exception {
+        List<String> stores = new ArrayList<>();
+        Set<String> names = new HashSet<>();
+        for (String file : PAIR) {
+            Document t = template(file);
+            Element kahaDb = (Element) t.getElementsByTagName("kahaDB").item(0);
+            stores.add(kahaDb.getAttribute("directory"));
+            assertFalse(kahaDb.getAttribute("directory").contains("${activemq.data}"),
+                    file + ": the store must be on the shared storage, not in the broker's own data directory");
+            assertEquals("2000", kahaDb.getAttribute("lockKeepAlivePeriod"), file);
+            NodeList lockers = kahaDb.getElementsByTagName("shared-file-locker");
+            assertEquals(1, lockers.getLength(), file + ": a shared-file-locker");
+            assertEquals("1000", ((Element) lockers.item(0)).getAttribute("lockAcquireSleepInterval"), file);
+            names.add(((Element) t.getElementsByTagName("broker").item(0)).getAttribute("brokerName"));
+        }
+        assertEquals(1, Set.copyOf(stores).size(), "one shared store: " + stores);
+        assertEquals(Set.of("eventindex-mq1", "eventindex-mq2"), names);
+        assertEquals(withoutCommentsAndName(PAIR.get(0)), withoutCommentsAndName(PAIR.get(1)));
+    }
+
+    private static String withoutCommentsAndName(String file) throws IOException {
+        return Files.readString(DIR.resolve(file)).replaceAll("(?s)<!--.*?-->", "")
+                .replaceAll("brokerName=\"[^\"]*\"", "");
+    }
+
+    private static Document template(String file) throws Exception {
         DocumentBuilderFactory f = DocumentBuilderFactory.newInstance();
         f.setFeature("http://apache.org/xml/features/disallow-doctype-decl", true);
-        return f.newDocumentBuilder().parse(DIR.resolve("activemq.xml").toFile());
+        return f.newDocumentBuilder().parse(DIR.resolve(file).toFile());
     }
 
     private static Properties load(String name) throws IOException {

@@ -49,6 +49,23 @@ final class SystemdUnitsTest {
         }
     }
 
+    /** The broker watchdog runs as the broker's user (to signal it), restarts on failure, and is hardened. */
+    @Test
+    void theBrokerWatchdogUnitRunsAsTheBrokersUserAndIsHardened() throws IOException {
+        String unit = "eventindex-broker-watchdog.service";
+        String text = Files.readString(UNITS.resolve(unit));
+        for (String directive : List.of("User=activemq", "Restart=on-failure", "KillSignal=SIGTERM",
+                "SuccessExitStatus=0 143", "NoNewPrivileges=yes", "ProtectSystem=strict", "ProtectHome=yes",
+                "PrivateTmp=yes", "ReadWritePaths=/var/log/eventindex", "RestartPreventExitStatus=2",
+                "Environment=JAVA_HOME=/usr/lib/jvm/java-17-openjdk-amd64")) {
+            assertTrue(text.lines().anyMatch(directive::equals), unit + " lacks " + directive);
+        }
+        for (String option : List.of("ExecStart=/opt/eventindex/bin/eventindex broker-watchdog --broker 127.0.0.1:",
+                "--pid-file ", "--user ", "--password-file ")) {
+            assertTrue(text.contains(option), unit + " lacks " + option);
+        }
+    }
+
     @Test
     void systemdAnalyzeVerifiesEveryUnitWithoutAWarning() throws IOException, InterruptedException {
         Path analyze = Path.of("/usr/bin/systemd-analyze");
@@ -59,7 +76,9 @@ final class SystemdUnitsTest {
         Path launcher = Files.createDirectories(home.resolve("bin")).resolve("eventindex");
         Files.writeString(launcher, "#!/bin/sh\nexit 0\n");
         Files.setPosixFilePermissions(launcher, PosixFilePermissions.fromString("rwxr-xr-x"));
-        for (String unit : STATE.keySet()) {
+        List<String> units = new ArrayList<>(STATE.keySet());
+        units.add("eventindex-broker-watchdog.service");
+        for (String unit : units) {
             Path copy = temp.resolve(unit);
             Files.writeString(copy, Files.readString(UNITS.resolve(unit)).replace("/opt/eventindex", home.toString()));
             List<String> cmd = new ArrayList<>(List.of(analyze.toString(), "verify", copy.toString()));

@@ -11,6 +11,7 @@ import java.util.concurrent.CountDownLatch;
 import org.eventindex.cli.CommandLines;
 import org.eventindex.cli.VersionProvider;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
@@ -21,6 +22,12 @@ import picocli.CommandLine.Parameters;
  * <p>The broker is secured as in production: every connection must log in with one of the role logins whose
  * passwords are in {@code LOGINS_DIR} (one mode-0600 file per login, {@link BrokerLogins#writeTo}), anonymous access
  * is refused, and each login may use only the destinations {@link org.eventindex.stomp.BrokerAccess} grants its role.
+ *
+ * <p>With {@code --shared-store DIR} it is one broker of a shared-store master/slave pair, as the shipped pair
+ * templates run: its KahaDB is {@code DIR}, shared with the other broker; the broker holding the store's file lock is
+ * the master and opens its STOMP port, the other (the standby) waits for the lock with its port closed, so that a
+ * client's ordered broker list finds the master. {@code --pid-file} writes this process's id for the broker
+ * watchdog, which kills a master that stops answering so that the standby can take the lock.
  */
 @Command(name = "chaos-broker", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "The chaos cluster's ActiveMQ broker, until SIGTERM (clean stop) or SIGKILL; bin/chaos starts"
@@ -32,6 +39,15 @@ public final class BrokerMain implements Callable<Integer> {
     private int port;
     @Parameters(index = "2", paramLabel = "LOGINS_DIR", description = "one mode-0600 password file per login")
     private Path logins;
+    @Option(names = "--shared-store", paramLabel = "DIR", description = "the KahaDB store shared with the other broker"
+            + " of a master/slave pair (DATA_DIR then keeps only this broker's temporary files)")
+    private Path sharedStore;
+    @Option(names = "--lock-retry-ms", paramLabel = "MS", description = "how often a standby tries the shared store's"
+            + " lock (default ${DEFAULT-VALUE})")
+    private long lockRetryMillis = 1000;
+    @Option(names = "--pid-file", paramLabel = "FILE", description = "write this process's id here (for the broker"
+            + " watchdog)")
+    private Path pidFile;
 
     private BrokerMain() {
     }
@@ -53,14 +69,26 @@ public final class BrokerMain implements Callable<Integer> {
     public Integer call() throws Exception {
         Path dir = Files.createDirectories(data.toAbsolutePath());
         BrokerLogins roles = BrokerLogins.readFrom(logins);
-        EmbeddedBroker broker = EmbeddedBroker.startSecured(dir, roles.security(), port);
+        if (pidFile != null) {
+            Files.writeString(pidFile, ProcessHandle.current().pid() + "\n");
+        }
+        EmbeddedBroker broker;
+        if (sharedStore == null) {
+            broker = EmbeddedBroker.startSecured(dir, roles.security(), port);
+        } else {
+            System.out.println("broker waiting for the lock of the shared store " + sharedStore + " (standby until it"
+                    + " holds it)");
+            broker = EmbeddedBroker.startSecured(dir, new EmbeddedBroker.SharedStore(sharedStore.toAbsolutePath(),
+                    java.time.Duration.ofMillis(lockRetryMillis)), roles.security(), port);
+        }
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             broker.close();
             stopped.countDown();
         }, "broker-stop"));
-        System.out.println("broker started: stomp 127.0.0.1:" + broker.stompPort() + ", store " + dir + ", logins "
-                + roles);
+        System.out.println("broker started: stomp 127.0.0.1:" + broker.stompPort() + ", store "
+                + (sharedStore == null ? dir : sharedStore.toAbsolutePath() + " (shared; holding its lock)")
+                + ", logins " + roles);
         stopped.await();
         return 0;
     }

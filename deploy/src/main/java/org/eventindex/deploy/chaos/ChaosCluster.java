@@ -19,8 +19,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.Socket;
 import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -35,15 +33,16 @@ import java.util.TreeMap;
 import java.util.function.Consumer;
 
 /**
- * The whole system as separate processes on this machine: the ActiveMQ broker (a child JVM, KahaDB on disk), the real
- * Ceph RADOS Gateway (monitor, OSD and radosgw processes), an HDFS NameNode and DataNode (child JVMs), a Kudu master
- * and tablet server (the {@code kudu} binary), two supervisors (one active, one standby on a shared journal directory,
- * {@link SupervisorPair}) and two consumers (child JVMs with configuration files, as in production). The broker is
- * secured as in production: one login per role (random passwords in mode-0600 files under {@code <work>/secrets}), no
- * anonymous access, per-destination rules. Every client reaches the broker and S3 through a {@link TcpProxy} so that
- * connection resets and latency can be injected. Consumers' spool directories and the DataNode's data directory are
- * small tmpfs mounts when the harness may mount (root), so that their disks can be made full; the supervisors' journal
- * directory is an ext4 loop device whose writes can be slowed for one process ({@link SlowDisk}).
+ * The whole system as separate processes on this machine: the ActiveMQ broker pair ({@link BrokerPair}: two child
+ * JVMs on one shared KahaDB, a watchdog beside each), the real Ceph RADOS Gateway (monitor, OSD and radosgw processes),
+ * an HDFS NameNode and DataNode (child JVMs), a Kudu master and tablet server (the {@code kudu} binary), two
+ * supervisors (one active, one standby on a shared journal directory, {@link SupervisorPair}) and two consumers (child
+ * JVMs with configuration files, as in production). The broker is secured as in production: one login per role
+ * (random passwords in mode-0600 files under {@code <work>/secrets}), no anonymous access, per-destination rules.
+ * Every client reaches the broker and S3 through a {@link TcpProxy} so that connection resets and latency can be
+ * injected. Consumers' spool directories and the DataNode's data directory are small tmpfs mounts when the harness may
+ * mount (root), so that their disks can be made full; the supervisors' journal directory is an ext4 loop device whose
+ * writes can be slowed for one process ({@link SlowDisk}).
  */
 final class ChaosCluster implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ChaosCluster.class);
@@ -66,9 +65,7 @@ final class ChaosCluster implements AutoCloseable {
     private final Thread shutdownHook = new Thread(this::close, "chaos-cluster-stop");
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private final BrokerLogins logins = BrokerLogins.random();
-    private int brokerPort;
-    private ChildProcess broker;
-    private TcpProxy brokerProxy;
+    private BrokerPair brokers;
     private EmbeddedCeph ceph;
     private TcpProxy s3Proxy;
     private HdfsDaemons hdfs;
@@ -111,17 +108,10 @@ final class ChaosCluster implements AutoCloseable {
     private void startAll() throws Exception {
         Files.createDirectories(work);
         String cp = System.getProperty("java.class.path");
-        progress.accept("starting ActiveMQ broker process (KahaDB in " + work.resolve("broker")
-                + "; one login per role, per-queue access rules)");
+        progress.accept("starting the ActiveMQ broker pair (two processes on one shared KahaDB, a watchdog beside"
+                + " each; one login per role, per-queue access rules)");
         logins.writeTo(secrets());
-        brokerPort = ChildProcess.freePort();
-        List<String> brokerCmd = new ArrayList<>(ChildProcess.javaCommand("384m"));
-        brokerCmd.addAll(List.of("-cp", cp, BrokerMain.class.getName(), work.resolve("broker").toString(),
-                Integer.toString(brokerPort), secrets().toString()));
-        broker = track(new ChildProcess("broker", brokerCmd, Map.of(), logs("broker.log")));
-        broker.start();
-        awaitBroker();
-        brokerProxy = track(TcpProxy.start("127.0.0.1", brokerPort));
+        brokers = track(BrokerPair.start(work, secrets(), logs(""), cp, START_TIMEOUT, progress));
 
         progress.accept("starting Ceph (mon, OSD, radosgw processes)");
         ceph = track(EmbeddedCeph.start(work.resolve("ceph"), S3_ACCESS_KEY, S3_SECRET_KEY));
@@ -196,6 +186,7 @@ final class ChaosCluster implements AutoCloseable {
         return work.resolve("secrets");
     }
 
+    /** The file {@code name} in the logs folder (the folder itself for an empty name). */
     private Path logs(String name) {
         return work.resolve("logs").resolve(name);
     }
@@ -210,7 +201,7 @@ final class ChaosCluster implements AutoCloseable {
 
     private Map<String, String> supervisorConfig(String id, int httpPort, Path journal) {
         Map<String, String> p = new TreeMap<>();
-        p.put(SupervisorConfig.BROKERS, brokerProxy.endpoint());
+        p.put(SupervisorConfig.BROKERS, brokers.endpoints());
         p.put(SupervisorConfig.STOMP_USER, BrokerLogins.SUPERVISOR);
         p.put(SupervisorConfig.STOMP_PASSWORD_FILE,
                 BrokerLogins.passwordFile(secrets(), BrokerLogins.SUPERVISOR).toString());
@@ -240,7 +231,7 @@ final class ChaosCluster implements AutoCloseable {
     private Map<String, String> consumerConfig(int i, Path secret) {
         Map<String, String> p = new TreeMap<>();
         p.put(ConsumerConfig.ID, "consumer-" + (i + 1));
-        p.put(ConsumerConfig.BROKERS, brokerProxy.endpoint());
+        p.put(ConsumerConfig.BROKERS, brokers.endpoints());
         p.put(ConsumerConfig.STOMP_USER, BrokerLogins.CONSUMER);
         p.put(ConsumerConfig.STOMP_PASSWORD_FILE,
                 BrokerLogins.passwordFile(secrets(), BrokerLogins.CONSUMER).toString());
@@ -267,20 +258,6 @@ final class ChaosCluster implements AutoCloseable {
     private <T extends AutoCloseable> T track(T c) {
         started.add(c);
         return c;
-    }
-
-    void awaitBroker() {
-        ChaosWait.until("broker accepting STOMP connections on 127.0.0.1:" + brokerPort + " (log "
-                + broker.log() + ")", START_TIMEOUT, () -> {
-                    if (!broker.isAlive()) {
-                        throw new IllegalStateException("the broker process exited; see " + broker.log());
-                    }
-                    try (Socket s = new Socket(InetAddress.getLoopbackAddress(), brokerPort)) {
-                        return true;
-                    } catch (IOException e) {
-                        return false;
-                    }
-                });
     }
 
     /** Waits for a daemon's {@code /ready} to answer 200. */
@@ -335,13 +312,13 @@ final class ChaosCluster implements AutoCloseable {
 
     /** What producers use: the broker (as the producer login) and S3 through the proxies, like every other client. */
     ProducerLauncher.ProducerEndpoints producerEndpoints() {
-        return new ProducerLauncher.ProducerEndpoints(brokerProxy.endpoint(), BrokerLogins.PRODUCER,
+        return new ProducerLauncher.ProducerEndpoints(brokers.endpoints(), BrokerLogins.PRODUCER,
                 logins.password(BrokerLogins.PRODUCER), s3Endpoint(), BUCKET, S3_ACCESS_KEY, S3_SECRET_KEY);
     }
 
-    /** Settings to reach the broker through its proxy as {@code login} (one of {@link BrokerLogins}' roles). */
+    /** Settings to reach the broker pair through its proxies as {@code login} (one of {@link BrokerLogins}' roles). */
     StompSettings brokerSettings(String login) {
-        return logins.settings(brokerProxy.endpoint(), login);
+        return logins.settings(brokers.endpoints(), login);
     }
 
     Path work() {
@@ -352,12 +329,8 @@ final class ChaosCluster implements AutoCloseable {
         return tables;
     }
 
-    ChildProcess broker() {
-        return broker;
-    }
-
-    TcpProxy brokerProxy() {
-        return brokerProxy;
+    BrokerPair brokers() {
+        return brokers;
     }
 
     TcpProxy s3Proxy() {
@@ -416,9 +389,11 @@ final class ChaosCluster implements AutoCloseable {
     /** Daemons that should be running but are not (a daemon must never die by itself). */
     List<String> deadDaemons() {
         List<String> dead = new ArrayList<>();
-        List<ChildProcess> all = new ArrayList<>(List.of(broker, hdfs.nameNode(), hdfs.dataNode(),
+        List<ChildProcess> all = new ArrayList<>(List.of(hdfs.nameNode(), hdfs.dataNode(),
                 kudu.master(), kudu.tabletServer()));
         all.addAll(supervisors.both());
+        all.addAll(brokers.brokers());
+        all.addAll(brokers.watchdogs());
         all.addAll(consumers);
         for (ChildProcess p : all) {
             if (!p.isAlive()) {

@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import org.eventindex.cli.CommandLines;
 import org.eventindex.cli.VersionProvider;
@@ -42,9 +43,9 @@ public final class ChaosMain implements Callable<Integer> {
     @Option(names = "--faults", paramLabel = "F", description = "faults injected per round, one after the other"
             + " (default 1)")
     private int faults = 1;
-    @Option(names = "--only", paramLabel = "FAULT", split = ",", description = "draw only these fault kinds"
-            + " (comma-separated, e.g. KILL_ACTIVE_SUPERVISOR,PAUSE_ACTIVE_SUPERVISOR; default: every kind)")
-    private List<Fault> only = new ArrayList<>();
+    @Option(names = "--only", paramLabel = "FAULT", split = ",", description = "draw the faults only among these"
+            + " kinds (e.g. KILL_ACTIVE_BROKER,PAUSE_ACTIVE_SUPERVISOR; default: every kind)")
+    private List<Fault> only = List.of();
     @Option(names = "--work", paramLabel = "DIR", description = "folder for every process's data and logs (default"
             + " target/chaos-<seed>-<time>); kept after the run for inspection")
     private Path work;
@@ -53,9 +54,9 @@ public final class ChaosMain implements Callable<Integer> {
     }
 
     /** Checked command line. */
-    record Options(long seed, int rounds, int minutes, int datasets, int faults, Path work, List<Fault> only) {
+    record Options(long seed, int rounds, int minutes, int datasets, int faults, Path work, Set<Fault> only) {
         Options {
-            only = List.copyOf(only);
+            only = Set.copyOf(only);
         }
     }
 
@@ -72,7 +73,7 @@ public final class ChaosMain implements Callable<Integer> {
         atLeast("--datasets", datasets, 1);
         atLeast("--faults", faults, 0);
         Path dir = work != null ? work : Path.of("target", "chaos-" + seed + "-" + System.currentTimeMillis());
-        return new Options(seed, rounds, minutes, datasets, faults, dir.toAbsolutePath(), only);
+        return new Options(seed, rounds, minutes, datasets, faults, dir.toAbsolutePath(), Set.copyOf(only));
     }
 
     private void atLeast(String option, int value, int min) {
@@ -100,6 +101,7 @@ public final class ChaosMain implements Callable<Integer> {
         long t0 = System.nanoTime();
         Duration budget = Duration.ofMinutes(o.minutes());
         List<ChaosRunner.RoundReport> reports = new ArrayList<>();
+        List<BrokerTakeovers.Takeover> takeovers = new ArrayList<>();
         CheckResult last = null;
         try {
             Files.createDirectories(o.work());
@@ -113,7 +115,12 @@ public final class ChaosMain implements Callable<Integer> {
                         System.out.println("[chaos] " + o.minutes() + " minutes reached; no new round");
                         break;
                     }
-                    reports.add(runner.round(r, runner.drawFaults(o.faults(), o.only()), o.datasets()));
+                    try {
+                        reports.add(runner.round(r, runner.drawFaults(o.faults(), o.only()), o.datasets()));
+                    } finally {
+                        takeovers.clear();
+                        takeovers.addAll(runner.takeovers());
+                    }
                 }
                 last = runner.finalCheck();
             }
@@ -121,11 +128,32 @@ public final class ChaosMain implements Callable<Integer> {
             System.err.println("[chaos] the run failed: " + e);
             e.printStackTrace();
             printSummary(reports, null, Duration.ofNanos(System.nanoTime() - t0));
+            printTakeovers(takeovers);
             return 1;
         }
         printSummary(reports, last, Duration.ofNanos(System.nanoTime() - t0));
+        printTakeovers(takeovers);
         boolean ok = last.ok() && reports.stream().allMatch(r -> r.check().ok());
         return ok ? 0 : 1;
+    }
+
+    /** The broker takeovers of the run: how many, and min / median / max of each measured step. */
+    private static void printTakeovers(List<BrokerTakeovers.Takeover> takeovers) {
+        if (takeovers.isEmpty()) {
+            return;
+        }
+        for (boolean paused : new boolean[] {false, true}) {
+            List<BrokerTakeovers.Takeover> t = takeovers.stream().filter(x -> x.paused() == paused).toList();
+            if (t.isEmpty()) {
+                continue;
+            }
+            System.out.println(String.format("broker takeovers after the active broker was %s: %d; min / median / max:"
+                            + "%s accepting STOMP %s, first message %s", paused ? "paused" : "killed", t.size(),
+                    paused ? " watchdog kill " + BrokerTakeovers.spread(t.stream().map(
+                            BrokerTakeovers.Takeover::killed).toList()) + "," : "",
+                    BrokerTakeovers.spread(t.stream().map(BrokerTakeovers.Takeover::accepting).toList()),
+                    BrokerTakeovers.spread(t.stream().map(BrokerTakeovers.Takeover::flowing).toList())));
+        }
     }
 
     private static void printSummary(List<ChaosRunner.RoundReport> reports, CheckResult last, Duration took) {

@@ -67,15 +67,15 @@ final class ChaosRunner {
 
     /** Draws {@code n} faults from the seeded schedule among the available ones. */
     List<Fault> drawFaults(int n) {
-        return drawFaults(n, List.of());
+        return drawFaults(n, java.util.Set.of());
     }
 
-    /** Draws {@code n} faults among the available ones of {@code among} (empty: all). */
-    List<Fault> drawFaults(int n, List<Fault> among) {
-        List<Fault> available = availableFaults().stream().filter(f -> among.isEmpty() || among.contains(f)).toList();
+    /** Draws {@code n} faults among the available ones of {@code only} (every available one when empty). */
+    List<Fault> drawFaults(int n, java.util.Set<Fault> only) {
+        List<Fault> available = availableFaults().stream().filter(f -> only.isEmpty() || only.contains(f)).toList();
         if (available.isEmpty() && n > 0) {
-            throw new IllegalArgumentException("none of the faults " + among + " can be injected here (available: "
-                    + availableFaults() + ")");
+            throw new IllegalArgumentException("none of the faults " + only + " can be injected here: "
+                    + cluster.diskFaultsUnavailable());
         }
         List<Fault> out = new ArrayList<>();
         for (int i = 0; i < n; i++) {
@@ -165,6 +165,11 @@ final class ChaosRunner {
                 check.ok() ? "" : "\n    " + String.join("\n    ", check.violations().stream()
                         .map(Violation::toString).toList())));
         return new RoundReport(index, injected, skipped, datasets, runs, check, took);
+    }
+
+    /** The broker takeovers measured so far. */
+    List<BrokerTakeovers.Takeover> takeovers() {
+        return injector.takeovers();
     }
 
     /** Every dataset checked so far, in round order. */

@@ -4,13 +4,18 @@ package org.eventindex.deploy.chaos;
 enum Fault {
     KILL_SUPERVISOR("kill -9 the standby supervisor, restart it on the shared journal (the active carries on)", false),
     KILL_CONSUMER("kill -9 a consumer (the one with a dataset in flight), restart it", true),
-    KILL_BROKER("kill -9 the broker, restart it on the same KahaDB store and port", false),
+    KILL_BROKER("kill -9 both brokers of the pair, restart both on the shared KahaDB store (the first to take its lock"
+            + " is active)", false),
+    KILL_ACTIVE_BROKER("kill -9 the active broker; the standby takes the store lock; the killed one is restarted after"
+            + " the hold and is the new standby", false),
+    PAUSE_ACTIVE_BROKER("SIGSTOP the active broker; its watchdog kills it, the standby takes the store lock; the"
+            + " killed one is restarted and is the new standby", false),
     KILL_TABLET_SERVER("kill -9 the Kudu tablet server, restart it on the same data and port", true),
     KILL_DATANODE("kill -9 the HDFS DataNode, restart it on the same data", true),
     PAUSE_SUPERVISOR("SIGSTOP the active supervisor within its lease, SIGCONT after the hold (it stays active)", false),
     PAUSE_CONSUMER("SIGSTOP a consumer (the one with a dataset in flight), SIGCONT after the hold", true),
-    BROKER_RESETS("reset every broker connection (TCP RST) repeatedly during the hold", false),
-    BROKER_LATENCY("delay every chunk of broker traffic during the hold", false),
+    BROKER_RESETS("reset every broker connection (TCP RST, both brokers' proxies) repeatedly during the hold", false),
+    BROKER_LATENCY("delay every chunk of broker traffic (both brokers' proxies) during the hold", false),
     S3_RESETS("reset every S3 connection (TCP RST) repeatedly during the hold", true),
     S3_LATENCY("delay every chunk of S3 traffic during the hold", true),
     SPOOL_DISK_FULL("fill the tmpfs under every consumer's spool directory until a consumer fails a dataset", false),

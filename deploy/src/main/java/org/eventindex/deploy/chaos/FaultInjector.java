@@ -1,5 +1,7 @@
 package org.eventindex.deploy.chaos;
 
+import org.eventindex.deploy.BrokerLogins;
+
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
@@ -23,10 +25,17 @@ final class FaultInjector {
 
     private final ChaosCluster cluster;
     private final Consumer<String> log;
+    private final BrokerTakeovers takeovers;
 
     FaultInjector(ChaosCluster cluster, Consumer<String> log) {
         this.cluster = Objects.requireNonNull(cluster, "cluster is null");
         this.log = Objects.requireNonNull(log, "log is null");
+        this.takeovers = new BrokerTakeovers(cluster.brokers(), cluster.brokerSettings(BrokerLogins.ADMIN));
+    }
+
+    /** The broker takeovers measured so far (one per active broker killed or paused). */
+    List<BrokerTakeovers.Takeover> takeovers() {
+        return takeovers.measured();
     }
 
     /** What happened, for the round's report. */
@@ -81,11 +90,10 @@ final class FaultInjector {
                 return new Injected(fault, consumer.name(), hold, "");
             }
             case KILL_BROKER -> {
-                cluster.broker().kill9();
-                ChaosWait.hold(hold);
-                cluster.broker().start();
-                cluster.awaitBroker();
-                return new Injected(fault, "broker", hold, "");
+                return killBrokerPair(fault, hold);
+            }
+            case KILL_ACTIVE_BROKER, PAUSE_ACTIVE_BROKER -> {
+                return takeOver(fault, hold);
             }
             case KILL_TABLET_SERVER -> {
                 cluster.kudu().tabletServer().kill9();
@@ -122,19 +130,19 @@ final class FaultInjector {
                 return new Injected(fault, consumer.name(), hold, "");
             }
             case BROKER_RESETS -> {
-                int n = resetRepeatedly(cluster.brokerProxy(), hold);
-                return new Injected(fault, "broker proxy", hold, n + " sockets reset");
+                int n = resetRepeatedly(cluster.brokers().proxies(), hold);
+                return new Injected(fault, "broker proxies", hold, n + " sockets reset");
             }
             case S3_RESETS -> {
-                int n = resetRepeatedly(cluster.s3Proxy(), hold);
+                int n = resetRepeatedly(List.of(cluster.s3Proxy()), hold);
                 return new Injected(fault, "S3 proxy", hold, n + " sockets reset");
             }
             case BROKER_LATENCY -> {
                 Duration delay = Duration.ofMillis(100 + random.nextInt(400));
-                cluster.brokerProxy().latency(delay);
+                cluster.brokers().proxies().forEach(p -> p.latency(delay));
                 ChaosWait.hold(hold);
-                cluster.brokerProxy().latency(Duration.ZERO);
-                return new Injected(fault, "broker proxy", hold, delay.toMillis() + " ms per chunk");
+                cluster.brokers().proxies().forEach(p -> p.latency(Duration.ZERO));
+                return new Injected(fault, "broker proxies", hold, delay.toMillis() + " ms per chunk");
             }
             case S3_LATENCY -> {
                 Duration delay = Duration.ofMillis(100 + random.nextInt(400));
@@ -266,6 +274,36 @@ final class FaultInjector {
         return line;
     }
 
+    /** Kills both brokers, holds, restarts both: a whole-pair outage that KahaDB's recovery must survive. */
+    private Injected killBrokerPair(Fault fault, Duration hold) {
+        BrokerPair pair = cluster.brokers();
+        pair.brokers().forEach(ChildProcess::kill9);
+        ChaosWait.hold(hold);
+        pair.brokers().forEach(ChildProcess::start);
+        ChildProcess active = pair.awaitActive(RECOVERY_TIMEOUT);
+        return new Injected(fault, "broker pair", hold, active.name() + " active after the restart");
+    }
+
+    /**
+     * Kills (kill -9) or pauses (SIGSTOP) the active broker and measures the standby's takeover; a paused broker is
+     * killed by its watchdog. After the hold (from the fault) the old active broker, dead by then, is started again
+     * as its service manager would, and must come back as the standby (its port closed while the other listens).
+     */
+    private Injected takeOver(Fault fault, Duration hold) {
+        BrokerPair pair = cluster.brokers();
+        ChildProcess active = pair.awaitActive(RECOVERY_TIMEOUT);
+        BrokerTakeovers.Takeover t = takeovers.measure(fault == Fault.PAUSE_ACTIVE_BROKER, active, RECOVERY_TIMEOUT);
+        log.accept("  takeover: " + t);
+        ChaosWait.hold(hold);
+        active.start();
+        ChildProcess now = pair.awaitActive(RECOVERY_TIMEOUT);
+        if (now == active) {
+            throw new IllegalStateException(active.name() + " listens again after its restart although "
+                    + pair.other(active).name() + " had taken over: two brokers active");
+        }
+        return new Injected(fault, active.name(), hold, t.toString());
+    }
+
     /**
      * Fills the disks, waits until the daemon sees them full ({@code seenFull}), runs {@code inPlace}, then holds them
      * full at least {@code hold} and until a consumer has failed a dataset because of it (or {@link #BITE_TIMEOUT}
@@ -329,12 +367,12 @@ final class FaultInjector {
         return 0;
     }
 
-    private static int resetRepeatedly(org.eventindex.testing.TcpProxy proxy, Duration hold) {
+    private static int resetRepeatedly(List<org.eventindex.testing.TcpProxy> proxies, Duration hold) {
         long end = System.nanoTime() + hold.toNanos();
-        int n = proxy.resetAll();
+        int n = proxies.stream().mapToInt(org.eventindex.testing.TcpProxy::resetAll).sum();
         while (System.nanoTime() - end < 0) {
             ChaosWait.hold(RESET_PERIOD);
-            n += proxy.resetAll();
+            n += proxies.stream().mapToInt(org.eventindex.testing.TcpProxy::resetAll).sum();
         }
         return n;
     }

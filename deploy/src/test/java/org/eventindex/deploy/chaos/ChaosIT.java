@@ -47,8 +47,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The chaos suite: one system of separate processes (broker, Ceph RGW, HDFS NameNode + DataNode, Kudu master + tablet
- * server, two supervisors (active and standby), two consumers) shared by a fixed set of scenarios, one per fault kind,
+ * The chaos suite: one system of separate processes (broker pair with watchdogs, Ceph RGW, HDFS NameNode + DataNode,
+ * Kudu master + tablet server, two supervisors (active and standby), two consumers) shared by a fixed set of
+ * scenarios, one per fault kind,
  * each a round of the harness with a fixed seed: a new dataset flows through producer processes while the fault is
  * injected and lifted; then the round is drained and checked (nothing lost, nothing twice, one HDFS file, no temp
  * file, every message accounted for, no daemon dead). The last tests show that the checker fails when the data is
@@ -137,8 +138,35 @@ final class ChaosIT {
     }
 
     @Test @Order(4)
-    void brokerKilled() throws Exception {
+    void brokerPairKilled() throws Exception {
         scenario(Fault.KILL_BROKER);
+    }
+
+    /** kill -9 the active broker of the pair: the standby takes the store lock; nothing lost, nothing twice. */
+    @Test @Order(4)
+    void activeBrokerKilled() throws Exception {
+        scenario(Fault.KILL_ACTIVE_BROKER);
+        assertTakeover(false);
+    }
+
+    /** SIGSTOP the active broker: its watchdog kills it (it kept the lock while stopped), the standby takes over. */
+    @Test @Order(4)
+    void activeBrokerPaused() throws Exception {
+        scenario(Fault.PAUSE_ACTIVE_BROKER);
+        assertTakeover(true);
+    }
+
+    private void assertTakeover(boolean paused) {
+        List<BrokerTakeovers.Takeover> all = runner.takeovers();
+        BrokerTakeovers.Takeover last = all.get(all.size() - 1);
+        LOG.info("broker takeover: {}", last);
+        assertEquals(paused, last.paused());
+        assertTrue(!last.from().equals(last.to()), last.toString());
+        assertTrue(last.accepting().compareTo(last.flowing()) <= 0, last.toString());
+        assertTrue(cluster.brokers().brokers().stream().allMatch(ChildProcess::isAlive),
+                "the old active broker runs again as the standby");
+        assertTrue(cluster.brokers().active().map(b -> b.name().equals(last.to())).orElse(false),
+                "the standby that took over is still the active broker: " + last);
     }
 
     @Test @Order(5)
