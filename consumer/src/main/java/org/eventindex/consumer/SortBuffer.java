@@ -40,6 +40,11 @@ final class SortBuffer {
     private int count;
     /** Whether the events added so far are in sort order (each key at least the one before). */
     private boolean inOrder = true;
+    /** Smallest and largest key added so far (unsigned), valid while count > 0. */
+    private int minRun;
+    private long minEvent;
+    private int maxRun;
+    private long maxEvent;
 
     SortBuffer(long capacity) {
         if (capacity < 0) {
@@ -84,8 +89,21 @@ final class SortBuffer {
             growData(record);
         }
         int payload = RunOutput.putHead(data, used, file, run, event, len);
-        if (inOrder && count > 0 && compare(runs[count - 1], events[count - 1], run, event) > 0) {
+        if (count == 0) {
+            minRun = run;
+            minEvent = event;
+            maxRun = run;
+            maxEvent = event;
+        } else if (compare(maxRun, maxEvent, run, event) <= 0) {
+            maxRun = run;
+            maxEvent = event;
+        } else {
+            // below the largest key so far: below the one before, too
             inOrder = false;
+            if (compare(run, event, minRun, minEvent) < 0) {
+                minRun = run;
+                minEvent = event;
+            }
         }
         offsets[count] = used;
         lengths[count] = record;
@@ -168,6 +186,24 @@ final class SortBuffer {
             run.writeRecord(data, offsets[i], lengths[i]);
         }
         run.flush();
+    }
+
+    /**
+     * Whether every event added so far sorts at or after the key (unsigned), so that the run they make may follow,
+     * in the merge, a run whose last key that is; false when none was added.
+     */
+    boolean startsAtOrAfter(int run, long event) {
+        return count > 0 && compare(run, event, minRun, minEvent) <= 0;
+    }
+
+    /** The run number of the largest key added so far (valid when {@link #count} is not 0). */
+    int maxRun() {
+        return maxRun;
+    }
+
+    /** The event number of the largest key added so far (valid when {@link #count} is not 0). */
+    long maxEvent() {
+        return maxEvent;
     }
 
     /** Forgets the events added; the arrays stay for the next object. */
