@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.util.ArrayDeque;
+import java.util.Arrays;
 
 /**
  * Memory in which the fetch threads keep sorted runs instead of writing them to the spool dir, up to a budget of
@@ -78,7 +79,8 @@ final class RunMemory {
     static final class InMemory implements SortedRun {
         private final RunMemory owner;
         private byte[][] blocks;
-        private final long length;
+        /** Bytes taken for the run, then ({@link #trim}) bytes written. */
+        private long length;
         private long written;
 
         private InMemory(RunMemory owner, byte[][] blocks, long length) {
@@ -118,6 +120,22 @@ final class RunMemory {
                 off += n;
                 len -= n;
             }
+        }
+
+        /**
+         * Ends the writing of a run shorter than the bytes taken for it: the run is what was written, and the blocks
+         * it does not use are given back.
+         */
+        synchronized void trim() {
+            if (blocks == null) {
+                return;
+            }
+            int need = (int) ((written + BLOCK - 1) / BLOCK);
+            if (need < blocks.length) {
+                owner.give(Arrays.copyOfRange(blocks, need, blocks.length));
+                blocks = Arrays.copyOf(blocks, need);
+            }
+            length = written;
         }
 
         /**

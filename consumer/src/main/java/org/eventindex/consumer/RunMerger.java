@@ -154,8 +154,9 @@ final class RunMerger {
             int w = k == 1 ? 0 : winner[1];
             while (!readers[w].done) {
                 Reader r = readers[w];
-                int at = r.payload();
-                sink.accept(r.run.guidBase() + r.guid, r.runNumber, r.event, r.payloadBuffer(), at, r.length);
+                r.payload();
+                sink.accept(r.run.guidBase() + r.guid, r.runNumber, r.event, r.payloadBuf, r.payloadOff,
+                        r.payloadLen);
                 r.done = !r.advance();
                 for (int t = (w + k) >>> 1; t >= 1; t >>>= 1) {
                     if (before(readers[loser[t]], readers[w])) {
@@ -200,10 +201,18 @@ final class RunMerger {
         final RecordInput in;
         boolean done;
         byte[] large;
+        /** Decodes the events whose token strings are coded ({@link RunOutput#CODED}). */
+        final TokenPrefixCoder coder = new TokenPrefixCoder();
         int runNumber;
         long event;
         int guid;
+        /** Bytes of the current event in the run (coded or not), and whether they are coded. */
         int length;
+        boolean coded;
+        /** The current event's bytes, decoded: set by {@link #payload}. */
+        byte[] payloadBuf;
+        int payloadOff;
+        int payloadLen;
 
         Reader(int rank, Run run, int buffer) throws IOException {
             this.rank = rank;
@@ -224,30 +233,49 @@ final class RunMerger {
             } catch (EOFException e) {
                 throw truncated(e);
             }
-            if (length < 0 || guid < 0) {
+            coded = (length & RunOutput.CODED) != 0;
+            length &= ~RunOutput.CODED;
+            if (guid < 0) {
                 throw new IOException("dataset " + label + ": run " + run.run() + " is corrupt (length " + length
                         + ", file " + guid + ")");
             }
             return true;
         }
 
-        /** Reads the current payload; its offset in {@link #payloadBuffer()}. */
-        int payload() throws IOException {
+        /** Reads the current event's bytes, decoded: {@link #payloadBuf} at {@link #payloadOff}. */
+        void payload() throws IOException {
+            byte[] buf;
+            int at;
             try {
                 if (length <= in.buffer().length) {
-                    large = null;
-                    return in.take(length);
+                    buf = in.buffer();
+                    at = in.take(length);
+                } else {
+                    if (large == null || large.length < length) {
+                        large = new byte[length];
+                    }
+                    buf = large;
+                    at = 0;
+                    in.readFully(large, 0, length);
                 }
-                large = new byte[length];
-                in.readFully(large, 0, length);
-                return 0;
             } catch (EOFException e) {
                 throw truncated(e);
             }
-        }
-
-        byte[] payloadBuffer() {
-            return large != null ? large : in.buffer();
+            if (!coded) {
+                // an event written as it is leaves no tokens for the next one to be coded against
+                coder.reset();
+                payloadBuf = buf;
+                payloadOff = at;
+                payloadLen = length;
+                return;
+            }
+            if (!coder.decode(buf, at, length)) {
+                throw new IOException("dataset " + label + ": run " + run.run() + " is corrupt (an event's coded"
+                        + " token strings do not decode, " + length + " bytes)");
+            }
+            payloadBuf = coder.output();
+            payloadOff = 0;
+            payloadLen = coder.length();
         }
 
         private IOException truncated(EOFException e) {
