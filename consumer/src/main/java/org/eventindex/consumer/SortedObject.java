@@ -226,5 +226,10 @@ final class SortedObject implements SelectedRecords {
         void give(SortBuffer b) {
             free.add(b);
         }
+
+        /** Drops the buffers (their arrays are collected); only once no object is being read any more. */
+        void release() {
+            free.clear();
+        }
     }
 }
