@@ -247,6 +247,10 @@ public final class ParquetConsolidatedFormat implements ConsolidatedFormat {
         public void close() throws IOException {
             IOException failed = SortedRun.deleteAll(objectRuns.stream().map(RunMerger.Run::run).toList());
             objectRuns.clear();
+            if (runMemory != null) {
+                // the file is written (or failed): the Kudu load that follows gets the run memory's heap
+                runMemory.releaseFree();
+            }
             if (failed != null) {
                 throw failed;
             }

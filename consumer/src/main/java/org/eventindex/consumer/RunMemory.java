@@ -9,7 +9,8 @@ import java.util.Arrays;
 /**
  * Memory in which the fetch threads keep sorted runs instead of writing them to the spool dir, up to a budget of
  * {@code budgetBytes} for the consumer: blocks of {@value #BLOCK} bytes, allocated on first use and then reused from
- * run to run and dataset to dataset (kept, not collected: a consumer that has needed them once will again). A run
+ * run to run within a dataset; {@link #releaseFree} drops them once the dataset's file is written, so that the Kudu
+ * load that follows in the same heap has that memory (decision 0036; they used to be kept for the next dataset). A run
  * takes all the blocks it needs before it is written, or none and goes to disk; so runs that do not fit, and
  * datasets bigger than the budget, still complete, with their other runs on disk. Thread-safe.
  */
@@ -63,6 +64,16 @@ final class RunMemory {
             }
         }
         return new InMemory(this, blocks, bytes);
+    }
+
+    /** Drops the blocks no run holds (they are collected); the next runs allocate new ones. */
+    synchronized void releaseFree() {
+        free.clear();
+    }
+
+    /** Blocks allocated and not held by a run, kept for the next runs. */
+    synchronized int freeBlocks() {
+        return free.size();
     }
 
     private synchronized void give(byte[][] blocks) {
@@ -151,14 +162,8 @@ final class RunMemory {
             if (written != length) {
                 throw new IOException(this + " has only " + written + " written");
             }
-            return new InputStream() {
+            return new BulkInputStream() {
                 private long read;
-
-                @Override
-                public int read() throws IOException {
-                    byte[] one = new byte[1];
-                    return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
-                }
 
                 @Override
                 public int read(byte[] b, int off, int len) throws IOException {

@@ -77,15 +77,9 @@ sealed interface SortedRun permits SortedRun.OnDisk, SortedRun.Chain, RunMemory.
 
         @Override
         public InputStream open() {
-            return new InputStream() {
+            return new BulkInputStream() {
                 private int next;
                 private InputStream in;
-
-                @Override
-                public int read() throws IOException {
-                    byte[] one = new byte[1];
-                    return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
-                }
 
                 @Override
                 public int read(byte[] b, int off, int len) throws IOException {
