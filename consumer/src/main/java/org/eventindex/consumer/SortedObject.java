@@ -32,7 +32,7 @@ final class SortedObject implements SelectedRecords {
     private EventScan ownScan;
     private final List<SpbRecord> guidRecords = new ArrayList<>();
     private final List<SortedRun> files = new ArrayList<>();
-    /** Per run in {@link #files}: whether it is in sort order after the one before (then the merge reads both as one). */
+    /** Per run in {@link #files}: whether it follows the one before in sort order (the merge reads both as one). */
     private final List<Boolean> follows = new ArrayList<>();
     /** The largest key of the last run written. */
     private int lastMaxRun;
