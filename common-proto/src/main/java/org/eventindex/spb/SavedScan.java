@@ -92,6 +92,37 @@ public final class SavedScan {
     }
 
     /**
+     * Tokens of the scan saved in {@code bytes[off, off + len)}, for readers that handle its token strings without
+     * restoring it (the consumer's run files code each token against the one before); -1 when it is saved without
+     * fields or too short to hold them.
+     */
+    public static int tokenCount(byte[] bytes, int off, int len) {
+        if (len < FIXED || bytes[off] != WITH_FIELDS) {
+            return -1;
+        }
+        int tokens = bytes[off + 3] & 0xff;
+        return eventOffset(tokens) <= len ? tokens : -1;
+    }
+
+    /** Where the event's bytes start in a scan saved with fields and {@code tokens} tokens, from its start. */
+    public static int eventOffset(int tokens) {
+        return FIXED + PER_TOKEN * tokens;
+    }
+
+    /**
+     * Offset of token {@code i}'s POOL token string in the event of the scan saved at {@code bytes[off]} (with
+     * fields: {@link #tokenCount} at least {@code i + 1}), from the event's start; {@value #ABSENT} when not set.
+     */
+    public static int tokenOffset(byte[] bytes, int off, int i) {
+        return (short) U16.get(bytes, off + FIXED + PER_TOKEN * i + 4) & 0xffff;
+    }
+
+    /** Length of token {@code i}'s POOL token string in the scan saved at {@code bytes[off]}. */
+    public static int tokenLength(byte[] bytes, int off, int i) {
+        return (short) U16.get(bytes, off + FIXED + PER_TOKEN * i + 6) & 0xffff;
+    }
+
+    /**
      * Restores into {@code e} the scan saved in {@code bytes[off, off + len)}, pointing into that array. The fields
      * are taken as saved (the event was canonical when it was scanned); an event saved without them is scanned.
      *

@@ -101,6 +101,8 @@ final class Consolidator {
                     pending.put(o.index(), pool.submit(() -> fetch(o, selection, bytes)));
                 }
             }
+            // every object is sorted: the sort buffers' arrays are garbage before the merge and the Parquet writer
+            buffers.release();
             writer.finish(maxEnd);
             return new Result(writer.events(), n, bytes.get(), guids);
         } finally {

@@ -222,8 +222,8 @@ public record ConsumerConfig(
             new ConfigKey(RUN_MEMORY_BYTES, "<(JVM maximum heap - 384 MiB) / 2>", null,
                     "Sorted runs (Parquet) kept in the consumer's heap, instead of being written to the spool dir,"
                             + " up to this many bytes at a time; the runs beyond it go to the spool dir. The memory is"
-                            + " allocated as runs need it and then kept for the next datasets. 0 writes every run to"
-                            + " the spool dir."),
+                            + " allocated as runs need it and dropped once the dataset's file is written. 0 writes"
+                            + " every run to the spool dir."),
             new ConfigKey(PARQUET_ENCODING_THREADS, "2", null,
                     "Threads encoding the columns of a consolidated Parquet file: 2 encodes half of them on a thread"
                             + " of their own, 1 keeps all on the handler's thread. The file is the same either way."),

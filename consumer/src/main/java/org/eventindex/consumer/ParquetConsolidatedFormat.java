@@ -43,6 +43,8 @@ public final class ParquetConsolidatedFormat implements ConsolidatedFormat {
     private final int encodingThreads;
     /** Shared by the files this format writes (one at a time per consumer); null: every run is a file. */
     private final RunMemory runMemory;
+    /** Runs merged at once ({@link RunMerger#FAN_IN} but in tests of intermediate merge passes). */
+    private final int fanIn;
 
     /**
      * @param encodingThreads 1: Parquet columns encoded on the calling thread; 2: half of them on a second thread
@@ -58,6 +60,17 @@ public final class ParquetConsolidatedFormat implements ConsolidatedFormat {
     /** @param writers opens the Parquet writer of each file ({@link #OWN_ENCODERS} but in benchmarks) */
     public ParquetConsolidatedFormat(Path spillDir, long sortMemoryBytes, int encodingThreads,
                                      long runMemoryBytes, WriterFactory writers) {
+        this(spillDir, sortMemoryBytes, encodingThreads, runMemoryBytes, writers, RunMerger.FAN_IN);
+    }
+
+    /** @param fanIn runs merged at once (at least 2); fewer than {@link RunMerger#FAN_IN} only in tests */
+    ParquetConsolidatedFormat(Path spillDir, long sortMemoryBytes, int encodingThreads, long runMemoryBytes,
+                              WriterFactory writers, int fanIn) {
+        if (fanIn < 2 || fanIn > RunMerger.FAN_IN) {
+            throw new IllegalArgumentException("merge fan-in must be between 2 and " + RunMerger.FAN_IN + ": "
+                    + fanIn);
+        }
+        this.fanIn = fanIn;
         this.writers = Objects.requireNonNull(writers, "writers is null");
         if (encodingThreads < 1 || encodingThreads > 2) {
             throw new IllegalArgumentException("Parquet encoding threads must be 1 or 2: " + encodingThreads);
@@ -186,7 +199,7 @@ public final class ParquetConsolidatedFormat implements ConsolidatedFormat {
             boolean ok = false;
             try {
                 String dataset = header.getInputDsName();
-                MergePipeline.Source source = sink -> new RunMerger(spillDir, dataset, RunMerger.FAN_IN)
+                MergePipeline.Source source = sink -> new RunMerger(spillDir, dataset, fanIn)
                         .merge(objectRuns, sink);
                 MergePipeline.run(source, dataset, guids::get, rows -> parquet.write(
                         new ConsolidatedFileWriter.RowBatch() {
@@ -234,6 +247,10 @@ public final class ParquetConsolidatedFormat implements ConsolidatedFormat {
         public void close() throws IOException {
             IOException failed = SortedRun.deleteAll(objectRuns.stream().map(RunMerger.Run::run).toList());
             objectRuns.clear();
+            if (runMemory != null) {
+                // the file is written (or failed): the Kudu load that follows gets the run memory's heap
+                runMemory.releaseFree();
+            }
             if (failed != null) {
                 throw failed;
             }

@@ -4,11 +4,13 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.util.ArrayDeque;
+import java.util.Arrays;
 
 /**
  * Memory in which the fetch threads keep sorted runs instead of writing them to the spool dir, up to a budget of
  * {@code budgetBytes} for the consumer: blocks of {@value #BLOCK} bytes, allocated on first use and then reused from
- * run to run and dataset to dataset (kept, not collected: a consumer that has needed them once will again). A run
+ * run to run within a dataset; {@link #releaseFree} drops them once the dataset's file is written, so that the Kudu
+ * load that follows in the same heap has that memory (decision 0036; they used to be kept for the next dataset). A run
  * takes all the blocks it needs before it is written, or none and goes to disk; so runs that do not fit, and
  * datasets bigger than the budget, still complete, with their other runs on disk. Thread-safe.
  */
@@ -64,6 +66,16 @@ final class RunMemory {
         return new InMemory(this, blocks, bytes);
     }
 
+    /** Drops the blocks no run holds (they are collected); the next runs allocate new ones. */
+    synchronized void releaseFree() {
+        free.clear();
+    }
+
+    /** Blocks allocated and not held by a run, kept for the next runs. */
+    synchronized int freeBlocks() {
+        return free.size();
+    }
+
     private synchronized void give(byte[][] blocks) {
         for (byte[] b : blocks) {
             free.push(b);
@@ -78,7 +90,8 @@ final class RunMemory {
     static final class InMemory implements SortedRun {
         private final RunMemory owner;
         private byte[][] blocks;
-        private final long length;
+        /** Bytes taken for the run, then ({@link #trim}) bytes written. */
+        private long length;
         private long written;
 
         private InMemory(RunMemory owner, byte[][] blocks, long length) {
@@ -121,6 +134,22 @@ final class RunMemory {
         }
 
         /**
+         * Ends the writing of a run shorter than the bytes taken for it: the run is what was written, and the blocks
+         * it does not use are given back.
+         */
+        synchronized void trim() {
+            if (blocks == null) {
+                return;
+            }
+            int need = (int) ((written + BLOCK - 1) / BLOCK);
+            if (need < blocks.length) {
+                owner.give(Arrays.copyOfRange(blocks, need, blocks.length));
+                blocks = Arrays.copyOf(blocks, need);
+            }
+            length = written;
+        }
+
+        /**
          * Opens the run for reading. Each read takes the run's lock (once per call, not per byte), so a
          * {@link #delete} while a stream is open makes its next read fail rather than return the bytes of whichever
          * run gets the blocks next.
@@ -133,14 +162,8 @@ final class RunMemory {
             if (written != length) {
                 throw new IOException(this + " has only " + written + " written");
             }
-            return new InputStream() {
+            return new BulkInputStream() {
                 private long read;
-
-                @Override
-                public int read() throws IOException {
-                    byte[] one = new byte[1];
-                    return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
-                }
 
                 @Override
                 public int read(byte[] b, int off, int len) throws IOException {

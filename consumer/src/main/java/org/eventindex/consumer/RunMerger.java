@@ -10,17 +10,25 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * K-way merges sorted runs ({@link RunOutput}'s layout, in files or in memory: {@link SortedRun}) by unsigned (run, event); equal keys come in the order
- * of the runs in the list, then in their order within a run. Given the runs of each object in chunk order and the
- * objects in signal order, that is the order of a stable sort of all events in signal order. At most {@code fanIn}
- * runs are open at a time, each read through a {@value #READ_BUFFER}-byte buffer: beyond that, consecutive groups are
- * first merged into bigger runs (which keeps the tie order), as many passes as needed. Every run given is deleted
- * once merged; so are the intermediate ones, also on failure.
+ * K-way merges sorted runs ({@link RunOutput}'s layout, in files or in memory: {@link SortedRun}) by unsigned (run,
+ * event); equal keys come in the order of the runs in the list, then in their order within a run. Given the runs of
+ * each object in chunk order and the objects in signal order, that is the order of a stable sort of all events in
+ * signal order. The runs' read buffers share {@value #MERGE_MEMORY_BYTES} bytes, each between
+ * {@value #MIN_READ_BUFFER} and {@value #READ_BUFFER} bytes, so at most {@code fanIn} runs are open at a time
+ * ({@link #FAN_IN} unless given): a dataset's runs are merged in one pass up to that many (no intermediate run is
+ * written). Beyond it, the fewest consecutive runs needed are first merged into bigger ones (which keeps the tie
+ * order), as many passes as needed, so that the last pass has {@code fanIn} runs. Every run given is deleted once
+ * merged; so are the intermediate ones, also on failure.
  */
 final class RunMerger {
-    /** Runs open at once in a merge: 64 x 64 KiB of read buffers. */
-    static final int FAN_IN = 64;
+    /** Memory of the read buffers of the runs merged at once. */
+    static final long MERGE_MEMORY_BYTES = 32L << 20;
+    /** Read buffer of a run when many are merged at once (an event longer than this is read into its own array). */
+    static final int MIN_READ_BUFFER = 8 * 1024;
+    /** Read buffer of a run when few are merged at once. */
     static final int READ_BUFFER = RunOutput.BLOCK;
+    /** Runs open at once in a merge: as many as {@link #MERGE_MEMORY_BYTES} gives the smallest read buffer. */
+    static final int FAN_IN = (int) (MERGE_MEMORY_BYTES / MIN_READ_BUFFER);
 
     /** A run whose file indexes are relative to {@code guidBase} (the object's first input file). */
     record Run(SortedRun run, int guidBase) {
@@ -71,15 +79,24 @@ final class RunMerger {
         }
     }
 
-    /** Merges consecutive groups of {@code fanIn} runs, each into one run whose file indexes are absolute. */
+    /**
+     * Merges consecutive groups of up to {@code fanIn} runs from the start, each into one run whose file indexes are
+     * absolute, until the level has {@code fanIn} runs (or as few as one pass can make it); the rest pass as they
+     * are.
+     */
     private List<Run> mergePass(List<Run> level, List<SortedRun> intermediate) throws IOException {
         List<Run> next = new ArrayList<>();
-        for (int i = 0; i < level.size(); i += fanIn) {
-            List<Run> group = level.subList(i, Math.min(level.size(), i + fanIn));
-            if (group.size() == 1) {
-                next.add(group.get(0));
+        int excess = level.size() - fanIn;
+        for (int i = 0; i < level.size(); ) {
+            // a group of g runs makes the level g - 1 runs shorter
+            int g = Math.min(Math.min(fanIn, excess + 1), level.size() - i);
+            if (g < 2) {
+                next.add(level.get(i++));
                 continue;
             }
+            List<Run> group = level.subList(i, i + g);
+            i += g;
+            excess -= g - 1;
             Files.createDirectories(dir);
             Path file = Files.createTempFile(dir, "merge-", ".run");
             SortedRun merged = SortedRun.file(file);
@@ -115,9 +132,10 @@ final class RunMerger {
             return;
         }
         Reader[] readers = new Reader[k];
+        int buffer = readBuffer(k);
         try {
             for (int i = 0; i < k; i++) {
-                readers[i] = new Reader(i, group.get(i));
+                readers[i] = new Reader(i, group.get(i), buffer);
                 readers[i].done = !readers[i].advance();
             }
             // node t (1..k-1) holds the loser of the match below it; leaves are k..2k-1, parent of t is t / 2
@@ -136,8 +154,9 @@ final class RunMerger {
             int w = k == 1 ? 0 : winner[1];
             while (!readers[w].done) {
                 Reader r = readers[w];
-                int at = r.payload();
-                sink.accept(r.run.guidBase() + r.guid, r.runNumber, r.event, r.payloadBuffer(), at, r.length);
+                r.payload();
+                sink.accept(r.run.guidBase() + r.guid, r.runNumber, r.event, r.payloadBuf, r.payloadOff,
+                        r.payloadLen);
                 r.done = !r.advance();
                 for (int t = (w + k) >>> 1; t >= 1; t >>>= 1) {
                     if (before(readers[loser[t]], readers[w])) {
@@ -154,6 +173,13 @@ final class RunMerger {
                 }
             }
         }
+    }
+
+    /** Bytes of each run's read buffer when {@code k} runs are merged at once: a share of the merge memory. */
+    static int readBuffer(int k) {
+        long share = MERGE_MEMORY_BYTES / Math.max(1, k);
+        // a multiple of 4 KiB, the page size of the reads from the spool
+        return (int) Math.max(MIN_READ_BUFFER, Math.min(READ_BUFFER, share & ~4095L));
     }
 
     /** The merge order: by unsigned (run, event), then by the run's rank; an exhausted run comes after all. */
@@ -175,15 +201,23 @@ final class RunMerger {
         final RecordInput in;
         boolean done;
         byte[] large;
+        /** Decodes the events whose token strings are coded ({@link RunOutput#CODED}). */
+        final TokenPrefixCoder coder = new TokenPrefixCoder();
         int runNumber;
         long event;
         int guid;
+        /** Bytes of the current event in the run (coded or not), and whether they are coded. */
         int length;
+        boolean coded;
+        /** The current event's bytes, decoded: set by {@link #payload}. */
+        byte[] payloadBuf;
+        int payloadOff;
+        int payloadLen;
 
-        Reader(int rank, Run run) throws IOException {
+        Reader(int rank, Run run, int buffer) throws IOException {
             this.rank = rank;
             this.run = run;
-            this.in = new RecordInput(run.run().open(), READ_BUFFER);
+            this.in = new RecordInput(run.run().open(), buffer);
         }
 
         boolean advance() throws IOException {
@@ -199,30 +233,49 @@ final class RunMerger {
             } catch (EOFException e) {
                 throw truncated(e);
             }
-            if (length < 0 || guid < 0) {
+            coded = (length & RunOutput.CODED) != 0;
+            length &= ~RunOutput.CODED;
+            if (guid < 0) {
                 throw new IOException("dataset " + label + ": run " + run.run() + " is corrupt (length " + length
                         + ", file " + guid + ")");
             }
             return true;
         }
 
-        /** Reads the current payload; its offset in {@link #payloadBuffer()}. */
-        int payload() throws IOException {
+        /** Reads the current event's bytes, decoded: {@link #payloadBuf} at {@link #payloadOff}. */
+        void payload() throws IOException {
+            byte[] buf;
+            int at;
             try {
-                if (length <= READ_BUFFER) {
-                    large = null;
-                    return in.take(length);
+                if (length <= in.buffer().length) {
+                    buf = in.buffer();
+                    at = in.take(length);
+                } else {
+                    if (large == null || large.length < length) {
+                        large = new byte[length];
+                    }
+                    buf = large;
+                    at = 0;
+                    in.readFully(large, 0, length);
                 }
-                large = new byte[length];
-                in.readFully(large, 0, length);
-                return 0;
             } catch (EOFException e) {
                 throw truncated(e);
             }
-        }
-
-        byte[] payloadBuffer() {
-            return large != null ? large : in.buffer();
+            if (!coded) {
+                // an event written as it is leaves no tokens for the next one to be coded against
+                coder.reset();
+                payloadBuf = buf;
+                payloadOff = at;
+                payloadLen = length;
+                return;
+            }
+            if (!coder.decode(buf, at, length)) {
+                throw new IOException("dataset " + label + ": run " + run.run() + " is corrupt (an event's coded"
+                        + " token strings do not decode, " + length + " bytes)");
+            }
+            payloadBuf = coder.output();
+            payloadOff = 0;
+            payloadLen = coder.length();
         }
 
         private IOException truncated(EOFException e) {

@@ -6,7 +6,6 @@ import org.eventindex.spb.SavedScan;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
-import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,15 +16,16 @@ import java.util.Arrays;
  * One fetch thread's in-memory sort of an object's events: each event goes into one arena array as the record a run
  * file holds ({@link RunOutput#putHead head} then payload) and its key into primitive arrays, all reused from object
  * to object, so sorting costs no allocation per event. {@link #writeRun} sorts by unsigned (run, event), ties in the
- * order the events were added, and writes the run file that {@link RunMerger} reads. Events usually arrive in that
- * order already (those of an input file are in increasing order): then the arena is the run file and is written as
- * it is, without a copy per event. Holds at most {@code capacity} bytes (head + payload + {@link #INDEX_BYTES} per
+ * order the events were added, and writes the run file that {@link RunMerger} reads, through {@link RunOutput}
+ * (which codes each event's token strings against the event before). Events usually arrive in that order already
+ * (those of an input file are in increasing order): then the arena is written in its order, without sorting. Holds at
+ * most {@code capacity} bytes (head + payload + {@link #INDEX_BYTES} per
  * event), except that a single event always fits. Not thread-safe.
  */
 final class SortBuffer {
     /** Index bytes per event: record offset, record length, run, event, and two sort permutation slots. */
     static final int INDEX_BYTES = 4 + 4 + 4 + 8 + 4 + 4;
-    /** Bytes per write of an arena in order: bounds the JDK's temporary direct buffer for a heap array. */
+    /** Bytes per write to a run file at most: bounds the JDK's temporary direct buffer for a heap array. */
     static final int WRITE_CHUNK = 4 * RunOutput.BLOCK;
 
     private final long capacity;
@@ -38,8 +38,15 @@ final class SortBuffer {
     private int[] order = new int[0];
     private int[] scratch = new int[0];
     private int count;
+    /** Bytes the coding of token strings may add at most (a prefix length per token: none shared). */
+    private long codingSlack;
     /** Whether the events added so far are in sort order (each key at least the one before). */
     private boolean inOrder = true;
+    /** Smallest and largest key added so far (unsigned), valid while count > 0. */
+    private int minRun;
+    private long minEvent;
+    private int maxRun;
+    private long maxEvent;
 
     SortBuffer(long capacity) {
         if (capacity < 0) {
@@ -63,6 +70,7 @@ final class SortBuffer {
     void add(int run, long event, int file, byte[] buf, int off, int len) {
         int payload = reserve(run, event, file, len);
         System.arraycopy(buf, off, data, payload, len);
+        codingSlack += (long) TokenPrefixCoder.PREFIX_BYTES * Math.max(0, SavedScan.tokenCount(data, payload, len));
     }
 
     /**
@@ -70,8 +78,10 @@ final class SortBuffer {
      * {@link #fits} with that), so that the merge does not scan it again.
      */
     void add(EventScan e, int file) {
-        int payload = reserve(e.runNumber, e.eventNumber, file, SavedScan.length(e));
+        int len = SavedScan.length(e);
+        int payload = reserve(e.runNumber, e.eventNumber, file, len);
         SavedScan.write(e, data, payload);
+        codingSlack += (long) TokenPrefixCoder.PREFIX_BYTES * Math.max(0, SavedScan.tokenCount(data, payload, len));
     }
 
     /** Makes room for a record of {@code len} payload bytes, writes its head and indexes it; the payload's offset. */
@@ -84,8 +94,21 @@ final class SortBuffer {
             growData(record);
         }
         int payload = RunOutput.putHead(data, used, file, run, event, len);
-        if (inOrder && count > 0 && compare(runs[count - 1], events[count - 1], run, event) > 0) {
+        if (count == 0) {
+            minRun = run;
+            minEvent = event;
+            maxRun = run;
+            maxEvent = event;
+        } else if (compare(maxRun, maxEvent, run, event) <= 0) {
+            maxRun = run;
+            maxEvent = event;
+        } else {
+            // below the largest key so far: below the one before, too
             inOrder = false;
+            if (compare(run, event, minRun, minEvent) < 0) {
+                minRun = run;
+                minEvent = event;
+            }
         }
         offsets[count] = used;
         lengths[count] = record;
@@ -107,19 +130,18 @@ final class SortBuffer {
 
     /**
      * Sorts what was added and writes it as a run, in {@code memory} if it has room for it (and is not null),
-     * otherwise as a file in {@code dir}; then empties the buffer (keeping its arrays).
+     * otherwise as a file in {@code dir}; then empties the buffer (keeping its arrays). The run is written in
+     * {@link RunOutput}'s layout (its token strings coded), so its size is known only once written: it is written to
+     * {@code memory} when the arena's size (and what the coding could add) fits there, and what it did not use is
+     * given back.
      */
     SortedRun writeRun(Path dir, String prefix, RunMemory memory) throws IOException {
-        RunMemory.InMemory kept = memory == null ? null : memory.take(used);
+        RunMemory.InMemory kept = memory == null ? null : memory.take(used + codingSlack);
         if (kept != null) {
             boolean ok = false;
             try {
-                OutputStream out = kept.output();
-                if (inOrder) {
-                    out.write(data, 0, used);
-                } else {
-                    writeSorted(out);
-                }
+                writeRecords(kept.output());
+                kept.trim();
                 ok = true;
             } finally {
                 if (!ok) {
@@ -133,11 +155,7 @@ final class SortBuffer {
         Path file = Files.createTempFile(dir, prefix, ".run");
         boolean ok = false;
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
-            if (inOrder) {
-                writeArena(ch);
-            } else {
-                writeSorted(Channels.newOutputStream(ch));
-            }
+            writeRecords(new ChannelOutput(ch));
             ok = true;
         } finally {
             if (!ok) {
@@ -148,32 +166,73 @@ final class SortBuffer {
         return SortedRun.file(file);
     }
 
-    /** The arena holds the records in sort order: it is the run file. */
-    private void writeArena(FileChannel ch) throws IOException {
-        for (int at = 0; at < used; ) {
-            ByteBuffer chunk = ByteBuffer.wrap(data, at, Math.min(WRITE_CHUNK, used - at));
-            while (chunk.hasRemaining()) {
-                ch.write(chunk);
+    /** Writes the records in sort order (the arena's order when they came in order) through {@link RunOutput}. */
+    private void writeRecords(OutputStream out) throws IOException {
+        RunOutput run = new RunOutput(out);
+        if (inOrder) {
+            for (int k = 0; k < count; k++) {
+                run.writeRecord(data, offsets[k]);
             }
-            at = chunk.position();
+        } else {
+            sort();
+            for (int k = 0; k < count; k++) {
+                run.writeRecord(data, offsets[order[k]]);
+            }
+        }
+        run.flush();
+    }
+
+    /**
+     * Writes blocks of a heap array to a channel without the stream adapter's locks, at most {@link #WRITE_CHUNK} at
+     * a time (bounds the JDK's temporary direct buffer).
+     */
+    private static final class ChannelOutput extends OutputStream {
+        private final FileChannel ch;
+
+        ChannelOutput(FileChannel ch) {
+            this.ch = ch;
+        }
+
+        @Override
+        public void write(int b) throws IOException {
+            write(new byte[]{(byte) b}, 0, 1);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+            for (int at = off; at < off + len; ) {
+                ByteBuffer chunk = ByteBuffer.wrap(b, at, Math.min(WRITE_CHUNK, off + len - at));
+                while (chunk.hasRemaining()) {
+                    ch.write(chunk);
+                }
+                at = chunk.position();
+            }
         }
     }
 
-    /** Gathers the records in sort order into blocks. */
-    private void writeSorted(OutputStream out) throws IOException {
-        sort();
-        RunOutput run = new RunOutput(out);
-        for (int k = 0; k < count; k++) {
-            int i = order[k];
-            run.writeRecord(data, offsets[i], lengths[i]);
-        }
-        run.flush();
+    /**
+     * Whether every event added so far sorts at or after the key (unsigned), so that the run they make may follow,
+     * in the merge, a run whose last key that is; false when none was added.
+     */
+    boolean startsAtOrAfter(int run, long event) {
+        return count > 0 && compare(run, event, minRun, minEvent) <= 0;
+    }
+
+    /** The run number of the largest key added so far (valid when {@link #count} is not 0). */
+    int maxRun() {
+        return maxRun;
+    }
+
+    /** The event number of the largest key added so far (valid when {@link #count} is not 0). */
+    long maxEvent() {
+        return maxEvent;
     }
 
     /** Forgets the events added; the arrays stay for the next object. */
     void clear() {
         count = 0;
         used = 0;
+        codingSlack = 0;
         inOrder = true;
     }
 

@@ -32,6 +32,11 @@ final class SortedObject implements SelectedRecords {
     private EventScan ownScan;
     private final List<SpbRecord> guidRecords = new ArrayList<>();
     private final List<SortedRun> files = new ArrayList<>();
+    /** Per run in {@link #files}: whether it follows the one before in sort order (the merge reads both as one). */
+    private final List<Boolean> follows = new ArrayList<>();
+    /** The largest key of the last run written. */
+    private int lastMaxRun;
+    private long lastMaxEvent;
     private long[] fileEvents = new long[4];
     private int file = -1;
     private final Set<Long> runNumbers = new HashSet<>();
@@ -96,8 +101,12 @@ final class SortedObject implements SelectedRecords {
     }
 
     private void flush() throws IOException {
+        boolean inOrder = !files.isEmpty() && buffer.startsAtOrAfter(lastMaxRun, lastMaxEvent);
+        lastMaxRun = buffer.maxRun();
+        lastMaxEvent = buffer.maxEvent();
         try {
             files.add(buffer.writeRun(dir, "obj-", buffers.runMemory));
+            follows.add(inOrder);
         } catch (IOException e) {
             throw new IOException("object " + source + ": cannot write its sorted events to " + dir + ": "
                     + e.getMessage(), e);
@@ -119,6 +128,24 @@ final class SortedObject implements SelectedRecords {
         return List.copyOf(files);
     }
 
+    /**
+     * The runs as the merge reads them: consecutive chunks that are in sort order across their boundaries joined
+     * into one {@link SortedRun.Chain} (the usual case: events of an input file come in increasing order), which
+     * keeps the merge's tie order (a chunk's events before the next chunk's) with fewer inputs.
+     */
+    private List<SortedRun> mergeInputs() {
+        List<SortedRun> inputs = new ArrayList<>();
+        for (int i = 0; i < files.size(); ) {
+            int end = i + 1;
+            while (end < files.size() && follows.get(end)) {
+                end++;
+            }
+            inputs.add(end - i == 1 ? files.get(i) : new SortedRun.Chain(files.subList(i, end)));
+            i = end;
+        }
+        return inputs;
+    }
+
     @Override
     public void writeTo(ConsolidatedWriter writer) throws IOException {
         if (!sealed) {
@@ -128,11 +155,12 @@ final class SortedObject implements SelectedRecords {
         if (sink == null) {
             throw new IllegalStateException("the consolidated writer does not take sorted runs");
         }
-        ConsolidatedWriter.ObjectRuns runs = new ConsolidatedWriter.ObjectRuns(files,
+        ConsolidatedWriter.ObjectRuns runs = new ConsolidatedWriter.ObjectRuns(mergeInputs(),
                 Arrays.copyOf(fileEvents, file + 1), runNumbers, simulation);
         sink.objectRuns(runs);
         // the writer owns the files now (had it failed, both would delete them, which is harmless)
         files.clear();
+        follows.clear();
         for (SpbRecord r : guidRecords) {
             if (r instanceof SpbRecord.BeginGuid b) {
                 writer.beginGuid(b.message());
@@ -149,6 +177,7 @@ final class SortedObject implements SelectedRecords {
         releaseBuffer();
         IOException failed = SortedRun.deleteAll(files);
         files.clear();
+        follows.clear();
         if (failed != null) {
             throw failed;
         }
@@ -196,6 +225,11 @@ final class SortedObject implements SelectedRecords {
 
         void give(SortBuffer b) {
             free.add(b);
+        }
+
+        /** Drops the buffers (their arrays are collected); only once no object is being read any more. */
+        void release() {
+            free.clear();
         }
     }
 }

@@ -4,13 +4,15 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Objects;
 
 /**
- * A sorted run in the layout {@link RunOutput} writes and {@link RunMerger} reads: a file in the spool dir, or blocks
- * of a {@link RunMemory} (runs that fit in the consumer's run memory are never written to disk).
+ * A sorted run in the layout {@link RunOutput} writes and {@link RunMerger} reads: a file in the spool dir, blocks
+ * of a {@link RunMemory} (runs that fit in the consumer's run memory are never written to disk), or a {@link Chain}
+ * of such runs read one after the other.
  */
-sealed interface SortedRun permits SortedRun.OnDisk, RunMemory.InMemory {
+sealed interface SortedRun permits SortedRun.OnDisk, SortedRun.Chain, RunMemory.InMemory {
 
     /** Opens the run for reading from its start. */
     InputStream open() throws IOException;
@@ -60,6 +62,68 @@ sealed interface SortedRun permits SortedRun.OnDisk, RunMemory.InMemory {
         @Override
         public String toString() {
             return file.toString();
+        }
+    }
+
+    /**
+     * Runs read one after the other as one run: for chunks of an object that are in sort order across their
+     * boundaries (each chunk's last key at most the next one's first key), so that the merge has one input for them
+     * instead of several. Only the part being read is open.
+     */
+    record Chain(List<SortedRun> parts) implements SortedRun {
+        public Chain {
+            parts = List.copyOf(Objects.requireNonNull(parts, "parts is null"));
+        }
+
+        @Override
+        public InputStream open() {
+            return new BulkInputStream() {
+                private int next;
+                private InputStream in;
+
+                @Override
+                public int read(byte[] b, int off, int len) throws IOException {
+                    if (len == 0) {
+                        return 0;
+                    }
+                    while (true) {
+                        if (in == null) {
+                            if (next == parts.size()) {
+                                return -1;
+                            }
+                            in = parts.get(next++).open();
+                        }
+                        int n = in.read(b, off, len);
+                        if (n >= 0) {
+                            return n;
+                        }
+                        in.close();
+                        in = null;
+                    }
+                }
+
+                @Override
+                public void close() throws IOException {
+                    if (in != null) {
+                        in.close();
+                        in = null;
+                    }
+                    next = parts.size();
+                }
+            };
+        }
+
+        @Override
+        public void delete() throws IOException {
+            IOException failed = deleteAll(parts);
+            if (failed != null) {
+                throw failed;
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "chain of " + parts;
         }
     }
 }

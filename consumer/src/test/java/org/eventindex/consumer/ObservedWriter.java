@@ -13,7 +13,7 @@ import java.util.List;
 /** A consolidated writer around another that records the sorted runs of each object it passes through. */
 final class ObservedWriter implements ConsolidatedWriter {
     private final ConsolidatedWriter w;
-    /** Run files registered per object, in signal order. */
+    /** Runs registered per object (the merge's inputs: a chain of chunks is one), in signal order. */
     final List<List<SortedRun>> runFiles = new ArrayList<>();
 
     private ObservedWriter(ConsolidatedWriter w) {
@@ -26,6 +26,17 @@ final class ObservedWriter implements ConsolidatedWriter {
 
     int runCount() {
         return runFiles.stream().mapToInt(List::size).sum();
+    }
+
+    /** The runs the fetch threads wrote (the chunks of each chain taken one by one), in signal order. */
+    List<SortedRun> chunks() {
+        List<SortedRun> all = new ArrayList<>();
+        for (List<SortedRun> runs : runFiles) {
+            for (SortedRun r : runs) {
+                all.addAll(r instanceof SortedRun.Chain c ? c.parts() : List.of(r));
+            }
+        }
+        return all;
     }
 
     @Override

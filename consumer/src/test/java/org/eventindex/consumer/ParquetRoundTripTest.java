@@ -47,6 +47,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * metadata as documented; a second run gives the same bytes.
  */
 class ParquetRoundTripTest {
+    /** Runs merged at once here: small, so that a few hundred chunks take intermediate merge passes. */
+    private static final int FAN_IN = 16;
     private static final String DATASET = TestSpb.DATASET;
     private static final String CLID = "D82968A1-CF91-4320-B2DD-E0F739CBC7E6";
 
@@ -82,7 +84,7 @@ class ParquetRoundTripTest {
         assertArrayEquals(first, consolidate(signal, 1L << 30).bytes(),
                 "a redelivered signal must rewrite identical bytes");
         Consolidated tight = consolidate(signal, 8 * 1024);
-        assertTrue(tight.runs() > RunMerger.FAN_IN, "runs: " + tight.runs());
+        assertTrue(tight.runs() > FAN_IN, "runs: " + tight.runs());
         assertArrayEquals(first, tight.bytes(), "chunked objects and intermediate merges must not change the output");
         assertArrayEquals(first, consolidate(signal, 64 * 1024).bytes());
 
@@ -120,7 +122,8 @@ class ParquetRoundTripTest {
         Consolidator c = new Consolidator(store, SpbLimits.DEFAULT, 3, 1, new ConsumerMetrics(new PrometheusRegistry()));
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ObservedWriter observed;
-        try (ConsolidatedWriter w = new ParquetConsolidatedFormat(spill, sortBudget, 2, 0).open(out)) {
+        try (ConsolidatedWriter w = new ParquetConsolidatedFormat(spill, sortBudget, 2, 0,
+                ParquetConsolidatedFormat.OWN_ENCODERS, FAN_IN).open(out)) {
             observed = ObservedWriter.recordingRuns(w);
             assertEquals(3200, c.consolidate(signal, observed).eventsWritten());
         }

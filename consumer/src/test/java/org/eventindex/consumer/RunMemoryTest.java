@@ -19,6 +19,28 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class RunMemoryTest {
 
     @Test
+    void aRunWrittenShorterThanTakenGivesBackItsUnusedBlocksAndReleasedBlocksAreDropped() throws IOException {
+        RunMemory memory = new RunMemory(4L * RunMemory.BLOCK);
+        RunMemory.InMemory run = memory.take(3L * RunMemory.BLOCK);
+        byte[] bytes = new byte[RunMemory.BLOCK + 10];
+        new Random(6).nextBytes(bytes);
+        run.output().write(bytes, 0, bytes.length);
+        run.trim();
+        assertEquals(2L * RunMemory.BLOCK, memory.bytesInUse(), "the third block given back");
+        assertEquals(bytes.length, run.bytes());
+        try (InputStream in = run.open()) {
+            assertArrayEquals(bytes, in.readAllBytes());
+        }
+        run.delete();
+        assertEquals(3, memory.freeBlocks(), "kept for the next runs");
+        memory.releaseFree();
+        assertEquals(0, memory.freeBlocks());
+        assertEquals(0, memory.bytesInUse());
+        // the whole budget is still there, in new blocks
+        assertNotNull(memory.take(4L * RunMemory.BLOCK));
+    }
+
+    @Test
     void aRunReadsBackAcrossBlockBoundaries() throws IOException {
         RunMemory memory = new RunMemory(4L * RunMemory.BLOCK);
         byte[] bytes = new byte[2 * RunMemory.BLOCK + 12_345];

@@ -14,6 +14,7 @@ import java.util.Random;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -89,6 +90,27 @@ class SortBufferTest {
         // the next run is in order again: it must come out as added, not as the previous run's sort left it
         List<E> next = List.of(new E(2, 1, 0, new byte[]{1}), new E(2, 2, 0, new byte[]{2}));
         assertRunIsAStableSort(next, b);
+    }
+
+    @Test
+    void theSmallestAndLargestKeysDecideWhetherARunMayFollowAnother() throws Exception {
+        SortBuffer b = new SortBuffer(1 << 20);
+        assertFalse(b.startsAtOrAfter(0, 0), "an empty buffer follows nothing");
+        // unsigned: run 0x8000_0000 sorts after run 5, event -1 after event 7
+        b.add(5, 7, 0, new byte[1], 0, 1);
+        b.add(0x8000_0000, 2, 0, new byte[1], 0, 1);
+        b.add(5, -1L, 0, new byte[1], 0, 1);
+        b.add(5, 6, 0, new byte[1], 0, 1);
+        assertEquals(0x8000_0000, b.maxRun());
+        assertEquals(2, b.maxEvent());
+        assertTrue(b.startsAtOrAfter(5, 6), "an equal first key may follow: ties keep the run order");
+        assertTrue(b.startsAtOrAfter(4, -1L));
+        assertFalse(b.startsAtOrAfter(5, 7), "the smallest key (5, 6) came after (5, 7) was added");
+        b.writeRun(dir, "t-");
+        b.add(3, 1, 0, new byte[1], 0, 1);
+        assertEquals(3, b.maxRun(), "the keys are forgotten between runs");
+        assertTrue(b.startsAtOrAfter(3, 1));
+        assertFalse(b.startsAtOrAfter(3, 2));
     }
 
     @Test

@@ -29,6 +29,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * and chunks, the retry and checksum rules, and that no run file outlives a dataset, failed or not.
  */
 class SortedRunsConsolidationTest {
+    /** Runs merged at once here: small, so that a few hundred chunks take intermediate merge passes. */
+    private static final int FAN_IN = 16;
+
     @TempDir
     Path spoolDir;
 
@@ -59,7 +62,8 @@ class SortedRunsConsolidationTest {
                 new ConsumerMetrics(new PrometheusRegistry()));
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ObservedWriter w;
-        format = new ParquetConsolidatedFormat(spoolDir, sortMemory, 2, runMemory);
+        format = new ParquetConsolidatedFormat(spoolDir, sortMemory, 2, runMemory,
+                ParquetConsolidatedFormat.OWN_ENCODERS, FAN_IN);
         try (ConsolidatedWriter inner = format.open(out)) {
             w = ObservedWriter.recordingRuns(inner);
             c.consolidate(s, w);
@@ -105,8 +109,11 @@ class SortedRunsConsolidationTest {
         ValidSignal s = signal(objects.toArray(SignalObject[]::new));
         // ~45 B per event + index: a 1 KiB share per thread holds ~13 events, so each object is 4 or more chunks
         Written chunked = parquet(s, 4 * 1024, 4);
+        assertTrue(chunked.writer().chunks().size() >= 16, "chunks: " + chunked.writer().chunks().size());
         for (List<SortedRun> runs : chunked.writer().runFiles) {
-            assertTrue(runs.size() >= 4, "chunks of an object: " + runs.size());
+            // the chunks of each file follow one another (a chain), but the second file starts below the first's end
+            // (and a chunk holding the end of one and the start of the other is a run of its own)
+            assertTrue(runs.size() == 2 || runs.size() == 3, "merge inputs of an object: " + runs);
         }
         TestSpb.Consolidated file = TestSpb.parquet(chunked.bytes());
         assertEquals(320, file.rows().size());
@@ -133,9 +140,8 @@ class SortedRunsConsolidationTest {
         for (long blocks : new long[]{40, 1_000}) {
             Written w = parquet(s, 16 * 1024, 4, blocks * RunMemory.BLOCK);
             assertArrayEquals(onDisk, w.bytes(), "run memory of " + blocks + " blocks");
-            long runs = w.writer().runCount();
-            long inMemory = w.writer().runFiles.stream().flatMap(List::stream)
-                    .filter(r -> r instanceof RunMemory.InMemory).count();
+            long runs = w.writer().chunks().size();
+            long inMemory = w.writer().chunks().stream().filter(r -> r instanceof RunMemory.InMemory).count();
             if (blocks == 40) {
                 assertTrue(inMemory > 0 && inMemory < runs, inMemory + " of " + runs + " runs in memory");
             } else {
@@ -152,11 +158,29 @@ class SortedRunsConsolidationTest {
     }
 
     @Test
+    void chunksInOrderAcrossTheirBoundariesAreMergedAsOneRun() throws Exception {
+        // 6 overlapping objects of one input file each, events in increasing order within a file
+        ValidSignal s = oneFileObjects("c", 6, 7, 500);
+        Written roomy = parquet(s, 1L << 20, 2);
+        assertEquals(6, roomy.writer().chunks().size(), "one chunk per object");
+        // through 16 KiB each object is cut into several chunks, each following the one before: one chain each
+        Written tight = parquet(s, 16 * 1024, 2);
+        assertEquals(6, tight.writer().runCount(), "one merge input per object");
+        assertTrue(tight.writer().runFiles.stream().flatMap(List::stream).allMatch(r -> r instanceof SortedRun.Chain),
+                tight.writer().runFiles.toString());
+        assertTrue(tight.writer().chunks().size() >= 12, "chunks: " + tight.writer().chunks().size());
+        assertArrayEquals(roomy.bytes(), tight.bytes(), "chained chunks must not change the output");
+        assertEquals(List.of(), leftFiles());
+    }
+
+    @Test
     void aDatasetLargerThanTheSortMemoryCompletesAndLeavesNoFiles() throws Exception {
         ValidSignal s = oneFileObjects("o", 30, 7, 500);
-        // 15,000 events of ~45 B (~1.2 MB with the index) through 16 KiB: 5 chunks per object, more than the fan-in
+        // 15,000 events of ~45 B (~1.2 MB with the index) through 16 KiB: 5 chunks per object, each object's chunks
+        // in order (one chain), 30 chains: more than the fan-in, so an intermediate pass first
         Written w = parquet(s, 16 * 1024, 2);
-        assertTrue(w.writer().runCount() > RunMerger.FAN_IN, "runs: " + w.writer().runCount());
+        assertTrue(w.writer().runCount() > FAN_IN, "runs: " + w.writer().runCount());
+        assertTrue(w.writer().chunks().size() > w.writer().runCount(), "chunks: " + w.writer().chunks().size());
         TestSpb.Consolidated file = TestSpb.parquet(w.bytes());
         List<Long> numbers = file.eventNumbers();
         assertEquals(15_000, numbers.size());

@@ -146,6 +146,10 @@ public final class ConsumerBenchMain {
                 + " mask text columns (as created before decision 0037) and print rows/s, tablet server CPU per row"
                 + " and bytes per event on disk with and without them")
         boolean maskText;
+        @Option(names = "--no-raw-bounds", description = "measure the consolidation only, without the raw bounds"
+                + " before it (e.g. a seed-scale dataset in a small heap, where the raw copy's HDFS packets are not"
+                + " what is measured)")
+        boolean noRawBounds;
         @Option(names = "--work", paramLabel = "DIR", description = "working folder, wiped first (default"
                 + " ${java.io.tmpdir}/ei-bench)")
         java.nio.file.Path work = java.nio.file.Path.of(System.getProperty("java.io.tmpdir"), "ei-bench");
@@ -171,7 +175,7 @@ public final class ConsumerBenchMain {
                 }
             }
             bench(events, files, threads, encodingThreads, warmups, timelineMillis, runMemory, rows, writer, pairs,
-                    sweep, maskText, work);
+                    sweep, maskText, !noRawBounds, work);
             return 0;
         }
     }
@@ -189,7 +193,8 @@ public final class ConsumerBenchMain {
 
     private static void bench(int events, int files, int threads, int encodingThreads, int warmups,
                               long timelineMillis, String runMemory, int kuduRows, String writer, int pairs,
-                              int[] loadThreads, boolean maskText, java.nio.file.Path work) throws Exception {
+                              int[] loadThreads, boolean maskText, boolean rawBounds, java.nio.file.Path work)
+            throws Exception {
         PrintStream out = System.out;
         deleteTree(work);
         Files.createDirectories(work);
@@ -224,8 +229,10 @@ public final class ConsumerBenchMain {
                 // warm-up of both paths (JIT, connections, HDFS pipeline), then the measured runs; a long-lived
                 // consumer has compiled its code after a few datasets, which more warm-up runs show
                 for (int w = 0; w < warmups; w++) {
-                    raw(fetcher, rawFs, signal, threads, false);
-                    raw(fetcher, rawFs, signal, threads, true);
+                    if (rawBounds) {
+                        raw(fetcher, rawFs, signal, threads, false);
+                        raw(fetcher, rawFs, signal, threads, true);
+                    }
                     if (pairs > 0) {
                         for (Consumer c : consumers.values()) {
                             consolidate(c, signal);
@@ -235,11 +242,11 @@ public final class ConsumerBenchMain {
                     }
                 }
                 long inflate0 = processCpuNanos();
-                double inflateSeconds = raw(fetcher, rawFs, signal, threads, true);
+                double inflateSeconds = rawBounds ? raw(fetcher, rawFs, signal, threads, true) : Double.NaN;
                 long inflateCpu = processCpuNanos() - inflate0;
                 ThreadCpuMeter rawMeter = new ThreadCpuMeter();
                 long cpu0 = processCpuNanos();
-                double rawSeconds = raw(fetcher, rawFs, signal, threads, false);
+                double rawSeconds = rawBounds ? raw(fetcher, rawFs, signal, threads, false) : Double.NaN;
                 long cpu1 = processCpuNanos();
                 Map<String, Double> rawThreads = rawMeter.stop();
                 ThreadCpuMeter consMeter = new ThreadCpuMeter();
@@ -249,21 +256,28 @@ public final class ConsumerBenchMain {
                 Map<String, Double> consThreads = consMeter.stop();
                 double rawRate = totalEvents / rawSeconds;
                 double consRate = totalEvents / consSeconds;
-                out.printf("raw bound (GET + copy to HDFS, no decoding): %,.0f events/s (%.2f s)%n", rawRate,
-                        rawSeconds);
-                double inflateRate = totalEvents / inflateSeconds;
-                out.printf("raw bound + inflation (same, and gunzip each object, output discarded): %,.0f events/s"
-                        + " (%.2f s, JVM CPU %.2f us/event)%n", inflateRate, inflateSeconds,
-                        inflateCpu / 1e3 / totalEvents);
-                out.printf("consolidation to Parquet:                    %,.0f events/s (%.2f s) = %.0f%% of the"
-                        + " raw bound, %.0f%% of the raw bound + inflation%n", consRate, consSeconds,
-                        100 * consRate / rawRate, 100 * consRate / inflateRate);
-                // CPU of the whole JVM (S3 and HDFS servers included) while each path ran: less sensitive to other
-                // work on the machine than the wall-clock rates
-                out.printf("JVM CPU: raw bound %.2f s (%.2f us/event), consolidation %.2f s (%.2f us/event)%n",
-                        (cpu1 - cpu0) / 1e9, (cpu1 - cpu0) / 1e3 / totalEvents, (cpu2 - cpu1b) / 1e9,
-                        (cpu2 - cpu1b) / 1e3 / totalEvents);
-                printThreads(out, "raw bound", rawThreads, cpu1 - cpu0, totalEvents);
+                if (rawBounds) {
+                    out.printf("raw bound (GET + copy to HDFS, no decoding): %,.0f events/s (%.2f s)%n", rawRate,
+                            rawSeconds);
+                    double inflateRate = totalEvents / inflateSeconds;
+                    out.printf("raw bound + inflation (same, and gunzip each object, output discarded): %,.0f events/s"
+                            + " (%.2f s, JVM CPU %.2f us/event)%n", inflateRate, inflateSeconds,
+                            inflateCpu / 1e3 / totalEvents);
+                    out.printf("consolidation to Parquet:                    %,.0f events/s (%.2f s) = %.0f%% of the"
+                            + " raw bound, %.0f%% of the raw bound + inflation%n", consRate, consSeconds,
+                            100 * consRate / rawRate, 100 * consRate / inflateRate);
+                    // CPU of the whole JVM (S3 and HDFS servers included) while each path ran: less sensitive to other
+                    // work on the machine than the wall-clock rates
+                    out.printf("JVM CPU: raw bound %.2f s (%.2f us/event), consolidation %.2f s (%.2f us/event)%n",
+                            (cpu1 - cpu0) / 1e9, (cpu1 - cpu0) / 1e3 / totalEvents, (cpu2 - cpu1b) / 1e9,
+                            (cpu2 - cpu1b) / 1e3 / totalEvents);
+                    printThreads(out, "raw bound", rawThreads, cpu1 - cpu0, totalEvents);
+                } else {
+                    out.printf("consolidation to Parquet: %,.0f events/s (%.2f s); raw bounds not measured%n",
+                            consRate, consSeconds);
+                    out.printf("JVM CPU: consolidation %.2f s (%.2f us/event)%n", (cpu2 - cpu1b) / 1e9,
+                            (cpu2 - cpu1b) / 1e3 / totalEvents);
+                }
                 printThreads(out, "consolidation", consThreads, cpu2 - cpu1b, totalEvents);
                 StringBuilder alloc = new StringBuilder("  consolidation bytes allocated per event by thread:");
                 consMeter.allocated().forEach((role, bytes) -> alloc.append(String.format(" %s %,d;", role,

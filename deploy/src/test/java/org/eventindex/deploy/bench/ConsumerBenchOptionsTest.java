@@ -30,5 +30,6 @@ class ConsumerBenchOptionsTest {
         assertEquals(0, ConsumerBenchMain.execute(new String[]{"--help"}, new PrintStream(out),
                 new PrintStream(new ByteArrayOutputStream())));
         assertTrue(out.toString(StandardCharsets.UTF_8).contains("--load-threads"), out.toString());
+        assertTrue(out.toString(StandardCharsets.UTF_8).contains("--no-raw-bounds"), out.toString());
     }
 }
