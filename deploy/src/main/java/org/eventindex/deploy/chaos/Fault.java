@@ -18,7 +18,13 @@ enum Fault {
     BROKER_LATENCY("delay every chunk of broker traffic (both brokers' proxies) during the hold", false),
     S3_RESETS("reset every S3 connection (TCP RST) repeatedly during the hold", true),
     S3_LATENCY("delay every chunk of S3 traffic during the hold", true),
-    SPOOL_DISK_FULL("fill the tmpfs under every consumer's spool directory until a consumer fails a dataset", false),
+    /*
+     * Before the producers, as for the DataNode below: a small round's dataset can be produced, signalled and
+     * consolidated within the seeded delay of a fault struck while producing, and then no spool write meets the
+     * full disk (seen once group commit made the supervisor faster: the dataset was DONE 0.1 s before the fill).
+     */
+    SPOOL_DISK_FULL("fill the tmpfs under every consumer's spool directory before the round's producers start, until"
+            + " a consumer fails a dataset", Strike.BEFORE_PRODUCERS),
     /*
      * Before the producers: a consumer writes a dataset to HDFS once, in well under a second, at the end of its work,
      * and filling the disk takes seconds. Filled while the round runs, the disk was often still filling (with more
