@@ -619,7 +619,8 @@ public final class Supervisor implements AutoCloseable {
         // a journal disk about to fill holds the message here, unacknowledged, until it has room again
         diskGuard.awaitRoom(stopped::get);
         try {
-            checkFence();
+            // the fence is checked by the journal before it writes and once the entry is on disk (Journal.Guard), and
+            // below before the acknowledgement (also for a message that journals nothing)
             String replyTo = producerQueue ? null : m.headers().get(REPLY_TO);
             String requestId = m.headers().get(CORRELATION_ID);
             if (m.oversize() != null) {
