@@ -130,6 +130,9 @@ public final class BenchSeedMain implements Callable<Integer> {
             consumerJvm = ConsumerProcess.jvmOptions(ConsumerProcess.optionsFile(), consumerHeap);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
+        } catch (IOException e) {
+            err.println("bench-seed: " + e.getMessage() + "; or give the heap with --consumer-heap SIZE");
+            return 1;
         }
         return run(consumerJvm);
     }

@@ -87,12 +87,16 @@ final class ConsumerProcess implements AutoCloseable {
 
     /**
      * The JVM options of {@code file} (read now, so that a change there changes the benchmark); with {@code heap}
-     * (e.g. {@code 1g}) its {@code -Xms}/{@code -Xmx} lines are replaced by {@code -Xms<heap> -Xmx<heap>}.
+     * (e.g. {@code 1g}) its {@code -Xms}/{@code -Xmx} lines are replaced by {@code -Xms<heap> -Xmx<heap>} (the only
+     * options when there is no such file).
      *
      * @throws IOException              the file cannot be read
      * @throws IllegalArgumentException a bad {@code heap}, or no {@code -Xmx} line in the file and no {@code heap}
      */
     static JvmOptions jvmOptions(Path file, String heap) throws IOException {
+        if (heap != null && !Files.exists(file)) {
+            return jvmOptions(List.of(), file.toString(), heap);
+        }
         String text;
         try {
             text = Files.readString(file);

@@ -1,6 +1,7 @@
 package org.eventindex.deploy.bench;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -61,6 +62,14 @@ class ConsumerProcessTest {
         assertTrue(Files.isRegularFile(file), "not found: " + file.toAbsolutePath());
         ConsumerProcess.JvmOptions o = ConsumerProcess.jvmOptions(file, null);
         assertTrue(o.options().contains("-Xmx" + o.xmx()), o.toString());
+    }
+
+    @Test
+    void consumerHeapAloneWithoutTheFile(@TempDir Path dir) throws IOException {
+        Path missing = dir.resolve("consumer.options");
+        assertEquals(List.of("-Xms768m", "-Xmx768m"), ConsumerProcess.jvmOptions(missing, "768m").options());
+        IOException e = assertThrows(IOException.class, () -> ConsumerProcess.jvmOptions(missing, null));
+        assertTrue(e.getMessage().contains(missing.toString()), e.getMessage());
     }
 
     @Test
