@@ -326,8 +326,8 @@ public final class BenchSeedMain implements Callable<Integer> {
         row(fmt, "last producer message -> queryable", sec(f.totalMillis()), "34 min to HDFS; target 5 min");
         ConsumerFigures c = f.consumer();
         row(fmt, "consumer process -Xmx", "-Xmx" + consumer.jvm().xmx() + " from " + consumer.jvm().source(),
-                "conf/jvm/consumer.options, or --consumer-heap");
-        row(fmt, "consumer peak heap / max heap", mb(c.peakHeap()) + " / " + mb(c.maxHeap()),
+                "the distribution's default, or --consumer-heap");
+        row(fmt, "consumer peak heap in use / max", mb(c.peakHeap()) + " / " + mb(c.maxHeap()),
                 "not in the seed; target: consumer heap <= 1 GiB");
         row(fmt, "consumer peak RSS (VmHWM)", mb(c.peakRss()), "not in the seed");
         row(fmt, "consumer GC: consolidation / load", gc(c.consolidation()) + " / " + gc(c.load()),

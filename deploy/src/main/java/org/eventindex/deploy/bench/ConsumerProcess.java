@@ -95,7 +95,7 @@ final class ConsumerProcess implements AutoCloseable {
      */
     static JvmOptions jvmOptions(Path file, String heap) throws IOException {
         if (heap != null && !Files.exists(file)) {
-            return jvmOptions(List.of(), file.toString(), heap);
+            return jvmOptions(List.of(), shown(file), heap);
         }
         String text;
         try {
@@ -103,7 +103,14 @@ final class ConsumerProcess implements AutoCloseable {
         } catch (IOException e) {
             throw new IOException("cannot read the consumer's JVM options file " + file + " (" + e + ")", e);
         }
-        return jvmOptions(optionLines(text), file.toString(), heap);
+        return jvmOptions(optionLines(text), shown(file), heap);
+    }
+
+    /** {@code file} relative to the working folder when below it (the repository's root under bin/bench-seed). */
+    static String shown(Path file) {
+        Path abs = file.toAbsolutePath().normalize();
+        Path cwd = Paths.get("").toAbsolutePath();
+        return abs.startsWith(cwd) ? cwd.relativize(abs).toString() : abs.toString();
     }
 
     /** The options of a {@code conf/jvm/*.options} text as bin/eventindex reads it: trimmed, no blanks or comments. */
