@@ -223,31 +223,13 @@ final class ConsumerProcess implements AutoCloseable {
         // ProcessHandle's total CPU duration is utime + stime of /proc/PID/stat on Linux
         long cpu = ProcessHandle.of(child.pid()).flatMap(h -> h.info().totalCpuDuration())
                 .map(Duration::toNanos).orElse(-1L);
-        return Optional.of(new Sample(Instant.now(), (long) metric(m, "jvm_memory_used_bytes", "area=\"heap\""),
-                (long) metric(m, "jvm_memory_max_bytes", "area=\"heap\""),
-                (long) metric(m, "jvm_gc_collection_seconds_count", ""), metric(m, "jvm_gc_collection_seconds_sum", ""),
-                cpu, rss, (long) metric(m, ConsumerMetrics.RUN_MEMORY_USED, ""),
-                (long) metric(m, ConsumerMetrics.RUN_MEMORY_LIMIT, "")));
-    }
-
-    /**
-     * The sum of the samples named {@code name} in a Prometheus text exposition whose labels contain {@code label}
-     * (e.g. {@code area="heap"}; empty: every sample), -1 when there is none.
-     */
-    static double metric(String exposition, String name, String label) {
-        double sum = -1;
-        for (String line : exposition.split("\n")) {
-            if (!(line.startsWith(name + " ") || line.startsWith(name + "{"))) {
-                continue;
-            }
-            int close = line.lastIndexOf('}');
-            String labels = close < 0 ? "" : line.substring(name.length(), close + 1);
-            if (labels.contains(label)) {
-                String value = line.substring(close < 0 ? name.length() : close + 1).strip().split("\\s+")[0];
-                sum = Math.max(sum, 0) + Double.parseDouble(value);
-            }
-        }
-        return sum;
+        String heap = "area=\"heap\"";
+        return Optional.of(new Sample(Instant.now(), (long) DaemonProcesses.metric(m, "jvm_memory_used_bytes", heap),
+                (long) DaemonProcesses.metric(m, "jvm_memory_max_bytes", heap),
+                (long) DaemonProcesses.metric(m, "jvm_gc_collection_seconds_count", ""),
+                DaemonProcesses.metric(m, "jvm_gc_collection_seconds_sum", ""), cpu, rss,
+                (long) DaemonProcesses.metric(m, ConsumerMetrics.RUN_MEMORY_USED, ""),
+                (long) DaemonProcesses.metric(m, ConsumerMetrics.RUN_MEMORY_LIMIT, "")));
     }
 
     /** A {@code kB} line of a /proc/PID/status text, in bytes ({@code key} e.g. {@code VmHWM:}); -1 when absent. */

@@ -1,5 +1,6 @@
 package org.eventindex.deploy.bench;
 
+import org.eventindex.deploy.DaemonProcesses;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -15,7 +16,10 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** bench-seed's reading of the consumer's JVM options file, /metrics text and /proc status, and its stage deltas. */
+/**
+ * bench-seed's reading of the consumer's JVM options file, a /metrics text ({@link DaemonProcesses#metric}) and
+ * /proc status, and its stage deltas.
+ */
 class ConsumerProcessTest {
     private static final String OPTIONS = """
             # a comment -Xmx99g
@@ -84,11 +88,11 @@ class ConsumerProcessTest {
                 jvm_gc_collection_seconds_sum{gc="G1 Young Generation"} 0.25
                 eventindex_consumer_run_memory_limit_bytes 3.3554432E8
                 """;
-        assertEquals(1.5e8, ConsumerProcess.metric(text, "jvm_memory_used_bytes", "area=\"heap\""));
-        assertEquals(8, ConsumerProcess.metric(text, "jvm_gc_collection_seconds_count", ""));
-        assertEquals(0.25, ConsumerProcess.metric(text, "jvm_gc_collection_seconds_sum", ""));
-        assertEquals(335_544_320, ConsumerProcess.metric(text, "eventindex_consumer_run_memory_limit_bytes", ""));
-        assertEquals(-1, ConsumerProcess.metric(text, "jvm_memory_max_bytes", ""));
+        assertEquals(1.5e8, DaemonProcesses.metric(text, "jvm_memory_used_bytes", "area=\"heap\""));
+        assertEquals(8, DaemonProcesses.metric(text, "jvm_gc_collection_seconds_count", ""));
+        assertEquals(0.25, DaemonProcesses.metric(text, "jvm_gc_collection_seconds_sum", ""));
+        assertEquals(335_544_320, DaemonProcesses.metric(text, "eventindex_consumer_run_memory_limit_bytes", ""));
+        assertEquals(-1, DaemonProcesses.metric(text, "jvm_memory_max_bytes", ""));
     }
 
     @Test
