@@ -39,6 +39,26 @@ public final class DaemonProcesses {
         }
     }
 
+    /**
+     * The sum of the samples named {@code name} in a Prometheus text exposition whose labels contain {@code label}
+     * (e.g. {@code area="heap"}; empty: every sample), -1 when there is none.
+     */
+    public static double metric(String exposition, String name, String label) {
+        double sum = -1;
+        for (String line : exposition.split("\n")) {
+            if (!(line.startsWith(name + " ") || line.startsWith(name + "{"))) {
+                continue;
+            }
+            int close = line.lastIndexOf('}');
+            String labels = close < 0 ? "" : line.substring(name.length(), close + 1);
+            if (labels.contains(label)) {
+                String value = line.substring(close < 0 ? name.length() : close + 1).strip().split("\\s+")[0];
+                sum = Math.max(sum, 0) + Double.parseDouble(value);
+            }
+        }
+        return sum;
+    }
+
     /** GET on a daemon's operations port on 127.0.0.1; empty when it does not answer within 5 s. */
     public static Optional<HttpResponse<String>> get(HttpClient http, int port, String path) {
         try {

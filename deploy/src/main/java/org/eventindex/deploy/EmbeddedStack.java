@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
+import java.util.TreeMap;
 import java.util.function.Consumer;
 
 /**
@@ -77,7 +78,7 @@ public final class EmbeddedStack implements AutoCloseable {
 
     /** Starts every component, reporting each step to {@code progress}; on failure stops what was started. */
     public static EmbeddedStack start(Options options, Consumer<String> progress) throws IOException {
-        return start(options, progress, true);
+        return start(options, progress, Daemons.ALL);
     }
 
     /**
@@ -85,10 +86,22 @@ public final class EmbeddedStack implements AutoCloseable {
      * no consumer. For daemons run as processes of another installation (the distribution's test).
      */
     public static EmbeddedStack startServices(Options options, Consumer<String> progress) throws IOException {
-        return start(options, progress, false);
+        return start(options, progress, Daemons.NONE);
     }
 
-    private static EmbeddedStack start(Options options, Consumer<String> progress, boolean daemons)
+    /**
+     * Everything but the consumers: the services, the Kudu tables and the supervisor. The consumers run as processes
+     * with {@link #consumerProcessConfig}'s configuration ({@code bin/bench-seed}); {@link #consumers()} is empty and
+     * {@code options.consumers()} unused.
+     */
+    public static EmbeddedStack startWithoutConsumers(Options options, Consumer<String> progress) throws IOException {
+        return start(options, progress, Daemons.SUPERVISOR);
+    }
+
+    /** Which daemons run in this JVM beside the services. */
+    private enum Daemons { NONE, SUPERVISOR, ALL }
+
+    private static EmbeddedStack start(Options options, Consumer<String> progress, Daemons daemons)
             throws IOException {
         EmbeddedStack stack = new EmbeddedStack(options);
         try {
@@ -100,7 +113,7 @@ public final class EmbeddedStack implements AutoCloseable {
         }
     }
 
-    private void startAll(Consumer<String> progress, boolean daemons) throws IOException {
+    private void startAll(Consumer<String> progress, Daemons daemons) throws IOException {
         Path work = options.workDir();
         Files.createDirectories(work);
         writeSecrets();
@@ -114,7 +127,7 @@ public final class EmbeddedStack implements AutoCloseable {
         progress.accept("starting Kudu (master + tablet server binaries)");
         kudu = track(EmbeddedKudu.start(work.resolve("kudu"), 1));
         tablesConfig = new KuduTablesConfig(options.tablePrefix(), options.hashBuckets(), 1);
-        if (!daemons) {
+        if (daemons == Daemons.NONE) {
             return;
         }
         progress.accept("creating Kudu tables (" + options.hashBuckets() + " hash buckets, epoch " + options.epoch() + ")");
@@ -125,7 +138,7 @@ public final class EmbeddedStack implements AutoCloseable {
                 Map.of(SupervisorConfig.ENV_STOMP_PASSWORD, logins.password(BrokerLogins.SUPERVISOR))),
                 Clock.systemUTC()));
         supervisor.start();
-        for (int i = 0; i < options.consumers(); i++) {
+        for (int i = 0; daemons == Daemons.ALL && i < options.consumers(); i++) {
             progress.accept("starting consumer " + (i + 1));
             org.eventindex.consumer.Consumer c = track(new org.eventindex.consumer.Consumer(
                     ConsumerConfig.fromProperties(consumerProperties(i),
@@ -168,6 +181,22 @@ public final class EmbeddedStack implements AutoCloseable {
         p.setProperty(ConsumerConfig.HTTP_PORT, "0");
         p.setProperty(ConsumerConfig.S3_SECRET_KEY_FILE, s3SecretKeyFile().toString());
         return p;
+    }
+
+    /**
+     * The configuration of consumer {@code index} (from 0) run as a process ({@code ConsumerMain run --config FILE},
+     * e.g. written by {@link DaemonProcesses#writeConfig}): the keys of this stack's own consumers, with the broker
+     * password and the S3 secret key as files of {@link #secretsDir()} and the operations HTTP server on
+     * {@code httpPort} of 127.0.0.1.
+     */
+    public Map<String, String> consumerProcessConfig(int index, int httpPort) {
+        Map<String, String> config = new TreeMap<>();
+        consumerProperties(index).forEach((k, v) -> config.put((String) k, (String) v));
+        config.put(ConsumerConfig.STOMP_PASSWORD_FILE,
+                BrokerLogins.passwordFile(secretsDir(), BrokerLogins.CONSUMER).toString());
+        config.put(ConsumerConfig.HTTP_HOST, "127.0.0.1");
+        config.put(ConsumerConfig.HTTP_PORT, Integer.toString(httpPort));
+        return config;
     }
 
     /**

@@ -4,7 +4,6 @@ import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.Path;
 import org.eventindex.cli.CommandLines;
 import org.eventindex.cli.VersionProvider;
-import org.eventindex.consumer.ConsumerMetrics;
 import org.eventindex.deploy.BrokerLogins;
 import org.eventindex.deploy.EmbeddedStack;
 import org.eventindex.deploy.PipelineRun;
@@ -44,13 +43,15 @@ import java.util.stream.Stream;
  */
 @Command(name = "bin/bench-seed", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         sortOptions = false, description = {"Seed 000's Table 2 dataset (1,160 files, 21,103,653 events, 1,447 objects"
-                + " of which 287 retried jobs' duplicates) through producers, the supervisor, one consumer, HDFS and"
-                + " Kudu of the embedded stack, then through the old messaging path (10 kB JSON messages, one HDFS"
-                + " file per input file, a cleaning pass) as the baseline. Prints each stage beside the seed's"
-                + " figure."},
-        footer = {"", "Measured by polling every 100 ms (HDFS file appearing, spool folder size, JVM memory); the"
-                + " heap and RSS are those of this JVM, which runs the consumer together with the supervisor, the"
-                + " broker, S3 and HDFS (Kudu runs as processes). See docs/performance.md."},
+                + " of which 287 retried jobs' duplicates) through producers, the supervisor, HDFS and Kudu of the"
+                + " embedded stack and one consumer process, then through the old messaging path (10 kB JSON"
+                + " messages, one HDFS file per input file, a cleaning pass) as the baseline. Prints each stage"
+                + " beside the seed's figure."},
+        footer = {"", "The consumer runs as its own process (java <conf/jvm/consumer.options> -cp <this classpath>"
+                + " ConsumerMain run --config FILE; log <work>/consumer-1.log); the broker, S3, HDFS and the"
+                + " supervisor run in this JVM, Kudu as processes. Measured by polling every 100 ms (HDFS file"
+                + " appearing, spool folder size, this JVM's memory) and every 250 ms for the consumer process (its"
+                + " /metrics, /proc/PID/status VmHWM, /proc/PID/stat CPU). See docs/performance.md."},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:both paths took the dataset and every count is right", "1:a count is wrong or a stage"
                 + " failed", "2:bad options"})
@@ -82,6 +83,10 @@ public final class BenchSeedMain implements Callable<Integer> {
     @Option(names = "--timeout-minutes", paramLabel = "N", description = "give up a stage after N minutes"
             + " (default 180)")
     private int timeoutMinutes = 180;
+    @Option(names = "--consumer-heap", paramLabel = "SIZE", description = "the consumer process's heap, e.g. 1g:"
+            + " sets -Xms and -Xmx (default: the -Xms/-Xmx lines of the distribution's conf/jvm/consumer.options,"
+            + " read at each run; its other options are kept either way)")
+    private String consumerHeap;
 
     private BenchSeedMain(PrintStream out, PrintStream err) {
         this.out = out;
@@ -120,10 +125,19 @@ public final class BenchSeedMain implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--parallel and --timeout-minutes must be >= 1, got "
                     + parallel + " and " + timeoutMinutes);
         }
-        return run();
+        ConsumerProcess.JvmOptions consumerJvm;
+        try {
+            consumerJvm = ConsumerProcess.jvmOptions(ConsumerProcess.optionsFile(), consumerHeap);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        } catch (IOException e) {
+            err.println("bench-seed: " + e.getMessage() + "; or give the heap with --consumer-heap SIZE");
+            return 1;
+        }
+        return run(consumerJvm);
     }
 
-    private int run() throws Exception {
+    private int run(ConsumerProcess.JvmOptions consumerJvm) throws Exception {
         java.nio.file.Path producerJar = Paths.get(System.getProperty("ei.producer.jar",
                 "producer/target/eventindex-producer.jar"));
         if (!Files.isRegularFile(producerJar)) {
@@ -137,7 +151,9 @@ public final class BenchSeedMain implements Callable<Integer> {
         GeneratorSpec gspec = seedSpec(scale);
         EmbeddedStack.Options stackOptions = new EmbeddedStack.Options(work.resolve("stack"), 1, "eventindex", "",
                 64, 1);
-        try (EmbeddedStack stack = EmbeddedStack.start(stackOptions, s -> bar.log("stack: " + s))) {
+        try (EmbeddedStack stack = EmbeddedStack.startWithoutConsumers(stackOptions, s -> bar.log("stack: " + s));
+             ConsumerProcess consumer = ConsumerProcess.start(stack, work, consumerJvm, Duration.ofMinutes(3),
+                     s -> bar.log("stack: " + s))) {
             PipelineRun pipeline = new PipelineRun(stack, producerJar, bar::log);
             bar.stage("generating " + gspec.files() + " files x " + gspec.eventsPerFile() + " events");
             GeneratedDataset ds = pipeline.generate(List.of(gspec), work.resolve("spb")).get(0);
@@ -148,7 +164,7 @@ public final class BenchSeedMain implements Callable<Integer> {
             }
             pipeline.registerManifests(List.of(ds));
 
-            Sampler sampler = new Sampler(stack, work.resolve("stack"));
+            Sampler sampler = new Sampler(stack, work.resolve("stack"), consumer);
             sampler.start();
             try {
                 // Producers: one process per job attempt, several at once.
@@ -167,7 +183,8 @@ public final class BenchSeedMain implements Callable<Integer> {
                     return 1;
                 }
                 bar.stage("supervisor, consolidation, Kudu load");
-                DatasetView view = awaitDone(stack, ds, timeout, bar);
+                DatasetView view = awaitDone(stack, consumer, ds, timeout, bar);
+                sampler.sampleConsumer();
                 Figures f = figures(stack, ds, view, sampler, runs.size(), objectBytes, uploadNanos);
                 MessagingBaseline.Result baseline = null;
                 if (baselineScale > 0) {
@@ -180,7 +197,7 @@ public final class BenchSeedMain implements Callable<Integer> {
                             .run(sent, timeout, n -> bar.update("baseline events", n, events));
                 }
                 bar.done();
-                print(f, baseline, ds);
+                print(f, baseline, ds, consumer);
                 List<String> problems = problems(f, ds, baseline);
                 problems.forEach(p -> out.println("PROBLEM: " + p));
                 return problems.isEmpty() ? 0 : 1;
@@ -201,14 +218,15 @@ public final class BenchSeedMain implements Callable<Integer> {
         return out.isEmpty() ? List.of(all.get(0)) : out;
     }
 
-    private static DatasetView awaitDone(EmbeddedStack stack, GeneratedDataset ds, Duration timeout, Progress bar)
-            throws InterruptedException {
+    private static DatasetView awaitDone(EmbeddedStack stack, ConsumerProcess consumer, GeneratedDataset ds,
+                                         Duration timeout, Progress bar) throws InterruptedException {
         Instant deadline = Instant.now().plus(timeout);
         while (true) {
             DatasetView v = stack.supervisor().dataset(ds.datasetName()).orElse(null);
             if (v != null && v.state() == CollectionState.DONE) {
                 return v;
             }
+            consumer.checkAlive();
             if (v != null && v.consumer() != null && "FAILED".equals(v.consumer().status())) {
                 throw new IllegalStateException("the consumer failed the dataset: " + v.consumer().reason());
             }
@@ -224,8 +242,28 @@ public final class BenchSeedMain implements Callable<Integer> {
     /** What the object-store path measured. */
     record Figures(int objects, long objectBytes, long uploadMillis, long supervisorMillis, long consolidationMillis,
                    long eventsWritten, long bytesRead, long kuduMillis, long eventsLoaded, long totalMillis,
-                   long kuduEvents, long peakHeap, long peakRss, long runMemoryPeak, long runMemoryLimit,
-                   long spoolPeak, long hdfsBytes) {
+                   long kuduEvents, long peakHeap, long peakRss, long spoolPeak, long hdfsBytes,
+                   ConsumerFigures consumer) {
+    }
+
+    /**
+     * What the consumer process used: peaks over the run (-1 when never sampled) and its GC and CPU time over the
+     * consolidation and over the Kudu load.
+     */
+    record ConsumerFigures(long peakHeap, long maxHeap, long peakRss, long runMemoryPeak, long runMemoryLimit,
+                           Usage consolidation, Usage load) {
+    }
+
+    /** GC collections, time in them and CPU time of the consumer process between two samples; -1 when unknown. */
+    record Usage(long gcCount, double gcSeconds, long cpuNanos) {
+        static final Usage UNKNOWN = new Usage(-1, -1, -1);
+
+        static Usage between(ConsumerProcess.Sample a, ConsumerProcess.Sample b) {
+            if (a == null || b == null || a.gcCount() < 0 || b.gcCount() < 0 || a.cpuNanos() < 0 || b.cpuNanos() < 0) {
+                return UNKNOWN;
+            }
+            return new Usage(b.gcCount() - a.gcCount(), b.gcSeconds() - a.gcSeconds(), b.cpuNanos() - a.cpuNanos());
+        }
     }
 
     private static Figures figures(EmbeddedStack stack, GeneratedDataset ds, DatasetView view, Sampler sampler,
@@ -244,7 +282,7 @@ public final class BenchSeedMain implements Callable<Integer> {
                 millis(t.lastObjectAt(), t.signalSentAt()), millis(t.signalSentAt(), hdfsAt), c.eventsWritten(),
                 c.bytesRead(), millis(hdfsAt, t.doneAt()), c.eventsLoaded(), millis(t.lastObjectAt(), t.doneAt()),
                 kuduEvents, sampler.peakHeap(), Math.max(sampler.peakRss(), Sampler.rssHighWater()),
-                sampler.runMemoryPeak(), sampler.runMemoryLimit(), sampler.spoolPeak(), hdfsBytes);
+                sampler.spoolPeak(), hdfsBytes, sampler.consumerFigures(t.signalSentAt(), hdfsAt, t.doneAt()));
     }
 
     private static long millis(Instant from, Instant to) {
@@ -267,7 +305,7 @@ public final class BenchSeedMain implements Callable<Integer> {
         return p;
     }
 
-    private void print(Figures f, MessagingBaseline.Result b, GeneratedDataset ds) {
+    private void print(Figures f, MessagingBaseline.Result b, GeneratedDataset ds, ConsumerProcess consumer) {
         out.printf(Locale.ROOT, "bench-seed: %s at scale %s: %d files, %d events (%d unique), %d objects of which"
                         + " %d duplicates%n", DATASET, scale, ds.manifest().size(), ds.expectedEvents(),
                 ds.expectedUniqueEvents(), f.objects(), f.objects() - ds.manifest().size());
@@ -286,13 +324,24 @@ public final class BenchSeedMain implements Callable<Integer> {
         row(fmt, "Kudu load", String.format(Locale.ROOT, "%s, %.0f rows/s", sec(f.kuduMillis()),
                 f.eventsLoaded() / (f.kuduMillis() / 1e3)), "none in the seed; 463.8 s, 45,501 rows/s (issue 22)");
         row(fmt, "last producer message -> queryable", sec(f.totalMillis()), "34 min to HDFS; target 5 min");
-        row(fmt, "JVM peak heap / peak RSS", mb(f.peakHeap()) + " / " + mb(f.peakRss()),
+        ConsumerFigures c = f.consumer();
+        row(fmt, "consumer process -Xmx", "-Xmx" + consumer.jvm().xmx() + " from " + consumer.jvm().source(),
+                "the distribution's default, or --consumer-heap");
+        row(fmt, "consumer peak heap in use / max", mb(c.peakHeap()) + " / " + mb(c.maxHeap()),
                 "not in the seed; target: consumer heap <= 1 GiB");
-        row(fmt, "consumer run memory peak / limit", mb(f.runMemoryPeak()) + " / " + mb(f.runMemoryLimit()),
+        row(fmt, "consumer peak RSS (VmHWM)", mb(c.peakRss()), "not in the seed");
+        row(fmt, "consumer GC: consolidation / load", gc(c.consolidation()) + " / " + gc(c.load()),
+                "not in the seed");
+        row(fmt, "consumer CPU: consolidation / load", cpu(c.consolidation(), f.eventsWritten()) + " / "
+                + cpu(c.load(), f.eventsLoaded()), "not in the seed");
+        row(fmt, "consumer run memory peak / limit", mb(c.runMemoryPeak()) + " / " + mb(c.runMemoryLimit()),
                 "not in the seed (sorted runs held in the consumer's heap)");
+        row(fmt, "stack JVM peak heap / peak RSS", mb(f.peakHeap()) + " / " + mb(f.peakRss()),
+                "broker, S3, HDFS, supervisor (not the consumer)");
         row(fmt, "spool disk peak", mb(f.spoolPeak()), "not in the seed");
         row(fmt, "HDFS file", mb(f.hdfsBytes()) + String.format(Locale.ROOT, " (%.1f B/event)",
                 (double) f.hdfsBytes() / f.eventsWritten()), "1 HDFS file, 9 GB (426 B/event)");
+        out.println("consumer log: " + consumer.log().toAbsolutePath());
         if (b == null) {
             out.println("messaging baseline: not run (--baseline-scale 0)");
             return;
@@ -324,29 +373,43 @@ public final class BenchSeedMain implements Callable<Integer> {
     }
 
     private static String mb(long bytes) {
-        return String.format(Locale.ROOT, "%.1f MB", bytes / 1e6);
+        return bytes < 0 ? "n/a" : String.format(Locale.ROOT, "%.1f MB", bytes / 1e6);
+    }
+
+    private static String gc(Usage u) {
+        return u.gcCount() < 0 ? "n/a" : String.format(Locale.ROOT, "%d GCs, %.2f s", u.gcCount(), u.gcSeconds());
+    }
+
+    /** CPU seconds and microseconds per event (or row). */
+    private static String cpu(Usage u, long events) {
+        return u.cpuNanos() < 0 ? "n/a" : String.format(Locale.ROOT, "%.1f s CPU, %.2f us/event", u.cpuNanos() / 1e9,
+                events > 0 ? u.cpuNanos() / 1e3 / events : 0);
     }
 
 
     /**
-     * Polls every 100 ms: when the dataset's HDFS file appears (end of the consolidation), the spool folders' size,
-     * the JVM's heap in use and its resident set.
+     * Polls every 100 ms when the dataset's HDFS file appears (end of the consolidation), the spool folders' size, this
+     * JVM's heap in use and its resident set; every 250 ms, the consumer process ({@link ConsumerProcess#sample()}),
+     * each sample kept so that its GC and CPU counters can be read at the stages' boundaries.
      */
     static final class Sampler {
+        private static final long CONSUMER_PERIOD_NANOS = 250_000_000L;
         private final EmbeddedStack stack;
         private final java.nio.file.Path stackDir;
+        private final ConsumerProcess consumer;
+        private final List<ConsumerProcess.Sample> consumerSamples = new ArrayList<>();
         private final Thread thread;
         private volatile boolean stop;
         private volatile Instant hdfsFileAt;
         private volatile long peakHeap;
         private volatile long peakRss;
         private volatile long spoolPeak;
-        private volatile long runMemoryPeak;
-        private volatile long runMemoryLimit;
+        private long lastConsumerSample;
 
-        Sampler(EmbeddedStack stack, java.nio.file.Path stackDir) {
+        Sampler(EmbeddedStack stack, java.nio.file.Path stackDir, ConsumerProcess consumer) {
             this.stack = stack;
             this.stackDir = stackDir;
+            this.consumer = consumer;
             this.thread = new Thread(this::loop, "bench-seed-sampler");
             thread.setDaemon(true);
         }
@@ -377,6 +440,10 @@ public final class BenchSeedMain implements Callable<Integer> {
         }
 
         private void sample() throws IOException {
+            if (System.nanoTime() - lastConsumerSample >= CONSUMER_PERIOD_NANOS) {
+                lastConsumerSample = System.nanoTime();
+                sampleConsumer();
+            }
             Path container = new Path(stack.hdfsRoot(), DATASET);
             if (hdfsFileAt == null && stack.hdfs().fs().exists(container)) {
                 for (FileStatus st : stack.hdfs().fs().listStatus(container)) {
@@ -394,10 +461,57 @@ public final class BenchSeedMain implements Callable<Integer> {
             peakHeap = Math.max(peakHeap, heap);
             peakRss = Math.max(peakRss, statusBytes("VmRSS:"));
             spoolPeak = Math.max(spoolPeak, spoolBytes());
-            var consumerMetrics = stack.consumers().get(0).metrics().registry();
-            runMemoryPeak = Math.max(runMemoryPeak, (long) SupervisorRateBench.gauge(consumerMetrics,
-                    ConsumerMetrics.RUN_MEMORY_USED));
-            runMemoryLimit = (long) SupervisorRateBench.gauge(consumerMetrics, ConsumerMetrics.RUN_MEMORY_LIMIT);
+        }
+
+        /** One sample of the consumer process now (also called once the dataset is DONE, for the load's end). */
+        void sampleConsumer() {
+            consumer.sample().ifPresent(s -> {
+                synchronized (consumerSamples) {
+                    consumerSamples.add(s);
+                }
+            });
+        }
+
+        /**
+         * The consumer's peaks over every sample, and its GC and CPU between the samples last taken at or before
+         * {@code signal}, {@code hdfsFile} and {@code done} (the consolidation, then the Kudu load).
+         */
+        ConsumerFigures consumerFigures(Instant signal, Instant hdfsFile, Instant done) {
+            List<ConsumerProcess.Sample> all;
+            synchronized (consumerSamples) {
+                all = List.copyOf(consumerSamples);
+            }
+            long heap = -1;
+            long max = -1;
+            long rss = -1;
+            long run = -1;
+            long runLimit = -1;
+            for (ConsumerProcess.Sample s : all) {
+                heap = Math.max(heap, s.heapUsed());
+                max = Math.max(max, s.heapMax());
+                rss = Math.max(rss, s.rssPeak());
+                run = Math.max(run, s.runMemoryUsed());
+                runLimit = Math.max(runLimit, s.runMemoryLimit());
+            }
+            ConsumerProcess.Sample atSignal = at(all, signal);
+            ConsumerProcess.Sample atFile = at(all, hdfsFile);
+            ConsumerProcess.Sample atDone = at(all, done);
+            return new ConsumerFigures(heap, max, rss, run, runLimit, Usage.between(atSignal, atFile),
+                    Usage.between(atFile, atDone));
+        }
+
+        /** The last sample taken at or before {@code t} (the first one when none was); null without samples. */
+        static ConsumerProcess.Sample at(List<ConsumerProcess.Sample> samples, Instant t) {
+            if (samples.isEmpty() || t == null) {
+                return null;
+            }
+            ConsumerProcess.Sample found = samples.get(0);
+            for (ConsumerProcess.Sample s : samples) {
+                if (!s.at().isAfter(t)) {
+                    found = s;
+                }
+            }
+            return found;
         }
 
         private long spoolBytes() throws IOException {
@@ -419,22 +533,17 @@ public final class BenchSeedMain implements Callable<Integer> {
             return total;
         }
 
-        /** The JVM's peak resident set ({@code VmHWM}), 0 where /proc is not there. */
+        /** This JVM's peak resident set ({@code VmHWM}), 0 where /proc is not there. */
         static long rssHighWater() {
             return statusBytes("VmHWM:");
         }
 
         private static long statusBytes(String key) {
             try {
-                for (String line : Files.readAllLines(Paths.get("/proc/self/status"))) {
-                    if (line.startsWith(key)) {
-                        return Long.parseLong(line.substring(key.length()).trim().split("\\s+")[0]) * 1024;
-                    }
-                }
+                return Math.max(0, ConsumerProcess.statusBytes(Files.readString(Paths.get("/proc/self/status")), key));
             } catch (IOException | RuntimeException e) {
                 return 0;
             }
-            return 0;
         }
 
         Instant hdfsFileAt() {
@@ -451,14 +560,6 @@ public final class BenchSeedMain implements Callable<Integer> {
 
         long spoolPeak() {
             return spoolPeak;
-        }
-
-        long runMemoryPeak() {
-            return runMemoryPeak;
-        }
-
-        long runMemoryLimit() {
-            return runMemoryLimit;
         }
     }
 

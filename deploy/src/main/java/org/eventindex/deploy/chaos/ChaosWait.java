@@ -6,14 +6,14 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 
 /** Polls an observable condition until it holds or a deadline passes (the harness never sleeps to synchronise). */
-final class ChaosWait {
+public final class ChaosWait {
     private static final long POLL_NANOS = Duration.ofMillis(100).toNanos();
 
     private ChaosWait() {
     }
 
     /** @throws IllegalStateException naming {@code what} when the condition still fails after {@code timeout} */
-    static void until(String what, Duration timeout, BooleanSupplier condition) {
+    public static void until(String what, Duration timeout, BooleanSupplier condition) {
         Objects.requireNonNull(what, "what is null");
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!condition.getAsBoolean()) {

@@ -13,11 +13,12 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One daemon of the chaos cluster run as a child process: started from a fixed command line (so a restart is the same
- * daemon on the same ports and data), its output appended to one log file, and the faults the harness injects:
- * SIGKILL, SIGSTOP/SIGCONT. {@link #close()} stops it for good (SIGCONT first, so a paused process can exit).
+ * One daemon of the chaos cluster (or bench-seed's consumer) run as a child process: started from a fixed command line
+ * (so a restart is the same daemon on the same ports and data), its output appended to one log file, and the faults the
+ * harness injects: SIGKILL, SIGSTOP/SIGCONT. {@link #close()} stops it for good (SIGCONT first, so a paused process can
+ * exit).
  */
-final class ChildProcess implements AutoCloseable {
+public final class ChildProcess implements AutoCloseable {
     private final String name;
     private final List<String> command;
     private final Map<String, String> environment;
@@ -25,7 +26,7 @@ final class ChildProcess implements AutoCloseable {
     private Process process;
     private boolean paused;
 
-    ChildProcess(String name, List<String> command, Map<String, String> environment, Path log) {
+    public ChildProcess(String name, List<String> command, Map<String, String> environment, Path log) {
         this.name = Objects.requireNonNull(name, "name is null");
         this.command = List.copyOf(command);
         this.environment = Map.copyOf(environment);
@@ -46,15 +47,15 @@ final class ChildProcess implements AutoCloseable {
         return DaemonProcesses.freePort();
     }
 
-    String name() {
+    public String name() {
         return name;
     }
 
-    Path log() {
+    public Path log() {
         return log;
     }
 
-    synchronized void start() {
+    public synchronized void start() {
         if (process != null && process.isAlive()) {
             throw new IllegalStateException(name + " is already running (pid " + process.pid() + ")");
         }
@@ -71,15 +72,15 @@ final class ChildProcess implements AutoCloseable {
     }
 
     /** The exit status once the process ended; empty while it runs or before it was started. */
-    synchronized Optional<Integer> exitCode() {
+    public synchronized Optional<Integer> exitCode() {
         return process == null || process.isAlive() ? Optional.empty() : Optional.of(process.exitValue());
     }
 
-    synchronized boolean isAlive() {
+    public synchronized boolean isAlive() {
         return process != null && process.isAlive();
     }
 
-    synchronized long pid() {
+    public synchronized long pid() {
         if (process == null) {
             throw new IllegalStateException(name + " was never started");
         }

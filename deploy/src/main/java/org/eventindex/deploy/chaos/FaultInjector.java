@@ -1,6 +1,7 @@
 package org.eventindex.deploy.chaos;
 
 import org.eventindex.deploy.BrokerLogins;
+import org.eventindex.deploy.DaemonProcesses;
 
 import java.io.IOException;
 import java.time.Duration;
@@ -353,18 +354,10 @@ final class FaultInjector {
         long sum = 0;
         for (ChildProcess c : cluster.consumers()) {
             sum += cluster.get(cluster.httpPort(c), "/metrics").filter(r -> r.statusCode() == 200)
-                    .map(r -> counter(r.body(), "eventindex_consumer_signals_failed_total")).orElse(0L);
+                    .map(r -> Math.max(0L, (long) DaemonProcesses.metric(r.body(),
+                            "eventindex_consumer_signals_failed_total", ""))).orElse(0L);
         }
         return sum;
-    }
-
-    private static long counter(String metrics, String name) {
-        for (String line : metrics.split("\n")) {
-            if (line.startsWith(name + " ") || line.startsWith(name + "{")) {
-                return (long) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1).strip());
-            }
-        }
-        return 0;
     }
 
     private static int resetRepeatedly(List<org.eventindex.testing.TcpProxy> proxies, Duration hold) {

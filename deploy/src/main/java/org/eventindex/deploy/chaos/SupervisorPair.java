@@ -1,5 +1,6 @@
 package org.eventindex.deploy.chaos;
 
+import org.eventindex.deploy.DaemonProcesses;
 import org.eventindex.supervisor.ha.Leadership;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -113,15 +114,8 @@ final class SupervisorPair implements AutoCloseable {
 
     /** A metric of one supervisor (summed over labels), -1 when it does not answer. */
     double metric(ChildProcess s, String name) {
-        return get.apply(port(s), "/metrics").filter(r -> r.statusCode() == 200).map(r -> {
-            double sum = -1;
-            for (String line : r.body().split("\n")) {
-                if (line.startsWith(name + " ") || line.startsWith(name + "{")) {
-                    sum = Math.max(sum, 0) + Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1).strip());
-                }
-            }
-            return sum;
-        }).orElse(-1.0);
+        return get.apply(port(s), "/metrics").filter(r -> r.statusCode() == 200)
+                .map(r -> DaemonProcesses.metric(r.body(), name, "")).orElse(-1.0);
     }
 
     /** Bytes of the journal file of generation {@code token} (what its holder journalled), -1 when absent. */

@@ -16,8 +16,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * {@code bin/bench-seed} and {@code bin/bench-supervisor-rate} at a tiny scale on real components (the embedded
- * stack: broker, S3 server, HDFS, Kudu binaries, producer processes): each exits 0 and prints every figure it
- * promises, with a number, beside the seed's.
+ * stack: broker, S3 server, HDFS, Kudu binaries, producer processes, a consumer process): each exits 0 and prints
+ * every figure it promises, with a number, beside the seed's.
  */
 class BenchSeedIT {
     @TempDir
@@ -63,8 +63,14 @@ class BenchSeedIT {
                 new String[] {"consolidation bytes read/stored", "MB of", "2.5 GB of 3.3 GB"},
                 new String[] {"Kudu load", "rows/s", "45,501 rows/s"},
                 new String[] {"last producer message -> queryable", " s", "target 5 min"},
-                new String[] {"JVM peak heap / peak RSS", "MB /", "1 GiB"},
+                new String[] {"consumer process -Xmx", "distribution/src/dist/conf/jvm/consumer.options",
+                        "--consumer-heap"},
+                new String[] {"consumer peak heap in use / max", "MB /", "1 GiB"},
+                new String[] {"consumer peak RSS (VmHWM)", "MB", "not in the seed"},
+                new String[] {"consumer GC: consolidation / load", "GCs", "not in the seed"},
+                new String[] {"consumer CPU: consolidation / load", "us/event", "not in the seed"},
                 new String[] {"consumer run memory peak / limit", "MB /", "sorted runs"},
+                new String[] {"stack JVM peak heap / peak RSS", "MB /", "not the consumer"},
                 new String[] {"spool disk peak", "MB", "not in the seed"},
                 new String[] {"HDFS file", "B/event", "9 GB"},
                 new String[] {"messaging: sent", "messages", "1,515,131 messages"},
@@ -77,6 +83,8 @@ class BenchSeedIT {
                     "no figure for " + stage[0] + ": " + l);
             assertTrue(l.contains(stage[2]), "no seed figure for " + stage[0] + ": " + l);
         }
+        // the consumer ran as its own process, with its log in the work folder
+        assertTrue(line(r.out(), "consumer log: ").endsWith("consumer-1.log"), r.out());
         // the baseline wrote one file per job attempt and cleaned the duplicate's
         assertTrue(line(r.out(), "messaging: received + cleaned").contains("4 HDFS files (1 cleaned)"), r.out());
         assertTrue(Pattern.compile("\\d+\\.\\dx").matcher(line(r.out(), "throughput ratio")).find(), r.out());

@@ -1,0 +1,125 @@
+package org.eventindex.deploy.bench;
+
+import org.eventindex.deploy.DaemonProcesses;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * bench-seed's reading of the consumer's JVM options file, a /metrics text ({@link DaemonProcesses#metric}) and
+ * /proc status, and its stage deltas.
+ */
+class ConsumerProcessTest {
+    private static final String OPTIONS = """
+            # a comment -Xmx99g
+              -Xms2g \s
+            -Xmx6g
+
+            -XX:+ExitOnOutOfMemoryError
+            -Dsome.path=/a dir/with spaces
+            """;
+
+    @Test
+    void heapComesFromTheOptionsFileWithItsOtherOptionsInOrder() {
+        ConsumerProcess.JvmOptions o = ConsumerProcess.jvmOptions(ConsumerProcess.optionLines(OPTIONS), "f", null);
+        assertEquals(List.of("-Xms2g", "-Xmx6g", "-XX:+ExitOnOutOfMemoryError", "-Dsome.path=/a dir/with spaces"),
+                o.options());
+        assertEquals("6g", o.xmx());
+        assertEquals("f", o.source());
+    }
+
+    @Test
+    void consumerHeapReplacesBothHeapLines() {
+        ConsumerProcess.JvmOptions o = ConsumerProcess.jvmOptions(ConsumerProcess.optionLines(OPTIONS), "f", "1g");
+        assertEquals(List.of("-Xms1g", "-Xmx1g", "-XX:+ExitOnOutOfMemoryError", "-Dsome.path=/a dir/with spaces"),
+                o.options());
+        assertEquals("1g", o.xmx());
+        assertEquals("--consumer-heap", o.source());
+    }
+
+    @Test
+    void badHeapOrNoXmxLineIsNamed() {
+        IllegalArgumentException bad = assertThrows(IllegalArgumentException.class,
+                () -> ConsumerProcess.jvmOptions(List.of("-Xmx1g"), "f", "1 g"));
+        assertTrue(bad.getMessage().contains("--consumer-heap") && bad.getMessage().contains("'1 g'"),
+                bad.getMessage());
+        IllegalArgumentException none = assertThrows(IllegalArgumentException.class,
+                () -> ConsumerProcess.jvmOptions(List.of("-Xms1g"), "conf/jvm/consumer.options", null));
+        assertTrue(none.getMessage().contains("no -Xmx line") && none.getMessage().contains("consumer.options"),
+                none.getMessage());
+    }
+
+    @Test
+    void theDistributionsFileHasAHeap() throws IOException {
+        Path file = ConsumerProcess.optionsFile();
+        assertTrue(Files.isRegularFile(file), "not found: " + file.toAbsolutePath());
+        ConsumerProcess.JvmOptions o = ConsumerProcess.jvmOptions(file, null);
+        assertTrue(o.options().contains("-Xmx" + o.xmx()), o.toString());
+    }
+
+    @Test
+    void consumerHeapAloneWithoutTheFile(@TempDir Path dir) throws IOException {
+        Path missing = dir.resolve("consumer.options");
+        assertEquals(List.of("-Xms768m", "-Xmx768m"), ConsumerProcess.jvmOptions(missing, "768m").options());
+        IOException e = assertThrows(IOException.class, () -> ConsumerProcess.jvmOptions(missing, null));
+        assertTrue(e.getMessage().contains(missing.toString()), e.getMessage());
+    }
+
+    @Test
+    void metricsAreSummedOverMatchingLabels() {
+        String text = """
+                # HELP jvm_memory_used_bytes Used bytes of a given JVM memory area.
+                # TYPE jvm_memory_used_bytes gauge
+                jvm_memory_used_bytes{area="heap"} 1.5E8
+                jvm_memory_used_bytes{area="nonheap"} 4.0E7
+                jvm_gc_collection_seconds_count{gc="G1 Young Generation"} 7
+                jvm_gc_collection_seconds_count{gc="G1 Old Generation"} 1
+                jvm_gc_collection_seconds_sum{gc="G1 Young Generation"} 0.25
+                eventindex_consumer_run_memory_limit_bytes 3.3554432E8
+                """;
+        assertEquals(1.5e8, DaemonProcesses.metric(text, "jvm_memory_used_bytes", "area=\"heap\""));
+        assertEquals(8, DaemonProcesses.metric(text, "jvm_gc_collection_seconds_count", ""));
+        assertEquals(0.25, DaemonProcesses.metric(text, "jvm_gc_collection_seconds_sum", ""));
+        assertEquals(335_544_320, DaemonProcesses.metric(text, "eventindex_consumer_run_memory_limit_bytes", ""));
+        assertEquals(-1, DaemonProcesses.metric(text, "jvm_memory_max_bytes", ""));
+    }
+
+    @Test
+    void procStatusLineInBytes() {
+        String status = "Name:\tjava\nVmPeak:\t 9000 kB\nVmHWM:\t  412345 kB\nVmRSS:\t  400000 kB\n";
+        assertEquals(412_345L * 1024, ConsumerProcess.statusBytes(status, "VmHWM:"));
+        assertEquals(-1, ConsumerProcess.statusBytes(status, "VmSwap:"));
+    }
+
+    @Test
+    void stageUsageIsTheDifferenceOfTheSamplesAtItsBoundaries() {
+        Instant t0 = Instant.parse("2026-11-26T09:00:00Z");
+        List<ConsumerProcess.Sample> samples = List.of(sample(t0, 2, 0.1, 1_000), sample(t0.plusSeconds(1), 5, 0.4,
+                3_000), sample(t0.plusSeconds(2), 9, 1.0, 8_000));
+        assertNull(BenchSeedMain.Sampler.at(List.of(), t0));
+        assertSame(samples.get(0), BenchSeedMain.Sampler.at(samples, t0.minusSeconds(5)));
+        assertSame(samples.get(1), BenchSeedMain.Sampler.at(samples, t0.plusMillis(1_999)));
+        BenchSeedMain.Usage u = BenchSeedMain.Usage.between(samples.get(0), samples.get(2));
+        assertEquals(7, u.gcCount());
+        assertEquals(0.9, u.gcSeconds(), 1e-9);
+        assertEquals(7_000, u.cpuNanos());
+        assertSame(BenchSeedMain.Usage.UNKNOWN, BenchSeedMain.Usage.between(samples.get(0), null));
+        assertSame(BenchSeedMain.Usage.UNKNOWN,
+                BenchSeedMain.Usage.between(samples.get(0), sample(t0, -1, -1, 5)));
+    }
+
+    private static ConsumerProcess.Sample sample(Instant at, long gcCount, double gcSeconds, long cpuNanos) {
+        return new ConsumerProcess.Sample(at, 1, 2, gcCount, gcSeconds, cpuNanos, 3, 4, 5);
+    }
+}
