@@ -40,6 +40,7 @@ import static org.eventindex.config.ConfigChecks.requireText;
  *                          an object bigger than its buffer is written as several sorted runs
  * @param runMemoryBytes    sorted runs kept in memory, instead of the spool dir, up to this many bytes at a time
  * @param kuduLoadThreads   Kudu sessions, each on its own thread, loading one dataset (the rows are the same)
+ * @param kuduBufferRows    rows each Kudu session buffers before a background flush (it holds up to twice that)
  * @param encodingThreads   threads encoding a Parquet file's columns (1 or 2; the file is the same)
  * @param httpHost          address the operations HTTP server binds to (loopback unless configured)
  * @param httpPort          operations HTTP port; 0 picks a free port
@@ -69,6 +70,7 @@ public record ConsumerConfig(
         int kuduBuckets,
         int kuduReplicas,
         int kuduLoadThreads,
+        int kuduBufferRows,
         int fetchThreads,
         int fetchAttempts,
         Path spoolDir,
@@ -139,6 +141,7 @@ public record ConsumerConfig(
     public static final String KUDU_BUCKETS = "consumer.kudu.buckets";
     public static final String KUDU_REPLICAS = "consumer.kudu.replicas";
     public static final String KUDU_LOAD_THREADS = "consumer.kudu.load.threads";
+    public static final String KUDU_BUFFER_ROWS = "consumer.kudu.load.buffer.rows";
     public static final String FETCH_THREADS = "consumer.fetch.threads";
     public static final String FETCH_ATTEMPTS = "consumer.fetch.attempts";
     public static final String SPOOL_DIR = "consumer.spool.dir";
@@ -208,6 +211,10 @@ public record ConsumerConfig(
             new ConfigKey(KUDU_LOAD_THREADS, "<the cores, at most 4>", null,
                     "Kudu sessions, each on its own thread, writing one dataset's rows (1-64); the rows are the same"
                             + " for any value, 1 writes on the handler's thread."),
+            new ConfigKey(KUDU_BUFFER_ROWS, Integer.toString(LoaderSettings.DEFAULT_BUFFER_ROWS), null,
+                    "Rows each Kudu session buffers before a background flush (" + LoaderSettings.MIN_BUFFER_ROWS
+                            + "-" + LoaderSettings.MAX_BUFFER_ROWS + "); a session holds up to twice that, ~4 KB"
+                            + " of heap per row. More rows mean larger write batches per tablet and more heap."),
             new ConfigKey(FETCH_THREADS, "4", null, "Objects fetched and decoded in parallel per dataset (1-256)."),
             new ConfigKey(FETCH_ATTEMPTS, "3", null,
                     "Attempts per object when reading it fails midway (the S3 client also retries each request)."),
@@ -279,6 +286,8 @@ public record ConsumerConfig(
             throw new IllegalArgumentException(KUDU_REPLICAS + " must be a positive odd number: " + kuduReplicas);
         }
         requireRange(kuduLoadThreads, 1, LoaderSettings.MAX_LOAD_THREADS, KUDU_LOAD_THREADS);
+        requireRange(kuduBufferRows, LoaderSettings.MIN_BUFFER_ROWS, LoaderSettings.MAX_BUFFER_ROWS,
+                KUDU_BUFFER_ROWS);
         requireRange(fetchThreads, 1, 256, FETCH_THREADS);
         requireRange(fetchAttempts, 1, 100, FETCH_ATTEMPTS);
         Objects.requireNonNull(spoolDir, "spoolDir is null");
@@ -363,6 +372,7 @@ public record ConsumerConfig(
                 r.integer(KUDU_REPLICAS),
                 r.explicit(KUDU_LOAD_THREADS).isPresent() ? r.integer(KUDU_LOAD_THREADS)
                         : LoaderSettings.defaultLoadThreads(),
+                r.integer(KUDU_BUFFER_ROWS),
                 r.integer(FETCH_THREADS),
                 r.integer(FETCH_ATTEMPTS),
                 Path.of(r.text(SPOOL_DIR)),
@@ -396,7 +406,8 @@ public record ConsumerConfig(
                 + ", s3SecretKey=" + (s3SecretKey == null ? "none" : "***") + ", hdfsUri=" + hdfsUri
                 + ", hdfsRoot=" + hdfsRoot + ", kuduMasters=" + kuduMasters + ", kuduTablePrefix=" + kuduTablePrefix
                 + ", kuduBuckets=" + kuduBuckets + ", kuduReplicas=" + kuduReplicas
-                + ", kuduLoadThreads=" + kuduLoadThreads + ", fetchThreads=" + fetchThreads
+                + ", kuduLoadThreads=" + kuduLoadThreads + ", kuduBufferRows=" + kuduBufferRows
+                + ", fetchThreads=" + fetchThreads
                 + ", fetchAttempts=" + fetchAttempts
                 + ", spoolDir=" + spoolDir + ", sortMemoryBytes=" + sortMemoryBytes
                 + ", runMemoryBytes=" + runMemoryBytes

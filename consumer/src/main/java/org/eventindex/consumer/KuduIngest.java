@@ -40,16 +40,15 @@ public final class KuduIngest implements DatasetIngest, AutoCloseable {
 
     /** Uses clients built by the caller, who closes them. */
     public KuduIngest(KuduClient client, KuduTablesConfig tablesConfig, FileSystem fs, Clock clock) {
-        this(client, tablesConfig, fs, clock, LoaderSettings.defaultLoadThreads(), new AutoCloseable[0]);
+        this(client, tablesConfig, fs, clock, LoaderSettings.defaults(), new AutoCloseable[0]);
     }
 
-    /** @param loadThreads Kudu sessions, each on its own thread, loading one dataset */
+    /** @param settings the loader's settings: sessions and rows buffered per session */
     private KuduIngest(KuduClient client, KuduTablesConfig tablesConfig, FileSystem fs, Clock clock,
-                       int loadThreads, AutoCloseable[] owned) {
+                       LoaderSettings settings, AutoCloseable[] owned) {
         this.client = Objects.requireNonNull(client, "client is null");
         this.tables = new KuduTables(client, Objects.requireNonNull(tablesConfig, "tablesConfig is null"));
-        this.loader = new DatasetLoader(client, tables, LoaderSettings.defaults().withLoadThreads(loadThreads),
-                clock);
+        this.loader = new DatasetLoader(client, tables, settings, clock);
         this.fs = Objects.requireNonNull(fs, "fs is null");
         this.owned = owned;
     }
@@ -69,7 +68,8 @@ public final class KuduIngest implements DatasetIngest, AutoCloseable {
             client.close();
             throw new IOException("cannot open HDFS " + config.hdfsUri() + ": " + e.getMessage(), e);
         }
-        return new KuduIngest(client, tablesConfig, fs, clock, config.kuduLoadThreads(),
+        return new KuduIngest(client, tablesConfig, fs, clock, LoaderSettings.defaults()
+                .withLoadThreads(config.kuduLoadThreads()).withBufferRows(config.kuduBufferRows()),
                 new AutoCloseable[]{fs, client});
     }
 

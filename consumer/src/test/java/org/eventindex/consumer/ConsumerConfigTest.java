@@ -4,6 +4,7 @@ import org.eventindex.config.SecretFile;
 import org.eventindex.message.Queues;
 import org.eventindex.stomp.StompEndpoint;
 import org.eventindex.stomp.StompFrameLimits;
+import org.eventindex.kudu.LoaderSettings;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -142,6 +143,20 @@ class ConsumerConfigTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> ConsumerConfig.fromProperties(props(ConsumerConfig.KUDU_LOAD_THREADS, "0"), Map.of()));
         assertTrue(e.getMessage().contains("consumer.kudu.load.threads"), e.getMessage());
+    }
+
+    @Test
+    void kuduBufferRowsDefaultToTheLoadersAndAreChecked() throws IOException {
+        assertEquals(LoaderSettings.DEFAULT_BUFFER_ROWS,
+                ConsumerConfig.fromProperties(props(ConsumerConfig.ID, "c6"), Map.of()).kuduBufferRows());
+        assertEquals(7_000, ConsumerConfig.fromProperties(props(ConsumerConfig.KUDU_BUFFER_ROWS, "7000"), Map.of())
+                .kuduBufferRows());
+        for (String bad : new String[] {"99", "100001"}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> ConsumerConfig.fromProperties(props(ConsumerConfig.KUDU_BUFFER_ROWS, bad), Map.of()));
+            assertTrue(e.getMessage().contains("consumer.kudu.load.buffer.rows") && e.getMessage().contains(bad),
+                    e.getMessage());
+        }
     }
 
     @Test

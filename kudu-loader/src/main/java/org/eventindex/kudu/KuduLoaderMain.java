@@ -201,7 +201,9 @@ public final class KuduLoaderMain implements Callable<Integer> {
         @Option(names = "--load-id", paramLabel = "ID",
                 description = "identifies the content; default: the file's location, length and modification time")
         String loadId;
-        @Option(names = "--buffer", paramLabel = "N", description = "rows buffered per Kudu flush (default: 10000)")
+        @Option(names = "--buffer", paramLabel = "N", description = "rows each Kudu session buffers before a flush ("
+                + LoaderSettings.MIN_BUFFER_ROWS + "-" + LoaderSettings.MAX_BUFFER_ROWS + "; default: "
+                + LoaderSettings.DEFAULT_BUFFER_ROWS + ")")
         Integer buffer;
         @Option(names = "--threads", paramLabel = "N", description = "Kudu sessions writing the dataset, each on its"
                 + " own thread (1-" + LoaderSettings.MAX_LOAD_THREADS + "; default: the cores, at most 4); the rows"
@@ -213,6 +215,11 @@ public final class KuduLoaderMain implements Callable<Integer> {
             KuduTablesConfig config = tablesConfig(layout);
             DatasetName name = dataset(dataset);
             LoaderSettings defaults = LoaderSettings.defaults();
+            if (buffer != null && (buffer < LoaderSettings.MIN_BUFFER_ROWS
+                    || buffer > LoaderSettings.MAX_BUFFER_ROWS)) {
+                throw new ParameterException(spec.commandLine(), "--buffer must be between "
+                        + LoaderSettings.MIN_BUFFER_ROWS + " and " + LoaderSettings.MAX_BUFFER_ROWS + ": " + buffer);
+            }
             if (threads != null && (threads < 1 || threads > LoaderSettings.MAX_LOAD_THREADS)) {
                 throw new ParameterException(spec.commandLine(), "--threads must be between 1 and "
                         + LoaderSettings.MAX_LOAD_THREADS + ": " + threads);

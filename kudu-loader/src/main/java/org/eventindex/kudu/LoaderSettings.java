@@ -9,8 +9,9 @@ import static java.util.Objects.requireNonNull;
 /**
  * Tuning of {@link DatasetLoader}.
  *
- * @param mutationBufferOps  rows buffered per Kudu session before a background flush (INFRA: 10,000 gave 58k rows/s
- *                           on one tablet server against 43k with 1,000)
+ * @param mutationBufferOps  rows buffered per Kudu session before a background flush; a session holds up to twice
+ *                           that (the buffer being filled and the one being flushed), ~4 KB of heap per EVENTS row
+ *                           ({@link #DEFAULT_BUFFER_ROWS}: decision 0040)
  * @param flushInterval      background flush period of the session
  * @param operationTimeout   timeout of one Kudu write or flush
  * @param progressEvery      events between two progress callbacks (and row-error checks)
@@ -22,6 +23,16 @@ import static java.util.Objects.requireNonNull;
 public record LoaderSettings(int mutationBufferOps, Duration flushInterval, Duration operationTimeout,
                              int progressEvery, boolean verifyCounts, SpbLimits spbLimits, int loadThreads) {
 
+    /**
+     * Rows buffered per session by default (decisions 0017, 0040): the fastest load measured on one tablet server, also
+     * in a 1 GiB consumer heap; fewer rows cost the loader less GC but the tablet server more, smaller, write batches.
+     */
+    public static final int DEFAULT_BUFFER_ROWS = 10_000;
+    /** Fewest rows buffered per session. */
+    public static final int MIN_BUFFER_ROWS = 100;
+    /** Most rows buffered per session (twice this in flight: ~0.8 GB of EVENTS rows). */
+    public static final int MAX_BUFFER_ROWS = 100_000;
+
     /** Most Kudu sessions writing one dataset. */
     public static final int MAX_LOAD_THREADS = 64;
 
@@ -29,8 +40,9 @@ public record LoaderSettings(int mutationBufferOps, Duration flushInterval, Dura
         requireNonNull(flushInterval, "flushInterval is null");
         requireNonNull(operationTimeout, "operationTimeout is null");
         requireNonNull(spbLimits, "spbLimits is null");
-        if (mutationBufferOps < 100) {
-            throw new IllegalArgumentException("mutationBufferOps must be at least 100: " + mutationBufferOps);
+        if (mutationBufferOps < MIN_BUFFER_ROWS || mutationBufferOps > MAX_BUFFER_ROWS) {
+            throw new IllegalArgumentException("mutationBufferOps must be between " + MIN_BUFFER_ROWS + " and "
+                    + MAX_BUFFER_ROWS + ": " + mutationBufferOps);
         }
         if (flushInterval.isNegative() || flushInterval.isZero() || flushInterval.toMillis() > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("flushInterval must be positive: " + flushInterval);
@@ -60,13 +72,19 @@ public record LoaderSettings(int mutationBufferOps, Duration flushInterval, Dura
                 spbLimits, threads);
     }
 
+    /** These settings with {@code rows} buffered per Kudu session. */
+    public LoaderSettings withBufferRows(int rows) {
+        return new LoaderSettings(rows, flushInterval, operationTimeout, progressEvery, verifyCounts, spbLimits,
+                loadThreads);
+    }
+
     /** The cores of this machine, at most 4: one session per core, the tablet servers being the limit beyond. */
     public static int defaultLoadThreads() {
         return Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors()));
     }
 
     public static LoaderSettings defaults() {
-        return new LoaderSettings(10_000, Duration.ofSeconds(1), Duration.ofSeconds(60), 100_000, true,
+        return new LoaderSettings(DEFAULT_BUFFER_ROWS, Duration.ofSeconds(1), Duration.ofSeconds(60), 100_000, true,
                 SpbLimits.DEFAULT);
     }
 }

@@ -93,6 +93,10 @@ class KuduLoaderMainTest {
                 "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1824", "--dspid", "1", "--epoch", "0",
                 "--file", "f.parquet", "--threads", "0"));
         assertTrue(err().contains("--threads must be between 1 and 64: 0"), err());
+        assertEquals(2, run("load", "--masters", "m:1", "--dataset",
+                "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1824", "--dspid", "1", "--epoch", "0",
+                "--file", "f.parquet", "--buffer", "99"));
+        assertTrue(err().contains("--buffer must be between 100 and 100000: 99"), err());
         assertEquals(2, run("create-tables", "--masters", "m:1", "--colour", "red"));
         assertTrue(err().contains("Unknown options: '--colour', 'red'"), err());
         assertEquals(2, run("create-tables", "--masters", "m:1", "--replicas", "2"));

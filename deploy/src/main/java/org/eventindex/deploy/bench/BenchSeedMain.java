@@ -329,6 +329,9 @@ public final class BenchSeedMain implements Callable<Integer> {
                 "the distribution's default, or --consumer-heap");
         row(fmt, "consumer peak heap in use / max", mb(c.peakHeap()) + " / " + mb(c.maxHeap()),
                 "not in the seed; target: consumer heap <= 1 GiB");
+        ConsumerProcess.GcFigures g = consumer.gcFigures();
+        row(fmt, "consumer heap after GC / full GCs", mb(g.peakAfter()) + " / " + g.fullGcs() + " of "
+                + g.collections() + " collections", "what survived collections (GC log): the heap it needs");
         row(fmt, "consumer peak RSS (VmHWM)", mb(c.peakRss()), "not in the seed");
         row(fmt, "consumer GC: consolidation / load", gc(c.consolidation()) + " / " + gc(c.load()),
                 "not in the seed");
@@ -342,6 +345,7 @@ public final class BenchSeedMain implements Callable<Integer> {
         row(fmt, "HDFS file", mb(f.hdfsBytes()) + String.format(Locale.ROOT, " (%.1f B/event)",
                 (double) f.hdfsBytes() / f.eventsWritten()), "1 HDFS file, 9 GB (426 B/event)");
         out.println("consumer log: " + consumer.log().toAbsolutePath());
+        out.println("consumer GC log: " + consumer.gcLog().toAbsolutePath());
         if (b == null) {
             out.println("messaging baseline: not run (--baseline-scale 0)");
             return;

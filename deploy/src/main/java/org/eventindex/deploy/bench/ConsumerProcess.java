@@ -162,6 +162,8 @@ final class ConsumerProcess implements AutoCloseable {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(jvm.options());
+        // the GC log gives what the heap holds after each collection: "in use" from /metrics includes garbage
+        cmd.add("-Xlog:gc:file=" + dir.resolve(NAME + "-gc.log").toAbsolutePath() + ":uptime");
         cmd.addAll(List.of("-Djava.io.tmpdir=" + Files.createDirectories(dir.resolve("tmp-" + NAME)),
                 "-cp", System.getProperty("java.class.path"), ConsumerMain.class.getName(), "run",
                 "--config", config.toString()));
@@ -240,6 +242,60 @@ final class ConsumerProcess implements AutoCloseable {
             }
         }
         return -1;
+    }
+
+    /** The process's GC log ({@code -Xlog:gc}, one line per collection). */
+    Path gcLog() {
+        return child.log().resolveSibling(NAME + "-gc.log");
+    }
+
+    /**
+     * What a {@code -Xlog:gc} text says about the heap: the most it held right after a collection (what survived it:
+     * the live objects, and garbage in regions the collection did not visit), the heap's committed size then, and
+     * the number of full collections.
+     *
+     * @param peakAfter bytes in use after a collection, the highest; -1 when the text has no collection
+     * @param fullGcs   collections of the whole heap ("Pause Full")
+     */
+    record GcFigures(long peakAfter, long collections, long fullGcs) {
+    }
+
+    private static final Pattern GC_PAUSE = Pattern.compile(
+            "Pause .*? (\\d+)([KMG])->(\\d+)([KMG])\\((\\d+)([KMG])\\)");
+
+    static GcFigures gcFigures(String log) {
+        long peak = -1;
+        long count = 0;
+        long full = 0;
+        for (String line : log.split("\n")) {
+            var m = GC_PAUSE.matcher(line);
+            if (!m.find()) {
+                continue;
+            }
+            count++;
+            if (line.contains("Pause Full")) {
+                full++;
+            }
+            peak = Math.max(peak, Long.parseLong(m.group(3)) * unit(m.group(4)));
+        }
+        return new GcFigures(peak, count, full);
+    }
+
+    private static long unit(String u) {
+        return switch (u) {
+            case "K" -> 1L << 10;
+            case "M" -> 1L << 20;
+            default -> 1L << 30;
+        };
+    }
+
+    /** {@link #gcFigures} of this process's log so far; -1s when it cannot be read. */
+    GcFigures gcFigures() {
+        try {
+            return gcFigures(Files.readString(gcLog()));
+        } catch (IOException | RuntimeException e) {
+            return new GcFigures(-1, -1, -1);
+        }
     }
 
     /** Stops the process (SIGTERM, SIGKILL after a grace period); idempotent. */

@@ -66,6 +66,7 @@ class BenchSeedIT {
                 new String[] {"consumer process -Xmx", "distribution/src/dist/conf/jvm/consumer.options",
                         "--consumer-heap"},
                 new String[] {"consumer peak heap in use / max", "MB /", "1 GiB"},
+                new String[] {"consumer heap after GC / full GCs", "MB /", "collections"},
                 new String[] {"consumer peak RSS (VmHWM)", "MB", "not in the seed"},
                 new String[] {"consumer GC: consolidation / load", "GCs", "not in the seed"},
                 new String[] {"consumer CPU: consolidation / load", "us/event", "not in the seed"},
@@ -85,6 +86,7 @@ class BenchSeedIT {
         }
         // the consumer ran as its own process, with its log in the work folder
         assertTrue(line(r.out(), "consumer log: ").endsWith("consumer-1.log"), r.out());
+        assertTrue(line(r.out(), "consumer GC log: ").endsWith("consumer-1-gc.log"), r.out());
         // the baseline wrote one file per job attempt and cleaned the duplicate's
         assertTrue(line(r.out(), "messaging: received + cleaned").contains("4 HDFS files (1 cleaned)"), r.out());
         assertTrue(Pattern.compile("\\d+\\.\\dx").matcher(line(r.out(), "throughput ratio")).find(), r.out());

@@ -122,4 +122,23 @@ class ConsumerProcessTest {
     private static ConsumerProcess.Sample sample(Instant at, long gcCount, double gcSeconds, long cpuNanos) {
         return new ConsumerProcess.Sample(at, 1, 2, gcCount, gcSeconds, cpuNanos, 3, 4, 5);
     }
+
+    @Test
+    void gcLogGivesThePeakHeapAfterACollectionAndTheFullCollections() {
+        String log = """
+                [0.240s] GC(0) Pause Young (Normal) (G1 Evacuation Pause) 27M->18M(380M) 4.906ms
+                [28.362s] GC(83) Pause Cleanup 458M->458M(805M) 0.108ms
+                [41.031s] GC(120) Pause Remark 588M->468M(1012M) 8.620ms
+                [41.500s] GC(121) Concurrent Mark Cycle 602.921ms
+                [50.1s] GC(130) Pause Full (G1 Compaction Pause) 1000M->301M(1024M) 812.0ms
+                [51.2s] GC(131) Pause Young (Normal) (G1 Evacuation Pause) 1G->1G(1G) 3.0ms
+                """;
+        ConsumerProcess.GcFigures g = ConsumerProcess.gcFigures(log);
+        assertEquals(1L << 30, g.peakAfter());
+        assertEquals(5, g.collections());
+        assertEquals(1, g.fullGcs());
+        assertEquals(468L << 20, ConsumerProcess.gcFigures(log.lines().limit(4)
+                .reduce("", (a, b) -> a + b + "\n")).peakAfter());
+        assertEquals(-1, ConsumerProcess.gcFigures("no collection yet\n").peakAfter());
+    }
 }
