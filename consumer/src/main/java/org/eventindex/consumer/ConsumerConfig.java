@@ -213,7 +213,7 @@ public record ConsumerConfig(
                             + " for any value, 1 writes on the handler's thread."),
             new ConfigKey(KUDU_BUFFER_ROWS, Integer.toString(LoaderSettings.DEFAULT_BUFFER_ROWS), null,
                     "Rows each Kudu session buffers before a background flush (" + LoaderSettings.MIN_BUFFER_ROWS
-                            + "-" + LoaderSettings.MAX_BUFFER_ROWS + "); a session holds up to twice that, ~4 KB"
+                            + "-" + LoaderSettings.MAX_BUFFER_ROWS + "); a session holds up to twice that, ~6.5 KB"
                             + " of heap per row. More rows mean larger write batches per tablet and more heap."),
             new ConfigKey(FETCH_THREADS, "4", null, "Objects fetched and decoded in parallel per dataset (1-256)."),
             new ConfigKey(FETCH_ATTEMPTS, "3", null,

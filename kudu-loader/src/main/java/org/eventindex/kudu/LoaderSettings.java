@@ -10,7 +10,7 @@ import static java.util.Objects.requireNonNull;
  * Tuning of {@link DatasetLoader}.
  *
  * @param mutationBufferOps  rows buffered per Kudu session before a background flush; a session holds up to twice
- *                           that (the buffer being filled and the one being flushed), ~4 KB of heap per EVENTS row
+ *                           that (the buffer being filled and the one being flushed), ~6.5 KB of heap per EVENTS row
  *                           ({@link #DEFAULT_BUFFER_ROWS}: decision 0040)
  * @param flushInterval      background flush period of the session
  * @param operationTimeout   timeout of one Kudu write or flush
@@ -30,7 +30,7 @@ public record LoaderSettings(int mutationBufferOps, Duration flushInterval, Dura
     public static final int DEFAULT_BUFFER_ROWS = 10_000;
     /** Fewest rows buffered per session. */
     public static final int MIN_BUFFER_ROWS = 100;
-    /** Most rows buffered per session (twice this in flight: ~0.8 GB of EVENTS rows). */
+    /** Most rows buffered per session (twice this in flight: ~1.3 GB of EVENTS rows). */
     public static final int MAX_BUFFER_ROWS = 100_000;
 
     /** Most Kudu sessions writing one dataset. */
