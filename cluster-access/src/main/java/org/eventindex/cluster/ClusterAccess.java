@@ -171,6 +171,15 @@ public final class ClusterAccess implements AutoCloseable {
         while (true) {
             long leftMs = (deadline - System.nanoTime()) / 1_000_000;
             if (leftMs <= 0) {
+                if (last == null || !ClusterErrors.saysWhy(last)) {
+                    // the Kudu client's timeout may summarise its attempts without their errors: ask the ports
+                    Optional<String> refused = ClusterErrors.refusedByEveryMaster(masters);
+                    if (refused.isPresent()) {
+                        throw new ClusterErrors.Readable("Kudu masters " + masters + " unreachable after "
+                                + Math.max(1, Math.round(timeout.toMillis() / 1000.0)) + " s (" + refused.get() + ")",
+                                last);
+                    }
+                }
                 throw last != null ? ClusterErrors.kudu(masters, timeout, last)
                         : new ClusterErrors.Readable("Kudu masters " + masters + " unreachable after "
                         + Math.max(1, timeout.toSeconds()) + " s (no answer)");

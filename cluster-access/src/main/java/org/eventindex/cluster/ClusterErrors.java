@@ -94,6 +94,44 @@ public final class ClusterErrors {
         return e.getStatus().isTimedOut() || e.getStatus().isNetworkError() || e.getStatus().isServiceUnavailable();
     }
 
+    private static final int PROBE_TIMEOUT_MS = 1_000;
+
+    /**
+     * "connection refused" when a TCP connection to every one of {@code masters} (host:port, comma-separated) is
+     * refused now, "unknown host" when no host resolves; empty otherwise (one accepts, or does not answer in 1 s, or
+     * the list cannot be read). For a timeout whose Kudu error names no reason: the client's trace summary of many
+     * attempts drops their errors.
+     */
+    static Optional<String> refusedByEveryMaster(String masters) {
+        boolean allRefused = true;
+        boolean allUnknown = true;
+        for (String master : masters.split(",")) {
+            String m = master.strip();
+            int colon = m.lastIndexOf(':');
+            if (colon <= 0) {
+                return Optional.empty();
+            }
+            int port;
+            try {
+                port = Integer.parseInt(m.substring(colon + 1));
+            } catch (NumberFormatException e) {
+                return Optional.empty();
+            }
+            try (java.net.Socket socket = new java.net.Socket()) {
+                socket.connect(new java.net.InetSocketAddress(m.substring(0, colon), port), PROBE_TIMEOUT_MS);
+                return Optional.empty();
+            } catch (ConnectException e) {
+                allUnknown = false;
+            } catch (UnknownHostException e) {
+                allRefused = false;
+            } catch (IOException | IllegalArgumentException e) {
+                return Optional.empty();
+            }
+        }
+        return allRefused ? Optional.of("connection refused") : allUnknown ? Optional.of("unknown host")
+                : Optional.empty();
+    }
+
     /** Whether {@code e} names why the masters did not answer (rather than only that they did not in time). */
     static boolean saysWhy(KuduException e) {
         return !kuduReason(e).equals(NO_ANSWER);

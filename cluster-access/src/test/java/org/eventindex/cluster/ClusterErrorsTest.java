@@ -11,7 +11,9 @@ import java.net.ServerSocket;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -77,5 +79,18 @@ class ClusterErrorsTest {
         assertTrue(e.getMessage().matches("Kudu masters " + masters + " unreachable after [34] s \\(connection"
                 + " refused\\)"), e.getMessage());
         assertFalse(e.getMessage().contains("\n"), e.getMessage());
+    }
+
+    @Test
+    void mastersAreAskedWhyWhenKuduNamesNoReason() throws Exception {
+        String closed = "127.0.0.1:" + closedPort() + ",127.0.0.1:" + closedPort();
+        assertEquals(Optional.of("connection refused"), ClusterErrors.refusedByEveryMaster(closed));
+        assertEquals(Optional.of("unknown host"), ClusterErrors.refusedByEveryMaster("no-such-host.invalid:7051"));
+        try (ServerSocket listening = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            // one master accepts connections: it may be slow rather than down, so no reason is made up
+            assertEquals(Optional.empty(), ClusterErrors.refusedByEveryMaster("127.0.0.1:" + closedPort()
+                    + ",127.0.0.1:" + listening.getLocalPort()));
+        }
+        assertEquals(Optional.empty(), ClusterErrors.refusedByEveryMaster("no-port-given"));
     }
 }
