@@ -6,7 +6,9 @@ import org.apache.kudu.client.KuduException;
 import java.io.EOFException;
 import java.io.IOException;
 import java.net.ConnectException;
+import java.net.InetSocketAddress;
 import java.net.NoRouteToHostException;
+import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.UnknownHostException;
@@ -117,8 +119,8 @@ public final class ClusterErrors {
             } catch (NumberFormatException e) {
                 return Optional.empty();
             }
-            try (java.net.Socket socket = new java.net.Socket()) {
-                socket.connect(new java.net.InetSocketAddress(m.substring(0, colon), port), PROBE_TIMEOUT_MS);
+            try (Socket socket = new Socket()) {
+                socket.connect(new InetSocketAddress(m.substring(0, colon), port), PROBE_TIMEOUT_MS);
                 return Optional.empty();
             } catch (ConnectException e) {
                 allUnknown = false;

@@ -331,7 +331,7 @@ public final class BenchSeedMain implements Callable<Integer> {
                 "not in the seed; target: consumer heap <= 1 GiB");
         ConsumerProcess.GcFigures g = consumer.gcFigures();
         row(fmt, "consumer heap after GC / full GCs", mb(g.peakAfter()) + " / " + g.fullGcs() + " of "
-                + g.collections() + " collections", "what survived collections (GC log): the heap it needs");
+                + g.pauses() + " pauses", "what survived collections (GC log): the heap it needs");
         row(fmt, "consumer peak RSS (VmHWM)", mb(c.peakRss()), "not in the seed");
         row(fmt, "consumer GC: consolidation / load", gc(c.consolidation()) + " / " + gc(c.load()),
                 "not in the seed");

@@ -201,10 +201,6 @@ final class ConsumerProcess implements AutoCloseable {
         return child.log();
     }
 
-    long pid() {
-        return child.pid();
-    }
-
     private Optional<HttpResponse<String>> get(String path) {
         return DaemonProcesses.get(http, port, path);
     }
@@ -250,18 +246,19 @@ final class ConsumerProcess implements AutoCloseable {
     }
 
     /**
-     * What a {@code -Xlog:gc} text says about the heap: the most it held right after a collection (what survived it:
-     * the live objects, and garbage in regions the collection did not visit), the heap's committed size then, and
-     * the number of full collections.
+     * What a {@code -Xlog:gc} text says about the heap: the most it held right after a pause (what survived it: the
+     * live objects, and garbage in regions the collection did not visit), the number of pauses (young, mixed, full,
+     * and G1's remark and cleanup) and of full collections.
      *
-     * @param peakAfter bytes in use after a collection, the highest; -1 when the text has no collection
+     * @param peakAfter bytes in use after a pause, the highest; -1 when the text has no pause
+     * @param pauses    pauses logged with a heap size ("Pause ... A->B(C)")
      * @param fullGcs   collections of the whole heap ("Pause Full")
      */
-    record GcFigures(long peakAfter, long collections, long fullGcs) {
+    record GcFigures(long peakAfter, long pauses, long fullGcs) {
     }
 
-    private static final Pattern GC_PAUSE = Pattern.compile(
-            "Pause .*? (\\d+)([KMG])->(\\d+)([KMG])\\((\\d+)([KMG])\\)");
+    /** A pause line's heap after it: group 1 the number, group 2 its unit. */
+    private static final Pattern GC_PAUSE = Pattern.compile("Pause .*? \\d+[KMG]->(\\d+)([KMG])\\(\\d+[KMG]\\)");
 
     static GcFigures gcFigures(String log) {
         long peak = -1;
@@ -276,7 +273,7 @@ final class ConsumerProcess implements AutoCloseable {
             if (line.contains("Pause Full")) {
                 full++;
             }
-            peak = Math.max(peak, Long.parseLong(m.group(3)) * unit(m.group(4)));
+            peak = Math.max(peak, Long.parseLong(m.group(1)) * unit(m.group(2)));
         }
         return new GcFigures(peak, count, full);
     }

@@ -135,7 +135,7 @@ class ConsumerProcessTest {
                 """;
         ConsumerProcess.GcFigures g = ConsumerProcess.gcFigures(log);
         assertEquals(1L << 30, g.peakAfter());
-        assertEquals(5, g.collections());
+        assertEquals(5, g.pauses());
         assertEquals(1, g.fullGcs());
         assertEquals(468L << 20, ConsumerProcess.gcFigures(log.lines().limit(4)
                 .reduce("", (a, b) -> a + b + "\n")).peakAfter());
