@@ -126,7 +126,10 @@ final class TokenPrefixCoder {
                 prevCount = 0;
                 return false;
             }
-            System.arraycopy(prev, prevOff[i], out, o, shared);
+            if (shared > 0) {
+                // only then is there a token i before (i < prevCount): beyond it prevOff may be shorter than tokens
+                System.arraycopy(prev, prevOff[i], out, o, shared);
+            }
             System.arraycopy(buf, q, out, o + shared, l - shared);
             q += l - shared;
             p = o + l;

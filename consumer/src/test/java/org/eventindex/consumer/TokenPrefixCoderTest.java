@@ -4,6 +4,7 @@ import org.eventindex.proto.EventIndexProtos.EIEvent_p1;
 import org.eventindex.proto.EventIndexProtos.EItoken_p1;
 import org.eventindex.spb.EventScan;
 import org.eventindex.spb.SavedScan;
+import org.eventindex.spb.SpbContentLimits;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -115,6 +116,44 @@ class TokenPrefixCoderTest {
         assertEquals(events.size(), merged.size());
         for (int i = 0; i < events.size(); i++) {
             assertArrayEquals(events.get(i), merged.get(i), "event " + i);
+        }
+    }
+
+    /**
+     * Every token count the content limits allow (0 to {@link SpbContentLimits#TOKENS_PER_EVENT}), in rising, falling
+     * and shuffled order, through a run file and the merge: each event comes back byte for byte. (Nine tokens after an
+     * event with fewer failed the merge with an ArrayIndexOutOfBoundsException before.)
+     */
+    @Test
+    void everyTokenCountUpToTheLimitGoesThroughTheMergeByteForByte() throws IOException {
+        List<Integer> counts = new ArrayList<>();
+        for (int n = 0; n <= SpbContentLimits.TOKENS_PER_EVENT; n++) {
+            counts.add(n);
+        }
+        for (int n = SpbContentLimits.TOKENS_PER_EVENT; n >= 0; n--) {
+            counts.add(n);
+        }
+        List<Integer> shuffled = new ArrayList<>(counts);
+        java.util.Collections.shuffle(shuffled, new Random(11));
+        counts.addAll(shuffled);
+        List<byte[]> events = new ArrayList<>();
+        SortBuffer b = new SortBuffer(4L << 20);
+        for (int i = 0; i < counts.size(); i++) {
+            EIEvent_p1.Builder e = EIEvent_p1.newBuilder(event(1000 + i, DB + "0]", "r")).clearEitoken();
+            for (int t = 0; t < counts.get(i); t++) {
+                e.addEitoken(EItoken_p1.newBuilder().setName("Stream" + t).setToken(DB + String.format("%08X]", i)));
+            }
+            byte[] saved = saved(e.build());
+            events.add(saved);
+            b.add(327636, 1000 + i, 0, saved, 0, saved.length);
+        }
+        Path run = b.writeRun(dir, "t-");
+        List<byte[]> merged = new ArrayList<>();
+        new RunMerger(dir, "ds", 4).merge(List.of(new RunMerger.Run(SortedRun.file(run), 0)),
+                (guid, buf, off, len) -> merged.add(Arrays.copyOfRange(buf, off, off + len)));
+        assertEquals(events.size(), merged.size());
+        for (int i = 0; i < events.size(); i++) {
+            assertArrayEquals(events.get(i), merged.get(i), "event " + i + " with " + counts.get(i) + " tokens");
         }
     }
 
