@@ -1,14 +1,21 @@
 package org.eventindex.names;
 
+import java.nio.charset.StandardCharsets;
+
 import static java.util.Objects.requireNonNull;
 
 /**
  * A POOL token {@code [DB=<GUID>][CNT=<container>][CLID=<GUID>][TECH=%08X][OID=%016llX-%016llX]}: where one event
- * sits inside one file.
+ * sits inside one file. Older data carries the older OID form {@code [OID=%08llX-%08llX]}, which is read too and
+ * formatted back as it was read ({@link #oidDigits()}).
  * <p>
  * GUIDs are {@code 8-4-4-4-12} upper-case hex, as POOL writes them. The container may be empty or hold text such as
- * {@code POOLContainer(DataHeader)} but no {@code [}, {@code ]} or control characters. TECH and OID are upper-case
- * hex of exactly 8 and 16 digits (unsigned values).
+ * {@code POOLContainer(DataHeader)} but no {@code [}, {@code ]} or control characters. TECH is upper-case hex of
+ * exactly 8 digits, OID two numbers of exactly 16 (or, in the older form, 8) upper-case hex digits (unsigned values).
+ * <p>
+ * The grammar is written once, on bytes ({@link #problem(byte[], int, int)}): the SPB reader checks every token of
+ * every event with it (the producer's validation and the consumer's first read), and {@link #parse} uses it too, so
+ * what one accepts the other does.
  *
  * @param db         the GUID of the file that holds the event
  * @param container  the POOL container name inside that file
@@ -16,11 +23,16 @@ import static java.util.Objects.requireNonNull;
  * @param technology the storage technology code ({@code TECH})
  * @param oid1       the container index ({@code OID} first half)
  * @param oid2       the entry inside the container ({@code OID} second half)
+ * @param oidDigits  hex digits of each OID half in the text form: 16, or 8 for the older form
  */
-public record PoolToken(String db, String container, String clid, int technology, long oid1, long oid2) {
+public record PoolToken(String db, String container, String clid, int technology, long oid1, long oid2,
+                        int oidDigits) {
 
     private static final int GUID_LENGTH = 36;
     private static final char[] HEX = "0123456789ABCDEF".toCharArray();
+    /** Hex digits of each OID half: today's form, and the older one. */
+    public static final int OID_DIGITS = 16;
+    public static final int OLD_OID_DIGITS = 8;
 
     /** @throws IllegalArgumentException if a GUID is malformed or the container holds a bracket or control char */
     public PoolToken {
@@ -38,11 +50,25 @@ public record PoolToken(String db, String container, String clid, int technology
         for (int i = 0; i < container.length(); i++) {
             char c = container.charAt(i);
             // isISOControl: C0, DEL and the C1 range U+0080..U+009F (found by PoolTokenFuzzTest).
-            if (c == '[' || c == ']' || Character.isISOControl(c)) {
+            if (c == '[' || c == ']' || Character.isISOControl(c) || Character.isSurrogate(c)) {
                 throw new IllegalArgumentException("POOL token CNT '" + Printable.of(container, 100)
                         + "' has a forbidden character at position " + i);
             }
         }
+        if (oidDigits == OLD_OID_DIGITS) {
+            if ((oid1 >>> 32) != 0 || (oid2 >>> 32) != 0) {
+                throw new IllegalArgumentException("POOL token OID " + Long.toUnsignedString(oid1, 16) + "-"
+                        + Long.toUnsignedString(oid2, 16) + " does not fit the older 8-digit form");
+            }
+        } else if (oidDigits != OID_DIGITS) {
+            throw new IllegalArgumentException("POOL token OID digits must be " + OID_DIGITS + " or "
+                    + OLD_OID_DIGITS + ", not " + oidDigits);
+        }
+    }
+
+    /** A token in today's form (16-digit OID halves). */
+    public PoolToken(String db, String container, String clid, int technology, long oid1, long oid2) {
+        this(db, container, clid, technology, oid1, oid2, OID_DIGITS);
     }
 
     /** @throws IllegalArgumentException naming the token and the part that is malformed */
@@ -50,35 +76,159 @@ public record PoolToken(String db, String container, String clid, int technology
         if (token == null) {
             throw new IllegalArgumentException("POOL token is missing (null)");
         }
-        int[] pos = {0};
-        String db = part(token, pos, "DB");
-        String cnt = part(token, pos, "CNT");
-        String clid = part(token, pos, "CLID");
-        String tech = part(token, pos, "TECH");
-        String oid = part(token, pos, "OID");
-        if (pos[0] != token.length()) {
-            throw invalid(token, "unexpected text after the OID part at position " + pos[0]);
+        byte[] b = token.getBytes(StandardCharsets.UTF_8);
+        String problem = problem(b, 0, b.length);
+        if (problem != null) {
+            throw invalid(token, problem);
         }
-        if (!isGuid(db)) {
-            throw invalid(token, "DB '" + Printable.of(db, 60) + "' is not an upper-case GUID (8-4-4-4-12 hex)");
+        // the grammar holds: fixed offsets, the container up to its closing ']'
+        int cntStart = 4 + GUID_LENGTH + 6;
+        int cntEnd = token.indexOf(']', cntStart);
+        int clidStart = cntEnd + 7;
+        int techStart = clidStart + GUID_LENGTH + 7;
+        int oidStart = techStart + 8 + 6;
+        int digits = (token.length() - 1 - oidStart - 1) / 2;
+        return new PoolToken(token.substring(4, 4 + GUID_LENGTH), token.substring(cntStart, cntEnd),
+                token.substring(clidStart, clidStart + GUID_LENGTH),
+                Integer.parseUnsignedInt(token, techStart, techStart + 8, 16),
+                Long.parseUnsignedLong(token, oidStart, oidStart + digits, 16),
+                Long.parseUnsignedLong(token, oidStart + digits + 1, oidStart + 2 * digits + 1, 16), digits);
+    }
+
+    /**
+     * Checks the token text {@code b[off, off + len)} (UTF-8) against the grammar, without allocating anything when
+     * it holds.
+     *
+     * @return null when it is a well-formed token, otherwise the reason, naming the part and position
+     */
+    public static String problem(byte[] b, int off, int len) {
+        int end = off + len;
+        int p = off;
+        int close;
+        // [DB=<GUID>]
+        if ((close = open(b, p, end, DB_OPEN)) < 0) {
+            return expected("DB", p - off, close);
         }
-        if (!isGuid(clid)) {
-            throw invalid(token, "CLID '" + Printable.of(clid, 60)
-                    + "' is not an upper-case GUID (8-4-4-4-12 hex)");
+        if (close - (p + DB_OPEN.length) != GUID_LENGTH || !isGuid(b, p + DB_OPEN.length)) {
+            return "DB '" + text(b, p + DB_OPEN.length, close, 60) + "' is not an upper-case GUID (8-4-4-4-12 hex)";
         }
-        if (tech.length() != 8 || !isUpperHex(tech, 0, 8)) {
-            throw invalid(token, "TECH '" + Printable.of(tech, 40) + "' is not 8 upper-case hex digits");
+        p = close + 1;
+        // [CNT=<container>]: no '[' (the first ']' ends it), no control character, UTF-8
+        if ((close = open(b, p, end, CNT_OPEN)) < 0) {
+            return expected("CNT", p - off, close);
         }
-        if (oid.length() != 33 || oid.charAt(16) != '-' || !isUpperHex(oid, 0, 16) || !isUpperHex(oid, 17, 33)) {
-            throw invalid(token, "OID '" + Printable.of(oid, 60) + "' is not two 16-digit upper-case hex numbers"
-                    + " joined by '-'");
+        int bad = containerProblem(b, p + CNT_OPEN.length, close);
+        if (bad >= 0) {
+            return "CNT '" + text(b, p + CNT_OPEN.length, close, 100) + "' has a forbidden character at byte " + bad;
         }
-        try {
-            return new PoolToken(db, cnt, clid, Integer.parseUnsignedInt(tech, 16),
-                    Long.parseUnsignedLong(oid, 0, 16, 16), Long.parseUnsignedLong(oid, 17, 33, 16));
-        } catch (IllegalArgumentException e) {
-            throw invalid(token, e.getMessage());
+        p = close + 1;
+        // [CLID=<GUID>]
+        if ((close = open(b, p, end, CLID_OPEN)) < 0) {
+            return expected("CLID", p - off, close);
         }
+        if (close - (p + CLID_OPEN.length) != GUID_LENGTH || !isGuid(b, p + CLID_OPEN.length)) {
+            return "CLID '" + text(b, p + CLID_OPEN.length, close, 60) + "' is not an upper-case GUID (8-4-4-4-12 hex)";
+        }
+        p = close + 1;
+        // [TECH=%08X]
+        if ((close = open(b, p, end, TECH_OPEN)) < 0) {
+            return expected("TECH", p - off, close);
+        }
+        if (close - (p + TECH_OPEN.length) != 8 || !isUpperHex(b, p + TECH_OPEN.length, close)) {
+            return "TECH '" + text(b, p + TECH_OPEN.length, close, 40) + "' is not 8 upper-case hex digits";
+        }
+        p = close + 1;
+        // [OID=%016X-%016X] or the older [OID=%08X-%08X]
+        if ((close = open(b, p, end, OID_OPEN)) < 0) {
+            return expected("OID", p - off, close);
+        }
+        int v = p + OID_OPEN.length;
+        int n = close - v;
+        int digits = n == 2 * OID_DIGITS + 1 ? OID_DIGITS : n == 2 * OLD_OID_DIGITS + 1 ? OLD_OID_DIGITS : -1;
+        if (digits < 0 || b[v + digits] != '-' || !isUpperHex(b, v, v + digits)
+                || !isUpperHex(b, v + digits + 1, close)) {
+            return "OID '" + text(b, v, close, 60) + "' is not two 16-digit (or, in the older form, two 8-digit)"
+                    + " upper-case hex numbers joined by '-'";
+        }
+        if (close + 1 != end) {
+            return "unexpected text after the OID part at position " + (close + 1 - off);
+        }
+        return null;
+    }
+
+    private static final byte[] DB_OPEN = ascii("[DB=");
+    private static final byte[] CNT_OPEN = ascii("[CNT=");
+    private static final byte[] CLID_OPEN = ascii("[CLID=");
+    private static final byte[] TECH_OPEN = ascii("[TECH=");
+    private static final byte[] OID_OPEN = ascii("[OID=");
+    /** {@link #open}: the opening text is not there. */
+    private static final int NO_OPEN = -1;
+    /** {@link #open}: the part has no closing ']'. */
+    private static final int NO_CLOSE = -2;
+
+    /**
+     * Where the part that opens with {@code opening} at {@code b[p]} closes (its first ']'), or {@link #NO_OPEN} /
+     * {@link #NO_CLOSE}.
+     */
+    private static int open(byte[] b, int p, int end, byte[] opening) {
+        if (end - p < opening.length || !java.util.Arrays.equals(b, p, p + opening.length, opening, 0,
+                opening.length)) {
+            return NO_OPEN;
+        }
+        for (int i = p + opening.length; i < end; i++) {
+            if (b[i] == ']') {
+                return i;
+            }
+        }
+        return NO_CLOSE;
+    }
+
+    private static String expected(String key, int at, int why) {
+        return why == NO_CLOSE ? "the " + key + " part has no closing ']'"
+                : "expected '[" + key + "=' at position " + at;
+    }
+
+    /**
+     * The byte offset (from {@code from}) of the first forbidden byte of a container {@code b[from, to)}: '[', a C0
+     * control or DEL, a C1 control (U+0080..U+009F) or malformed UTF-8; -1 when there is none.
+     */
+    private static int containerProblem(byte[] b, int from, int to) {
+        int bad = Utf8.invalidAt(b, from, to - from);
+        for (int i = from; i < to && (bad < 0 || i - from < bad); i++) {
+            int c = b[i] & 0xff;
+            if (c == '[' || c < 0x20 || c == 0x7f || (c == 0xc2 && i + 1 < to && (b[i + 1] & 0xff) < 0xa0)) {
+                return i - from;
+            }
+        }
+        return bad;
+    }
+
+    private static String text(byte[] b, int from, int to, int max) {
+        return Printable.of(new String(b, from, to - from, StandardCharsets.UTF_8), max);
+    }
+
+    private static byte[] ascii(String s) {
+        return s.getBytes(StandardCharsets.US_ASCII);
+    }
+
+    private static boolean isGuid(byte[] b, int at) {
+        for (int i = 0; i < GUID_LENGTH; i++) {
+            int c = b[at + i];
+            boolean dash = i == 8 || i == 13 || i == 18 || i == 23;
+            if (dash ? c != '-' : !isUpperHex((char) c)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean isUpperHex(byte[] b, int from, int to) {
+        for (int i = from; i < to; i++) {
+            if (!isUpperHex((char) b[i])) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** The canonical text form (upper-case hex, fixed widths). {@code parse(t.format()).equals(t)}. */
@@ -88,9 +238,9 @@ public record PoolToken(String db, String container, String clid, int technology
                 .append("][TECH=");
         appendHex(out, technology & 0xffffffffL, 8);
         out.append("][OID=");
-        appendHex(out, oid1, 16);
+        appendHex(out, oid1, oidDigits);
         out.append('-');
-        appendHex(out, oid2, 16);
+        appendHex(out, oid2, oidDigits);
         return out.append(']').toString();
     }
 
@@ -108,31 +258,6 @@ public record PoolToken(String db, String container, String clid, int technology
             char c = s.charAt(i);
             boolean dash = i == 8 || i == 13 || i == 18 || i == 23;
             if (dash ? c != '-' : !isUpperHex(c)) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** Reads {@code [KEY=value]} at {@code pos[0]} and advances past it. */
-    private static String part(String token, int[] pos, String key) {
-        int start = pos[0];
-        if (!token.startsWith(key, start + 1) || token.length() <= start + key.length() + 1
-                || token.charAt(start) != '[' || token.charAt(start + 1 + key.length()) != '=') {
-            throw invalid(token, "expected '[" + key + "=' at position " + start);
-        }
-        int valueStart = start + key.length() + 2;
-        int close = token.indexOf(']', valueStart);
-        if (close < 0) {
-            throw invalid(token, "the " + key + " part has no closing ']'");
-        }
-        pos[0] = close + 1;
-        return token.substring(valueStart, close);
-    }
-
-    private static boolean isUpperHex(String s, int from, int to) {
-        for (int i = from; i < to; i++) {
-            if (!isUpperHex(s.charAt(i))) {
                 return false;
             }
         }

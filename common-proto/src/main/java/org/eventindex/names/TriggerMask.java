@@ -58,7 +58,7 @@ public final class TriggerMask {
             throw new IllegalArgumentException("mask width must not be negative: " + nbits);
         }
         long[] words = new long[(nbits + 63) / 64];
-        decodeInto(latin1(coded), 0, coded.length(), nbits, words, 0, coded);
+        decodeInto(latin1(coded), 0, coded.length(), nbits, words, 0, coded, 0);
         return BitSet.valueOf(words);
     }
 
@@ -71,7 +71,7 @@ public final class TriggerMask {
     public static BitSet[] decodeHlt(String coded) {
         requireNonNull(coded, "coded is null");
         long[] words = new long[HLT_MASKS * HLT_BITS / 64];
-        decodeHlt(latin1(coded), coded.length(), words, coded);
+        decodeHlt(latin1(coded), 0, coded.length(), words, coded);
         BitSet[] masks = new BitSet[HLT_MASKS];
         int perMask = HLT_BITS / 64;
         for (int m = 0; m < HLT_MASKS; m++) {
@@ -88,7 +88,7 @@ public final class TriggerMask {
      */
     public static void decodeL1Words(byte[] coded, long[] words) {
         requireNonNull(coded, "coded is null");
-        decodeInto(coded, 0, coded.length, L1_BITS * L1_MASKS, words, 0, coded);
+        decodeInto(coded, 0, coded.length, L1_BITS * L1_MASKS, words, 0, coded, 0);
     }
 
     /**
@@ -99,17 +99,36 @@ public final class TriggerMask {
      */
     public static void decodeHltWords(byte[] coded, long[] words) {
         requireNonNull(coded, "coded is null");
-        decodeHlt(coded, coded.length, words, coded);
+        decodeHlt(coded, 0, coded.length, words, coded);
     }
 
-    private static void decodeHlt(byte[] coded, int length, long[] words, Object original) {
-        int start = 0;
+    /**
+     * As {@link #decodeL1Words(byte[], long[])} for the coded field {@code coded[off, off + len)} (e.g. in place in a
+     * scanned event); positions in errors are within the field. No allocation unless the mask is malformed.
+     */
+    public static void decodeL1Words(byte[] coded, int off, int len, long[] words) {
+        requireNonNull(coded, "coded is null");
+        decodeInto(coded, off, off + len, L1_BITS * L1_MASKS, words, 0, new Field(coded, off, len), off);
+    }
+
+    /** As {@link #decodeHltWords(byte[], long[])} for the coded field {@code coded[off, off + len)}. */
+    public static void decodeHltWords(byte[] coded, int off, int len, long[] words) {
+        requireNonNull(coded, "coded is null");
+        decodeHlt(coded, off, off + len, words, new Field(coded, off, len));
+    }
+
+    /** A coded field inside a larger array: its text is made for a message only when the field is refused. */
+    private record Field(byte[] bytes, int off, int len) {
+    }
+
+    private static void decodeHlt(byte[] coded, int from, int length, long[] words, Object original) {
+        int start = from;
         for (int m = 0; m < HLT_MASKS; m++) {
             int end = indexOf(coded, (byte) ';', start, length);
             if (m == HLT_MASKS - 1) {
                 if (end >= 0) {
                     throw new IllegalArgumentException("HLT trigger mask '" + abbreviate(text(original))
-                            + "' has more than " + HLT_MASKS + " ';'-separated masks (extra ';' at position " + end
+                            + "' has more than " + HLT_MASKS + " ';'-separated masks (extra ';' at position " + (end - from)
                             + ")");
                 }
                 end = length;
@@ -117,7 +136,7 @@ public final class TriggerMask {
                 throw new IllegalArgumentException("HLT trigger mask '" + abbreviate(text(original)) + "' has "
                         + (m + 1) + " ';'-separated masks, expected " + HLT_MASKS);
             }
-            decodeInto(coded, start, end, HLT_BITS, words, m * (HLT_BITS / 64), original);
+            decodeInto(coded, start, end, HLT_BITS, words, m * (HLT_BITS / 64), original, from);
             start = end + 1;
         }
     }
@@ -246,7 +265,7 @@ public final class TriggerMask {
      * byte[]), for messages; positions in errors are within it.
      */
     private static void decodeInto(byte[] coded, int start, int end, int nbits, long[] words, int wordOffset,
-                                   Object original) {
+                                   Object original, int base) {
         java.util.Arrays.fill(words, wordOffset, wordOffset + (nbits + 63) / 64, 0L);
         int bit = 0;
         long zeros = 0;
@@ -256,7 +275,7 @@ public final class TriggerMask {
             if (c == ONE) {
                 bit += (int) zeros;
                 if (bit >= nbits) {
-                    throw tooLong(text(original), p, nbits);
+                    throw tooLong(text(original), p - base, nbits);
                 }
                 words[wordOffset + (bit >>> 6)] |= 1L << bit;
                 bit++;
@@ -267,14 +286,15 @@ public final class TriggerMask {
             int v = c < 128 ? VALUES[c] : -1;
             if (v < 0) {
                 char shown = original instanceof String str ? str.charAt(p) : (char) c;
+                // a byte of a multi-byte character shows as itself: the field is refused either way
                 throw new IllegalArgumentException("trigger mask '" + abbreviate(text(original)) + "': character '"
-                        + Printable.of(shown) + "' at position " + p + " is neither '!' nor a base64 digit");
+                        + Printable.of(shown) + "' at position " + (p - base) + " is neither '!' nor a base64 digit");
             }
             zeros = (zeros << 6) | v;
             inCount = true;
             // Checked per digit so a long run of digits cannot overflow before the check.
             if (bit + zeros > nbits) {
-                throw tooLong(text(original), p, nbits);
+                throw tooLong(text(original), p - base, nbits);
             }
         }
         if (inCount) {
@@ -282,7 +302,7 @@ public final class TriggerMask {
         }
         if (bit != nbits) {
             throw new IllegalArgumentException("trigger mask '" + abbreviate(text(original)) + "' decodes to " + bit
-                    + " bits at position " + end + ", expected " + nbits);
+                    + " bits at position " + (end - base) + ", expected " + nbits);
         }
     }
 
@@ -292,6 +312,9 @@ public final class TriggerMask {
     }
 
     private static String text(Object original) {
+        if (original instanceof Field f) {
+            return new String(f.bytes(), f.off(), f.len(), java.nio.charset.StandardCharsets.ISO_8859_1);
+        }
         return original instanceof String s ? s
                 : new String((byte[]) original, java.nio.charset.StandardCharsets.ISO_8859_1);
     }

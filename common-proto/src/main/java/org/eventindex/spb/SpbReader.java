@@ -40,7 +40,11 @@ import static java.util.Objects.requireNonNull;
  * <ul>
  *   <li>content: every string and repeated field within {@link SpbContentLimits}, the same for every reader;
  *       unknown fields are dropped as messages are parsed, so nothing kept from a message is larger than its known
- *       fields.</li>
+ *       fields;</li>
+ *   <li>valid content ({@link ContentRules}): UTF-8 strings, a dataset name in the Header, POOL tokens and coded
+ *       trigger masks the loader can read, one run and one simulation flag for the stream's events, at least one
+ *       input file. The producer's validation and the consumer's first read both read through here, so they accept
+ *       the same objects and refuse the others with the same reason.</li>
  * </ul>
  * Any violation throws {@link SpbFormatException} naming the source and offset.
  * <p>
@@ -75,6 +79,9 @@ public final class SpbReader implements Closeable {
     private final SpbInput in;
 
     private State state = State.EXPECT_HEADER;
+    private final ContentRules rules = new ContentRules();
+    /** Scans events given as messages (not in raw-event mode), for {@link ContentRules}; made on first use. */
+    private EventScan checkScan;
     /** Set by {@link #rawEvents}: events come as {@link SpbRecord.RawEvent}, scanned here. */
     private EventScan scan;
     private final Set<String> guidsSeen = new HashSet<>();
@@ -179,6 +186,14 @@ public final class SpbReader implements Closeable {
         return in.compressedBytes();
     }
 
+    /**
+     * What the content rules learnt of the stream so far: the Header's dataset, and, once the events are read, their
+     * run and whether they are simulated (the consumer checks that every object of a dataset agrees).
+     */
+    public ContentRules content() {
+        return rules;
+    }
+
     /** The name given for the stream in error messages. */
     public String source() {
         return source;
@@ -212,6 +227,7 @@ public final class SpbReader implements Closeable {
         limit(at, "HEADER taskID", header.getTaskIDBytes(), SpbContentLimits.NAME_BYTES);
         limit(at, "HEADER jobID", header.getJobIDBytes(), SpbContentLimits.NAME_BYTES);
         limit(at, "HEADER inputDsName", header.getInputDsNameBytes(), SpbContentLimits.NAME_BYTES);
+        valid(at, rules.header(header));
         state = State.BETWEEN_FILES;
         return new SpbRecord.Header(header, at);
     }
@@ -225,6 +241,7 @@ public final class SpbReader implements Closeable {
         limit(at, "BEGIN_GUID AMITag", begin.getAMITagBytes(), SpbContentLimits.NAME_BYTES);
         limit(at, "BEGIN_GUID trigStream", begin.getTrigStreamBytes(), SpbContentLimits.NAME_BYTES);
         limit(at, "BEGIN_GUID projName", begin.getProjNameBytes(), SpbContentLimits.NAME_BYTES);
+        valid(at, rules.beginGuid(begin));
         if (guidsSeen.size() >= SpbContentLimits.FILES) {
             throw error(at, Problem.OVERSIZE, "more than " + SpbContentLimits.FILES + " input files (BEGIN_GUID)");
         }
@@ -251,6 +268,7 @@ public final class SpbReader implements Closeable {
         limit(at, "TRIGGER_MENU L2Menu", menu.getL2MenuBytes(), SpbContentLimits.MENU_BYTES);
         limit(at, "TRIGGER_MENU EFMenu", menu.getEFMenuBytes(), SpbContentLimits.MENU_BYTES);
         limit(at, "TRIGGER_MENU HLTMenu", menu.getHLTMenuBytes(), SpbContentLimits.MENU_BYTES);
+        valid(at, rules.triggerMenu(menu, currentGuid));
         if (menuDigests.add(ByteBuffer.wrap(sha256(bytes, off, length)))) {
             distinctMenuBytes += length;
             if (distinctMenuBytes > SpbContentLimits.DISTINCT_MENU_BYTES) {
@@ -271,6 +289,17 @@ public final class SpbReader implements Closeable {
             limit(at, "EVENT eitoken name", t.getNameBytes().size(), SpbContentLimits.NAME_BYTES);
             limit(at, "EVENT eitoken token", t.getTokenBytes().size(), SpbContentLimits.TOKEN_BYTES);
         }
+        // the rules read events in place: this one's canonical bytes (the parser dropped unknown fields)
+        if (checkScan == null) {
+            checkScan = new EventScan();
+        }
+        byte[] bytes = event.toByteArray();
+        try {
+            checkScan.scanCanonical(bytes, 0, bytes.length);
+        } catch (InvalidProtocolBufferException e) {
+            throw new IllegalStateException("a parsed event does not parse again", e);
+        }
+        valid(at, rules.event(checkScan, currentGuid));
         countEvent(at);
         return new SpbRecord.Event(event, at);
     }
@@ -292,6 +321,7 @@ public final class SpbReader implements Closeable {
             limit(at, "EVENT eitoken name", scan.nameLen[i], SpbContentLimits.NAME_BYTES);
             limit(at, "EVENT eitoken token", scan.tokenLen[i], SpbContentLimits.TOKEN_BYTES);
         }
+        valid(at, rules.event(scan, currentGuid));
         countEvent(at);
         return new SpbRecord.RawEvent(scan, at);
     }
@@ -304,6 +334,13 @@ public final class SpbReader implements Closeable {
         if (bytes > max) {
             throw error(at, Problem.OVERSIZE, field + (currentGuid == null ? "" : " (GUID " + currentGuid + ")")
                     + " is " + bytes + " bytes, more than the limit of " + max);
+        }
+    }
+
+    /** A breach of the content rules ({@code problem} non-null) as {@link Problem#BAD_CONTENT}. */
+    private void valid(long at, String problem) throws SpbFormatException {
+        if (problem != null) {
+            throw error(at, Problem.BAD_CONTENT, problem);
         }
     }
 
@@ -356,6 +393,7 @@ public final class SpbReader implements Closeable {
             throw error(at, Problem.COUNT_MISMATCH, "TRAILER declares " + nfiles + " files, the stream has "
                     + files);
         }
+        valid(at, rules.trailer(files));
         long end = in.offset();
         if (in.ensure(1) > 0) {
             throw error(end, Problem.BAD_ORDER, "data after the TRAILER");

@@ -3,7 +3,6 @@ package org.eventindex.spb;
 import org.eventindex.message.EventRange;
 import org.eventindex.message.GuidInfo;
 import org.eventindex.proto.EventIndexProtos.BeginGUID_p1;
-import org.eventindex.proto.EventIndexProtos.EIEvent_p1;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -44,9 +43,9 @@ public record SpbSummary(
         }
     }
 
-    /** Reads and validates the whole stream; the stream is closed. */
+    /** Reads and validates the whole stream; the stream is closed. Events are read in place, not parsed. */
     public static SpbSummary scan(InputStream gzipped, String source, SpbLimits limits) throws IOException {
-        try (SpbReader reader = new SpbReader(gzipped, source, limits)) {
+        try (SpbReader reader = new SpbReader(gzipped, source, limits).rawEvents()) {
             return scan(reader);
         }
     }
@@ -64,8 +63,10 @@ public record SpbSummary(
         List<GuidInfo> guids = new ArrayList<>();
         GuidStats current = null;
         for (SpbRecord r = reader.next(); r != null; r = reader.next()) {
-            if (r instanceof SpbRecord.Event e) {
-                current.add(e.message());
+            if (r instanceof SpbRecord.RawEvent e) {
+                current.add(e.event().runNumber, e.event().eventNumber);
+            } else if (r instanceof SpbRecord.Event e) {
+                current.add(e.message().getRunNumber(), e.message().getEventNumber());
             } else if (r instanceof SpbRecord.Header h) {
                 taskID = h.message().getTaskID();
                 jobID = h.message().getJobID();
@@ -104,14 +105,13 @@ public record SpbSummary(
             this.fileno = fileno;
         }
 
-        void add(EIEvent_p1 event) {
+        void add(int run, long eventNumber) {
             nevents++;
-            int run = event.getRunNumber();
             if (last == null || run != lastRun) {
                 last = runs.computeIfAbsent(run, k -> new RunStats());
                 lastRun = run;
             }
-            last.add(event.getEventNumber());
+            last.add(eventNumber);
         }
 
         GuidInfo finish(long endProcTime) {

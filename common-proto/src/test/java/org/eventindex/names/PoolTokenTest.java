@@ -1,11 +1,15 @@
 package org.eventindex.names;
 
 import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -99,6 +103,73 @@ class PoolTokenTest {
         }
         // Other non-ASCII text stays allowed.
         assertEquals("caf\u00e9", new PoolToken(DB, "caf\u00e9", CLID, 0, 0, 0).container());
+    }
+
+    /** The older form {@code [OID=%08X-%08X]} that older data carries: read, and formatted back as it was read. */
+    @Test
+    void theOlderEightDigitOidFormIsReadAndFormattedBackAsItWas() {
+        String old = "[DB=" + DB + "][CNT=POOLContainer(DataHeader)][CLID=" + CLID + "][TECH=00000202]"
+                + "[OID=00000005-000003E8]";
+        PoolToken t = PoolToken.parse(old);
+        assertEquals(5, t.oid1());
+        assertEquals(1000, t.oid2());
+        assertEquals(PoolToken.OLD_OID_DIGITS, t.oidDigits());
+        assertEquals(old, t.format());
+        assertEquals(t, PoolToken.parse(t.format()));
+        assertNull(problem(old));
+        // the two forms are not mixed, and the older one holds 32-bit halves only
+        assertTrue(message(old.replace("00000005-", "0000000000000005-")).contains("OID"));
+        assertThrows(IllegalArgumentException.class,
+                () -> new PoolToken(DB, "", CLID, 0, 1L << 32, 0, PoolToken.OLD_OID_DIGITS));
+        assertThrows(IllegalArgumentException.class, () -> new PoolToken(DB, "", CLID, 0, 0, 0, 12));
+    }
+
+    /** The byte grammar the SPB reader checks every token with is the one parse uses: same verdicts. */
+    @ParameterizedTest
+    @ValueSource(strings = {
+        TOKEN,
+        "[DB=" + DB + "][CNT=][CLID=" + CLID + "][TECH=00000000][OID=00000000-00000000]",
+        "[DB=" + DB + "][CNT=caf\u00e9][CLID=" + CLID + "][TECH=00000202][OID=0000000000000005-00000000000003E8]",
+        "[DB=" + DB + "][CNT=a\u0085][CLID=" + CLID + "][TECH=00000202][OID=0000000000000005-00000000000003E8]",
+        "[DB=" + DB + "][CNT=x][CLID=" + CLID + "][TECH=00000202][OID=0000000000000005-00000000000003E8]]",
+        "[DB=" + DB + "][CNT=x][CLID=" + CLID + "][TECH=00000202][OID=00000005-3E8]",
+        "[DB=" + DB + "]",
+        "x",
+    })
+    void theByteGrammarAgreesWithParse(String token) {
+        String problem = problem(token);
+        boolean parses;
+        try {
+            PoolToken.parse(token);
+            parses = true;
+        } catch (IllegalArgumentException e) {
+            parses = false;
+            assertTrue(e.getMessage().endsWith(problem), e.getMessage() + " / " + problem);
+        }
+        assertEquals(parses, problem == null, token);
+    }
+
+    /** Bytes that are not UTF-8 (which a Java string cannot hold) are refused by the byte grammar, naming CNT. */
+    @Test
+    void aContainerThatIsNotUtf8IsRefused() {
+        byte[] head = ("[DB=" + DB + "][CNT=a").getBytes(StandardCharsets.US_ASCII);
+        byte[] tail = ("][CLID=" + CLID + "][TECH=00000202][OID=0000000000000005-00000000000003E8]")
+                .getBytes(StandardCharsets.US_ASCII);
+        for (byte[] bad : new byte[][]{{(byte) 0xff}, {(byte) 0xc3}, {(byte) 0xed, (byte) 0xa0, (byte) 0x80},
+                {(byte) 0xc0, (byte) 0xaf}}) {
+            byte[] token = new byte[head.length + bad.length + tail.length];
+            System.arraycopy(head, 0, token, 0, head.length);
+            System.arraycopy(bad, 0, token, head.length, bad.length);
+            System.arraycopy(tail, 0, token, head.length + bad.length, tail.length);
+            String problem = PoolToken.problem(token, 0, token.length);
+            assertNotNull(problem);
+            assertTrue(problem.startsWith("CNT ") && problem.contains("forbidden character at byte 1"), problem);
+        }
+    }
+
+    private static String problem(String token) {
+        byte[] b = token.getBytes(StandardCharsets.UTF_8);
+        return PoolToken.problem(b, 0, b.length);
     }
 
     private static String message(String token) {

@@ -1,6 +1,9 @@
 package org.eventindex.spb;
 
+import static org.eventindex.spb.SpbFixtures.RUN;
+
 import com.google.protobuf.UnknownFieldSet;
+import org.eventindex.names.DatasetName;
 import org.eventindex.proto.EventIndexProtos.BeginGUID_p1;
 import org.eventindex.proto.EventIndexProtos.EIEvent_p1;
 import org.eventindex.proto.EventIndexProtos.EItoken_p1;
@@ -21,6 +24,10 @@ import java.util.function.UnaryOperator;
 import java.util.zip.GZIPOutputStream;
 
 import static org.eventindex.spb.SpbFixtures.GUID_A;
+import static org.eventindex.spb.SpbFixtures.TOKEN;
+import static org.eventindex.spb.SpbFixtures.hltMask;
+import static org.eventindex.spb.SpbFixtures.l1Mask;
+import static org.eventindex.spb.SpbFixtures.token;
 import static org.eventindex.spb.SpbFixtures.begin;
 import static org.eventindex.spb.SpbFixtures.end;
 import static org.eventindex.spb.SpbFixtures.event;
@@ -45,8 +52,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class SpbContentLimitsTest {
     private static final String SOURCE = "content.ei.spb";
 
-    /** One field of one message set to {@code n} bytes. */
-    record Field(String name, int limit, Edit edit) {
+    /**
+     * One field of one message set to {@code n} bytes of valid content; {@code readLimit} is the size limit of
+     * {@link SpbContentLimits} (where the content rules allow less, {@code limit} is theirs: past it and up to the
+     * size limit the field is refused as BAD_CONTENT, past the size limit as OVERSIZE).
+     */
+    record Field(String name, int limit, Edit edit, int readLimit) {
+        Field(String name, int limit, Edit edit) {
+            this(name, limit, edit, limit);
+        }
+
+
         @Override
         public String toString() {
             return name;
@@ -62,7 +78,9 @@ class SpbContentLimitsTest {
         return List.of(
                 new Field("HEADER taskID", name, n -> file(h -> h.setTaskID(s(n)), b -> b, m -> m, e -> e)),
                 new Field("HEADER jobID", name, n -> file(h -> h.setJobID(s(n)), b -> b, m -> m, e -> e)),
-                new Field("HEADER inputDsName", name, n -> file(h -> h.setInputDsName(s(n)), b -> b, m -> m, e -> e)),
+                // a dataset name is at most 255 characters (ContentRules): the name limit only bounds what is read
+                new Field("HEADER inputDsName", DatasetName.MAX_LENGTH, n -> file(h -> h.setInputDsName(name(n)),
+                        b -> b, m -> m, e -> e), name),
                 new Field("BEGIN_GUID guid", name, n -> file(h -> h, b -> b.setGuid(s(n)), m -> m, e -> e)),
                 new Field("BEGIN_GUID AMITag", name, n -> file(h -> h, b -> b.setAMITag(s(n)), m -> m, e -> e)),
                 new Field("BEGIN_GUID trigStream", name, n -> file(h -> h, b -> b.setTrigStream(s(n)), m -> m,
@@ -77,15 +95,15 @@ class SpbContentLimitsTest {
                 new Field("TRIGGER_MENU HLTMenu", SpbContentLimits.MENU_BYTES, n -> file(h -> h, b -> b,
                         m -> m.setHLTMenu(s(n)), e -> e)),
                 new Field("EVENT L1PassedTrigMask", SpbContentLimits.L1_MASK_BYTES, n -> file(h -> h, b -> b, m -> m,
-                        e -> e.setL1PassedTrigMask(s(n)))),
+                        e -> e.setL1PassedTrigMask(l1Mask(n)))),
                 new Field("EVENT L2PassedTrigMask", SpbContentLimits.HLT_MASK_BYTES, n -> file(h -> h, b -> b,
                         m -> m, e -> e.setL2PassedTrigMask(s(n)))),
                 new Field("EVENT EFPassedTrigMask", SpbContentLimits.HLT_MASK_BYTES, n -> file(h -> h, b -> b,
-                        m -> m, e -> e.setEFPassedTrigMask(s(n)))),
+                        m -> m, e -> e.setEFPassedTrigMask(hltMask(n)))),
                 new Field("EVENT eitoken name", name, n -> file(h -> h, b -> b, m -> m,
-                        e -> e.addEitoken(EItoken_p1.newBuilder().setName(s(n)).setToken("[DB=x]")))),
+                        e -> e.addEitoken(EItoken_p1.newBuilder().setName(s(n)).setToken(TOKEN)))),
                 new Field("EVENT eitoken token", SpbContentLimits.TOKEN_BYTES, n -> file(h -> h, b -> b, m -> m,
-                        e -> e.addEitoken(EItoken_p1.newBuilder().setName("StreamESD").setToken(s(n))))));
+                        e -> e.addEitoken(EItoken_p1.newBuilder().setName("StreamESD").setToken(token(n))))));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -93,11 +111,17 @@ class SpbContentLimitsTest {
     void everyFieldIsReadAtItsLimitAndRefusedOneByteOver(Field field) throws IOException {
         for (boolean raw : new boolean[] {false, true}) {
             assertEquals(2, drain(field.edit().file(field.limit()), raw), field + " at its limit");
+            if (field.readLimit() > field.limit()) {
+                SpbFormatException e = assertThrows(SpbFormatException.class,
+                        () -> drain(field.edit().file(field.readLimit()), raw));
+                assertEquals(Problem.BAD_CONTENT, e.problem(), e.getMessage());
+            }
             SpbFormatException e = assertThrows(SpbFormatException.class,
-                    () -> drain(field.edit().file(field.limit() + 1), raw));
+                    () -> drain(field.edit().file(field.readLimit() + 1), raw));
             assertEquals(Problem.OVERSIZE, e.problem(), e.getMessage());
             assertTrue(e.getMessage().contains(field.name() + " ") && e.getMessage().contains(" is "
-                    + (field.limit() + 1) + " bytes, more than the limit of " + field.limit()), e.getMessage());
+                    + (field.readLimit() + 1) + " bytes, more than the limit of " + field.readLimit()),
+                    e.getMessage());
             assertTrue(e.getMessage().startsWith(SOURCE), e.getMessage());
         }
     }
@@ -133,7 +157,7 @@ class SpbContentLimitsTest {
             }
             Raw rest = new Raw();
             for (int i = 0; i < 20; i++) {
-                rest.message(EVENT, event(1, i + 1));
+                rest.message(EVENT, event(RUN, i + 1));
             }
             gz.write(rest.message(END_GUID, end(20)).message(TRAILER, trailer(20, 1)).plain());
         }
@@ -197,7 +221,7 @@ class SpbContentLimitsTest {
         byte[] gz = Raw.start().message(HEADER, header().toBuilder().setUnknownFields(unknown).build())
                 .message(BEGIN_GUID, begin(GUID_A).toBuilder().setUnknownFields(unknown).build())
                 .message(TRIGGER_MENU, menu().toBuilder().setUnknownFields(unknown).build())
-                .message(EVENT, event(1, 1).toBuilder().setUnknownFields(unknown).build())
+                .message(EVENT, event(RUN, 1).toBuilder().setUnknownFields(unknown).build())
                 .message(END_GUID, end(1).toBuilder().setUnknownFields(unknown).build())
                 .message(TRAILER, trailer(1, 1).toBuilder().setUnknownFields(unknown).build()).gzip();
         try (SpbReader r = new SpbReader(new ByteArrayInputStream(gz), SOURCE, SpbLimits.DEFAULT)) {
@@ -226,7 +250,7 @@ class SpbContentLimitsTest {
 
     private static EIEvent_p1.Builder tokens(EIEvent_p1.Builder e, int more) {
         for (int i = 0; i < more; i++) {
-            e.addEitoken(EItoken_p1.newBuilder().setName("Stream" + i).setToken("[DB=" + i + "]"));
+            e.addEitoken(EItoken_p1.newBuilder().setName("Stream" + i).setToken(TOKEN));
         }
         return e;
     }
@@ -237,8 +261,8 @@ class SpbContentLimitsTest {
         return Raw.start().message(HEADER, h.apply(header().toBuilder()).build())
                 .message(BEGIN_GUID, b.apply(begin(GUID_A).toBuilder()).build())
                 .message(TRIGGER_MENU, m.apply(menu().toBuilder()).build())
-                .message(EVENT, e.apply(event(1, 1).toBuilder()).build())
-                .message(EVENT, event(1, 2))
+                .message(EVENT, e.apply(event(RUN, 1).toBuilder()).build())
+                .message(EVENT, event(RUN, 2))
                 .message(END_GUID, end(2)).message(TRAILER, trailer(2, 1)).gzip();
     }
 
@@ -247,7 +271,7 @@ class SpbContentLimitsTest {
         for (int i = 0; i < n; i++) {
             r.message(TRIGGER_MENU, menu.apply(i));
         }
-        return r.message(EVENT, event(1, 1)).message(EVENT, event(1, 2)).message(END_GUID, end(2))
+        return r.message(EVENT, event(RUN, 1)).message(EVENT, event(RUN, 2)).message(END_GUID, end(2))
                 .message(TRAILER, trailer(2, 1)).gzip();
     }
 
@@ -257,6 +281,12 @@ class SpbContentLimitsTest {
             r.message(BEGIN_GUID, begin("GUID-" + i)).message(END_GUID, end(0));
         }
         return r.message(TRAILER, trailer(0, n)).gzip();
+    }
+
+    /** A dataset name of {@code n} characters (at least 55) of the header's project and run. */
+    private static String name(int n) {
+        String base = header().getInputDsName();
+        return base.substring(0, base.lastIndexOf('.') + 1) + "f" + "1".repeat(n - base.lastIndexOf('.') - 2);
     }
 
     /** {@code bytes} random letters: real strings do not compress a thousand times. */

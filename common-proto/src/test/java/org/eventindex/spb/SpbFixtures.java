@@ -19,6 +19,12 @@ public final class SpbFixtures {
     public static final String GUID_A = "0A1B2C3D-4E5F-6071-8293-A4B5C6D7E8F9";
     public static final String GUID_B = "11111111-2222-3333-4444-555555555555";
 
+    /** The run of {@link #header()}'s dataset, which its events must carry. */
+    public static final int RUN = 327636;
+    /** A POOL token of an event in {@link #GUID_A}. */
+    public static final String TOKEN = "[DB=" + GUID_A + "][CNT=POOLContainer(DataHeader)]"
+            + "[CLID=D82968A1-CF91-4320-B2DD-E0F739CBC7E6][TECH=00000202][OID=0000000000000005-0000000000000001]";
+
     private SpbFixtures() {
     }
 
@@ -41,8 +47,47 @@ public final class SpbFixtures {
         return EIEvent_p1.newBuilder().setRunNumber(run).setEventNumber(eventNumber).setLumiBlock(100)
                 .setTimeStamp(1_500_000_000).setTimeStampNSOffset(123).setBcid(7).setIsSimulation(false)
                 .setIsCalibration(false).setIsTestBeam(false)
-                .addEitoken(EItoken_p1.newBuilder().setName("StreamAOD").setToken("[DB=" + GUID_A + "]"))
+                .addEitoken(EItoken_p1.newBuilder().setName("StreamAOD").setToken(TOKEN))
                 .build();
+    }
+
+    /** A coded L1 mask of {@code n} characters (at least 2): no bit set, its count padded with leading zero digits. */
+    public static String l1Mask(int n) {
+        return "A".repeat(n - 2) + "YA";
+    }
+
+    /** A coded HLT field of {@code n} characters (at least 11): three empty masks, the first padded. */
+    public static String hltMask(int n) {
+        return "A".repeat(n - 11) + "BAA;BAA;BAA";
+    }
+
+    /** A POOL token of {@code n} bytes (at least 156): {@link #TOKEN} with its container padded with 'c'. */
+    public static String token(int n) {
+        int fixed = TOKEN.length() - "POOLContainer(DataHeader)".length();
+        return TOKEN.replace("POOLContainer(DataHeader)", "c".repeat(n - fixed));
+    }
+
+    /**
+     * {@code e} made valid content for {@link #header()}'s dataset ({@link ContentRules}), keeping its shape: the
+     * dataset's run, not simulated, masks and tokens of the same lengths (within the rules' minimums) made valid.
+     */
+    public static EIEvent_p1 validContent(EIEvent_p1 e) {
+        EIEvent_p1.Builder b = e.toBuilder().setRunNumber(RUN).setIsSimulation(false);
+        if (e.hasL1PassedTrigMask()) {
+            b.setL1PassedTrigMask(l1Mask(Math.max(2, e.getL1PassedTrigMaskBytes().size())));
+        }
+        if (e.hasEFPassedTrigMask()) {
+            b.setEFPassedTrigMask(hltMask(Math.max(11, e.getEFPassedTrigMaskBytes().size())));
+        }
+        if (e.hasL2PassedTrigMask() && !e.getL2PassedTrigMaskBytes().isValidUtf8()) {
+            b.setL2PassedTrigMask("L2");
+        }
+        b.clearEitoken();
+        for (EItoken_p1 t : e.getEitokenList()) {
+            b.addEitoken(t.toBuilder().setName(t.getNameBytes().isValidUtf8() ? t.getName() : "Stream")
+                    .setToken(token(Math.max(TOKEN.length() - 25, t.getTokenBytes().size()))));
+        }
+        return b.build();
     }
 
     public static EndGUID_p1 end(int nentries) {
@@ -81,12 +126,12 @@ public final class SpbFixtures {
             return u32(type.code() << 8 | 1).u32(b.length).bytes(b);
         }
 
-        /** A minimal valid file: one GUID with {@code events} events of run 1. */
+        /** A minimal valid file: one GUID with {@code events} events of {@link #RUN}. */
         public static Raw valid(int events) {
             Raw r = start().message(SpbMessageType.HEADER, header())
                     .message(SpbMessageType.BEGIN_GUID, begin(GUID_A));
             for (int i = 0; i < events; i++) {
-                r.message(SpbMessageType.EVENT, event(1, i + 1));
+                r.message(SpbMessageType.EVENT, event(RUN, i + 1));
             }
             return r.message(SpbMessageType.END_GUID, end(events))
                     .message(SpbMessageType.TRAILER, trailer(events, 1));

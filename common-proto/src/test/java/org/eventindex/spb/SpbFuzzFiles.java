@@ -2,6 +2,9 @@ package org.eventindex.spb;
 
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.google.protobuf.MessageLite;
+import org.eventindex.names.DatasetName;
+import org.eventindex.names.PoolToken;
+import org.eventindex.names.TriggerMask;
 import org.eventindex.proto.EventIndexProtos.BeginGUID_p1;
 import org.eventindex.proto.EventIndexProtos.EIEvent_p1;
 import org.eventindex.proto.EventIndexProtos.EItoken_p1;
@@ -24,12 +27,32 @@ final class SpbFuzzFiles {
     private static final int MAX_TEXT = 40;
 
     /**
-     * @param messages   every message in file order, EndGUID and Trailer included as the writer made them
-     * @param guids      the GUIDs of the BeginGUID messages, in order
-     * @param guidsValid true when no GUID is empty or repeated (the reader refuses such files)
+     * @param messages     every message in file order, EndGUID and Trailer included as the writer made them
+     * @param guids        the GUIDs of the BeginGUID messages, in order
+     * @param guidsValid   true when no GUID is empty or repeated (the reader refuses such files)
+     * @param contentValid true when the content rules hold ({@link ContentRules}, decided here on their own, with
+     *                     the public parsers): a dataset name, one run and one simulation flag, masks and tokens that
+     *                     parse, at least one input file
      */
-    record Written(byte[] gzipped, List<Object> messages, List<String> guids, boolean guidsValid) {
+    record Written(byte[] gzipped, List<Object> messages, List<String> guids, boolean guidsValid,
+                   boolean contentValid) {
     }
+
+    /** Dataset names: mostly valid (data and simulation), sometimes not. */
+    private static final String[] NAMES = {
+        "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1824",
+        "mc16_13TeV.361106.PowhegPythia8EvtGen_AZNLOCTEQ6L1_Zee.merge.AOD.e3601_s3126_r9364_tid12345678_00",
+        "data17_13TeV.327636.physics_Main.merge.AOD.f838_m1824",
+        "not a dataset",
+    };
+    private static final String TOKEN = "[DB=0A1B2C3D-4E5F-6071-8293-A4B5C6D7E8F9][CNT=POOLContainer(DataHeader)]"
+            + "[CLID=D82968A1-CF91-4320-B2DD-E0F739CBC7E6][TECH=00000202][OID=0000000000000005-00000000000003E8]";
+    private static final String L1_MASK = TriggerMask.encodeL1(java.util.BitSet.valueOf(new long[]{0x8001, 1L << 40}),
+            java.util.BitSet.valueOf(new long[]{0x8001}), java.util.BitSet.valueOf(new long[]{1}));
+    private static final String HLT_MASK = TriggerMask.encodeHlt(java.util.BitSet.valueOf(new long[]{5, 0, 1L << 63}),
+            new java.util.BitSet(), java.util.BitSet.valueOf(new long[]{0, 2}));
+    private static final String OLD_TOKEN = "[DB=0A1B2C3D-4E5F-6071-8293-A4B5C6D7E8F9][CNT=]"
+            + "[CLID=D82968A1-CF91-4320-B2DD-E0F739CBC7E6][TECH=00001000][OID=00000005-000003E8]";
 
     private SpbFuzzFiles() {
     }
@@ -40,7 +63,8 @@ final class SpbFuzzFiles {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         try (SpbWriter writer = new SpbWriter(out)) {
             Header_p1 header = Header_p1.newBuilder().setStartProcTime(data.consumeLong())
-                    .setTaskID(text(data)).setJobID(text(data)).setInputDsName(text(data))
+                    .setTaskID(text(data)).setJobID(text(data))
+                    .setInputDsName(data.consumeBoolean() ? NAMES[data.consumeInt(0, NAMES.length - 1)] : text(data))
                     .setProvenanceRef(data.consumeBoolean()).setTriggerInfo(data.consumeBoolean()).build();
             writer.header(header);
             messages.add(header);
@@ -74,7 +98,49 @@ final class SpbFuzzFiles {
         }
         Set<String> distinct = new HashSet<>(guids);
         boolean valid = distinct.size() == guids.size() && !distinct.contains("");
-        return new Written(out.toByteArray(), List.copyOf(messages), List.copyOf(guids), valid);
+        return new Written(out.toByteArray(), List.copyOf(messages), List.copyOf(guids), valid,
+                contentValid(messages));
+    }
+
+    /** The content rules, decided on their own from the messages written. */
+    private static boolean contentValid(List<Object> messages) {
+        DatasetName name;
+        try {
+            name = DatasetName.parse(((Header_p1) messages.get(0)).getInputDsName());
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
+        Integer run = name.project().startsWith("data") ? name.runNumber() : null;
+        Boolean simulation = null;
+        int files = 0;
+        for (Object m : messages) {
+            if (m instanceof BeginGUID_p1) {
+                files++;
+            } else if (m instanceof EIEvent_p1 e) {
+                if (run != null && run != e.getRunNumber()) {
+                    return false;
+                }
+                run = e.getRunNumber();
+                if (simulation != null && simulation != e.getIsSimulation()) {
+                    return false;
+                }
+                simulation = e.getIsSimulation();
+                try {
+                    if (e.hasL1PassedTrigMask()) {
+                        TriggerMask.decodeL1(e.getL1PassedTrigMask());
+                    }
+                    if (e.hasEFPassedTrigMask()) {
+                        TriggerMask.decodeHlt(e.getEFPassedTrigMask());
+                    }
+                    for (EItoken_p1 t : e.getEitokenList()) {
+                        PoolToken.parse(t.getToken());
+                    }
+                } catch (IllegalArgumentException bad) {
+                    return false;
+                }
+            }
+        }
+        return files > 0;
     }
 
     /** The protobuf message a record carries. */
@@ -104,20 +170,26 @@ final class SpbFuzzFiles {
     }
 
     private static EIEvent_p1 event(FuzzedDataProvider data) {
-        EIEvent_p1.Builder b = EIEvent_p1.newBuilder().setRunNumber(data.consumeInt())
+        // mostly the run and flag of the first dataset name, sometimes anything
+        EIEvent_p1.Builder b = EIEvent_p1.newBuilder()
+                .setRunNumber(data.consumeInt(0, 7) == 0 ? data.consumeInt() : 327636)
                 .setEventNumber(data.consumeLong()).setLumiBlock(data.consumeInt()).setTimeStamp(data.consumeInt())
                 .setTimeStampNSOffset(data.consumeInt()).setBcid(data.consumeInt())
-                .setIsSimulation(data.consumeBoolean()).setIsCalibration(data.consumeBoolean())
+                .setIsSimulation(data.consumeInt(0, 7) == 0).setIsCalibration(data.consumeBoolean())
                 .setIsTestBeam(data.consumeBoolean());
         if (data.consumeBoolean()) {
-            b.setL1PassedTrigMask(text(data)).setEFPassedTrigMask(text(data));
+            boolean valid = data.consumeInt(0, 7) > 0;
+            b.setL1PassedTrigMask(valid ? L1_MASK : text(data));
+            b.setEFPassedTrigMask(data.consumeInt(0, 7) > 0 ? HLT_MASK : text(data));
         }
         if (data.consumeBoolean()) {
             b.setMcEventWeight(data.consumeRegularFloat()).setMcChannelNumber(data.consumeInt());
         }
         int tokens = data.consumeInt(0, 3);
         for (int t = 0; t < tokens; t++) {
-            b.addEitoken(EItoken_p1.newBuilder().setName(text(data)).setToken(text(data)));
+            int form = data.consumeInt(0, 7);
+            b.addEitoken(EItoken_p1.newBuilder().setName(text(data))
+                    .setToken(form == 0 ? text(data) : form == 1 ? OLD_TOKEN : TOKEN));
         }
         return b.build();
     }

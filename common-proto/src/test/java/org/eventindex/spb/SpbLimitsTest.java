@@ -1,5 +1,7 @@
 package org.eventindex.spb;
 
+import static org.eventindex.spb.SpbFixtures.RUN;
+
 import org.eventindex.spb.SpbFixtures.Raw;
 import org.eventindex.spb.SpbFormatException.Problem;
 import org.junit.jupiter.api.Test;
@@ -116,7 +118,7 @@ class SpbLimitsTest {
 
     /** Header, one BeginGUID, then identical events up to about {@code inflatedBytes}, gzipped as they are made. */
     private static byte[] bomb(long inflatedBytes) throws IOException {
-        byte[] one = new Raw().message(SpbMessageType.EVENT, event(1, 1)).plain();
+        byte[] one = new Raw().message(SpbMessageType.EVENT, event(RUN, 1)).plain();
         byte[] block = new byte[one.length * 4096];
         for (int i = 0; i < 4096; i++) {
             System.arraycopy(one, 0, block, i * one.length, one.length);

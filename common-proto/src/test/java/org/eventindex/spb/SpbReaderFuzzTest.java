@@ -80,8 +80,8 @@ class SpbReaderFuzzTest {
 
     /**
      * Writer to reader: a file written by {@link SpbWriter} from structured fuzz input reads back as exactly the
-     * messages written, or, when two GUIDs repeat or one is empty (which the writer does not check), is refused with
-     * {@code BAD_CONTENT}.
+     * messages written, or, when two GUIDs repeat or one is empty, or the content rules do not hold (neither of which
+     * the writer checks), is refused with {@code BAD_CONTENT}.
      */
     @FuzzTest(maxDuration = "30s")
     void writerReaderRoundTrip(FuzzedDataProvider data) throws IOException {
@@ -92,10 +92,11 @@ class SpbReaderFuzzTest {
                 read.add(SpbFuzzFiles.message(r));
             }
             assertTrue(file.guidsValid(), "a file with an empty or repeated GUID was accepted: " + file.guids());
+            assertTrue(file.contentValid(), "a file breaking the content rules was accepted: " + file.messages());
             assertEquals(file.messages(), read, "messages read back");
             assertEquals(file.gzipped().length, reader.compressedBytes(), "compressed bytes");
         } catch (SpbFormatException e) {
-            if (file.guidsValid() || e.problem() != SpbFormatException.Problem.BAD_CONTENT) {
+            if ((file.guidsValid() && file.contentValid()) || e.problem() != SpbFormatException.Problem.BAD_CONTENT) {
                 fail("a file written by SpbWriter was refused: " + e.getMessage(), e);
             }
         }

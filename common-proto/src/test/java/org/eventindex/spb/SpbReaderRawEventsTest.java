@@ -39,7 +39,7 @@ class SpbReaderRawEventsTest {
         Raw raw = Raw.start().message(HEADER, header()).message(BEGIN_GUID, begin(GUID_A));
         List<EIEvent_p1> written = new ArrayList<>();
         for (int i = 0; i < 500; i++) {
-            EIEvent_p1 e = EventScanTest.randomEvent(rnd);
+            EIEvent_p1 e = SpbFixtures.validContent(EventScanTest.randomEvent(rnd));
             written.add(e);
             if (i % 7 == 3) {
                 // the same event with its fields in reverse order: valid protobuf, not canonical
@@ -59,12 +59,12 @@ class SpbReaderRawEventsTest {
         raw.u32(EVENT.code() << 8 | 1).u32(withUnknown.length).bytes(withUnknown);
         // one event bigger than the reader's 64 KiB buffer, every field at its content limit
         EIEvent_p1.Builder bigger = written.get(0).toBuilder().clearEitoken()
-                .setL1PassedTrigMask("x".repeat(SpbContentLimits.L1_MASK_BYTES))
+                .setL1PassedTrigMask(SpbFixtures.l1Mask(SpbContentLimits.L1_MASK_BYTES))
                 .setL2PassedTrigMask("y".repeat(SpbContentLimits.HLT_MASK_BYTES))
-                .setEFPassedTrigMask("z".repeat(SpbContentLimits.HLT_MASK_BYTES));
+                .setEFPassedTrigMask(SpbFixtures.hltMask(SpbContentLimits.HLT_MASK_BYTES));
         for (int t = 0; t < SpbContentLimits.TOKENS_PER_EVENT; t++) {
             bigger.addEitoken(org.eventindex.proto.EventIndexProtos.EItoken_p1.newBuilder()
-                    .setName("Stream" + t).setToken("t".repeat(SpbContentLimits.TOKEN_BYTES)));
+                    .setName("Stream" + t).setToken(SpbFixtures.token(SpbContentLimits.TOKEN_BYTES)));
         }
         EIEvent_p1 big = bigger.build();
         assertTrue(big.getSerializedSize() > SpbInput.BUFFER_BYTES, "the event is larger than the buffer");

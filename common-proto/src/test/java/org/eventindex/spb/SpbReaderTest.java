@@ -1,5 +1,7 @@
 package org.eventindex.spb;
 
+import static org.eventindex.spb.SpbFixtures.RUN;
+
 import com.google.protobuf.ByteString;
 import org.eventindex.proto.EventIndexProtos.EIEvent_p1;
 import org.eventindex.proto.EventIndexProtos.TriggerMenu_p1;
@@ -102,25 +104,27 @@ class SpbReaderTest {
         Arrays.fill(menuText, 'x');
         TriggerMenu_p1 big = menu().toBuilder().setL1Menu(new String(menuText)).build();
         byte[] gz = Raw.start().message(HEADER, header()).message(BEGIN_GUID, begin(GUID_A))
-                .message(TRIGGER_MENU, big).message(EVENT, event(1, 1)).message(END_GUID, end(1))
+                .message(TRIGGER_MENU, big).message(EVENT, event(RUN, 1)).message(END_GUID, end(1))
                 .message(TRAILER, trailer(1, 1)).gzip();
         List<SpbRecord> records = readAll(gz);
         assertEquals(big, ((SpbRecord.TriggerMenu) records.get(2)).message());
-        assertEquals(event(1, 1), ((SpbRecord.Event) records.get(3)).message());
+        assertEquals(event(RUN, 1), ((SpbRecord.Event) records.get(3)).message());
     }
 
     @Test
     void triggerMenuMayFollowEvents() throws IOException {
         byte[] gz = Raw.start().message(HEADER, header()).message(BEGIN_GUID, begin(GUID_A))
-                .message(EVENT, event(1, 1)).message(TRIGGER_MENU, menu()).message(EVENT, event(1, 2))
+                .message(EVENT, event(RUN, 1)).message(TRIGGER_MENU, menu()).message(EVENT, event(RUN, 2))
                 .message(END_GUID, end(2)).message(TRAILER, trailer(2, 1)).gzip();
         assertEquals(7, readAll(gz).size());
     }
 
     @Test
-    void fileWithNoInputFilesIsValid() throws IOException {
-        byte[] gz = Raw.start().message(HEADER, header()).message(TRAILER, trailer(0, 0)).gzip();
-        assertEquals(2, readAll(gz).size());
+    void fileWithNoInputFilesIsRefused() {
+        // its producer message would list no input file, which the supervisor refuses (ContentRules)
+        SpbFormatException e = fail(Raw.start().message(HEADER, header()).message(TRAILER, trailer(0, 0)).gzip());
+        assertEquals(Problem.BAD_CONTENT, e.problem());
+        assertTrue(e.getMessage().contains("no input file"), e.getMessage());
     }
 
     @Test
@@ -234,7 +238,7 @@ class SpbReaderTest {
     @Test
     void missingTrailer() {
         SpbFormatException e = fail(Raw.start().message(HEADER, header()).message(BEGIN_GUID, begin(GUID_A))
-                .message(EVENT, event(1, 1)).message(END_GUID, end(1)).gzip());
+                .message(EVENT, event(RUN, 1)).message(END_GUID, end(1)).gzip());
         assertEquals(Problem.TRUNCATED, e.problem());
         assertTrue(e.getMessage().contains("without a Trailer"), e.getMessage());
     }
@@ -242,7 +246,7 @@ class SpbReaderTest {
     @Test
     void trailerCountMismatch() {
         SpbFormatException e = fail(Raw.start().message(HEADER, header()).message(BEGIN_GUID, begin(GUID_A))
-                .message(EVENT, event(1, 1)).message(END_GUID, end(1)).message(TRAILER, trailer(2, 1)).gzip());
+                .message(EVENT, event(RUN, 1)).message(END_GUID, end(1)).message(TRAILER, trailer(2, 1)).gzip());
         assertEquals(Problem.COUNT_MISMATCH, e.problem());
         assertTrue(e.getMessage().contains("2 events"), e.getMessage());
     }
@@ -256,14 +260,14 @@ class SpbReaderTest {
     @Test
     void endGuidCountMismatch() {
         SpbFormatException e = fail(Raw.start().message(HEADER, header()).message(BEGIN_GUID, begin(GUID_A))
-                .message(EVENT, event(1, 1)).message(END_GUID, end(5)).message(TRAILER, trailer(1, 1)).gzip());
+                .message(EVENT, event(RUN, 1)).message(END_GUID, end(5)).message(TRAILER, trailer(1, 1)).gzip());
         assertEquals(Problem.COUNT_MISMATCH, e.problem());
         assertTrue(e.getMessage().contains(GUID_A), e.getMessage());
     }
 
     @Test
     void eventOutsideGuid() {
-        SpbFormatException e = fail(Raw.start().message(HEADER, header()).message(EVENT, event(1, 1)).gzip());
+        SpbFormatException e = fail(Raw.start().message(HEADER, header()).message(EVENT, event(RUN, 1)).gzip());
         assertEquals(Problem.BAD_ORDER, e.problem());
         assertTrue(e.getMessage().contains("outside BEGIN_GUID/END_GUID"), e.getMessage());
     }
@@ -281,7 +285,7 @@ class SpbReaderTest {
 
     @Test
     void dataAfterTrailer() {
-        SpbFormatException e = fail(Raw.valid(1).message(EVENT, event(1, 2)).gzip());
+        SpbFormatException e = fail(Raw.valid(1).message(EVENT, event(RUN, 2)).gzip());
         assertEquals(Problem.BAD_ORDER, e.problem());
         assertTrue(e.getMessage().contains("after the TRAILER"), e.getMessage());
     }

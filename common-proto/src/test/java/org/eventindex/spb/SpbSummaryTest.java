@@ -34,7 +34,7 @@ class SpbSummaryTest {
             w.event(event(327636, 10));
             w.event(event(327636, 3));
             w.event(event(327636, 10)); // duplicate within the GUID
-            w.event(event(327637, 0));
+            w.event(event(327636, 0));
             w.endGuid(2_000);
             w.beginGuid(begin(GUID_B).toBuilder().setStartProcTime(3_000).setAMITag("r1").build());
             w.event(event(327636, 10)); // same event in another GUID: unique per GUID, counted again
@@ -62,8 +62,9 @@ class SpbSummaryTest {
         assertEquals("f838_m1824", a.amiTag());
         assertEquals("physics_Main", a.trigStream());
         assertEquals("data17_13TeV", a.projName());
-        assertEquals(Map.of("327636", new EventRange(3, 10), "327637", new EventRange(0, 0)), a.runevtRanges());
-        assertEquals(List.of("327636", "327637"), List.copyOf(a.runevtRanges().keySet()));
+        // one run per dataset (ContentRules): the map has its one run
+        assertEquals(Map.of("327636", new EventRange(0, 10)), a.runevtRanges());
+        assertEquals(List.of("327636"), List.copyOf(a.runevtRanges().keySet()));
 
         GuidInfo b = s.guids().get(1);
         assertEquals(1, b.fileno());
@@ -83,15 +84,18 @@ class SpbSummaryTest {
             w.event(event(327636, above));
             w.event(event(327636, 7));
             w.event(event(327636, -1L)); // 18446744073709551615
-            w.event(event(327637, above));
-            w.event(event(327637, Long.MAX_VALUE));
+            w.endGuid(2_000);
+            w.beginGuid(begin(GUID_B));
+            w.event(event(327636, above));
+            w.event(event(327636, Long.MAX_VALUE));
             w.endGuid(2_000);
             w.finish(3_000);
         }
-        GuidInfo g = SpbSummary.scan(file, SpbLimits.DEFAULT).guids().get(0);
+        SpbSummary s = SpbSummary.scan(file, SpbLimits.DEFAULT);
+        GuidInfo g = s.guids().get(0);
         assertEquals(new EventRange(7, -1L), g.runevtRanges().get("327636"));
         assertEquals("[7, 18446744073709551615]", g.runevtRanges().get("327636").toString());
-        assertEquals(new EventRange(Long.MAX_VALUE, above), g.runevtRanges().get("327637"));
+        assertEquals(new EventRange(Long.MAX_VALUE, above), s.guids().get(1).runevtRanges().get("327636"));
     }
 
     @Test

@@ -1,5 +1,7 @@
 package org.eventindex.spb;
 
+import static org.eventindex.spb.SpbFixtures.RUN;
+
 import org.eventindex.spb.SpbFormatException.Problem;
 import org.junit.jupiter.api.Test;
 
@@ -23,7 +25,7 @@ class SpbWriterTest {
     @Test
     void refusesMessagesOutOfOrder() throws IOException {
         try (SpbWriter w = new SpbWriter(new ByteArrayOutputStream())) {
-            assertThrows(IllegalStateException.class, () -> w.event(event(1, 1)));
+            assertThrows(IllegalStateException.class, () -> w.event(event(RUN, 1)));
             assertThrows(IllegalStateException.class, () -> w.beginGuid(begin(GUID_A)));
             assertThrows(IllegalStateException.class, () -> w.finish(0));
             w.header(header());
@@ -45,7 +47,7 @@ class SpbWriterTest {
         try (SpbWriter w = new SpbWriter(bytes)) {
             w.header(header());
             w.beginGuid(begin(GUID_A));
-            w.event(event(1, 1));
+            w.event(event(RUN, 1));
         }
         SpbFormatException e = assertThrows(SpbFormatException.class, () -> SpbReaderTest.readAll(bytes.toByteArray()));
         assertEquals(Problem.TRUNCATED, e.problem());
@@ -71,6 +73,8 @@ class SpbWriterTest {
         };
         SpbWriter w = new SpbWriter(bytes);
         w.header(header());
+        w.beginGuid(begin(GUID_A));
+        w.endGuid(1);
         w.finish(1);
         w.close();
         byte[] once = bytes.toByteArray();
