@@ -15,16 +15,24 @@ import java.util.List;
  *                       signal from before this field): the consumer refuses an object that inflates to more
  * @param guids          the selected GUIDs to take from this object, in the order the object holds them
  * @param expectedEvents sum of the producer-reported event counts of those GUIDs
+ * @param files          per selected GUID, in the order of {@code guids}, the producer's count and run ranges; null
+ *                       in signals of supervisors before it (the consumer then checks only {@code expectedEvents})
  */
 public record SignalObject(
         @JsonProperty("url") String url,
         @JsonProperty("size") long size,
         @JsonProperty("usize") long usize,
         @JsonProperty("guids") List<String> guids,
-        @JsonProperty("expectedEvents") long expectedEvents) {
+        @JsonProperty("expectedEvents") long expectedEvents,
+        @JsonProperty("files") List<SignalFile> files) {
 
     @JsonCreator
     public SignalObject {
+    }
+
+    /** An object without the per-file detail. */
+    public SignalObject(String url, long size, long usize, List<String> guids, long expectedEvents) {
+        this(url, size, usize, guids, expectedEvents, null);
     }
 
     /** An object whose uncompressed size is not known. */
