@@ -81,13 +81,15 @@ final class Consolidator {
         try {
             while (next < Math.min(window, n)) {
                 SelectedObject o = signal.objects().get(next++);
-                pending.put(o.index(), pool.submit(() -> fetch(o, selection, bytes)));
+                pending.put(o.index(), pool.submit(() -> fetch(o, signal.dataset(), selection, bytes)));
             }
             long maxEnd = 0;
             int guids = 0;
+            DatasetRun datasetRun = new DatasetRun();
             for (int i = 0; i < n; i++) {
                 Fetched f = await(pending.remove(i));
                 try (SelectedRecords records = f.records()) {
+                    datasetRun.check(signal.objects().get(i), f.selection());
                     if (i == 0) {
                         writer.header(header(signal, f.selection().header()));
                     }
@@ -98,7 +100,7 @@ final class Consolidator {
                 guids += f.selection().guids().size();
                 if (next < n) {
                     SelectedObject o = signal.objects().get(next++);
-                    pending.put(o.index(), pool.submit(() -> fetch(o, selection, bytes)));
+                    pending.put(o.index(), pool.submit(() -> fetch(o, signal.dataset(), selection, bytes)));
                 }
             }
             // every object is sorted: the sort buffers' arrays are garbage before the merge and the Parquet writer
@@ -132,11 +134,56 @@ final class Consolidator {
     private record Fetched(SelectedRecords records, GuidSelector.Selection selection) {
     }
 
-    private Fetched fetch(SelectedObject o, Function<String, SelectedRecords> newSelection, AtomicLong bytes)
-            throws IOException, ConsumeException {
+    /**
+     * One run and one value of {@code isSimulation} for the whole dataset ({@link org.eventindex.spb.ContentRules}
+     * checks each object; this checks the objects against each other, before the merge writes anything).
+     */
+    private static final class DatasetRun {
+        private long run = -1;
+        private Boolean simulation;
+        private String first;
+
+        void check(SelectedObject o, GuidSelector.Selection s) throws ConsumeException {
+            if (s.run() < 0) {
+                return;
+            }
+            if (first == null) {
+                run = s.run();
+                simulation = s.simulation();
+                first = o.url().toString();
+                return;
+            }
+            if (s.run() != run) {
+                throw new ConsumeException(FATAL, "object " + o.url() + " holds events of run " + s.run() + ", object "
+                        + first + " of the same dataset events of run " + run + ": a dataset holds one run (EVENTS"
+                        + " is keyed by dataset and event number)");
+            }
+            if (!s.simulation().equals(simulation)) {
+                throw new ConsumeException(FATAL, "object " + o.url() + " holds " + (s.simulation() ? "" : "non-")
+                        + "simulated events, object " + first + " of the same dataset " + (simulation ? "" : "non-")
+                        + "simulated ones: a dataset is simulation (MCEVENTS) or not (EVENTS) as a whole");
+            }
+        }
+    }
+
+    /** The stored bytes read do not have the SHA-256 the producer recorded. */
+    private static final class ChecksumMismatch extends IOException {
+        private static final long serialVersionUID = 1L;
+        private final String actual;
+
+        ChecksumMismatch(String message, String actual) {
+            super(message);
+            this.actual = actual;
+        }
+    }
+
+    private Fetched fetch(SelectedObject o, String dataset, Function<String, SelectedRecords> newSelection,
+                          AtomicLong bytes) throws IOException, ConsumeException {
         String source = o.url().toString();
         IOException last = null;
-        for (int attempt = 1; attempt <= attempts; attempt++) {
+        String mismatch = null;
+        int limit = attempts;
+        for (int attempt = 1; attempt <= limit; attempt++) {
             SelectedRecords selected = newSelection.apply(source);
             boolean ok = false;
             ObjectFetcher.Opened opened = null;
@@ -145,7 +192,7 @@ final class Consolidator {
                 try (SpbReader reader = new SpbReader(in, source, limits.forDeclaredSize(o.usize())).rawEvents()) {
                     GuidSelector.Selection selection;
                     try {
-                        selection = GuidSelector.select(reader, o, selected);
+                        selection = GuidSelector.select(reader, o, dataset, selected);
                     } catch (SpbFormatException e) {
                         throw cutOffInTransfer(e, in.count(), opened.size());
                     }
@@ -169,6 +216,17 @@ final class Consolidator {
                 throw new ConsumeException(ConsumeException.of(e), e.getMessage() + declared, e);
             } catch (InterruptedIOException e) {
                 throw e;
+            } catch (ChecksumMismatch e) {
+                if (e.actual.equals(mismatch)) {
+                    // the same bytes twice: the store holds another object than the one its producer described
+                    throw new ConsumeException(FATAL, e.getMessage() + ", twice: the stored object is not the one its"
+                            + " producer recorded", e);
+                }
+                mismatch = e.actual;
+                last = e;
+                // a second read tells a broken transfer from a stored object that differs
+                limit = Math.max(limit, attempt + 1);
+                LOG.warn("object {}: attempt {}/{} failed: {}", source, attempt, limit, e.toString());
             } catch (IOException e) {
                 last = e;
                 if (Thread.currentThread().isInterrupted()) {
@@ -181,7 +239,7 @@ final class Consolidator {
                 }
             }
         }
-        throw new ConsumeException(RETRIABLE, "object " + source + ": reading failed " + attempts + " time(s), last: "
+        throw new ConsumeException(RETRIABLE, "object " + source + ": reading failed " + limit + " time(s), last: "
                 + last.getMessage(), last);
     }
 
@@ -210,15 +268,17 @@ final class Consolidator {
 
     /**
      * Reads what the SPB reader left (nothing for a well-formed object) and compares the SHA-256 of every byte read
-     * with the producer's; a mismatch is a transfer or storage fault, retried like a broken read.
+     * with the producer's. A mismatch may be a fault of the transfer, so the object is read again (within
+     * {@code consumer.fetch.attempts}); the same wrong digest a second time means the stored object is not the one its
+     * producer recorded, which no retry changes (permanent).
      */
     private static void verifyChecksum(CountingInputStream in, String expected, String source) throws IOException {
         in.transferTo(java.io.OutputStream.nullOutputStream());
         if (expected != null) {
             String actual = java.util.HexFormat.of().formatHex(in.sha256());
             if (!actual.equals(expected)) {
-                throw new IOException("object " + source + ": SHA-256 of the " + in.count() + " bytes read is "
-                        + actual + " but the producer recorded " + expected);
+                throw new ChecksumMismatch("object " + source + ": SHA-256 of the " + in.count() + " bytes read is "
+                        + actual + " but the producer recorded " + expected, actual);
             }
         }
     }

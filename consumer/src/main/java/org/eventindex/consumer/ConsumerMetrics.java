@@ -15,6 +15,8 @@ public final class ConsumerMetrics {
     public static final String BYTES_READ = "eventindex_consumer_bytes_read_total";
     public static final String EVENTS_WRITTEN = "eventindex_consumer_events_written_total";
     public static final String EVENTS_LOADED = "eventindex_consumer_events_loaded_total";
+    /** Signals failed by an unexpected exception (a bug): reported as internal, held by the supervisor. */
+    public static final String INTERNAL_ERRORS = "eventindex_consumer_internal_errors_total";
     /** Histogram of a signal's handling time, label {@code status} ({@code done} or {@code failed}). */
     public static final String SIGNAL_DURATION = "eventindex_consumer_signal_duration_seconds";
     /** Gauges registered by the daemon for its Parquet format's run memory. */
@@ -30,6 +32,7 @@ public final class ConsumerMetrics {
     final Counter bytesRead;
     final Counter eventsWritten;
     final Counter eventsLoaded;
+    final Counter internalErrors;
     final Histogram signalDuration;
 
     public ConsumerMetrics(PrometheusRegistry registry) {
@@ -40,6 +43,8 @@ public final class ConsumerMetrics {
         bytesRead = counter(BYTES_READ, "Bytes read from S3, including failed attempts.");
         eventsWritten = counter(EVENTS_WRITTEN, "Events written to consolidated HDFS files.");
         eventsLoaded = counter(EVENTS_LOADED, "Events loaded into Kudu EVENTS/MCEVENTS.");
+        internalErrors = counter(INTERNAL_ERRORS, "Signals failed by an unexpected exception (a bug in the consumer):"
+                + " reported FAILED with cause internal, not retried automatically; the stack trace is in the log.");
         // a dataset takes from under a second (a few small objects) to many minutes (thousands of objects)
         signalDuration = Histogram.builder().name(SIGNAL_DURATION).unit(Unit.SECONDS)
                 .help("Time from taking a signal to its report, by the report's status.").labelNames("status")

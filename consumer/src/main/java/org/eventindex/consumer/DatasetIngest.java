@@ -24,6 +24,16 @@ public interface DatasetIngest {
     }
 
     /**
+     * Removes what a load of {@code signal} that failed for good wrote: its rows (while the store still names that
+     * load, not a newer one) and the consolidated file {@code file} (while it is still the one written for this
+     * signal). Stores without that record remove nothing.
+     *
+     * @throws IOException when the store or HDFS cannot be reached; what is left is named
+     */
+    default void abandon(ValidSignal signal, Path file) throws IOException {
+    }
+
+    /**
      * Returns when the query store answers (the consumer's readiness check calls it in the background, with a
      * deadline); stores without a remote side always answer.
      *

@@ -82,10 +82,43 @@ final class DatasetProcessor {
         } catch (IOException e) {
             // Only the loader's own verdict counts here: a malformed SPB stream is the file this consumer just wrote,
             // which a retry of the signal writes again.
-            throw new ConsumeException(e instanceof DatasetLoadException d ? d.kind() : RETRIABLE,
-                    "dataset " + dataset + ": loading " + file + " into Kudu failed: "
-                    + e.getMessage(), e);
+            EventIndexFailure.Kind kind = e instanceof DatasetLoadException d ? d.kind() : RETRIABLE;
+            String reason = "dataset " + dataset + ": loading " + file + " into Kudu failed: " + e.getMessage();
+            if (kind == FATAL) {
+                reason += abandon(signal, file);
+                kind = reason.endsWith(LEFT) ? RETRIABLE : FATAL;
+            }
+            throw new ConsumeException(kind, reason, e);
+        } catch (RuntimeException e) {
+            // a bug (the content was checked before the file was written): reported as an internal error, and what
+            // the load wrote does not stay half done
+            String left = abandon(signal, file);
+            if (left.endsWith(LEFT)) {
+                throw new ConsumeException(RETRIABLE, "dataset " + dataset + ": internal error while loading " + file
+                        + ": " + e + left, e);
+            }
+            throw e;
         }
         return new Outcome(file, written, loaded);
+    }
+
+    /** Ends the text {@link #abandon} returns when something of the failed load could not be removed. */
+    static final String LEFT = "; a retry of the signal removes them";
+
+    /**
+     * Removes what a load that failed for good wrote (its Kudu rows and DATASETS row, its HDFS file), so that nothing
+     * is left half done.
+     *
+     * @return what to add to the failure's reason: what was removed, or, when that failed, what is left and that a
+     *         retry removes it (the caller then reports the failure as transient: the retry fails the same way and
+     *         cleans up once Kudu and HDFS answer)
+     */
+    private String abandon(ValidSignal signal, Path file) {
+        try {
+            ingest.abandon(signal, file);
+            return "; its rows and " + file + " were removed";
+        } catch (IOException | RuntimeException e) {
+            return "; removing its rows and " + file + " failed (" + e.getMessage() + ")" + LEFT;
+        }
     }
 }

@@ -5,7 +5,9 @@ import org.apache.hadoop.fs.Path;
 import org.apache.kudu.client.KuduClient;
 import org.apache.kudu.client.KuduException;
 import org.eventindex.cluster.ClusterAccess;
+import org.apache.parquet.hadoop.util.HadoopInputFile;
 import org.eventindex.cluster.ClusterErrors;
+import org.eventindex.consolidated.ConsolidatedFileReader;
 import org.eventindex.kudu.DatasetLoader;
 import org.eventindex.kudu.DatasetSource;
 import org.eventindex.kudu.KuduProbe;
@@ -73,12 +75,23 @@ public final class KuduIngest implements DatasetIngest, AutoCloseable {
                 new AutoCloseable[]{fs, client});
     }
 
+    /**
+     * Loads the file. A {@link RuntimeException} of the load itself is not turned into an I/O failure: the file's
+     * content was checked by the content rules before it was written, so it is a bug, reported as an internal error.
+     */
     @Override
     public Loaded ingest(ValidSignal signal, Path file) throws IOException {
         int epoch = signal.signal().epoch();
         try {
             tablesReady(epoch);
             tables.ensureEpoch(epoch);
+        } catch (KuduException e) {
+            throw readable(e);
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            // tables of another schema, an epoch out of range: the site's tables or configuration
+            throw new IOException(e.getMessage(), e);
+        }
+        try {
             LoadResult r = loader.load(request(signal, DatasetSource.hadoop(fs, file)));
             if (r.alreadyLoaded()) {
                 LOG.info("dataset {} was already loaded from signal {}; Kudu unchanged", signal.dataset(),
@@ -87,8 +100,34 @@ public final class KuduIngest implements DatasetIngest, AutoCloseable {
             return new Loaded(r.uniqueEvents(), r.duplicates());
         } catch (KuduException e) {
             throw readable(e);
-        } catch (IllegalArgumentException | IllegalStateException e) {
-            throw new IOException(e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void abandon(ValidSignal signal, Path file) throws IOException {
+        try {
+            if (loader.abandon(signal.name(), signal.signalId())) {
+                LOG.info("dataset {}: the rows and DATASETS row of failed load {} removed", signal.dataset(),
+                        signal.signalId());
+            }
+        } catch (KuduException e) {
+            throw readable(e);
+        }
+        if (!fs.exists(file)) {
+            return;
+        }
+        String writtenFor;
+        try (ConsolidatedFileReader reader = new ConsolidatedFileReader(HadoopInputFile.fromPath(file,
+                fs.getConf()), file.toString())) {
+            writtenFor = reader.metadata().signalId();
+        } catch (IOException | RuntimeException e) {
+            // not a file this consumer can read back: not the one it just published, which it read for the load
+            LOG.warn("dataset {}: {} is left: its footer cannot be read ({})", signal.dataset(), file, e.toString());
+            return;
+        }
+        if (signal.signalId().equals(writtenFor)) {
+            fs.delete(file, false);
+            LOG.info("dataset {}: {} of failed signal {} removed", signal.dataset(), file, signal.signalId());
         }
     }
 

@@ -9,6 +9,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.util.Map;
 import java.util.Objects;
@@ -18,7 +19,8 @@ import java.util.Objects;
  * The report is sent before returning, and returning acknowledges the signal: a signal is never acknowledged without
  * its outcome being with the broker. Every failure, including a poison message, is reported and acknowledged (a
  * retry of the same selection is the supervisor's decision, which the report helps with: {@code permanent} when the
- * same signal can never succeed, see {@link ConsumeException}); only a report that cannot be sent, or an
+ * same signal can never succeed, see {@link ConsumeException}, and its {@code cause}: input, transient, or internal
+ * for an unexpected exception, a bug, which is permanent too); only a report that cannot be sent, or an
  * {@link Error}, makes this throw.
  */
 public final class SignalHandler implements StompMessageHandler {
@@ -70,7 +72,8 @@ public final class SignalHandler implements StompMessageHandler {
                 + ConsumerConfig.STOMP_FRAME_MAX_BYTES + ", " + ConsumerConfig.STOMP_FRAME_MAX_HEADER_BYTES + "): "
                 + oversize + "; not processed";
         LOG.warn("{}", reason);
-        ConsumerReport r = failed(ids.get("signalId"), ids.get("dataset"), reason, true, now, now);
+        ConsumerReport r = failed(ids.get("signalId"), ids.get("dataset"), reason, true, now, now,
+                ConsumerReport.CAUSE_INPUT);
         count(r);
         return r;
     }
@@ -84,7 +87,7 @@ public final class SignalHandler implements StompMessageHandler {
             long now = clock.millis();
             String reason = "message " + messageId + " is not a consumer signal: " + e.getMessage();
             LOG.warn("{}", reason);
-            ConsumerReport r = failed(null, null, reason, true, now, now);
+            ConsumerReport r = failed(null, null, reason, true, now, now, ConsumerReport.CAUSE_INPUT);
             count(r);
             return r;
         }
@@ -114,30 +117,47 @@ public final class SignalHandler implements StompMessageHandler {
                     report.hdfsPath(), o.written().objectsRead(), o.written().bytesRead(), o.loaded().eventsLoaded(),
                     o.loaded().duplicateEvents(), end - start);
         } catch (ConsumeException e) {
-            report = failed(signal, e.getMessage(), !e.retriable(), start);
+            report = failed(signal, e.getMessage(), !e.retriable(), start,
+                    e.retriable() ? ConsumerReport.CAUSE_TRANSIENT : ConsumerReport.CAUSE_INPUT);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            report = failed(signal, "dataset " + signal.dataset() + ": interrupted (consumer stopping)", false, start);
+            report = failed(signal, "dataset " + signal.dataset() + ": interrupted (consumer stopping)", false, start,
+                    ConsumerReport.CAUSE_TRANSIENT);
+        } catch (UncheckedIOException e) {
+            // a library's unchecked I/O failure: the store or the network, like any other I/O error
+            report = failed(signal, "dataset " + signal.dataset() + ": " + e.getMessage(), false, start,
+                    ConsumerReport.CAUSE_TRANSIENT);
         } catch (RuntimeException e) {
-            // a bug, or a library's unchecked I/O failure: not known to fail again, so the supervisor may retry
-            LOG.error("signal {}: dataset {}: unexpected failure", signal.signalId(), signal.dataset(), e);
-            report = failed(signal, "dataset " + signal.dataset() + ": internal error: " + e, false, start);
+            // A bug: the objects' content was checked on the first read, so no input makes the code underneath throw.
+            // Retrying would redo the whole dataset to fail the same way, so it is not retried by itself; it is not
+            // hidden either: reported as internal (the supervisor holds the dataset, counts it and alerts), with its
+            // stack trace here. The objects stay; once the consumer is fixed, the operator re-runs it.
+            LOG.error("signal {}: dataset {}: internal error (a bug in the consumer; the dataset is held, its objects"
+                    + " are kept: re-run it with 'eventindex supervisor resignal {}' once the consumer is fixed)",
+                    signal.signalId(), signal.dataset(), signal.dataset(), e);
+            report = failed(signal, "dataset " + signal.dataset() + ": internal error: " + e + " (a bug in consumer "
+                    + consumerId + ", not a fault of the objects, which are kept; held for an operator: re-run it with"
+                    + " 'eventindex supervisor resignal' once the consumer is fixed)", true, start,
+                    ConsumerReport.CAUSE_INTERNAL);
+            metrics.internalErrors.inc();
         }
         count(report);
         status.finished(report);
         return report;
     }
 
-    private ConsumerReport failed(ConsumerSignal signal, String reason, boolean permanent, long start) {
+    private ConsumerReport failed(ConsumerSignal signal, String reason, boolean permanent, long start,
+                                  String cause) {
         long end = clock.millis();
-        LOG.warn("signal {}: FAILED ({}): {}", signal.signalId(), permanent ? "permanent" : "transient", reason);
-        return failed(signal.signalId(), signal.dataset(), reason, permanent, start, end);
+        LOG.warn("signal {}: FAILED ({}, {}): {}", signal.signalId(), cause, permanent ? "permanent" : "transient",
+                reason);
+        return failed(signal.signalId(), signal.dataset(), reason, permanent, start, end, cause);
     }
 
     private ConsumerReport failed(String signalId, String dataset, String reason, boolean permanent, long start,
-                                  long end) {
+                                  long end, String cause) {
         return new ConsumerReport(ConsumerReport.TYPE, signalId, dataset, consumerId, ConsumerReport.FAILED, null,
-                0, 0, 0, 0, 0, end - start, reason, end, permanent);
+                0, 0, 0, 0, 0, end - start, reason, end, permanent, cause);
     }
 
     private void count(ConsumerReport report) {

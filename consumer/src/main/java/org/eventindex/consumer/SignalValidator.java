@@ -1,6 +1,8 @@
 package org.eventindex.consumer;
 
 import org.eventindex.message.ConsumerSignal;
+import org.eventindex.message.EventRange;
+import org.eventindex.message.SignalFile;
 import org.eventindex.message.S3ObjectUrl;
 import org.eventindex.message.SignalObject;
 import org.eventindex.names.DatasetName;
@@ -9,6 +11,7 @@ import org.eventindex.names.Printable;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -122,13 +125,77 @@ public final class SignalValidator {
             if (o.usize() < 0) {
                 throw reject(signal, "object " + url + " declares a negative uncompressed size " + o.usize());
             }
-            selected.add(new SelectedObject(i, url, guids, o.expectedEvents(), o.usize()));
+            selected.add(new SelectedObject(i, url, guids, o.expectedEvents(), o.usize(),
+                    files(signal, url, o, guids)));
         }
         if (total != signal.expectedEvents()) {
             throw reject(signal, "expectedEvents " + signal.expectedEvents() + " is not the sum over its objects ("
                     + total + ")");
         }
         return new ValidSignal(signal, name, selected);
+    }
+
+    /**
+     * The producer's claims per GUID ({@link SignalObject#files}), when the signal carries them: one per listed GUID,
+     * in the same order, with counts that add up to the object's {@code expectedEvents} and well-formed run ranges.
+     */
+    private static Map<String, SignalFile> files(ConsumerSignal signal, S3ObjectUrl url, SignalObject o,
+                                                 Set<String> guids) throws ConsumeException {
+        List<SignalFile> files = o.files();
+        if (files == null) {
+            return Map.of();
+        }
+        if (files.size() != guids.size()) {
+            throw reject(signal, "object " + url + " lists " + guids.size() + " GUIDs but " + files.size()
+                    + " files");
+        }
+        Map<String, SignalFile> byGuid = new HashMap<>();
+        long total = 0;
+        Iterator<String> order = guids.iterator();
+        for (SignalFile f : files) {
+            String guid = order.next();
+            if (f == null || !guid.equals(f.guid())) {
+                throw reject(signal, "object " + url + ": its files do not follow its GUIDs (GUID " + guid
+                        + " has " + (f == null ? "a null file" : "file " + Printable.of(String.valueOf(f.guid()), 80))
+                        + ")");
+            }
+            if (f.nevents() < 0) {
+                throw reject(signal, "object " + url + " GUID " + guid + ": negative event count " + f.nevents());
+            }
+            if (f.runevtRanges() != null) {
+                for (Map.Entry<String, EventRange> r : f.runevtRanges().entrySet()) {
+                    if (r.getValue() == null || !isRun(r.getKey())) {
+                        throw reject(signal, "object " + url + " GUID " + guid + ": run range '"
+                                + Printable.of(String.valueOf(r.getKey()), 40) + "' is not a run and an event range");
+                    }
+                }
+            }
+            try {
+                total = Math.addExact(total, f.nevents());
+            } catch (ArithmeticException e) {
+                throw reject(signal, "object " + url + ": the event counts of its files add up to more than "
+                        + Long.MAX_VALUE);
+            }
+            byGuid.put(guid, f);
+        }
+        if (total != o.expectedEvents()) {
+            throw reject(signal, "object " + url + " expects " + o.expectedEvents() + " events but its files add up to "
+                    + total);
+        }
+        return byGuid;
+    }
+
+    /** A run number as the producer writes it: a decimal uint32. */
+    private static boolean isRun(String s) {
+        if (s == null || s.isEmpty() || s.length() > 10) {
+            return false;
+        }
+        for (int i = 0; i < s.length(); i++) {
+            if (s.charAt(i) < '0' || s.charAt(i) > '9') {
+                return false;
+            }
+        }
+        return Long.parseLong(s) <= 0xffffffffL;
     }
 
     private S3ObjectUrl checkUrl(ConsumerSignal signal, int index, String raw) throws ConsumeException {

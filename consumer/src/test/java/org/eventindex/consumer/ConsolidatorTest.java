@@ -30,6 +30,7 @@ import static org.eventindex.consumer.TestSpb.Guid;
 import static org.eventindex.consumer.TestSpb.range;
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -243,17 +244,40 @@ class ConsolidatorTest {
         assertEquals(2, store.opens("a"));
     }
 
+    /**
+     * The same wrong digest on a second read: the store holds another object than its producer recorded, which no
+     * retry changes, so the failure is permanent (it used to be retried as transient, five signals at full cost).
+     */
     @Test
-    void aChecksumMismatchIsRetriedThenFailsNamingTheObjectAndBothDigests() throws Exception {
+    void aChecksumMismatchThatRepeatsIsPermanentNamingTheObjectAndBothDigests() throws Exception {
         store.put("a", TestSpb.object("a", 1000, Guid.of("G1", 100, 10)));
         String wrong = "0".repeat(64);
         store.sha256("a", wrong);
         ConsumeException e = assertThrows(ConsumeException.class,
                 () -> run(consolidator(1), signal(so("a", 10, "G1")), new Consolidator.Result[1]));
         assertTrue(e.getMessage().contains(MemoryObjectFetcher.url("a").toString()), e.getMessage());
-        assertTrue(e.getMessage().contains("SHA-256") && e.getMessage().contains(wrong), e.getMessage());
-        assertEquals(3, store.opens("a"), "read again up to consumer.fetch.attempts");
+        assertTrue(e.getMessage().contains("SHA-256") && e.getMessage().contains(wrong)
+                && e.getMessage().contains("not the one its producer recorded"), e.getMessage());
+        assertFalse(e.retriable(), "the same bytes read twice do not change");
+        assertEquals(2, store.opens("a"), "read a second time to tell a broken transfer from another object");
         assertEquals(List.of(), spoolFiles());
+    }
+
+    /** A mismatch that a second read does not see was a fault of the transfer: the dataset is consolidated. */
+    @Test
+    void aChecksumMismatchThatASecondReadDoesNotSeeWasTheTransfer() throws Exception {
+        byte[] object = TestSpb.object("a", 1000, Guid.of("G1", 100, 10));
+        store.put("a", object);
+        store.sha256("a", "0".repeat(64));
+        store.hook((url, openNo) -> {
+            if (openNo == 2) {
+                store.put("a", object);
+            }
+        });
+        TestSpb.Consolidated file = TestSpb.parquet(run(consolidator(1), signal(so("a", 10, "G1")),
+                new Consolidator.Result[1]));
+        assertEquals(range(100, 10), file.eventNumbers());
+        assertEquals(2, store.opens("a"));
     }
 
     @Test

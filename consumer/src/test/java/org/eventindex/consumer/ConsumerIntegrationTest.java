@@ -74,6 +74,7 @@ class ConsumerIntegrationTest {
     private static final String HDFS_ROOT = "/eventindex/datasets";
     private static final String PREFIX = "it_";
     private static final int DSPID = 501;
+    private static final String OTHER = "data17_13TeV.00327638.physics_Main.merge.AOD.f838_m1824";
     private static final Duration REPORT_TIMEOUT = Duration.ofSeconds(120);
 
     @TempDir
@@ -129,6 +130,9 @@ class ConsumerIntegrationTest {
         put(key("b"), TestSpb.object("b", 2000, Guid.of("G3", 100, 4), Guid.of("G4", 103, 3)));
         put(key("c"), TestSpb.object("c", 3000, Guid.of("G1", 1, 10), Guid.of("G2", 11, 5)));
         put(key("d"), TestSpb.object("d", 4000, Guid.of("G3", 100, 4), Guid.of("G4", 103, 3)));
+        // the objects of another dataset (an object names its dataset in its header, which must be the signal's)
+        put(key("a38"), TestSpb.object(OTHER, "a38", 1000, Guid.of("G1", 1, 10), Guid.of("G2", 11, 5)));
+        put(key("b38"), TestSpb.object(OTHER, "b38", 2000, Guid.of("G3", 100, 4), Guid.of("G4", 103, 3)));
     }
 
     @AfterAll
@@ -294,7 +298,7 @@ class ConsumerIntegrationTest {
     void aMissingObjectIsReportedFailedAndNoFileIsPublished() throws Exception {
         String dataset = "data17_13TeV.00327637.physics_Main.merge.AOD.f838_m1824";
         ConsumerSignal s = new ConsumerSignal(ConsumerSignal.TYPE, "sig-missing-1", dataset, dataset, DSPID + 1, 3,
-                List.of(so("a", 15, "G1", "G2"), so("nothere", 4, "G9")), 19, System.currentTimeMillis());
+                List.of(so("nothere", 4, "G9")), 4, System.currentTimeMillis());
         ConsumerReport r = send(s);
 
         assertEquals(ConsumerReport.FAILED, r.status());
@@ -338,14 +342,14 @@ class ConsumerIntegrationTest {
     @Test
     @Order(5)
     void aSupersededSignalDeliveredLateChangesNeitherTheFileNorKudu() throws Exception {
-        String dataset = "data17_13TeV.00327638.physics_Main.merge.AOD.f838_m1824";
+        String dataset = OTHER;
         int dspid = DSPID + 2;
         long now = System.currentTimeMillis();
         // the supervisor re-selected the dataset (an object was invalidated): the newer signal is processed first
         ConsumerSignal newer = new ConsumerSignal(ConsumerSignal.TYPE, "sig-newer", dataset, dataset, dspid, 3,
-                List.of(so("a", 10, "G1")), 10, now);
+                List.of(so("a38", 10, "G1")), 10, now);
         ConsumerSignal older = new ConsumerSignal(ConsumerSignal.TYPE, "sig-older", dataset, dataset, dspid, 3,
-                List.of(so("a", 15, "G1", "G2"), so("b", 7, "G3", "G4")), 22, now - 60_000);
+                List.of(so("a38", 15, "G1", "G2"), so("b38", 7, "G3", "G4")), 22, now - 60_000);
         assertEquals(ConsumerReport.DONE, send(newer).status());
         org.apache.hadoop.fs.Path file = new org.apache.hadoop.fs.Path(containerDir(dataset), dataset + ".parquet");
         byte[] published;

@@ -58,6 +58,8 @@ class HostileSignalTest {
     private static final int FRAME_MAX_BYTES = 16 * 1024;
     private static final String BUCKET = "eventindex";
     private static final String OTHER_BUCKET = "someone-else";
+    /** The dataset of the objects made with {@link SpbFixtures} (their header names it; no task suffix). */
+    private static final String FIXTURE_DATASET = SpbFixtures.header().getInputDsName();
     private static final String PREFIX = "hostile_";
     private static final String HDFS_ROOT = "/eventindex/datasets";
     private static final long OBJECT_MAX_BYTES = 100_000;
@@ -156,13 +158,13 @@ class HostileSignalTest {
                         "'..' path segment"},
                 new Object[] {signal("too-many-events", DATASET, CONTAINER, 5000, obj(ok, 5000, "G1")),
                         ConsumerConfig.DATASET_MAX_EVENTS + " = 1000"},
-                new Object[] {signal("gzip-bomb", DATASET, CONTAINER, 10, obj(url(s3.endpoint().getHost(),
+                new Object[] {signal("gzip-bomb", FIXTURE_DATASET, FIXTURE_DATASET, 10, obj(url(s3.endpoint().getHost(),
                         s3.endpoint().getPort(), BUCKET, fixtureKey("bomb")), 10, SpbFixtures.GUID_A)),
                         "inflates to more than " + INFLATED_MAX_BYTES + " bytes"},
                 new Object[] {signal("big-object", DATASET, CONTAINER, 10, obj(url(s3.endpoint().getHost(),
                         s3.endpoint().getPort(), BUCKET, key("big")), 10, "G1")),
                         "is " + (OBJECT_MAX_BYTES + 1) + " bytes, more than " + ConsumerConfig.OBJECT_MAX_BYTES},
-                new Object[] {signal("four-gb", DATASET, CONTAINER, 10, obj(url(s3.endpoint().getHost(),
+                new Object[] {signal("four-gb", FIXTURE_DATASET, FIXTURE_DATASET, 10, obj(url(s3.endpoint().getHost(),
                         s3.endpoint().getPort(), BUCKET, fixtureKey("four-gb")), 10, "G1")), "declares 4294967295 bytes"},
                 // The first object is good; the second's header names another job than its key: nothing of the
                 // dataset is written, not even the first object's events.
@@ -250,7 +252,7 @@ class HostileSignalTest {
 
     /** A valid start, then identical events until {@code inflatedBytes}: about 1000:1 compressed. */
     private static byte[] gzipBomb(long inflatedBytes) throws IOException {
-        byte[] one = new SpbFixtures.Raw().message(SpbMessageType.EVENT, SpbFixtures.event(1, 1)).plain();
+        byte[] one = new SpbFixtures.Raw().message(SpbMessageType.EVENT, SpbFixtures.event(SpbFixtures.RUN, 1)).plain();
         byte[] block = new byte[one.length * 1024];
         for (int i = 0; i < 1024; i++) {
             System.arraycopy(one, 0, block, i * one.length, one.length);

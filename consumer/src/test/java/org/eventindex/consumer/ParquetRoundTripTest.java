@@ -3,6 +3,7 @@ package org.eventindex.consumer;
 import org.eventindex.consolidated.ConsolidatedSchema;
 import org.eventindex.message.ConsumerSignal;
 import org.eventindex.message.SignalObject;
+import org.eventindex.names.DatasetName;
 import org.eventindex.names.PoolToken;
 import org.eventindex.names.TriggerMask;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
@@ -49,7 +50,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ParquetRoundTripTest {
     /** Runs merged at once here: small, so that a few hundred chunks take intermediate merge passes. */
     private static final int FAN_IN = 16;
-    private static final String DATASET = TestSpb.DATASET;
+    /**
+     * A simulation dataset: its events carry one conditions run, here one with the top bit set (unsigned), and are all
+     * simulated (the content rules: one run and one simulation flag per dataset).
+     */
+    private static final String DATASET =
+            "mc16_13TeV.361106.PowhegPythia8EvtGen_AZNLOCTEQ6L1_Zee.merge.AOD.e3601_s3126_r9364_tid12345678_00";
+    private static final String CONTAINER = DatasetName.parse(DATASET).container();
+    private static final int RUN = 0xF000_0002;
     private static final String CLID = "D82968A1-CF91-4320-B2DD-E0F739CBC7E6";
 
     @TempDir
@@ -73,7 +81,7 @@ class ParquetRoundTripTest {
             objects.add(new SignalObject(MemoryObjectFetcher.url(key).toString(), 100, guids, 800));
         }
         ValidSignal signal = new SignalValidator("s3.test", 7480, "eventindex").validate(new ConsumerSignal(
-                ConsumerSignal.TYPE, "sig-rt", DATASET, TestSpb.CONTAINER, 7, 1, objects, 3200L, 1L));
+                ConsumerSignal.TYPE, "sig-rt", DATASET, CONTAINER, 7, 1, objects, 3200L, 1L));
 
         // ~3,200 events of ~300-600 B, each object sorted on its fetch thread: one run each with room to spare; with
         // 8 KiB shared by 3 fetch threads, hundreds of chunks (several per object), more than the merge's fan-in
@@ -167,12 +175,12 @@ class ParquetRoundTripTest {
     /** Random events exercising every field: optional ones present or not, unsigned values with the top bit set. */
     private static EIEvent_p1 event(Random r, String guid, int entry) {
         EIEvent_p1.Builder b = EIEvent_p1.newBuilder()
-                .setRunNumber(r.nextInt(10) == 0 ? 0xF000_0002 : 327636 + r.nextInt(2))
+                .setRunNumber(RUN)
                 // a small range makes cross-file duplicates; some numbers beyond 2^63
                 .setEventNumber(r.nextInt(20) == 0 ? Long.MIN_VALUE + r.nextInt(100) : r.nextInt(2500))
                 .setLumiBlock(r.nextInt(1000)).setTimeStamp(0x8000_0000 + r.nextInt(1000))
                 .setTimeStampNSOffset(r.nextInt(1_000_000_000)).setBcid(r.nextInt(3564))
-                .setIsSimulation(r.nextBoolean()).setIsCalibration(r.nextBoolean()).setIsTestBeam(r.nextBoolean());
+                .setIsSimulation(true).setIsCalibration(r.nextBoolean()).setIsTestBeam(r.nextBoolean());
         if (r.nextBoolean()) {
             b.setExtendedLevel1ID(r.nextInt());
         }

@@ -49,10 +49,16 @@ final class TestSpb {
     }
 
     static byte[] object(String jobId, long startProcTime, Guid... guids) {
+        return object(DATASET, jobId, startProcTime, guids);
+    }
+
+    /** An object of {@code dataset} (a data dataset: its events carry the run of its name). */
+    static byte[] object(String dataset, String jobId, long startProcTime, Guid... guids) {
+        int run = org.eventindex.names.DatasetName.parse(dataset).runNumber();
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (SpbWriter w = new SpbWriter(bytes)) {
             w.header(Header_p1.newBuilder().setStartProcTime(startProcTime).setTaskID(TASK_ID)
-                    .setJobID(jobId).setInputDsName(DATASET).setProvenanceRef(true).setTriggerInfo(true).build());
+                    .setJobID(jobId).setInputDsName(dataset).setProvenanceRef(true).setTriggerInfo(true).build());
             long maxEnd = 0;
             for (Guid g : guids) {
                 w.beginGuid(BeginGUID_p1.newBuilder().setStartProcTime(startProcTime).setAMITag("f838_m1824")
@@ -62,7 +68,7 @@ final class TestSpb {
                             .setL1Menu("L1_EM3;L1_MU4").build());
                 }
                 for (int i = 0; i < g.count(); i++) {
-                    w.event(event(g.firstEvent() + i));
+                    w.event(event(g.firstEvent() + i).toBuilder().setRunNumber(run).build());
                 }
                 w.endGuid(g.endProcTime());
                 maxEnd = Math.max(maxEnd, g.endProcTime());

@@ -178,6 +178,24 @@ public final class DatasetLoader {
         return true;
     }
 
+    /**
+     * Undoes a load that failed for good ({@code loadId} of {@code name}: a malformed file, or a bug), so that nothing
+     * of it is left half done: its rows in EVENTS, MCEVENTS and DUPLICATEDEVENTS, its TRIGGERCOUNT and EVENTSOVERLAP
+     * rows and its DATASETS row are removed, as {@link #delete} does, but only while DATASETS still names that load and
+     * not as LOADED (a newer load of the dataset, or a completed one, is left alone). Safe to repeat.
+     *
+     * @return true when the load's rows were removed; false when DATASETS holds no row of that load
+     */
+    public boolean abandon(DatasetName name, String loadId) throws IOException {
+        requireNonNull(name, "name is null");
+        requireNonNull(loadId, "loadId is null");
+        Optional<DatasetsRow> existing = datasets.find(name);
+        if (existing.isEmpty() || existing.get().isLoaded() || !loadId.equals(existing.get().loadId())) {
+            return false;
+        }
+        return delete(name);
+    }
+
     /** Tests only: a failure injected into the writing threads of later loads (null: none). */
     void injectFault(ParallelSessions.Fault fault) {
         this.fault = fault;

@@ -5,7 +5,6 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.zip.CRC32;
 import java.util.zip.Deflater;
 import java.util.zip.DeflaterOutputStream;
@@ -28,11 +27,10 @@ final class LargeSpbFiles {
     private LargeSpbFiles() {
     }
 
-    /** @return the number of events written (one input file, run 1, events 1..n) */
+    /** @return the number of events written (one input file, run SpbFixtures.RUN, events 1..n) */
     static long write(Path file, long minBytes) throws IOException {
-        char[] chars = new char[TOKEN_CHARS];
-        Arrays.fill(chars, 'T');
-        String filler = new String(chars);
+        // a POOL token of TOKEN_CHARS bytes (the content rules check every token), its container filled
+        String filler = SpbFixtures.token(TOKEN_CHARS);
         CRC32 crc = new CRC32();
         long plainBytes = 0;
         long events = 0;
@@ -51,7 +49,7 @@ final class LargeSpbFiles {
             out.message(SpbMessageType.BEGIN_GUID, SpbFixtures.begin(SpbFixtures.GUID_A).toByteArray());
             while (out.bytes < minBytes) {
                 events++;
-                EIEvent_p1.Builder event = SpbFixtures.event(1, events).toBuilder();
+                EIEvent_p1.Builder event = SpbFixtures.event(SpbFixtures.RUN, events).toBuilder();
                 for (int t = 0; t < TOKENS; t++) {
                     event.addEitoken(EItoken_p1.newBuilder().setName("StreamRAW" + t).setToken(filler));
                 }

@@ -102,7 +102,7 @@ class MalformedSpbTest {
                         Problem.BAD_ORDER),
                 Arguments.of("event outside BeginGUID/EndGUID", Raw.start()
                         .message(SpbMessageType.HEADER, SpbFixtures.header())
-                        .message(SpbMessageType.EVENT, SpbFixtures.event(1, 1)).gzip(), Problem.BAD_ORDER),
+                        .message(SpbMessageType.EVENT, SpbFixtures.event(SpbFixtures.RUN, 1)).gzip(), Problem.BAD_ORDER),
                 Arguments.of("EndGUID without BeginGUID", Raw.start()
                         .message(SpbMessageType.HEADER, SpbFixtures.header())
                         .message(SpbMessageType.END_GUID, SpbFixtures.end(0)).gzip(), Problem.BAD_ORDER),
@@ -112,7 +112,7 @@ class MalformedSpbTest {
                 Arguments.of("EndGUID count disagrees", Raw.start().message(SpbMessageType.HEADER,
                         SpbFixtures.header())
                         .message(SpbMessageType.BEGIN_GUID, SpbFixtures.begin(SpbFixtures.GUID_A))
-                        .message(SpbMessageType.EVENT, SpbFixtures.event(1, 1))
+                        .message(SpbMessageType.EVENT, SpbFixtures.event(SpbFixtures.RUN, 1))
                         .message(SpbMessageType.END_GUID, SpbFixtures.end(2)).gzip(), Problem.COUNT_MISMATCH),
                 Arguments.of("trailer event count disagrees", withTrailer(SpbFixtures.trailer(3, 1)),
                         Problem.COUNT_MISMATCH),
@@ -122,7 +122,7 @@ class MalformedSpbTest {
                         .message(SpbMessageType.BEGIN_GUID, SpbFixtures.begin(SpbFixtures.GUID_A))
                         .message(SpbMessageType.END_GUID, SpbFixtures.end(0)).gzip(), Problem.TRUNCATED),
                 Arguments.of("data after trailer", Raw.valid(1).message(SpbMessageType.EVENT,
-                        SpbFixtures.event(1, 9)).gzip(), Problem.BAD_ORDER),
+                        SpbFixtures.event(SpbFixtures.RUN, 9)).gzip(), Problem.BAD_ORDER),
                 Arguments.of("same GUID twice", Raw.start().message(SpbMessageType.HEADER, SpbFixtures.header())
                         .message(SpbMessageType.BEGIN_GUID, SpbFixtures.begin(SpbFixtures.GUID_A))
                         .message(SpbMessageType.END_GUID, SpbFixtures.end(0))
@@ -131,13 +131,13 @@ class MalformedSpbTest {
                         .message(SpbMessageType.TRAILER, SpbFixtures.trailer(0, 2)).gzip(), Problem.BAD_CONTENT),
                 // Hostile content within the message limit (SpbContentLimits): the same limits as the consumer's.
                 Arguments.of("L1Menu over its limit", withMenuAndEvent(SpbFixtures.menu().toBuilder()
-                        .setL1Menu("L".repeat(SpbContentLimits.MENU_BYTES + 1)).build(), SpbFixtures.event(1, 1)),
+                        .setL1Menu("L".repeat(SpbContentLimits.MENU_BYTES + 1)).build(), SpbFixtures.event(SpbFixtures.RUN, 1)),
                         Problem.OVERSIZE),
-                Arguments.of("EF mask over its limit", withMenuAndEvent(SpbFixtures.menu(), SpbFixtures.event(1, 1)
+                Arguments.of("EF mask over its limit", withMenuAndEvent(SpbFixtures.menu(), SpbFixtures.event(SpbFixtures.RUN, 1)
                         .toBuilder().setEFPassedTrigMask("!".repeat(SpbContentLimits.HLT_MASK_BYTES + 1)).build()),
                         Problem.OVERSIZE),
-                Arguments.of("token over its limit", withMenuAndEvent(SpbFixtures.menu(), SpbFixtures.event(1, 1)
-                        .toBuilder().setEitoken(0, SpbFixtures.event(1, 1).getEitoken(0).toBuilder()
+                Arguments.of("token over its limit", withMenuAndEvent(SpbFixtures.menu(), SpbFixtures.event(SpbFixtures.RUN, 1)
+                        .toBuilder().setEitoken(0, SpbFixtures.event(SpbFixtures.RUN, 1).getEitoken(0).toBuilder()
                                 .setToken("T".repeat(SpbContentLimits.TOKEN_BYTES + 1))).build()), Problem.OVERSIZE),
                 Arguments.of("menus over their count", withMenus(SpbContentLimits.MENUS_PER_FILE + 1),
                         Problem.OVERSIZE));
@@ -184,7 +184,7 @@ class MalformedSpbTest {
             }
             Raw rest = new Raw();
             for (int i = 0; i < 20; i++) {
-                rest.message(SpbMessageType.EVENT, SpbFixtures.event(1, i + 1));
+                rest.message(SpbMessageType.EVENT, SpbFixtures.event(SpbFixtures.RUN, i + 1));
             }
             gz.write(rest.message(SpbMessageType.END_GUID, SpbFixtures.end(20))
                     .message(SpbMessageType.TRAILER, SpbFixtures.trailer(20, 1)).plain());
@@ -204,8 +204,8 @@ class MalformedSpbTest {
     private static byte[] withTrailer(org.eventindex.proto.EventIndexProtos.Trailer_p1 trailer) {
         return Raw.start().message(SpbMessageType.HEADER, SpbFixtures.header())
                 .message(SpbMessageType.BEGIN_GUID, SpbFixtures.begin(SpbFixtures.GUID_A))
-                .message(SpbMessageType.EVENT, SpbFixtures.event(1, 1))
-                .message(SpbMessageType.EVENT, SpbFixtures.event(1, 2))
+                .message(SpbMessageType.EVENT, SpbFixtures.event(SpbFixtures.RUN, 1))
+                .message(SpbMessageType.EVENT, SpbFixtures.event(SpbFixtures.RUN, 2))
                 .message(SpbMessageType.END_GUID, SpbFixtures.end(2))
                 .message(SpbMessageType.TRAILER, trailer).gzip();
     }
@@ -247,13 +247,13 @@ class MalformedSpbTest {
     static Stream<Arguments> hostileNames() {
         return Stream.of(
                 Arguments.of("traversal dataset", SpbFixtures.header().toBuilder().setInputDsName("../../etc/x").build(),
-                        "inputDsName is refused"),
+                        "inputDsName is not a dataset name"),
                 Arguments.of("dataset with separator", SpbFixtures.header().toBuilder()
                         .setInputDsName("data17_13TeV.00327636.physics_Main.merge.AOD.f8/../x").build(),
-                        "inputDsName is refused"),
+                        "inputDsName is not a dataset name"),
                 Arguments.of("dataset with control character", SpbFixtures.header().toBuilder()
                         .setInputDsName("data17_13TeV.00327636.physics_Main.merge.AOD.f8\n38").build(),
-                        "inputDsName is refused"),
+                        "inputDsName is not a dataset name"),
                 Arguments.of("traversal taskID", SpbFixtures.header().toBuilder().setTaskID("../1.G").build(),
                         "taskID '../1.G' is not"),
                 Arguments.of("traversal jobID", SpbFixtures.header().toBuilder().setJobID("../../x").build(),

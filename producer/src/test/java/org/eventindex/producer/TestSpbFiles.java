@@ -41,7 +41,8 @@ final class TestSpbFiles {
                     w.event(EIEvent_p1.newBuilder().setRunNumber(327636).setEventNumber(eventNumber)
                             .setLumiBlock(10).setTimeStamp(1_600_000_000).setTimeStampNSOffset(0).setBcid(1)
                             .setIsSimulation(false).setIsCalibration(false).setIsTestBeam(false)
-                            .addEitoken(EItoken_p1.newBuilder().setName("StreamAOD").setToken("[DB=" + guid + "]"))
+                            .addEitoken(EItoken_p1.newBuilder().setName("StreamAOD").setToken("[DB=" + guid + "][CNT=POOLContainer(DataHeader)][CLID=D82968A1-CF91-4320-B2DD-E0F739CBC7E6]"
+                                    + "[TECH=00000202][OID=0000000000000005-" + String.format("%016X]", eventNumber)))
                             .build());
                 }
                 w.endGuid(1_600_000_000_200L);
