@@ -4,6 +4,8 @@ import org.eventindex.consolidated.ConsolidatedMetadata;
 import org.eventindex.message.ConsumerSignal;
 import org.eventindex.message.S3ObjectUrl;
 import org.eventindex.message.SignalObject;
+import org.eventindex.message.SignalFile;
+import org.eventindex.message.EventRange;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import org.eventindex.ops.DaemonMetrics;
 import org.eventindex.proto.EventIndexProtos.Header_p1;
@@ -20,6 +22,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -49,10 +52,21 @@ class ConsolidatorTest {
         return new SignalObject(MemoryObjectFetcher.url(key).toString(), 100, List.of(guids), events);
     }
 
+    /** An object with the producer's claim per GUID. */
+    private static SignalObject so(String key, long events, List<SignalFile> files) {
+        return new SignalObject(MemoryObjectFetcher.url(key).toString(), 100, 0,
+                files.stream().map(SignalFile::guid).toList(), events, files);
+    }
+
     private static ValidSignal signal(SignalObject... objects) throws ConsumeException {
+        return signal(DATASET, objects);
+    }
+
+    private static ValidSignal signal(String dataset, SignalObject... objects) throws ConsumeException {
         long total = Stream.of(objects).mapToLong(SignalObject::expectedEvents).sum();
         return new SignalValidator("s3.test", 7480, "eventindex").validate(new ConsumerSignal(ConsumerSignal.TYPE,
-                "sig-42", DATASET, CONTAINER, 7, 1, List.of(objects), total, 1L));
+                "sig-42", dataset, org.eventindex.names.DatasetName.parse(dataset).container(), 7, 1,
+                List.of(objects), total, 1L));
     }
 
     /** The consolidated Parquet file, every sorted run written to {@link #spoolDir}. */
@@ -278,6 +292,72 @@ class ConsolidatorTest {
                 new Consolidator.Result[1]));
         assertEquals(range(100, 10), file.eventNumbers());
         assertEquals(2, store.opens("a"));
+    }
+
+    @Test
+    void anObjectWhoseHeaderNamesAnotherDatasetIsRefusedBeforeAnythingIsWritten() throws Exception {
+        String other = "data17_13TeV.00327637.physics_Main.merge.AOD.f838_m1824";
+        store.put("a", TestSpb.object(other, "a", 1000, Guid.of("G1", 100, 10)));
+        ConsumeException e = assertThrows(ConsumeException.class,
+                () -> run(consolidator(1), signal(so("a", 10, "G1")), new Consolidator.Result[1]));
+        assertFalse(e.retriable());
+        assertTrue(e.getMessage().contains("its SPB header names dataset '" + other + "'")
+                && e.getMessage().contains("the signal is for dataset " + DATASET), e.getMessage());
+        assertEquals(List.of(), spoolFiles());
+    }
+
+    /**
+     * Each selected GUID must hold what its producer reported (the signal's files): a count or a run range that
+     * differs is an object other than the one the message described, refused on the first read (issue 30).
+     */
+    @Test
+    void eachGuidMustHoldWhatItsProducerReported() throws Exception {
+        store.put("a", TestSpb.object("a", 1000, Guid.of("G1", 100, 10), Guid.of("G2", 200, 5)));
+        Map<String, EventRange> g1 = Map.of("327636", new EventRange(100, 109));
+        Map<String, EventRange> g2 = Map.of("327636", new EventRange(200, 204));
+        // what the producer reported: loaded
+        TestSpb.Consolidated file = TestSpb.parquet(run(consolidator(1), signal(so("a", 15, List.of(
+                new SignalFile("G1", 10, g1), new SignalFile("G2", 5, g2)))), new Consolidator.Result[1]));
+        assertEquals(15, file.rows().size());
+        // a range that differs
+        ConsumeException e = assertThrows(ConsumeException.class, () -> run(consolidator(1), signal(so("a", 15,
+                List.of(new SignalFile("G1", 10, g1), new SignalFile("G2", 5,
+                        Map.of("327636", new EventRange(200, 205)))))), new Consolidator.Result[1]));
+        assertFalse(e.retriable());
+        assertTrue(e.getMessage().contains("GUID G2 holds events {327636=[200, 204]}")
+                && e.getMessage().contains("its producer reported {327636=[200, 205]}"), e.getMessage());
+        // another run
+        e = assertThrows(ConsumeException.class, () -> run(consolidator(1), signal(so("a", 15, List.of(
+                new SignalFile("G1", 10, Map.of("327637", new EventRange(100, 109))), new SignalFile("G2", 5, g2)))),
+                new Consolidator.Result[1]));
+        assertTrue(e.getMessage().contains("GUID G1 holds events {327636=[100, 109]}"), e.getMessage());
+        // counts that differ per GUID but add up to the same total
+        e = assertThrows(ConsumeException.class, () -> run(consolidator(1), signal(so("a", 15, List.of(
+                new SignalFile("G1", 11, g1), new SignalFile("G2", 4, g2)))), new Consolidator.Result[1]));
+        assertTrue(e.getMessage().contains("GUID G1 holds 10 events, but its producer reported 11"), e.getMessage());
+        assertEquals(List.of(), spoolFiles());
+    }
+
+    /** One run per dataset: two simulation objects of different conditions runs are refused before the merge. */
+    @Test
+    void objectsOfOneDatasetWithDifferentRunsAreRefused() throws Exception {
+        String mc = "mc16_13TeV.361106.PowhegPythia8EvtGen_AZNLOCTEQ6L1_Zee.merge.AOD.e3601_s3126_r9364";
+        store.put("a", TestSpb.object(mc, 284500, true, "a", 1000, Guid.of("G1", 1, 10)));
+        store.put("b", TestSpb.object(mc, 300000, true, "b", 1000, Guid.of("G2", 1, 10)));
+        store.put("c", TestSpb.object(mc, 284500, false, "c", 1000, Guid.of("G3", 100, 10)));
+        store.put("d", TestSpb.object(mc, 284500, true, "d", 1000, Guid.of("G4", 100, 10)));
+        ConsumeException e = assertThrows(ConsumeException.class, () -> run(consolidator(2),
+                signal(mc, so("a", 10, "G1"), so("b", 10, "G2")), new Consolidator.Result[1]));
+        assertFalse(e.retriable());
+        assertTrue(e.getMessage().contains("holds events of run 300000") && e.getMessage().contains("run 284500")
+                && e.getMessage().contains(MemoryObjectFetcher.url("a").toString()), e.getMessage());
+        e = assertThrows(ConsumeException.class, () -> run(consolidator(2),
+                signal(mc, so("a", 10, "G1"), so("c", 10, "G3")), new Consolidator.Result[1]));
+        assertTrue(e.getMessage().contains("holds non-simulated events"), e.getMessage());
+        assertEquals(List.of(), spoolFiles());
+        // one run, all simulated: consolidated
+        assertEquals(20, TestSpb.parquet(run(consolidator(2), signal(mc, so("a", 10, "G1"), so("d", 10, "G4")),
+                new Consolidator.Result[1])).rows().size());
     }
 
     @Test

@@ -1,5 +1,7 @@
 package org.eventindex.consumer;
 
+import org.eventindex.EventIndexFailure;
+
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileContext;
 import org.eventindex.message.ConsumerReport;
@@ -45,6 +47,9 @@ class SignalHandlerTest {
     private final List<ConsumerReport> sent = new CopyOnWriteArrayList<>();
     private final List<String> ingested = new CopyOnWriteArrayList<>();
     private volatile IOException ingestFailure;
+    private volatile RuntimeException ingestBug;
+    private final List<String> abandoned = new CopyOnWriteArrayList<>();
+    private volatile IOException abandonFailure;
     private Consumer consumer;
     private java.nio.file.Path root;
 
@@ -86,12 +91,28 @@ class SignalHandlerTest {
         // every sorted run to the spool dir, whose use and cleanup these tests check
         p.setProperty(ConsumerConfig.RUN_MEMORY_BYTES, "0");
         ConsumerConfig config = ConsumerConfig.fromProperties(p, Map.of());
-        DatasetIngest ingest = (signal, file) -> {
-            if (ingestFailure != null) {
-                throw ingestFailure;
+        DatasetIngest ingest = new DatasetIngest() {
+            @Override
+            public Loaded ingest(ValidSignal signal, org.apache.hadoop.fs.Path file) throws IOException {
+                if (ingestFailure != null) {
+                    throw ingestFailure;
+                }
+                if (ingestBug != null) {
+                    throw ingestBug;
+                }
+                ingested.add(signal.signalId() + " " + file.getName());
+                return new DatasetIngest.Loaded(signal.signal().expectedEvents() - 1, 1);
             }
-            ingested.add(signal.signalId() + " " + file.getName());
-            return new DatasetIngest.Loaded(signal.signal().expectedEvents() - 1, 1);
+
+            /** As KuduIngest: the file goes (the rows would too). */
+            @Override
+            public void abandon(ValidSignal signal, org.apache.hadoop.fs.Path file) throws IOException {
+                if (abandonFailure != null) {
+                    throw abandonFailure;
+                }
+                abandoned.add(signal.signalId() + " " + file.getName());
+                Files.deleteIfExists(java.nio.file.Path.of(file.toUri().getPath()));
+            }
         };
         consumer = new Consumer(config, new Consumer.Services(store,
                 FileContext.getLocalFSFileContext(new Configuration()), ingest, sent::add), new TickingClock());
@@ -188,6 +209,89 @@ class SignalHandlerTest {
         assertEquals(List.of(), files(), "neither a final nor a temp file");
         assertEquals(List.of(), ingested);
         assertEquals(List.of(), spoolFiles(), "object a's sorted runs are removed too");
+    }
+
+    /**
+     * An unexpected exception is a bug, not a fault of the objects: reported as internal and permanent, so that the
+     * supervisor holds the dataset instead of redoing it five times at full cost, and counted; nothing is published.
+     */
+    @Test
+    void anUnexpectedExceptionIsAnInternalErrorThatIsHeldNotRetried() throws IOException {
+        store.hook((url, openNo) -> {
+            if (url.equals(MemoryObjectFetcher.url("b"))) {
+                throw new ArrayIndexOutOfBoundsException("Index 8 out of bounds for length 8");
+            }
+        });
+        ConsumerReport r = consumer.handler().handle(signal("s-bug", so("a", 15, "G1", "G2"), so("b", 4, "G3")));
+        assertEquals(ConsumerReport.FAILED, r.status());
+        assertEquals(ConsumerReport.CAUSE_INTERNAL, r.cause());
+        assertTrue(r.permanent(), "not retried automatically");
+        assertTrue(r.internal());
+        assertTrue(r.reason().contains("internal error: java.lang.ArrayIndexOutOfBoundsException")
+                && r.reason().contains("resignal"), r.reason());
+        assertEquals(1, DaemonMetrics.value(consumer.metrics().registry(), ConsumerMetrics.INTERNAL_ERRORS));
+        assertEquals(List.of(), files());
+        assertEquals(List.of(), spoolFiles());
+    }
+
+    @Test
+    void anUncheckedIoFailureOfALibraryIsTransient() {
+        store.hook((url, openNo) -> {
+            throw new java.io.UncheckedIOException(new IOException("connection reset"));
+        });
+        ConsumerReport r = consumer.handler().handle(signal("s-unchecked", so("a", 15, "G1", "G2")));
+        assertEquals(ConsumerReport.FAILED, r.status());
+        assertEquals(ConsumerReport.CAUSE_TRANSIENT, r.cause());
+        assertFalse(r.permanent());
+        assertEquals(0, DaemonMetrics.value(consumer.metrics().registry(), ConsumerMetrics.INTERNAL_ERRORS));
+    }
+
+    @Test
+    void causesOfInputAndTransientFailures() {
+        ConsumerReport missing = consumer.handler().handle(signal("s-in", so("nothere", 3, "G8")));
+        assertEquals(ConsumerReport.CAUSE_INPUT, missing.cause());
+        assertTrue(missing.permanent());
+        ingestFailure = new IOException("Kudu: timed out");
+        ConsumerReport down = consumer.handler().handle(signal("s-tr", so("a", 15, "G1", "G2")));
+        assertEquals(ConsumerReport.CAUSE_TRANSIENT, down.cause());
+        assertFalse(down.permanent());
+        assertEquals(List.of(), abandoned, "a transient failure leaves the file for the retry");
+    }
+
+    /** A load that fails for good leaves nothing half done: its rows and its HDFS file are removed. */
+    @Test
+    void aLoadThatFailsForGoodRemovesWhatItWrote() throws IOException {
+        ingestFailure = new org.eventindex.kudu.DatasetLoadException(EventIndexFailure.Kind.FATAL, DATASET,
+                "trigger mask 'B!K6!NC#' is malformed");
+        ConsumerReport r = consumer.handler().handle(signal("s-bad", so("a", 15, "G1", "G2")));
+        assertEquals(ConsumerReport.FAILED, r.status());
+        assertTrue(r.permanent());
+        assertEquals(ConsumerReport.CAUSE_INPUT, r.cause());
+        assertEquals(List.of("s-bad " + DATASET + ".parquet"), abandoned);
+        assertTrue(r.reason().contains("were removed"), r.reason());
+        assertEquals(List.of(), files());
+
+        // a bug in the load: internal, and removed too
+        ingestFailure = null;
+        ingestBug = new IllegalArgumentException("character '#' is neither '!' nor a base64 digit");
+        r = consumer.handler().handle(signal("s-bug", so("a", 15, "G1", "G2")));
+        assertEquals(ConsumerReport.CAUSE_INTERNAL, r.cause());
+        assertTrue(r.permanent());
+        assertEquals(2, abandoned.size());
+        assertEquals(List.of(), files());
+    }
+
+    /** When the cleanup itself fails, the failure is transient: the retry fails the same way and cleans up then. */
+    @Test
+    void aCleanupThatFailsMakesThePermanentFailureTransient() throws IOException {
+        ingestFailure = new org.eventindex.kudu.DatasetLoadException(EventIndexFailure.Kind.FATAL, DATASET,
+                "malformed");
+        abandonFailure = new IOException("Kudu masters unreachable");
+        ConsumerReport r = consumer.handler().handle(signal("s-left", so("a", 15, "G1", "G2")));
+        assertFalse(r.permanent(), r.reason());
+        assertEquals(ConsumerReport.CAUSE_TRANSIENT, r.cause());
+        assertTrue(r.reason().contains("Kudu masters unreachable") && r.reason().contains("a retry of the signal"
+                + " removes them"), r.reason());
     }
 
     /** Files in the consumer's spool folder (it is created when the first object is sorted). */

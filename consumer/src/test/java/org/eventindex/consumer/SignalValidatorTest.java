@@ -2,11 +2,14 @@ package org.eventindex.consumer;
 
 import org.eventindex.message.ConsumerSignal;
 import org.eventindex.message.SignalObject;
+import org.eventindex.message.SignalFile;
+import org.eventindex.message.EventRange;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.function.UnaryOperator;
 
 import static org.eventindex.consumer.TestSpb.CONTAINER;
@@ -178,5 +181,30 @@ class SignalValidatorTest {
         ConsumerSignal s = new ConsumerSignal(ConsumerSignal.TYPE, "sig-1", DATASET, CONTAINER, 7, 3,
                 List.of(object("a.ei.spb", Long.MAX_VALUE, "G1"), object("b.ei.spb", Long.MAX_VALUE, "G2")), -2, 1L);
         assertRejected(s, "add up to more than " + Long.MAX_VALUE);
+    }
+
+    /** The producer's claims per GUID (a supervisor's signal): kept per GUID when they follow the GUIDs and add up. */
+    @Test
+    void keepsTheProducersClaimsAndRefusesOnesThatDoNotFollowTheGuids() throws ConsumeException {
+        Map<String, EventRange> r = Map.of("327636", new EventRange(1, 7));
+        SignalObject a = new SignalObject(BASE + "a.ei.spb", 1000, 0, List.of("G1", "G2"), 10,
+                List.of(new SignalFile("G1", 7, r), new SignalFile("G2", 3, null)));
+        ValidSignal v = validator.validate(signal(List.of(a)));
+        assertEquals(7, v.objects().get(0).files().get("G1").nevents());
+        assertEquals(r, v.objects().get(0).files().get("G1").runevtRanges());
+        assertEquals(Map.of(), validator.validate(good()).objects().get(0).files(), "an older supervisor's signal");
+
+        assertRejected(signal(List.of(new SignalObject(BASE + "a.ei.spb", 1000, 0, List.of("G1", "G2"), 10,
+                List.of(new SignalFile("G1", 10, r))))), "lists 2 GUIDs but 1 files");
+        assertRejected(signal(List.of(new SignalObject(BASE + "a.ei.spb", 1000, 0, List.of("G1", "G2"), 10,
+                List.of(new SignalFile("G2", 3, null), new SignalFile("G1", 7, r))))), "do not follow its GUIDs");
+        assertRejected(signal(List.of(new SignalObject(BASE + "a.ei.spb", 1000, 0, List.of("G1", "G2"), 10,
+                List.of(new SignalFile("G1", 8, r), new SignalFile("G2", 3, null))))),
+                "expects 10 events but its files add up to 11");
+        assertRejected(signal(List.of(new SignalObject(BASE + "a.ei.spb", 1000, 0, List.of("G1", "G2"), 10,
+                List.of(new SignalFile("G1", 7, Map.of("run-1", new EventRange(1, 7))), new SignalFile("G2", 3,
+                        null))))), "run range 'run-1' is not a run");
+        assertRejected(signal(List.of(new SignalObject(BASE + "a.ei.spb", 1000, 0, List.of("G1", "G2"), 10,
+                List.of(new SignalFile("G1", -1, r), new SignalFile("G2", 11, null))))), "negative event count -1");
     }
 }

@@ -54,7 +54,13 @@ final class TestSpb {
 
     /** An object of {@code dataset} (a data dataset: its events carry the run of its name). */
     static byte[] object(String dataset, String jobId, long startProcTime, Guid... guids) {
-        int run = org.eventindex.names.DatasetName.parse(dataset).runNumber();
+        return object(dataset, org.eventindex.names.DatasetName.parse(dataset).runNumber(), false, jobId,
+                startProcTime, guids);
+    }
+
+    /** An object of {@code dataset} whose events carry {@code run} and {@code simulation}. */
+    static byte[] object(String dataset, int run, boolean simulation, String jobId, long startProcTime,
+                         Guid... guids) {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (SpbWriter w = new SpbWriter(bytes)) {
             w.header(Header_p1.newBuilder().setStartProcTime(startProcTime).setTaskID(TASK_ID)
@@ -68,7 +74,7 @@ final class TestSpb {
                             .setL1Menu("L1_EM3;L1_MU4").build());
                 }
                 for (int i = 0; i < g.count(); i++) {
-                    w.event(event(g.firstEvent() + i).toBuilder().setRunNumber(run).build());
+                    w.event(event(g.firstEvent() + i).toBuilder().setRunNumber(run).setIsSimulation(simulation).build());
                 }
                 w.endGuid(g.endProcTime());
                 maxEnd = Math.max(maxEnd, g.endProcTime());

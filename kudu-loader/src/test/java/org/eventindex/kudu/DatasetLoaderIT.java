@@ -294,6 +294,27 @@ class DatasetLoaderIT {
         assertContains(e.getMessage(), dataset, "refused 1 rows", MAIN.eventsTable());
         assertTrue(e.retriable(), "refused rows are retried (whatever Kudu's reason)");
         assertEquals(LoadState.LOADING, queries.dataset(dataset).orElseThrow().state());
+        assertTrue(queries.countEvents(103, EPOCH).events() > 0, "the other rows were written");
+
+        // given up for good (a consumer's permanent failure): nothing of the load stays
+        DatasetName name = DatasetName.parse(dataset);
+        assertFalse(loader.abandon(name, "signal-other"), "another load's row is left alone");
+        assertEquals(LoadState.LOADING, queries.dataset(dataset).orElseThrow().state());
+        assertTrue(loader.abandon(name, "signal-d"));
+        assertTrue(queries.dataset(dataset).isEmpty(), "the DATASETS row is removed");
+        assertEquals(new EventCounts(0, 0), queries.countEvents(103, EPOCH));
+        assertFalse(loader.abandon(name, "signal-d"), "a second time finds nothing");
+    }
+
+    @Test
+    void aLoadedDatasetIsNotAbandoned() throws Exception {
+        String dataset = "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1829";
+        Path file = TestDatasetFiles.write(dir.resolve("abandon.spb"), dataset, List.of(
+                new InputFile(TestDatasetFiles.guid(9, 0), 1, 2, 3)));
+        loader.load(request(dataset, 109, EPOCH, "signal-x", file, 0));
+        assertFalse(loader.abandon(DatasetName.parse(dataset), "signal-x"));
+        assertEquals(LoadState.LOADED, queries.dataset(dataset).orElseThrow().state());
+        assertEquals(new EventCounts(3, 0), queries.countEvents(109, EPOCH));
     }
 
     @Test
