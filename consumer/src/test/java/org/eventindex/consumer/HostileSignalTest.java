@@ -112,6 +112,12 @@ class HostileSignalTest {
         put(OTHER_BUCKET, key("good"), TestSpb.object("good", 1000, Guid.of("G1", 1, 10)));
         // Job "good"'s SPB file stored under job "impostor"'s key, and a valid file under a key no producer writes.
         put(BUCKET, key("impostor"), TestSpb.object("good", 1000, Guid.of("G2", 100, 5)));
+        // content the producer refuses and an object of another producer might carry (issue 30): refused on the
+        // first read, before anything is written
+        put(BUCKET, key("badmask"), TestSpb.object("badmask", 1000, e -> e.getEventNumber() != 3 ? e
+                : e.toBuilder().setL1PassedTrigMask("B!K6!NC#").build(), Guid.of("G1", 1, 10)));
+        put(BUCKET, key("tworuns"), TestSpb.object("tworuns", 1000, e -> e.getEventNumber() < 6 ? e
+                : e.toBuilder().setRunNumber(327637).build(), Guid.of("G1", 1, 10)));
         put(BUCKET, "X/12345678/plain.ei.spb", TestSpb.object("plain", 1000, Guid.of("G2", 100, 5)));
         put(BUCKET, fixtureKey("bomb"), gzipBomb(16L << 20));
         byte[] noise = new byte[(int) OBJECT_MAX_BYTES + 1];
@@ -172,6 +178,13 @@ class HostileSignalTest {
                         obj(url(s3.endpoint().getHost(), s3.endpoint().getPort(), BUCKET, key("impostor")), 5, "G2")),
                         "its SPB header names taskID '" + TestSpb.TASK_ID + "' and jobID 'good', but its key is that"
                                 + " of taskID '" + TestSpb.TASK_ID + "' and jobID 'impostor'"},
+                new Object[] {signal("malformed-mask", DATASET, CONTAINER, 10, obj(url(s3.endpoint().getHost(),
+                        s3.endpoint().getPort(), BUCKET, key("badmask")), 10, "G1")),
+                        "EVENT (run 327636, event 3) of GUID G1 L1PassedTrigMask is not a coded 1536-bit mask:"
+                                + " trigger mask 'B!K6!NC#': character '#' at position 7"},
+                new Object[] {signal("second-run", DATASET, CONTAINER, 10, obj(url(s3.endpoint().getHost(),
+                        s3.endpoint().getPort(), BUCKET, key("tworuns")), 10, "G1")),
+                        "EVENT (run 327637, event 6) of GUID G1 carries run 327637, but its dataset"},
                 new Object[] {signal("not-a-producer-key", DATASET, CONTAINER, 15, obj(ok, 10, "G1"),
                         obj(url(s3.endpoint().getHost(), s3.endpoint().getPort(), BUCKET, "X/12345678/plain.ei.spb"),
                                 5, "G2")), "is not stored under a producer key"},

@@ -61,6 +61,19 @@ final class TestSpb {
     /** An object of {@code dataset} whose events carry {@code run} and {@code simulation}. */
     static byte[] object(String dataset, int run, boolean simulation, String jobId, long startProcTime,
                          Guid... guids) {
+        return object(dataset, jobId, startProcTime, e -> e.toBuilder().setRunNumber(run).setIsSimulation(simulation)
+                .build(), guids);
+    }
+
+    /** An object of {@link #DATASET} whose events are edited by {@code edit} (e.g. one made malformed). */
+    static byte[] object(String jobId, long startProcTime, java.util.function.UnaryOperator<EIEvent_p1> edit,
+                         Guid... guids) {
+        int run = org.eventindex.names.DatasetName.parse(DATASET).runNumber();
+        return object(DATASET, jobId, startProcTime, e -> edit.apply(e.toBuilder().setRunNumber(run).build()), guids);
+    }
+
+    private static byte[] object(String dataset, String jobId, long startProcTime,
+                                 java.util.function.UnaryOperator<EIEvent_p1> edit, Guid... guids) {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (SpbWriter w = new SpbWriter(bytes)) {
             w.header(Header_p1.newBuilder().setStartProcTime(startProcTime).setTaskID(TASK_ID)
@@ -74,7 +87,7 @@ final class TestSpb {
                             .setL1Menu("L1_EM3;L1_MU4").build());
                 }
                 for (int i = 0; i < g.count(); i++) {
-                    w.event(event(g.firstEvent() + i).toBuilder().setRunNumber(run).setIsSimulation(simulation).build());
+                    w.event(edit.apply(event(g.firstEvent() + i)));
                 }
                 w.endGuid(g.endProcTime());
                 maxEnd = Math.max(maxEnd, g.endProcTime());

@@ -140,7 +140,17 @@ class MalformedSpbTest {
                         .toBuilder().setEitoken(0, SpbFixtures.event(SpbFixtures.RUN, 1).getEitoken(0).toBuilder()
                                 .setToken("T".repeat(SpbContentLimits.TOKEN_BYTES + 1))).build()), Problem.OVERSIZE),
                 Arguments.of("menus over their count", withMenus(SpbContentLimits.MENUS_PER_FILE + 1),
-                        Problem.OVERSIZE));
+                        Problem.OVERSIZE),
+                // Content the consumer or the loader would refuse (ContentRules, issue 30): refused here first.
+                Arguments.of("malformed L1 mask", withMenuAndEvent(SpbFixtures.menu(), SpbFixtures.event(
+                        SpbFixtures.RUN, 1).toBuilder().setL1PassedTrigMask("B!K6!NC#").build()), Problem.BAD_CONTENT),
+                Arguments.of("token without DB", withMenuAndEvent(SpbFixtures.menu(), SpbFixtures.event(
+                        SpbFixtures.RUN, 1).toBuilder().setEitoken(0, SpbFixtures.event(SpbFixtures.RUN, 1)
+                        .getEitoken(0).toBuilder().setToken("[CNT=x][CLID=y]")).build()), Problem.BAD_CONTENT),
+                Arguments.of("an event of another run", withMenuAndEvent(SpbFixtures.menu(), SpbFixtures.event(
+                        SpbFixtures.RUN + 1, 1)), Problem.BAD_CONTENT),
+                Arguments.of("no input file", Raw.start().message(SpbMessageType.HEADER, SpbFixtures.header())
+                        .message(SpbMessageType.TRAILER, SpbFixtures.trailer(0, 0)).gzip(), Problem.BAD_CONTENT));
     }
 
     private static byte[] withMenuAndEvent(org.eventindex.proto.EventIndexProtos.TriggerMenu_p1 menu,
