@@ -77,6 +77,9 @@ final class TestDatasetFiles {
     /** Writes the file; {@code tweak} may change each event before it is written. */
     static Path write(Path file, String dataset, List<InputFile> inputs, UnaryOperator<EIEvent_p1.Builder> tweak)
             throws IOException {
+        // a data dataset's events carry its run (the content rules the SPB reader applies)
+        org.eventindex.names.DatasetName name = org.eventindex.names.DatasetName.parse(dataset);
+        int run = name.project().startsWith("data") ? name.runNumber() : RUN;
         try (OutputStream out = Files.newOutputStream(file); SpbWriter w = new SpbWriter(out)) {
             w.header(Header_p1.newBuilder().setStartProcTime(1).setTaskID("T.12345678._000001.G").setJobID("1.1")
                     .setInputDsName(dataset).setProvenanceRef(true).setTriggerInfo(true).build());
@@ -88,7 +91,8 @@ final class TestDatasetFiles {
                 w.triggerMenu(TriggerMenu_p1.newBuilder().setSMK(SMK).setL1PSK(7).setHLTPSK(9).setL1Menu("m")
                         .build());
                 for (long en : in.eventNumbers()) {
-                    w.event(tweak.apply(event(en, in.guid(), guid(fileNo, 1), guid(fileNo, 2))).build());
+                    w.event(tweak.apply(event(en, in.guid(), guid(fileNo, 1), guid(fileNo, 2)).setRunNumber(run))
+                            .build());
                 }
                 w.endGuid(2);
             }
