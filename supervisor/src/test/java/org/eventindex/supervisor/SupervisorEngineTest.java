@@ -2,7 +2,10 @@ package org.eventindex.supervisor;
 
 import org.eventindex.message.ConsumerSignal;
 import org.eventindex.message.DatasetManifest;
+import org.eventindex.message.EventRange;
+import org.eventindex.message.GuidInfo;
 import org.eventindex.message.Json;
+import org.eventindex.message.SignalFile;
 import org.eventindex.message.SignalObject;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import org.eventindex.ops.DaemonMetrics;
@@ -21,6 +24,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 import static org.eventindex.supervisor.Fixtures.BUCKET;
 import static org.eventindex.supervisor.Fixtures.CONTAINER;
@@ -57,7 +61,10 @@ class SupervisorEngineTest {
     void open() throws IOException {
         registry = new PrometheusRegistry();
         SupervisorState state = new SupervisorState();
-        journal = Journal.open(dir, state::apply);
+        // as Supervisor starts: the checkpoint if there is one, the entries after it, collecting states at the end
+        state.beginReplay();
+        journal = Journal.open(dir, 10, StateCheckpoint.restoreInto(state), state::apply);
+        state.endReplay();
         engine = new SupervisorEngine(journal, state, new MessageValidator(BUCKET), outbox::add,
                 (queue, r, body) -> quarantined.add(r), new SupervisorMetrics(registry), clock,
                 new EpochPolicy(1, 1_000_000_000L), new HandOffPolicy(HAND_OFF), 1 << 20, PRODUCER_Q, CONTROL_Q);
@@ -123,8 +130,10 @@ class SupervisorEngineTest {
         assertEquals(1, s.dspid());
         assertEquals(1, s.epoch());
         assertEquals(60, s.expectedEvents());
-        assertEquals(List.of(new SignalObject(url("a"), 1000, 5000, List.of("G1", "G2"), 30),
-                new SignalObject(url("b"), 1000, 5000, List.of("G3"), 30)), s.objects());
+        assertEquals(List.of(new SignalObject(url("a"), 1000, 5000, List.of("G1", "G2"), 30,
+                        List.of(SignalFile.of(guid("G1", 0, 10)), SignalFile.of(guid("G2", 1, 20)))),
+                new SignalObject(url("b"), 1000, 5000, List.of("G3"), 30, List.of(SignalFile.of(guid("G3", 0, 30))))),
+                s.objects());
 
         DatasetView v = view();
         assertEquals(CollectionState.SIGNAL_PLANNED, v.state());
@@ -347,6 +356,74 @@ class SupervisorEngineTest {
         control(manifest(third, file("K1", 1)));
         engine.onProducerMessage(producerMessage("t1", info(third, url("t"), guid("K1", 0, 1))), "b");
         assertEquals(3, outbox.get(1).dspid());
+    }
+
+    /**
+     * Issue 30: a signal planned after a start carries every selected file's claim with its run ranges, whether the
+     * claims came back from a checkpoint (the candidates as JSON), from the journal's entries after it, or from a
+     * replay of the whole journal; a re-selection after a restart (an object invalidated) carries the new winner's.
+     */
+    @Test
+    void signalsPlannedAfterARestartCarryTheProducersClaimsWithTheirRunRanges() throws IOException {
+        GuidInfo g1 = claim("G1", 0, 10, new EventRange(1, 10));
+        GuidInfo g2 = claim("G2", 1, 20, new EventRange(Long.parseUnsignedLong("18446744073709551500"), -1L));
+        GuidInfo g3 = claim("G3", 0, 30, new EventRange(100, 129));
+        GuidInfo g3Retry = claim("G3", 0, 30, new EventRange(100, 130));
+        control(manifest(DATASET, file("G1", 10), file("G2", 20), file("G3", 30)));
+        producer("m1", "a", g1, g2);
+        assertTrue(engine.checkpoint(1).isPresent());
+        producer("m2", "b", g3Retry);
+        engine.onControlMessage(Json.write(InvalidateCommand.of(DATASET, url("b"), "test", null)), "c-1");
+        restart(); // a from the checkpoint, b and its invalidation from the journal after it
+        assertEquals(CollectionState.COLLECTING, view().state());
+
+        producer("m3", "c", g3);
+        assertEquals(1, outbox.size());
+        ConsumerSignal first = outbox.get(0);
+        assertEquals(List.of(List.of(SignalFile.of(g1), SignalFile.of(g2)), List.of(SignalFile.of(g3))),
+                first.objects().stream().map(SignalObject::files).toList());
+        assertEquals(Map.of("327636", new EventRange(Long.parseUnsignedLong("18446744073709551500"), -1L)),
+                first.objects().get(0).files().get(1).runevtRanges(), "uint64 event numbers kept exactly");
+
+        restart(); // planned, not sent: the journalled signal is sent again as it was
+        assertEquals(List.of(first), outbox);
+        assertTrue(engine.checkpoint(1).isPresent());
+        restart(); // the signal back from a checkpoint
+        assertEquals(List.of(first), outbox);
+
+        // a re-selection after the restarts: c is invalidated (b was before), a new retry wins G3
+        engine.onControlMessage(Json.write(InvalidateCommand.of(DATASET, url("c"), "test", null)), "c-2");
+        GuidInfo g3Third = claim("G3", 0, 30, new EventRange(100, 131));
+        producer("m4", "d", g3Third);
+        ConsumerSignal second = outbox.get(outbox.size() - 1);
+        assertTrue(!second.signalId().equals(first.signalId()));
+        assertEquals(List.of(List.of(SignalFile.of(g1), SignalFile.of(g2)), List.of(SignalFile.of(g3Third))),
+                second.objects().stream().map(SignalObject::files).toList());
+    }
+
+    /**
+     * A dataset complete at a crash but not yet planned is planned by the recovery after the start, from claims that
+     * came back from a checkpoint and from the entries after it: run ranges included.
+     */
+    @Test
+    void aSignalPlannedByTheRecoveryCarriesTheClaimsOfTheCheckpointAndOfTheJournal() throws IOException {
+        GuidInfo g1 = claim("G1", 0, 10, new EventRange(1, 10));
+        GuidInfo g2 = claim("G2", 0, 20, new EventRange(11, 30));
+        control(manifest(DATASET, file("G1", 10), file("G2", 20)));
+        producer("m1", "a", g1);
+        assertTrue(engine.checkpoint(1).isPresent());
+        // the process dies after journalling b's object and before its signal
+        journal.append(List.of(new JournalEvent.ObjectReported("m2", info(DATASET, url("b"), g2))), clock.millis());
+        restart();
+
+        assertEquals(1, outbox.size());
+        assertEquals(List.of(List.of(SignalFile.of(g1)), List.of(SignalFile.of(g2))),
+                outbox.get(0).objects().stream().map(SignalObject::files).toList());
+    }
+
+    private static GuidInfo claim(String guid, int fileno, long nevents, EventRange range) {
+        return new GuidInfo(guid, fileno, nevents, nevents, 1, 2, "f838", "physics_Main", "data17_13TeV",
+                Map.of("327636", range));
     }
 
     @Test
