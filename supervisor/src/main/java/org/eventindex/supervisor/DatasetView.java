@@ -106,6 +106,10 @@ public record DatasetView(
      *
      * @param permanent      FAILED only: the consumer found the failure permanent, so it is not retried
      *                       automatically
+     * @param cause          FAILED only: the report's cause as the consumer sent it ({@code input},
+     *                       {@code transient}, {@code internal}); null from older consumers
+     * @param internalError  FAILED only: an internal error of the consumer (a bug, not a fault of the data): not
+     *                       retried automatically, the objects are kept; {@code resignal} once the consumer is fixed
      * @param durationMillis the consumer's time on the signal, as it reported it: it started about this long before
      *                       {@code reportedAt}
      */
@@ -121,13 +125,18 @@ public record DatasetView(
             String reason,
             boolean permanent,
             @JsonSerialize(using = ToStringSerializer.class) Instant reportedAt,
-            long durationMillis) {
+            long durationMillis,
+            String cause,
+            boolean internalError) {
 
         /** The outcome of {@code r}, null when there is no report. */
         static ConsumerOutcome of(ConsumerReport r, Instant reportedAt) {
-            return r == null ? null : new ConsumerOutcome(r.status(), r.consumer(), r.hdfsPath(), r.eventsWritten(),
-                    r.eventsLoaded(), r.duplicateEvents(), r.objectsRead(), r.bytesRead(), r.reason(), r.permanent(),
-                    reportedAt, r.durationMillis());
+            if (r == null) {
+                return null;
+            }
+            return new ConsumerOutcome(r.status(), r.consumer(), r.hdfsPath(), r.eventsWritten(), r.eventsLoaded(),
+                    r.duplicateEvents(), r.objectsRead(), r.bytesRead(), r.reason(), r.permanent(), reportedAt,
+                    r.durationMillis(), r.cause(), r.internal() && ConsumerReport.FAILED.equals(r.status()));
         }
     }
 }

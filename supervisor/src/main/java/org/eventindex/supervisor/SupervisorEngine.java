@@ -524,7 +524,16 @@ final class SupervisorEngine {
             metrics.reportsFailed.inc();
             TrackedDataset r = d.get();
             String next;
-            if (HandOffPolicy.failedPermanently(r)) {
+            if (HandOffPolicy.failedInternally(r)) {
+                // a bug in the consumer, not bad data: loud, and not retried at the cost of a whole dataset each time
+                metrics.reportsFailedPermanent.inc();
+                metrics.reportsFailedInternal.inc();
+                LOG.error("dataset {} FAILED at consumer {} (signal {}) with an INTERNAL ERROR of the consumer: {}; not"
+                        + " retried automatically: the dataset stays FAILED_CONSUMER and its objects are kept. Fix the"
+                        + " consumer, then 'eventindex supervisor resignal --dataset {}' re-runs it", r.name,
+                        report.consumer(), report.signalId(), report.reason(), r.name);
+                return;
+            } else if (HandOffPolicy.failedPermanently(r)) {
                 metrics.reportsFailedPermanent.inc();
                 next = "a permanent failure, not retried: waiting for an operator (invalidate the object, or resignal"
                         + " once the cause is fixed)";

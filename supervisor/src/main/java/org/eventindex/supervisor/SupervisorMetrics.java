@@ -34,6 +34,7 @@ final class SupervisorMetrics {
     final Counter reportsDone;
     final Counter reportsFailed;
     final Counter reportsFailedPermanent;
+    final Counter reportsFailedInternal;
     final Counter reportsUnknown;
     final Counter resignals;
     final Counter quarantineFailures;
@@ -73,6 +74,8 @@ final class SupervisorMetrics {
         reportsFailed = counter(P + "reports_failed_total", "Consumer reports FAILED for a known signal.");
         reportsFailedPermanent = counter(P + "reports_failed_permanent_total", "Consumer reports FAILED"
                 + " permanently for the current signal: not retried automatically, the dataset waits for an operator.");
+        reportsFailedInternal = counter(P + "reports_failed_internal_total", "Of the permanent FAILED reports, those"
+                + " of an internal error of the consumer (a bug): the objects are kept, resignal once it is fixed.");
         reportsUnknown = counter(P + "reports_unknown_total", "Consumer reports for unknown signal ids.");
         resignals = counter(P + "resignals_total", "Operator re-signal commands carried out.");
         quarantineFailures = counter(P + "quarantine_failures_total",
