@@ -21,6 +21,8 @@ import java.util.Map;
  * @param selectedObjects    the objects to read with their chosen GUIDs (once signalled: exactly the signal's)
  * @param duplicateObjects   objects that won no file (retries whose files were all taken): never read
  * @param lateObjects        objects reported after the dataset was signalled: recorded, never read
+ * @param lateConflicts      claims of late objects that disagree with the signal's claim on the same file (event
+ *                           count, or run ranges when both have them): information, the dataset does not change
  * @param invalidClaims      claims refused because their event count is not the manifest's
  * @param unexpectedGuids    files claimed by objects but absent from the manifest: never read
  * @param expectedEvents     events in the selected files, per the producers
@@ -53,6 +55,7 @@ public record DatasetView(
         List<SignalObject> selectedObjects,
         List<String> duplicateObjects,
         List<String> lateObjects,
+        List<LateConflict> lateConflicts,
         List<InvalidClaim> invalidClaims,
         List<String> unexpectedGuids,
         long expectedEvents,
@@ -78,6 +81,7 @@ public record DatasetView(
         selectedObjects = List.copyOf(selectedObjects);
         duplicateObjects = List.copyOf(duplicateObjects);
         lateObjects = List.copyOf(lateObjects);
+        lateConflicts = List.copyOf(lateConflicts);
         invalidClaims = List.copyOf(invalidClaims);
         unexpectedGuids = List.copyOf(unexpectedGuids);
         invalidObjects = Map.copyOf(invalidObjects);

@@ -452,8 +452,25 @@ final class SupervisorEngine {
             metrics.lateObjects.inc();
             LOG.info("dataset {} was already signalled ({}); late object {} recorded and not read", name,
                     existing.get().state, info.url());
+            lateConflicts(existing.get(), info.url());
         }
         return stored(planned, Optional.empty());
+    }
+
+    /**
+     * Counts and logs the claims of a late object (just recorded) that disagree with the signal's: nobody reads a late
+     * object, so this is the only place where such a disagreement comes to light. The dataset does not change.
+     */
+    private void lateConflicts(TrackedDataset d, String url) {
+        List<LateConflict> conflicts = d.lateConflicts.stream().filter(c -> c.url().equals(url)).toList();
+        if (conflicts.isEmpty()) {
+            return;
+        }
+        metrics.lateObjectConflicts.inc(conflicts.size());
+        LOG.warn("dataset {}: late object {} disagrees with the signalled selection (signal {}): {}. The dataset is"
+                + " loaded from the signalled objects and does not change; if a signalled object is the wrong one,"
+                + " invalidate it to select the dataset again", d.name, url, d.signal.signalId(),
+                conflicts.stream().map(LateConflict::describe).collect(java.util.stream.Collectors.joining("; ")));
     }
 
     /** The outcome of {@link #objectStored}, to wait for every entry written so far. */

@@ -26,6 +26,7 @@ final class SupervisorMetrics {
     final Counter heartbeatMessages;
     final Counter objects;
     final Counter lateObjects;
+    final Counter lateObjectConflicts;
     final Counter duplicateMessages;
     final Counter manifests;
     final Counter signalsPlanned;
@@ -64,6 +65,8 @@ final class SupervisorMetrics {
         objects = counter(P + "objects_total", "Objects recorded (first message of each id).");
         lateObjects = counter(P + "late_objects_total",
                 "Objects reported after their dataset was signalled (recorded, never read).");
+        lateObjectConflicts = counter(P + "late_object_conflicts_total", "Claims of late objects on a file that"
+                + " disagree with the signal's claim on it (event count, or run ranges): the dataset is unchanged.");
         duplicateMessages = counter(P + "duplicate_messages_total",
                 "Re-sent producer messages (same id or same object) and re-sent identical manifests.");
         manifests = counter(P + "manifests_total", "Manifests registered.");

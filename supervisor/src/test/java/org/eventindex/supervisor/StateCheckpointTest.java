@@ -102,6 +102,7 @@ class StateCheckpointTest {
         assertTrue(lived.all().stream().anyMatch(d -> !d.supersededSignals.isEmpty()), "a superseded signal");
         assertTrue(lived.all().stream().anyMatch(d -> !d.invalidObjects.isEmpty()), "an invalid object");
         assertTrue(lived.all().stream().anyMatch(d -> !d.lateObjects.isEmpty()), "a late object");
+        assertTrue(lived.all().stream().anyMatch(d -> !d.lateConflicts.isEmpty()), "a late object that disagrees");
         assertTrue(lived.all().stream().anyMatch(d -> d.automaticResignals > 0), "a lease or retry");
         assertTrue(lived.all().stream().anyMatch(d -> d.lastReport != null && d.lastReport.permanent()),
                 "a permanent failure");

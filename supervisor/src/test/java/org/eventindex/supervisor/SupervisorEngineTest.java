@@ -262,6 +262,105 @@ class SupervisorEngineTest {
         assertEquals(s.objects(), view().selectedObjects());
     }
 
+    /**
+     * Issue 30: a late object is never read, so a late object whose claim on a file disagrees with the signal's (its
+     * count, or its run ranges when both claims have them) is flagged: counted, logged at WARN naming the dataset, the
+     * object, the file and both counts, listed in the view (also after a restart from the journal or a checkpoint)
+     * and streamed. The dataset does not change: it is loaded from the signalled object. A re-selection forgets them
+     * with the late objects.
+     */
+    @Test
+    void aLateObjectThatDisagreesWithTheSignalIsFlaggedAndTheDatasetDoesNotChange() throws IOException {
+        GuidInfo g1 = claim("G1", 0, 10, new EventRange(1, 10));
+        GuidInfo g2 = claim("G2", 1, 20, new EventRange(11, 30));
+        GuidInfo g3 = claim("G3", 0, 30, new EventRange(31, 60));
+        control(manifest(DATASET, file("G1", -1), file("G2", 20), file("G3", 30)));
+        producer("m1", "a", g1, g2);
+        producer("m2", "b", g3);
+        ConsumerSignal s = outbox.get(0);
+        engine.onSignalSent(s);
+        List<StateChange> changes = new ArrayList<>();
+        engine.listener(changes::add);
+
+        try (LogCapture log = new LogCapture()) {
+            producer("m3", "agrees", claim("G1", 0, 10, new EventRange(1, 10)));
+            producer("m4", "fewer", claim("G1", 0, 9, new EventRange(1, 9)), claim("G3", 1, 30,
+                    new EventRange(31, 60)));
+            producer("m5", "shifted", claim("G2", 0, 20, new EventRange(12, 31)));
+            producer("m6", "no-ranges", new GuidInfo("G3", 0, 30, 30, 1, 2, "f838", "physics_Main", "data17_13TeV",
+                    null));
+            producer("m7", "stray", claim("STRAY", 0, 5, new EventRange(1, 5)));
+            List<String> warnings = log.lines("disagrees with the signalled selection");
+            assertEquals(2, warnings.size(), warnings.toString());
+            String fewer = warnings.get(0);
+            assertTrue(fewer.contains("WARN") && fewer.contains("dataset " + DATASET) && fewer.contains("late object "
+                    + url("fewer")) && fewer.contains("GUID G1: the late object claims 9 events, the signal takes 10"
+                    + " from " + url("a")) && !fewer.contains("G3"), fewer);
+            assertTrue(warnings.get(1).contains("late object " + url("shifted")) && warnings.get(1).contains("GUID G2:"
+                    + " the late object claims 20 events with other run ranges ({327636=[12, 31]} against"
+                    + " {327636=[11, 30]})"), warnings.get(1));
+        }
+        List<LateConflict> expected = List.of(
+                new LateConflict(url("fewer"), "G1", url("a"), 10, 9, g1.runevtRanges(),
+                        Map.of("327636", new EventRange(1, 9))),
+                new LateConflict(url("shifted"), "G2", url("a"), 20, 20, g2.runevtRanges(),
+                        Map.of("327636", new EventRange(12, 31))));
+        DatasetView v = view();
+        assertEquals(expected, v.lateConflicts());
+        assertEquals(5, v.lateObjects().size());
+        assertEquals(CollectionState.SIGNALLED, v.state(), "information only: the dataset does not change");
+        assertEquals(s.objects(), v.selectedObjects());
+        assertEquals(List.of(s), outbox);
+        assertEquals(2, counter("late_object_conflicts"));
+        assertEquals(5, counter("late_objects"));
+        String json = new String(Json.write(v), StandardCharsets.UTF_8);
+        assertTrue(json.contains("\"lateConflicts\":[{\"url\":\"" + url("fewer") + "\",\"guid\":\"G1\","
+                + "\"signalledUrl\":\"" + url("a") + "\",\"signalledEvents\":10,\"lateEvents\":9,"), json);
+        assertEquals(java.util.Arrays.asList(null, "late object " + url("fewer") + " disagrees with the signal: GUID"
+                + " G1: the late object claims 9 events, the signal takes 10 from " + url("a")), changes.stream()
+                .map(StateChange::detail).toList().subList(0, 2), "streamed on /events");
+
+        restart(); // the journal replayed
+        assertEquals(expected, view().lateConflicts());
+        assertTrue(engine.checkpoint(1).isPresent());
+        restart(); // the checkpoint, which holds the late objects and derives their conflicts
+        assertEquals(expected, view().lateConflicts());
+        control(Fixtures.done(s.signalId(), DATASET, 60));
+        producer("m8", "after-done", claim("G3", 0, 31, new EventRange(31, 61)));
+        assertEquals(3, view().lateConflicts().size(), "a DONE dataset's late objects are compared too");
+        assertEquals(1, counter("late_object_conflicts"), "counted once, when reported (not again at a restart)");
+
+        control(manifest(DATASET, file("G1", -1), file("G2", 20), file("G3", 30), file("G4", 1)));
+        assertEquals(List.of(), view().lateConflicts(), "the signal is superseded: its late objects compete again");
+    }
+
+    /**
+     * A signal journalled before signals carried their files (an older supervisor's) is sent again as it was
+     * journalled, and a late object is compared with the claims of its selected objects.
+     */
+    @Test
+    void aLateObjectIsComparedWithTheSelectedClaimsOfASignalJournalledWithoutFiles() throws IOException {
+        GuidInfo g1 = claim("G1", 0, 10, new EventRange(1, 10));
+        DatasetManifest m = manifest(DATASET, file("G1", 10));
+        ConsumerSignal planned = SignalPlanner.plan(Fixtures.NAME, DatasetSelection.select(m.files(),
+                List.of(new Candidate(url("a"), 1000, 5000, 2, List.of(g1), "m1"))), 1, 1, clock.millis());
+        ConsumerSignal older = new ConsumerSignal(planned.type(), planned.signalId(), planned.dataset(),
+                planned.container(), planned.dspid(), planned.epoch(), planned.objects().stream()
+                .map(o -> new SignalObject(o.url(), o.size(), o.usize(), o.guids(), o.expectedEvents())).toList(),
+                planned.expectedEvents(), planned.ts());
+        journal.append(List.of(new JournalEvent.ManifestRegistered(m),
+                new JournalEvent.ObjectReported("m1", info(DATASET, url("a"), g1)),
+                new JournalEvent.SignalPlanned(older)), clock.millis());
+        restart();
+        assertEquals(List.of(older), outbox, "sent again as journalled");
+
+        producer("m2", "late", claim("G1", 0, 10, new EventRange(2, 11)));
+        assertEquals(List.of(new LateConflict(url("late"), "G1", url("a"), 10, 10, g1.runevtRanges(),
+                Map.of("327636", new EventRange(2, 11)))), view().lateConflicts());
+        restart();
+        assertEquals(1, view().lateConflicts().size());
+    }
+
     @Test
     void doneReportEndsTheDatasetWithCountsAndTraversalTime() throws IOException {
         ConsumerSignal s = completeDataset();
