@@ -459,8 +459,10 @@ class SupervisorEngineTest {
 
     /**
      * Issue 30: a signal planned after a start carries every selected file's claim with its run ranges, whether the
-     * claims came back from a checkpoint (the candidates as JSON), from the journal's entries after it, or from a
-     * replay of the whole journal; a re-selection after a restart (an object invalidated) carries the new winner's.
+     * claims came back from a checkpoint (the candidates as JSON) or from the journal's entries after it; a signal
+     * journalled with them comes back with them, from the journal and from a checkpoint; a re-selection after the
+     * restarts carries the new winner's. (A replay of the whole journal: the next test and
+     * {@code datasetCompleteAtTheCrashButNotYetPlannedIsPlannedOnRecovery}.)
      */
     @Test
     void signalsPlannedAfterARestartCarryTheProducersClaimsWithTheirRunRanges() throws IOException {
@@ -534,6 +536,8 @@ class SupervisorEngineTest {
 
         assertEquals(1, outbox.size());
         assertEquals(CollectionState.SIGNAL_PLANNED, view().state());
+        assertEquals(List.of(SignalFile.of(guid("G1", 0, 10))), outbox.get(0).objects().get(0).files(),
+                "the claim replayed from the journal, run ranges included");
         String id = outbox.get(0).signalId();
         restart();
         assertEquals(id, outbox.get(0).signalId());
