@@ -261,8 +261,17 @@
         ['Reported at', when(c.reportedAt)]];
       const errors = [];
       if (v.heldReason) { errors.push('HELD: ' + v.heldReason); }
-      if (c.status === 'FAILED') { errors.push('Consumer FAILED' + (c.permanent ? ' (permanent)' : '') + ': ' + c.reason); }
+      if (c.status === 'FAILED' && c.internalError) {
+        errors.push('Consumer INTERNAL ERROR (a bug in the consumer, not a fault of the data; not retried, the objects'
+          + ' are kept: resignal once the consumer is fixed): ' + c.reason);
+      } else if (c.status === 'FAILED') {
+        errors.push('Consumer FAILED' + (c.permanent ? ' (permanent)' : '') + ': ' + c.reason);
+      }
       if (v.lastResignalReason) { errors.push('Last re-signal: ' + v.lastResignalReason); }
+      (v.lateConflicts || []).forEach(x => errors.push('Late object ' + x.url + ' disagrees with the signal on ' + x.guid
+        + ': it claims ' + num(x.lateEvents) + ' events, the signal takes ' + num(x.signalledEvents) + ' from '
+        + x.signalledUrl + (x.lateEvents === x.signalledEvents ? ' (other run ranges)' : '')
+        + '. The dataset is loaded from the signalled object; invalidate that one if it is the wrong one.'));
       if (v.waitingFor) { errors.push('Waiting for: ' + v.waitingFor); }
       const facts = list => h('dl', { class: 'facts' }, list.flatMap(([k, val]) => [h('dt', {}, k), h('dd', {}, val)]));
       const objectRows = objs.objects.map(r => h('tr', { 'data-fate': r.fate }, td(h('code', {}, r.url)),

@@ -144,6 +144,10 @@ final class ConsoleResources {
                 if (d.state == CollectionState.HELD) {
                     attention.add(new Attention(d.name, d.state, "held: " + d.selection().conflicts().stream()
                             .map(Conflict::reason).collect(Collectors.joining("; ")), instant(since)));
+                } else if (HandOffPolicy.failedInternally(d)) {
+                    attention.add(new Attention(d.name, d.state, "consumer internal error (a bug in the consumer; the"
+                            + " objects are kept: resignal once it is fixed): " + d.lastReport.reason(),
+                            instant(d.lastReportAt)));
                 } else if (d.state == CollectionState.FAILED_CONSUMER) {
                     attention.add(new Attention(d.name, d.state, "consumer failed"
                             + (d.lastReport == null ? "" : ": " + d.lastReport.reason()), instant(d.lastReportAt)));

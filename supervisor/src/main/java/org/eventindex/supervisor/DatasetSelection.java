@@ -2,6 +2,7 @@ package org.eventindex.supervisor;
 
 import org.eventindex.message.DatasetManifest.ManifestFile;
 import org.eventindex.message.GuidInfo;
+import org.eventindex.message.SignalFile;
 import org.eventindex.message.SignalObject;
 
 import java.util.ArrayList;
@@ -127,8 +128,10 @@ final class DatasetSelection {
             long events = claims.stream().mapToLong(GuidInfo::nevents).sum();
             total += events;
             Candidate c = byUrl.get(e.getKey());
+            // the winning claims themselves, run ranges included: the consumer checks the object's content against
+            // what its producer reported before it writes anything
             objects.add(new SignalObject(e.getKey(), c.size(), c.usize(), claims.stream().map(GuidInfo::guid).toList(),
-                    events));
+                    events, claims.stream().map(SignalFile::of).toList()));
         }
         List<String> unused = new ArrayList<>();
         for (Candidate c : ordered) {

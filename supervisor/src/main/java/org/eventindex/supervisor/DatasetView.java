@@ -21,6 +21,8 @@ import java.util.Map;
  * @param selectedObjects    the objects to read with their chosen GUIDs (once signalled: exactly the signal's)
  * @param duplicateObjects   objects that won no file (retries whose files were all taken): never read
  * @param lateObjects        objects reported after the dataset was signalled: recorded, never read
+ * @param lateConflicts      claims of late objects that disagree with the signal's claim on the same file (event
+ *                           count, or run ranges when both have them): information, the dataset does not change
  * @param invalidClaims      claims refused because their event count is not the manifest's
  * @param unexpectedGuids    files claimed by objects but absent from the manifest: never read
  * @param expectedEvents     events in the selected files, per the producers
@@ -53,6 +55,7 @@ public record DatasetView(
         List<SignalObject> selectedObjects,
         List<String> duplicateObjects,
         List<String> lateObjects,
+        List<LateConflict> lateConflicts,
         List<InvalidClaim> invalidClaims,
         List<String> unexpectedGuids,
         long expectedEvents,
@@ -78,6 +81,7 @@ public record DatasetView(
         selectedObjects = List.copyOf(selectedObjects);
         duplicateObjects = List.copyOf(duplicateObjects);
         lateObjects = List.copyOf(lateObjects);
+        lateConflicts = List.copyOf(lateConflicts);
         invalidClaims = List.copyOf(invalidClaims);
         unexpectedGuids = List.copyOf(unexpectedGuids);
         invalidObjects = Map.copyOf(invalidObjects);
@@ -106,6 +110,10 @@ public record DatasetView(
      *
      * @param permanent      FAILED only: the consumer found the failure permanent, so it is not retried
      *                       automatically
+     * @param cause          FAILED only: the report's cause as the consumer sent it ({@code input},
+     *                       {@code transient}, {@code internal}); null from older consumers
+     * @param internalError  FAILED only: an internal error of the consumer (a bug, not a fault of the data): not
+     *                       retried automatically, the objects are kept; {@code resignal} once the consumer is fixed
      * @param durationMillis the consumer's time on the signal, as it reported it: it started about this long before
      *                       {@code reportedAt}
      */
@@ -121,13 +129,18 @@ public record DatasetView(
             String reason,
             boolean permanent,
             @JsonSerialize(using = ToStringSerializer.class) Instant reportedAt,
-            long durationMillis) {
+            long durationMillis,
+            String cause,
+            boolean internalError) {
 
         /** The outcome of {@code r}, null when there is no report. */
         static ConsumerOutcome of(ConsumerReport r, Instant reportedAt) {
-            return r == null ? null : new ConsumerOutcome(r.status(), r.consumer(), r.hdfsPath(), r.eventsWritten(),
-                    r.eventsLoaded(), r.duplicateEvents(), r.objectsRead(), r.bytesRead(), r.reason(), r.permanent(),
-                    reportedAt, r.durationMillis());
+            if (r == null) {
+                return null;
+            }
+            return new ConsumerOutcome(r.status(), r.consumer(), r.hdfsPath(), r.eventsWritten(), r.eventsLoaded(),
+                    r.duplicateEvents(), r.objectsRead(), r.bytesRead(), r.reason(), r.permanent(), reportedAt,
+                    r.durationMillis(), r.cause(), r.internal() && ConsumerReport.FAILED.equals(r.status()));
         }
     }
 }

@@ -62,6 +62,7 @@ final class DatasetViews {
                 s != null ? s.objects() : sel.objects(),
                 sel.unusedObjects().stream().filter(u -> !d.lateObjects.contains(u)).toList(),
                 d.lateObjects,
+                d.lateConflicts,
                 sel.invalidClaims(),
                 sel.unexpectedGuids(),
                 s != null ? s.expectedEvents() : sel.expectedEvents(),

@@ -16,6 +16,10 @@ import java.util.Optional;
  *   <li>{@code FAILED_CONSUMER} after a permanent FAILED report (the consumer found the signal, an object or its
  *       content wrong: the same signal would fail the same way): never sent again by itself; the dataset waits for an
  *       operator at once ({@code invalidate} re-selects, {@code resignal} sends it again).</li>
+ *   <li>{@code FAILED_CONSUMER} after an internal error of the consumer (cause {@code internal}: an unexpected
+ *       exception, a bug): never sent again by itself either, whatever its {@code permanent} says. Retrying would
+ *       read and consolidate the whole dataset again only to meet the same bug; the objects are kept and the
+ *       operator re-runs it with {@code resignal} once the consumer is fixed.</li>
  * </ul>
  */
 final class HandOffPolicy {
@@ -47,9 +51,18 @@ final class HandOffPolicy {
         return d.state == CollectionState.FAILED_CONSUMER && d.failures > settings.retryAttempts();
     }
 
-    /** Whether the dataset's last report is a permanent failure: it waits for an operator, not retried. */
+    /**
+     * Whether the dataset's last report is a failure that is not retried automatically: a permanent one, or an
+     * internal error of the consumer. It waits for an operator.
+     */
     static boolean failedPermanently(TrackedDataset d) {
-        return d.state == CollectionState.FAILED_CONSUMER && d.lastReport != null && d.lastReport.permanent();
+        return d.state == CollectionState.FAILED_CONSUMER && d.lastReport != null
+                && (d.lastReport.permanent() || d.lastReport.internal());
+    }
+
+    /** Whether the dataset's last report is an internal error of the consumer (a bug, not a fault of its input). */
+    static boolean failedInternally(TrackedDataset d) {
+        return d.state == CollectionState.FAILED_CONSUMER && d.lastReport != null && d.lastReport.internal();
     }
 
     /**

@@ -46,8 +46,8 @@ record RetiredDataset(String name, String container, int dspid, int epoch, Strin
                 doneAt >= 0 && firstObjectAt >= 0 ? Duration.ofMillis(doneAt - firstObjectAt) : null);
         DatasetView.ConsumerOutcome outcome = DatasetView.ConsumerOutcome.of(lastReport, instant(lastReportAt));
         return new DatasetView(name, container, CollectionState.DONE, expectedFiles, Math.max(expectedFiles, 0),
-                List.of(), objectsReported, List.of(), List.of(), List.of(), List.of(), List.of(), expectedEvents,
-                dspid, epoch, signalId, resignals, times, outcome, Map.of(), List.of(), null, List.of(), 0,
+                List.of(), objectsReported, List.of(), List.of(), List.of(), List.of(), List.of(), List.of(),
+                expectedEvents, dspid, epoch, signalId, resignals, times, outcome, Map.of(), List.of(), null, List.of(), 0,
                 automaticResignals, lastResignalReason, deletedObjects, instant(deletedAt), null);
     }
 

@@ -16,7 +16,8 @@ import java.util.Objects;
  * @param missingGuids    manifest GUIDs without a valid candidate yet
  * @param invalidClaims   claims refused because their event count is not the manifest's
  * @param unexpectedGuids GUIDs claimed by objects but not in the manifest (never consumed), sorted
- * @param objects         objects to read, sorted by URL, each with its chosen GUIDs in the object's file order
+ * @param objects         objects to read, sorted by URL, each with its chosen GUIDs in the object's file order and,
+ *                        in the same order, the winning claim on each ({@code files}: count and run ranges)
  * @param unusedObjects   URLs of objects that won no GUID: never signalled, never read (journal order)
  * @param expectedEvents  sum of the chosen claims' event counts
  * @param conflicts       files without a catalogue count whose valid claims disagree on the event count

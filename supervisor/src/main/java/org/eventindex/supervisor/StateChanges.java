@@ -24,9 +24,19 @@ final class StateChanges {
                 : ev instanceof JournalEvent.ResignalRequested r ? r.reason()
                 : ev instanceof JournalEvent.ObjectInvalidated r ? r.url() + ": " + r.reason()
                 : ev instanceof JournalEvent.DatasetDeleted r ? r.reason()
-                : ev instanceof JournalEvent.RequestAnswered r ? r.outcome() + ": " + r.detail() : null;
+                : ev instanceof JournalEvent.RequestAnswered r ? r.outcome() + ": " + r.detail()
+                : ev instanceof JournalEvent.ObjectReported o ? lateConflicts(o, state) : null;
         return new StateChange(e.seq(), Instant.ofEpochMilli(e.tsMillis()), ev.getClass().getSimpleName(), dataset, s,
                 detail);
+    }
+
+    /** For a late object that disagrees with the signal: its conflicts; else null. */
+    private static String lateConflicts(JournalEvent.ObjectReported o, SupervisorState state) {
+        String url = o.info().url();
+        List<String> conflicts = state.find(o.info().inputDsName()).map(d -> d.lateConflicts.stream()
+                .filter(c -> c.url().equals(url)).map(LateConflict::describe).toList()).orElse(List.of());
+        return conflicts.isEmpty() ? null : "late object " + url + " disagrees with the signal: "
+                + String.join("; ", conflicts);
     }
 
     private static String datasetOf(JournalEvent ev, SupervisorState state) {

@@ -20,8 +20,8 @@ import static org.eventindex.EventIndexFailure.Kind.FATAL;
 
 /**
  * The supervisor's state as one JSON document: the body of a journal checkpoint. It holds exactly what the journal fold
- * builds ({@link SupervisorState}), minus what is derived from it (the URL set, the message-id set and the signal
- * index are rebuilt on restore), so that restoring a checkpoint of entry N and replaying the entries after N gives the
+ * builds ({@link SupervisorState}), minus what is derived from it (the URL set, the late objects' conflicts, the
+ * message-id set and the signal index are rebuilt on restore), so that restoring a checkpoint of entry N and replaying the entries after N gives the
  * same state as replaying the whole journal ({@code StateCheckpointTest} compares every field).
  *
  * @param format version of this document; a supervisor refuses a format it does not know
@@ -48,7 +48,11 @@ record StateCheckpoint(int format, long seq, int lastDspid, int currentEpoch, lo
         history = history == null ? new History.Saved(null, null, null) : history;
     }
 
-    /** A live dataset: every field of its {@link TrackedDataset} but the URL set (the candidates' URLs). */
+    /**
+     * A live dataset: every field of its {@link TrackedDataset} but the URL set (the candidates' URLs) and the late
+     * conflicts (the late objects' claims against the signal's: checkpoints written before they were kept restore
+     * them too).
+     */
     record Live(String name, List<ManifestFile> manifest, long manifestAt, List<Candidate> candidates,
                 List<String> lateObjects, Map<String, String> invalidObjects, List<String> deletedObjects,
                 List<String> supersededSignals, List<String> messageIds, long firstObjectAt, long lastObjectAt,
@@ -92,6 +96,7 @@ record StateCheckpoint(int format, long seq, int lastDspid, int currentEpoch, lo
             d.lastReportAt = lastReportAt;
             d.doneAt = doneAt;
             d.deletedAt = deletedAt;
+            d.lateConflicts.addAll(LateConflict.all(d));
             return d;
         }
     }

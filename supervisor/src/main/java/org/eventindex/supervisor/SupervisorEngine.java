@@ -452,8 +452,25 @@ final class SupervisorEngine {
             metrics.lateObjects.inc();
             LOG.info("dataset {} was already signalled ({}); late object {} recorded and not read", name,
                     existing.get().state, info.url());
+            lateConflicts(existing.get(), info.url());
         }
         return stored(planned, Optional.empty());
+    }
+
+    /**
+     * Counts and logs the claims of a late object (just recorded) that disagree with the signal's: nobody reads a late
+     * object, so this is the only place where such a disagreement comes to light. The dataset does not change.
+     */
+    private void lateConflicts(TrackedDataset d, String url) {
+        List<LateConflict> conflicts = d.lateConflicts.stream().filter(c -> c.url().equals(url)).toList();
+        if (conflicts.isEmpty()) {
+            return;
+        }
+        metrics.lateObjectConflicts.inc(conflicts.size());
+        LOG.warn("dataset {}: late object {} disagrees with the signalled selection (signal {}): {}. The dataset is"
+                + " loaded from the signalled objects and does not change; if a signalled object is the wrong one,"
+                + " invalidate it to select the dataset again", d.name, url, d.signal.signalId(),
+                conflicts.stream().map(LateConflict::describe).collect(java.util.stream.Collectors.joining("; ")));
     }
 
     /** The outcome of {@link #objectStored}, to wait for every entry written so far. */
@@ -524,7 +541,16 @@ final class SupervisorEngine {
             metrics.reportsFailed.inc();
             TrackedDataset r = d.get();
             String next;
-            if (HandOffPolicy.failedPermanently(r)) {
+            if (HandOffPolicy.failedInternally(r)) {
+                // a bug in the consumer, not bad data: loud, and not retried at the cost of a whole dataset each time
+                metrics.reportsFailedPermanent.inc();
+                metrics.reportsFailedInternal.inc();
+                LOG.error("dataset {} FAILED at consumer {} (signal {}) with an INTERNAL ERROR of the consumer: {}; not"
+                        + " retried automatically: the dataset stays FAILED_CONSUMER and its objects are kept. Fix the"
+                        + " consumer, then 'eventindex supervisor resignal --dataset {}' re-runs it", r.name,
+                        report.consumer(), report.signalId(), report.reason(), r.name);
+                return;
+            } else if (HandOffPolicy.failedPermanently(r)) {
                 metrics.reportsFailedPermanent.inc();
                 next = "a permanent failure, not retried: waiting for an operator (invalidate the object, or resignal"
                         + " once the cause is fixed)";

@@ -26,6 +26,7 @@ final class SupervisorMetrics {
     final Counter heartbeatMessages;
     final Counter objects;
     final Counter lateObjects;
+    final Counter lateObjectConflicts;
     final Counter duplicateMessages;
     final Counter manifests;
     final Counter signalsPlanned;
@@ -34,6 +35,7 @@ final class SupervisorMetrics {
     final Counter reportsDone;
     final Counter reportsFailed;
     final Counter reportsFailedPermanent;
+    final Counter reportsFailedInternal;
     final Counter reportsUnknown;
     final Counter resignals;
     final Counter quarantineFailures;
@@ -63,6 +65,8 @@ final class SupervisorMetrics {
         objects = counter(P + "objects_total", "Objects recorded (first message of each id).");
         lateObjects = counter(P + "late_objects_total",
                 "Objects reported after their dataset was signalled (recorded, never read).");
+        lateObjectConflicts = counter(P + "late_object_conflicts_total", "Claims of late objects on a file that"
+                + " disagree with the signal's claim on it (event count, or run ranges): the dataset is unchanged.");
         duplicateMessages = counter(P + "duplicate_messages_total",
                 "Re-sent producer messages (same id or same object) and re-sent identical manifests.");
         manifests = counter(P + "manifests_total", "Manifests registered.");
@@ -73,6 +77,8 @@ final class SupervisorMetrics {
         reportsFailed = counter(P + "reports_failed_total", "Consumer reports FAILED for a known signal.");
         reportsFailedPermanent = counter(P + "reports_failed_permanent_total", "Consumer reports FAILED"
                 + " permanently for the current signal: not retried automatically, the dataset waits for an operator.");
+        reportsFailedInternal = counter(P + "reports_failed_internal_total", "Of the permanent FAILED reports, those"
+                + " of an internal error of the consumer (a bug): the objects are kept, resignal once it is fixed.");
         reportsUnknown = counter(P + "reports_unknown_total", "Consumer reports for unknown signal ids.");
         resignals = counter(P + "resignals_total", "Operator re-signal commands carried out.");
         quarantineFailures = counter(P + "quarantine_failures_total",

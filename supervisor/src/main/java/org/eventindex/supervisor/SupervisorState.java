@@ -190,11 +190,13 @@ final class SupervisorState {
         if (!d.urls.add(info.url())) {
             return;
         }
-        d.candidates.add(new Candidate(info.url(), info.size(), info.usize(), seq, info.guids(), e.messageId(),
-                info.jobID()));
+        Candidate c = new Candidate(info.url(), info.size(), info.usize(), seq, info.guids(), e.messageId(),
+                info.jobID());
+        d.candidates.add(c);
         history.object(ts, info.size());
         if (d.signalled()) {
             d.lateObjects.add(info.url());
+            d.lateConflicts.addAll(LateConflict.of(d, c));
         } else {
             refresh(d);
         }

@@ -25,6 +25,11 @@ final class TrackedDataset {
     final List<Candidate> candidates = new ArrayList<>();
     /** Objects reported while the dataset had a signal: recorded, not read unless a re-selection picks them. */
     final List<String> lateObjects = new ArrayList<>();
+    /**
+     * The claims of the late objects that disagree with the signal's claim on the same file, in the order reported;
+     * derived from {@link #lateObjects}, the candidates and the signal, so checkpoints do not hold them.
+     */
+    final List<LateConflict> lateConflicts = new ArrayList<>();
     final Set<String> urls = new HashSet<>();
     /** The producer message ids recorded for the dataset (forgotten when it retires). */
     final List<String> messageIds = new ArrayList<>();
@@ -113,6 +118,7 @@ final class TrackedDataset {
             failures = 0;
             doneAt = -1;
             lateObjects.clear();
+            lateConflicts.clear();
             state = CollectionState.COLLECTING;
         }
     }

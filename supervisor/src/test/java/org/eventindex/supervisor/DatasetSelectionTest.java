@@ -1,9 +1,13 @@
 package org.eventindex.supervisor;
 
+import org.eventindex.message.EventRange;
+import org.eventindex.message.GuidInfo;
+import org.eventindex.message.SignalFile;
 import org.eventindex.message.SignalObject;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
+import java.util.Map;
 
 import static org.eventindex.supervisor.Fixtures.candidate;
 import static org.eventindex.supervisor.Fixtures.file;
@@ -25,8 +29,8 @@ class DatasetSelectionTest {
         assertTrue(s.complete());
         assertEquals(3, s.expectedFiles());
         assertEquals(List.of(
-                new SignalObject(url("a-job"), 1000, List.of("G1"), 10),
-                new SignalObject(url("b-job"), 1000, List.of("G2", "G3"), 50)), s.objects());
+                object(url("a-job"), 1000, 0, guid("G1", 0, 10)),
+                object(url("b-job"), 1000, 0, guid("G2", 0, 20), guid("G3", 1, 30))), s.objects());
         assertEquals(60, s.expectedEvents());
         assertEquals(List.of(), s.unusedObjects());
     }
@@ -53,8 +57,8 @@ class DatasetSelectionTest {
 
         assertTrue(s.complete());
         assertEquals(List.of(
-                new SignalObject(url("first"), 1000, List.of("G1", "G2"), 30),
-                new SignalObject(url("partial-retry"), 1000, List.of("G3"), 30)), s.objects());
+                object(url("first"), 1000, 0, guid("G1", 0, 10), guid("G2", 1, 20)),
+                object(url("partial-retry"), 1000, 0, guid("G3", 0, 30))), s.objects());
         assertEquals(List.of(new InvalidClaim(url("first"), "G3", 30, 5)), s.invalidClaims());
         assertEquals(60, s.expectedEvents());
     }
@@ -63,7 +67,39 @@ class DatasetSelectionTest {
     void theSignalCarriesEachObjectsSizeAndUncompressedSizeAsItsProducerReported() {
         Selection s = DatasetSelection.select(List.of(file("G1", 10)),
                 List.of(new Candidate(url("a"), 1234, 98_765, 1, List.of(guid("G1", 0, 10)), "m-a")));
-        assertEquals(List.of(new SignalObject(url("a"), 1234, 98_765, List.of("G1"), 10)), s.objects());
+        assertEquals(List.of(object(url("a"), 1234, 98_765, guid("G1", 0, 10))), s.objects());
+    }
+
+    /**
+     * Issue 30: the consumer checks each object's content against its producer's claim before it writes anything, so
+     * the signal carries, per selected file and in the order of the object's {@code guids}, the claim that won it: its
+     * count and run ranges, not another attempt's. A claim without run ranges stays without them.
+     */
+    @Test
+    void eachSignalledObjectCarriesTheWinningClaimOfEachOfItsFilesInGuidOrder() {
+        GuidInfo g1 = claim("G1", 1, 10, Map.of("327636", new EventRange(5, 900)));
+        GuidInfo g2 = claim("G2", 0, 20, Map.of("327636", new EventRange(901, 2000),
+                "327637", new EventRange(0, 44)));
+        GuidInfo g3WithoutRanges = claim("G3", 2, 30, null);
+        GuidInfo g1OfARetry = claim("G1", 0, 10, Map.of("327636", new EventRange(6, 901)));
+        Selection s = DatasetSelection.select(List.of(file("G1", 10), file("G2", 20), file("G3", 30)),
+                List.of(candidate("a", 1, g3WithoutRanges, g1, g2), candidate("b", 2, g1OfARetry)));
+
+        assertTrue(s.complete());
+        assertEquals(List.of(url("a")), s.objects().stream().map(SignalObject::url).toList());
+        SignalObject a = s.objects().get(0);
+        assertEquals(List.of("G2", "G1", "G3"), a.guids(), "the object's file order");
+        assertEquals(List.of(SignalFile.of(g2), SignalFile.of(g1), SignalFile.of(g3WithoutRanges)), a.files());
+        assertEquals(List.of(new SignalFile("G2", 20, g2.runevtRanges()), new SignalFile("G1", 10,
+                Map.of("327636", new EventRange(5, 900))), new SignalFile("G3", 30, null)), a.files());
+        assertEquals(a.guids(), a.files().stream().map(SignalFile::guid).toList());
+        assertEquals(a.expectedEvents(), a.files().stream().mapToLong(SignalFile::nevents).sum());
+
+        // the same selection from the incremental fold the live path uses
+        TrackedDataset d = new TrackedDataset("d");
+        d.manifest = List.of(file("G1", 10), file("G2", 20), file("G3", 30));
+        d.candidates.addAll(List.of(candidate("a", 1, g3WithoutRanges, g1, g2), candidate("b", 2, g1OfARetry)));
+        assertEquals(s.objects(), d.selection().objects());
     }
 
     @Test
@@ -131,7 +167,7 @@ class DatasetSelectionTest {
                         candidate("only-stray", 2, guid("STRAY", 0, 5))));
 
         assertTrue(s.complete());
-        assertEquals(List.of(new SignalObject(url("a"), 1000, List.of("G1"), 10)), s.objects());
+        assertEquals(List.of(object(url("a"), 1000, 0, guid("G1", 0, 10))), s.objects());
         assertEquals(List.of("STRAY"), s.unexpectedGuids());
         assertEquals(List.of(url("only-stray")), s.unusedObjects());
     }
@@ -161,5 +197,17 @@ class DatasetSelectionTest {
 
         assertEquals(DatasetSelection.select(List.of(file("G1", 10)), ordered),
                 DatasetSelection.select(List.of(file("G1", 10)), shuffled));
+    }
+
+    /** A claim as a producer reports it, with the given run ranges (null: none sent). */
+    private static GuidInfo claim(String guid, int fileno, long nevents, Map<String, EventRange> ranges) {
+        return new GuidInfo(guid, fileno, nevents, nevents, 1, 2, "f838", "physics_Main", "data17_13TeV", ranges);
+    }
+
+    /** A signalled object taking {@code claims} (in the object's file order) whole. */
+    private static SignalObject object(String url, long size, long usize, GuidInfo... claims) {
+        List<GuidInfo> all = List.of(claims);
+        return new SignalObject(url, size, usize, all.stream().map(GuidInfo::guid).toList(),
+                all.stream().mapToLong(GuidInfo::nevents).sum(), all.stream().map(SignalFile::of).toList());
     }
 }

@@ -102,6 +102,15 @@ final class Fixtures {
                 null, 0, 0, 0, 0, 0, 100, reason, 1_600_000_000_000L, true);
     }
 
+    /**
+     * An internal error of the consumer (an unexpected exception, a bug), sent as the consumer sends it: cause
+     * {@code internal} and permanent, so that it is not retried.
+     */
+    static ConsumerReport failedInternally(String signalId, String dataset, String reason) {
+        return new ConsumerReport(ConsumerReport.TYPE, signalId, dataset, "consumer-1", ConsumerReport.FAILED,
+                null, 0, 0, 0, 0, 0, 100, reason, 1_600_000_000_000L, true, ConsumerReport.CAUSE_INTERNAL);
+    }
+
     static Candidate candidate(String name, long seq, GuidInfo... guids) {
         return new Candidate(url(name), 1000, 0, seq, new ArrayList<>(List.of(guids)), "m-" + name);
     }

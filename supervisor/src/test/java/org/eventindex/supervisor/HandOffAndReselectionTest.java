@@ -1,5 +1,6 @@
 package org.eventindex.supervisor;
 
+import org.eventindex.message.ConsumerReport;
 import org.eventindex.message.ConsumerSignal;
 import org.eventindex.message.GuidInfo;
 import org.eventindex.message.Json;
@@ -25,6 +26,7 @@ import static org.eventindex.supervisor.Fixtures.BUCKET;
 import static org.eventindex.supervisor.Fixtures.DATASET;
 import static org.eventindex.supervisor.Fixtures.done;
 import static org.eventindex.supervisor.Fixtures.failed;
+import static org.eventindex.supervisor.Fixtures.failedInternally;
 import static org.eventindex.supervisor.Fixtures.failedPermanently;
 import static org.eventindex.supervisor.Fixtures.file;
 import static org.eventindex.supervisor.Fixtures.guid;
@@ -202,6 +204,104 @@ class HandOffAndReselectionTest {
         clock.advance(HAND_OFF.retryInitial());
         engine.tick();
         assertEquals(List.of(s), outbox, "retried after its backoff");
+    }
+
+    /**
+     * Issue 30: an internal error of the consumer (an unexpected exception: a bug, not a fault of the data) is not
+     * retried automatically, since each retry would read the whole dataset again to meet the same bug; nor is it
+     * hidden among the data's failures: the view, its JSON, the dataset's line, the console's overview, an ERROR log
+     * line and its own counter say it, also after a restart. The operator re-runs it with resignal once the consumer
+     * is fixed.
+     */
+    @Test
+    void anInternalErrorOfTheConsumerIsNeitherRetriedNorHidden() throws IOException {
+        control(manifest(DATASET, file("G1", 10)));
+        producer(DATASET, "m1", "a", guid("G1", 0, 10));
+        ConsumerSignal s = signalled(DATASET);
+        outbox.clear();
+        String reason = "dataset " + DATASET + ": internal error: java.lang.NullPointerException: Cannot invoke"
+                + " \"String.length()\" because \"token\" is null (at org.eventindex.consumer.RunWriter.add:212)";
+        try (LogCapture log = new LogCapture()) {
+            control(failedInternally(s.signalId(), DATASET, reason));
+            List<String> lines = log.lines("INTERNAL ERROR");
+            assertEquals(1, lines.size(), lines.toString());
+            String line = lines.get(0);
+            assertTrue(line.contains("ERROR") && line.contains("dataset " + DATASET) && line.contains("consumer-1")
+                    && line.contains("signal " + s.signalId()) && line.contains(reason)
+                    && line.contains("its objects are kept")
+                    && line.contains("'eventindex supervisor resignal --dataset " + DATASET + "'"), line);
+            assertEquals(List.of(), log.lines("retrying in"), "not announced as retried");
+        }
+        clock.advance(Duration.ofHours(5));
+        engine.tick();
+        assertEquals(List.of(), outbox, "an internal error is not retried automatically");
+
+        DatasetView v = view(DATASET);
+        assertEquals(CollectionState.FAILED_CONSUMER, v.state());
+        assertTrue(v.consumer().internalError());
+        assertEquals(ConsumerReport.CAUSE_INTERNAL, v.consumer().cause());
+        assertEquals(reason, v.consumer().reason());
+        String json = new String(Json.write(v), java.nio.charset.StandardCharsets.UTF_8);
+        assertTrue(json.contains("\"cause\":\"internal\"") && json.contains("\"internalError\":true"), json);
+        DatasetSummary line = engine.summaries(Set.of(CollectionState.FAILED_CONSUMER)).get(0);
+        assertTrue(line.internalError());
+        assertTrue(line.permanentFailure(), "waits for an operator, as a permanent failure does");
+        assertEquals(reason, line.failure());
+        ConsoleResources console = new ConsoleResources(engine, clock, Duration.ofHours(1), 3,
+                new ConsoleResources.Commands("", ""));
+        String attention = console.overview().needsOperator().get(0).reason();
+        assertTrue(attention.startsWith("consumer internal error") && attention.endsWith(reason), attention);
+        assertEquals(1, DaemonMetrics.value(registry, "eventindex_supervisor_reports_failed_internal_total"));
+        assertEquals(1, DaemonMetrics.value(registry, "eventindex_supervisor_reports_failed_permanent_total"));
+        assertEquals(1, DaemonMetrics.value(registry, "eventindex_supervisor_reports_failed_total"));
+
+        restart();
+        clock.advance(Duration.ofHours(5));
+        engine.tick();
+        assertEquals(List.of(), outbox, "nor after a restart (the journalled report says internal)");
+        assertTrue(view(DATASET).consumer().internalError());
+        assertTrue(engine.summaries(Set.of()).get(0).internalError());
+
+        // once the consumer is fixed, the operator re-runs it: the same signal, the same objects
+        control(ResignalCommand.of(DATASET));
+        assertEquals(List.of(s), outbox);
+        engine.onSignalSent(s);
+        assertFalse(engine.summaries(Set.of()).get(0).internalError());
+        control(done(s.signalId(), DATASET, 10));
+        assertEquals(CollectionState.DONE, view(DATASET).state());
+        assertFalse(view(DATASET).consumer().internalError());
+    }
+
+    /**
+     * The cause decides, not the {@code permanent} flag alone: an internal error sent without {@code permanent} is not
+     * retried either; a transient or input cause follows {@code permanent} as before, and a report without a cause
+     * (an older consumer) is read as its {@code permanent} says.
+     */
+    @Test
+    void anInternalErrorIsNotRetriedEvenWithoutThePermanentFlag() throws IOException {
+        control(manifest(DATASET, file("G1", 10)));
+        producer(DATASET, "m1", "a", guid("G1", 0, 10));
+        ConsumerSignal s = signalled(DATASET);
+        outbox.clear();
+        control(new ConsumerReport(ConsumerReport.TYPE, s.signalId(), DATASET, "consumer-2", ConsumerReport.FAILED,
+                null, 0, 0, 0, 0, 0, 100, "IllegalStateException: bug", 1L, false, ConsumerReport.CAUSE_INTERNAL));
+        clock.advance(Duration.ofHours(5));
+        engine.tick();
+        assertEquals(List.of(), outbox);
+        assertTrue(view(DATASET).consumer().internalError());
+        assertTrue(engine.summaries(Set.of()).get(0).permanentFailure());
+
+        control(ResignalCommand.of(DATASET));
+        engine.onSignalSent(s);
+        outbox.clear();
+        control(new ConsumerReport(ConsumerReport.TYPE, s.signalId(), DATASET, "consumer-2", ConsumerReport.FAILED,
+                null, 0, 0, 0, 0, 0, 100, "HDFS unavailable", 1L, false, ConsumerReport.CAUSE_TRANSIENT));
+        assertFalse(view(DATASET).consumer().internalError());
+        assertFalse(engine.summaries(Set.of()).get(0).permanentFailure());
+        clock.advance(HAND_OFF.retryInitial());
+        engine.tick();
+        assertEquals(List.of(s), outbox, "a transient cause is retried");
+        assertEquals(1, DaemonMetrics.value(registry, "eventindex_supervisor_reports_failed_internal_total"));
     }
 
     @Test

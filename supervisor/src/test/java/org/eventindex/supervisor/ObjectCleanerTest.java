@@ -183,6 +183,43 @@ class ObjectCleanerTest {
         assertEquals(List.of(key("other")), s3.keys(BUCKET));
     }
 
+    /**
+     * Issue 30: a dataset held in FAILED_CONSUMER (here by an internal error of the consumer, which the operator
+     * re-runs with resignal once the consumer is fixed) keeps every object however long it waits: none is deleted as
+     * a DONE dataset's, nor as an orphan past the orphans' retention. Once re-run and DONE, they go after the
+     * retention as usual.
+     */
+    @Test
+    void theObjectsOfADatasetHeldInFailedConsumerAreNeverDeleted() throws IOException {
+        String selected = put(key("job1"));
+        String duplicate = put(key("job2"));
+        engine.onControlMessage(Json.write(manifest(DATASET, file("G1", 10))), "c1");
+        producer(DATASET, "m1", selected, guid("G1", 0, 10));
+        producer(DATASET, "m2", duplicate, guid("G1", 0, 10));
+        ConsumerSignal s = outbox.get(0);
+        engine.onSignalSent(s);
+        engine.onControlMessage(Json.write(done(s.signalId(), DATASET, 10)), "c2");
+        engine.onControlMessage(Json.write(ResignalCommand.of(DATASET)), "c3"); // e.g. its HDFS file was lost
+        engine.onSignalSent(s);
+        engine.onControlMessage(Json.write(Fixtures.failedInternally(s.signalId(), DATASET, "NullPointerException")),
+                "c4");
+        assertEquals(CollectionState.FAILED_CONSUMER, engine.dataset(DATASET).orElseThrow().state());
+
+        clock.advance(ORPHANS.plus(RETENTION).plusDays(30));
+        ObjectCleaner.Report r = cleaner.runOnce();
+        assertEquals(0, r.objectsDeleted(), "FAILED_CONSUMER is not safe, even after a DONE and its retention");
+        assertEquals(0, r.orphansSeen(), "a held dataset's objects are not orphans");
+        assertEquals(List.of(key("job1"), key("job2")), s3.keys(BUCKET));
+        assertEquals(0, engine.dataset(DATASET).orElseThrow().deletedObjects());
+
+        engine.onControlMessage(Json.write(ResignalCommand.of(DATASET)), "c5");
+        engine.onSignalSent(s);
+        engine.onControlMessage(Json.write(done(s.signalId(), DATASET, 10)), "c6");
+        clock.advance(RETENTION);
+        assertEquals(2, cleaner.runOnce().objectsDeleted());
+        assertEquals(List.of(), s3.keys(BUCKET));
+    }
+
     @Test
     void aDatasetRetiresOnlyOnceItsLateObjectsAreDeletedToo() throws IOException {
         String selected = put(key("job1"));

@@ -41,10 +41,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * A checkpoint holds exactly the journal fold, and a replay that brings the datasets' COLLECTING/HELD states up to
  * date only at its end ends in the same state: a seeded random history of every kind of message (retries, re-sent
- * messages, growing manifests, reports DONE and FAILED (transient and permanent), leases, re-signals, invalidations,
- * deletions that retire datasets, bad messages), with checkpoints at random points, rebuilds the same state, field by
- * field, in three ways:
- * the engine that lived through it, a start from the last checkpoint and the journal after it, and a replay of every
+ * messages, growing manifests, reports DONE and FAILED (transient, permanent and internal), leases, re-signals,
+ * invalidations, deletions that retire datasets, bad messages), with checkpoints at random points, rebuilds the same
+ * state, field by field, in three ways: the engine that lived through it, a start from the last checkpoint and the journal after it, and a replay of every
  * entry (the archived segments and the journal, no checkpoint).
  */
 class StateCheckpointTest {
@@ -87,6 +86,11 @@ class StateCheckpointTest {
                     checkpoints++;
                 }
             }
+            // an internal error waiting for an operator in the last checkpoint (the random history may end without)
+            String held = engine.read(st -> st.all().stream().filter(d -> d.state == CollectionState.SIGNALLED)
+                    .map(d -> d.name).findFirst().orElseThrow());
+            engine.onControlMessage(Json.write(Fixtures.failedInternally(current(engine, held).signalId(), held,
+                    "NullPointerException")), "c-report");
             assertTrue(engine.checkpoint(1).isPresent(), "entries after the last random checkpoint");
             checkpoints++;
             while (journal.entriesSinceCheckpoint() < 10) {
@@ -98,9 +102,12 @@ class StateCheckpointTest {
         assertTrue(lived.all().stream().anyMatch(d -> !d.supersededSignals.isEmpty()), "a superseded signal");
         assertTrue(lived.all().stream().anyMatch(d -> !d.invalidObjects.isEmpty()), "an invalid object");
         assertTrue(lived.all().stream().anyMatch(d -> !d.lateObjects.isEmpty()), "a late object");
+        assertTrue(lived.all().stream().anyMatch(d -> !d.lateConflicts.isEmpty()), "a late object that disagrees");
         assertTrue(lived.all().stream().anyMatch(d -> d.automaticResignals > 0), "a lease or retry");
         assertTrue(lived.all().stream().anyMatch(d -> d.lastReport != null && d.lastReport.permanent()),
                 "a permanent failure");
+        assertTrue(lived.all().stream().anyMatch(d -> d.lastReport != null && d.lastReport.internal()),
+                "an internal error");
         assertTrue(lived.rejectedMessages() > 0 && !lived.consumers().views().isEmpty(), "rejections, reports");
         assertTrue(!lived.history().minutes(0).isEmpty() && !lived.history().datasets(10).isEmpty(),
                 "a history of the console's plots");
@@ -270,6 +277,8 @@ class StateCheckpointTest {
     /** One random thing happening to the supervisor. */
     /** Whether a FAILED report is permanent: drawn apart, so that the history's other draws stay as they were. */
     private final Random permanence = new Random(19L);
+    /** Whether a FAILED report that is not permanent is an internal error, drawn apart for the same reason. */
+    private final Random internal = new Random(34L);
 
     private void step(SupervisorEngine engine, Random random) throws IOException {
         int d = random.nextInt(DATASETS);
@@ -317,6 +326,8 @@ class StateCheckpointTest {
                         r = Fixtures.done(s.signalId(), name, s.expectedEvents());
                     } else if (permanence.nextBoolean()) {
                         r = Fixtures.failedPermanently(s.signalId(), name, "object missing");
+                    } else if (internal.nextBoolean()) {
+                        r = Fixtures.failedInternally(s.signalId(), name, "NullPointerException");
                     } else {
                         r = Fixtures.failed(s.signalId(), name, "HDFS unavailable");
                     }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import org.eventindex.message.ConsumerSignal;
 import org.eventindex.message.Json;
 import org.eventindex.message.Queues;
+import org.eventindex.message.SignalFile;
 import org.eventindex.message.SignalObject;
 import org.eventindex.ops.DaemonMetrics;
 import org.eventindex.stomp.StompConnection;
@@ -162,8 +163,10 @@ class SupervisorBrokerTest {
         ConsumerSignal s = nextSignal();
         assertEquals(DATASET, s.dataset());
         assertEquals(Fixtures.CONTAINER, s.container());
-        assertEquals(List.of(new SignalObject(url("first"), 1000, 5000, List.of("G1", "G2"), 30),
-                new SignalObject(url("full-retry"), 1000, 5000, List.of("G3"), 30)), s.objects());
+        assertEquals(List.of(new SignalObject(url("first"), 1000, 5000, List.of("G1", "G2"), 30,
+                        List.of(SignalFile.of(guid("G1", 0, 10)), SignalFile.of(guid("G2", 1, 20)))),
+                new SignalObject(url("full-retry"), 1000, 5000, List.of("G3"), 30,
+                        List.of(SignalFile.of(guid("G3", 2, 30))))), s.objects());
         assertEquals(60, s.expectedEvents());
         assertEquals(1, s.dspid());
 

@@ -2,7 +2,10 @@ package org.eventindex.supervisor;
 
 import org.eventindex.message.ConsumerSignal;
 import org.eventindex.message.DatasetManifest;
+import org.eventindex.message.EventRange;
+import org.eventindex.message.GuidInfo;
 import org.eventindex.message.Json;
+import org.eventindex.message.SignalFile;
 import org.eventindex.message.SignalObject;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import org.eventindex.ops.DaemonMetrics;
@@ -21,6 +24,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 import static org.eventindex.supervisor.Fixtures.BUCKET;
 import static org.eventindex.supervisor.Fixtures.CONTAINER;
@@ -57,7 +61,10 @@ class SupervisorEngineTest {
     void open() throws IOException {
         registry = new PrometheusRegistry();
         SupervisorState state = new SupervisorState();
-        journal = Journal.open(dir, state::apply);
+        // as Supervisor starts: the checkpoint if there is one, the entries after it, collecting states at the end
+        state.beginReplay();
+        journal = Journal.open(dir, 10, StateCheckpoint.restoreInto(state), state::apply);
+        state.endReplay();
         engine = new SupervisorEngine(journal, state, new MessageValidator(BUCKET), outbox::add,
                 (queue, r, body) -> quarantined.add(r), new SupervisorMetrics(registry), clock,
                 new EpochPolicy(1, 1_000_000_000L), new HandOffPolicy(HAND_OFF), 1 << 20, PRODUCER_Q, CONTROL_Q);
@@ -123,8 +130,10 @@ class SupervisorEngineTest {
         assertEquals(1, s.dspid());
         assertEquals(1, s.epoch());
         assertEquals(60, s.expectedEvents());
-        assertEquals(List.of(new SignalObject(url("a"), 1000, 5000, List.of("G1", "G2"), 30),
-                new SignalObject(url("b"), 1000, 5000, List.of("G3"), 30)), s.objects());
+        assertEquals(List.of(new SignalObject(url("a"), 1000, 5000, List.of("G1", "G2"), 30,
+                        List.of(SignalFile.of(guid("G1", 0, 10)), SignalFile.of(guid("G2", 1, 20)))),
+                new SignalObject(url("b"), 1000, 5000, List.of("G3"), 30, List.of(SignalFile.of(guid("G3", 0, 30))))),
+                s.objects());
 
         DatasetView v = view();
         assertEquals(CollectionState.SIGNAL_PLANNED, v.state());
@@ -253,6 +262,105 @@ class SupervisorEngineTest {
         assertEquals(s.objects(), view().selectedObjects());
     }
 
+    /**
+     * Issue 30: a late object is never read, so a late object whose claim on a file disagrees with the signal's (its
+     * count, or its run ranges when both claims have them) is flagged: counted, logged at WARN naming the dataset, the
+     * object, the file and both counts, listed in the view (also after a restart from the journal or a checkpoint)
+     * and streamed. The dataset does not change: it is loaded from the signalled object. A re-selection forgets them
+     * with the late objects.
+     */
+    @Test
+    void aLateObjectThatDisagreesWithTheSignalIsFlaggedAndTheDatasetDoesNotChange() throws IOException {
+        GuidInfo g1 = claim("G1", 0, 10, new EventRange(1, 10));
+        GuidInfo g2 = claim("G2", 1, 20, new EventRange(11, 30));
+        GuidInfo g3 = claim("G3", 0, 30, new EventRange(31, 60));
+        control(manifest(DATASET, file("G1", -1), file("G2", 20), file("G3", 30)));
+        producer("m1", "a", g1, g2);
+        producer("m2", "b", g3);
+        ConsumerSignal s = outbox.get(0);
+        engine.onSignalSent(s);
+        List<StateChange> changes = new ArrayList<>();
+        engine.listener(changes::add);
+
+        try (LogCapture log = new LogCapture()) {
+            producer("m3", "agrees", claim("G1", 0, 10, new EventRange(1, 10)));
+            producer("m4", "fewer", claim("G1", 0, 9, new EventRange(1, 9)), claim("G3", 1, 30,
+                    new EventRange(31, 60)));
+            producer("m5", "shifted", claim("G2", 0, 20, new EventRange(12, 31)));
+            producer("m6", "no-ranges", new GuidInfo("G3", 0, 30, 30, 1, 2, "f838", "physics_Main", "data17_13TeV",
+                    null));
+            producer("m7", "stray", claim("STRAY", 0, 5, new EventRange(1, 5)));
+            List<String> warnings = log.lines("disagrees with the signalled selection");
+            assertEquals(2, warnings.size(), warnings.toString());
+            String fewer = warnings.get(0);
+            assertTrue(fewer.contains("WARN") && fewer.contains("dataset " + DATASET) && fewer.contains("late object "
+                    + url("fewer")) && fewer.contains("GUID G1: the late object claims 9 events, the signal takes 10"
+                    + " from " + url("a")) && !fewer.contains("G3"), fewer);
+            assertTrue(warnings.get(1).contains("late object " + url("shifted")) && warnings.get(1).contains("GUID G2:"
+                    + " the late object claims 20 events with other run ranges ({327636=[12, 31]} against"
+                    + " {327636=[11, 30]})"), warnings.get(1));
+        }
+        List<LateConflict> expected = List.of(
+                new LateConflict(url("fewer"), "G1", url("a"), 10, 9, g1.runevtRanges(),
+                        Map.of("327636", new EventRange(1, 9))),
+                new LateConflict(url("shifted"), "G2", url("a"), 20, 20, g2.runevtRanges(),
+                        Map.of("327636", new EventRange(12, 31))));
+        DatasetView v = view();
+        assertEquals(expected, v.lateConflicts());
+        assertEquals(5, v.lateObjects().size());
+        assertEquals(CollectionState.SIGNALLED, v.state(), "information only: the dataset does not change");
+        assertEquals(s.objects(), v.selectedObjects());
+        assertEquals(List.of(s), outbox);
+        assertEquals(2, counter("late_object_conflicts"));
+        assertEquals(5, counter("late_objects"));
+        String json = new String(Json.write(v), StandardCharsets.UTF_8);
+        assertTrue(json.contains("\"lateConflicts\":[{\"url\":\"" + url("fewer") + "\",\"guid\":\"G1\","
+                + "\"signalledUrl\":\"" + url("a") + "\",\"signalledEvents\":10,\"lateEvents\":9,"), json);
+        assertEquals(java.util.Arrays.asList(null, "late object " + url("fewer") + " disagrees with the signal: GUID"
+                + " G1: the late object claims 9 events, the signal takes 10 from " + url("a")), changes.stream()
+                .map(StateChange::detail).toList().subList(0, 2), "streamed on /events");
+
+        restart(); // the journal replayed
+        assertEquals(expected, view().lateConflicts());
+        assertTrue(engine.checkpoint(1).isPresent());
+        restart(); // the checkpoint, which holds the late objects and derives their conflicts
+        assertEquals(expected, view().lateConflicts());
+        control(Fixtures.done(s.signalId(), DATASET, 60));
+        producer("m8", "after-done", claim("G3", 0, 31, new EventRange(31, 61)));
+        assertEquals(3, view().lateConflicts().size(), "a DONE dataset's late objects are compared too");
+        assertEquals(1, counter("late_object_conflicts"), "counted once, when reported (not again at a restart)");
+
+        control(manifest(DATASET, file("G1", -1), file("G2", 20), file("G3", 30), file("G4", 1)));
+        assertEquals(List.of(), view().lateConflicts(), "the signal is superseded: its late objects compete again");
+    }
+
+    /**
+     * A signal journalled before signals carried their files (an older supervisor's) is sent again as it was
+     * journalled, and a late object is compared with the claims of its selected objects.
+     */
+    @Test
+    void aLateObjectIsComparedWithTheSelectedClaimsOfASignalJournalledWithoutFiles() throws IOException {
+        GuidInfo g1 = claim("G1", 0, 10, new EventRange(1, 10));
+        DatasetManifest m = manifest(DATASET, file("G1", 10));
+        ConsumerSignal planned = SignalPlanner.plan(Fixtures.NAME, DatasetSelection.select(m.files(),
+                List.of(new Candidate(url("a"), 1000, 5000, 2, List.of(g1), "m1"))), 1, 1, clock.millis());
+        ConsumerSignal older = new ConsumerSignal(planned.type(), planned.signalId(), planned.dataset(),
+                planned.container(), planned.dspid(), planned.epoch(), planned.objects().stream()
+                .map(o -> new SignalObject(o.url(), o.size(), o.usize(), o.guids(), o.expectedEvents())).toList(),
+                planned.expectedEvents(), planned.ts());
+        journal.append(List.of(new JournalEvent.ManifestRegistered(m),
+                new JournalEvent.ObjectReported("m1", info(DATASET, url("a"), g1)),
+                new JournalEvent.SignalPlanned(older)), clock.millis());
+        restart();
+        assertEquals(List.of(older), outbox, "sent again as journalled");
+
+        producer("m2", "late", claim("G1", 0, 10, new EventRange(2, 11)));
+        assertEquals(List.of(new LateConflict(url("late"), "G1", url("a"), 10, 10, g1.runevtRanges(),
+                Map.of("327636", new EventRange(2, 11)))), view().lateConflicts());
+        restart();
+        assertEquals(1, view().lateConflicts().size());
+    }
+
     @Test
     void doneReportEndsTheDatasetWithCountsAndTraversalTime() throws IOException {
         ConsumerSignal s = completeDataset();
@@ -349,6 +457,76 @@ class SupervisorEngineTest {
         assertEquals(3, outbox.get(1).dspid());
     }
 
+    /**
+     * Issue 30: a signal planned after a start carries every selected file's claim with its run ranges, whether the
+     * claims came back from a checkpoint (the candidates as JSON) or from the journal's entries after it; a signal
+     * journalled with them comes back with them, from the journal and from a checkpoint; a re-selection after the
+     * restarts carries the new winner's. (A replay of the whole journal: the next test and
+     * {@code datasetCompleteAtTheCrashButNotYetPlannedIsPlannedOnRecovery}.)
+     */
+    @Test
+    void signalsPlannedAfterARestartCarryTheProducersClaimsWithTheirRunRanges() throws IOException {
+        GuidInfo g1 = claim("G1", 0, 10, new EventRange(1, 10));
+        GuidInfo g2 = claim("G2", 1, 20, new EventRange(Long.parseUnsignedLong("18446744073709551500"), -1L));
+        GuidInfo g3 = claim("G3", 0, 30, new EventRange(100, 129));
+        GuidInfo g3Retry = claim("G3", 0, 30, new EventRange(100, 130));
+        control(manifest(DATASET, file("G1", 10), file("G2", 20), file("G3", 30)));
+        producer("m1", "a", g1, g2);
+        assertTrue(engine.checkpoint(1).isPresent());
+        producer("m2", "b", g3Retry);
+        engine.onControlMessage(Json.write(InvalidateCommand.of(DATASET, url("b"), "test", null)), "c-1");
+        restart(); // a from the checkpoint, b and its invalidation from the journal after it
+        assertEquals(CollectionState.COLLECTING, view().state());
+
+        producer("m3", "c", g3);
+        assertEquals(1, outbox.size());
+        ConsumerSignal first = outbox.get(0);
+        assertEquals(List.of(List.of(SignalFile.of(g1), SignalFile.of(g2)), List.of(SignalFile.of(g3))),
+                first.objects().stream().map(SignalObject::files).toList());
+        assertEquals(Map.of("327636", new EventRange(Long.parseUnsignedLong("18446744073709551500"), -1L)),
+                first.objects().get(0).files().get(1).runevtRanges(), "uint64 event numbers kept exactly");
+
+        restart(); // planned, not sent: the journalled signal is sent again as it was
+        assertEquals(List.of(first), outbox);
+        assertTrue(engine.checkpoint(1).isPresent());
+        restart(); // the signal back from a checkpoint
+        assertEquals(List.of(first), outbox);
+
+        // a re-selection after the restarts: c is invalidated (b was before), a new retry wins G3
+        engine.onControlMessage(Json.write(InvalidateCommand.of(DATASET, url("c"), "test", null)), "c-2");
+        GuidInfo g3Third = claim("G3", 0, 30, new EventRange(100, 131));
+        producer("m4", "d", g3Third);
+        ConsumerSignal second = outbox.get(outbox.size() - 1);
+        assertTrue(!second.signalId().equals(first.signalId()));
+        assertEquals(List.of(List.of(SignalFile.of(g1), SignalFile.of(g2)), List.of(SignalFile.of(g3Third))),
+                second.objects().stream().map(SignalObject::files).toList());
+    }
+
+    /**
+     * A dataset complete at a crash but not yet planned is planned by the recovery after the start, from claims that
+     * came back from a checkpoint and from the entries after it: run ranges included.
+     */
+    @Test
+    void aSignalPlannedByTheRecoveryCarriesTheClaimsOfTheCheckpointAndOfTheJournal() throws IOException {
+        GuidInfo g1 = claim("G1", 0, 10, new EventRange(1, 10));
+        GuidInfo g2 = claim("G2", 0, 20, new EventRange(11, 30));
+        control(manifest(DATASET, file("G1", 10), file("G2", 20)));
+        producer("m1", "a", g1);
+        assertTrue(engine.checkpoint(1).isPresent());
+        // the process dies after journalling b's object and before its signal
+        journal.append(List.of(new JournalEvent.ObjectReported("m2", info(DATASET, url("b"), g2))), clock.millis());
+        restart();
+
+        assertEquals(1, outbox.size());
+        assertEquals(List.of(List.of(SignalFile.of(g1)), List.of(SignalFile.of(g2))),
+                outbox.get(0).objects().stream().map(SignalObject::files).toList());
+    }
+
+    private static GuidInfo claim(String guid, int fileno, long nevents, EventRange range) {
+        return new GuidInfo(guid, fileno, nevents, nevents, 1, 2, "f838", "physics_Main", "data17_13TeV",
+                Map.of("327636", range));
+    }
+
     @Test
     void datasetCompleteAtTheCrashButNotYetPlannedIsPlannedOnRecovery() throws IOException {
         journal.append(List.of(
@@ -358,6 +536,8 @@ class SupervisorEngineTest {
 
         assertEquals(1, outbox.size());
         assertEquals(CollectionState.SIGNAL_PLANNED, view().state());
+        assertEquals(List.of(SignalFile.of(guid("G1", 0, 10))), outbox.get(0).objects().get(0).files(),
+                "the claim replayed from the journal, run ranges included");
         String id = outbox.get(0).signalId();
         restart();
         assertEquals(id, outbox.get(0).signalId());

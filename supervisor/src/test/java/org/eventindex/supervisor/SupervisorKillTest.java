@@ -5,6 +5,7 @@ import org.eventindex.message.ConsumerSignal;
 import org.eventindex.message.DatasetManifest;
 import org.eventindex.message.Json;
 import org.eventindex.message.Queues;
+import org.eventindex.message.SignalFile;
 import org.eventindex.message.SignalObject;
 import org.eventindex.stomp.StompMessage;
 import org.eventindex.supervisor.journal.Journal;
@@ -160,8 +161,10 @@ class SupervisorKillTest {
             assertEquals(100 + d + 200 + 300, v.get("expectedEvents").asLong(), ds);
             assertEquals(3, v.get("objectsReported").asInt(), ds + ": re-sent messages are recorded once");
             List<SignalObject> expected = List.of(
-                    new SignalObject(url("d" + d + "-job1"), 1000, 5000, List.of(g(d, 1), g(d, 2)), 100 + d + 200),
-                    new SignalObject(url("d" + d + "-job2"), 1000, 5000, List.of(g(d, 3)), 300));
+                    new SignalObject(url("d" + d + "-job1"), 1000, 5000, List.of(g(d, 1), g(d, 2)), 100 + d + 200,
+                            List.of(SignalFile.of(guid(g(d, 1), 0, 100 + d)), SignalFile.of(guid(g(d, 2), 1, 200)))),
+                    new SignalObject(url("d" + d + "-job2"), 1000, 5000, List.of(g(d, 3)), 300,
+                            List.of(SignalFile.of(guid(g(d, 3), 0, 300)))));
             List<ConsumerSignal> got = signalsByDataset.get(ds);
             assertFalse(got == null || got.isEmpty(), ds + " was never signalled");
             assertEquals(1, new HashSet<>(got).size(), ds + ": every signal must be the same one: " + got);
