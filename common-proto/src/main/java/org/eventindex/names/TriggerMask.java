@@ -117,6 +117,23 @@ public final class TriggerMask {
         decodeHlt(coded, off, off + len, words, new Field(coded, off, len));
     }
 
+    /**
+     * Checks the coded L1 field {@code coded[off, off + len)} exactly as {@link #decodeL1Words(byte[], int, int,
+     * long[])} decodes it (the same code, writing no words): for validation, where the bits are not needed.
+     *
+     * @throws IllegalArgumentException as {@link #decodeL1(String)}
+     */
+    public static void checkL1(byte[] coded, int off, int len) {
+        requireNonNull(coded, "coded is null");
+        decodeInto(coded, off, off + len, L1_BITS * L1_MASKS, null, 0, new Field(coded, off, len), off);
+    }
+
+    /** As {@link #checkL1} for a coded HLT/EF field, checked as {@link #decodeHltWords(byte[], int, int, long[])}. */
+    public static void checkHlt(byte[] coded, int off, int len) {
+        requireNonNull(coded, "coded is null");
+        decodeHlt(coded, off, off + len, null, new Field(coded, off, len));
+    }
+
     /** A coded field inside a larger array: its text is made for a message only when the field is refused. */
     private record Field(byte[] bytes, int off, int len) {
     }
@@ -261,12 +278,14 @@ public final class TriggerMask {
 
     /**
      * Decodes {@code coded[start, end)} into {@code nbits} bits, written to the {@code (nbits + 63) / 64} words of
-     * {@code words} from {@code wordOffset} (cleared first). {@code original} is the caller's input (String or
-     * byte[]), for messages; positions in errors are within it.
+     * {@code words} from {@code wordOffset} (cleared first; null: only checked, nothing written). {@code original} is
+     * the caller's input (String, byte[] or {@link Field}), for messages; positions in errors are from {@code base}.
      */
     private static void decodeInto(byte[] coded, int start, int end, int nbits, long[] words, int wordOffset,
                                    Object original, int base) {
-        java.util.Arrays.fill(words, wordOffset, wordOffset + (nbits + 63) / 64, 0L);
+        if (words != null) {
+            java.util.Arrays.fill(words, wordOffset, wordOffset + (nbits + 63) / 64, 0L);
+        }
         int bit = 0;
         long zeros = 0;
         boolean inCount = false;
@@ -277,7 +296,9 @@ public final class TriggerMask {
                 if (bit >= nbits) {
                     throw tooLong(text(original), p - base, nbits);
                 }
-                words[wordOffset + (bit >>> 6)] |= 1L << bit;
+                if (words != null) {
+                    words[wordOffset + (bit >>> 6)] |= 1L << bit;
+                }
                 bit++;
                 zeros = 0;
                 inCount = false;

@@ -53,8 +53,7 @@ public final class ContentRules {
     private boolean runFromName;
     /** 0: no event yet; 1: not simulated; 2: simulated. */
     private int simulation;
-    private final long[] l1Words = new long[TriggerMask.L1_BITS * TriggerMask.L1_MASKS / 64];
-    private final long[] hltWords = new long[TriggerMask.HLT_BITS * TriggerMask.HLT_MASKS / 64];
+    private final PoolToken.Checker tokens = new PoolToken.Checker(SpbContentLimits.TOKENS_PER_EVENT);
 
     /** The dataset the Header names, or null before the Header. */
     public DatasetName dataset() {
@@ -152,7 +151,7 @@ public final class ContentRules {
                 return at(e, guid) + "eitoken " + i + " name is not UTF-8 (byte "
                         + Utf8.invalidAt(b, e.nameOff[i], e.nameLen[i]) + ")";
             }
-            String bad = PoolToken.problem(b, e.tokenOff[i], e.tokenLen[i]);
+            String bad = tokens.problem(i, b, e.tokenOff[i], e.tokenLen[i]);
             if (bad != null) {
                 return at(e, guid) + "eitoken " + i + " ('" + Printable.of(new String(b, e.nameOff[i], e.nameLen[i],
                         StandardCharsets.UTF_8), 60) + "') is not a POOL token: " + bad;
@@ -168,12 +167,12 @@ public final class ContentRules {
     }
 
     private String mask(byte[] b, int off, int len, boolean l1) {
-        // the loader's own decoders: what they accept here, they accept there
+        // the loader's own decoders, writing no bits: what they accept here, they accept there
         try {
             if (l1) {
-                TriggerMask.decodeL1Words(b, off, len, l1Words);
+                TriggerMask.checkL1(b, off, len);
             } else {
-                TriggerMask.decodeHltWords(b, off, len, hltWords);
+                TriggerMask.checkHlt(b, off, len);
             }
             return null;
         } catch (IllegalArgumentException ex) {
