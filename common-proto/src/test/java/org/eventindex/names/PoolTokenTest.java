@@ -167,6 +167,22 @@ class PoolTokenTest {
         }
     }
 
+    /** The checker's short cut gives the whole grammar's verdict and reason, token after token. */
+    @Test
+    void theCheckerAgreesWithTheGrammarOnEveryToken() {
+        java.util.Random r = new java.util.Random(5);
+        PoolToken.Checker checker = new PoolToken.Checker(2);
+        String base = "[DB=" + DB + "][CNT=POOLContainer(DataHeader)][CLID=" + CLID + "][TECH=00000202][OID=";
+        String[] oids = {"0000000000000005-00000000000003E8", "00000005-000003E8", "0000000000000005-00000000000003e8",
+            "0000000000000005_00000000000003E8", "5-3E8", "0000000000000005-00000000000003E8]x", ""};
+        for (int i = 0; i < 2000; i++) {
+            String token = r.nextInt(10) == 0 ? base.replace("DataHeader", "x" + r.nextInt(3)) : base;
+            token += oids[r.nextInt(oids.length)] + (r.nextInt(20) == 0 ? "" : "]");
+            byte[] b = ("xx" + token).getBytes(StandardCharsets.UTF_8);
+            assertEquals(PoolToken.problem(b, 2, b.length - 2), checker.problem(i % 3, b, 2, b.length - 2), token);
+        }
+    }
+
     private static String problem(String token) {
         byte[] b = token.getBytes(StandardCharsets.UTF_8);
         return PoolToken.problem(b, 0, b.length);
