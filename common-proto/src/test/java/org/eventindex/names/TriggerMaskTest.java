@@ -257,4 +257,33 @@ class TriggerMaskTest {
         }
         return b;
     }
+
+    /** The check of a field in place is the decoders' own code: the same verdict and message, for any text. */
+    @Test
+    void checkingAFieldInPlaceAgreesWithDecodingIt() {
+        java.util.Random r = new java.util.Random(9);
+        String alphabet = "AB/!;#Y";
+        for (int i = 0; i < 3000; i++) {
+            StringBuilder t = new StringBuilder();
+            for (int n = r.nextInt(12); n > 0; n--) {
+                t.append(alphabet.charAt(r.nextInt(alphabet.length())));
+            }
+            String text = r.nextBoolean() ? t.toString() : (r.nextBoolean() ? "YA" : "BAA;BAA;BAA") + t;
+            byte[] b = ("<<" + text + ">>").getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+            byte[] alone = text.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+            String decoded = message(() -> TriggerMask.decodeL1Words(alone, new long[24]));
+            assertEquals(decoded, message(() -> TriggerMask.checkL1(b, 2, alone.length)), text);
+            String hlt = message(() -> TriggerMask.decodeHltWords(alone, new long[192]));
+            assertEquals(hlt, message(() -> TriggerMask.checkHlt(b, 2, alone.length)), text);
+        }
+    }
+
+    private static String message(Runnable r) {
+        try {
+            r.run();
+            return null;
+        } catch (IllegalArgumentException e) {
+            return e.getMessage();
+        }
+    }
 }
