@@ -3,6 +3,7 @@ package org.eventindex.consolidated;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import org.eventindex.message.Json;
 
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -30,7 +31,8 @@ public record ConsolidatedMetadata(String dataset, String signalId, HeaderInfo h
                                    List<FileInfo> files, List<MenuInfo> menus, long events, List<Long> runs,
                                    long simulationEvents,
                                    long endProcTime, String rowsSha256) {
-    private static final ObjectMapper JSON = new ObjectMapper();
+    /** The project's one JSON mapping (fields a newer writer adds to the footer are ignored when read). */
+    private static final ObjectMapper JSON = Json.mapper();
 
     public ConsolidatedMetadata {
         Objects.requireNonNull(dataset, "dataset is null");

@@ -27,11 +27,16 @@ public final class TriggerMenus {
     }
 
     /** A consolidated file would hold more than it may: a hostile or broken input, refused for good. */
-    public static final class LimitException extends IOException {
+    public static final class LimitException extends IOException implements org.eventindex.EventIndexFailure {
         private static final long serialVersionUID = 1L;
 
         LimitException(String message) {
             super(message);
+        }
+
+        @Override
+        public Kind kind() {
+            return Kind.FATAL;
         }
     }
 

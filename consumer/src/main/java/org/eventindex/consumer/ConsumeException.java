@@ -38,13 +38,12 @@ public final class ConsumeException extends Exception implements EventIndexFailu
 
     /**
      * The kind of a failure to read an object or to write what was read: a missing object
-     * ({@link FileNotFoundException}) is fatal, and so is a malformed one ({@link SpbFormatException}, whatever its
-     * problem: the stored bytes do not change; a broken transfer shows as another I/O error or a SHA-256 mismatch), a
-     * dataset whose content a consolidated file may not hold ({@link TriggerMenus.LimitException}) and any other
-     * project failure that says so; any other I/O error is retriable.
+     * ({@link FileNotFoundException}) is fatal, and so is any project failure that says so: a malformed object
+     * ({@link SpbFormatException}, whatever its problem: the stored bytes do not change; a broken transfer shows as
+     * another I/O error or a SHA-256 mismatch), a dataset whose content a consolidated file may not hold
+     * ({@link TriggerMenus.LimitException}); any other I/O error is retriable.
      */
     static Kind of(IOException e) {
-        return e instanceof FileNotFoundException || e instanceof TriggerMenus.LimitException ? Kind.FATAL
-                : EventIndexFailure.kindOf(e, Kind.RETRIABLE);
+        return e instanceof FileNotFoundException ? Kind.FATAL : EventIndexFailure.kindOf(e, Kind.RETRIABLE);
     }
 }

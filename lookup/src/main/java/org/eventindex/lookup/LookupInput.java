@@ -95,12 +95,17 @@ public record LookupInput(List<EventKey> keys, List<LineError> errors) {
         }
     }
 
-    /** More lines than the caller accepts in one batch. */
-    public static final class TooManyLinesException extends IOException {
+    /** More lines than the caller accepts in one batch: the same input is refused the same way. */
+    public static final class TooManyLinesException extends IOException implements org.eventindex.EventIndexFailure {
         private static final long serialVersionUID = 1L;
 
         public TooManyLinesException(String message) {
             super(message);
+        }
+
+        @Override
+        public Kind kind() {
+            return Kind.FATAL;
         }
     }
 }

@@ -3,6 +3,7 @@ package org.eventindex.lookup;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.eventindex.message.Json;
 
 import java.math.BigInteger;
 
@@ -12,7 +13,7 @@ import java.math.BigInteger;
  * "dataset","own","duplicate"}],"error":"..."}} ({@code error} only with status ERROR; event numbers unsigned).
  */
 public final class LookupJson {
-    static final ObjectMapper MAPPER = new ObjectMapper();
+    static final ObjectMapper MAPPER = Json.mapper();
 
     private LookupJson() {
     }
