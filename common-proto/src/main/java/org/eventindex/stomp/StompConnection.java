@@ -16,6 +16,9 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -49,7 +52,12 @@ public final class StompConnection implements Closeable {
     private final AtomicLong nextId = new AtomicLong();
     private final AtomicBoolean closing = new AtomicBoolean();
     private final AtomicBoolean shutDown = new AtomicBoolean();
-    private volatile StompDispatcher dispatcher;
+    /**
+     * Calls the listeners, one at a time and in arrival order, so that a slow handler never stops the reader thread
+     * from seeing heart-beats and receipts: a single-thread executor, started on the first subscription; shut down
+     * (after the tasks already submitted) when the connection ends.
+     */
+    private volatile ExecutorService dispatcher;
     private final long sendHeartbeatMs;
     private volatile long lastWriteNanos = System.nanoTime();
     private StompHeartbeat heartbeat;
@@ -143,7 +151,12 @@ public final class StompConnection implements Closeable {
                         + endpoint + " is closed");
             }
             if (dispatcher == null) {
-                dispatcher = new StompDispatcher("stomp-dispatch-" + endpoint);
+                String name = "stomp-dispatch-" + endpoint;
+                dispatcher = Executors.newSingleThreadExecutor(r -> {
+                    Thread t = new Thread(r, name);
+                    t.setDaemon(true);
+                    return t;
+                });
             }
         }
         subscriptions.put(id, new Subscription(destination, handler));
@@ -335,7 +348,25 @@ public final class StompConnection implements Closeable {
         String ackId = frame.headers().getOrDefault("ack", messageId);
         StompMessage message = new StompMessage(frame.headers().getOrDefault("destination", sub.destination()),
                 messageId, ackId, frame.headers(), frame.body(), frame.oversize());
-        dispatcher.submit(() -> sub.listener().onMessage(message));
+        dispatch(dispatcher, () -> sub.listener().onMessage(message));
+    }
+
+    /**
+     * Runs {@code task} on the listeners' thread; a listener's RuntimeException is logged there and the next task
+     * runs. A task offered after the connection ended is dropped: its message is redelivered by the broker.
+     */
+    private void dispatch(ExecutorService to, Runnable task) {
+        try {
+            to.execute(() -> {
+                try {
+                    task.run();
+                } catch (RuntimeException e) {
+                    LOG.error("STOMP listener failed on the connection to {}", endpoint, e);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            LOG.debug("connection to {} has ended; a listener call is dropped", endpoint);
+        }
     }
 
     /** Ends the connection once; listeners hear about it only when it was not closed on purpose. */
@@ -356,16 +387,17 @@ public final class StompConnection implements Closeable {
         }
         receipts.values().forEach(f -> f.completeExceptionally(cause));
         receipts.clear();
-        StompDispatcher d;
+        ExecutorService d;
         synchronized (this) {
             d = dispatcher;
         }
         if (d != null) {
             if (notifyListeners && !closing.get()) {
                 for (Subscription s : subscriptions.values()) {
-                    d.submit(() -> s.listener().onError(cause));
+                    dispatch(d, () -> s.listener().onError(cause));
                 }
             }
+            // the calls already submitted still run, then the thread ends
             d.shutdown();
         }
     }
