@@ -29,7 +29,7 @@ class HdfsCommitterTest {
     @BeforeEach
     void setUp() throws IOException {
         FileContext fc = FileContext.getLocalFSFileContext(new Configuration());
-        committer = new HdfsCommitter(fc, new Path(tmp.toUri()), ".ei.spb");
+        committer = new HdfsCommitter(fc, new Path(tmp.toUri()), ".parquet");
         containerDir = tmp.resolve("cont");
     }
 
@@ -50,10 +50,10 @@ class HdfsCommitterTest {
     void publishesUnderTheContainerAndReplacesAnEarlierFile() throws IOException {
         Path first = write("s1", "first");
         assertEquals(committer.finalPath("cont", "ds"), first);
-        assertEquals(List.of("ds.ei.spb"), names());
+        assertEquals(List.of("ds.parquet"), names());
         write("s1", "second");
-        assertEquals(List.of("ds.ei.spb"), names());
-        assertEquals("second", Files.readString(containerDir.resolve("ds.ei.spb")));
+        assertEquals(List.of("ds.parquet"), names());
+        assertEquals("second", Files.readString(containerDir.resolve("ds.parquet")));
     }
 
     @Test
@@ -61,26 +61,26 @@ class HdfsCommitterTest {
         write("s1", "published");
         try (HdfsCommitter.PendingFile p = committer.begin("cont", "ds", "s2")) {
             p.stream().write(new byte[]{1, 2, 3});
-            assertTrue(names().stream().anyMatch(n -> n.matches("\\.ds\\.ei\\.spb\\.s2\\.[0-9a-f]+\\.tmp")),
+            assertTrue(names().stream().anyMatch(n -> n.matches("\\.ds\\.parquet\\.s2\\.[0-9a-f]+\\.tmp")),
                     names().toString());
         }
-        assertEquals(List.of("ds.ei.spb"), names());
-        assertEquals("published", Files.readString(containerDir.resolve("ds.ei.spb")));
+        assertEquals(List.of("ds.parquet"), names());
+        assertEquals("published", Files.readString(containerDir.resolve("ds.parquet")));
     }
 
     @Test
     void aNewAttemptRemovesStaleTempFilesOfTheSameDatasetOnly() throws IOException {
         Files.createDirectories(containerDir);
-        Files.writeString(containerDir.resolve(".ds.ei.spb.crashed-attempt.tmp"), "x");
-        Files.writeString(containerDir.resolve(".ds_tid12345678_00.ei.spb.other.tmp"), "y");
+        Files.writeString(containerDir.resolve(".ds.parquet.crashed-attempt.tmp"), "x");
+        Files.writeString(containerDir.resolve(".ds_tid12345678_00.parquet.other.tmp"), "y");
         try (HdfsCommitter.PendingFile p = committer.begin("cont", "ds", "s/3 x")) {
             assertEquals(committer.finalPath("cont", "ds").getParent(), p.tempPath().getParent());
-            assertTrue(p.tempPath().getName().matches("\\.ds\\.ei\\.spb\\.s_3_x\\.[0-9a-f]+\\.tmp"),
+            assertTrue(p.tempPath().getName().matches("\\.ds\\.parquet\\.s_3_x\\.[0-9a-f]+\\.tmp"),
                     p.tempPath().getName());
-            assertEquals(List.of(p.tempPath().getName(), ".ds_tid12345678_00.ei.spb.other.tmp"), names());
+            assertEquals(List.of(p.tempPath().getName(), ".ds_tid12345678_00.parquet.other.tmp"), names());
             p.commit();
         }
-        assertEquals(List.of(".ds_tid12345678_00.ei.spb.other.tmp", "ds.ei.spb"), names());
+        assertEquals(List.of(".ds_tid12345678_00.parquet.other.tmp", "ds.parquet"), names());
     }
 
     /**
@@ -94,11 +94,11 @@ class HdfsCommitterTest {
             assertNotEquals(a.tempPath(), b.tempPath());
             b.stream().write("from b".getBytes(StandardCharsets.UTF_8));
             b.commit();
-            assertEquals(List.of("ds.ei.spb"), names());
+            assertEquals(List.of("ds.parquet"), names());
             a.stream().write("from a".getBytes(StandardCharsets.UTF_8));
             assertThrows(IOException.class, a::commit);
         }
-        assertEquals(List.of("ds.ei.spb"), names());
-        assertEquals("from b", Files.readString(containerDir.resolve("ds.ei.spb")));
+        assertEquals(List.of("ds.parquet"), names());
+        assertEquals("from b", Files.readString(containerDir.resolve("ds.parquet")));
     }
 }

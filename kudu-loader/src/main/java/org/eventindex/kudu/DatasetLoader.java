@@ -15,8 +15,8 @@ import static org.eventindex.EventIndexFailure.Kind.RETRIABLE;
 import static java.util.Objects.requireNonNull;
 
 /**
- * Loads one consolidated dataset file (Parquet sorted by (run, event), or SPB of earlier versions) into EVENTS (MCEVENTS
- * for a simulation dataset) and DUPLICATEDEVENTS, computes TRIGGERCOUNT and EVENTSOVERLAP on the way, and records the
+ * Loads one consolidated dataset file (Parquet, sorted by (run, event)) into EVENTS (MCEVENTS for a simulation
+ * dataset) and DUPLICATEDEVENTS, computes TRIGGERCOUNT and EVENTSOVERLAP on the way, and records the
  * dataset in DATASETS. {@link #delete(DatasetName)} removes a dataset.
  * <p>
  * Protocol, which makes every load safe to repeat ({@link #load(LoadRequest, Progress)} reads as these steps, numbered
@@ -27,9 +27,10 @@ import static java.util.Objects.requireNonNull;
  *       not replace newer content ({@link #checkNotSuperseded}). Checked again before the row is set LOADED.</li>
  *   <li>If DATASETS holds the dataset as LOADED with the same {@code load_id}: nothing is written; the stored counts
  *       are returned.</li>
- *   <li>Otherwise the row is set LOADING (with the new load_id, dspid, rgid, insert_start), and every row of this
- *       (dspid, epoch) — and of the row's previous (dspid, rgid) if they differ — left in EVENTS, MCEVENTS and
- *       DUPLICATEDEVENTS by an earlier or interrupted load is deleted.</li>
+ *   <li>Otherwise the file is opened and its footer read ({@link EventSource}): a file that is not a consolidated
+ *       Parquet file is refused here and nothing changes. Then the row is set LOADING (with the new load_id, dspid,
+ *       rgid, insert_start), and every row of this (dspid, epoch) — and of the row's previous (dspid, rgid) if they
+ *       differ — left in EVENTS, MCEVENTS and DUPLICATEDEVENTS by an earlier or interrupted load is deleted.</li>
  *   <li>The file is streamed in order ({@link EventWriter}): the first occurrence of each event number goes to
  *       EVENTS/MCEVENTS, later ones to DUPLICATEDEVENTS. File order is fixed, so a reload gives the same split.
  *       The rows so decided are written by {@link LoaderSettings#loadThreads()} sessions on as many threads; a
@@ -93,9 +94,10 @@ public final class DatasetLoader {
     /**
      * Loads {@code request} following the protocol above; adds the epoch's range if missing.
      *
-     * @throws DatasetLoadException     when the load is refused, Kudu refuses rows, counts differ or an event
-     *                                  reference is malformed; the dataset stays LOADING (refused: as it was)
-     * @throws IOException              when the file cannot be read or is not a valid SPB stream, or Kudu fails
+     * @throws DatasetLoadException     when the load is refused, the file is not a Parquet file, Kudu refuses rows,
+     *                                  counts differ or an event reference is malformed; the dataset stays LOADING
+     *                                  (refused, or not a Parquet file: as it was)
+     * @throws IOException              when the file cannot be read or does not match its footer, or Kudu fails
      */
     public LoadResult load(LoadRequest request, Progress progress) throws IOException {
         requireNonNull(request, "request is null");
@@ -115,25 +117,30 @@ public final class DatasetLoader {
                     elapsedMillis(t0), true);
         }
 
-        // 2. LOADING, and no row of an earlier or interrupted load left
-        tables.ensureEpoch(epoch);
-        if (decision instanceof DatasetsTable.Decision.Replace replace && replace.movedFrom().isPresent()) {
-            // The supervisor re-placed the dataset: remove the old placement's rows while the row still names it,
-            // so a crash in between leaves a LOADING row that a retry cleans up the same way.
-            Placement old = replace.movedFrom().get();
-            datasets.markState(request.dataset(), LoadState.LOADING);
-            EventRows.deleteDataset(client, tables.config(), old.dspid(), old.rgid(), dataset);
-        }
-        Instant start = clock.instant();
-        datasets.markLoading(request, start);
-        EventRows.deleteDataset(client, tables.config(), dspid, epoch, dataset);
-
-        // 3. the file, streamed into EVENTS/MCEVENTS and DUPLICATEDEVENTS
-        List<Placement> others = datasets.loadedInRun(request.dataset().runNumber(), dspid);
+        // the file is opened (and its footer read) before anything changes: a file that is not a consolidated
+        // Parquet file is refused here, leaving the dataset as it was
+        EventSource source = EventSource.open(request.source(), dataset);
         EventWriter.Written written;
-        try (EventWriter writer = new EventWriter(client, tables.config(), settings, request,
-                DatasetsTable.micros(start), others, progress, fault)) {
-            written = writer.write();
+        try (source) {
+            // 2. LOADING, and no row of an earlier or interrupted load left
+            tables.ensureEpoch(epoch);
+            if (decision instanceof DatasetsTable.Decision.Replace replace && replace.movedFrom().isPresent()) {
+                // The supervisor re-placed the dataset: remove the old placement's rows while the row still names
+                // it, so a crash in between leaves a LOADING row that a retry cleans up the same way.
+                Placement old = replace.movedFrom().get();
+                datasets.markState(request.dataset(), LoadState.LOADING);
+                EventRows.deleteDataset(client, tables.config(), old.dspid(), old.rgid(), dataset);
+            }
+            Instant start = clock.instant();
+            datasets.markLoading(request, start);
+            EventRows.deleteDataset(client, tables.config(), dspid, epoch, dataset);
+
+            // 3. the file, streamed into EVENTS/MCEVENTS and DUPLICATEDEVENTS
+            List<Placement> others = datasets.loadedInRun(request.dataset().runNumber(), dspid);
+            try (EventWriter writer = new EventWriter(client, tables.config(), settings, request,
+                    DatasetsTable.micros(start), others, progress, fault)) {
+                written = writer.write(source);
+            }
         }
 
         // 4. the dataset's TRIGGERCOUNT and EVENTSOVERLAP rows replaced

@@ -29,8 +29,8 @@ import static java.util.Objects.requireNonNull;
  * are written by that many sessions on their own threads ({@link ParallelSessions}); progress then counts the rows
  * applied by all of them.
  * <p>
- * Sorted single-run Parquet files have equal event numbers adjacent: no set needed. Older SPB files and multi-run
- * files keep every event number in a set (~16 B each). File order is fixed, so a reload gives the same split.
+ * Sorted single-run files have equal event numbers adjacent: no set needed. Multi-run files keep every event number
+ * in a set (~16 B each). File order is fixed, so a reload gives the same split.
  */
 final class EventWriter implements AutoCloseable {
 
@@ -70,7 +70,7 @@ final class EventWriter implements AutoCloseable {
     private final ParallelSessions.Fault fault;
     private ParallelSessions parallel;
 
-    // set at the first event: an SPB file says whether it is simulation (MCEVENTS) only there
+    // set at the first event (a file without events opens no event table)
     private KuduTable events;
     private EventRowMapper eventMapper;
     private String tableNames;
@@ -115,57 +115,56 @@ final class EventWriter implements AutoCloseable {
     }
 
     /**
-     * Streams the file into Kudu; returns after every row was flushed without a refusal.
+     * Streams the file's events into Kudu; returns after every row was flushed without a refusal. The caller opened
+     * {@code source} and closes it.
      *
      * @throws DatasetLoadException when Kudu refuses rows or an event's reference or trigger mask is malformed
      * @throws IOException          when the file cannot be read or Kudu fails
      */
-    Written write() throws IOException {
-        try (EventSource source = EventSource.open(request.source(), settings)) {
-            boolean adjacent = source.adjacentDuplicates();
-            if (!adjacent) {
-                seen = new LongHashSet(1 << 16);
-            }
-            while (source.next()) {
-                EventRecord e = source.event;
-                if (events == null) {
-                    openEventTable(source.simulation());
-                }
-                count++;
-                if (smk == null) {
-                    if (e.hasSmk) {
-                        smk = e.smk;
-                    } else if (source.menu != null) {
-                        smk = source.menu.getSMK();
-                    }
-                }
-                decodeTriggers(e);
-                int occurrence = adjacent ? adjacentOccurrence(e.eventNumber) : seenOccurrence(e.eventNumber);
-                Insert row = occurrence == 1 ? first(e, source.menu) : duplicate(e, source.menu, occurrence);
-                if (parallel != null) {
-                    parallel.apply(row);
-                } else {
-                    session.apply(row);
-                }
-                if (count % settings.progressEvery() == 0) {
-                    if (parallel != null) {
-                        parallel.check();
-                        progress.events(dataset, parallel.applied());
-                    } else {
-                        EventRows.failOnErrors(session, tableNames, "insert events", dataset);
-                        progress.events(dataset, count);
-                    }
-                }
-            }
-            if (parallel != null) {
-                parallel.finish();
-            }
-            session.flush();
-            if (tableNames != null) {
-                EventRows.failOnErrors(session, tableNames, "insert events", dataset);
-            }
-            progress.events(dataset, count);
+    Written write(EventSource source) throws IOException {
+        boolean adjacent = source.adjacentDuplicates();
+        if (!adjacent) {
+            seen = new LongHashSet(1 << 16);
         }
+        while (source.next()) {
+            EventRecord e = source.event;
+            if (events == null) {
+                openEventTable(source.simulation());
+            }
+            count++;
+            if (smk == null) {
+                if (e.hasSmk) {
+                    smk = e.smk;
+                } else if (source.menu != null) {
+                    smk = source.menu.getSMK();
+                }
+            }
+            decodeTriggers(e);
+            int occurrence = adjacent ? adjacentOccurrence(e.eventNumber) : seenOccurrence(e.eventNumber);
+            Insert row = occurrence == 1 ? first(e, source.menu) : duplicate(e, source.menu, occurrence);
+            if (parallel != null) {
+                parallel.apply(row);
+            } else {
+                session.apply(row);
+            }
+            if (count % settings.progressEvery() == 0) {
+                if (parallel != null) {
+                    parallel.check();
+                    progress.events(dataset, parallel.applied());
+                } else {
+                    EventRows.failOnErrors(session, tableNames, "insert events", dataset);
+                    progress.events(dataset, count);
+                }
+            }
+        }
+        if (parallel != null) {
+            parallel.finish();
+        }
+        session.flush();
+        if (tableNames != null) {
+            EventRows.failOnErrors(session, tableNames, "insert events", dataset);
+        }
+        progress.events(dataset, count);
         PairCounter triggerPairs = pairs.finish();
         Map<Integer, Long> overlaps = overlap == null ? Map.of() : overlap.result();
         return new Written(count, duplicates, uniqDupl, smk, triggerPairs, overlaps);

@@ -176,17 +176,17 @@ public final class KuduLoaderMain implements Callable<Integer> {
     }
 
     @Command(name = "load", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-            description = {"Loads one consolidated dataset file (.parquet, or gzip SPB of earlier"
-            + " versions) into EVENTS (MCEVENTS for simulation; first occurrence of each event number) and"
-            + " DUPLICATEDEVENTS (later ones), computes TRIGGERCOUNT and EVENTSOVERLAP on the way, then marks the"
-            + " dataset LOADED in DATASETS. Adds the epoch's range if missing. Safe to repeat: with the same load id"
+            description = {"Loads one consolidated dataset file (the .parquet file the consumer writes) into EVENTS"
+            + " (MCEVENTS for simulation; first occurrence of each event number) and DUPLICATEDEVENTS (later ones),"
+            + " computes TRIGGERCOUNT and EVENTSOVERLAP on the way, then marks the dataset LOADED in DATASETS. Adds the epoch's range if missing. Safe to repeat: with the same load id"
             + " a LOADED dataset is left alone; otherwise its rows are deleted and loaded again.",
         "Progress (a bar with events/s) goes to stderr, the result to stdout."})
     static final class Load extends Subcommand {
         @Mixin
         Layout layout;
         @Option(names = "--file", paramLabel = "PATH", required = true,
-                description = "the dataset file; in HDFS when --hdfs is given, else a local path")
+                description = "the dataset's Parquet file; in HDFS when --hdfs is given, else a local path (a file"
+                        + " that is not Parquet is refused before anything changes)")
         String file;
         @Option(names = "--hdfs", paramLabel = "URI", description = "HDFS name node, e.g. hdfs://namenode:8020")
         URI hdfs;
@@ -228,8 +228,7 @@ public final class KuduLoaderMain implements Callable<Integer> {
             try {
                 settings = new LoaderSettings(buffer != null ? buffer : defaults.mutationBufferOps(),
                         defaults.flushInterval(), defaults.operationTimeout(), defaults.progressEvery(),
-                        defaults.verifyCounts(), defaults.spbLimits(),
-                        threads != null ? threads : defaults.loadThreads());
+                        defaults.verifyCounts(), threads != null ? threads : defaults.loadThreads());
             } catch (IllegalArgumentException e) {
                 throw new ParameterException(spec.commandLine(), e.getMessage());
             }

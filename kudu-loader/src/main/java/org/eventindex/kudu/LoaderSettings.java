@@ -1,7 +1,5 @@
 package org.eventindex.kudu;
 
-import org.eventindex.spb.SpbLimits;
-
 import java.time.Duration;
 
 import static java.util.Objects.requireNonNull;
@@ -16,12 +14,11 @@ import static java.util.Objects.requireNonNull;
  * @param operationTimeout   timeout of one Kudu write or flush
  * @param progressEvery      events between two progress callbacks (and row-error checks)
  * @param verifyCounts       count the dataset's rows after writing and refuse LOADED on any difference
- * @param spbLimits          bounds applied while reading the file
  * @param loadThreads        Kudu sessions, each on its own thread, writing one dataset's rows (1: on the loading
  *                           thread, as before; the rows written are the same for any value)
  */
 public record LoaderSettings(int mutationBufferOps, Duration flushInterval, Duration operationTimeout,
-                             int progressEvery, boolean verifyCounts, SpbLimits spbLimits, int loadThreads) {
+                             int progressEvery, boolean verifyCounts, int loadThreads) {
 
     /**
      * Rows buffered per session by default (decisions 0017, 0040): the fastest load measured on one tablet server, also
@@ -39,7 +36,6 @@ public record LoaderSettings(int mutationBufferOps, Duration flushInterval, Dura
     public LoaderSettings {
         requireNonNull(flushInterval, "flushInterval is null");
         requireNonNull(operationTimeout, "operationTimeout is null");
-        requireNonNull(spbLimits, "spbLimits is null");
         if (mutationBufferOps < MIN_BUFFER_ROWS || mutationBufferOps > MAX_BUFFER_ROWS) {
             throw new IllegalArgumentException("mutationBufferOps must be between " + MIN_BUFFER_ROWS + " and "
                     + MAX_BUFFER_ROWS + ": " + mutationBufferOps);
@@ -59,23 +55,15 @@ public record LoaderSettings(int mutationBufferOps, Duration flushInterval, Dura
         }
     }
 
-    /** The settings with {@link #defaultLoadThreads()} sessions. */
-    public LoaderSettings(int mutationBufferOps, Duration flushInterval, Duration operationTimeout,
-                          int progressEvery, boolean verifyCounts, SpbLimits spbLimits) {
-        this(mutationBufferOps, flushInterval, operationTimeout, progressEvery, verifyCounts, spbLimits,
-                defaultLoadThreads());
-    }
-
     /** These settings with {@code threads} Kudu sessions per load. */
     public LoaderSettings withLoadThreads(int threads) {
         return new LoaderSettings(mutationBufferOps, flushInterval, operationTimeout, progressEvery, verifyCounts,
-                spbLimits, threads);
+                threads);
     }
 
     /** These settings with {@code rows} buffered per Kudu session. */
     public LoaderSettings withBufferRows(int rows) {
-        return new LoaderSettings(rows, flushInterval, operationTimeout, progressEvery, verifyCounts, spbLimits,
-                loadThreads);
+        return new LoaderSettings(rows, flushInterval, operationTimeout, progressEvery, verifyCounts, loadThreads);
     }
 
     /** The cores of this machine, at most 4: one session per core, the tablet servers being the limit beyond. */
@@ -85,6 +73,6 @@ public record LoaderSettings(int mutationBufferOps, Duration flushInterval, Dura
 
     public static LoaderSettings defaults() {
         return new LoaderSettings(DEFAULT_BUFFER_ROWS, Duration.ofSeconds(1), Duration.ofSeconds(60), 100_000, true,
-                SpbLimits.DEFAULT);
+                defaultLoadThreads());
     }
 }

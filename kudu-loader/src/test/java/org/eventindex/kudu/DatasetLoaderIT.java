@@ -10,7 +10,6 @@ import org.apache.kudu.client.KuduTable;
 import org.apache.kudu.client.Update;
 import org.eventindex.kudu.TestDatasetFiles.InputFile;
 import org.eventindex.names.DatasetName;
-import org.eventindex.spb.SpbFormatException;
 import org.eventindex.testing.EmbeddedKudu;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -87,7 +86,7 @@ class DatasetLoaderIT {
     void loadSplitsDuplicatesAndIsIdempotent() throws Exception {
         String dataset = "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1824";
         // 7 is in files 1 and 2; 9 three times: 2 duplicate rows for 9, 1 for 7.
-        Path file = TestDatasetFiles.write(dir.resolve("a.spb"), dataset, List.of(
+        Path file = TestDatasetFiles.write(dir.resolve("a.parquet"), dataset, List.of(
                 new InputFile(TestDatasetFiles.guid(1, 0), 1, 7, 9, 0),
                 new InputFile(TestDatasetFiles.guid(2, 0), 7, 9, 11, 9)));
         LoadRequest request = request(dataset, 100, EPOCH, "signal-a", file, 0);
@@ -104,7 +103,7 @@ class DatasetLoaderIT {
         assertEquals(8L, row.countEvents());
         assertEquals(2L, row.uniqDuplEvents());
         assertEquals(3L, row.numDuplicates());
-        assertTrue(row.hdfsPath().endsWith("a.spb"));
+        assertTrue(row.hdfsPath().endsWith("a.parquet"));
         assertFalse(row.insertEnd().isBefore(row.insertStart()));
 
         // The first occurrence (file 1) is in EVENTS, with its own and provenance references.
@@ -132,7 +131,7 @@ class DatasetLoaderIT {
     @Test
     void leftoverOfAnInterruptedLoadIsCleanedAndReloaded() throws Exception {
         String dataset = "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1824_tid00000001_00";
-        Path file = TestDatasetFiles.write(dir.resolve("b.spb"), dataset, List.of(
+        Path file = TestDatasetFiles.write(dir.resolve("b.parquet"), dataset, List.of(
                 new InputFile(TestDatasetFiles.guid(3, 0), 1, 2, 3, 2)));
         LoadRequest request = request(dataset, 101, EPOCH, "signal-b", file, 0);
         loader.load(request);
@@ -167,10 +166,10 @@ class DatasetLoaderIT {
     @Test
     void newContentReplacesTheOldRows() throws Exception {
         String dataset = "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1825";
-        Path v1 = TestDatasetFiles.write(dir.resolve("c1.spb"), dataset, List.of(
+        Path v1 = TestDatasetFiles.write(dir.resolve("c1.parquet"), dataset, List.of(
                 new InputFile(TestDatasetFiles.guid(4, 0), 1, 2, 3, 4, 4)));
         loader.load(request(dataset, 102, EPOCH, "signal-c1", v1, 0));
-        Path v2 = TestDatasetFiles.write(dir.resolve("c2.spb"), dataset, List.of(
+        Path v2 = TestDatasetFiles.write(dir.resolve("c2.parquet"), dataset, List.of(
                 new InputFile(TestDatasetFiles.guid(5, 0), 1, 2)));
         LoadResult r = loader.load(request(dataset, 102, EPOCH, "signal-c2", v2, 0));
         assertEquals(new LoadResult(2, 2, 0, r.millis(), false), r);
@@ -182,9 +181,9 @@ class DatasetLoaderIT {
     @Test
     void aLoadOfAnOlderSelectionIsRefusedAndChangesNothing() throws Exception {
         String dataset = "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1829";
-        Path older = TestDatasetFiles.write(dir.resolve("h1.spb"), dataset, List.of(
+        Path older = TestDatasetFiles.write(dir.resolve("h1.parquet"), dataset, List.of(
                 new InputFile(TestDatasetFiles.guid(10, 0), 1, 2, 3)));
-        Path newer = TestDatasetFiles.write(dir.resolve("h2.spb"), dataset, List.of(
+        Path newer = TestDatasetFiles.write(dir.resolve("h2.parquet"), dataset, List.of(
                 new InputFile(TestDatasetFiles.guid(11, 0), 1, 2)));
         // the newer selection (made at t=2000) is processed first, the superseded one (t=1000) arrives late
         loader.load(request(dataset, 107, EPOCH, "signal-h2", newer, 2000));
@@ -219,7 +218,7 @@ class DatasetLoaderIT {
     @Test
     void aNewerSelectionStartedDuringTheLoadKeepsItFromEndingLoaded() throws Exception {
         String dataset = "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1830";
-        Path file = TestDatasetFiles.write(dir.resolve("i.spb"), dataset, List.of(
+        Path file = TestDatasetFiles.write(dir.resolve("i.parquet"), dataset, List.of(
                 new InputFile(TestDatasetFiles.guid(12, 0), 1, 2)));
         AtomicBoolean newerStarted = new AtomicBoolean();
         // once the events are written, a newer selection's load takes the DATASETS row (as its markLoading would)
@@ -255,7 +254,7 @@ class DatasetLoaderIT {
     @Test
     void replacedDatasetLeavesNoRowsAtItsOldPlace() throws Exception {
         String dataset = "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1828";
-        Path file = TestDatasetFiles.write(dir.resolve("g.spb"), dataset, List.of(
+        Path file = TestDatasetFiles.write(dir.resolve("g.parquet"), dataset, List.of(
                 new InputFile(TestDatasetFiles.guid(9, 0), 1, 2, 2)));
         loader.load(request(dataset, 105, EPOCH, "signal-g1", file, 0));
         DatasetLoadException e = assertThrows(DatasetLoadException.class, () -> loader.load(
@@ -275,21 +274,10 @@ class DatasetLoaderIT {
         // Kudu refuses cells above 64 KiB: the one event with such a token must fail the whole load.
         String huge = new org.eventindex.names.PoolToken(TestDatasetFiles.guid(6, 0), "C".repeat(70_000),
                 "D82968A1-CF91-4320-B2DD-E0F739CBC7E6", 0x202, 3, 2).format();
-        // An SPB file cannot carry such a token (SpbContentLimits); a consolidated file can, so it is written directly.
-        String own = TestDatasetFiles.guid(6, 0);
-        Path file = dir.resolve("d.parquet");
-        try (java.io.OutputStream out = java.nio.file.Files.newOutputStream(file)) {
-            org.eventindex.consolidated.ConsolidatedFileWriter w =
-                    new org.eventindex.consolidated.ConsolidatedFileWriter(out);
-            for (long n = 1; n <= 3; n++) {
-                org.eventindex.proto.EventIndexProtos.EIEvent_p1.Builder e = TestDatasetFiles.event(n, own, TestDatasetFiles.guid(1, 1), TestDatasetFiles.guid(1, 2));
-                w.write((n == 2 ? e.setEitoken(0, e.getEitoken(0).toBuilder().setToken(huge)) : e).build(), own);
-            }
-            w.finish(new org.eventindex.consolidated.ConsolidatedMetadata(dataset, "signal-d",
-                    new org.eventindex.consolidated.ConsolidatedMetadata.HeaderInfo(1, "consolidated", "signal-d",
-                            true, true), List.of("s3://x/y"), List.of(), List.of(), w.events(),
-                    List.of((long) TestDatasetFiles.RUN), 0, 2, w.finishDigest()).toKeyValues());
-        }
+        // The consumer never writes such a token (an SPB object cannot carry it: SpbContentLimits); a file can.
+        Path file = TestDatasetFiles.write(dir.resolve("d.parquet"), dataset, List.of(
+                        new InputFile(TestDatasetFiles.guid(6, 0), 1, 2, 3)),
+                e -> e.getEventNumber() == 2 ? e.setEitoken(0, e.getEitoken(0).toBuilder().setToken(huge)) : e);
         DatasetLoadException e = assertThrows(DatasetLoadException.class, () -> loader.load(
                 request(dataset, 103, EPOCH, "signal-d", file, 0)));
         assertContains(e.getMessage(), dataset, "refused 1 rows", MAIN.eventsTable());
@@ -310,7 +298,7 @@ class DatasetLoaderIT {
     @Test
     void aLoadedDatasetIsNotAbandoned() throws Exception {
         String dataset = "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1829";
-        Path file = TestDatasetFiles.write(dir.resolve("abandon.spb"), dataset, List.of(
+        Path file = TestDatasetFiles.write(dir.resolve("abandon.parquet"), dataset, List.of(
                 new InputFile(TestDatasetFiles.guid(9, 0), 1, 2, 3)));
         loader.load(request(dataset, 109, EPOCH, "signal-x", file, 0));
         assertFalse(loader.abandon(DatasetName.parse(dataset), "signal-x"));
@@ -321,16 +309,46 @@ class DatasetLoaderIT {
     @Test
     void malformedTokenFailsTheLoadNamingTheEvent() throws Exception {
         String dataset = "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1827";
-        Path file = TestDatasetFiles.write(dir.resolve("e.spb"), dataset, List.of(
+        Path file = TestDatasetFiles.write(dir.resolve("e.parquet"), dataset, List.of(
                         new InputFile(TestDatasetFiles.guid(7, 0), 1, 5)),
                 e -> e.getEventNumber() == 5 ? e.setEitoken(1, e.getEitoken(1).toBuilder().setToken("[DB=x]")) : e);
-        // the SPB reader's content rules refuse it, naming the event, as the producer and the consumer would
-        SpbFormatException e = assertThrows(SpbFormatException.class, () -> loader.load(
+        // the consumer never writes such a token (its reader refuses the object); the loader refuses it too,
+        // naming the event, its file and the token
+        DatasetLoadException e = assertThrows(DatasetLoadException.class, () -> loader.load(
                 request(dataset, 104, EPOCH, "signal-e", file, 0)));
-        assertContains(e.getMessage(), "EVENT (run 327636, event 5) of GUID " + TestDatasetFiles.guid(7, 0),
-                "eitoken 1", "is not a POOL token");
+        assertContains(e.getMessage(), dataset, "event 327636/5 of file " + TestDatasetFiles.guid(7, 0),
+                "e.parquet", "malformed reference", "[DB=x]");
         assertFalse(e.retriable(), "a malformed reference is malformed every time");
         assertEquals(LoadState.LOADING, queries.dataset(dataset).orElseThrow().state());
+    }
+
+    @Test
+    void aFileThatIsNotParquetIsRefusedBeforeAnythingChanges() throws Exception {
+        String dataset = "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1831";
+        Path parquet = TestDatasetFiles.write(dir.resolve("j.parquet"), dataset, List.of(
+                new InputFile(TestDatasetFiles.guid(13, 0), 1, 2, 3)));
+        loader.load(request(dataset, 110, EPOCH, "signal-j1", parquet, 0));
+        DatasetsRow loaded = queries.dataset(dataset).orElseThrow();
+
+        // the dataset's consolidated SPB file of a version before the Parquet file, under another load id
+        Path spb = TestDatasetFiles.writeConsolidatedSpb(dir.resolve(dataset + ".ei.spb"), dataset,
+                new InputFile(TestDatasetFiles.guid(14, 0), 1, 2));
+        DatasetLoadException e = assertThrows(DatasetLoadException.class, () -> loader.load(
+                request(dataset, 110, EPOCH, "signal-j2", spb, 0)));
+        assertContains(e.getMessage(), dataset, spb.toUri().toString(), "is not a Parquet file", "gzip",
+                "consolidated SPB file", "no longer loaded", "resignal");
+        assertFalse(e.retriable(), "the file is the same at every attempt");
+        assertEquals(loaded, queries.dataset(dataset).orElseThrow(), "DATASETS unchanged: LOADED, the first load");
+        assertEquals(new EventCounts(3, 0), queries.countEvents(110, EPOCH));
+        assertEquals(TestDatasetFiles.guid(13, 0), queries.lookup(110, 1, EPOCH).orElseThrow().db());
+
+        // a dataset not loaded yet gets no DATASETS row from a refused file
+        String fresh = "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1832";
+        Path text = java.nio.file.Files.writeString(dir.resolve("k.parquet"), "not a dataset file\n");
+        e = assertThrows(DatasetLoadException.class, () -> loader.load(request(fresh, 111, EPOCH, "signal-k", text,
+                0)));
+        assertContains(e.getMessage(), text.toUri().toString(), "does not begin with the Parquet magic number PAR1");
+        assertTrue(queries.dataset(fresh).isEmpty());
     }
 
     @Test
@@ -339,7 +357,7 @@ class DatasetLoaderIT {
         small.createOrVerify(1);
         DatasetLoader smallLoader = new DatasetLoader(client, small, LoaderSettings.defaults(), Clock.systemUTC());
         String dataset = "data18_13TeV.00350000.physics_Main.merge.AOD.f900_m2000";
-        Path file = TestDatasetFiles.write(dir.resolve("f.spb"), dataset, List.of(
+        Path file = TestDatasetFiles.write(dir.resolve("f.parquet"), dataset, List.of(
                 new InputFile(TestDatasetFiles.guid(8, 0), 10, 20, 30)));
         smallLoader.load(request(dataset, 200, 2, "signal-f", file, 0));
         assertEquals(List.of(1, 2), small.epochs(SMALL.eventsTable()));

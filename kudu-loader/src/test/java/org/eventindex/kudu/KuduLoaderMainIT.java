@@ -60,9 +60,9 @@ class KuduLoaderMainIT {
         // Two files; the second repeats the first's last 1,000 event numbers.
         long[] first = LongStream.range(0, EVENTS_PER_FILE).toArray();
         long[] second = LongStream.range(EVENTS_PER_FILE - 1_000, 2L * EVENTS_PER_FILE - 1_000).toArray();
-        Path local = TestDatasetFiles.write(dir.resolve("ds.spb"), DATASET, List.of(
+        Path local = TestDatasetFiles.write(dir.resolve("ds.parquet"), DATASET, List.of(
                 new InputFile(TestDatasetFiles.guid(1, 0), first), new InputFile(TestDatasetFiles.guid(2, 0), second)));
-        org.apache.hadoop.fs.Path remote = new org.apache.hadoop.fs.Path("/ei/" + DATASET + ".spb");
+        org.apache.hadoop.fs.Path remote = new org.apache.hadoop.fs.Path("/ei/" + DATASET + ".parquet");
         hdfs.fs().copyFromLocalFile(new org.apache.hadoop.fs.Path(local.toUri()), remote);
 
         String[] load = {"load", "--masters", kudu.masterAddresses(), "--prefix", "cli_", "--replicas", "1",
@@ -99,12 +99,31 @@ class KuduLoaderMainIT {
 
     @Test
     void loadIntoMissingTablesSaysToCreateThem() throws Exception {
-        Path local = TestDatasetFiles.write(dir.resolve("x.spb"), DATASET, List.of(
+        Path local = TestDatasetFiles.write(dir.resolve("x.parquet"), DATASET, List.of(
                 new InputFile(TestDatasetFiles.guid(3, 0), 1)));
         Result r = run("load", "--masters", kudu.masterAddresses(), "--prefix", "none_", "--file", local.toString(),
                 "--dataset", DATASET, "--dspid", "1", "--epoch", "0");
         assertEquals(1, r.status());
         assertTrue(r.err().contains("none_DATASETS does not exist") && r.err().contains("create-tables"), r.err());
+    }
+
+    @Test
+    void aConsolidatedSpbFileIsRefusedNamingTheFileAndWhy() throws Exception {
+        Result created = run("create-tables", "--masters", kudu.masterAddresses(), "--prefix", "old_",
+                "--buckets", "2", "--replicas", "1");
+        assertEquals(0, created.status(), created.err());
+        Path spb = TestDatasetFiles.writeConsolidatedSpb(dir.resolve(DATASET + ".ei.spb"), DATASET,
+                new InputFile(TestDatasetFiles.guid(4, 0), 1, 2, 3));
+
+        Result r = run("load", "--masters", kudu.masterAddresses(), "--prefix", "old_", "--replicas", "1",
+                "--file", spb.toString(), "--dataset", DATASET, "--dspid", "1", "--epoch", "1");
+        assertEquals(1, r.status(), r.err());
+        assertTrue(r.err().contains(spb.toUri().toString() + " is not a Parquet file: it is gzip data, as a"
+                + " consolidated SPB file (.ei.spb) of an earlier version is; such files are no longer loaded: re-run"
+                + " the dataset's signal (supervisor resignal)"), r.err());
+        assertEquals("", r.out());
+        assertTrue(new DatasetQueries(kudu.client(), new KuduTablesConfig("old_", 2, 1)).dataset(DATASET).isEmpty(),
+                "nothing written to DATASETS");
     }
 
     private record Result(int status, String out, String err) {

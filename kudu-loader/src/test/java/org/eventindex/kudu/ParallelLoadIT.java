@@ -10,6 +10,7 @@ import org.apache.kudu.client.RowResult;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.io.LocalInputFile;
+import org.eventindex.consolidated.ConsolidatedFileReader;
 import org.eventindex.consolidated.ConsolidatedFileWriter;
 import org.eventindex.consolidated.ConsolidatedMetadata;
 import org.eventindex.kudu.TestDatasetFiles.InputFile;
@@ -47,8 +48,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The parallel load ({@code loadThreads} > 1) against a real Kudu: exactly the rows of a one-session load of the same
  * file (EVENTS, DUPLICATEDEVENTS, TRIGGERCOUNT, EVENTSOVERLAP, DATASETS counts), for a sorted Parquet file whose
- * duplicates straddle row group and hand-over batch boundaries and for an SPB file (duplicates far apart); a failure
- * injected into one writing thread fails the whole load (dataset not LOADED) and a retry completes it.
+ * duplicates straddle row group and hand-over batch boundaries and for a file of two runs (duplicates far apart); a
+ * failure injected into one writing thread fails the whole load (dataset not LOADED) and a retry completes it.
  */
 class ParallelLoadIT {
     private static final KuduTablesConfig CONFIG = new KuduTablesConfig("par_", 4, 1);
@@ -56,7 +57,7 @@ class ParallelLoadIT {
     private static final int RUN = TestDatasetFiles.RUN;
     private static final String DS_A = "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1824";
     private static final String DS_B = "data17_13TeV.00327636.physics_Late.merge.AOD.f838_m1824";
-    private static final String DS_C = "data17_13TeV.00327636.physics_Spb.merge.AOD.f838_m1824";
+    private static final String DS_C = "data17_13TeV.00327636.physics_TwoRuns.merge.AOD.f838_m1824";
     private static final String DS_D = "data17_13TeV.00327636.physics_Fail.merge.AOD.f838_m1824";
 
     @TempDir
@@ -132,8 +133,10 @@ class ParallelLoadIT {
     }
 
     @Test
-    void fourThreadsWriteExactlyTheRowsOfOneOnAnSpbFile() throws Exception {
-        // duplicates far apart in file order: the split uses the set of event numbers
+    void fourThreadsWriteExactlyTheRowsOfOneOnATwoRunFile() throws Exception {
+        // files 3 and 4 of another run: the rows sorted by (run, event) hold the same event number once per run, far
+        // apart, so the split uses the set of event numbers (a file of an earlier version: one run per dataset is a
+        // content rule now)
         List<InputFile> inputs = new ArrayList<>();
         for (int f = 1; f <= 4; f++) {
             long[] numbers = new long[1500];
@@ -142,7 +145,12 @@ class ParallelLoadIT {
             }
             inputs.add(new InputFile(TestDatasetFiles.guid(f, 0), numbers));
         }
-        Path file = TestDatasetFiles.write(dir.resolve("c.spb"), DS_C, inputs);
+        Set<String> laterRun = Set.of(TestDatasetFiles.guid(3, 0), TestDatasetFiles.guid(4, 0));
+        Path file = TestDatasetFiles.write(dir.resolve("c.parquet"), DS_C, inputs,
+                e -> laterRun.stream().anyMatch(e.getEitoken(0).getToken()::contains) ? e.setRunNumber(RUN + 1) : e);
+        try (ConsolidatedFileReader r = new ConsolidatedFileReader(new LocalInputFile(file), file.toString())) {
+            assertEquals(List.of((long) RUN, RUN + 1L), r.metadata().runs());
+        }
 
         LoadResult one = loader(1, null).load(request(DS_C, 602, "one", file));
         Snapshot single = snapshot(DS_C, 602);
@@ -183,7 +191,7 @@ class ParallelLoadIT {
         LoaderSettings d = LoaderSettings.defaults();
         // a small session buffer, so that a thread waits on its flushes and the others take the next batches
         DatasetLoader loader = new DatasetLoader(client, tables, new LoaderSettings(1_000, d.flushInterval(),
-                d.operationTimeout(), 2_048, true, d.spbLimits(), threads), Clock.systemUTC());
+                d.operationTimeout(), 2_048, true, threads), Clock.systemUTC());
         loader.injectFault(fault);
         return loader;
     }

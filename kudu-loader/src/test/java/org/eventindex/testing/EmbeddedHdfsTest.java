@@ -22,7 +22,7 @@ class EmbeddedHdfsTest {
             LOG.info("HDFS mini cluster up in {} ms at {}", hdfs.startTime().toMillis(), hdfs.uri());
             assertEquals("hdfs", hdfs.uri().getScheme());
             assertEquals("127.0.0.1", hdfs.uri().getHost());
-            org.apache.hadoop.fs.Path file = new org.apache.hadoop.fs.Path("/c/d.spb");
+            org.apache.hadoop.fs.Path file = new org.apache.hadoop.fs.Path("/c/hello.txt");
             try (FSDataOutputStream out = hdfs.fs().create(file)) {
                 out.write("hello".getBytes(StandardCharsets.UTF_8));
             }

@@ -5,6 +5,7 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.kudu.client.KuduClient;
 import org.eventindex.cluster.ClusterAccess;
+import org.eventindex.consolidated.ConsolidatedSchema;
 import org.eventindex.kudu.DatasetLoader;
 import org.eventindex.kudu.KuduTables;
 import org.eventindex.kudu.KuduTablesConfig;
@@ -21,15 +22,12 @@ import java.util.Objects;
 
 /**
  * The HDFS and Kudu part of {@code supervisor delete-dataset}, done by the command itself (decision 0025): the
- * dataset's file {@code <root>/<container>/<dataset><suffix>} and a consumer's temp files of it, then its Kudu rows
+ * dataset's file {@code <root>/<container>/<dataset>.parquet} and a consumer's temp files of it, then its Kudu rows
  * ({@link DatasetLoader#delete}: EVENTS, MCEVENTS, DUPLICATEDEVENTS, TRIGGERCOUNT, EVENTSOVERLAP, then DATASETS).
  * Each step deletes what is there and accepts what is already gone, so a run interrupted half-way is finished by
  * running it again.
  */
 final class ClusterDelete {
-    /** The file name suffixes of the consumer's consolidated formats (Parquet, and SPB of earlier versions). */
-    static final List<String> SUFFIXES = List.of(".parquet", ".spb");
-
     private ClusterDelete() {
     }
 
@@ -51,12 +49,10 @@ final class ClusterDelete {
             } catch (FileNotFoundException e) {
                 return deleted;
             }
+            String file = name + ConsolidatedSchema.SUFFIX;
             for (FileStatus f : files) {
                 String n = f.getPath().getName();
-                boolean mine = false;
-                for (String suffix : SUFFIXES) {
-                    mine |= n.equals(name + suffix) || n.startsWith("." + name + suffix + ".") && n.endsWith(".tmp");
-                }
+                boolean mine = n.equals(file) || n.startsWith("." + file + ".") && n.endsWith(".tmp");
                 if (mine && (fs.delete(f.getPath(), false) || !fs.exists(f.getPath()))) {
                     deleted.add(f.getPath().toUri().getPath());
                 }

@@ -103,7 +103,7 @@ final class BrokerHarness implements AutoCloseable {
     void reportDone(ConsumerSignal s) {
         try {
             control(new ConsumerReport(ConsumerReport.TYPE, s.signalId(), s.dataset(), "fake-consumer",
-                    ConsumerReport.DONE, "/ei/" + s.container() + "/" + s.dataset() + ".ei.spb",
+                    ConsumerReport.DONE, "/ei/" + s.container() + "/" + s.dataset() + ".parquet",
                     s.expectedEvents(), s.expectedEvents(), 0, s.objects().size(), 1000, 10, null, 0, false));
         } catch (IOException e) {
             throw new java.io.UncheckedIOException("cannot report signal " + s.signalId(), e);

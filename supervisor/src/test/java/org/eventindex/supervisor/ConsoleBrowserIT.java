@@ -326,7 +326,7 @@ class ConsoleBrowserIT {
 
     private void report(String signalId, String dataset, int i) throws IOException {
         mq.control(new ConsumerReport(ConsumerReport.TYPE, signalId, dataset, "consumer-1", ConsumerReport.DONE,
-                "/eventindex/datasets/" + dataset + "/" + dataset + ".ei.spb", events(i), events(i), 0, 2,
+                "/eventindex/datasets/" + dataset + "/" + dataset + ".parquet", events(i), events(i), 0, 2,
                 3_000L * i, 700L * i + 300, null, System.currentTimeMillis(), false));
     }
 

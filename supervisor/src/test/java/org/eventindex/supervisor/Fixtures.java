@@ -86,7 +86,7 @@ final class Fixtures {
 
     static ConsumerReport done(String signalId, String dataset, long events) {
         return new ConsumerReport(ConsumerReport.TYPE, signalId, dataset, "consumer-1", ConsumerReport.DONE,
-                "/eventindex/datasets/" + CONTAINER + "/" + dataset + ".ei.spb", events, events, 0, 2, 2000, 1500,
+                "/eventindex/datasets/" + CONTAINER + "/" + dataset + ".parquet", events, events, 0, 2, 2000, 1500,
                 null, 1_600_000_000_000L, false);
     }
 
