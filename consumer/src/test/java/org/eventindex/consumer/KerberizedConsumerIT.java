@@ -151,7 +151,7 @@ class KerberizedConsumerIT {
 
     private static ConsumerSignal signal(int i) {
         String name = "krb" + i;
-        ServiceChecks.put(s3, BUCKET, TestSpb.key(name), TestSpb.object(name, 1000 + i,
+        ServiceChecks.put(s3, BUCKET, TestSpb.key(name), TestSpb.object(dataset(i), name, 1000 + i,
                 Guid.of("K" + i, 1000L * i + 1, 5 + i)));
         S3ObjectUrl url = new S3ObjectUrl(s3.endpoint().getHost(), s3.endpoint().getPort(), BUCKET,
                 TestSpb.key(name));
