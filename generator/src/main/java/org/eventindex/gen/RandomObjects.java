@@ -1,6 +1,7 @@
 package org.eventindex.gen;
 
 import com.google.protobuf.ByteString;
+import com.google.protobuf.UnknownFieldSet;
 import org.eventindex.names.DatasetName;
 import org.eventindex.names.Printable;
 import org.eventindex.names.TriggerMask;
@@ -43,8 +44,8 @@ import static java.util.Objects.requireNonNull;
  * a mask, invalid UTF-8, a second run...). About two thirds of all cases are within the rules.
  * <p>
  * Deterministic: case {@code n} of seed {@code s} is a pure function of {@code (s, n)}, whatever was generated before
- * it, so a single case can be made again from its id. Every decision comes from a {@link Choices}, so a fuzzer can drive
- * the same generator ({@link #generate(Choices, long, int)}).
+ * it, so a single case can be made again from its id. Every decision comes from a {@link Choices}, so a fuzzer can
+ * drive the same generator ({@link #generate(Choices, long, int)}).
  */
 public final class RandomObjects {
 
@@ -61,6 +62,8 @@ public final class RandomObjects {
         NAMES("names", true, true),
         MENUS("menus", true, true),
         EMPTY_FILE("empty-file", true, false),
+        BIG_EVENT("big-event", true, false),
+        UNKNOWN_FIELDS("unknown-fields", true, false),
         NO_INPUT_FILES("no-input-files", false, true),
         PLAIN("plain", true, false);
 
@@ -232,6 +235,8 @@ public final class RandomObjects {
                 case NAMES -> names(past);
                 case MENUS -> menus(past);
                 case EMPTY_FILE -> emptyFile();
+                case BIG_EVENT -> bigEvent();
+                case UNKNOWN_FIELDS -> unknownFields();
                 case NO_INPUT_FILES -> {
                     expected = Problem.BAD_CONTENT;
                     detail = "the object holds no BEGIN_GUID: no input file";
@@ -520,10 +525,12 @@ public final class RandomObjects {
             String variant;
             ByteString value;
             if (!past) {
-                variant = c.oneOf("ascii", "non-ascii", "512-bytes");
+                variant = c.oneOf("ascii", "non-ascii", "512-bytes", "blank");
                 value = utf8(switch (variant) {
                     case "ascii" -> text(c.between(0, 80), false);
                     case "non-ascii" -> text(c.between(1, 80), true);
+                    // whitespace only: not empty, so a GUID too by the rules
+                    case "blank" -> c.oneOf(" ", "  ", "\t", "\n", "\u2003", " \u3000 ");
                     default -> textOfBytes(SpbContentLimits.NAME_BYTES, c.chance(50));
                 });
             } else {
@@ -554,8 +561,9 @@ public final class RandomObjects {
                     default -> {
                         // any text is a GUID to the rules but the empty one; a suffix keeps it distinct
                         String distinct = "#" + i;
-                        b.setGuidBytes(value.isEmpty() ? utf8(distinct) : value.size() + distinct.length()
-                                <= SpbContentLimits.NAME_BYTES || past ? value.concat(utf8(distinct)) : value);
+                        b.setGuidBytes(value.isEmpty() ? utf8(distinct) : variant.equals("blank") || value.size()
+                                + distinct.length() > SpbContentLimits.NAME_BYTES && !past ? value
+                                : value.concat(utf8(distinct)));
                     }
                 }
                 detail = "file " + i + " BeginGUID " + field + " is " + variant + " (" + value.size() + " bytes)";
@@ -644,6 +652,149 @@ public final class RandomObjects {
             files.get(i).events.clear();
             detail = "file " + i + " of " + files.size() + " has zero events";
             return "one-empty";
+        }
+
+        /**
+         * Events of 65,533 to 65,536 serialized bytes (the consumer keeps an event's scanned fields with it up to
+         * 65,534 bytes, larger ones go through its runs without them), or one with every field at its limit (32 tokens
+         * of 1024 bytes named with 512, masks of 2048 and 16384 bytes: ~84 KB), among ordinary events whose tokens
+         * share their prefixes.
+         */
+        private String bigEvent() {
+            String variant = c.oneOf("65533-65536-bytes", "all-at-limits");
+            int[] at = target();
+            Draft f = files.get(at[0]);
+            int n = variant.equals("all-at-limits") ? 1 : c.between(1, 4);
+            List<String> sizes = new ArrayList<>();
+            for (int k = 0; k < n; k++) {
+                int i = k == 0 ? at[1] : c.below(f.events.size() + 1);
+                if (i == f.events.size()) {
+                    f.events.add(event(f, nextNumber(f)));
+                }
+                EIEvent_p1 big = big(f, f.events.get(i), variant.equals("all-at-limits") ? -1
+                        : c.between(65_533, 65_536));
+                f.events.set(i, big);
+                sizes.add(Integer.toString(big.getSerializedSize()));
+            }
+            detail = "file " + at[0] + " has events of " + String.join(", ", sizes) + " bytes";
+            return variant;
+        }
+
+        /** {@code e} grown to {@code bytes} serialized bytes (-1: every field at its limit). */
+        private EIEvent_p1 big(Draft f, EIEvent_p1 e, int bytes) {
+            boolean all = bytes < 0;
+            EIEvent_p1.Builder b = e.toBuilder().clearEitoken().clearL2PassedTrigMask();
+            for (int i = 0; i < SpbContentLimits.TOKENS_PER_EVENT; i++) {
+                String name = all ? textOfBytes(SpbContentLimits.NAME_BYTES, c.chance(50))
+                        : i == 0 ? "Stream" + dataset.dataType() : c.oneOf("StreamESD", "StreamRAW", "StreamAOD");
+                String db = i == 0 ? f.fileGuid() : c.oneOf(f.parents);
+                b.addEitoken(EItoken_p1.newBuilder().setName(name)
+                        .setToken(tokenOfBytes(db, SpbContentLimits.TOKEN_BYTES, false)));
+            }
+            b.setL1PassedTrigMask(padded(l1(), SpbContentLimits.L1_MASK_BYTES));
+            b.setEFPassedTrigMask(paddedHlt(SpbContentLimits.HLT_MASK_BYTES));
+            if (all) {
+                return b.setL2PassedTrigMask(textOfBytes(SpbContentLimits.HLT_MASK_BYTES, c.chance(50))).build();
+            }
+            // the L2 field takes the rest: its tag (1 byte), its length (2 bytes for 128..16383) and the text
+            int rest = bytes - b.build().getSerializedSize() - 3;
+            if (rest < 128 || rest >= 16_384) {
+                throw new IllegalStateException("an event of " + bytes + " bytes needs an L2 mask of " + rest);
+            }
+            EIEvent_p1 out = b.setL2PassedTrigMask(textOfBytes(rest, false)).build();
+            if (out.getSerializedSize() != bytes) {
+                throw new IllegalStateException("made an event of " + out.getSerializedSize() + " bytes, not " + bytes);
+            }
+            return out;
+        }
+
+        /**
+         * Fields the schema does not know, which every reader drops (a newer writer's): new field numbers of every wire
+         * type, a known field written a second time (protobuf keeps the last), a known field number with another wire
+         * type (protobuf keeps it as unknown), and unknown fields in the Header, BeginGUID, TriggerMenu and tokens.
+         */
+        private String unknownFields() {
+            String variant = c.oneOf("new-fields", "known-field-twice", "wrong-wire-type", "other-messages");
+            int[] at = target();
+            Draft f = files.get(at[0]);
+            EIEvent_p1 e = f.events.get(at[1]);
+            UnknownFieldSet.Builder u = UnknownFieldSet.newBuilder();
+            switch (variant) {
+                case "new-fields" -> {
+                    int n = c.between(1, 4);
+                    for (int k = 0; k < n; k++) {
+                        u.mergeField(c.oneOf(19, 21, 30, 99, 1000, 536_870_911), unknownValue());
+                    }
+                    detail = "file " + at[0] + " event " + at[1] + " has new fields " + u.build().asMap().keySet();
+                }
+                case "known-field-twice" -> {
+                    int field = c.oneOf(2, 3, 4, 5, 6, 7, 11, 13, 14, 15, 16, 18, 20);
+                    UnknownFieldSet.Field.Builder v = UnknownFieldSet.Field.newBuilder();
+                    switch (field) {
+                        case 2 -> v.addVarint(c.bits64());
+                        case 11 -> v.addLengthDelimited(utf8(l1()));
+                        case 13 -> v.addLengthDelimited(utf8(hlt()));
+                        case 20 -> v.addLengthDelimited(tokens(f, 1).get(0).toByteString());
+                        default -> v.addVarint(c.bits32() & 0xFFFFFFFFL);
+                    }
+                    u.mergeField(field, v.build());
+                    detail = "file " + at[0] + " event " + at[1] + " has field " + field + " a second time";
+                }
+                case "wrong-wire-type" -> {
+                    int field = c.oneOf(2, 3, 7, 11, 12, 13, 14, 17, 18, 20);
+                    UnknownFieldSet.Field.Builder v = UnknownFieldSet.Field.newBuilder();
+                    boolean bytesField = field == 11 || field == 12 || field == 13 || field == 20;
+                    if (bytesField) {
+                        v.addVarint(c.bits64());
+                    } else if (field == 17) {
+                        v.addFixed64(c.bits64());
+                    } else if (c.chance(50)) {
+                        v.addFixed32(c.bits32());
+                    } else {
+                        v.addLengthDelimited(utf8(text(c.between(0, 20), false)));
+                    }
+                    u.mergeField(field, v.build());
+                    detail = "file " + at[0] + " event " + at[1] + " has field " + field + " with another wire type";
+                }
+                default -> {
+                    u.mergeField(c.oneOf(19, 99), unknownValue());
+                    BeginGUID_p1.Builder begin = f.begin;
+                    begin.setUnknownFields(UnknownFieldSet.newBuilder().mergeField(c.oneOf(6, 50), unknownValue())
+                            .build());
+                    if (!f.menus.isEmpty()) {
+                        RandomCase.Menu m = f.menus.get(0);
+                        f.menus.set(0, new RandomCase.Menu(m.beforeEvent(), m.menu().toBuilder().setUnknownFields(
+                                UnknownFieldSet.newBuilder().mergeField(8, unknownValue()).build()).build()));
+                    }
+                    if (e.getEitokenCount() > 0) {
+                        e = e.toBuilder().setEitoken(0, e.getEitoken(0).toBuilder().setUnknownFields(
+                                UnknownFieldSet.newBuilder().mergeField(3, unknownValue()).build())).build();
+                    }
+                    detail = "file " + at[0] + " BeginGUID, first TriggerMenu, event " + at[1] + " and its first token"
+                            + " have unknown fields";
+                }
+            }
+            f.events.set(at[1], e.toBuilder().setUnknownFields(u.build()).build());
+            return variant;
+        }
+
+        private UnknownFieldSet.Field unknownValue() {
+            UnknownFieldSet.Field.Builder v = UnknownFieldSet.Field.newBuilder();
+            switch (c.below(5)) {
+                case 0 -> v.addVarint(c.bits64());
+                case 1 -> v.addFixed32(c.bits32());
+                case 2 -> v.addFixed64(c.bits64());
+                case 3 -> {
+                    byte[] b = new byte[c.between(0, 3000)];
+                    for (int i = 0; i < b.length; i++) {
+                        b[i] = (byte) c.below(256);
+                    }
+                    v.addLengthDelimited(ByteString.copyFrom(b));
+                }
+                default -> v.addGroup(UnknownFieldSet.newBuilder().mergeField(1, UnknownFieldSet.Field.newBuilder()
+                        .addVarint(c.bits64()).build()).build());
+            }
+            return v.build();
         }
 
         // --- the valid content around it ----------------------------------------------------------------------------
@@ -749,7 +900,8 @@ public final class RandomObjects {
             for (int i = 0; i < n; i++) {
                 String name = i == 0 ? "Stream" + dataset.dataType() : c.chance(85) ? c.oneOf(stages)
                         : "Stream" + text(c.between(1, 12), c.chance(20));
-                String db = i == 0 ? (c.chance(70) ? f.fileGuid() : guid()) : c.chance(80) ? c.oneOf(f.parents) : guid();
+                String db = i == 0 ? (c.chance(70) ? f.fileGuid() : guid())
+                        : c.chance(80) ? c.oneOf(f.parents) : guid();
                 boolean old = c.chance(5) ? !f.oldOids : f.oldOids;
                 // non-ASCII containers are the point of token-form cases only, so that they are counted there
                 String container = c.chance(92) ? c.oneOf(CONTAINERS) : "";
@@ -775,9 +927,13 @@ public final class RandomObjects {
 
         /** A valid token of exactly {@code bytes} UTF-8 bytes: the container fills what the other parts leave. */
         private String tokenOfBytes(String db, int bytes) {
+            return tokenOfBytes(db, bytes, c.chance(50));
+        }
+
+        private String tokenOfBytes(String db, int bytes, boolean nonAscii) {
             boolean old = c.chance(40);
             int others = token(db, "", old).getBytes(StandardCharsets.UTF_8).length;
-            return token(db, textOfBytes(bytes - others, c.chance(50), "[]"), old);
+            return token(db, textOfBytes(bytes - others, nonAscii, "[]"), old);
         }
 
         private String nonAsciiContainer() {
@@ -1048,7 +1204,7 @@ public final class RandomObjects {
         }
     }
 
-    // --- writing ------------------------------------------------------------------------------------------------------
+    // --- writing ----------------------------------------------------------------------------------------------------
 
     private static byte[] write(Header_p1 header, List<RandomCase.InputFile> files, long trailerEnd) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
