@@ -37,6 +37,7 @@ import org.eventindex.lookup.LookupResult;
 import org.eventindex.message.ConsumerReport;
 import org.eventindex.message.ConsumerSignal;
 import org.eventindex.message.GuidInfo;
+import org.eventindex.message.Json;
 import org.eventindex.message.ProducerInfo;
 import org.eventindex.message.SignalFile;
 import org.eventindex.message.SignalObject;
@@ -85,7 +86,8 @@ import static java.util.Objects.requireNonNull;
  * For each {@link RandomCase}: (a) the producer's dry run says accepted or refused ({@link #produce}); (b) the object is
  * stored under the producer's key with the {@code sha256} user metadata it would set (a refused one under the key of
  * its job and a fixed uuid); (c) the consumer gets the signal the supervisor would send for it (for a refused object,
- * with the file counts and run ranges the experiment's sender would report) and handles it; (d) {@link #check} then
+ * with the file counts and run ranges the experiment's sender would report), as the JSON body of the consumer queue,
+ * and handles it; (d) {@link #check} then
  * holds the outcome against the property:
  * <ul>
  *   <li>accepted ⇒ DONE, and the dataset loaded exactly ({@link ExpectedDataset}): every row of the Parquet file on
@@ -245,7 +247,12 @@ public final class ContentDifferential implements AutoCloseable {
             ConsumerSignal signal = signal(rc, verdict, expected);
             url = signal.objects().get(0).url();
             store(rc, verdict, org.eventindex.message.S3ObjectUrl.parse(url).key());
-            report = consumer.handler().handle(signal);
+            // as the signal travels: JSON on the consumer queue (the event ranges as unsigned decimals)
+            report = consumer.handler().handle(Json.write(signal), "differential-" + rc.number());
+            if (!signal.signalId().equals(report.signalId())) {
+                v.add("consumer: the report is for signal " + report.signalId() + ", not " + signal.signalId() + ": "
+                        + Printable.of(report.reason(), 1000));
+            }
             if (verdict.accepted()) {
                 loaded(rc, signal, report, expected, v);
             } else {

@@ -23,7 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class ContentDifferentialIT {
     static final long DEFAULT_SEED = 20261206L;
-    static final int DEFAULT_CASES = 48;
+    static final int DEFAULT_CASES = 44;
 
     /** A reported bug, and the text every violation it causes holds. */
     private record Known(String bug, Pattern violation) {
