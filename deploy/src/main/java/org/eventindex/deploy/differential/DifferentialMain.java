@@ -22,8 +22,9 @@ import java.util.concurrent.Callable;
 @Command(name = "bin/differential", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         sortOptions = false, description = "Random SPB objects through the producer jar and a consumer on real S3,"
         + " HDFS and Kudu: what the producer accepts must load exactly, what it refuses must fail the same way.",
-        footer = {"", "Needs a build (mvn -DskipTests install). A case is made again with --seed S --first N"
-                + " --cases 1; its SPB file and the producer's output stay in DIR/objects/."},
+        footer = {"", "bin/differential builds first (mvn -DskipTests package; EI_DIFFERENTIAL_NO_BUILD=1 skips"
+                + " it). A case is made again with --seed S --first N --cases 1; its SPB file and the producer's"
+                + " output stay in DIR/objects/."},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:no violation, both accepted and refused cases ran",
             "1:a violation was found, a side was never exercised, or the run failed", "2:bad usage"})
