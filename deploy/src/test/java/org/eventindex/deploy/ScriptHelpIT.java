@@ -45,7 +45,7 @@ class ScriptHelpIT {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"demo", "chaos", "bench-consumer", "bench-seed", "bench-supervisor-rate"})
+    @ValueSource(strings = {"demo", "chaos", "differential", "bench-consumer", "bench-seed", "bench-supervisor-rate"})
     void helpOfABuiltTreeIsTheCommandsOwnWithoutABuild(String name) throws Exception {
         for (String option : List.of("--help", "-h")) {
             Run r = run(ROOT.resolve("bin").resolve(name), option);
@@ -56,7 +56,7 @@ class ScriptHelpIT {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"demo", "chaos", "bench-consumer", "bench-seed", "bench-supervisor-rate"})
+    @ValueSource(strings = {"demo", "chaos", "differential", "bench-consumer", "bench-seed", "bench-supervisor-rate"})
     void helpOfATreeNotBuiltIsTheScriptsHeaderWithoutABuild(String name) throws Exception {
         Path script = Files.createDirectories(dir.resolve("tree/bin")).resolve(name);
         Files.copy(ROOT.resolve("bin").resolve(name), script);
