@@ -47,13 +47,17 @@ public record PoolToken(String db, String container, String clid, int technology
             throw new IllegalArgumentException("POOL token CLID '" + Printable.of(clid, 60)
                     + "' is not an upper-case GUID (8-4-4-4-12 hex)");
         }
-        for (int i = 0; i < container.length(); i++) {
-            char c = container.charAt(i);
-            // isISOControl: C0, DEL and the C1 range U+0080..U+009F (found by PoolTokenFuzzTest).
-            if (c == '[' || c == ']' || Character.isISOControl(c) || Character.isSurrogate(c)) {
+        for (int i = 0; i < container.length(); ) {
+            int c = container.codePointAt(i);
+            // isISOControl: C0, DEL and the C1 range U+0080..U+009F (found by PoolTokenFuzzTest). Code points, not
+            // chars: a supplementary character (a surrogate pair, 4 bytes in UTF-8) is allowed as the byte grammar
+            // allows it, an unpaired surrogate (which no UTF-8 holds) is not (found by the differential test)
+            if (c == '[' || c == ']' || Character.isISOControl(c) || Character.isSurrogate((char) c)
+                    && Character.charCount(c) == 1) {
                 throw new IllegalArgumentException("POOL token CNT '" + Printable.of(container, 100)
                         + "' has a forbidden character at position " + i);
             }
+            i += Character.charCount(c);
         }
         if (oidDigits == OLD_OID_DIGITS) {
             if ((oid1 >>> 32) != 0 || (oid2 >>> 32) != 0) {

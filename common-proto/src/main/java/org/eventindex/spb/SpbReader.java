@@ -234,8 +234,9 @@ public final class SpbReader implements Closeable {
 
     private SpbRecord onBeginGuid(BeginGUID_p1 begin, long at) throws SpbFormatException {
         String guid = begin.getGuid();
-        if (guid.isEmpty()) {
-            throw error(at, Problem.BAD_CONTENT, "BEGIN_GUID with an empty guid (file " + files + ")");
+        if (guid.isBlank()) {
+            // blank, not only empty: the supervisor and the consumer refuse a message or signal with a blank GUID
+            throw error(at, Problem.BAD_CONTENT, "BEGIN_GUID with an empty or blank guid (file " + files + ")");
         }
         limit(at, "BEGIN_GUID guid", begin.getGuidBytes(), SpbContentLimits.NAME_BYTES);
         limit(at, "BEGIN_GUID AMITag", begin.getAMITagBytes(), SpbContentLimits.NAME_BYTES);

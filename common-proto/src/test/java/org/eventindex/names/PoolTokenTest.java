@@ -183,6 +183,21 @@ class PoolTokenTest {
         }
     }
 
+    /**
+     * Found by the differential test: a container with a supplementary character (U+1F600, a surrogate pair in Java,
+     * 4 bytes in UTF-8) passed the byte grammar but not parse, so the consumer failed on a token the producer took.
+     */
+    @Test
+    void aSupplementaryCharacterInTheContainerIsAcceptedByBothTheGrammarAndParse() {
+        String token = "[DB=" + DB + "][CNT=Tree\uD83D\uDE00(DataHeader)][CLID=" + CLID
+                + "][TECH=00000202][OID=00000000000000AC-0000000000006C1A]";
+        assertNull(problem(token));
+        assertEquals("Tree\uD83D\uDE00(DataHeader)", PoolToken.parse(token).container());
+        assertEquals(token, PoolToken.parse(token).format());
+        // an unpaired surrogate, which no UTF-8 holds, stays refused by the constructor
+        assertThrows(IllegalArgumentException.class, () -> new PoolToken(DB, "a\uD83D", CLID, 0, 0, 0));
+    }
+
     private static String problem(String token) {
         byte[] b = token.getBytes(StandardCharsets.UTF_8);
         return PoolToken.problem(b, 0, b.length);

@@ -29,7 +29,7 @@ final class SpbFuzzFiles {
     /**
      * @param messages     every message in file order, EndGUID and Trailer included as the writer made them
      * @param guids        the GUIDs of the BeginGUID messages, in order
-     * @param guidsValid   true when no GUID is empty or repeated (the reader refuses such files)
+     * @param guidsValid   true when no GUID is empty, blank or repeated (the reader refuses such files)
      * @param contentValid true when the content rules hold ({@link ContentRules}, decided here on their own, with
      *                     the public parsers): a dataset name, one run and one simulation flag, masks and tokens that
      *                     parse, at least one input file
@@ -97,7 +97,7 @@ final class SpbFuzzFiles {
                     .setNfiles(files).build());
         }
         Set<String> distinct = new HashSet<>(guids);
-        boolean valid = distinct.size() == guids.size() && !distinct.contains("");
+        boolean valid = distinct.size() == guids.size() && distinct.stream().noneMatch(String::isBlank);
         return new Written(out.toByteArray(), List.copyOf(messages), List.copyOf(guids), valid,
                 contentValid(messages));
     }

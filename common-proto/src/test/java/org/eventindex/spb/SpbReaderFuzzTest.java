@@ -117,7 +117,7 @@ class SpbReaderFuzzTest {
         for (int i = 0; i < summary.guids().size(); i++) {
             GuidInfo g = summary.guids().get(i);
             assertEquals(i, g.fileno(), "fileno");
-            assertTrue(!g.guid().isEmpty() && guids.add(g.guid()), "GUID empty or repeated: " + g.guid());
+            assertTrue(!g.guid().isBlank() && guids.add(g.guid()), "GUID blank or repeated: " + g.guid());
             assertTrue(g.nuevents() >= 0 && g.nuevents() <= g.nevents(), "unique events of GUID " + g.guid());
             assertTrue(g.nevents() == 0 || !g.runevtRanges().isEmpty(), "run ranges of GUID " + g.guid());
             events += g.nevents();

@@ -316,6 +316,11 @@ class SpbReaderTest {
     void emptyGuidAndDuplicateGuid() {
         assertEquals(Problem.BAD_CONTENT, fail(Raw.start().message(HEADER, header()).message(BEGIN_GUID, begin(""))
                 .gzip()).problem());
+        // blank as well (found by the differential test): the supervisor and the consumer refuse a blank GUID
+        SpbFormatException blank = fail(Raw.start().message(HEADER, header()).message(BEGIN_GUID, begin(" \t"))
+                .gzip());
+        assertEquals(Problem.BAD_CONTENT, blank.problem());
+        assertTrue(blank.getMessage().contains("empty or blank guid"), blank.getMessage());
         assertEquals(Problem.BAD_CONTENT, fail(Raw.start().message(HEADER, header())
                 .message(BEGIN_GUID, begin(GUID_A)).message(END_GUID, end(0))
                 .message(BEGIN_GUID, begin(GUID_A)).gzip()).problem());
