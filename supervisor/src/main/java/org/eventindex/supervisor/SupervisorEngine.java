@@ -250,8 +250,8 @@ final class SupervisorEngine {
     /** What an accepted control message did, for its answer. */
     private synchronized String done(Inbound in) {
         String name = datasetOf(in);
-        Optional<TrackedDataset> d = name == null ? Optional.empty() : state.find(name);
-        String now = d.map(t -> "; dataset " + name + " is " + t.state
+        SupervisorState.Lookup found = name == null ? SupervisorState.Lookup.UNKNOWN : state.lookup(name);
+        String now = found.live().map(t -> "; dataset " + name + " is " + t.state
                 + (t.signalled() ? " with signal " + t.signal.signalId() : "")).orElse("");
         if (in instanceof Inbound.Manifest m) {
             return "manifest of dataset " + name + " (" + m.manifest().files().size() + " files) registered" + now;
@@ -261,7 +261,7 @@ final class SupervisorEngine {
             return "object " + i.command().url() + " of dataset " + name + " is invalid and never selected again"
                     + now;
         } else if (in instanceof Inbound.Delete) {
-            return state.findDeleted(name).map(t -> "dataset " + name + " deleted from the supervisor at "
+            return found.deleted().map(t -> "dataset " + name + " deleted from the supervisor at "
                     + Instant.ofEpochMilli(t.deletedAt()) + (t.dspid() < 0 ? "" : " (dspid " + t.dspid()
                     + ", epoch " + t.epoch() + ")") + "; " + t.objectsLeft().size() + " objects left for the"
                     + " cleanup").orElse("dataset " + name + " deleted");
@@ -358,7 +358,7 @@ final class SupervisorEngine {
 
     /** The dataset's view, live or retired. */
     synchronized Optional<DatasetView> dataset(String name) {
-        return DatasetViews.find(state, name);
+        return state.lookup(name).view();
     }
 
     /** Every dataset's view, live and retired, sorted by name. */
@@ -403,19 +403,14 @@ final class SupervisorEngine {
             }
             return stored(Optional.empty(), Optional.of(idConflict(messageId, first, info)));
         }
-        Optional<RetiredDataset> retired = state.findRetired(name);
-        if (retired.isPresent()) {
-            return stored(Optional.empty(), Optional.of(retired.get().refusal("object " + info.url() + " is never"
-                    + " read; it is deleted as an orphan after " + SupervisorConfig.CLEANUP_ORPHAN_RETENTION,
-                    messageId)));
+        SupervisorState.Lookup found = state.lookup(name);
+        String orphan = "object " + info.url() + " is never read; it is deleted as an orphan after "
+                + SupervisorConfig.CLEANUP_ORPHAN_RETENTION;
+        Optional<Rejection> finished = found.refusal(orphan, orphan, messageId);
+        if (finished.isPresent()) {
+            return stored(Optional.empty(), finished);
         }
-        Optional<DeletedDataset> deleted = state.findDeleted(name);
-        if (deleted.isPresent()) {
-            return stored(Optional.empty(), Optional.of(deleted.get().refusal("object " + info.url() + " is never"
-                    + " read; it is deleted as an orphan after " + SupervisorConfig.CLEANUP_ORPHAN_RETENTION,
-                    messageId)));
-        }
-        Optional<TrackedDataset> existing = state.find(name);
+        Optional<TrackedDataset> existing = found.live();
         if (existing.isPresent() && existing.get().urls.contains(info.url())) {
             metrics.duplicateMessages.inc();
             LOG.warn("dataset {}: object {} was already reported under another message id; message {} ignored",
@@ -488,17 +483,13 @@ final class SupervisorEngine {
                                                       String brokerMessageId, boolean fromCatalogue)
             throws IOException {
         String name = manifest.dataset();
-        Optional<RetiredDataset> retired = state.findRetired(name);
-        if (retired.isPresent()) {
-            return Optional.of(retired.get().refusal("its file list can no longer change; produce it again under a"
-                    + " new task", brokerMessageId));
+        SupervisorState.Lookup found = state.lookup(name);
+        Optional<Rejection> finished = found.refusal("its file list can no longer change; produce it again under a"
+                + " new task", "its file list is not registered; produce it again under a new task", brokerMessageId);
+        if (finished.isPresent()) {
+            return finished;
         }
-        Optional<DeletedDataset> deleted = state.findDeleted(name);
-        if (deleted.isPresent()) {
-            return Optional.of(deleted.get().refusal("its file list is not registered; produce it again under a new"
-                    + " task", brokerMessageId));
-        }
-        Optional<TrackedDataset> existing = state.find(name);
+        Optional<TrackedDataset> existing = found.live();
         if (existing.isPresent() && StateChanges.sameFiles(manifest.files(), existing.get().manifest)) {
             metrics.duplicateMessages.inc();
             LOG.debug("dataset {}: identical manifest registered again; nothing to do", name);
