@@ -25,9 +25,10 @@ import java.util.function.Function;
  * Every handler journals (with fsync) before it returns, so returning normally means "safe to acknowledge"; producer
  * messages write their entries under the lock and wait for the disk outside it, so that several share a force (group
  * commit, decision 0035). One lock serialises the queues, the signal-sent callbacks and the views. Signals are only
- * handed to the {@link SignalOutbox} after their SIGNAL_PLANNED entry is on disk.
+ * handed to the {@link SignalOutbox} after their SIGNAL_PLANNED entry is on disk; the outbox, on its own thread, asks
+ * the engine as its {@link SignalOutbox.Ledger} whether a signal is still current and tells it when one went out.
  */
-final class SupervisorEngine {
+final class SupervisorEngine implements SignalOutbox.Ledger {
     private static final Logger LOG = LoggerFactory.getLogger(SupervisorEngine.class);
 
     private final Recorder recorder;
@@ -333,13 +334,15 @@ final class SupervisorEngine {
     }
 
     /** Whether {@code signal} is still its dataset's signal (not superseded by a re-selection). */
-    synchronized boolean isCurrent(ConsumerSignal signal) {
+    @Override
+    public synchronized boolean isCurrent(ConsumerSignal signal) {
         return state.find(signal.dataset()).map(d -> d.signalled() && d.signal.signalId().equals(signal.signalId()))
                 .orElse(false);
     }
 
     /** The outbox's confirmation that the broker accepted a signal (a superseded one is not recorded). */
-    synchronized void onSignalSent(ConsumerSignal signal) {
+    @Override
+    public synchronized void onSignalSent(ConsumerSignal signal) {
         if (!isCurrent(signal)) {
             return;
         }
