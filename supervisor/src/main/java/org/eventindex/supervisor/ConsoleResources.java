@@ -237,10 +237,11 @@ final class ConsoleResources {
     /** A dataset's objects, selected first; null (404) for a dataset the supervisor does not know. */
     ObjectList objects(String name) {
         return engine.read(st -> {
-            TrackedDataset d = st.find(name).orElse(null);
+            SupervisorState.Lookup found = st.lookup(name);
+            TrackedDataset d = found.live().orElse(null);
             if (d == null) {
-                boolean known = st.findRetired(name).isPresent() || st.findDeleted(name).isPresent();
-                return known ? new ObjectList(name, true, Map.of(), List.of()) : null;
+                return found instanceof SupervisorState.Lookup.Unknown ? null
+                        : new ObjectList(name, true, Map.of(), List.of());
             }
             Map<String, SignalObject> selected = new HashMap<>();
             List<SignalObject> chosen = d.signal != null ? d.signal.objects() : d.selection().objects();

@@ -7,7 +7,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -18,11 +17,6 @@ final class DatasetViews {
     static final String WAITING_FOR_FILE_LIST = "file list (no manifest registered and no catalogue entry)";
 
     private DatasetViews() {
-    }
-
-    /** The view of a dataset, live or retired. */
-    static Optional<DatasetView> find(SupervisorState state, String name) {
-        return state.find(name).map(DatasetViews::of).or(() -> state.findRetired(name).map(RetiredDataset::view));
     }
 
     /** Every dataset's view, live and retired, sorted by name. */

@@ -55,8 +55,10 @@ final class InfoResources {
 
     /** {@code /datasets/<name>}; null = 404. */
     Object dataset(String name) {
-        return engine.dataset(name).<Object>map(v -> v)
-                .or(() -> engine.read(st -> st.findDeleted(name).map(DeletedDataset::view))).orElse(null);
+        return engine.read(st -> {
+            SupervisorState.Lookup found = st.lookup(name);
+            return found.view().<Object>map(v -> v).or(() -> found.deleted().map(DeletedDataset::view)).orElse(null);
+        });
     }
 
     /**

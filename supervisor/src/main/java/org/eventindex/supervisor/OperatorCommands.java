@@ -40,15 +40,13 @@ final class OperatorCommands {
      */
     Optional<Rejection> invalidate(DatasetName name, InvalidateCommand c, String brokerMessageId)
             throws IOException {
-        Optional<RetiredDataset> retired = state.findRetired(c.dataset());
-        if (retired.isPresent()) {
-            return Optional.of(retired.get().refusal("invalidate: nothing can be selected again", brokerMessageId));
+        SupervisorState.Lookup found = state.lookup(c.dataset());
+        String none = "invalidate: nothing can be selected again";
+        Optional<Rejection> finished = found.refusal(none, none, brokerMessageId);
+        if (finished.isPresent()) {
+            return finished;
         }
-        Optional<DeletedDataset> deleted = state.findDeleted(c.dataset());
-        if (deleted.isPresent()) {
-            return Optional.of(deleted.get().refusal("invalidate: nothing can be selected again", brokerMessageId));
-        }
-        Optional<TrackedDataset> d = state.find(c.dataset());
+        Optional<TrackedDataset> d = found.live();
         if (d.isEmpty()) {
             return refusal(RejectReason.UNKNOWN_DATASET, "invalidate: dataset " + c.dataset() + " is not known to"
                     + " this supervisor", c.dataset(), brokerMessageId);
@@ -84,16 +82,13 @@ final class OperatorCommands {
      */
     Optional<Rejection> resignal(DatasetName dataset, String brokerMessageId) throws IOException {
         String name = dataset.toString();
-        Optional<RetiredDataset> retired = state.findRetired(name);
-        if (retired.isPresent()) {
-            return Optional.of(retired.get().refusal("resignal: reload it from its HDFS file with the kudu-loader"
-                    + " instead", brokerMessageId));
+        SupervisorState.Lookup found = state.lookup(name);
+        Optional<Rejection> finished = found.refusal("resignal: reload it from its HDFS file with the kudu-loader"
+                + " instead", "resignal: there is nothing to load", brokerMessageId);
+        if (finished.isPresent()) {
+            return finished;
         }
-        Optional<DeletedDataset> deleted = state.findDeleted(name);
-        if (deleted.isPresent()) {
-            return Optional.of(deleted.get().refusal("resignal: there is nothing to load", brokerMessageId));
-        }
-        Optional<TrackedDataset> d = state.find(name);
+        Optional<TrackedDataset> d = found.live();
         if (d.isEmpty()) {
             return refusal(RejectReason.UNKNOWN_DATASET, "resignal: dataset " + name + " is not known to this"
                     + " supervisor", name, brokerMessageId);
@@ -126,12 +121,13 @@ final class OperatorCommands {
      */
     Optional<Rejection> delete(DatasetName dataset, DeleteCommand c, String brokerMessageId) throws IOException {
         String name = dataset.toString();
-        if (state.findDeleted(name).isPresent()) {
+        SupervisorState.Lookup found = state.lookup(name);
+        if (found instanceof SupervisorState.Lookup.Deleted) {
             metrics.duplicateMessages.inc();
             return Optional.empty();
         }
-        Optional<TrackedDataset> d = state.find(name);
-        if (d.isEmpty() && state.findRetired(name).isEmpty()) {
+        Optional<TrackedDataset> d = found.live();
+        if (found instanceof SupervisorState.Lookup.Unknown) {
             return refusal(RejectReason.UNKNOWN_DATASET, "delete: dataset " + name + " is not known to this"
                     + " supervisor; delete its HDFS file and Kudu rows with --not-in-supervisor", name,
                     brokerMessageId);
@@ -145,7 +141,7 @@ final class OperatorCommands {
         }
         recorder.record(List.of(new JournalEvent.DatasetDeleted(name, c.reason())));
         metrics.datasetsDeleted.inc();
-        DeletedDataset t = state.findDeleted(name).orElseThrow();
+        DeletedDataset t = state.lookup(name).deleted().orElseThrow();
         LOG.warn("dataset {} deleted by an operator{}; {} objects left for the cleanup", name,
                 c.reason() == null ? "" : " (" + c.reason() + ")", t.objectsLeft().size());
         return Optional.empty();

@@ -15,12 +15,16 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 
 /**
  * Sends journalled signals on one background thread, retrying each after the {@link Backoff}'s waits until the broker
  * accepts it, then reports it sent. A signal already waiting is not queued twice. Sending is decoupled from message
  * handling so that a broker hiccup never makes the supervisor NACK (dead-letter) the message that completed a dataset.
+ * <p>
+ * It knows two objects, each through an interface and only on its own thread: the {@link Transport} that puts a
+ * signal on the broker, and the {@link SignalOutbox.Ledger} (the engine) that says whether a signal is still wanted and
+ * hears that it went. So a signal's way out is one line (the engine submits, the dispatcher sends through the
+ * transport, the engine hears of it) and no call comes back into the object that made it.
  */
 final class SignalDispatcher implements SignalOutbox, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SignalDispatcher.class);
@@ -32,20 +36,18 @@ final class SignalDispatcher implements SignalOutbox, AutoCloseable {
     }
 
     private final Transport transport;
-    private final Consumer<ConsumerSignal> onSent;
     private final Runnable onFailure;
     private final Backoff backoff;
     private final ScheduledExecutorService executor;
     private final Set<String> pending = new HashSet<>();
+    private volatile Ledger ledger;
 
     /**
-     * @param onSent    called on the dispatcher thread after each accepted send
      * @param onFailure called on the dispatcher thread after each failed attempt (for metrics)
      * @param backoff   the wait before each new attempt to send a signal
      */
-    SignalDispatcher(Transport transport, Consumer<ConsumerSignal> onSent, Runnable onFailure, Backoff backoff) {
+    SignalDispatcher(Transport transport, Runnable onFailure, Backoff backoff) {
         this.transport = Objects.requireNonNull(transport, "transport is null");
-        this.onSent = Objects.requireNonNull(onSent, "onSent is null");
         this.onFailure = Objects.requireNonNull(onFailure, "onFailure is null");
         this.backoff = Objects.requireNonNull(backoff, "backoff is null");
         ScheduledThreadPoolExecutor ex = new ScheduledThreadPoolExecutor(1, r -> {
@@ -59,9 +61,25 @@ final class SignalDispatcher implements SignalOutbox, AutoCloseable {
         this.executor = ex;
     }
 
+    /**
+     * The ledger of the signals this dispatcher sends, given once, before the first {@link #submit}: the engine is
+     * built with this dispatcher as its outbox, so it exists only after the dispatcher does.
+     */
+    void reportTo(Ledger signals) {
+        Objects.requireNonNull(signals, "signals is null");
+        if (ledger != null) {
+            throw new IllegalStateException("the dispatcher already reports to a ledger");
+        }
+        ledger = signals;
+    }
+
     @Override
     public void submit(ConsumerSignal signal) {
         Objects.requireNonNull(signal, "signal is null");
+        if (ledger == null) {
+            throw new IllegalStateException("signal " + signal.signalId() + " submitted before the dispatcher has a"
+                    + " ledger to report to");
+        }
         synchronized (pending) {
             if (!pending.add(signal.signalId())) {
                 return;
@@ -88,7 +106,12 @@ final class SignalDispatcher implements SignalOutbox, AutoCloseable {
 
     private void attempt(ConsumerSignal signal, int attempt) {
         try {
-            transport.send(signal);
+            if (ledger.isCurrent(signal)) {
+                transport.send(signal);
+            } else {
+                LOG.info("dataset {}: signal {} was superseded by a re-selection before it could be sent; dropped",
+                        signal.dataset(), signal.signalId());
+            }
         } catch (IOException | RuntimeException e) {
             onFailure.run();
             Duration wait = backoff.delay(attempt - 1, ThreadLocalRandom.current().nextDouble());
@@ -100,7 +123,7 @@ final class SignalDispatcher implements SignalOutbox, AutoCloseable {
         synchronized (pending) {
             pending.remove(signal.signalId());
         }
-        onSent.accept(signal);
+        ledger.onSignalSent(signal);
     }
 
     /**

@@ -18,8 +18,9 @@ final class StateChanges {
     static StateChange of(JournalEntry e, SupervisorState state) {
         JournalEvent ev = e.event();
         String dataset = datasetOf(ev, state);
-        CollectionState s = dataset == null ? null : state.find(dataset).map(d -> d.state)
-                .or(() -> state.findRetired(dataset).map(r -> CollectionState.DONE)).orElse(null);
+        SupervisorState.Lookup found = dataset == null ? SupervisorState.Lookup.UNKNOWN : state.lookup(dataset);
+        CollectionState s = found.live().map(d -> d.state)
+                .or(() -> found.retired().map(r -> CollectionState.DONE)).orElse(null);
         String detail = ev instanceof JournalEvent.MessageRejected r ? r.reason() + ": " + r.detail()
                 : ev instanceof JournalEvent.ResignalRequested r ? r.reason()
                 : ev instanceof JournalEvent.ObjectInvalidated r ? r.url() + ": " + r.reason()

@@ -25,9 +25,10 @@ import java.util.function.Function;
  * Every handler journals (with fsync) before it returns, so returning normally means "safe to acknowledge"; producer
  * messages write their entries under the lock and wait for the disk outside it, so that several share a force (group
  * commit, decision 0035). One lock serialises the queues, the signal-sent callbacks and the views. Signals are only
- * handed to the {@link SignalOutbox} after their SIGNAL_PLANNED entry is on disk.
+ * handed to the {@link SignalOutbox} after their SIGNAL_PLANNED entry is on disk; the outbox, on its own thread, asks
+ * the engine as its {@link SignalOutbox.Ledger} whether a signal is still current and tells it when one went out.
  */
-final class SupervisorEngine {
+final class SupervisorEngine implements SignalOutbox.Ledger {
     private static final Logger LOG = LoggerFactory.getLogger(SupervisorEngine.class);
 
     private final Recorder recorder;
@@ -250,8 +251,8 @@ final class SupervisorEngine {
     /** What an accepted control message did, for its answer. */
     private synchronized String done(Inbound in) {
         String name = datasetOf(in);
-        Optional<TrackedDataset> d = name == null ? Optional.empty() : state.find(name);
-        String now = d.map(t -> "; dataset " + name + " is " + t.state
+        SupervisorState.Lookup found = name == null ? SupervisorState.Lookup.UNKNOWN : state.lookup(name);
+        String now = found.live().map(t -> "; dataset " + name + " is " + t.state
                 + (t.signalled() ? " with signal " + t.signal.signalId() : "")).orElse("");
         if (in instanceof Inbound.Manifest m) {
             return "manifest of dataset " + name + " (" + m.manifest().files().size() + " files) registered" + now;
@@ -261,7 +262,7 @@ final class SupervisorEngine {
             return "object " + i.command().url() + " of dataset " + name + " is invalid and never selected again"
                     + now;
         } else if (in instanceof Inbound.Delete) {
-            return state.findDeleted(name).map(t -> "dataset " + name + " deleted from the supervisor at "
+            return found.deleted().map(t -> "dataset " + name + " deleted from the supervisor at "
                     + Instant.ofEpochMilli(t.deletedAt()) + (t.dspid() < 0 ? "" : " (dspid " + t.dspid()
                     + ", epoch " + t.epoch() + ")") + "; " + t.objectsLeft().size() + " objects left for the"
                     + " cleanup").orElse("dataset " + name + " deleted");
@@ -333,13 +334,15 @@ final class SupervisorEngine {
     }
 
     /** Whether {@code signal} is still its dataset's signal (not superseded by a re-selection). */
-    synchronized boolean isCurrent(ConsumerSignal signal) {
+    @Override
+    public synchronized boolean isCurrent(ConsumerSignal signal) {
         return state.find(signal.dataset()).map(d -> d.signalled() && d.signal.signalId().equals(signal.signalId()))
                 .orElse(false);
     }
 
     /** The outbox's confirmation that the broker accepted a signal (a superseded one is not recorded). */
-    synchronized void onSignalSent(ConsumerSignal signal) {
+    @Override
+    public synchronized void onSignalSent(ConsumerSignal signal) {
         if (!isCurrent(signal)) {
             return;
         }
@@ -358,7 +361,7 @@ final class SupervisorEngine {
 
     /** The dataset's view, live or retired. */
     synchronized Optional<DatasetView> dataset(String name) {
-        return DatasetViews.find(state, name);
+        return state.lookup(name).view();
     }
 
     /** Every dataset's view, live and retired, sorted by name. */
@@ -403,19 +406,14 @@ final class SupervisorEngine {
             }
             return stored(Optional.empty(), Optional.of(idConflict(messageId, first, info)));
         }
-        Optional<RetiredDataset> retired = state.findRetired(name);
-        if (retired.isPresent()) {
-            return stored(Optional.empty(), Optional.of(retired.get().refusal("object " + info.url() + " is never"
-                    + " read; it is deleted as an orphan after " + SupervisorConfig.CLEANUP_ORPHAN_RETENTION,
-                    messageId)));
+        SupervisorState.Lookup found = state.lookup(name);
+        String orphan = "object " + info.url() + " is never read; it is deleted as an orphan after "
+                + SupervisorConfig.CLEANUP_ORPHAN_RETENTION;
+        Optional<Rejection> finished = found.refusal(orphan, orphan, messageId);
+        if (finished.isPresent()) {
+            return stored(Optional.empty(), finished);
         }
-        Optional<DeletedDataset> deleted = state.findDeleted(name);
-        if (deleted.isPresent()) {
-            return stored(Optional.empty(), Optional.of(deleted.get().refusal("object " + info.url() + " is never"
-                    + " read; it is deleted as an orphan after " + SupervisorConfig.CLEANUP_ORPHAN_RETENTION,
-                    messageId)));
-        }
-        Optional<TrackedDataset> existing = state.find(name);
+        Optional<TrackedDataset> existing = found.live();
         if (existing.isPresent() && existing.get().urls.contains(info.url())) {
             metrics.duplicateMessages.inc();
             LOG.warn("dataset {}: object {} was already reported under another message id; message {} ignored",
@@ -488,17 +486,13 @@ final class SupervisorEngine {
                                                       String brokerMessageId, boolean fromCatalogue)
             throws IOException {
         String name = manifest.dataset();
-        Optional<RetiredDataset> retired = state.findRetired(name);
-        if (retired.isPresent()) {
-            return Optional.of(retired.get().refusal("its file list can no longer change; produce it again under a"
-                    + " new task", brokerMessageId));
+        SupervisorState.Lookup found = state.lookup(name);
+        Optional<Rejection> finished = found.refusal("its file list can no longer change; produce it again under a"
+                + " new task", "its file list is not registered; produce it again under a new task", brokerMessageId);
+        if (finished.isPresent()) {
+            return finished;
         }
-        Optional<DeletedDataset> deleted = state.findDeleted(name);
-        if (deleted.isPresent()) {
-            return Optional.of(deleted.get().refusal("its file list is not registered; produce it again under a new"
-                    + " task", brokerMessageId));
-        }
-        Optional<TrackedDataset> existing = state.find(name);
+        Optional<TrackedDataset> existing = found.live();
         if (existing.isPresent() && StateChanges.sameFiles(manifest.files(), existing.get().manifest)) {
             metrics.duplicateMessages.inc();
             LOG.debug("dataset {}: identical manifest registered again; nothing to do", name);

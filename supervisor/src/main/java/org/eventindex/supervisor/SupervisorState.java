@@ -320,11 +320,6 @@ final class SupervisorState {
         c.answers().forEach(a -> answers.put(a.requestId(), a));
     }
 
-    /** A dataset an operator deleted. */
-    Optional<DeletedDataset> findDeleted(String name) {
-        return Optional.ofNullable(deleted.get(name));
-    }
-
     /** Deleted datasets sorted by name. */
     Collection<DeletedDataset> deleted() {
         return Collections.unmodifiableCollection(deleted.values());
@@ -335,14 +330,84 @@ final class SupervisorState {
         return Optional.ofNullable(answers.get(requestId));
     }
 
-    /** A live dataset (not retired). */
-    Optional<TrackedDataset> find(String name) {
-        return Optional.ofNullable(datasets.get(name));
+    /**
+     * What this supervisor knows of a dataset name: live, retired, deleted or unknown. Every decision on a message
+     * that names a dataset starts here, so that a finished dataset is refused the same way wherever it is named.
+     */
+    Lookup lookup(String name) {
+        TrackedDataset d = datasets.get(name);
+        if (d != null) {
+            return new Lookup.Live(d);
+        }
+        RetiredDataset r = retired.get(name);
+        if (r != null) {
+            return new Lookup.Retired(r);
+        }
+        DeletedDataset t = deleted.get(name);
+        return t != null ? new Lookup.Deleted(t) : Lookup.UNKNOWN;
     }
 
-    /** A retired dataset. */
-    Optional<RetiredDataset> findRetired(String name) {
-        return Optional.ofNullable(retired.get(name));
+    /**
+     * Where a dataset name stands: one of four, never two at once (a dataset retires or is deleted once, and a live
+     * record is never made again for a name that did).
+     */
+    sealed interface Lookup {
+        Lookup UNKNOWN = new Unknown();
+
+        /** Tracked: objects, file list, selection and signal in memory. */
+        record Live(TrackedDataset dataset) implements Lookup {
+        }
+
+        /** DONE with every object deleted: only its summary is kept. */
+        record Retired(RetiredDataset dataset) implements Lookup {
+        }
+
+        /** Deleted by an operator: a tombstone. */
+        record Deleted(DeletedDataset dataset) implements Lookup {
+        }
+
+        /** Never named to this supervisor (or only in messages it refused). */
+        record Unknown() implements Lookup {
+        }
+
+        default Optional<TrackedDataset> live() {
+            return this instanceof Live l ? Optional.of(l.dataset()) : Optional.empty();
+        }
+
+        default Optional<RetiredDataset> retired() {
+            return this instanceof Retired r ? Optional.of(r.dataset()) : Optional.empty();
+        }
+
+        default Optional<DeletedDataset> deleted() {
+            return this instanceof Deleted t ? Optional.of(t.dataset()) : Optional.empty();
+        }
+
+        /**
+         * Why a message naming a finished dataset is refused ({@code DATASET_RETIRED} or {@code DATASET_DELETED}):
+         * {@code ifRetired} or {@code ifDeleted} says what it asked for and what becomes of it. Empty for a live or
+         * unknown dataset, which each caller decides on.
+         */
+        default Optional<Rejection> refusal(String ifRetired, String ifDeleted, String messageId) {
+            if (this instanceof Retired r) {
+                return Optional.of(r.dataset().refusal(ifRetired, messageId));
+            } else if (this instanceof Deleted t) {
+                return Optional.of(t.dataset().refusal(ifDeleted, messageId));
+            }
+            return Optional.empty();
+        }
+
+        /** What {@code /datasets/<name>} serves of a live or retired dataset; empty otherwise. */
+        default Optional<DatasetView> view() {
+            if (this instanceof Live l) {
+                return Optional.of(DatasetViews.of(l.dataset()));
+            }
+            return retired().map(RetiredDataset::view);
+        }
+    }
+
+    /** A live dataset (not retired, not deleted): {@code lookup(name).live()}, for the callers that ask nothing else. */
+    Optional<TrackedDataset> find(String name) {
+        return Optional.ofNullable(datasets.get(name));
     }
 
     /** Retired datasets sorted by name. */

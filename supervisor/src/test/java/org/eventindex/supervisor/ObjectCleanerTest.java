@@ -115,7 +115,7 @@ class ObjectCleanerTest {
         assertEquals(0, r.orphansSeen(), "the deleted dataset's objects are not orphans");
         assertEquals(List.of(key("other")), s3.keys(BUCKET));
         assertEquals(0, cleaner.runOnce().objectsDeleted(), "nothing left the second time");
-        assertEquals(List.of(), engine.read(st -> st.findDeleted(DATASET).orElseThrow().objectsLeft()));
+        assertEquals(List.of(), engine.read(st -> st.lookup(DATASET).deleted().orElseThrow().objectsLeft()));
     }
 
     @Test

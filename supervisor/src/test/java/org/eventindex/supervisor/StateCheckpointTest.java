@@ -255,7 +255,7 @@ class StateCheckpointTest {
             assertEquals(deleted, engine.onControlMessage(Json.write(DeleteCommand.of(name, "again")), "c3", "r1"));
             engine.onObjectsDeleted(name, List.of(url("4000001.1")));
         }
-        assertEquals(List.of(), lived.findDeleted(name).orElseThrow().objectsLeft());
+        assertEquals(List.of(), lived.lookup(name).deleted().orElseThrow().objectsLeft());
         assertTrue(lived.find(name).isEmpty(), "no live record after the delete");
         assertEquals(2, lived.rejectedMessages(), "the refused delete and the late object of the deleted dataset");
         assertEquals("UNKNOWN_DATASET", lived.answer("r2").orElseThrow().outcome());

@@ -1,0 +1,56 @@
+package org.eventindex.supervisor;
+
+import org.eventindex.supervisor.ha.FencedException;
+import org.eventindex.supervisor.ha.Leadership;
+
+import java.util.Objects;
+import java.util.OptionalLong;
+
+/**
+ * Whether this supervisor may still act, as the parts that act see it: the queue handlers before an acknowledgement,
+ * the senders before a signal or an answer, the cleanup before a deletion (the journal checks the same lease before
+ * each write). With a standby it is the lease ({@link Leadership}): once another supervisor took a higher token every
+ * check throws, whichever thread notices first. Without a standby it always holds.
+ */
+final class Fence {
+    /** No standby: this supervisor is the only one. */
+    static final Fence NONE = new Fence(null);
+
+    private final Leadership leadership;
+
+    private Fence(Leadership leadership) {
+        this.leadership = leadership;
+    }
+
+    /** The lease of a supervisor with a standby. */
+    static Fence of(Leadership leadership) {
+        return new Fence(Objects.requireNonNull(leadership, "leadership is null"));
+    }
+
+    /** Throws when this supervisor is fenced out: nothing may be journalled, acknowledged, sent or deleted. */
+    void check() throws FencedException {
+        if (leadership != null) {
+            leadership.check();
+        }
+    }
+
+    /** {@link #check} as a yes or no, for work that is skipped rather than failed. */
+    boolean holds() {
+        try {
+            check();
+            return true;
+        } catch (FencedException e) {
+            return false;
+        }
+    }
+
+    /** Whether another supervisor took the lease from this one (for good: it exits and starts again as a standby). */
+    boolean fencedOut() {
+        return leadership != null && leadership.role() == Leadership.Role.FENCED;
+    }
+
+    /** The fencing token signals carry, with a standby: consumers may refuse one from a lower token than they saw. */
+    OptionalLong token() {
+        return leadership == null ? OptionalLong.empty() : OptionalLong.of(leadership.token());
+    }
+}

@@ -1,0 +1,122 @@
+package org.eventindex.supervisor;
+
+import io.prometheus.metrics.core.metrics.GaugeWithCallback;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.Unit;
+import org.eventindex.ops.DaemonMetrics;
+import org.eventindex.ops.OpsHttpServer;
+import org.eventindex.supervisor.journal.Journal;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.stream.Collectors;
+
+/**
+ * What the active supervisor tells operators about itself: why it is not ready ({@code /ready}: the journal failed,
+ * its disk is low, a queue is not subscribed), the {@code /supervisor} document and the gauges of {@code /metrics}.
+ * Made once the supervisor is active; before that (starting, standby) and once it stops, {@link Supervisor#readiness}
+ * answers from its lifecycle alone.
+ */
+final class Health {
+    private final SupervisorConfig config;
+    private final Clock clock;
+    private final Instant startedAt;
+    private final Journal journal;
+    private final SupervisorEngine engine;
+    private final JournalDiskGuard diskGuard;
+    private final Checkpoints checkpoints;
+    private final InboundQueues inbound;
+    private final EventBus events;
+    private final PeriodicTasks periodic;
+
+    Health(SupervisorConfig config, Clock clock, Instant startedAt, Journal journal, SupervisorEngine engine,
+           JournalDiskGuard diskGuard, Checkpoints checkpoints, InboundQueues inbound, EventBus events,
+           PeriodicTasks periodic) {
+        this.config = Objects.requireNonNull(config, "config is null");
+        this.clock = Objects.requireNonNull(clock, "clock is null");
+        this.startedAt = Objects.requireNonNull(startedAt, "startedAt is null");
+        this.journal = Objects.requireNonNull(journal, "journal is null");
+        this.engine = Objects.requireNonNull(engine, "engine is null");
+        this.diskGuard = Objects.requireNonNull(diskGuard, "diskGuard is null");
+        this.checkpoints = Objects.requireNonNull(checkpoints, "checkpoints is null");
+        this.inbound = Objects.requireNonNull(inbound, "inbound is null");
+        this.events = Objects.requireNonNull(events, "events is null");
+        this.periodic = Objects.requireNonNull(periodic, "periodic is null");
+    }
+
+    /** Ready when the journal works, its disk has room and the three queues are subscribed. */
+    OpsHttpServer.Readiness readiness() {
+        Optional<String> failure = engine.failure();
+        if (failure.isPresent()) {
+            return OpsHttpServer.Readiness.notReady("journal failed, consuming halted: " + failure.get());
+        }
+        Optional<String> low = diskGuard.low();
+        if (low.isPresent()) {
+            return OpsHttpServer.Readiness.notReady(low.get());
+        }
+        return inbound.notSubscribed().map(q -> OpsHttpServer.Readiness.notReady("not subscribed to " + q))
+                .orElse(OpsHttpServer.Readiness.ok());
+    }
+
+    /** {@code /supervisor}'s description of the daemon, with its readiness {@code now}. */
+    SupervisorInfo info(OpsHttpServer.Readiness now) {
+        return new SupervisorInfo(startedAt, Duration.ofMillis(Math.max(0, clock.millis() - startedAt.toEpochMilli())),
+                now.ready(), now.reason(), journal.lastSeq(), checkpoints.info(journal), config.kuduEpoch(),
+                config.epochs().maxEvents(), config.epochs().managed(), config.catalogue().enabled(),
+                config.cleanup().enabled(), events.subscribers(), periodic.lastCleanup(), config.toString());
+    }
+
+    /**
+     * Registers the active supervisor's gauges: datasets by state, epochs, the journal, subscribers, consumers'
+     * heartbeats, the oldest dataset per state, the journal disk and checkpoints.
+     */
+    void registerGauges(PrometheusRegistry registry) {
+        GaugeWithCallback.builder().name("eventindex_supervisor_datasets")
+                .help("Live datasets now in each state (a retired dataset is no longer counted).").labelNames("state")
+                .callback(cb -> {
+                    Map<CollectionState, Long> byState = engine.read(st -> st.all().stream()
+                            .collect(Collectors.groupingBy(d -> d.state, Collectors.counting())));
+                    for (CollectionState s : CollectionState.values()) {
+                        cb.call(byState.getOrDefault(s, 0L), s.name().toLowerCase(Locale.ROOT));
+                    }
+                }).register(registry);
+        DaemonMetrics.gauge(registry, "eventindex_supervisor_current_epoch",
+                "Epoch (Kudu range) new datasets go to.",
+                () -> engine.read(st -> Math.max(st.currentEpoch(), config.kuduEpoch())));
+        DaemonMetrics.gauge(registry, "eventindex_supervisor_current_epoch_events",
+                "Events assigned to the current epoch.",
+                () -> engine.read(SupervisorState::eventsInEpoch));
+        DaemonMetrics.gauge(registry, "eventindex_supervisor_datasets_retired",
+                "Datasets DONE with every object deleted, of which only a summary is kept.",
+                () -> engine.read(st -> st.retired().size()));
+        DaemonMetrics.gauge(registry, "eventindex_supervisor_journal_seq", "Last journal sequence number.",
+                journal::lastSeq);
+        DaemonMetrics.gauge(registry, "eventindex_supervisor_journal_fsyncs",
+                "Forces (fsync) of the journal file since start; with group commit one covers several messages.",
+                journal::forces);
+        DaemonMetrics.gauge(registry, "eventindex_supervisor_event_subscribers",
+                "Connected /events subscribers.",
+                events::subscribers);
+        GaugeWithCallback.builder().name(SupervisorMetrics.CONSUMER_HEARTBEAT_AGE).unit(Unit.SECONDS)
+                .help("Seconds since each consumer's last heartbeat (consumers heard since the supervisor started).")
+                .labelNames("consumer")
+                .callback(cb -> engine.heartbeats().ages(clock.millis()).forEach((name, age) -> cb.call(age, name)))
+                .register(registry);
+        DaemonMetrics.gauge(registry, SupervisorMetrics.CONSUMERS_MISSING, "Consumers without a heartbeat for "
+                + SupervisorConfig.CONSUMER_MISSING_HEARTBEATS + " of their intervals.",
+                () -> engine.heartbeats().missing(clock.millis(), config.missingHeartbeats()));
+        GaugeWithCallback.builder().name(SupervisorMetrics.OLDEST_DATASET_AGE).unit(Unit.SECONDS)
+                .help("Age of the oldest live dataset in each state but DONE, from its first object or manifest;"
+                        + " 0 when none is in the state.").labelNames("state")
+                .callback(cb -> engine.read(st -> DatasetAges.oldest(st.all(), clock.millis()))
+                        .forEach((s, age) -> cb.call(age, s.name().toLowerCase(Locale.ROOT))))
+                .register(registry);
+        diskGuard.registerGauges(registry);
+        checkpoints.registerGauges(registry, journal);
+    }
+}

@@ -1,0 +1,61 @@
+package org.eventindex.supervisor;
+
+import org.eventindex.message.Json;
+import org.eventindex.stomp.StompSender;
+import org.eventindex.stomp.StompSettings;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Sends the answers to operator requests, each to its request's reply queue and before the request is acknowledged,
+ * on a STOMP connection of its own: a reply queue gone with its operator must not cost the signals' connection. Only
+ * temporary queues are answered (a {@code reply-to} naming a real queue could make the supervisor write into the
+ * consumers' queue). A failed send is counted and logged, never retried: the answer is in the journal, and a
+ * redelivered request gets it again.
+ */
+final class OperatorAnswers implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(OperatorAnswers.class);
+
+    private final StompSender replies;
+    private final Fence fence;
+    private final SupervisorMetrics metrics;
+
+    OperatorAnswers(StompSettings stomp, Fence fence, SupervisorMetrics metrics) {
+        this.fence = Objects.requireNonNull(fence, "fence is null");
+        this.metrics = Objects.requireNonNull(metrics, "metrics is null");
+        this.replies = new StompSender(Objects.requireNonNull(stomp, "stomp is null"));
+    }
+
+    /** Sends {@code a} to {@code replyTo} with the request's correlation id, unless this supervisor was fenced out. */
+    void answer(String replyTo, OperatorAnswer a) {
+        if (!replyTo.startsWith("/remote-temp-queue/") && !replyTo.startsWith("/temp-queue/")) {
+            LOG.warn("request {}: reply-to {} is not a temporary queue; not answered ({}: {})", a.requestId(),
+                    replyTo, a.outcome(), a.detail());
+            return;
+        }
+        Map<String, String> headers = new LinkedHashMap<>();
+        headers.put("content-type", "application/json");
+        if (a.requestId() != null) {
+            headers.put(Supervisor.CORRELATION_ID, a.requestId());
+        }
+        try {
+            fence.check();
+            replies.send(replyTo, Json.write(a), headers);
+            metrics.answers.inc();
+        } catch (IOException | RuntimeException e) {
+            metrics.answerSendFailures.inc();
+            LOG.warn("request {}: answer {} could not be sent to {} (its operator gone?): {}", a.requestId(),
+                    a.outcome(), replyTo, e.getMessage());
+        }
+    }
+
+    @Override
+    public void close() {
+        replies.close();
+    }
+}
