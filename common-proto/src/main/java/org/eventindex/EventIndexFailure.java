@@ -11,6 +11,9 @@ package org.eventindex;
  * {@link java.io.IOException}s, while the producer's and the consumer's outcome exceptions must not become
  * IOExceptions: the many {@code catch (IOException e)} that turn I/O errors into them would start catching, and
  * re-classifying, them. Implemented by {@link Throwable}s only.
+ *
+ * <p>Not under the root: a private wrapper that carries another exception across a lambda or a thread inside one class
+ * and is unwrapped there (the consumer's {@code MergePipeline.SinkFailure}); nothing outside its class sees it.
  */
 public interface EventIndexFailure {
 

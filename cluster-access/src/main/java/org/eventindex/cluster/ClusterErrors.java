@@ -152,7 +152,10 @@ public final class ClusterErrors {
                 return known;
             }
         }
-        return e.getStatus().isTimedOut() ? NO_ANSWER : firstLine(e.getStatus().toString());
+        // "Service unavailable: Couldn't find a valid master ... cannot complete before timeout" (seen under load) is
+        // a timeout too: its trace summary drops the attempts' errors, which the caller's port probe finds out
+        return e.getStatus().isTimedOut() || e.getStatus().isServiceUnavailable() ? NO_ANSWER
+                : firstLine(e.getStatus().toString());
     }
 
     private static Throwable root(Throwable e) {
@@ -190,9 +193,17 @@ public final class ClusterErrors {
         return find(e, ClusterConfigException.class).isPresent() || find(e, Readable.class).isPresent();
     }
 
-    /** A failure made readable here: its message says it all, its cause is the client library's for the record. */
-    static final class Readable extends IOException {
+    /**
+     * A failure made readable here: its message says it all, its cause is the client library's for the record.
+     * {@link Kind#RETRIABLE}: a cluster that does not answer, or answers with an error, may answer later.
+     */
+    static final class Readable extends IOException implements org.eventindex.EventIndexFailure {
         private static final long serialVersionUID = 1L;
+
+        @Override
+        public Kind kind() {
+            return Kind.RETRIABLE;
+        }
 
         Readable(String message, Throwable cause) {
             super(message, cause);

@@ -166,9 +166,17 @@ final class Consolidator {
         }
     }
 
-    /** The stored bytes read do not have the SHA-256 the producer recorded. */
-    private static final class ChecksumMismatch extends IOException {
+    /**
+     * The stored bytes read do not have the SHA-256 the producer recorded: retriable once (a broken transfer), the
+     * caller decides after a second read.
+     */
+    private static final class ChecksumMismatch extends IOException implements org.eventindex.EventIndexFailure {
         private static final long serialVersionUID = 1L;
+
+        @Override
+        public Kind kind() {
+            return Kind.RETRIABLE;
+        }
         private final String actual;
 
         ChecksumMismatch(String message, String actual) {
