@@ -10,6 +10,7 @@ import io.prometheus.metrics.model.snapshots.Unit;
 import org.eventindex.ops.DaemonMetrics;
 import org.eventindex.ops.DependencyChecks;
 import org.eventindex.ops.OpsHttpServer;
+import org.eventindex.ops.QueryString;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -17,9 +18,7 @@ import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.URI;
-import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
-import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -221,24 +220,13 @@ public final class LookupServer implements AutoCloseable {
 
     /** @throws IllegalArgumentException for an unknown parameter or a bad pattern */
     static LookupFilter filter(URI uri) {
-        Map<String, String> single = new HashMap<>();
+        QueryString q = QueryString.parse(uri.getRawQuery()).only(List.of("stream-type", "project", "ami-tag",
+                "dataset"));
         Set<String> types = new LinkedHashSet<>();
-        String q = uri.getRawQuery();
-        if (q != null && !q.isEmpty()) {
-            for (String pair : q.split("&")) {
-                int eq = pair.indexOf('=');
-                String name = URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8);
-                String value = eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
-                switch (name) {
-                    case "stream-type" -> types.addAll(List.of(value.split(",")));
-                    case "project", "ami-tag", "dataset" -> single.put(name, value);
-                    default -> throw new IllegalArgumentException("unknown parameter '" + name
-                            + "' (known: stream-type, project, ami-tag, dataset)");
-                }
-            }
-        }
+        q.all("stream-type").forEach(v -> types.addAll(List.of(v.split(","))));
         types.remove("");
-        return new LookupFilter(types, single.get("project"), single.get("ami-tag"), single.get("dataset"));
+        return new LookupFilter(types, q.get("project").orElse(null), q.get("ami-tag").orElse(null),
+                q.get("dataset").orElse(null));
     }
 
     private static void error(HttpExchange ex, int status, String message) throws IOException {

@@ -120,7 +120,8 @@ public final class OpsHttpServer implements AutoCloseable {
             }
             Object body;
             try {
-                body = resource.get(rest.isEmpty() ? "" : rest.substring(1), ex.getRequestURI().getRawQuery());
+                body = resource.get(rest.isEmpty() ? "" : rest.substring(1),
+                        QueryString.parse(ex.getRequestURI().getRawQuery()));
             } catch (IllegalArgumentException e) {
                 respondJson(ex, 400, error(e.getMessage()));
                 return;
@@ -200,12 +201,12 @@ public final class OpsHttpServer implements AutoCloseable {
     @FunctionalInterface
     public interface JsonResource {
         /**
-         * @param rest     the path below the resource's, without the leading slash; empty for the resource itself
-         * @param rawQuery the raw query string, null without one
+         * @param rest  the path below the resource's, without the leading slash; empty for the resource itself
+         * @param query the request's query string, parsed (empty without one)
          * @return the body, or null for 404
          * @throws IllegalArgumentException for a bad query (400 with the message)
          */
-        Object get(String rest, String rawQuery);
+        Object get(String rest, QueryString query);
     }
 
     /** Takes over a stream connection: writes to {@code out} from its own thread, runs {@code close} at the end. */

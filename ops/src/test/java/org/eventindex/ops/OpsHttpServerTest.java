@@ -60,7 +60,7 @@ final class OpsHttpServerTest {
         server = new OpsHttpServer("127.0.0.1", 0, new PrometheusRegistry(), OpsHttpServer.Readiness::ok,
                 OpsHttpServer.Readiness::ok);
         server.json("/items", (rest, query) -> {
-            if (query != null && query.contains("bad")) {
+            if (query.names().contains("bad")) {
                 throw new IllegalArgumentException("unknown filter 'bad'");
             }
             return rest.isEmpty() ? List.of("a", "b") : rest.equals("a") ? Map.of("name", "a") : null;
@@ -112,5 +112,23 @@ final class OpsHttpServerTest {
     private HttpResponse<String> get(String path) throws Exception {
         return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + path)).build(),
                 HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void queryStringsAreParsedOnceForEveryResource() {
+        QueryString q = QueryString.parse("state=DONE,FAILED&a%20b=x+y&&flag&state=NEW&c=%C3%A9");
+        assertEquals(List.of("DONE,FAILED", "NEW"), q.all("state"));
+        assertEquals(java.util.Optional.of("NEW"), q.get("state"), "a later value overrides");
+        assertEquals(java.util.Optional.of("x y"), q.get("a b"));
+        assertEquals(java.util.Optional.of(""), q.get("flag"));
+        assertEquals(java.util.Optional.of("\u00e9"), q.get("c"));
+        assertEquals(List.of("state", "a b", "flag", "c"), List.copyOf(q.names()));
+        assertTrue(QueryString.parse(null).isEmpty());
+        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> q.only(List.of("state", "c")));
+        assertEquals("unknown parameter 'a b' (known: state, c)", e.getMessage());
+        e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> QueryString.parse("x=%E"));
+        assertTrue(e.getMessage().startsWith("query parameter 'x=%E' is not URL-encoded"), e.getMessage());
     }
 }

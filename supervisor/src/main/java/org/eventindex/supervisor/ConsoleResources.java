@@ -1,12 +1,12 @@
 package org.eventindex.supervisor;
 
+import org.eventindex.ops.QueryString;
+
 import com.fasterxml.jackson.databind.annotation.JsonSerialize;
 import com.fasterxml.jackson.databind.ser.std.ToStringSerializer;
 import org.eventindex.message.GuidInfo;
 import org.eventindex.message.SignalObject;
 
-import java.net.URLDecoder;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -111,8 +111,7 @@ final class ConsoleResources {
     }
 
     /** The JSON resource at {@code /console}: {@code overview}, {@code datasets}, {@code objects/<name>}. */
-    Object get(String rest, String query) {
-        Map<String, String> q = query(query);
+    Object get(String rest, QueryString q) {
         if (rest.equals("overview")) {
             return overview();
         } else if (rest.equals("datasets")) {
@@ -175,9 +174,9 @@ final class ConsoleResources {
      *
      * @throws IllegalArgumentException naming the parameter when one is malformed
      */
-    Page datasets(Map<String, String> q) {
-        String needle = q.getOrDefault("q", "").trim().toLowerCase(Locale.ROOT);
-        Set<CollectionState> states = InfoResources.states(q.getOrDefault("state", ""));
+    Page datasets(QueryString q) {
+        String needle = q.get("q").orElse("").trim().toLowerCase(Locale.ROOT);
+        Set<CollectionState> states = InfoResources.states(q.get("state").orElse(""));
         long minAge = number(q, "minAge", -1);
         long maxAge = number(q, "maxAge", -1);
         int offset = (int) Math.min(Integer.MAX_VALUE, number(q, "offset", 0));
@@ -185,7 +184,7 @@ final class ConsoleResources {
         if (limit < 1 || limit > MAX_PAGE) {
             throw new IllegalArgumentException("limit must be within 1.." + MAX_PAGE + ", got " + limit);
         }
-        String sort = q.getOrDefault("sort", "name");
+        String sort = q.get("sort").orElse("name");
         Comparator<Row> order = switch (sort) {
             case "name" -> Comparator.comparing(Row::name);
             case "state" -> Comparator.comparing(Row::state).thenComparing(Row::name);
@@ -199,7 +198,7 @@ final class ConsoleResources {
             default -> throw new IllegalArgumentException("unknown sort '" + sort
                     + "' in ?sort=; sorts are name, state, age, objects, events, done, dspid");
         };
-        String dir = q.getOrDefault("order", "asc");
+        String dir = q.get("order").orElse("asc");
         if (!dir.equals("asc") && !dir.equals("desc")) {
             throw new IllegalArgumentException("order must be asc or desc, got '" + dir + "'");
         }
@@ -268,7 +267,7 @@ final class ConsoleResources {
     }
 
     /** {@code ?hours=} of per-minute rows (default 24, at most the history's days); per hour: all of it. */
-    HistoryDoc history(Map<String, String> q) {
+    HistoryDoc history(QueryString q) {
         long now = clock.millis();
         return engine.read(st -> {
             History h = st.history();
@@ -295,8 +294,8 @@ final class ConsoleResources {
         return millis < 0 ? null : Instant.ofEpochMilli(millis);
     }
 
-    private static long number(Map<String, String> q, String key, long otherwise) {
-        String v = q.get(key);
+    private static long number(QueryString q, String key, long otherwise) {
+        String v = q.get(key).orElse(null);
         if (v == null || v.isBlank()) {
             return otherwise;
         }
@@ -311,18 +310,4 @@ final class ConsoleResources {
         }
     }
 
-    private static Map<String, String> query(String raw) {
-        Map<String, String> q = new HashMap<>();
-        if (raw == null) {
-            return q;
-        }
-        for (String param : raw.split("&")) {
-            int eq = param.indexOf('=');
-            if (eq > 0) {
-                q.put(URLDecoder.decode(param.substring(0, eq), StandardCharsets.UTF_8),
-                        URLDecoder.decode(param.substring(eq + 1), StandardCharsets.UTF_8));
-            }
-        }
-        return q;
-    }
 }

@@ -1,10 +1,10 @@
 package org.eventindex.supervisor;
 
+import org.eventindex.ops.QueryString;
+
 import com.fasterxml.jackson.databind.annotation.JsonSerialize;
 import com.fasterxml.jackson.databind.ser.std.ToStringSerializer;
 
-import java.net.URLDecoder;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -67,13 +67,9 @@ final class InfoResources {
      *
      * @throws IllegalArgumentException naming the parameter and the valid states when one is unknown
      */
-    List<DatasetSummary> datasets(String query) {
+    List<DatasetSummary> datasets(QueryString query) {
         Set<CollectionState> states = EnumSet.noneOf(CollectionState.class);
-        for (String param : query == null ? new String[0] : query.split("&")) {
-            if (param.startsWith("state=")) {
-                states.addAll(states(URLDecoder.decode(param.substring(6), StandardCharsets.UTF_8)));
-            }
-        }
+        query.all("state").forEach(list -> states.addAll(states(list)));
         return engine.summaries(states);
     }
 
