@@ -17,7 +17,7 @@ import org.eventindex.spb.SpbContentLimits;
 import org.eventindex.spb.SpbLimits;
 import org.eventindex.spb.SpbMessageType;
 import org.eventindex.spb.SpbReader;
-import org.eventindex.stomp.BrokerAccess;
+import org.eventindex.testing.BrokerAccess;
 import org.eventindex.stomp.StompEndpoint;
 import org.eventindex.stomp.StompQueueWorker;
 import org.eventindex.stomp.StompSender;

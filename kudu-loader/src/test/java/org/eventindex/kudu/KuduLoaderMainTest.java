@@ -1,8 +1,8 @@
 package org.eventindex.kudu;
 
 import java.util.List;
-import org.eventindex.cli.CommandTreeWalk;
-import org.eventindex.cli.ProjectVersion;
+import org.eventindex.testing.CommandTreeWalk;
+import org.eventindex.ProjectVersion;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;

@@ -1,7 +1,7 @@
 package org.eventindex.lookup;
 
 import java.util.List;
-import org.eventindex.cli.CommandTreeWalk;
+import org.eventindex.testing.CommandTreeWalk;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -10,7 +10,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-import org.eventindex.cli.ProjectVersion;
+import org.eventindex.ProjectVersion;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import java.nio.file.Path;

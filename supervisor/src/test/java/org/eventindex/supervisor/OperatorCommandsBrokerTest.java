@@ -2,7 +2,7 @@ package org.eventindex.supervisor;
 
 import org.eventindex.message.Json;
 import org.eventindex.message.Queues;
-import org.eventindex.stomp.BrokerAccess;
+import org.eventindex.testing.BrokerAccess;
 import org.eventindex.stomp.StompConnection;
 import org.eventindex.stomp.StompEndpoint;
 import org.eventindex.stomp.StompException;
@@ -36,11 +36,11 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
-import static org.eventindex.stomp.BrokerAccess.ADMINS;
-import static org.eventindex.stomp.BrokerAccess.CONSUMERS;
-import static org.eventindex.stomp.BrokerAccess.OPERATORS;
-import static org.eventindex.stomp.BrokerAccess.PRODUCERS;
-import static org.eventindex.stomp.BrokerAccess.SUPERVISORS;
+import static org.eventindex.testing.BrokerAccess.ADMINS;
+import static org.eventindex.testing.BrokerAccess.CONSUMERS;
+import static org.eventindex.testing.BrokerAccess.OPERATORS;
+import static org.eventindex.testing.BrokerAccess.PRODUCERS;
+import static org.eventindex.testing.BrokerAccess.SUPERVISORS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;

@@ -7,7 +7,7 @@ import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
-import org.eventindex.stomp.BrokerAccess;
+import org.eventindex.testing.BrokerAccess;
 import org.eventindex.stomp.StompEndpoint;
 import org.eventindex.testing.EmbeddedBroker;
 import org.eventindex.testing.TestCertificates;
