@@ -4,16 +4,16 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.eventindex.message.Queues;
 import org.eventindex.testing.EmbeddedBroker;
 import org.eventindex.testing.EmbeddedS3;
 import org.eventindex.testing.Prerequisites;
+import org.eventindex.testing.ProducerProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -140,23 +140,12 @@ class ProducerJarIT {
             throws IOException, InterruptedException {
         Path out = Files.createTempFile(dir, "out", ".txt");
         Path err = Files.createTempFile(dir, "err", ".txt");
-        List<String> command = new java.util.ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.addAll(jvmOptions);
-        command.addAll(List.of("-jar", JAR.toString()));
-        command.addAll(List.of(args));
-        ProcessBuilder pb = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile());
-        pb.environment().remove(ProducerArgs.ENV_S3_ACCESS_KEY);
-        pb.environment().remove(ProducerArgs.ENV_S3_SECRET_KEY);
-        pb.environment().remove(ProducerArgs.ENV_STOMP_PASSWORD);
-        pb.environment().putAll(env);
-        Process p = pb.start();
-        if (!p.waitFor(300, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            throw new AssertionError("producer jar did not finish within 300 s: " + command);
+        ProcessBuilder pb = ProducerProcess.builder(JAR, jvmOptions, List.of(args), env);
+        ProducerProcess.Result r = ProducerProcess.run(pb, out, err, Duration.ofSeconds(300));
+        if (r.exitCode() == -1) {
+            throw new AssertionError("producer jar did not finish within 300 s: " + pb.command());
         }
-        return new Result(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
-                Files.readString(err, StandardCharsets.UTF_8));
+        return new Result(r.exitCode(), r.stdout(), r.stderr());
     }
 
     record Result(int code, String stdout, String stderr) {

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -39,9 +38,7 @@ public final class DaemonProcess implements AutoCloseable {
         if (defaultSignalSupported()) {
             command.addAll(List.of("env", "--default-signal=INT,TERM"));
         }
-        command.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
-                "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"), main.getName()));
-        command.addAll(List.of(args));
+        command.addAll(ChildJvm.main(main).heap("256m").quickStart().args(args).command());
         ProcessBuilder pb = new ProcessBuilder(command);
         pb.redirectErrorStream(true);
         pb.redirectOutput(log.toFile());
@@ -58,13 +55,6 @@ public final class DaemonProcess implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return false;
-        }
-    }
-
-    /** A port that was free a moment ago, for a daemon's HTTP endpoint. */
-    public static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
         }
     }
 

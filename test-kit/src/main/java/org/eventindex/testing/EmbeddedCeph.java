@@ -6,8 +6,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.HttpURLConnection;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -130,9 +128,9 @@ public final class EmbeddedCeph implements AutoCloseable {
             Files.createDirectories(dir.resolve(sub));
         }
         String fsid = UUID.randomUUID().toString();
-        int monV2 = freePort();
-        int monV1 = freePort();
-        int rgwPort = freePort();
+        int monV2 = Ports.free();
+        int monV1 = Ports.free();
+        int rgwPort = Ports.free();
         String monAddr = "[v2:127.0.0.1:" + monV2 + ",v1:127.0.0.1:" + monV1 + "]";
         Files.writeString(conf, EmbeddedCephConfig.render(dir, fsid, monAddr, rgwPort), StandardCharsets.UTF_8);
         Path keyring = dir.resolve("keyring");
@@ -320,12 +318,6 @@ public final class EmbeddedCeph implements AutoCloseable {
             return status > 0;
         } catch (IOException e) {
             return false;
-        }
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
         }
     }
 }

@@ -17,19 +17,15 @@ import static java.util.Objects.requireNonNull;
  * A real Kudu cluster (1 master, N tablet servers) run as child processes of the test JVM through
  * {@link MiniKuduCluster}, for tests and the embedded demo stack.
  * <p>
- * The Kudu binary directory is taken, in order, from the system property {@value #BIN_DIR_PROPERTY} (set by the
- * kudu-loader build), the environment variable {@value #BIN_DIR_ENV}, or the nearest {@code .kudu-binary/bin} above
- * the working directory (written by {@code mvn -f kudu-tables/pom.xml generate-resources}). It must hold the
- * {@code kudu} wrapper that sets {@code LD_LIBRARY_PATH}/{@code SASL_PATH} for Kudu's processes only.
+ * The Kudu binary directory is {@link KuduBinaries#binDir()}: the {@code kudu} wrapper that sets
+ * {@code LD_LIBRARY_PATH}/{@code SASL_PATH} for Kudu's processes only.
  * <p>
  * The daemons are tuned for small disks: no WAL segment preallocation, small WAL segments, no block container
  * preallocation, so each tablet costs kilobytes instead of ~17 MB.
  */
 public final class EmbeddedKudu implements AutoCloseable {
     /** System property naming the directory holding the {@code kudu} executable (also read by MiniKuduCluster). */
-    public static final String BIN_DIR_PROPERTY = "kuduBinDir";
-    /** Environment variable consulted when {@value #BIN_DIR_PROPERTY} is not set. */
-    public static final String BIN_DIR_ENV = "EI_KUDU_BIN_DIR";
+    public static final String BIN_DIR_PROPERTY = KuduBinaries.PROPERTY;
 
     private static final List<String> DISK_FLAGS = List.of(
             "--log_preallocate_segments=false",
@@ -61,7 +57,7 @@ public final class EmbeddedKudu implements AutoCloseable {
      * Starts a cluster whose data, WALs and logs live under {@code dir} (created if missing).
      *
      * @param tabletServers 1 for most tests; with 3 or more, replicated tables become possible
-     * @throws IllegalStateException naming {@value #BIN_DIR_PROPERTY}/{@value #BIN_DIR_ENV} when no Kudu binary is
+     * @throws IllegalStateException naming {@value KuduBinaries#PROPERTY}/{@value KuduBinaries#ENV} when no Kudu binary is
      *                               found
      * @throws UncheckedIOException  when the cluster does not come up
      */
@@ -79,7 +75,7 @@ public final class EmbeddedKudu implements AutoCloseable {
         if (tabletServers < 1) {
             throw new IllegalArgumentException("tabletServers must be at least 1: " + tabletServers);
         }
-        Path binDir = resolveBinDir();
+        Path binDir = KuduBinaries.binDir();
         // MiniKuduCluster reads the binary location from this system property only.
         System.setProperty(BIN_DIR_PROPERTY, binDir.toString());
         long t0 = System.nanoTime();
@@ -205,31 +201,5 @@ public final class EmbeddedKudu implements AutoCloseable {
         } finally {
             cluster.close();
         }
-    }
-
-    static Path resolveBinDir() {
-        String configured = System.getProperty(BIN_DIR_PROPERTY);
-        String source = "system property " + BIN_DIR_PROPERTY;
-        if (configured == null || configured.isBlank()) {
-            configured = System.getenv(BIN_DIR_ENV);
-            source = "environment variable " + BIN_DIR_ENV;
-        }
-        if (configured != null && !configured.isBlank()) {
-            Path dir = Path.of(configured).toAbsolutePath();
-            if (!Files.isExecutable(dir.resolve("kudu"))) {
-                throw new IllegalStateException(source + " is " + dir + " but it holds no executable 'kudu'; point it"
-                        + " at the wrapper directory <repo>/.kudu-binary/bin written by the kudu-tables build");
-            }
-            return dir;
-        }
-        for (Path d = Path.of("").toAbsolutePath(); d != null; d = d.getParent()) {
-            Path candidate = d.resolve(".kudu-binary").resolve("bin");
-            if (Files.isExecutable(candidate.resolve("kudu"))) {
-                return candidate;
-            }
-        }
-        throw new IllegalStateException("No Kudu binaries: set the system property " + BIN_DIR_PROPERTY
-                + " or the environment variable " + BIN_DIR_ENV + " to <repo>/.kudu-binary/bin (run"
-                + " 'mvn -o -f kudu-tables/pom.xml generate-resources' once to unpack it)");
     }
 }
