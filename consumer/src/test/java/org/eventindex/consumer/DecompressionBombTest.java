@@ -1,6 +1,7 @@
 package org.eventindex.consumer;
 
 import com.google.protobuf.MessageLite;
+import org.eventindex.consolidated.TriggerMenus;
 import org.eventindex.message.ConsumerReport;
 import org.eventindex.message.ConsumerSignal;
 import org.eventindex.message.Json;
@@ -17,13 +18,12 @@ import org.eventindex.spb.SpbContentLimits;
 import org.eventindex.spb.SpbLimits;
 import org.eventindex.spb.SpbMessageType;
 import org.eventindex.spb.SpbReader;
-import org.eventindex.testing.BrokerAccess;
 import org.eventindex.stomp.StompEndpoint;
 import org.eventindex.stomp.StompQueueWorker;
 import org.eventindex.stomp.StompSender;
 import org.eventindex.stomp.StompSettings;
-import org.eventindex.consolidated.TriggerMenus;
 import org.eventindex.testing.Await;
+import org.eventindex.testing.BrokerAccess;
 import org.eventindex.testing.EmbeddedBroker;
 import org.eventindex.testing.EmbeddedHdfs;
 import org.eventindex.testing.EmbeddedKudu;

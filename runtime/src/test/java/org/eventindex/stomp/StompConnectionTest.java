@@ -7,8 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -21,6 +19,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.eventindex.testing.Await;
 import org.eventindex.testing.EmbeddedBroker;
+import org.eventindex.testing.Ports;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -110,10 +109,7 @@ class StompConnectionTest {
 
     @Test
     void failsOverFromDeadEndpointToLiveOne() throws IOException {
-        int deadPort;
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            deadPort = s.getLocalPort();
-        }
+        int deadPort = Ports.free();
         String endpoints = "127.0.0.1:" + deadPort + "," + broker.stompEndpoints();
         try (StompConnection c = StompConnection.connect(settings(endpoints))) {
             assertEquals(broker.stompPort(), c.endpoint().port());

@@ -2,13 +2,13 @@ package org.eventindex.supervisor;
 
 import org.eventindex.message.Json;
 import org.eventindex.message.Queues;
-import org.eventindex.testing.BrokerAccess;
 import org.eventindex.stomp.StompConnection;
 import org.eventindex.stomp.StompEndpoint;
 import org.eventindex.stomp.StompException;
 import org.eventindex.stomp.StompMessage;
 import org.eventindex.stomp.StompSettings;
 import org.eventindex.testing.Await;
+import org.eventindex.testing.BrokerAccess;
 import org.eventindex.testing.EmbeddedBroker;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

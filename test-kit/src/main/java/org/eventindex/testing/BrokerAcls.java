@@ -13,7 +13,6 @@ import org.apache.activemq.security.AuthorizationEntry;
 import org.apache.activemq.security.AuthorizationPlugin;
 import org.apache.activemq.security.DefaultAuthorizationMap;
 import org.apache.activemq.security.TempDestinationAuthorizationEntry;
-import org.eventindex.testing.BrokerAccess;
 
 /** {@link BrokerAccess} as ActiveMQ's authorization plugin and start-up destinations. */
 final class BrokerAcls {

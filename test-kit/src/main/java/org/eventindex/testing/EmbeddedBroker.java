@@ -23,7 +23,6 @@ import org.apache.activemq.jaas.GroupPrincipal;
 import org.apache.activemq.security.SimpleAuthenticationPlugin;
 import org.apache.activemq.store.SharedFileLocker;
 import org.apache.activemq.store.kahadb.KahaDBPersistenceAdapter;
-import org.eventindex.testing.BrokerAccess;
 
 /**
  * An in-process ActiveMQ Classic broker for tests and the demo stack: persistent KahaDB in a given folder, one STOMP
