@@ -163,7 +163,6 @@ final class ChaosIT {
     private void assertTakeover(boolean paused) {
         List<BrokerTakeovers.Takeover> all = runner.takeovers();
         BrokerTakeovers.Takeover last = all.get(all.size() - 1);
-        LOG.info("broker takeover: {}", last);
         assertEquals(paused, last.paused());
         assertTrue(!last.from().equals(last.to()), last.toString());
         assertTrue(last.accepting().compareTo(last.flowing()) <= 0, last.toString());
