@@ -14,6 +14,7 @@ import java.lang.reflect.UndeclaredThrowableException;
 import java.net.URI;
 import java.security.PrivilegedActionException;
 import java.security.PrivilegedExceptionAction;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -25,7 +26,8 @@ import java.util.function.UnaryOperator;
  * Kerberos login (when a principal is configured) and the clients made as the logged-in user. HDFS clients are made
  * inside {@link UserGroupInformation#doAs}; Kudu clients are built inside {@link Subject#doAs} of the login's subject,
  * which the Kudu client keeps and re-reads when it negotiates a connection, so the renewed tickets reach it without a
- * new client.
+ * new client. The login's renewal is decided against the system clock, or the {@link Clock} given to {@link #open(
+ * ClusterSettings, Configuration, PrometheusRegistry, Clock)} (tests).
  */
 public final class ClusterAccess implements AutoCloseable {
     private static final Duration RETRY_PAUSE = Duration.ofMillis(200);
@@ -52,9 +54,19 @@ public final class ClusterAccess implements AutoCloseable {
 
     /** With a Hadoop configuration made by the caller (e.g. a MiniDFSCluster's), and the login of {@code settings}. */
     public static ClusterAccess open(ClusterSettings settings, Configuration conf, PrometheusRegistry registry) {
+        return open(settings, conf, registry, Clock.systemUTC());
+    }
+
+    /**
+     * {@link #open(ClusterSettings, Configuration, PrometheusRegistry)} with the Kerberos renewal decided against
+     * {@code clock} instead of the system clock (tests move it past the renewal point).
+     */
+    public static ClusterAccess open(ClusterSettings settings, Configuration conf, PrometheusRegistry registry,
+                                     Clock clock) {
         Objects.requireNonNull(settings, "settings is null");
         Objects.requireNonNull(conf, "conf is null");
-        KerberosLogin login = settings.kerberos() ? KerberosLogin.login(settings, conf) : null;
+        Objects.requireNonNull(clock, "clock is null");
+        KerberosLogin login = settings.kerberos() ? KerberosLogin.login(settings, conf, clock) : null;
         if (login == null && "kerberos".equalsIgnoreCase(conf.getTrimmed("hadoop.security.authentication"))) {
             // a Kerberized site without a principal here: Hadoop takes the user's ticket cache (kinit), as do the
             // Kudu clients; Hadoop must see the folder's setting, not only the class path's core-site.xml

@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.security.AccessControlContext;
 import java.security.AccessController;
 import java.security.PrivilegedAction;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -23,16 +24,24 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The process's Kerberos login from a keytab, through Hadoop's {@link UserGroupInformation} (it becomes the login
- * user, so that Hadoop's RPC client re-logs in with it too), and its renewal: a background thread calls
- * {@link UserGroupInformation#checkTGTAndReloginFromKeytab()} every tenth of the ticket's lifetime (between 1 s and
- * 60 s), which logs in again once 80% of the lifetime has passed. The new tickets go into the same {@link Subject},
- * which is what the Kudu client, built inside {@link Subject#doAs}, reads on its next connection.
+ * user, so that Hadoop's RPC client re-logs in with it too), and its renewal.
+ * <p>
+ * Renewal is decided here, against a {@link Clock} (the system clock in the daemons): once the clock has passed 80%
+ * of the ticket-granting ticket's lifetime (from its start time to its end time), {@link #checkAndRenew()} logs in
+ * again from the keytab with {@link UserGroupInformation#forceReloginFromKeytab()}. Hadoop's own
+ * {@link UserGroupInformation#reloginFromKeytab()} would also skip a login less than
+ * {@code hadoop.kerberos.min.seconds.before.relogin} after the previous one, by its own clock; this class paces its
+ * attempts itself: after a failure, the next attempt comes a tenth of the ticket's lifetime later (between 1 s and
+ * 60 s). A background thread ({@code kerberos-renewal}) runs the check every second; a check before the renewal point
+ * only compares two instants. The new tickets go into the same {@link Subject}, which is what the Kudu client, built
+ * inside {@link Subject#doAs}, reads on its next negotiation.
  * <p>
  * Metrics: {@value #LOGIN_FAILURES} counts failed renewals (a failed first login stops the process instead, exit code
  * 2); {@value #TICKET_END} is the end time of the current ticket-granting ticket.
@@ -40,24 +49,31 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class KerberosLogin implements AutoCloseable {
     public static final String LOGIN_FAILURES = "eventindex_kerberos_login_failures_total";
     public static final String TICKET_END = "eventindex_kerberos_ticket_end_timestamp_seconds";
+    /** How often the background thread compares the clock with the renewal point. */
+    static final Duration CHECK_EVERY = Duration.ofSeconds(1);
     private static final Logger LOG = LoggerFactory.getLogger(KerberosLogin.class);
-    private static final Duration MIN_CHECK = Duration.ofSeconds(1);
-    private static final Duration MAX_CHECK = Duration.ofSeconds(60);
+    private static final Duration MIN_RETRY = Duration.ofSeconds(1);
+    private static final Duration MAX_RETRY = Duration.ofSeconds(60);
 
     private final String principal;
     private final Path keytab;
     private final UserGroupInformation ugi;
     private final Subject subject;
-    private final AtomicLong failures;
+    private final Clock clock;
+    private final AtomicLong failures = new AtomicLong();
     private final ScheduledExecutorService renewer;
     private volatile Instant lastRenewal;
+    // guarded by this: the earliest next attempt after a failure, and the lifetime of the last ticket seen
+    private Instant retryAt;
+    private Duration lifetime;
 
-    private KerberosLogin(String principal, Path keytab, UserGroupInformation ugi, AtomicLong failures) {
+    private KerberosLogin(String principal, Path keytab, UserGroupInformation ugi, Clock clock) {
         this.principal = principal;
         this.keytab = keytab;
         this.ugi = ugi;
         this.subject = subjectOf(ugi);
-        this.failures = failures;
+        this.clock = clock;
+        this.lifetime = ticket().map(KerberosLogin::lifetime).orElse(Duration.ofMinutes(10));
         this.renewer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "kerberos-renewal");
             t.setDaemon(true);
@@ -66,7 +82,8 @@ public final class KerberosLogin implements AutoCloseable {
     }
 
     /**
-     * Logs in as {@code settings.principal()} from {@code settings.keytab()} and starts the renewal.
+     * Logs in as {@code settings.principal()} from {@code settings.keytab()} and starts the renewal, decided against
+     * the system clock.
      *
      * @param conf the Hadoop configuration (from the configuration folder); Kerberos authentication is switched on in
      *             a copy of it
@@ -74,9 +91,18 @@ public final class KerberosLogin implements AutoCloseable {
      *                                the KDC refuses the login (e.g. the principal is not in the keytab)
      */
     public static KerberosLogin login(ClusterSettings settings, Configuration conf) {
+        return login(settings, conf, Clock.systemUTC());
+    }
+
+    /**
+     * {@link #login(ClusterSettings, Configuration)} with the renewal decided against {@code clock} (tests move it
+     * past the renewal point instead of waiting for it).
+     */
+    public static KerberosLogin login(ClusterSettings settings, Configuration conf, Clock clock) {
         if (!settings.kerberos()) {
             throw new IllegalArgumentException("no Kerberos principal in " + settings);
         }
+        Objects.requireNonNull(clock, "clock is null");
         String principal = settings.principal();
         Path keytab = settings.keytab();
         String who = "Kerberos login of principal " + principal + " (" + settings.names().principal()
@@ -97,10 +123,11 @@ public final class KerberosLogin implements AutoCloseable {
         } catch (IOException | RuntimeException e) {
             throw new ClusterConfigException(who + reason(e), e);
         }
-        KerberosLogin login = new KerberosLogin(principal, keytab, ugi, new AtomicLong());
-        LOG.info("logged in to Kerberos as {} from keytab {}; the ticket ends at {}", principal, keytab,
-                login.ticketEnd().map(Instant::toString).orElse("(unknown)"));
-        login.scheduleCheck();
+        KerberosLogin login = new KerberosLogin(principal, keytab, ugi, clock);
+        LOG.info("logged in to Kerberos as {} from keytab {}; the ticket ends at {}, renewed from {}", principal,
+                keytab, login.ticketEnd().map(Instant::toString).orElse("(unknown)"),
+                login.renewalTime().map(Instant::toString).orElse("(unknown)"));
+        login.startRenewal();
         return login;
     }
 
@@ -181,66 +208,113 @@ public final class KerberosLogin implements AutoCloseable {
         return principal;
     }
 
-    /** When the current ticket-granting ticket ends, if the subject holds one. */
-    public Optional<Instant> ticketEnd() {
-        return tgt().map(t -> t.getEndTime().toInstant());
+    /** The ticket-granting ticket in use, if the subject holds one (a renewal puts a new one in its place). */
+    public Optional<KerberosTicket> ticket() {
+        synchronized (subject.getPrivateCredentials()) {
+            return subject.getPrivateCredentials(KerberosTicket.class).stream()
+                    .filter(t -> !t.isDestroyed() && t.getServer() != null
+                            && t.getServer().getName().startsWith("krbtgt/"))
+                    .reduce((a, b) -> a.getEndTime().after(b.getEndTime()) ? a : b);
+        }
     }
 
-    /** When the last renewal that got a new ticket happened, if one did. */
+    /** When the current ticket-granting ticket ends, if the subject holds one. */
+    public Optional<Instant> ticketEnd() {
+        return ticket().map(t -> t.getEndTime().toInstant());
+    }
+
+    /** When the current ticket is due for renewal (80% of its lifetime), if the subject holds one. */
+    public Optional<Instant> renewalTime() {
+        return ticket().map(KerberosLogin::renewalTime);
+    }
+
+    /** When the last renewal that got a new ticket happened (by the login's clock), if one did. */
     public Optional<Instant> lastRenewal() {
         return Optional.ofNullable(lastRenewal);
     }
 
+    /** The renewal point of a ticket: its start plus 80% of its lifetime (Hadoop's rule for its own renewals). */
+    static Instant renewalTime(Instant start, Instant end) {
+        return start.plus(Duration.between(start, end).multipliedBy(4).dividedBy(5));
+    }
+
+    private static Instant renewalTime(KerberosTicket t) {
+        return renewalTime(start(t), t.getEndTime().toInstant());
+    }
+
+    private static Instant start(KerberosTicket t) {
+        // the start time is optional in a ticket; without it the ticket is valid from its authentication time
+        return (t.getStartTime() != null ? t.getStartTime() : t.getAuthTime()).toInstant();
+    }
+
+    private static Duration lifetime(KerberosTicket t) {
+        return Duration.between(start(t), t.getEndTime().toInstant());
+    }
+
+    /** The pause after a failed renewal: a tenth of the ticket's lifetime, between 1 s and 60 s. */
+    static Duration retryPause(Duration lifetime) {
+        Duration tenth = lifetime.dividedBy(10);
+        return tenth.compareTo(MIN_RETRY) < 0 ? MIN_RETRY : tenth.compareTo(MAX_RETRY) > 0 ? MAX_RETRY : tenth;
+    }
+
     /**
-     * Logs in again from the keytab if the ticket is past 80% of its lifetime (Hadoop's rule); the background thread
-     * calls this. A failure is logged and counted, and tried again at the next check.
+     * Logs in again from the keytab when the clock has passed the ticket's renewal point (or the subject holds no
+     * ticket), unless the last attempt failed less than the retry pause ago; the background thread calls this every
+     * second. A failure is logged at WARN, counted in {@value #LOGIN_FAILURES} and tried again after the pause.
      *
      * @return whether a new ticket was obtained
      */
-    public boolean checkAndRenew() {
-        Optional<Instant> before = ticketEnd();
-        try {
-            ugi.checkTGTAndReloginFromKeytab();
-        } catch (IOException | RuntimeException e) {
-            failures.incrementAndGet();
-            LOG.warn("Kerberos renewal of principal {} from keytab {} failed (the ticket ends at {}; trying again):"
-                    + " {}", principal, keytab, before.map(Instant::toString).orElse("(none)"), reason(e), e);
+    public synchronized boolean checkAndRenew() {
+        Instant now = clock.instant();
+        Optional<KerberosTicket> before = ticket();
+        before.ifPresent(t -> lifetime = lifetime(t));
+        if (before.isPresent() && now.isBefore(renewalTime(before.get()))) {
             return false;
         }
-        Optional<Instant> after = ticketEnd();
-        if (!after.equals(before)) {
-            lastRenewal = Instant.now();
-            LOG.info("Kerberos login of {} renewed from keytab {}; the ticket now ends at {}", principal, keytab,
-                    after.map(Instant::toString).orElse("(unknown)"));
-            return true;
+        if (retryAt != null && now.isBefore(retryAt)) {
+            return false;
         }
-        return false;
-    }
-
-    private void scheduleCheck() {
+        String ended = before.map(t -> t.getEndTime().toInstant().toString()).orElse("(none)");
         try {
-            renewer.schedule(() -> {
-                checkAndRenew();
-                scheduleCheck();
-            }, checkInterval().toMillis(), TimeUnit.MILLISECONDS);
-        } catch (java.util.concurrent.RejectedExecutionException e) {
-            LOG.debug("Kerberos renewal of {} stopped", principal);
+            ugi.forceReloginFromKeytab();
+        } catch (IOException | RuntimeException e) {
+            failed(now);
+            LOG.warn("Kerberos renewal of principal {} from keytab {} failed (the ticket ends at {}; trying again"
+                    + " in {} s): {}", principal, keytab, ended, retryPause(lifetime).toSeconds(), reason(e), e);
+            return false;
         }
+        Optional<KerberosTicket> after = ticket();
+        if (after.isEmpty() || after.get() == before.orElse(null)) {
+            // forceReloginFromKeytab returns without a login when the user is not a keytab login of Hadoop's
+            failed(now);
+            LOG.warn("Kerberos renewal of principal {} from keytab {} got no new ticket (the ticket ends at {};"
+                    + " trying again in {} s)", principal, keytab, ended, retryPause(lifetime).toSeconds());
+            return false;
+        }
+        retryAt = null;
+        lastRenewal = now;
+        LOG.info("Kerberos login of {} renewed from keytab {}; the ticket now ends at {}", principal, keytab,
+                after.get().getEndTime().toInstant());
+        return true;
     }
 
-    /** A tenth of the ticket's lifetime, between 1 s and 60 s; 10 s when the subject holds no ticket. */
-    Duration checkInterval() {
-        return tgt().map(t -> Duration.between(t.getStartTime().toInstant(), t.getEndTime().toInstant())
-                        .dividedBy(10))
-                .map(d -> d.compareTo(MIN_CHECK) < 0 ? MIN_CHECK : d.compareTo(MAX_CHECK) > 0 ? MAX_CHECK : d)
-                .orElse(Duration.ofSeconds(10));
+    private void failed(Instant now) {
+        failures.incrementAndGet();
+        retryAt = now.plus(retryPause(lifetime));
     }
 
-    private Optional<KerberosTicket> tgt() {
-        synchronized (subject.getPrivateCredentials()) {
-            return subject.getPrivateCredentials(KerberosTicket.class).stream()
-                    .filter(t -> t.getServer().getName().startsWith("krbtgt/"))
-                    .reduce((a, b) -> a.getEndTime().after(b.getEndTime()) ? a : b);
+    private void startRenewal() {
+        try {
+            renewer.scheduleWithFixedDelay(() -> {
+                try {
+                    checkAndRenew();
+                } catch (RuntimeException e) {
+                    // a failed check must not end the periodic task
+                    LOG.warn("Kerberos renewal check of {} failed: {}", principal, e.toString(), e);
+                }
+            }, CHECK_EVERY.toMillis(), CHECK_EVERY.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            LOG.debug("Kerberos renewal of {} stopped", principal);
         }
     }
 

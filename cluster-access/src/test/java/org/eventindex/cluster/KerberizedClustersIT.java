@@ -19,6 +19,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -26,15 +27,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A Kerberized HDFS (MiniDFSCluster) and a Kerberized Kudu ({@code --rpc_authentication=required}) on a real MIT KDC
- * with 30-second tickets, and a client in a process of its own ({@link ClusterProbeMain}, with
- * {@code -Djava.security.krb5.conf}) logged in through {@link ClusterAccess} from a keytab, writing an HDFS file and a
- * Kudu row every 5 s across more than three ticket lifetimes; Kudu's authentication tokens last 10 s, and its
- * servers close idle connections after 3 s, so the Kudu client authenticates with Kerberos again and again.
+ * with ordinary 10-minute tickets, and a client in a process of its own ({@link ClusterProbeMain}, with
+ * {@code -Djava.security.krb5.conf}) logged in through {@link ClusterAccess} from a keytab, its renewal decided against
+ * a clock the probe moves past the renewal point three times. After each renewal the same HDFS and Kudu clients keep
+ * working and authenticate to their servers again with the new ticket: HDFS connections close after 200 ms idle, Kudu's
+ * servers close idle connections after 200 ms and its authentication tokens last 2 s, so that both negotiate with
+ * Kerberos again within seconds.
  */
 class KerberizedClustersIT {
-    private static final Duration LIFETIME = Duration.ofSeconds(30);
-    private static final int ROUNDS = 21;
-    private static final Duration INTERVAL = Duration.ofSeconds(5);
+    private static final Duration LIFETIME = Duration.ofMinutes(10);
+    private static final int RENEWALS = 3;
+    /** Between the probe's rounds after a renewal: longer than the idle time after which connections close. */
+    private static final Duration PACE = Duration.ofMillis(500);
+    private static final Duration IDLE = Duration.ofMillis(200);
     @TempDir
     static Path dir;
     static MitKdc kdc;
@@ -48,7 +53,7 @@ class KerberizedClustersIT {
         clientKeytab = kdc.keytab("eventindex/localhost", dir.resolve("eventindex.keytab"));
         hdfs = KerberizedHdfs.start(kdc, dir.resolve("hdfs"));
         hdfs.mkdirFor("/eventindex", "eventindex");
-        kudu = KerberizedKudu.start(kdc, Files.createDirectories(dir.resolve("kudu")), 10);
+        kudu = KerberizedKudu.start(kdc, Files.createDirectories(dir.resolve("kudu")), 2, IDLE);
         kudu.awaitTabletServer(MitKdc.inRealm("eventindex/localhost"), clientKeytab, Duration.ofSeconds(60));
     }
 
@@ -65,26 +70,28 @@ class KerberizedClustersIT {
         }
     }
 
-    private static KuduClient kuduAdmin() throws Exception {
-        return kudu.clientAs(MitKdc.inRealm("eventindex/localhost"), clientKeytab);
+    private static Path clientConf(String name) throws IOException {
+        return hdfs.writeClientConf(dir.resolve(name), Map.of("ipc.client.connection.maxidletime",
+                String.valueOf(IDLE.toMillis())));
     }
 
-    private static Process probe(Path confDir, String principal, Path keytab, int rounds, Path out)
+    private static Process probe(Path confDir, String principal, Path keytab, Path out, String... mode)
             throws IOException {
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Djava.security.krb5.conf=" + kdc.krb5Conf(), "-cp", System.getProperty("java.class.path"),
-                ClusterProbeMain.class.getName(), confDir.toString(), principal, keytab.toString(),
-                hdfs.uri() + "/eventindex/probe", kudu.masterAddresses(), String.valueOf(rounds),
-                String.valueOf(INTERVAL.toMillis())));
+                ClusterProbeMain.class.getName(), mode[0], confDir.toString(), principal, keytab.toString(),
+                hdfs.uri() + "/eventindex/probe", kudu.masterAddresses()));
+        cmd.addAll(List.of(mode).subList(1, mode.length));
         return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile()).start();
     }
 
     @Test
-    void aClientProcessKeepsWritingToHdfsAndKuduAcrossThreeTicketLifetimes() throws Exception {
-        Path confDir = hdfs.writeClientConf(dir.resolve("client-conf"));
+    void theSameHdfsAndKuduClientsAuthenticateWithEachRenewedTicket() throws Exception {
         Path out = dir.resolve("probe.out");
-        Process p = probe(confDir, MitKdc.inRealm("eventindex/localhost"), clientKeytab, ROUNDS, out);
-        boolean done = p.waitFor(INTERVAL.multipliedBy(ROUNDS).plusSeconds(90).toSeconds(), TimeUnit.SECONDS);
+        long issued = kdc.ticketsIssued(MitKdc.inRealm("eventindex/localhost"));
+        Process p = probe(clientConf("client-conf"), MitKdc.inRealm("eventindex/localhost"), clientKeytab, out,
+                "renewals", String.valueOf(RENEWALS), String.valueOf(PACE.toMillis()));
+        boolean done = p.waitFor(240, TimeUnit.SECONDS);
         String log = Files.readString(out, StandardCharsets.UTF_8);
         // kept for reading after the run (the temp folder goes)
         Files.copy(out, Files.createDirectories(Path.of("target")).resolve("kerberized-probe.out"),
@@ -93,36 +100,42 @@ class KerberizedClustersIT {
             p.destroyForcibly();
         }
         assertTrue(done, "the probe finished: " + log);
-        assertEquals(0, p.exitValue(), "every round worked: " + log);
-        long renewals = log.lines().filter(l -> l.contains("renewed from keytab")).count();
-        assertTrue(renewals >= 3, "renewed at least three times: " + log);
-        // Kudu tokens last 10 s: the Kudu client got new ones with the renewed tickets of the same subject
-        long tokens = log.lines().filter(l -> l.contains("received a new authn token")).count();
-        assertTrue(tokens >= 3, "the Kudu client authenticated with Kerberos again: " + log);
-        for (int round = 0; round < ROUNDS; round++) {
-            assertTrue(log.contains("round " + round + " ok"), "round " + round + ": " + log);
+        assertEquals(0, p.exitValue(), "every round and renewal worked: " + log);
+        for (int renewal = 1; renewal <= RENEWALS; renewal++) {
+            assertTrue(log.contains("renewal " + renewal + ": a new ticket-granting ticket"), log);
+            assertTrue(log.contains("renewal " + renewal + ": HDFS and Kudu authenticated again with the renewed"
+                    + " ticket"), log);
+        }
+        assertTrue(log.lines().filter(l -> l.contains("renewed from keytab")).count() >= RENEWALS, log);
+        // one AS exchange for the login and one per renewal: each renewal got its ticket from the KDC
+        assertTrue(kdc.ticketsIssued(MitKdc.inRealm("eventindex/localhost")) >= issued + 1 + RENEWALS,
+                "tickets issued by the KDC");
+        long rounds = log.lines().filter(l -> l.matches("round \\d+ ok.*")).count();
+        assertTrue(rounds >= 1 + RENEWALS, log);
+        assertEquals(0, log.lines().filter(l -> l.matches("round \\d+ failed.*")).count(), log);
+        for (int round = 0; round < rounds; round++) {
             assertTrue(hdfs.fileSystem().exists(new org.apache.hadoop.fs.Path("/eventindex/probe/round-" + round)),
                     "file of " + round);
         }
         assertEquals("eventindex", hdfs.fileSystem().getFileStatus(
                 new org.apache.hadoop.fs.Path("/eventindex/probe/round-0")).getOwner());
-        try (KuduClient admin = kuduAdmin()) {
+        try (KuduClient admin = kudu.clientAs(MitKdc.inRealm("eventindex/localhost"), clientKeytab)) {
             KuduTable table = admin.openTable("probe");
             KuduScanner scanner = admin.newScannerBuilder(table).build();
             int rows = 0;
             while (scanner.hasMoreRows()) {
                 rows += scanner.nextRows().getNumRows();
             }
-            assertEquals(ROUNDS, rows, "a Kudu row per round");
+            assertEquals(rounds, rows, "a Kudu row per round");
         }
     }
 
     @Test
     void aWrongKeytabStopsTheClientWithExitCode2NamingPrincipalAndKeytab() throws Exception {
-        Path confDir = hdfs.writeClientConf(dir.resolve("client-conf-2"));
         Path out = dir.resolve("probe-wrong.out");
         String stranger = MitKdc.inRealm("stranger/localhost");
-        Process p = probe(confDir, stranger, clientKeytab, 1, out);
+        Process p = probe(clientConf("client-conf-2"), stranger, clientKeytab, out, "renewals", "1",
+                String.valueOf(PACE.toMillis()));
         assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the probe stopped");
         String log = Files.readString(out, StandardCharsets.UTF_8);
         assertEquals(2, p.exitValue(), log);

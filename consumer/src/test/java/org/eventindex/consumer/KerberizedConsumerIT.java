@@ -53,15 +53,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The consumer as a site runs it, against Kerberized clusters: its own process ({@code ConsumerMain run}, with
- * {@code -Djava.security.krb5.conf}), a Hadoop configuration folder, a principal and a keytab; a real MIT KDC whose
- * tickets last 30 s, a Kerberized MiniDFSCluster and a Kerberized Kudu whose authentication tokens last 10 s. One
- * dataset every 15 s for more than three ticket lifetimes, each DONE with its file in HDFS and its rows in Kudu; and a
- * wrong principal, which stops the consumer with exit code 2 and a message naming principal and keytab.
+ * {@code -Djava.security.krb5.conf}), a Hadoop configuration folder, a principal and a keytab; a real MIT KDC with
+ * ordinary 10-minute tickets, a Kerberized MiniDFSCluster and a Kerberized Kudu. Datasets loaded one after the other,
+ * each DONE with its file in HDFS (owned by the principal's user) and its rows in Kudu, the login's metrics on
+ * {@code /metrics}; and a wrong principal, which stops the consumer with exit code 2 and a message naming principal
+ * and keytab. The renewal itself is {@code KerberosLoginIT}'s and {@code KerberizedClustersIT}'s (the login's clock
+ * moved past the renewal point); the consumer across real ticket lifetimes is {@code bin/kerberos-soak}'s.
  */
 class KerberizedConsumerIT {
-    private static final Duration LIFETIME = Duration.ofSeconds(30);
-    private static final Duration INTERVAL = Duration.ofSeconds(15);
-    private static final int DATASETS = 7;
+    private static final Duration LIFETIME = Duration.ofMinutes(10);
+    private static final int DATASETS = 3;
     private static final String BUCKET = "eventindex";
     private static final String HDFS_ROOT = "/eventindex/datasets";
     private static final String PREFIX = "krb_";
@@ -174,7 +175,7 @@ class KerberizedConsumerIT {
     }
 
     @Test
-    void loadsDatasetsAcrossThreeTicketLifetimes() throws Exception {
+    void loadsDatasetsAsThePrincipalOfItsKeytab() throws Exception {
         int httpPort = freePort();
         Path log = tmp.resolve("consumer.log");
         Process consumer = consumer(config("krb-consumer", PRINCIPAL, httpPort), log);
@@ -185,11 +186,7 @@ class KerberizedConsumerIT {
                      m -> reports.add(Json.read(m.body(), ConsumerReport.class)))) {
             listener.start();
             List<ConsumerReport> done = new ArrayList<>();
-            long first = System.nanoTime();
             for (int i = 0; i < DATASETS; i++) {
-                long slot = first + INTERVAL.toNanos() * i;
-                // one dataset per interval, so that the loads spread over the ticket lifetimes
-                Await.until("dataset slot " + i, INTERVAL.multipliedBy(2), () -> System.nanoTime() >= slot);
                 ConsumerSignal signal = signal(i);
                 sender.send(Queues.CONSUMER, Json.write(signal), Map.of());
                 ConsumerReport r = reports.poll(90, TimeUnit.SECONDS);
@@ -198,13 +195,13 @@ class KerberizedConsumerIT {
                 assertEquals(ConsumerReport.DONE, r.status(), "dataset " + i + ": " + r.reason() + "\n" + tail(log));
                 done.add(r);
             }
-            assertTrue(Duration.ofNanos(System.nanoTime() - first).compareTo(LIFETIME.multipliedBy(3)) > 0,
-                    "the loads spanned three ticket lifetimes");
             String metrics = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
                     URI.create("http://127.0.0.1:" + httpPort + "/metrics")).build(),
                     HttpResponse.BodyHandlers.ofString()).body();
             assertTrue(metrics.contains(KerberosLogin.LOGIN_FAILURES + " 0.0"), metrics);
-            assertTrue(metrics.contains(KerberosLogin.TICKET_END + " "), metrics);
+            double ticketEnd = metrics.lines().filter(l -> l.startsWith(KerberosLogin.TICKET_END + " "))
+                    .mapToDouble(l -> Double.parseDouble(l.substring(l.indexOf(' ') + 1))).findFirst().orElse(0);
+            assertTrue(ticketEnd > System.currentTimeMillis() / 1000.0, "the ticket in use has not ended: " + metrics);
 
             try (KuduClient admin = kudu.clientAs(PRINCIPAL, keytab)) {
                 for (int i = 0; i < DATASETS; i++) {
@@ -221,8 +218,7 @@ class KerberizedConsumerIT {
         }
         // the exit status after SIGTERM (143 today, 0 documented) is the command-line work's: not asserted here
         String out = Files.readString(log, StandardCharsets.UTF_8);
-        long renewals = out.lines().filter(l -> l.contains("renewed from keytab")).count();
-        assertTrue(renewals >= 3, "the consumer renewed its login at least three times:\n" + tail(log));
+        assertTrue(out.contains("logged in to Kerberos as " + PRINCIPAL + " from keytab " + keytab), tail(log));
     }
 
     @Test

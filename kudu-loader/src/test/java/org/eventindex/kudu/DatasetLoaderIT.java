@@ -15,8 +15,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -36,7 +34,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The loader against a real Kudu: one cluster, one tablet server for the whole class. */
 class DatasetLoaderIT {
-    private static final Logger LOG = LoggerFactory.getLogger(DatasetLoaderIT.class);
     private static final KuduTablesConfig MAIN = new KuduTablesConfig("it_", 64, 1);
     private static final KuduTablesConfig SMALL = new KuduTablesConfig("small_", 4, 1);
     private static final int EPOCH = 1;
@@ -52,12 +49,9 @@ class DatasetLoaderIT {
     @BeforeAll
     static void startKudu() throws Exception {
         kudu = EmbeddedKudu.start(dir.resolve("kudu"), 1);
-        LOG.info("Kudu up in {} ms", kudu.startTime().toMillis());
         client = kudu.client();
         tables = new KuduTables(client, MAIN);
-        long t0 = System.nanoTime();
         tables.createOrVerify(EPOCH);
-        LOG.info("tables with 2 x 64 tablets created in {} ms", (System.nanoTime() - t0) / 1_000_000);
         loader = new DatasetLoader(client, tables, LoaderSettings.defaults(), Clock.systemUTC());
         queries = new DatasetQueries(client, MAIN);
     }

@@ -7,8 +7,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -22,7 +20,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The command line against a real Kudu and HDFS: create the tables, load a file from HDFS, load it again. */
 class KuduLoaderMainIT {
-    private static final Logger LOG = LoggerFactory.getLogger(KuduLoaderMainIT.class);
     private static final String DATASET = "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1824_tid00000002_00";
     private static final int EVENTS_PER_FILE = 25_000;
 
@@ -35,7 +32,6 @@ class KuduLoaderMainIT {
     static void start() {
         kudu = EmbeddedKudu.start(dir.resolve("kudu"), 1);
         hdfs = EmbeddedHdfs.start(dir.resolve("hdfs"));
-        LOG.info("Kudu up in {} ms, HDFS in {} ms", kudu.startTime().toMillis(), hdfs.startTime().toMillis());
     }
 
     @AfterAll
@@ -68,12 +64,8 @@ class KuduLoaderMainIT {
         String[] load = {"load", "--masters", kudu.masterAddresses(), "--prefix", "cli_", "--replicas", "1",
                 "--hdfs", hdfs.uri().toString(), "--file", remote.toString(), "--dataset", DATASET,
                 "--dspid", "7", "--epoch", "4"};
-        long t0 = System.nanoTime();
         Result loaded = run(load);
-        long millis = (System.nanoTime() - t0) / 1_000_000;
         assertEquals(0, loaded.status(), loaded.err());
-        LOG.info("CLI loaded {} events from HDFS in {} ms ({} events/s): {}", 2 * EVENTS_PER_FILE, millis,
-                2_000L * EVENTS_PER_FILE / Math.max(1, millis), loaded.out().strip());
         assertTrue(loaded.out().contains("50000 events, 49000 in EVENTS, 1000 in DUPLICATEDEVENTS"), loaded.out());
         assertTrue(loaded.err().contains("events/s"), "progress on stderr: " + loaded.err());
 

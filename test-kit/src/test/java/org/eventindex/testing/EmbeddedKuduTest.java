@@ -7,8 +7,6 @@ import org.apache.kudu.client.CreateTableOptions;
 import org.apache.kudu.client.KuduClient;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import java.nio.file.Path;
 import java.util.List;
@@ -18,12 +16,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class EmbeddedKuduTest {
-    private static final Logger LOG = LoggerFactory.getLogger(EmbeddedKuduTest.class);
-
     @Test
     void startsRealClusterAndCreatesTable(@TempDir Path dir) throws Exception {
         try (EmbeddedKudu kudu = EmbeddedKudu.start(dir, 1)) {
-            LOG.info("Kudu mini cluster up in {} ms", kudu.startTime().toMillis());
             assertFalse(kudu.masterAddresses().isBlank());
             assertEquals(1, kudu.tabletServers().size());
             KuduClient client = kudu.client();

@@ -61,7 +61,6 @@ public final class KerberizedHdfs implements AutoCloseable {
         site.put("dfs.namenode.kerberos.principal", hdfs);
         site.put("dfs.datanode.kerberos.principal", hdfs);
         site.put("dfs.block.access.token.enable", "true");
-        site.put("hadoop.kerberos.min.seconds.before.relogin", "1");
         site.put("fs.defaultFS", "hdfs://localhost:" + cluster.getNameNodePort());
         return new KerberizedHdfs(cluster, site);
     }
@@ -85,8 +84,18 @@ public final class KerberizedHdfs implements AutoCloseable {
 
     /** Writes core-site.xml and hdfs-site.xml for clients of this cluster into {@code dir}. */
     public java.nio.file.Path writeClientConf(java.nio.file.Path dir) throws IOException {
+        return writeClientConf(dir, Map.of());
+    }
+
+    /**
+     * {@link #writeClientConf(java.nio.file.Path)} with {@code core} added to core-site.xml (e.g.
+     * {@code ipc.client.connection.maxidletime}).
+     */
+    public java.nio.file.Path writeClientConf(java.nio.file.Path dir, Map<String, String> core) throws IOException {
         Files.createDirectories(dir);
-        Files.writeString(dir.resolve("core-site.xml"), xml(clientSite), StandardCharsets.UTF_8);
+        Map<String, String> site = new LinkedHashMap<>(clientSite);
+        site.putAll(core);
+        Files.writeString(dir.resolve("core-site.xml"), xml(site), StandardCharsets.UTF_8);
         Files.writeString(dir.resolve("hdfs-site.xml"), xml(Map.of("dfs.replication", "1")), StandardCharsets.UTF_8);
         return dir;
     }

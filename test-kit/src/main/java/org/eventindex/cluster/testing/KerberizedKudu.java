@@ -31,7 +31,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * {@code _HOST}, this machine's name) from one keytab made in the {@link MitKdc}, which also holds
  * {@code kudu/localhost}: the Java client asks for a ticket to {@code kudu/<the masters' IP's name>}, here
  * {@code localhost}, and the KDC's krb5.conf lets the servers accept it ({@code ignore_acceptor_hostname}). Idle
- * connections are closed after 3 s, so that a client negotiates (and authenticates) again often.
+ * connections are closed after 3 s (or the time given), so that a client negotiates (and authenticates) again often.
  */
 public final class KerberizedKudu implements AutoCloseable {
     private final String host;
@@ -51,7 +51,21 @@ public final class KerberizedKudu implements AutoCloseable {
         return InetAddress.getLocalHost().getHostName();
     }
 
+    /** {@link #start(MitKdc, Path, int, Duration)} with idle connections closed after 3 s. */
     public static KerberizedKudu start(MitKdc kdc, Path dir, int tokenValiditySeconds)
+            throws IOException, InterruptedException {
+        return start(kdc, dir, tokenValiditySeconds, Duration.ofSeconds(3));
+    }
+
+    /**
+     * Starts the master and the tablet server.
+     *
+     * @param tokenValiditySeconds how long the master's authentication tokens last; a client authenticates with
+     *                             Kerberos again for a new one
+     * @param idle                 after how long without a call the servers close a connection
+     *                             ({@code --rpc_default_keepalive_time_ms}); the next call negotiates again
+     */
+    public static KerberizedKudu start(MitKdc kdc, Path dir, int tokenValiditySeconds, Duration idle)
             throws IOException, InterruptedException {
         Path kudu = binary();
         String host = host();
@@ -61,10 +75,10 @@ public final class KerberizedKudu implements AutoCloseable {
         List<Process> started = new ArrayList<>();
         KerberizedKudu k = new KerberizedKudu(host, masterPort, started, dir);
         try {
-            started.add(daemon(kdc, kudu, dir, "master", keytab, List.of(
+            started.add(daemon(kdc, kudu, dir, "master", keytab, idle, List.of(
                     "--rpc_bind_addresses=127.0.0.1:" + masterPort,
                     "--authn_token_validity_seconds=" + tokenValiditySeconds)));
-            started.add(daemon(kdc, kudu, dir, "tserver", keytab, List.of(
+            started.add(daemon(kdc, kudu, dir, "tserver", keytab, idle, List.of(
                     "--rpc_bind_addresses=127.0.0.1:" + freePort(),
                     "--tserver_master_addrs=localhost:" + masterPort)));
             return k;
@@ -74,8 +88,8 @@ public final class KerberizedKudu implements AutoCloseable {
         }
     }
 
-    private static Process daemon(MitKdc kdc, Path kudu, Path dir, String role, Path keytab, List<String> extra)
-            throws IOException {
+    private static Process daemon(MitKdc kdc, Path kudu, Path dir, String role, Path keytab, Duration idle,
+                                  List<String> extra) throws IOException {
         Path home = dir.resolve(role);
         Files.createDirectories(home.resolve("wal"));
         Files.createDirectories(home.resolve("data"));
@@ -85,7 +99,7 @@ public final class KerberizedKudu implements AutoCloseable {
                 "--log_dir=" + home.resolve("log"), "--logtostderr", "--time_source=system_unsync",
                 "--unlock_unsafe_flags", "--unlock_experimental_flags", "--never_fsync",
                 "--webserver_enabled=false", "--rpc_authentication=required", "--keytab_file=" + keytab,
-                "--rpc_default_keepalive_time_ms=3000"));
+                "--rpc_default_keepalive_time_ms=" + idle.toMillis()));
         cmd.addAll(extra);
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
                 .redirectOutput(dir.resolve(role + ".out").toFile());

@@ -18,7 +18,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * A real MIT Kerberos KDC (Debian's {@code krb5kdc}, {@code kdb5_util}, {@code kadmin.local}) in a folder of its own:
  * its realm, database, {@code kdc.conf} and {@code krb5.conf} there, listening on a free port on 127.0.0.1, with a
- * short ticket lifetime so that tests can watch renewals. Principals and keytabs are made with {@code kadmin.local}.
+ * ticket lifetime of the test's choosing (ordinary minutes for tests that move the login's clock, seconds for
+ * {@code bin/kerberos-soak}, which watches real renewals). Principals and keytabs are made with {@code kadmin.local}.
  * A JVM that talks to it needs {@code -Djava.security.krb5.conf=}{@link #krb5Conf()} before its first Kerberos call.
  */
 public final class MitKdc implements AutoCloseable {
@@ -167,6 +168,20 @@ public final class MitKdc implements AutoCloseable {
     /** Runs one {@code kadmin.local} query. */
     public void kadmin(String query) throws IOException, InterruptedException {
         run(dir, List.of(binary("kadmin.local"), "-r", REALM, "-q", query));
+    }
+
+    /**
+     * Tickets the KDC has issued to {@code principal} in AS exchanges (logins with its key: a first login or a
+     * renewal from a keytab), from the KDC's log ({@code ISSUE} lines of {@code AS_REQ}s for the principal).
+     */
+    public long ticketsIssued(String principal) {
+        try {
+            return Files.readAllLines(dir.resolve("krb5kdc.log"), StandardCharsets.UTF_8).stream()
+                    .filter(l -> l.contains("AS_REQ") && l.contains("ISSUE:") && l.contains(" " + principal + " for "))
+                    .count();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException("cannot read the KDC's log in " + dir, e);
+        }
     }
 
     /** The krb5.conf clients of this KDC read ({@code -Djava.security.krb5.conf}, {@code KRB5_CONFIG}). */
