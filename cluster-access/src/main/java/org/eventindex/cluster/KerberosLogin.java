@@ -1,10 +1,10 @@
 package org.eventindex.cluster;
 
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
+import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.security.UserGroupInformation;
-import org.eventindex.ops.DaemonMetrics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -139,9 +139,10 @@ public final class KerberosLogin implements AutoCloseable {
         CounterWithCallback.builder().name(LOGIN_FAILURES)
                 .help("Kerberos renewals (logins from the keytab) that failed; the next check tries again.")
                 .callback(cb -> cb.call(failures.get())).register(registry);
-        DaemonMetrics.gauge(registry, TICKET_END, "End of the Kerberos ticket-granting ticket in use, in seconds"
-                + " since the epoch (0 when none); renewed at 80% of its lifetime.",
-                () -> ticketEnd().map(i -> i.toEpochMilli() / 1000.0).orElse(0.0));
+        GaugeWithCallback.builder().name(TICKET_END).help("End of the Kerberos ticket-granting ticket in use, in"
+                + " seconds since the epoch (0 when none); renewed at 80% of its lifetime.")
+                .callback(cb -> cb.call(ticketEnd().map(i -> i.toEpochMilli() / 1000.0).orElse(0.0)))
+                .register(registry);
     }
 
     /** Renewals that failed so far. */

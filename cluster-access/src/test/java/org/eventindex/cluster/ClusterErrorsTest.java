@@ -12,6 +12,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
+import org.eventindex.testing.Ports;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -20,13 +21,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Real HDFS and Kudu clients against a port nobody listens on, and an HDFS nameservice nobody defined. */
 class ClusterErrorsTest {
-    /** A port that was free a moment ago: nothing listens there. */
-    private static int closedPort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
-    }
-
     private static Configuration noRetries() {
         Configuration conf = new Configuration();
         conf.setInt("ipc.client.connect.max.retries", 0);
@@ -36,7 +30,7 @@ class ClusterErrorsTest {
 
     @Test
     void unreachableNameNodeIsNamed() throws Exception {
-        int port = closedPort();
+        int port = Ports.free();
         URI uri = URI.create("hdfs://127.0.0.1:" + port + "/");
         ClusterAccess access = ClusterAccess.unsecured(noRetries());
         try (FileSystem fs = access.fileSystem(uri)) {
@@ -67,8 +61,8 @@ class ClusterErrorsTest {
 
     @Test
     void unreachableKuduMastersAreNamedWithTheWait() throws Exception {
-        int a = closedPort();
-        int b = closedPort();
+        int a = Ports.free();
+        int b = Ports.free();
         String masters = "127.0.0.1:" + a + ",127.0.0.1:" + b;
         ClusterAccess access = ClusterAccess.unsecured(new Configuration());
         long start = System.nanoTime();
@@ -83,12 +77,12 @@ class ClusterErrorsTest {
 
     @Test
     void mastersAreAskedWhyWhenKuduNamesNoReason() throws Exception {
-        String closed = "127.0.0.1:" + closedPort() + ",127.0.0.1:" + closedPort();
+        String closed = "127.0.0.1:" + Ports.free() + ",127.0.0.1:" + Ports.free();
         assertEquals(Optional.of("connection refused"), ClusterErrors.refusedByEveryMaster(closed));
         assertEquals(Optional.of("unknown host"), ClusterErrors.refusedByEveryMaster("no-such-host.invalid:7051"));
         try (ServerSocket listening = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             // one master accepts connections: it may be slow rather than down, so no reason is made up
-            assertEquals(Optional.empty(), ClusterErrors.refusedByEveryMaster("127.0.0.1:" + closedPort()
+            assertEquals(Optional.empty(), ClusterErrors.refusedByEveryMaster("127.0.0.1:" + Ports.free()
                     + ",127.0.0.1:" + listening.getLocalPort()));
         }
         assertEquals(Optional.empty(), ClusterErrors.refusedByEveryMaster("no-port-given"));

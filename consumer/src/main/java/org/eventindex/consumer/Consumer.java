@@ -3,7 +3,7 @@ package org.eventindex.consumer;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileContext;
 import org.apache.hadoop.fs.Path;
-import org.eventindex.cli.ProjectVersion;
+import org.eventindex.ProjectVersion;
 import org.eventindex.cluster.ClusterAccess;
 import org.eventindex.cluster.ClusterErrors;
 import org.eventindex.cluster.ClusterSettings;

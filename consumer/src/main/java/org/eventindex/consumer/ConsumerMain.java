@@ -2,7 +2,7 @@ package org.eventindex.consumer;
 
 import org.eventindex.cli.CommandLines;
 import org.eventindex.cli.StopSignals;
-import org.eventindex.cli.ProjectVersion;
+import org.eventindex.ProjectVersion;
 import org.eventindex.cluster.ClusterConfigException;
 import org.eventindex.cluster.ClusterErrors;
 import org.eventindex.cli.VersionProvider;

@@ -2,7 +2,7 @@ package org.eventindex.consumer;
 
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileContext;
-import org.eventindex.cli.ProjectVersion;
+import org.eventindex.ProjectVersion;
 import org.eventindex.message.ConsumerHeartbeat;
 import org.eventindex.message.ConsumerReport;
 import org.eventindex.message.ConsumerSignal;

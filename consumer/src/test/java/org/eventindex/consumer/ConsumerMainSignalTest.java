@@ -13,6 +13,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.eventindex.testing.Ports;
 
 /**
  * {@code eventindex consumer run} as its own process, subscribed to a real broker, stopped by a real SIGTERM
@@ -38,8 +39,8 @@ class ConsumerMainSignalTest {
     @ValueSource(strings = {"TERM", "INT"})
     void aSignalStopsTheConsumerCleanlyWithExitZero(String signal) throws Exception {
         broker = EmbeddedBroker.start(dir.resolve("broker"));
-        int port = DaemonProcess.freePort();
-        int closed = DaemonProcess.freePort();
+        int port = Ports.free();
+        int closed = Ports.free();
         Path config = Files.writeString(dir.resolve("consumer.properties"), String.join("\n",
                 ConsumerConfig.ID + " = signal-test",
                 ConsumerConfig.BROKERS + " = " + broker.stompEndpoints(),

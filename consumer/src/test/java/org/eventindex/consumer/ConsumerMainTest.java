@@ -2,9 +2,9 @@ package org.eventindex.consumer;
 
 import java.util.List;
 import java.util.Map;
-import org.eventindex.cli.CommandTreeWalk;
-import org.eventindex.config.ConfigKeysFileCheck;
-import org.eventindex.cli.ProjectVersion;
+import org.eventindex.testing.CommandTreeWalk;
+import org.eventindex.testing.ConfigKeysFileCheck;
+import org.eventindex.ProjectVersion;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -122,7 +122,8 @@ class ConsumerMainTest {
     void configKeysPrintsAPropertiesFileOfEveryKeyWithItsDefaultThatTheConsumerReads() throws IOException {
         assertEquals(0, run("config-keys"), err.toString(StandardCharsets.UTF_8));
         java.util.Properties loaded = ConfigKeysFileCheck.assertValid(out.toString(StandardCharsets.UTF_8),
-                ConsumerConfig.KEYS);
+                ConsumerConfig.KEYS.stream().map(k -> new ConfigKeysFileCheck.Key(k.name(), k.defaultValue(), k.envVar(),
+                        k.doc())).toList());
         assertEquals(ConsumerConfig.fromProperties(new java.util.Properties(), Map.of()).toString(),
                 ConsumerConfig.fromProperties(loaded, Map.of()).toString());
     }

@@ -1,6 +1,7 @@
 package org.eventindex.consumer;
 
 import com.google.protobuf.MessageLite;
+import org.eventindex.consolidated.TriggerMenus;
 import org.eventindex.message.ConsumerReport;
 import org.eventindex.message.ConsumerSignal;
 import org.eventindex.message.Json;
@@ -17,13 +18,12 @@ import org.eventindex.spb.SpbContentLimits;
 import org.eventindex.spb.SpbLimits;
 import org.eventindex.spb.SpbMessageType;
 import org.eventindex.spb.SpbReader;
-import org.eventindex.stomp.BrokerAccess;
 import org.eventindex.stomp.StompEndpoint;
 import org.eventindex.stomp.StompQueueWorker;
 import org.eventindex.stomp.StompSender;
 import org.eventindex.stomp.StompSettings;
-import org.eventindex.consolidated.TriggerMenus;
 import org.eventindex.testing.Await;
+import org.eventindex.testing.BrokerAccess;
 import org.eventindex.testing.EmbeddedBroker;
 import org.eventindex.testing.EmbeddedHdfs;
 import org.eventindex.testing.EmbeddedKudu;
@@ -33,13 +33,13 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
+import org.eventindex.testing.Ports;
+import org.eventindex.testing.ChildJvm;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -102,7 +102,7 @@ class DecompressionBombTest {
         s3 = EmbeddedS3.start(tmp.resolve("s3"), "bomb-access", "bomb-secret");
         s3.createBucket(BUCKET);
         hdfs = EmbeddedHdfs.start(tmp.resolve("hdfs"));
-        httpPort = freePort();
+        httpPort = Ports.free();
 
         Properties config = ServiceChecks.consumerConfig("consumer-bombs", broker, s3, BUCKET, hdfs, HDFS_ROOT, kudu,
                 PREFIX, tmp.resolve("spool"), httpPort);
@@ -111,10 +111,9 @@ class DecompressionBombTest {
             config.store(out, "DecompressionBombTest");
         }
         // The default heap: no -Xmx, as a consumer started by its service unit.
-        ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Djava.io.tmpdir=" + Files.createDirectories(tmp.resolve("consumer-tmp")),
-                "-cp", System.getProperty("java.class.path"), ConsumerMain.class.getName(), "run", "--config",
-                file.toString())
+        ProcessBuilder pb = ChildJvm.main(ConsumerMain.class)
+                .options("-Djava.io.tmpdir=" + Files.createDirectories(tmp.resolve("consumer-tmp")))
+                .args("run", "--config", file.toString()).builder()
                 .redirectErrorStream(true).redirectOutput(tmp.resolve("consumer.log").toFile());
         pb.environment().keySet().removeIf(k -> k.startsWith("EI_"));
         pb.environment().put(ConsumerConfig.ENV_STOMP_PASSWORD, passwords.get(BrokerAccess.CONSUMERS));
@@ -355,12 +354,6 @@ class DecompressionBombTest {
 
     private String url(String key) {
         return "s3://" + s3.endpoint().getHost() + ":" + s3.endpoint().getPort() + "/" + BUCKET + "/" + key;
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
     }
 
     private void put(String key, byte[] bytes) {

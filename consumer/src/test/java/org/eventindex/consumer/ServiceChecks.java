@@ -5,7 +5,7 @@ import org.apache.hadoop.fs.LocatedFileStatus;
 import org.apache.hadoop.fs.RemoteIterator;
 import org.apache.kudu.client.KuduClient;
 import org.apache.kudu.client.KuduScanner;
-import org.eventindex.stomp.BrokerAccess;
+import org.eventindex.testing.BrokerAccess;
 import org.eventindex.testing.EmbeddedBroker;
 import org.eventindex.testing.EmbeddedHdfs;
 import org.eventindex.testing.EmbeddedKudu;

@@ -10,9 +10,9 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import org.eventindex.config.SecretFile;
-import org.eventindex.stomp.BrokerAccess;
 import org.eventindex.stomp.StompEndpoint;
 import org.eventindex.stomp.StompSettings;
+import org.eventindex.testing.BrokerAccess;
 import org.eventindex.testing.EmbeddedBroker;
 
 /**

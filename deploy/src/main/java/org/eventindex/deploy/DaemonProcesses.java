@@ -1,9 +1,6 @@
 package org.eventindex.deploy;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -15,8 +12,9 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * What a harness needs to run the daemons as processes on this machine, as in production: their configuration file,
- * a free port for their operations HTTP server, and a GET on that server.
+ * What a harness needs to run the daemons as processes on this machine, as in production: their configuration file
+ * and a GET on their operations HTTP server (free ports, child JVMs and the /metrics text: the test kit's Ports,
+ * ChildJvm and MetricsText).
  */
 public final class DaemonProcesses {
     private DaemonProcesses() {
@@ -27,36 +25,6 @@ public final class DaemonProcesses {
         StringBuilder sb = new StringBuilder();
         config.forEach((k, v) -> sb.append(k).append('=').append(v.replace("\\", "\\\\")).append('\n'));
         return Files.writeString(file, sb.toString());
-    }
-
-    /** A TCP port free on 127.0.0.1 right now (the daemon binds it soon after; fixed so restarts keep it). */
-    public static int freePort() {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            s.setReuseAddress(true);
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException("no free TCP port on 127.0.0.1", e);
-        }
-    }
-
-    /**
-     * The sum of the samples named {@code name} in a Prometheus text exposition whose labels contain {@code label}
-     * (e.g. {@code area="heap"}; empty: every sample), -1 when there is none.
-     */
-    public static double metric(String exposition, String name, String label) {
-        double sum = -1;
-        for (String line : exposition.split("\n")) {
-            if (!(line.startsWith(name + " ") || line.startsWith(name + "{"))) {
-                continue;
-            }
-            int close = line.lastIndexOf('}');
-            String labels = close < 0 ? "" : line.substring(name.length(), close + 1);
-            if (labels.contains(label)) {
-                String value = line.substring(close < 0 ? name.length() : close + 1).strip().split("\\s+")[0];
-                sum = Math.max(sum, 0) + Double.parseDouble(value);
-            }
-        }
-        return sum;
     }
 
     /** GET on a daemon's operations port on 127.0.0.1; empty when it does not answer within 5 s. */

@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -15,10 +16,11 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import org.eventindex.testing.ProducerProcess;
 
 /**
- * Runs the producer jar once per job, each as a separate JVM process, the way a grid job wrapper invokes it.
- * Secrets go through the environment, never the command line.
+ * Runs the producer jar once per job, each as a separate JVM process ({@link ProducerProcess}), the way a grid job
+ * wrapper invokes it, several at a time. Secrets go through the environment, never the command line.
  */
 public final class ProducerLauncher {
     private static final Duration PRODUCER_DEADLINE = Duration.ofMinutes(5);
@@ -112,13 +114,11 @@ public final class ProducerLauncher {
 
     /** Runs the producer on one SPB file and waits for it to exit. */
     public Run runOne(Path spbFile) throws IOException, InterruptedException {
-        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        List<String> cmd = new ArrayList<>(List.of(java.toString(), "-Xmx64m", "-XX:TieredStopAtLevel=1",
-                "-XX:+UseSerialGC", "-jar", producerJar.toString(), spbFile.toString()));
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-        endpoints.applyTo(cmd, pb.environment());
-        pb.command(cmd);
-        Process p = pb.start();
+        List<String> args = new ArrayList<>(List.of(spbFile.toString()));
+        Map<String, String> environment = new HashMap<>();
+        endpoints.applyTo(args, environment);
+        Process p = ProducerProcess.builder(producerJar, List.of(), args, environment).redirectErrorStream(true)
+                .start();
         byte[] out = p.getInputStream().readAllBytes();
         if (!p.waitFor(PRODUCER_DEADLINE.toMillis(), TimeUnit.MILLISECONDS)) {
             p.destroyForcibly();

@@ -14,7 +14,7 @@ import java.util.List;
 import java.util.Properties;
 import java.util.Set;
 import javax.xml.parsers.DocumentBuilderFactory;
-import org.eventindex.stomp.BrokerAccess;
+import org.eventindex.testing.BrokerAccess;
 import org.eventindex.testing.EmbeddedBroker;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import java.io.PrintStream;
 import java.util.List;
 import java.util.stream.Stream;
-import org.eventindex.cli.CommandTreeWalk;
+import org.eventindex.testing.CommandTreeWalk;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;

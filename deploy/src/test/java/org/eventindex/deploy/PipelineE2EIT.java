@@ -3,7 +3,7 @@ package org.eventindex.deploy;
 import com.fasterxml.jackson.databind.JsonNode;
 import org.apache.hadoop.fs.FileChecksum;
 import org.apache.hadoop.fs.Path;
-import org.eventindex.cli.ProjectVersion;
+import org.eventindex.ProjectVersion;
 import org.eventindex.ops.DaemonMetrics;
 import org.eventindex.gen.GeneratedDataset;
 import org.eventindex.gen.GeneratedJob;

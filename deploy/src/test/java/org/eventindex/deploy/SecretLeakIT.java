@@ -28,6 +28,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.eventindex.testing.Ports;
+import org.eventindex.testing.ChildJvm;
 
 import java.io.IOException;
 import java.net.URLEncoder;
@@ -120,14 +122,14 @@ final class SecretLeakIT {
 
     @Test
     void noSecretInLogsOperationsPagesOrErrorsThroughADatasetAndFailures() throws Exception {
-        int supervisorPort = freePort();
+        int supervisorPort = Ports.free();
         start("supervisor", SupervisorMain.class, supervisorConfig(supervisorPort),
                 Map.of(SupervisorConfig.ENV_S3_SECRET_KEY, s3Secret,
                         TlsSettings.ENV_S3_TRUSTSTORE_PASSWORD, certificates.trustStorePassword()));
         awaitReady("supervisor", supervisorPort);
 
         // A normal dataset, through a consumer whose secrets come from files and the environment.
-        int goodPort = freePort();
+        int goodPort = Ports.free();
         Map<String, String> goodConfig = consumerConfig("good", goodPort, secrets.resolve("s3-secret"),
                 certificates.trustStorePasswordFile());
         Process good = start("consumer-good", ConsumerMain.class, goodConfig,
@@ -139,7 +141,7 @@ final class SecretLeakIT {
         stop(good);
 
         // A wrong S3 secret key: the object store denies access, the dataset attempt fails (and is retried later).
-        int badS3Port = freePort();
+        int badS3Port = Ports.free();
         Process badS3 = start("consumer-bad-s3", ConsumerMain.class,
                 consumerConfig("bad-s3", badS3Port, secrets.resolve("wrong-s3-secret"),
                         certificates.trustStorePasswordFile()),
@@ -154,7 +156,7 @@ final class SecretLeakIT {
         stop(badS3);
 
         // A wrong broker password: the login is refused and the consumer keeps trying (it does not die of it).
-        int badLoginPort = freePort();
+        int badLoginPort = Ports.free();
         Process badLogin = start("consumer-bad-login", ConsumerMain.class,
                 consumerConfig("bad-login", badLoginPort, secrets.resolve("s3-secret"),
                         certificates.trustStorePasswordFile()),
@@ -174,7 +176,7 @@ final class SecretLeakIT {
         badValue.put(ConsumerConfig.FETCH_THREADS, "many");
         assertEquals(2, runToExit("consumer-bad-value", ConsumerMain.class, badValue,
                 Map.of(ConsumerConfig.ENV_STOMP_PASSWORD, logins.password(BrokerLogins.CONSUMER))));
-        Map<String, String> badSupervisor = new TreeMap<>(supervisorConfig(freePort()));
+        Map<String, String> badSupervisor = new TreeMap<>(supervisorConfig(Ports.free()));
         badSupervisor.put(SupervisorConfig.RETRY_MAX, "soon");
         assertEquals(2, runToExit("supervisor-bad-value", SupervisorMain.class, badSupervisor,
                 Map.of(SupervisorConfig.ENV_S3_SECRET_KEY, s3Secret)));
@@ -294,12 +296,12 @@ final class SecretLeakIT {
             throws IOException {
         Path file = DaemonProcesses.writeConfig(work.resolve(name + ".properties"), config);
         Files.createDirectories(log(name).getParent());
-        ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
-                "-Dorg.slf4j.simpleLogger.defaultLogLevel=debug", "-Dorg.slf4j.simpleLogger.log.org.eventindex=debug",
-                "-Dorg.slf4j.simpleLogger.log.org.apache.hadoop.hdfs.server.datanode.DataNode=debug",
-                "-Djava.io.tmpdir=" + Files.createDirectories(work.resolve("tmp-" + name)),
-                "-cp", System.getProperty("java.class.path"), main.getName(), "run", "--config", file.toString())
+        ProcessBuilder pb = ChildJvm.main(main).heap("256m").quickStart()
+                .options("-Dorg.slf4j.simpleLogger.defaultLogLevel=debug",
+                        "-Dorg.slf4j.simpleLogger.log.org.eventindex=debug",
+                        "-Dorg.slf4j.simpleLogger.log.org.apache.hadoop.hdfs.server.datanode.DataNode=debug",
+                        "-Djava.io.tmpdir=" + Files.createDirectories(work.resolve("tmp-" + name)))
+                .args("run", "--config", file.toString()).builder()
                 .redirectErrorStream(true).redirectOutput(log(name).toFile());
         pb.environment().keySet().removeIf(k -> k.startsWith("EI_"));
         pb.environment().putAll(env);
@@ -369,10 +371,6 @@ final class SecretLeakIT {
     private <T extends AutoCloseable> T track(T c) {
         started.add(c);
         return c;
-    }
-
-    private static int freePort() {
-        return DaemonProcesses.freePort();
     }
 
     private static String secret(String what) {

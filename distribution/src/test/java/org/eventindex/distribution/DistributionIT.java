@@ -25,6 +25,7 @@ import org.eventindex.testing.Await;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.eventindex.testing.Ports;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -296,7 +297,7 @@ final class DistributionIT {
         s.put(SupervisorConfig.JOURNAL_DIR, varLib.resolve("supervisor/journal").toString());
         s.put(SupervisorConfig.JOURNAL_MIN_FREE_BYTES, "1048576");
         s.put(SupervisorConfig.HTTP_HOST, "127.0.0.1");
-        s.put(SupervisorConfig.HTTP_PORT, Integer.toString(DaemonProcesses.freePort()));
+        s.put(SupervisorConfig.HTTP_PORT, Integer.toString(Ports.free()));
         s.put(SupervisorConfig.S3_BUCKET, stack.options().bucket());
         s.put(SupervisorConfig.S3_ENDPOINT, stack.s3().endpoint().toString());
         s.put(SupervisorConfig.S3_ACCESS_KEY, EmbeddedStack.S3_ACCESS_KEY);
@@ -328,7 +329,7 @@ final class DistributionIT {
         c.replace("consumer.kerberos.principal", "");
         c.put(ConsumerConfig.SPOOL_DIR, varLib.resolve("consumer/spool").toString());
         c.put(ConsumerConfig.HTTP_HOST, "127.0.0.1");
-        c.put(ConsumerConfig.HTTP_PORT, Integer.toString(DaemonProcesses.freePort()));
+        c.put(ConsumerConfig.HTTP_PORT, Integer.toString(Ports.free()));
         DaemonProcesses.writeConfig(site.resolve("consumer.properties"), c);
         return site;
     }
@@ -370,7 +371,7 @@ final class DistributionIT {
                 + property("dfs.ha.namenodes." + NAMESERVICE, "nn1,nn2")
                 + property("dfs.namenode.rpc-address." + NAMESERVICE + ".nn1", nn.getHost() + ":" + nn.getPort())
                 + property("dfs.namenode.rpc-address." + NAMESERVICE + ".nn2",
-                        "127.0.0.1:" + DaemonProcesses.freePort())
+                        "127.0.0.1:" + Ports.free())
                 + property("dfs.client.failover.proxy.provider." + NAMESERVICE,
                         "org.apache.hadoop.hdfs.server.namenode.ha.ConfiguredFailoverProxyProvider")
                 + "</configuration>\n");
@@ -425,7 +426,7 @@ final class DistributionIT {
                 case "--masters" -> value = stack.kuduMasters();
                 case "--replicas" -> value = "1";
                 case "--bind" -> value = "127.0.0.1";
-                case "--port" -> value = Integer.toString(DaemonProcesses.freePort());
+                case "--port" -> value = Integer.toString(Ports.free());
                 default -> { }
             }
             site.add(o);

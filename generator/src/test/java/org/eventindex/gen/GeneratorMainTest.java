@@ -1,9 +1,9 @@
 package org.eventindex.gen;
 
-import org.eventindex.cli.CommandTreeWalk;
+import org.eventindex.testing.CommandTreeWalk;
 import org.eventindex.message.DatasetManifest;
 import org.eventindex.message.Json;
-import org.eventindex.cli.ProjectVersion;
+import org.eventindex.ProjectVersion;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -1,8 +1,9 @@
 package org.eventindex.kudu;
 
 import java.util.List;
-import org.eventindex.cli.CommandTreeWalk;
-import org.eventindex.cli.ProjectVersion;
+import org.eventindex.testing.CommandTreeWalk;
+import org.eventindex.ProjectVersion;
+import org.eventindex.testing.Ports;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -129,15 +130,9 @@ class KuduLoaderMainTest {
                 + ": no such file or directory"), err());
     }
 
-    private static int closedPort() throws java.io.IOException {
-        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
-    }
-
     @Test
     void unreachableKuduMastersAreNamedWithTheWaitAndNoTrace() throws Exception {
-        String masters = "127.0.0.1:" + closedPort();
+        String masters = "127.0.0.1:" + Ports.free();
         assertEquals(1, run("create-tables", "--masters", masters, "--kudu-timeout", "2", "--replicas", "1"));
         assertEquals("kudu-loader: create-tables failed: Kudu masters " + masters + " unreachable after 2 s"
                 + " (connection refused)", err().strip());

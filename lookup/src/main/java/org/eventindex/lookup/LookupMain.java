@@ -3,7 +3,7 @@ package org.eventindex.lookup;
 import org.apache.kudu.client.KuduClient;
 import org.eventindex.cli.CommandLines;
 import org.eventindex.cli.StopSignals;
-import org.eventindex.cli.ProjectVersion;
+import org.eventindex.ProjectVersion;
 import org.eventindex.cli.VersionProvider;
 import org.eventindex.io.FileReason;
 import org.eventindex.kudu.KuduProbe;

@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import org.eventindex.testing.Await;
+import org.eventindex.testing.ChildJvm;
 
 import java.io.BufferedReader;
 import java.io.ByteArrayInputStream;
@@ -124,10 +125,9 @@ class LookupMainIT {
 
     @Test
     void serveAsAProcessIsReadyWithKuduAndItsTablesAndServesMetrics() throws Exception {
-        Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), LookupMain.class.getName(), "serve",
-                "--masters", fixture.masters(), "--prefix", CONFIG.prefix(), "--port", "0",
-                "--ready-check-seconds", "1").redirectErrorStream(true).start();
+        Process p = ChildJvm.main(LookupMain.class).args("serve", "--masters", fixture.masters(), "--prefix",
+                CONFIG.prefix(), "--port", "0", "--ready-check-seconds", "1").builder().redirectErrorStream(true)
+                .start();
         try {
             BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
             String line;

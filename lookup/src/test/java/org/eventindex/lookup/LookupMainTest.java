@@ -1,7 +1,7 @@
 package org.eventindex.lookup;
 
 import java.util.List;
-import org.eventindex.cli.CommandTreeWalk;
+import org.eventindex.testing.CommandTreeWalk;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -10,7 +10,8 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-import org.eventindex.cli.ProjectVersion;
+import org.eventindex.ProjectVersion;
+import org.eventindex.testing.Ports;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import java.nio.file.Path;
@@ -102,10 +103,7 @@ class LookupMainTest {
 
     @Test
     void unreachableKuduMastersAreOneLineNamingThem() throws Exception {
-        int port;
-        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            port = s.getLocalPort();
-        }
+        int port = Ports.free();
         assertEquals(1, run("--masters", "127.0.0.1:" + port, "--kudu-timeout", "2"));
         assertEquals("lookup: failed: Kudu masters 127.0.0.1:" + port + " unreachable after 2 s (connection refused)",
                 err().strip());

@@ -16,6 +16,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.eventindex.testing.Ports;
 
 /**
  * {@code eventindex lookup serve} as its own process on a real Kudu, stopped by a real SIGTERM (systemd's stop) or
@@ -44,7 +45,7 @@ class LookupServeSignalIT {
     @ParameterizedTest
     @ValueSource(strings = {"TERM", "INT"})
     void aSignalStopsTheServerWithExitZero(String signal) throws Exception {
-        int port = DaemonProcess.freePort();
+        int port = Ports.free();
         try (DaemonProcess serve = DaemonProcess.start(LookupMain.class, dir.resolve("serve-" + signal + ".log"),
                 "serve", "--masters", fixture.masters(), "--prefix", CONFIG.prefix(), "--port",
                 Integer.toString(port))) {
@@ -63,7 +64,7 @@ class LookupServeSignalIT {
     @ParameterizedTest
     @ValueSource(strings = {"TERM", "INT"})
     void aSignalDuringTheWaitForKuduExitsZero(String signal) throws Exception {
-        String masters = "127.0.0.1:" + DaemonProcess.freePort();
+        String masters = "127.0.0.1:" + Ports.free();
         try (DaemonProcess serve = DaemonProcess.start(LookupMain.class, dir.resolve("wait-" + signal + ".log"),
                 "serve", "--masters", masters, "--kudu-timeout", "600", "--port", "0")) {
             serve.awaitLog("waiting up to 600 s for the Kudu masters " + masters, TIMEOUT);

@@ -9,7 +9,7 @@ import io.prometheus.metrics.model.snapshots.DataPointSnapshot;
 import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
 import io.prometheus.metrics.model.snapshots.Labels;
 import io.prometheus.metrics.model.snapshots.MetricSnapshot;
-import org.eventindex.cli.ProjectVersion;
+import org.eventindex.ProjectVersion;
 
 import java.util.Objects;
 import java.util.function.DoubleSupplier;

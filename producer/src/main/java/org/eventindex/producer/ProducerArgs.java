@@ -15,7 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
-import org.eventindex.cli.ProjectVersion;
+import org.eventindex.ProjectVersion;
 import org.eventindex.config.SecretFile;
 import org.eventindex.io.FileReason;
 import org.eventindex.message.Queues;

@@ -10,7 +10,7 @@ import java.util.zip.Deflater;
 import java.util.zip.DeflaterOutputStream;
 import org.eventindex.proto.EventIndexProtos.EIEvent_p1;
 import org.eventindex.proto.EventIndexProtos.EItoken_p1;
-import org.eventindex.spb.SpbFixtures;
+import org.eventindex.testing.SpbFixtures;
 import org.eventindex.spb.SpbMessageType;
 import org.eventindex.spb.SpbReader;
 

@@ -8,8 +8,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -37,6 +35,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.io.TempDir;
+import org.eventindex.testing.Ports;
 
 /** The producer end to end in-process, against an embedded ActiveMQ and S3Proxy. */
 class ProducerCliTest {
@@ -155,7 +154,7 @@ class ProducerCliTest {
     @Test
     void deadBrokerExitsThreeBeforeUploading() throws Exception {
         Path file = TestSpbFiles.write(dir.resolve("job.ei.spb"), "12345678.T", "1.1", 1);
-        assertEquals(3, run(env(), args(file, "127.0.0.1:" + freePort())));
+        assertEquals(3, run(env(), args(file, "127.0.0.1:" + Ports.free())));
         assertTrue(stderr.toString().contains("cannot connect to the STOMP broker"), stderr.toString());
         assertEquals(List.of(), s3.keys(bucket));
     }
@@ -199,7 +198,7 @@ class ProducerCliTest {
     void unreachableS3ExitsThree() throws Exception {
         Path file = TestSpbFiles.write(dir.resolve("job.ei.spb"), "12345678.G", "1.1", 1);
         String[] a = args(file, broker.stompEndpoints());
-        a[6] = "http://127.0.0.1:" + freePort();
+        a[6] = "http://127.0.0.1:" + Ports.free();
         assertEquals(3, run(env(), a));
         assertEquals(0, broker.queueSize(queue));
     }
@@ -289,9 +288,4 @@ class ProducerCliTest {
         return out;
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
-    }
 }

@@ -7,8 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -35,6 +33,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.eventindex.testing.Ports;
 
 /**
  * The producer under broker and credential faults, in-process on real time with short backoffs: broker failover,
@@ -99,7 +98,7 @@ class ProducerFaultsTest {
 
     @Test
     void firstBrokerRefusesSecondIsUsed() throws Exception {
-        assertEquals(0, run("127.0.0.1:" + freePort() + "," + broker.stompEndpoints()), err());
+        assertEquals(0, run("127.0.0.1:" + Ports.free() + "," + broker.stompEndpoints()), err());
         assertEquals(List.of(sentId()), drain(QUEUE));
         assertEquals(1, s3.keys("eventindex").size());
     }
@@ -107,7 +106,7 @@ class ProducerFaultsTest {
     @Test
     void allBrokersDeadGivesTheTransientCodeWithinTheDeadline() throws Exception {
         long start = System.nanoTime();
-        int code = run("127.0.0.1:" + freePort() + ",127.0.0.1:" + freePort(), "--retry-deadline", "3");
+        int code = run("127.0.0.1:" + Ports.free() + ",127.0.0.1:" + Ports.free(), "--retry-deadline", "3");
         long elapsedMs = (System.nanoTime() - start) / 1_000_000;
         assertEquals(ExitCode.TRANSIENT.code(), code, err());
         // Refused connections fail at once: the run lasts the deadline (less the last wait) plus start-up.
@@ -235,9 +234,4 @@ class ProducerFaultsTest {
         return ids;
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
-    }
 }

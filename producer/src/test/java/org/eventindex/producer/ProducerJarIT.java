@@ -4,16 +4,16 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.eventindex.message.Queues;
 import org.eventindex.testing.EmbeddedBroker;
 import org.eventindex.testing.EmbeddedS3;
 import org.eventindex.testing.Prerequisites;
+import org.eventindex.testing.ProducerProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -43,7 +43,7 @@ class ProducerJarIT {
             // the version resource of common-proto is in the jar, and ProjectVersion needs no picocli
             Result version = run(Map.of(), "--version");
             assertEquals(0, version.code(), version.stderr());
-            assertEquals("eventindex-producer " + org.eventindex.cli.ProjectVersion.get(), version.stdout().strip());
+            assertEquals("eventindex-producer " + org.eventindex.ProjectVersion.get(), version.stdout().strip());
             Result unknown = run(Map.of(), file.toString(), "--dry-run", "--frobnicate");
             assertEquals(2, unknown.code());
             assertTrue(unknown.stderr().contains("unknown option --frobnicate"), unknown.stderr());
@@ -76,13 +76,16 @@ class ProducerJarIT {
                     .filter(n -> n.startsWith("org/apache/hadoop/") || n.startsWith("org/apache/kudu/")
                             // the data generator and the daemons' ops server are modules of their own
                             || n.startsWith("org/eventindex/gen/") || n.startsWith("org/eventindex/ops/")
-                            // its own argument parser: picocli costs every start ~65 ms (docs/decisions/0022)
-                            || n.startsWith("picocli/") || n.startsWith("org/eventindex/cli/CommandLines"))
+                            // its own argument parser: picocli costs every start ~65 ms (docs/decisions/0022),
+                            // so neither picocli nor the cli module's conventions built on it
+                            || n.startsWith("picocli/") || n.startsWith("org/eventindex/cli/")
+                            // test-scope only: the kit's embedded services and helpers
+                            || n.startsWith("org/eventindex/testing/"))
                     .limit(5).forEach(forbidden::add);
             assertTrue(zip.getEntry("org/eventindex/producer/ProducerMain.class") != null);
         }
         assertEquals(List.of(), forbidden, "the producer jar must not contain Hadoop, Kudu,"
-                + " the generator, the ops server or picocli");
+                + " the generator, the ops server, picocli, the cli module or the test kit");
     }
 
     /**
@@ -137,23 +140,12 @@ class ProducerJarIT {
             throws IOException, InterruptedException {
         Path out = Files.createTempFile(dir, "out", ".txt");
         Path err = Files.createTempFile(dir, "err", ".txt");
-        List<String> command = new java.util.ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.addAll(jvmOptions);
-        command.addAll(List.of("-jar", JAR.toString()));
-        command.addAll(List.of(args));
-        ProcessBuilder pb = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile());
-        pb.environment().remove(ProducerArgs.ENV_S3_ACCESS_KEY);
-        pb.environment().remove(ProducerArgs.ENV_S3_SECRET_KEY);
-        pb.environment().remove(ProducerArgs.ENV_STOMP_PASSWORD);
-        pb.environment().putAll(env);
-        Process p = pb.start();
-        if (!p.waitFor(300, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            throw new AssertionError("producer jar did not finish within 300 s: " + command);
+        ProcessBuilder pb = ProducerProcess.builder(JAR, jvmOptions, List.of(args), env);
+        ProducerProcess.Result r = ProducerProcess.run(pb, out, err, Duration.ofSeconds(300));
+        if (r.exitCode() == -1) {
+            throw new AssertionError("producer jar did not finish within 300 s: " + pb.command());
         }
-        return new Result(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
-                Files.readString(err, StandardCharsets.UTF_8));
+        return new Result(r.exitCode(), r.stdout(), r.stderr());
     }
 
     record Result(int code, String stdout, String stderr) {

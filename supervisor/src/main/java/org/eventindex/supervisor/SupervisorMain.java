@@ -29,7 +29,7 @@ import org.eventindex.cluster.ClusterConfigException;
 import org.eventindex.cluster.ClusterOptions;
 import org.eventindex.cli.CommandLines;
 import org.eventindex.cli.StopSignals;
-import org.eventindex.cli.ProjectVersion;
+import org.eventindex.ProjectVersion;
 import org.eventindex.cli.VersionProvider;
 import org.eventindex.kudu.KuduTablesConfig;
 import org.eventindex.message.Queues;

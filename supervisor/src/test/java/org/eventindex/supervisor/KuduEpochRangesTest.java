@@ -4,11 +4,11 @@ import org.apache.kudu.client.KuduClient;
 import org.apache.kudu.test.cluster.MiniKuduCluster;
 import org.eventindex.kudu.KuduTables;
 import org.eventindex.kudu.KuduTablesConfig;
+import org.eventindex.testing.KuduBinaries;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -16,14 +16,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** {@link KuduEpochRanges} on a real Kudu (the binaries unpacked by the kudu-tables build): ranges are added once. */
+/** {@link KuduEpochRanges} on a real Kudu (the binaries unpacked by the test-kit build): ranges are added once. */
 class KuduEpochRangesTest {
     @TempDir
     Path dir;
 
     @Test
     void addsTheRangeOfANewEpochToBothEventTablesIdempotently() throws Exception {
-        System.setProperty("kuduBinDir", binDir().toString());
+        System.setProperty(KuduBinaries.PROPERTY, KuduBinaries.binDir().toString());
         try (MiniKuduCluster cluster = new MiniKuduCluster.MiniKuduClusterBuilder().numMasterServers(1)
                 .numTabletServers(1).clusterRoot(dir.resolve("kudu").toString())
                 .addMasterServerFlag("--max_create_tablets_per_ts=0")
@@ -52,21 +52,5 @@ class KuduEpochRangesTest {
                 assertEquals(List.of(1, 2, 3), tables.epochs(tablesConfig.duplicatedEventsTable()));
             }
         }
-    }
-
-    /** The wrapper directory the kudu-tables build writes ({@code <repo>/.kudu-binary/bin}). */
-    private static Path binDir() {
-        String configured = System.getProperty("kuduBinDir");
-        if (configured != null && Files.isExecutable(Path.of(configured, "kudu"))) {
-            return Path.of(configured);
-        }
-        for (Path d = Path.of("").toAbsolutePath(); d != null; d = d.getParent()) {
-            Path candidate = d.resolve(".kudu-binary").resolve("bin");
-            if (Files.isExecutable(candidate.resolve("kudu"))) {
-                return candidate;
-            }
-        }
-        throw new IllegalStateException("no Kudu binaries: build kudu-tables once (it unpacks <repo>/.kudu-binary)"
-                + " or set -DkuduBinDir");
     }
 }

@@ -8,6 +8,7 @@ import org.eventindex.stomp.StompEndpoint;
 import org.eventindex.stomp.StompSettings;
 import org.eventindex.testing.Await;
 import org.eventindex.testing.EmbeddedBroker;
+import org.eventindex.testing.Ports;
 import org.eventindex.testing.TestCertificates;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -19,8 +20,6 @@ import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -94,7 +93,7 @@ class OperatorTlsTest {
     void answeringCommandsWorkOverTlsThroughTheFailoverList() throws IOException {
         Path manifest = Files.writeString(dir.resolve("manifest.json"), "{\"type\":\"manifest\",\"dataset\":\""
                 + DATASET + "\",\"files\":[{\"guid\":\"G1\",\"nevents\":10}]}");
-        String brokers = "127.0.0.1:" + closedPort() + "," + broker.stompEndpoints();
+        String brokers = "127.0.0.1:" + Ports.free() + "," + broker.stompEndpoints();
         assertEquals(0, cli("register-manifest", "--brokers", brokers, "--tls", "--trust-store",
                 certs.trustStore().toString(), "--trust-store-password-file", certs.trustStorePasswordFile().toString(),
                 "--file", manifest.toString()), err());
@@ -102,7 +101,7 @@ class OperatorTlsTest {
 
         out.reset();
         // the producer's way of writing a TLS list; the password from the producer's environment variable
-        String schemed = "stomp+ssl://127.0.0.1:" + closedPort() + ",stomp+ssl://" + broker.stompEndpoints();
+        String schemed = "stomp+ssl://127.0.0.1:" + Ports.free() + ",stomp+ssl://" + broker.stompEndpoints();
         assertEquals(SupervisorMain.REFUSED, cli(Map.of(BrokerTlsOptions.ENV_TRUST_STORE_PASSWORD,
                 certs.trustStorePassword()), "resignal", "--brokers", schemed, "--trust-store",
                 certs.trustStore().toString(), "--dataset", DATASET));
@@ -189,7 +188,7 @@ class OperatorTlsTest {
 
         err.reset();
         assertEquals(2, cli("dead-letters", "list", "--brokers", "stomp+ssl://" + broker.stompEndpoints()
-                + ",127.0.0.1:" + closedPort()));
+                + ",127.0.0.1:" + Ports.free()));
         assertTrue(err().contains("eventindex supervisor dead-letters list: --brokers mixes stomp+ssl:// and plain"
                 + " entries"), err());
 
@@ -231,12 +230,5 @@ class OperatorTlsTest {
 
     private String err() {
         return err.toString(StandardCharsets.UTF_8);
-    }
-
-    /** A port of 127.0.0.1 nobody listens on: the first, dead broker of a failover list. */
-    private static int closedPort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
     }
 }

@@ -1,7 +1,7 @@
 package org.eventindex.supervisor;
 
 import java.io.IOException;
-import java.net.ServerSocket;
+import org.eventindex.testing.ChildJvm;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -10,12 +10,6 @@ import java.util.TreeMap;
 /** A supervisor as a child JVM ({@code SupervisorMain run --config}), for the tests that kill or pause one. */
 final class SupervisorChild {
     private SupervisorChild() {
-    }
-
-    static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
     }
 
     /** A test child's settings: the broker, the journal, loopback HTTP on {@code port}, quick retries and ticks. */
@@ -36,11 +30,7 @@ final class SupervisorChild {
         StringBuilder sb = new StringBuilder();
         properties.forEach((k, v) -> sb.append(k).append('=').append(v.replace("\\", "\\\\")).append('\n'));
         Files.writeString(config, sb.toString());
-        ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
-                SupervisorMain.class.getName(), "run", "--config", config.toString());
-        pb.redirectErrorStream(true);
-        pb.redirectOutput(log.toFile());
-        return pb.start();
+        return ChildJvm.main(SupervisorMain.class).heap("256m").quickStart().args("run", "--config", config.toString())
+                .start(log);
     }
 }

@@ -14,6 +14,7 @@ import org.eventindex.testing.EmbeddedBroker;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.eventindex.testing.Ports;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -199,7 +200,7 @@ class SupervisorKillTest {
     }
 
     private void startChild(int round) throws IOException {
-        httpPort = SupervisorChild.freePort();
+        httpPort = Ports.free();
         Map<String, String> p = SupervisorChild.properties(mq.broker.stompEndpoints(), dir.resolve("journal"),
                 httpPort);
         // checkpoints every few entries, so that kills also land while one is written or the journal file changes

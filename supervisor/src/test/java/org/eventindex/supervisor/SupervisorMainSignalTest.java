@@ -13,6 +13,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.eventindex.testing.Ports;
 
 /**
  * {@code eventindex supervisor run} as its own process, on a real broker, stopped by a real SIGTERM (systemd's stop)
@@ -37,7 +38,7 @@ class SupervisorMainSignalTest {
     @ValueSource(strings = {"TERM", "INT"})
     void aSignalStopsTheSupervisorCleanlyWithExitZero(String signal) throws Exception {
         broker = EmbeddedBroker.start(dir.resolve("broker"));
-        int port = DaemonProcess.freePort();
+        int port = Ports.free();
         Path config = Files.writeString(dir.resolve("supervisor.properties"),
                 SupervisorConfig.BROKERS + " = " + broker.stompEndpoints() + "\n"
                         + SupervisorConfig.JOURNAL_DIR + " = " + dir.resolve("journal") + "\n"

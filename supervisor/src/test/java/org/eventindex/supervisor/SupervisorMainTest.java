@@ -1,8 +1,8 @@
 package org.eventindex.supervisor;
 
 import java.util.List;
-import org.eventindex.cli.CommandTreeWalk;
-import org.eventindex.config.ConfigKeysFileCheck;
+import org.eventindex.testing.CommandTreeWalk;
+import org.eventindex.testing.ConfigKeysFileCheck;
 import org.eventindex.message.Json;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -112,7 +112,8 @@ class SupervisorMainTest {
     void configKeysPrintsAPropertiesFileOfEveryKeyWithItsDefaultThatTheSupervisorReads() throws IOException {
         assertEquals(0, run("config-keys"), err());
         java.util.Properties loaded = ConfigKeysFileCheck.assertValid(out.toString(StandardCharsets.UTF_8),
-                SupervisorConfig.KEYS);
+                SupervisorConfig.KEYS.stream().map(k -> new ConfigKeysFileCheck.Key(k.name(), k.defaultValue(), k.envVar(),
+                        k.doc())).toList());
         assertEquals(SupervisorConfig.fromProperties(new java.util.Properties(), Map.of()),
                 SupervisorConfig.fromProperties(loaded, Map.of()));
     }

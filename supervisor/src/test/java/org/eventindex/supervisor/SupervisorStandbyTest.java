@@ -11,6 +11,8 @@ import org.eventindex.testing.Await;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.eventindex.testing.Ports;
+import org.eventindex.testing.MetricsText;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -178,7 +180,7 @@ class SupervisorStandbyTest {
     }
 
     private Child start(String name) throws IOException {
-        int port = SupervisorChild.freePort();
+        int port = Ports.free();
         Map<String, String> p = SupervisorChild.properties(mq.broker.stompEndpoints(), dir.resolve("journal"), port);
         p.put(SupervisorConfig.SHUTDOWN_GRACE, "5s");
         p.put(SupervisorConfig.HA_ENABLED, "true");
@@ -240,11 +242,10 @@ class SupervisorStandbyTest {
     }
 
     private static double metric(Child c, String name) {
-        for (String line : body(c, "/metrics").split("\n")) {
-            if (line.startsWith(name + " ")) {
-                return Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1).strip());
-            }
+        double value = MetricsText.value(body(c, "/metrics"), name);
+        if (value < 0) {
+            throw new AssertionError(name + " not served by " + c.name());
         }
-        throw new AssertionError(name + " not served by " + c.name());
+        return value;
     }
 }

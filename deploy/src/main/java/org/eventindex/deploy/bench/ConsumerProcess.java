@@ -6,6 +6,9 @@ import org.eventindex.deploy.DaemonProcesses;
 import org.eventindex.deploy.EmbeddedStack;
 import org.eventindex.deploy.chaos.ChaosWait;
 import org.eventindex.deploy.chaos.ChildProcess;
+import org.eventindex.testing.ChildJvm;
+import org.eventindex.testing.MetricsText;
+import org.eventindex.testing.Ports;
 
 import java.io.IOException;
 import java.net.http.HttpClient;
@@ -156,17 +159,14 @@ final class ConsumerProcess implements AutoCloseable {
      */
     static ConsumerProcess start(EmbeddedStack stack, Path dir, JvmOptions jvm, Duration timeout,
                                  Consumer<String> progress) throws IOException {
-        int port = DaemonProcesses.freePort();
+        int port = Ports.free();
         Path config = DaemonProcesses.writeConfig(dir.resolve(NAME + ".properties"),
                 stack.consumerProcessConfig(0, port));
-        List<String> cmd = new ArrayList<>();
-        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.addAll(jvm.options());
-        // the GC log gives what the heap holds after each collection: "in use" from /metrics includes garbage
-        cmd.add("-Xlog:gc:file=" + dir.resolve(NAME + "-gc.log").toAbsolutePath() + ":uptime");
-        cmd.addAll(List.of("-Djava.io.tmpdir=" + Files.createDirectories(dir.resolve("tmp-" + NAME)),
-                "-cp", System.getProperty("java.class.path"), ConsumerMain.class.getName(), "run",
-                "--config", config.toString()));
+        List<String> cmd = ChildJvm.main(ConsumerMain.class).options(jvm.options())
+                // the GC log gives what the heap holds after each collection: "in use" from /metrics includes garbage
+                .options("-Xlog:gc:file=" + dir.resolve(NAME + "-gc.log").toAbsolutePath() + ":uptime",
+                        "-Djava.io.tmpdir=" + Files.createDirectories(dir.resolve("tmp-" + NAME)))
+                .args("run", "--config", config.toString()).command();
         ChildProcess child = new ChildProcess(NAME, cmd, Map.of(), dir.resolve(NAME + ".log"));
         ConsumerProcess c = new ConsumerProcess(child, port, jvm);
         Runtime.getRuntime().addShutdownHook(c.shutdownHook);
@@ -222,12 +222,12 @@ final class ConsumerProcess implements AutoCloseable {
         long cpu = ProcessHandle.of(child.pid()).flatMap(h -> h.info().totalCpuDuration())
                 .map(Duration::toNanos).orElse(-1L);
         String heap = "area=\"heap\"";
-        return Optional.of(new Sample(Instant.now(), (long) DaemonProcesses.metric(m, "jvm_memory_used_bytes", heap),
-                (long) DaemonProcesses.metric(m, "jvm_memory_max_bytes", heap),
-                (long) DaemonProcesses.metric(m, "jvm_gc_collection_seconds_count", ""),
-                DaemonProcesses.metric(m, "jvm_gc_collection_seconds_sum", ""), cpu, rss,
-                (long) DaemonProcesses.metric(m, ConsumerMetrics.RUN_MEMORY_USED, ""),
-                (long) DaemonProcesses.metric(m, ConsumerMetrics.RUN_MEMORY_LIMIT, "")));
+        return Optional.of(new Sample(Instant.now(), (long) MetricsText.value(m, "jvm_memory_used_bytes", heap),
+                (long) MetricsText.value(m, "jvm_memory_max_bytes", heap),
+                (long) MetricsText.value(m, "jvm_gc_collection_seconds_count", ""),
+                MetricsText.value(m, "jvm_gc_collection_seconds_sum", ""), cpu, rss,
+                (long) MetricsText.value(m, ConsumerMetrics.RUN_MEMORY_USED, ""),
+                (long) MetricsText.value(m, ConsumerMetrics.RUN_MEMORY_LIMIT, "")));
     }
 
     /** A {@code kB} line of a /proc/PID/status text, in bytes ({@code key} e.g. {@code VmHWM:}); -1 when absent. */

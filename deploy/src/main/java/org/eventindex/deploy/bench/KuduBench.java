@@ -14,9 +14,9 @@ import org.eventindex.kudu.LoaderSettings;
 import org.eventindex.names.DatasetName;
 import org.eventindex.testing.EmbeddedHdfs;
 import org.eventindex.testing.EmbeddedKudu;
+import org.eventindex.testing.KuduBinaries;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -410,10 +410,6 @@ final class KuduBench {
     }
 
     private static String kuduBinary() {
-        String dir = System.getProperty(EmbeddedKudu.BIN_DIR_PROPERTY, System.getenv(EmbeddedKudu.BIN_DIR_ENV));
-        if (dir == null) {
-            throw new IllegalStateException("set -D" + EmbeddedKudu.BIN_DIR_PROPERTY + " to the Kudu bin directory");
-        }
-        return dir + "/kudu";
+        return KuduBinaries.kudu().toString();
     }
 }

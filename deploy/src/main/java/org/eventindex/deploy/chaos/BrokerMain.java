@@ -21,7 +21,7 @@ import picocli.CommandLine.Parameters;
  *
  * <p>The broker is secured as in production: every connection must log in with one of the role logins whose
  * passwords are in {@code LOGINS_DIR} (one mode-0600 file per login, {@link BrokerLogins#writeTo}), anonymous access
- * is refused, and each login may use only the destinations {@link org.eventindex.stomp.BrokerAccess} grants its role.
+ * is refused, and each login may use only the destinations {@link org.eventindex.testing.BrokerAccess} grants its role.
  *
  * <p>With {@code --shared-store DIR} it is one broker of a shared-store master/slave pair, as the shipped pair
  * templates run: its KahaDB is {@code DIR}, shared with the other broker; the broker holding the store's file lock is

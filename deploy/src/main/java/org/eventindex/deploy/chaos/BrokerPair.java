@@ -3,6 +3,7 @@ package org.eventindex.deploy.chaos;
 import org.eventindex.deploy.BrokerLogins;
 import org.eventindex.supervisor.brokerwatch.BrokerWatchdogMain;
 import org.eventindex.testing.TcpProxy;
+import org.eventindex.testing.Ports;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -51,15 +52,16 @@ final class BrokerPair implements AutoCloseable {
         try {
             Path store = work.resolve("broker-store").resolve("kahadb");
             for (int i = 1; i <= 2; i++) {
-                int port = ChildProcess.freePort();
+                int port = Ports.free();
                 Path pidFile = work.resolve("broker-" + i + ".pid");
-                List<String> cmd = new ArrayList<>(ChildProcess.javaCommand("384m"));
                 // The store's lock and recovery and the broker's start, in the log: what a takeover spends its time on.
-                cmd.addAll(List.of("-Dorg.slf4j.simpleLogger.log.org.apache.activemq.store=info",
-                        "-Dorg.slf4j.simpleLogger.log.org.apache.activemq.broker.BrokerService=info"));
-                cmd.addAll(List.of("-cp", classPath, BrokerMain.class.getName(), work.resolve("broker-" + i)
-                        .toString(), Integer.toString(port), secrets.toString(), "--shared-store", store.toString(),
-                        "--lock-retry-ms", Long.toString(LOCK_RETRY.toMillis()), "--pid-file", pidFile.toString()));
+                List<String> cmd = ChildProcess.java(BrokerMain.class.getName(), classPath, "384m")
+                        .options("-Dorg.slf4j.simpleLogger.log.org.apache.activemq.store=info",
+                                "-Dorg.slf4j.simpleLogger.log.org.apache.activemq.broker.BrokerService=info")
+                        .args(work.resolve("broker-" + i).toString(), Integer.toString(port), secrets.toString(),
+                                "--shared-store", store.toString(), "--lock-retry-ms",
+                                Long.toString(LOCK_RETRY.toMillis()), "--pid-file", pidFile.toString())
+                        .command();
                 ChildProcess broker = new ChildProcess("broker-" + i, cmd, Map.of(), logs.resolve("broker-" + i
                         + ".log"));
                 pair.brokers.add(broker);
@@ -68,13 +70,13 @@ final class BrokerPair implements AutoCloseable {
                 if (i == 1) {
                     pair.awaitActive(timeout);
                 }
-                List<String> watch = new ArrayList<>(ChildProcess.javaCommand("64m"));
-                watch.addAll(List.of("-cp", classPath, BrokerWatchdogMain.class.getName(), "--broker",
-                        "127.0.0.1:" + port, "--user", BrokerLogins.OPERATOR, "--password-file",
-                        BrokerLogins.passwordFile(secrets, BrokerLogins.OPERATOR).toString(), "--interval",
-                        WATCH_INTERVAL.toMillis() + "ms", "--timeout", WATCH_TIMEOUT.toMillis() + "ms", "--pid-file",
-                        pidFile.toString(),
-                        "--silent-probes", Integer.toString(WATCH_SILENT_PROBES)));
+                List<String> watch = ChildProcess.java(BrokerWatchdogMain.class.getName(), classPath, "64m")
+                        .args("--broker", "127.0.0.1:" + port, "--user", BrokerLogins.OPERATOR, "--password-file",
+                                BrokerLogins.passwordFile(secrets, BrokerLogins.OPERATOR).toString(), "--interval",
+                                WATCH_INTERVAL.toMillis() + "ms", "--timeout", WATCH_TIMEOUT.toMillis() + "ms",
+                                "--pid-file", pidFile.toString(),
+                                "--silent-probes", Integer.toString(WATCH_SILENT_PROBES))
+                        .command();
                 ChildProcess watchdog = new ChildProcess("broker-watchdog-" + i, watch, Map.of(),
                         logs.resolve("broker-watchdog-" + i + ".log"));
                 pair.watchdogs.add(watchdog);

@@ -17,6 +17,7 @@ import org.eventindex.testing.EmbeddedCeph;
 import org.eventindex.testing.TcpProxy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.eventindex.testing.Ports;
 
 import java.io.IOException;
 import java.net.http.HttpClient;
@@ -139,7 +140,7 @@ final class ChaosCluster implements AutoCloseable {
                 TmpfsDisk.mount(work.resolve("spool-" + (i + 1)), 64, this::noDiskFaults)
                         .ifPresent(d -> spoolDisks.add(track(d)));
             }
-            consumerHttpPorts.add(ChildProcess.freePort());
+            consumerHttpPorts.add(Ports.free());
             consumers.add(track(daemon("consumer-" + (i + 1), ConsumerMain.class.getName(), consumerConfig(i, secret),
                     hdfs.confDir() + java.io.File.pathSeparator + cp)));
         }
@@ -164,7 +165,7 @@ final class ChaosCluster implements AutoCloseable {
         List<ChildProcess> two = new ArrayList<>();
         List<Integer> ports = new ArrayList<>();
         for (String id : List.of("supervisor-a", "supervisor-b")) {
-            ports.add(ChildProcess.freePort());
+            ports.add(Ports.free());
             two.add(track(daemon(id, SupervisorMain.class.getName(), supervisorConfig(id, ports.get(ports.size() - 1),
                     journal), cp)));
         }
@@ -193,9 +194,9 @@ final class ChaosCluster implements AutoCloseable {
 
     private ChildProcess daemon(String name, String main, Map<String, String> config, String cp) throws IOException {
         Path file = DaemonProcesses.writeConfig(work.resolve(name + ".properties"), config);
-        List<String> cmd = new ArrayList<>(ChildProcess.javaCommand(name.startsWith("consumer") ? "512m" : "256m"));
-        cmd.addAll(List.of("-Djava.io.tmpdir=" + Files.createDirectories(work.resolve("tmp-" + name)),
-                "-cp", cp, main, "run", "--config", file.toString()));
+        List<String> cmd = ChildProcess.java(main, cp, name.startsWith("consumer") ? "512m" : "256m")
+                .options("-Djava.io.tmpdir=" + Files.createDirectories(work.resolve("tmp-" + name)))
+                .args("run", "--config", file.toString()).command();
         return new ChildProcess(name, cmd, Map.of(), logs(name + ".log"));
     }
 

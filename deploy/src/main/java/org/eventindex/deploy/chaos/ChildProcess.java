@@ -1,6 +1,6 @@
 package org.eventindex.deploy.chaos;
 
-import org.eventindex.deploy.DaemonProcesses;
+import org.eventindex.testing.ChildJvm;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -34,17 +34,12 @@ public final class ChildProcess implements AutoCloseable {
     }
 
     /**
-     * The java launcher of this JVM and the usual flags of a small daemon JVM on a 2-core machine. A daemon exits at
-     * its first OutOfMemoryError (status 3) instead of running on half-broken, as {@code bin/eventindex} starts them.
+     * {@code main} on {@code classPath} in a JVM of this machine's java with the usual flags of a small daemon JVM on
+     * a 2-core machine; it exits at its first OutOfMemoryError (status 3) instead of running on half-broken, as
+     * {@code bin/eventindex} starts the daemons.
      */
-    static List<String> javaCommand(String heap) {
-        return List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx" + heap,
-                "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-XX:-UsePerfData", "-XX:+ExitOnOutOfMemoryError");
-    }
-
-    /** A TCP port free on 127.0.0.1 right now (the daemon binds it soon after; fixed so restarts keep it). */
-    static int freePort() {
-        return DaemonProcesses.freePort();
+    static ChildJvm java(String main, String classPath, String heap) {
+        return ChildJvm.main(main, classPath).heap(heap).quickStart().daemon();
     }
 
     public String name() {

@@ -1,7 +1,7 @@
 package org.eventindex.deploy.chaos;
 
 import org.eventindex.deploy.BrokerLogins;
-import org.eventindex.deploy.DaemonProcesses;
+import org.eventindex.testing.MetricsText;
 
 import java.io.IOException;
 import java.time.Duration;
@@ -354,7 +354,7 @@ final class FaultInjector {
         long sum = 0;
         for (ChildProcess c : cluster.consumers()) {
             sum += cluster.get(cluster.httpPort(c), "/metrics").filter(r -> r.statusCode() == 200)
-                    .map(r -> Math.max(0L, (long) DaemonProcesses.metric(r.body(),
+                    .map(r -> Math.max(0L, (long) MetricsText.value(r.body(),
                             "eventindex_consumer_signals_failed_total", ""))).orElse(0L);
         }
         return sum;

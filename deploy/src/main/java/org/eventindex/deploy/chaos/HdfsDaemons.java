@@ -5,6 +5,7 @@ import org.apache.hadoop.fs.FileSystem;
 import org.eventindex.cluster.ClusterAccess;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
 import org.apache.hadoop.hdfs.protocol.HdfsConstants;
+import org.eventindex.testing.Ports;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -12,7 +13,6 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -55,7 +55,7 @@ final class HdfsDaemons implements AutoCloseable {
         for (String app : List.of("hdfs", "datanode", "static", "secondary", "journal")) {
             Files.createDirectories(conf.resolve("webapps").resolve(app));
         }
-        int port = ChildProcess.freePort();
+        int port = Ports.free();
         Map<String, String> hdfs = new LinkedHashMap<>();
         hdfs.put("dfs.namenode.name.dir", dir.resolve("name").toUri().toString());
         hdfs.put("dfs.datanode.data.dir", dataNodeDir.toUri().toString());
@@ -105,12 +105,10 @@ final class HdfsDaemons implements AutoCloseable {
     }
 
     private static List<String> command(String classPath, String main, String... args) {
-        List<String> cmd = new ArrayList<>(ChildProcess.javaCommand("384m"));
         // The embedded stack's logging silences the DataNode; a chaos run wants its warnings in the log.
-        cmd.add("-Dorg.slf4j.simpleLogger.log.org.apache.hadoop.hdfs.server.datanode.DataNode=warn");
-        cmd.addAll(List.of("-cp", classPath, main));
-        cmd.addAll(List.of(args));
-        return cmd;
+        return ChildProcess.java(main, classPath, "384m")
+                .options("-Dorg.slf4j.simpleLogger.log.org.apache.hadoop.hdfs.server.datanode.DataNode=warn")
+                .args(args).command();
     }
 
     private static String xml(Map<String, String> properties) {

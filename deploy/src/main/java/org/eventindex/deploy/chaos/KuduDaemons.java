@@ -3,8 +3,10 @@ package org.eventindex.deploy.chaos;
 import org.apache.kudu.client.KuduClient;
 import org.eventindex.cluster.ClusterAccess;
 import org.eventindex.cluster.ClusterSettings;
+import org.eventindex.testing.KuduBinaries;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.eventindex.testing.Ports;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -17,9 +19,8 @@ import java.util.Map;
 /**
  * Kudu as two processes of the real {@code kudu} binary: one master and one tablet server, each with fixed ports (so
  * a restarted tablet server comes back where clients look for it) and its own data, WAL and log folders. The binary
- * is the wrapper written by the kudu-tables build ({@code .kudu-binary/bin/kudu}, which sets the library path for
- * Kudu only), found through the {@code kuduBinDir} system property, {@code EI_KUDU_BIN_DIR}, or the nearest
- * {@code .kudu-binary/bin} above the working directory.
+ * is the wrapper written by the test-kit build ({@code .kudu-binary/bin/kudu}, which sets the library path for
+ * Kudu only), found by {@link KuduBinaries}.
  */
 final class KuduDaemons implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(KuduDaemons.class);
@@ -43,15 +44,15 @@ final class KuduDaemons implements AutoCloseable {
 
     static KuduDaemons start(Path dir, Duration timeout) throws IOException {
         Path kudu = binary();
-        int masterPort = ChildProcess.freePort();
-        int tserverPort = ChildProcess.freePort();
+        int masterPort = Ports.free();
+        int tserverPort = Ports.free();
         ChildProcess master = new ChildProcess("kudu-master", command(kudu, "master", dir.resolve("master"),
                 List.of("--rpc_bind_addresses=127.0.0.1:" + masterPort, "--max_create_tablets_per_ts=0",
-                        "--webserver_port=" + ChildProcess.freePort())),
+                        "--webserver_port=" + Ports.free())),
                 Map.of(), dir.resolve("logs").resolve("kudu-master.log"));
         ChildProcess tserver = new ChildProcess("kudu-tserver", command(kudu, "tserver", dir.resolve("tserver"),
                 List.of("--rpc_bind_addresses=127.0.0.1:" + tserverPort, "--tserver_master_addrs=127.0.0.1:" + masterPort,
-                        "--webserver_port=" + ChildProcess.freePort())),
+                        "--webserver_port=" + Ports.free())),
                 Map.of(), dir.resolve("logs").resolve("kudu-tserver.log"));
         KuduDaemons d = new KuduDaemons(masterPort, master, tserver);
         try {
@@ -78,26 +79,7 @@ final class KuduDaemons implements AutoCloseable {
     }
 
     static Path binary() {
-        String configured = System.getProperty("kuduBinDir");
-        if (configured == null || configured.isBlank()) {
-            configured = System.getenv("EI_KUDU_BIN_DIR");
-        }
-        if (configured != null && !configured.isBlank()) {
-            Path k = Path.of(configured).toAbsolutePath().resolve("kudu");
-            if (Files.isExecutable(k)) {
-                return k;
-            }
-            throw new IllegalStateException("kuduBinDir/EI_KUDU_BIN_DIR is " + configured + " but holds no executable"
-                    + " 'kudu'; point it at <repo>/.kudu-binary/bin written by the kudu-tables build");
-        }
-        for (Path d = Path.of("").toAbsolutePath(); d != null; d = d.getParent()) {
-            Path k = d.resolve(".kudu-binary").resolve("bin").resolve("kudu");
-            if (Files.isExecutable(k)) {
-                return k;
-            }
-        }
-        throw new IllegalStateException("no Kudu binary: set -DkuduBinDir=<repo>/.kudu-binary/bin (run 'mvn -o -f"
-                + " kudu-tables/pom.xml generate-resources' once to unpack it)");
+        return KuduBinaries.kudu();
     }
 
     String masterAddresses() {

@@ -3,13 +3,16 @@ package org.eventindex.deploy.chaos;
 import com.fasterxml.jackson.databind.JsonNode;
 import org.eventindex.deploy.ProducerLauncher;
 import org.eventindex.message.Json;
+import org.eventindex.testing.ProducerProcess;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -83,17 +86,15 @@ final class ProducerFleet {
         List<Integer> codes = new ArrayList<>();
         String error = null;
         for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
-            Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-            List<String> cmd = new ArrayList<>(List.of(java.toString(), "-Xmx64m", "-XX:TieredStopAtLevel=1",
-                    "-XX:+UseSerialGC", "-jar", producerJar.toString(), w.spbFile().toString(), "--json",
+            List<String> args = new ArrayList<>(List.of(w.spbFile().toString(), "--json",
                     "--retry-deadline", Integer.toString(RETRY_DEADLINE_SECONDS)));
             Files.createDirectories(logDir);
             Path err = logDir.resolve(w.spbFile().getFileName() + "." + attempt + ".stderr");
-            ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(err.toFile());
             // The producer login and the S3 keys go through the environment, never the command line.
-            endpoints.applyTo(cmd, pb.environment());
-            pb.command(cmd);
-            Process p = pb.start();
+            Map<String, String> environment = new HashMap<>();
+            endpoints.applyTo(args, environment);
+            Process p = ProducerProcess.builder(producerJar, List.of(), args, environment).redirectError(err.toFile())
+                    .start();
             byte[] out = p.getInputStream().readAllBytes();
             if (!p.waitFor(RETRY_DEADLINE_SECONDS + 120, TimeUnit.SECONDS)) {
                 p.destroyForcibly();

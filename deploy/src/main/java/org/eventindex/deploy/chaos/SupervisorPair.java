@@ -1,7 +1,7 @@
 package org.eventindex.deploy.chaos;
 
-import org.eventindex.deploy.DaemonProcesses;
 import org.eventindex.supervisor.ha.Leadership;
+import org.eventindex.testing.MetricsText;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -115,7 +115,7 @@ final class SupervisorPair implements AutoCloseable {
     /** A metric of one supervisor (summed over labels), -1 when it does not answer. */
     double metric(ChildProcess s, String name) {
         return get.apply(port(s), "/metrics").filter(r -> r.statusCode() == 200)
-                .map(r -> DaemonProcesses.metric(r.body(), name, "")).orElse(-1.0);
+                .map(r -> MetricsText.value(r.body(), name, "")).orElse(-1.0);
     }
 
     /** Bytes of the journal file of generation {@code token} (what its holder journalled), -1 when absent. */

@@ -3,6 +3,7 @@ package org.eventindex.deploy.differential;
 import com.fasterxml.jackson.databind.JsonNode;
 import org.eventindex.message.Json;
 import org.eventindex.message.ProducerMessage;
+import org.eventindex.testing.ProducerProcess;
 
 import java.io.IOException;
 import java.net.URI;
@@ -11,7 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
+import java.util.Map;
 
 import static java.util.Objects.requireNonNull;
 
@@ -84,26 +85,18 @@ public record ProducerVerdict(int exitCode, String key, String sha256, ProducerM
     public static ProducerVerdict run(Path producerJar, Path spbFile, URI s3Endpoint, String bucket)
             throws IOException, InterruptedException {
         requireNonNull(producerJar, "producerJar is null");
-        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
         Path out = spbFile.resolveSibling(spbFile.getFileName() + ".out");
         Path err = spbFile.resolveSibling(spbFile.getFileName() + ".err");
-        ProcessBuilder pb = new ProcessBuilder(List.of(java.toString(), "-Xmx64m", "-XX:TieredStopAtLevel=1",
-                "-XX:+UseSerialGC", "-jar", producerJar.toString(), spbFile.toString(), "--dry-run", "--json",
-                "--s3-endpoint", s3Endpoint.toString(), "--bucket", bucket))
-                .redirectOutput(out.toFile()).redirectError(err.toFile());
-        long t0 = System.nanoTime();
-        Process p = pb.start();
-        p.getOutputStream().close();
-        if (!p.waitFor(DEADLINE.toMillis(), TimeUnit.MILLISECONDS)) {
-            p.destroyForcibly();
-            p.waitFor();
-            return new ProducerVerdict(-1, null, null, null, "the producer did not exit within " + DEADLINE,
-                    Duration.ofNanos(System.nanoTime() - t0));
+        ProducerProcess.Result r = ProducerProcess.run(ProducerProcess.builder(producerJar, List.of(),
+                List.of(spbFile.toString(), "--dry-run", "--json", "--s3-endpoint", s3Endpoint.toString(),
+                        "--bucket", bucket), Map.of()), out, err, DEADLINE);
+        Duration took = r.took();
+        if (r.exitCode() == -1) {
+            return new ProducerVerdict(-1, null, null, null, "the producer did not exit within " + DEADLINE, took);
         }
-        Duration took = Duration.ofNanos(System.nanoTime() - t0);
-        String stderr = Files.readString(err, StandardCharsets.UTF_8);
-        if (p.exitValue() != 0) {
-            return new ProducerVerdict(p.exitValue(), null, null, null, stderr, took);
+        String stderr = r.stderr();
+        if (r.exitCode() != 0) {
+            return new ProducerVerdict(r.exitCode(), null, null, null, stderr, took);
         }
         byte[] json = Files.readAllBytes(out);
         try {

@@ -1,6 +1,5 @@
 package org.eventindex.deploy.bench;
 
-import org.eventindex.deploy.DaemonProcesses;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -17,8 +16,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * bench-seed's reading of the consumer's JVM options file, a /metrics text ({@link DaemonProcesses#metric}) and
- * /proc status, and its stage deltas.
+ * bench-seed's reading of the consumer's JVM options file and /proc status, and its stage deltas (the /metrics text
+ * is read by the test kit's MetricsText, tested there).
  */
 class ConsumerProcessTest {
     private static final String OPTIONS = """
@@ -74,25 +73,6 @@ class ConsumerProcessTest {
         assertEquals(List.of("-Xms768m", "-Xmx768m"), ConsumerProcess.jvmOptions(missing, "768m").options());
         IOException e = assertThrows(IOException.class, () -> ConsumerProcess.jvmOptions(missing, null));
         assertTrue(e.getMessage().contains(missing.toString()), e.getMessage());
-    }
-
-    @Test
-    void metricsAreSummedOverMatchingLabels() {
-        String text = """
-                # HELP jvm_memory_used_bytes Used bytes of a given JVM memory area.
-                # TYPE jvm_memory_used_bytes gauge
-                jvm_memory_used_bytes{area="heap"} 1.5E8
-                jvm_memory_used_bytes{area="nonheap"} 4.0E7
-                jvm_gc_collection_seconds_count{gc="G1 Young Generation"} 7
-                jvm_gc_collection_seconds_count{gc="G1 Old Generation"} 1
-                jvm_gc_collection_seconds_sum{gc="G1 Young Generation"} 0.25
-                eventindex_consumer_run_memory_limit_bytes 3.3554432E8
-                """;
-        assertEquals(1.5e8, DaemonProcesses.metric(text, "jvm_memory_used_bytes", "area=\"heap\""));
-        assertEquals(8, DaemonProcesses.metric(text, "jvm_gc_collection_seconds_count", ""));
-        assertEquals(0.25, DaemonProcesses.metric(text, "jvm_gc_collection_seconds_sum", ""));
-        assertEquals(335_544_320, DaemonProcesses.metric(text, "eventindex_consumer_run_memory_limit_bytes", ""));
-        assertEquals(-1, DaemonProcesses.metric(text, "jvm_memory_max_bytes", ""));
     }
 
     @Test

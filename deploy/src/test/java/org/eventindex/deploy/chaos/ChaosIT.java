@@ -19,7 +19,7 @@ import org.eventindex.kudu.DatasetsRow;
 import org.eventindex.kudu.KuduSchemas;
 import org.eventindex.message.Queues;
 import org.eventindex.names.DatasetName;
-import org.eventindex.stomp.BrokerAccess;
+import org.eventindex.testing.BrokerAccess;
 import org.eventindex.stomp.StompConnection;
 import org.eventindex.stomp.StompException;
 import org.eventindex.stomp.StompSettings;

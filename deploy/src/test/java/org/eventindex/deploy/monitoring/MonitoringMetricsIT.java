@@ -7,6 +7,7 @@ import org.eventindex.gen.GeneratedDataset;
 import org.eventindex.gen.GeneratorSpec;
 import org.eventindex.lookup.LookupMain;
 import org.eventindex.testing.Await;
+import org.eventindex.testing.ChildJvm;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -197,10 +198,9 @@ final class MonitoringMetricsIT {
     }
 
     private String startLookupServe() throws IOException {
-        lookup = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), LookupMain.class.getName(), "serve",
-                "--masters", stack.kuduMasters(), "--prefix", stack.options().tablePrefix(), "--port", "0",
-                "--bind", "127.0.0.1", "--ready-check-seconds", "1").redirectErrorStream(true).start();
+        lookup = ChildJvm.main(LookupMain.class).args("serve", "--masters", stack.kuduMasters(), "--prefix",
+                stack.options().tablePrefix(), "--port", "0", "--bind", "127.0.0.1", "--ready-check-seconds", "1")
+                .builder().redirectErrorStream(true).start();
         BufferedReader out = new BufferedReader(new InputStreamReader(lookup.getInputStream(), StandardCharsets.UTF_8));
         String line;
         while ((line = out.readLine()) != null) {

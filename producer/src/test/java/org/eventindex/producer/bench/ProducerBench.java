@@ -17,6 +17,7 @@ import org.eventindex.cli.CommandLines;
 import org.eventindex.cli.VersionProvider;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import org.eventindex.testing.ChildJvm;
 import org.eventindex.testing.EmbeddedBroker;
 import org.eventindex.testing.EmbeddedS3;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
@@ -100,11 +101,12 @@ public final class ProducerBench {
                      .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(AK, SK)))
                      .build()) {
             s3.createBucket("eventindex");
-            String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-            List<String> produce = List.of(java, "-jar", jar.toString(), spb.toString(), "--brokers",
-                    broker.stompEndpoints(), "--s3-endpoint", s3.endpoint().toString(), "--bucket", "eventindex");
-            List<String> dryRun = List.of(java, "-jar", jar.toString(), spb.toString(), "--dry-run",
-                    "--s3-endpoint", s3.endpoint().toString(), "--bucket", "eventindex");
+            // The JVM's defaults, as a grid job without options would start the jar: that start is what is measured.
+            String java = ChildJvm.java().toString();
+            List<String> produce = ChildJvm.jar(jar).args(spb.toString(), "--brokers", broker.stompEndpoints(),
+                    "--s3-endpoint", s3.endpoint().toString(), "--bucket", "eventindex").command();
+            List<String> dryRun = ChildJvm.jar(jar).args(spb.toString(), "--dry-run", "--s3-endpoint",
+                    s3.endpoint().toString(), "--bucket", "eventindex").command();
             // Untimed rounds warm the page cache and this JVM's broker / S3Proxy code (its JIT competes for the
             // same cores as the measured process).
             for (int w = 0; w < WARM_UP_ROUNDS; w++) {

@@ -7,9 +7,10 @@ import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
-import org.eventindex.stomp.BrokerAccess;
 import org.eventindex.stomp.StompEndpoint;
+import org.eventindex.testing.BrokerAccess;
 import org.eventindex.testing.EmbeddedBroker;
+import org.eventindex.testing.Ports;
 import org.eventindex.testing.TestCertificates;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -47,10 +48,7 @@ class BrokerProbeIT {
 
     @Test
     void aClosedPortIsNotListeningAndASocketThatNeverAnswersIsSilent() throws Exception {
-        int closed;
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            closed = s.getLocalPort();
-        }
+        int closed = Ports.free();
         assertEquals(BrokerProbe.Outcome.NOT_LISTENING, new BrokerProbe(endpoint(closed), false, null, null, TIMEOUT)
                 .probe());
         // The kernel completes the handshake into the backlog; nobody reads: a stopped broker.

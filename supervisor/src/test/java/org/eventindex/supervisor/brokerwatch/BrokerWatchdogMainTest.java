@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
-import org.eventindex.cli.CommandTreeWalk;
+import org.eventindex.testing.CommandTreeWalk;
 import org.junit.jupiter.api.Test;
 
 /** {@code eventindex broker-watchdog}: --help, --version, and bad options refused with exit 2 naming the option. */

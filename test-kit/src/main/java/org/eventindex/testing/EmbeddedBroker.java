@@ -1,0 +1,323 @@
+package org.eventindex.testing;
+
+import static java.util.Objects.requireNonNull;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.security.Principal;
+import org.apache.activemq.broker.BrokerPlugin;
+import org.apache.activemq.broker.BrokerService;
+import org.apache.activemq.broker.SslContext;
+import org.apache.activemq.broker.TransportConnector;
+import org.apache.activemq.broker.region.Destination;
+import org.apache.activemq.command.ActiveMQQueue;
+import org.apache.activemq.jaas.GroupPrincipal;
+import org.apache.activemq.security.SimpleAuthenticationPlugin;
+import org.apache.activemq.store.SharedFileLocker;
+import org.apache.activemq.store.kahadb.KahaDBPersistenceAdapter;
+
+/**
+ * An in-process ActiveMQ Classic broker for tests and the demo stack: persistent KahaDB in a given folder, one STOMP
+ * connector on 127.0.0.1 with a free port, no JMX, no shutdown hook. {@link #restart()} brings the broker back on the
+ * same port with the same store (persistent messages survive).
+ *
+ * <p>With {@link #start(Path, Map)} the broker requires a login (simple authentication plugin; the
+ * {@code activemq-jaas} jar must be on the classpath). With {@link #startSecured(Path, Security)} it also applies the
+ * deployment's per-destination rules ({@link BrokerAccess}) and the frame size and connection limits of the shipped
+ * templates {@code deploy/activemq/activemq-mq1.xml}, {@code -mq2.xml}.
+ */
+public final class EmbeddedBroker implements AutoCloseable {
+    /** The queue that NACKed and expired messages go to. */
+    public static final String DLQ = "ActiveMQ.DLQ";
+
+    /** Largest STOMP frame the secured broker accepts; the shipped template's {@code wireFormat.maxFrameSize}. */
+    public static final long MAX_FRAME_BYTES = 4L << 20;
+    /** Most client connections of the secured broker; the template's {@code transport.maxConnections}. */
+    public static final int MAX_CONNECTIONS = 1000;
+
+    /**
+     * Logins of a secured broker.
+     *
+     * @param passwords login to password
+     * @param groups    login to its groups ({@link BrokerAccess#PRODUCERS} and the others)
+     */
+    public record Security(Map<String, String> passwords, Map<String, Set<String>> groups) {
+        public Security {
+            passwords = Map.copyOf(passwords);
+            groups = Map.copyOf(groups);
+            if (!passwords.keySet().equals(groups.keySet())) {
+                throw new IllegalArgumentException("every login needs a password and groups: " + passwords.keySet()
+                        + " vs " + groups.keySet());
+            }
+        }
+
+        /** One login per group, each named after its group, with the given passwords (group to password). */
+        public static Security onePerGroup(Map<String, String> groupPasswords) {
+            Map<String, Set<String>> groups = new LinkedHashMap<>();
+            groupPasswords.keySet().forEach(g -> groups.put(g, Set.of(g)));
+            return new Security(groupPasswords, groups);
+        }
+
+        @Override
+        public String toString() {
+            return "Security[logins=" + groups + "]";
+        }
+    }
+
+    private final Path dataDir;
+    private final SharedStore shared;
+    private final Map<String, String> users;
+    private final Security security;
+    private final TestCertificates tls;
+    private final int port;
+    private BrokerService broker;
+
+    /**
+     * A KahaDB store shared by a master/slave pair: the broker that holds the store's file lock is the master and
+     * opens its connector; the other waits in {@link #startSecured(Path, SharedStore, Security, int)}, trying the lock
+     * every {@code lockRetry}, as the shipped pair templates do ({@code deploy/activemq/activemq-mq1.xml}).
+     */
+    public record SharedStore(Path kahaDbDir, java.time.Duration lockRetry) {
+        public SharedStore {
+            requireNonNull(kahaDbDir, "kahaDbDir is null");
+            if (lockRetry.isNegative() || lockRetry.isZero()) {
+                throw new IllegalArgumentException("lockRetry must be positive: " + lockRetry);
+            }
+        }
+    }
+
+    private EmbeddedBroker(Path dataDir, SharedStore shared, Map<String, String> users, Security security,
+                           TestCertificates tls, BrokerService broker, int port) {
+        this.dataDir = dataDir;
+        this.shared = shared;
+        this.users = users;
+        this.security = security;
+        this.tls = tls;
+        this.broker = broker;
+        this.port = port;
+    }
+
+    /** Starts a broker that accepts any login. */
+    public static EmbeddedBroker start(Path dataDir) {
+        return start(dataDir, Map.of());
+    }
+
+    /**
+     * Starts a broker; when {@code users} (login to password) is not empty every connection must log in as one of
+     * them.
+     */
+    public static EmbeddedBroker start(Path dataDir, Map<String, String> users) {
+        return start(dataDir, Map.copyOf(requireNonNull(users, "users is null")), null, null);
+    }
+
+    /**
+     * Starts a broker whose only connector is STOMP over TLS ({@code stomp+ssl}) with the certificate of
+     * {@code certificates}; {@link #stompEndpoints()} names it. Any login is accepted.
+     */
+    public static EmbeddedBroker startTls(Path dataDir, TestCertificates certificates) {
+        return start(dataDir, Map.of(), null, requireNonNull(certificates, "certificates is null"));
+    }
+
+    /**
+     * Starts a broker that requires a login, refuses anonymous connections, and lets each login use only the
+     * destinations {@link BrokerAccess} grants its groups.
+     */
+    public static EmbeddedBroker startSecured(Path dataDir, Security security) {
+        return startSecured(dataDir, security, 0);
+    }
+
+    /**
+     * {@link #startSecured(Path, Security)} on a given port of 127.0.0.1 (0: a free one), for a broker that must come
+     * back on the same port after its process is killed (the chaos harness).
+     */
+    public static EmbeddedBroker startSecured(Path dataDir, Security security, int port) {
+        requireNonNull(security, "security is null");
+        if (port < 0 || port > 65535) {
+            throw new IllegalArgumentException("broker port must be 0..65535: " + port);
+        }
+        return start(dataDir, null, security.passwords(), security, null, port);
+    }
+
+    /**
+     * {@link #startSecured(Path, Security, int)} on a KahaDB store shared with another broker: returns once this broker
+     * holds the store's lock and listens (a standby blocks here while the other broker is master). {@code dataDir}
+     * keeps this broker's own files (temporary storage).
+     */
+    public static EmbeddedBroker startSecured(Path dataDir, SharedStore shared, Security security, int port) {
+        requireNonNull(security, "security is null");
+        requireNonNull(shared, "shared is null");
+        if (port <= 0 || port > 65535) {
+            throw new IllegalArgumentException("a broker of a pair needs a fixed port 1..65535: " + port);
+        }
+        return start(dataDir, shared, security.passwords(), security, null, port);
+    }
+
+    private static EmbeddedBroker start(Path dataDir, Map<String, String> users, Security security,
+                                        TestCertificates tls) {
+        return start(dataDir, null, users, security, tls, 0);
+    }
+
+    private static EmbeddedBroker start(Path dataDir, SharedStore shared, Map<String, String> users,
+                                        Security security, TestCertificates tls, int listenPort) {
+        requireNonNull(dataDir, "dataDir is null");
+        try {
+            Files.createDirectories(dataDir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create broker data folder " + dataDir, e);
+        }
+        BrokerService broker = newBroker(dataDir, shared, users, security, tls, listenPort);
+        int port = boundPort(broker);
+        return new EmbeddedBroker(dataDir, shared, users, security, tls, broker, port);
+    }
+
+    private static BrokerService newBroker(Path dataDir, SharedStore shared, Map<String, String> users,
+                                           Security security, TestCertificates tls, int port) {
+        try {
+            BrokerService b = new BrokerService();
+            b.setBrokerName("ei-test-" + Integer.toHexString(System.identityHashCode(dataDir)));
+            b.setUseJmx(false);
+            b.setUseShutdownHook(false);
+            b.setPersistent(true);
+            b.setAdvisorySupport(false);
+            b.setSchedulerSupport(false);
+            b.setDataDirectoryFile(dataDir.toFile());
+            KahaDBPersistenceAdapter kahaDb = new KahaDBPersistenceAdapter();
+            kahaDb.setDirectory((shared == null ? dataDir.resolve("kahadb") : shared.kahaDbDir()).toFile());
+            if (shared != null) {
+                SharedFileLocker locker = new SharedFileLocker();
+                locker.setLockAcquireSleepInterval(shared.lockRetry().toMillis());
+                kahaDb.setLocker(locker);
+                // As the pair templates: a master that lost the lock stops within 2 s, and a standby that takes the
+                // lock waits those 2 s before it starts.
+                kahaDb.setLockKeepAlivePeriod(2000);
+            }
+            b.setPersistenceAdapter(kahaDb);
+            // Modest limits: the defaults (100 GB store) exceed test disks and make the broker warn.
+            b.getSystemUsage().getStoreUsage().setLimit(1L << 30);
+            b.getSystemUsage().getTempUsage().setLimit(256L << 20);
+            String limits = "";
+            if (security != null) {
+                b.setPlugins(new BrokerPlugin[] {authentication(users, security), BrokerAcls.plugin()});
+                b.setDestinations(BrokerAcls.queues());
+                limits = "?wireFormat.maxFrameSize=" + MAX_FRAME_BYTES + "&transport.maxConnections="
+                        + MAX_CONNECTIONS;
+            } else if (!users.isEmpty()) {
+                b.setPlugins(new BrokerPlugin[] {authentication(users, null)});
+            }
+            if (tls != null) {
+                b.setSslContext(new SslContext(tls.keyManagers(), null, null));
+            }
+            URI connector = new URI((tls == null ? "stomp" : "stomp+ssl") + "://127.0.0.1:" + port + limits);
+            if (shared == null) {
+                b.addConnector(connector);
+            } else {
+                // addConnector(URI) binds the port at once, so a standby waiting for the store lock would accept
+                // connections into the kernel's backlog and never answer them; this connector binds when the broker
+                // starts it, after the lock is held (as the XML <transportConnectors> of the templates do).
+                TransportConnector deferred = new TransportConnector();
+                deferred.setUri(connector);
+                b.addConnector(deferred);
+            }
+            b.start();
+            if (!b.waitUntilStarted()) {
+                throw new IllegalStateException("embedded broker in " + dataDir + " did not start");
+            }
+            return b;
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot start embedded broker in " + dataDir + " on port " + port, e);
+        }
+    }
+
+    private static SimpleAuthenticationPlugin authentication(Map<String, String> users, Security security) {
+        SimpleAuthenticationPlugin auth = new SimpleAuthenticationPlugin();
+        auth.setUserPasswords(new LinkedHashMap<>(users));
+        if (security != null) {
+            Map<String, Set<Principal>> groups = new LinkedHashMap<>();
+            security.groups().forEach((login, g) -> groups.put(login, g.stream()
+                    .map(name -> (Principal) new GroupPrincipal(name)).collect(Collectors.toSet())));
+            auth.setUserGroups(groups);
+        }
+        auth.setAnonymousAccessAllowed(false);
+        return auth;
+    }
+
+    private static int boundPort(BrokerService b) {
+        try {
+            URI uri = b.getTransportConnectors().get(0).getConnectUri();
+            if (uri == null || uri.getPort() <= 0) {
+                throw new IllegalStateException("embedded broker connector has no bound port: " + uri);
+            }
+            return uri.getPort();
+        } catch (IOException | URISyntaxException e) {
+            throw new IllegalStateException("cannot read the embedded broker's STOMP port", e);
+        }
+    }
+
+    /** The STOMP port on 127.0.0.1. */
+    public int stompPort() {
+        return port;
+    }
+
+    /** {@code 127.0.0.1:PORT}, the form {@code StompEndpoint.parseList} and {@code --brokers} take. */
+    public String stompEndpoints() {
+        return "127.0.0.1:" + port;
+    }
+
+    /**
+     * Messages held by a queue and not yet acknowledged (pending plus in flight); 0 for a queue that does not exist.
+     *
+     * @param destinationName a STOMP destination ({@code /queue/x}) or a plain ActiveMQ queue name ({@code x})
+     */
+    public synchronized long queueSize(String destinationName) {
+        requireNonNull(destinationName, "destinationName is null");
+        if (broker == null) {
+            throw new IllegalStateException("embedded broker is stopped");
+        }
+        Destination d = broker.getRegionBroker().getDestinationMap().get(new ActiveMQQueue(queueName(destinationName)));
+        return d == null ? 0 : d.getDestinationStatistics().getMessages().getCount();
+    }
+
+    /** Maps a STOMP destination {@code /queue/x} to the ActiveMQ queue name {@code x}; other names pass unchanged. */
+    public static String queueName(String destinationName) {
+        return destinationName.startsWith("/queue/") ? destinationName.substring("/queue/".length()) : destinationName;
+    }
+
+    /** True while the broker runs. */
+    public synchronized boolean isRunning() {
+        return broker != null && broker.isStarted();
+    }
+
+    /** Stops the broker (idempotent). Clients see their connections drop. */
+    public synchronized void stop() {
+        if (broker == null) {
+            return;
+        }
+        try {
+            broker.stop();
+            broker.waitUntilStopped();
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot stop embedded broker in " + dataDir, e);
+        } finally {
+            broker = null;
+        }
+    }
+
+    /** Stops the broker if running and starts it again on the same port with the same message store. */
+    public synchronized void restart() {
+        stop();
+        broker = newBroker(dataDir, shared, users, security, tls, port);
+    }
+
+    @Override
+    public void close() {
+        stop();
+    }
+}
