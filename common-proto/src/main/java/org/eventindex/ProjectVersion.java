@@ -9,7 +9,7 @@ import java.util.Properties;
  * The project version for every command's {@code --version}, from {@code version.properties}, which the build fills
  * in (common-proto's filtered resources); the same in a module's classes folder, a module jar and the shaded producer
  * jar, where a manifest's {@code Implementation-Version} would only be in some of them. Free of picocli, so that the
- * producer, which keeps its own parser (docs/decisions/0022), reads it without loading picocli.
+ * producer, which keeps its own parser (docs/decisions/0023), reads it without loading picocli.
  */
 public final class ProjectVersion {
     private static final String VERSION = load();

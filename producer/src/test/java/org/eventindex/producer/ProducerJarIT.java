@@ -76,7 +76,7 @@ class ProducerJarIT {
                     .filter(n -> n.startsWith("org/apache/hadoop/") || n.startsWith("org/apache/kudu/")
                             // the data generator and the daemons' ops server are modules of their own
                             || n.startsWith("org/eventindex/gen/") || n.startsWith("org/eventindex/ops/")
-                            // its own argument parser: picocli costs every start ~65 ms (docs/decisions/0022),
+                            // its own argument parser: picocli costs every start ~65 ms (docs/decisions/0023),
                             // so neither picocli nor the cli module's conventions built on it
                             || n.startsWith("picocli/") || n.startsWith("org/eventindex/cli/")
                             // test-scope only: the kit's embedded services and helpers
