@@ -11,10 +11,10 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Every command of the deploy module (demo, chaos, the chaos broker, the differential run, the consumer, seed and
- * supervisor-rate benchmarks), as typed: {@code --help} prints the usage naming the command and {@code --version} the
- * project version, exit 0; an unknown option and stray arguments exit 2 naming them ({@link CommandTreeWalk}). None of
- * them starts anything here.
+ * Every command of the deploy module (demo, chaos, the chaos broker, the differential run; the benchmarks' are the
+ * benchmarks module's {@code BenchCommandsTest}), as typed: {@code --help} prints the usage naming the command and
+ * {@code --version} the project version, exit 0; an unknown option and stray arguments exit 2 naming them
+ * ({@link CommandTreeWalk}). None of them starts anything here.
  */
 class DeployCommandsTest {
     /** A command's entry point that returns its exit status instead of exiting. */
@@ -28,11 +28,7 @@ class DeployCommandsTest {
                 Arguments.of("bin/chaos", (Command) org.eventindex.deploy.chaos.ChaosTestAccess::execute),
                 Arguments.of("chaos-broker", (Command) org.eventindex.deploy.chaos.ChaosTestAccess::executeBroker),
                 Arguments.of("bin/differential",
-                        (Command) org.eventindex.deploy.differential.DifferentialTestAccess::execute),
-                Arguments.of("bin/bench-consumer", (Command) org.eventindex.deploy.bench.BenchTestAccess::execute),
-                Arguments.of("bin/bench-seed", (Command) org.eventindex.deploy.bench.BenchTestAccess::executeSeed),
-                Arguments.of("bin/bench-supervisor-rate",
-                        (Command) org.eventindex.deploy.bench.BenchTestAccess::executeSupervisorRate));
+                        (Command) org.eventindex.deploy.differential.DifferentialTestAccess::execute));
     }
 
     @ParameterizedTest(name = "{0}")

@@ -34,6 +34,11 @@ import static java.util.Objects.requireNonNull;
  * when {@code withDuplicates} is set: the EVENTS row already names a file that holds the event.
  */
 public final class EventLookup implements AutoCloseable {
+    /** The columns of EVENTS (MCEVENTS) a lookup reads: its projection of each point scan. */
+    public static final List<String> EVENT_COLUMNS = KuduEventReader.EVENT_COLUMNS;
+    /** How long {@code bin/eventindex lookup} reuses a run's LOADED datasets unless told otherwise. */
+    public static final Duration DEFAULT_DATASET_CACHE_TTL = Duration.ofSeconds(1);
+
     private final KuduEventReader reader;
     private final DatasetCache datasets;
     private final ExecutorService pool;

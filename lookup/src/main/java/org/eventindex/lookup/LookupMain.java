@@ -75,7 +75,7 @@ import java.util.Set;
 public final class LookupMain implements Callable<Integer> {
     private static final Logger LOG = LoggerFactory.getLogger(LookupMain.class);
     /** Default TTL of the per-run DATASETS cache ({@link DatasetCache}). */
-    static final int DEFAULT_DATASET_CACHE_MS = 1000;
+    static final int DEFAULT_DATASET_CACHE_MS = (int) EventLookup.DEFAULT_DATASET_CACHE_TTL.toMillis();
 
     private final InputStream stdin;
     private final PrintStream out;

@@ -8,6 +8,7 @@ import org.eventindex.message.Queues;
 import org.eventindex.ops.DaemonMetrics;
 import org.eventindex.stomp.StompMessage;
 import org.eventindex.testing.Await;
+import org.eventindex.testing.ManualClock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -48,7 +49,7 @@ class ConsumerHeartbeatTest {
     @TempDir
     Path dir;
 
-    private final Fixtures.ManualClock clock = new Fixtures.ManualClock(Instant.parse("2026-03-01T00:00:00Z"));
+    private final ManualClock clock = new ManualClock(Instant.parse("2026-03-01T00:00:00Z"));
     private BrokerHarness mq;
     private Supervisor supervisor;
     private Properties props;

@@ -5,6 +5,7 @@ import org.eventindex.message.ConsumerSignal;
 import org.eventindex.message.DatasetManifest;
 import org.eventindex.message.Json;
 import org.eventindex.supervisor.journal.Journal;
+import org.eventindex.testing.ManualClock;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -45,7 +46,7 @@ class EngineGroupCommitTest {
 
     @Test
     void concurrentProducerMessagesAreRecordedOnceAndSignalledOnceAfterTheirFsync() throws Exception {
-        Fixtures.ManualClock clock = new Fixtures.ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
+        ManualClock clock = new ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
         SupervisorState state = new SupervisorState();
         ConcurrentLinkedQueue<ConsumerSignal> outbox = new ConcurrentLinkedQueue<>();
         Map<String, Long> plannedAt = new ConcurrentHashMap<>();

@@ -14,11 +14,6 @@ import org.eventindex.names.ObjectKey;
 
 import java.nio.charset.StandardCharsets;
 
-import java.time.Clock;
-import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -113,33 +108,5 @@ final class Fixtures {
 
     static Candidate candidate(String name, long seq, GuidInfo... guids) {
         return new Candidate(url(name), 1000, 0, seq, new ArrayList<>(List.of(guids)), "m-" + name);
-    }
-
-    /** A clock tests move by hand. */
-    static final class ManualClock extends Clock {
-        private volatile Instant now;
-
-        ManualClock(Instant start) {
-            this.now = start;
-        }
-
-        synchronized void advance(Duration d) {
-            now = now.plus(d);
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
     }
 }

@@ -8,6 +8,7 @@ import org.eventindex.message.SignalObject;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import org.eventindex.ops.DaemonMetrics;
 import org.eventindex.supervisor.journal.Journal;
+import org.eventindex.testing.ManualClock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -49,7 +50,7 @@ class HandOffAndReselectionTest {
     @TempDir
     Path dir;
 
-    private final Fixtures.ManualClock clock = new Fixtures.ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
+    private final ManualClock clock = new ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
     private final List<ConsumerSignal> outbox = new ArrayList<>();
     private final List<Rejection> quarantined = new ArrayList<>();
     private final List<StateChange> changes = new ArrayList<>();

@@ -7,6 +7,7 @@ import org.eventindex.message.Queues;
 import org.eventindex.ops.DaemonMetrics;
 import org.eventindex.stomp.StompMessage;
 import org.eventindex.testing.Await;
+import org.eventindex.testing.ManualClock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -49,7 +50,7 @@ class InformationServiceTest {
     @TempDir
     Path dir;
 
-    private final Fixtures.ManualClock clock = new Fixtures.ManualClock(Instant.parse("2026-03-01T00:00:00Z"));
+    private final ManualClock clock = new ManualClock(Instant.parse("2026-03-01T00:00:00Z"));
     private BrokerHarness mq;
     private Supervisor supervisor;
     private final List<StompMessage> signals = new CopyOnWriteArrayList<>();
@@ -252,10 +253,11 @@ class InformationServiceTest {
     }
 
     /**
-     * Issue 23: the cut-off measured. A stuck subscriber and a fast one (it reads as the browser console does) share
-     * the stream; changes of 16 kB are published one at a time, each as soon as the fast subscriber has the one
-     * before, until the stuck one is dropped. Figures printed: changes and time until the drop, the longest
-     * {@code publish} call, the fast subscriber's delay per change before and after the drop.
+     * Issue 23: the cut-off. A stuck subscriber and a fast one (it reads as the browser console does) share the
+     * stream; changes of 16 kB are published one at a time, each as soon as the fast subscriber has the one before,
+     * until the stuck one is dropped: it is dropped, the fast one stays and receives every change, and no
+     * {@code publish} call waits for a subscriber (bounds far above the milliseconds they take, so that a busy machine
+     * does not fail them).
      */
     @Test
     void aSlowSubscriberIsCutOffWithoutDelayingAFastOne() throws Exception {
@@ -286,7 +288,6 @@ class InformationServiceTest {
             List<Long> before = new java.util.ArrayList<>();
             List<Long> after = new java.util.ArrayList<>();
             long maxPublish = 0;
-            long t0 = System.nanoTime();
             long droppedAt = -1;
             long published = 0;
             for (long i = 1; i <= 2_000 && (droppedAt < 0 || after.size() < 50); i++) {
@@ -307,11 +308,6 @@ class InformationServiceTest {
             assertTrue(droppedAt > 0, "the stuck subscriber is dropped within " + published + " changes of 16 kB");
             assertEquals(1, supervisor.events().subscribers(), "the fast subscriber stays");
             assertEquals(published, arrived.size(), "the fast subscriber received every change");
-            System.out.printf("slow /events subscriber: dropped after %d changes of 16 kB in %d ms (queue %s);"
-                            + " longest publish call %.3f ms; fast subscriber's delay per change: before the drop"
-                            + " median %.3f ms, max %.3f ms; after it median %.3f ms, max %.3f ms%n",
-                    before.size() + 1, (droppedAt - t0) / 1_000_000, "4", maxPublish / 1e6, median(before) / 1e6,
-                    max(before) / 1e6, median(after) / 1e6, max(after) / 1e6);
             assertTrue(maxPublish < Duration.ofSeconds(1).toNanos(), "publishing never waits: " + maxPublish + " ns");
             assertTrue(max(before) < Duration.ofSeconds(5).toNanos(),
                     "the stuck subscriber delays the fast one by " + max(before) + " ns at most");
@@ -428,11 +424,6 @@ class InformationServiceTest {
                 "http://127.0.0.1:" + supervisor.httpPort() + "/")).POST(HttpRequest.BodyPublishers.ofString("x"))
                 .build(), HttpResponse.BodyHandlers.ofString());
         assertEquals(405, post.statusCode(), "read-only");
-    }
-
-    private static long median(List<Long> xs) {
-        List<Long> sorted = xs.stream().sorted().toList();
-        return sorted.isEmpty() ? 0 : sorted.get(sorted.size() / 2);
     }
 
     private static long max(List<Long> xs) {

@@ -6,6 +6,7 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import org.eventindex.ops.DaemonMetrics;
 import org.eventindex.supervisor.journal.Journal;
 import org.eventindex.testing.EmbeddedS3;
+import org.eventindex.testing.ManualClock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -54,7 +55,7 @@ class ObjectCleanerTest {
     private S3CleanupStore store;
     private final List<ConsumerSignal> outbox = new ArrayList<>();
     private final PrometheusRegistry registry = new PrometheusRegistry();
-    private Fixtures.ManualClock clock;
+    private ManualClock clock;
 
     @BeforeEach
     void start() throws IOException {
@@ -66,7 +67,7 @@ class ObjectCleanerTest {
                 .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
                 .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
                 .httpClientBuilder(UrlConnectionHttpClient.builder()).build();
-        clock = new Fixtures.ManualClock(Instant.now());
+        clock = new ManualClock(Instant.now());
         SupervisorState state = new SupervisorState();
         journal = Journal.open(dir.resolve("journal"), state::apply);
         SupervisorMetrics metrics = new SupervisorMetrics(registry);

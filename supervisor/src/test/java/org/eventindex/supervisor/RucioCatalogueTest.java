@@ -5,6 +5,7 @@ import org.eventindex.message.SignalObject;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import org.eventindex.ops.DaemonMetrics;
 import org.eventindex.supervisor.journal.Journal;
+import org.eventindex.testing.ManualClock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -38,7 +39,7 @@ class RucioCatalogueTest {
     @TempDir
     Path dir;
 
-    private final Fixtures.ManualClock clock = new Fixtures.ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
+    private final ManualClock clock = new ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
     private FakeRucio rucio;
 
     @BeforeEach

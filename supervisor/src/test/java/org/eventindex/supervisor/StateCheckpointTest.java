@@ -9,6 +9,7 @@ import org.eventindex.message.Json;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import org.eventindex.ops.DaemonMetrics;
 import org.eventindex.supervisor.journal.Journal;
+import org.eventindex.testing.ManualClock;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -54,7 +55,7 @@ class StateCheckpointTest {
     @TempDir
     Path dir;
 
-    private final Fixtures.ManualClock clock = new Fixtures.ManualClock(Instant.parse("2026-03-01T00:00:00Z"));
+    private final ManualClock clock = new ManualClock(Instant.parse("2026-03-01T00:00:00Z"));
     private final List<ConsumerSignal> outbox = new ArrayList<>();
     private final Map<String, List<String>> urls = new LinkedHashMap<>();
 

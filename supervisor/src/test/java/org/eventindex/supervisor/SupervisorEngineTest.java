@@ -12,6 +12,7 @@ import org.eventindex.ops.DaemonMetrics;
 import org.eventindex.supervisor.journal.Journal;
 import org.eventindex.supervisor.journal.JournalEntry;
 import org.eventindex.supervisor.journal.JournalEvent;
+import org.eventindex.testing.ManualClock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -50,7 +51,7 @@ class SupervisorEngineTest {
     @TempDir
     Path dir;
 
-    private final Fixtures.ManualClock clock = new Fixtures.ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
+    private final ManualClock clock = new ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
     private final List<ConsumerSignal> outbox = new ArrayList<>();
     private final List<Rejection> quarantined = new ArrayList<>();
     private PrometheusRegistry registry;

@@ -107,14 +107,10 @@ class SupervisorStandbyTest {
         awaitDone(a, 0);
 
         // 1. kill -9 the active: the standby takes over after the lease, with the state, and carries on.
-        long t0 = System.nanoTime();
         a.process().destroyForcibly();
         dataset(1);
         awaitReady(b);
-        long active = System.nanoTime();
         awaitDone(b, 1);
-        long first = System.nanoTime();
-        report("kill -9", t0, active, first, b);
         awaitDone(b, 0); // the state came over
         assertEquals(2.0, metric(b, "eventindex_supervisor_fencing_token"));
         assertEquals(1.0, metric(b, "eventindex_supervisor_takeovers_total"));
@@ -124,17 +120,13 @@ class SupervisorStandbyTest {
         Await.until("a2 standing by", TIMEOUT, () -> status(a2, "/ready") == 503);
         Path bJournal = dir.resolve("journal").resolve("generation-2").resolve(Journal.FILE_NAME);
         signal("STOP", b);
-        t0 = System.nanoTime();
         long bytesAtPause = Files.size(bJournal);
         awaitReady(a2);
-        active = System.nanoTime();
         // Work for the woken one: messages the broker hands to its paused connection too, which it must not take.
         dataset(2);
         dataset(3);
         Await.until("a2 recording a message", TIMEOUT, () -> status(a2, "/datasets/" + name(2)) == 200
                 || status(a2, "/datasets/" + name(3)) == 200);
-        first = System.nanoTime();
-        report("SIGSTOP", t0, active, first, a2);
         int signalsBefore = signals.size();
         signal("CONT", b);
         assertTrue(b.process().waitFor(TIMEOUT.toSeconds(), TimeUnit.SECONDS), "the woken active did not stop");
@@ -151,14 +143,10 @@ class SupervisorStandbyTest {
         // 3. A clean stop hands over at once: well within the lease.
         Child b2 = start("b2");
         Await.until("b2 standing by", TIMEOUT, () -> status(b2, "/ready") == 503);
-        t0 = System.nanoTime();
         a2.process().destroy(); // SIGTERM
         dataset(4);
         awaitReady(b2);
-        active = System.nanoTime();
         awaitDone(b2, 4);
-        first = System.nanoTime();
-        report("clean stop", t0, active, first, b2);
         assertTrue(a2.process().waitFor(TIMEOUT.toSeconds(), TimeUnit.SECONDS));
         assertEquals(0, a2.process().exitValue(), "a clean stop exits 0");
         for (int d = 0; d <= 4; d++) {
@@ -168,15 +156,6 @@ class SupervisorStandbyTest {
         JsonNode waited = Json.tree(body(b2, "/console/role").getBytes(StandardCharsets.UTF_8))
                 .path("takeover").path("waitedMillis");
         assertEquals(0, waited.asLong(), "a released lease is taken without waiting: " + body(b2, "/console/role"));
-    }
-
-    /** Prints (and checks the order of) fault → standby active → first message recorded, as measured here. */
-    private static void report(String fault, long t0, long active, long first, Child by) {
-        long toActive = (active - t0) / 1_000_000;
-        long toFirst = (first - t0) / 1_000_000;
-        System.out.printf("takeover after %s: %d ms to %s active (/ready), %d ms to the first message recorded"
-                + " (lease %d ms)%n", fault, toActive, by.name(), toFirst, LEASE.toMillis());
-        assertTrue(toFirst >= toActive);
     }
 
     private Child start(String name) throws IOException {

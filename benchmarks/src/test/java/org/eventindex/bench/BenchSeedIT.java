@@ -1,4 +1,4 @@
-package org.eventindex.deploy.bench;
+package org.eventindex.bench;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

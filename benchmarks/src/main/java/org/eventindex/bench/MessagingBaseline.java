@@ -1,4 +1,4 @@
-package org.eventindex.deploy.bench;
+package org.eventindex.bench;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;

@@ -1,4 +1,4 @@
-package org.eventindex.producer.bench;
+package org.eventindex.bench.producer;
 
 import java.io.IOException;
 import java.nio.file.Files;

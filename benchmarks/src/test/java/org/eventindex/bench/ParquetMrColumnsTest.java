@@ -1,4 +1,4 @@
-package org.eventindex.deploy.bench;
+package org.eventindex.bench;
 
 import org.apache.parquet.conf.PlainParquetConfiguration;
 import org.apache.parquet.example.data.Group;

@@ -1,21 +1,21 @@
-package org.eventindex.supervisor;
+package org.eventindex.bench.supervisor;
 
+import org.eventindex.bench.SupervisorMessages;
 import org.eventindex.cli.CommandLines;
 import org.eventindex.cli.VersionProvider;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
-import java.util.concurrent.Callable;
-
 import org.eventindex.message.ConsumerSignal;
 import org.eventindex.message.DatasetManifest;
-import org.eventindex.message.Json;
-import io.prometheus.metrics.model.registry.PrometheusRegistry;
-import org.eventindex.ops.DaemonMetrics;
+import org.eventindex.supervisor.OfflineSupervisor;
+import org.eventindex.supervisor.SupervisorConfig;
 import org.eventindex.supervisor.journal.Journal;
+import org.eventindex.testing.ManualClock;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 import java.io.IOException;
 import java.io.OutputStream;
 import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -25,14 +25,12 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
 import java.util.Random;
+import java.util.UUID;
+import java.util.concurrent.Callable;
 import java.util.stream.Stream;
-
-import static org.eventindex.supervisor.Fixtures.file;
-import static org.eventindex.supervisor.Fixtures.guid;
-import static org.eventindex.supervisor.Fixtures.info;
-import static org.eventindex.supervisor.Fixtures.producerMessage;
-import static org.eventindex.supervisor.Fixtures.url;
 
 /**
  * Supervisor start benchmark (not a test): how long the journal part of a start takes (open, restore, replay: all a
@@ -44,7 +42,7 @@ import static org.eventindex.supervisor.Fixtures.url;
  * <ol>
  *   <li>baseline: the whole journal replayed, cleanup off (nothing retires), each dataset's selection computed again
  *   at each of its objects: what every start cost before checkpoints, retirement and deferred selections;</li>
- *   <li>the same, the selections computed once at the end of the replay ({@code SupervisorState.beginReplay});</li>
+ *   <li>the same, the selections computed once at the end of the replay (as {@code Supervisor} replays);</li>
  *   <li>the whole journal replayed, with the cleanup's deletions: retired datasets keep only their summary;</li>
  *   <li>the checkpoint written {@code --tail} entries before the end, then those entries: a start today.</li>
  * </ol>
@@ -53,7 +51,7 @@ import static org.eventindex.supervisor.Fixtures.url;
 public final class SupervisorStartBench {
     private static final int CLEANUP_LAG = 20;
 
-    private final Fixtures.ManualClock clock = new Fixtures.ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
+    private final ManualClock clock = new ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
     private final List<ConsumerSignal> outbox = new ArrayList<>();
 
     private record Options(int datasets, int files, int live, long tail, int runs, Path work) {
@@ -140,65 +138,79 @@ public final class SupervisorStartBench {
 
     /** Feeds the history through a real engine and journal; returns the entries written. */
     private long generate(Options o, Path dir, boolean cleanup, long checkpointAt) throws IOException {
-        SupervisorState state = new SupervisorState();
         Random random = new Random(7);
         long started = System.nanoTime();
-        try (Journal journal = Journal.open(dir, 1000, StateCheckpoint.restoreInto(state), state::apply)) {
-            SupervisorEngine engine = new SupervisorEngine(journal, state, new MessageValidator(Fixtures.BUCKET),
-                    outbox::add, Quarantine.NONE, new SupervisorMetrics(new PrometheusRegistry()), clock,
-                    new EpochPolicy(1, 1_000_000_000L), new HandOffPolicy(SupervisorEngineTest.HAND_OFF), 1 << 20,
-                    "/queue/p", "/queue/c");
+        try (OfflineSupervisor supervisor = OfflineSupervisor.open(config(dir, 1_000_000_000L), clock, outbox::add)) {
             for (int d = 0; d < o.datasets(); d++) {
-                dataset(engine, random, d, o.files(), d >= o.datasets() - o.live());
+                dataset(supervisor, random, d, o.files(), d >= o.datasets() - o.live());
                 if (cleanup && d >= CLEANUP_LAG) {
                     String old = name(d - CLEANUP_LAG);
-                    List<String> urls = engine.read(st -> st.find(old).filter(r -> r.state == CollectionState.DONE)
-                            .map(r -> r.urls.stream().sorted().toList()).orElse(List.of()));
+                    List<String> urls = supervisor.doneObjects(old);
                     if (!urls.isEmpty()) {
-                        engine.onObjectsDeleted(old, urls);
+                        supervisor.onObjectsDeleted(old, urls);
                     }
                 }
-                if (journal.lastSeq() >= checkpointAt && journal.checkpointSeq() == 0) {
-                    engine.checkpoint(1);
+                if (supervisor.lastSeq() >= checkpointAt && supervisor.checkpointSeq() == 0) {
+                    supervisor.checkpoint();
                 }
                 if ((d + 1) % Math.max(1, o.datasets() / 10) == 0) {
                     System.out.printf(Locale.ROOT, "  %s: %d of %d datasets, %d entries, %.0f s%n",
-                            dir.getFileName(), d + 1, o.datasets(), journal.lastSeq(),
+                            dir.getFileName(), d + 1, o.datasets(), supervisor.lastSeq(),
                             (System.nanoTime() - started) / 1e9);
                 }
             }
-            return journal.lastSeq();
+            return supervisor.lastSeq();
         }
     }
 
-    private void dataset(SupervisorEngine engine, Random random, int d, int files, boolean live) throws IOException {
+    /**
+     * The supervisor's configuration for a journal in {@code dir}: its defaults (signal lease, hand-off), the
+     * benchmarks' bucket, Kudu epochs of {@code maxEventsPerEpoch} events, and every journal segment kept at a
+     * checkpoint (the whole-journal variant is made of them).
+     */
+    static SupervisorConfig config(Path dir, long maxEventsPerEpoch) throws IOException {
+        Properties p = new Properties();
+        p.setProperty(SupervisorConfig.JOURNAL_DIR, dir.toAbsolutePath().toString());
+        p.setProperty(SupervisorConfig.S3_BUCKET, SupervisorMessages.BUCKET);
+        p.setProperty(SupervisorConfig.KUDU_EPOCH, "1");
+        p.setProperty(SupervisorConfig.KUDU_EPOCH_MAX_EVENTS, Long.toString(maxEventsPerEpoch));
+        p.setProperty(SupervisorConfig.JOURNAL_KEEP_SEGMENTS, "1000");
+        return SupervisorConfig.fromProperties(p, Map.of());
+    }
+
+    private void dataset(OfflineSupervisor supervisor, Random random, int d, int files, boolean live)
+            throws IOException {
         String name = name(d);
         List<DatasetManifest.ManifestFile> manifest = new ArrayList<>();
         for (int f = 0; f < files; f++) {
-            manifest.add(file(fileGuid(d, f), 1000 + f));
+            manifest.add(new DatasetManifest.ManifestFile(fileGuid(d, f), 1000 + f));
         }
-        engine.onControlMessage(Json.write(new DatasetManifest(DatasetManifest.TYPE, name, manifest)), "c");
+        supervisor.onControlMessage(SupervisorMessages.manifest(name, manifest), "c");
         int reported = live ? files / 2 : files;
         for (int f = 0; f < reported; f++) {
             boolean retried = random.nextInt(5) == 0;
             if (retried) { // the first attempt stopped midway: fewer events, never selected
-                job(engine, name, d, f, 1, 1000 + f - 1 - random.nextInt(500));
+                job(supervisor, name, d, f, 1, 1000 + f - 1 - random.nextInt(500));
             }
-            job(engine, name, d, f, retried ? 2 : 1, 1000 + f);
+            job(supervisor, name, d, f, retried ? 2 : 1, 1000 + f);
             clock.advance(Duration.ofSeconds(1));
         }
         for (ConsumerSignal s : outbox) {
-            engine.onSignalSent(s);
-            engine.onControlMessage(Json.write(Fixtures.done(s.signalId(), s.dataset(), s.expectedEvents())), "r");
+            supervisor.onSignalSent(s);
+            supervisor.onControlMessage(SupervisorMessages.done(s), "r");
         }
         outbox.clear();
     }
 
-    private static void job(SupervisorEngine engine, String dataset, int d, int f, int attempt, long events)
+    private static void job(OfflineSupervisor supervisor, String dataset, int d, int f, int attempt, long events)
             throws IOException {
         String job = (5_000_000 + d * 1000 + f) + "." + attempt;
-        engine.onProducerMessage(producerMessage("m-" + job, info(dataset, url(job), guid(fileGuid(d, f), 0, events))),
-                "b-" + job);
+        supervisor.onProducerMessage(SupervisorMessages.objectStored("m-" + job, dataset, "12345678.G", job,
+                uuid(job), fileGuid(d, f), events, 1), "b-" + job);
+    }
+
+    static String uuid(String seed) {
+        return UUID.nameUUIDFromBytes(seed.getBytes(StandardCharsets.UTF_8)).toString().replace("-", "");
     }
 
     private static String name(int d) {
@@ -212,20 +224,17 @@ public final class SupervisorStartBench {
     /**
      * One start: open the journal (restore + replay) and keep the state, measuring time and retained heap.
      *
-     * @param deferred in replay mode, as {@code Supervisor.start} does, or with every entry applied as it is live
+     * @param deferred in replay mode, as {@code Supervisor} starts, or with every entry applied as it is live
      */
     private static Start start(Path dir, boolean deferred) throws IOException {
+        SupervisorConfig config = config(dir, 1_000_000_000L);
         long before = usedHeap();
-        SupervisorState state = new SupervisorState();
         long t0 = System.nanoTime();
         long entries;
-        if (deferred) {
-            state.beginReplay();
+        OfflineSupervisor.Replayed state = OfflineSupervisor.replay(config, deferred);
+        try (state) {
+            entries = state.entries();
         }
-        try (Journal journal = Journal.open(dir, 1000, StateCheckpoint.restoreInto(state), state::apply)) {
-            entries = journal.replaySummary().entries();
-        }
-        state.endReplay();
         long millis = (System.nanoTime() - t0) / 1_000_000;
         long retained = usedHeap() - before;
         if (state.lastSeq() == 0) {
@@ -236,8 +245,8 @@ public final class SupervisorStartBench {
 
     /** Median time to serialise (no fsync) a checkpoint of the state the whole journal in {@code dir} rebuilds. */
     private long checkpointMillis(Path dir, int runs) throws IOException {
-        SupervisorState state = new SupervisorState();
-        Journal.open(dir, state::apply).close();
+        OfflineSupervisor.Replayed state = OfflineSupervisor.replay(config(dir, 1_000_000_000L), true);
+        state.close();
         long[] millis = new long[runs];
         Path out = dir.resolveSibling("checkpoint-timing");
         Files.createDirectories(out);
@@ -245,7 +254,7 @@ public final class SupervisorStartBench {
             long t0 = System.nanoTime();
             try (OutputStream os = Files.newOutputStream(out.resolve("state.json"), StandardOpenOption.CREATE,
                     StandardOpenOption.TRUNCATE_EXISTING)) {
-                state.checkpoint().writeTo(os);
+                state.writeCheckpoint(os);
             }
             millis[i] = (System.nanoTime() - t0) / 1_000_000;
         }

@@ -1,4 +1,4 @@
-package org.eventindex.lookup;
+package org.eventindex.bench.lookup;
 
 import org.apache.kudu.Schema;
 import org.apache.kudu.client.AsyncKuduScanner;
@@ -15,6 +15,11 @@ import org.apache.kudu.client.Upsert;
 import org.eventindex.kudu.KuduSchemas;
 import org.eventindex.kudu.KuduTables;
 import org.eventindex.kudu.KuduTablesConfig;
+import org.eventindex.lookup.EventKey;
+import org.eventindex.lookup.EventLookup;
+import org.eventindex.lookup.LookupFilter;
+import org.eventindex.lookup.LookupResult;
+import org.eventindex.names.PoolToken;
 import org.eventindex.testing.EmbeddedKudu;
 import org.eventindex.cli.CommandLines;
 import org.eventindex.cli.VersionProvider;
@@ -52,7 +57,7 @@ public final class LookupBench {
     /** The baseline's projection: the event's own file and token. */
     private static final List<String> RAW_COLUMNS = List.of(KuduSchemas.DB, KuduSchemas.TK);
     /** What a lookup reads: run, own file and token, three provenance files and tokens. */
-    private static final List<String> LOOKUP_COLUMNS = KuduEventReader.EVENT_COLUMNS;
+    private static final List<String> LOOKUP_COLUMNS = EventLookup.EVENT_COLUMNS;
 
     private record Target(int run, long event, int dspid, int rgid) {
     }
@@ -103,7 +108,7 @@ public final class LookupBench {
                 targets.add(new Target(FIRST_RUN + ds, eventNumber(ds, (long) (r.nextDouble() * perDataset)),
                         ds + 1, ds % 2));
             }
-            Duration cacheTtl = Duration.ofMillis(LookupMain.DEFAULT_DATASET_CACHE_MS);
+            Duration cacheTtl = EventLookup.DEFAULT_DATASET_CACHE_TTL;
             settle(kudu);
             try (EventLookup one = new EventLookup(client, CONFIG, 1, false);
                  EventLookup eight = new EventLookup(client, CONFIG, 8, false);
@@ -304,6 +309,12 @@ public final class LookupBench {
         return 1_000_000_000L * (dataset + 1) + 3 * i + 1;
     }
 
+    /** An AOD token in {@code guid} at entry {@code event}, as the loader writes it. */
+    private static String token(String guid, long event) {
+        return new PoolToken(guid, "POOLContainer(DataHeader)", "00000C1D-3333-4000-8000-000000000C1D", 0x202, 0x10L,
+                event).format();
+    }
+
     private static void load(KuduClient client, int datasets, long perDataset) throws Exception {
         KuduTable ds = client.openTable(CONFIG.datasetsTable());
         KuduTable events = client.openTable(CONFIG.eventsTable());
@@ -323,7 +334,7 @@ public final class LookupBench {
                     row.addInt(KuduSchemas.RGID, d % 2);
                     row.addInt(KuduSchemas.RUNNUMBER, run);
                     row.addString(KuduSchemas.DB, guid);
-                    row.addString(KuduSchemas.TK, LookupFixture.token(guid, e));
+                    row.addString(KuduSchemas.TK, token(guid, e));
                     row.addString(KuduSchemas.DBRAW, guid);
                     session.apply(ins);
                 }

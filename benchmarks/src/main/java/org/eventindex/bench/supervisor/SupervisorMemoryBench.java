@@ -1,11 +1,11 @@
-package org.eventindex.supervisor;
+package org.eventindex.bench.supervisor;
 
-import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import org.eventindex.bench.SupervisorMessages;
 import org.eventindex.cli.CommandLines;
 import org.eventindex.cli.VersionProvider;
 import org.eventindex.message.DatasetManifest;
-import org.eventindex.message.Json;
-import org.eventindex.supervisor.journal.Journal;
+import org.eventindex.supervisor.OfflineSupervisor;
+import org.eventindex.testing.ManualClock;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -20,12 +20,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
 import java.util.concurrent.Callable;
-
-import static org.eventindex.supervisor.Fixtures.file;
-import static org.eventindex.supervisor.Fixtures.guid;
-import static org.eventindex.supervisor.Fixtures.info;
-import static org.eventindex.supervisor.Fixtures.producerMessage;
-import static org.eventindex.supervisor.Fixtures.url;
 
 /**
  * Supervisor memory benchmark (not a test; issue 22 item 5): the heap the supervisor keeps for live datasets of seed
@@ -50,7 +44,7 @@ public final class SupervisorMemoryBench implements Callable<Integer> {
             + " /dev/shm/ei-bench-supervisor-memory)")
     Path work = Paths.get("/dev/shm", "ei-bench-supervisor-memory");
 
-    private final Fixtures.ManualClock clock = new Fixtures.ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
+    private final ManualClock clock = new ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
 
     public static void main(String[] args) {
         System.exit(CommandLines.execute(new SupervisorMemoryBench(), args, System.out, System.err));
@@ -78,19 +72,15 @@ public final class SupervisorMemoryBench implements Callable<Integer> {
             throws IOException {
         SupervisorStartBench.deleteTree(work);
         long base = SupervisorStartBench.usedHeap();
-        SupervisorState state = new SupervisorState();
-        try (Journal journal = Journal.open(work, 0, StateCheckpoint.restoreInto(state), state::apply)) {
-            SupervisorEngine engine = new SupervisorEngine(journal, state, new MessageValidator(Fixtures.BUCKET),
-                    s -> { }, Quarantine.NONE, new SupervisorMetrics(new PrometheusRegistry()), clock,
-                    new EpochPolicy(1, Long.MAX_VALUE), new HandOffPolicy(SupervisorEngineTest.HAND_OFF), 1 << 20,
-                    "/queue/p", "/queue/c");
+        try (OfflineSupervisor supervisor = OfflineSupervisor.open(SupervisorStartBench.config(work, Long.MAX_VALUE),
+                clock, s -> { })) {
             long t0 = System.nanoTime();
             for (int d = 0; d < n; d++) {
-                dataset(engine, label, d, fileCount, objectCount);
+                dataset(supervisor, label, d, fileCount, objectCount);
                 int done = d + 1;
                 if (done == first || done == second || done == n) {
                     long retained = SupervisorStartBench.usedHeap() - base;
-                    long live = engine.read(st -> st.all().stream().filter(t -> t.signalled()).count());
+                    long live = supervisor.signalledDatasets();
                     if (live != done) {
                         throw new IllegalStateException(live + " of " + done + " datasets signalled");
                     }
@@ -102,37 +92,39 @@ public final class SupervisorMemoryBench implements Callable<Integer> {
             System.err.printf(Locale.ROOT, "  %s: %d messages in %.1f s%n", label, (long) n * objectCount,
                     (System.nanoTime() - t0) / 1e9);
             // keep the state reachable until every measurement is taken
-            if (state.all().size() != n) {
-                throw new IllegalStateException(state.all().size() + " datasets, not " + n);
+            if (supervisor.datasets() != n) {
+                throw new IllegalStateException(supervisor.datasets() + " datasets, not " + n);
             }
         }
     }
 
     /** One dataset: its manifest, then per file a job's object, a retried job's second object after some. */
-    private void dataset(SupervisorEngine engine, String label, int d, int fileCount, int objectCount)
+    private void dataset(OfflineSupervisor supervisor, String label, int d, int fileCount, int objectCount)
             throws IOException {
         String name = String.format(Locale.ROOT, "data17_13TeV.%08d.physics_Main.merge.AOD.f838_m1824_tid%08d_00",
                 300_000 + d, 20_000_000 + d);
         List<DatasetManifest.ManifestFile> manifest = new ArrayList<>(fileCount);
         for (int f = 0; f < fileCount; f++) {
-            manifest.add(file(fileGuid(label, d, f), 1000 + f % 500));
+            manifest.add(new DatasetManifest.ManifestFile(fileGuid(label, d, f), 1000 + f % 500));
         }
-        engine.onControlMessage(Json.write(new DatasetManifest(DatasetManifest.TYPE, name, manifest)), "c-" + d);
+        supervisor.onControlMessage(SupervisorMessages.manifest(name, manifest), "c-" + d);
         int retries = objectCount - fileCount;
         for (int f = 0; f < fileCount; f++) {
-            job(engine, name, label, d, f, 1);
+            job(supervisor, name, label, d, f, 1);
             if (f < retries) {
-                job(engine, name, label, d, f, 2);
+                job(supervisor, name, label, d, f, 2);
             }
             clock.advance(Duration.ofMillis(100));
         }
     }
 
-    private static void job(SupervisorEngine engine, String dataset, String label, int d, int f, int attempt)
+    private static void job(OfflineSupervisor supervisor, String dataset, String label, int d, int f, int attempt)
             throws IOException {
         String job = label.replace(' ', '-') + "-" + (4_000_000 + d * 10_000 + f) + "." + attempt;
-        engine.onProducerMessage(producerMessage(UUID.randomUUID().toString(), info(dataset, url(job),
-                guid(fileGuid(label, d, f), 0, 1000 + f % 500))), "b-" + job);
+        String jobID = (4_000_000 + d * 10_000 + f) + "." + attempt;
+        supervisor.onProducerMessage(SupervisorMessages.objectStored(UUID.randomUUID().toString(), dataset,
+                "12345678.G", jobID, SupervisorStartBench.uuid(job), fileGuid(label, d, f), 1000 + f % 500, 1),
+                "b-" + job);
     }
 
     private static String fileGuid(String label, int d, int f) {

@@ -1,4 +1,4 @@
-package org.eventindex.deploy.bench;
+package org.eventindex.bench;
 
 import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
@@ -7,13 +7,7 @@ import org.eventindex.cli.CommandLines;
 import org.eventindex.cli.VersionProvider;
 import org.eventindex.deploy.BrokerLogins;
 import org.eventindex.message.DatasetManifest;
-import org.eventindex.message.EventRange;
-import org.eventindex.message.GuidInfo;
-import org.eventindex.message.Json;
-import org.eventindex.message.ProducerInfo;
-import org.eventindex.message.ProducerMessage;
 import org.eventindex.message.Queues;
-import org.eventindex.names.ObjectKey;
 import org.eventindex.stomp.StompSender;
 import org.eventindex.supervisor.DatasetView;
 import org.eventindex.supervisor.Supervisor;
@@ -63,7 +57,6 @@ import java.util.concurrent.atomic.AtomicInteger;
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:every message recorded", "1:a round failed or timed out", "2:bad options"})
 public final class SupervisorRateBench implements Callable<Integer> {
-    private static final String BUCKET = "eventindex";
     private static final String JOURNAL_SEQ = "eventindex_supervisor_journal_seq";
     private static final String JOURNAL_FSYNCS = "eventindex_supervisor_journal_fsyncs";
     /** Name prefixes of the supervisor's threads: its queue workers, journal writer, signal sender and background. */
@@ -225,8 +218,7 @@ public final class SupervisorRateBench implements Callable<Integer> {
                     for (int f = 0; f < files; f++) {
                         manifest.add(new DatasetManifest.ManifestFile(guid(d, f), 100));
                     }
-                    operator.send(Queues.SUPERVISOR_CONTROL, Json.write(new DatasetManifest(DatasetManifest.TYPE,
-                            name, manifest)), Map.of());
+                    operator.send(Queues.SUPERVISOR_CONTROL, SupervisorMessages.manifest(name, manifest), Map.of());
                     // A retried job's second object follows its first, so that every object arrives before the
                     // dataset's last file completes it (objects after the signal are late, counted apart).
                     int m = 0;
@@ -314,7 +306,7 @@ public final class SupervisorRateBench implements Callable<Integer> {
         p.setProperty(SupervisorConfig.BROKERS, broker.stompEndpoints());
         p.setProperty(SupervisorConfig.STOMP_USER, BrokerLogins.SUPERVISOR);
         p.setProperty(SupervisorConfig.JOURNAL_DIR, dir.toAbsolutePath().resolve("journal").toString());
-        p.setProperty(SupervisorConfig.S3_BUCKET, BUCKET);
+        p.setProperty(SupervisorConfig.S3_BUCKET, SupervisorMessages.BUCKET);
         p.setProperty(SupervisorConfig.HTTP_HOST, "127.0.0.1");
         p.setProperty(SupervisorConfig.HTTP_PORT, "0");
         p.setProperty(SupervisorConfig.KUDU_EPOCH, "1");
@@ -333,17 +325,10 @@ public final class SupervisorRateBench implements Callable<Integer> {
 
     /** The message of producer run {@code m} of dataset {@code d}, for the manifest's file {@code file}. */
     private static byte[] producerMessage(int d, String dataset, int m, int file) {
-        String taskID = (20_000_000 + d) + ".G";
-        String jobID = Integer.toString(4_000_000 + m);
         String uuid = UUID.nameUUIDFromBytes((dataset + "#" + m).getBytes(StandardCharsets.UTF_8)).toString()
                 .replace("-", "");
-        String url = "s3://s3.example:443/" + BUCKET + "/" + ObjectKey.of(taskID, jobID, uuid).key();
-        GuidInfo g = new GuidInfo(guid(d, file), 0, 100, 100, 1, 2, "f838", "physics_Main", "data17_13TeV",
-                Map.of("327636", new EventRange(1_000L * file + 1, 1_000L * file + 100)));
-        ProducerInfo info = new ProducerInfo(40_000, 90_000, "1", taskID, jobID, 10, 20, dataset, 100, 100, 1, uuid,
-                30, url, List.of(g));
-        return Json.write(new ProducerMessage(ProducerMessage.TYPE_OBJECT_STORED, System.currentTimeMillis(), uuid,
-                info));
+        return SupervisorMessages.objectStored(uuid, dataset, (20_000_000 + d) + ".G", Integer.toString(4_000_000 + m),
+                uuid, guid(d, file), 100, 1_000L * file + 1);
     }
 
 }

@@ -1,4 +1,4 @@
-package org.eventindex.deploy.bench;
+package org.eventindex.bench;
 
 import org.eventindex.consumer.ConsumerMain;
 import org.eventindex.consumer.ConsumerMetrics;

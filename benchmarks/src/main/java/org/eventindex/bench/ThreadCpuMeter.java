@@ -1,4 +1,4 @@
-package org.eventindex.deploy.bench;
+package org.eventindex.bench;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;

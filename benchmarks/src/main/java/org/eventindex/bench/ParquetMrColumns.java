@@ -1,4 +1,4 @@
-package org.eventindex.deploy.bench;
+package org.eventindex.bench;
 
 import org.apache.parquet.bytes.HeapByteBufferAllocator;
 import org.apache.parquet.column.ColumnDescriptor;
