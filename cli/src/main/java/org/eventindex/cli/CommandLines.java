@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import java.io.PrintStream;
 import java.io.PrintWriter;
+import java.util.List;
 import picocli.CommandLine;
 
 /**
@@ -26,10 +27,22 @@ public final class CommandLines {
 
     /** A picocli command line for {@code command} (a {@code @Command} object), to to {@code out} and {@code err}. */
     public static CommandLine of(Object command, PrintStream out, PrintStream err) {
+        return of(command, List.of(), out, err);
+    }
+
+    /**
+     * A picocli command line for {@code command} with {@code subcommands} added in this order after those its
+     * {@code @Command} names (each a {@code @Command} object or class): a command tree assembled from commands of
+     * several modules. They are added before the conventions are set, which picocli passes on to the subcommands a
+     * command line has at that time only.
+     */
+    public static CommandLine of(Object command, List<?> subcommands, PrintStream out, PrintStream err) {
         requireNonNull(command, "command is null");
+        requireNonNull(subcommands, "subcommands is null");
         requireNonNull(out, "out is null");
         requireNonNull(err, "err is null");
         CommandLine cl = new CommandLine(command);
+        subcommands.forEach(cl::addSubcommand);
         cl.setExpandAtFiles(false);
         cl.setUsageHelpWidth(USAGE_WIDTH);
         cl.setOut(new PrintWriter(out, true));

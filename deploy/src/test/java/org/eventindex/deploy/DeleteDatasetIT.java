@@ -5,9 +5,9 @@ import org.eventindex.gen.GeneratedDataset;
 import org.eventindex.gen.GeneratorSpec;
 import org.eventindex.kudu.DatasetsRow;
 import org.eventindex.names.DatasetName;
+import org.eventindex.operator.OperatorMain;
 import org.eventindex.supervisor.CollectionState;
 import org.eventindex.supervisor.DatasetView;
-import org.eventindex.supervisor.SupervisorMain;
 import org.eventindex.testing.Await;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -127,7 +127,7 @@ final class DeleteDatasetIT {
             BrokerLogins.OPERATOR, "--dataset", dataset, "--reason", "test", "--yes", "--hdfs-uri",
             stack.hdfs().uri().toString(), "--hdfs-root", stack.hdfsRoot(), "--kudu-masters", stack.kuduMasters(),
             "--kudu-prefix", kuduPrefix};
-        return SupervisorMain.run(args, new ByteArrayInputStream(new byte[0]), print(out), print(err),
+        return OperatorMain.run(args, new ByteArrayInputStream(new byte[0]), print(out), print(err),
                 Map.of("EI_STOMP_PASSWORD", stack.brokerLogins().password(BrokerLogins.OPERATOR)));
     }
 

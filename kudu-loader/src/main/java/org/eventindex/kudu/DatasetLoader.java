@@ -162,6 +162,17 @@ public final class DatasetLoader {
     }
 
     /**
+     * What {@code kudu-loader delete} and {@code supervisor delete-dataset} do: {@link #delete} on the tables of
+     * {@code config}, with {@code client}.
+     *
+     * @return false when the dataset was not in DATASETS
+     */
+    public static boolean delete(KuduClient client, KuduTablesConfig config, DatasetName name) throws IOException {
+        return new DatasetLoader(client, new KuduTables(client, config), LoaderSettings.defaults(), Clock.systemUTC())
+                .delete(name);
+    }
+
+    /**
      * Removes a dataset: its rows in EVENTS, MCEVENTS and DUPLICATEDEVENTS, its TRIGGERCOUNT and EVENTSOVERLAP rows,
      * then its DATASETS row. The row is first set DELETING-safe (LOADING), so a crash midway leaves a dataset that
      * readers ignore and a repeat of the delete finishes.

@@ -275,9 +275,7 @@ public final class KuduLoaderMain implements Callable<Integer> {
     private static void delete(KuduTablesConfig config, DatasetName dataset, KuduClient kudu, PrintStream out)
             throws IOException {
         try (KuduClient client = kudu) {
-            DatasetLoader loader = new DatasetLoader(client, new KuduTables(client, config),
-                    LoaderSettings.defaults(), Clock.systemUTC());
-            out.println(loader.delete(dataset) ? "dataset " + dataset + " deleted"
+            out.println(DatasetLoader.delete(client, config, dataset) ? "dataset " + dataset + " deleted"
                     : "dataset " + dataset + " is not in " + config.datasetsTable() + "; nothing to delete");
         }
     }

@@ -46,9 +46,9 @@ import java.util.stream.Collectors;
 public final class Supervisor implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Supervisor.class);
     /** STOMP header of an operator request naming where its answer goes (a temporary queue). */
-    static final String REPLY_TO = "reply-to";
+    public static final String REPLY_TO = "reply-to";
     /** STOMP header of an operator request and of its answer: the request id. */
-    static final String CORRELATION_ID = "correlation-id";
+    public static final String CORRELATION_ID = "correlation-id";
     /** STOMP header of a signal: the fencing token of the supervisor that sent it (with a standby only). */
     public static final String SIGNAL_TOKEN_HEADER = "eventindex-supervisor-token";
 

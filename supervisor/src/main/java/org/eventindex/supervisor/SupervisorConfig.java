@@ -579,13 +579,6 @@ public record SupervisorConfig(
         throw new IllegalArgumentException(key + " must be true or false: '" + value + "'");
     }
 
-    /** The default of a key, from {@link #KEYS}. */
-    static String defaultOf(String key) {
-        return KEYS.stream().filter(k -> k.name().equals(key)).findFirst()
-                .orElseThrow(() -> new IllegalArgumentException("no configuration key '" + key + "'"))
-                .defaultValue();
-    }
-
     /** Parses {@code PT30S}-style ISO-8601 or a number with unit {@code ms, s, m, h}. */
     static Duration parseDuration(String key, String value) {
         return ConfigReader.parseDuration(key, value);

@@ -1,118 +1,77 @@
 package org.eventindex.supervisor;
 
-import org.eventindex.supervisor.ha.Leadership;
-import org.eventindex.message.Json;
-import org.eventindex.stomp.StompEndpoint;
-import org.eventindex.stomp.StompSettings;
-
-import org.eventindex.config.ConfigKeysFile;
-import org.eventindex.config.SecretFile;
-import org.eventindex.io.FileReason;
-
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.InputStreamReader;
-import java.io.PrintStream;
-import java.net.URI;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.Clock;
-import java.time.Duration;
-import java.util.List;
-import java.util.Map;
-import java.util.Optional;
-import java.util.concurrent.Callable;
-import org.eventindex.cluster.ClusterAccess;
-import org.eventindex.cluster.ClusterConfigException;
-import org.eventindex.cluster.ClusterOptions;
+import org.eventindex.ProjectVersion;
 import org.eventindex.cli.CommandLines;
 import org.eventindex.cli.StopSignals;
-import org.eventindex.ProjectVersion;
 import org.eventindex.cli.VersionProvider;
-import org.eventindex.kudu.KuduTablesConfig;
-import org.eventindex.message.Queues;
-import org.eventindex.names.DatasetName;
+import org.eventindex.cluster.ClusterConfigException;
+import org.eventindex.config.ConfigKeysFile;
+import org.eventindex.io.FileReason;
+import org.eventindex.supervisor.ha.Leadership;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+import static java.util.Objects.requireNonNull;
+
 /**
- * Command line of the supervisor (picocli, {@link CommandLines}):
+ * The daemon's command line (picocli, {@link CommandLines}):
  * <pre>
  *   supervisor run --config supervisor.properties
- *   supervisor register-manifest --brokers host:port[,host:port] --file manifest.json [--queue Q] [--user U]
- *   supervisor resignal --brokers host:port[,host:port] --dataset NAME [--queue Q] [--user U]
- *   supervisor invalidate --brokers host:port[,host:port] --dataset NAME --url s3://... --reason TEXT
- *   supervisor delete-dataset --brokers ... --dataset NAME --hdfs-uri URI --kudu-masters M [--yes]
- *   supervisor dead-letters list|redrive --brokers ...
  *   supervisor config-keys
  * </pre>
- * The STOMP passcode of the client commands comes from {@code EI_STOMP_PASSWORD} or {@code --password-file}; they
- * reach TLS brokers with {@code --tls} or {@code stomp+ssl://} entries and {@code --trust-store}
- * ({@link BrokerTlsOptions}). The commands to the supervisor wait for its answer (request and reply,
- * {@link OperatorClient}).
- * Exit codes: 0 done, 1 failed (the message says why), 2 bad usage, 3 refused by the supervisor, 4 no answer in
- * time, 5 delete not confirmed.
+ * {@code bin/eventindex supervisor} runs the operators' command line ({@code org.eventindex.operator.OperatorMain},
+ * module operator), which holds these two commands ({@link #runCommand}, {@link #configKeysCommand}) beside the
+ * requests to the running supervisor; this class is the daemon's entry point without them, for the tests and
+ * harnesses that start the daemon as a process.
+ * Exit codes: 0 stopped cleanly, 1 failed (the message says why), 2 bad usage or configuration.
  */
 @Command(name = "eventindex supervisor", mixinStandardHelpOptions = true,
         versionProvider = VersionProvider.class,
-        description = "The supervisor daemon (run) and its operator commands.",
-        subcommands = {SupervisorMain.Run.class, SupervisorMain.RegisterManifest.class, SupervisorMain.Resignal.class,
-            SupervisorMain.Invalidate.class, SupervisorMain.DeleteDataset.class,
-            SupervisorMain.DeadLettersCommand.class, SupervisorMain.ConfigKeys.class},
-        footer = {"", "The STOMP passcode of the client commands is read from --password-file or the environment"
-                + " variable " + SupervisorConfig.ENV_STOMP_PASSWORD + ". Brokers that take STOMP over TLS only (the"
-                + " production pair, port 61614): --tls (or stomp+ssl://H:P entries) and --trust-store FILE."},
+        description = "The supervisor daemon (run) and its configuration keys (config-keys).",
         exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {"0:done (run: after a clean stop by SIGTERM/SIGINT; a command: the supervisor answered OK)",
-            "1:failed (the message says why)", "2:bad usage or configuration",
-            "3:refused by the supervisor (UNKNOWN_DATASET, WRONG_STATE, BAD_REQUEST...: the message says why)",
-            "4:the supervisor did not answer within --timeout", "5:delete-dataset not confirmed: nothing deleted"})
+        exitCodeList = {"0:done (run: after a clean stop by SIGTERM/SIGINT)", "1:failed (the message says why)",
+            "2:bad usage or configuration"})
 public final class SupervisorMain implements Callable<Integer> {
     private static final Logger LOG = LoggerFactory.getLogger(SupervisorMain.class);
-    /** Exit code: the supervisor refused the request. */
-    static final int REFUSED = 3;
-    /** Exit code: no answer within the timeout. */
-    static final int NO_ANSWER = 4;
-    /** Exit code: delete-dataset was not confirmed. */
-    static final int NOT_CONFIRMED = 5;
 
-    private final InputStream in;
-    private final PrintStream out;
     private final PrintStream err;
-    private final Map<String, String> env;
     @Spec
     private CommandSpec spec;
 
-    private SupervisorMain(InputStream in, PrintStream out, PrintStream err, Map<String, String> env) {
-        this.in = in;
-        this.out = out;
+    private SupervisorMain(PrintStream err) {
         this.err = err;
-        this.env = env;
     }
 
     public static void main(String[] args) {
-        System.exit(run(args, System.in, System.out, System.err, System.getenv()));
+        System.exit(run(args, System.out, System.err, System.getenv()));
     }
 
     /** Runs a command; returns the exit code. {@code run} blocks until the JVM is asked to stop. */
-    static int run(String[] args, PrintStream out, PrintStream err, Map<String, String> env) {
-        return run(args, InputStream.nullInputStream(), out, err, env);
+    public static int run(String[] args, PrintStream out, PrintStream err, Map<String, String> env) {
+        return CommandLines.of(new SupervisorMain(err), List.of(runCommand(err, env), configKeysCommand(out)), out, err)
+                .execute(args);
     }
 
-    /** Runs a command reading the operator's confirmation from {@code in}; returns the exit code. */
-    public static int run(String[] args, InputStream in, PrintStream out, PrintStream err,
-                          Map<String, String> env) {
-        return CommandLines.execute(new SupervisorMain(in, out, err, env), args, out, err);
+    /** The command {@code run}, for a command tree that holds it (the operators' {@code eventindex supervisor}). */
+    public static Object runCommand(PrintStream err, Map<String, String> env) {
+        return new Run(err, env);
+    }
+
+    /** The command {@code config-keys}, for a command tree that holds it. */
+    public static Object configKeysCommand(PrintStream out) {
+        return new ConfigKeys(out);
     }
 
     /** No command given. */
@@ -123,412 +82,40 @@ public final class SupervisorMain implements Callable<Integer> {
         return CommandLines.USAGE_ERROR;
     }
 
-    /** Reports a failed client command: exit 1. */
-    private int failed(String command, Exception e) {
-        err.println("supervisor " + command + " failed: "
-                + (e instanceof IOException io ? FileReason.describe(io) : e.getMessage()));
-        return 1;
-    }
-
     @Command(name = "run", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
             description = "Runs the daemon until SIGTERM or SIGINT, then stops it cleanly and exits 0.")
     static final class Run implements Callable<Integer> {
-        @ParentCommand
-        private SupervisorMain main;
+        private final PrintStream err;
+        private final Map<String, String> env;
         @Option(names = "--config", paramLabel = "FILE", required = true,
                 description = "the supervisor's properties file (keys: config-keys)")
         private Path config;
+
+        Run(PrintStream err, Map<String, String> env) {
+            this.err = requireNonNull(err, "err is null");
+            this.env = requireNonNull(env, "env is null");
+        }
 
         @Override
         public Integer call() {
             LOG.info(ProjectVersion.startLine("supervisor"));
             SupervisorConfig loaded;
             try {
-                loaded = SupervisorConfig.load(config, main.env);
+                loaded = SupervisorConfig.load(config, env);
             } catch (IOException | RuntimeException e) {
                 // exit 2, like the consumer: the operator's file is wrong, not the machine
-                main.err.println("supervisor: bad configuration: " + e.getMessage());
+                err.println("supervisor: bad configuration: " + e.getMessage());
                 return 2;
             }
             try {
-                return daemon(loaded, main.err);
+                return daemon(loaded, err);
             } catch (ClusterConfigException e) {
-                main.err.println("supervisor: bad configuration: " + e.getMessage());
+                err.println("supervisor: bad configuration: " + e.getMessage());
                 return 2;
             } catch (IOException | IllegalArgumentException | IllegalStateException e) {
-                return main.failed("run", e);
-            }
-        }
-    }
-
-    /** The broker, TLS and login options of the client commands. */
-    static final class BrokerLogin {
-        @Option(names = "--brokers", paramLabel = "[stomp+ssl://]H:P[,...]", required = true,
-                description = "STOMP brokers, tried in order (every address of each host name)")
-        private String brokers;
-        @Mixin
-        private BrokerTlsOptions tls;
-        @Option(names = "--user", paramLabel = "U", description = "STOMP login")
-        private String user;
-        @Option(names = "--password-file", paramLabel = "F",
-                description = "file holding the STOMP passcode (or env " + SupervisorConfig.ENV_STOMP_PASSWORD + ")")
-        private Path passwordFile;
-
-        StompSettings settings(Map<String, String> env) throws IOException {
-            List<StompEndpoint> endpoints = tls.endpoints(brokers);
-            String password = env.get(SupervisorConfig.ENV_STOMP_PASSWORD);
-            if (passwordFile != null) {
-                password = SecretFile.read(passwordFile, "--password-file");
-            }
-            return tls.applyTo(StompSettings.of(endpoints, user, password), brokers, env);
-        }
-
-        /** Runs {@code call} with the {@link #settings}; a failed TLS handshake names the trust store used. */
-        <T> T connect(Map<String, String> env, StompCall<T> call) throws IOException {
-            StompSettings settings = settings(env);
-            try {
-                return call.with(settings);
-            } catch (IOException e) {
-                throw tls.explained(e, settings.tls() != null);
-            }
-        }
-    }
-
-    /** Something done on the brokers. */
-    @FunctionalInterface
-    interface StompCall<T> {
-        T with(StompSettings settings) throws IOException;
-    }
-
-    /** The options of a request to the supervisor: broker, login, control queue and how long to wait. */
-    static final class StompClient {
-        @Mixin
-        private BrokerLogin login;
-        @Option(names = "--queue", paramLabel = "Q",
-                description = "control queue (default " + Queues.SUPERVISOR_CONTROL + ")")
-        private String queue;
-        @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "30",
-                description = "how long to wait for the supervisor's answer (default: ${DEFAULT-VALUE})")
-        private int timeoutSeconds;
-
-        String queue() {
-            return queue != null ? queue : SupervisorConfig.defaultOf(SupervisorConfig.QUEUE_CONTROL);
-        }
-
-        /** Sends the request and waits for the answer; empty when none came within the timeout. */
-        Optional<OperatorAnswer> request(Map<String, String> env, byte[] body) throws IOException {
-            if (timeoutSeconds < 1) {
-                throw new IllegalArgumentException("--timeout must be at least 1 second, got " + timeoutSeconds);
-            }
-            Duration timeout = Duration.ofSeconds(timeoutSeconds);
-            return login.connect(env, s -> OperatorClient.request(s, queue(), body, timeout));
-        }
-    }
-
-    /**
-     * Sends a request and reports the answer: OK on stdout (exit 0), a refusal on stderr (exit 3), no answer in
-     * time on stderr (exit 4).
-     */
-    private int ask(String command, StompClient stomp, byte[] body) throws IOException {
-        Optional<OperatorAnswer> answer = stomp.request(env, body);
-        if (answer.isEmpty()) {
-            err.println("supervisor " + command + ": the supervisor did not answer in " + stomp.timeoutSeconds
-                    + " s; is it running and subscribed to " + stomp.queue() + " (GET /ready)? The request stays in"
-                    + " the queue and is applied when the supervisor reads it.");
-            return NO_ANSWER;
-        }
-        OperatorAnswer a = answer.get();
-        if (a.isOk()) {
-            out.println("OK: " + a.detail());
-            return 0;
-        }
-        err.println("supervisor " + command + " refused: " + a.outcome()
-                + (a.reason() != null && !a.reason().equals(a.outcome()) ? " (" + a.reason() + ")" : "") + ": "
-                + a.detail());
-        return REFUSED;
-    }
-
-    @Command(name = "register-manifest", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-            description = "Checks the manifest with the supervisor's own rules, sends it"
-            + " to the control queue and prints the supervisor's answer.")
-    static final class RegisterManifest implements Callable<Integer> {
-        @ParentCommand
-        private SupervisorMain main;
-        @Mixin
-        private StompClient stomp;
-        @Option(names = "--file", paramLabel = "manifest.json", required = true,
-                description = "the dataset's manifest (bin/eventindex generate writes one)")
-        private Path file;
-
-        @Override
-        public Integer call() {
-            byte[] body;
-            try {
-                body = Files.readAllBytes(file);
-            } catch (IOException e) {
-                // a missing or unreadable input is the operator's to fix: bad usage, as the lookup's input file
-                main.err.println("supervisor register-manifest: cannot read manifest " + file + ": "
-                        + FileReason.of(e));
-                return CommandLines.USAGE_ERROR;
-            }
-            try {
-                return main.ask("register-manifest", stomp, checkedManifest(file, body));
-            } catch (IOException | IllegalArgumentException | IllegalStateException e) {
-                return main.failed("register-manifest", e);
-            }
-        }
-    }
-
-    @Command(name = "resignal", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-            description = "Asks the running supervisor to send a dataset's signal again,"
-            + " unchanged (same signalId): the operator's re-run. Prints the supervisor's answer.")
-    static final class Resignal implements Callable<Integer> {
-        @ParentCommand
-        private SupervisorMain main;
-        @Mixin
-        private StompClient stomp;
-        @Option(names = "--dataset", paramLabel = "NAME", required = true, description = "the dataset")
-        private String dataset;
-
-        @Override
-        public Integer call() {
-            try {
-                return main.ask("resignal", stomp, checked(ResignalCommand.of(dataset)));
-            } catch (IOException | IllegalArgumentException | IllegalStateException e) {
-                return main.failed("resignal", e);
-            }
-        }
-    }
-
-    @Command(name = "invalidate", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-            description = "Marks an object invalid: it is never selected again; the dataset is"
-            + " selected again. Prints the supervisor's answer.")
-    static final class Invalidate implements Callable<Integer> {
-        @ParentCommand
-        private SupervisorMain main;
-        @Mixin
-        private StompClient stomp;
-        @Option(names = "--dataset", paramLabel = "NAME", required = true, description = "the dataset")
-        private String dataset;
-        @Option(names = "--url", paramLabel = "s3://host:port/bucket/key", required = true,
-                description = "the object to invalidate")
-        private String url;
-        @Option(names = "--reason", paramLabel = "TEXT", required = true, description = "why, for the journal")
-        private String reason;
-
-        @Override
-        public Integer call() {
-            try {
-                return main.ask("invalidate", stomp, checked(InvalidateCommand.of(dataset, url, reason, "operator")));
-            } catch (IOException | IllegalArgumentException | IllegalStateException e) {
-                return main.failed("invalidate", e);
-            }
-        }
-    }
-
-    @Command(name = "delete-dataset", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-            description = {"Deletes a dataset everywhere: the supervisor forgets it (journalled; its objects are"
-                + " deleted by the cleanup), then this command deletes its HDFS file and its Kudu rows (EVENTS,"
-                + " MCEVENTS, DUPLICATEDEVENTS, TRIGGERCOUNT, EVENTSOVERLAP, DATASETS).",
-                "Refused while a consumer may be loading the dataset (SIGNAL_PLANNED, SIGNALLED). Safe to run again"
-                + " after an interruption: what is already gone is accepted.",
-                "Asks to type the dataset name unless --yes is given."})
-    static final class DeleteDataset implements Callable<Integer> {
-        @ParentCommand
-        private SupervisorMain main;
-        @Spec
-        private CommandSpec spec;
-        @Mixin
-        private StompClient stomp;
-        @Option(names = "--dataset", paramLabel = "NAME", required = true, description = "the dataset")
-        private String dataset;
-        @Option(names = "--reason", paramLabel = "TEXT", description = "why, for the supervisor's journal")
-        private String reason;
-        @Option(names = "--yes", description = "do not ask for confirmation (scripts)")
-        private boolean yes;
-        @Option(names = "--not-in-supervisor",
-                description = "go on with HDFS and Kudu when the supervisor does not know the dataset")
-        private boolean notInSupervisor;
-        @Option(names = "--hdfs-uri", paramLabel = "URI", required = true,
-                description = "HDFS file system of the consumers (consumer.hdfs.uri), e.g. hdfs://nameservice")
-        private URI hdfsUri;
-        @Option(names = "--hdfs-root", paramLabel = "DIR", defaultValue = "/eventindex/datasets",
-                description = "the consumers' consumer.hdfs.root (default: ${DEFAULT-VALUE})")
-        private String hdfsRoot;
-        @Mixin
-        private ClusterOptions cluster;
-        @Option(names = "--kudu-masters", paramLabel = "M", required = true,
-                description = "Kudu master addresses, comma-separated host:port")
-        private String kuduMasters;
-        @Option(names = "--kudu-prefix", paramLabel = "P", defaultValue = "",
-                description = "Kudu table name prefix (default: none)")
-        private String kuduPrefix;
-
-        @Override
-        public Integer call() {
-            DatasetName name;
-            try {
-                name = DatasetName.parse(dataset);
-            } catch (IllegalArgumentException e) {
-                throw new ParameterException(spec.commandLine(), "option --dataset: " + e.getMessage());
-            }
-            ClusterAccess access;
-            try {
-                // the configuration folder and the Kerberos login first: a wrong one is bad usage, nothing sent
-                access = ClusterAccess.open(cluster.settings(main.env), null);
-            } catch (ClusterConfigException e) {
-                main.err.println("supervisor delete-dataset: " + e.getMessage());
-                return CommandLines.USAGE_ERROR;
-            }
-            try (ClusterAccess ignored = access) {
-                if (!yes && !main.confirmed(name)) {
-                    main.err.println("supervisor delete-dataset: not confirmed; nothing deleted");
-                    return NOT_CONFIRMED;
-                }
-                KuduTablesConfig tables = new KuduTablesConfig(kuduPrefix, KuduTablesConfig.DEFAULT_HASH_BUCKETS,
-                        KuduTablesConfig.DEFAULT_REPLICAS);
-                Optional<OperatorAnswer> answer = stomp.request(main.env, checked(DeleteCommand.of(dataset, reason)));
-                if (answer.isEmpty()) {
-                    main.err.println("supervisor delete-dataset: the supervisor did not answer in "
-                            + stomp.timeoutSeconds + " s; nothing deleted in HDFS or Kudu. Is it running (GET"
-                            + " /ready)? Run the command again: the request stays in " + stomp.queue() + ".");
-                    return NO_ANSWER;
-                }
-                OperatorAnswer a = answer.get();
-                boolean unknownAccepted = notInSupervisor
-                        && RejectReason.UNKNOWN_DATASET.name().equals(a.outcome());
-                if (!a.isOk() && !unknownAccepted) {
-                    main.err.println("supervisor delete-dataset refused: " + a.outcome() + ": " + a.detail()
-                            + "; nothing deleted in HDFS or Kudu");
-                    return REFUSED;
-                }
-                main.out.println((a.isOk() ? "supervisor: " : "supervisor: does not know it; going on: ")
-                        + a.detail());
-                List<String> files = ClusterDelete.deleteHdfsFile(access, hdfsUri, hdfsRoot, name);
-                main.out.println("HDFS: " + (files.isEmpty() ? "no file of " + name + " under " + hdfsRoot + "/"
-                        + name.container() : "deleted " + String.join(", ", files)));
-                boolean rows = ClusterDelete.deleteKuduRows(access, kuduMasters, tables, name);
-                main.out.println("Kudu: " + (rows ? "rows of " + name + " deleted" : name + " is not in "
-                        + tables.datasetsTable() + "; no rows"));
-                main.out.println("dataset " + name + " deleted everywhere");
-                return 0;
-            } catch (IOException | IllegalArgumentException | IllegalStateException e) {
-                return main.failed("delete-dataset", e);
-            }
-        }
-    }
-
-    /** Asks the operator to type the dataset name; true when it matches. */
-    private boolean confirmed(DatasetName name) throws IOException {
-        err.println("This deletes dataset " + name + " everywhere: the supervisor's record of it, its objects, its"
-                + " HDFS file and its Kudu rows. It cannot be undone.");
-        err.print("Type the dataset name to confirm: ");
-        err.flush();
-        String line = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8)).readLine();
-        return line != null && line.strip().equals(name.toString());
-    }
-
-    @Command(name = "dead-letters", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-            description = "The broker's dead-letter queue: list the messages in it, re-drive them to"
-            + " the queue they came from after a fix.",
-            subcommands = {DeadLettersCommand.ListLetters.class, DeadLettersCommand.Redrive.class})
-    static final class DeadLettersCommand implements Callable<Integer> {
-        @ParentCommand
-        private SupervisorMain main;
-        @Spec
-        private CommandSpec spec;
-
-        @Override
-        public Integer call() {
-            main.err.println("supervisor dead-letters: a command is required (list, redrive)");
-            spec.commandLine().usage(main.err);
-            return CommandLines.USAGE_ERROR;
-        }
-
-        /** The options of both: broker, login, dead-letter queue, timeout. */
-        static final class Options {
-            @Mixin
-            private BrokerLogin login;
-            @Option(names = "--dlq", paramLabel = "Q", defaultValue = DeadLetters.DLQ,
-                    description = "dead-letter queue (default: ${DEFAULT-VALUE})")
-            private String dlq;
-            @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "30",
-                    description = "how long to wait for the broker (default: ${DEFAULT-VALUE})")
-            private int timeoutSeconds;
-
-            Duration timeout() {
-                if (timeoutSeconds < 1) {
-                    throw new IllegalArgumentException("--timeout must be at least 1 second, got " + timeoutSeconds);
-                }
-                return Duration.ofSeconds(timeoutSeconds);
-            }
-        }
-
-        @Command(name = "list", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-                description = "Lists the dead-lettered messages, oldest first, without taking them off: time,"
-                + " message id, original destination, the broker's reason, the first characters of the body."
-                + " The operator login may read the dead-letter queue.")
-        static final class ListLetters implements Callable<Integer> {
-            @ParentCommand
-            private DeadLettersCommand parent;
-            @Mixin
-            private Options options;
-
-            @Override
-            public Integer call() {
-                SupervisorMain main = parent.main;
-                try {
-                    Duration timeout = options.timeout();
-                    List<DeadLetters.Letter> letters = options.login.connect(main.env,
-                            s -> DeadLetters.list(s, options.dlq, timeout));
-                    letters.forEach(l -> main.out.println(l.line()));
-                    main.out.println(letters.size() + " dead-lettered messages in " + options.dlq);
-                    return 0;
-                } catch (IOException | IllegalArgumentException e) {
-                    return main.failed("dead-letters list", e);
-                }
-            }
-        }
-
-        @Command(name = "redrive", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-                description = "Moves dead-lettered messages back to their original destination (sent, then"
-                + " acknowledged: none is lost; a crash in between leaves a copy in both, which the daemons take"
-                + " as a redelivery). Needs a login that may send to those queues and read the dead-letter queue"
-                + " (the admin's).")
-        static final class Redrive implements Callable<Integer> {
-            @ParentCommand
-            private DeadLettersCommand parent;
-            @Mixin
-            private Options options;
-            @ArgGroup(exclusive = true, multiplicity = "1")
-            private Which which;
-
-            static final class Which {
-                @Option(names = "--all", required = true, description = "every dead-lettered message")
-                private boolean all;
-                @Option(names = "--id", paramLabel = "MESSAGE-ID", required = true,
-                        description = "a message id from 'dead-letters list' (repeatable)")
-                private List<String> ids;
-            }
-
-            @Override
-            public Integer call() {
-                SupervisorMain main = parent.main;
-                try {
-                    Duration timeout = options.timeout();
-                    DeadLetters.Redriven r = options.login.connect(main.env, s -> DeadLetters.redrive(s, options.dlq,
-                            which.all ? List.of() : which.ids, timeout));
-                    r.moved().forEach(l -> main.out.println("re-driven " + l.messageId() + " to "
-                            + l.originalDestination()));
-                    r.skipped().forEach(l -> main.err.println("left " + l.messageId() + ": the broker did not record"
-                            + " where it came from"));
-                    r.notFound().forEach(id -> main.err.println("not in " + options.dlq + ": " + id));
-                    main.out.println(r.moved().size() + " re-driven, " + r.skipped().size() + " left, "
-                            + r.notFound().size() + " not found");
-                    return r.skipped().isEmpty() && r.notFound().isEmpty() ? 0 : 1;
-                } catch (IOException | IllegalArgumentException e) {
-                    return main.failed("dead-letters redrive", e);
-                }
+                err.println("supervisor run failed: "
+                        + (e instanceof IOException io ? FileReason.describe(io) : e.getMessage()));
+                return 1;
             }
         }
     }
@@ -537,13 +124,16 @@ public final class SupervisorMain implements Callable<Integer> {
             description = "Prints every configuration key with its default and meaning, as a commented properties"
             + " file (a starting supervisor.properties).")
     static final class ConfigKeys implements Callable<Integer> {
-        @ParentCommand
-        private SupervisorMain main;
+        private final PrintStream out;
+
+        ConfigKeys(PrintStream out) {
+            this.out = requireNonNull(out, "out is null");
+        }
 
         @Override
         public Integer call() {
             ConfigKeysFile.print("The supervisor's configuration (eventindex supervisor run --config FILE): every key"
-                    + " with its default; docs/supervisor.md.", SupervisorConfig.KEYS, main.out);
+                    + " with its default; docs/supervisor.md.", SupervisorConfig.KEYS, out);
             return 0;
         }
     }
@@ -575,29 +165,5 @@ public final class SupervisorMain implements Callable<Integer> {
         }
         supervisor.stop();
         return 0;
-    }
-
-    /** The manifest file's bytes ({@code body}), checked with the supervisor's own rules. */
-    private static byte[] checkedManifest(Path file, byte[] body) {
-        Inbound checked = new MessageValidator("-").control(body, file.toString());
-        if (checked instanceof Inbound.Rejected r) {
-            throw new IllegalArgumentException("manifest " + file + " is refused: " + r.rejection().reason() + ": "
-                    + r.rejection().detail());
-        }
-        if (!(checked instanceof Inbound.Manifest)) {
-            throw new IllegalArgumentException("manifest " + file
-                    + " is not a manifest (its type must be \"manifest\")");
-        }
-        return body;
-    }
-
-    /** A command's JSON, checked with the supervisor's own rules. */
-    private static byte[] checked(Object command) throws IOException {
-        byte[] body = Json.write(command);
-        Inbound checked = new MessageValidator("-").control(body, "command line");
-        if (checked instanceof Inbound.Rejected r) {
-            throw new IllegalArgumentException(r.rejection().detail());
-        }
-        return body;
     }
 }

@@ -138,16 +138,9 @@ class SupervisorBrokerTest {
                 HttpResponse.BodyHandlers.ofString());
     }
 
-    private int registerManifestWithCli(Object manifest) throws IOException {
-        Path file = dir.resolve("manifest-" + System.nanoTime() + ".json");
-        Files.write(file, Json.write(manifest));
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = SupervisorMain.run(new String[] {"register-manifest", "--brokers", broker.stompEndpoints(),
-                "--file", file.toString()}, new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8), Map.of());
-        assertEquals("", err.toString(StandardCharsets.UTF_8));
-        return code;
+    /** As register-manifest sends it (the operator module tests the command itself). */
+    private void registerManifest(Object manifest) throws IOException {
+        sender.send(Queues.SUPERVISOR_CONTROL, Json.write(manifest), Map.of());
     }
 
     @Test
@@ -158,7 +151,7 @@ class SupervisorBrokerTest {
         produce("m1", DATASET, "first", guid("G1", 0, 10), guid("G2", 1, 20), guid("G3", 2, 3));
         produce("m2", DATASET, "full-retry", guid("G1", 0, 10), guid("G2", 1, 20), guid("G3", 2, 30));
         sender.send(Queues.SUPERVISOR, "not json at all".getBytes(StandardCharsets.UTF_8), Map.of());
-        assertEquals(0, registerManifestWithCli(manifest(DATASET, file("G1", 10), file("G2", 20), file("G3", 30))));
+        registerManifest(manifest(DATASET, file("G1", 10), file("G2", 20), file("G3", 30)));
 
         ConsumerSignal s = nextSignal();
         assertEquals(DATASET, s.dataset());
@@ -199,7 +192,7 @@ class SupervisorBrokerTest {
         // A second dataset completes after the restart: its signal must be the next one on the queue, which proves
         // the first dataset's signal was not sent again (a re-send happens at start, before anything else).
         produce("n1", SECOND, "second", guid("H1", 0, 5));
-        assertEquals(0, registerManifestWithCli(manifest(SECOND, file("H1", 5))));
+        registerManifest(manifest(SECOND, file("H1", 5)));
         ConsumerSignal next = nextSignal();
         assertEquals(SECOND, next.dataset());
         assertEquals(2, next.dspid());
@@ -264,7 +257,7 @@ class SupervisorBrokerTest {
         p.setProperty(SupervisorConfig.JOURNAL_CHECKPOINT_ENTRIES, "0");
         supervisor = startSupervisor(p, JournalDiskGuard.FreeSpace.of(dir));
         produce("m1", DATASET, "only", guid("G1", 0, 10));
-        assertEquals(0, registerManifestWithCli(manifest(DATASET, file("G1", 10))));
+        registerManifest(manifest(DATASET, file("G1", 10)));
         ConsumerSignal first = nextSignal();
         Await.until("signal confirmed sent", TIMEOUT,
                 () -> supervisor.dataset(DATASET).orElseThrow().state() == CollectionState.SIGNALLED);
@@ -287,7 +280,7 @@ class SupervisorBrokerTest {
     void aCleanStopWritesACheckpointThatTheNextStartRestoresInsteadOfReplaying() throws Exception {
         supervisor = startSupervisor();
         produce("m1", DATASET, "only", guid("G1", 0, 10));
-        assertEquals(0, registerManifestWithCli(manifest(DATASET, file("G1", 10))));
+        registerManifest(manifest(DATASET, file("G1", 10)));
         ConsumerSignal signal = nextSignal();
         Await.until("signal confirmed sent", TIMEOUT,
                 () -> supervisor.dataset(DATASET).orElseThrow().state() == CollectionState.SIGNALLED);

@@ -206,7 +206,8 @@ class SupervisorConfigTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> SupervisorConfig.fromProperties(p, Map.of()));
         assertEquals("supervisor.journal.dir 'supervisor-journal' must be an absolute path", e.getMessage());
-        assertTrue(Path.of(SupervisorConfig.defaultOf(SupervisorConfig.JOURNAL_DIR)).isAbsolute());
+        assertTrue(Path.of(SupervisorConfig.KEYS.stream().filter(k -> k.name().equals(SupervisorConfig.JOURNAL_DIR))
+                .findFirst().orElseThrow().defaultValue()).isAbsolute());
     }
 
     @Test

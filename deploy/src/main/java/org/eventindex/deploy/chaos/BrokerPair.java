@@ -1,7 +1,7 @@
 package org.eventindex.deploy.chaos;
 
+import org.eventindex.brokerwatch.BrokerWatchdogMain;
 import org.eventindex.deploy.BrokerLogins;
-import org.eventindex.supervisor.brokerwatch.BrokerWatchdogMain;
 import org.eventindex.testing.TcpProxy;
 import org.eventindex.testing.Ports;
 
@@ -17,7 +17,7 @@ import java.util.Optional;
 import java.util.function.Consumer;
 
 /**
- * The chaos cluster's ActiveMQ pair, as the shipped templates run it ({@code deploy/activemq/activemq-mq1.xml},
+ * The chaos cluster's ActiveMQ pair, as the shipped templates run it ({@code broker-host/activemq/activemq-mq1.xml},
  * {@code -mq2.xml}): two {@link BrokerMain} processes on one shared KahaDB directory, each with its own STOMP port;
  * the one holding the store's file lock is active and listens, the other waits for the lock with its port closed.
  * Beside each broker runs its watchdog ({@code eventindex broker-watchdog}, a process of its own), which kills a

@@ -1,5 +1,11 @@
-package org.eventindex.supervisor;
+package org.eventindex.operator;
 
+import org.eventindex.ops.DaemonMetrics;
+import org.eventindex.supervisor.OperatorAnswer;
+import org.eventindex.supervisor.RejectReason;
+import org.eventindex.supervisor.ResignalCommand;
+import org.eventindex.supervisor.Supervisor;
+import org.eventindex.supervisor.SupervisorConfig;
 import org.eventindex.message.Json;
 import org.eventindex.message.Queues;
 import org.eventindex.stomp.StompConnection;
@@ -25,7 +31,6 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -87,24 +92,16 @@ class OperatorCommandsBrokerTest {
     }
 
     private static Supervisor startSupervisor() throws IOException {
-        Properties p = new Properties();
-        p.setProperty(SupervisorConfig.BROKERS, broker.stompEndpoints());
-        p.setProperty(SupervisorConfig.STOMP_USER, SUPERVISORS);
-        p.setProperty(SupervisorConfig.JOURNAL_DIR, dir.resolve("journal").toString());
-        p.setProperty(SupervisorConfig.HTTP_HOST, "127.0.0.1");
-        p.setProperty(SupervisorConfig.HTTP_PORT, "0");
-        p.setProperty(SupervisorConfig.SHUTDOWN_GRACE, "10s");
-        Supervisor s = new Supervisor(SupervisorConfig.fromProperties(p,
-                Map.of(SupervisorConfig.ENV_STOMP_PASSWORD, PASSWORDS.get(SUPERVISORS))), Clock.systemUTC());
-        s.start();
-        Await.until("supervisor subscribed", WAIT, () -> s.readiness().ready());
-        return s;
+        Properties login = new Properties();
+        login.setProperty(SupervisorConfig.STOMP_USER, SUPERVISORS);
+        return RunningSupervisor.start(broker.stompEndpoints(), dir.resolve("journal"), login,
+                Map.of(SupervisorConfig.ENV_STOMP_PASSWORD, PASSWORDS.get(SUPERVISORS)));
     }
 
     @Test
     @Order(1)
     void anUnknownDatasetIsRefusedWithItsOwnExitCode() {
-        assertEquals(SupervisorMain.REFUSED, cli(OPERATORS, "resignal", "--dataset", COLLECTING));
+        assertEquals(OperatorMain.REFUSED, cli(OPERATORS, "resignal", "--dataset", COLLECTING));
         assertTrue(err().contains("resignal refused: UNKNOWN_DATASET: resignal: dataset " + COLLECTING
                 + " is not known"), err());
     }
@@ -120,7 +117,7 @@ class OperatorCommandsBrokerTest {
                 + COLLECTING + " is COLLECTING"), out());
 
         out.reset();
-        assertEquals(SupervisorMain.REFUSED, cli(OPERATORS, "resignal", "--dataset", COLLECTING));
+        assertEquals(OperatorMain.REFUSED, cli(OPERATORS, "resignal", "--dataset", COLLECTING));
         assertTrue(err().contains("WRONG_STATE") && err().contains("is COLLECTING"), err());
         assertEquals("", out());
     }
@@ -163,8 +160,8 @@ class OperatorCommandsBrokerTest {
         supervisor.stop();
         supervisor = startSupervisor();
         assertEquals(first, rawRequest("req-later-1", resignal), "also after a restart");
-        assertTrue(BrokerHarness.get(supervisor.httpPort(), "/metrics").body()
-                .contains("\neventindex_supervisor_answers_total 1.0"), "one answer sent since the restart");
+        assertEquals(1.0, DaemonMetrics.value(supervisor.metrics(), "eventindex_supervisor_answers_total"),
+                "one answer sent since the restart");
     }
 
     @Test
@@ -244,7 +241,7 @@ class OperatorCommandsBrokerTest {
     @Order(7)
     void aSupervisorThatDoesNotAnswerGivesItsOwnExitCode() {
         supervisor.stop();
-        assertEquals(SupervisorMain.NO_ANSWER, cli(OPERATORS, "resignal", "--dataset", COLLECTING, "--timeout",
+        assertEquals(OperatorMain.NO_ANSWER, cli(OPERATORS, "resignal", "--dataset", COLLECTING, "--timeout",
                 "1"));
         assertTrue(err().contains("the supervisor did not answer in 1 s"), err());
     }
@@ -278,7 +275,7 @@ class OperatorCommandsBrokerTest {
         List<String> all = new ArrayList<>(List.of(args));
         int at = args[0].equals("dead-letters") ? 2 : 1;
         all.addAll(at, List.of("--brokers", broker.stompEndpoints(), "--user", login));
-        return SupervisorMain.run(all.toArray(String[]::new), new ByteArrayInputStream(new byte[0]),
+        return OperatorMain.run(all.toArray(String[]::new), new ByteArrayInputStream(new byte[0]),
                 new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
                 Map.of(SupervisorConfig.ENV_STOMP_PASSWORD, PASSWORDS.get(login)));
     }

@@ -1,9 +1,11 @@
-package org.eventindex.supervisor;
+package org.eventindex.operator;
 
 import org.eventindex.message.Json;
 import org.eventindex.stomp.StompConnection;
 import org.eventindex.stomp.StompMessage;
 import org.eventindex.stomp.StompSettings;
+import org.eventindex.supervisor.OperatorAnswer;
+import org.eventindex.supervisor.Supervisor;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;

@@ -1,12 +1,12 @@
-package org.eventindex.supervisor.brokerwatch;
+package org.eventindex.brokerwatch;
 
-import static org.eventindex.supervisor.brokerwatch.BrokerProbe.Outcome.ANSWERED;
-import static org.eventindex.supervisor.brokerwatch.BrokerProbe.Outcome.NOT_LISTENING;
-import static org.eventindex.supervisor.brokerwatch.BrokerProbe.Outcome.SILENT;
-import static org.eventindex.supervisor.brokerwatch.BrokerWatchdog.Action.KILLED;
-import static org.eventindex.supervisor.brokerwatch.BrokerWatchdog.Action.NONE;
-import static org.eventindex.supervisor.brokerwatch.BrokerWatchdog.Action.NO_PROCESS;
-import static org.eventindex.supervisor.brokerwatch.BrokerWatchdog.Action.WAITING;
+import static org.eventindex.brokerwatch.BrokerProbe.Outcome.ANSWERED;
+import static org.eventindex.brokerwatch.BrokerProbe.Outcome.NOT_LISTENING;
+import static org.eventindex.brokerwatch.BrokerProbe.Outcome.SILENT;
+import static org.eventindex.brokerwatch.BrokerWatchdog.Action.KILLED;
+import static org.eventindex.brokerwatch.BrokerWatchdog.Action.NONE;
+import static org.eventindex.brokerwatch.BrokerWatchdog.Action.NO_PROCESS;
+import static org.eventindex.brokerwatch.BrokerWatchdog.Action.WAITING;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

@@ -1,4 +1,4 @@
-package org.eventindex.supervisor;
+package org.eventindex.operator;
 
 import org.eventindex.stomp.StompConnection;
 import org.eventindex.stomp.StompMessage;

@@ -1,4 +1,4 @@
-package org.eventindex.deploy;
+package org.eventindex.brokerwatch;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -24,9 +24,10 @@ import org.w3c.dom.Element;
 import org.w3c.dom.NodeList;
 
 /**
- * The shipped broker templates {@code deploy/activemq/} (the two brokers of the shared-store pair) each grant exactly
- * what {@link BrokerAccess} grants (which the embedded broker of the tests and the demo enforces), have the same
- * limits, are secure as shipped, and form a pair: one shared KahaDB directory with a file locker, two broker names.
+ * The shipped broker templates {@code broker-host/activemq/} (the two brokers of the shared-store pair) each grant
+ * exactly what {@link BrokerAccess} grants (which the embedded broker of the tests and the demo enforces), have the
+ * same limits, are secure as shipped, and form a pair: one shared KahaDB directory with a file locker, two broker
+ * names.
  */
 class BrokerTemplateTest {
     private static final Path DIR = Path.of("activemq");

@@ -1,4 +1,4 @@
-package org.eventindex.supervisor;
+package org.eventindex.operator;
 
 import org.eventindex.config.SecretFile;
 import org.eventindex.config.TrustStore;

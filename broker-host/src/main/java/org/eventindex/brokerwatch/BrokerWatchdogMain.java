@@ -1,4 +1,4 @@
-package org.eventindex.supervisor.brokerwatch;
+package org.eventindex.brokerwatch;
 
 import java.io.PrintStream;
 import java.nio.file.Path;

@@ -1,4 +1,4 @@
-package org.eventindex.supervisor.brokerwatch;
+package org.eventindex.brokerwatch;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

@@ -1,5 +1,6 @@
-package org.eventindex.supervisor;
+package org.eventindex.operator;
 
+import org.eventindex.supervisor.Supervisor;
 import org.eventindex.config.SecretFile;
 import org.eventindex.config.TlsSettings;
 import org.eventindex.config.TrustStore;
@@ -24,7 +25,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -59,18 +59,11 @@ class OperatorTlsTest {
     static void start() throws IOException {
         certs = TestCertificates.create(dir.resolve("certs"));
         broker = EmbeddedBroker.startTls(dir.resolve("broker"), certs);
-        Properties p = new Properties();
-        p.setProperty(SupervisorConfig.BROKERS, broker.stompEndpoints());
-        p.setProperty("supervisor.stomp.tls", "true");
-        p.setProperty("supervisor.stomp.truststore", certs.trustStore().toString());
-        p.setProperty(SupervisorConfig.JOURNAL_DIR, dir.resolve("journal").toString());
-        p.setProperty(SupervisorConfig.HTTP_HOST, "127.0.0.1");
-        p.setProperty(SupervisorConfig.HTTP_PORT, "0");
-        p.setProperty(SupervisorConfig.SHUTDOWN_GRACE, "10s");
-        supervisor = new Supervisor(SupervisorConfig.fromProperties(p,
-                Map.of(TlsSettings.ENV_STOMP_TRUSTSTORE_PASSWORD, certs.trustStorePassword())), Clock.systemUTC());
-        supervisor.start();
-        Await.until("supervisor subscribed over TLS", WAIT, () -> supervisor.readiness().ready());
+        Properties tls = new Properties();
+        tls.setProperty("supervisor.stomp.tls", "true");
+        tls.setProperty("supervisor.stomp.truststore", certs.trustStore().toString());
+        supervisor = RunningSupervisor.start(broker.stompEndpoints(), dir.resolve("journal"), tls,
+                Map.of(TlsSettings.ENV_STOMP_TRUSTSTORE_PASSWORD, certs.trustStorePassword()));
     }
 
     @AfterAll
@@ -102,7 +95,7 @@ class OperatorTlsTest {
         out.reset();
         // the producer's way of writing a TLS list; the password from the producer's environment variable
         String schemed = "stomp+ssl://127.0.0.1:" + Ports.free() + ",stomp+ssl://" + broker.stompEndpoints();
-        assertEquals(SupervisorMain.REFUSED, cli(Map.of(BrokerTlsOptions.ENV_TRUST_STORE_PASSWORD,
+        assertEquals(OperatorMain.REFUSED, cli(Map.of(BrokerTlsOptions.ENV_TRUST_STORE_PASSWORD,
                 certs.trustStorePassword()), "resignal", "--brokers", schemed, "--trust-store",
                 certs.trustStore().toString(), "--dataset", DATASET));
         assertTrue(err().contains("resignal refused: WRONG_STATE") && err().contains("is COLLECTING"), err());
@@ -219,7 +212,7 @@ class OperatorTlsTest {
     }
 
     private int cli(Map<String, String> env, String... args) {
-        return SupervisorMain.run(args, new ByteArrayInputStream(new byte[0]),
+        return OperatorMain.run(args, new ByteArrayInputStream(new byte[0]),
                 new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
                 env);
     }

@@ -1,4 +1,4 @@
-package org.eventindex.supervisor;
+package org.eventindex.operator;
 
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
@@ -7,15 +7,12 @@ import org.apache.kudu.client.KuduClient;
 import org.eventindex.cluster.ClusterAccess;
 import org.eventindex.consolidated.ConsolidatedSchema;
 import org.eventindex.kudu.DatasetLoader;
-import org.eventindex.kudu.KuduTables;
 import org.eventindex.kudu.KuduTablesConfig;
-import org.eventindex.kudu.LoaderSettings;
 import org.eventindex.names.DatasetName;
 
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.net.URI;
-import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -23,9 +20,9 @@ import java.util.Objects;
 /**
  * The HDFS and Kudu part of {@code supervisor delete-dataset}, done by the command itself (decision 0025): the
  * dataset's file {@code <root>/<container>/<dataset>.parquet} and a consumer's temp files of it, then its Kudu rows
- * ({@link DatasetLoader#delete}: EVENTS, MCEVENTS, DUPLICATEDEVENTS, TRIGGERCOUNT, EVENTSOVERLAP, then DATASETS).
- * Each step deletes what is there and accepts what is already gone, so a run interrupted half-way is finished by
- * running it again.
+ * (what {@code kudu-loader delete} does, {@link DatasetLoader#delete(KuduClient, KuduTablesConfig, DatasetName)}:
+ * EVENTS, MCEVENTS, DUPLICATEDEVENTS, TRIGGERCOUNT, EVENTSOVERLAP, then DATASETS). Each step deletes what is there
+ * and accepts what is already gone, so a run interrupted half-way is finished by running it again.
  */
 final class ClusterDelete {
     private ClusterDelete() {
@@ -72,8 +69,7 @@ final class ClusterDelete {
     static boolean deleteKuduRows(ClusterAccess access, String masters, KuduTablesConfig tables, DatasetName dataset)
             throws IOException {
         try (KuduClient client = access.kuduClient(masters)) {
-            return new DatasetLoader(client, new KuduTables(client, tables), LoaderSettings.defaults(),
-                    Clock.systemUTC()).delete(dataset);
+            return DatasetLoader.delete(client, tables, dataset);
         } catch (IOException | RuntimeException e) {
             throw new IOException("Kudu " + masters + ": cannot delete the rows of dataset " + dataset + ": "
                     + e.getMessage(), e);
