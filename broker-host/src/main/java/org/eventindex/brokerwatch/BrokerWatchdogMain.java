@@ -106,7 +106,7 @@ public final class BrokerWatchdogMain implements Callable<Integer> {
         BrokerWatchdog watchdog = new BrokerWatchdog(probe::probe, pidFile, silentProbes, BrokerWatchdog.Killer.SIGKILL,
                 LOG::warn);
         CountDownLatch stop = new CountDownLatch(1);
-        StopSignals.daemon("broker-watchdog", System.err, stop::countDown);
+        StopSignals.daemon("broker-watchdog", stop::countDown);
         LOG.info("watching broker {} ({}, {}), pid file {}: a probe every {} ms, killed after {} silent probes of {}"
                 + " ms", endpoint, tls ? "stomp+ssl" : "stomp", user == null ? "anonymous" : "as " + user, pidFile,
                 every.toMillis(), silentProbes, wait.toMillis());

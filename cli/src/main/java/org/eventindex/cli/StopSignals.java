@@ -2,11 +2,12 @@ package org.eventindex.cli;
 
 import static java.util.Objects.requireNonNull;
 
-import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import sun.misc.Signal;
 import sun.misc.SignalHandler;
 
@@ -19,6 +20,8 @@ import sun.misc.SignalHandler;
  * signal.
  */
 public final class StopSignals {
+    private static final Logger LOG = LoggerFactory.getLogger(StopSignals.class);
+
     /** What the daemons stop on: a service manager's stop (TERM) and Ctrl-C (INT). */
     public static final List<String> DAEMON = List.of("TERM", "INT");
 
@@ -59,14 +62,15 @@ public final class StopSignals {
     }
 
     /**
-     * Takes over {@link #DAEMON} for daemon {@code name}, running {@code onSignal} on the first; says on {@code err}
-     * when a signal cannot be received because the process was started with it ignored.
+     * Takes over {@link #DAEMON} for daemon {@code name}, running {@code onSignal} on the first; says in the daemon's
+     * log (a warning, in the log's own format, so that a JSON log stays JSON) when a signal cannot be received because
+     * the process was started with it ignored.
      */
-    public static StopSignals daemon(String name, PrintStream err, Runnable onSignal) {
+    public static StopSignals daemon(String name, Runnable onSignal) {
         StopSignals signals = install(DAEMON, onSignal);
         if (!signals.ignored().isEmpty()) {
-            err.println(name + ": " + String.join(" and ", signals.ignored()) + " ignored by this process (started"
-                    + " in the background by a shell?): stop it with SIGTERM");
+            LOG.warn("{}: {} ignored by this process (started in the background by a shell?): stop it with SIGTERM",
+                    name, String.join(" and ", signals.ignored()));
         }
         return signals;
     }

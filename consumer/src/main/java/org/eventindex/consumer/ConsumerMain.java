@@ -112,7 +112,7 @@ public final class ConsumerMain implements Callable<Integer> {
         CountDownLatch stopped = new CountDownLatch(1);
         // SIGTERM/SIGINT stop it here and exit 0 (the JVM's own handling would exit 143/130); installed before the
         // start, so that a stop during the start waits for it. The hook still stops it on any other exit of the JVM.
-        StopSignals signals = StopSignals.daemon("consumer", err, stopped::countDown);
+        StopSignals signals = StopSignals.daemon("consumer", stopped::countDown);
         try {
             consumer = Consumer.create(config, Clock.systemUTC());
             consumer.start((status, reason) -> {

@@ -1,5 +1,6 @@
 package org.eventindex.distribution;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.kudu.client.KuduClient;
@@ -482,7 +483,13 @@ final class DistributionIT {
         List<String> lines = Files.readAllLines(log).stream().filter(l -> !l.isBlank()).toList();
         assertFalse(lines.isEmpty(), log + " is empty");
         for (String l : lines) {
-            JsonNode node = json.readTree(l);
+            JsonNode node;
+            try {
+                node = json.readTree(l);
+            } catch (JsonProcessingException e) {
+                throw new AssertionError("line " + (lines.indexOf(l) + 1) + " of " + log + " is not JSON: " + l
+                        + "\nthe whole log:\n" + String.join("\n", lines), e);
+            }
             assertTrue(node.isObject() && node.has("level") && node.has("timestamp"), "not a log object: " + l);
             // ISO-8601 with date and zone (conf/logback/json-*.xml: IsoTimeJsonEncoder), the same instant
             Instant time = OffsetDateTime.parse(node.path("time").asText()).toInstant();

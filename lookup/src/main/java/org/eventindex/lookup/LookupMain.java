@@ -287,7 +287,7 @@ public final class LookupMain implements Callable<Integer> {
             // the wait for Kudu runs on its own thread, the stop signals installed before it: a SIGTERM or SIGINT
             // while the masters do not answer yet ends the wait and exits 0, as a stop while serving does
             FutureTask<Opened> opening = new FutureTask<>(() -> kudu.open(spec));
-            StopSignals signals = StopSignals.daemon("lookup serve", main.err, () -> opening.cancel(true));
+            StopSignals signals = StopSignals.daemon("lookup serve", () -> opening.cancel(true));
             Thread waiter = new Thread(opening, "lookup-kudu-wait");
             waiter.setDaemon(true);
             LOG.info("waiting up to {} s for the Kudu masters {}", kudu.kuduTimeoutSeconds, kudu.masters);

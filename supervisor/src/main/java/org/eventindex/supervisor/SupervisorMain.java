@@ -143,7 +143,7 @@ public final class SupervisorMain implements Callable<Integer> {
      * would exit 143 or 130). The shutdown hook still stops it on any other exit of the JVM.
      */
     private static int daemon(SupervisorConfig config, PrintStream err) throws IOException {
-        StopSignals signals = StopSignals.daemon("supervisor", err, () -> { });
+        StopSignals signals = StopSignals.daemon("supervisor", () -> { });
         Supervisor supervisor = new Supervisor(config, Clock.systemUTC());
         // Fenced out by the standby: end now, without the shutdown hook's checkpoint; started again it is a standby.
         supervisor.onFenced(why -> {
