@@ -46,6 +46,7 @@ public final class ClusterAccess implements AutoCloseable {
      *
      * @param registry the daemon's metrics (the Kerberos login's go there), or null; see also {@link #register}
      * @throws ClusterConfigException for a missing folder or file, or a login the KDC or keytab refuses
+     * @throws KdcUnreachableException when no KDC answered the login (the daemons wait and try again)
      */
     public static ClusterAccess open(ClusterSettings settings, PrometheusRegistry registry) {
         Objects.requireNonNull(settings, "settings is null");
