@@ -182,6 +182,10 @@ public final class ClusterAccess implements AutoCloseable {
         long deadline = start + timeout.toNanos();
         KuduException last = null;
         while (true) {
+            if (Thread.currentThread().isInterrupted()) {
+                // the pacing below would not wait any more: a stopping caller ends the attempts here
+                throw new java.io.InterruptedIOException("interrupted while waiting for the Kudu masters " + masters);
+            }
             long leftMs = (deadline - System.nanoTime()) / 1_000_000;
             if (leftMs <= 0) {
                 if (last == null || !ClusterErrors.saysWhy(last)) {
