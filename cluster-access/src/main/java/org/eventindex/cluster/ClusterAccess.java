@@ -46,6 +46,7 @@ public final class ClusterAccess implements AutoCloseable {
      *
      * @param registry the daemon's metrics (the Kerberos login's go there), or null; see also {@link #register}
      * @throws ClusterConfigException for a missing folder or file, or a login the KDC or keytab refuses
+     * @throws KdcUnreachableException when no KDC answered the login (the daemons wait and try again)
      */
     public static ClusterAccess open(ClusterSettings settings, PrometheusRegistry registry) {
         Objects.requireNonNull(settings, "settings is null");
@@ -181,6 +182,10 @@ public final class ClusterAccess implements AutoCloseable {
         long deadline = start + timeout.toNanos();
         KuduException last = null;
         while (true) {
+            if (Thread.currentThread().isInterrupted()) {
+                // the pacing below would not wait any more: a stopping caller ends the attempts here
+                throw new java.io.InterruptedIOException("interrupted while waiting for the Kudu masters " + masters);
+            }
             long leftMs = (deadline - System.nanoTime()) / 1_000_000;
             if (leftMs <= 0) {
                 if (last == null || !ClusterErrors.saysWhy(last)) {

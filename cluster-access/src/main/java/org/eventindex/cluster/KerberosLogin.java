@@ -43,8 +43,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * only compares two instants. The new tickets go into the same {@link Subject}, which is what the Kudu client, built
  * inside {@link Subject#doAs}, reads on its next negotiation.
  * <p>
- * Metrics: {@value #LOGIN_FAILURES} counts failed renewals (a failed first login stops the process instead, exit code
- * 2); {@value #TICKET_END} is the end time of the current ticket-granting ticket.
+ * Metrics: {@value #LOGIN_FAILURES} counts failed renewals (a first login the KDC refuses stops the process instead,
+ * exit code 2; one no KDC answered is waited for by the daemon); {@value #TICKET_END} is the end time of the current ticket-granting ticket.
  */
 public final class KerberosLogin implements AutoCloseable {
     public static final String LOGIN_FAILURES = "eventindex_kerberos_login_failures_total";
@@ -89,6 +89,7 @@ public final class KerberosLogin implements AutoCloseable {
      *             a copy of it
      * @throws ClusterConfigException naming the principal and the keytab when the keytab is missing or unreadable or
      *                                the KDC refuses the login (e.g. the principal is not in the keytab)
+     * @throws KdcUnreachableException naming them when no KDC of the realm answered ({@link #kdcUnreachable})
      */
     public static KerberosLogin login(ClusterSettings settings, Configuration conf) {
         return login(settings, conf, Clock.systemUTC());
@@ -121,6 +122,9 @@ public final class KerberosLogin implements AutoCloseable {
             UserGroupInformation.loginUserFromKeytab(principal, keytab.toString());
             ugi = UserGroupInformation.getLoginUser();
         } catch (IOException | RuntimeException e) {
+            if (kdcUnreachable(e)) {
+                throw new KdcUnreachableException(who + reason(e), e);
+            }
             throw new ClusterConfigException(who + reason(e), e);
         }
         KerberosLogin login = new KerberosLogin(principal, keytab, ugi, clock);
@@ -132,7 +136,7 @@ public final class KerberosLogin implements AutoCloseable {
     }
 
     /**
-     * Registers {@value #LOGIN_FAILURES} (renewals that failed; a failed first login stops the process with exit code
+     * Registers {@value #LOGIN_FAILURES} (renewals that failed; a refused first login stops the process with exit code
      * 2 instead) and {@value #TICKET_END} in a daemon's registry.
      */
     public void register(PrometheusRegistry registry) {
@@ -176,6 +180,30 @@ public final class KerberosLogin implements AutoCloseable {
         return all.isEmpty() ? e.toString() : all.get(all.size() - 1);
     }
 
+    /**
+     * Whether a failed login failed because no KDC answered: a refused or timed-out connection, no route, an unknown
+     * KDC host (DNS down), or Java's summary of those ("Cannot contact any KDC for realm"). Everything else the KDC or
+     * the JDK says (an unknown principal, a refused key, a keytab without the principal's key, a krb5.conf without the
+     * realm or its KDCs: "Cannot locate KDC", "Cannot locate default realm") is the configuration's.
+     */
+    public static boolean kdcUnreachable(Throwable e) {
+        int depth = 0;
+        for (Throwable t = e; t != null && depth < 16; t = t.getCause() == t ? null : t.getCause(), depth++) {
+            if (t instanceof java.net.ConnectException || t instanceof java.net.SocketTimeoutException
+                    || t instanceof java.net.NoRouteToHostException || t instanceof java.net.UnknownHostException
+                    || t instanceof java.net.PortUnreachableException) {
+                return true;
+            }
+            String m = t.getMessage() == null ? "" : t.getMessage().toLowerCase(java.util.Locale.ROOT);
+            if (m.contains("cannot contact any kdc") || m.contains("receive timed out")
+                    || m.contains("connection refused") || m.contains("connect timed out")
+                    || m.contains("no route to host") || m.contains("network is unreachable")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private static String meaning(String r) {
         if (r.contains("unable to obtain password")) {
             return "the keytab holds no key of this principal (check the principal's spelling and realm with"
@@ -186,8 +214,12 @@ public final class KerberosLogin implements AutoCloseable {
         } else if (r.contains("not found in kerberos database")) {
             return "the KDC does not know this principal";
         } else if (r.contains("cannot contact any kdc") || r.contains("connection refused")
-                || r.contains("receive timed out") || r.contains("cannot locate kdc")) {
-            return "no KDC of the realm answered (check krb5.conf: /etc/krb5.conf or -Djava.security.krb5.conf)";
+                || r.contains("receive timed out") || r.contains("connect timed out")) {
+            return "no KDC of the realm answered (is it running? its address comes from krb5.conf: /etc/krb5.conf"
+                    + " or -Djava.security.krb5.conf)";
+        } else if (r.contains("cannot locate kdc") || r.contains("cannot locate default realm")) {
+            return "krb5.conf names no KDC of the realm, or no default realm (/etc/krb5.conf or"
+                    + " -Djava.security.krb5.conf)";
         } else if (r.contains("clock skew")) {
             return "this host's clock differs too much from the KDC's";
         }

@@ -9,6 +9,8 @@ import org.eventindex.cluster.ClusterErrors;
 import org.eventindex.cluster.ClusterSettings;
 import org.eventindex.ops.DaemonMetrics;
 import org.eventindex.ops.DependencyChecks;
+import org.eventindex.ops.DependencyWait;
+import org.eventindex.cluster.KdcUnreachableException;
 import org.eventindex.ops.OpsHttpServer;
 import org.eventindex.stomp.StompQueueWorker;
 import org.eventindex.stomp.StompSender;
@@ -161,7 +163,25 @@ public final class Consumer implements AutoCloseable {
      * @throws org.eventindex.cluster.ClusterConfigException for a missing configuration folder or a refused login
      */
     public static Consumer create(ConsumerConfig config, Clock clock) throws IOException {
-        ClusterAccess cluster = ClusterAccess.open(config.cluster(), null);
+        return create(config, clock, ClusterAccess.open(config.cluster(), null));
+    }
+
+    /**
+     * {@link #create(ConsumerConfig, Clock)}, waiting with {@code wait} while no KDC answers the Kerberos login
+     * ({@code /ready} of the daemon names it meanwhile); the wait's metric goes into the consumer's registry too.
+     *
+     * @throws InterruptedException when {@code wait} was closed (the daemon stops) before a KDC answered
+     */
+    public static Consumer create(ConsumerConfig config, Clock clock, DependencyWait wait)
+            throws IOException, InterruptedException {
+        ClusterAccess cluster = wait.await("kerberos", () -> ClusterAccess.open(config.cluster(), null),
+                KdcUnreachableException.class::isInstance);
+        Consumer c = create(config, clock, cluster);
+        wait.register(c.metrics.registry());
+        return c;
+    }
+
+    private static Consumer create(ConsumerConfig config, Clock clock, ClusterAccess cluster) throws IOException {
         try {
             Consumer c = new Consumer(config, cluster, clock);
             c.owned.add(cluster);

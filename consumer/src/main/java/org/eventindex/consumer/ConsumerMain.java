@@ -8,6 +8,11 @@ import org.eventindex.cluster.ClusterErrors;
 import org.eventindex.cli.VersionProvider;
 import org.eventindex.config.ConfigKeysFile;
 import org.eventindex.io.FileReason;
+import org.eventindex.ops.DaemonMetrics;
+import org.eventindex.ops.DependencyWait;
+import org.eventindex.ops.OpsHttpServer;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.io.IOException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
@@ -96,6 +101,21 @@ public final class ConsumerMain implements Callable<Integer> {
         }
     }
 
+    /**
+     * The ops server while the consumer waits for what it cannot be built without (the KDC of its login):
+     * {@code /health} 200, {@code /ready} 503 naming it, {@code /metrics} with the wait's count. The consumer's own
+     * server takes the port once it is built.
+     */
+    private static OpsHttpServer startingServer(ConsumerConfig config, DependencyWait wait) throws IOException {
+        PrometheusRegistry registry = DaemonMetrics.registry("consumer");
+        wait.register(registry);
+        OpsHttpServer server = new OpsHttpServer(config.httpHost(), config.httpPort(), registry,
+                OpsHttpServer.Readiness::ok, () -> OpsHttpServer.Readiness.notReady(wait.waitingFor()
+                .map(w -> "waiting for " + w).orElse("starting")));
+        server.start();
+        return server;
+    }
+
     private static int daemon(Path file, PrintStream err) {
         LOG.info(ProjectVersion.startLine("consumer"));
         ConsumerConfig config;
@@ -112,9 +132,18 @@ public final class ConsumerMain implements Callable<Integer> {
         CountDownLatch stopped = new CountDownLatch(1);
         // SIGTERM/SIGINT stop it here and exit 0 (the JVM's own handling would exit 143/130); installed before the
         // start, so that a stop during the start waits for it. The hook still stops it on any other exit of the JVM.
-        StopSignals signals = StopSignals.daemon("consumer", stopped::countDown);
+        DependencyWait wait = new DependencyWait();
+        StopSignals signals = StopSignals.daemon("consumer", () -> {
+            wait.close();
+            stopped.countDown();
+        });
         try {
-            consumer = Consumer.create(config, Clock.systemUTC());
+            try (OpsHttpServer starting = startingServer(config, wait)) {
+                consumer = Consumer.create(config, Clock.systemUTC(), wait);
+            } catch (InterruptedException e) {
+                err.println("consumer: " + signals.received() + " received while waiting for the KDC, stopping");
+                return 0;
+            }
             consumer.start((status, reason) -> {
                 exitStatus.compareAndSet(0, status);
                 err.println("consumer: exiting with status " + status + ": " + reason);

@@ -19,9 +19,11 @@ import org.eventindex.stomp.StompEndpoint;
 import org.eventindex.stomp.StompQueueWorker;
 import org.eventindex.stomp.StompSender;
 import org.eventindex.stomp.StompSettings;
+import org.eventindex.ops.DependencyWait;
 import org.eventindex.testing.Await;
 import org.eventindex.testing.EmbeddedBroker;
 import org.eventindex.testing.EmbeddedS3;
+import org.eventindex.testing.Ports;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -37,6 +39,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -232,6 +235,59 @@ class KerberizedConsumerIT {
         assertTrue(out.contains("consumer: bad configuration: Kerberos login of principal " + stranger
                 + " (consumer.kerberos.principal) with keytab " + keytab + " (consumer.kerberos.keytab) failed: the"
                 + " keytab holds no key of this principal"), out);
+    }
+
+    /**
+     * A KDC that does not answer at start (a power cut during its maintenance) is waited for: the consumer stays up,
+     * {@code /health} 200 and {@code /ready} 503 naming Kerberos, and becomes ready by itself once the KDC is back.
+     */
+    @Test
+    void aKdcDownAtStartIsWaitedForAndTheConsumerBecomesReadyWhenItAnswers() throws Exception {
+        int httpPort = Ports.free();
+        Path config = config("krb-wait", PRINCIPAL, httpPort);
+        Files.writeString(config, ConsumerConfig.READY_CHECK_INTERVAL + " = 1s\n", StandardOpenOption.APPEND);
+        Path log = tmp.resolve("consumer-kdc-down.log");
+        HttpClient http = HttpClient.newHttpClient();
+        kdc.stop();
+        Process consumer = consumer(config, log);
+        try {
+            Await.until("/ready naming the KDC", Duration.ofSeconds(60), () -> {
+                HttpResponse<String> r = get(http, httpPort, "/ready");
+                return r != null && r.statusCode() == 503 && r.body().contains("waiting for kerberos: Kerberos login"
+                        + " of principal " + PRINCIPAL) && r.body().contains("no KDC of the realm answered");
+            });
+            HttpResponse<String> health = get(http, httpPort, "/health");
+            assertNotNull(health);
+            assertEquals(200, health.statusCode(), health.body());
+            assertTrue(consumer.isAlive(), tail(log));
+            String metrics = get(http, httpPort, "/metrics").body();
+            assertTrue(metrics.contains(DependencyWait.FAILURES + "{dependency=\"kerberos\"}"), metrics);
+
+            kdc.restart();
+            Await.until("ready by itself once the KDC answers", Duration.ofSeconds(90), () -> {
+                HttpResponse<String> r = get(http, httpPort, "/ready");
+                return r != null && r.statusCode() == 200;
+            });
+            assertTrue(Files.readString(log, StandardCharsets.UTF_8).contains("logged in to Kerberos as "
+                    + PRINCIPAL), tail(log));
+        } finally {
+            kdc.restart();
+            consumer.destroy();
+            assertTrue(consumer.waitFor(60, TimeUnit.SECONDS), "the consumer stopped on SIGTERM");
+        }
+    }
+
+    /** The answer, or null while nothing listens. */
+    private static HttpResponse<String> get(HttpClient http, int port, String path) {
+        try {
+            return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted", e);
+        }
     }
 
     private static String tail(Path log) {

@@ -253,7 +253,8 @@ final class DistributionIT {
         fileLogEnv.put("EVENTINDEX_LOG_DIR", logDir.toString());
         Process server = start("lookup", serve, fileLogEnv);
         int lookupPort = Integer.parseInt(optionValue(serve, "--port"));
-        awaitHttp(server, "lookup", lookupPort, "/health");
+        // /health answers as soon as it serves, /ready once Kudu answered
+        awaitHttp(server, "lookup", lookupPort, "/ready");
         HttpResponse<String> answer = DaemonProcesses.get(http, lookupPort, "/events/" + run + "/" + event)
                 .orElseThrow(() -> new AssertionError("lookup serve did not answer"));
         assertEquals(200, answer.statusCode(), answer.body());

@@ -10,6 +10,8 @@ import org.eventindex.kudu.KuduProbe;
 import org.eventindex.cluster.ClusterAccess;
 import org.eventindex.cluster.ClusterConfigException;
 import org.eventindex.cluster.ClusterOptions;
+import org.eventindex.cluster.KdcUnreachableException;
+import org.eventindex.ops.DependencyWait;
 import org.eventindex.kudu.KuduTablesConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,12 +36,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CancellationException;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.FutureTask;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.Set;
 
 /**
@@ -125,7 +126,8 @@ public final class LookupMain implements Callable<Integer> {
                 + " (DUPLICATEDEVENTS)")
         boolean withDuplicates;
         @Option(names = "--kudu-timeout", paramLabel = "S",
-                description = "seconds to wait for the Kudu masters to answer at start (default: 30)")
+                description = "seconds an attempt to reach the Kudu masters waits for their answer (default: 30): a"
+                        + " lookup then fails, serve tries again with a backoff up to 30 s, /ready naming Kudu")
         int kuduTimeoutSeconds = 30;
         @Mixin
         ClusterOptions cluster;
@@ -146,6 +148,19 @@ public final class LookupMain implements Callable<Integer> {
 
         /** Opens the lookup; usage errors are thrown as picocli's, for the exit status 2. */
         Opened open(CommandSpec spec) throws IOException {
+            try {
+                return open(spec, null);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while opening the lookup", e);
+            }
+        }
+
+        /**
+         * Opens the lookup; with {@code wait}, a KDC that does not answer the login and Kudu masters that do not
+         * answer within {@code --kudu-timeout} are tried again with its backoff instead of failing.
+         */
+        Opened open(CommandSpec spec, DependencyWait wait) throws IOException, InterruptedException {
             check(spec);
             KuduTablesConfig config;
             try {
@@ -153,12 +168,15 @@ public final class LookupMain implements Callable<Integer> {
             } catch (IllegalArgumentException e) {
                 throw new ParameterException(spec.commandLine(), e.getMessage());
             }
-            ClusterAccess access = cluster.open();
+            ClusterAccess access = wait == null ? cluster.open()
+                    : wait.await("kerberos", cluster::open, KdcUnreachableException.class::isInstance);
             KuduClient client;
             try {
                 // an unreachable cluster is said at start, in one line naming the masters
-                client = access.connectedKuduClient(masters, java.time.Duration.ofSeconds(kuduTimeoutSeconds));
-            } catch (IOException | RuntimeException e) {
+                DependencyWait.Attempt<KuduClient, IOException> connect = () -> access.connectedKuduClient(masters,
+                        java.time.Duration.ofSeconds(kuduTimeoutSeconds));
+                client = wait == null ? connect.run() : wait.await("kudu", connect, IOException.class::isInstance);
+            } catch (IOException | InterruptedException | RuntimeException e) {
                 access.close();
                 throw e;
             }
@@ -284,29 +302,70 @@ public final class LookupMain implements Callable<Integer> {
                         + server.readyCheckSeconds);
             }
             kudu.check(spec);
-            // the wait for Kudu runs on its own thread, the stop signals installed before it: a SIGTERM or SIGINT
-            // while the masters do not answer yet ends the wait and exits 0, as a stop while serving does
-            FutureTask<Opened> opening = new FutureTask<>(() -> kudu.open(spec));
-            StopSignals signals = StopSignals.daemon("lookup serve", () -> opening.cancel(true));
-            Thread waiter = new Thread(opening, "lookup-kudu-wait");
-            waiter.setDaemon(true);
-            LOG.info("waiting up to {} s for the Kudu masters {}", kudu.kuduTimeoutSeconds, kudu.masters);
-            waiter.start();
-            Opened opened;
-            try {
-                opened = opening.get();
-            } catch (CancellationException | InterruptedException e) {
-                main.err.println("lookup serve: " + signals.received() + " received while waiting for Kudu, stopping");
+            // the ops server first: /health answers and /ready says what the service waits for (the KDC, Kudu),
+            // lookups answer 503 until Kudu is open; a SIGTERM or SIGINT during the wait ends it and exits 0
+            DependencyWait wait = new DependencyWait();
+            AtomicReference<Opened> open = new AtomicReference<>();
+            Thread serving = Thread.currentThread();
+            StopSignals signals = StopSignals.daemon("lookup serve", () -> {
+                wait.close();
+                if (open.get() == null) {
+                    serving.interrupt(); // an attempt in progress (up to --kudu-timeout) ends too
+                }
+            });
+            InetSocketAddress address = new InetSocketAddress(server.bind, server.port);
+            List<String> tables = readTables(kudu.prefix);
+            try (LookupServer http = LookupServer.start(address, (keys, filter) -> open.get().lookup()
+                            .lookup(keys, filter), limits,
+                    Map.of("kudu", () -> KuduProbe.check(opened(open, wait).client(), tables)),
+                    Duration.ofSeconds(server.readyCheckSeconds), () -> open.get() != null ? Optional.empty()
+                            : Optional.of("waiting for " + wait.waitingFor().orElse("kudu: connecting to the masters "
+                            + kudu.masters)))) {
+                wait.register(http.metrics());
+                main.out.println("listening on http://" + address.getHostString() + ":" + http.port());
+                main.out.flush();
+                LOG.info("lookup service listening on http://{}:{}; waiting for the Kudu masters {}",
+                        address.getHostString(), http.port(), kudu.masters);
+                try {
+                    open.set(kudu.open(spec, wait));
+                } catch (InterruptedException | IOException | RuntimeException e) {
+                    if (signals.received() == null) {
+                        throw e;
+                    }
+                    main.err.println("lookup serve: " + signals.received() + " received while waiting for Kudu,"
+                            + " stopping");
+                    return 0;
+                }
+                Thread.interrupted(); // a signal that came as the wait ended is in signals.await()
+                LOG.info("lookup service ready: Kudu masters {} answered", kudu.masters);
+                main.err.println("lookup serve: " + signals.await() + " received, stopping");
                 return 0;
-            } catch (ExecutionException e) {
-                return main.failed(e.getCause() instanceof Exception c ? c : new IllegalStateException(e.getCause()));
-            }
-            try (Opened o = opened) {
-                return serve(server, limits, o, kudu.prefix, signals, main.out, main.err);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return 0;
             } catch (IOException | RuntimeException e) {
                 return main.failed(e);
+            } finally {
+                // after the server: no lookup in progress uses the client any more
+                Opened o = open.get();
+                if (o != null) {
+                    try {
+                        o.close();
+                    } catch (IOException | RuntimeException e) {
+                        LOG.warn("closing the Kudu client of {} failed: {}", kudu.masters, e.toString());
+                    }
+                }
             }
         }
+    }
+
+    /** The opened lookup, or the reason it is not open yet (the dependency check's failure). */
+    private static Opened opened(AtomicReference<Opened> open, DependencyWait wait) throws IOException {
+        Opened o = open.get();
+        if (o == null) {
+            throw new IOException("not connected yet: " + wait.waitingFor().orElse("connecting"));
+        }
+        return o;
     }
 
     private int failed(Exception e) {
@@ -367,24 +426,6 @@ public final class LookupMain implements Callable<Integer> {
         }
         out.flush();
         return failed || !input.errors().isEmpty() ? 1 : 0;
-    }
-
-    /** Serves until SIGTERM or SIGINT, then closes the server and returns 0 (the JVM alone would exit 143/130). */
-    private static int serve(Server o, ServerLimits limits, Opened opened, String prefix, StopSignals signals,
-                             PrintStream out, PrintStream err) throws IOException {
-        InetSocketAddress address = new InetSocketAddress(o.bind, o.port);
-        EventLookup lookup = opened.lookup();
-        try (LookupServer server = LookupServer.start(address, lookup::lookup, limits,
-                Map.of("kudu", () -> KuduProbe.check(opened.client(), readTables(prefix))),
-                Duration.ofSeconds(o.readyCheckSeconds))) {
-            out.println("listening on http://" + address.getHostString() + ":" + server.port());
-            out.flush();
-            LOG.info("lookup service listening on http://{}:{}", address.getHostString(), server.port());
-            err.println("lookup serve: " + signals.await() + " received, stopping");
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        return 0;
     }
 
     /** The tables a lookup reads. */

@@ -22,6 +22,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
+import java.util.Optional;
 import java.util.Set;
 import java.time.Clock;
 import java.time.Duration;
@@ -62,10 +64,13 @@ public final class LookupServer implements AutoCloseable {
     private final Counter requests;
     private final Histogram duration;
     private final DependencyChecks checks;
+    private final Supplier<Optional<String>> unavailable;
 
     private LookupServer(InetSocketAddress address, Lookups lookups, ServerLimits limits,
-                         Map<String, DependencyChecks.Check> checks, Duration checkInterval) throws IOException {
+                         Map<String, DependencyChecks.Check> checks, Duration checkInterval,
+                         Supplier<Optional<String>> unavailable) throws IOException {
         this.lookups = requireNonNull(lookups, "lookups is null");
+        this.unavailable = requireNonNull(unavailable, "unavailable is null");
         this.limits = requireNonNull(limits, "limits is null");
         this.permits = new Semaphore(limits.maxConcurrent());
         this.registry = DaemonMetrics.registry("lookup");
@@ -79,8 +84,13 @@ public final class LookupServer implements AutoCloseable {
         this.checks = checks.isEmpty() ? null
                 : new DependencyChecks(checks, checkInterval, Clock.systemUTC(), registry, DEPENDENCY_UP);
         this.server = new OpsHttpServer(requireNonNull(address, "address is null"), limits.threads(), registry,
-                OpsHttpServer.Readiness::ok,
-                this.checks == null ? OpsHttpServer.Readiness::ok : this.checks::readiness);
+                OpsHttpServer.Readiness::ok, this::readiness);
+    }
+
+    private OpsHttpServer.Readiness readiness() {
+        OpsHttpServer.Readiness checked = checks == null ? OpsHttpServer.Readiness.ok() : checks.readiness();
+        return unavailable.get().map(why -> new OpsHttpServer.Readiness(false, why, checked.dependencies()))
+                .orElse(checked);
     }
 
     /**
@@ -103,8 +113,19 @@ public final class LookupServer implements AutoCloseable {
     public static LookupServer start(InetSocketAddress address, Lookups lookups, ServerLimits limits,
                                      Map<String, DependencyChecks.Check> checks, Duration checkInterval)
             throws IOException {
+        return start(address, lookups, limits, checks, checkInterval, Optional::empty);
+    }
+
+    /**
+     * {@link #start(InetSocketAddress, Lookups, ServerLimits, Map, Duration)} for a service that may not be able to
+     * look up yet: while {@code unavailable} gives a reason (e.g. "waiting for kudu: ..."), {@code /ready} and every
+     * lookup answer 503 with it ({@code {"error": reason}}, {@code Retry-After: 5}; outcome {@code unavailable}).
+     */
+    public static LookupServer start(InetSocketAddress address, Lookups lookups, ServerLimits limits,
+                                     Map<String, DependencyChecks.Check> checks, Duration checkInterval,
+                                     Supplier<Optional<String>> unavailable) throws IOException {
         LookupServer s = new LookupServer(address, lookups, limits, requireNonNull(checks, "checks is null"),
-                requireNonNull(checkInterval, "checkInterval is null"));
+                requireNonNull(checkInterval, "checkInterval is null"), unavailable);
         s.server.handle("/events/", ex -> s.limited(ex, "events", s::event));
         s.server.handle("/lookup", ex -> s.limited(ex, "lookup", s::batch));
         if (s.checks != null) {
@@ -129,10 +150,16 @@ public final class LookupServer implements AutoCloseable {
 
     private void limited(HttpExchange ex, String endpoint, Handler h) throws IOException {
         long start = System.nanoTime();
+        Optional<String> why = unavailable.get();
         try (ex) {
-            limited(ex, h);
+            if (why.isPresent()) {
+                ex.getResponseHeaders().set("Retry-After", "5");
+                error(ex, 503, why.get());
+            } else {
+                limited(ex, h);
+            }
         } finally {
-            requests.labelValues(endpoint, outcome(ex.getResponseCode())).inc();
+            requests.labelValues(endpoint, why.isPresent() ? "unavailable" : outcome(ex.getResponseCode())).inc();
             duration.labelValues(endpoint).observe((System.nanoTime() - start) / 1e9);
         }
     }
@@ -141,7 +168,7 @@ public final class LookupServer implements AutoCloseable {
      * The {@code outcome} label of a response: {@code ok} (200: the event found, or a batch answered),
      * {@code not_found} (404: no LOADED dataset holds the event, or an unknown path), {@code bad_request} (400,
      * 405), {@code too_large} (413), {@code failed} (502: Kudu failed), {@code overloaded} (503: too many lookups
-     * at once), {@code error} otherwise (e.g. the client went away before an answer).
+     * at once; {@code unavailable} for a 503 while the service waits for Kudu at start), {@code error} otherwise (e.g. the client went away before an answer).
      */
     static String outcome(int status) {
         return switch (status) {

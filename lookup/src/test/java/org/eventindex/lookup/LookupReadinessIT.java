@@ -7,8 +7,11 @@ import org.eventindex.kudu.KuduProbe;
 import org.eventindex.kudu.KuduTables;
 import org.eventindex.kudu.KuduTablesConfig;
 import org.eventindex.ops.DaemonMetrics;
+import org.eventindex.ops.DependencyWait;
 import org.eventindex.testing.Await;
+import org.eventindex.testing.DaemonProcess;
 import org.eventindex.testing.EmbeddedKudu;
+import org.eventindex.testing.Ports;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -121,6 +124,51 @@ class LookupReadinessIT {
         assertEquals(0, metric(LookupServer.DEPENDENCY_UP, "dependency", "kudu"));
         kudu.startMasters();
         Await.until("ready again once the masters answer", WAIT, () -> get("/ready").statusCode() == 200);
+    }
+
+    /**
+     * {@code lookup serve} started while the Kudu masters are down (a power cut, Kudu still starting): the process
+     * stays up, {@code /health} 200, {@code /ready} and every lookup 503 naming Kudu, and it serves by itself once
+     * the masters answer.
+     */
+    @Test
+    void serveStartedWithKuduDownWaitsAndServesOnceTheMastersAnswer() throws Exception {
+        KuduTablesConfig tables = new KuduTablesConfig("wt_", 2, 1);
+        new KuduTables(kudu.client(), tables).createOrVerify(1);
+        kudu.killMasters();
+        int port = Ports.free();
+        try (DaemonProcess serve = DaemonProcess.start(LookupMain.class, dir.resolve("serve-kudu-down.log"), "serve",
+                "--masters", kudu.masterAddresses(), "--prefix", "wt_", "--kudu-timeout", "1",
+                "--ready-check-seconds", "1", "--port", String.valueOf(port))) {
+            String base = "http://127.0.0.1:" + port;
+            serve.awaitHttpOk(port, "/health", WAIT);
+            Await.until("/ready naming Kudu after a failed attempt", WAIT, () -> {
+                HttpResponse<String> r = send(base + "/ready");
+                return r.statusCode() == 503 && r.body().contains("waiting for kudu: Kudu masters "
+                        + kudu.masterAddresses() + " unreachable");
+            });
+            HttpResponse<String> lookup = send(base + "/events/00327636/000000005");
+            assertEquals(503, lookup.statusCode(), lookup.body());
+            assertTrue(JSON.readTree(lookup.body()).get("error").asText().startsWith("waiting for kudu: "),
+                    lookup.body());
+            assertTrue(serve.isAlive(), serve.log());
+            assertTrue(send(base + "/metrics").body().contains(DependencyWait.FAILURES + "{dependency=\"kudu\"}"),
+                    "the failed attempts are counted");
+
+            kudu.startMasters();
+            Await.until("ready by itself once the masters answer", WAIT,
+                    () -> send(base + "/ready").statusCode() == 200);
+            HttpResponse<String> absent = send(base + "/events/00327636/000000005");
+            assertEquals(404, absent.statusCode(), absent.body());
+        }
+    }
+
+    private HttpResponse<String> send(String url) {
+        try {
+            return http.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString());
+        } catch (Exception e) {
+            throw new AssertionError("GET " + url + " failed", e);
+        }
     }
 
     @Test

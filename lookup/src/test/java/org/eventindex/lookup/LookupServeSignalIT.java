@@ -49,7 +49,8 @@ class LookupServeSignalIT {
         try (DaemonProcess serve = DaemonProcess.start(LookupMain.class, dir.resolve("serve-" + signal + ".log"),
                 "serve", "--masters", fixture.masters(), "--prefix", CONFIG.prefix(), "--port",
                 Integer.toString(port))) {
-            serve.awaitHttpOk(port, "/health", TIMEOUT);
+            // /health answers as soon as it serves; /ready once Kudu answered
+            serve.awaitHttpOk(port, "/ready", TIMEOUT);
             HttpResponse<String> found = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(
                     "http://127.0.0.1:" + port + "/events/" + LookupFixture.RUN + "/5")).build(),
                     HttpResponse.BodyHandlers.ofString());
@@ -67,7 +68,7 @@ class LookupServeSignalIT {
         String masters = "127.0.0.1:" + Ports.free();
         try (DaemonProcess serve = DaemonProcess.start(LookupMain.class, dir.resolve("wait-" + signal + ".log"),
                 "serve", "--masters", masters, "--kudu-timeout", "600", "--port", "0")) {
-            serve.awaitLog("waiting up to 600 s for the Kudu masters " + masters, TIMEOUT);
+            serve.awaitLog("waiting for the Kudu masters " + masters, TIMEOUT);
             serve.signal(signal);
             // well within the 600 s the wait would take
             assertEquals(0, serve.awaitExit(TIMEOUT), serve.log());

@@ -1,7 +1,9 @@
 package org.eventindex.supervisor;
 
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import org.eventindex.cluster.KdcUnreachableException;
 import org.eventindex.ops.DaemonMetrics;
+import org.eventindex.ops.DependencyWait;
 import org.eventindex.ops.OpsHttpServer;
 import org.eventindex.stomp.StompEndpoint;
 import org.eventindex.stomp.StompSender;
@@ -62,6 +64,8 @@ public final class Supervisor implements AutoCloseable {
     private final Function<SupervisorConfig.Epochs, EpochRanges> rangesFactory;
     private final JournalDiskGuard diskGuard;
     private final Checkpoints checkpoints;
+    /** The wait at start for what the supervisor cannot start without: the KDC of its Kerberos login. */
+    private final DependencyWait startWait = new DependencyWait();
     /** Serialises activation (on the standby thread) with stop(). */
     private final Object lifecycle = new Object();
     private volatile Consumer<String> onFenced = why -> { };
@@ -97,13 +101,17 @@ public final class Supervisor implements AutoCloseable {
         this.diskGuard = new JournalDiskGuard(journalDisk, config.journal().minFreeBytes(), config.handOff().tick(),
                 config.journal().dir().toString());
         this.checkpoints = new Checkpoints(config.journal().checkpointEntries(), clock, metrics);
+        startWait.register(metricsRegistry);
     }
 
     /**
-     * Replays the journal, then starts sending, consuming and serving HTTP. Returns without waiting for the broker:
-     * the workers connect (and reconnect) in the background; {@code /ready} says when both are subscribed.
+     * Serves HTTP, replays the journal, then starts sending and consuming. Returns without waiting for the broker:
+     * the workers connect (and reconnect) in the background; {@code /ready} says when both are subscribed. Waits for
+     * a KDC that does not answer the Kerberos login of the epoch ranges ({@link DependencyWait}: {@code /ready}
+     * names it meanwhile); {@link #stop()} from another thread ends that wait.
      *
-     * @throws IOException           when the journal cannot be opened or replayed, or the HTTP port is taken
+     * @throws IOException           when the journal cannot be opened or replayed, or the HTTP port is taken, or the
+     *                               supervisor was stopped while it waited for the KDC
      * @throws IllegalStateException when called twice
      */
     public void start() throws IOException {
@@ -118,15 +126,19 @@ public final class Supervisor implements AutoCloseable {
                         + SupervisorConfig.HA_ENABLED + "=true, or point " + SupervisorConfig.JOURNAL_DIR
                         + " at the newest generation-N to run without a standby");
             }
+            try {
+                serveHttp();
+            } catch (IOException | RuntimeException e) {
+                stop();
+                throw e;
+            }
             activate(config.journal().dir());
             return;
         }
         try {
-            eventBus = new EventBus(config.eventsQueue(), metrics.eventSubscribersDropped::inc);
-            info = new InfoService(config, metricsRegistry, eventBus, this::readiness, this::role);
+            serveHttp();
             String id = config.ha().id().isEmpty() ? hostName() + ":" + info.port() : config.ha().id();
             leadership = new Leadership(config.ha(), config.journal().dir(), id, metricsRegistry, this::fenced);
-            info.start();
         } catch (IOException | RuntimeException e) {
             stop();
             throw e;
@@ -136,6 +148,16 @@ public final class Supervisor implements AutoCloseable {
         t.start();
         LOG.info("supervisor {} started as a standby on {} (lease {}); ops HTTP on port {}", leadership.id(),
                 config.journal().dir(), config.ha().lease(), info.port());
+    }
+
+    /**
+     * The ops HTTP server, before anything the supervisor waits for: {@code /health} answers, {@code /ready} says
+     * what it waits for; the state's resources are added once it is active.
+     */
+    private void serveHttp() throws IOException {
+        eventBus = new EventBus(config.eventsQueue(), metrics.eventSubscribersDropped::inc);
+        info = new InfoService(config, metricsRegistry, eventBus, this::readiness, this::role);
+        info.start();
     }
 
     /** The standby thread: waits for the lease, then activates; a failed activation is reported and stops it. */
@@ -155,6 +177,9 @@ public final class Supervisor implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (IOException | RuntimeException e) {
+            if (stopped.get()) {
+                return; // stopped while it waited for the KDC
+            }
             LOG.error("supervisor {} could not take over: {}", leadership.id(), e.toString(), e);
             stop();
             onActivationFailure.accept(e);
@@ -183,7 +208,7 @@ public final class Supervisor implements AutoCloseable {
             StompSettings stomp = config.stompSettings();
             outbound = new StompSender(stomp);
             answers = new OperatorAnswers(stomp, fence, metrics);
-            epochRanges = rangesFactory.apply(config.epochs());
+            epochRanges = epochRanges();
             if (epochRanges instanceof KuduEpochRanges kudu) {
                 kudu.registerMetrics(metricsRegistry); // the Kerberos login's, when there is one
             }
@@ -198,9 +223,6 @@ public final class Supervisor implements AutoCloseable {
                     new HandOffPolicy(config.handOff()), config.maxMessageBytes(), config.producerQueue(),
                     config.controlQueue());
             dispatcher.reportTo(engine);
-            if (eventBus == null) {
-                eventBus = new EventBus(config.eventsQueue(), metrics.eventSubscribersDropped::inc);
-            }
             engine.listener(eventBus::publish);
             engine.recover();
 
@@ -222,13 +244,7 @@ public final class Supervisor implements AutoCloseable {
             ConsoleResources console = new ConsoleResources(engine, clock, config.console().stuckAfter(),
                     config.missingHeartbeats(), new ConsoleResources.Commands(config.brokers().stream()
                     .map(StompEndpoint::toString).collect(Collectors.joining(",")), config.epochs().kuduMasters()));
-            if (info == null) {
-                info = new InfoService(config, metricsRegistry, eventBus, this::readiness, this::role);
-                info.serve(resources, console);
-                info.start();
-            } else {
-                info.serve(resources, console);
-            }
+            info.serve(resources, console);
 
             periodic.start();
             inbound.start();
@@ -239,11 +255,33 @@ public final class Supervisor implements AutoCloseable {
         }
     }
 
+    /**
+     * The epoch ranges, once their Kerberos login (when one is configured) got a ticket: a KDC that does not answer
+     * is waited for, a login it refuses ends the start ({@code ClusterConfigException}, exit 2).
+     */
+    private EpochRanges epochRanges() throws IOException {
+        try {
+            return startWait.await("kerberos", () -> rangesFactory.apply(config.epochs()),
+                    KdcUnreachableException.class::isInstance);
+        } catch (InterruptedException e) {
+            throw new IOException("supervisor stopped while it waited for the KDC", e);
+        }
+    }
+
+    /**
+     * Ends a wait of {@link #start()} for a dependency (the KDC): the start then fails; returns at once (a signal
+     * handler calls it). Without such a wait it does nothing.
+     */
+    public void stopWaiting() {
+        startWait.close();
+    }
+
     /** Stops consuming (waiting for the messages in progress), sending and serving, and closes the journal. */
     public void stop() {
         if (!stopped.compareAndSet(false, true)) {
             return;
         }
+        stopWaiting(); // a start waiting for the KDC gives up, and releases the lifecycle
         Leadership l = leadership;
         if (l != null) {
             l.stopWaiting(); // a standby stops waiting; an active keeps its lease while it stops
@@ -363,7 +401,8 @@ public final class Supervisor implements AutoCloseable {
         }
         Health h = health;
         if (h == null || stopped.get()) {
-            return OpsHttpServer.Readiness.notReady(stopped.get() ? "stopped" : "starting");
+            return OpsHttpServer.Readiness.notReady(stopped.get() ? "stopped" : startWait.waitingFor()
+                    .map(w -> "waiting for " + w).orElse("starting"));
         }
         return h.readiness();
     }

@@ -143,8 +143,9 @@ public final class SupervisorMain implements Callable<Integer> {
      * would exit 143 or 130). The shutdown hook still stops it on any other exit of the JVM.
      */
     private static int daemon(SupervisorConfig config, PrintStream err) throws IOException {
-        StopSignals signals = StopSignals.daemon("supervisor", () -> { });
         Supervisor supervisor = new Supervisor(config, Clock.systemUTC());
+        // a stop signal while the start waits for the KDC ends the wait: the start fails, the daemon exits 0
+        StopSignals signals = StopSignals.daemon("supervisor", supervisor::stopWaiting);
         // Fenced out by the standby: end now, without the shutdown hook's checkpoint; started again it is a standby.
         supervisor.onFenced(why -> {
             err.println("supervisor: fenced out (" + why + "); exiting " + Leadership.EXIT_FENCED);
@@ -156,7 +157,16 @@ public final class SupervisorMain implements Callable<Integer> {
             System.exit(1);
         });
         Runtime.getRuntime().addShutdownHook(new Thread(supervisor::stop, "supervisor-shutdown"));
-        supervisor.start();
+        try {
+            supervisor.start();
+        } catch (IOException e) {
+            if (signals.received() != null) {
+                err.println("supervisor: " + signals.received() + " received while starting, stopping");
+                supervisor.stop();
+                return 0;
+            }
+            throw e;
+        }
         try {
             String signal = signals.await();
             err.println("supervisor: " + signal + " received, stopping");

@@ -34,11 +34,17 @@ public final class DaemonProcess implements AutoCloseable {
 
     /** Starts {@code main} with {@code args}; output to {@code log}. */
     public static DaemonProcess start(Class<?> main, Path log, String... args) throws IOException {
+        return start(main, log, List.of(), args);
+    }
+
+    /** Starts {@code main} with {@code jvmOptions} (e.g. {@code -Djava.security.krb5.conf=...}) and {@code args}. */
+    public static DaemonProcess start(Class<?> main, Path log, List<String> jvmOptions, String... args)
+            throws IOException {
         List<String> command = new ArrayList<>();
         if (defaultSignalSupported()) {
             command.addAll(List.of("env", "--default-signal=INT,TERM"));
         }
-        command.addAll(ChildJvm.main(main).heap("256m").quickStart().args(args).command());
+        command.addAll(ChildJvm.main(main).heap("256m").quickStart().options(jvmOptions).args(args).command());
         ProcessBuilder pb = new ProcessBuilder(command);
         pb.redirectErrorStream(true);
         pb.redirectOutput(log.toFile());
@@ -103,6 +109,11 @@ public final class DaemonProcess implements AutoCloseable {
         assertTrue(process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS),
                 "the daemon did not exit within " + timeout + ":\n" + log());
         return process.exitValue();
+    }
+
+    /** Whether the process still runs. */
+    public boolean isAlive() {
+        return process.isAlive();
     }
 
     /** What the daemon printed so far. */

@@ -30,7 +30,7 @@ public final class MitKdc implements AutoCloseable {
     private final Path dir;
     private final int port;
     private final Duration ticketLifetime;
-    private final Process kdc;
+    private volatile Process kdc;
 
     private MitKdc(Path dir, int port, Duration ticketLifetime, Process kdc) {
         this.dir = dir;
@@ -102,25 +102,9 @@ public final class MitKdc implements AutoCloseable {
                 " localhost = " + REALM,
                 ""), StandardCharsets.UTF_8);
         run(dir, List.of(binary("kdb5_util"), "create", "-s", "-r", REALM, "-P", "masterkey-" + port));
-        ProcessBuilder kdcCommand = new ProcessBuilder(binary("krb5kdc"), "-n", "-r", REALM)
-                .redirectErrorStream(true).redirectOutput(dir.resolve("krb5kdc.out").toFile())
-                .directory(dir.toFile());
-        kdcCommand.environment().putAll(env(dir));
-        Process kdc = kdcCommand.start();
-        MitKdc started = new MitKdc(dir, port, ticketLifetime, kdc);
+        MitKdc started = new MitKdc(dir, port, ticketLifetime, launch(dir));
         try {
-            Await.until("the KDC listening on 127.0.0.1:" + port, Duration.ofSeconds(30), () -> {
-                if (!kdc.isAlive()) {
-                    throw new IllegalStateException("krb5kdc exited with " + kdc.exitValue() + "; see "
-                            + dir.resolve("krb5kdc.out") + " and " + dir.resolve("krb5kdc.log"));
-                }
-                try (Socket s = new Socket()) {
-                    s.connect(new InetSocketAddress("127.0.0.1", port), 500);
-                    return true;
-                } catch (IOException e) {
-                    return false;
-                }
-            });
+            started.awaitListening();
             // the ticket-granting service's own lifetime caps every ticket too
             started.kadmin("modprinc -maxlife " + life + "s krbtgt/" + REALM + "@" + REALM);
             return started;
@@ -128,6 +112,48 @@ public final class MitKdc implements AutoCloseable {
             started.close();
             throw e;
         }
+    }
+
+    private static Process launch(Path dir) throws IOException {
+        ProcessBuilder kdcCommand = new ProcessBuilder(binary("krb5kdc"), "-n", "-r", REALM)
+                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(
+                        dir.resolve("krb5kdc.out").toFile()))
+                .directory(dir.toFile());
+        kdcCommand.environment().putAll(env(dir));
+        return kdcCommand.start();
+    }
+
+    /**
+     * Stops the KDC process (the realm's database, the keytabs and the port stay): clients get a refused connection,
+     * as during a KDC's maintenance. {@link #restart()} starts it again.
+     */
+    public void stop() {
+        close();
+    }
+
+    /** Starts the KDC again on the same port with the same database, after {@link #stop()}. */
+    public void restart() throws IOException {
+        if (kdc.isAlive()) {
+            return;
+        }
+        kdc = launch(dir);
+        awaitListening();
+    }
+
+    private void awaitListening() {
+        Process kdc = this.kdc;
+        Await.until("the KDC listening on 127.0.0.1:" + port, Duration.ofSeconds(30), () -> {
+            if (!kdc.isAlive()) {
+                throw new IllegalStateException("krb5kdc exited with " + kdc.exitValue() + "; see "
+                        + dir.resolve("krb5kdc.out") + " and " + dir.resolve("krb5kdc.log"));
+            }
+            try (Socket s = new Socket()) {
+                s.connect(new InetSocketAddress("127.0.0.1", port), 500);
+                return true;
+            } catch (IOException e) {
+                return false;
+            }
+        });
     }
 
     /**
