@@ -1,6 +1,7 @@
 package org.eventindex.spb;
 
-import static org.eventindex.spb.SpbFixtures.RUN;
+import org.eventindex.testing.SpbFixtures;
+import static org.eventindex.testing.SpbFixtures.RUN;
 
 import com.google.protobuf.UnknownFieldSet;
 import org.eventindex.names.DatasetName;
@@ -9,7 +10,7 @@ import org.eventindex.proto.EventIndexProtos.EIEvent_p1;
 import org.eventindex.proto.EventIndexProtos.EItoken_p1;
 import org.eventindex.proto.EventIndexProtos.Header_p1;
 import org.eventindex.proto.EventIndexProtos.TriggerMenu_p1;
-import org.eventindex.spb.SpbFixtures.Raw;
+import org.eventindex.testing.SpbFixtures.Raw;
 import org.eventindex.spb.SpbFormatException.Problem;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -23,17 +24,17 @@ import java.util.List;
 import java.util.function.UnaryOperator;
 import java.util.zip.GZIPOutputStream;
 
-import static org.eventindex.spb.SpbFixtures.GUID_A;
-import static org.eventindex.spb.SpbFixtures.TOKEN;
-import static org.eventindex.spb.SpbFixtures.hltMask;
-import static org.eventindex.spb.SpbFixtures.l1Mask;
-import static org.eventindex.spb.SpbFixtures.token;
-import static org.eventindex.spb.SpbFixtures.begin;
-import static org.eventindex.spb.SpbFixtures.end;
-import static org.eventindex.spb.SpbFixtures.event;
-import static org.eventindex.spb.SpbFixtures.header;
-import static org.eventindex.spb.SpbFixtures.menu;
-import static org.eventindex.spb.SpbFixtures.trailer;
+import static org.eventindex.testing.SpbFixtures.GUID_A;
+import static org.eventindex.testing.SpbFixtures.TOKEN;
+import static org.eventindex.testing.SpbFixtures.hltMask;
+import static org.eventindex.testing.SpbFixtures.l1Mask;
+import static org.eventindex.testing.SpbFixtures.token;
+import static org.eventindex.testing.SpbFixtures.begin;
+import static org.eventindex.testing.SpbFixtures.end;
+import static org.eventindex.testing.SpbFixtures.event;
+import static org.eventindex.testing.SpbFixtures.header;
+import static org.eventindex.testing.SpbFixtures.menu;
+import static org.eventindex.testing.SpbFixtures.trailer;
 import static org.eventindex.spb.SpbMessageType.BEGIN_GUID;
 import static org.eventindex.spb.SpbMessageType.END_GUID;
 import static org.eventindex.spb.SpbMessageType.EVENT;

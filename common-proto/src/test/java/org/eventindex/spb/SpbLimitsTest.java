@@ -1,8 +1,9 @@
 package org.eventindex.spb;
 
-import static org.eventindex.spb.SpbFixtures.RUN;
+import org.eventindex.testing.SpbFixtures;
+import static org.eventindex.testing.SpbFixtures.RUN;
 
-import org.eventindex.spb.SpbFixtures.Raw;
+import org.eventindex.testing.SpbFixtures.Raw;
 import org.eventindex.spb.SpbFormatException.Problem;
 import org.junit.jupiter.api.Test;
 
@@ -12,10 +13,10 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.util.zip.GZIPOutputStream;
 
-import static org.eventindex.spb.SpbFixtures.GUID_A;
-import static org.eventindex.spb.SpbFixtures.begin;
-import static org.eventindex.spb.SpbFixtures.event;
-import static org.eventindex.spb.SpbFixtures.header;
+import static org.eventindex.testing.SpbFixtures.GUID_A;
+import static org.eventindex.testing.SpbFixtures.begin;
+import static org.eventindex.testing.SpbFixtures.event;
+import static org.eventindex.testing.SpbFixtures.header;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;

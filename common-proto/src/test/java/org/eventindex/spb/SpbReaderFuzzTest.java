@@ -1,5 +1,6 @@
 package org.eventindex.spb;
 
+import org.eventindex.testing.SpbFixtures;
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import org.eventindex.message.GuidInfo;

@@ -1,7 +1,8 @@
 package org.eventindex.spb;
 
+import org.eventindex.testing.SpbFixtures;
 import org.eventindex.proto.EventIndexProtos.EIEvent_p1;
-import org.eventindex.spb.SpbFixtures.Raw;
+import org.eventindex.testing.SpbFixtures.Raw;
 import org.eventindex.spb.SpbFormatException.Problem;
 import org.junit.jupiter.api.Test;
 
@@ -12,11 +13,11 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 
-import static org.eventindex.spb.SpbFixtures.GUID_A;
-import static org.eventindex.spb.SpbFixtures.begin;
-import static org.eventindex.spb.SpbFixtures.end;
-import static org.eventindex.spb.SpbFixtures.header;
-import static org.eventindex.spb.SpbFixtures.trailer;
+import static org.eventindex.testing.SpbFixtures.GUID_A;
+import static org.eventindex.testing.SpbFixtures.begin;
+import static org.eventindex.testing.SpbFixtures.end;
+import static org.eventindex.testing.SpbFixtures.header;
+import static org.eventindex.testing.SpbFixtures.trailer;
 import static org.eventindex.spb.SpbMessageType.BEGIN_GUID;
 import static org.eventindex.spb.SpbMessageType.END_GUID;
 import static org.eventindex.spb.SpbMessageType.EVENT;

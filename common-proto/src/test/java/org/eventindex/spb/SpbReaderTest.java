@@ -1,11 +1,12 @@
 package org.eventindex.spb;
 
-import static org.eventindex.spb.SpbFixtures.RUN;
+import org.eventindex.testing.SpbFixtures;
+import static org.eventindex.testing.SpbFixtures.RUN;
 
 import com.google.protobuf.ByteString;
 import org.eventindex.proto.EventIndexProtos.EIEvent_p1;
 import org.eventindex.proto.EventIndexProtos.TriggerMenu_p1;
-import org.eventindex.spb.SpbFixtures.Raw;
+import org.eventindex.testing.SpbFixtures.Raw;
 import org.eventindex.spb.SpbFormatException.Problem;
 import org.junit.jupiter.api.Test;
 
@@ -16,14 +17,14 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
-import static org.eventindex.spb.SpbFixtures.GUID_A;
-import static org.eventindex.spb.SpbFixtures.GUID_B;
-import static org.eventindex.spb.SpbFixtures.begin;
-import static org.eventindex.spb.SpbFixtures.end;
-import static org.eventindex.spb.SpbFixtures.event;
-import static org.eventindex.spb.SpbFixtures.header;
-import static org.eventindex.spb.SpbFixtures.menu;
-import static org.eventindex.spb.SpbFixtures.trailer;
+import static org.eventindex.testing.SpbFixtures.GUID_A;
+import static org.eventindex.testing.SpbFixtures.GUID_B;
+import static org.eventindex.testing.SpbFixtures.begin;
+import static org.eventindex.testing.SpbFixtures.end;
+import static org.eventindex.testing.SpbFixtures.event;
+import static org.eventindex.testing.SpbFixtures.header;
+import static org.eventindex.testing.SpbFixtures.menu;
+import static org.eventindex.testing.SpbFixtures.trailer;
 import static org.eventindex.spb.SpbMessageType.BEGIN_GUID;
 import static org.eventindex.spb.SpbMessageType.END_GUID;
 import static org.eventindex.spb.SpbMessageType.EVENT;

@@ -1,5 +1,6 @@
 package org.eventindex.spb;
 
+import org.eventindex.testing.SpbFixtures;
 import org.eventindex.message.EventRange;
 import org.eventindex.message.GuidInfo;
 import org.eventindex.spb.SpbFormatException.Problem;
@@ -13,11 +14,11 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 
-import static org.eventindex.spb.SpbFixtures.GUID_A;
-import static org.eventindex.spb.SpbFixtures.GUID_B;
-import static org.eventindex.spb.SpbFixtures.begin;
-import static org.eventindex.spb.SpbFixtures.event;
-import static org.eventindex.spb.SpbFixtures.header;
+import static org.eventindex.testing.SpbFixtures.GUID_A;
+import static org.eventindex.testing.SpbFixtures.GUID_B;
+import static org.eventindex.testing.SpbFixtures.begin;
+import static org.eventindex.testing.SpbFixtures.event;
+import static org.eventindex.testing.SpbFixtures.header;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 

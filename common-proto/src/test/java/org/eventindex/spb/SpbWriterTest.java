@@ -1,6 +1,7 @@
 package org.eventindex.spb;
 
-import static org.eventindex.spb.SpbFixtures.RUN;
+import org.eventindex.testing.SpbFixtures;
+import static org.eventindex.testing.SpbFixtures.RUN;
 
 import org.eventindex.spb.SpbFormatException.Problem;
 import org.junit.jupiter.api.Test;
@@ -9,11 +10,11 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.List;
 
-import static org.eventindex.spb.SpbFixtures.GUID_A;
-import static org.eventindex.spb.SpbFixtures.begin;
-import static org.eventindex.spb.SpbFixtures.event;
-import static org.eventindex.spb.SpbFixtures.header;
-import static org.eventindex.spb.SpbFixtures.menu;
+import static org.eventindex.testing.SpbFixtures.GUID_A;
+import static org.eventindex.testing.SpbFixtures.begin;
+import static org.eventindex.testing.SpbFixtures.event;
+import static org.eventindex.testing.SpbFixtures.header;
+import static org.eventindex.testing.SpbFixtures.menu;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
