@@ -170,7 +170,7 @@ public record StackAccess(long pid, String brokers, URI s3Endpoint, String bucke
     }
 
     /** {@code value} in single quotes, safe for any shell. */
-    static String shellQuote(String value) {
+    public static String shellQuote(String value) {
         return "'" + value.replace("'", "'\\''") + "'";
     }
 }

@@ -1,6 +1,7 @@
-package org.eventindex.deploy;
+package org.eventindex.distribution;
 
 import org.apache.kudu.client.KuduClient;
+import org.eventindex.deploy.StackAccess;
 import org.eventindex.gen.DatasetGenerator;
 import org.eventindex.gen.GeneratedDataset;
 import org.eventindex.gen.GeneratedJob;
@@ -43,7 +44,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * starts its background jobs), and used from outside with only what it printed and wrote: the printed producer and
  * register-manifest commands run, as separate processes in a shell that sourced the printed environment file, on a
  * dataset generated here; the dataset reaches Kudu with the expected events; SIGINT then stops the demo cleanly (exit
- * status 0, no failure or stack trace).
+ * status 0, no failure or stack trace). Here and not in deploy: the printed commands run {@code bin/eventindex}, whose
+ * class path ({@code distribution/target/runtime.classpath}) this module writes when it is packaged.
  */
 final class DemoKeepIT {
     private static final Duration KEPT_TIMEOUT = Duration.ofMinutes(10);
