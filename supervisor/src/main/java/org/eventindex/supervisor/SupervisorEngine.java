@@ -328,7 +328,7 @@ final class SupervisorEngine implements SignalOutbox.Ledger {
         if (in instanceof Inbound.Heartbeat h) {
             long now = clock.millis();
             heartbeats.record(h.heartbeat(), now);
-            lease(h.heartbeat(), now);
+            extendLease(h.heartbeat(), now);
         } else if (in instanceof Inbound.Rejected r) {
             reject(queue, r.rejection(), body);
         } else {
@@ -337,7 +337,7 @@ final class SupervisorEngine implements SignalOutbox.Ledger {
     }
 
     /** A valid heartbeat's progress, which may extend the lease of the signal its consumer holds. */
-    private synchronized void lease(ConsumerHeartbeat h, long now) {
+    private synchronized void extendLease(ConsumerHeartbeat h, long now) {
         TrackedDataset d = h.dataset() == null ? null : state.find(h.dataset()).orElse(null);
         if (leases.heartbeat(d, h, now) == SignalLeases.Outcome.EXTENDED) {
             metrics.leaseExtensions.inc();
