@@ -13,7 +13,12 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  * @param dataset        BUSY: the dataset in flight; null when idle
  * @param signalId       BUSY: its signal; null when idle
  * @param objects        BUSY: objects the signal names; 0 when idle
- * @param objectsRead    BUSY: objects read so far (the progress), -1 when not known; 0 when idle
+ * @param objectsRead    BUSY: objects read so far, -1 when not known; 0 when idle
+ * @param progress       BUSY: units of work done on the signal so far (objects read, events written to the
+ *                       consolidated file, events loaded into Kudu, steps without events), never lower in a later heartbeat of the same
+ *                       signal: it advances in every phase, so the supervisor extends the signal's lease while it
+ *                       grows; null when idle, and from consumers older than the field (their signals keep the lease
+ *                       counted from the send)
  * @param busySince      BUSY: when the consumer took the signal (epoch ms); 0 when idle
  * @param version        the consumer's version
  * @param intervalMillis time until the next heartbeat (the supervisor's "missing" counts in these)
@@ -27,6 +32,7 @@ public record ConsumerHeartbeat(
         @JsonProperty("signalId") String signalId,
         @JsonProperty("objects") int objects,
         @JsonProperty("objectsRead") long objectsRead,
+        @JsonProperty("progress") Long progress,
         @JsonProperty("busySince") long busySince,
         @JsonProperty("version") String version,
         @JsonProperty("intervalMillis") long intervalMillis,
@@ -43,14 +49,14 @@ public record ConsumerHeartbeat(
 
     /** An idle consumer's heartbeat. */
     public static ConsumerHeartbeat idle(String consumer, String version, long intervalMillis, long ts) {
-        return new ConsumerHeartbeat(TYPE, consumer, IDLE, null, null, 0, 0, 0, version, intervalMillis, ts);
+        return new ConsumerHeartbeat(TYPE, consumer, IDLE, null, null, 0, 0, null, 0, version, intervalMillis, ts);
     }
 
     /** A busy consumer's heartbeat. */
     public static ConsumerHeartbeat busy(String consumer, String dataset, String signalId, int objects,
-                                         long objectsRead, long busySince, String version, long intervalMillis,
-                                         long ts) {
-        return new ConsumerHeartbeat(TYPE, consumer, BUSY, dataset, signalId, objects, objectsRead, busySince,
-                version, intervalMillis, ts);
+                                         long objectsRead, long progress, long busySince, String version,
+                                         long intervalMillis, long ts) {
+        return new ConsumerHeartbeat(TYPE, consumer, BUSY, dataset, signalId, objects, objectsRead, progress,
+                busySince, version, intervalMillis, ts);
     }
 }

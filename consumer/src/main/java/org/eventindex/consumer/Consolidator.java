@@ -214,6 +214,7 @@ final class Consolidator {
                     selected.seal();
                     ok = true;
                     metrics.objectsRead.inc();
+                    metrics.workDone.inc();
                     return new Fetched(selected, selection);
                 } finally {
                     bytes.addAndGet(in.count());

@@ -232,7 +232,8 @@ public final class Consumer implements AutoCloseable {
         Objects.requireNonNull(clock, "clock is null");
         this.owned = owned;
         this.metrics = new ConsumerMetrics(DaemonMetrics.registry("consumer"));
-        this.status = new ConsumerStatus(config.consumerId(), clock, 20, () -> (long) metrics.objectsRead.get());
+        this.status = new ConsumerStatus(config.consumerId(), clock, 20, () -> (long) metrics.objectsRead.get(),
+                () -> (long) metrics.workDone.get());
         this.reports = services.reports();
         Path hdfsRoot = new Path(config.hdfsRoot());
         FileContext fc = services.fileContext();
@@ -258,14 +259,16 @@ public final class Consumer implements AutoCloseable {
                 new SizeLimitedFetcher(services.fetcher(), config.limits().objectMaxBytes()), config.limits().spb(),
                 config.fetchThreads(), config.fetchAttempts(), metrics);
         ParquetConsolidatedFormat format = new ParquetConsolidatedFormat(spoolDir, config.sortMemoryBytes(),
-                config.encodingThreads(), config.runMemoryBytes(), services.parquet());
+                config.encodingThreads(), config.runMemoryBytes(), services.parquet(),
+                metrics.workDone::inc);
         DaemonMetrics.gauge(metrics.registry(), ConsumerMetrics.RUN_MEMORY_USED, "Bytes of sorted runs held in the run"
                 + " memory now (the rest of a dataset's runs are in the spool dir).", format::runMemoryInUse);
         DaemonMetrics.gauge(metrics.registry(), ConsumerMetrics.RUN_MEMORY_LIMIT, "consumer.run.memory.bytes: most bytes"
                 + " of sorted runs held in memory at a time.", config::runMemoryBytes);
         HdfsCommitter committer = new HdfsCommitter(services.fileContext(), new Path(config.hdfsRoot()),
                 format.fileSuffix());
-        DatasetProcessor processor = new DatasetProcessor(consolidator, format, committer, services.ingest());
+        DatasetProcessor processor = new DatasetProcessor(consolidator, format, committer, services.ingest(),
+                metrics.workDone::inc);
         this.handler = new SignalHandler(config.consumerId(), SignalValidator.forConfig(config), processor,
                 services.reports(), metrics, status, clock);
     }

@@ -15,6 +15,12 @@ public final class ConsumerMetrics {
     public static final String BYTES_READ = "eventindex_consumer_bytes_read_total";
     public static final String EVENTS_WRITTEN = "eventindex_consumer_events_written_total";
     public static final String EVENTS_LOADED = "eventindex_consumer_events_loaded_total";
+    /**
+     * Units of work done on signals, advancing in every phase: objects read, events written to consolidated files,
+     * files published, events loaded into Kudu and the load's steps without events. Busy heartbeats carry the
+     * dataset's share as {@code progress}, which extends the signal's lease at the supervisor.
+     */
+    public static final String WORK_DONE = "eventindex_consumer_work_done_total";
     /** Signals failed by an unexpected exception (a bug): reported as internal, held by the supervisor. */
     public static final String INTERNAL_ERRORS = "eventindex_consumer_internal_errors_total";
     /** Histogram of a signal's handling time, label {@code status} ({@code done} or {@code failed}). */
@@ -32,6 +38,7 @@ public final class ConsumerMetrics {
     final Counter bytesRead;
     final Counter eventsWritten;
     final Counter eventsLoaded;
+    final Counter workDone;
     final Counter internalErrors;
     final Histogram signalDuration;
 
@@ -43,6 +50,9 @@ public final class ConsumerMetrics {
         bytesRead = counter(BYTES_READ, "Bytes read from S3, including failed attempts.");
         eventsWritten = counter(EVENTS_WRITTEN, "Events written to consolidated HDFS files.");
         eventsLoaded = counter(EVENTS_LOADED, "Events loaded into Kudu EVENTS/MCEVENTS.");
+        workDone = counter(WORK_DONE, "Units of work done on signals as they go (objects read, events written to"
+                + " consolidated files, files published, events loaded into Kudu, the load's steps without events):"
+                + " the progress busy heartbeats carry.");
         internalErrors = counter(INTERNAL_ERRORS, "Signals failed by an unexpected exception (a bug in the consumer):"
                 + " reported FAILED with cause internal, not retried automatically; the stack trace is in the log.");
         // a dataset takes from under a second (a few small objects) to many minutes (thousands of objects)

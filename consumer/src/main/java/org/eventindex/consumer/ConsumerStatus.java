@@ -18,21 +18,27 @@ public final class ConsumerStatus {
     private final Clock clock;
     private final int keep;
     private final LongSupplier objectsRead;
+    private final LongSupplier workDone;
     private final Deque<ConsumerReport> last = new ArrayDeque<>();
     private InFlight inFlight;
     private long objectsReadBefore;
+    private long workDoneBefore;
 
     public ConsumerStatus(String consumerId, Clock clock, int keep) {
-        this(consumerId, clock, keep, () -> -1);
+        this(consumerId, clock, keep, () -> -1, () -> 0);
     }
 
     /**
-     * @param objectsRead objects read so far by the consumer (a counter), from which the progress of the dataset in
-     *                    flight is derived; -1 when not counted
+     * @param objectsRead objects read so far by the consumer (a counter), from which the objects read of the dataset
+     *                    in flight are derived; -1 when not counted
+     * @param workDone    units of work the consumer did so far, in every phase (a counter,
+     *                    {@link ConsumerMetrics#WORK_DONE}), from which the progress of the dataset in flight is
+     *                    derived
      */
-    public ConsumerStatus(String consumerId, Clock clock, int keep, LongSupplier objectsRead) {
+    public ConsumerStatus(String consumerId, Clock clock, int keep, LongSupplier objectsRead, LongSupplier workDone) {
         this.consumerId = Objects.requireNonNull(consumerId, "consumerId is null");
         this.objectsRead = Objects.requireNonNull(objectsRead, "objectsRead is null");
+        this.workDone = Objects.requireNonNull(workDone, "workDone is null");
         this.clock = Objects.requireNonNull(clock, "clock is null");
         if (keep < 1) {
             throw new IllegalArgumentException("keep must be positive: " + keep);
@@ -44,10 +50,12 @@ public final class ConsumerStatus {
      * The dataset being consolidated.
      *
      * @param objectsRead objects of the dataset read so far, -1 when not known
+     * @param progress    units of work done on it so far (objects read, events written, events loaded, steps):
+     *                    grows in every phase, and extends the signal's lease at the supervisor while it does
      */
     public record InFlight(@JsonProperty("signalId") String signalId, @JsonProperty("dataset") String dataset,
                            @JsonProperty("objects") int objects, @JsonProperty("since") long since,
-                           @JsonProperty("objectsRead") long objectsRead) {
+                           @JsonProperty("objectsRead") long objectsRead, @JsonProperty("progress") long progress) {
     }
 
     /** The {@code /status} document; {@code last} is newest first. */
@@ -57,7 +65,8 @@ public final class ConsumerStatus {
 
     synchronized void started(String signalId, String dataset, int objects) {
         objectsReadBefore = objectsRead.getAsLong();
-        inFlight = new InFlight(signalId, dataset, objects, clock.millis(), 0);
+        workDoneBefore = workDone.getAsLong();
+        inFlight = new InFlight(signalId, dataset, objects, clock.millis(), 0, 0);
     }
 
     synchronized void finished(ConsumerReport report) {
@@ -78,7 +87,7 @@ public final class ConsumerStatus {
         long now = clock.millis();
         return f == null ? ConsumerHeartbeat.idle(consumerId, version, intervalMillis, now)
                 : ConsumerHeartbeat.busy(consumerId, f.dataset(), f.signalId(), f.objects(), f.objectsRead(),
-                        f.since(), version, intervalMillis, now);
+                        f.progress(), f.since(), version, intervalMillis, now);
     }
 
     private InFlight progress() {
@@ -87,6 +96,7 @@ public final class ConsumerStatus {
         }
         long read = objectsRead.getAsLong();
         long done = read < 0 || objectsReadBefore < 0 ? -1 : read - objectsReadBefore;
-        return new InFlight(inFlight.signalId(), inFlight.dataset(), inFlight.objects(), inFlight.since(), done);
+        return new InFlight(inFlight.signalId(), inFlight.dataset(), inFlight.objects(), inFlight.since(), done,
+                Math.max(0, workDone.getAsLong() - workDoneBefore));
     }
 }

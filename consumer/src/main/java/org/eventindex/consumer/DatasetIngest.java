@@ -3,6 +3,7 @@ package org.eventindex.consumer;
 import org.apache.hadoop.fs.Path;
 
 import java.io.IOException;
+import java.util.function.LongConsumer;
 
 /** Loads a dataset's consolidated HDFS file into the query store (Kudu). Must be idempotent per signal id. */
 public interface DatasetIngest {
@@ -12,6 +13,15 @@ public interface DatasetIngest {
      * @throws IOException naming the dataset and file when the load fails; the dataset is then not marked loaded
      */
     Loaded ingest(ValidSignal signal, Path file) throws IOException;
+
+    /**
+     * {@link #ingest(ValidSignal, Path)}, telling {@code workDone} the work as it goes, in increments from the loading
+     * thread: one unit per event loaded and one per step without events (the tables checked, the dataset marked
+     * LOADING, its analytics written, its counts verified); stores that cannot tell load without it.
+     */
+    default Loaded ingest(ValidSignal signal, Path file, LongConsumer workDone) throws IOException {
+        return ingest(signal, file);
+    }
 
     /**
      * Called before the dataset's HDFS file is replaced: refuses a signal whose selection is older than the one the

@@ -7,6 +7,7 @@ import org.eventindex.kudu.DatasetLoadException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.Objects;
+import java.util.function.LongConsumer;
 
 import static org.eventindex.EventIndexFailure.Kind.FATAL;
 import static org.eventindex.EventIndexFailure.Kind.RETRIABLE;
@@ -22,13 +23,19 @@ final class DatasetProcessor {
     private final ConsolidatedFormat format;
     private final HdfsCommitter committer;
     private final DatasetIngest ingest;
+    private final LongConsumer workDone;
 
+    /**
+     * @param workDone told the work done as it goes, past the reading and writing the consolidator and the format
+     *                 count: the file published, and the load's events and steps (what a heartbeat's progress sums)
+     */
     DatasetProcessor(Consolidator consolidator, ConsolidatedFormat format, HdfsCommitter committer,
-                     DatasetIngest ingest) {
+                     DatasetIngest ingest, LongConsumer workDone) {
         this.consolidator = Objects.requireNonNull(consolidator, "consolidator is null");
         this.format = Objects.requireNonNull(format, "format is null");
         this.committer = Objects.requireNonNull(committer, "committer is null");
         this.ingest = Objects.requireNonNull(ingest, "ingest is null");
+        this.workDone = Objects.requireNonNull(workDone, "workDone is null");
     }
 
     /** The file published and what it holds, and what the load did. */
@@ -75,10 +82,11 @@ final class DatasetProcessor {
             } catch (IOException e) {
                 throw new ConsumeException(RETRIABLE, "dataset " + dataset + ": " + e.getMessage(), e);
             }
+            workDone.accept(1);
         }
         DatasetIngest.Loaded loaded;
         try {
-            loaded = ingest.ingest(signal, file);
+            loaded = ingest.ingest(signal, file, workDone);
         } catch (IOException e) {
             // Only the loader's own verdict counts here: a malformed SPB stream is the file this consumer just wrote,
             // which a retry of the signal writes again.

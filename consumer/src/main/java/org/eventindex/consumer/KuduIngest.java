@@ -24,6 +24,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.LongConsumer;
 
 /**
  * {@link DatasetIngest} into Kudu with the kudu-loader: makes sure the tables exist (creating them on first use) and
@@ -81,10 +82,17 @@ public final class KuduIngest implements DatasetIngest, AutoCloseable {
      */
     @Override
     public Loaded ingest(ValidSignal signal, Path file) throws IOException {
+        return ingest(signal, file, n -> { });
+    }
+
+    @Override
+    public Loaded ingest(ValidSignal signal, Path file, LongConsumer workDone) throws IOException {
+        Objects.requireNonNull(workDone, "workDone is null");
         int epoch = signal.signal().epoch();
         try {
             tablesReady(epoch);
             tables.ensureEpoch(epoch);
+            workDone.accept(1);
         } catch (KuduException e) {
             throw readable(e);
         } catch (IllegalArgumentException | IllegalStateException e) {
@@ -92,7 +100,7 @@ public final class KuduIngest implements DatasetIngest, AutoCloseable {
             throw new IOException(e.getMessage(), e);
         }
         try {
-            LoadResult r = loader.load(request(signal, DatasetSource.hadoop(fs, file)));
+            LoadResult r = loader.load(request(signal, DatasetSource.hadoop(fs, file)), workDone(workDone));
             if (r.alreadyLoaded()) {
                 LOG.info("dataset {} was already loaded from signal {}; Kudu unchanged", signal.dataset(),
                         signal.signalId());
@@ -147,6 +155,26 @@ public final class KuduIngest implements DatasetIngest, AutoCloseable {
     @Override
     public void probe() throws IOException {
         KuduProbe.check(client, List.of());
+    }
+
+    /** The loader's progress as units of work done: one per event loaded, one per step without events. */
+    private static DatasetLoader.Progress workDone(LongConsumer work) {
+        return new DatasetLoader.Progress() {
+            private long told;
+
+            @Override
+            public void events(String dataset, long eventsSoFar) {
+                if (eventsSoFar > told) {
+                    work.accept(eventsSoFar - told);
+                    told = eventsSoFar;
+                }
+            }
+
+            @Override
+            public void step(String dataset, String step) {
+                work.accept(1);
+            }
+        };
     }
 
     /** An unreachable Kudu as "Kudu masters H:P,... unreachable after N s (reason)"; other failures unchanged. */

@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.TreeSet;
+import java.util.function.LongConsumer;
 
 /**
  * The consolidated file as Parquet ({@link ConsolidatedSchema}): events sorted by (run, event), ties in the order they
@@ -45,6 +46,8 @@ public final class ParquetConsolidatedFormat implements ConsolidatedFormat {
     private final RunMemory runMemory;
     /** Runs merged at once ({@link RunMerger#FAN_IN} but in tests of intermediate merge passes). */
     private final int fanIn;
+    /** Told the rows written as they go (the work done a heartbeat reports). */
+    private final LongConsumer rowsWritten;
 
     /**
      * @param encodingThreads 1: Parquet columns encoded on the calling thread; 2: half of them on a second thread
@@ -60,12 +63,19 @@ public final class ParquetConsolidatedFormat implements ConsolidatedFormat {
     /** @param writers opens the Parquet writer of each file ({@link #OWN_ENCODERS} but in benchmarks) */
     public ParquetConsolidatedFormat(Path spillDir, long sortMemoryBytes, int encodingThreads,
                                      long runMemoryBytes, WriterFactory writers) {
-        this(spillDir, sortMemoryBytes, encodingThreads, runMemoryBytes, writers, RunMerger.FAN_IN);
+        this(spillDir, sortMemoryBytes, encodingThreads, runMemoryBytes, writers, n -> { });
+    }
+
+    /** @param rowsWritten told the rows written to each file as they go, from the writing thread */
+    public ParquetConsolidatedFormat(Path spillDir, long sortMemoryBytes, int encodingThreads,
+                                     long runMemoryBytes, WriterFactory writers, LongConsumer rowsWritten) {
+        this(spillDir, sortMemoryBytes, encodingThreads, runMemoryBytes, writers, RunMerger.FAN_IN, rowsWritten);
     }
 
     /** @param fanIn runs merged at once (at least 2); fewer than {@link RunMerger#FAN_IN} only in tests */
     ParquetConsolidatedFormat(Path spillDir, long sortMemoryBytes, int encodingThreads, long runMemoryBytes,
-                              WriterFactory writers, int fanIn) {
+                              WriterFactory writers, int fanIn, LongConsumer rowsWritten) {
+        this.rowsWritten = Objects.requireNonNull(rowsWritten, "rowsWritten is null");
         if (fanIn < 2 || fanIn > RunMerger.FAN_IN) {
             throw new IllegalArgumentException("merge fan-in must be between 2 and " + RunMerger.FAN_IN + ": "
                     + fanIn);
@@ -201,28 +211,30 @@ public final class ParquetConsolidatedFormat implements ConsolidatedFormat {
                 String dataset = header.getInputDsName();
                 MergePipeline.Source source = sink -> new RunMerger(spillDir, dataset, fanIn)
                         .merge(objectRuns, sink);
-                MergePipeline.run(source, dataset, guids::get, rows -> parquet.write(
-                        new ConsolidatedFileWriter.RowBatch() {
-                            @Override
-                            public int size() {
-                                return rows.size();
-                            }
+                MergePipeline.run(source, dataset, guids::get, rows -> {
+                    parquet.write(new ConsolidatedFileWriter.RowBatch() {
+                        @Override
+                        public int size() {
+                            return rows.size();
+                        }
 
-                            @Override
-                            public EventScan event(int i) {
-                                return rows.get(i).event;
-                            }
+                        @Override
+                        public EventScan event(int i) {
+                            return rows.get(i).event;
+                        }
 
-                            @Override
-                            public String guid(int i) {
-                                return guids.get(rows.get(i).guid);
-                            }
+                        @Override
+                        public String guid(int i) {
+                            return guids.get(rows.get(i).guid);
+                        }
 
-                            @Override
-                            public StageRefs refs(int i) {
-                                return rows.get(i).refs;
-                            }
-                        }));
+                        @Override
+                        public StageRefs refs(int i) {
+                            return rows.get(i).refs;
+                        }
+                    });
+                    rowsWritten.accept(rows.size());
+                });
                 ConsolidatedMetadata meta = new ConsolidatedMetadata(header.getInputDsName(), header.getJobID(),
                         new ConsolidatedMetadata.HeaderInfo(header.getStartProcTime(), header.getTaskID(),
                                 header.getJobID(), header.getProvenanceRef(), header.getTriggerInfo()),

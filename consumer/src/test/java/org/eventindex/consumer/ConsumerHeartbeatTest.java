@@ -163,6 +163,10 @@ class ConsumerHeartbeatTest {
         assertEquals(2, busy.objects());
         assertTrue(busy.objectsRead() >= 0 && busy.objectsRead() <= 1, "objects read " + busy.objectsRead());
         assertTrue(busy.busySince() >= before && busy.busySince() <= busy.ts(), busy.toString());
+        ConsumerHeartbeat progressed = read(awaitHeartbeat("a busy heartbeat after object a", h ->
+                ConsumerHeartbeat.BUSY.equals(h.state()) && h.progress() != null && h.progress() >= 1).orElseThrow());
+        assertEquals(1, progressed.progress(), "object a read, b held back, nothing written yet: one unit of work");
+        assertNull(idle.progress(), "an idle heartbeat has no progress");
 
         release.countDown();
         Await.until("the report", WAIT, () -> reports.size() == 1);

@@ -33,6 +33,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -127,14 +128,18 @@ class ParquetRoundTripTest {
 
     private Consolidated consolidate(ValidSignal signal, long sortBudget) throws Exception {
         Path spill = Files.createTempDirectory(dir, "spill");
-        Consolidator c = new Consolidator(store, SpbLimits.DEFAULT, 3, 1, new ConsumerMetrics(new PrometheusRegistry()));
+        ConsumerMetrics metrics = new ConsumerMetrics(new PrometheusRegistry());
+        Consolidator c = new Consolidator(store, SpbLimits.DEFAULT, 3, 1, metrics);
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ObservedWriter observed;
+        AtomicLong rows = new AtomicLong();
         try (ConsolidatedWriter w = new ParquetConsolidatedFormat(spill, sortBudget, 2, 0,
-                ParquetConsolidatedFormat.OWN_ENCODERS, FAN_IN).open(out)) {
+                ParquetConsolidatedFormat.OWN_ENCODERS, FAN_IN, rows::addAndGet).open(out)) {
             observed = ObservedWriter.recordingRuns(w);
             assertEquals(3200, c.consolidate(signal, observed).eventsWritten());
         }
+        assertEquals(3200, rows.get(), "every row written is told as work done");
+        assertEquals(signal.objects().size(), metrics.workDone.get(), "every object read is work done");
         try (Stream<Path> left = Files.list(spill)) {
             assertEquals(0, left.count(), "run files are removed");
         }

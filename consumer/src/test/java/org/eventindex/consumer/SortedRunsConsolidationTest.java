@@ -63,7 +63,7 @@ class SortedRunsConsolidationTest {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ObservedWriter w;
         format = new ParquetConsolidatedFormat(spoolDir, sortMemory, 2, runMemory,
-                ParquetConsolidatedFormat.OWN_ENCODERS, FAN_IN);
+                ParquetConsolidatedFormat.OWN_ENCODERS, FAN_IN, n -> { });
         try (ConsolidatedWriter inner = format.open(out)) {
             w = ObservedWriter.recordingRuns(inner);
             c.consolidate(s, w);

@@ -52,6 +52,13 @@ public final class DatasetLoader {
     public interface Progress {
         void events(String dataset, long eventsSoFar);
 
+        /**
+         * A step of the load without events is done ({@code step}: the dataset marked LOADING with no earlier row
+         * left, its analytics written, its counts verified): work a caller watching for progress counts too.
+         */
+        default void step(String dataset, String step) {
+        }
+
         Progress NONE = (dataset, events) -> {
         };
     }
@@ -134,6 +141,7 @@ public final class DatasetLoader {
             Instant start = clock.instant();
             datasets.markLoading(request, start);
             EventRows.deleteDataset(client, tables.config(), dspid, epoch, dataset);
+            progress.step(dataset, "loading");
 
             // 3. the file, streamed into EVENTS/MCEVENTS and DUPLICATEDEVENTS
             List<Placement> others = datasets.loadedInRun(request.dataset().runNumber(), dspid);
@@ -146,6 +154,7 @@ public final class DatasetLoader {
         // 4. the dataset's TRIGGERCOUNT and EVENTSOVERLAP rows replaced
         analytics.writeTriggerCounts(dspid, written.triggerPairs(), dataset);
         analytics.writeOverlaps(dspid, written.overlaps(), dataset);
+        progress.step(dataset, "analytics");
 
         // 5. the stored rows are what was written, then LOADED (unless a newer selection started meanwhile)
         if (settings.verifyCounts()) {
@@ -156,6 +165,7 @@ public final class DatasetLoader {
                         + ") and " + stored.duplicates() + " in DUPLICATEDEVENTS (expected " + written.duplicates()
                         + ") for dspid " + dspid + " epoch " + epoch + "; is another load of it running?");
             }
+            progress.step(dataset, "counts verified");
         }
         datasets.markLoaded(request, written, clock.instant());
         return new LoadResult(written.events(), written.unique(), written.duplicates(), elapsedMillis(t0), false);

@@ -71,6 +71,7 @@ final class ConsumerHeartbeats {
         return new ConsumerLiveness(missing ? "missing" : h.state(), Instant.ofEpochMilli(s.receivedAt()),
                 Math.max(0, now - s.receivedAt()) / 1000.0, missing, h.intervalMillis(), h.version(),
                 busy ? h.dataset() : null, busy ? h.signalId() : null, busy ? h.objects() : 0,
-                busy ? h.objectsRead() : 0, busy && h.busySince() > 0 ? Instant.ofEpochMilli(h.busySince()) : null);
+                busy ? h.objectsRead() : 0, busy ? h.progress() : null,
+                busy && h.busySince() > 0 ? Instant.ofEpochMilli(h.busySince()) : null);
     }
 }

@@ -43,6 +43,8 @@ import java.util.Map;
  * @param waitingFor         what the dataset waits for before it can complete, when nothing else says it: its file
  *                           list ({@link DatasetViews#WAITING_FOR_FILE_LIST}) while it has neither a manifest nor a
  *                           catalogue entry; null otherwise
+ * @param lease              SIGNALLED only: its signal's lease (the holder's progress, when it expires); null
+ *                           otherwise
  */
 public record DatasetView(
         String name,
@@ -74,7 +76,8 @@ public record DatasetView(
         String lastResignalReason,
         int deletedObjects,
         @JsonSerialize(using = ToStringSerializer.class) Instant retiredAt,
-        String waitingFor) {
+        String waitingFor,
+        Lease lease) {
 
     public DatasetView {
         missingGuids = List.copyOf(missingGuids);
@@ -87,6 +90,15 @@ public record DatasetView(
         invalidObjects = Map.copyOf(invalidObjects);
         conflicts = List.copyOf(conflicts);
         supersededSignals = List.copyOf(supersededSignals);
+    }
+
+    /** This view with the lease {@code l} of its signal. */
+    DatasetView withLease(Lease l) {
+        return new DatasetView(name, container, state, expectedFiles, filesWithCandidate, missingGuids,
+                objectsReported, selectedObjects, duplicateObjects, lateObjects, lateConflicts, invalidClaims,
+                unexpectedGuids, expectedEvents, dspid, epoch, signalId, resignals, times, consumer, invalidObjects,
+                conflicts, heldReason, supersededSignals, failures, automaticResignals, lastResignalReason,
+                deletedObjects, retiredAt, waitingFor, l);
     }
 
     /**
@@ -103,6 +115,31 @@ public record DatasetView(
             @JsonSerialize(using = ToStringSerializer.class) Instant signalSentAt,
             @JsonSerialize(using = ToStringSerializer.class) Instant doneAt,
             @JsonSerialize(using = ToStringSerializer.class) Duration traversalTime) {
+    }
+
+    /**
+     * The lease of a SIGNALLED dataset's signal: how long it is left to the consumer that holds it before it is sent
+     * again (see {@code SignalLeases}). Not journalled: made of the heartbeats this supervisor received since it
+     * started.
+     *
+     * @param holder         the consumer holding the signal: the first heard busy on it since it was sent, with a
+     *                       {@code progress}; null until then
+     * @param progress       the highest progress the holder reported on it (units of work: objects read, events
+     *                       written, events loaded)
+     * @param lastProgressAt when the supervisor received the holder's last increase of {@code progress}; null: none
+     * @param lastHeardAt    when the supervisor received the holder's last heartbeat on it; null: none
+     * @param countsFrom     where the lease counts from: the latest of the send, the supervisor's start and the last
+     *                       progress
+     * @param expiresAt      {@code countsFrom} + {@code supervisor.signal.lease}: the signal is sent again then, unless
+     *                       a report or more progress comes first
+     */
+    public record Lease(
+            String holder,
+            long progress,
+            @JsonSerialize(using = ToStringSerializer.class) Instant lastProgressAt,
+            @JsonSerialize(using = ToStringSerializer.class) Instant lastHeardAt,
+            @JsonSerialize(using = ToStringSerializer.class) Instant countsFrom,
+            @JsonSerialize(using = ToStringSerializer.class) Instant expiresAt) {
     }
 
     /**

@@ -76,7 +76,8 @@ final class DatasetViews {
                 d.lastResignalReason,
                 d.deletedObjects.size(),
                 null,
-                d.manifest == null ? WAITING_FOR_FILE_LIST : null);
+                d.manifest == null ? WAITING_FOR_FILE_LIST : null,
+                null);
     }
 
     private static String container(String name) {

@@ -3,14 +3,18 @@ package org.eventindex.supervisor;
 import org.eventindex.retry.Backoff;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
 
 /**
  * When the supervisor sends a dataset's signal again by itself. Pure (time is passed in):
  * <ul>
- *   <li>{@code SIGNALLED} and no report {@code lease} after the signal was (last) sent: the consumer that took it is
- *       presumed stuck or gone; the same signal goes out again (another consumer may take it).</li>
+ *   <li>{@code SIGNALLED} and no report {@code lease} after the lease's start: the consumer that took it is presumed
+ *       stuck or gone; the same signal goes out again (another consumer may take it). The lease starts when the
+ *       signal was (last) sent, and again at each progress its holder reports in its heartbeats
+ *       ({@link SignalLeases#countsFrom}): a long dataset keeps its consumer while it progresses, a consumer alive
+ *       but stuck loses it.</li>
  *   <li>{@code FAILED_CONSUMER} after {@code n} transient FAILED reports, {@code n <= attempts}: sent again
  *       {@code min(initial * 2^(n-1), max)} after the last report. After that the dataset waits for an operator.</li>
  *   <li>{@code FAILED_CONSUMER} after a permanent FAILED report (the consumer found the signal, an object or its
@@ -31,11 +35,15 @@ final class HandOffPolicy {
         this.backoff = settings.retryBackoff();
     }
 
-    /** Why the dataset's signal must be sent again now, if it must. */
-    Optional<String> resignalReason(TrackedDataset d, long nowMillis) {
-        if (d.state == CollectionState.SIGNALLED && d.sentAt >= 0
-                && nowMillis - d.sentAt >= settings.lease().toMillis()) {
-            return Optional.of("lease of " + settings.lease() + " expired without a consumer report");
+    /**
+     * Why the dataset's signal must be sent again now, if it must.
+     *
+     * @param leaseFrom where its lease counts from (epoch ms), at or after its last send
+     */
+    Optional<String> resignalReason(TrackedDataset d, long nowMillis, long leaseFrom) {
+        if (leaseExpired(d, nowMillis, leaseFrom)) {
+            return Optional.of("lease of " + settings.lease() + " expired without a consumer report"
+                    + (leaseFrom > d.sentAt ? " (counted from " + Instant.ofEpochMilli(leaseFrom) + ")" : ""));
         }
         if (d.state == CollectionState.FAILED_CONSUMER && !failedPermanently(d) && d.failures >= 1
                 && d.failures <= settings.retryAttempts() && d.lastReportAt >= 0
@@ -44,6 +52,17 @@ final class HandOffPolicy {
                     + " after FAILED: " + (d.lastReport == null ? "" : d.lastReport.reason()));
         }
         return Optional.empty();
+    }
+
+    /** Whether the dataset is SIGNALLED and its lease, counted from {@code leaseFrom}, ran out at {@code nowMillis}. */
+    boolean leaseExpired(TrackedDataset d, long nowMillis, long leaseFrom) {
+        return d.state == CollectionState.SIGNALLED && d.sentAt >= 0
+                && nowMillis - Math.max(d.sentAt, leaseFrom) >= settings.lease().toMillis();
+    }
+
+    /** The lease: how long a signal is left to its consumer without a report or progress. */
+    Duration lease() {
+        return settings.lease();
     }
 
     /** Whether the dataset exhausted its automatic retries and waits for an operator. */

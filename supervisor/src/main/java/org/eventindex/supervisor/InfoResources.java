@@ -20,10 +20,10 @@ import java.util.function.Supplier;
 
 /** The JSON documents of the information service, each item at its own URL (seed 003 §4). */
 final class InfoResources {
-    /** A signal out with no report yet: the work in flight. */
+    /** A signal out with no report yet: the work in flight; {@code lease} once SIGNALLED (see {@link DatasetView}). */
     record InFlight(String dataset, String signalId, CollectionState state,
                     @JsonSerialize(using = ToStringSerializer.class) Instant sentAt, long expectedEvents,
-                    int objects, int resignals) {
+                    int objects, int resignals, DatasetView.Lease lease) {
     }
 
     /**
@@ -55,10 +55,8 @@ final class InfoResources {
 
     /** {@code /datasets/<name>}; null = 404. */
     Object dataset(String name) {
-        return engine.read(st -> {
-            SupervisorState.Lookup found = st.lookup(name);
-            return found.view().<Object>map(v -> v).or(() -> found.deleted().map(DeletedDataset::view)).orElse(null);
-        });
+        return engine.dataset(name).<Object>map(v -> v).orElseGet(() -> engine.read(st -> st.lookup(name).deleted()
+                .map(DeletedDataset::view).orElse(null)));
     }
 
     /**
@@ -98,7 +96,7 @@ final class InfoResources {
                 if (d.state == CollectionState.SIGNAL_PLANNED || d.state == CollectionState.SIGNALLED) {
                     flight.add(new InFlight(d.name, d.signal.signalId(), d.state,
                             d.sentAt < 0 ? null : Instant.ofEpochMilli(d.sentAt), d.signal.expectedEvents(),
-                            d.signal.objects().size(), d.resignals));
+                            d.signal.objects().size(), d.resignals, engine.lease(d).orElse(null)));
                 }
             }
             return new Consumers(flight, engine.heartbeats().merge(state.consumers().views(), clock.millis(),

@@ -347,6 +347,13 @@ final class MessageValidator {
                 return reject(RejectReason.INVALID_VALUE, where + ": objectsRead is " + Printable.of(read.toString(),
                         40) + "; expected a count >= 0, or -1 when unknown", msgId, dataset);
             }
+            // absent or null from consumers older than the field: the lease then counts from the send
+            JsonNode progress = root.get("progress");
+            if (progress != null && !progress.isNull() && (!progress.isIntegralNumber() || !progress.canConvertToLong()
+                    || progress.asLong() < 0)) {
+                return reject(RejectReason.INVALID_VALUE, where + ": progress is " + Printable.of(progress.toString(),
+                        40) + "; expected a count >= 0, or no field", msgId, dataset);
+            }
         }
         try {
             return new Inbound.Heartbeat(Json.mapper().treeToValue(root, ConsumerHeartbeat.class));

@@ -48,7 +48,7 @@ record RetiredDataset(String name, String container, int dspid, int epoch, Strin
         return new DatasetView(name, container, CollectionState.DONE, expectedFiles, Math.max(expectedFiles, 0),
                 List.of(), objectsReported, List.of(), List.of(), List.of(), List.of(), List.of(), List.of(),
                 expectedEvents, dspid, epoch, signalId, resignals, times, outcome, Map.of(), List.of(), null, List.of(), 0,
-                automaticResignals, lastResignalReason, deletedObjects, instant(deletedAt), null);
+                automaticResignals, lastResignalReason, deletedObjects, instant(deletedAt), null, null);
     }
 
     /** Why a message naming this dataset is refused: {@code what} says what it asked for and what becomes of it. */

@@ -390,7 +390,9 @@ public record SupervisorConfig(
             new ConfigKey(MESSAGE_MAX_BYTES, "1048576", null,
                     "Largest message body accepted (bytes); a bigger one is quarantined as OVERSIZE."),
             new ConfigKey(SIGNAL_LEASE, "2h", null,
-                    "A signal with no consumer report this long after it was sent is sent again (same signalId)."),
+                    "A signal with no consumer report this long after it was sent, and after the last progress its"
+                            + " consumer reported in its heartbeats, is sent again (same signalId); a restarted or"
+                            + " standby supervisor counts it from its own start at the earliest."),
             new ConfigKey(RETRY_INITIAL, "1m", null, "Wait after a FAILED report before the signal is sent again."),
             new ConfigKey(RETRY_MAX, "1h", null, "Longest wait between automatic retries (the wait doubles per failure)."),
             new ConfigKey(RETRY_ATTEMPTS, "5", null,

@@ -1,5 +1,6 @@
 package org.eventindex.supervisor;
 
+import org.eventindex.message.ConsumerHeartbeat;
 import org.eventindex.message.ConsumerReport;
 import org.eventindex.message.ConsumerSignal;
 import org.eventindex.message.DatasetManifest;
@@ -44,6 +45,7 @@ final class SupervisorEngine implements SignalOutbox.Ledger {
     private final String producerQueue;
     private final String controlQueue;
     private final ConsumerHeartbeats heartbeats = new ConsumerHeartbeats();
+    private final SignalLeases leases;
 
     /** @param state the state replayed from {@code journal}; from now on only this engine changes either */
     SupervisorEngine(Journal journal, SupervisorState state, MessageValidator validator, SignalOutbox outbox,
@@ -58,6 +60,8 @@ final class SupervisorEngine implements SignalOutbox.Ledger {
         this.maxMessageBytes = maxMessageBytes;
         this.producerQueue = Objects.requireNonNull(producerQueue, "producerQueue is null");
         this.controlQueue = Objects.requireNonNull(controlQueue, "controlQueue is null");
+        // the engine is built when this supervisor becomes active (at start, or at a standby's takeover)
+        this.leases = new SignalLeases(clock.millis());
         this.recorder = new Recorder(journal, state, quarantine, metrics, clock);
         this.planner = new SignalPlanner(state, recorder, outbox, metrics, epochs, clock);
         this.commands = new OperatorCommands(state, recorder, planner, outbox, metrics);
@@ -104,13 +108,23 @@ final class SupervisorEngine implements SignalOutbox.Ledger {
      */
     synchronized void tick() throws IOException {
         long now = clock.millis();
+        leases.retain(state);
         for (TrackedDataset d : List.copyOf(state.all())) {
-            Optional<String> reason = handOff.resignalReason(d, now);
+            long leaseFrom = leases.countsFrom(d);
+            Optional<String> reason = handOff.resignalReason(d, now, leaseFrom);
             if (reason.isPresent()) {
                 ConsumerSignal signal = d.signal;
-                recorder.record(List.of(new JournalEvent.ResignalRequested(d.name, signal.signalId(), reason.get())));
+                String why = reason.get();
+                if (handOff.leaseExpired(d, now, leaseFrom)) {
+                    SignalLeases.Expired lost = leases.expired(d);
+                    why += ": " + lost.detail();
+                    if (lost.stuck()) {
+                        metrics.leasesLostStuck.inc();
+                    }
+                }
+                recorder.record(List.of(new JournalEvent.ResignalRequested(d.name, signal.signalId(), why)));
                 metrics.automaticResignals.inc();
-                LOG.warn("dataset {}: signal {} sent again: {}", d.name, signal.signalId(), reason.get());
+                LOG.warn("dataset {}: signal {} sent again: {}", d.name, signal.signalId(), why);
                 outbox.submit(signal);
             }
         }
@@ -312,11 +326,21 @@ final class SupervisorEngine implements SignalOutbox.Ledger {
                         + " is over the STOMP frame limits: " + oversize, brokerMessageId, null))
                 : oversize(body, brokerMessageId).orElseGet(() -> validator.heartbeat(body, brokerMessageId));
         if (in instanceof Inbound.Heartbeat h) {
-            heartbeats.record(h.heartbeat(), clock.millis());
+            long now = clock.millis();
+            heartbeats.record(h.heartbeat(), now);
+            extendLease(h.heartbeat(), now);
         } else if (in instanceof Inbound.Rejected r) {
             reject(queue, r.rejection(), body);
         } else {
             throw new IllegalStateException("unexpected heartbeat message " + in.getClass().getSimpleName());
+        }
+    }
+
+    /** A valid heartbeat's progress, which may extend the lease of the signal its consumer holds. */
+    private synchronized void extendLease(ConsumerHeartbeat h, long now) {
+        TrackedDataset d = h.dataset() == null ? null : state.find(h.dataset()).orElse(null);
+        if (leases.heartbeat(d, h, now) == SignalLeases.Outcome.EXTENDED) {
+            metrics.leaseExtensions.inc();
         }
     }
 
@@ -361,12 +385,22 @@ final class SupervisorEngine implements SignalOutbox.Ledger {
 
     /** The dataset's view, live or retired. */
     synchronized Optional<DatasetView> dataset(String name) {
-        return state.lookup(name).view();
+        return state.lookup(name).view().map(this::withLease);
     }
 
     /** Every dataset's view, live and retired, sorted by name. */
     synchronized List<DatasetView> datasets() {
-        return DatasetViews.all(state);
+        return DatasetViews.all(state).stream().map(this::withLease).toList();
+    }
+
+    /** The lease of a SIGNALLED dataset's signal (its holder's progress, when it expires); else empty. */
+    synchronized Optional<DatasetView.Lease> lease(TrackedDataset d) {
+        return leases.view(d, handOff.lease().toMillis());
+    }
+
+    private DatasetView withLease(DatasetView v) {
+        return v.state() != CollectionState.SIGNALLED ? v
+                : state.find(v.name()).flatMap(this::lease).map(v::withLease).orElse(v);
     }
 
     /** One line per dataset in one of {@code states} (all when empty), live and retired, sorted by name. */

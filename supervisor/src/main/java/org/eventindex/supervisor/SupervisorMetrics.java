@@ -40,6 +40,8 @@ final class SupervisorMetrics {
     final Counter resignals;
     final Counter quarantineFailures;
     final Counter automaticResignals;
+    final Counter leaseExtensions;
+    final Counter leasesLostStuck;
     final Counter invalidatedObjects;
     final Counter reportsSuperseded;
     final Counter catalogueQueries;
@@ -85,6 +87,10 @@ final class SupervisorMetrics {
                 "Rejected messages that could not be copied to the quarantine queue.");
         automaticResignals = counter(P + "automatic_resignals_total",
                 "Signals sent again by the supervisor (lease expired, retry after FAILED).");
+        leaseExtensions = counter(P + "lease_extensions_total", "Heartbeats whose progress extended the lease of the"
+                + " signal their consumer holds (supervisor.signal.lease counts again from them).");
+        leasesLostStuck = counter(P + "leases_lost_stuck_total", "Signal leases that expired while the consumer holding"
+                + " them still sent heartbeats: alive, but without progress for supervisor.signal.lease.");
         invalidatedObjects = counter(P + "invalidated_objects_total",
                 "Objects marked invalid (unreadable, inconsistent, or by an operator).");
         reportsSuperseded = counter(P + "reports_superseded_total",

@@ -145,7 +145,7 @@ class ConsoleBrowserIT {
 
         // a dataset going DONE appears on its page without a reload
         String pageSignal = runToSignalled(LIVE_PAGE, 8, true);
-        heartbeat(ConsumerHeartbeat.busy("consumer-1", LIVE_PAGE, pageSignal, 2, 1,
+        heartbeat(ConsumerHeartbeat.busy("consumer-1", LIVE_PAGE, pageSignal, 2, 1, 0,
                 System.currentTimeMillis() - 2_000, "1.0", 30_000, System.currentTimeMillis()));
         open("/view/datasets/" + LIVE_PAGE, "Dataset " + LIVE_PAGE);
         assertEquals("SIGNALLED", text("#dataset-state"));

@@ -105,7 +105,7 @@ class ConsumerHeartbeatTest {
     void idleAndBusyConsumersAreListedWithTheirAgeAndMarkedMissingAfterTheConfiguredIntervals() throws Exception {
         double journalSeq = metric("eventindex_supervisor_journal_seq");
         heartbeat(idle("c-idle"));
-        heartbeat(ConsumerHeartbeat.busy("c-busy", DATASET, "sig-1", 12, 5, clock.millis() - 1000, "1.2.3",
+        heartbeat(ConsumerHeartbeat.busy("c-busy", DATASET, "sig-1", 12, 5, 0, clock.millis() - 1000, "1.2.3",
                 INTERVAL, clock.millis()));
         Await.until("both consumers listed", TIMEOUT, () -> consumer("c-idle") != null && consumer("c-busy") != null);
 
@@ -147,7 +147,7 @@ class ConsumerHeartbeatTest {
         assertEquals(91.0, metric(SupervisorMetrics.CONSUMER_HEARTBEAT_AGE, "consumer", "c-busy"));
 
         // an older heartbeat delivered late does not move the last-seen time back to its state
-        heartbeat(ConsumerHeartbeat.busy("c-idle", DATASET, "sig-old", 1, 0, 1, "1.2.3", INTERVAL,
+        heartbeat(ConsumerHeartbeat.busy("c-idle", DATASET, "sig-old", 1, 0, 0, 1, "1.2.3", INTERVAL,
                 clock.millis() - 60_000));
         heartbeat(idle("c-probe"));
         Await.until("the probe after the late heartbeat", TIMEOUT, () -> consumer("c-probe") != null);
@@ -157,17 +157,17 @@ class ConsumerHeartbeatTest {
     @Test
     void badHeartbeatsAreRefusedAndCountedWithoutStoppingTheSupervisor() throws Exception {
         String invalid = "eventindex_supervisor_rejected_total";
-        heartbeat(new ConsumerHeartbeat(ConsumerHeartbeat.TYPE, "c1", "sleeping", null, null, 0, 0, 0, "1", INTERVAL,
-                clock.millis()));
+        heartbeat(new ConsumerHeartbeat(ConsumerHeartbeat.TYPE, "c1", "sleeping", null, null, 0, 0, null, 0, "1",
+                INTERVAL, clock.millis()));
         Await.until("the bad state refused", TIMEOUT, () -> metric(invalid, "reason", "invalid_value") == 1);
-        heartbeat(new ConsumerHeartbeat(ConsumerHeartbeat.TYPE, "", "idle", null, null, 0, 0, 0, "1", INTERVAL,
+        heartbeat(new ConsumerHeartbeat(ConsumerHeartbeat.TYPE, "", "idle", null, null, 0, 0, null, 0, "1", INTERVAL,
                 clock.millis()));
         Await.until("the missing consumer refused", TIMEOUT, () -> metric(invalid, "reason", "missing_field") == 1);
-        heartbeat(new ConsumerHeartbeat(ConsumerHeartbeat.TYPE, "c1", "busy", "not a dataset", "s", 1, 0, 0, "1",
+        heartbeat(new ConsumerHeartbeat(ConsumerHeartbeat.TYPE, "c1", "busy", "not a dataset", "s", 1, 0, null, 0, "1",
                 INTERVAL, clock.millis()));
         Await.until("the bad dataset refused", TIMEOUT,
                 () -> metric(invalid, "reason", "invalid_dataset_name") == 1);
-        heartbeat(new ConsumerHeartbeat(ConsumerHeartbeat.TYPE, "c1", "idle", null, null, 0, 0, 0, "1", 10,
+        heartbeat(new ConsumerHeartbeat(ConsumerHeartbeat.TYPE, "c1", "idle", null, null, 0, 0, null, 0, "1", 10,
                 clock.millis()));
         Await.until("the bad interval refused", TIMEOUT, () -> metric(invalid, "reason", "invalid_value") == 2);
         mq.send(Queues.SUPERVISOR_HEARTBEAT, Json.write(Fixtures.manifest(DATASET, file("G1", 1))));

@@ -1,5 +1,6 @@
 package org.eventindex.supervisor;
 
+import org.eventindex.message.ConsumerHeartbeat;
 import org.eventindex.message.ConsumerReport;
 import org.eventindex.message.ConsumerSignal;
 import org.eventindex.message.GuidInfo;
@@ -15,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -41,7 +43,10 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Leases, retries after FAILED, invalid objects, held datasets and epochs, with a hand-moved clock (no sleeps). */
+/**
+ * Leases (and the progress in the consumers' heartbeats that extends them), retries after FAILED, invalid objects, held
+ * datasets and epochs, with a hand-moved clock (no sleeps).
+ */
 class HandOffAndReselectionTest {
     private static final String OTHER = "data18_13TeV.00350000.physics_Main.merge.AOD.f900_m2000";
     private static final SupervisorConfig.HandOff HAND_OFF = new SupervisorConfig.HandOff(Duration.ofMinutes(30),
@@ -57,6 +62,7 @@ class HandOffAndReselectionTest {
     private PrometheusRegistry registry;
     private Journal journal;
     private SupervisorEngine engine;
+    private long busySince;
     private long epochMaxEvents = 1_000_000_000L;
 
     @BeforeEach
@@ -420,5 +426,156 @@ class HandOffAndReselectionTest {
                 changes.stream().map(StateChange::event).toList());
         assertEquals(CollectionState.SIGNAL_PLANNED, changes.get(2).state());
         assertEquals(DATASET, changes.get(2).dataset());
+    }
+
+    // The lease and the progress of the consumer that holds the signal, from its busy heartbeats.
+
+    /** A dataset of one file, complete and its signal sent now. */
+    private ConsumerSignal sent(String dataset, String guid) throws IOException {
+        engine.onControlMessage(Json.write(manifest(dataset, file(guid, 10))), "m-" + dataset);
+        engine.onProducerMessage(producerMessage("p-" + dataset, info(dataset, url("o-" + dataset),
+                guid(guid, 0, 10))), "b-" + dataset);
+        ConsumerSignal s = outbox.remove(outbox.size() - 1);
+        engine.onSignalSent(s);
+        busySince = clock.millis();
+        return s;
+    }
+
+    /** DATASET's signal sent now, then {@code consumer} heard busy on it {@code d} later with {@code progress}. */
+    private ConsumerSignal heardAfter(Duration d, String consumer, long progress) throws IOException {
+        ConsumerSignal s = sent(DATASET, "G1");
+        clock.advance(d);
+        heartbeat(consumer, s, progress);
+        return s;
+    }
+
+    private void heartbeat(String consumer, ConsumerSignal s, long progress) throws IOException {
+        heartbeat(ConsumerHeartbeat.busy(consumer, s.dataset(), s.signalId(), 1, 0, progress, busySince, "1.0",
+                60_000, clock.millis()));
+    }
+
+    private void heartbeat(ConsumerHeartbeat h) throws IOException {
+        engine.onHeartbeat(Json.write(h), "hb-" + clock.millis(), null, "/queue/h");
+    }
+
+    /** Moves the clock and runs the tick: the signals it sent again. */
+    private List<ConsumerSignal> after(Duration d) throws IOException {
+        clock.advance(d);
+        outbox.clear();
+        engine.tick();
+        return List.copyOf(outbox);
+    }
+
+    /** Nothing is sent again {@code left} minus a second from now, and {@code s} is, a second later. */
+    private void assertLeaseRunsOutIn(Duration left, ConsumerSignal s, String why) throws IOException {
+        assertEquals(List.of(), after(left.minusSeconds(1)), why);
+        assertEquals(List.of(s), after(Duration.ofSeconds(1)), why);
+    }
+
+    private double counter(String name) {
+        return DaemonMetrics.value(registry, "eventindex_supervisor_" + name + "_total");
+    }
+
+    @Test
+    void progressOfTheHolderExtendsTheLeaseFromItsLastIncrease() throws IOException {
+        ConsumerSignal s = sent(DATASET, "G1");
+        assertEquals(List.of(), after(Duration.ofMinutes(20)));
+        heartbeat("c1", s, 10);
+        assertEquals(List.of(), after(Duration.ofMinutes(20)), "40 min after the send, 20 after progress");
+        heartbeat("c1", s, 25);
+        long lastProgress = clock.millis();
+        DatasetView.Lease lease = view(DATASET).lease();
+        assertEquals("c1", lease.holder());
+        assertEquals(25, lease.progress());
+        assertEquals(Instant.ofEpochMilli(lastProgress), lease.lastProgressAt());
+        assertEquals(Instant.ofEpochMilli(lastProgress).plus(HAND_OFF.lease()), lease.expiresAt());
+        assertEquals(2, counter("lease_extensions"));
+
+        assertLeaseRunsOutIn(HAND_OFF.lease(), s, "a lease after the last progress: sent again");
+        assertEquals(1, counter("automatic_resignals"));
+    }
+
+    @Test
+    void aHolderAliveWithoutProgressLosesTheLeaseAndCannotTakeItBack() throws IOException {
+        ConsumerSignal s = heardAfter(Duration.ofMinutes(5), "c1", 7);
+        for (int i = 0; i < 5; i++) {
+            assertEquals(List.of(), after(Duration.ofMinutes(5)));
+            heartbeat("c1", s, i == 2 ? 3 : 7); // the same count, once a lower one (out of order): no progress
+        }
+        assertEquals(1, counter("lease_extensions"));
+        assertEquals(List.of(s), after(Duration.ofMinutes(5)), "30 min after its last progress");
+        String reason = view(DATASET).lastResignalReason();
+        assertTrue(reason.contains("consumer c1 made no progress since") && reason.contains("heartbeats still came"),
+                reason);
+        assertEquals(1, counter("leases_lost_stuck"));
+
+        engine.onSignalSent(s);
+        heartbeat("c1", s, 500);
+        assertNull(view(DATASET).lease().holder(), "the consumer that lost the lease does not hold the signal again");
+        heartbeat("c2", s, 1);
+        assertEquals("c2", view(DATASET).lease().holder());
+        heartbeat("c1", s, 900);
+        assertEquals("c2", view(DATASET).lease().holder());
+        assertLeaseRunsOutIn(HAND_OFF.lease(), s, "c1's progress extends nothing any more");
+    }
+
+    @Test
+    void heartbeatsForAnotherSignalOrFromAnotherConsumerDoNotExtend() throws IOException {
+        ConsumerSignal s = sent(DATASET, "G1");
+        ConsumerSignal other = sent(OTHER, "H1");
+        clock.advance(Duration.ofMinutes(1));
+        heartbeat("c1", s, 1); // c1 holds DATASET's signal
+        for (int i = 1; i <= 5; i++) {
+            assertEquals(List.of(), after(Duration.ofMinutes(5)));
+            heartbeat("c2", s, 100 * i); // another consumer on the same signal (a redelivered copy)
+            heartbeat("c3", other, 100 * i); // the holder of another dataset's signal
+            heartbeat(ConsumerHeartbeat.busy("c1", DATASET, "an-older-signal", 1, 0, 100 * i, busySince, "1.0",
+                    60_000, clock.millis())); // the holder, busy on another signal of the dataset
+        }
+        assertEquals(List.of(s), after(Duration.ofMinutes(6)),
+                "a lease after the holder's one progress; OTHER's holder progressed, so its lease runs on");
+        assertEquals("c1", view(DATASET).lastResignalReason().contains("consumer c1") ? "c1" : null);
+        assertEquals("c3", view(OTHER).lease().holder());
+        assertEquals(500, view(OTHER).lease().progress());
+    }
+
+    @Test
+    void aHeartbeatWithoutProgressFromAnOlderConsumerKeepsTheLeaseFromTheSend() throws IOException {
+        ConsumerSignal s = sent(DATASET, "G1");
+        for (int i = 1; i <= 5; i++) {
+            clock.advance(Duration.ofMinutes(5));
+            String older = "{\"type\":\"heartbeat\",\"consumer\":\"old\",\"state\":\"busy\",\"dataset\":\"" + DATASET
+                    + "\",\"signalId\":\"" + s.signalId() + "\",\"objects\":1,\"objectsRead\":" + i
+                    + ",\"busySince\":" + busySince + ",\"version\":\"0.9\",\"intervalMillis\":60000,\"ts\":"
+                    + clock.millis() + "}";
+            engine.onHeartbeat(older.getBytes(StandardCharsets.UTF_8), "old-" + i, null, "/queue/h");
+        }
+        assertEquals(0, DaemonMetrics.value(registry, "eventindex_supervisor_rejected_total", "reason",
+                "invalid_value"), "an older consumer's heartbeat is valid");
+        assertNull(view(DATASET).lease().holder(), "a heartbeat without progress holds nothing");
+        assertLeaseRunsOutIn(Duration.ofMinutes(5), s, "the lease from the send, as before");
+        assertEquals(0, counter("leases_lost_stuck"));
+    }
+
+    @Test
+    void theLeaseEndsWithTheReport() throws IOException {
+        ConsumerSignal s = sent(DATASET, "G1");
+        heartbeat("c1", s, 1);
+        engine.onControlMessage(Json.write(done(s.signalId(), DATASET, 10)), "r1");
+        assertNull(view(DATASET).lease());
+        assertEquals(List.of(), after(HAND_OFF.lease().multipliedBy(2)));
+    }
+
+    @Test
+    void aRestartedSupervisorCountsTheLeaseFromItsStart() throws IOException {
+        ConsumerSignal s = heardAfter(Duration.ofMinutes(20), "c1", 10);
+        clock.advance(Duration.ofMinutes(40)); // a lease after the send and after the progress, while it was down
+        restart();
+        assertEquals(List.of(), after(Duration.ofSeconds(1)), "not sent again at once: the holder is heard first");
+        assertEquals(Instant.ofEpochMilli(clock.millis() - 1000).plus(HAND_OFF.lease()),
+                view(DATASET).lease().expiresAt());
+        heartbeat("c1", s, 11);
+        assertEquals("c1", view(DATASET).lease().holder());
+        assertLeaseRunsOutIn(HAND_OFF.lease(), s, "a lease after the progress heard since the restart");
     }
 }

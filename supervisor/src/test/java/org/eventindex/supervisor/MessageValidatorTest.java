@@ -28,6 +28,7 @@ import static org.eventindex.supervisor.Fixtures.producerMessage;
 import static org.eventindex.supervisor.Fixtures.url;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class MessageValidatorTest {
@@ -274,7 +275,7 @@ class MessageValidatorTest {
         ConsumerHeartbeat idle = ConsumerHeartbeat.idle("c1", "0.1.0", 30_000, 1000);
         assertEquals(idle, assertInstanceOf(Inbound.Heartbeat.class, validator.heartbeat(Json.write(idle), "b"))
                 .heartbeat());
-        ConsumerHeartbeat busy = ConsumerHeartbeat.busy("c1", DATASET, "s1", 3, -1, 900, "0.1.0", 30_000, 1000);
+        ConsumerHeartbeat busy = ConsumerHeartbeat.busy("c1", DATASET, "s1", 3, -1, 0, 900, "0.1.0", 30_000, 1000);
         assertEquals(busy, assertInstanceOf(Inbound.Heartbeat.class, validator.heartbeat(Json.write(busy), "b"))
                 .heartbeat());
 
@@ -285,7 +286,7 @@ class MessageValidatorTest {
         assertReason(RejectReason.MISSING_FIELD, "heartbeat of consumer c1: state is 'null'", rejectedHeartbeat(bytes(
                 "{\"type\":\"heartbeat\",\"consumer\":\"c1\",\"ts\":1,\"intervalMillis\":30000}")));
         assertReason(RejectReason.INVALID_VALUE, "state is 'asleep'", rejectedHeartbeat(Json.write(
-                new ConsumerHeartbeat("heartbeat", "c1", "asleep", null, null, 0, 0, 0, "1", 30_000, 1))));
+                new ConsumerHeartbeat("heartbeat", "c1", "asleep", null, null, 0, 0, null, 0, "1", 30_000, 1))));
         assertReason(RejectReason.MISSING_FIELD, "'ts'", rejectedHeartbeat(bytes(
                 "{\"type\":\"heartbeat\",\"consumer\":\"c1\",\"state\":\"idle\",\"intervalMillis\":30000}")));
         assertReason(RejectReason.BAD_JSON, "'intervalMillis' is \"30s\"", rejectedHeartbeat(bytes(
@@ -296,13 +297,24 @@ class MessageValidatorTest {
         assertReason(RejectReason.INVALID_VALUE, "intervalMillis is 3600001", rejectedHeartbeat(Json.write(
                 ConsumerHeartbeat.idle("c1", "1", 3_600_001, 1))));
         assertReason(RejectReason.MISSING_FIELD, "'dataset'", rejectedHeartbeat(Json.write(
-                ConsumerHeartbeat.busy("c1", null, "s1", 3, 0, 1, "1", 30_000, 1))));
+                ConsumerHeartbeat.busy("c1", null, "s1", 3, 0, 0, 1, "1", 30_000, 1))));
         assertReason(RejectReason.INVALID_DATASET_NAME, "'a.b'", rejectedHeartbeat(Json.write(
-                ConsumerHeartbeat.busy("c1", "a.b", "s1", 3, 0, 1, "1", 30_000, 1))));
+                ConsumerHeartbeat.busy("c1", "a.b", "s1", 3, 0, 0, 1, "1", 30_000, 1))));
         assertReason(RejectReason.INVALID_VALUE, "'objects' is -2", rejectedHeartbeat(Json.write(
-                ConsumerHeartbeat.busy("c1", DATASET, "s1", -2, 0, 1, "1", 30_000, 1))));
+                ConsumerHeartbeat.busy("c1", DATASET, "s1", -2, 0, 0, 1, "1", 30_000, 1))));
         assertReason(RejectReason.INVALID_VALUE, "objectsRead is -2", rejectedHeartbeat(Json.write(
-                ConsumerHeartbeat.busy("c1", DATASET, "s1", 3, -2, 1, "1", 30_000, 1))));
+                ConsumerHeartbeat.busy("c1", DATASET, "s1", 3, -2, 0, 1, "1", 30_000, 1))));
+        assertReason(RejectReason.INVALID_VALUE, "progress is -1", rejectedHeartbeat(Json.write(
+                ConsumerHeartbeat.busy("c1", DATASET, "s1", 3, 0, -1, 1, "1", 30_000, 1))));
+        assertReason(RejectReason.INVALID_VALUE, "progress is \"many\"", rejectedHeartbeat(bytes(
+                "{\"type\":\"heartbeat\",\"consumer\":\"c1\",\"state\":\"busy\",\"dataset\":\"" + DATASET
+                        + "\",\"signalId\":\"s1\",\"objects\":3,\"progress\":\"many\",\"ts\":1,"
+                        + "\"intervalMillis\":30000}")));
+        // a consumer older than the field sends none: valid, progress null (the lease counts from the send)
+        Inbound older = validator.heartbeat(bytes("{\"type\":\"heartbeat\",\"consumer\":\"c1\",\"state\":"
+                + "\"busy\",\"dataset\":\"" + DATASET + "\",\"signalId\":\"s1\",\"objects\":3,\"objectsRead\":1,"
+                + "\"busySince\":1,\"version\":\"0.9\",\"ts\":1,\"intervalMillis\":30000}"), "b");
+        assertNull(assertInstanceOf(Inbound.Heartbeat.class, older).heartbeat().progress());
         assertReason(RejectReason.WRONG_TYPE, "the heartbeat queue takes only type 'heartbeat'",
                 rejectedHeartbeat(Json.write(Fixtures.done("sig-1", DATASET, 10))));
         assertReason(RejectReason.BAD_JSON, "not JSON", rejectedHeartbeat(bytes("{")));
