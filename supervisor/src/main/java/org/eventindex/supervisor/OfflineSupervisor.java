@@ -55,12 +55,8 @@ public final class OfflineSupervisor implements AutoCloseable {
      */
     public static Replayed replay(SupervisorConfig config, boolean deferSelections) throws IOException {
         SupervisorState state = new SupervisorState(config.console().historyDays());
-        if (deferSelections) {
-            state.beginReplay();
-        }
-        Journal journal = Journal.open(config.journal().dir(), config.journal().keepSegments(),
-                StateCheckpoint.restoreInto(state), state::apply);
-        state.endReplay();
+        Journal journal = state.replayJournal(config.journal().dir(), config.journal().keepSegments(),
+                deferSelections);
         return new Replayed(journal, state);
     }
 

@@ -194,10 +194,7 @@ public final class Supervisor implements AutoCloseable {
         try {
             SupervisorState state = new SupervisorState(config.console().historyDays());
             long opening = System.nanoTime();
-            state.beginReplay();
-            journal = Journal.open(journalDir, config.journal().keepSegments(),
-                    StateCheckpoint.restoreInto(state), state::apply);
-            state.endReplay();
+            journal = state.replayJournal(journalDir, config.journal().keepSegments(), true);
             Leadership l = leadership;
             Fence fence = l == null ? Fence.NONE : Fence.of(l);
             if (l != null) {

@@ -3,11 +3,14 @@ package org.eventindex.supervisor;
 import org.eventindex.message.ConsumerReport;
 import org.eventindex.message.ConsumerSignal;
 import org.eventindex.message.ProducerInfo;
+import org.eventindex.supervisor.journal.Journal;
 import org.eventindex.supervisor.journal.JournalEntry;
 import org.eventindex.supervisor.journal.JournalEvent;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.io.IOException;
+import java.nio.file.Path;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
@@ -233,6 +236,22 @@ final class SupervisorState {
         } else {
             LOG.debug("dataset {}: FAILED report for signal {} after DONE ignored", d.name, r.signalId());
         }
+    }
+
+    /**
+     * The journal part of a start: the checkpoint in {@code dir} restored into this state, the journal after it
+     * replayed, each unsignalled dataset's selection computed once at the end ({@link #beginReplay}) unless
+     * {@code deferSelections} is false (every entry applied as if it were live: the benchmark's baseline).
+     *
+     * @return the journal, open for appending
+     */
+    Journal replayJournal(Path dir, int keepSegments, boolean deferSelections) throws IOException {
+        if (deferSelections) {
+            beginReplay();
+        }
+        Journal journal = Journal.open(dir, keepSegments, StateCheckpoint.restoreInto(this), this::apply);
+        endReplay();
+        return journal;
     }
 
     /**
