@@ -2,6 +2,8 @@ package org.eventindex.testing;
 
 import static java.util.Objects.requireNonNull;
 
+import org.eventindex.testing.hosts.Host;
+
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -15,11 +17,13 @@ import java.util.List;
  * <pre>
  * ChildJvm.main(SupervisorMain.class).heap("256m").quickStart().args("run", "--config", file).start(log);
  * </pre>
+ * {@link #on(Host)} runs it on a host of a {@link org.eventindex.testing.hosts.HostNetwork} ({@code ip netns exec}).
  */
 public final class ChildJvm {
     private final List<String> options = new ArrayList<>();
     private final List<String> launch;
     private final List<String> args = new ArrayList<>();
+    private Host host = Host.local();
 
     private ChildJvm(List<String> launch) {
         this.launch = launch;
@@ -67,6 +71,12 @@ public final class ChildJvm {
         return options("-XX:-UsePerfData", "-XX:+ExitOnOutOfMemoryError");
     }
 
+    /** Runs the JVM on {@code host} (by default {@link Host#local()}, this machine's own namespace). */
+    public ChildJvm on(Host host) {
+        this.host = requireNonNull(host, "host is null");
+        return this;
+    }
+
     /** JVM options, in order, before the main class or jar. */
     public ChildJvm options(String... jvmOptions) {
         return options(List.of(jvmOptions));
@@ -89,14 +99,14 @@ public final class ChildJvm {
         return this;
     }
 
-    /** The whole command line. */
+    /** The whole command line ({@code ip netns exec NS} first when the JVM runs on a host). */
     public List<String> command() {
         List<String> command = new ArrayList<>();
         command.add(java().toString());
         command.addAll(options);
         command.addAll(launch);
         command.addAll(args);
-        return command;
+        return host.command(command);
     }
 
     /** A process builder of {@link #command()}, to set the environment and the redirections. */
