@@ -29,8 +29,13 @@ public final class DaemonProcesses {
 
     /** GET on a daemon's operations port on 127.0.0.1; empty when it does not answer within 5 s. */
     public static Optional<HttpResponse<String>> get(HttpClient http, int port, String path) {
+        return get(http, "127.0.0.1", port, path);
+    }
+
+    /** GET on a daemon's operations port on {@code address}; empty when it does not answer within 5 s. */
+    public static Optional<HttpResponse<String>> get(HttpClient http, String address, int port, String path) {
         try {
-            return Optional.of(http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+            return Optional.of(http.send(HttpRequest.newBuilder(URI.create("http://" + address + ":" + port + path))
                     .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString()));
         } catch (IOException e) {
             return Optional.empty();

@@ -40,6 +40,7 @@ public final class EmbeddedBroker implements AutoCloseable {
 
     /** Largest STOMP frame the secured broker accepts; the shipped template's {@code wireFormat.maxFrameSize}. */
     public static final long MAX_FRAME_BYTES = 4L << 20;
+    private static final String LOOPBACK = "127.0.0.1";
     /** Most client connections of the secured broker; the template's {@code transport.maxConnections}. */
     public static final int MAX_CONNECTIONS = 1000;
 
@@ -77,6 +78,7 @@ public final class EmbeddedBroker implements AutoCloseable {
     private final Map<String, String> users;
     private final Security security;
     private final TestCertificates tls;
+    private final String host;
     private final int port;
     private BrokerService broker;
 
@@ -95,13 +97,14 @@ public final class EmbeddedBroker implements AutoCloseable {
     }
 
     private EmbeddedBroker(Path dataDir, SharedStore shared, Map<String, String> users, Security security,
-                           TestCertificates tls, BrokerService broker, int port) {
+                           TestCertificates tls, BrokerService broker, String host, int port) {
         this.dataDir = dataDir;
         this.shared = shared;
         this.users = users;
         this.security = security;
         this.tls = tls;
         this.broker = broker;
+        this.host = host;
         this.port = port;
     }
 
@@ -139,11 +142,20 @@ public final class EmbeddedBroker implements AutoCloseable {
      * back on the same port after its process is killed (the chaos harness).
      */
     public static EmbeddedBroker startSecured(Path dataDir, Security security, int port) {
+        return startSecured(dataDir, security, LOOPBACK, port);
+    }
+
+    /**
+     * {@link #startSecured(Path, Security, int)} listening on {@code host} (an address of this machine, e.g. a test
+     * host's address in its network namespace) instead of 127.0.0.1.
+     */
+    public static EmbeddedBroker startSecured(Path dataDir, Security security, String host, int port) {
         requireNonNull(security, "security is null");
+        requireNonNull(host, "host is null");
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("broker port must be 0..65535: " + port);
         }
-        return start(dataDir, null, security.passwords(), security, null, port);
+        return start(dataDir, null, security.passwords(), security, null, host, port);
     }
 
     /**
@@ -157,29 +169,29 @@ public final class EmbeddedBroker implements AutoCloseable {
         if (port <= 0 || port > 65535) {
             throw new IllegalArgumentException("a broker of a pair needs a fixed port 1..65535: " + port);
         }
-        return start(dataDir, shared, security.passwords(), security, null, port);
+        return start(dataDir, shared, security.passwords(), security, null, LOOPBACK, port);
     }
 
     private static EmbeddedBroker start(Path dataDir, Map<String, String> users, Security security,
                                         TestCertificates tls) {
-        return start(dataDir, null, users, security, tls, 0);
+        return start(dataDir, null, users, security, tls, LOOPBACK, 0);
     }
 
     private static EmbeddedBroker start(Path dataDir, SharedStore shared, Map<String, String> users,
-                                        Security security, TestCertificates tls, int listenPort) {
+                                        Security security, TestCertificates tls, String host, int listenPort) {
         requireNonNull(dataDir, "dataDir is null");
         try {
             Files.createDirectories(dataDir);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create broker data folder " + dataDir, e);
         }
-        BrokerService broker = newBroker(dataDir, shared, users, security, tls, listenPort);
+        BrokerService broker = newBroker(dataDir, shared, users, security, tls, host, listenPort);
         int port = boundPort(broker);
-        return new EmbeddedBroker(dataDir, shared, users, security, tls, broker, port);
+        return new EmbeddedBroker(dataDir, shared, users, security, tls, broker, host, port);
     }
 
     private static BrokerService newBroker(Path dataDir, SharedStore shared, Map<String, String> users,
-                                           Security security, TestCertificates tls, int port) {
+                                           Security security, TestCertificates tls, String host, int port) {
         try {
             BrokerService b = new BrokerService();
             b.setBrokerName("ei-test-" + Integer.toHexString(System.identityHashCode(dataDir)));
@@ -215,7 +227,7 @@ public final class EmbeddedBroker implements AutoCloseable {
             if (tls != null) {
                 b.setSslContext(new SslContext(tls.keyManagers(), null, null));
             }
-            URI connector = new URI((tls == null ? "stomp" : "stomp+ssl") + "://127.0.0.1:" + port + limits);
+            URI connector = new URI((tls == null ? "stomp" : "stomp+ssl") + "://" + host + ":" + port + limits);
             if (shared == null) {
                 b.addConnector(connector);
             } else {
@@ -261,14 +273,14 @@ public final class EmbeddedBroker implements AutoCloseable {
         }
     }
 
-    /** The STOMP port on 127.0.0.1. */
+    /** The STOMP port (on 127.0.0.1 unless started on another address). */
     public int stompPort() {
         return port;
     }
 
-    /** {@code 127.0.0.1:PORT}, the form {@code StompEndpoint.parseList} and {@code --brokers} take. */
+    /** {@code 127.0.0.1:PORT} (or the address it listens on), the form {@code --brokers} takes. */
     public String stompEndpoints() {
-        return "127.0.0.1:" + port;
+        return host + ":" + port;
     }
 
     /**
@@ -313,7 +325,7 @@ public final class EmbeddedBroker implements AutoCloseable {
     /** Stops the broker if running and starts it again on the same port with the same message store. */
     public synchronized void restart() {
         stop();
-        broker = newBroker(dataDir, shared, users, security, tls, port);
+        broker = newBroker(dataDir, shared, users, security, tls, host, port);
     }
 
     @Override

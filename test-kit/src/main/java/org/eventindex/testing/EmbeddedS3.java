@@ -45,11 +45,11 @@ public final class EmbeddedS3 implements AutoCloseable {
     private final AtomicLong totalGets;
 
     private EmbeddedS3(S3Proxy proxy, BlobStore store, String accessKey, String secretKey,
-                       Map<String, AtomicLong> gets, AtomicLong totalGets, boolean https) {
+                       Map<String, AtomicLong> gets, AtomicLong totalGets, boolean https, String host) {
         this.proxy = proxy;
         this.store = store;
-        this.endpoint = URI.create(https ? "https://127.0.0.1:" + proxy.getSecurePort()
-                : "http://127.0.0.1:" + proxy.getPort());
+        this.endpoint = URI.create(https ? "https://" + host + ":" + proxy.getSecurePort()
+                : "http://" + host + ":" + proxy.getPort());
         this.accessKey = accessKey;
         this.secretKey = secretKey;
         this.gets = gets;
@@ -58,7 +58,15 @@ public final class EmbeddedS3 implements AutoCloseable {
 
     /** Starts S3Proxy storing objects under {@code dir}; requests must be signed with the given key pair. */
     public static EmbeddedS3 start(Path dir, String accessKey, String secretKey) {
-        return start(dir, accessKey, secretKey, null);
+        return start(dir, accessKey, secretKey, null, "127.0.0.1", 0);
+    }
+
+    /**
+     * {@link #start(Path, String, String)} listening on {@code host:port} (an address of this machine, e.g. a test
+     * host's address in its network namespace; port 0: a free one).
+     */
+    public static EmbeddedS3 start(Path dir, String accessKey, String secretKey, String host, int port) {
+        return start(dir, accessKey, secretKey, null, requireNonNull(host, "host is null"), port);
     }
 
     /**
@@ -66,10 +74,12 @@ public final class EmbeddedS3 implements AutoCloseable {
      * of {@code certificates}.
      */
     public static EmbeddedS3 startHttps(Path dir, String accessKey, String secretKey, TestCertificates certificates) {
-        return start(dir, accessKey, secretKey, requireNonNull(certificates, "certificates is null"));
+        return start(dir, accessKey, secretKey, requireNonNull(certificates, "certificates is null"), "127.0.0.1",
+                0);
     }
 
-    private static EmbeddedS3 start(Path dir, String accessKey, String secretKey, TestCertificates tls) {
+    private static EmbeddedS3 start(Path dir, String accessKey, String secretKey, TestCertificates tls, String host,
+                                    int port) {
         requireNonNull(dir, "dir is null");
         requireNonNull(accessKey, "accessKey is null");
         requireNonNull(secretKey, "secretKey is null");
@@ -86,9 +96,9 @@ public final class EmbeddedS3 implements AutoCloseable {
                 .blobStore(counting)
                 .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, accessKey, secretKey);
         if (tls == null) {
-            builder.endpoint(URI.create("http://127.0.0.1:0"));
+            builder.endpoint(URI.create("http://" + host + ":" + port));
         } else {
-            builder.secureEndpoint(URI.create("https://127.0.0.1:0"))
+            builder.secureEndpoint(URI.create("https://" + host + ":" + port))
                     .keyStore(tls.keyStore().toString(), tls.keyStorePassword());
         }
         S3Proxy proxy = builder.build();
@@ -104,7 +114,7 @@ public final class EmbeddedS3 implements AutoCloseable {
         } catch (Exception e) {
             throw new IllegalStateException("cannot start S3Proxy in " + dir, e);
         }
-        return new EmbeddedS3(proxy, store, accessKey, secretKey, gets, totalGets, tls != null);
+        return new EmbeddedS3(proxy, store, accessKey, secretKey, gets, totalGets, tls != null, host);
     }
 
     /** {@code http://127.0.0.1:PORT} (or https); use path-style access and region us-east-1. */

@@ -16,7 +16,8 @@ import picocli.CommandLine.Parameters;
 
 /**
  * The chaos cluster's ActiveMQ broker as its own process: {@code BrokerMain DATA_DIR PORT LOGINS_DIR} runs a broker
- * with a KahaDB store in {@code DATA_DIR} and a STOMP connector on {@code 127.0.0.1:PORT} until it is killed (SIGTERM
+ * with a KahaDB store in {@code DATA_DIR} and a STOMP connector on {@code 127.0.0.1:PORT} (or {@code --bind ADDRESS}:
+ * the address of the test host it runs on) until it is killed (SIGTERM
  * stops it cleanly; SIGKILL is what the chaos harness uses, and KahaDB recovers on the next start).
  *
  * <p>The broker is secured as in production: every connection must log in with one of the role logins whose
@@ -35,8 +36,11 @@ import picocli.CommandLine.Parameters;
 public final class BrokerMain implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "DATA_DIR", description = "the KahaDB store, created if missing")
     private Path data;
-    @Parameters(index = "1", paramLabel = "PORT", description = "the STOMP port on 127.0.0.1")
+    @Parameters(index = "1", paramLabel = "PORT", description = "the STOMP port")
     private int port;
+    @Option(names = "--bind", paramLabel = "ADDRESS", description = "the address the STOMP port listens on (default"
+            + " ${DEFAULT-VALUE}; a broker of a --shared-store pair listens on 127.0.0.1)")
+    private String bind = "127.0.0.1";
     @Parameters(index = "2", paramLabel = "LOGINS_DIR", description = "one mode-0600 password file per login")
     private Path logins;
     @Option(names = "--shared-store", paramLabel = "DIR", description = "the KahaDB store shared with the other broker"
@@ -74,7 +78,7 @@ public final class BrokerMain implements Callable<Integer> {
         }
         EmbeddedBroker broker;
         if (sharedStore == null) {
-            broker = EmbeddedBroker.startSecured(dir, roles.security(), port);
+            broker = EmbeddedBroker.startSecured(dir, roles.security(), bind, port);
         } else {
             System.out.println("broker waiting for the lock of the shared store " + sharedStore + " (standby until it"
                     + " holds it)");
@@ -86,7 +90,7 @@ public final class BrokerMain implements Callable<Integer> {
             broker.close();
             stopped.countDown();
         }, "broker-stop"));
-        System.out.println("broker started: stomp 127.0.0.1:" + broker.stompPort() + ", store "
+        System.out.println("broker started: stomp " + broker.stompEndpoints() + ", store "
                 + (sharedStore == null ? dir : sharedStore.toAbsolutePath() + " (shared; holding its lock)")
                 + ", logins " + roles);
         stopped.await();

@@ -15,8 +15,6 @@ import org.eventindex.supervisor.SupervisorConfig;
 import org.eventindex.supervisor.SupervisorMain;
 import org.eventindex.testing.EmbeddedCeph;
 import org.eventindex.testing.TcpProxy;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.eventindex.testing.Ports;
 
 import java.io.IOException;
@@ -30,7 +28,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
 import java.util.function.Consumer;
 
 /**
@@ -46,7 +43,6 @@ import java.util.function.Consumer;
  * writes can be slowed for one process ({@link SlowDisk}).
  */
 final class ChaosCluster implements AutoCloseable {
-    private static final Logger LOG = LoggerFactory.getLogger(ChaosCluster.class);
     static final String BUCKET = "eventindex";
     static final String S3_ACCESS_KEY = "eventindex-chaos";
     static final String S3_SECRET_KEY = "eventindex-chaos-secret";
@@ -62,7 +58,7 @@ final class ChaosCluster implements AutoCloseable {
     private final Path work;
     private final KuduTablesConfig tables;
     private final Consumer<String> progress;
-    private final List<AutoCloseable> started = new ArrayList<>();
+    private final Started started = new Started();
     private final Thread shutdownHook = new Thread(this::close, "chaos-cluster-stop");
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private final BrokerLogins logins = BrokerLogins.random();
@@ -200,65 +196,36 @@ final class ChaosCluster implements AutoCloseable {
         return new ChildProcess(name, cmd, Map.of(), logs(name + ".log"));
     }
 
+    private DaemonConfigs configs(Path s3Secret) {
+        return new DaemonConfigs(brokers.endpoints(), secrets(), s3Endpoint(), S3_ACCESS_KEY, s3Secret, BUCKET,
+                hdfs.uri(), HDFS_ROOT, kudu.masterAddresses(), tables);
+    }
+
     private Map<String, String> supervisorConfig(String id, int httpPort, Path journal) {
-        Map<String, String> p = new TreeMap<>();
-        p.put(SupervisorConfig.BROKERS, brokers.endpoints());
-        p.put(SupervisorConfig.STOMP_USER, BrokerLogins.SUPERVISOR);
-        p.put(SupervisorConfig.STOMP_PASSWORD_FILE,
-                BrokerLogins.passwordFile(secrets(), BrokerLogins.SUPERVISOR).toString());
-        p.put(SupervisorConfig.JOURNAL_DIR, journal.toAbsolutePath().toString());
+        Map<String, String> p = configs(secrets().resolve("s3-secret-key")).supervisor(journal, "127.0.0.1", httpPort);
         p.put(SupervisorConfig.HA_ENABLED, "true");
         p.put(SupervisorConfig.HA_ID, id);
         p.put(SupervisorConfig.HA_LEASE, SupervisorPair.LEASE.toMillis() + "ms");
         p.put(SupervisorConfig.HA_RENEW_INTERVAL, SupervisorPair.RENEW.toMillis() + "ms");
-        p.put(SupervisorConfig.S3_BUCKET, BUCKET);
-        p.put(SupervisorConfig.HTTP_HOST, "127.0.0.1");
-        p.put(SupervisorConfig.HTTP_PORT, Integer.toString(httpPort));
-        p.put(SupervisorConfig.SIGNAL_RETRY_INITIAL, "200ms");
-        p.put(SupervisorConfig.SIGNAL_RETRY_MAX, "2s");
         p.put(SupervisorConfig.SIGNAL_LEASE, "45s");
         p.put(SupervisorConfig.RETRY_INITIAL, "1s");
         p.put(SupervisorConfig.RETRY_MAX, "5s");
         p.put(SupervisorConfig.RETRY_ATTEMPTS, "1000");
-        p.put(SupervisorConfig.TICK_INTERVAL, "250ms");
-        p.put(SupervisorConfig.SHUTDOWN_GRACE, "5s");
-        p.put(SupervisorConfig.KUDU_MASTERS, kudu.masterAddresses());
-        p.put(SupervisorConfig.KUDU_TABLE_PREFIX, tables.prefix());
-        p.put(SupervisorConfig.KUDU_BUCKETS, Integer.toString(tables.hashBuckets()));
-        p.put(SupervisorConfig.KUDU_REPLICAS, "1");
         return p;
     }
 
     private Map<String, String> consumerConfig(int i, Path secret) {
-        Map<String, String> p = new TreeMap<>();
-        p.put(ConsumerConfig.ID, "consumer-" + (i + 1));
-        p.put(ConsumerConfig.BROKERS, brokers.endpoints());
-        p.put(ConsumerConfig.STOMP_USER, BrokerLogins.CONSUMER);
-        p.put(ConsumerConfig.STOMP_PASSWORD_FILE,
-                BrokerLogins.passwordFile(secrets(), BrokerLogins.CONSUMER).toString());
-        p.put(ConsumerConfig.S3_ENDPOINT, s3Endpoint());
-        p.put(ConsumerConfig.S3_BUCKET, BUCKET);
-        p.put(ConsumerConfig.S3_ACCESS_KEY, S3_ACCESS_KEY);
-        p.put(ConsumerConfig.S3_SECRET_KEY_FILE, secret.toString());
-        p.put(ConsumerConfig.HDFS_URI, hdfs.uri().toString());
-        p.put(ConsumerConfig.HDFS_ROOT, HDFS_ROOT);
-        p.put(ConsumerConfig.KUDU_MASTERS, kudu.masterAddresses());
-        p.put(ConsumerConfig.KUDU_TABLE_PREFIX, tables.prefix());
-        p.put(ConsumerConfig.KUDU_BUCKETS, Integer.toString(tables.hashBuckets()));
-        p.put(ConsumerConfig.KUDU_REPLICAS, "1");
-        p.put(ConsumerConfig.FETCH_THREADS, "2");
-        p.put(ConsumerConfig.SPOOL_DIR, work.toAbsolutePath().resolve("spool-" + (i + 1)).toString());
+        Map<String, String> p = configs(secret).consumer("consumer-" + (i + 1), work.resolve("spool-" + (i + 1)),
+                "127.0.0.1", consumerHttpPorts.get(i));
         // Every sorted run goes to the spool disk (no run memory, small sort buffers), so a full disk there is
         // felt by every dataset.
         p.put(ConsumerConfig.SORT_MEMORY_BYTES, "262144");
         p.put(ConsumerConfig.RUN_MEMORY_BYTES, "0");
-        p.put(ConsumerConfig.HTTP_PORT, Integer.toString(consumerHttpPorts.get(i)));
         return p;
     }
 
     private <T extends AutoCloseable> T track(T c) {
-        started.add(c);
-        return c;
+        return started.add(c);
     }
 
     /** Waits for a daemon's {@code /ready} to answer 200. */
@@ -407,14 +374,7 @@ final class ChaosCluster implements AutoCloseable {
     /** Stops everything in reverse start order; idempotent; each failure is logged and the rest still stopped. */
     @Override
     public synchronized void close() {
-        for (int i = started.size() - 1; i >= 0; i--) {
-            try {
-                started.get(i).close();
-            } catch (Exception e) {
-                LOG.warn("stopping {} failed", started.get(i), e);
-            }
-        }
-        started.clear();
+        started.close();
         try {
             Runtime.getRuntime().removeShutdownHook(shutdownHook);
         } catch (IllegalStateException shuttingDown) {

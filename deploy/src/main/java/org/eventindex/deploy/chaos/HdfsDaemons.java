@@ -6,6 +6,7 @@ import org.eventindex.cluster.ClusterAccess;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
 import org.apache.hadoop.hdfs.protocol.HdfsConstants;
 import org.eventindex.testing.Ports;
+import org.eventindex.testing.hosts.Host;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -23,21 +24,23 @@ import java.util.concurrent.TimeUnit;
  * (the shaded minicluster jar holds the server classes). Configuration is a {@code core-site.xml} and
  * {@code hdfs-site.xml} in a folder put first on the daemons' class path, next to the empty {@code webapps/} folders
  * the HTTP servers need. The DataNode's data directory is given by the caller (the harness may mount a small tmpfs
- * there to fill it).
+ * there to fill it). Both run on one {@link Host}, bound to its address (127.0.0.1 for {@link Host#local()}).
  */
 final class HdfsDaemons implements AutoCloseable {
     /** Block size of every writer (daemons, consumers, harness): a few MiB so that a small tmpfs disk can take it. */
     static final long BLOCK_SIZE = 4L << 20;
 
     private final Path dir;
+    private final Host host;
     private final int nameNodePort;
     private final ChildProcess nameNode;
     private final ChildProcess dataNode;
     private final Configuration clientConf;
     private FileSystem fs;
 
-    private HdfsDaemons(Path dir, int nameNodePort, ChildProcess nameNode, ChildProcess dataNode) {
+    private HdfsDaemons(Path dir, Host host, int nameNodePort, ChildProcess nameNode, ChildProcess dataNode) {
         this.dir = dir;
+        this.host = host;
         this.nameNodePort = nameNodePort;
         this.nameNode = nameNode;
         this.dataNode = dataNode;
@@ -51,6 +54,13 @@ final class HdfsDaemons implements AutoCloseable {
 
     /** Formats a new file system under {@code dir}, starts both daemons and waits for a live DataNode. */
     static HdfsDaemons start(Path dir, Path dataNodeDir, Duration timeout) throws IOException, InterruptedException {
+        return start(dir, dataNodeDir, Host.local(), timeout);
+    }
+
+    /** {@link #start(Path, Path, Duration)} with both daemons on {@code host}. */
+    static HdfsDaemons start(Path dir, Path dataNodeDir, Host host, Duration timeout)
+            throws IOException, InterruptedException {
+        String address = host.address();
         Path conf = Files.createDirectories(dir.resolve("conf"));
         for (String app : List.of("hdfs", "datanode", "static", "secondary", "journal")) {
             Files.createDirectories(conf.resolve("webapps").resolve(app));
@@ -61,12 +71,12 @@ final class HdfsDaemons implements AutoCloseable {
         hdfs.put("dfs.datanode.data.dir", dataNodeDir.toUri().toString());
         hdfs.put("dfs.replication", "1");
         hdfs.put("dfs.namenode.safemode.extension", "0");
-        hdfs.put("dfs.namenode.http-address", "127.0.0.1:0");
-        hdfs.put("dfs.namenode.rpc-bind-host", "127.0.0.1");
-        hdfs.put("dfs.datanode.address", "127.0.0.1:0");
-        hdfs.put("dfs.datanode.http.address", "127.0.0.1:0");
-        hdfs.put("dfs.datanode.ipc.address", "127.0.0.1:0");
-        hdfs.put("dfs.datanode.hostname", "127.0.0.1");
+        hdfs.put("dfs.namenode.http-address", address + ":0");
+        hdfs.put("dfs.namenode.rpc-bind-host", address);
+        hdfs.put("dfs.datanode.address", address + ":0");
+        hdfs.put("dfs.datanode.http.address", address + ":0");
+        hdfs.put("dfs.datanode.ipc.address", address + ":0");
+        hdfs.put("dfs.datanode.hostname", address);
         hdfs.put("dfs.permissions.enabled", "false");
         hdfs.put("dfs.heartbeat.interval", "1");
         hdfs.put("dfs.namenode.heartbeat.recheck-interval", "5000");
@@ -78,21 +88,24 @@ final class HdfsDaemons implements AutoCloseable {
         // By default a volume must have 1 GiB beyond the block size free to take a block: too much for a test disk.
         hdfs.put("dfs.datanode.round-robin-volume-choosing-policy.additional-available-space", "0");
         Files.writeString(conf.resolve("hdfs-site.xml"), xml(hdfs));
-        Files.writeString(conf.resolve("core-site.xml"), xml(Map.of("fs.defaultFS", "hdfs://127.0.0.1:" + port,
+        Files.writeString(conf.resolve("core-site.xml"), xml(Map.of("fs.defaultFS", "hdfs://" + address + ":" + port,
                 "hadoop.tmp.dir", dir.resolve("tmp").toString())));
         String cp = conf + java.io.File.pathSeparator + System.getProperty("java.class.path");
 
         ChildProcess format = new ChildProcess("namenode-format",
-                command(cp, "org.apache.hadoop.hdfs.server.namenode.NameNode", "-format", "-force", "-nonInteractive"),
+                command(host, cp, "org.apache.hadoop.hdfs.server.namenode.NameNode", "-format", "-force",
+                        "-nonInteractive"),
                 Map.of(), dir.resolve("logs").resolve("namenode-format.log"));
         format.start();
         ProcessHandle handle = ProcessHandle.of(format.pid()).orElseThrow();
         handle.onExit().orTimeout(120, TimeUnit.SECONDS).join();
-        ChildProcess nn = new ChildProcess("namenode", command(cp, "org.apache.hadoop.hdfs.server.namenode.NameNode"),
+        ChildProcess nn = new ChildProcess("namenode", command(host, cp,
+                "org.apache.hadoop.hdfs.server.namenode.NameNode"),
                 Map.of(), dir.resolve("logs").resolve("namenode.log"));
-        ChildProcess dn = new ChildProcess("datanode", command(cp, "org.apache.hadoop.hdfs.server.datanode.DataNode"),
+        ChildProcess dn = new ChildProcess("datanode", command(host, cp,
+                "org.apache.hadoop.hdfs.server.datanode.DataNode"),
                 Map.of(), dir.resolve("logs").resolve("datanode.log"));
-        HdfsDaemons d = new HdfsDaemons(dir, port, nn, dn);
+        HdfsDaemons d = new HdfsDaemons(dir, host, port, nn, dn);
         try {
             nn.start();
             dn.start();
@@ -104,11 +117,11 @@ final class HdfsDaemons implements AutoCloseable {
         }
     }
 
-    private static List<String> command(String classPath, String main, String... args) {
+    private static List<String> command(Host host, String classPath, String main, String... args) {
         // The embedded stack's logging silences the DataNode; a chaos run wants its warnings in the log.
         return ChildProcess.java(main, classPath, "384m")
                 .options("-Dorg.slf4j.simpleLogger.log.org.apache.hadoop.hdfs.server.datanode.DataNode=warn")
-                .args(args).command();
+                .args(args).on(host).command();
     }
 
     private static String xml(Map<String, String> properties) {
@@ -127,7 +140,7 @@ final class HdfsDaemons implements AutoCloseable {
     }
 
     URI uri() {
-        return URI.create("hdfs://127.0.0.1:" + nameNodePort);
+        return URI.create("hdfs://" + host.address() + ":" + nameNodePort);
     }
 
     ChildProcess nameNode() {

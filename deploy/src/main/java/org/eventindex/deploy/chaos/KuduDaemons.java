@@ -7,6 +7,7 @@ import org.eventindex.testing.KuduBinaries;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.eventindex.testing.Ports;
+import org.eventindex.testing.hosts.Host;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -20,21 +21,23 @@ import java.util.Map;
  * Kudu as two processes of the real {@code kudu} binary: one master and one tablet server, each with fixed ports (so
  * a restarted tablet server comes back where clients look for it) and its own data, WAL and log folders. The binary
  * is the wrapper written by the test-kit build ({@code .kudu-binary/bin/kudu}, which sets the library path for
- * Kudu only), found by {@link KuduBinaries}.
+ * Kudu only), found by {@link KuduBinaries}. Both run on one {@link Host}, bound to its address (RPC and web server).
  */
 final class KuduDaemons implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(KuduDaemons.class);
     private static final List<String> COMMON_FLAGS = List.of("--time_source=system_unsync", "--never_fsync",
             "--unlock_unsafe_flags", "--unlock_experimental_flags", "--log_preallocate_segments=false",
             "--log_segment_size_mb=1", "--log_container_preallocate_bytes=0", "--log_min_segments_to_retain=1",
-            "--webserver_interface=127.0.0.1", "--logtostderr");
+            "--logtostderr");
 
+    private final Host host;
     private final int masterPort;
     private final ChildProcess master;
     private final ChildProcess tabletServer;
     private final KuduClient client;
 
-    private KuduDaemons(int masterPort, ChildProcess master, ChildProcess tabletServer) {
+    private KuduDaemons(Host host, int masterPort, ChildProcess master, ChildProcess tabletServer) {
+        this.host = host;
         this.masterPort = masterPort;
         this.master = master;
         this.tabletServer = tabletServer;
@@ -43,18 +46,24 @@ final class KuduDaemons implements AutoCloseable {
     }
 
     static KuduDaemons start(Path dir, Duration timeout) throws IOException {
+        return start(dir, Host.local(), timeout);
+    }
+
+    /** {@link #start(Path, Duration)} with both daemons on {@code host}. */
+    static KuduDaemons start(Path dir, Host host, Duration timeout) throws IOException {
         Path kudu = binary();
+        String address = host.address();
         int masterPort = Ports.free();
         int tserverPort = Ports.free();
-        ChildProcess master = new ChildProcess("kudu-master", command(kudu, "master", dir.resolve("master"),
-                List.of("--rpc_bind_addresses=127.0.0.1:" + masterPort, "--max_create_tablets_per_ts=0",
+        ChildProcess master = new ChildProcess("kudu-master", command(host, kudu, "master", dir.resolve("master"),
+                List.of("--rpc_bind_addresses=" + address + ":" + masterPort, "--max_create_tablets_per_ts=0",
                         "--webserver_port=" + Ports.free())),
                 Map.of(), dir.resolve("logs").resolve("kudu-master.log"));
-        ChildProcess tserver = new ChildProcess("kudu-tserver", command(kudu, "tserver", dir.resolve("tserver"),
-                List.of("--rpc_bind_addresses=127.0.0.1:" + tserverPort, "--tserver_master_addrs=127.0.0.1:" + masterPort,
-                        "--webserver_port=" + Ports.free())),
+        ChildProcess tserver = new ChildProcess("kudu-tserver", command(host, kudu, "tserver", dir.resolve("tserver"),
+                List.of("--rpc_bind_addresses=" + address + ":" + tserverPort,
+                        "--tserver_master_addrs=" + address + ":" + masterPort, "--webserver_port=" + Ports.free())),
                 Map.of(), dir.resolve("logs").resolve("kudu-tserver.log"));
-        KuduDaemons d = new KuduDaemons(masterPort, master, tserver);
+        KuduDaemons d = new KuduDaemons(host, masterPort, master, tserver);
         try {
             master.start();
             tserver.start();
@@ -66,7 +75,8 @@ final class KuduDaemons implements AutoCloseable {
         }
     }
 
-    private static List<String> command(Path kudu, String role, Path home, List<String> extra) throws IOException {
+    private static List<String> command(Host host, Path kudu, String role, Path home, List<String> extra)
+            throws IOException {
         Files.createDirectories(home.resolve("wal"));
         Files.createDirectories(home.resolve("data"));
         Files.createDirectories(home.resolve("log"));
@@ -74,8 +84,9 @@ final class KuduDaemons implements AutoCloseable {
                 "--fs_wal_dir=" + home.resolve("wal"), "--fs_data_dirs=" + home.resolve("data"),
                 "--log_dir=" + home.resolve("log")));
         cmd.addAll(COMMON_FLAGS);
+        cmd.add("--webserver_interface=" + host.address());
         cmd.addAll(extra);
-        return cmd;
+        return host.command(cmd);
     }
 
     static Path binary() {
@@ -83,7 +94,7 @@ final class KuduDaemons implements AutoCloseable {
     }
 
     String masterAddresses() {
-        return "127.0.0.1:" + masterPort;
+        return host.endpoint(masterPort);
     }
 
     KuduClient client() {

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import org.eventindex.deploy.ProducerLauncher;
 import org.eventindex.message.Json;
 import org.eventindex.testing.ProducerProcess;
+import org.eventindex.testing.hosts.Host;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -22,7 +23,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * Runs the producer jar once per reporting grid job, as separate processes, the way a job wrapper does: with
  * {@code --json} to learn the object URL the broker acknowledged, and a retry of the job (a new object) when the
- * producer exits 3 (transient failure) — which is what the exit-code table tells wrappers to do.
+ * producer exits 3 (transient failure) — which is what the exit-code table tells wrappers to do. The producers run on
+ * one {@link Host} (a grid site's worker node; {@link Host#local()} by default).
  */
 final class ProducerFleet {
     static final int ATTEMPTS = 4;
@@ -31,11 +33,17 @@ final class ProducerFleet {
     private final Path producerJar;
     private final ProducerLauncher.ProducerEndpoints endpoints;
     private final Path logDir;
+    private final Host host;
 
     ProducerFleet(Path producerJar, ProducerLauncher.ProducerEndpoints endpoints, Path logDir) {
+        this(producerJar, endpoints, logDir, Host.local());
+    }
+
+    ProducerFleet(Path producerJar, ProducerLauncher.ProducerEndpoints endpoints, Path logDir, Host host) {
         this.producerJar = Objects.requireNonNull(producerJar, "producerJar is null");
         this.endpoints = Objects.requireNonNull(endpoints, "endpoints is null");
         this.logDir = Objects.requireNonNull(logDir, "logDir is null");
+        this.host = Objects.requireNonNull(host, "host is null");
         if (!Files.isRegularFile(producerJar)) {
             throw new IllegalArgumentException("producer jar not found at " + producerJar
                     + " (build it with 'mvn -DskipTests install', or set -Dei.producer.jar)");
@@ -93,8 +101,8 @@ final class ProducerFleet {
             // The producer login and the S3 keys go through the environment, never the command line.
             Map<String, String> environment = new HashMap<>();
             endpoints.applyTo(args, environment);
-            Process p = ProducerProcess.builder(producerJar, List.of(), args, environment).redirectError(err.toFile())
-                    .start();
+            ProcessBuilder pb = ProducerProcess.builder(producerJar, List.of(), args, environment);
+            Process p = pb.command(host.command(pb.command())).redirectError(err.toFile()).start();
             byte[] out = p.getInputStream().readAllBytes();
             if (!p.waitFor(RETRY_DEADLINE_SECONDS + 120, TimeUnit.SECONDS)) {
                 p.destroyForcibly();

@@ -1,0 +1,289 @@
+package org.eventindex.deploy.chaos;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import org.eventindex.config.SecretFile;
+import org.eventindex.consumer.ConsumerMain;
+import org.eventindex.deploy.BrokerLogins;
+import org.eventindex.deploy.DaemonProcesses;
+import org.eventindex.deploy.ProducerLauncher;
+import org.eventindex.kudu.KuduTables;
+import org.eventindex.kudu.KuduTablesConfig;
+import org.eventindex.message.Json;
+import org.eventindex.stomp.StompSettings;
+import org.eventindex.supervisor.SupervisorMain;
+import org.eventindex.testing.Ports;
+import org.eventindex.testing.hosts.Host;
+import org.eventindex.testing.hosts.HostNetwork;
+
+import java.io.File;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.Consumer;
+
+/**
+ * The system with each role on its own host of a {@link HostNetwork} (network namespaces), every process bound to
+ * its host's address: an ActiveMQ broker ({@link BrokerMain}) on {@code broker}, the supervisor on
+ * {@code supervisor}, a consumer on {@code consumer}, the producer processes on {@code producer}, and the services on
+ * {@code services}: HDFS NameNode and DataNode, Kudu master and tablet server, an S3 server ({@link S3ServerMain}).
+ * It is driven from a {@code control} host: the process using this class runs there ({@link HostsFlowMain}) and
+ * starts every role with {@code ip netns exec} on its host. Leaner than the {@link ChaosCluster} (one broker, one
+ * supervisor, one consumer, S3Proxy instead of Ceph, no proxies or disk faults) so that a flow with a partition runs
+ * in a test of seconds; the partitions are the network's ({@link HostNetwork#cut}, {@link HostNetwork#isolate}).
+ */
+final class HostsCluster implements AutoCloseable {
+    /** The hosts the cluster needs, in the order a network for it is made. */
+    static final List<String> HOSTS = List.of("control", "broker", "supervisor", "consumer", "producer", "services");
+    static final String BUCKET = "eventindex";
+    static final String S3_ACCESS_KEY = "eventindex-hosts";
+    static final String S3_SECRET_KEY = "eventindex-hosts-secret";
+    static final String HDFS_ROOT = "/eventindex/datasets";
+    private static final Duration START_TIMEOUT = Duration.ofMinutes(2);
+
+    private final Path work;
+    private final HostNetwork network;
+    private final KuduTablesConfig tables;
+    private final Consumer<String> progress;
+    private final BrokerLogins logins = BrokerLogins.random();
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private final Started started = new Started();
+    private final Map<ChildProcess, Host> placement = new LinkedHashMap<>();
+    private final Thread shutdownHook = new Thread(this::close, "hosts-cluster-stop");
+    private int brokerPort;
+    private int s3Port;
+    private int supervisorPort;
+    private int consumerPort;
+    private HdfsDaemons hdfs;
+    private KuduDaemons kudu;
+    private ChildProcess supervisor;
+    private ChildProcess consumer;
+
+    private HostsCluster(Path work, HostNetwork network, KuduTablesConfig tables, Consumer<String> progress) {
+        this.work = work;
+        this.network = network;
+        this.tables = tables;
+        this.progress = progress;
+    }
+
+    /** Starts every role on its host; on failure stops what was started. */
+    static HostsCluster start(Path work, HostNetwork network, String tablePrefix, Consumer<String> progress)
+            throws Exception {
+        HostsCluster c = new HostsCluster(work.toAbsolutePath(), network, new KuduTablesConfig(tablePrefix, 4, 1),
+                progress);
+        Runtime.getRuntime().addShutdownHook(c.shutdownHook);
+        try {
+            c.startAll();
+            return c;
+        } catch (Exception e) {
+            c.close();
+            throw e;
+        }
+    }
+
+    Host host(String role) {
+        return network.host(role);
+    }
+
+    private void startAll() throws Exception {
+        Files.createDirectories(work);
+        String cp = System.getProperty("java.class.path");
+        logins.writeTo(secrets());
+        Path s3Secret = SecretFile.write(secrets().resolve("s3-secret-key"), S3_SECRET_KEY);
+        Host services = host("services");
+        Host brokerHost = host("broker");
+
+        // The broker and the S3 server start while HDFS and Kudu do: their starts are waits for other processes.
+        brokerPort = Ports.free();
+        ChildProcess broker = process("broker", brokerHost, ChildProcess.java(BrokerMain.class.getName(), cp, "256m")
+                .args(work.resolve("broker").toString(), Integer.toString(brokerPort), secrets().toString(),
+                        "--bind", brokerHost.address()).on(brokerHost).command());
+        s3Port = Ports.free();
+        ChildProcess s3 = process("s3", services, ChildProcess.java(S3ServerMain.class.getName(), cp, "256m")
+                .args(work.resolve("s3").toString(), services.address(), Integer.toString(s3Port), "--access-key",
+                        S3_ACCESS_KEY, "--secret-key-file", s3Secret.toString(), "--bucket", BUCKET)
+                .on(services).command());
+        broker.start();
+        s3.start();
+        progress.accept("starting the broker on " + brokerHost + ", the S3 server, HDFS and Kudu on " + services);
+        CompletableFuture<HdfsDaemons> hdfsStart = CompletableFuture.supplyAsync(() -> {
+            try {
+                return HdfsDaemons.start(work.resolve("hdfs"), work.resolve("hdfs-data"), services, START_TIMEOUT);
+            } catch (IOException | InterruptedException e) {
+                throw new CompletionException(e);
+            }
+        });
+        CompletableFuture<KuduDaemons> kuduStart = CompletableFuture.supplyAsync(() -> {
+            try {
+                return KuduDaemons.start(work.resolve("kudu"), services, START_TIMEOUT);
+            } catch (IOException e) {
+                throw new CompletionException(e);
+            }
+        });
+        try {
+            hdfs = track(hdfsStart.join());
+        } finally {
+            kudu = track(kuduStart.join());
+        }
+        placement.put(hdfs.nameNode(), services);
+        placement.put(hdfs.dataNode(), services);
+        placement.put(kudu.master(), services);
+        placement.put(kudu.tabletServer(), services);
+        new KuduTables(kudu.client(), tables).createOrVerify(1);
+        awaitListening(broker, brokerHost, brokerPort);
+        awaitListening(s3, services, s3Port);
+
+        Host supervisorHost = host("supervisor");
+        supervisorPort = Ports.free();
+        DaemonConfigs configs = new DaemonConfigs(brokerEndpoint(), secrets(), s3Endpoint(), S3_ACCESS_KEY,
+                s3Secret, BUCKET, hdfs.uri(), HDFS_ROOT, kudu.masterAddresses(), tables);
+        supervisor = daemon("supervisor", supervisorHost, SupervisorMain.class.getName(), cp,
+                configs.supervisor(work.resolve("supervisor-journal"), supervisorHost.address(), supervisorPort));
+        Host consumerHost = host("consumer");
+        consumerPort = Ports.free();
+        consumer = daemon("consumer", consumerHost, ConsumerMain.class.getName(),
+                hdfs.confDir() + File.pathSeparator + cp, configs.consumer("consumer-1", work.resolve("spool"),
+                        consumerHost.address(), consumerPort));
+        supervisor.start();
+        consumer.start();
+        awaitReady(supervisor, supervisorPort);
+        awaitReady(consumer, consumerPort);
+        progress.accept("cluster on hosts ready: " + String.join(", ", placement().entrySet().stream()
+                .map(e -> e.getKey() + " on " + e.getValue().name()).toList()));
+    }
+
+    private ChildProcess process(String name, Host host, List<String> command) {
+        ChildProcess p = track(new ChildProcess(name, command, Map.of(), logs(name)));
+        placement.put(p, host);
+        return p;
+    }
+
+    private ChildProcess daemon(String name, Host host, String main, String cp, Map<String, String> config)
+            throws IOException {
+        Path file = DaemonProcesses.writeConfig(work.resolve(name + ".properties"), config);
+        return process(name, host, ChildProcess.java(main, cp, "consumer".equals(name) ? "512m" : "256m")
+                .options("-Djava.io.tmpdir=" + Files.createDirectories(work.resolve("tmp-" + name)))
+                .args("run", "--config", file.toString()).on(host).command());
+    }
+
+    /** Waits until {@code host:port} takes a TCP connection (from this process's host), failing early on an exit. */
+    private void awaitListening(ChildProcess p, Host host, int port) {
+        ChaosWait.until(p.name() + " listening on " + host.endpoint(port) + " (log " + p.log() + ")", START_TIMEOUT,
+                () -> {
+                    if (!p.isAlive()) {
+                        throw new IllegalStateException(p.name() + " exited; see " + p.log());
+                    }
+                    try (Socket s = new Socket()) {
+                        s.connect(new InetSocketAddress(host.address(), port), 1000);
+                        return true;
+                    } catch (IOException e) {
+                        return false;
+                    }
+                });
+    }
+
+    private void awaitReady(ChildProcess daemon, int port) {
+        Host host = placement.get(daemon);
+        ChaosWait.until(daemon.name() + " ready on " + host + " (log " + daemon.log() + ")", START_TIMEOUT, () -> {
+            if (!daemon.isAlive()) {
+                throw new IllegalStateException(daemon.name() + " exited; see " + daemon.log());
+            }
+            return DaemonProcesses.get(http, host.address(), port, "/ready").map(r -> r.statusCode() == 200)
+                    .orElse(false);
+        });
+    }
+
+    /** The supervisor's view of {@code dataset} ({@code /datasets/NAME}), empty when it does not answer. */
+    Optional<JsonNode> supervisorView(String dataset) {
+        return DaemonProcesses.get(http, host("supervisor").address(), supervisorPort, "/datasets/"
+                + URLEncoder.encode(dataset, StandardCharsets.UTF_8)).filter(r -> r.statusCode() == 200).map(r -> {
+                    try {
+                        return Json.tree(r.body().getBytes(StandardCharsets.UTF_8));
+                    } catch (IOException e) {
+                        throw new IllegalStateException("the supervisor's view of " + dataset + " is not JSON", e);
+                    }
+                });
+    }
+
+    ChaosChecker checker() throws IOException {
+        return new ChaosChecker(kudu.client(), tables, hdfs.fs(), HDFS_ROOT, this::supervisorView);
+    }
+
+    /** Every process started, with the host it was started on. */
+    Map<ChildProcess, Host> placement() {
+        return Map.copyOf(placement);
+    }
+
+    String brokerEndpoint() {
+        return host("broker").endpoint(brokerPort);
+    }
+
+    int brokerPort() {
+        return brokerPort;
+    }
+
+    String s3Endpoint() {
+        return "http://" + host("services").endpoint(s3Port);
+    }
+
+    ProducerLauncher.ProducerEndpoints producerEndpoints() {
+        return new ProducerLauncher.ProducerEndpoints(brokerEndpoint(), BrokerLogins.PRODUCER,
+                logins.password(BrokerLogins.PRODUCER), s3Endpoint(), BUCKET, S3_ACCESS_KEY, S3_SECRET_KEY);
+    }
+
+    StompSettings brokerSettings(String login) {
+        return logins.settings(brokerEndpoint(), login);
+    }
+
+    ChildProcess consumer() {
+        return consumer;
+    }
+
+    ChildProcess supervisor() {
+        return supervisor;
+    }
+
+    Path work() {
+        return work;
+    }
+
+    /** Processes that should run but do not. */
+    List<String> deadDaemons() {
+        return placement.keySet().stream().filter(p -> !p.isAlive()).map(p -> p.name() + " (log " + p.log() + ")")
+                .toList();
+    }
+
+    private Path secrets() {
+        return work.resolve("secrets");
+    }
+
+    private Path logs(String name) {
+        return work.resolve("logs").resolve(name + ".log");
+    }
+
+    private <T extends AutoCloseable> T track(T c) {
+        return started.add(c);
+    }
+
+    /** Stops everything in reverse start order; idempotent. */
+    @Override
+    public synchronized void close() {
+        started.close();
+        try {
+            Runtime.getRuntime().removeShutdownHook(shutdownHook);
+        } catch (IllegalStateException shuttingDown) {
+            // close() is running from the hook itself
+        }
+    }
+}

@@ -1,0 +1,195 @@
+package org.eventindex.deploy.chaos;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.eventindex.cli.CommandLines;
+import org.eventindex.cli.VersionProvider;
+import org.eventindex.deploy.BrokerLogins;
+import org.eventindex.gen.DatasetGenerator;
+import org.eventindex.gen.GeneratedDataset;
+import org.eventindex.gen.GeneratedJob;
+import org.eventindex.gen.GeneratorSpec;
+import org.eventindex.message.Json;
+import org.eventindex.message.Queues;
+import org.eventindex.stomp.StompSender;
+import org.eventindex.testing.hosts.Host;
+import org.eventindex.testing.hosts.HostNetwork;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+/**
+ * The driver of a flow on hosts, run on the {@code control} host of a {@link HostNetwork} that another process made
+ * (the test JVM, in the machine's own namespace, cannot reach the hosts' addresses; this process can, and starts every
+ * role with {@code ip netns exec} on its host): starts a {@link HostsCluster}, runs a round of two small datasets from
+ * producers to Kudu, then a second round during which the consumer's host is cut from the broker's host until every
+ * dataset of the round is signalled, then healed; checks each round with the {@link ChaosChecker} (every event once,
+ * nothing lost, nothing twice, every message accounted for) and writes a JSON report. Exit 0 when both rounds are
+ * clean, 1 when a check found a violation.
+ */
+@Command(name = "hosts-flow", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+        description = "Runs the system with each role on its own host (network namespace), a flow without and with a"
+                + " partition, and checks it; started on the control host by HostsFlowIT.")
+public final class HostsFlowMain implements Callable<Integer> {
+    private static final Duration PROBE = Duration.ofSeconds(2);
+    private static final Duration DONE_TIMEOUT = Duration.ofMinutes(3);
+
+    @Option(names = "--network", required = true, description = "the host network, as HostNetwork.describe() gives it")
+    private String network;
+    @Option(names = "--work", required = true, description = "the work folder (logs, data, secrets)")
+    private Path work;
+    @Option(names = "--producer-jar", required = true, description = "the producer jar")
+    private Path producerJar;
+    @Option(names = "--report", required = true, description = "where the JSON report is written")
+    private Path reportFile;
+
+    private HostsFlowMain() {
+    }
+
+    public static void main(String[] args) {
+        System.exit(execute(args, System.out, System.err));
+    }
+
+    static int execute(String[] args, PrintStream out, PrintStream err) {
+        return CommandLines.execute(new HostsFlowMain(), args, out, err);
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        HostNetwork net = HostNetwork.attach(network);
+        ObjectNode report = Json.mapper().createObjectNode();
+        long t0 = System.nanoTime();
+        try (HostsCluster cluster = HostsCluster.start(work, net, "hosts_", this::log)) {
+            report.put("startSeconds", seconds(t0));
+            ObjectNode placement = report.putObject("placement");
+            for (Map.Entry<ChildProcess, Host> e : cluster.placement().entrySet()) {
+                placement.putObject(e.getKey().name()).put("host", e.getValue().name())
+                        .put("address", e.getValue().address())
+                        .put("namespace", namespaceOf(e.getKey().pid()));
+            }
+            ArrayNode rounds = report.putArray("rounds");
+            boolean ok = round(cluster, net, rounds.addObject(), 1, false);
+            ok &= round(cluster, net, rounds.addObject(), 2, true);
+            report.put("seconds", seconds(t0));
+            write(report);
+            return ok ? 0 : 1;
+        } catch (Exception e) {
+            report.put("error", e.toString());
+            write(report);
+            throw e;
+        } finally {
+            net.healAll();
+        }
+    }
+
+    /**
+     * One round of two datasets; with {@code cut}, the consumer's host is cut from the broker's before the manifests
+     * are registered and healed once every dataset of the round is signalled (the consumer cannot have taken one).
+     */
+    private boolean round(HostsCluster cluster, HostNetwork net, ObjectNode r, int index, boolean cut)
+            throws Exception {
+        long t0 = System.nanoTime();
+        r.put("round", index).put("partition", cut ? "consumer cut from broker" : "none");
+        List<GeneratedDataset> generated = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            generated.add(new DatasetGenerator(spec(index * 10 + i))
+                    .generate(work.resolve("spb").resolve("round-" + index).resolve("ds-" + i)));
+        }
+        List<ExpectedEvents> expected = new ArrayList<>();
+        List<ProducerFleet.Work> jobs = new ArrayList<>();
+        for (GeneratedDataset ds : generated) {
+            expected.add(ExpectedEvents.of(ds));
+            ds.jobs(GeneratedJob.Outcome.REPORTED).forEach(j -> jobs.add(new ProducerFleet.Work(ds.datasetName(),
+                    j.spbFile())));
+        }
+        Host consumer = cluster.host("consumer");
+        Host broker = cluster.host("broker");
+        long cutAt = System.nanoTime();
+        if (cut) {
+            net.cut(consumer, broker);
+            r.put("probeDuringCut", consumer.probe(broker.address(), cluster.brokerPort(), PROBE).name());
+            log("round " + index + ": " + net.partitions());
+        }
+        try (StompSender sender = new StompSender(cluster.brokerSettings(BrokerLogins.OPERATOR))) {
+            for (GeneratedDataset ds : generated) {
+                sender.send(Queues.SUPERVISOR_CONTROL, Json.write(ds.manifestMessage()), Map.of());
+            }
+        }
+        List<ProducerFleet.Job> done = new ProducerFleet(producerJar, cluster.producerEndpoints(),
+                work.resolve("logs").resolve("producers"), cluster.host("producer")).runAll(jobs, 3);
+        r.put("producerJobs", done.size());
+        r.put("acknowledged", done.stream().filter(ProducerFleet.Job::succeeded).count());
+        if (cut) {
+            ChaosWait.until("every dataset of round " + index + " signalled while the consumer is cut off",
+                    DONE_TIMEOUT, () -> expected.stream().allMatch(e -> "SIGNALLED".equals(state(cluster, e))));
+            r.put("doneDuringCut", expected.stream().filter(e -> "DONE".equals(state(cluster, e))).count());
+            net.heal(consumer, broker);
+            r.put("cutSeconds", seconds(cutAt));
+            r.put("probeAfterHeal", consumer.probe(broker.address(), cluster.brokerPort(), PROBE).name());
+            log("round " + index + ": healed after " + r.get("cutSeconds") + " s");
+        }
+        long healedAt = System.nanoTime();
+        ChaosWait.until("every dataset of round " + index + " DONE", DONE_TIMEOUT,
+                () -> expected.stream().allMatch(e -> "DONE".equals(state(cluster, e))));
+        if (cut) {
+            r.put("doneSecondsAfterHeal", seconds(healedAt));
+        }
+        ChaosWait.until("every acknowledged producer message recorded", DONE_TIMEOUT, () -> done.stream()
+                .filter(ProducerFleet.Job::succeeded).allMatch(j -> ChaosChecker.recordedObjects(
+                        cluster.supervisorView(j.dataset())).contains(j.acknowledgedUrl())));
+        CheckResult check = cluster.checker().check(expected, done);
+        List<String> violations = new ArrayList<>(check.violations().stream().map(Violation::toString).toList());
+        cluster.deadDaemons().forEach(d -> violations.add("daemon died: " + d));
+        r.put("datasets", check.datasets()).put("expectedEvents", check.expectedEvents())
+                .put("eventsFound", check.eventsFound()).put("lost", check.lost()).put("extra", check.extra())
+                .put("seconds", seconds(t0));
+        ArrayNode found = r.putArray("violations");
+        violations.forEach(found::add);
+        log("round " + index + ": " + r);
+        return violations.isEmpty();
+    }
+
+    private static String state(HostsCluster cluster, ExpectedEvents e) {
+        return cluster.supervisorView(e.dataset()).map(v -> v.path("state").asText()).orElse("");
+    }
+
+    /**
+     * Small datasets: 4 files of 200 events in 2 jobs, a retried job (its objects duplicate a job's files), a crashed
+     * job and events duplicated across files; 3 producer runs each.
+     */
+    private static GeneratorSpec spec(int n) {
+        return new GeneratorSpec(String.format("data17_13TeV.%08d.physics_Main.merge.AOD.f838_m1824", 420000 + n),
+                4, 200, 2, 1, 1, 3, false, 20261206L + n);
+    }
+
+    /** The named network namespace a process runs in ({@code ip netns identify PID}). */
+    private static String namespaceOf(long pid) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder("ip", "netns", "identify", Long.toString(pid)).redirectErrorStream(true)
+                .start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+        p.waitFor();
+        return out;
+    }
+
+    private static double seconds(long since) {
+        return Math.round((System.nanoTime() - since) / 1e8) / 10.0;
+    }
+
+    private void write(ObjectNode report) throws IOException {
+        Files.write(reportFile, Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsBytes(report));
+    }
+
+    private void log(String line) {
+        System.out.println(java.time.Instant.now() + " " + line);
+    }
+}
