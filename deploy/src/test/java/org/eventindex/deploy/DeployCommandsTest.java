@@ -11,8 +11,8 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Every command of the deploy module (demo, chaos, the chaos broker, the differential run; the benchmarks' are the
- * benchmarks module's {@code BenchCommandsTest}), as typed: {@code --help} prints the usage naming the command and
+ * Every command of the deploy module (demo, chaos, the chaos broker and S3 server, the driver on hosts, the
+ * differential run; the benchmarks' are the benchmarks module's {@code BenchCommandsTest}), as typed: {@code --help} prints the usage naming the command and
  * {@code --version} the project version, exit 0; an unknown option and stray arguments exit 2 naming them
  * ({@link CommandTreeWalk}). None of them starts anything here.
  */
@@ -27,6 +27,8 @@ class DeployCommandsTest {
                 Arguments.of("bin/demo", (Command) DemoMain::execute),
                 Arguments.of("bin/chaos", (Command) org.eventindex.deploy.chaos.ChaosTestAccess::execute),
                 Arguments.of("chaos-broker", (Command) org.eventindex.deploy.chaos.ChaosTestAccess::executeBroker),
+                Arguments.of("chaos-s3", (Command) org.eventindex.deploy.chaos.ChaosTestAccess::executeS3),
+                Arguments.of("hosts-flow", (Command) org.eventindex.deploy.chaos.ChaosTestAccess::executeHostsFlow),
                 Arguments.of("bin/differential",
                         (Command) org.eventindex.deploy.differential.DifferentialTestAccess::execute));
     }

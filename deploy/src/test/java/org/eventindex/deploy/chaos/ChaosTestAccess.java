@@ -14,4 +14,12 @@ public final class ChaosTestAccess {
     public static int executeBroker(String[] args, PrintStream out, PrintStream err) {
         return BrokerMain.execute(args, out, err);
     }
+
+    public static int executeS3(String[] args, PrintStream out, PrintStream err) {
+        return S3ServerMain.execute(args, out, err);
+    }
+
+    public static int executeHostsFlow(String[] args, PrintStream out, PrintStream err) {
+        return HostsFlowMain.execute(args, out, err);
+    }
 }
