@@ -41,7 +41,9 @@ import java.util.concurrent.Callable;
         description = "Runs the system with each role on its own host (network namespace), a flow without and with a"
                 + " partition, and checks it; started on the control host by HostsFlowIT.")
 public final class HostsFlowMain implements Callable<Integer> {
-    private static final Duration PROBE = Duration.ofSeconds(2);
+    /** A probe during the cut must time out; after the heal it returns at the answer. */
+    private static final Duration SILENCE = Duration.ofSeconds(2);
+    private static final Duration ANSWER = Duration.ofSeconds(10);
     private static final Duration DONE_TIMEOUT = Duration.ofMinutes(3);
 
     @Option(names = "--network", required = true, description = "the host network, as HostNetwork.describe() gives it")
@@ -117,7 +119,7 @@ public final class HostsFlowMain implements Callable<Integer> {
         long cutAt = System.nanoTime();
         if (cut) {
             net.cut(consumer, broker);
-            r.put("probeDuringCut", consumer.probe(broker.address(), cluster.brokerPort(), PROBE).name());
+            r.put("probeDuringCut", consumer.probe(broker.address(), cluster.brokerPort(), SILENCE).name());
             log("round " + index + ": " + net.partitions());
         }
         try (StompSender sender = new StompSender(cluster.brokerSettings(BrokerLogins.OPERATOR))) {
@@ -135,7 +137,7 @@ public final class HostsFlowMain implements Callable<Integer> {
             r.put("doneDuringCut", expected.stream().filter(e -> "DONE".equals(state(cluster, e))).count());
             net.heal(consumer, broker);
             r.put("cutSeconds", seconds(cutAt));
-            r.put("probeAfterHeal", consumer.probe(broker.address(), cluster.brokerPort(), PROBE).name());
+            r.put("probeAfterHeal", consumer.probe(broker.address(), cluster.brokerPort(), ANSWER).name());
             log("round " + index + ": healed after " + r.get("cutSeconds") + " s");
         }
         long healedAt = System.nanoTime();

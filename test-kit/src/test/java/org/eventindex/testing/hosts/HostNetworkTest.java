@@ -33,7 +33,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class HostNetworkTest {
-    private static final Duration PROBE = Duration.ofMillis(1500);
+    /** For a probe that must time out: short, the test waits it out. */
+    private static final Duration SILENCE = Duration.ofMillis(1500);
+    /** For a probe that must be answered: long, it returns at the answer (a loaded machine starts bash slowly). */
+    private static final Duration ANSWER = Duration.ofSeconds(10);
     private static final Duration WAIT = Duration.ofSeconds(30);
 
     @TempDir
@@ -87,21 +90,21 @@ class HostNetworkTest {
 
     @Test
     void aCutDropsTrafficBothWaysBetweenTwoHostsOnlyAndItsHealRestoresIt() {
-        assertEquals(Reach.CONNECTED, b.probe(a.address(), port, PROBE));
+        assertEquals(Reach.CONNECTED, b.probe(a.address(), port, ANSWER));
         // A port where nothing listens is refused at once while the path is up: the reset comes from the peer.
-        assertEquals(Reach.REFUSED, a.probe(b.address(), port, PROBE));
+        assertEquals(Reach.REFUSED, a.probe(b.address(), port, ANSWER));
         net.cut(b, a);
         try {
             assertEquals(List.of("cut alpha|beta"), net.partitions());
-            assertEquals(Reach.TIMED_OUT, b.probe(a.address(), port, PROBE), "beta to alpha during the cut");
-            assertEquals(Reach.TIMED_OUT, a.probe(b.address(), port, PROBE), "alpha to beta: no reset comes back");
-            assertEquals(Reach.CONNECTED, c.probe(a.address(), port, PROBE), "gamma is not cut from alpha");
+            assertEquals(Reach.TIMED_OUT, b.probe(a.address(), port, SILENCE), "beta to alpha during the cut");
+            assertEquals(Reach.TIMED_OUT, a.probe(b.address(), port, SILENCE), "alpha to beta: no reset comes back");
+            assertEquals(Reach.CONNECTED, c.probe(a.address(), port, ANSWER), "gamma is not cut from alpha");
         } finally {
             net.heal(b, a);
         }
         assertEquals(List.of(), net.partitions());
-        assertEquals(Reach.CONNECTED, b.probe(a.address(), port, PROBE));
-        assertEquals(Reach.REFUSED, a.probe(b.address(), port, PROBE));
+        assertEquals(Reach.CONNECTED, b.probe(a.address(), port, ANSWER));
+        assertEquals(Reach.REFUSED, a.probe(b.address(), port, ANSWER));
     }
 
     @Test
@@ -114,7 +117,7 @@ class HostNetworkTest {
             net.cut(c, a);
             long atCut = pings(log);
             // While a connect times out (1.5 s of the cut), at most the round trip in flight completed.
-            assertEquals(Reach.TIMED_OUT, c.probe(a.address(), port, PROBE));
+            assertEquals(Reach.TIMED_OUT, c.probe(a.address(), port, SILENCE));
             long stalled = pings(log);
             assertTrue(stalled <= atCut + 1, "round trips went on through the cut: " + atCut + " then " + stalled);
             assertTrue(ping.isAlive() && !read(log).contains("error"), "the connection failed instead of stalling: "
@@ -133,17 +136,17 @@ class HostNetworkTest {
     void anIsolatedHostReachesNobodyAndNobodyReachesItButItsOwnAddressesWork() {
         net.isolate(a);
         try {
-            assertEquals(Reach.TIMED_OUT, b.probe(a.address(), port, PROBE));
-            assertEquals(Reach.TIMED_OUT, c.probe(a.address(), port, PROBE));
-            assertEquals(Reach.TIMED_OUT, a.probe(b.address(), port, PROBE));
-            assertEquals(Reach.TIMED_OUT, a.probe(c.address(), port, PROBE));
-            assertEquals(Reach.CONNECTED, a.probe(a.address(), port, PROBE), "the isolated host's own address");
-            assertEquals(Reach.REFUSED, b.probe(c.address(), port, PROBE), "the others still reach each other");
+            assertEquals(Reach.TIMED_OUT, b.probe(a.address(), port, SILENCE));
+            assertEquals(Reach.TIMED_OUT, c.probe(a.address(), port, SILENCE));
+            assertEquals(Reach.TIMED_OUT, a.probe(b.address(), port, SILENCE));
+            assertEquals(Reach.TIMED_OUT, a.probe(c.address(), port, SILENCE));
+            assertEquals(Reach.CONNECTED, a.probe(a.address(), port, ANSWER), "the isolated host's own address");
+            assertEquals(Reach.REFUSED, b.probe(c.address(), port, ANSWER), "the others still reach each other");
         } finally {
             net.rejoin(a);
         }
-        assertEquals(Reach.CONNECTED, b.probe(a.address(), port, PROBE));
-        assertEquals(Reach.REFUSED, a.probe(c.address(), port, PROBE));
+        assertEquals(Reach.CONNECTED, b.probe(a.address(), port, ANSWER));
+        assertEquals(Reach.REFUSED, a.probe(c.address(), port, ANSWER));
     }
 
     @Test
@@ -153,13 +156,13 @@ class HostNetworkTest {
                 attached.hosts().stream().map(Host::toString).toList());
         attached.cut(attached.host("beta"), attached.host("alpha"));
         try {
-            assertEquals(Reach.TIMED_OUT, b.probe(a.address(), port, PROBE), "a cut made through the attached view");
+            assertEquals(Reach.TIMED_OUT, b.probe(a.address(), port, SILENCE), "a cut made through the attached view");
         } finally {
             attached.healAll();
         }
         attached.close();
         assertEquals(4, net.ownNamespaces().size(), "closing an attached view deleted namespaces");
-        assertEquals(Reach.CONNECTED, b.probe(a.address(), port, PROBE));
+        assertEquals(Reach.CONNECTED, b.probe(a.address(), port, ANSWER));
         assertThrows(IllegalArgumentException.class, () -> net.host("delta"));
         assertThrows(IllegalArgumentException.class, () -> HostNetwork.create("Bad_Name"));
     }
