@@ -53,7 +53,11 @@ final class HostsFlowIT {
                     .on(net.host("control")).start(log);
             boolean exited = driver.waitFor(6, TimeUnit.MINUTES);
             if (!exited) {
-                driver.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+                // SIGTERM first: the driver's shutdown hook stops every role it started
+                driver.destroy();
+                if (!driver.waitFor(60, TimeUnit.SECONDS)) {
+                    driver.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+                }
             }
             String output = Files.readString(log, StandardCharsets.UTF_8);
             LOG.info("driver output:\n{}", output);

@@ -315,8 +315,9 @@ public final class HostNetwork implements AutoCloseable {
     }
 
     /**
-     * Deletes every namespace of this network (its creator only; an attached network is left in place). Processes
-     * still running on a host keep their namespace alive without its name: stop them first. Idempotent.
+     * Deletes every namespace of this network (its creator only; an attached network is left in place), after killing
+     * (SIGKILL) whatever still runs on its hosts: stop the processes cleanly first, this is the backstop that leaves
+     * nothing running in a namespace without a name. Idempotent.
      *
      * @throws IllegalStateException naming the namespaces that could not be deleted
      */
@@ -329,6 +330,7 @@ public final class HostNetwork implements AutoCloseable {
         closed = true;
         List<String> failed = new ArrayList<>();
         for (String ns : ownNamespaces()) {
+            killProcessesIn(ns);
             Result r = exec(List.of("ip", "netns", "delete", ns), null, COMMAND_TIMEOUT);
             if (r.exitCode() != 0) {
                 failed.add(ns + ": " + r.output().strip());
@@ -378,6 +380,7 @@ public final class HostNetwork implements AutoCloseable {
         for (String ns : namespaces()) {
             Matcher m = OURS.matcher(ns);
             if (m.matches() && ProcessHandle.of(Long.parseLong(m.group(1))).map(p -> !p.isAlive()).orElse(true)) {
+                killProcessesIn(ns);
                 Result r = exec(List.of("ip", "netns", "delete", ns), null, COMMAND_TIMEOUT);
                 if (r.exitCode() == 0) {
                     deleted.add(ns);
@@ -390,6 +393,21 @@ public final class HostNetwork implements AutoCloseable {
             LOG.info("deleted the namespaces of dead runs: {}", deleted);
         }
         return deleted;
+    }
+
+    /** SIGKILLs every process in namespace {@code ns} ({@code ip netns pids}) and waits for each to be gone. */
+    private static void killProcessesIn(String ns) {
+        Result r = exec(List.of("ip", "netns", "pids", ns), null, COMMAND_TIMEOUT);
+        for (String line : r.exitCode() == 0 ? r.output().split("\n") : new String[0]) {
+            if (line.strip().matches("\\d+")) {
+                ProcessHandle.of(Long.parseLong(line.strip())).ifPresent(p -> {
+                    LOG.warn("killing process {} ({}) still running in namespace {}", p.pid(),
+                            p.info().command().orElse("?"), ns);
+                    p.destroyForcibly();
+                    p.onExit().orTimeout(30, TimeUnit.SECONDS).exceptionally(e -> p).join();
+                });
+            }
+        }
     }
 
     @Override

@@ -172,7 +172,9 @@ class HostNetworkTest {
         HostNetwork other = HostNetwork.create("one", "two");
         List<String> made = other.ownNamespaces();
         assertEquals(3, made.size(), made.toString());
+        Process forgotten = new ProcessBuilder(other.host("one").command(List.of("sleep", "300"))).start();
         other.close();
+        assertTrue(forgotten.waitFor(30, TimeUnit.SECONDS), "a process left running on a deleted host");
         List<String> after = HostNetwork.namespaces();
         assertTrue(made.stream().noneMatch(after::contains), "left after close(): " + after);
 
