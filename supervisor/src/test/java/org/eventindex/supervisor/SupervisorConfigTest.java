@@ -13,10 +13,12 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.nio.file.Files;
+import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -113,6 +115,11 @@ class SupervisorConfigTest {
         p.setProperty(SupervisorConfig.HA_ID, "sv-2.example.org");
         p.setProperty(SupervisorConfig.HA_LEASE, "6s");
         p.setProperty(SupervisorConfig.HA_RENEW_INTERVAL, "500ms");
+        p.setProperty(SupervisorConfig.HA_STORE, "zookeeper");
+        p.setProperty(SupervisorConfig.HA_ZOOKEEPER_CONNECT, "zk1:2181,zk2:2181,zk3:2181");
+        p.setProperty(SupervisorConfig.HA_ZOOKEEPER_ROOT, "/ei/sv");
+        p.setProperty(SupervisorConfig.JOURNAL_HDFS_DIR, "hdfs://ns1/eventindex/supervisor");
+        p.setProperty(SupervisorConfig.HADOOP_CONF_DIR, "/etc/hadoop/conf");
 
         SupervisorConfig c = SupervisorConfig.fromProperties(p, Map.of(SupervisorConfig.ENV_STOMP_PASSWORD, "ignored",
                 SupervisorConfig.ENV_RUCIO_PASSWORD, "rucio-pw", SupervisorConfig.ENV_S3_SECRET_KEY, "s3-secret"));
@@ -140,7 +147,8 @@ class SupervisorConfigTest {
                 2, Duration.ofMillis(100)), c.handOff());
         assertEquals(Backoff.doubling(Duration.ofSeconds(2), Duration.ofMinutes(3)), c.handOff().retryBackoff());
         assertEquals(new SupervisorConfig.Epochs(5_000_000_000L, "km1:7051,km2:7051", "t_", 8, 1,
-                new ClusterSettings(null, "eventindex/sv.example.org@EXAMPLE.ORG", Path.of("/etc/eventindex/sv.keytab"),
+                new ClusterSettings(Path.of("/etc/hadoop/conf"), "eventindex/sv.example.org@EXAMPLE.ORG",
+                        Path.of("/etc/eventindex/sv.keytab"),
                         ClusterSettings.Names.keys("supervisor."))), c.epochs());
         assertEquals(new SupervisorConfig.CatalogueSettings("https://rucio.example:443", "eventindex", "ei",
                 "rucio-pw", Duration.ofSeconds(30)), c.catalogue());
@@ -156,9 +164,10 @@ class SupervisorConfigTest {
         assertEquals(new StompFrameLimits(5000, 3000), c.frameLimits());
         assertEquals(new StompFrameLimits(5000, 3000), c.stompSettings().frameLimits());
         assertEquals(new SupervisorConfig.Console(3, Duration.ofMinutes(20)), c.console());
-        assertEquals(new SupervisorConfig.Ha(true, "sv-2.example.org", Duration.ofSeconds(6), Duration.ofMillis(500)),
-                c.ha());
-        assertEquals(61, SupervisorConfig.KEYS.size(), "a key was added: map it in this test and in the docs");
+        assertEquals(new SupervisorConfig.Ha(true, "sv-2.example.org", Duration.ofSeconds(6), Duration.ofMillis(500),
+                Optional.of(new SupervisorConfig.ZooKeeperStore("zk1:2181,zk2:2181,zk3:2181", "/ei/sv",
+                        URI.create("hdfs://ns1/eventindex/supervisor")))), c.ha());
+        assertEquals(66, SupervisorConfig.KEYS.size(), "a key was added: map it in this test and in the docs");
     }
 
     @Test
