@@ -59,7 +59,7 @@ public final class Supervisor implements AutoCloseable {
     /** STOMP header of an operator request and of its answer: the request id. */
     public static final String CORRELATION_ID = "correlation-id";
     /** STOMP header of a signal: the fencing token of the supervisor that sent it (with a standby only). */
-    public static final String SIGNAL_TOKEN_HEADER = "eventindex-supervisor-token";
+    public static final String SIGNAL_TOKEN_HEADER = org.eventindex.message.ConsumerSignal.TOKEN_HEADER;
 
     private final SupervisorConfig config;
     private final Clock clock;
