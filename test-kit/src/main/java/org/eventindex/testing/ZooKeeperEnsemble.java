@@ -18,6 +18,8 @@ import static java.util.Objects.requireNonNull;
  * JVM), on ports from {@link Ports}, its data under a test's folder. Needs {@code curator-test} on the test class path.
  */
 public final class ZooKeeperEnsemble implements AutoCloseable {
+    /** The servers' tick: a session timeout is bounded to 2 to 20 ticks. */
+    public static final int TICK_MILLIS = 500;
     private final TestingCluster cluster;
     private final Duration startTime;
 
@@ -34,7 +36,9 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
             List<InstanceSpec> specs = new ArrayList<>();
             for (int i = 1; i <= servers; i++) {
                 Path data = Files.createDirectories(dir.toAbsolutePath().resolve("zk" + i));
-                specs.add(new InstanceSpec(data.toFile(), Ports.free(), Ports.free(), Ports.free(), true, i));
+                // a 500 ms tick: sessions may be as short as 1 s (2 ticks), so that tests of a takeover are quick
+                specs.add(new InstanceSpec(data.toFile(), Ports.free(), Ports.free(), Ports.free(), true, i,
+                        TICK_MILLIS, -1));
             }
             TestingCluster cluster = new TestingCluster(specs);
             cluster.start();

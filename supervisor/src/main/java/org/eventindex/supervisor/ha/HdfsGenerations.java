@@ -52,8 +52,9 @@ final class HdfsGenerations {
     /** Sealed generations kept below the current one (the operators' history). */
     static final int KEEP_GENERATIONS = 3;
     private static final Logger LOG = LoggerFactory.getLogger(HdfsGenerations.class);
-    private static final Duration FIRST_POLL = Duration.ofMillis(50);
-    private static final Duration MAX_POLL = Duration.ofSeconds(2);
+    private static final Duration FIRST_POLL = Duration.ofMillis(20);
+    // a NameNode call per poll: cheap, and a takeover waits for it
+    private static final Duration MAX_POLL = Duration.ofMillis(200);
 
     /**
      * What a takeover did.

@@ -74,6 +74,13 @@ class ZooKeeperLeadershipTest {
         return FileSystem.newInstance(hdfs.uri(), hdfs.conf()); // its own DFS client: its own HDFS lease holder
     }
 
+    /** What a reader sees (of a file being written: everything synced; the NameNode's length may lag). */
+    private static long readable(FileSystem fs, Path file) throws IOException {
+        try (var in = fs.open(file)) {
+            return in.readAllBytes().length;
+        }
+    }
+
     private static Journal open(JournalFiles files, List<JournalEntry> replayed) throws IOException {
         return Journal.open(files, 2, (seq, in) -> in.readAllBytes(), replayed::add);
     }
@@ -86,8 +93,8 @@ class ZooKeeperLeadershipTest {
             Journal a = open(first.files(), new ArrayList<>());
             a.append(sent(0, 3), 1);
             Path aFile = new Path(root, "generation-1/" + Journal.FILE_NAME);
-            long synced = fsB.getFileStatus(aFile).getLen();
-            assertTrue(synced > 0, "hsync makes the length visible to another client");
+            long synced = readable(fsB, aFile);
+            assertTrue(synced > 0, "hsync makes the lines visible to another client");
 
             HdfsGenerations.HandedOver second = new HdfsGenerations(fsB, root, TIMEOUT).takeOver(2, "b");
             assertEquals(synced, second.copied().journalBytes(), "the takeover point is everything a synced");
@@ -98,14 +105,14 @@ class ZooKeeperLeadershipTest {
             assertThrows(IOException.class, () -> a.append(sent(3, 1), 2), "a deposed writer's hsync fails");
             assertThrows(IOException.class, () -> first.files().create("supervisor.checkpoint.tmp", true));
             Path sealed = new Path(root, "generation-1.sealed/" + Journal.FILE_NAME);
-            assertEquals(synced, fsB.getFileStatus(sealed).getLen(), "nothing landed in the recovered file");
+            assertEquals(synced, readable(fsB, sealed), "nothing landed in the recovered file");
 
             List<JournalEntry> replayed = new ArrayList<>();
             try (Journal b = open(second.files(), replayed)) {
                 assertEquals(List.of(1L, 2L, 3L), replayed.stream().map(JournalEntry::seq).toList());
                 assertEquals(4, b.append(sent(3, 1), 4).get(0).seq(), "the new holder carries on, no gap");
             }
-            assertEquals(synced, fsB.getFileStatus(sealed).getLen());
+            assertEquals(synced, readable(fsB, sealed));
         }
     }
 
