@@ -1,6 +1,5 @@
 package org.eventindex.supervisor.ha;
 
-import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import org.eventindex.supervisor.SupervisorConfig;
 import org.eventindex.supervisor.journal.JournalFiles;
@@ -16,15 +15,8 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.LinkedHashMap;
-import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
@@ -41,26 +33,13 @@ import java.util.function.Consumer;
  * and before each acknowledgement, signal or answer: once the next token exists it reports the fence
  * ({@code onFenced}, which in the daemon ends the process at once) and throws {@link FencedException}.
  */
-public final class SharedDirLeadership implements Leadership {
+public final class SharedDirLeadership extends LeaseHolder {
     private static final Logger LOG = LoggerFactory.getLogger(SharedDirLeadership.class);
 
-    private final SupervisorConfig.Ha settings;
     private final SharedJournalDir dir;
-    private final String id;
-    private final Consumer<String> onFenced;
-    private final CountDownLatch stopping = new CountDownLatch(1);
-    private final AtomicBoolean fenceReported = new AtomicBoolean();
     private final AtomicLong renewals = new AtomicLong();
-    private final Counter takeovers;
-    private volatile Role role = Role.STANDBY;
-    private volatile long token;
-    private volatile String holder = "";
     /** Standby: when the holder's lease last changed as seen here. Active: the last successful renewal. */
     private volatile long leaseNanos = System.nanoTime();
-    private volatile Takeover takeover;
-    private volatile Instant activeSince;
-    private volatile ScheduledExecutorService renewer;
-    private volatile long tookTokenNanos;
 
     /**
      * @param root     the shared journal directory ({@code supervisor.journal.dir})
@@ -69,11 +48,8 @@ public final class SharedDirLeadership implements Leadership {
      */
     public SharedDirLeadership(SupervisorConfig.Ha settings, Path root, String id, PrometheusRegistry registry,
                                Consumer<String> onFenced) {
-        this.settings = Objects.requireNonNull(settings, "settings is null");
+        super(settings, id, registry, onFenced);
         this.dir = new SharedJournalDir(root);
-        this.id = Objects.requireNonNull(id, "id is null");
-        this.onFenced = Objects.requireNonNull(onFenced, "onFenced is null");
-        takeovers = Leadership.registerMetrics(registry, this, this::leaseAgeSeconds, () -> takeover);
     }
 
     /** Whether {@code supervisor.journal.dir} was ever used by supervisors with a standby (a fence file exists). */
@@ -114,12 +90,12 @@ public final class SharedDirLeadership implements Leadership {
             if (current != seenToken || !lease.equals(seen)) {
                 if (current != seenToken) {
                     LOG.info("standby {}: the active supervisor holds token {} ({})", id, current,
-                            lease.isEmpty() ? "no lease written yet" : holderOf(lease));
+                            lease.isEmpty() ? "no lease written yet" : field(lease, "holder"));
                 }
                 seenToken = current;
                 seen = lease;
                 token = current;
-                holder = holderOf(lease);
+                holder = field(lease, "holder");
                 leaseNanos = System.nanoTime();
             }
             boolean released = lease.contains("state=released");
@@ -147,14 +123,7 @@ public final class SharedDirLeadership implements Leadership {
         Path generation = dir.generation(taken);
         Files.createDirectories(generation);
         renew();
-        ScheduledExecutorService r = Executors.newSingleThreadScheduledExecutor(t -> {
-            Thread th = new Thread(t, "supervisor-lease");
-            th.setDaemon(true);
-            return th;
-        });
-        renewer = r;
-        long every = settings.renew().toMillis();
-        r.scheduleWithFixedDelay(this::renewQuietly, every, every, TimeUnit.MILLISECONDS);
+        startRenewing(this::renewQuietly);
         Path source = dir.handOverSource(taken);
         JournalHandOver.Copied copied = JournalHandOver.copy(source, generation);
         Duration handOver = Duration.ofNanos(System.nanoTime() - t0);
@@ -173,25 +142,6 @@ public final class SharedDirLeadership implements Leadership {
                 + " checkpoint {} bytes) in {} ms", id, taken, source, copied.journalBytes(), copied.tornBytes(),
                 copied.checkpointBytes(), handOver.toMillis());
         return generation;
-    }
-
-    /** Called by the supervisor once it consumes: the takeover is over. */
-    @Override
-    public void activated() {
-        if (role == Role.STANDBY) {
-            role = Role.ACTIVE;
-            activeSince = Instant.now();
-            Takeover t = takeover;
-            if (t != null) {
-                // from the token to consuming: the copy, the replay, the re-planning
-                t = new Takeover(t.token(), t.previous(), t.waited(),
-                        Duration.ofNanos(System.nanoTime() - tookTokenNanos), t.copied());
-                takeover = t;
-                LOG.info("supervisor {} active with token {}{}", id, t.token(), t.previous().isEmpty() ? ""
-                        : " after taking over from " + t.previous() + " (lease expired after "
-                        + t.waited().toMillis() + " ms, hand-over " + t.handOver().toMillis() + " ms)");
-            }
-        }
     }
 
     /**
@@ -218,10 +168,7 @@ public final class SharedDirLeadership implements Leadership {
     /** On a clean stop, after the journal is closed: the standby may take over at once. */
     @Override
     public void release() {
-        ScheduledExecutorService r = renewer;
-        if (r != null) {
-            r.shutdownNow();
-        }
+        stopRenewing();
         if ((role == Role.ACTIVE || holder.equals(id)) && role != Role.FENCED && !dir.fencedOut(token)) {
             try {
                 dir.writeLease(token, leaseText("released"));
@@ -234,57 +181,6 @@ public final class SharedDirLeadership implements Leadership {
         }
     }
 
-    /** A standby stops waiting ({@link #awaitActive} returns empty); an active goes on renewing until released. */
-    @Override
-    public void stopWaiting() {
-        stopping.countDown();
-    }
-
-    /** Stops waiting and renewing (without releasing). */
-    @Override
-    public void close() {
-        stopping.countDown();
-        ScheduledExecutorService r = renewer;
-        if (r != null) {
-            r.shutdownNow();
-        }
-    }
-
-    @Override
-    public Role role() {
-        return role;
-    }
-
-    @Override
-    public long token() {
-        return token;
-    }
-
-    @Override
-    public String id() {
-        return id;
-    }
-
-    /** What /ready, /supervisor and the console say about the role. */
-    @Override
-    public Map<String, Object> info() {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("role", role.name().toLowerCase(java.util.Locale.ROOT));
-        m.put("id", id);
-        m.put("token", token);
-        m.put("activeHolder", holder);
-        m.put("leaseAgeSeconds", leaseAgeSeconds());
-        m.put("leaseSeconds", settings.lease().toMillis() / 1000.0);
-        m.put("journalDir", dir.root().toString());
-        Takeover t = takeover;
-        if (t != null) {
-            m.put("takeover", Map.of("token", t.token(), "previous", t.previous(), "waitedMillis",
-                    t.waited().toMillis(), "handOverMillis", t.handOver().toMillis(), "takeoverPointBytes",
-                    t.copied().journalBytes(), "activeSince", String.valueOf(activeSince)));
-        }
-        return m;
-    }
-
     /** Why a standby is not ready (it consumes nothing), for /ready. */
     @Override
     public String standbyReason() {
@@ -293,6 +189,12 @@ public final class SharedDirLeadership implements Leadership {
                 + String.format(java.util.Locale.ROOT, "%.1f", leaseAgeSeconds()) + " s ago");
     }
 
+    @Override
+    String journalLocation() {
+        return dir.root().toString();
+    }
+
+    @Override
     double leaseAgeSeconds() {
         return (System.nanoTime() - leaseNanos) / 1e9;
     }
@@ -318,27 +220,5 @@ public final class SharedDirLeadership implements Leadership {
 
     private String leaseText(String state) {
         return "holder=" + id + "\ntoken=" + token + "\nstate=" + state + "\n";
-    }
-
-    private static String holderOf(String lease) {
-        for (String line : lease.split("\n")) {
-            if (line.startsWith("holder=")) {
-                return line.substring("holder=".length());
-            }
-        }
-        return "";
-    }
-
-    private void fenced(String why) {
-        role = Role.FENCED;
-        ScheduledExecutorService r = renewer;
-        if (r != null) {
-            r.shutdownNow();
-        }
-        if (fenceReported.compareAndSet(false, true)) {
-            LOG.error("supervisor {} is fenced out: {}; it journals, signals and acknowledges nothing more and"
-                    + " stops (started again it is a standby)", id, why);
-            onFenced.accept(why);
-        }
     }
 }

@@ -1,6 +1,5 @@
 package org.eventindex.supervisor.ha;
 
-import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -22,17 +21,10 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 /**
@@ -56,34 +48,21 @@ import java.util.function.Consumer;
  * session only a full session timeout after it last heard of it. What slips through anyway (a thread past its check
  * when the pause began) is stopped by HDFS: its {@code hsync} fails on the recovered file.
  */
-public final class ZooKeeperLeadership implements Leadership {
+public final class ZooKeeperLeadership extends LeaseHolder {
     private static final Logger LOG = LoggerFactory.getLogger(ZooKeeperLeadership.class);
     private static final Duration RETRY_HAND_OVER = Duration.ofSeconds(2);
 
-    private final SupervisorConfig.Ha settings;
     private final SupervisorConfig.ZooKeeperStore store;
-    private final String id;
-    private final Consumer<String> onFenced;
     private final CuratorFramework client;
     private final HdfsGenerations generations;
     private final String tokenPath;
     private final String activePath;
-    private final CountDownLatch stopping = new CountDownLatch(1);
-    private final AtomicBoolean fenceReported = new AtomicBoolean();
     private final Object changed = new Object();
-    private final Counter takeovers;
-    private volatile Role role = Role.STANDBY;
     private volatile boolean holding;
-    private volatile long token;
-    private volatile String holder = "";
     private volatile long sessionId;
     /** Holder: when the last confirmation was asked for. Standby: when the holder was last seen. */
     private volatile long confirmedNanos = System.nanoTime();
     private volatile long validityNanos;
-    private volatile Takeover takeover;
-    private volatile Instant activeSince;
-    private volatile ScheduledExecutorService confirmer;
-    private volatile long tookTokenNanos;
 
     /**
      * Connects to ZooKeeper (in the background: a quorum that does not answer is waited for by
@@ -94,11 +73,9 @@ public final class ZooKeeperLeadership implements Leadership {
      */
     public ZooKeeperLeadership(SupervisorConfig.Ha settings, FileSystem fs, String id, PrometheusRegistry registry,
                                Consumer<String> onFenced) {
-        this.settings = Objects.requireNonNull(settings, "settings is null");
+        super(settings, id, registry, onFenced);
         this.store = settings.zooKeeper().orElseThrow(() -> new IllegalArgumentException(
                 SupervisorConfig.HA_STORE + " is not zookeeper"));
-        this.id = Objects.requireNonNull(id, "id is null");
-        this.onFenced = Objects.requireNonNull(onFenced, "onFenced is null");
         this.generations = new HdfsGenerations(fs, new org.apache.hadoop.fs.Path(store.journal()),
                 settings.lease().multipliedBy(6));
         this.tokenPath = store.root() + "/token";
@@ -109,7 +86,6 @@ public final class ZooKeeperLeadership implements Leadership {
                 .sessionTimeoutMs(sessionMillis).connectionTimeoutMs(Math.max(1000, sessionMillis / 2))
                 .retryPolicy(new ExponentialBackoffRetry(100, 29, 2000)).build();
         client.getConnectionStateListenable().addListener((c, state) -> connectionChanged(state));
-        takeovers = Leadership.registerMetrics(registry, this, this::leaseAgeSeconds, () -> takeover);
         client.start();
     }
 
@@ -206,14 +182,7 @@ public final class ZooKeeperLeadership implements Leadership {
         holder = id;
         holding = true;
         watchToken();
-        ScheduledExecutorService c = Executors.newSingleThreadScheduledExecutor(t -> {
-            Thread th = new Thread(t, "supervisor-lease");
-            th.setDaemon(true);
-            return th;
-        });
-        confirmer = c;
-        long every = settings.renew().toMillis();
-        c.scheduleWithFixedDelay(this::confirm, every, every, TimeUnit.MILLISECONDS);
+        startRenewing(this::confirm);
         LOG.warn("supervisor {} took token {}{}; fencing the previous writer on HDFS", id, taken,
                 previous.isEmpty() ? "" : " (after " + previous + ")");
         HdfsGenerations.HandedOver h = null;
@@ -309,22 +278,6 @@ public final class ZooKeeperLeadership implements Leadership {
     }
 
     @Override
-    public void activated() {
-        if (role == Role.STANDBY && holding) {
-            role = Role.ACTIVE;
-            activeSince = Instant.now();
-            Takeover t = takeover;
-            if (t != null) {
-                t = new Takeover(t.token(), t.previous(), t.waited(),
-                        Duration.ofNanos(System.nanoTime() - tookTokenNanos), t.copied());
-                takeover = t;
-                LOG.info("supervisor {} active with token {}{} (hand-over {} ms)", id, t.token(),
-                        t.previous().isEmpty() ? "" : " after " + t.previous(), t.handOver().toMillis());
-            }
-        }
-    }
-
-    @Override
     public void check() throws FencedException {
         Role r = role;
         if (r == Role.FENCED) {
@@ -343,10 +296,7 @@ public final class ZooKeeperLeadership implements Leadership {
 
     @Override
     public void release() {
-        ScheduledExecutorService c = confirmer;
-        if (c != null) {
-            c.shutdownNow();
-        }
+        stopRenewing();
         if (holding && role != Role.FENCED) {
             try {
                 Stat s = client.checkExists().forPath(activePath);
@@ -364,54 +314,30 @@ public final class ZooKeeperLeadership implements Leadership {
 
     @Override
     public void stopWaiting() {
-        stopping.countDown();
+        super.stopWaiting();
         wake(null);
     }
 
     @Override
     public void close() {
-        stopWaiting();
-        ScheduledExecutorService c = confirmer;
-        if (c != null) {
-            c.shutdownNow();
-        }
+        super.close();
         client.close();
     }
 
     @Override
-    public Role role() {
-        return role;
+    boolean tookToken() {
+        return holding;
     }
 
     @Override
-    public long token() {
-        return token;
+    String journalLocation() {
+        return generations.location();
     }
 
     @Override
-    public String id() {
-        return id;
-    }
-
-    @Override
-    public Map<String, Object> info() {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("role", role.name().toLowerCase(Locale.ROOT));
-        m.put("id", id);
-        m.put("token", token);
-        m.put("activeHolder", holder);
-        m.put("leaseAgeSeconds", leaseAgeSeconds());
-        m.put("leaseSeconds", settings.lease().toMillis() / 1000.0);
+    void addInfo(Map<String, Object> m) {
         m.put("store", "zookeeper");
         m.put("zookeeper", store.connect() + store.root());
-        m.put("journalDir", generations.location());
-        Takeover t = takeover;
-        if (t != null) {
-            m.put("takeover", Map.of("token", t.token(), "previous", t.previous(), "waitedMillis",
-                    t.waited().toMillis(), "handOverMillis", t.handOver().toMillis(), "takeoverPointBytes",
-                    t.copied().journalBytes(), "activeSince", String.valueOf(activeSince)));
-        }
-        return m;
     }
 
     @Override
@@ -428,29 +354,8 @@ public final class ZooKeeperLeadership implements Leadership {
         return client;
     }
 
+    @Override
     double leaseAgeSeconds() {
         return (System.nanoTime() - confirmedNanos) / 1e9;
-    }
-
-    private static String field(String text, String name) {
-        for (String line : text.split("\n")) {
-            if (line.startsWith(name + "=")) {
-                return line.substring(name.length() + 1);
-            }
-        }
-        return "";
-    }
-
-    private void fenced(String why) {
-        role = Role.FENCED;
-        ScheduledExecutorService c = confirmer;
-        if (c != null) {
-            c.shutdownNow();
-        }
-        if (fenceReported.compareAndSet(false, true)) {
-            LOG.error("supervisor {} is fenced out: {}; it journals, signals and acknowledges nothing more and"
-                    + " stops (started again it is a standby)", id, why);
-            onFenced.accept(why);
-        }
     }
 }
