@@ -19,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -111,8 +112,20 @@ class ZooKeeperLeadershipTest {
             try (Journal b = open(second.files(), replayed)) {
                 assertEquals(List.of(1L, 2L, 3L), replayed.stream().map(JournalEntry::seq).toList());
                 assertEquals(4, b.append(sent(3, 1), 4).get(0).seq(), "the new holder carries on, no gap");
+                // a checkpoint on HDFS: the state written, the journal file moved aside, appends in a new file
+                assertEquals(4, b.checkpoint(out -> out.write("state at 4".getBytes(StandardCharsets.UTF_8)), 5)
+                        .orElseThrow().seq());
+                b.append(sent(4, 1), 6);
             }
             assertEquals(synced, readable(fsB, sealed));
+            List<String> restored = new ArrayList<>();
+            replayed.clear();
+            try (Journal again = Journal.open(second.files(), 2, (seq, in) -> restored.add(seq + ":"
+                    + new String(in.readAllBytes(), StandardCharsets.UTF_8)), replayed::add)) {
+                assertEquals(List.of("4:state at 4"), restored);
+                assertEquals(List.of(5L), replayed.stream().map(JournalEntry::seq).toList());
+                assertEquals(5, again.lastSeq());
+            }
         }
     }
 
