@@ -21,6 +21,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -208,6 +209,30 @@ class SupervisorConfigTest {
     }
 
     /** The journal is the only durable state: it must not land wherever the daemon happened to be started. */
+    @Test
+    void theZooKeeperStoreIsRefusedNamingTheKeyItLacks() {
+        String[][] cases = {
+                {"zookeeper", "", "hdfs://ns1/j", SupervisorConfig.HA_ZOOKEEPER_CONNECT},
+                {"zookeeper", "zk1:2181", "", SupervisorConfig.JOURNAL_HDFS_DIR},
+                {"zookeeper", "zk1:2181", "s3a://bucket/j", SupervisorConfig.JOURNAL_HDFS_DIR},
+                {"zookeeper", "zk1:2181", "relative/j", SupervisorConfig.JOURNAL_HDFS_DIR},
+                {"zk", "zk1:2181", "/j", SupervisorConfig.HA_STORE}};
+        for (String[] c : cases) {
+            Properties p = new Properties();
+            p.setProperty(SupervisorConfig.HA_STORE, c[0]);
+            p.setProperty(SupervisorConfig.HA_ZOOKEEPER_CONNECT, c[1]);
+            p.setProperty(SupervisorConfig.JOURNAL_HDFS_DIR, c[2]);
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> SupervisorConfig.fromProperties(p, Map.of()), String.join(" ", c));
+            assertTrue(e.getMessage().startsWith(c[3]), e.getMessage());
+        }
+        Properties ok = new Properties();
+        ok.setProperty(SupervisorConfig.HA_STORE, "zookeeper");
+        ok.setProperty(SupervisorConfig.HA_ZOOKEEPER_CONNECT, "zk1:2181,zk2:2181/chroot");
+        ok.setProperty(SupervisorConfig.JOURNAL_HDFS_DIR, "/eventindex/supervisor/journal");
+        assertDoesNotThrow(() -> SupervisorConfig.fromProperties(ok, Map.of()));
+    }
+
     @Test
     void aRelativeJournalDirectoryIsRefusedNamingTheKey() {
         Properties p = new Properties();

@@ -73,7 +73,7 @@ public final class SupervisorTakeoverBench {
     }
 
     private int run(int rounds, Duration session, Path work) throws Exception {
-        org.eventindex.bench.ConsumerBenchMain.deleteTree(work);
+        SupervisorStartBench.deleteTree(work);
         Files.createDirectories(work);
         List<Long> kills = new ArrayList<>();
         List<Long> pauses = new ArrayList<>();
