@@ -109,17 +109,8 @@ class SupervisorStandbyTest {
     @Test
     void standbyTakesOverAfterKillPauseAndCleanStopAndAFencedActiveDoesNothing() throws Exception {
         mq = new BrokerHarness(dir.resolve("broker"));
-        List<StompMessage> received = new CopyOnWriteArrayList<>();
-        mq.consume(Queues.CONSUMER, received, m -> {
-            ConsumerSignal s = BrokerHarness.signal(m);
-            signals.add(new String[] {s.dataset(), m.headers().get(Supervisor.SIGNAL_TOKEN_HEADER)});
-            mq.reportDone(s);
-        });
-        Child a = start("a");
-        awaitReady(a);
-        Child b = start("b");
-        Await.until("b standing by", TIMEOUT, () -> status(b, "/ready") == 503
-                && body(b, "/ready").contains("standby"));
+        Child a = startPair();
+        Child b = children.get(1);
         assertEquals(1.0, metric(a, "eventindex_supervisor_active"));
         assertEquals(0.0, metric(b, "eventindex_supervisor_active"));
         assertTrue(body(b, "/console/role").contains("\"role\":\"standby\""), body(b, "/console/role"));
@@ -142,16 +133,7 @@ class SupervisorStandbyTest {
         signal("STOP", b);
         long bytesAtPause = Files.size(bJournal);
         awaitReady(a2);
-        // Work for the woken one: messages the broker hands to its paused connection too, which it must not take.
-        dataset(2);
-        dataset(3);
-        Await.until("a2 recording a message", TIMEOUT, () -> status(a2, "/datasets/" + name(2)) == 200
-                || status(a2, "/datasets/" + name(3)) == 200);
-        int signalsBefore = signals.size();
-        signal("CONT", b);
-        assertTrue(b.process().waitFor(TIMEOUT.toSeconds(), TimeUnit.SECONDS), "the woken active did not stop");
-        assertEquals(Leadership.EXIT_FENCED, b.process().exitValue(), "the woken active exits fenced out; log "
-                + b.log());
+        int signalsBefore = wakeAfterTakeover(b, a2);
         assertEquals(bytesAtPause, Files.size(bJournal), "the woken active journalled nothing");
         assertTrue(signals.subList(signalsBefore, signals.size()).stream().noneMatch(s -> "2".equals(s[1])),
                 "the woken active (token 2) sent no signal");
@@ -187,17 +169,8 @@ class SupervisorStandbyTest {
         store.put(SupervisorConfig.HA_ZOOKEEPER_CONNECT, zk.connectString());
         store.put(SupervisorConfig.JOURNAL_HDFS_DIR, "/eventindex/supervisor/journal"); // on the default FS
         store.put(SupervisorConfig.HADOOP_CONF_DIR, hadoopConf().toString());
-        List<StompMessage> received = new CopyOnWriteArrayList<>();
-        mq.consume(Queues.CONSUMER, received, m -> {
-            ConsumerSignal s = BrokerHarness.signal(m);
-            signals.add(new String[] {s.dataset(), m.headers().get(Supervisor.SIGNAL_TOKEN_HEADER), s.signalId()});
-            mq.reportDone(s);
-        });
-        Child a = start("a");
-        awaitReady(a);
-        Child b = start("b");
-        Await.until("b standing by", TIMEOUT, () -> status(b, "/ready") == 503
-                && body(b, "/ready").contains("standby"));
+        Child a = startPair();
+        Child b = children.get(1);
         dataset(0);
         awaitDone(a, 0);
 
@@ -221,15 +194,7 @@ class SupervisorStandbyTest {
         long bytesAtPause = readable(bJournal); // what a reader sees of a file being written: everything synced
         awaitReady(a2);
         long afterPause = (System.nanoTime() - paused) / 1_000_000;
-        dataset(2);
-        dataset(3);
-        Await.until("a2 recording a message", TIMEOUT, () -> status(a2, "/datasets/" + name(2)) == 200
-                || status(a2, "/datasets/" + name(3)) == 200);
-        int signalsBefore = signals.size();
-        signal("CONT", b);
-        assertTrue(b.process().waitFor(TIMEOUT.toSeconds(), TimeUnit.SECONDS), "the woken active did not stop");
-        assertEquals(Leadership.EXIT_FENCED, b.process().exitValue(), "the woken active exits fenced out; log "
-                + b.log());
+        int signalsBefore = wakeAfterTakeover(b, a2);
         org.apache.hadoop.fs.Path sealed = new org.apache.hadoop.fs.Path("/eventindex/supervisor/journal/"
                 + "generation-2.sealed/" + Journal.FILE_NAME);
         assertEquals(bytesAtPause, readable(sealed), "the woken active journalled nothing");
@@ -251,6 +216,42 @@ class SupervisorStandbyTest {
             Files.readAllLines(c.log()).stream().filter(l -> l.matches(".*(took token|recovered in|holds token"
                     + "|active with|ZooKeeper connection|supervisor started).*")).forEach(System.out::println);
         }
+    }
+
+    /**
+     * Answers every signal DONE (recording its dataset, token header and id in {@link #signals}), starts {@code a}
+     * (active) and {@code b} (standby, the second child); returns {@code a}.
+     */
+    private Child startPair() throws IOException {
+        List<StompMessage> received = new CopyOnWriteArrayList<>();
+        mq.consume(Queues.CONSUMER, received, m -> {
+            ConsumerSignal s = BrokerHarness.signal(m);
+            signals.add(new String[] {s.dataset(), m.headers().get(Supervisor.SIGNAL_TOKEN_HEADER), s.signalId()});
+            mq.reportDone(s);
+        });
+        Child a = start("a");
+        awaitReady(a);
+        Child b = start("b");
+        Await.until("b standing by", TIMEOUT, () -> status(b, "/ready") == 503
+                && body(b, "/ready").contains("standby"));
+        return a;
+    }
+
+    /**
+     * Gives the new active {@code a2} work that the broker also hands to the paused {@code b}'s connection (which it
+     * must not take), then wakes {@code b}: it must exit fenced out. Returns the signals received before it woke.
+     */
+    private int wakeAfterTakeover(Child b, Child a2) throws Exception {
+        dataset(2);
+        dataset(3);
+        Await.until("a2 recording a message", TIMEOUT, () -> status(a2, "/datasets/" + name(2)) == 200
+                || status(a2, "/datasets/" + name(3)) == 200);
+        int signalsBefore = signals.size();
+        signal("CONT", b);
+        assertTrue(b.process().waitFor(TIMEOUT.toSeconds(), TimeUnit.SECONDS), "the woken active did not stop");
+        assertEquals(Leadership.EXIT_FENCED, b.process().exitValue(), "the woken active exits fenced out; log "
+                + b.log());
+        return signalsBefore;
     }
 
     private long readable(org.apache.hadoop.fs.Path file) throws IOException {
