@@ -12,7 +12,10 @@ import org.eventindex.stomp.StompSender;
 import org.eventindex.supervisor.DatasetView;
 import org.eventindex.supervisor.Supervisor;
 import org.eventindex.supervisor.SupervisorConfig;
+import org.eventindex.supervisor.ha.Leadership;
 import org.eventindex.testing.EmbeddedBroker;
+import org.eventindex.testing.EmbeddedHdfs;
+import org.eventindex.testing.ZooKeeperEnsemble;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -83,6 +86,12 @@ public final class SupervisorRateBench implements Callable<Integer> {
             + SupervisorConfig.JOURNAL_GROUP_COMMIT_MAX + " (producer messages one fsync may cover; default: the"
             + " supervisor's default; 1: one fsync per message)")
     private Integer groupCommitMax;
+    @Option(names = "--journal-store", paramLabel = "STORE", description = "local (default: the journal on --work,"
+            + " fsync) or hdfs (a supervisor with " + SupervisorConfig.HA_STORE + "=zookeeper: its lease in a"
+            + " ZooKeeper ensemble of three and its journal on an HDFS cluster of one DataNode, both started here"
+            + " under --work; hsync per group commit)")
+    private String journalStore = "local";
+
     @Option(names = "--timeout-minutes", paramLabel = "N", description = "give up a round after N minutes"
             + " (default 30)")
     private int timeoutMinutes = 30;
@@ -128,6 +137,10 @@ public final class SupervisorRateBench implements Callable<Integer> {
             }
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+        if (!List.of("local", "hdfs").contains(journalStore)) {
+            throw new ParameterException(spec.commandLine(), "--journal-store must be local or hdfs, got "
+                    + journalStore);
         }
         if (senders < 1 || timeoutMinutes < 1) {
             throw new ParameterException(spec.commandLine(), "--senders and --timeout-minutes must be >= 1, got "
@@ -199,11 +212,18 @@ public final class SupervisorRateBench implements Callable<Integer> {
         Path store = brokerDir == null ? dir.resolve("broker") : brokerDir;
         ConsumerBenchMain.deleteTree(store);
         BrokerLogins logins = BrokerLogins.random();
-        try (EmbeddedBroker broker = EmbeddedBroker.startSecured(store, logins.security());
+        boolean hdfsJournal = journalStore.equals("hdfs");
+        try (ZooKeeperEnsemble zk = hdfsJournal ? ZooKeeperEnsemble.start(dir.resolve("zk"), 3) : null;
+             EmbeddedHdfs hdfs = hdfsJournal ? EmbeddedHdfs.start(dir.resolve("hdfs")) : null;
+             EmbeddedBroker broker = EmbeddedBroker.startSecured(store, logins.security());
              Supervisor supervisor = new Supervisor(SupervisorConfig.fromProperties(
-                     properties(broker, dir), Map.of(SupervisorConfig.ENV_STOMP_PASSWORD,
+                     properties(broker, dir, zk, hdfs), Map.of(SupervisorConfig.ENV_STOMP_PASSWORD,
                              logins.password(BrokerLogins.SUPERVISOR))), Clock.systemUTC())) {
             supervisor.start();
+            Duration startTimeout = Duration.ofMinutes(timeoutMinutes);
+            // with a standby's store the supervisor takes the lease in the background: the round starts once active
+            awaitCount(() -> supervisor.leadership().map(l -> l.role() == Leadership.Role.ACTIVE ? 1 : 0).orElse(1),
+                    1, startTimeout, "supervisor active");
             List<String> names = new ArrayList<>();
             List<byte[]> messages = new ArrayList<>();
             try (StompSender operator = new StompSender(logins.settings(broker.stompEndpoints(),
@@ -298,8 +318,14 @@ public final class SupervisorRateBench implements Callable<Integer> {
         throw new IllegalStateException("no gauge " + name + " in the daemon's metrics");
     }
 
-    private Properties properties(EmbeddedBroker broker, Path dir) {
+    private Properties properties(EmbeddedBroker broker, Path dir, ZooKeeperEnsemble zk, EmbeddedHdfs hdfs) {
         Properties p = new Properties();
+        if (zk != null) {
+            p.setProperty(SupervisorConfig.HA_ENABLED, "true");
+            p.setProperty(SupervisorConfig.HA_STORE, "zookeeper");
+            p.setProperty(SupervisorConfig.HA_ZOOKEEPER_CONNECT, zk.connectString());
+            p.setProperty(SupervisorConfig.JOURNAL_HDFS_DIR, hdfs.uri() + "/eventindex/supervisor/journal");
+        }
         if (groupCommitMax != null) {
             p.setProperty(SupervisorConfig.JOURNAL_GROUP_COMMIT_MAX, groupCommitMax.toString());
         }

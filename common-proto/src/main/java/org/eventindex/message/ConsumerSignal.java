@@ -29,4 +29,10 @@ public record ConsumerSignal(
         @JsonProperty("ts") long ts) {
 
     public static final String TYPE = "consolidate";
+    /**
+     * STOMP header of a signal sent by a supervisor with a standby: its fencing token, which strictly increases at
+     * every takeover. A consumer refuses a signal with a lower token than the highest it has seen (a deposed
+     * supervisor's).
+     */
+    public static final String TOKEN_HEADER = "eventindex-supervisor-token";
 }

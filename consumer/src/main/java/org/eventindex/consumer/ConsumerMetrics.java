@@ -23,6 +23,10 @@ public final class ConsumerMetrics {
     public static final String WORK_DONE = "eventindex_consumer_work_done_total";
     /** Signals failed by an unexpected exception (a bug): reported as internal, held by the supervisor. */
     public static final String INTERNAL_ERRORS = "eventindex_consumer_internal_errors_total";
+    /** Signals dropped because they carry a lower supervisor token than one seen before (a deposed supervisor's). */
+    public static final String SIGNALS_STALE_TOKEN = "eventindex_consumer_signals_stale_token_total";
+    /** The highest supervisor fencing token seen on a signal, 0 before any (or without a standby supervisor). */
+    public static final String SUPERVISOR_TOKEN = "eventindex_consumer_supervisor_token";
     /** Histogram of a signal's handling time, label {@code status} ({@code done} or {@code failed}). */
     public static final String SIGNAL_DURATION = "eventindex_consumer_signal_duration_seconds";
     /** Gauges registered by the daemon for its Parquet format's run memory. */
@@ -40,6 +44,7 @@ public final class ConsumerMetrics {
     final Counter eventsLoaded;
     final Counter workDone;
     final Counter internalErrors;
+    final Counter signalsStaleToken;
     final Histogram signalDuration;
 
     public ConsumerMetrics(PrometheusRegistry registry) {
@@ -55,6 +60,9 @@ public final class ConsumerMetrics {
                 + " the progress busy heartbeats carry.");
         internalErrors = counter(INTERNAL_ERRORS, "Signals failed by an unexpected exception (a bug in the consumer):"
                 + " reported FAILED with cause internal, not retried automatically; the stack trace is in the log.");
+        signalsStaleToken = counter(SIGNALS_STALE_TOKEN, "Signals dropped unprocessed (acknowledged, no report)"
+                + " because they carry a lower supervisor fencing token than one seen before: sent by a supervisor"
+                + " that another took over from.");
         // a dataset takes from under a second (a few small objects) to many minutes (thousands of objects)
         signalDuration = Histogram.builder().name(SIGNAL_DURATION).unit(Unit.SECONDS)
                 .help("Time from taking a signal to its report, by the report's status.").labelNames("status")

@@ -16,6 +16,8 @@ import java.util.Objects;
 
 /**
  * Handles one message of the signal queue: decode, validate, process, then report DONE or FAILED to the supervisor.
+ * A signal from a supervisor that was taken over from (a lower fencing token than one seen) is dropped first
+ * ({@link SupervisorTokens}).
  * The report is sent before returning, and returning acknowledges the signal: a signal is never acknowledged without
  * its outcome being with the broker. Every failure, including a poison message, is reported and acknowledged (a
  * retry of the same selection is the supervisor's decision, which the report helps with: {@code permanent} when the
@@ -33,6 +35,7 @@ public final class SignalHandler implements StompMessageHandler {
     private final ConsumerMetrics metrics;
     private final ConsumerStatus status;
     private final Clock clock;
+    private final SupervisorTokens tokens;
 
     SignalHandler(String consumerId, SignalValidator validator, DatasetProcessor processor, ReportSink reports,
                   ConsumerMetrics metrics, ConsumerStatus status, Clock clock) {
@@ -43,12 +46,16 @@ public final class SignalHandler implements StompMessageHandler {
         this.metrics = Objects.requireNonNull(metrics, "metrics is null");
         this.status = Objects.requireNonNull(status, "status is null");
         this.clock = Objects.requireNonNull(clock, "clock is null");
+        this.tokens = new SupervisorTokens(metrics);
     }
 
     @Override
     public void onMessage(StompMessage message) throws IOException {
         if (message.redelivered()) {
             LOG.info("signal message {} is a redelivery", message.messageId());
+        }
+        if (!tokens.admit(message.headers().get(ConsumerSignal.TOKEN_HEADER), message.messageId())) {
+            return; // a deposed supervisor's signal: acknowledged, not processed (SupervisorTokens says why)
         }
         reports.send(handle(message.body(), message.messageId()));
     }

@@ -326,6 +326,26 @@ class SignalHandlerTest {
     }
 
     @Test
+    void aSignalWithALowerSupervisorTokenThanOneSeenIsDroppedAndCounted() throws IOException {
+        consumer.handler().onMessage(new StompMessage("/queue/x", "ID:t2", "a1",
+                Map.of(ConsumerSignal.TOKEN_HEADER, "2"), Json.write(signal("s-t2", so("a", 10, "G1")))));
+        assertEquals(1, sent.size(), "token 2, the first seen: processed and reported");
+        // a deposed supervisor's signal (token 1) after one of token 2: acknowledged, neither processed nor reported
+        consumer.handler().onMessage(new StompMessage("/queue/x", "ID:t1", "a2",
+                Map.of(ConsumerSignal.TOKEN_HEADER, "1"), Json.write(signal("s-t1", so("b", 4, "G3")))));
+        assertEquals(1, sent.size(), "the lower token's signal is dropped");
+        assertEquals(1, DaemonMetrics.value(consumer.metrics().registry(), ConsumerMetrics.SIGNALS_STALE_TOKEN));
+        assertEquals(2, DaemonMetrics.value(consumer.metrics().registry(), ConsumerMetrics.SUPERVISOR_TOKEN));
+        // the same token, a higher one, or none (a supervisor without a standby) are processed
+        for (String[] t : new String[][] {{"s-t2b", "2"}, {"s-t3", "3"}, {"s-none", null}}) {
+            consumer.handler().onMessage(new StompMessage("/queue/x", "ID:" + t[0], "a3", t[1] == null ? Map.of()
+                    : Map.of(ConsumerSignal.TOKEN_HEADER, t[1]), Json.write(signal(t[0], so("c", 4, "G4")))));
+        }
+        assertEquals(4, sent.size());
+        assertEquals(List.of("s-t2", "s-t2b", "s-t3", "s-none"), sent.stream().map(ConsumerReport::signalId).toList());
+    }
+
+    @Test
     void anOversizeSignalIsReportedFailedUnderItsOwnIdWhenItsFirstBytesNameIt() throws IOException {
         byte[] whole = Json.write(signal("s-big", so("a", 10, "G1")));
         byte[] preview = java.util.Arrays.copyOf(whole, whole.length - 20); // cut inside the objects

@@ -102,7 +102,7 @@ final class Checkpoints {
             }
             long millis = Duration.ofNanos(System.nanoTime() - started).toMillis();
             last = new Written(clock.instant(), r.get().seq(), r.get().bytes(), millis,
-                    r.get().archived().getFileName().toString());
+                    r.get().archived());
             lastFailure = null;
             metrics.checkpoints.inc();
             LOG.info("journal checkpoint of entry {} written ({} bytes of state, {} ms); earlier entries moved to {}",

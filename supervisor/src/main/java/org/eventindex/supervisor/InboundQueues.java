@@ -10,7 +10,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -29,7 +28,7 @@ final class InboundQueues {
     private static final Logger LOG = LoggerFactory.getLogger(InboundQueues.class);
 
     private final SupervisorConfig config;
-    private final Path journal;
+    private final String journal;
     private final SupervisorEngine engine;
     private final JournalDiskGuard diskGuard;
     private final OperatorAnswers answers;
@@ -47,7 +46,7 @@ final class InboundQueues {
      * @param journal  the journal's file, named when it fails
      * @param stopping true once the supervisor stops: a message held for the journal disk is then given back
      */
-    InboundQueues(SupervisorConfig config, Path journal, SupervisorEngine engine, JournalDiskGuard diskGuard,
+    InboundQueues(SupervisorConfig config, String journal, SupervisorEngine engine, JournalDiskGuard diskGuard,
                   OperatorAnswers answers, Fence fence, BooleanSupplier stopping) {
         this.config = Objects.requireNonNull(config, "config is null");
         this.journal = Objects.requireNonNull(journal, "journal is null");

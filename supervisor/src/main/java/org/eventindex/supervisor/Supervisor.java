@@ -1,6 +1,8 @@
 package org.eventindex.supervisor;
 
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import org.apache.hadoop.fs.FileSystem;
+import org.eventindex.cluster.ClusterAccess;
 import org.eventindex.cluster.KdcUnreachableException;
 import org.eventindex.ops.DaemonMetrics;
 import org.eventindex.ops.DependencyWait;
@@ -9,13 +11,17 @@ import org.eventindex.stomp.StompEndpoint;
 import org.eventindex.stomp.StompSender;
 import org.eventindex.stomp.StompSettings;
 import org.eventindex.supervisor.ha.Leadership;
+import org.eventindex.supervisor.ha.SharedDirLeadership;
+import org.eventindex.supervisor.ha.ZooKeeperLeadership;
 import org.eventindex.supervisor.journal.Journal;
+import org.eventindex.supervisor.journal.JournalFiles;
+import org.eventindex.supervisor.journal.LocalJournalFiles;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.net.InetAddress;
-import java.nio.file.Path;
+import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -39,8 +45,8 @@ import java.util.stream.Collectors;
  * complete at the crash and re-sends signals that were planned but not confirmed sent. {@link #stop()} is
  * idempotent. The read-only views ({@link #dataset}, {@link #datasets}) are safe to call from any thread.
  * <p>
- * With {@code supervisor.ha.enabled} it is one of two supervisors sharing the journal directory: {@link #start()}
- * serves HTTP as a standby and returns; a background thread waits for the lease ({@link Leadership}), takes it,
+ * With {@code supervisor.ha.enabled} it is one of two supervisors (sharing the journal directory, or with the lease in
+ * ZooKeeper and the journal on HDFS): {@link #start()} serves HTTP as a standby and returns; a background thread waits for the lease ({@link Leadership}), takes it,
  * hands the journal over into its own generation and only then does what a single supervisor does at start. Every
  * journal write, acknowledgement, signal and answer first checks the {@link Fence}; once fenced out the supervisor
  * does none of them again ({@link #onFenced}: the daemon exits at once).
@@ -52,7 +58,7 @@ public final class Supervisor implements AutoCloseable {
     /** STOMP header of an operator request and of its answer: the request id. */
     public static final String CORRELATION_ID = "correlation-id";
     /** STOMP header of a signal: the fencing token of the supervisor that sent it (with a standby only). */
-    public static final String SIGNAL_TOKEN_HEADER = "eventindex-supervisor-token";
+    public static final String SIGNAL_TOKEN_HEADER = org.eventindex.message.ConsumerSignal.TOKEN_HEADER;
 
     private final SupervisorConfig config;
     private final Clock clock;
@@ -73,6 +79,9 @@ public final class Supervisor implements AutoCloseable {
 
     // Each part is set once, when it is built; stop() closes those that were.
     private volatile Leadership leadership;
+    /** With the lease in ZooKeeper: the HDFS client of the journal, and its Kerberos login. */
+    private volatile ClusterAccess cluster;
+    private volatile FileSystem journalFs;
     private volatile EventBus eventBus;
     private volatile InfoService info;
     private volatile Journal journal;
@@ -88,7 +97,9 @@ public final class Supervisor implements AutoCloseable {
 
     public Supervisor(SupervisorConfig config, Clock clock) {
         this(config, clock, c -> c.managed() ? new KuduEpochRanges(c) : EpochRanges.NONE,
-                JournalDiskGuard.FreeSpace.of(config.journal().dir()));
+                config.ha().enabled() && config.ha().zooKeeper().isPresent()
+                        ? () -> Long.MAX_VALUE // HDFS: the NameNode refuses a write without room, the journal fails
+                        : JournalDiskGuard.FreeSpace.of(config.journal().dir()));
     }
 
     /** With the {@link EpochRanges} (Kudu's, or another manager's) and the journal disk's room given by the caller. */
@@ -119,7 +130,7 @@ public final class Supervisor implements AutoCloseable {
             throw new IllegalStateException("supervisor already started or stopped; a Supervisor starts once");
         }
         if (!config.ha().enabled()) {
-            if (Leadership.sharedLayout(config.journal().dir())) {
+            if (SharedDirLeadership.sharedLayout(config.journal().dir())) {
                 stop();
                 throw new IOException(SupervisorConfig.JOURNAL_DIR + " " + config.journal().dir() + " is shared by"
                         + " supervisors with a standby (it has fence-N files and generation-N journals): set "
@@ -132,13 +143,14 @@ public final class Supervisor implements AutoCloseable {
                 stop();
                 throw e;
             }
-            activate(config.journal().dir());
+            activate(new LocalJournalFiles(config.journal().dir()));
             return;
         }
         try {
             serveHttp();
             String id = config.ha().id().isEmpty() ? hostName() + ":" + info.port() : config.ha().id();
-            leadership = new Leadership(config.ha(), config.journal().dir(), id, metricsRegistry, this::fenced);
+            leadership = config.ha().zooKeeper().isPresent() ? zooKeeperLeadership(id)
+                    : new SharedDirLeadership(config.ha(), config.journal().dir(), id, metricsRegistry, this::fenced);
         } catch (IOException | RuntimeException e) {
             stop();
             throw e;
@@ -147,7 +159,27 @@ public final class Supervisor implements AutoCloseable {
         t.setDaemon(true);
         t.start();
         LOG.info("supervisor {} started as a standby on {} (lease {}); ops HTTP on port {}", leadership.id(),
-                config.journal().dir(), config.ha().lease(), info.port());
+                config.ha().zooKeeper().map(z -> z.connect() + z.root() + " and " + z.journal())
+                        .orElse(config.journal().dir().toString()), config.ha().lease(), info.port());
+    }
+
+    /**
+     * The lease in ZooKeeper and the journal on HDFS, as the Kerberos principal when one is configured (a KDC that
+     * does not answer is waited for).
+     */
+    private Leadership zooKeeperLeadership(String id) throws IOException {
+        SupervisorConfig.ZooKeeperStore store = config.ha().zooKeeper().orElseThrow();
+        try {
+            cluster = startWait.await("kerberos", () -> ClusterAccess.open(config.epochs().kerberos(),
+                    metricsRegistry), KdcUnreachableException.class::isInstance);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("supervisor stopped while it waited for the KDC", e);
+        }
+        URI fsUri = store.journal().getScheme() != null ? store.journal()
+                : FileSystem.getDefaultUri(cluster.configuration());
+        journalFs = cluster.fileSystem(fsUri);
+        return new ZooKeeperLeadership(config.ha(), journalFs, id, metricsRegistry, this::fenced);
     }
 
     /**
@@ -163,7 +195,7 @@ public final class Supervisor implements AutoCloseable {
     /** The standby thread: waits for the lease, then activates; a failed activation is reported and stops it. */
     private void standby() {
         try {
-            Optional<Path> generation = leadership.awaitActive();
+            Optional<JournalFiles> generation = leadership.awaitActive();
             if (generation.isEmpty()) {
                 return;
             }
@@ -190,7 +222,7 @@ public final class Supervisor implements AutoCloseable {
      * What a starting supervisor does: replays the journal in {@code journalDir}, builds the parts that act on it and
      * starts them, consuming last.
      */
-    private void activate(Path journalDir) throws IOException {
+    private void activate(JournalFiles journalDir) throws IOException {
         try {
             SupervisorState state = new SupervisorState(config.console().historyDays());
             long opening = System.nanoTime();
@@ -292,6 +324,8 @@ public final class Supervisor implements AutoCloseable {
             }
             l.close();
         }
+        closeQuietly("HDFS client of the journal", journalFs);
+        closeQuietly("Kerberos login of the journal", cluster);
         LOG.info("supervisor stopped");
     }
 

@@ -13,6 +13,7 @@ import org.eventindex.config.StompFrameLimitKeys;
 import org.eventindex.config.TlsSettings;
 
 import java.io.IOException;
+import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -80,15 +81,26 @@ public record SupervisorConfig(
         Ha ha) {
 
     /**
-     * Two supervisors on one shared journal directory, one active and one standby (docs/operations.md).
+     * Two supervisors, one active and one standby (docs/operations.md): on one shared journal directory (decision
+     * 0039), or with the lease and token in ZooKeeper and the journal on HDFS (decision 0043).
      *
-     * @param enabled whether this supervisor takes part: without it, it is the only one and opens the journal directly
-     * @param id      this supervisor's name in the lease (empty: host name and HTTP port)
-     * @param lease   the standby takes over when the active's lease was not renewed for this long
-     * @param renew   how often the active renews its lease (and the standby looks at it)
+     * @param enabled   whether this supervisor takes part: without it, it is the only one and opens the journal
+     *                  directly
+     * @param id        this supervisor's name in the lease (empty: host name and HTTP port)
+     * @param lease     the standby takes over when the active's lease was not renewed for this long (with ZooKeeper:
+     *                  the session timeout)
+     * @param renew     how often the active renews (confirms) its lease and the standby looks at it
+     * @param zooKeeper the ZooKeeper and HDFS store ({@value #HA_STORE} {@code zookeeper}), empty for the shared
+     *                  directory
      */
-    public record Ha(boolean enabled, String id, Duration lease, Duration renew) {
+    public record Ha(boolean enabled, String id, Duration lease, Duration renew, Optional<ZooKeeperStore> zooKeeper) {
+        /** On a shared journal directory. */
+        public Ha(boolean enabled, String id, Duration lease, Duration renew) {
+            this(enabled, id, lease, renew, Optional.empty());
+        }
+
         public Ha {
+            Objects.requireNonNull(zooKeeper, "zooKeeper is null");
             id = id == null ? "" : id.trim();
             if (!id.matches("[A-Za-z0-9._:@-]*") || id.length() > 200) {
                 throw new IllegalArgumentException(HA_ID + " '" + id + "' must be at most 200 letters, digits and"
@@ -105,6 +117,49 @@ public record SupervisorConfig(
         /** Off: one supervisor, the journal opened directly in its directory. */
         public static Ha off() {
             return new Ha(false, "", Duration.ofSeconds(10), Duration.ofSeconds(1));
+        }
+    }
+
+    /**
+     * The lease and token in ZooKeeper, the journal on HDFS.
+     *
+     * @param connect the ZooKeeper quorum, {@code host:port[,host:port...]}
+     * @param root    the znode under which the supervisors keep {@code token} and {@code active}
+     * @param journal the HDFS directory of the journal's generations ({@code hdfs://nameservice/path} or a path on the
+     *                Hadoop configuration's default file system)
+     */
+    public record ZooKeeperStore(String connect, String root, URI journal) {
+        public ZooKeeperStore {
+            connect = connect == null ? "" : connect.trim();
+            if (!connect.matches("[A-Za-z0-9._\\[\\]:-]+(,[A-Za-z0-9._\\[\\]:-]+)*(/[A-Za-z0-9._/-]*)?")) {
+                throw new IllegalArgumentException(HA_ZOOKEEPER_CONNECT + " '" + connect + "' must be"
+                        + " host:port[,host:port...] (needed with " + HA_STORE + "=zookeeper)");
+            }
+            root = root == null ? "" : root.trim();
+            if (!root.matches("(/[A-Za-z0-9._-]+)+")) {
+                throw new IllegalArgumentException(HA_ZOOKEEPER_ROOT + " '" + root + "' must be an absolute znode"
+                        + " path such as /eventindex/supervisor");
+            }
+            Objects.requireNonNull(journal, JOURNAL_HDFS_DIR + " is null");
+            if (journal.getPath() == null || !journal.getPath().startsWith("/")
+                    || journal.getScheme() != null && !journal.getScheme().equals("hdfs")) {
+                throw new IllegalArgumentException(JOURNAL_HDFS_DIR + " '" + journal + "' must be an absolute HDFS"
+                        + " path or an hdfs:// URI (needed with " + HA_STORE + "=zookeeper)");
+            }
+        }
+
+        /** From the keys' text; {@code journal} empty is refused. */
+        static ZooKeeperStore parse(String connect, String root, String journal) {
+            if (journal == null || journal.isBlank()) {
+                throw new IllegalArgumentException(JOURNAL_HDFS_DIR + " must be set with " + HA_STORE
+                        + "=zookeeper: the journal's HDFS directory");
+            }
+            try {
+                return new ZooKeeperStore(connect, root, new URI(journal.trim()));
+            } catch (java.net.URISyntaxException e) {
+                throw new IllegalArgumentException(JOURNAL_HDFS_DIR + " '" + journal + "' is not a URI: "
+                        + e.getMessage(), e);
+            }
         }
     }
 
@@ -184,8 +239,9 @@ public record SupervisorConfig(
      *
      * @param maxEvents   events (sum of the signals' expectedEvents) an epoch takes before the next one is opened
      * @param kuduMasters empty: ranges are not created by the supervisor (tests without Kudu)
-     * @param kerberos    the Kerberos login for Kudu ({@value #KERBEROS_PRINCIPAL}, {@value #KERBEROS_KEYTAB}); the
-     *                    supervisor reads no Hadoop configuration folder
+     * @param kerberos    the Kerberos login for Kudu and for the HDFS journal ({@value #KERBEROS_PRINCIPAL},
+     *                    {@value #KERBEROS_KEYTAB}) and the Hadoop configuration folder ({@value #HADOOP_CONF_DIR},
+     *                    read only with {@value #HA_STORE} {@code zookeeper} or a Kerberized Kudu)
      */
     public record Epochs(long maxEvents, String kuduMasters, String tablePrefix, int hashBuckets, int replicas,
                          ClusterSettings kerberos) {
@@ -309,6 +365,7 @@ public record SupervisorConfig(
     public static final String KUDU_MASTERS = "supervisor.kudu.masters";
     public static final String KERBEROS_PRINCIPAL = "supervisor.kerberos.principal";
     public static final String KERBEROS_KEYTAB = "supervisor.kerberos.keytab";
+    public static final String HADOOP_CONF_DIR = "supervisor.hadoop.conf.dir";
     public static final String KUDU_TABLE_PREFIX = "supervisor.kudu.table.prefix";
     public static final String KUDU_BUCKETS = "supervisor.kudu.buckets";
     public static final String KUDU_REPLICAS = "supervisor.kudu.replicas";
@@ -333,6 +390,10 @@ public record SupervisorConfig(
     public static final String HA_ID = "supervisor.ha.id";
     public static final String HA_LEASE = "supervisor.ha.lease";
     public static final String HA_RENEW_INTERVAL = "supervisor.ha.renew.interval";
+    public static final String HA_STORE = "supervisor.ha.store";
+    public static final String HA_ZOOKEEPER_CONNECT = "supervisor.ha.zookeeper.connect";
+    public static final String HA_ZOOKEEPER_ROOT = "supervisor.ha.zookeeper.root";
+    public static final String JOURNAL_HDFS_DIR = "supervisor.journal.hdfs.dir";
 
     public static final String ENV_STOMP_PASSWORD = "EI_STOMP_PASSWORD";
     public static final String ENV_RUCIO_PASSWORD = "EI_RUCIO_PASSWORD";
@@ -437,16 +498,30 @@ public record SupervisorConfig(
             new ConfigKey(CONSUMER_MISSING_HEARTBEATS, "3", null, "A consumer is listed as missing in /consumers"
                     + " after this many of its heartbeat intervals (consumer.heartbeat.interval, which each heartbeat"
                     + " carries) without a heartbeat (2-100)."),
-            new ConfigKey(HA_ENABLED, "false", null, "Run as one of two supervisors sharing "
-                    + JOURNAL_DIR + " (a shared file system): the one holding the lease is active, the other"
-                    + " is a standby that takes over when the lease is not renewed; false: the only supervisor."),
+            new ConfigKey(HA_ENABLED, "false", null, "Run as one of two supervisors (see " + HA_STORE + "): the one"
+                    + " holding the lease is active, the other is a standby that takes over when the lease is not"
+                    + " renewed; false: the only supervisor, its journal in " + JOURNAL_DIR + "."),
+            new ConfigKey(HA_STORE, "directory", null, "Where the two supervisors keep the lease, the fencing token"
+                    + " and the journal: directory (" + JOURNAL_DIR + " on a shared file system, decision 0039) or"
+                    + " zookeeper (the lease and token in ZooKeeper at " + HA_ZOOKEEPER_CONNECT + ", the journal on"
+                    + " HDFS in " + JOURNAL_HDFS_DIR + ", decision 0043; no shared file system needed)."),
+            new ConfigKey(HA_ZOOKEEPER_CONNECT, "", null, "With " + HA_STORE + "=zookeeper: the ZooKeeper quorum,"
+                    + " host:port[,host:port...] (e.g. the one HDFS high availability runs)."),
+            new ConfigKey(HA_ZOOKEEPER_ROOT, "/eventindex/supervisor", null, "With " + HA_STORE + "=zookeeper: the"
+                    + " znode under which the supervisors keep token (its version is the fencing token) and active"
+                    + " (the holder's ephemeral node); one per pair of supervisors."),
+            new ConfigKey(JOURNAL_HDFS_DIR, "", null, "With " + HA_STORE + "=zookeeper: the HDFS directory of the"
+                    + " journal (hdfs://nameservice/path, or a path on the default file system of "
+                    + "supervisor.hadoop.conf.dir), one generation-<token> directory per takeover; writable by the"
+                    + " supervisors' Kerberos principal only."),
             new ConfigKey(HA_ID, "", null, "This supervisor's name in the lease and in /supervisor (letters, digits,"
                     + " . _ : @ -); empty: the host name and the HTTP port."),
             new ConfigKey(HA_LEASE, "10s", null, "The standby takes over when the active's lease was not renewed for"
-                    + " this long (it fences the old active first)."),
+                    + " this long (it fences the old active first); with " + HA_STORE + "=zookeeper the ZooKeeper"
+                    + " session timeout (the servers bound it between 2 and 20 ticks)."),
             new ConfigKey(HA_RENEW_INTERVAL, "1s", null, "How often the active renews its lease and the standby"
                     + " looks at it (at most half of " + HA_LEASE + ").")),
-            Stream.of(ClusterSettings.configKeys("supervisor.", false), TlsSettings.keys("supervisor."),
+            Stream.of(ClusterSettings.configKeys("supervisor.", true), TlsSettings.keys("supervisor."),
                     StompFrameLimitKeys.keys("supervisor.")).flatMap(List::stream)).toList();
 
     public SupervisorConfig {
@@ -552,7 +627,8 @@ public record SupervisorConfig(
                         r.integer(RETRY_ATTEMPTS), r.duration(TICK_INTERVAL)),
                 new Epochs(r.longValue(KUDU_EPOCH_MAX_EVENTS), r.text(KUDU_MASTERS),
                         r.text(KUDU_TABLE_PREFIX), r.integer(KUDU_BUCKETS), r.integer(KUDU_REPLICAS),
-                        Epochs.kerberos(r.text(KERBEROS_PRINCIPAL), r.text(KERBEROS_KEYTAB))),
+                        ClusterSettings.of(r.text(HADOOP_CONF_DIR), r.text(KERBEROS_PRINCIPAL),
+                                r.text(KERBEROS_KEYTAB), env, ClusterSettings.Names.keys("supervisor."))),
                 new CatalogueSettings(r.text(CATALOGUE_URL), r.text(CATALOGUE_ACCOUNT),
                         r.text(CATALOGUE_USERNAME),
                         r.secret(CATALOGUE_PASSWORD_FILE),
@@ -569,7 +645,19 @@ public record SupervisorConfig(
                 StompFrameLimitKeys.read(r, "supervisor."),
                 new Console(r.integer(HISTORY_DAYS), r.duration(CONSOLE_STUCK_AFTER)),
                 new Ha(bool(HA_ENABLED, r.text(HA_ENABLED)), r.text(HA_ID), r.duration(HA_LEASE),
-                        r.duration(HA_RENEW_INTERVAL)));
+                        r.duration(HA_RENEW_INTERVAL), zooKeeper(r)));
+    }
+
+    /** The ZooKeeper and HDFS store when {@value #HA_STORE} says zookeeper. */
+    private static Optional<ZooKeeperStore> zooKeeper(ConfigReader r) {
+        String store = r.text(HA_STORE).trim();
+        return switch (store) {
+            case "directory" -> Optional.empty();
+            case "zookeeper" -> Optional.of(ZooKeeperStore.parse(r.text(HA_ZOOKEEPER_CONNECT),
+                    r.text(HA_ZOOKEEPER_ROOT), r.text(JOURNAL_HDFS_DIR)));
+            default -> throw new IllegalArgumentException(HA_STORE + " must be directory or zookeeper: '" + store
+                    + "'");
+        };
     }
 
     /** {@code true} or {@code false}, nothing else (a typo must not silently mean false). */

@@ -4,6 +4,8 @@ import org.eventindex.message.ConsumerReport;
 import org.eventindex.message.ConsumerSignal;
 import org.eventindex.message.ProducerInfo;
 import org.eventindex.supervisor.journal.Journal;
+import org.eventindex.supervisor.journal.JournalFiles;
+import org.eventindex.supervisor.journal.LocalJournalFiles;
 import org.eventindex.supervisor.journal.JournalEntry;
 import org.eventindex.supervisor.journal.JournalEvent;
 import org.slf4j.Logger;
@@ -246,6 +248,11 @@ final class SupervisorState {
      * @return the journal, open for appending
      */
     Journal replayJournal(Path dir, int keepSegments, boolean deferSelections) throws IOException {
+        return replayJournal(new LocalJournalFiles(dir), keepSegments, deferSelections);
+    }
+
+    /** {@link #replayJournal(Path, int, boolean)} in a directory of any store (HDFS's, with a standby). */
+    Journal replayJournal(JournalFiles dir, int keepSegments, boolean deferSelections) throws IOException {
         if (deferSelections) {
             beginReplay();
         }

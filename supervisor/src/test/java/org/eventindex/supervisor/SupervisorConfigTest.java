@@ -13,12 +13,15 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.nio.file.Files;
+import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -113,6 +116,11 @@ class SupervisorConfigTest {
         p.setProperty(SupervisorConfig.HA_ID, "sv-2.example.org");
         p.setProperty(SupervisorConfig.HA_LEASE, "6s");
         p.setProperty(SupervisorConfig.HA_RENEW_INTERVAL, "500ms");
+        p.setProperty(SupervisorConfig.HA_STORE, "zookeeper");
+        p.setProperty(SupervisorConfig.HA_ZOOKEEPER_CONNECT, "zk1:2181,zk2:2181,zk3:2181");
+        p.setProperty(SupervisorConfig.HA_ZOOKEEPER_ROOT, "/ei/sv");
+        p.setProperty(SupervisorConfig.JOURNAL_HDFS_DIR, "hdfs://ns1/eventindex/supervisor");
+        p.setProperty(SupervisorConfig.HADOOP_CONF_DIR, "/etc/hadoop/conf");
 
         SupervisorConfig c = SupervisorConfig.fromProperties(p, Map.of(SupervisorConfig.ENV_STOMP_PASSWORD, "ignored",
                 SupervisorConfig.ENV_RUCIO_PASSWORD, "rucio-pw", SupervisorConfig.ENV_S3_SECRET_KEY, "s3-secret"));
@@ -140,7 +148,8 @@ class SupervisorConfigTest {
                 2, Duration.ofMillis(100)), c.handOff());
         assertEquals(Backoff.doubling(Duration.ofSeconds(2), Duration.ofMinutes(3)), c.handOff().retryBackoff());
         assertEquals(new SupervisorConfig.Epochs(5_000_000_000L, "km1:7051,km2:7051", "t_", 8, 1,
-                new ClusterSettings(null, "eventindex/sv.example.org@EXAMPLE.ORG", Path.of("/etc/eventindex/sv.keytab"),
+                new ClusterSettings(Path.of("/etc/hadoop/conf"), "eventindex/sv.example.org@EXAMPLE.ORG",
+                        Path.of("/etc/eventindex/sv.keytab"),
                         ClusterSettings.Names.keys("supervisor."))), c.epochs());
         assertEquals(new SupervisorConfig.CatalogueSettings("https://rucio.example:443", "eventindex", "ei",
                 "rucio-pw", Duration.ofSeconds(30)), c.catalogue());
@@ -156,9 +165,10 @@ class SupervisorConfigTest {
         assertEquals(new StompFrameLimits(5000, 3000), c.frameLimits());
         assertEquals(new StompFrameLimits(5000, 3000), c.stompSettings().frameLimits());
         assertEquals(new SupervisorConfig.Console(3, Duration.ofMinutes(20)), c.console());
-        assertEquals(new SupervisorConfig.Ha(true, "sv-2.example.org", Duration.ofSeconds(6), Duration.ofMillis(500)),
-                c.ha());
-        assertEquals(61, SupervisorConfig.KEYS.size(), "a key was added: map it in this test and in the docs");
+        assertEquals(new SupervisorConfig.Ha(true, "sv-2.example.org", Duration.ofSeconds(6), Duration.ofMillis(500),
+                Optional.of(new SupervisorConfig.ZooKeeperStore("zk1:2181,zk2:2181,zk3:2181", "/ei/sv",
+                        URI.create("hdfs://ns1/eventindex/supervisor")))), c.ha());
+        assertEquals(66, SupervisorConfig.KEYS.size(), "a key was added: map it in this test and in the docs");
     }
 
     @Test
@@ -199,6 +209,30 @@ class SupervisorConfigTest {
     }
 
     /** The journal is the only durable state: it must not land wherever the daemon happened to be started. */
+    @Test
+    void theZooKeeperStoreIsRefusedNamingTheKeyItLacks() {
+        String[][] cases = {
+                {"zookeeper", "", "hdfs://ns1/j", SupervisorConfig.HA_ZOOKEEPER_CONNECT},
+                {"zookeeper", "zk1:2181", "", SupervisorConfig.JOURNAL_HDFS_DIR},
+                {"zookeeper", "zk1:2181", "s3a://bucket/j", SupervisorConfig.JOURNAL_HDFS_DIR},
+                {"zookeeper", "zk1:2181", "relative/j", SupervisorConfig.JOURNAL_HDFS_DIR},
+                {"zk", "zk1:2181", "/j", SupervisorConfig.HA_STORE}};
+        for (String[] c : cases) {
+            Properties p = new Properties();
+            p.setProperty(SupervisorConfig.HA_STORE, c[0]);
+            p.setProperty(SupervisorConfig.HA_ZOOKEEPER_CONNECT, c[1]);
+            p.setProperty(SupervisorConfig.JOURNAL_HDFS_DIR, c[2]);
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> SupervisorConfig.fromProperties(p, Map.of()), String.join(" ", c));
+            assertTrue(e.getMessage().startsWith(c[3]), e.getMessage());
+        }
+        Properties ok = new Properties();
+        ok.setProperty(SupervisorConfig.HA_STORE, "zookeeper");
+        ok.setProperty(SupervisorConfig.HA_ZOOKEEPER_CONNECT, "zk1:2181,zk2:2181/chroot");
+        ok.setProperty(SupervisorConfig.JOURNAL_HDFS_DIR, "/eventindex/supervisor/journal");
+        assertDoesNotThrow(() -> SupervisorConfig.fromProperties(ok, Map.of()));
+    }
+
     @Test
     void aRelativeJournalDirectoryIsRefusedNamingTheKey() {
         Properties p = new Properties();

@@ -7,7 +7,11 @@ import org.eventindex.message.Queues;
 import org.eventindex.stomp.StompMessage;
 import org.eventindex.supervisor.ha.Leadership;
 import org.eventindex.supervisor.journal.Journal;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
 import org.eventindex.testing.Await;
+import org.eventindex.testing.EmbeddedHdfs;
+import org.eventindex.testing.ZooKeeperEnsemble;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -23,7 +27,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
@@ -41,16 +48,23 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * standby. The active is killed with SIGKILL (the standby takes over after the lease and carries on with the state),
  * paused with SIGSTOP past the lease (the standby takes over; the woken one exits fenced out having journalled,
  * signalled and acknowledged nothing), and stopped cleanly (the standby takes over at once). The takeover times are
- * measured from the fault and printed.
+ * measured from the fault and printed. The same with the lease in a ZooKeeper ensemble of three and the journal on
+ * HDFS (decision 0043), both started here: kill -9 and a pause past the session timeout.
  */
 class SupervisorStandbyTest {
     private static final Duration LEASE = Duration.ofSeconds(2);
+    /** The ZooKeeper session timeout (at least 2 ticks of {@link ZooKeeperEnsemble#TICK_MILLIS}). */
+    private static final Duration LEASE_ZK = Duration.ofSeconds(3);
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
 
     @TempDir
     Path dir;
 
     private BrokerHarness mq;
+    private ZooKeeperEnsemble zk;
+    private EmbeddedHdfs hdfs;
+    /** The children's settings of the lease's and journal's store (none: the shared directory). */
+    private final Map<String, String> store = new HashMap<>();
     private final List<Child> children = new ArrayList<>();
     /** Every signal received, with its token header, in arrival order. */
     private final List<String[]> signals = new CopyOnWriteArrayList<>();
@@ -69,6 +83,12 @@ class SupervisorStandbyTest {
         }
         if (mq != null) {
             mq.close();
+        }
+        if (hdfs != null) {
+            hdfs.close();
+        }
+        if (zk != null) {
+            zk.close();
         }
     }
 
@@ -89,17 +109,8 @@ class SupervisorStandbyTest {
     @Test
     void standbyTakesOverAfterKillPauseAndCleanStopAndAFencedActiveDoesNothing() throws Exception {
         mq = new BrokerHarness(dir.resolve("broker"));
-        List<StompMessage> received = new CopyOnWriteArrayList<>();
-        mq.consume(Queues.CONSUMER, received, m -> {
-            ConsumerSignal s = BrokerHarness.signal(m);
-            signals.add(new String[] {s.dataset(), m.headers().get(Supervisor.SIGNAL_TOKEN_HEADER)});
-            mq.reportDone(s);
-        });
-        Child a = start("a");
-        awaitReady(a);
-        Child b = start("b");
-        Await.until("b standing by", TIMEOUT, () -> status(b, "/ready") == 503
-                && body(b, "/ready").contains("standby"));
+        Child a = startPair();
+        Child b = children.get(1);
         assertEquals(1.0, metric(a, "eventindex_supervisor_active"));
         assertEquals(0.0, metric(b, "eventindex_supervisor_active"));
         assertTrue(body(b, "/console/role").contains("\"role\":\"standby\""), body(b, "/console/role"));
@@ -122,16 +133,7 @@ class SupervisorStandbyTest {
         signal("STOP", b);
         long bytesAtPause = Files.size(bJournal);
         awaitReady(a2);
-        // Work for the woken one: messages the broker hands to its paused connection too, which it must not take.
-        dataset(2);
-        dataset(3);
-        Await.until("a2 recording a message", TIMEOUT, () -> status(a2, "/datasets/" + name(2)) == 200
-                || status(a2, "/datasets/" + name(3)) == 200);
-        int signalsBefore = signals.size();
-        signal("CONT", b);
-        assertTrue(b.process().waitFor(TIMEOUT.toSeconds(), TimeUnit.SECONDS), "the woken active did not stop");
-        assertEquals(Leadership.EXIT_FENCED, b.process().exitValue(), "the woken active exits fenced out; log "
-                + b.log());
+        int signalsBefore = wakeAfterTakeover(b, a2);
         assertEquals(bytesAtPause, Files.size(bJournal), "the woken active journalled nothing");
         assertTrue(signals.subList(signalsBefore, signals.size()).stream().noneMatch(s -> "2".equals(s[1])),
                 "the woken active (token 2) sent no signal");
@@ -158,13 +160,130 @@ class SupervisorStandbyTest {
         assertEquals(0, waited.asLong(), "a released lease is taken without waiting: " + body(b2, "/console/role"));
     }
 
+    @Test
+    void withTheLeaseInZooKeeperAndTheJournalOnHdfsAKilledOrPausedActiveIsTakenOverAndFenced() throws Exception {
+        zk = ZooKeeperEnsemble.start(dir.resolve("zk"), 3);
+        hdfs = EmbeddedHdfs.start(dir.resolve("hdfs"));
+        mq = new BrokerHarness(dir.resolve("broker"));
+        store.put(SupervisorConfig.HA_STORE, "zookeeper");
+        store.put(SupervisorConfig.HA_ZOOKEEPER_CONNECT, zk.connectString());
+        store.put(SupervisorConfig.JOURNAL_HDFS_DIR, "/eventindex/supervisor/journal"); // on the default FS
+        store.put(SupervisorConfig.HADOOP_CONF_DIR, hadoopConf().toString());
+        Child a = startPair();
+        Child b = children.get(1);
+        dataset(0);
+        awaitDone(a, 0);
+
+        // 1. kill -9 the active: its session expires, the standby fences its journal (recoverLease) and takes over
+        long killed = System.nanoTime();
+        a.process().destroyForcibly();
+        dataset(1);
+        awaitReady(b);
+        long afterKill = (System.nanoTime() - killed) / 1_000_000;
+        awaitDone(b, 1);
+        awaitDone(b, 0); // the state came over
+        assertEquals(2.0, metric(b, "eventindex_supervisor_fencing_token"));
+
+        // 2. SIGSTOP the active past the session timeout: a2 takes over; the woken b journals and signals nothing
+        Child a2 = start("a2");
+        Await.until("a2 standing by", TIMEOUT, () -> status(a2, "/ready") == 503);
+        org.apache.hadoop.fs.Path bJournal = new org.apache.hadoop.fs.Path("/eventindex/supervisor/journal/"
+                + "generation-2/" + Journal.FILE_NAME);
+        signal("STOP", b);
+        long paused = System.nanoTime();
+        long bytesAtPause = readable(bJournal); // what a reader sees of a file being written: everything synced
+        awaitReady(a2);
+        long afterPause = (System.nanoTime() - paused) / 1_000_000;
+        int signalsBefore = wakeAfterTakeover(b, a2);
+        org.apache.hadoop.fs.Path sealed = new org.apache.hadoop.fs.Path("/eventindex/supervisor/journal/"
+                + "generation-2.sealed/" + Journal.FILE_NAME);
+        assertEquals(bytesAtPause, readable(sealed), "the woken active journalled nothing");
+        assertTrue(signals.subList(signalsBefore, signals.size()).stream().noneMatch(s -> "2".equals(s[1])),
+                "the woken active (token 2) sent no signal");
+        for (int d = 0; d <= 3; d++) {
+            awaitDone(a2, d);
+        }
+        assertEquals(3.0, metric(a2, "eventindex_supervisor_fencing_token"));
+        assertEquals(0, mq.broker.queueSize(org.eventindex.testing.EmbeddedBroker.DLQ), "nothing dead-lettered");
+        // nothing doubled: one selection (one signal id) per dataset whatever the takeovers re-sent
+        Map<String, Set<String>> ids = signals.stream().collect(Collectors.groupingBy(s -> s[0],
+                Collectors.mapping(s -> s[2], Collectors.toSet())));
+        assertEquals(4, ids.size(), "every dataset signalled: " + ids.keySet());
+        ids.forEach((ds, set) -> assertEquals(1, set.size(), ds + " signalled with two selections: " + set));
+        System.out.printf("ZooKeeper+HDFS takeover (session timeout %s): after kill -9 %d ms, after SIGSTOP %d ms%n",
+                LEASE_ZK, afterKill, afterPause);
+        for (Child c : List.of(b, a2)) {
+            Files.readAllLines(c.log()).stream().filter(l -> l.matches(".*(took token|recovered in|holds token"
+                    + "|active with|ZooKeeper connection|supervisor started).*")).forEach(System.out::println);
+        }
+    }
+
+    /**
+     * Answers every signal DONE (recording its dataset, token header and id in {@link #signals}), starts {@code a}
+     * (active) and {@code b} (standby, the second child); returns {@code a}.
+     */
+    private Child startPair() throws IOException {
+        List<StompMessage> received = new CopyOnWriteArrayList<>();
+        mq.consume(Queues.CONSUMER, received, m -> {
+            ConsumerSignal s = BrokerHarness.signal(m);
+            signals.add(new String[] {s.dataset(), m.headers().get(Supervisor.SIGNAL_TOKEN_HEADER), s.signalId()});
+            mq.reportDone(s);
+        });
+        Child a = start("a");
+        awaitReady(a);
+        Child b = start("b");
+        Await.until("b standing by", TIMEOUT, () -> status(b, "/ready") == 503
+                && body(b, "/ready").contains("standby"));
+        return a;
+    }
+
+    /**
+     * Gives the new active {@code a2} work that the broker also hands to the paused {@code b}'s connection (which it
+     * must not take), then wakes {@code b}: it must exit fenced out. Returns the signals received before it woke.
+     */
+    private int wakeAfterTakeover(Child b, Child a2) throws Exception {
+        dataset(2);
+        dataset(3);
+        Await.until("a2 recording a message", TIMEOUT, () -> status(a2, "/datasets/" + name(2)) == 200
+                || status(a2, "/datasets/" + name(3)) == 200);
+        int signalsBefore = signals.size();
+        signal("CONT", b);
+        assertTrue(b.process().waitFor(TIMEOUT.toSeconds(), TimeUnit.SECONDS), "the woken active did not stop");
+        assertEquals(Leadership.EXIT_FENCED, b.process().exitValue(), "the woken active exits fenced out; log "
+                + b.log());
+        return signalsBefore;
+    }
+
+    private long readable(org.apache.hadoop.fs.Path file) throws IOException {
+        try (var in = hdfs.fs().open(file)) {
+            return in.readAllBytes().length;
+        }
+    }
+
+    /** A Hadoop configuration folder naming the test's HDFS as the default file system, as a site's would. */
+    private Path hadoopConf() throws IOException {
+        Path conf = Files.createDirectories(dir.resolve("hadoop-conf"));
+        Configuration core = new Configuration(false);
+        core.set(FileSystem.FS_DEFAULT_NAME_KEY, hdfs.uri().toString());
+        try (var out = Files.newOutputStream(conf.resolve("core-site.xml"))) {
+            core.writeXml(out);
+        }
+        Configuration site = new Configuration(false);
+        site.set("dfs.replication", "1");
+        try (var out = Files.newOutputStream(conf.resolve("hdfs-site.xml"))) {
+            site.writeXml(out);
+        }
+        return conf;
+    }
+
     private Child start(String name) throws IOException {
         int port = Ports.free();
         Map<String, String> p = SupervisorChild.properties(mq.broker.stompEndpoints(), dir.resolve("journal"), port);
+        p.putAll(store);
         p.put(SupervisorConfig.SHUTDOWN_GRACE, "5s");
         p.put(SupervisorConfig.HA_ENABLED, "true");
         p.put(SupervisorConfig.HA_ID, name);
-        p.put(SupervisorConfig.HA_LEASE, LEASE.toMillis() + "ms");
+        p.put(SupervisorConfig.HA_LEASE, (store.isEmpty() ? LEASE : LEASE_ZK).toMillis() + "ms");
         p.put(SupervisorConfig.HA_RENEW_INTERVAL, "200ms");
         Path log = dir.resolve(name + ".log");
         Child c = new Child(name, SupervisorChild.start(dir.resolve(name + ".properties"), p, log), port, log);

@@ -4,12 +4,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
-import java.util.stream.Stream;
 
 /**
  * The journal files that checkpoints moved aside: {@code supervisor.journal.<seq>}, {@code seq} (12 digits, so that
@@ -25,25 +22,25 @@ final class ArchivedSegments {
     }
 
     /** The archived name of the journal file whose last entry is {@code seq}. */
-    static Path of(Path dir, long seq) {
-        return dir.resolve(String.format(Locale.ROOT, "%s%0" + DIGITS + "d", PREFIX, seq));
+    static String of(long seq) {
+        return String.format(Locale.ROOT, "%s%0" + DIGITS + "d", PREFIX, seq);
     }
 
     /** Deletes the oldest segments beyond the newest {@code keep}; a failure is logged, never thrown. */
-    static void prune(Path dir, int keep) {
-        try (Stream<Path> files = Files.list(dir)) {
-            List<Path> segments = files.filter(ArchivedSegments::isSegment).sorted(Comparator.reverseOrder()).toList();
-            for (Path old : segments.subList(Math.min(keep, segments.size()), segments.size())) {
-                Files.deleteIfExists(old);
-                LOG.info("journal segment {} deleted (older than the {} kept)", old, keep);
+    static void prune(JournalFiles files, int keep) {
+        try {
+            List<String> segments = files.list().stream().filter(ArchivedSegments::isSegment)
+                    .sorted(Comparator.reverseOrder()).toList();
+            for (String old : segments.subList(Math.min(keep, segments.size()), segments.size())) {
+                files.deleteIfExists(old);
+                LOG.info("journal segment {} deleted (older than the {} kept)", files.describe(old), keep);
             }
         } catch (IOException | RuntimeException e) {
-            LOG.warn("cannot delete old journal segments in {}: {}", dir, e.toString());
+            LOG.warn("cannot delete old journal segments in {}: {}", files.location(), e.toString());
         }
     }
 
-    private static boolean isSegment(Path p) {
-        String name = p.getFileName().toString();
+    private static boolean isSegment(String name) {
         return name.length() == PREFIX.length() + DIGITS && name.startsWith(PREFIX)
                 && name.substring(PREFIX.length()).chars().allMatch(c -> c >= '0' && c <= '9');
     }

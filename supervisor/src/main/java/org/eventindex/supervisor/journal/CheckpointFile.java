@@ -10,12 +10,6 @@ import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.security.DigestInputStream;
 import java.security.DigestOutputStream;
 import java.security.MessageDigest;
@@ -48,29 +42,23 @@ final class CheckpointFile {
     }
 
     /** Writes the checkpoint of entry {@code seq} and makes it the current one (durably) before returning. */
-    static Trailer write(Path dir, long seq, long tsMillis, Journal.StateWriter state) throws IOException {
-        Path temp = dir.resolve(TEMP_NAME);
+    static Trailer write(JournalFiles files, long seq, long tsMillis, Journal.StateWriter state) throws IOException {
         MessageDigest sha = sha256();
         try {
-            try (OutputStream out = new BufferedOutputStream(new DigestOutputStream(Files.newOutputStream(temp,
-                    StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE),
-                    sha), 1 << 16)) {
-                state.writeTo(out);
-            }
-            Trailer trailer = new Trailer(FORMAT, seq, tsMillis, Files.size(temp),
-                    HexFormat.of().formatHex(sha.digest()));
-            try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.WRITE, StandardOpenOption.APPEND)) {
-                ByteBuffer line = ByteBuffer.wrap(trailerLine(trailer));
-                while (line.hasRemaining()) {
-                    ch.write(line);
+            Trailer trailer;
+            try (JournalFiles.Appender temp = files.create(TEMP_NAME, true)) {
+                CountingOutputStream counted = new CountingOutputStream(temp);
+                try (OutputStream out = new BufferedOutputStream(new DigestOutputStream(counted, sha), 1 << 16)) {
+                    state.writeTo(out);
                 }
-                ch.force(true);
+                trailer = new Trailer(FORMAT, seq, tsMillis, counted.count, HexFormat.of().formatHex(sha.digest()));
+                temp.write(trailerLine(trailer));
+                temp.sync();
             }
-            Files.move(temp, dir.resolve(NAME), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            Journal.forceDirectory(dir);
+            files.rename(TEMP_NAME, NAME);
             return trailer;
         } catch (IOException | RuntimeException e) {
-            Files.deleteIfExists(temp);
+            files.deleteIfExists(TEMP_NAME);
             throw e;
         }
     }
@@ -81,18 +69,18 @@ final class CheckpointFile {
      *
      * @throws JournalException when the file is not a complete checkpoint or its body does not match its digest
      */
-    static Optional<Trailer> read(Path dir, Journal.StateReader restore) throws IOException {
-        Path file = dir.resolve(NAME);
-        Files.deleteIfExists(dir.resolve(TEMP_NAME)); // an unfinished checkpoint: the previous one still holds
-        if (!Files.exists(file)) {
+    static Optional<Trailer> read(JournalFiles files, Journal.StateReader restore) throws IOException {
+        String file = files.describe(NAME);
+        files.deleteIfExists(TEMP_NAME); // an unfinished checkpoint: the previous one still holds
+        if (!files.exists(NAME)) {
             return Optional.empty();
         }
-        long size = Files.size(file);
-        Trailer t = trailer(file, size);
+        long size = files.size(NAME);
+        Trailer t = trailer(files, size);
         MessageDigest sha = sha256();
         Exception refused = null;
         try (InputStream body = new DigestInputStream(new LimitedInputStream(new BufferedInputStream(
-                Files.newInputStream(file), 1 << 16), t.bodyBytes()), sha)) {
+                files.read(NAME, 0), 1 << 16), t.bodyBytes()), sha)) {
             try {
                 restore.readFrom(t.seq(), new FilterInputStream(body) {
                     @Override
@@ -120,19 +108,15 @@ final class CheckpointFile {
         return Optional.of(t);
     }
 
-    private static Trailer trailer(Path file, long size) throws IOException {
+    private static Trailer trailer(JournalFiles files, long size) throws IOException {
+        String file = files.describe(NAME);
         int tail = (int) Math.min(size, MAX_TRAILER);
-        byte[] bytes = new byte[tail];
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
-            ByteBuffer buf = ByteBuffer.wrap(bytes);
-            long pos = size - tail;
-            while (buf.hasRemaining()) {
-                int n = ch.read(buf, pos);
-                if (n < 0) {
-                    throw damaged(file, "it shrank while being read");
-                }
-                pos += n;
-            }
+        byte[] bytes;
+        try (InputStream in = files.read(NAME, size - tail)) {
+            bytes = in.readNBytes(tail);
+        }
+        if (bytes.length < tail) {
+            throw damaged(file, "it shrank while being read");
         }
         if (tail == 0 || bytes[tail - 1] != '\n') {
             throw damaged(file, "it does not end with a trailer line");
@@ -171,7 +155,7 @@ final class CheckpointFile {
         return line;
     }
 
-    private static JournalException damaged(Path file, String why) {
+    private static JournalException damaged(String file, String why) {
         return new JournalException(FATAL, "checkpoint " + file + " is damaged: " + why + ". Move it aside and restore"
                 + " the previous checkpoint with its journal segments from a backup (the journal alone starts from the"
                 + " checkpoint's entry).");
@@ -182,6 +166,32 @@ final class CheckpointFile {
             return MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is not available in this JVM", e);
+        }
+    }
+
+    /** Counts the body's bytes (the trailer names them) on their way to the file. */
+    private static final class CountingOutputStream extends OutputStream {
+        private final JournalFiles.Appender out;
+        private long count;
+
+        CountingOutputStream(JournalFiles.Appender out) {
+            this.out = out;
+        }
+
+        @Override
+        public void write(int b) throws IOException {
+            write(new byte[] {(byte) b}, 0, 1);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+            out.write(off == 0 && len == b.length ? b : java.util.Arrays.copyOfRange(b, off, off + len));
+            count += len;
+        }
+
+        @Override
+        public void close() {
+            // the appender is closed by its owner, after the trailer
         }
     }
 }

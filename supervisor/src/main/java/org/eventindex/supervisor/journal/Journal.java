@@ -9,14 +9,7 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
-import java.nio.channels.OverlappingFileLockException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -33,9 +26,11 @@ import static org.eventindex.EventIndexFailure.Kind.FATAL;
 import static org.eventindex.EventIndexFailure.Kind.RETRIABLE;
 
 /**
- * The supervisor's durable state: an append-only file of {@link JournalEntry} JSON lines in one directory.
+ * The supervisor's durable state: an append-only file of {@link JournalEntry} JSON lines in one directory, local or
+ * on HDFS ({@link JournalFiles}).
  * <ul>
- *   <li>{@link #append} writes whole lines and returns only after {@link FileChannel#force force(true)}: a message is
+ *   <li>{@link #append} writes whole lines and returns only after {@link JournalFiles.Appender#sync sync} (fsync
+ *   locally, {@code hsync} on HDFS): a message is
  *   acknowledged only after its entries are on disk. {@link #write} and {@link #awaitDurable} are its two halves, for
  *   callers that let several messages share one force (group commit).</li>
  *   <li>{@link #open} replays every entry in order. A last line without its newline is a write torn by a crash; it
@@ -43,7 +38,7 @@ import static org.eventindex.EventIndexFailure.Kind.RETRIABLE;
  *   line, or a gap in the sequence numbers, stops the open with the file, line and byte offset named.</li>
  *   <li>A lock file keeps a second supervisor off the same journal.</li>
  *   <li>After a failed append the journal refuses further appends (the tail may be torn); a restart repairs it.</li>
- *   <li>Writes run on a private thread: a {@link FileChannel} is closed for good when a thread writing to it is
+ *   <li>Writes run on a private thread: a {@code FileChannel} is closed for good when a thread writing to it is
  *   interrupted, and callers (queue workers, the signal sender) are interrupted when they are stopped.</li>
  * </ul>
  * <p>
@@ -62,15 +57,14 @@ public final class Journal implements Closeable {
 
     private static final Logger LOG = LoggerFactory.getLogger(Journal.class);
 
-    private final Path dir;
-    private final Path file;
-    private final FileChannel lockChannel;
-    private final FileLock lock;
+    private final JournalFiles files;
+    private final String file;
+    private final Closeable lock;
     private final ReplaySummary replaySummary;
     private final ExecutorService writer;
     private final int keepSegments;
     /** Assigned on the writer thread (a new file after a checkpoint), read there and by {@link #close}. */
-    private volatile FileChannel channel;
+    private volatile JournalFiles.Appender channel;
     private long size;
     private long lastSeq;
     private long checkpointSeq;
@@ -126,16 +120,15 @@ public final class Journal implements Closeable {
      *
      * @param seq      the entry whose state the checkpoint holds
      * @param bytes    size of the checkpoint's state
-     * @param archived the journal file moved aside, holding the entries up to {@code seq}
+     * @param archived the journal file moved aside, holding the entries up to {@code seq} (its name in the directory)
      */
-    public record CheckpointResult(long seq, long bytes, Path archived) {
+    public record CheckpointResult(long seq, long bytes, String archived) {
     }
 
-    private Journal(Path dir, FileChannel lockChannel, FileLock lock, FileChannel channel, long size, long lastSeq,
+    private Journal(JournalFiles files, Closeable lock, JournalFiles.Appender channel, long size, long lastSeq,
                     long checkpointSeq, int keepSegments, ReplaySummary replaySummary) {
-        this.dir = dir;
-        this.file = dir.resolve(FILE_NAME);
-        this.lockChannel = lockChannel;
+        this.files = files;
+        this.file = files.describe(FILE_NAME);
         this.lock = lock;
         this.channel = channel;
         this.size = size;
@@ -174,51 +167,38 @@ public final class Journal implements Closeable {
     public static Journal open(Path dir, int keepSegments, StateReader restore, Consumer<JournalEntry> replay)
             throws IOException {
         Objects.requireNonNull(dir, "dir is null");
+        return open(new LocalJournalFiles(dir), keepSegments, restore, replay);
+    }
+
+    /** {@link #open(Path, int, StateReader, Consumer)} in a directory of any store (HDFS's). */
+    public static Journal open(JournalFiles files, int keepSegments, StateReader restore,
+                               Consumer<JournalEntry> replay) throws IOException {
+        Objects.requireNonNull(files, "files is null");
         Objects.requireNonNull(restore, "restore is null");
         Objects.requireNonNull(replay, "replay is null");
         if (keepSegments < 0) {
             throw new IllegalArgumentException("keepSegments must be >= 0: " + keepSegments);
         }
-        Files.createDirectories(dir);
-        FileChannel lockChannel = FileChannel.open(dir.resolve(LOCK_NAME), StandardOpenOption.CREATE,
-                StandardOpenOption.WRITE);
-        FileLock lock;
+        Closeable lock = files.lock();
+        JournalFiles.Appender channel = null;
         try {
-            lock = lockChannel.tryLock();
-        } catch (OverlappingFileLockException e) {
-            lock = null;
-        }
-        if (lock == null) {
-            lockChannel.close();
-            throw new JournalException(FATAL, "journal " + dir + " is in use by another supervisor (lock "
-                    + dir.resolve(LOCK_NAME) + " is held); only one supervisor may run per journal");
-        }
-        Path file = dir.resolve(FILE_NAME);
-        boolean created = !Files.exists(file);
-        FileChannel channel = null;
-        try {
-            channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
-                    StandardOpenOption.WRITE);
-            if (created) {
-                forceDirectory(dir);
-            }
-            long base = CheckpointFile.read(dir, restore).map(CheckpointFile.Trailer::seq).orElse(0L);
-            JournalScan scan = JournalScan.scan(file, base, replay);
-            long torn = channel.size() - scan.validBytes();
+            long base = CheckpointFile.read(files, restore).map(CheckpointFile.Trailer::seq).orElse(0L);
+            boolean created = !files.exists(FILE_NAME);
+            JournalScan scan = created ? new JournalScan(0, 0, 0, 0) : JournalScan.scan(files, base, replay);
+            long torn = created ? 0 : files.size(FILE_NAME) - scan.validBytes();
             if (torn > 0) {
                 LOG.warn("journal {}: last line ({} bytes at offset {}) is torn (the supervisor stopped while writing"
-                        + " it; it was never acknowledged); truncating it", file, torn, scan.validBytes());
-                channel.truncate(scan.validBytes());
-                channel.force(true);
+                        + " it; it was never acknowledged); truncating it", files.describe(FILE_NAME), torn,
+                        scan.validBytes());
             }
-            return new Journal(dir, lockChannel, lock, channel, scan.validBytes(), Math.max(base, scan.lastSeq()), base,
+            channel = created ? files.create(FILE_NAME, false) : files.append(FILE_NAME, scan.validBytes());
+            return new Journal(files, lock, channel, scan.validBytes(), Math.max(base, scan.lastSeq()), base,
                     keepSegments, new ReplaySummary(scan.replayed(), Math.max(0, torn), base, scan.skipped()));
         } catch (IOException | RuntimeException e) {
             if (channel != null) {
                 channel.close();
             }
-            lock.release();
-            lockChannel.close();
+            lock.close();
             throw e;
         }
     }
@@ -283,11 +263,7 @@ public final class Journal implements Closeable {
                     throw new IOException("not written after an earlier failure: " + writeFailure);
                 }
                 try {
-                    ByteBuffer buf = ByteBuffer.wrap(bytes);
-                    long pos = at;
-                    while (buf.hasRemaining()) {
-                        pos += channel.write(buf, pos);
-                    }
+                    channel.write(bytes);
                     writtenSeq = last;
                 } catch (IOException | RuntimeException e) {
                     writeFailure = "cannot append to journal " + file + " at offset " + at + ": " + e;
@@ -306,7 +282,7 @@ public final class Journal implements Closeable {
 
     /**
      * Returns once entry {@code seq} (and so every entry before it) is on disk. Callers waiting together share one
-     * {@link FileChannel#force force(true)}: the first starts it, the others wait for it, and whoever wrote after it
+     * {@link JournalFiles.Appender#sync sync}: the first starts it, the others wait for it, and whoever wrote after it
      * started starts the next one when it ends, covering everything written meanwhile.
      *
      * @throws JournalException when the write or the force fails (the journal then refuses further appends; the
@@ -364,7 +340,7 @@ public final class Journal implements Closeable {
             throw new IOException(writeFailure);
         }
         long covered = writtenSeq;
-        channel.force(true);
+        channel.sync();
         forces.incrementAndGet();
         return covered;
     }
@@ -396,7 +372,8 @@ public final class Journal implements Closeable {
         return Optional.ofNullable(failure);
     }
 
-    public Path file() {
+    /** The journal file, as messages name it (a path or an HDFS URI). */
+    public String file() {
         return file;
     }
 
@@ -446,13 +423,13 @@ public final class Journal implements Closeable {
         long seq = lastSeq;
         CheckpointFile.Trailer written;
         try {
-            written = await(writer.submit(() -> CheckpointFile.write(dir, seq, tsMillis, state)));
+            written = await(writer.submit(() -> CheckpointFile.write(files, seq, tsMillis, state)));
         } catch (IOException | RuntimeException e) {
             throw new JournalException(RETRIABLE, "cannot write the checkpoint of journal " + file + " at entry " + seq
                     + ": " + e + "; the journal goes on in the same file", e);
         }
         checkpointSeq = seq;
-        Path archived = ArchivedSegments.of(dir, seq);
+        String archived = ArchivedSegments.of(seq);
         try {
             await(writer.submit(() -> startNewFile(archived)));
         } catch (IOException | RuntimeException e) {
@@ -466,24 +443,22 @@ public final class Journal implements Closeable {
             // the entries up to seq are in the checkpoint, forced before it was renamed into place
             durableSeq = Math.max(durableSeq, seq);
         }
-        ArchivedSegments.prune(dir, keepSegments);
+        ArchivedSegments.prune(files, keepSegments);
         return Optional.of(new CheckpointResult(seq, written.bodyBytes(), archived));
     }
 
     /** On the writer thread: moves the journal file aside and opens an empty one in its place. */
-    private FileChannel startNewFile(Path archived) throws IOException {
-        Files.move(file, archived, StandardCopyOption.ATOMIC_MOVE);
-        FileChannel next;
+    private JournalFiles.Appender startNewFile(String archived) throws IOException {
+        files.rename(FILE_NAME, archived);
+        JournalFiles.Appender next;
         try {
-            next = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
-                    StandardOpenOption.WRITE);
-            forceDirectory(dir);
+            next = files.create(FILE_NAME, false);
         } catch (IOException | RuntimeException e) {
             try {
-                Files.move(archived, file, StandardCopyOption.ATOMIC_MOVE);
+                files.rename(archived, FILE_NAME);
             } catch (IOException | RuntimeException back) {
                 // appends would land in the archived file, which a restart does not read after the checkpoint
-                failure = "journal file moved to " + archived + " and not back: " + back;
+                failure = "journal file moved to " + files.describe(archived) + " and not back: " + back;
                 e.addSuppressed(back);
             }
             throw e;
@@ -509,11 +484,7 @@ public final class Journal implements Closeable {
         try {
             channel.close();
         } finally {
-            try {
-                lock.release();
-            } finally {
-                lockChannel.close();
-            }
+            lock.close();
         }
     }
 
@@ -541,15 +512,6 @@ public final class Journal implements Closeable {
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
-        }
-    }
-
-    static void forceDirectory(Path dir) {
-        try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
-            d.force(true);
-        } catch (IOException e) {
-            // Not every platform can open a directory; the entry then becomes durable with the next metadata sync.
-            LOG.debug("cannot fsync journal directory {}: {}", dir, e.toString());
         }
     }
 }

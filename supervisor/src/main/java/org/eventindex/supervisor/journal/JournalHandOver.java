@@ -1,13 +1,11 @@
 package org.eventindex.supervisor.journal;
 
+import java.io.FileNotFoundException;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
+import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Objects;
 
 import static org.eventindex.EventIndexFailure.Kind.FATAL;
@@ -48,57 +46,53 @@ public final class JournalHandOver {
         Objects.requireNonNull(source, "source is null");
         Objects.requireNonNull(target, "target is null");
         Files.createDirectories(target);
-        if (Files.exists(target.resolve(Journal.FILE_NAME)) || Files.exists(target.resolve(CheckpointFile.NAME))) {
-            throw new JournalException(FATAL, "cannot hand the journal over into " + target + ": it already holds"
-                    + " one");
+        return copy(new LocalJournalFiles(source), new LocalJournalFiles(target));
+    }
+
+    /** {@link #copy(Path, Path)} between directories of any store (HDFS's; the target directory must exist). */
+    public static Copied copy(JournalFiles source, JournalFiles target) throws IOException {
+        Objects.requireNonNull(source, "source is null");
+        Objects.requireNonNull(target, "target is null");
+        if (target.exists(Journal.FILE_NAME) || target.exists(CheckpointFile.NAME)) {
+            throw new JournalException(FATAL, "cannot hand the journal over into " + target.location() + ": it"
+                    + " already holds one");
         }
         for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
-            Object before = identity(source.resolve(CheckpointFile.NAME));
-            byte[] checkpoint = readIfExists(source.resolve(CheckpointFile.NAME));
-            byte[] journal = readIfExists(source.resolve(Journal.FILE_NAME));
-            if (!Objects.equals(before, identity(source.resolve(CheckpointFile.NAME)))) {
+            Object before = source.identity(CheckpointFile.NAME);
+            byte[] checkpoint = readIfExists(source, CheckpointFile.NAME);
+            byte[] journal = readIfExists(source, Journal.FILE_NAME);
+            if (!Objects.equals(before, source.identity(CheckpointFile.NAME))) {
                 continue; // a checkpoint was written during the copy: take both again
             }
             int complete = journal.length;
             while (complete > 0 && journal[complete - 1] != '\n') {
                 complete--;
             }
-            write(target.resolve(Journal.FILE_NAME), journal, complete);
+            write(target, Journal.FILE_NAME, journal, complete);
             if (checkpoint.length > 0) {
-                write(target.resolve(CheckpointFile.NAME), checkpoint, checkpoint.length);
+                write(target, CheckpointFile.NAME, checkpoint, checkpoint.length);
             }
-            Journal.forceDirectory(target);
             return new Copied(complete, journal.length - complete, checkpoint.length);
         }
-        throw new JournalException(FATAL, "cannot hand the journal of " + source + " over: its checkpoint changed"
-                + " during " + ATTEMPTS + " copies (is its writer still running unfenced?)");
+        throw new JournalException(FATAL, "cannot hand the journal of " + source.location() + " over: its checkpoint"
+                + " changed during " + ATTEMPTS + " copies (is its writer still running unfenced?)");
     }
 
-    /** The file's inode, size and modification time, or null when it does not exist. */
-    private static Object identity(Path file) throws IOException {
-        try {
-            BasicFileAttributes a = Files.readAttributes(file, BasicFileAttributes.class);
-            return java.util.List.of(String.valueOf(a.fileKey()), a.size(), a.lastModifiedTime().toMillis());
-        } catch (NoSuchFileException e) {
-            return null;
+    private static byte[] readIfExists(JournalFiles files, String name) throws IOException {
+        if (files.identity(name) == null) {
+            return new byte[0];
         }
-    }
-
-    private static byte[] readIfExists(Path file) throws IOException {
-        try {
-            return Files.readAllBytes(file);
-        } catch (NoSuchFileException e) {
+        try (InputStream in = files.read(name, 0)) {
+            return in.readAllBytes();
+        } catch (FileNotFoundException | NoSuchFileException e) {
             return new byte[0];
         }
     }
 
-    private static void write(Path file, byte[] bytes, int length) throws IOException {
-        try (FileChannel c = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-            ByteBuffer buf = ByteBuffer.wrap(bytes, 0, length);
-            while (buf.hasRemaining()) {
-                c.write(buf);
-            }
-            c.force(true);
+    private static void write(JournalFiles files, String name, byte[] bytes, int length) throws IOException {
+        try (JournalFiles.Appender out = files.create(name, false)) {
+            out.write(length == bytes.length ? bytes : java.util.Arrays.copyOf(bytes, length));
+            out.sync();
         }
     }
 }

@@ -7,8 +7,6 @@ import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.function.Consumer;
 
 import static org.eventindex.EventIndexFailure.Kind.FATAL;
@@ -25,14 +23,15 @@ import static org.eventindex.EventIndexFailure.Kind.FATAL;
 record JournalScan(long validBytes, long lastSeq, long replayed, long skipped) {
 
     /** Replays the entries after {@code base} (the checkpoint's); those up to it are checked for order and skipped. */
-    static JournalScan scan(Path file, long base, Consumer<JournalEntry> replay) throws IOException {
+    static JournalScan scan(JournalFiles files, long base, Consumer<JournalEntry> replay) throws IOException {
+        String file = files.describe(Journal.FILE_NAME);
         long offset = 0;
         long validBytes = 0;
         long lastSeq = -1;
         long lineNo = 0;
         long skipped = 0;
         ByteArrayOutputStream line = new ByteArrayOutputStream(1024);
-        try (InputStream in = new BufferedInputStream(Files.newInputStream(file), 1 << 16)) {
+        try (InputStream in = new BufferedInputStream(files.read(Journal.FILE_NAME, 0), 1 << 16)) {
             int b;
             while ((b = in.read()) >= 0) {
                 offset++;
@@ -72,7 +71,7 @@ record JournalScan(long validBytes, long lastSeq, long replayed, long skipped) {
         return new JournalScan(validBytes, Math.max(lastSeq, 0), lineNo - skipped, skipped);
     }
 
-    private static JournalEntry parse(Path file, long lineNo, long offset, byte[] line) throws JournalException {
+    private static JournalEntry parse(String file, long lineNo, long offset, byte[] line) throws JournalException {
         try {
             JournalEntry entry = Json.read(line, JournalEntry.class);
             if (entry == null) {

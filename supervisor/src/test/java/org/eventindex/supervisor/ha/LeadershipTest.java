@@ -2,6 +2,7 @@ package org.eventindex.supervisor.ha;
 
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import org.eventindex.ops.DaemonMetrics;
+import org.eventindex.supervisor.journal.JournalFiles;
 import org.eventindex.supervisor.SupervisorConfig;
 import org.eventindex.testing.Await;
 import org.junit.jupiter.api.Test;
@@ -29,7 +30,7 @@ class LeadershipTest {
     @TempDir
     Path dir;
 
-    private static CompletableFuture<Optional<Path>> awaitActiveAsync(Leadership l) {
+    private static CompletableFuture<Optional<JournalFiles>> awaitActiveAsync(Leadership l) {
         return CompletableFuture.supplyAsync(() -> {
             try {
                 return l.awaitActive();
@@ -43,20 +44,20 @@ class LeadershipTest {
     void theFirstTakesTokenOneTheSecondWaitsAndTakesOverWhenRenewalsStopFencingTheFirst() throws Exception {
         List<String> fenced = new CopyOnWriteArrayList<>();
         PrometheusRegistry registryA = new PrometheusRegistry();
-        Leadership a = new Leadership(HA, dir, "a", registryA, fenced::add);
-        Leadership b = new Leadership(HA, dir, "b", new PrometheusRegistry(), why -> { });
-        assertEquals(dir.resolve("generation-1"), a.awaitActive().orElseThrow());
+        Leadership a = new SharedDirLeadership(HA, dir, "a", registryA, fenced::add);
+        Leadership b = new SharedDirLeadership(HA, dir, "b", new PrometheusRegistry(), why -> { });
+        assertEquals(dir.resolve("generation-1").toString(), a.awaitActive().orElseThrow().location());
         a.activated();
         a.check();
         assertEquals(1.0, DaemonMetrics.value(registryA, "eventindex_supervisor_active"));
 
-        CompletableFuture<Optional<Path>> bTurn = awaitActiveAsync(b);
+        CompletableFuture<Optional<JournalFiles>> bTurn = awaitActiveAsync(b);
         Await.until("b watching token 1", Duration.ofSeconds(10), () -> b.token() == 1);
         assertThrows(FencedException.class, b::check, "a standby may not act");
         assertFalse(bTurn.isDone(), "a renews: b waits");
 
         a.close(); // renewals stop, as in a pause or a crash
-        assertEquals(dir.resolve("generation-2"), bTurn.get(30, TimeUnit.SECONDS).orElseThrow());
+        assertEquals(dir.resolve("generation-2").toString(), bTurn.get(30, TimeUnit.SECONDS).orElseThrow().location());
         b.activated();
         assertTrue(Files.exists(dir.resolve("generation-2").resolve("handover")));
         assertTrue(Files.exists(dir.resolve("fence-2")));
@@ -74,14 +75,14 @@ class LeadershipTest {
     void aReleasedLeaseIsTakenWithoutWaitingForItToExpire() throws Exception {
         SupervisorConfig.Ha longLease = new SupervisorConfig.Ha(true, "", Duration.ofMinutes(10),
                 Duration.ofMillis(100));
-        Leadership a = new Leadership(longLease, dir, "a", new PrometheusRegistry(), why -> { });
+        Leadership a = new SharedDirLeadership(longLease, dir, "a", new PrometheusRegistry(), why -> { });
         a.awaitActive().orElseThrow();
         a.activated();
-        Leadership b = new Leadership(longLease, dir, "b", new PrometheusRegistry(), why -> { });
-        CompletableFuture<Optional<Path>> bTurn = awaitActiveAsync(b);
+        Leadership b = new SharedDirLeadership(longLease, dir, "b", new PrometheusRegistry(), why -> { });
+        CompletableFuture<Optional<JournalFiles>> bTurn = awaitActiveAsync(b);
         Await.until("b watching token 1", Duration.ofSeconds(10), () -> b.token() == 1);
         a.release();
-        assertEquals(dir.resolve("generation-2"), bTurn.get(30, TimeUnit.SECONDS).orElseThrow(),
+        assertEquals(dir.resolve("generation-2").toString(), bTurn.get(30, TimeUnit.SECONDS).orElseThrow().location(),
                 "taken long before the 10 min lease");
         assertEquals(Leadership.Role.RELEASED, a.role());
         b.close();
@@ -90,9 +91,9 @@ class LeadershipTest {
 
     @Test
     void aStandbyClosedWhileWaitingTakesNothing() throws Exception {
-        Leadership a = new Leadership(HA, dir, "a", new PrometheusRegistry(), why -> { });
+        Leadership a = new SharedDirLeadership(HA, dir, "a", new PrometheusRegistry(), why -> { });
         a.awaitActive().orElseThrow();
-        Leadership b = new Leadership(HA, dir, "b", new PrometheusRegistry(), why -> { });
+        Leadership b = new SharedDirLeadership(HA, dir, "b", new PrometheusRegistry(), why -> { });
         b.close();
         assertEquals(Optional.empty(), b.awaitActive());
         assertFalse(Files.exists(dir.resolve("fence-2")));

@@ -60,12 +60,12 @@ class JournalHandOverTest {
     void aFailingGuardStopsAnAppendBeforeItWritesAndAfterItsFsync() throws IOException {
         try (Journal j = Journal.open(dir.resolve("j"), e -> { })) {
             j.append(sent(1), 1);
-            long size = Files.size(j.file());
+            long size = Files.size(Path.of(j.file()));
             j.guard(() -> {
                 throw new IOException("fenced");
             });
             assertEquals("fenced", assertThrows(IOException.class, () -> j.append(sent(1), 2)).getMessage());
-            assertEquals(size, Files.size(j.file()), "nothing written");
+            assertEquals(size, Files.size(Path.of(j.file())), "nothing written");
             assertEquals(1, j.lastSeq());
 
             int[] calls = {0};
