@@ -6,6 +6,7 @@ import org.eventindex.deploy.PipelineRun;
 import org.eventindex.gen.GeneratedDataset;
 import org.eventindex.gen.GeneratorSpec;
 import org.eventindex.lookup.LookupMain;
+import org.eventindex.ops.OpsHttpServer;
 import org.eventindex.testing.Await;
 import org.eventindex.testing.ChildJvm;
 import org.junit.jupiter.api.AfterAll;
@@ -44,7 +45,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * request). A name counts only when a sample of it is exposed, not a bare {@code # TYPE} line.
  * <p>
  * The daemon is found from the name: {@code eventindex_<daemon>_*} belongs to that daemon; {@code jvm_*},
- * {@code process_*} and {@code eventindex_build_info} to all three. Names outside the daemons are allowed only
+ * {@code process_*}, {@code eventindex_build_info} and {@code eventindex_ready} to all three. Names outside the daemons are allowed only
  * where they are documented: {@code up} (Prometheus's own per-target series), the broker's {@code activemq_*} names
  * defined by {@code activemq-jmx-exporter.yml}, and {@code eventindex_kerberos_*}, which a daemon registers only with
  * Kerberos on: they must be {@link KerberosLogin}'s two names, whose presence in a live {@code /metrics} the
@@ -174,7 +175,8 @@ final class MonitoringMetricsIT {
     }
 
     private static List<String> daemonsOf(String name) {
-        if (name.startsWith("jvm_") || name.startsWith("process_") || name.equals("eventindex_build_info")) {
+        if (name.startsWith("jvm_") || name.startsWith("process_") || name.equals("eventindex_build_info")
+                || name.equals(OpsHttpServer.READY)) {
             return List.of("supervisor", "consumer", "lookup");
         }
         for (String daemon : List.of("supervisor", "consumer", "lookup")) {
