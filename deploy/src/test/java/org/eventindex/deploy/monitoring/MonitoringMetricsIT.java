@@ -1,5 +1,6 @@
 package org.eventindex.deploy.monitoring;
 
+import org.eventindex.brokerwatch.BrokerWatchMetrics;
 import org.eventindex.cluster.KerberosLogin;
 import org.eventindex.deploy.EmbeddedStack;
 import org.eventindex.deploy.PipelineRun;
@@ -49,7 +50,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * where they are documented: {@code up} (Prometheus's own per-target series), the broker's {@code activemq_*} names
  * defined by {@code activemq-jmx-exporter.yml}, and {@code eventindex_kerberos_*}, which a daemon registers only with
  * Kerberos on: they must be {@link KerberosLogin}'s two names, whose presence in a live {@code /metrics} the
- * consumer's {@code KerberizedConsumerIT} asserts against a real KDC.
+ * consumer's {@code KerberizedConsumerIT} asserts against a real KDC; and the broker watchdog's
+ * {@code eventindex_brokerwatch_*}, which must be {@link BrokerWatchMetrics}'s, whose presence in the watchdog's live
+ * {@code /metrics} {@code BrokerWatchdogHttpIT} asserts.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 final class MonitoringMetricsIT {
@@ -128,11 +131,14 @@ final class MonitoringMetricsIT {
         uses.put("jvm_memory_used_bytes", Set.of("rule Z"));
         uses.put("eventindex_kerberos_tickets", Set.of("rule K"));
         uses.put("activemq_queue_depth", Set.of("rule B"));
+        uses.put("eventindex_brokerwatch_naps_total", Set.of("rule W"));
         assertEquals(List.of("eventindex_nobody_total (used by rule Y) belongs to no daemon",
                 "eventindex_supervisor_no_such_thing (used by rule X) is not in the live /metrics of supervisor",
                 "eventindex_kerberos_tickets (used by rule K) is none of KerberosLogin's metrics",
                 "activemq_queue_depth (used by rule B) is not defined by activemq-jmx-exporter.yml"
-                        + " [activemq_queue_size]"), missing(uses));
+                        + " [activemq_queue_size]",
+                "eventindex_brokerwatch_naps_total (used by rule W) is none of BrokerWatchMetrics's metrics "
+                        + BrokerWatchMetrics.NAMES), missing(uses));
     }
 
     /** The names of {@code uses} that are not exposed where they belong, each with its users and the reason. */
@@ -158,6 +164,12 @@ final class MonitoringMetricsIT {
             if (name.startsWith("eventindex_kerberos_")) {
                 if (!name.equals(KerberosLogin.LOGIN_FAILURES) && !name.equals(KerberosLogin.TICKET_END)) {
                     out.add(prefix + " is none of KerberosLogin's metrics");
+                }
+                return;
+            }
+            if (name.startsWith("eventindex_brokerwatch_")) {
+                if (!BrokerWatchMetrics.NAMES.contains(name)) {
+                    out.add(prefix + " is none of BrokerWatchMetrics's metrics " + BrokerWatchMetrics.NAMES);
                 }
                 return;
             }
