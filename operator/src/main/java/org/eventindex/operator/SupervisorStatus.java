@@ -95,6 +95,12 @@ final class SupervisorStatus implements Callable<Integer> {
             try {
                 JsonNode role = get(http, base + "/console/role");
                 s.setAll((ObjectNode) role);
+                if (!s.has("ready")) {
+                    // without a standby the role says nothing of readiness: /ready does (503 with the reason)
+                    JsonNode ready = get(http, base + "/ready", 503);
+                    s.put("ready", ready.path("ready").asBoolean());
+                    s.put("reason", ready.path("reason").asText(""));
+                }
                 if (active == null && "active".equals(role.path("role").asText())) {
                     active = base;
                 }
@@ -136,6 +142,11 @@ final class SupervisorStatus implements Callable<Integer> {
     }
 
     private JsonNode get(HttpClient http, String url) throws IOException {
+        return get(http, url, 200);
+    }
+
+    /** GETs a JSON document; an HTTP status other than 200 and {@code alsoOk} fails naming the URL. */
+    private JsonNode get(HttpClient http, String url, int alsoOk) throws IOException {
         HttpResponse<byte[]> r;
         try {
             r = http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(timeoutSeconds))
@@ -154,7 +165,7 @@ final class SupervisorStatus implements Callable<Integer> {
         } catch (IOException e) {
             throw new IOException("GET " + url + ": HTTP " + r.statusCode() + " and not JSON", e);
         }
-        if (r.statusCode() != 200) {
+        if (r.statusCode() != 200 && r.statusCode() != alsoOk) {
             throw new IOException("GET " + url + ": HTTP " + r.statusCode() + ": " + body.path("error").asText(""));
         }
         return body;

@@ -62,7 +62,8 @@ class SupervisorStatusTest {
         String down = "http://127.0.0.1:" + Ports.free();
         Run r = run("status", "--url", url + "," + down);
         assertEquals(0, r.exit, r.err);
-        assertTrue(r.out.lines().anyMatch(l -> l.startsWith(url) && l.contains("active")), r.out);
+        assertTrue(r.out.lines().anyMatch(l -> l.startsWith(url) && l.contains("active") && l.contains("true")),
+                r.out);
         assertTrue(r.out.lines().anyMatch(l -> l.startsWith(down) && l.contains("unreachable")), r.out);
         assertTrue(r.out.contains("datasets: COLLECTING 1, HELD 0,"), r.out);
         assertTrue(r.out.lines().anyMatch(l -> l.startsWith(DATASET) && l.contains("COLLECTING")
@@ -84,6 +85,7 @@ class SupervisorStatusTest {
         assertEquals(0, r.exit, r.err);
         JsonNode doc = Json.tree(r.out.getBytes(StandardCharsets.UTF_8));
         assertEquals("active", doc.path("supervisors").get(0).path("role").asText(), r.out);
+        assertTrue(doc.path("supervisors").get(0).path("ready").asBoolean(), r.out);
         assertEquals(1, doc.path("overview").path("datasetsByState").path("COLLECTING").asInt(), r.out);
         assertEquals(DATASET, doc.path("datasets").get(0).path("name").asText(), r.out);
         assertEquals(2, doc.path("datasets").get(0).path("expectedFiles").asInt(), r.out);
