@@ -7,6 +7,7 @@ import org.eventindex.ProjectVersion;
 import org.eventindex.cluster.ClusterAccess;
 import org.eventindex.cluster.ClusterErrors;
 import org.eventindex.cluster.ClusterSettings;
+import org.eventindex.ops.CertificateExpiry;
 import org.eventindex.ops.DaemonMetrics;
 import org.eventindex.ops.DependencyChecks;
 import org.eventindex.ops.DependencyWait;
@@ -269,6 +270,7 @@ public final class Consumer implements AutoCloseable {
                 + " system of consumer.spool.dir (usable space; -1 when it cannot be read).",
                 () -> SpoolSpace.usableBytes(config.spoolDir()));
         status.registerGauges(metrics.registry());
+        CertificateExpiry.register(metrics.registry(), config.tls());
         HdfsCommitter committer = new HdfsCommitter(services.fileContext(), new Path(config.hdfsRoot()),
                 format.fileSuffix());
         DatasetProcessor processor = new DatasetProcessor(consolidator, format, committer, services.ingest(),

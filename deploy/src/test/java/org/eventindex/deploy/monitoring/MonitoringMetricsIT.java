@@ -7,6 +7,7 @@ import org.eventindex.deploy.PipelineRun;
 import org.eventindex.gen.GeneratedDataset;
 import org.eventindex.gen.GeneratorSpec;
 import org.eventindex.lookup.LookupMain;
+import org.eventindex.ops.CertificateExpiry;
 import org.eventindex.ops.OpsHttpServer;
 import org.eventindex.testing.Await;
 import org.eventindex.testing.ChildJvm;
@@ -52,7 +53,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Kerberos on: they must be {@link KerberosLogin}'s two names, whose presence in a live {@code /metrics} the
  * consumer's {@code KerberizedConsumerIT} asserts against a real KDC; and the broker watchdog's
  * {@code eventindex_brokerwatch_*}, which must be {@link BrokerWatchMetrics}'s, whose presence in the watchdog's live
- * {@code /metrics} {@code BrokerWatchdogHttpIT} asserts.
+ * {@code /metrics} {@code BrokerWatchdogHttpIT} asserts; and {@code eventindex_tls_*}, registered only by a daemon with
+ * a trust store of its own, which must be {@link CertificateExpiry}'s (checked on a real trust store by
+ * {@code CertificateExpiryTest}).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 final class MonitoringMetricsIT {
@@ -164,6 +167,12 @@ final class MonitoringMetricsIT {
             if (name.startsWith("eventindex_kerberos_")) {
                 if (!name.equals(KerberosLogin.LOGIN_FAILURES) && !name.equals(KerberosLogin.TICKET_END)) {
                     out.add(prefix + " is none of KerberosLogin's metrics");
+                }
+                return;
+            }
+            if (name.startsWith("eventindex_tls_")) {
+                if (!name.equals(CertificateExpiry.NOT_AFTER)) {
+                    out.add(prefix + " is not CertificateExpiry's metric " + CertificateExpiry.NOT_AFTER);
                 }
                 return;
             }
