@@ -11,6 +11,8 @@ import org.eventindex.cli.StopSignals;
 import org.eventindex.cli.VersionProvider;
 import org.eventindex.config.ConfigReader;
 import org.eventindex.config.SecretFile;
+import org.eventindex.ops.DaemonMetrics;
+import org.eventindex.ops.OpsHttpServer;
 import org.eventindex.stomp.StompEndpoint;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,9 +33,13 @@ import picocli.CommandLine.Spec;
             + " does not listen (the standby) alone. Runs until SIGTERM.",
             "Probe: a STOMP CONNECT (as --user); any answer (CONNECTED or ERROR) is a sign of life. A broker"
             + " silent for --timeout on --silent-probes probes in a row is killed (worst case about"
-            + " silent-probes x (interval + timeout))."})
+            + " silent-probes x (interval + timeout)).",
+            "/health, /ready (503 while the broker listens but does not answer) and /metrics"
+            + " (eventindex_brokerwatch_*) on --http-host:--http-port."})
 public final class BrokerWatchdogMain implements Callable<Integer> {
     private static final Logger LOG = LoggerFactory.getLogger(BrokerWatchdogMain.class);
+    /** The watchdog's HTTP port when {@code --http-port} is not given. */
+    static final int DEFAULT_HTTP_PORT = 8086;
 
     @Spec
     private CommandSpec spec;
@@ -61,6 +67,12 @@ public final class BrokerWatchdogMain implements Callable<Integer> {
     @Option(names = "--silent-probes", paramLabel = "N", description = "silent probes in a row before the kill"
             + " (default ${DEFAULT-VALUE})")
     private int silentProbes = 3;
+    @Option(names = "--http-host", paramLabel = "ADDRESS", description = "address of /health, /ready and /metrics"
+            + " (default ${DEFAULT-VALUE})")
+    private String httpHost = "127.0.0.1";
+    @Option(names = "--http-port", paramLabel = "N", description = "port of /health, /ready and /metrics, 0 for a"
+            + " free one (default ${DEFAULT-VALUE})")
+    private int httpPort = DEFAULT_HTTP_PORT;
 
     private BrokerWatchdogMain() {
     }
@@ -95,6 +107,9 @@ public final class BrokerWatchdogMain implements Callable<Integer> {
             if (every.isNegative() || every.isZero() || wait.isNegative() || wait.isZero()) {
                 throw new IllegalArgumentException("--interval and --timeout must be positive");
             }
+            if (httpPort < 0 || httpPort > 65535) {
+                throw new IllegalArgumentException("--http-port must be within 0..65535: " + httpPort);
+            }
             if (silentProbes < 1) {
                 throw new IllegalArgumentException("--silent-probes must be at least 1: " + silentProbes);
             }
@@ -103,16 +118,31 @@ public final class BrokerWatchdogMain implements Callable<Integer> {
         }
         String password = passwordFile == null ? null : SecretFile.read(passwordFile, "--password-file");
         BrokerProbe probe = new BrokerProbe(endpoint, tls, user, password, wait);
-        BrokerWatchdog watchdog = new BrokerWatchdog(probe::probe, pidFile, silentProbes, BrokerWatchdog.Killer.SIGKILL,
-                LOG::warn);
+        BrokerWatchMetrics metrics = new BrokerWatchMetrics(DaemonMetrics.registry("brokerwatch"));
+        BrokerWatchdog watchdog = new BrokerWatchdog(() -> {
+            BrokerProbe.Outcome o = probe.probe();
+            metrics.probed(o);
+            return o;
+        }, pidFile, silentProbes, pid -> {
+            boolean killed = BrokerWatchdog.Killer.SIGKILL.kill(pid);
+            if (killed) {
+                metrics.killed();
+            }
+            return killed;
+        }, LOG::warn);
         CountDownLatch stop = new CountDownLatch(1);
         StopSignals.daemon("broker-watchdog", stop::countDown);
-        LOG.info("watching broker {} ({}, {}), pid file {}: a probe every {} ms, killed after {} silent probes of {}"
-                + " ms", endpoint, tls ? "stomp+ssl" : "stomp", user == null ? "anonymous" : "as " + user, pidFile,
-                every.toMillis(), silentProbes, wait.toMillis());
-        do {
-            watchdog.check();
-        } while (!stop.await(every.toMillis(), TimeUnit.MILLISECONDS));
+        try (OpsHttpServer http = new OpsHttpServer(httpHost, httpPort, metrics.registry(),
+                OpsHttpServer.Readiness::ok, metrics::readiness)) {
+            http.start();
+            LOG.info("watching broker {} ({}, {}), pid file {}: a probe every {} ms, killed after {} silent probes of"
+                    + " {} ms; /health, /ready and /metrics on {}:{}", endpoint, tls ? "stomp+ssl" : "stomp",
+                    user == null ? "anonymous" : "as " + user, pidFile, every.toMillis(), silentProbes,
+                    wait.toMillis(), httpHost, http.port());
+            do {
+                watchdog.check();
+            } while (!stop.await(every.toMillis(), TimeUnit.MILLISECONDS));
+        }
         LOG.info("broker watchdog stopped");
         return 0;
     }

@@ -26,7 +26,7 @@ class BrokerWatchdogMainTest {
         CommandTreeWalk.Result help = run("--help");
         assertEquals(0, help.exit());
         for (String option : new String[] {"--broker", "--tls", "--user", "--password-file", "--pid-file",
-            "--interval", "--timeout", "--silent-probes"}) {
+            "--interval", "--timeout", "--silent-probes", "--http-host", "--http-port"}) {
             assertTrue(help.out().contains(option), option + " missing from --help:\n" + help.out());
         }
         CommandTreeWalk.Result version = run("--version");
@@ -59,6 +59,10 @@ class BrokerWatchdogMainTest {
         CommandTreeWalk.Result interval = run(LOCAL, "--interval", "soon");
         assertEquals(2, interval.exit());
         assertTrue(interval.err().contains("--interval 'soon' is not a duration"), interval.err());
+
+        CommandTreeWalk.Result port = run(LOCAL, "--http-port", "70000");
+        assertEquals(2, port.exit());
+        assertTrue(port.err().contains("--http-port must be within 0..65535: 70000"), port.err());
 
         CommandTreeWalk.Result missing = run("--broker", "127.0.0.1:61614");
         assertEquals(2, missing.exit());

@@ -7,6 +7,7 @@ import org.eventindex.ProjectVersion;
 import org.eventindex.cluster.ClusterAccess;
 import org.eventindex.cluster.ClusterErrors;
 import org.eventindex.cluster.ClusterSettings;
+import org.eventindex.ops.CertificateExpiry;
 import org.eventindex.ops.DaemonMetrics;
 import org.eventindex.ops.DependencyChecks;
 import org.eventindex.ops.DependencyWait;
@@ -265,6 +266,11 @@ public final class Consumer implements AutoCloseable {
                 + " memory now (the rest of a dataset's runs are in the spool dir).", format::runMemoryInUse);
         DaemonMetrics.gauge(metrics.registry(), ConsumerMetrics.RUN_MEMORY_LIMIT, "consumer.run.memory.bytes: most bytes"
                 + " of sorted runs held in memory at a time.", config::runMemoryBytes);
+        DaemonMetrics.gauge(metrics.registry(), ConsumerMetrics.SPOOL_FREE, "Bytes free for the consumer on the file"
+                + " system of consumer.spool.dir (usable space; -1 when it cannot be read).",
+                () -> SpoolSpace.usableBytes(config.spoolDir()));
+        status.registerGauges(metrics.registry());
+        CertificateExpiry.register(metrics.registry(), config.tls());
         HdfsCommitter committer = new HdfsCommitter(services.fileContext(), new Path(config.hdfsRoot()),
                 format.fileSuffix());
         DatasetProcessor processor = new DatasetProcessor(consolidator, format, committer, services.ingest(),

@@ -27,11 +27,19 @@ public final class ConsumerMetrics {
     public static final String SIGNALS_STALE_TOKEN = "eventindex_consumer_signals_stale_token_total";
     /** The highest supervisor fencing token seen on a signal, 0 before any (or without a standby supervisor). */
     public static final String SUPERVISOR_TOKEN = "eventindex_consumer_supervisor_token";
+    /** Gauge: seconds since the consumer took the signal it works on, 0 when idle. */
+    public static final String IN_FLIGHT_AGE = "eventindex_consumer_in_flight_seconds";
+    /** Gauge: units of work ({@link #WORK_DONE}) done on the dataset in flight, 0 when idle. */
+    public static final String IN_FLIGHT_PROGRESS = "eventindex_consumer_in_flight_progress";
+    /** Gauge: seconds the dataset in flight has gone without progress, 0 when idle. */
+    public static final String IN_FLIGHT_STALLED = "eventindex_consumer_in_flight_stalled_seconds";
     /** Histogram of a signal's handling time, label {@code status} ({@code done} or {@code failed}). */
     public static final String SIGNAL_DURATION = "eventindex_consumer_signal_duration_seconds";
     /** Gauges registered by the daemon for its Parquet format's run memory. */
     public static final String RUN_MEMORY_USED = "eventindex_consumer_run_memory_used_bytes";
     public static final String RUN_MEMORY_LIMIT = "eventindex_consumer_run_memory_limit_bytes";
+    /** Gauge: bytes free for the consumer on the file system of {@code consumer.spool.dir}. */
+    public static final String SPOOL_FREE = "eventindex_consumer_spool_free_bytes";
     /** 1 while a dependency (label {@code dependency}: {@code hdfs}, {@code kudu}) answered its last check, else 0. */
     public static final String DEPENDENCY_UP = "eventindex_consumer_dependency_up";
 

@@ -1,8 +1,10 @@
 package org.eventindex.consumer;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import org.eventindex.message.ConsumerHeartbeat;
 import org.eventindex.message.ConsumerReport;
+import org.eventindex.ops.DaemonMetrics;
 
 import java.time.Clock;
 import java.util.ArrayDeque;
@@ -23,6 +25,9 @@ public final class ConsumerStatus {
     private InFlight inFlight;
     private long objectsReadBefore;
     private long workDoneBefore;
+    /** The work counter when last sampled in flight, and when it last changed (for the stall gauge). */
+    private long workSeen;
+    private long workSeenAt;
 
     public ConsumerStatus(String consumerId, Clock clock, int keep) {
         this(consumerId, clock, keep, () -> -1, () -> 0);
@@ -67,6 +72,37 @@ public final class ConsumerStatus {
         objectsReadBefore = objectsRead.getAsLong();
         workDoneBefore = workDone.getAsLong();
         inFlight = new InFlight(signalId, dataset, objects, clock.millis(), 0, 0);
+        workSeen = workDoneBefore;
+        workSeenAt = inFlight.since();
+    }
+
+    /**
+     * Registers the gauges of the dataset in flight: {@link ConsumerMetrics#IN_FLIGHT_AGE},
+     * {@link ConsumerMetrics#IN_FLIGHT_PROGRESS} and {@link ConsumerMetrics#IN_FLIGHT_STALLED}.
+     */
+    void registerGauges(PrometheusRegistry registry) {
+        DaemonMetrics.gauge(registry, ConsumerMetrics.IN_FLIGHT_AGE, "Seconds since the consumer took the signal"
+                + " it works on; 0 when idle.", () -> inFlightSeconds(false));
+        DaemonMetrics.gauge(registry, ConsumerMetrics.IN_FLIGHT_PROGRESS, "Units of work done on the dataset in"
+                + " flight (the progress its busy heartbeats carry); 0 when idle.", () -> {
+                    InFlight f = progressNow();
+                    return f == null ? 0 : f.progress();
+                });
+        DaemonMetrics.gauge(registry, ConsumerMetrics.IN_FLIGHT_STALLED, "Seconds the dataset in flight has gone"
+                + " without progress (sampled at each scrape and heartbeat); 0 when idle.",
+                () -> inFlightSeconds(true));
+    }
+
+    private synchronized double inFlightSeconds(boolean sinceProgress) {
+        InFlight f = progress();
+        if (f == null) {
+            return 0;
+        }
+        return Math.max(0, clock.millis() - (sinceProgress ? workSeenAt : f.since())) / 1000.0;
+    }
+
+    private synchronized InFlight progressNow() {
+        return progress();
     }
 
     synchronized void finished(ConsumerReport report) {
@@ -96,7 +132,12 @@ public final class ConsumerStatus {
         }
         long read = objectsRead.getAsLong();
         long done = read < 0 || objectsReadBefore < 0 ? -1 : read - objectsReadBefore;
+        long work = workDone.getAsLong();
+        if (work != workSeen) {
+            workSeen = work;
+            workSeenAt = clock.millis();
+        }
         return new InFlight(inFlight.signalId(), inFlight.dataset(), inFlight.objects(), inFlight.since(), done,
-                Math.max(0, workDone.getAsLong() - workDoneBefore));
+                Math.max(0, work - workDoneBefore));
     }
 }

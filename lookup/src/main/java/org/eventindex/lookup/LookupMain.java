@@ -328,6 +328,8 @@ public final class LookupMain implements Callable<Integer> {
                         address.getHostString(), http.port(), kudu.masters);
                 try {
                     open.set(kudu.open(spec, wait));
+                    // the Kerberos login's renewal failures and ticket end, like the other daemons (none without it)
+                    open.get().access().register(http.metrics());
                 } catch (InterruptedException | IOException | RuntimeException e) {
                     if (signals.received() == null) {
                         throw e;

@@ -34,6 +34,8 @@ import java.util.function.Supplier;
 public final class OpsHttpServer implements AutoCloseable {
     /** Request threads when the daemon does not say; a stream subscriber is handed off and holds none. */
     public static final int DEFAULT_THREADS = 4;
+    /** Gauge registered in the daemon's registry: 1 while {@code /ready} would answer 200, else 0. */
+    public static final String READY = "eventindex_ready";
 
     static {
         // TCP_NODELAY on the server's connections (read once, when the JDK's HTTP server first starts): an event
@@ -82,6 +84,8 @@ public final class OpsHttpServer implements AutoCloseable {
             return t;
         });
         server.setExecutor(executor);
+        DaemonMetrics.gauge(metrics, READY, "1 while the daemon is ready (its /ready answers 200), else 0.",
+                () -> readiness.get().ready() ? 1 : 0);
         server.createContext("/health", ex -> {
             Readiness h = health.get();
             respond(ex, h.ready() ? 200 : 503, "text/plain", (h.ready() ? "ok" : "failed: " + h.reason()) + "\n");

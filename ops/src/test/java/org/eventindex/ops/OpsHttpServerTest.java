@@ -50,6 +50,7 @@ final class OpsHttpServerTest {
         assertTrue(body.contains("\neventindex_build_info{daemon=\"test\",version=\"" + ProjectVersion.get()
                 + "\"} 1.0\n"), body);
         assertTrue(body.contains("\njvm_memory_used_bytes{"), body);
+        assertTrue(body.contains("\neventindex_ready 0.0\n"), "readiness as a metric: " + body);
         assertEquals(3, DaemonMetrics.value(registry, "eventindex_test_refused_total"));
         assertEquals(1, DaemonMetrics.value(registry, "eventindex_test_refused_total", "reason", "bad_json"));
         assertEquals(0, DaemonMetrics.value(registry, "eventindex_test_absent_total"));
@@ -77,6 +78,7 @@ final class OpsHttpServerTest {
         assertEquals(400, bad.statusCode());
         assertTrue(bad.body().contains("unknown filter 'bad'"), bad.body());
         assertEquals("{\"up\":true}", get("/status").body());
+        assertTrue(get("/metrics").body().contains("\neventindex_ready 1.0\n"), "ready");
         assertEquals(404, get("/status/more").statusCode());
     }
 

@@ -73,7 +73,7 @@ final class Health {
 
     /**
      * Registers the active supervisor's gauges: datasets by state, epochs, the journal, subscribers, consumers'
-     * heartbeats, the oldest dataset per state, the journal disk and checkpoints.
+     * heartbeats, the oldest dataset and the longest time in the state per state, the journal disk and checkpoints.
      */
     void registerGauges(PrometheusRegistry registry) {
         GaugeWithCallback.builder().name("eventindex_supervisor_datasets")
@@ -115,6 +115,12 @@ final class Health {
                         + " 0 when none is in the state.").labelNames("state")
                 .callback(cb -> engine.read(st -> DatasetAges.oldest(st.all(), clock.millis()))
                         .forEach((s, age) -> cb.call(age, s.name().toLowerCase(Locale.ROOT))))
+                .register(registry);
+        GaugeWithCallback.builder().name(SupervisorMetrics.LONGEST_IN_STATE).unit(Unit.SECONDS)
+                .help("Longest time a live dataset now in each state but DONE has spent in it, since it entered it;"
+                        + " 0 when none is in the state.").labelNames("state")
+                .callback(cb -> engine.read(st -> DatasetAges.longestInState(st.all(), clock.millis()))
+                        .forEach((s, t) -> cb.call(t, s.name().toLowerCase(Locale.ROOT))))
                 .register(registry);
         diskGuard.registerGauges(registry);
         checkpoints.registerGauges(registry, journal);

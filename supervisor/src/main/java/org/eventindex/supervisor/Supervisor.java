@@ -4,6 +4,7 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import org.apache.hadoop.fs.FileSystem;
 import org.eventindex.cluster.ClusterAccess;
 import org.eventindex.cluster.KdcUnreachableException;
+import org.eventindex.ops.CertificateExpiry;
 import org.eventindex.ops.DaemonMetrics;
 import org.eventindex.ops.DependencyWait;
 import org.eventindex.ops.OpsHttpServer;
@@ -109,6 +110,7 @@ public final class Supervisor implements AutoCloseable {
         this.clock = Objects.requireNonNull(clock, "clock is null");
         this.rangesFactory = Objects.requireNonNull(ranges, "ranges is null");
         this.startedAt = Instant.ofEpochMilli(clock.millis());
+        CertificateExpiry.register(metricsRegistry, config.tls());
         this.diskGuard = new JournalDiskGuard(journalDisk, config.journal().minFreeBytes(), config.handOff().tick(),
                 config.journal().dir().toString());
         this.checkpoints = new Checkpoints(config.journal().checkpointEntries(), clock, metrics);

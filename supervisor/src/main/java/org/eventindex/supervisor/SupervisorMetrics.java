@@ -20,6 +20,11 @@ final class SupervisorMetrics {
     static final String CONSUMERS_MISSING = P + "consumers_missing";
     /** Gauge, label {@code state} (every state but DONE, lower case): age of the oldest dataset in it. */
     static final String OLDEST_DATASET_AGE = P + "oldest_dataset_age_seconds";
+    /**
+     * Gauge, label {@code state} (every state but DONE, lower case): the longest time a dataset now in the state has
+     * spent in it, since it entered it. What the stuck-dataset alerts read.
+     */
+    static final String LONGEST_IN_STATE = P + "longest_in_state_seconds";
 
     final Counter producerMessages;
     final Counter controlMessages;

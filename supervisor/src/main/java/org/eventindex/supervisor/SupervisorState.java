@@ -78,10 +78,10 @@ final class SupervisorState {
             if (d == null) {
                 return;
             }
-            d.supersedeSignal();
+            d.supersedeSignal(ts);
             d.manifest = e.manifest().files();
             d.manifestAt = ts;
-            refresh(d);
+            refresh(d, ts);
         } else if (event instanceof JournalEvent.ObjectInvalidated e) {
             TrackedDataset d = live(e.dataset());
             if (d == null) {
@@ -89,9 +89,9 @@ final class SupervisorState {
             }
             d.invalidObjects.put(e.url(), e.reason());
             if (d.signalled() && d.signal.objects().stream().anyMatch(o -> o.url().equals(e.url()))) {
-                d.supersedeSignal();
+                d.supersedeSignal(ts);
             }
-            refresh(d);
+            refresh(d, ts);
         } else if (event instanceof JournalEvent.ObjectsDeleted e && deleted.containsKey(e.dataset())) {
             deleted.computeIfPresent(e.dataset(), (n, t) -> t.without(e.urls()));
         } else if (event instanceof JournalEvent.ObjectsDeleted e) {
@@ -116,6 +116,7 @@ final class SupervisorState {
             d.dspid = s.dspid();
             d.epoch = s.epoch();
             d.state = CollectionState.SIGNAL_PLANNED;
+            d.noteState(ts);
             d.plannedAt = ts;
             d.failures = 0;
             bySignal.put(s.signalId(), d);
@@ -133,6 +134,7 @@ final class SupervisorState {
                 d.sentAt = ts;
                 if (d.state == CollectionState.SIGNAL_PLANNED) {
                     d.state = CollectionState.SIGNALLED;
+                    d.noteState(ts);
                 }
             }
         } else if (event instanceof JournalEvent.ReportReceived e) {
@@ -141,6 +143,7 @@ final class SupervisorState {
             TrackedDataset d = bySignal.get(e.signalId());
             if (d != null && d.signalled() && d.signal.signalId().equals(e.signalId())) {
                 d.state = CollectionState.SIGNAL_PLANNED;
+                d.noteState(ts);
                 d.resignals++;
                 d.lastResignalReason = e.reason() == null ? "operator" : e.reason();
                 if (e.automatic()) {
@@ -203,7 +206,7 @@ final class SupervisorState {
             d.lateObjects.add(info.url());
             d.lateConflicts.addAll(LateConflict.of(d, c));
         } else {
-            refresh(d);
+            refresh(d, ts);
         }
         if (d.firstObjectAt < 0) {
             d.firstObjectAt = ts;
@@ -224,6 +227,7 @@ final class SupervisorState {
         }
         if (ConsumerReport.DONE.equals(r.status())) {
             d.state = CollectionState.DONE;
+            d.noteState(ts);
             d.lastReport = r;
             d.lastReportAt = ts;
             if (d.doneAt < 0) {
@@ -232,6 +236,7 @@ final class SupervisorState {
             }
         } else if (d.state != CollectionState.DONE) {
             d.state = CollectionState.FAILED_CONSUMER;
+            d.noteState(ts);
             d.failures++;
             d.lastReport = r;
             d.lastReportAt = ts;
@@ -273,15 +278,16 @@ final class SupervisorState {
     /** Brings the datasets left stale since {@link #beginReplay} up to date: one selection each. */
     void endReplay() {
         replaying = false;
-        stale.forEach(TrackedDataset::refreshCollectingState);
+        // when a stale dataset changed state in the replay is not known: its stateSince() falls back to its times
+        stale.forEach(d -> d.refreshCollectingState(-1));
         stale.clear();
     }
 
-    private void refresh(TrackedDataset d) {
+    private void refresh(TrackedDataset d, long ts) {
         if (replaying) {
             stale.add(d);
         } else {
-            d.refreshCollectingState();
+            d.refreshCollectingState(ts);
         }
     }
 

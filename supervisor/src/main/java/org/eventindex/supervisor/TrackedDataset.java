@@ -42,6 +42,13 @@ final class TrackedDataset {
     long firstObjectAt = -1;
     long lastObjectAt = -1;
     CollectionState state = CollectionState.COLLECTING;
+    /**
+     * When the dataset entered {@link #state} (the journal entry's time), -1 when not seen since the supervisor
+     * started: not kept by checkpoints, so {@link #stateSince()} falls back to the times that are.
+     */
+    private long stateSince = -1;
+    /** The state {@link #stateSince} belongs to. */
+    private CollectionState stateSinceOf;
     ConsumerSignal signal;
     /** dspid and epoch assigned at the first signal; kept by later signals of the same dataset. */
     int dspid = -1;
@@ -95,11 +102,39 @@ final class TrackedDataset {
         return live().completeWith(c);
     }
 
-    /** After a change to the objects or the manifest of an unsignalled dataset: COLLECTING or HELD. */
-    void refreshCollectingState() {
+    /** After a change to the objects or the manifest of an unsignalled dataset at {@code ts}: COLLECTING or HELD. */
+    void refreshCollectingState(long ts) {
         if (!signalled()) {
             state = live().held() ? CollectionState.HELD : CollectionState.COLLECTING;
         }
+        noteState(ts);
+    }
+
+    /** Records {@code ts} as the time the dataset entered its state when the state changed since the last note. */
+    void noteState(long ts) {
+        if (state != stateSinceOf) {
+            stateSinceOf = state;
+            stateSince = ts;
+        }
+    }
+
+    /**
+     * When the dataset entered its current state, in epoch milliseconds; -1 when unknown. Noted at each change since
+     * the supervisor started; for a dataset restored from a checkpoint and unchanged since, the time of the entry
+     * that led to the state (SIGNAL_PLANNED: planned, SIGNALLED: sent, DONE and FAILED_CONSUMER: the report,
+     * COLLECTING and HELD: the first object or manifest).
+     */
+    long stateSince() {
+        if (stateSinceOf == state && stateSince >= 0) {
+            return stateSince;
+        }
+        return switch (state) {
+            case SIGNAL_PLANNED -> plannedAt;
+            case SIGNALLED -> sentAt >= 0 ? sentAt : plannedAt;
+            case DONE -> doneAt >= 0 ? doneAt : lastReportAt;
+            case FAILED_CONSUMER -> lastReportAt;
+            case COLLECTING, HELD -> DatasetAges.firstSeen(this);
+        };
     }
 
     /** The incremental selection, brought up to date with the manifest, the candidates and the invalid objects. */
@@ -108,8 +143,8 @@ final class TrackedDataset {
         return live;
     }
 
-    /** The signal no longer matches the selection; the dataset collects again (dspid and epoch are kept). */
-    void supersedeSignal() {
+    /** The signal no longer matches the selection at {@code ts}; the dataset collects again (dspid and epoch kept). */
+    void supersedeSignal(long ts) {
         if (signal != null) {
             supersededSignals.add(signal.signalId());
             signal = null;
@@ -120,6 +155,7 @@ final class TrackedDataset {
             lateObjects.clear();
             lateConflicts.clear();
             state = CollectionState.COLLECTING;
+            noteState(ts);
         }
     }
 }

@@ -221,6 +221,11 @@ class ConsumerHeartbeatTest {
                 () -> supervisor.dataset(DATASET).map(DatasetView::state).orElse(null) == CollectionState.SIGNALLED);
         assertEquals(120.0, metric(age, "state", "signalled"), "age counts from the first object");
         assertEquals(20.0, metric(age, "state", "collecting"), "the second is now the oldest collecting");
+        String inState = SupervisorMetrics.LONGEST_IN_STATE;
+        assertEquals(0.0, metric(inState, "state", "signalled"), "in SIGNALLED since now, however old");
+        clock.advance(Duration.ofSeconds(30));
+        assertEquals(30.0, metric(inState, "state", "signalled"));
+        assertEquals(150.0, metric(age, "state", "signalled"));
         Await.until("the signal", TIMEOUT, () -> !signals.isEmpty());
         String signalId = BrokerHarness.signal(signals.get(0)).signalId();
         mq.control(new ConsumerReport(ConsumerReport.TYPE, signalId, DATASET, "c1", ConsumerReport.DONE, "/f", 10, 10,

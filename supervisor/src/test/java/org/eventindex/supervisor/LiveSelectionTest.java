@@ -91,10 +91,10 @@ class LiveSelectionTest {
         Candidate b = candidate("b", 2, guid("G1", 0, 11));
         assertFalse(d.completeWith(b));
         d.candidates.add(b);
-        d.refreshCollectingState();
+        d.refreshCollectingState(0);
         assertEquals(CollectionState.HELD, d.state);
         d.invalidObjects.put(b.url(), "wrong count");
-        d.refreshCollectingState();
+        d.refreshCollectingState(0);
         assertEquals(CollectionState.COLLECTING, d.state);
         assertTrue(assertSame(d).complete());
     }

@@ -379,6 +379,11 @@ class StateCheckpointTest {
                 if (Modifier.isStatic(f.getModifiers())) {
                     continue;
                 }
+                if (c == TrackedDataset.class && Set.of("stateSince", "stateSinceOf").contains(f.getName())) {
+                    // noted at state changes since the start, not kept by checkpoints: a restored dataset counts
+                    // its time in the state from the times that are (DatasetAgesTest)
+                    continue;
+                }
                 if (f.getType() == LiveSelection.class) {
                     // a cache derived from the dataset's other fields: compared through what it gives
                     assertEquals(((TrackedDataset) expected).selection(), ((TrackedDataset) actual).selection(),

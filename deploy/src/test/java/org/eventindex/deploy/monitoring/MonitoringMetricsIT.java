@@ -1,11 +1,14 @@
 package org.eventindex.deploy.monitoring;
 
+import org.eventindex.brokerwatch.BrokerWatchMetrics;
 import org.eventindex.cluster.KerberosLogin;
 import org.eventindex.deploy.EmbeddedStack;
 import org.eventindex.deploy.PipelineRun;
 import org.eventindex.gen.GeneratedDataset;
 import org.eventindex.gen.GeneratorSpec;
 import org.eventindex.lookup.LookupMain;
+import org.eventindex.ops.CertificateExpiry;
+import org.eventindex.ops.OpsHttpServer;
 import org.eventindex.testing.Await;
 import org.eventindex.testing.ChildJvm;
 import org.junit.jupiter.api.AfterAll;
@@ -44,11 +47,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * request). A name counts only when a sample of it is exposed, not a bare {@code # TYPE} line.
  * <p>
  * The daemon is found from the name: {@code eventindex_<daemon>_*} belongs to that daemon; {@code jvm_*},
- * {@code process_*} and {@code eventindex_build_info} to all three. Names outside the daemons are allowed only
+ * {@code process_*}, {@code eventindex_build_info} and {@code eventindex_ready} to all three. Names outside the daemons are allowed only
  * where they are documented: {@code up} (Prometheus's own per-target series), the broker's {@code activemq_*} names
  * defined by {@code activemq-jmx-exporter.yml}, and {@code eventindex_kerberos_*}, which a daemon registers only with
  * Kerberos on: they must be {@link KerberosLogin}'s two names, whose presence in a live {@code /metrics} the
- * consumer's {@code KerberizedConsumerIT} asserts against a real KDC.
+ * consumer's {@code KerberizedConsumerIT} asserts against a real KDC; and the broker watchdog's
+ * {@code eventindex_brokerwatch_*}, which must be {@link BrokerWatchMetrics}'s, whose presence in the watchdog's live
+ * {@code /metrics} {@code BrokerWatchdogHttpIT} asserts; and {@code eventindex_tls_*}, registered only by a daemon with
+ * a trust store of its own, which must be {@link CertificateExpiry}'s (checked on a real trust store by
+ * {@code CertificateExpiryTest}).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 final class MonitoringMetricsIT {
@@ -127,11 +134,14 @@ final class MonitoringMetricsIT {
         uses.put("jvm_memory_used_bytes", Set.of("rule Z"));
         uses.put("eventindex_kerberos_tickets", Set.of("rule K"));
         uses.put("activemq_queue_depth", Set.of("rule B"));
+        uses.put("eventindex_brokerwatch_naps_total", Set.of("rule W"));
         assertEquals(List.of("eventindex_nobody_total (used by rule Y) belongs to no daemon",
                 "eventindex_supervisor_no_such_thing (used by rule X) is not in the live /metrics of supervisor",
                 "eventindex_kerberos_tickets (used by rule K) is none of KerberosLogin's metrics",
                 "activemq_queue_depth (used by rule B) is not defined by activemq-jmx-exporter.yml"
-                        + " [activemq_queue_size]"), missing(uses));
+                        + " [activemq_queue_size]",
+                "eventindex_brokerwatch_naps_total (used by rule W) is none of BrokerWatchMetrics's metrics "
+                        + BrokerWatchMetrics.NAMES), missing(uses));
     }
 
     /** The names of {@code uses} that are not exposed where they belong, each with its users and the reason. */
@@ -160,6 +170,18 @@ final class MonitoringMetricsIT {
                 }
                 return;
             }
+            if (name.startsWith("eventindex_tls_")) {
+                if (!name.equals(CertificateExpiry.NOT_AFTER)) {
+                    out.add(prefix + " is not CertificateExpiry's metric " + CertificateExpiry.NOT_AFTER);
+                }
+                return;
+            }
+            if (name.startsWith("eventindex_brokerwatch_")) {
+                if (!BrokerWatchMetrics.NAMES.contains(name)) {
+                    out.add(prefix + " is none of BrokerWatchMetrics's metrics " + BrokerWatchMetrics.NAMES);
+                }
+                return;
+            }
             List<String> daemons = daemonsOf(name);
             if (daemons.isEmpty()) {
                 out.add(prefix + " belongs to no daemon");
@@ -174,7 +196,8 @@ final class MonitoringMetricsIT {
     }
 
     private static List<String> daemonsOf(String name) {
-        if (name.startsWith("jvm_") || name.startsWith("process_") || name.equals("eventindex_build_info")) {
+        if (name.startsWith("jvm_") || name.startsWith("process_") || name.equals("eventindex_build_info")
+                || name.equals(OpsHttpServer.READY)) {
             return List.of("supervisor", "consumer", "lookup");
         }
         for (String daemon : List.of("supervisor", "consumer", "lookup")) {

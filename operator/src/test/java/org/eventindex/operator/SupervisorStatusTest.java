@@ -1,0 +1,122 @@
+package org.eventindex.operator;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import org.eventindex.message.Json;
+import org.eventindex.supervisor.Supervisor;
+import org.eventindex.testing.EmbeddedBroker;
+import org.eventindex.testing.Ports;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Properties;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code eventindex supervisor status} against a real supervisor (on a real broker) that knows one COLLECTING dataset:
+ * the table, the filters, {@code --json}, and an unreachable second URL named without failing the command.
+ */
+class SupervisorStatusTest {
+    private static final String DATASET = "data18_13TeV.00350099.physics_Main.merge.AOD.f934_m1831_tid13500099_00";
+
+    @TempDir
+    static Path dir;
+    private static EmbeddedBroker broker;
+    private static Supervisor supervisor;
+    private static String url;
+
+    @BeforeAll
+    static void start() throws IOException {
+        broker = EmbeddedBroker.start(dir.resolve("broker"));
+        supervisor = RunningSupervisor.start(broker.stompEndpoints(), dir.resolve("journal"), new Properties(),
+                Map.of());
+        url = "http://127.0.0.1:" + supervisor.httpPort();
+        Path manifest = Files.writeString(dir.resolve("manifest.json"), "{\"type\":\"manifest\",\"dataset\":\""
+                + DATASET + "\",\"files\":[{\"guid\":\"G1\",\"nevents\":10},{\"guid\":\"G2\",\"nevents\":5}]}");
+        Run r = run("register-manifest", "--brokers", broker.stompEndpoints(), "--file", manifest.toString());
+        assertEquals(0, r.exit, r.err);
+    }
+
+    @AfterAll
+    static void stop() {
+        if (supervisor != null) {
+            supervisor.stop();
+        }
+        if (broker != null) {
+            broker.close();
+        }
+    }
+
+    @Test
+    void theTableShowsTheActiveSupervisorTheDatasetsByStateAndTheDataset() {
+        String down = "http://127.0.0.1:" + Ports.free();
+        Run r = run("status", "--url", url + "," + down);
+        assertEquals(0, r.exit, r.err);
+        assertTrue(r.out.lines().anyMatch(l -> l.startsWith(url) && l.contains("active") && l.contains("true")),
+                r.out);
+        assertTrue(r.out.lines().anyMatch(l -> l.startsWith(down) && l.contains("unreachable")), r.out);
+        assertTrue(r.out.contains("datasets: COLLECTING 1, HELD 0,"), r.out);
+        assertTrue(r.out.lines().anyMatch(l -> l.startsWith(DATASET) && l.contains("COLLECTING")
+                && l.contains("0/2")), r.out);
+        assertTrue(r.out.contains("CONSUMER") && r.out.contains("signals in flight: 0"), r.out);
+
+        Run done = run("status", "--url", url, "--state", "done");
+        assertEquals(0, done.exit, done.err);
+        assertTrue(done.out.lines().noneMatch(l -> l.startsWith(DATASET)), "only DONE datasets: " + done.out);
+        Run other = run("status", "--url", url, "--dataset", "data17_*");
+        assertTrue(other.out.lines().noneMatch(l -> l.startsWith(DATASET)), "another project: " + other.out);
+        Run glob = run("status", "--url", url, "--dataset", "data18_13TeV.00350099.*");
+        assertTrue(glob.out.lines().anyMatch(l -> l.startsWith(DATASET)), glob.out);
+    }
+
+    @Test
+    void jsonHoldsTheDocumentsOfTheEndpoints() throws IOException {
+        Run r = run("status", "--url", url + "/", "--json");
+        assertEquals(0, r.exit, r.err);
+        JsonNode doc = Json.tree(r.out.getBytes(StandardCharsets.UTF_8));
+        assertEquals("active", doc.path("supervisors").get(0).path("role").asText(), r.out);
+        assertTrue(doc.path("supervisors").get(0).path("ready").asBoolean(), r.out);
+        assertEquals(1, doc.path("overview").path("datasetsByState").path("COLLECTING").asInt(), r.out);
+        assertEquals(DATASET, doc.path("datasets").get(0).path("name").asText(), r.out);
+        assertEquals(2, doc.path("datasets").get(0).path("expectedFiles").asInt(), r.out);
+        assertTrue(doc.path("consumers").path("consumers").isArray(), r.out);
+    }
+
+    @Test
+    void noActiveSupervisorOrABadStateFailsNamingWhy() {
+        String down = "http://127.0.0.1:" + Ports.free();
+        Run none = run("status", "--url", down);
+        assertEquals(1, none.exit);
+        assertTrue(none.err.contains("no active supervisor among " + down), none.err);
+        assertTrue(none.out.contains("unreachable") && none.out.contains("GET " + down + "/console/role"), none.out);
+
+        Run bad = run("status", "--url", url, "--state", "FINISHED");
+        assertEquals(1, bad.exit);
+        assertTrue(bad.err.contains("HTTP 400") && bad.err.contains("unknown state 'FINISHED'"), bad.err);
+
+        Run notUrl = run("status", "--url", "sv1:8082");
+        assertEquals(2, notUrl.exit);
+        assertTrue(notUrl.err.contains("--url sv1:8082 is not an http(s) URL"), notUrl.err);
+    }
+
+    private record Run(int exit, String out, String err) {
+    }
+
+    private static Run run(String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int exit = OperatorMain.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8), Map.of());
+        return new Run(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+}
