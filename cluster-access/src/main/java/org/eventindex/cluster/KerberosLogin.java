@@ -3,6 +3,7 @@ package org.eventindex.cluster;
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import org.eventindex.config.SecretFile;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.security.UserGroupInformation;
 import org.slf4j.Logger;
@@ -87,7 +88,8 @@ public final class KerberosLogin implements AutoCloseable {
      *
      * @param conf the Hadoop configuration (from the configuration folder); Kerberos authentication is switched on in
      *             a copy of it
-     * @throws ClusterConfigException naming the principal and the keytab when the keytab is missing or unreadable or
+     * @throws ClusterConfigException naming the principal and the keytab when the keytab is missing or unreadable,
+     *                                readable by group or others (its mode and {@code chmod 600}), or
      *                                the KDC refuses the login (e.g. the principal is not in the keytab)
      * @throws KdcUnreachableException naming them when no KDC of the realm answered ({@link #kdcUnreachable})
      */
@@ -113,6 +115,12 @@ public final class KerberosLogin implements AutoCloseable {
         }
         if (!Files.isRegularFile(keytab) || !Files.isReadable(keytab)) {
             throw new ClusterConfigException(who + "the keytab is not a readable file for this user");
+        }
+        try {
+            // A keytab is a password: owner-only like the secret files (a group-readable one may have leaked).
+            SecretFile.requireOwnerOnly(keytab, settings.names().keytab(), "keytab");
+        } catch (IOException | IllegalArgumentException e) {
+            throw new ClusterConfigException(who + e.getMessage(), e);
         }
         Configuration secure = new Configuration(conf);
         secure.set("hadoop.security.authentication", "kerberos");

@@ -336,18 +336,19 @@ public record ConsumerConfig(
 
     /** Reads a properties file; secrets referenced by file are read relative to the working directory. */
     public static ConsumerConfig load(Path file, Map<String, String> env) throws IOException {
-        Properties props = ConfigReader.load(file, "consumer");
         try {
-            return fromProperties(props, env);
+            return fromProperties(ConfigReader.load(file, "consumer"), env);
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(file + ": " + e.getMessage(), e);
+            throw ConfigReader.inFile(file, e);
         }
     }
 
     /**
      * Builds the configuration from properties (missing keys take their default) and the environment (for secrets).
      *
-     * @throws IllegalArgumentException naming the key and what is wrong, also for unknown {@code consumer.*} keys
+     * @throws IllegalArgumentException naming the key and what is wrong, also for a key not in
+     *                                  {@link #KEYS} (with its line when {@code props} is a
+     *                                  {@link org.eventindex.config.ConfigFile})
      * @throws IOException              when a secret file cannot be read
      */
     public static ConsumerConfig fromProperties(Properties props, Map<String, String> env) throws IOException {

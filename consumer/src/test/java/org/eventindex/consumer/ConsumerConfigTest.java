@@ -167,6 +167,25 @@ class ConsumerConfigTest {
     }
 
     @Test
+    void aFileWithAnotherDaemonsOrADuplicateKeyIsRefusedWithItsLines() throws IOException {
+        Path f = dir.resolve("consumer.properties");
+        Files.writeString(f, ConsumerConfig.ID + "=c1\nsupervisor.journal.dir=/var/lib/j\n");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> ConsumerConfig.load(f, Map.of()));
+        assertEquals(f + ":2: 'supervisor.journal.dir' is a key of the supervisor's configuration, not of the"
+                + " consumer's; every key of this file starts with 'consumer.' and is listed by: eventindex consumer"
+                + " config-keys", e.getMessage());
+        Files.writeString(f, ConsumerConfig.ID + "=c1\nconsumer.spool.dri=/s\n" + ConsumerConfig.ID + "=c2\n");
+        e = assertThrows(IllegalArgumentException.class, () -> ConsumerConfig.load(f, Map.of()));
+        assertEquals(f + ":3: duplicate key 'consumer.id' (first set on line 1); keep one of the two lines",
+                e.getMessage());
+        Files.writeString(f, ConsumerConfig.ID + "=c1\nconsumer.spool.dri=/s\n");
+        e = assertThrows(IllegalArgumentException.class, () -> ConsumerConfig.load(f, Map.of()));
+        assertTrue(e.getMessage().startsWith(f + ":2: unknown configuration key 'consumer.spool.dri' (did you mean"
+                + " 'consumer.spool.dir'?)"), e.getMessage());
+    }
+
+    @Test
     void refusesUnknownKeysAndBadValuesNamingTheKey() throws IOException {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> ConsumerConfig.fromProperties(props("consumer.fetch.thread", "2"), Map.of()));

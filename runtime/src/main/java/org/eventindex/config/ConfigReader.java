@@ -1,14 +1,12 @@
 package org.eventindex.config;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.URI;
 import java.net.URISyntaxException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -16,22 +14,27 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Properties;
-import org.eventindex.io.FileReason;
 
 /**
  * Reads typed values of a daemon's documented keys from a properties file and the environment. Unset keys take the
- * default from the key table; keys under the daemon's prefix that the table does not know are refused (a typo must
- * not silently fall back to a default). Every error names the key and the value. Secrets come from a file named by
- * a {@code *.file} key or from the key's environment variable, never from the properties themselves.
+ * default from the key table; every key that the table does not know is refused, whatever its prefix (a typo,
+ * a misspelt prefix or another daemon's key must not silently fall back to a default), with its file and line
+ * when read from a {@link ConfigFile} and the nearest known key. Every error names the key and the value.
+ * Secrets come from a file named by a {@code *.file} key or from the key's environment variable, never from the
+ * properties themselves.
  */
 public final class ConfigReader {
+    /** The prefixes of the daemons that read a properties file, to name the owner of a foreign key. */
+    private static final List<String> DAEMONS = List.of("supervisor.", "consumer.");
     private final Map<String, ConfigKey> keys = new HashMap<>();
     private final Properties props;
     private final Map<String, String> env;
 
     /**
      * @param prefix every key of the daemon starts with it (e.g. {@code "supervisor."})
-     * @throws IllegalArgumentException naming the first property under {@code prefix} that is not in {@code table}
+     * @param props  the properties; a {@link ConfigFile} gives the errors its file and line
+     * @throws IllegalArgumentException naming the first property (in line order) that is not in {@code table}: a
+     *                                  key of another daemon, a misspelt prefix or key, with the nearest known key
      */
     public ConfigReader(String prefix, List<ConfigKey> table, Properties props, Map<String, String> env) {
         Objects.requireNonNull(prefix, "prefix is null");
@@ -40,22 +43,80 @@ public final class ConfigReader {
         for (ConfigKey k : table) {
             keys.put(k.name(), k);
         }
-        for (String name : props.stringPropertyNames()) {
-            if (name.startsWith(prefix) && !keys.containsKey(name)) {
-                throw new IllegalArgumentException("unknown configuration key '" + name + "'");
-            }
-        }
+        Comparator<String> inFileOrder = props instanceof ConfigFile cf
+                ? Comparator.comparingInt((String n) -> cf.line(n).orElse(Integer.MAX_VALUE)).thenComparing(n -> n)
+                : Comparator.naturalOrder();
+        props.stringPropertyNames().stream().filter(n -> !keys.containsKey(n)).min(inFileOrder).ifPresent(n -> {
+            String where = props instanceof ConfigFile cf ? cf.where(n) + ": " : "";
+            throw new IllegalArgumentException(where + unknown(prefix, n));
+        });
     }
 
-    /** Loads a properties file; the error names the file and what it configures. */
-    public static Properties load(Path file, String what) throws IOException {
-        Properties props = new Properties();
-        try (InputStream in = Files.newInputStream(file)) {
-            props.load(in);
-        } catch (IOException e) {
-            throw new IOException("cannot read " + what + " configuration " + file + ": " + FileReason.of(e), e);
+    /** Why {@code name} is refused and what was probably meant. */
+    private String unknown(String prefix, String name) {
+        String daemon = prefix.endsWith(".") ? prefix.substring(0, prefix.length() - 1) : prefix;
+        StringBuilder m = new StringBuilder();
+        String foreign = DAEMONS.stream().filter(d -> !d.equals(prefix) && name.startsWith(d)).findFirst()
+                .orElse(null);
+        if (foreign != null) {
+            m.append("'").append(name).append("' is a key of the ").append(foreign, 0, foreign.length() - 1)
+                    .append("'s configuration, not of the ").append(daemon).append("'s");
+        } else {
+            m.append("unknown configuration key '").append(name).append("'");
         }
-        return props;
+        nearest(name).ifPresent(k -> m.append(" (did you mean '").append(k).append("'?)"));
+        m.append("; every key of this file starts with '").append(prefix).append("' and is listed by: eventindex ")
+                .append(daemon).append(" config-keys");
+        return m.toString();
+    }
+
+    /** The known key nearest to {@code name} (edit distance, ignoring case) when it is near enough to be a typo. */
+    Optional<String> nearest(String name) {
+        String lower = name.toLowerCase(Locale.ROOT);
+        String best = null;
+        int bestDistance = Integer.MAX_VALUE;
+        for (String k : keys.keySet()) {
+            int d = distance(lower, k.toLowerCase(Locale.ROOT));
+            if (d < bestDistance || d == bestDistance && k.compareTo(best) < 0) {
+                best = k;
+                bestDistance = d;
+            }
+        }
+        return best != null && bestDistance <= Math.max(2, name.length() / 4) ? Optional.of(best) : Optional.empty();
+    }
+
+    /** Levenshtein distance: insertions, deletions and substitutions of one character. */
+    static int distance(String a, String b) {
+        int[] previous = new int[b.length() + 1];
+        int[] current = new int[b.length() + 1];
+        for (int j = 0; j <= b.length(); j++) {
+            previous[j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++) {
+            current[0] = i;
+            for (int j = 1; j <= b.length(); j++) {
+                int substitute = previous[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
+                current[j] = Math.min(substitute, Math.min(previous[j], current[j - 1]) + 1);
+            }
+            int[] t = previous;
+            previous = current;
+            current = t;
+        }
+        return previous[b.length()];
+    }
+
+    /**
+     * Loads a daemon's properties file with the line of every key; a duplicate key is refused (see
+     * {@link ConfigFile}). The error names the file and what it configures.
+     */
+    public static ConfigFile load(Path file, String what) throws IOException {
+        return ConfigFile.load(file, what);
+    }
+
+    /** The error {@code e} naming {@code file}, unless its message already starts with it (a located error). */
+    public static IllegalArgumentException inFile(Path file, IllegalArgumentException e) {
+        String m = String.valueOf(e.getMessage());
+        return m.startsWith(file.toString()) ? e : new IllegalArgumentException(file + ": " + m, e);
     }
 
     /** The property, or the key's default; trimmed. */

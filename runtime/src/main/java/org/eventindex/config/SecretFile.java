@@ -35,26 +35,7 @@ public final class SecretFile {
     public static String read(Path file, String what) throws IOException {
         Objects.requireNonNull(file, "file is null");
         Objects.requireNonNull(what, "what is null");
-        PosixFileAttributeView posix = Files.getFileAttributeView(file, PosixFileAttributeView.class,
-                LinkOption.NOFOLLOW_LINKS);
-        if (posix != null) {
-            Set<PosixFilePermission> perms;
-            try {
-                perms = Files.getPosixFilePermissions(file);
-            } catch (NoSuchFileException e) {
-                throw new IOException(what + ": cannot read secret file " + file + ": it does not exist", e);
-            } catch (IOException e) {
-                throw new IOException(what + ": cannot read secret file " + file + ": " + FileReason.of(e), e);
-            }
-            Set<PosixFilePermission> open = EnumSet.noneOf(PosixFilePermission.class);
-            open.addAll(perms);
-            open.retainAll(OTHERS);
-            if (!open.isEmpty()) {
-                throw new IllegalArgumentException(what + ": secret file " + file + " has mode "
-                        + PosixFilePermissions.toString(perms) + "; group and others must have no access"
-                        + " (run: chmod 600 " + file + ")");
-            }
-        }
+        requireOwnerOnly(file, what, "secret file");
         String s;
         try {
             s = Files.readString(file, StandardCharsets.UTF_8).strip();
@@ -66,6 +47,39 @@ public final class SecretFile {
             throw new IllegalArgumentException(what + ": secret file " + file + " is empty");
         }
         return s;
+    }
+
+    /**
+     * Refuses a file that group or others may access (read, write or execute), as a secret file or a keytab must
+     * be; on a file system without POSIX modes nothing is checked.
+     *
+     * @param what the configuration key or option that names the file
+     * @param kind what the file is, e.g. {@code "keytab"}, for the message
+     * @throws IOException              when the file's mode cannot be read (e.g. it does not exist)
+     * @throws IllegalArgumentException naming the file, its mode and the fix ({@code chmod 600})
+     */
+    public static void requireOwnerOnly(Path file, String what, String kind) throws IOException {
+        PosixFileAttributeView posix = Files.getFileAttributeView(file, PosixFileAttributeView.class,
+                LinkOption.NOFOLLOW_LINKS);
+        if (posix == null) {
+            return;
+        }
+        Set<PosixFilePermission> perms;
+        try {
+            perms = Files.getPosixFilePermissions(file);
+        } catch (NoSuchFileException e) {
+            throw new IOException(what + ": cannot read " + kind + " " + file + ": it does not exist", e);
+        } catch (IOException e) {
+            throw new IOException(what + ": cannot read " + kind + " " + file + ": " + FileReason.of(e), e);
+        }
+        Set<PosixFilePermission> open = EnumSet.noneOf(PosixFilePermission.class);
+        open.addAll(perms);
+        open.retainAll(OTHERS);
+        if (!open.isEmpty()) {
+            throw new IllegalArgumentException(what + ": " + kind + " " + file + " has mode "
+                    + PosixFilePermissions.toString(perms) + "; group and others must have no access"
+                    + " (run: chmod 600 " + file + ")");
+        }
     }
 
     /** Writes a secret file with mode 0600 from the start (for tools and tests that provision secrets). */

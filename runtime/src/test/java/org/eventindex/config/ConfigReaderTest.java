@@ -28,9 +28,7 @@ final class ConfigReaderTest {
             new ConfigKey("d.secret.file", "", "D_SECRET", "a secret file, or the environment"));
 
     private static ConfigReader reader(Map<String, String> props, Map<String, String> env) {
-        Properties p = new Properties();
-        p.putAll(props);
-        return new ConfigReader("d.", KEYS, p, env);
+        return new ConfigReader("d.", KEYS, props(props), env);
     }
 
     @Test
@@ -53,11 +51,58 @@ final class ConfigReaderTest {
     }
 
     @Test
-    void unknownKeyUnderThePrefixIsRefusedOthersIgnored() {
+    void everyKeyOutsideTheTableIsRefusedWithTheNearestKnownKey() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> reader(Map.of("d.cuont", "1"), Map.of()));
-        assertTrue(e.getMessage().contains("unknown configuration key 'd.cuont'"), e.getMessage());
-        assertEquals("fallback", reader(Map.of("other.key", "1"), Map.of()).text("d.name"));
+        assertEquals("unknown configuration key 'd.cuont' (did you mean 'd.count'?); every key of this file starts"
+                + " with 'd.' and is listed by: eventindex d config-keys", e.getMessage());
+        // a misspelt or capitalised prefix is a key no daemon knows, not a key of somebody else's to ignore
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> reader(Map.of("D.name", "x"), Map.of()))
+                .getMessage().contains("unknown configuration key 'D.name' (did you mean 'd.name'?)"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> reader(Map.of("dd.wait", "1s"), Map.of()))
+                .getMessage().contains("unknown configuration key 'dd.wait' (did you mean 'd.wait'?)"));
+        // nothing near enough: no suggestion
+        String far = assertThrows(IllegalArgumentException.class,
+                () -> reader(Map.of("other.key", "1"), Map.of())).getMessage();
+        assertTrue(far.startsWith("unknown configuration key 'other.key'; every key"), far);
+    }
+
+    @Test
+    void anotherDaemonsKeyIsNamedAsSuch() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new ConfigReader(
+                "supervisor.", List.of(new ConfigKey("supervisor.brokers", "", null, "brokers")),
+                props(Map.of("consumer.spool.dir", "/var/spool")), Map.of()));
+        assertEquals("'consumer.spool.dir' is a key of the consumer's configuration, not of the supervisor's; every"
+                + " key of this file starts with 'supervisor.' and is listed by: eventindex supervisor config-keys",
+                e.getMessage());
+    }
+
+    @Test
+    void nearestIsTheSmallestEditDistanceIgnoringCase() {
+        assertEquals(0, ConfigReader.distance("abc", "abc"));
+        assertEquals(1, ConfigReader.distance("supervisr.brokers", "supervisor.brokers"));
+        assertEquals(2, ConfigReader.distance("d.cuont", "d.count"));
+        assertEquals(3, ConfigReader.distance("", "abc"));
+        ConfigReader r = reader(Map.of(), Map.of());
+        assertEquals(Optional.of("d.secret.file"), r.nearest("D.SECRET.FILES"));
+        assertEquals(Optional.empty(), r.nearest("consumer.spool.dir"));
+    }
+
+    @Test
+    void aFileErrorNamesTheFileAndTheLineOfTheFirstBadKey(@TempDir Path dir) throws IOException {
+        Path f = Files.writeString(dir.resolve("d.properties"), "# comment\nd.name=x\nd.wiat=1s\nd.cuont=2\n");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> new ConfigReader("d.", KEYS, ConfigReader.load(f, "d"), Map.of()));
+        assertTrue(e.getMessage().startsWith(f + ":3: unknown configuration key 'd.wiat' (did you mean 'd.wait'?)"),
+                e.getMessage());
+        assertTrue(ConfigReader.inFile(f, e) == e, "a located error is not named twice");
+        assertEquals(f + ": bad", ConfigReader.inFile(f, new IllegalArgumentException("bad")).getMessage());
+    }
+
+    private static Properties props(Map<String, String> m) {
+        Properties p = new Properties();
+        p.putAll(m);
+        return p;
     }
 
     @Test

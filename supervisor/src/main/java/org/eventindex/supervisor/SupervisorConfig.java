@@ -587,18 +587,19 @@ public record SupervisorConfig(
 
     /** Reads a properties file; a relative secret file is taken from the working directory. */
     public static SupervisorConfig load(Path file, Map<String, String> env) throws IOException {
-        Properties props = ConfigReader.load(file, "supervisor");
         try {
-            return fromProperties(props, env);
+            return fromProperties(ConfigReader.load(file, "supervisor"), env);
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(file + ": " + e.getMessage(), e);
+            throw ConfigReader.inFile(file, e);
         }
     }
 
     /**
      * Builds the configuration from properties (missing keys take their default) and the environment (secrets).
      *
-     * @throws IllegalArgumentException naming the key and what is wrong, also for unknown {@code supervisor.*} keys
+     * @throws IllegalArgumentException naming the key and what is wrong, also for a key not in
+     *                                  {@link #KEYS} (with its line when {@code props} is a
+     *                                  {@link org.eventindex.config.ConfigFile})
      * @throws IOException              when the password file cannot be read
      */
     public static SupervisorConfig fromProperties(Properties props, Map<String, String> env) throws IOException {

@@ -32,6 +32,31 @@ class SupervisorConfigTest {
     @TempDir
     Path dir;
 
+    /** The refusal of {@code line} as the third line of a supervisor.properties after a valid one. */
+    private String refusal(String line) throws IOException {
+        Path f = Files.writeString(dir.resolve("supervisor.properties"),
+                "# site\n" + SupervisorConfig.HTTP_PORT + "=8080\n" + line + "\n");
+        return assertThrows(IllegalArgumentException.class, () -> SupervisorConfig.load(f, Map.of())).getMessage();
+    }
+
+    @Test
+    void aFileWithAForeignMisspeltOrDuplicateKeyIsRefusedWithTheLineAndTheNearestKey() throws IOException {
+        Path f = dir.resolve("supervisor.properties");
+        assertEquals(f + ":3: 'consumer.spool.dir' is a key of the consumer's configuration, not of the"
+                + " supervisor's; every key of this file starts with 'supervisor.' and is listed by: eventindex"
+                + " supervisor config-keys", refusal("consumer.spool.dir=/var/spool"));
+        assertTrue(refusal("supervisr.http.port=1").startsWith(f + ":3: unknown configuration key"
+                + " 'supervisr.http.port' (did you mean 'supervisor.http.port'?)"), refusal("supervisr.http.port=1"));
+        assertTrue(refusal("Supervisor.journal.dir=/j").startsWith(f + ":3: unknown configuration key"
+                + " 'Supervisor.journal.dir' (did you mean 'supervisor.journal.dir'?)"));
+        assertTrue(refusal("no.daemon.knows=1").startsWith(f + ":3: unknown configuration key 'no.daemon.knows'"));
+        assertEquals(f + ":3: duplicate key 'supervisor.http.port' (first set on line 2); keep one of the two lines",
+                refusal(SupervisorConfig.HTTP_PORT + " = 9090"));
+        // a bad value still names the file (and the key)
+        assertTrue(refusal(SupervisorConfig.JOURNAL_DIR + "=relative").startsWith(f + ": "
+                + SupervisorConfig.JOURNAL_DIR), refusal(SupervisorConfig.JOURNAL_DIR + "=relative"));
+    }
+
     @Test
     void defaults() throws IOException {
         SupervisorConfig c = SupervisorConfig.fromProperties(new Properties(), Map.of());

@@ -10,6 +10,7 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -183,6 +184,8 @@ public final class MitKdc implements AutoCloseable {
             throw new IOException("kadmin.local wrote no keytab " + keytab + " for " + principals + "; see the"
                     + " cmd*.out files in " + dir);
         }
+        // owner-only, as the daemons require of a keytab (KerberosLogin refuses a group- or world-readable one)
+        Files.setPosixFilePermissions(keytab, PosixFilePermissions.fromString("rw-------"));
         return keytab;
     }
 

@@ -1,0 +1,109 @@
+package org.eventindex.distribution;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The distribution's launcher (src/dist/bin/eventindex) refuses a configuration folder it cannot use, missing or
+ * without jvm/&lt;command&gt;.options or logback.xml, with exit 2 and a message naming the folder, instead of running
+ * the JVM without its options and with Logback's DEBUG default. The script runs from a copy in an empty folder; a
+ * bogus JAVA_HOME shows where a usable folder gets to (the Java check after it), so no JVM is started.
+ */
+final class LauncherConfDirTest {
+    private static final Path SCRIPT = Path.of("src/dist/bin/eventindex");
+    private static final Path CONF = Path.of("src/dist/conf");
+
+    @TempDir
+    Path home;
+
+    private record Result(int exit, String output) {
+    }
+
+    private Result launch(Map<String, String> env, String... args) throws IOException, InterruptedException {
+        Path bin = Files.createDirectories(home.resolve("bin")).resolve("eventindex");
+        if (!Files.exists(bin)) {
+            Files.copy(SCRIPT, bin);
+            Files.setPosixFilePermissions(bin, PosixFilePermissions.fromString("rwxr-xr-x"));
+        }
+        ProcessBuilder pb = new ProcessBuilder(new java.util.ArrayList<>(List.of(bin.toString())));
+        pb.command().addAll(List.of(args));
+        pb.environment().remove("EVENTINDEX_CONF_DIR");
+        pb.environment().put("JAVA_HOME", home.resolve("no-java").toString());
+        pb.environment().putAll(env);
+        Process p = pb.redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(30, TimeUnit.SECONDS), "launcher did not end");
+        return new Result(p.exitValue(), out.strip());
+    }
+
+    private Path copyOfConf(Path to) throws IOException {
+        Files.createDirectories(to.resolve("jvm"));
+        Files.copy(CONF.resolve("logback.xml"), to.resolve("logback.xml"));
+        try (var files = Files.list(CONF.resolve("jvm"))) {
+            for (Path f : files.toList()) {
+                Files.copy(f, to.resolve("jvm").resolve(f.getFileName()));
+            }
+        }
+        return to;
+    }
+
+    @Test
+    void aWrongOrMissingConfigurationFolderStopsTheLauncher() throws Exception {
+        Path bogus = home.resolve("no-such-conf");
+        Result wrong = launch(Map.of("EVENTINDEX_CONF_DIR", bogus.toString()), "consumer", "run");
+        assertEquals(2, wrong.exit(), wrong.output());
+        assertEquals("eventindex: EVENTINDEX_CONF_DIR is " + bogus + ", which is not a folder: set"
+                + " EVENTINDEX_CONF_DIR to the folder holding logback.xml and jvm/consumer.options (the"
+                + " distribution's conf/)", wrong.output());
+
+        Result noDefault = launch(Map.of(), "supervisor", "run");
+        assertEquals(2, noDefault.exit(), noDefault.output());
+        assertTrue(noDefault.output().startsWith("eventindex: the default configuration folder " + home.resolve("conf")
+                + " (EVENTINDEX_CONF_DIR is not set), which is not a folder"), noDefault.output());
+    }
+
+    @Test
+    void aFolderWithoutTheOptionsOrTheLoggingConfigurationStopsTheLauncher() throws Exception {
+        Path site = copyOfConf(home.resolve("site"));
+        Map<String, String> env = Map.of("EVENTINDEX_CONF_DIR", site.toString());
+        Files.delete(site.resolve("jvm/lookup.options"));
+        Result noOptions = launch(env, "lookup", "serve");
+        assertEquals(2, noOptions.exit(), noOptions.output());
+        assertTrue(noOptions.output().startsWith("eventindex: EVENTINDEX_CONF_DIR is " + site
+                + ", which has no readable jvm/lookup.options"), noOptions.output());
+
+        Files.delete(site.resolve("logback.xml"));
+        Result noLogging = launch(env, "supervisor", "run");
+        assertEquals(2, noLogging.exit(), noLogging.output());
+        assertTrue(noLogging.output().startsWith("eventindex: EVENTINDEX_CONF_DIR is " + site
+                + ", which has no readable logback.xml"), noLogging.output());
+
+        // the producer logs without Logback: its options file is enough, and the launcher goes on to Java
+        Result producer = launch(env, "producer", "--help");
+        assertEquals(2, producer.exit(), producer.output());
+        assertTrue(producer.output().startsWith("eventindex: JAVA_HOME is " + home.resolve("no-java")),
+                producer.output());
+    }
+
+    @Test
+    void aCompleteFolderPassesTheCheck() throws Exception {
+        copyOfConf(home.resolve("conf"));
+        for (String cmd : List.of("supervisor", "consumer", "lookup", "kudu-loader", "generate", "broker-watchdog")) {
+            Result r = launch(Map.of(), cmd, "--help");
+            assertEquals(2, r.exit(), r.output());
+            assertTrue(r.output().startsWith("eventindex: JAVA_HOME is "), cmd + ": " + r.output());
+        }
+    }
+}
