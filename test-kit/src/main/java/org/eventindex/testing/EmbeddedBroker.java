@@ -177,6 +177,19 @@ public final class EmbeddedBroker implements AutoCloseable {
         return start(dataDir, null, users, security, tls, LOOPBACK, 0);
     }
 
+    /**
+     * Starts a broker that accepts any login, listening on {@code host} (an address of 127.0.0.0/8: all of it is
+     * local on Linux) and {@code port}: several independent brokers on 127.0.0.2, 127.0.0.3... may share one port,
+     * as the brokers behind a DNS alias do.
+     */
+    public static EmbeddedBroker startOn(Path dataDir, String host, int port) {
+        requireNonNull(host, "host is null");
+        if (port <= 0 || port > 65535) {
+            throw new IllegalArgumentException("broker port must be 1..65535: " + port);
+        }
+        return start(dataDir, null, Map.of(), null, null, host, port);
+    }
+
     private static EmbeddedBroker start(Path dataDir, SharedStore shared, Map<String, String> users,
                                         Security security, TestCertificates tls, String host, int listenPort) {
         requireNonNull(dataDir, "dataDir is null");
@@ -273,12 +286,17 @@ public final class EmbeddedBroker implements AutoCloseable {
         }
     }
 
-    /** The STOMP port (on 127.0.0.1 unless started on another address). */
+    /** The STOMP port (on 127.0.0.1 unless started {@link #startOn} another address). */
     public int stompPort() {
         return port;
     }
 
-    /** {@code 127.0.0.1:PORT} (or the address it listens on), the form {@code --brokers} takes. */
+    /** The address listened on: 127.0.0.1 unless started {@link #startOn} another. */
+    public String host() {
+        return host;
+    }
+
+    /** {@code HOST:PORT} (127.0.0.1 by default), the form {@code StompEndpoint.parseList} and {@code --brokers} take. */
     public String stompEndpoints() {
         return host + ":" + port;
     }
