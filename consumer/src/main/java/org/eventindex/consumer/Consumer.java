@@ -17,7 +17,6 @@ import org.eventindex.ops.OpsHttpServer;
 import org.eventindex.stomp.StompFanIn;
 import org.eventindex.stomp.StompMessage;
 import org.eventindex.stomp.StompMessageHandler;
-import org.eventindex.stomp.StompQueueWorker;
 import org.eventindex.stomp.StompSender;
 import org.eventindex.stomp.StompSettings;
 import org.slf4j.Logger;
@@ -37,6 +36,7 @@ import java.util.Objects;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The consumer daemon: one owner for its parts' lifecycle. {@link #start()} subscribes to the signal queue (prefetch
@@ -364,7 +364,7 @@ public final class Consumer implements AutoCloseable {
             // one dataset), so a broker's next signal waits, prefetched, while another broker's is handled
             StompMessageHandler oneAtATime = new OneAtATime(handler);
             worker = new StompFanIn("consumer-" + config.consumerId(), stompSettings(config),
-                    config.signalQueue(), 1, broker -> oneAtATime, StompQueueWorker.RECONNECT_BACKOFF,
+                    config.signalQueue(), 1, broker -> oneAtATime, StompFanIn.RECONNECT_BACKOFF,
                     (name, cause) -> workerDied(name, cause, exit));
             worker.start();
         } catch (RuntimeException e) {
@@ -511,22 +511,45 @@ public final class Consumer implements AutoCloseable {
         }
     }
 
-    /** The signal handler of every broker's worker, one signal at a time. */
-    private static final class OneAtATime implements StompMessageHandler {
+    /**
+     * The signal handler of every broker's worker, one signal at a time. A worker that waited for another's signal
+     * while the consumer began to stop leaves its own signal unacknowledged (the broker gives it to another consumer)
+     * instead of starting it.
+     */
+    private final class OneAtATime implements StompMessageHandler {
         private final StompMessageHandler handler;
+        private final ReentrantLock turn = new ReentrantLock();
 
         OneAtATime(StompMessageHandler handler) {
             this.handler = handler;
         }
 
         @Override
-        public synchronized void onMessage(StompMessage message) throws Exception {
-            handler.onMessage(message);
+        public void onMessage(StompMessage message) throws Exception {
+            inTurn(message, () -> handler.onMessage(message));
         }
 
         @Override
-        public synchronized void onOversize(StompMessage message) throws Exception {
-            handler.onOversize(message);
+        public void onOversize(StompMessage message) throws Exception {
+            inTurn(message, () -> handler.onOversize(message));
         }
+
+        private void inTurn(StompMessage message, Handling handling) throws Exception {
+            turn.lockInterruptibly();
+            try {
+                if (stopped) {
+                    throw new InterruptedException("consumer " + config.consumerId() + " is stopping: signal message "
+                            + message.messageId() + " left to the broker");
+                }
+                handling.handle();
+            } finally {
+                turn.unlock();
+            }
+        }
+    }
+
+    @FunctionalInterface
+    private interface Handling {
+        void handle() throws Exception;
     }
 }

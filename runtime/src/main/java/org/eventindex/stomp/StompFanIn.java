@@ -37,6 +37,13 @@ import org.slf4j.LoggerFactory;
 public final class StompFanIn implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(StompFanIn.class);
 
+    /**
+     * Each broker's reconnect waits: 0.5 s doubling up to 5 s, each drawn from its upper half. Shorter than a lone
+     * worker's ({@link StompQueueWorker#RECONNECT_BACKOFF}): in a fan-in a broker down is routine, and the messages it
+     * holds wait for the reconnection.
+     */
+    public static final Backoff RECONNECT_BACKOFF = new Backoff(Duration.ofMillis(500), 2, Duration.ofSeconds(5), 0.5);
+
     /** The handler of the messages that arrive through one broker (e.g. to answer through that broker). */
     @FunctionalInterface
     public interface Handlers {
@@ -58,10 +65,10 @@ public final class StompFanIn implements AutoCloseable {
     private volatile Throwable failure;
     private int failedResolutions;
 
-    /** Every broker's messages to one handler, the reconnect backoff, no death listener. */
+    /** Every broker's messages to one handler, the {@link #RECONNECT_BACKOFF}, no death listener. */
     public StompFanIn(String name, StompSettings settings, String destination, int prefetch,
                       StompMessageHandler handler) {
-        this(name, settings, destination, prefetch, broker -> handler, StompQueueWorker.RECONNECT_BACKOFF, null);
+        this(name, settings, destination, prefetch, broker -> handler, RECONNECT_BACKOFF, null);
     }
 
     /**

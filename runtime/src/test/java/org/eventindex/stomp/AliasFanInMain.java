@@ -27,7 +27,7 @@ public final class AliasFanInMain {
         try (StompFanIn fanIn = new StompFanIn("alias", settings, "/queue/test.alias", 1, broker -> m -> {
             System.out.println("RECEIVED " + new String(m.body(), StandardCharsets.UTF_8) + " VIA " + broker);
             received.countDown();
-        }, StompQueueWorker.RECONNECT_BACKOFF, null)) {
+        }, StompFanIn.RECONNECT_BACKOFF, null)) {
             fanIn.start();
             Await.until("subscribed on " + expected + " brokers", Duration.ofMinutes(1),
                     () -> fanIn.subscriptions().size() == expected && fanIn.notSubscribed().isEmpty());

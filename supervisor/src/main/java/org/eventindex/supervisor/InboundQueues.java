@@ -4,7 +4,6 @@ import org.eventindex.stomp.StompBroker;
 import org.eventindex.stomp.StompFanIn;
 import org.eventindex.stomp.StompMessage;
 import org.eventindex.stomp.StompMessageHandler;
-import org.eventindex.stomp.StompQueueWorker;
 import org.eventindex.stomp.StompSettings;
 import org.eventindex.supervisor.ha.FencedException;
 import org.eventindex.supervisor.journal.JournalException;
@@ -74,7 +73,7 @@ final class InboundQueues {
     }
 
     private StompFanIn fanIn(String name, StompSettings stomp, String queue, StompFanIn.Handlers handlers) {
-        return new StompFanIn(name, stomp, queue, config.prefetch(), handlers, StompQueueWorker.RECONNECT_BACKOFF,
+        return new StompFanIn(name, stomp, queue, config.prefetch(), handlers, StompFanIn.RECONNECT_BACKOFF,
                 null);
     }
 
