@@ -45,7 +45,7 @@ final class BrokerTlsOptions {
                     + "; neither: none)")
     private Path trustStorePasswordFile;
 
-    /** The brokers of {@code --brokers} in order (the failover list), without their schemes. */
+    /** The brokers of {@code --brokers}, without their schemes. */
     List<StompEndpoint> endpoints(String brokers) {
         List<String> bare = new ArrayList<>();
         int secure = 0;

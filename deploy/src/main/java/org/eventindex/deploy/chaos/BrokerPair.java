@@ -95,7 +95,7 @@ final class BrokerPair implements AutoCloseable {
         }
     }
 
-    /** What every client takes: both proxies, broker 1's first, tried in order. */
+    /** What every client takes: both proxies (the daemons subscribe through both; a sender goes through either). */
     String endpoints() {
         return String.join(",", proxies.stream().map(TcpProxy::endpoint).toList());
     }
