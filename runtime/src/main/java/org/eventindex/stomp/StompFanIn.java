@@ -147,7 +147,10 @@ public final class StompFanIn implements AutoCloseable {
         }
     }
 
-    /** Idempotent: stops resolving, then every worker, each waiting up to {@code grace} for its message. */
+    /**
+     * Idempotent: stops resolving, then every worker, waiting up to {@code grace} in all for their messages in
+     * progress (a worker still busy then is stopped as {@link StompQueueWorker#stop} does).
+     */
     public void stop(Duration grace) {
         requireNonNull(grace, "grace is null");
         stopping = true;
@@ -157,8 +160,11 @@ public final class StompFanIn implements AutoCloseable {
             all = new ArrayList<>(workers.values());
         }
         // every worker is told first, so that they finish their messages in parallel
-        all.forEach(w -> w.stop(Duration.ZERO));
-        all.forEach(w -> w.stop(grace));
+        all.forEach(StompQueueWorker::requestStop);
+        long deadline = System.nanoTime() + grace.toNanos();
+        for (StompQueueWorker w : all) {
+            w.stop(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+        }
     }
 
     @Override

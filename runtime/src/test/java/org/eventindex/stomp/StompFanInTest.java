@@ -179,6 +179,34 @@ class StompFanInTest {
     }
 
     @Test
+    void stoppingLetsEveryBrokersMessageInProgressFinishAndBeAcknowledged() throws Exception {
+        CountDownLatch bothBusy = new CountDownLatch(3);
+        CountDownLatch release = new CountDownLatch(1);
+        StompFanIn fanIn = new StompFanIn("stop", settings, QUEUE, 1, broker -> m -> {
+            bothBusy.countDown();
+            release.await(WAIT.toSeconds(), TimeUnit.SECONDS);
+        }, FAST, null);
+        fanIn.start();
+        Await.until("subscribed on the three brokers", WAIT, () -> fanIn.subscriptions().size() == 3
+                && fanIn.notSubscribed().isEmpty());
+        for (String a : ADDRESSES) {
+            sendThrough(a, "in progress on " + a);
+        }
+        assertTrue(bothBusy.await(WAIT.toSeconds(), TimeUnit.SECONDS), "not every broker's message in progress");
+        Thread stopper = new Thread(() -> fanIn.stop(WAIT), "stopper");
+        stopper.start();
+        Await.until("the stop waiting for the handlers", WAIT, () -> stopper.getState() == Thread.State.WAITING
+                || stopper.getState() == Thread.State.TIMED_WAITING);
+        release.countDown();
+        stopper.join(WAIT.toMillis());
+        assertFalse(stopper.isAlive(), "the stop did not end");
+        assertEquals(3, fanIn.handled(), "every message acknowledged");
+        for (EmbeddedBroker b : brokers) {
+            assertEquals(0, b.queueSize(QUEUE), b.stompEndpoints());
+        }
+    }
+
+    @Test
     void aNameThatFailsToResolveKeepsItsBrokers() throws Exception {
         try (StompFanIn fanIn = new StompFanIn("keep", settings, QUEUE, 1, broker -> m -> { }, FAST, null)) {
             fanIn.start();
