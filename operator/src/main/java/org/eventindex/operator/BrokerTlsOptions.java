@@ -21,7 +21,7 @@ import picocli.CommandLine.Spec;
 /**
  * The TLS options of every operator command, named as the producer's ({@code --trust-store},
  * {@code --trust-store-password-file}, {@code stomp+ssl://} entries in {@code --brokers}) plus {@code --tls} for a
- * list written without schemes, so that an operator reaches the production broker pair (STOMP over TLS only, port
+ * list written without schemes, so that an operator reaches the production brokers (STOMP over TLS only, port
  * 61614). The broker's certificate is always checked against the entry's host name or IP, as the daemons do: there is
  * no option to turn that off. Decision 0027.
  */
