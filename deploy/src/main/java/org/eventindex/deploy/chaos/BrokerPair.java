@@ -77,7 +77,9 @@ final class BrokerPair implements AutoCloseable {
                                 BrokerLogins.passwordFile(secrets, BrokerLogins.OPERATOR).toString(), "--interval",
                                 WATCH_INTERVAL.toMillis() + "ms", "--timeout", WATCH_TIMEOUT.toMillis() + "ms",
                                 "--pid-file", pidFile.toString(),
-                                "--silent-probes", Integer.toString(WATCH_SILENT_PROBES))
+                                "--silent-probes", Integer.toString(WATCH_SILENT_PROBES),
+                                // a free port each: two watchdogs (and other tests) on the default 8086 would collide
+                                "--http-port", "0")
                         .command();
                 ChildProcess watchdog = new ChildProcess("broker-watchdog-" + i, watch, Map.of(),
                         logs.resolve("broker-watchdog-" + i + ".log"));
