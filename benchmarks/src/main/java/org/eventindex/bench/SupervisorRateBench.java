@@ -42,6 +42,7 @@ import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
 
 /**
  * {@code bin/bench-supervisor-rate}: the supervisor at production message rates (issue 22 item 6). Starts a real
@@ -86,6 +87,9 @@ public final class SupervisorRateBench implements Callable<Integer> {
             + SupervisorConfig.JOURNAL_GROUP_COMMIT_MAX + " (producer messages one fsync may cover; default: the"
             + " supervisor's default; 1: one fsync per message)")
     private Integer groupCommitMax;
+    @Option(names = "--brokers", paramLabel = "N", description = "independent brokers (each with its own store), all"
+            + " read by the supervisor; sender connection i sends through broker i mod N (default 1)")
+    private int brokerCount = 1;
     @Option(names = "--journal-store", paramLabel = "STORE", description = "local (default: the journal on --work,"
             + " fsync) or hdfs (a supervisor with " + SupervisorConfig.HA_STORE + "=zookeeper: its lease in a"
             + " ZooKeeper ensemble of three and its journal on an HDFS cluster of one DataNode, both started here"
@@ -142,10 +146,11 @@ public final class SupervisorRateBench implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--journal-store must be local or hdfs, got "
                     + journalStore);
         }
-        if (senders < 1 || timeoutMinutes < 1) {
-            throw new ParameterException(spec.commandLine(), "--senders and --timeout-minutes must be >= 1, got "
-                    + senders + " and " + timeoutMinutes);
+        if (senders < 1 || timeoutMinutes < 1 || brokerCount < 1) {
+            throw new ParameterException(spec.commandLine(), "--senders, --timeout-minutes and --brokers must be >= 1,"
+                    + " got " + senders + ", " + timeoutMinutes + " and " + brokerCount);
         }
+        out.println("brokers: " + brokerCount + " independent, senders: " + senders);
         out.printf(Locale.ROOT, "%-10s %9s %9s %12s %13s %15s %15s %8s %10s %14s %14s%n", "round", "messages",
                 "datasets", "broker msg/s", "durable msg/s", "journal entries", "entries/message", "fsyncs",
                 "msgs/fsync", "process us/msg", "superv. us/msg");
@@ -215,9 +220,9 @@ public final class SupervisorRateBench implements Callable<Integer> {
         boolean hdfsJournal = journalStore.equals("hdfs");
         try (ZooKeeperEnsemble zk = hdfsJournal ? ZooKeeperEnsemble.start(dir.resolve("zk"), 3) : null;
              EmbeddedHdfs hdfs = hdfsJournal ? EmbeddedHdfs.start(dir.resolve("hdfs")) : null;
-             EmbeddedBroker broker = EmbeddedBroker.startSecured(store, logins.security());
+             Brokers brokers = Brokers.start(brokerCount, store, logins);
              Supervisor supervisor = new Supervisor(SupervisorConfig.fromProperties(
-                     properties(broker, dir, zk, hdfs), Map.of(SupervisorConfig.ENV_STOMP_PASSWORD,
+                     properties(brokers.endpoints(), dir, zk, hdfs), Map.of(SupervisorConfig.ENV_STOMP_PASSWORD,
                              logins.password(BrokerLogins.SUPERVISOR))), Clock.systemUTC())) {
             supervisor.start();
             Duration startTimeout = Duration.ofMinutes(timeoutMinutes);
@@ -226,7 +231,7 @@ public final class SupervisorRateBench implements Callable<Integer> {
                     1, startTimeout, "supervisor active");
             List<String> names = new ArrayList<>();
             List<byte[]> messages = new ArrayList<>();
-            try (StompSender operator = new StompSender(logins.settings(broker.stompEndpoints(),
+            try (StompSender operator = new StompSender(logins.settings(brokers.all().get(0).stompEndpoints(),
                     BrokerLogins.OPERATOR))) {
                 for (int d = 0; d < round.datasets(); d++) {
                     int perDataset = round.messages() / round.datasets()
@@ -261,8 +266,9 @@ public final class SupervisorRateBench implements Callable<Integer> {
             AtomicInteger next = new AtomicInteger();
             List<Callable<Void>> connections = new ArrayList<>();
             for (int s = 0; s < senders; s++) {
+                EmbeddedBroker through = brokers.all().get(s % brokers.all().size());
                 connections.add(() -> {
-                    try (StompSender sender = new StompSender(logins.settings(broker.stompEndpoints(),
+                    try (StompSender sender = new StompSender(logins.settings(through.stompEndpoints(),
                             BrokerLogins.PRODUCER))) {
                         for (int i = next.getAndIncrement(); i < messages.size(); i = next.getAndIncrement()) {
                             sender.send(Queues.SUPERVISOR, messages.get(i), Map.of());
@@ -318,7 +324,33 @@ public final class SupervisorRateBench implements Callable<Integer> {
         throw new IllegalStateException("no gauge " + name + " in the daemon's metrics");
     }
 
-    private Properties properties(EmbeddedBroker broker, Path dir, ZooKeeperEnsemble zk, EmbeddedHdfs hdfs) {
+    /** The round's independent brokers, each with its own store below {@code store} (one: {@code store} itself). */
+    private record Brokers(List<EmbeddedBroker> all) implements AutoCloseable {
+        static Brokers start(int n, Path store, BrokerLogins logins) {
+            Brokers b = new Brokers(new ArrayList<>());
+            try {
+                for (int i = 0; i < n; i++) {
+                    b.all.add(EmbeddedBroker.startSecured(n == 1 ? store : store.resolve("broker-" + i),
+                            logins.security()));
+                }
+                return b;
+            } catch (RuntimeException e) {
+                b.close();
+                throw e;
+            }
+        }
+
+        String endpoints() {
+            return all.stream().map(EmbeddedBroker::stompEndpoints).collect(Collectors.joining(","));
+        }
+
+        @Override
+        public void close() {
+            all.forEach(EmbeddedBroker::close);
+        }
+    }
+
+    private Properties properties(String brokers, Path dir, ZooKeeperEnsemble zk, EmbeddedHdfs hdfs) {
         Properties p = new Properties();
         if (zk != null) {
             p.setProperty(SupervisorConfig.HA_ENABLED, "true");
@@ -329,7 +361,7 @@ public final class SupervisorRateBench implements Callable<Integer> {
         if (groupCommitMax != null) {
             p.setProperty(SupervisorConfig.JOURNAL_GROUP_COMMIT_MAX, groupCommitMax.toString());
         }
-        p.setProperty(SupervisorConfig.BROKERS, broker.stompEndpoints());
+        p.setProperty(SupervisorConfig.BROKERS, brokers);
         p.setProperty(SupervisorConfig.STOMP_USER, BrokerLogins.SUPERVISOR);
         p.setProperty(SupervisorConfig.JOURNAL_DIR, dir.toAbsolutePath().resolve("journal").toString());
         p.setProperty(SupervisorConfig.S3_BUCKET, SupervisorMessages.BUCKET);

@@ -10,10 +10,13 @@ import org.eventindex.cluster.ClusterSettings;
 import org.eventindex.ops.CertificateExpiry;
 import org.eventindex.ops.DaemonMetrics;
 import org.eventindex.ops.DependencyChecks;
+import org.eventindex.ops.DependencyStatus;
 import org.eventindex.ops.DependencyWait;
 import org.eventindex.cluster.KdcUnreachableException;
 import org.eventindex.ops.OpsHttpServer;
-import org.eventindex.stomp.StompQueueWorker;
+import org.eventindex.stomp.StompFanIn;
+import org.eventindex.stomp.StompMessage;
+import org.eventindex.stomp.StompMessageHandler;
 import org.eventindex.stomp.StompSender;
 import org.eventindex.stomp.StompSettings;
 import org.slf4j.Logger;
@@ -33,6 +36,7 @@ import java.util.Objects;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The consumer daemon: one owner for its parts' lifecycle. {@link #start()} subscribes to the signal queue (prefetch
@@ -110,7 +114,8 @@ public final class Consumer implements AutoCloseable {
     private final DependencyChecks dependencies;
     private final ReportSink reports;
     private final ScheduledExecutorService heartbeats;
-    private volatile StompQueueWorker worker;
+    private final Clock clock;
+    private volatile StompFanIn worker;
     private volatile OpsHttpServer http;
     private volatile boolean started;
     private volatile boolean stopped;
@@ -230,9 +235,11 @@ public final class Consumer implements AutoCloseable {
                      Configuration hadoopConf, ClusterSettings settings) {
         this.config = Objects.requireNonNull(config, "config is null");
         Objects.requireNonNull(services, "services is null");
-        Objects.requireNonNull(clock, "clock is null");
+        this.clock = Objects.requireNonNull(clock, "clock is null");
         this.owned = owned;
         this.metrics = new ConsumerMetrics(DaemonMetrics.registry("consumer"));
+        DaemonMetrics.brokerSubscriptions(metrics.registry(), () -> Map.of(config.signalQueue(),
+                brokerSubscriptions()));
         this.status = new ConsumerStatus(config.consumerId(), clock, 20, () -> (long) metrics.objectsRead.get(),
                 () -> (long) metrics.workDone.get());
         this.reports = services.reports();
@@ -323,7 +330,7 @@ public final class Consumer implements AutoCloseable {
     static StompSettings stompSettings(ConsumerConfig config) {
         return config.tls().applyTo(StompSettings.of(config.brokers(),
                 config.stompUser().isEmpty() ? null : config.stompUser(), config.stompPassword()))
-                .withFrameLimits(config.frameLimits());
+                .withFrameLimits(config.frameLimits()).withResolveInterval(config.brokersResolveInterval());
     }
 
     /**
@@ -353,8 +360,11 @@ public final class Consumer implements AutoCloseable {
         http.json("/status", status::snapshot);
         http.start();
         try {
-            worker = new StompQueueWorker("consumer-" + config.consumerId(), stompSettings(config),
-                    config.signalQueue(), 1, handler, StompQueueWorker.RECONNECT_BACKOFF,
+            // the signal queue on every broker; one signal at a time over all of them (the memory budgets are for
+            // one dataset), so a broker's next signal waits, prefetched, while another broker's is handled
+            StompMessageHandler oneAtATime = new OneAtATime(handler);
+            worker = new StompFanIn("consumer-" + config.consumerId(), stompSettings(config),
+                    config.signalQueue(), 1, broker -> oneAtATime, StompFanIn.RECONNECT_BACKOFF,
                     (name, cause) -> workerDied(name, cause, exit));
             worker.start();
         } catch (RuntimeException e) {
@@ -447,10 +457,16 @@ public final class Consumer implements AutoCloseable {
         return h == null ? -1 : h.port();
     }
 
-    /** True while subscribed to the signal queue. */
+    /** True while subscribed to the signal queue on at least one broker. */
     public boolean isConnected() {
-        StompQueueWorker w = worker;
+        StompFanIn w = worker;
         return w != null && !stopped && w.isConnected();
+    }
+
+    /** The signal queue's subscription on each broker (empty before {@link #start()}). */
+    public Map<String, Boolean> brokerSubscriptions() {
+        StompFanIn w = worker;
+        return w == null ? Map.of() : w.subscriptions();
     }
 
     /** Why the consumer can no longer take signals (its worker died), or null while it can. */
@@ -464,8 +480,9 @@ public final class Consumer implements AutoCloseable {
     }
 
     /**
-     * Ready while the signal worker lives, is subscribed, and HDFS and Kudu answered their last background check
-     * (every {@code consumer.ready.check.interval}); the body lists each dependency's last check.
+     * Ready while the signal worker lives, is subscribed on at least one broker, and HDFS and Kudu answered their
+     * last background check (every {@code consumer.ready.check.interval}); the body lists each dependency's last
+     * check and each broker's subscription.
      */
     private OpsHttpServer.Readiness readiness() {
         OpsHttpServer.Readiness deps = dependencies.readiness();
@@ -473,11 +490,15 @@ public final class Consumer implements AutoCloseable {
         if (dead != null) {
             return new OpsHttpServer.Readiness(false, dead, deps.dependencies());
         }
+        List<DependencyStatus> all = new ArrayList<>(deps.dependencies());
+        OpsHttpServer.Readiness brokers = OpsHttpServer.Readiness.brokers(Map.of(config.signalQueue(),
+                brokerSubscriptions()), clock.instant());
+        all.addAll(brokers.dependencies());
         if (!isConnected()) {
-            return new OpsHttpServer.Readiness(false, "not subscribed to " + config.signalQueue() + " on "
-                    + config.brokers(), deps.dependencies());
+            return new OpsHttpServer.Readiness(false, "not subscribed to " + config.signalQueue() + " on any broker of "
+                    + config.brokers(), all);
         }
-        return deps;
+        return new OpsHttpServer.Readiness(deps.ready(), deps.reason(), all);
     }
 
     private static void closeAll(List<AutoCloseable> resources) {
@@ -488,5 +509,47 @@ public final class Consumer implements AutoCloseable {
                 LOG.warn("closing {} failed: {}", c.getClass().getSimpleName(), e.toString());
             }
         }
+    }
+
+    /**
+     * The signal handler of every broker's worker, one signal at a time. A worker that waited for another's signal
+     * while the consumer began to stop leaves its own signal unacknowledged (the broker gives it to another consumer)
+     * instead of starting it.
+     */
+    private final class OneAtATime implements StompMessageHandler {
+        private final StompMessageHandler handler;
+        private final ReentrantLock turn = new ReentrantLock();
+
+        OneAtATime(StompMessageHandler handler) {
+            this.handler = handler;
+        }
+
+        @Override
+        public void onMessage(StompMessage message) throws Exception {
+            inTurn(message, () -> handler.onMessage(message));
+        }
+
+        @Override
+        public void onOversize(StompMessage message) throws Exception {
+            inTurn(message, () -> handler.onOversize(message));
+        }
+
+        private void inTurn(StompMessage message, Handling handling) throws Exception {
+            turn.lockInterruptibly();
+            try {
+                if (stopped) {
+                    throw new InterruptedException("consumer " + config.consumerId() + " is stopping: signal message "
+                            + message.messageId() + " left to the broker");
+                }
+                handling.handle();
+            } finally {
+                turn.unlock();
+            }
+        }
+    }
+
+    @FunctionalInterface
+    private interface Handling {
+        void handle() throws Exception;
     }
 }

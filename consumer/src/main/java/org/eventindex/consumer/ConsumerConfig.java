@@ -3,6 +3,7 @@ package org.eventindex.consumer;
 import org.eventindex.cluster.ClusterSettings;
 import org.eventindex.config.ConfigKey;
 import org.eventindex.config.ConfigReader;
+import org.eventindex.config.BrokerKeys;
 import org.eventindex.config.StompFrameLimitKeys;
 import org.eventindex.config.TlsSettings;
 import org.eventindex.kudu.LoaderSettings;
@@ -49,6 +50,7 @@ import static org.eventindex.config.ConfigChecks.requireText;
  * @param limits            bounds on what one signal may make the consumer read
  * @param tls               STOMP over TLS and the trust stores for the brokers and an https S3 endpoint
  * @param frameLimits       largest STOMP frame accepted from the broker; a bigger signal is reported FAILED
+ * @param brokersResolveInterval how often the brokers' host names are resolved again (brokers joining an alias)
  * @param cluster           the Hadoop configuration folder and the Kerberos login for HDFS and Kudu
  */
 public record ConsumerConfig(
@@ -84,6 +86,7 @@ public record ConsumerConfig(
         Limits limits,
         TlsSettings tls,
         StompFrameLimits frameLimits,
+        Duration brokersResolveInterval,
         ClusterSettings cluster) {
 
     /**
@@ -183,7 +186,7 @@ public record ConsumerConfig(
     /** Every key, its default and its meaning. */
     public static final List<ConfigKey> KEYS = Stream.concat(Stream.of(
             new ConfigKey(ID, "<the host name>", null, "Name of this consumer in reports, logs and /status."),
-            new ConfigKey(BROKERS, "localhost:61613", null, "STOMP brokers, host:port[,host:port...]; tried in order."),
+            new ConfigKey(BROKERS, "localhost:61613", null, BrokerKeys.BROKERS_DOC),
             new ConfigKey(STOMP_USER, "", null, "STOMP login; empty for none."),
             new ConfigKey(STOMP_PASSWORD_FILE, "", ENV_STOMP_PASSWORD,
                     "File holding the STOMP passcode; if unset, the environment variable is used; if neither, none."),
@@ -259,7 +262,7 @@ public record ConsumerConfig(
             new ConfigKey(DATASET_MAX_EVENTS, "2000000000", null,
                     "Most events a signal may announce for one dataset; a larger signal is refused unread.")),
             Stream.of(ClusterSettings.configKeys("consumer.", true), TlsSettings.keys("consumer."),
-                    StompFrameLimitKeys.keys("consumer.")).flatMap(List::stream)).toList();
+                    StompFrameLimitKeys.keys("consumer."), BrokerKeys.keys("consumer.")).flatMap(List::stream)).toList();
 
     public ConsumerConfig {
         requireText(consumerId, ID);
@@ -315,6 +318,7 @@ public record ConsumerConfig(
         Objects.requireNonNull(limits, "limits is null");
         Objects.requireNonNull(tls, "tls is null");
         Objects.requireNonNull(frameLimits, "frameLimits is null");
+        Objects.requireNonNull(brokersResolveInterval, "brokersResolveInterval is null");
         Objects.requireNonNull(cluster, "cluster is null");
     }
 
@@ -389,6 +393,7 @@ public record ConsumerConfig(
                         r.longValue(DATASET_MAX_EVENTS)),
                 TlsSettings.read(r, "consumer."),
                 StompFrameLimitKeys.read(r, "consumer."),
+                BrokerKeys.resolveInterval(r, "consumer."),
                 cluster(r, env));
     }
 
@@ -415,7 +420,7 @@ public record ConsumerConfig(
                 + ", encodingThreads=" + encodingThreads + ", http=" + httpHost + ":" + httpPort
                 + ", readyCheckInterval=" + readyCheckInterval + ", heartbeatInterval=" + heartbeatInterval
                 + ", limits=" + limits + ", tls=" + tls
-                + ", frameLimits=" + frameLimits + ", cluster=" + cluster + "]";
+                + ", frameLimits=" + frameLimits + ", brokersResolveInterval=" + brokersResolveInterval + ", cluster=" + cluster + "]";
     }
 
     private static String defaultId() {

@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -243,6 +244,19 @@ class ConsumerConfigTest {
                     () -> ConsumerConfig.fromProperties(props(bad[0], bad[1]), Map.of()));
             assertTrue(e.getMessage().startsWith(bad[0] + " must be in 1024.."), e.getMessage());
         }
+    }
+
+    @Test
+    void theBrokersResolveIntervalIsReadCheckedAndPassedToTheStompClient() throws IOException {
+        ConsumerConfig c = ConsumerConfig.fromProperties(props(ConsumerConfig.ID, "c6",
+                "consumer.brokers.resolve.interval", "2m"), Map.of());
+        assertEquals(Duration.ofMinutes(2), c.brokersResolveInterval());
+        assertEquals(Duration.ofMinutes(2), Consumer.stompSettings(c).resolveInterval());
+        assertEquals(Duration.ofSeconds(60), ConsumerConfig.fromProperties(props(ConsumerConfig.ID, "c7"), Map.of())
+                .brokersResolveInterval());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ConsumerConfig.fromProperties(
+                props("consumer.brokers.resolve.interval", "0s"), Map.of()));
+        assertTrue(e.getMessage().startsWith("consumer.brokers.resolve.interval must be positive"), e.getMessage());
     }
 
     @Test

@@ -28,7 +28,8 @@ import java.util.TreeMap;
 import java.util.function.Consumer;
 
 /**
- * A complete local deployment on real components: an ActiveMQ broker with STOMP (KahaDB), an S3 server (S3Proxy),
+ * A complete local deployment on real components: ActiveMQ brokers with STOMP (KahaDB; several independent ones,
+ * each with its own store, as behind a site's alias, with {@link Options#withBrokers}), an S3 server (S3Proxy),
  * HDFS (MiniDFSCluster: NameNode + DataNode), Kudu (the real master and tablet server binaries), the supervisor and
  * {@code consumers} consumer daemons. The daemons are configured through the same keys as in production
  * (docs/supervisor.md, docs/consumer.md). {@link #close()} stops everything in reverse order.
@@ -40,7 +41,7 @@ public final class EmbeddedStack implements AutoCloseable {
 
     private final Options options;
     private final List<AutoCloseable> started = new ArrayList<>();
-    private EmbeddedBroker broker;
+    private final List<EmbeddedBroker> brokers = new ArrayList<>();
     private final BrokerLogins logins = BrokerLogins.random();
     private EmbeddedS3 s3;
     private EmbeddedHdfs hdfs;
@@ -56,8 +57,10 @@ public final class EmbeddedStack implements AutoCloseable {
      * @param tablePrefix  Kudu table name prefix
      * @param hashBuckets  EVENTS hash buckets on eventnumber (the seed uses 64)
      * @param epoch        the Kudu range new datasets go to
+     * @param brokers      independent brokers (each with its own store); every daemon reads all of them
      */
-    public record Options(Path workDir, int consumers, String bucket, String tablePrefix, int hashBuckets, int epoch) {
+    public record Options(Path workDir, int consumers, String bucket, String tablePrefix, int hashBuckets, int epoch,
+                          int brokers) {
         public Options {
             Objects.requireNonNull(workDir, "workDir is null");
             Objects.requireNonNull(bucket, "bucket is null");
@@ -65,6 +68,19 @@ public final class EmbeddedStack implements AutoCloseable {
             if (consumers < 1) {
                 throw new IllegalArgumentException("at least one consumer is needed: " + consumers);
             }
+            if (brokers < 1) {
+                throw new IllegalArgumentException("at least one broker is needed: " + brokers);
+            }
+        }
+
+        /** One broker. */
+        public Options(Path workDir, int consumers, String bucket, String tablePrefix, int hashBuckets, int epoch) {
+            this(workDir, consumers, bucket, tablePrefix, hashBuckets, epoch, 1);
+        }
+
+        /** The same options with {@code n} independent brokers. */
+        public Options withBrokers(int n) {
+            return new Options(workDir, consumers, bucket, tablePrefix, hashBuckets, epoch, n);
         }
 
         public static Options defaults(Path workDir) {
@@ -117,8 +133,13 @@ public final class EmbeddedStack implements AutoCloseable {
         Path work = options.workDir();
         Files.createDirectories(work);
         writeSecrets();
-        progress.accept("starting ActiveMQ broker (STOMP, KahaDB, one login per role, per-queue access rules)");
-        broker = track(EmbeddedBroker.startSecured(work.resolve("broker"), logins.security()));
+        for (int i = 0; i < options.brokers(); i++) {
+            progress.accept("starting ActiveMQ broker" + (options.brokers() == 1 ? "" : " " + (i + 1) + " of "
+                    + options.brokers() + ", independent,") + " (STOMP, KahaDB, one login per role, per-queue access"
+                    + " rules)");
+            brokers.add(track(EmbeddedBroker.startSecured(work.resolve(i == 0 ? "broker" : "broker-" + (i + 1)),
+                    logins.security())));
+        }
         progress.accept("starting S3 server");
         s3 = track(EmbeddedS3.start(work.resolve("s3"), S3_ACCESS_KEY, S3_SECRET_KEY));
         s3.createBucket(options.bucket());
@@ -151,7 +172,7 @@ public final class EmbeddedStack implements AutoCloseable {
 
     private Properties supervisorProperties() {
         Properties p = new Properties();
-        p.setProperty(SupervisorConfig.BROKERS, broker.stompEndpoints());
+        p.setProperty(SupervisorConfig.BROKERS, brokerEndpoints());
         p.setProperty(SupervisorConfig.STOMP_USER, BrokerLogins.SUPERVISOR);
         p.setProperty(SupervisorConfig.JOURNAL_DIR,
                 options.workDir().toAbsolutePath().resolve("supervisor").toString());
@@ -165,7 +186,7 @@ public final class EmbeddedStack implements AutoCloseable {
     private Properties consumerProperties(int index) {
         Properties p = new Properties();
         p.setProperty(ConsumerConfig.ID, "consumer-" + (index + 1));
-        p.setProperty(ConsumerConfig.BROKERS, broker.stompEndpoints());
+        p.setProperty(ConsumerConfig.BROKERS, brokerEndpoints());
         p.setProperty(ConsumerConfig.STOMP_USER, BrokerLogins.CONSUMER);
         p.setProperty(ConsumerConfig.S3_ENDPOINT, s3.endpoint().toString());
         p.setProperty(ConsumerConfig.S3_BUCKET, options.bucket());
@@ -237,9 +258,18 @@ public final class EmbeddedStack implements AutoCloseable {
         return "/eventindex/datasets";
     }
 
-    /** What a producer needs: brokers, S3 endpoint, bucket and keys. */
+    /** What a producer needs: brokers (all of them), S3 endpoint, bucket and keys. */
     public ProducerLauncher.ProducerEndpoints producerEndpoints() {
-        return new ProducerLauncher.ProducerEndpoints(broker.stompEndpoints(), BrokerLogins.PRODUCER,
+        return producerEndpoints(brokerEndpoints());
+    }
+
+    /** What a producer that sends only through {@code through} needs. */
+    public ProducerLauncher.ProducerEndpoints producerEndpoints(EmbeddedBroker through) {
+        return producerEndpoints(through.stompEndpoints());
+    }
+
+    private ProducerLauncher.ProducerEndpoints producerEndpoints(String brokerList) {
+        return new ProducerLauncher.ProducerEndpoints(brokerList, BrokerLogins.PRODUCER,
                 logins.password(BrokerLogins.PRODUCER), s3.endpoint().toString(), options.bucket(), S3_ACCESS_KEY,
                 S3_SECRET_KEY);
     }
@@ -251,11 +281,22 @@ public final class EmbeddedStack implements AutoCloseable {
 
     /** STOMP settings of the operator login: what register-manifest and resignal use. */
     public StompSettings operatorStomp() {
-        return logins.settings(broker.stompEndpoints(), BrokerLogins.OPERATOR);
+        return logins.settings(brokerEndpoints(), BrokerLogins.OPERATOR);
     }
 
+    /** The first broker (the only one unless {@link Options#withBrokers}). */
     public EmbeddedBroker broker() {
-        return broker;
+        return brokers.get(0);
+    }
+
+    /** Every broker, independent of each other. */
+    public List<EmbeddedBroker> brokers() {
+        return List.copyOf(brokers);
+    }
+
+    /** {@code H:P[,H:P...]} of every broker, as the daemons' {@code brokers} keys take it. */
+    public String brokerEndpoints() {
+        return brokers.stream().map(EmbeddedBroker::stompEndpoints).collect(java.util.stream.Collectors.joining(","));
     }
 
     public EmbeddedS3 s3() {

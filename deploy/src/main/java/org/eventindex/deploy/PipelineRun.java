@@ -67,11 +67,17 @@ public final class PipelineRun {
 
     /** Runs one producer process per reporting job attempt; every one must exit 0. */
     public int runProducers(List<GeneratedDataset> datasets, int parallelism) throws InterruptedException {
+        return runProducers(datasets, parallelism, stack.producerEndpoints());
+    }
+
+    /** {@link #runProducers(List, int)} with the producers given {@code endpoints} (e.g. one broker of several). */
+    public int runProducers(List<GeneratedDataset> datasets, int parallelism,
+                            ProducerLauncher.ProducerEndpoints endpoints) throws InterruptedException {
         List<java.nio.file.Path> files = new ArrayList<>();
         for (GeneratedDataset ds : datasets) {
             ds.jobs(GeneratedJob.Outcome.REPORTED).forEach(j -> files.add(j.spbFile()));
         }
-        ProducerLauncher launcher = new ProducerLauncher(producerJar, stack.producerEndpoints(), parallelism);
+        ProducerLauncher launcher = new ProducerLauncher(producerJar, endpoints, parallelism);
         int[] done = {0};
         List<ProducerLauncher.Run> runs = launcher.runAll(files, run -> {
             synchronized (done) {

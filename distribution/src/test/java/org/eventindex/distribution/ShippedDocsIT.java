@@ -36,8 +36,7 @@ class ShippedDocsIT {
         Path home = unpacked.resolve("eventindex-" + VERSION);
 
         for (String file : List.of("README.md", "LICENSE", "docs/operations.md", "docs/decisions/README.md",
-                "broker-host/activemq/activemq-mq1.xml", "broker-host/activemq/activemq-mq2.xml",
-                "broker-host/activemq/activemq.service", "broker-host/activemq/login.config",
+                "broker-host/activemq/activemq.xml", "broker-host/activemq/activemq.service", "broker-host/activemq/login.config",
                 "deploy/monitoring/eventindex-alerts.yml", "deploy/monitoring/eventindex-alerts-test.yml",
                 "deploy/monitoring/eventindex-dashboard.json", "deploy/monitoring/activemq-jmx-exporter.yml",
                 "deploy/monitoring/README.md", "deploy/impala/create-tables.sql", "deploy/impala/queries.sql",

@@ -21,7 +21,7 @@ import picocli.CommandLine.Spec;
 /**
  * The TLS options of every operator command, named as the producer's ({@code --trust-store},
  * {@code --trust-store-password-file}, {@code stomp+ssl://} entries in {@code --brokers}) plus {@code --tls} for a
- * list written without schemes, so that an operator reaches the production broker pair (STOMP over TLS only, port
+ * list written without schemes, so that an operator reaches the production brokers (STOMP over TLS only, port
  * 61614). The broker's certificate is always checked against the entry's host name or IP, as the daemons do: there is
  * no option to turn that off. Decision 0027.
  */
@@ -45,7 +45,7 @@ final class BrokerTlsOptions {
                     + "; neither: none)")
     private Path trustStorePasswordFile;
 
-    /** The brokers of {@code --brokers} in order (the failover list), without their schemes. */
+    /** The brokers of {@code --brokers}, without their schemes. */
     List<StompEndpoint> endpoints(String brokers) {
         List<String> bare = new ArrayList<>();
         int secure = 0;

@@ -1,5 +1,7 @@
 package org.eventindex.operator;
 
+import org.eventindex.stomp.BrokerSet;
+import org.eventindex.stomp.StompBroker;
 import org.eventindex.stomp.StompConnection;
 import org.eventindex.stomp.StompMessage;
 import org.eventindex.stomp.StompSettings;
@@ -21,10 +23,11 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The broker's dead-letter queue, for operators: {@link #list} browses it (nothing is taken off), {@link #redrive}
+ * The brokers' dead-letter queues (each broker has its own), for operators: {@link #list} browses them (nothing is taken off), {@link #redrive}
  * moves messages back to the queue they were dead-lettered from: each is sent there (persistent, with the broker's
  * receipt) and only then acknowledged on the dead-letter queue, so that a failure at any point loses none (a crash
- * between the two leaves a copy in both places, which the supervisor and the consumers treat as a redelivery).
+ * between the two leaves a copy in both places, which the supervisor and the consumers treat as a redelivery). A
+ * message goes back to its queue on the broker it was dead-lettered on.
  */
 final class DeadLetters {
     /** ActiveMQ's shared dead-letter queue. */
@@ -40,8 +43,9 @@ final class DeadLetters {
             FAILURE_CAUSE, "original-message-id", "JMSXUserID", "reply-to", "receipt", "browser");
 
     /** One dead-lettered message. */
-    record Letter(String messageId, String originalDestination, String reason, Instant time, String preview) {
-        static Letter of(StompMessage m) {
+    record Letter(String messageId, String originalDestination, String reason, Instant time, String preview,
+                  String broker) {
+        static Letter of(StompMessage m, StompBroker broker) {
             String ts = m.headers().get("timestamp");
             Instant time = null;
             try {
@@ -50,12 +54,12 @@ final class DeadLetters {
                 // no time
             }
             return new Letter(m.messageId(), m.headers().get(ORIGINAL_DESTINATION), m.headers().get(FAILURE_CAUSE),
-                    time, DeadLetters.preview(m.body()));
+                    time, DeadLetters.preview(m.body()), broker.toString());
         }
 
-        /** One line: time, id, original destination, reason, body preview. */
+        /** One line: time, id, broker, original destination, reason, body preview. */
         String line() {
-            return (time == null ? "-" : time.toString()) + "  " + messageId + "  from "
+            return (time == null ? "-" : time.toString()) + "  " + messageId + "  on " + broker + "  from "
                     + (originalDestination == null ? "(unknown)" : originalDestination) + "  reason: "
                     + (reason == null ? "(none given)" : reason) + "  body: " + preview;
         }
@@ -68,13 +72,29 @@ final class DeadLetters {
     private DeadLetters() {
     }
 
-    /** Browses the dead-letter queue: every message in it, oldest first; nothing is taken off. */
+    /**
+     * Browses the dead-letter queue of every broker (each has its own): every message in it, oldest first per broker;
+     * nothing is taken off.
+     *
+     * @throws IOException naming the broker whose queue could not be read (the list would be incomplete)
+     */
     static List<Letter> list(StompSettings settings, String dlq, Duration timeout) throws IOException {
         List<Letter> out = new ArrayList<>();
-        for (StompMessage m : browse(settings, dlq, timeout)) {
-            out.add(Letter.of(m));
+        for (StompBroker b : brokers(settings)) {
+            for (StompMessage m : browse(settings.pinnedTo(b), dlq, timeout, b)) {
+                out.add(Letter.of(m, b));
+            }
         }
         return out;
+    }
+
+    /** The brokers the settings resolve to; every one must resolve (a partial list of dead letters misleads). */
+    private static List<StompBroker> brokers(StompSettings settings) throws IOException {
+        BrokerSet set = settings.resolveBrokers();
+        if (!set.failures().isEmpty()) {
+            throw new IOException("brokers not resolved: " + set.failures());
+        }
+        return set.brokers();
     }
 
     /**
@@ -83,12 +103,27 @@ final class DeadLetters {
      */
     static Redriven redrive(StompSettings settings, String dlq, Collection<String> ids, Duration timeout)
             throws IOException {
+        List<Letter> moved = new ArrayList<>();
+        List<Letter> skipped = new ArrayList<>();
+        Set<String> notFound = new LinkedHashSet<>(ids);
+        for (StompBroker b : brokers(settings)) {
+            Redriven r = redrive(settings.pinnedTo(b), b, dlq, ids, timeout);
+            moved.addAll(r.moved());
+            skipped.addAll(r.skipped());
+            notFound.retainAll(r.notFound());
+        }
+        return new Redriven(moved, skipped, notFound);
+    }
+
+    /** {@link #redrive} on one broker: the messages go back to their queue on that broker. */
+    private static Redriven redrive(StompSettings settings, StompBroker broker, String dlq, Collection<String> ids,
+                                    Duration timeout) throws IOException {
         Set<String> wanted = new LinkedHashSet<>(ids);
         List<Letter> toMove = new ArrayList<>();
         List<Letter> skipped = new ArrayList<>();
         Set<String> seen = new LinkedHashSet<>();
-        for (StompMessage m : browse(settings, dlq, timeout)) {
-            Letter l = Letter.of(m);
+        for (StompMessage m : browse(settings, dlq, timeout, broker)) {
+            Letter l = Letter.of(m, broker);
             seen.add(l.messageId());
             if (!wanted.isEmpty() && !wanted.contains(l.messageId())) {
                 continue;
@@ -131,7 +166,7 @@ final class DeadLetters {
         return new Redriven(moved, skipped, notFound);
     }
 
-    private static List<StompMessage> browse(StompSettings settings, String dlq, Duration timeout)
+    private static List<StompMessage> browse(StompSettings settings, String dlq, Duration timeout, StompBroker broker)
             throws IOException {
         BlockingQueue<Object> received = new LinkedBlockingQueue<>();
         List<StompMessage> out = new ArrayList<>();
@@ -139,7 +174,7 @@ final class DeadLetters {
             c.subscribe(dlq, 100, Map.of("browser", "true", "ack", "auto"), listener(received));
             long deadline = System.nanoTime() + timeout.toNanos();
             while (true) {
-                StompMessage m = next(received, deadline, "browsing " + dlq);
+                StompMessage m = next(received, deadline, "browsing " + dlq + " on broker " + broker);
                 if ("end".equals(m.headers().get("browser"))) {
                     return out;
                 }

@@ -134,7 +134,8 @@ public final class OperatorMain implements Callable<Integer> {
     /** The broker, TLS and login options of the client commands. */
     static final class BrokerLogin {
         @Option(names = "--brokers", paramLabel = "[stomp+ssl://]H:P[,...]", required = true,
-                description = "STOMP brokers, tried in order (every address of each host name)")
+                description = "STOMP brokers (every address of each host name is a broker): a request goes through one,"
+                        + " a random one first, the next on failure")
         private String brokers;
         @Mixin
         private BrokerTlsOptions tls;

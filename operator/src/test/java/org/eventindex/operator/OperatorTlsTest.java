@@ -38,7 +38,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The operator commands against a real ActiveMQ whose only connector is STOMP over TLS (as the production pair's
  * 61614), with a supervisor connected to it over TLS: answering commands and {@code dead-letters list} work with
- * {@code --tls} or {@code stomp+ssl://} entries, through a failover list whose first broker is down; a wrong trust
+ * {@code --tls} or {@code stomp+ssl://} entries, through a list one of whose brokers is down; a wrong trust
  * store is named with its option and file.
  */
 class OperatorTlsTest {

@@ -11,8 +11,10 @@ import io.prometheus.metrics.model.snapshots.Labels;
 import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import org.eventindex.ProjectVersion;
 
+import java.util.Map;
 import java.util.Objects;
 import java.util.function.DoubleSupplier;
+import java.util.function.Supplier;
 
 /**
  * The daemons' metrics on the Prometheus Java client: {@link #registry(String)} makes a daemon's registry with the JVM
@@ -45,6 +47,28 @@ public final class DaemonMetrics {
     public static void gauge(PrometheusRegistry registry, String name, String help, DoubleSupplier value) {
         Objects.requireNonNull(value, "value is null");
         GaugeWithCallback.builder().name(name).help(help).callback(cb -> cb.call(value.getAsDouble()))
+                .register(registry);
+    }
+
+    /** The gauge of {@link #brokerSubscriptions}. */
+    public static final String BROKER_SUBSCRIBED = "eventindex_broker_subscribed";
+
+    /**
+     * Registers {@value #BROKER_SUBSCRIBED}, labels {@code queue} and {@code broker}: 1 while the daemon is subscribed
+     * to the queue on that broker, 0 while it is not (down, refusing, connecting), for every broker the daemon's
+     * {@code brokers} now resolve to.
+     *
+     * @param subscriptions queue to (broker to subscribed), read at each scrape
+     */
+    public static void brokerSubscriptions(PrometheusRegistry registry,
+                                           Supplier<Map<String, Map<String, Boolean>>> subscriptions) {
+        Objects.requireNonNull(subscriptions, "subscriptions is null");
+        GaugeWithCallback.builder().name(BROKER_SUBSCRIBED)
+                .help("1 while subscribed to the queue on the broker, 0 while not; one series per broker the"
+                        + " brokers setting resolves to now.")
+                .labelNames("queue", "broker")
+                .callback(cb -> subscriptions.get().forEach((queue, brokers) ->
+                        brokers.forEach((broker, up) -> cb.call(up ? 1 : 0, queue, broker))))
                 .register(registry);
     }
 

@@ -14,10 +14,13 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -240,6 +243,36 @@ public final class OpsHttpServer implements AutoCloseable {
 
         public static Readiness notReady(String reason) {
             return new Readiness(false, reason, List.of());
+        }
+
+        /**
+         * The brokers' part of a daemon's readiness: ready while every queue is subscribed on at least one broker.
+         * Each broker is a dependency named {@code broker <broker>}, down (with the queues it does not serve) while
+         * some queue is not subscribed on it, so that {@code /ready} says which brokers are missing while the daemon
+         * works through the others.
+         *
+         * @param subscriptions queue to (broker to subscribed), as {@link DaemonMetrics#brokerSubscriptions} takes
+         * @param now           the time of the verdict
+         */
+        public static Readiness brokers(Map<String, Map<String, Boolean>> subscriptions, Instant now) {
+            Map<String, List<String>> missing = new TreeMap<>();
+            List<String> unread = new ArrayList<>();
+            subscriptions.forEach((queue, brokers) -> {
+                if (!brokers.containsValue(true)) {
+                    unread.add(queue + " (brokers " + (brokers.isEmpty() ? "not resolved yet" : brokers.keySet()) + ")");
+                }
+                brokers.forEach((b, up) -> {
+                    List<String> queues = missing.computeIfAbsent(b, k -> new ArrayList<>());
+                    if (!up) {
+                        queues.add(queue);
+                    }
+                });
+            });
+            List<DependencyStatus> deps = new ArrayList<>();
+            missing.forEach((b, queues) -> deps.add(new DependencyStatus("broker " + b, queues.isEmpty(),
+                    queues.isEmpty() ? null : "not subscribed to " + String.join(", ", queues), now)));
+            return new Readiness(unread.isEmpty(), unread.isEmpty() ? ""
+                    : "not subscribed on any broker to " + String.join(", ", unread), deps);
         }
 
         /** Ready when every dependency is up; otherwise the reason names the first one down and its error. */

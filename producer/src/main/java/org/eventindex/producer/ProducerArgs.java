@@ -54,8 +54,9 @@ public final class ProducerArgs {
             Validates an EventIndex SPB file, stores it as one S3 object and sends one control message to the
             supervisor's STOMP queue.
 
-              --brokers LIST          STOMP brokers HOST:PORT,..., tried in order (every address of each host
-                                      name); prefix every entry with stomp+ssl:// for TLS
+              --brokers LIST          STOMP brokers HOST:PORT,... (a name of several addresses, e.g. a DNS alias,
+                                      is several brokers): the message goes through one, a random one first,
+                                      the next on failure; prefix every entry with stomp+ssl:// for TLS
               --trust-store FILE      PKCS12 or JKS trust store for TLS brokers and an https S3 endpoint
                                       (default: the JVM's)
               --trust-store-password-file FILE

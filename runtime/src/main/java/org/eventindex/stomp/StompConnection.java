@@ -28,7 +28,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A STOMP 1.2 connection to one broker of {@link StompSettings#endpoints()} (the first that accepts), with
+ * A STOMP 1.2 connection to one broker of {@link StompSettings#endpoints()} (the first that accepts of a random
+ * turn through them), with
  * heart-beats. Sends are persistent and wait for the broker's RECEIPT. Subscriptions use
  * {@code ack:client-individual}. Thread-safe for sends and acks.
  *
@@ -87,9 +88,10 @@ public final class StompConnection implements Closeable {
     }
 
     /**
-     * Connects to the first endpoint that accepts, trying every address each host name resolves to.
+     * Connects to one broker of the endpoints (every address of every host name is a broker), starting at a random
+     * one and trying the others in turn until one accepts.
      *
-     * @throws StompException when no endpoint accepts; {@link StompException#isAuthentication()} when a broker
+     * @throws StompException when no broker accepts; {@link StompException#isAuthentication()} when a broker
      *         refused the credentials (no further endpoint is tried then)
      */
     public static StompConnection connect(StompSettings settings) throws IOException {

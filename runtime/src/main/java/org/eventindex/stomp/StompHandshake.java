@@ -15,13 +15,14 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
 import javax.net.ssl.SSLHandshakeException;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Opens a {@link StompConnection}: endpoint failover, CONNECT / CONNECTED and heart-beat negotiation. */
+/** Opens a {@link StompConnection}: broker choice and failover, CONNECT / CONNECTED and heart-beat negotiation. */
 final class StompHandshake {
     private static final Logger LOG = LoggerFactory.getLogger(StompHandshake.class);
 
@@ -29,42 +30,44 @@ final class StompHandshake {
     }
 
     /**
-     * Connects to the first endpoint that accepts, trying every address each host name resolves to.
+     * Connects to a broker of the endpoints (every address of every host name), starting at a random one and trying
+     * the others in turn until one accepts.
      *
-     * @throws StompException when no endpoint accepts; {@link StompException#isAuthentication()} when a broker
+     * @throws StompException when no broker accepts; {@link StompException#isAuthentication()} when a broker
      *         refused the credentials (no further endpoint is tried then)
      */
     static StompConnection connect(StompSettings settings) throws IOException {
+        BrokerSet set = settings.resolveBrokers();
         List<String> failures = new ArrayList<>();
         IOException last = null;
+        set.failures().forEach((ep, why) -> failures.add(ep + ": " + why));
+        if (!set.failures().isEmpty()) {
+            last = new UnknownHostException(String.join("; ", failures));
+        }
         int tlsFailures = 0;
-        for (StompEndpoint ep : settings.endpoints()) {
-            InetAddress[] addresses;
+        List<StompBroker> brokers = set.brokers();
+        // spread the clients over the brokers of an alias: start at a random one, then the next on failure
+        int start = brokers.isEmpty() ? 0 : ThreadLocalRandom.current().nextInt(brokers.size());
+        for (int i = 0; i < brokers.size(); i++) {
+            StompBroker broker = brokers.get((start + i) % brokers.size());
+            StompEndpoint ep = broker.endpoint();
+            InetAddress address = broker.address();
             try {
-                addresses = InetAddress.getAllByName(ep.host());
-            } catch (UnknownHostException e) {
-                failures.add(ep + ": unknown host");
-                last = e;
-                continue;
-            }
-            for (InetAddress address : addresses) {
-                try {
-                    return open(settings, ep, address);
-                } catch (StompException e) {
-                    if (!e.retriable()) {
-                        throw e;
-                    }
-                    failures.add(e.getMessage());
-                    last = e;
-                } catch (SSLHandshakeException e) {
-                    failures.add(ep + " (" + address.getHostAddress() + "): TLS handshake failed: "
-                            + StompConnection.describe(e));
-                    last = e;
-                    tlsFailures++;
-                } catch (IOException e) {
-                    failures.add(ep + " (" + address.getHostAddress() + "): " + StompConnection.describe(e));
-                    last = e;
+                return open(settings, ep, address);
+            } catch (StompException e) {
+                if (!e.retriable()) {
+                    throw e;
                 }
+                failures.add(e.getMessage());
+                last = e;
+            } catch (SSLHandshakeException e) {
+                failures.add(ep + " (" + address.getHostAddress() + "): TLS handshake failed: "
+                        + StompConnection.describe(e));
+                last = e;
+                tlsFailures++;
+            } catch (IOException e) {
+                failures.add(ep + " (" + address.getHostAddress() + "): " + StompConnection.describe(e));
+                last = e;
             }
         }
         // When every broker answered but none passed the TLS check, retrying cannot help: the trust store is wrong.

@@ -128,12 +128,7 @@ public final class StompQueueWorker implements AutoCloseable {
      */
     public void stop(Duration grace) {
         requireNonNull(grace, "grace is null");
-        stopping = true;
-        stopSignal.countDown();
-        BlockingQueue<Object> q = inbox;
-        if (q != null) {
-            q.add(STOP);
-        }
+        requestStop();
         Thread t = thread;
         if (t == null || t == Thread.currentThread()) {
             return;
@@ -151,6 +146,19 @@ public final class StompQueueWorker implements AutoCloseable {
                 c.close();
             }
             t.interrupt();
+        }
+    }
+
+    /**
+     * Tells the worker to stop after its message in progress, without waiting ({@link #stop} waits): a
+     * {@link StompFanIn} tells all its workers first, so that they finish their messages together.
+     */
+    void requestStop() {
+        stopping = true;
+        stopSignal.countDown();
+        BlockingQueue<Object> q = inbox;
+        if (q != null) {
+            q.add(STOP);
         }
     }
 

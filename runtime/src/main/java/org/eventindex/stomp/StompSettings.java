@@ -6,17 +6,25 @@ import java.util.Objects;
 import javax.net.ssl.SSLSocketFactory;
 
 /**
- * How to reach the brokers. Every endpoint (and every address its host name resolves to) is tried in order.
- * The passcode is never printed by {@link #toString()}.
+ * How to reach the brokers. An endpoint is a host name and a port; every address the name resolves to is a broker
+ * ({@link BrokerSet}). A connection ({@link StompConnection#connect}) goes to one of them, starting at a random one
+ * and trying the next on failure; a {@link StompFanIn} subscribes on each. The passcode is never printed by
+ * {@link #toString()}.
  *
  * @param tls when not null, every connection is TLS ({@code stomp+ssl}) through this factory, with the broker's
  *            certificate checked against the endpoint's host name; null means plain TCP
  * @param frameLimits the largest frames accepted from the brokers ({@link StompFrameLimits#DEFAULT} unless a daemon
  *            configures its own)
+ * @param resolveInterval how often a {@link StompFanIn} resolves the endpoints again, to follow brokers joining and
+ *            leaving an alias ({@link #DEFAULT_RESOLVE_INTERVAL} unless a daemon configures its own)
+ * @param resolver how host names become addresses ({@link BrokerResolver#SYSTEM} but in tests)
  */
 public record StompSettings(List<StompEndpoint> endpoints, String login, String passcode,
                             Duration connectTimeout, Duration receiptTimeout, Duration heartbeat,
-                            SSLSocketFactory tls, StompFrameLimits frameLimits) {
+                            SSLSocketFactory tls, StompFrameLimits frameLimits, Duration resolveInterval,
+                            BrokerResolver resolver) {
+    /** The default of the daemons' {@code <prefix>brokers.resolve.interval}. */
+    public static final Duration DEFAULT_RESOLVE_INTERVAL = Duration.ofSeconds(60);
 
     public StompSettings {
         endpoints = List.copyOf(Objects.requireNonNull(endpoints, "endpoints is null"));
@@ -27,6 +35,18 @@ public record StompSettings(List<StompEndpoint> endpoints, String login, String 
         Objects.requireNonNull(receiptTimeout, "receiptTimeout is null");
         Objects.requireNonNull(heartbeat, "heartbeat is null");
         Objects.requireNonNull(frameLimits, "frameLimits is null");
+        Objects.requireNonNull(resolver, "resolver is null");
+        if (resolveInterval == null || resolveInterval.isNegative() || resolveInterval.isZero()) {
+            throw new IllegalArgumentException("broker resolve interval must be positive, got " + resolveInterval);
+        }
+    }
+
+    /** Settings resolved by the JVM every {@link #DEFAULT_RESOLVE_INTERVAL}. */
+    public StompSettings(List<StompEndpoint> endpoints, String login, String passcode,
+                         Duration connectTimeout, Duration receiptTimeout, Duration heartbeat, SSLSocketFactory tls,
+                         StompFrameLimits frameLimits) {
+        this(endpoints, login, passcode, connectTimeout, receiptTimeout, heartbeat, tls, frameLimits,
+                DEFAULT_RESOLVE_INTERVAL, BrokerResolver.SYSTEM);
     }
 
     /** Settings with the {@link StompFrameLimits#DEFAULT} frame limits. */
@@ -44,12 +64,40 @@ public record StompSettings(List<StompEndpoint> endpoints, String login, String 
     /** The same settings over TLS with {@code factory} (null: plain TCP). */
     public StompSettings withTls(SSLSocketFactory factory) {
         return new StompSettings(endpoints, login, passcode, connectTimeout, receiptTimeout, heartbeat, factory,
-                frameLimits);
+                frameLimits, resolveInterval, resolver);
     }
 
     /** The same settings with other frame limits for what the brokers send. */
     public StompSettings withFrameLimits(StompFrameLimits limits) {
-        return new StompSettings(endpoints, login, passcode, connectTimeout, receiptTimeout, heartbeat, tls, limits);
+        return new StompSettings(endpoints, login, passcode, connectTimeout, receiptTimeout, heartbeat, tls, limits,
+                resolveInterval, resolver);
+    }
+
+    /** The same settings resolved again every {@code interval}. */
+    public StompSettings withResolveInterval(Duration interval) {
+        return new StompSettings(endpoints, login, passcode, connectTimeout, receiptTimeout, heartbeat, tls,
+                frameLimits, interval, resolver);
+    }
+
+    /** The same settings resolving host names with {@code by}. */
+    public StompSettings withResolver(BrokerResolver by) {
+        return new StompSettings(endpoints, login, passcode, connectTimeout, receiptTimeout, heartbeat, tls,
+                frameLimits, resolveInterval, by);
+    }
+
+    /**
+     * The same settings reaching {@code broker} only: its endpoint, resolved to its address alone (the TLS check
+     * still uses the endpoint's name).
+     */
+    public StompSettings pinnedTo(StompBroker broker) {
+        Objects.requireNonNull(broker, "broker is null");
+        return new StompSettings(List.of(broker.endpoint()), login, passcode, connectTimeout, receiptTimeout,
+                heartbeat, tls, frameLimits, resolveInterval, host -> List.of(broker.address()));
+    }
+
+    /** The brokers the endpoints stand for now. */
+    public BrokerSet resolveBrokers() {
+        return BrokerSet.resolve(endpoints, resolver);
     }
 
     public static StompSettings of(List<StompEndpoint> endpoints, String login, String passcode) {
@@ -61,6 +109,6 @@ public record StompSettings(List<StompEndpoint> endpoints, String login, String 
     public String toString() {
         return "StompSettings[endpoints=" + endpoints + ", login=" + login + ", passcode=" + (passcode == null ? "none" : "***")
                 + ", connectTimeout=" + connectTimeout + ", receiptTimeout=" + receiptTimeout + ", heartbeat=" + heartbeat
-                + ", tls=" + (tls != null) + ", frameLimits=" + frameLimits + "]";
+                + ", tls=" + (tls != null) + ", frameLimits=" + frameLimits + ", resolveInterval=" + resolveInterval + "]";
     }
 }

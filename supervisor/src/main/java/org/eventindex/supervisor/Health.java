@@ -49,7 +49,10 @@ final class Health {
         this.periodic = Objects.requireNonNull(periodic, "periodic is null");
     }
 
-    /** Ready when the journal works, its disk has room and the three queues are subscribed. */
+    /**
+     * Ready when the journal works, its disk has room and the three queues are subscribed on at least one broker;
+     * the dependencies name each broker and the queues not subscribed on it.
+     */
     OpsHttpServer.Readiness readiness() {
         Optional<String> failure = engine.failure();
         if (failure.isPresent()) {
@@ -59,8 +62,7 @@ final class Health {
         if (low.isPresent()) {
             return OpsHttpServer.Readiness.notReady(low.get());
         }
-        return inbound.notSubscribed().map(q -> OpsHttpServer.Readiness.notReady("not subscribed to " + q))
-                .orElse(OpsHttpServer.Readiness.ok());
+        return OpsHttpServer.Readiness.brokers(inbound.subscriptions(), clock.instant());
     }
 
     /** {@code /supervisor}'s description of the daemon, with its readiness {@code now}. */
@@ -73,9 +75,11 @@ final class Health {
 
     /**
      * Registers the active supervisor's gauges: datasets by state, epochs, the journal, subscribers, consumers'
-     * heartbeats, the oldest dataset and the longest time in the state per state, the journal disk and checkpoints.
+     * heartbeats, the oldest dataset and the longest time in the state per state, the journal disk and checkpoints,
+     * and the subscription of each queue on each broker.
      */
     void registerGauges(PrometheusRegistry registry) {
+        DaemonMetrics.brokerSubscriptions(registry, inbound::subscriptions);
         GaugeWithCallback.builder().name("eventindex_supervisor_datasets")
                 .help("Live datasets now in each state (a retired dataset is no longer counted).").labelNames("state")
                 .callback(cb -> {

@@ -1,8 +1,9 @@
 package org.eventindex.supervisor;
 
+import org.eventindex.stomp.StompBroker;
+import org.eventindex.stomp.StompFanIn;
 import org.eventindex.stomp.StompMessage;
 import org.eventindex.stomp.StompMessageHandler;
-import org.eventindex.stomp.StompQueueWorker;
 import org.eventindex.stomp.StompSettings;
 import org.eventindex.supervisor.ha.FencedException;
 import org.eventindex.supervisor.journal.JournalException;
@@ -11,15 +12,18 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 
 /**
  * The supervisor's subscriptions (the producer queue once per group-commit slot, the control queue, the heartbeat
- * queue) and the way of each message through the supervisor: the journal disk's room, the engine (which journals and
+ * queue), each on every broker ({@link StompFanIn}), and the way of each message through the supervisor: the journal disk's room, the engine (which journals and
  * decides), the operator's answer, the fence, then the acknowledgement. A handler that returns acknowledges its
  * message; one that throws leaves it to the broker. A journal that can no longer be written halts consuming, so that
  * messages wait in the broker instead of being dead-lettered one by one.
@@ -36,9 +40,9 @@ final class InboundQueues {
     private final BooleanSupplier stopping;
     private final AtomicBoolean halted = new AtomicBoolean();
     /** {@code supervisor.journal.group.commit.max} subscriptions to the producer queue (group commit). */
-    private final List<StompQueueWorker> producers;
-    private final StompQueueWorker control;
-    private final StompQueueWorker heartbeats;
+    private final List<StompFanIn> producers;
+    private final StompFanIn control;
+    private final StompFanIn heartbeats;
 
     /**
      * Subscribes to nothing yet ({@link #start}).
@@ -56,33 +60,39 @@ final class InboundQueues {
         this.fence = Objects.requireNonNull(fence, "fence is null");
         this.stopping = Objects.requireNonNull(stopping, "stopping is null");
         StompSettings stomp = config.stompSettings();
-        List<StompQueueWorker> p = new ArrayList<>();
+        List<StompFanIn> p = new ArrayList<>();
         for (int i = 0; i < config.journal().groupCommitMax(); i++) {
-            p.add(new StompQueueWorker("supervisor-producer" + (i == 0 ? "" : "-" + i), stomp,
-                    config.producerQueue(), config.prefetch(), handler(m -> handle(m, true))));
+            p.add(fanIn("supervisor-producer" + (i == 0 ? "" : "-" + i), stomp, config.producerQueue(),
+                    broker -> handler(m -> handle(m, null))));
         }
         producers = List.copyOf(p);
-        control = new StompQueueWorker("supervisor-control", stomp, config.controlQueue(), config.prefetch(),
-                handler(m -> handle(m, false)));
+        // an operator's answer goes back through the broker its request came from: its reply queue lives there
+        control = fanIn("supervisor-control", stomp, config.controlQueue(), broker -> handler(m -> handle(m, broker)));
         // heartbeats are not journalled: they never wait for the journal's disk (no JournalDiskGuard)
-        heartbeats = new StompQueueWorker("supervisor-heartbeat", stomp, config.heartbeatQueue(), config.prefetch(),
-                handler(this::heartbeat));
+        heartbeats = fanIn("supervisor-heartbeat", stomp, config.heartbeatQueue(), broker -> handler(this::heartbeat));
     }
 
-    /** Subscribes: the workers connect (and reconnect) in the background. */
+    private StompFanIn fanIn(String name, StompSettings stomp, String queue, StompFanIn.Handlers handlers) {
+        return new StompFanIn(name, stomp, queue, config.prefetch(), handlers, StompFanIn.RECONNECT_BACKOFF,
+                null);
+    }
+
+    /** Subscribes: the fan-ins resolve the brokers and connect (and reconnect) in the background. */
     void start() {
-        producers.forEach(StompQueueWorker::start);
-        control.start();
-        heartbeats.start();
+        all().forEach(StompFanIn::start);
+    }
+
+    private List<StompFanIn> all() {
+        List<StompFanIn> all = new ArrayList<>(producers);
+        all.add(control);
+        all.add(heartbeats);
+        return all;
     }
 
     /** Stops consuming, waiting {@code supervisor.shutdown.grace} for each message in progress. Idempotent. */
     void stop() {
-        List<StompQueueWorker> all = new ArrayList<>(producers);
-        all.add(control);
-        all.add(heartbeats);
-        for (StompQueueWorker w : all) {
-            w.stop(config.shutdownGrace());
+        for (StompFanIn f : all()) {
+            f.stop(config.shutdownGrace());
         }
     }
 
@@ -96,15 +106,22 @@ final class InboundQueues {
         t.start();
     }
 
-    /** The first queue not subscribed to, if any (for {@code /ready}). */
+    /**
+     * The first queue subscribed to on no broker, if any (for {@code /ready}): the supervisor is ready while each
+     * queue is read through at least one broker.
+     */
     Optional<String> notSubscribed() {
-        if (!producers.stream().allMatch(StompQueueWorker::isConnected)) {
-            return Optional.of(config.producerQueue());
+        return all().stream().filter(f -> !f.isConnected()).map(StompFanIn::destination).findFirst();
+    }
+
+    /** Queue to (broker to subscribed), for {@code eventindex_broker_subscribed}; the group-commit slots merged. */
+    Map<String, Map<String, Boolean>> subscriptions() {
+        Map<String, Map<String, Boolean>> out = new LinkedHashMap<>();
+        for (StompFanIn f : all()) {
+            Map<String, Boolean> q = out.computeIfAbsent(f.destination(), k -> new TreeMap<>());
+            f.subscriptions().forEach((b, up) -> q.merge(b, up, Boolean::logicalAnd));
         }
-        if (!control.isConnected()) {
-            return Optional.of(config.controlQueue());
-        }
-        return heartbeats.isConnected() ? Optional.empty() : Optional.of(config.heartbeatQueue());
+        return out;
     }
 
     /** Whether consuming stopped for good: the journal failed, or another supervisor fenced this one out. */
@@ -132,7 +149,9 @@ final class InboundQueues {
         };
     }
 
-    private void handle(StompMessage m, boolean producerQueue) throws Exception {
+    /** @param controlFrom the broker a control message came through (its answer goes back there); null: producer */
+    private void handle(StompMessage m, StompBroker controlFrom) throws Exception {
+        boolean producerQueue = controlFrom == null;
         // a journal disk about to fill holds the message here, unacknowledged, until it has room again
         diskGuard.awaitRoom(stopping);
         try {
@@ -143,14 +162,14 @@ final class InboundQueues {
             if (m.oversize() != null) {
                 engine.onOversizeFrame(producerQueue, m.body(), m.messageId(), m.oversize());
                 if (replyTo != null) {
-                    answers.answer(replyTo, engine.answerUnreadable(requestId, m.messageId(), m.oversize()));
+                    answers.answer(controlFrom, replyTo, engine.answerUnreadable(requestId, m.messageId(), m.oversize()));
                 }
             } else if (producerQueue) {
                 engine.onProducerMessage(m.body(), m.messageId());
             } else if (replyTo == null) {
                 engine.onControlMessage(m.body(), m.messageId());
             } else {
-                answers.answer(replyTo, engine.onControlMessage(m.body(), m.messageId(), requestId));
+                answers.answer(controlFrom, replyTo, engine.onControlMessage(m.body(), m.messageId(), requestId));
             }
             fence.check(); // after the fsync, before the acknowledgement
         } catch (FencedException e) {

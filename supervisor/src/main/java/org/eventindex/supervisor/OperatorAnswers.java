@@ -1,6 +1,7 @@
 package org.eventindex.supervisor;
 
 import org.eventindex.message.Json;
+import org.eventindex.stomp.StompBroker;
 import org.eventindex.stomp.StompSender;
 import org.eventindex.stomp.StompSettings;
 import org.slf4j.Logger;
@@ -10,10 +11,12 @@ import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Sends the answers to operator requests, each to its request's reply queue and before the request is acknowledged,
- * on a STOMP connection of its own: a reply queue gone with its operator must not cost the signals' connection. Only
+ * through the broker the request came from (a temporary queue lives on one broker: the operator's), on a STOMP
+ * connection of its own per broker: a reply queue gone with its operator must not cost the signals' connection. Only
  * temporary queues are answered (a {@code reply-to} naming a real queue could make the supervisor write into the
  * consumers' queue). A failed send is counted and logged, never retried: the answer is in the journal, and a
  * redelivered request gets it again.
@@ -21,18 +24,24 @@ import java.util.Objects;
 final class OperatorAnswers implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(OperatorAnswers.class);
 
-    private final StompSender replies;
+    private final StompSettings stomp;
+    /** One sender per broker that brought a request, opened on the first answer through it. */
+    private final Map<StompBroker, StompSender> replies = new ConcurrentHashMap<>();
     private final Fence fence;
     private final SupervisorMetrics metrics;
 
     OperatorAnswers(StompSettings stomp, Fence fence, SupervisorMetrics metrics) {
         this.fence = Objects.requireNonNull(fence, "fence is null");
         this.metrics = Objects.requireNonNull(metrics, "metrics is null");
-        this.replies = new StompSender(Objects.requireNonNull(stomp, "stomp is null"));
+        this.stomp = Objects.requireNonNull(stomp, "stomp is null");
     }
 
-    /** Sends {@code a} to {@code replyTo} with the request's correlation id, unless this supervisor was fenced out. */
-    void answer(String replyTo, OperatorAnswer a) {
+    /**
+     * Sends {@code a} to {@code replyTo} on {@code broker} with the request's correlation id, unless this supervisor
+     * was fenced out.
+     */
+    void answer(StompBroker broker, String replyTo, OperatorAnswer a) {
+        Objects.requireNonNull(broker, "broker is null");
         if (!replyTo.startsWith("/remote-temp-queue/") && !replyTo.startsWith("/temp-queue/")) {
             LOG.warn("request {}: reply-to {} is not a temporary queue; not answered ({}: {})", a.requestId(),
                     replyTo, a.outcome(), a.detail());
@@ -45,7 +54,8 @@ final class OperatorAnswers implements AutoCloseable {
         }
         try {
             fence.check();
-            replies.send(replyTo, Json.write(a), headers);
+            replies.computeIfAbsent(broker, b -> new StompSender(stomp.pinnedTo(b)))
+                    .send(replyTo, Json.write(a), headers);
             metrics.answers.inc();
         } catch (IOException | RuntimeException e) {
             metrics.answerSendFailures.inc();
@@ -56,6 +66,6 @@ final class OperatorAnswers implements AutoCloseable {
 
     @Override
     public void close() {
-        replies.close();
+        replies.values().forEach(StompSender::close);
     }
 }

@@ -9,6 +9,7 @@ import org.eventindex.retry.Backoff;
 import org.eventindex.stomp.StompEndpoint;
 import org.eventindex.stomp.StompFrameLimits;
 import org.eventindex.stomp.StompSettings;
+import org.eventindex.config.BrokerKeys;
 import org.eventindex.config.StompFrameLimitKeys;
 import org.eventindex.config.TlsSettings;
 
@@ -77,6 +78,7 @@ public record SupervisorConfig(
         int missingHeartbeats,
         TlsSettings tls,
         StompFrameLimits frameLimits,
+        Duration brokersResolveInterval,
         Console console,
         Ha ha) {
 
@@ -406,7 +408,7 @@ public record SupervisorConfig(
      * {@code 500ms/30s/5m/1h}.
      */
     public static final List<ConfigKey> KEYS = Stream.concat(Stream.of(
-            new ConfigKey(BROKERS, "localhost:61613", null, "STOMP brokers, host:port[,host:port...]; tried in order."),
+            new ConfigKey(BROKERS, "localhost:61613", null, BrokerKeys.BROKERS_DOC),
             new ConfigKey(STOMP_USER, "", null, "STOMP login; empty for none."),
             new ConfigKey(STOMP_PASSWORD_FILE, "", ENV_STOMP_PASSWORD,
                     "File holding the STOMP passcode; if unset, the environment variable is used; if neither, none."),
@@ -522,7 +524,7 @@ public record SupervisorConfig(
             new ConfigKey(HA_RENEW_INTERVAL, "1s", null, "How often the active renews its lease and the standby"
                     + " looks at it (at most half of " + HA_LEASE + ").")),
             Stream.of(ClusterSettings.configKeys("supervisor.", true), TlsSettings.keys("supervisor."),
-                    StompFrameLimitKeys.keys("supervisor.")).flatMap(List::stream)).toList();
+                    StompFrameLimitKeys.keys("supervisor."), BrokerKeys.keys("supervisor.")).flatMap(List::stream)).toList();
 
     public SupervisorConfig {
         brokers = List.copyOf(Objects.requireNonNull(brokers, "brokers is null"));
@@ -565,6 +567,7 @@ public record SupervisorConfig(
         requireRange(missingHeartbeats, 2, 100, CONSUMER_MISSING_HEARTBEATS);
         Objects.requireNonNull(tls, "tls is null");
         Objects.requireNonNull(frameLimits, "frameLimits is null");
+        Objects.requireNonNull(brokersResolveInterval, "brokersResolveInterval is null");
         Objects.requireNonNull(console, "console is null");
         Objects.requireNonNull(ha, "ha is null");
     }
@@ -577,7 +580,7 @@ public record SupervisorConfig(
     /** The STOMP connection settings (no login when the user is empty). */
     public StompSettings stompSettings() {
         return tls.applyTo(StompSettings.of(brokers, stompUser.isEmpty() ? null : stompUser, stompPassword))
-                .withFrameLimits(frameLimits);
+                .withFrameLimits(frameLimits).withResolveInterval(brokersResolveInterval);
     }
 
     /** The quarantine queue, if rejected messages are to be copied there. */
@@ -644,6 +647,7 @@ public record SupervisorConfig(
                 r.integer(CONSUMER_MISSING_HEARTBEATS),
                 TlsSettings.read(r, "supervisor."),
                 StompFrameLimitKeys.read(r, "supervisor."),
+                BrokerKeys.resolveInterval(r, "supervisor."),
                 new Console(r.integer(HISTORY_DAYS), r.duration(CONSOLE_STUCK_AFTER)),
                 new Ha(bool(HA_ENABLED, r.text(HA_ENABLED)), r.text(HA_ID), r.duration(HA_LEASE),
                         r.duration(HA_RENEW_INTERVAL), zooKeeper(r)));
@@ -690,7 +694,7 @@ public record SupervisorConfig(
                 : "not managed") + ", catalogue=" + (catalogue.enabled() ? catalogue.url() + " every "
                 + catalogue.interval() : "manifests only") + ", cleanup=" + (cleanup.enabled() ? cleanup.s3Endpoint()
                 + " after " + cleanup.retention() + " (orphans " + cleanup.orphanRetention() + ")" : "off")
-                + ", tls=" + tls + ", frameLimits=" + frameLimits + ", ha=" + (ha.enabled() ? "lease " + ha.lease()
+                + ", tls=" + tls + ", frameLimits=" + frameLimits + ", brokersResolveInterval=" + brokersResolveInterval + ", ha=" + (ha.enabled() ? "lease " + ha.lease()
                 + " renewed every " + ha.renew() + (ha.id().isEmpty() ? "" : " as " + ha.id()) : "off") + "]";
     }
 }

@@ -146,6 +146,7 @@ class SupervisorConfigTest {
         p.setProperty(SupervisorConfig.HA_ZOOKEEPER_ROOT, "/ei/sv");
         p.setProperty(SupervisorConfig.JOURNAL_HDFS_DIR, "hdfs://ns1/eventindex/supervisor");
         p.setProperty(SupervisorConfig.HADOOP_CONF_DIR, "/etc/hadoop/conf");
+        p.setProperty("supervisor.brokers.resolve.interval", "15s");
 
         SupervisorConfig c = SupervisorConfig.fromProperties(p, Map.of(SupervisorConfig.ENV_STOMP_PASSWORD, "ignored",
                 SupervisorConfig.ENV_RUCIO_PASSWORD, "rucio-pw", SupervisorConfig.ENV_S3_SECRET_KEY, "s3-secret"));
@@ -193,7 +194,9 @@ class SupervisorConfigTest {
         assertEquals(new SupervisorConfig.Ha(true, "sv-2.example.org", Duration.ofSeconds(6), Duration.ofMillis(500),
                 Optional.of(new SupervisorConfig.ZooKeeperStore("zk1:2181,zk2:2181,zk3:2181", "/ei/sv",
                         URI.create("hdfs://ns1/eventindex/supervisor")))), c.ha());
-        assertEquals(66, SupervisorConfig.KEYS.size(), "a key was added: map it in this test and in the docs");
+        assertEquals(Duration.ofSeconds(15), c.brokersResolveInterval());
+        assertEquals(Duration.ofSeconds(15), c.stompSettings().resolveInterval());
+        assertEquals(67, SupervisorConfig.KEYS.size(), "a key was added: map it in this test and in the docs");
     }
 
     @Test

@@ -10,7 +10,7 @@ import java.util.Set;
  * Who may do what on the broker: the groups of the deployment and, per destination, which groups may read (consume),
  * write (send) and admin (create) it. Everything not listed is denied. This is the one description of the access
  * rules: the embedded broker of tests and the demo applies it, and the pair's templates
- * {@code broker-host/activemq/activemq-mq1.xml} and {@code -mq2.xml} ship the same rules (a test keeps them in step).
+ * {@code broker-host/activemq/activemq.xml} ships the same rules (a test keeps them in step).
  * It lives in the test kit, beside the embedded broker, because neither the producer nor a daemon reads it: a
  * production broker enforces the rules of its template, and the clients only log in as a member of their group.
  *

@@ -17,16 +17,18 @@ import java.util.Optional;
 import java.util.function.Consumer;
 
 /**
- * The chaos cluster's ActiveMQ pair, as the shipped templates run it ({@code broker-host/activemq/activemq-mq1.xml},
- * {@code -mq2.xml}): two {@link BrokerMain} processes on one shared KahaDB directory, each with its own STOMP port;
- * the one holding the store's file lock is active and listens, the other waits for the lock with its port closed.
- * Beside each broker runs its watchdog ({@code eventindex broker-watchdog}, a process of its own), which kills a
+ * The chaos cluster's ActiveMQ pair, the shared-store master/slave pair of decision 0038 (no longer the shipped
+ * topology: decision 0042 made independent brokers the one production topology, and converting the chaos cluster to
+ * them is a listed follow-up): two {@link BrokerMain} processes on one shared KahaDB directory, each with its own
+ * STOMP port; the one holding the store's file lock is active and listens, the other waits for the lock with its
+ * port closed. Beside each broker runs its watchdog ({@code eventindex broker-watchdog}, a process of its own), which kills a
  * broker that listens but stops answering; the harness then restarts the killed broker, as systemd's
  * {@code Restart=always} does, and it comes back as the standby. Clients reach each broker through its own
- * {@link TcpProxy} and take the list {@code proxy1,proxy2}, tried in order.
+ * {@link TcpProxy} and take the list {@code proxy1,proxy2}: the daemons subscribe through both (the standby's
+ * proxy refuses until it takes over), the senders go through whichever accepts.
  */
 final class BrokerPair implements AutoCloseable {
-    /** How often a standby tries the store lock (the templates' {@code lockAcquireSleepInterval}). */
+    /** How often a standby tries the store lock (decision 0038's templates' {@code lockAcquireSleepInterval}). */
     static final Duration LOCK_RETRY = Duration.ofSeconds(1);
     /** The watchdog's probe period, probe timeout and silent probes before the kill (as in docs/operations.md). */
     static final Duration WATCH_INTERVAL = Duration.ofSeconds(1);
@@ -75,7 +77,9 @@ final class BrokerPair implements AutoCloseable {
                                 BrokerLogins.passwordFile(secrets, BrokerLogins.OPERATOR).toString(), "--interval",
                                 WATCH_INTERVAL.toMillis() + "ms", "--timeout", WATCH_TIMEOUT.toMillis() + "ms",
                                 "--pid-file", pidFile.toString(),
-                                "--silent-probes", Integer.toString(WATCH_SILENT_PROBES))
+                                "--silent-probes", Integer.toString(WATCH_SILENT_PROBES),
+                                // a free port each: two watchdogs (and other tests) on the default 8086 would collide
+                                "--http-port", "0")
                         .command();
                 ChildProcess watchdog = new ChildProcess("broker-watchdog-" + i, watch, Map.of(),
                         logs.resolve("broker-watchdog-" + i + ".log"));
@@ -93,7 +97,7 @@ final class BrokerPair implements AutoCloseable {
         }
     }
 
-    /** What every client takes: both proxies, broker 1's first, tried in order. */
+    /** What every client takes: both proxies (the daemons subscribe through both; a sender goes through either). */
     String endpoints() {
         return String.join(",", proxies.stream().map(TcpProxy::endpoint).toList());
     }

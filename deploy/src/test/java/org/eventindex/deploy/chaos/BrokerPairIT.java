@@ -19,8 +19,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The broker pair as the chaos cluster (and the shipped templates) run it, without the rest of the system: two broker
- * processes on one shared KahaDB, a watchdog process beside each. Only the lock holder listens; a message stored
+ * The broker pair as the chaos cluster runs it (decision 0038's; no longer shipped), without the rest of the system:
+ * two broker processes on one shared KahaDB, a watchdog process beside each. Only the lock holder listens; a message stored
  * before kill -9 of the active broker is delivered by the standby that took over; a stopped (SIGSTOP) active broker
  * is killed by its watchdog and the other takes over again; a restarted broker comes back as the standby.
  */
