@@ -8,6 +8,7 @@ import org.eventindex.gen.GeneratedDataset;
 import org.eventindex.gen.GeneratorSpec;
 import org.eventindex.lookup.LookupMain;
 import org.eventindex.ops.CertificateExpiry;
+import org.eventindex.ops.DaemonMetrics;
 import org.eventindex.ops.OpsHttpServer;
 import org.eventindex.testing.Await;
 import org.eventindex.testing.ChildJvm;
@@ -199,6 +200,9 @@ final class MonitoringMetricsIT {
         if (name.startsWith("jvm_") || name.startsWith("process_") || name.equals("eventindex_build_info")
                 || name.equals(OpsHttpServer.READY)) {
             return List.of("supervisor", "consumer", "lookup");
+        }
+        if (name.equals(DaemonMetrics.BROKER_SUBSCRIBED)) {
+            return List.of("supervisor", "consumer");
         }
         for (String daemon : List.of("supervisor", "consumer", "lookup")) {
             if (name.startsWith("eventindex_" + daemon + "_")) {
