@@ -1,6 +1,7 @@
 package org.eventindex.brokerwatch;
 
 import org.eventindex.ops.OpsHttpServer;
+import org.eventindex.testing.HttpGets;
 import org.eventindex.testing.Await;
 import org.eventindex.testing.ChildJvm;
 import org.eventindex.testing.EmbeddedBroker;
@@ -41,9 +42,9 @@ class BrokerWatchdogHttpIT {
             Process watchdog = start(broker.stompPort(), port, "answering.log");
             try {
                 String base = "http://127.0.0.1:" + port;
-                Await.until("the watchdog ready", TIMEOUT, () -> status(base + "/ready") == 200);
-                assertEquals(200, status(base + "/health"));
-                String metrics = get(base + "/metrics");
+                Await.until("the watchdog ready", TIMEOUT, () -> HttpGets.status(base + "/ready") == 200);
+                assertEquals(200, HttpGets.status(base + "/health"));
+                String metrics = HttpGets.body(base + "/metrics");
                 assertTrue(metrics.contains("\n" + BrokerWatchMetrics.ANSWERING + " 1.0\n"), metrics);
                 assertTrue(metrics.contains("\n" + BrokerWatchMetrics.LISTENING + " 1.0\n"), metrics);
                 assertTrue(metrics.contains("\n" + OpsHttpServer.READY + " 1.0\n"), metrics);
@@ -62,13 +63,13 @@ class BrokerWatchdogHttpIT {
             Process watchdog = start(mute.getLocalPort(), port, "silent.log");
             try {
                 String base = "http://127.0.0.1:" + port;
-                Await.until("a silent probe counted", TIMEOUT, () -> status(base + "/health") == 200
-                        && silentProbes(get(base + "/metrics")) >= 1);
+                Await.until("a silent probe counted", TIMEOUT, () -> HttpGets.status(base + "/health") == 200
+                        && silentProbes(HttpGets.body(base + "/metrics")) >= 1);
                 HttpResponse<String> ready = http.send(HttpRequest.newBuilder(URI.create(base + "/ready")).build(),
                         HttpResponse.BodyHandlers.ofString());
                 assertEquals(503, ready.statusCode());
                 assertTrue(ready.body().contains("the broker listens but did not answer"), ready.body());
-                String metrics = get(base + "/metrics");
+                String metrics = HttpGets.body(base + "/metrics");
                 assertTrue(metrics.contains("\n" + BrokerWatchMetrics.ANSWERING + " 0.0\n"), metrics);
                 assertTrue(metrics.contains("\n" + OpsHttpServer.READY + " 0.0\n"), metrics);
             } finally {
@@ -95,29 +96,5 @@ class BrokerWatchdogHttpIT {
         java.util.regex.Matcher m = java.util.regex.Pattern.compile("\n" + BrokerWatchMetrics.PROBES
                 + "\\{outcome=\"silent\"} ([0-9.E]+)\n").matcher(metrics);
         return m.find() ? Double.parseDouble(m.group(1)) : 0;
-    }
-
-    private int status(String url) {
-        try {
-            return http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(5)).build(),
-                    HttpResponse.BodyHandlers.discarding()).statusCode();
-        } catch (IOException e) {
-            return -1;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return -1;
-        }
-    }
-
-    private String get(String url) {
-        try {
-            return http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(5)).build(),
-                    HttpResponse.BodyHandlers.ofString()).body();
-        } catch (IOException e) {
-            return "";
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return "";
-        }
     }
 }

@@ -2,6 +2,7 @@ package org.eventindex.distribution;
 
 import org.apache.kudu.client.KuduClient;
 import org.eventindex.deploy.StackAccess;
+import org.eventindex.testing.HttpGets;
 import org.eventindex.gen.DatasetGenerator;
 import org.eventindex.gen.GeneratedDataset;
 import org.eventindex.gen.GeneratedJob;
@@ -18,10 +19,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -59,7 +56,6 @@ final class DemoKeepIT {
     private final Path root = Path.of(System.getProperty("ei.project.dir", "..")).toAbsolutePath().normalize();
     /** Kept after the run, for a failure to be looked at. */
     private final Path output = Path.of("target", "demo-keep-it.log").toAbsolutePath();
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private Process demo;
 
     @AfterEach
@@ -125,10 +121,11 @@ final class DemoKeepIT {
         }
 
         String view = env.get("EI_SUPERVISOR_URL") + "/datasets/" + DATASET;
-        Await.until(DATASET + " DONE at " + view, STEP_TIMEOUT, () -> get(view).contains("\"state\":\"DONE\""));
+        Await.until(DATASET + " DONE at " + view, STEP_TIMEOUT,
+                () -> HttpGets.body(view).contains("\"state\":\"DONE\""));
         String console = env.get("EI_SUPERVISOR_URL") + "/";
         assertTrue(printed.contains("Console:         " + console), "bin/demo --keep prints the console URL " + console);
-        assertTrue(get(console).contains("<title>Overview"), "the console at " + console);
+        assertTrue(HttpGets.body(console).contains("<title>Overview"), "the console at " + console);
         try (KuduClient kudu = new KuduClient.KuduClientBuilder(env.get("EI_KUDU_MASTER")).build()) {
             DatasetQueries queries = new DatasetQueries(kudu,
                     new KuduTablesConfig("", KuduTablesConfig.DEFAULT_HASH_BUCKETS, 1));
@@ -191,18 +188,6 @@ final class DemoKeepIT {
         Matcher m = Pattern.compile(regex).matcher(printed);
         assertTrue(m.find(), "bin/demo printed no line matching '" + regex + "'; output in " + output);
         return m.group(1).strip();
-    }
-
-    private String get(String url) {
-        try {
-            return http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(5)).build(),
-                    HttpResponse.BodyHandlers.ofString()).body();
-        } catch (IOException e) {
-            return "";
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return "";
-        }
     }
 
     private static String mode(Path p) throws IOException {

@@ -2,6 +2,7 @@ package org.eventindex.lookup;
 
 import org.apache.kudu.client.KuduClient;
 import org.eventindex.cluster.KerberosLogin;
+import org.eventindex.testing.HttpGets;
 import org.eventindex.cluster.testing.KerberizedKudu;
 import org.eventindex.cluster.testing.MitKdc;
 import org.eventindex.kudu.KuduTables;
@@ -12,11 +13,6 @@ import org.eventindex.testing.Ports;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -40,7 +36,6 @@ class KerberizedLookupServeIT {
     @TempDir
     Path tmp;
 
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     @Test
     void theLoginsMetricsAreOnMetricsOnceKuduIsOpen() throws Exception {
@@ -63,12 +58,12 @@ class KerberizedLookupServeIT {
                 String metricsUrl = "http://127.0.0.1:" + port + "/metrics";
                 try {
                     Await.until("the Kerberos login's metrics on /metrics", TIMEOUT,
-                            () -> TICKET_END.matcher(get(metricsUrl)).find());
+                            () -> TICKET_END.matcher(HttpGets.body(metricsUrl)).find());
                 } catch (AssertionError e) {
-                    throw new AssertionError(e.getMessage() + "; /metrics:\n" + get(metricsUrl) + "\nlookup serve's"
-                            + " output:\n" + Files.readString(tmp.resolve("serve.log")), e);
+                    throw new AssertionError(e.getMessage() + "; /metrics:\n" + HttpGets.body(metricsUrl)
+                            + "\nlookup serve's output:\n" + Files.readString(tmp.resolve("serve.log")), e);
                 }
-                String metrics = get(metricsUrl);
+                String metrics = HttpGets.body(metricsUrl);
                 Matcher m = TICKET_END.matcher(metrics);
                 assertTrue(m.find(), metrics);
                 double left = Double.parseDouble(m.group(1)) - System.currentTimeMillis() / 1000.0;
@@ -82,18 +77,6 @@ class KerberizedLookupServeIT {
             }
             assertEquals(0, serve.exitValue(), "lookup serve stops cleanly on SIGTERM: "
                     + Files.readString(tmp.resolve("serve.log")));
-        }
-    }
-
-    private String get(String url) {
-        try {
-            return http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(5)).build(),
-                    HttpResponse.BodyHandlers.ofString()).body();
-        } catch (IOException e) {
-            return "";
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return "";
         }
     }
 }

@@ -1,6 +1,7 @@
 package org.eventindex.deploy.monitoring;
 
 import org.eventindex.brokerwatch.BrokerWatchMetrics;
+import org.eventindex.testing.HttpGets;
 import org.eventindex.cluster.KerberosLogin;
 import org.eventindex.deploy.EmbeddedStack;
 import org.eventindex.deploy.PipelineRun;
@@ -67,6 +68,7 @@ final class MonitoringMetricsIT {
     @TempDir
     static Path work;
 
+    private static final Duration HTTP_TIMEOUT = Duration.ofSeconds(10);
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private EmbeddedStack stack;
     private Process lookup;
@@ -84,8 +86,9 @@ final class MonitoringMetricsIT {
         pipeline.awaitDone(datasets, TIMEOUT);
 
         String lookupUrl = startLookupServe();
-        Await.until("lookup serve ready", TIMEOUT, () -> status(lookupUrl + "/ready") == 200);
-        assertEquals(404, status(lookupUrl + "/events/00000001/000000001"), "a lookup of an event nobody loaded");
+        Await.until("lookup serve ready", TIMEOUT, () -> HttpGets.status(lookupUrl + "/ready", HTTP_TIMEOUT) == 200);
+        assertEquals(404, HttpGets.status(lookupUrl + "/events/00000001/000000001", HTTP_TIMEOUT),
+                "a lookup of an event nobody loaded");
 
         String supervisorUrl = "http://127.0.0.1:" + stack.supervisor().httpPort();
         String consumerUrl = "http://127.0.0.1:" + stack.consumers().get(0).httpPort();
@@ -243,7 +246,7 @@ final class MonitoringMetricsIT {
 
     private String get(String url) {
         try {
-            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10))
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(url)).timeout(HTTP_TIMEOUT)
                     .build(), HttpResponse.BodyHandlers.ofString());
             assertEquals(200, r.statusCode(), url);
             return r.body();
@@ -252,18 +255,6 @@ final class MonitoringMetricsIT {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new AssertionError("interrupted: GET " + url, e);
-        }
-    }
-
-    private int status(String url) {
-        try {
-            return http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).build(),
-                    HttpResponse.BodyHandlers.discarding()).statusCode();
-        } catch (IOException e) {
-            return -1;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return -1;
         }
     }
 }
