@@ -2,6 +2,7 @@ package org.eventindex.operator;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import org.eventindex.message.Json;
+import org.eventindex.message.Queues;
 import org.eventindex.supervisor.Supervisor;
 import org.eventindex.testing.EmbeddedBroker;
 import org.eventindex.testing.Ports;
@@ -16,17 +17,21 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
+import java.util.function.ToIntBiFunction;
 import java.util.Properties;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * {@code eventindex supervisor status} against a real supervisor (on a real broker) that knows one COLLECTING dataset:
- * the table, the filters, {@code --json}, and an unreachable second URL named without failing the command.
+ * {@code eventindex status} (and its alias {@code eventindex supervisor status}) against a real supervisor that knows
+ * one COLLECTING dataset and reads two brokers of which one is down: the table, the filters, the brokers with their
+ * subscriptions, {@code --json}, and an unreachable second URL named without failing the command.
  */
-class SupervisorStatusTest {
+class SiteStatusTest {
     private static final String DATASET = "data18_13TeV.00350099.physics_Main.merge.AOD.f934_m1831_tid13500099_00";
 
     @TempDir
@@ -34,12 +39,15 @@ class SupervisorStatusTest {
     private static EmbeddedBroker broker;
     private static Supervisor supervisor;
     private static String url;
+    /** A broker address where nothing listens: the supervisor reads it as a second broker of its alias. */
+    private static String deadBroker;
 
     @BeforeAll
     static void start() throws IOException {
         broker = EmbeddedBroker.start(dir.resolve("broker"));
-        supervisor = RunningSupervisor.start(broker.stompEndpoints(), dir.resolve("journal"), new Properties(),
-                Map.of());
+        deadBroker = "127.0.0.1:" + Ports.free();
+        supervisor = RunningSupervisor.start(broker.stompEndpoints() + "," + deadBroker, dir.resolve("journal"),
+                new Properties(), Map.of());
         url = "http://127.0.0.1:" + supervisor.httpPort();
         Path manifest = Files.writeString(dir.resolve("manifest.json"), "{\"type\":\"manifest\",\"dataset\":\""
                 + DATASET + "\",\"files\":[{\"guid\":\"G1\",\"nevents\":10},{\"guid\":\"G2\",\"nevents\":5}]}");
@@ -80,6 +88,26 @@ class SupervisorStatusTest {
     }
 
     @Test
+    void theTopLevelCommandListsEachBrokerWithTheQueuesSubscribedOnIt() {
+        Run r = top("--url", url);
+        assertEquals(0, r.exit, r.err);
+        assertTrue(r.out.contains("BROKER"), r.out);
+        String live = broker.stompEndpoints();
+        assertTrue(r.out.lines().anyMatch(l -> firstCell(l).equals(live) && l.contains(" yes ")
+                && l.contains("3/3")), "the live broker serves the three queues: " + r.out);
+        assertTrue(r.out.lines().anyMatch(l -> firstCell(l).equals(deadBroker) && l.contains(" no ")
+                && l.contains("0/3") && l.contains("not subscribed to " + Queues.SUPERVISOR)), "the dead broker: " + r.out);
+        assertTrue(r.out.lines().anyMatch(l -> l.startsWith(DATASET) && l.contains("COLLECTING")), r.out);
+
+        Run help = top("--help");
+        assertEquals(0, help.exit, help.err);
+        assertTrue(help.out.startsWith("Usage: eventindex status "), help.out);
+        Run none = top("--url", "http://127.0.0.1:" + Ports.free());
+        assertEquals(1, none.exit);
+        assertTrue(none.err.startsWith("eventindex status: no active supervisor among "), none.err);
+    }
+
+    @Test
     void jsonHoldsTheDocumentsOfTheEndpoints() throws IOException {
         Run r = run("status", "--url", url + "/", "--json");
         assertEquals(0, r.exit, r.err);
@@ -90,6 +118,15 @@ class SupervisorStatusTest {
         assertEquals(DATASET, doc.path("datasets").get(0).path("name").asText(), r.out);
         assertEquals(2, doc.path("datasets").get(0).path("expectedFiles").asInt(), r.out);
         assertTrue(doc.path("consumers").path("consumers").isArray(), r.out);
+        Map<String, JsonNode> brokers = new HashMap<>();
+        doc.path("brokers").forEach(b -> brokers.put(b.path("broker").asText(), b));
+        assertEquals(Set.of(broker.stompEndpoints(), deadBroker), brokers.keySet(), r.out);
+        assertTrue(brokers.get(broker.stompEndpoints()).path("subscribed").asBoolean(), r.out);
+        assertEquals(3, brokers.get(broker.stompEndpoints()).path("queuesSubscribed").asInt(), r.out);
+        assertEquals(false, brokers.get(deadBroker).path("subscribed").asBoolean(true), r.out);
+        assertEquals(3, brokers.get(deadBroker).path("notSubscribed").size(), r.out);
+        assertEquals(false, doc.path("overview").path("supervisor").path("brokers").path(deadBroker)
+                .path(Queues.SUPERVISOR).asBoolean(true), r.out);
     }
 
     @Test
@@ -112,11 +149,25 @@ class SupervisorStatusTest {
     private record Run(int exit, String out, String err) {
     }
 
+    private static String firstCell(String line) {
+        return line.split("\\s+", 2)[0];
+    }
+
+    /** {@code eventindex status ARGS}. */
+    private static Run top(String... args) {
+        return capture((out, err) -> SiteStatus.run(args, out, err));
+    }
+
+    /** {@code eventindex supervisor ARGS}. */
     private static Run run(String... args) {
+        return capture((out, err) -> OperatorMain.run(args, out, err, Map.of()));
+    }
+
+    private static Run capture(ToIntBiFunction<PrintStream, PrintStream> command) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int exit = OperatorMain.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8), Map.of());
+        int exit = command.applyAsInt(new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
         return new Run(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }
 }
