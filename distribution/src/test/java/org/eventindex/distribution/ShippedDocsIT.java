@@ -40,6 +40,7 @@ class ShippedDocsIT {
                 "deploy/monitoring/eventindex-alerts.yml", "deploy/monitoring/eventindex-alerts-test.yml",
                 "deploy/monitoring/eventindex-dashboard.json", "deploy/monitoring/activemq-jmx-exporter.yml",
                 "deploy/monitoring/README.md", "deploy/impala/create-tables.sql", "deploy/impala/queries.sql",
+                "deploy/s3/bucket-policy.json",
                 "systemd/eventindex-broker-watchdog.service")) {
             assertTrue(Files.isRegularFile(home.resolve(file)), file + " is not in " + TARBALL);
         }
