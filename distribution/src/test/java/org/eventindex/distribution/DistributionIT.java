@@ -128,7 +128,7 @@ final class DistributionIT {
         Command version = run(List.of(link.toString(), "--version"), Map.of(), temp);
         assertEquals(new Command(0, "eventindex " + VERSION + "\n"), version);
         for (String cmd : List.of("generate", "producer", "supervisor", "consumer", "kudu-loader", "lookup",
-                "broker-watchdog", "status")) {
+                "broker-watchdog", "status", "sizing")) {
             Command v = run(List.of(link.toString(), cmd, "--version"), Map.of(), temp);
             assertEquals(0, v.exit(), v.output());
             assertTrue(v.output().strip().matches("(eventindex[- ])?" + cmd + " " + Pattern.quote(VERSION)),

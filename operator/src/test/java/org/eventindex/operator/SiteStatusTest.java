@@ -11,16 +11,13 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.ToIntBiFunction;
 import java.util.Properties;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -51,8 +48,8 @@ class SiteStatusTest {
         url = "http://127.0.0.1:" + supervisor.httpPort();
         Path manifest = Files.writeString(dir.resolve("manifest.json"), "{\"type\":\"manifest\",\"dataset\":\""
                 + DATASET + "\",\"files\":[{\"guid\":\"G1\",\"nevents\":10},{\"guid\":\"G2\",\"nevents\":5}]}");
-        Run r = run("register-manifest", "--brokers", broker.stompEndpoints(), "--file", manifest.toString());
-        assertEquals(0, r.exit, r.err);
+        CommandRun r = run("register-manifest", "--brokers", broker.stompEndpoints(), "--file", manifest.toString());
+        assertEquals(0, r.exit(), r.err());
     }
 
     @AfterAll
@@ -68,85 +65,82 @@ class SiteStatusTest {
     @Test
     void theTableShowsTheActiveSupervisorTheDatasetsByStateAndTheDataset() {
         String down = "http://127.0.0.1:" + Ports.free();
-        Run r = run("status", "--url", url + "," + down);
-        assertEquals(0, r.exit, r.err);
-        assertTrue(r.out.lines().anyMatch(l -> l.startsWith(url) && l.contains("active") && l.contains("true")),
-                r.out);
-        assertTrue(r.out.lines().anyMatch(l -> l.startsWith(down) && l.contains("unreachable")), r.out);
-        assertTrue(r.out.contains("datasets: COLLECTING 1, HELD 0,"), r.out);
-        assertTrue(r.out.lines().anyMatch(l -> l.startsWith(DATASET) && l.contains("COLLECTING")
-                && l.contains("0/2")), r.out);
-        assertTrue(r.out.contains("CONSUMER") && r.out.contains("signals in flight: 0"), r.out);
+        CommandRun r = run("status", "--url", url + "," + down);
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.out().lines().anyMatch(l -> l.startsWith(url) && l.contains("active") && l.contains("true")),
+                r.out());
+        assertTrue(r.out().lines().anyMatch(l -> l.startsWith(down) && l.contains("unreachable")), r.out());
+        assertTrue(r.out().contains("datasets: COLLECTING 1, HELD 0,"), r.out());
+        assertTrue(r.out().lines().anyMatch(l -> l.startsWith(DATASET) && l.contains("COLLECTING")
+                && l.contains("0/2")), r.out());
+        assertTrue(r.out().contains("CONSUMER") && r.out().contains("signals in flight: 0"), r.out());
 
-        Run done = run("status", "--url", url, "--state", "done");
-        assertEquals(0, done.exit, done.err);
-        assertTrue(done.out.lines().noneMatch(l -> l.startsWith(DATASET)), "only DONE datasets: " + done.out);
-        Run other = run("status", "--url", url, "--dataset", "data17_*");
-        assertTrue(other.out.lines().noneMatch(l -> l.startsWith(DATASET)), "another project: " + other.out);
-        Run glob = run("status", "--url", url, "--dataset", "data18_13TeV.00350099.*");
-        assertTrue(glob.out.lines().anyMatch(l -> l.startsWith(DATASET)), glob.out);
+        CommandRun done = run("status", "--url", url, "--state", "done");
+        assertEquals(0, done.exit(), done.err());
+        assertTrue(done.out().lines().noneMatch(l -> l.startsWith(DATASET)), "only DONE datasets: " + done.out());
+        CommandRun other = run("status", "--url", url, "--dataset", "data17_*");
+        assertTrue(other.out().lines().noneMatch(l -> l.startsWith(DATASET)), "another project: " + other.out());
+        CommandRun glob = run("status", "--url", url, "--dataset", "data18_13TeV.00350099.*");
+        assertTrue(glob.out().lines().anyMatch(l -> l.startsWith(DATASET)), glob.out());
     }
 
     @Test
     void theTopLevelCommandListsEachBrokerWithTheQueuesSubscribedOnIt() {
-        Run r = top("--url", url);
-        assertEquals(0, r.exit, r.err);
-        assertTrue(r.out.contains("BROKER"), r.out);
+        CommandRun r = top("--url", url);
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.out().contains("BROKER"), r.out());
         String live = broker.stompEndpoints();
-        assertTrue(r.out.lines().anyMatch(l -> firstCell(l).equals(live) && l.contains(" yes ")
-                && l.contains("3/3")), "the live broker serves the three queues: " + r.out);
-        assertTrue(r.out.lines().anyMatch(l -> firstCell(l).equals(deadBroker) && l.contains(" no ")
-                && l.contains("0/3") && l.contains("not subscribed to " + Queues.SUPERVISOR)), "the dead broker: " + r.out);
-        assertTrue(r.out.lines().anyMatch(l -> l.startsWith(DATASET) && l.contains("COLLECTING")), r.out);
+        assertTrue(r.out().lines().anyMatch(l -> firstCell(l).equals(live) && l.contains(" yes ")
+                && l.contains("3/3")), "the live broker serves the three queues: " + r.out());
+        assertTrue(r.out().lines().anyMatch(l -> firstCell(l).equals(deadBroker) && l.contains(" no ")
+                && l.contains("0/3") && l.contains("not subscribed to " + Queues.SUPERVISOR)), "the dead broker: " + r.out());
+        assertTrue(r.out().lines().anyMatch(l -> l.startsWith(DATASET) && l.contains("COLLECTING")), r.out());
 
-        Run help = top("--help");
-        assertEquals(0, help.exit, help.err);
-        assertTrue(help.out.startsWith("Usage: eventindex status "), help.out);
-        Run none = top("--url", "http://127.0.0.1:" + Ports.free());
-        assertEquals(1, none.exit);
-        assertTrue(none.err.startsWith("eventindex status: no active supervisor among "), none.err);
+        CommandRun help = top("--help");
+        assertEquals(0, help.exit(), help.err());
+        assertTrue(help.out().startsWith("Usage: eventindex status "), help.out());
+        CommandRun none = top("--url", "http://127.0.0.1:" + Ports.free());
+        assertEquals(1, none.exit());
+        assertTrue(none.err().startsWith("eventindex status: no active supervisor among "), none.err());
     }
 
     @Test
     void jsonHoldsTheDocumentsOfTheEndpoints() throws IOException {
-        Run r = run("status", "--url", url + "/", "--json");
-        assertEquals(0, r.exit, r.err);
-        JsonNode doc = Json.tree(r.out.getBytes(StandardCharsets.UTF_8));
-        assertEquals("active", doc.path("supervisors").get(0).path("role").asText(), r.out);
-        assertTrue(doc.path("supervisors").get(0).path("ready").asBoolean(), r.out);
-        assertEquals(1, doc.path("overview").path("datasetsByState").path("COLLECTING").asInt(), r.out);
-        assertEquals(DATASET, doc.path("datasets").get(0).path("name").asText(), r.out);
-        assertEquals(2, doc.path("datasets").get(0).path("expectedFiles").asInt(), r.out);
-        assertTrue(doc.path("consumers").path("consumers").isArray(), r.out);
+        CommandRun r = run("status", "--url", url + "/", "--json");
+        assertEquals(0, r.exit(), r.err());
+        JsonNode doc = Json.tree(r.out().getBytes(StandardCharsets.UTF_8));
+        assertEquals("active", doc.path("supervisors").get(0).path("role").asText(), r.out());
+        assertTrue(doc.path("supervisors").get(0).path("ready").asBoolean(), r.out());
+        assertEquals(1, doc.path("overview").path("datasetsByState").path("COLLECTING").asInt(), r.out());
+        assertEquals(DATASET, doc.path("datasets").get(0).path("name").asText(), r.out());
+        assertEquals(2, doc.path("datasets").get(0).path("expectedFiles").asInt(), r.out());
+        assertTrue(doc.path("consumers").path("consumers").isArray(), r.out());
         Map<String, JsonNode> brokers = new HashMap<>();
         doc.path("brokers").forEach(b -> brokers.put(b.path("broker").asText(), b));
-        assertEquals(Set.of(broker.stompEndpoints(), deadBroker), brokers.keySet(), r.out);
-        assertTrue(brokers.get(broker.stompEndpoints()).path("subscribed").asBoolean(), r.out);
-        assertEquals(3, brokers.get(broker.stompEndpoints()).path("queuesSubscribed").asInt(), r.out);
-        assertEquals(false, brokers.get(deadBroker).path("subscribed").asBoolean(true), r.out);
-        assertEquals(3, brokers.get(deadBroker).path("notSubscribed").size(), r.out);
+        assertEquals(Set.of(broker.stompEndpoints(), deadBroker), brokers.keySet(), r.out());
+        assertTrue(brokers.get(broker.stompEndpoints()).path("subscribed").asBoolean(), r.out());
+        assertEquals(3, brokers.get(broker.stompEndpoints()).path("queuesSubscribed").asInt(), r.out());
+        assertEquals(false, brokers.get(deadBroker).path("subscribed").asBoolean(true), r.out());
+        assertEquals(3, brokers.get(deadBroker).path("notSubscribed").size(), r.out());
         assertEquals(false, doc.path("overview").path("supervisor").path("brokers").path(deadBroker)
-                .path(Queues.SUPERVISOR).asBoolean(true), r.out);
+                .path(Queues.SUPERVISOR).asBoolean(true), r.out());
     }
 
     @Test
     void noActiveSupervisorOrABadStateFailsNamingWhy() {
         String down = "http://127.0.0.1:" + Ports.free();
-        Run none = run("status", "--url", down);
-        assertEquals(1, none.exit);
-        assertTrue(none.err.contains("no active supervisor among " + down), none.err);
-        assertTrue(none.out.contains("unreachable") && none.out.contains("GET " + down + "/console/role"), none.out);
+        CommandRun none = run("status", "--url", down);
+        assertEquals(1, none.exit());
+        assertTrue(none.err().contains("no active supervisor among " + down), none.err());
+        assertTrue(none.out().contains("unreachable") && none.out().contains("GET " + down + "/console/role"), none.out());
 
-        Run bad = run("status", "--url", url, "--state", "FINISHED");
-        assertEquals(1, bad.exit);
-        assertTrue(bad.err.contains("HTTP 400") && bad.err.contains("unknown state 'FINISHED'"), bad.err);
+        CommandRun bad = run("status", "--url", url, "--state", "FINISHED");
+        assertEquals(1, bad.exit());
+        assertTrue(bad.err().contains("HTTP 400") && bad.err().contains("unknown state 'FINISHED'"), bad.err());
 
-        Run notUrl = run("status", "--url", "sv1:8082");
-        assertEquals(2, notUrl.exit);
-        assertTrue(notUrl.err.contains("--url sv1:8082 is not an http(s) URL"), notUrl.err);
-    }
-
-    private record Run(int exit, String out, String err) {
+        CommandRun notUrl = run("status", "--url", "sv1:8082");
+        assertEquals(2, notUrl.exit());
+        assertTrue(notUrl.err().contains("--url sv1:8082 is not an http(s) URL"), notUrl.err());
     }
 
     private static String firstCell(String line) {
@@ -154,20 +148,12 @@ class SiteStatusTest {
     }
 
     /** {@code eventindex status ARGS}. */
-    private static Run top(String... args) {
-        return capture((out, err) -> SiteStatus.run(args, out, err));
+    private static CommandRun top(String... args) {
+        return CommandRun.of((out, err) -> SiteStatus.run(args, out, err));
     }
 
     /** {@code eventindex supervisor ARGS}. */
-    private static Run run(String... args) {
-        return capture((out, err) -> OperatorMain.run(args, out, err, Map.of()));
-    }
-
-    private static Run capture(ToIntBiFunction<PrintStream, PrintStream> command) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int exit = command.applyAsInt(new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8));
-        return new Run(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    private static CommandRun run(String... args) {
+        return CommandRun.of((out, err) -> OperatorMain.run(args, out, err, Map.of()));
     }
 }
