@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import org.eventindex.message.Json;
 import org.eventindex.message.Queues;
 import org.eventindex.supervisor.Supervisor;
+import org.eventindex.testing.CommandTreeWalk;
 import org.eventindex.testing.EmbeddedBroker;
 import org.eventindex.testing.Ports;
 import org.junit.jupiter.api.AfterAll;
@@ -16,9 +17,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.Properties;
+import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -48,7 +50,7 @@ class SiteStatusTest {
         url = "http://127.0.0.1:" + supervisor.httpPort();
         Path manifest = Files.writeString(dir.resolve("manifest.json"), "{\"type\":\"manifest\",\"dataset\":\""
                 + DATASET + "\",\"files\":[{\"guid\":\"G1\",\"nevents\":10},{\"guid\":\"G2\",\"nevents\":5}]}");
-        CommandRun r = run("register-manifest", "--brokers", broker.stompEndpoints(), "--file", manifest.toString());
+        CommandTreeWalk.Result r = run("register-manifest", "--brokers", broker.stompEndpoints(), "--file", manifest.toString());
         assertEquals(0, r.exit(), r.err());
     }
 
@@ -65,7 +67,7 @@ class SiteStatusTest {
     @Test
     void theTableShowsTheActiveSupervisorTheDatasetsByStateAndTheDataset() {
         String down = "http://127.0.0.1:" + Ports.free();
-        CommandRun r = run("status", "--url", url + "," + down);
+        CommandTreeWalk.Result r = run("status", "--url", url + "," + down);
         assertEquals(0, r.exit(), r.err());
         assertTrue(r.out().lines().anyMatch(l -> l.startsWith(url) && l.contains("active") && l.contains("true")),
                 r.out());
@@ -75,18 +77,18 @@ class SiteStatusTest {
                 && l.contains("0/2")), r.out());
         assertTrue(r.out().contains("CONSUMER") && r.out().contains("signals in flight: 0"), r.out());
 
-        CommandRun done = run("status", "--url", url, "--state", "done");
+        CommandTreeWalk.Result done = run("status", "--url", url, "--state", "done");
         assertEquals(0, done.exit(), done.err());
         assertTrue(done.out().lines().noneMatch(l -> l.startsWith(DATASET)), "only DONE datasets: " + done.out());
-        CommandRun other = run("status", "--url", url, "--dataset", "data17_*");
+        CommandTreeWalk.Result other = run("status", "--url", url, "--dataset", "data17_*");
         assertTrue(other.out().lines().noneMatch(l -> l.startsWith(DATASET)), "another project: " + other.out());
-        CommandRun glob = run("status", "--url", url, "--dataset", "data18_13TeV.00350099.*");
+        CommandTreeWalk.Result glob = run("status", "--url", url, "--dataset", "data18_13TeV.00350099.*");
         assertTrue(glob.out().lines().anyMatch(l -> l.startsWith(DATASET)), glob.out());
     }
 
     @Test
     void theTopLevelCommandListsEachBrokerWithTheQueuesSubscribedOnIt() {
-        CommandRun r = top("--url", url);
+        CommandTreeWalk.Result r = top("--url", url);
         assertEquals(0, r.exit(), r.err());
         assertTrue(r.out().contains("BROKER"), r.out());
         String live = broker.stompEndpoints();
@@ -96,17 +98,22 @@ class SiteStatusTest {
                 && l.contains("0/3") && l.contains("not subscribed to " + Queues.SUPERVISOR)), "the dead broker: " + r.out());
         assertTrue(r.out().lines().anyMatch(l -> l.startsWith(DATASET) && l.contains("COLLECTING")), r.out());
 
-        CommandRun help = top("--help");
+        CommandTreeWalk.Result help = top("--help");
         assertEquals(0, help.exit(), help.err());
         assertTrue(help.out().startsWith("Usage: eventindex status "), help.out());
-        CommandRun none = top("--url", "http://127.0.0.1:" + Ports.free());
+        CommandTreeWalk.Result none = top("--url", "http://127.0.0.1:" + Ports.free());
         assertEquals(1, none.exit());
         assertTrue(none.err().startsWith("eventindex status: no active supervisor among "), none.err());
     }
 
     @Test
+    void theTopLevelCommandFollowsTheCommandLineConventions() {
+        assertEquals(List.of(List.of()), CommandTreeWalk.check("eventindex status", SiteStatusTest::top));
+    }
+
+    @Test
     void jsonHoldsTheDocumentsOfTheEndpoints() throws IOException {
-        CommandRun r = run("status", "--url", url + "/", "--json");
+        CommandTreeWalk.Result r = run("status", "--url", url + "/", "--json");
         assertEquals(0, r.exit(), r.err());
         JsonNode doc = Json.tree(r.out().getBytes(StandardCharsets.UTF_8));
         assertEquals("active", doc.path("supervisors").get(0).path("role").asText(), r.out());
@@ -129,16 +136,16 @@ class SiteStatusTest {
     @Test
     void noActiveSupervisorOrABadStateFailsNamingWhy() {
         String down = "http://127.0.0.1:" + Ports.free();
-        CommandRun none = run("status", "--url", down);
+        CommandTreeWalk.Result none = run("status", "--url", down);
         assertEquals(1, none.exit());
         assertTrue(none.err().contains("no active supervisor among " + down), none.err());
         assertTrue(none.out().contains("unreachable") && none.out().contains("GET " + down + "/console/role"), none.out());
 
-        CommandRun bad = run("status", "--url", url, "--state", "FINISHED");
+        CommandTreeWalk.Result bad = run("status", "--url", url, "--state", "FINISHED");
         assertEquals(1, bad.exit());
         assertTrue(bad.err().contains("HTTP 400") && bad.err().contains("unknown state 'FINISHED'"), bad.err());
 
-        CommandRun notUrl = run("status", "--url", "sv1:8082");
+        CommandTreeWalk.Result notUrl = run("status", "--url", "sv1:8082");
         assertEquals(2, notUrl.exit());
         assertTrue(notUrl.err().contains("--url sv1:8082 is not an http(s) URL"), notUrl.err());
     }
@@ -148,12 +155,12 @@ class SiteStatusTest {
     }
 
     /** {@code eventindex status ARGS}. */
-    private static CommandRun top(String... args) {
-        return CommandRun.of((out, err) -> SiteStatus.run(args, out, err));
+    private static CommandTreeWalk.Result top(String... args) {
+        return CommandTreeWalk.capture((out, err) -> SiteStatus.run(args, out, err));
     }
 
     /** {@code eventindex supervisor ARGS}. */
-    private static CommandRun run(String... args) {
-        return CommandRun.of((out, err) -> OperatorMain.run(args, out, err, Map.of()));
+    private static CommandTreeWalk.Result run(String... args) {
+        return CommandTreeWalk.capture((out, err) -> OperatorMain.run(args, out, err, Map.of()));
     }
 }

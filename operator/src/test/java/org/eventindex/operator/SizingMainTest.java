@@ -1,6 +1,9 @@
 package org.eventindex.operator;
 
+import org.eventindex.testing.CommandTreeWalk;
 import org.junit.jupiter.api.Test;
+
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -40,7 +43,7 @@ class SizingMainTest {
 
     @Test
     void theCommandPrintsEachResourceWithTheFigureItComesFrom() {
-        CommandRun r = run("--events-per-day", "585000000", "--datasets-per-day", "287");
+        CommandTreeWalk.Result r = run("--events-per-day", "585000000", "--datasets-per-day", "287");
         assertEquals(0, r.exit(), r.err());
         assertTrue(r.out().lines().anyMatch(l -> l.matches("tablet servers +124 .*")), r.out());
         assertTrue(r.out().lines().anyMatch(l -> l.matches(" {2}for the tablets +124 +123,273 tablet replicas .*")), r.out());
@@ -48,15 +51,20 @@ class SizingMainTest {
         assertTrue(r.out().lines().anyMatch(l -> l.matches("HDFS +109\\.7 TB a year .*")), r.out());
         assertTrue(r.out().lines().anyMatch(l -> l.matches("S3 +692\\.6 GB .*")), r.out());
 
-        CommandRun zero = run("--events-per-day", "0", "--datasets-per-day", "1");
+        CommandTreeWalk.Result zero = run("--events-per-day", "0", "--datasets-per-day", "1");
         assertEquals(2, zero.exit());
         assertTrue(zero.err().startsWith("eventindex sizing: events per day must be at least 1: 0"), zero.err());
-        CommandRun help = run("--help");
+        CommandTreeWalk.Result help = run("--help");
         assertEquals(0, help.exit());
         assertTrue(help.out().startsWith("Usage: eventindex sizing "), help.out());
     }
 
-    private static CommandRun run(String... args) {
-        return CommandRun.of((out, err) -> SizingMain.run(args, out, err));
+    @Test
+    void followsTheCommandLineConventions() {
+        assertEquals(List.of(List.of()), CommandTreeWalk.check("eventindex sizing", SizingMainTest::run));
+    }
+
+    private static CommandTreeWalk.Result run(String... args) {
+        return CommandTreeWalk.capture((out, err) -> SizingMain.run(args, out, err));
     }
 }
