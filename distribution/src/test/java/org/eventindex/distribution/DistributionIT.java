@@ -128,7 +128,7 @@ final class DistributionIT {
         Command version = run(List.of(link.toString(), "--version"), Map.of(), temp);
         assertEquals(new Command(0, "eventindex " + VERSION + "\n"), version);
         for (String cmd : List.of("generate", "producer", "supervisor", "consumer", "kudu-loader", "lookup",
-                "broker-watchdog")) {
+                "broker-watchdog", "status", "sizing")) {
             Command v = run(List.of(link.toString(), cmd, "--version"), Map.of(), temp);
             assertEquals(0, v.exit(), v.output());
             assertTrue(v.output().strip().matches("(eventindex[- ])?" + cmd + " " + Pattern.quote(VERSION)),
@@ -194,6 +194,14 @@ final class DistributionIT {
         assertEquals(BrokerLogins.OPERATOR, optionValue(registerManifest, "--user"), "login of conf/operator.env");
         Command register = run(registerManifest, env, temp);
         assertEquals(0, register.exit(), register.output());
+        // The site at a glance from the unpacked tree: the supervisor active, its broker subscribed, the dataset.
+        Command status = run(List.of(bin.toString(), "status", "--url", "http://127.0.0.1:" + supervisorPort), env,
+                temp);
+        assertEquals(0, status.exit(), status.output());
+        String brokerPort = ":" + stack.broker().stompEndpoints().replaceFirst(".*:", "");
+        assertTrue(status.output().lines().anyMatch(l -> l.contains(brokerPort) && l.contains(" yes ")
+                && l.contains("3/3")), "eventindex status, the broker: " + status.output());
+        assertTrue(status.output().lines().anyMatch(l -> l.startsWith(DATASET)), status.output());
 
         // A level changed in logback.xml while the supervisor runs: its DEBUG line on a manifest registered again.
         Path logback = site.resolve("logback.xml");

@@ -100,7 +100,8 @@ final class LauncherConfDirTest {
     @Test
     void aCompleteFolderPassesTheCheck() throws Exception {
         copyOfConf(home.resolve("conf"));
-        for (String cmd : List.of("supervisor", "consumer", "lookup", "kudu-loader", "generate", "broker-watchdog")) {
+        for (String cmd : List.of("supervisor", "consumer", "lookup", "kudu-loader", "generate", "broker-watchdog",
+                "status", "sizing")) {
             Result r = launch(Map.of(), cmd, "--help");
             assertEquals(2, r.exit(), r.output());
             assertTrue(r.output().startsWith("eventindex: JAVA_HOME is "), cmd + ": " + r.output());

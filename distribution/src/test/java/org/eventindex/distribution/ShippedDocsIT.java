@@ -35,11 +35,12 @@ class ShippedDocsIT {
         assertEquals(0, tar.exitValue(), "tar xzf " + TARBALL + ": " + out);
         Path home = unpacked.resolve("eventindex-" + VERSION);
 
-        for (String file : List.of("README.md", "LICENSE", "docs/operations.md", "docs/decisions/README.md",
+        for (String file : List.of("README.md", "LICENSE", "docs/operations.md", "docs/install.md", "docs/decisions/README.md",
                 "broker-host/activemq/activemq.xml", "broker-host/activemq/activemq.service", "broker-host/activemq/login.config",
                 "deploy/monitoring/eventindex-alerts.yml", "deploy/monitoring/eventindex-alerts-test.yml",
                 "deploy/monitoring/eventindex-dashboard.json", "deploy/monitoring/activemq-jmx-exporter.yml",
                 "deploy/monitoring/README.md", "deploy/impala/create-tables.sql", "deploy/impala/queries.sql",
+                "deploy/s3/bucket-policy.json",
                 "systemd/eventindex-broker-watchdog.service")) {
             assertTrue(Files.isRegularFile(home.resolve(file)), file + " is not in " + TARBALL);
         }

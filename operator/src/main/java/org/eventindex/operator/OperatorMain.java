@@ -110,7 +110,7 @@ public final class OperatorMain implements Callable<Integer> {
     public static int run(String[] args, InputStream in, PrintStream out, PrintStream err,
                           Map<String, String> env) {
         // in the order of --help: the daemon, its status, the requests to it, the broker's dead letters, the keys
-        List<Object> commands = List.of(SupervisorMain.runCommand(err, env), new SupervisorStatus(out, err),
+        List<Object> commands = List.of(SupervisorMain.runCommand(err, env), new SiteStatus(out, err),
                 RegisterManifest.class, Resignal.class, Invalidate.class, DeleteDataset.class,
                 DeadLettersCommand.class, SupervisorMain.configKeysCommand(out));
         return CommandLines.of(new OperatorMain(in, out, err, env), commands, out, err).execute(args);

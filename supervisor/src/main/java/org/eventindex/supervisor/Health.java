@@ -14,6 +14,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.stream.Collectors;
 
 /**
@@ -70,7 +71,15 @@ final class Health {
         return new SupervisorInfo(startedAt, Duration.ofMillis(Math.max(0, clock.millis() - startedAt.toEpochMilli())),
                 now.ready(), now.reason(), journal.lastSeq(), checkpoints.info(journal), config.kuduEpoch(),
                 config.epochs().maxEvents(), config.epochs().managed(), config.catalogue().enabled(),
-                config.cleanup().enabled(), events.subscribers(), periodic.lastCleanup(), config.toString());
+                config.cleanup().enabled(), events.subscribers(), periodic.lastCleanup(), brokers(), config.toString());
+    }
+
+    /** Broker to (queue to subscribed): {@link InboundQueues#subscriptions} seen from the brokers, sorted. */
+    private Map<String, Map<String, Boolean>> brokers() {
+        Map<String, Map<String, Boolean>> out = new TreeMap<>();
+        inbound.subscriptions().forEach((queue, brokers) -> brokers.forEach((broker, up) ->
+                out.computeIfAbsent(broker, b -> new TreeMap<>()).put(queue, up)));
+        return out;
     }
 
     /**

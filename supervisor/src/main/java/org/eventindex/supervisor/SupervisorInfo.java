@@ -5,13 +5,24 @@ import com.fasterxml.jackson.databind.ser.std.ToStringSerializer;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collections;
+import java.util.Map;
+import java.util.TreeMap;
 
-/** {@code /supervisor}: the daemon itself. */
+/**
+ * {@code /supervisor}: the daemon itself.
+ *
+ * @param brokers each broker the supervisor reads (every address of the alias), to each of its queues and whether it
+ *                is subscribed there now ({@code eventindex_broker_subscribed})
+ */
 public record SupervisorInfo(@JsonSerialize(using = ToStringSerializer.class) Instant startedAt,
                              @JsonSerialize(using = ToStringSerializer.class) Duration uptime,
                              boolean ready, String notReadyReason, long journalSeq, Checkpoints.Info journal,
                              int initialEpoch,
                              long epochMaxEvents, boolean kuduRangesManaged, boolean catalogueEnabled,
                              boolean cleanupEnabled, int eventSubscribers, ObjectCleaner.Report lastCleanup,
-                             String configuration) {
+                             Map<String, Map<String, Boolean>> brokers, String configuration) {
+    public SupervisorInfo {
+        brokers = Collections.unmodifiableMap(new TreeMap<>(brokers)); // sorted by broker in the JSON
+    }
 }

@@ -155,18 +155,41 @@ public final class EmbeddedCeph implements AutoCloseable {
         daemon("client.rgw.ei", "radosgw", "-f", "-c", conf.toString(), "-n", "client.rgw.ei");
         URI uri = URI.create("http://127.0.0.1:" + rgwPort);
         waitFor("radosgw answering HTTP on " + uri, () -> answers(uri));
+        this.endpoint = uri;
         run("radosgw-admin", "-c", conf.toString(), "user", "create", "--uid=eventindex",
                 "--display-name=EventIndex tests", "--access-key=" + accessKey, "--secret-key=" + secretKey);
-        this.endpoint = uri;
         this.accessKey = accessKey;
         this.secretKey = secretKey;
-        this.admin = S3Client.builder()
-                .endpointOverride(uri).region(Region.US_EAST_1).forcePathStyle(true)
+        this.admin = client(accessKey, secretKey);
+    }
+
+    /** A client of the gateway as the user of this key pair (path-style, as Ceph needs; the caller closes it). */
+    public S3Client client(String accessKey, String secretKey) {
+        requireNonNull(endpoint, "Ceph is not started");
+        return S3Client.builder()
+                .endpointOverride(endpoint).region(Region.US_EAST_1).forcePathStyle(true)
                 .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
                 .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
-                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(accessKey, secretKey)))
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(
+                        requireNonNull(accessKey, "accessKey is null"), requireNonNull(secretKey, "secretKey is null"))))
                 .httpClientBuilder(Apache5HttpClient.builder())
                 .build();
+    }
+
+    /**
+     * Creates another S3 user, {@code uid} with this key pair ({@code radosgw-admin user create}), as a site gives
+     * each role its own user; a bucket policy names it {@code arn:aws:iam:::user/<uid>}.
+     */
+    public void createUser(String uid, String accessKey, String secretKey) {
+        run("radosgw-admin", "-c", conf.toString(), "user", "create", "--uid=" + requireNonNull(uid, "uid is null"),
+                "--display-name=EventIndex " + uid, "--access-key=" + requireNonNull(accessKey, "accessKey is null"),
+                "--secret-key=" + requireNonNull(secretKey, "secretKey is null"));
+    }
+
+    /** Sets the bucket policy (a JSON document) of a bucket of the S3 user, as that user (the bucket's owner). */
+    public void putBucketPolicy(String bucket, String policy) {
+        admin.putBucketPolicy(b -> b.bucket(requireNonNull(bucket, "bucket is null"))
+                .policy(requireNonNull(policy, "policy is null")));
     }
 
     /** {@code http://127.0.0.1:PORT} of the RADOS Gateway; use path-style access and region us-east-1. */

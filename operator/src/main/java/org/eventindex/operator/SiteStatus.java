@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.eventindex.cli.CommandLines;
 import org.eventindex.cli.VersionProvider;
 import org.eventindex.message.Json;
 import picocli.CommandLine.Command;
@@ -32,16 +33,21 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 
 /**
- * {@code eventindex supervisor status}: what the site's supervisor knows, from its HTTP endpoints (no broker login
- * needed): each supervisor's role ({@code /console/role}), then from the active one the datasets by state
+ * {@code eventindex status} (also {@code eventindex supervisor status}): the site at a glance from the supervisors'
+ * HTTP endpoints (no broker login needed): each supervisor's role ({@code /console/role}: the active one and the
+ * standby), then from the active one the datasets by state and the brokers it reads with each queue's subscription
  * ({@code /supervisor}), the datasets themselves with filters ({@code /datasets?state=}), the work in flight and the
  * consumers ({@code /consumers}). A table, or the documents as one JSON object with {@code --json}.
  */
 @Command(name = "status", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = {"The site at a glance from the supervisors' HTTP endpoints: each supervisor's role, datasets by"
-            + " state, the datasets (filtered by --state and --dataset), the signals in flight and the consumers.",
+            + " state, the brokers and the queues subscribed on each, the datasets (filtered by --state and"
+            + " --dataset), the signals in flight and the consumers.",
             "Exit 0 when an active supervisor answered, 1 otherwise (each unreachable URL is named)."})
-final class SupervisorStatus implements Callable<Integer> {
+public final class SiteStatus implements Callable<Integer> {
+    /** The top-level command's name; {@code eventindex supervisor status} is the same command. */
+    private static final String TOP_LEVEL = "eventindex status";
+
     @Spec
     private CommandSpec spec;
     @Option(names = "--url", paramLabel = "URL[,URL...]", required = true, split = ",",
@@ -58,7 +64,7 @@ final class SupervisorStatus implements Callable<Integer> {
     @Option(names = "--limit", paramLabel = "N", defaultValue = "50",
             description = "at most this many datasets in the table (default: ${DEFAULT-VALUE}; --json lists all)")
     private int limit;
-    @Option(names = "--json", description = "one JSON object: supervisors, overview, datasets, consumers")
+    @Option(names = "--json", description = "one JSON object: supervisors, overview, brokers, datasets, consumers")
     private boolean json;
     @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "10",
             description = "how long to wait for each answer (default: ${DEFAULT-VALUE})")
@@ -67,9 +73,19 @@ final class SupervisorStatus implements Callable<Integer> {
     private final PrintStream out;
     private final PrintStream err;
 
-    SupervisorStatus(PrintStream out, PrintStream err) {
+    SiteStatus(PrintStream out, PrintStream err) {
         this.out = out;
         this.err = err;
+    }
+
+    /** {@code eventindex status}. */
+    public static void main(String[] args) {
+        System.exit(run(args, System.out, System.err));
+    }
+
+    /** Runs {@code eventindex status} with {@code args}; returns the exit code. */
+    static int run(String[] args, PrintStream out, PrintStream err) {
+        return CommandLines.of(new SiteStatus(out, err), out, err).setCommandName(TOP_LEVEL).execute(args);
     }
 
     @Override
@@ -114,7 +130,7 @@ final class SupervisorStatus implements Callable<Integer> {
             } else {
                 printRoles(supervisors);
             }
-            err.println("supervisor status: no active supervisor among " + String.join(", ", bases));
+            err.println(name() + ": no active supervisor among " + String.join(", ", bases));
             return 1;
         }
         try {
@@ -128,9 +144,10 @@ final class SupervisorStatus implements Callable<Integer> {
                     datasets.add(d);
                 }
             }
+            doc.set("brokers", brokers(doc.path("overview").path("supervisor").path("brokers")));
             doc.set("consumers", get(http, active + "/consumers"));
         } catch (IOException e) {
-            err.println("supervisor status: " + e.getMessage());
+            err.println(name() + ": " + e.getMessage());
             return 1;
         }
         if (json) {
@@ -139,6 +156,34 @@ final class SupervisorStatus implements Callable<Integer> {
             printTables(doc);
         }
         return 0;
+    }
+
+    /** The command as typed: {@code eventindex status} or {@code eventindex supervisor status}. */
+    private String name() {
+        return spec.qualifiedName();
+    }
+
+    /**
+     * The brokers of {@code /supervisor} ({@code {"H:P/ip": {"queue": true, ...}}}) as a list: each broker, whether it
+     * serves every queue, and the queues not subscribed on it.
+     */
+    private static ArrayNode brokers(JsonNode byBroker) {
+        ArrayNode list = JsonNodeFactory.instance.arrayNode();
+        for (Iterator<Map.Entry<String, JsonNode>> it = byBroker.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> b = it.next();
+            ObjectNode broker = list.addObject().put("broker", b.getKey());
+            ArrayNode missing = JsonNodeFactory.instance.arrayNode();
+            int queues = 0;
+            for (Iterator<Map.Entry<String, JsonNode>> q = b.getValue().fields(); q.hasNext(); queues++) {
+                Map.Entry<String, JsonNode> queue = q.next();
+                if (!queue.getValue().asBoolean()) {
+                    missing.add(queue.getKey());
+                }
+            }
+            broker.put("subscribed", missing.isEmpty()).put("queues", queues)
+                    .put("queuesSubscribed", queues - missing.size()).set("notSubscribed", missing);
+        }
+        return list;
     }
 
     private JsonNode get(HttpClient http, String url) throws IOException {
@@ -194,6 +239,16 @@ final class SupervisorStatus implements Callable<Integer> {
                 .append("; epoch ").append(overview.path("currentEpoch").asText("?"));
         out.println();
         out.println(byState);
+        out.println();
+        Table b = new Table("BROKER", "SUBSCRIBED", "QUEUES", "NOTE");
+        for (JsonNode x : doc.path("brokers")) {
+            List<String> missing = new ArrayList<>();
+            x.path("notSubscribed").forEach(q -> missing.add(q.asText()));
+            b.row(x.path("broker").asText(), x.path("subscribed").asBoolean() ? "yes" : "no",
+                    x.path("queuesSubscribed").asText() + "/" + x.path("queues").asText(),
+                    missing.isEmpty() ? "" : "not subscribed to " + String.join(", ", missing));
+        }
+        b.print(out);
         out.println();
         JsonNode datasets = doc.path("datasets");
         Table d = new Table("DATASET", "STATE", "FILES", "OBJECTS", "DSPID", "NOTE");
