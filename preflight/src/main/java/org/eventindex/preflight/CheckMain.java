@@ -6,6 +6,7 @@ import org.eventindex.cluster.ClusterConfigException;
 import org.eventindex.cluster.ClusterOptions;
 import org.eventindex.cluster.ClusterSettings;
 import org.eventindex.consumer.ConsumerConfig;
+import org.eventindex.io.FileReason;
 import org.eventindex.ops.Preflight;
 import org.eventindex.supervisor.SupervisorConfig;
 import picocli.CommandLine.Command;
@@ -115,8 +116,9 @@ public final class CheckMain implements Callable<Integer> {
         C config;
         try {
             config = reader.load(file, env);
-        } catch (IllegalArgumentException | ClusterConfigException e) {
-            err.println("check: " + e.getMessage());
+        } catch (IOException | IllegalArgumentException | ClusterConfigException e) {
+            // what the daemon's run refuses with exit 2: a file it cannot read, a key or value it does not take
+            err.println("check: " + (e instanceof IOException io ? FileReason.describe(io) : e.getMessage()));
             err.println("The daemon would refuse " + file + " at start (exit 2): fix the file, then check again.");
             return CommandLines.USAGE_ERROR;
         }
