@@ -7,6 +7,7 @@ import org.eventindex.ProjectVersion;
 import org.eventindex.cluster.ClusterAccess;
 import org.eventindex.cluster.ClusterErrors;
 import org.eventindex.cluster.ClusterSettings;
+import org.eventindex.cluster.HdfsRootCheck;
 import org.eventindex.ops.CertificateExpiry;
 import org.eventindex.ops.DaemonMetrics;
 import org.eventindex.ops.DependencyChecks;
@@ -249,7 +250,7 @@ public final class Consumer implements AutoCloseable {
         Map<String, DependencyChecks.Check> checks = new LinkedHashMap<>();
         checks.put("hdfs", () -> {
             try {
-                fc.util().exists(hdfsRoot);
+                HdfsRootCheck.reachable(fc, hdfsRoot);
             } catch (IOException | RuntimeException e) {
                 throw hdfsDown(config.hdfsUri(), hadoopConf, settings, e);
             }
@@ -327,7 +328,8 @@ public final class Consumer implements AutoCloseable {
         }
     }
 
-    static StompSettings stompSettings(ConsumerConfig config) {
+    /** The brokers, login, TLS and frame limits the consumer connects with (also what {@code eventindex check} tries). */
+    public static StompSettings stompSettings(ConsumerConfig config) {
         return config.tls().applyTo(StompSettings.of(config.brokers(),
                 config.stompUser().isEmpty() ? null : config.stompUser(), config.stompPassword()))
                 .withFrameLimits(config.frameLimits()).withResolveInterval(config.brokersResolveInterval());

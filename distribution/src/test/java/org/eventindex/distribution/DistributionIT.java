@@ -60,7 +60,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The tarball as an operator installs it: unpacked into an empty folder (its path holding a space), its conf/ examples
  * turned into a site configuration pointed at the embedded stack's services (real broker with per-role logins, S3
  * server, HDFS, Kudu binaries), and every daemon and tool run from the unpacked tree only through bin/eventindex:
- * kudu-loader create-tables, the supervisor, a consumer (logging JSON lines), generate, the producer jar for one
+ * kudu-loader create-tables, eventindex check of both daemons' files (every check OK), the supervisor, a consumer
+ * (logging JSON lines), generate, the producer jar for one
  * dataset, the lookup and lookup serve. The dataset ends DONE with the generated events in Kudu. Also: lib/ holds no
  * test artifact, every jar carries the version, the daemons' command lines name nothing outside the unpacked tree
  * (no source tree, no ~/.m2), and their first log line carries the version with an ISO-8601 timestamp and zone.
@@ -128,7 +129,7 @@ final class DistributionIT {
         Command version = run(List.of(link.toString(), "--version"), Map.of(), temp);
         assertEquals(new Command(0, "eventindex " + VERSION + "\n"), version);
         for (String cmd : List.of("generate", "producer", "supervisor", "consumer", "kudu-loader", "lookup",
-                "broker-watchdog", "status", "sizing")) {
+                "broker-watchdog", "status", "sizing", "check")) {
             Command v = run(List.of(link.toString(), cmd, "--version"), Map.of(), temp);
             assertEquals(0, v.exit(), v.output());
             assertTrue(v.output().strip().matches("(eventindex[- ])?" + cmd + " " + Pattern.quote(VERSION)),
@@ -151,6 +152,15 @@ final class DistributionIT {
         createTables.addAll(List.of("--epoch", "1"));
         Command created = run(createTables, env, temp);
         assertEquals(0, created.exit(), created.output());
+
+        // eventindex check with the site's files, as an operator runs it before the first start: every line OK
+        for (String daemon : List.of("supervisor", "consumer")) {
+            Command checked = run(List.of(bin.toString(), "check", daemon, "--config",
+                    site.resolve(daemon + ".properties").toString()), env, temp);
+            assertEquals(0, checked.exit(), checked.output());
+            assertTrue(checked.output().contains("checks passed") && checked.output().contains("OK   broker "),
+                    checked.output());
+        }
 
         Map<String, String> daemonEnv = new LinkedHashMap<>(env);
         daemonEnv.put("EVENTINDEX_JAVA_OPTS", "-Dei.dist.marker=yes -Xms256m -Xmx768m");

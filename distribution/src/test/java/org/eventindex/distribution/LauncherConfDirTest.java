@@ -101,7 +101,7 @@ final class LauncherConfDirTest {
     void aCompleteFolderPassesTheCheck() throws Exception {
         copyOfConf(home.resolve("conf"));
         for (String cmd : List.of("supervisor", "consumer", "lookup", "kudu-loader", "generate", "broker-watchdog",
-                "status", "sizing")) {
+                "status", "sizing", "check")) {
             Result r = launch(Map.of(), cmd, "--help");
             assertEquals(2, r.exit(), r.output());
             assertTrue(r.output().startsWith("eventindex: JAVA_HOME is "), cmd + ": " + r.output());

@@ -1,6 +1,14 @@
 package org.eventindex.kudu;
 
+import org.apache.kudu.ColumnSchema;
+import org.apache.kudu.client.Delete;
 import org.apache.kudu.client.KuduClient;
+import org.apache.kudu.client.KuduScanner;
+import org.apache.kudu.client.KuduSession;
+import org.apache.kudu.client.KuduTable;
+import org.apache.kudu.client.OperationResponse;
+import org.apache.kudu.client.PartialRow;
+import org.apache.kudu.client.SessionConfiguration;
 import org.apache.kudu.client.KuduException;
 import org.apache.kudu.client.ListTablesResponse;
 
@@ -46,6 +54,67 @@ public final class KuduProbe {
         if (!missing.isEmpty()) {
             throw new IOException("Kudu masters " + masters + " answer but table(s) " + String.join(", ", missing)
                     + " do not exist (create them with kudu-loader create-tables)");
+        }
+    }
+
+    /**
+     * The right to read {@code table}: a scan of at most one row, as the client's user.
+     *
+     * @throws IOException naming the table and the reason (e.g. Kudu's NotAuthorized)
+     */
+    public static void scan(KuduClient client, String table) throws IOException {
+        try {
+            KuduScanner scanner = client.newScannerBuilder(client.openTable(table)).limit(1).build();
+            try {
+                while (scanner.hasMoreRows()) {
+                    scanner.nextRows();
+                }
+            } finally {
+                scanner.close();
+            }
+        } catch (KuduException e) {
+            throw new IOException("Kudu table " + table + " refuses a scan: " + firstLine(e), e);
+        }
+    }
+
+    /**
+     * The right to write {@code table} without changing it: the delete of a row that cannot exist (its string key
+     * columns set to a value no dataset name has). Kudu answers NotFound for the row once the user may write; any
+     * other answer fails.
+     *
+     * @throws IOException naming the table and Kudu's answer
+     */
+    public static void writeNothing(KuduClient client, String table) throws IOException {
+        KuduSession session = client.newSession();
+        try {
+            KuduTable t = client.openTable(table);
+            Delete delete = t.newDelete();
+            PartialRow row = delete.getRow();
+            for (ColumnSchema c : t.getSchema().getPrimaryKeyColumns()) {
+                switch (c.getType()) {
+                    case STRING -> row.addString(c.getName(), "eventindex check: no such row");
+                    case INT8 -> row.addByte(c.getName(), Byte.MIN_VALUE);
+                    case INT16 -> row.addShort(c.getName(), Short.MIN_VALUE);
+                    case INT32 -> row.addInt(c.getName(), Integer.MIN_VALUE);
+                    case INT64, UNIXTIME_MICROS -> row.addLong(c.getName(), Long.MIN_VALUE);
+                    default -> throw new IOException("Kudu table " + table + ": key column " + c.getName()
+                            + " of type " + c.getType() + " cannot take a probe value");
+                }
+            }
+            session.setFlushMode(SessionConfiguration.FlushMode.AUTO_FLUSH_SYNC);
+            OperationResponse response = session.apply(delete);
+            if (response.hasRowError() && !response.getRowError().getErrorStatus().isNotFound()) {
+                throw new IOException("Kudu table " + table + " refuses a write: "
+                        + response.getRowError().getErrorStatus());
+            }
+        } catch (KuduException e) {
+            throw new IOException("Kudu table " + table + " refuses a write: " + firstLine(e), e);
+        } finally {
+            try {
+                session.close();
+            } catch (KuduException ignored) {
+                // nothing was buffered: the probe's answer is what counts
+            }
         }
     }
 

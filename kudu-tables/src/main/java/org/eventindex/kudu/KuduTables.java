@@ -69,6 +69,38 @@ public final class KuduTables {
     }
 
     /**
+     * Checks without changing anything that every table exists with the schema {@link #createOrVerify} gives it (the
+     * primary key, every column with its type, the event tables' partitioning): what {@code eventindex check} calls
+     * the schema version.
+     *
+     * @throws IllegalStateException naming the missing tables, or the table and its difference
+     */
+    public void verifyExisting() throws KuduException {
+        List<String> missing = new ArrayList<>();
+        for (String name : config.tables()) {
+            if (!client.tableExists(name)) {
+                missing.add(name);
+            }
+        }
+        if (!missing.isEmpty()) {
+            throw new IllegalStateException("Kudu table(s) " + String.join(", ", missing) + " do not exist");
+        }
+        verifySchema(config.datasetsTable(), client.openTable(config.datasetsTable()).getSchema(),
+                KuduSchemas.datasets(), KuduSchemas.DATASETS_KEY);
+        for (String events : List.of(config.eventsTable(), config.mcEventsTable())) {
+            verifySchema(events, client.openTable(events).getSchema(), KuduSchemas.events(), KuduSchemas.EVENTS_KEY);
+            verifyEventPartitioning(events);
+        }
+        verifySchema(config.duplicatedEventsTable(), client.openTable(config.duplicatedEventsTable()).getSchema(),
+                KuduSchemas.duplicatedEvents(), KuduSchemas.DUPLICATED_EVENTS_KEY);
+        verifyEventPartitioning(config.duplicatedEventsTable());
+        verifySchema(config.eventsOverlapTable(), client.openTable(config.eventsOverlapTable()).getSchema(),
+                KuduSchemas.eventsOverlap(), KuduSchemas.EVENTSOVERLAP_KEY);
+        verifySchema(config.triggerCountTable(), client.openTable(config.triggerCountTable()).getSchema(),
+                KuduSchemas.triggerCount(), KuduSchemas.TRIGGERCOUNT_KEY);
+    }
+
+    /**
      * Makes sure EVENTS, MCEVENTS and DUPLICATEDEVENTS have a range holding {@code epoch}, adding
      * {@code [epoch, epoch + 1)} if not. Tolerates another process adding the same range at the same time. Cheap after the first call per epoch.
      */

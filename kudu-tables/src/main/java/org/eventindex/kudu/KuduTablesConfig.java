@@ -62,4 +62,10 @@ public record KuduTablesConfig(String prefix, int hashBuckets, int replicas) {
     public String triggerCountTable() {
         return prefix + "TRIGGERCOUNT";
     }
+
+    /** Every table's name, DATASETS first. */
+    public java.util.List<String> tables() {
+        return java.util.List.of(datasetsTable(), eventsTable(), duplicatedEventsTable(), mcEventsTable(),
+                eventsOverlapTable(), triggerCountTable());
+    }
 }

@@ -1,0 +1,76 @@
+package org.eventindex.preflight;
+
+import software.amazon.awssdk.auth.credentials.AnonymousCredentialsProvider;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.core.sync.ResponseTransformer;
+import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
+import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
+import software.amazon.awssdk.services.s3.model.S3Exception;
+
+import javax.net.ssl.TrustManager;
+import java.io.IOException;
+import java.net.URI;
+import java.util.Objects;
+import java.util.UUID;
+
+/**
+ * What a role may do in its S3 bucket, tried with its keys on a probe key under {@value #PROBE_PREFIX} that does not
+ * exist, so that nothing is written: a consumer reads (a GET: "no such key" is the answer of a user that may read,
+ * "access denied" the answer of one that may not); the supervisor's cleanup deletes (a DELETE).
+ */
+final class S3BucketCheck {
+    static final String PROBE_PREFIX = "eventindex-check/";
+
+    /** What the role does in the bucket. */
+    enum Access { READ, DELETE }
+
+    private S3BucketCheck() {
+    }
+
+    /**
+     * @param secretKey null: anonymous
+     * @throws IOException naming the bucket, the operation and S3's answer (its error code)
+     */
+    static void probe(URI endpoint, String region, String bucket, String accessKey, String secretKey,
+                      TrustManager[] trust, Access access) throws IOException {
+        Objects.requireNonNull(endpoint, "endpoint is null");
+        Objects.requireNonNull(bucket, "bucket is null");
+        AwsCredentialsProvider credentials = accessKey == null || accessKey.isEmpty() || secretKey == null
+                ? AnonymousCredentialsProvider.create()
+                : StaticCredentialsProvider.create(AwsBasicCredentials.create(accessKey, secretKey));
+        UrlConnectionHttpClient.Builder http = UrlConnectionHttpClient.builder();
+        try (S3Client s3 = S3Client.builder().endpointOverride(endpoint).region(Region.of(region))
+                .credentialsProvider(credentials).forcePathStyle(true)
+                .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
+                .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
+                .httpClientBuilder(trust == null ? http : http.tlsTrustManagersProvider(() -> trust)).build()) {
+            String key = PROBE_PREFIX + UUID.randomUUID();
+            if (access == Access.READ) {
+                s3.getObject(b -> b.bucket(bucket).key(key), ResponseTransformer.toBytes());
+            } else {
+                s3.deleteObject(b -> b.bucket(bucket).key(key));
+            }
+        } catch (NoSuchKeyException e) {
+            // READ: the user may read, the probe key simply does not exist
+        } catch (SdkException e) {
+            throw refused(access == Access.READ ? "GET" : "DELETE", bucket, e);
+        }
+    }
+
+    private static IOException refused(String operation, String bucket, SdkException e) {
+        if (e instanceof S3Exception s3 && s3.awsErrorDetails() != null) {
+            return new IOException("S3 refused the " + operation + " in bucket " + bucket + ": HTTP " + s3.statusCode()
+                    + " " + s3.awsErrorDetails().errorCode(), e);
+        }
+        String m = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage().lines().findFirst()
+                .orElse("");
+        return new IOException("S3 " + operation + " in bucket " + bucket + " failed: " + m, e);
+    }
+}
