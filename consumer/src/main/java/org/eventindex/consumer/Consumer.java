@@ -116,7 +116,7 @@ public final class Consumer implements AutoCloseable {
     private final DependencyChecks dependencies;
     private final ReportSink reports;
     private final ScheduledExecutorService heartbeats;
-    /** Heartbeats not sent: one line per heartbeat missed, one when they go again (the heartbeat thread only). */
+    /** Heartbeats not sent: lines at doubling counts of heartbeats missed, one when they go again (heartbeat thread). */
     private final Outage heartbeatOutage;
     private int heartbeatsMissed;
     private final Clock clock;
@@ -398,7 +398,7 @@ public final class Consumer implements AutoCloseable {
             reports.heartbeat(status.heartbeat(ProjectVersion.get(), every), 3 * every);
             heartbeatOutage.reachable();
         } catch (IOException | RuntimeException e) {
-            heartbeatOutage.retrying(e.getMessage(), ++heartbeatsMissed, config.heartbeatInterval());
+            heartbeatOutage.retryingEvery(e.getMessage(), ++heartbeatsMissed, config.heartbeatInterval());
             return;
         }
         heartbeatsMissed = 0;

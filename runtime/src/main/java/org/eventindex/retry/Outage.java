@@ -72,6 +72,21 @@ public final class Outage {
      * @return whether a line was logged
      */
     public synchronized boolean retrying(String reason, int retry, Duration wait) {
+        return failed(reason, retry, wait, true);
+    }
+
+    /**
+     * For a loop that tries again at a fixed {@code interval}, without a backoff of its own (a ZooKeeper client that
+     * reconnects every second, a heartbeat every 30 s): logged as {@link #retrying} does, but only at retries 1, 2,
+     * 4, 8, 16, 32, 64 and then every 64th, so that a long outage gives a few lines an hour, not one per interval.
+     *
+     * @return whether a line was logged
+     */
+    public synchronized boolean retryingEvery(String reason, int retry, Duration interval) {
+        return failed(reason, retry, interval, retry <= 64 ? Integer.bitCount(retry) == 1 : retry % 64 == 0);
+    }
+
+    private boolean failed(String reason, int retry, Duration wait, boolean due) {
         Objects.requireNonNull(wait, "wait is null");
         long now = nanoTime.getAsLong();
         if (!down) {
@@ -82,7 +97,7 @@ public final class Outage {
             unlogged = 0;
         }
         retries = Math.max(retries, retry);
-        if (now - quietUntil < 0) {
+        if (!due || now - quietUntil < 0) {
             unlogged++;
             return false;
         }

@@ -69,6 +69,25 @@ class OutageTest {
         assertTrue(outages.of("STOMP broker mq2:61613", lines).retrying("Connection refused", 1, Duration.ofSeconds(1)));
     }
 
+    /** A ZooKeeper client reconnecting every second for an hour: 7 lines for the first 64 s, then one a minute. */
+    @Test
+    void aLoopWithoutBackoffIsLoggedAtDoublingRetryCounts() {
+        Outage zk = new Outage("ZooKeeper zk1:2181", lines, now::get);
+        for (int retry = 1; retry <= 3600; retry++) {
+            zk.retryingEvery("no server answers", retry, Duration.ofSeconds(1));
+            advance(Duration.ofSeconds(1));
+        }
+        zk.reachable();
+        assertEquals(7 + (3600 - 64) / 64 + 1, lines.said.size());
+        assertEquals("WARN ZooKeeper zk1:2181 unreachable (no server answers); retry 1 in 1 s", lines.said.get(0));
+        assertEquals("WARN ZooKeeper zk1:2181 unreachable (no server answers); retry 4 in 1 s (1 more failed attempt"
+                + " since the last line)", lines.said.get(2));
+        assertEquals("WARN ZooKeeper zk1:2181 unreachable (no server answers); retry 128 in 1 s (63 more failed"
+                + " attempts since the last line)", lines.said.get(7));
+        assertEquals("INFO ZooKeeper zk1:2181 reachable again after 1 h, 3600 retries", lines.said.get(lines.said.size()
+                - 1));
+    }
+
     @Test
     void waitsReadAsAnOperatorSaysThem() {
         assertEquals("250 ms", Outage.humane(Duration.ofMillis(250)));
