@@ -55,7 +55,7 @@ final class PeriodicTasks implements AutoCloseable {
         threads.scheduleWithFixedDelay(this::tick, tick, tick, TimeUnit.MILLISECONDS);
         if (config.catalogue().enabled()) {
             CataloguePoller poller = new CataloguePoller(new RucioCatalogue(config.catalogue(), clock), engine,
-                    metrics);
+                    metrics, "Rucio catalogue " + config.catalogue().url(), config.catalogue().interval());
             long every = config.catalogue().interval().toMillis();
             threads.scheduleWithFixedDelay(poller::pollOnce, 0, every, TimeUnit.MILLISECONDS);
         }
