@@ -3,6 +3,7 @@ package org.eventindex.consumer;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileContext;
 import org.apache.hadoop.fs.Path;
+import org.eventindex.retry.Outage;
 import org.eventindex.ProjectVersion;
 import org.eventindex.cluster.ClusterAccess;
 import org.eventindex.cluster.ClusterErrors;
@@ -115,6 +116,9 @@ public final class Consumer implements AutoCloseable {
     private final DependencyChecks dependencies;
     private final ReportSink reports;
     private final ScheduledExecutorService heartbeats;
+    /** Heartbeats not sent: lines at doubling counts of heartbeats missed, one when they go again (heartbeat thread). */
+    private final Outage heartbeatOutage;
+    private int heartbeatsMissed;
     private final Clock clock;
     private volatile StompFanIn worker;
     private volatile OpsHttpServer http;
@@ -244,6 +248,8 @@ public final class Consumer implements AutoCloseable {
         this.status = new ConsumerStatus(config.consumerId(), clock, 20, () -> (long) metrics.objectsRead.get(),
                 () -> (long) metrics.workDone.get());
         this.reports = services.reports();
+        this.heartbeatOutage = new Outage("consumer " + config.consumerId() + ": heartbeats to "
+                + config.heartbeatQueue(), "not sent", "sent again", LOG, System::nanoTime);
         Path hdfsRoot = new Path(config.hdfsRoot());
         FileContext fc = services.fileContext();
         DatasetIngest ingest = services.ingest();
@@ -390,9 +396,12 @@ public final class Consumer implements AutoCloseable {
         long every = config.heartbeatInterval().toMillis();
         try {
             reports.heartbeat(status.heartbeat(ProjectVersion.get(), every), 3 * every);
+            heartbeatOutage.reachable();
         } catch (IOException | RuntimeException e) {
-            LOG.warn("consumer {}: heartbeat not sent: {}", config.consumerId(), e.getMessage());
+            heartbeatOutage.retryingEvery(e.getMessage(), ++heartbeatsMissed, config.heartbeatInterval());
+            return;
         }
+        heartbeatsMissed = 0;
     }
 
     private void workerDied(String workerName, Throwable cause, ExitAction exit) {

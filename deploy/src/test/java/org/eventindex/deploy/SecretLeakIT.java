@@ -162,7 +162,7 @@ final class SecretLeakIT {
                         certificates.trustStorePasswordFile()),
                 Map.of(ConsumerConfig.ENV_STOMP_PASSWORD, wrongStompPassword));
         Await.until("the consumer with a wrong broker password retrying its login", TIMEOUT,
-                () -> read(log("consumer-bad-login")).contains("reconnects to"));
+                () -> read(log("consumer-bad-login")).contains("; retry 2 in "));
         assertTrue(badLogin.isAlive(), "a refused login killed the consumer; see " + log("consumer-bad-login"));
         capturePages("consumer-bad-login", badLoginPort);
         stop(badLogin);

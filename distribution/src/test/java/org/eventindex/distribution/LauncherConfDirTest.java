@@ -97,6 +97,29 @@ final class LauncherConfDirTest {
                 producer.output());
     }
 
+    /** The GC log and heap dump settings of a daemon are checked before the JVM starts, naming the variable. */
+    @Test
+    void aBadGcLogOrHeapDumpSettingStopsTheLauncher() throws Exception {
+        copyOfConf(home.resolve("conf"));
+        String java = System.getProperty("java.home");
+        Path folder = home.resolve("jvm logs");
+        Result dumps = launch(Map.of("JAVA_HOME", java, "EVENTINDEX_JVM_LOG_DIR", folder.toString(),
+                "EVENTINDEX_HEAP_DUMPS", "many"), "consumer", "run");
+        assertEquals(2, dumps.exit(), dumps.output());
+        assertEquals("eventindex: EVENTINDEX_HEAP_DUMPS is 'many'; it must be a number of dumps (0: no heap dump)",
+                dumps.output());
+        Result size = launch(Map.of("JAVA_HOME", java, "EVENTINDEX_JVM_LOG_DIR", folder.toString(),
+                "EVENTINDEX_GC_LOG_FILE_SIZE", "20 MB"), "supervisor", "run");
+        assertEquals(2, size.exit(), size.output());
+        assertTrue(size.output().startsWith("eventindex: EVENTINDEX_GC_LOG_FILE_SIZE is '20 MB'"), size.output());
+        Path file = Files.writeString(home.resolve("a file"), "not a folder");
+        Result notFolder = launch(Map.of("JAVA_HOME", java, "EVENTINDEX_JVM_LOG_DIR", file.toString()), "lookup",
+                "serve");
+        assertEquals(2, notFolder.exit(), notFolder.output());
+        assertTrue(notFolder.output().startsWith("eventindex: the JVM log folder " + file + " (EVENTINDEX_JVM_LOG_DIR,"
+                + " else EVENTINDEX_LOG_DIR/lookup) cannot be created or written"), notFolder.output());
+    }
+
     @Test
     void aCompleteFolderPassesTheCheck() throws Exception {
         copyOfConf(home.resolve("conf"));

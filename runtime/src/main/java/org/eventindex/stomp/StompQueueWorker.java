@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.eventindex.retry.Backoff;
+import org.eventindex.retry.Outage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,6 +47,7 @@ public final class StompQueueWorker implements AutoCloseable {
     private final StompMessageHandler handler;
     private final Backoff backoff;
     private final DeathListener onDeath;
+    private final Outage outage;
     private final AtomicBoolean started = new AtomicBoolean();
     private final CountDownLatch stopSignal = new CountDownLatch(1);
     private final AtomicLong handled = new AtomicLong();
@@ -84,12 +86,23 @@ public final class StompQueueWorker implements AutoCloseable {
      */
     public StompQueueWorker(String name, StompSettings settings, String destination, int prefetch,
                             StompMessageHandler handler, Backoff backoff, DeathListener onDeath) {
+        this(name, settings, destination, prefetch, handler, backoff, onDeath, settings.endpoints().stream()
+                .map(Object::toString).collect(java.util.stream.Collectors.joining(",")));
+    }
+
+    /**
+     * @param broker the broker as its outage lines name it ({@code STOMP broker <broker> unreachable ...}); the
+     *               workers of the same {@link StompSettings#outages()} on the same broker log its outage together
+     */
+    StompQueueWorker(String name, StompSettings settings, String destination, int prefetch,
+                     StompMessageHandler handler, Backoff backoff, DeathListener onDeath, String broker) {
         this.name = requireNonNull(name, "name is null");
         this.settings = requireNonNull(settings, "settings is null");
         this.destination = requireNonNull(destination, "destination is null");
         this.handler = requireNonNull(handler, "handler is null");
         this.backoff = requireNonNull(backoff, "backoff is null");
         this.onDeath = onDeath;
+        this.outage = settings.outages().of("STOMP broker " + requireNonNull(broker, "broker is null"), LOG);
         if (prefetch < 1) {
             throw new IllegalArgumentException("worker " + name + ": prefetch must be at least 1, got " + prefetch);
         }
@@ -173,6 +186,7 @@ public final class StompQueueWorker implements AutoCloseable {
             BlockingQueue<Object> q = new LinkedBlockingQueue<>();
             inbox = q;
             StompConnection c = null;
+            String reason = null;
             try {
                 c = StompConnection.connect(settings);
                 connection = c;
@@ -189,12 +203,11 @@ public final class StompQueueWorker implements AutoCloseable {
                 });
                 connected = true;
                 failures = 0;
+                outage.reachable();
                 LOG.info("worker {} subscribed to {} on broker {}", name, destination, c.endpoint());
                 consume(c, q);
             } catch (IOException e) {
-                if (!stopping) {
-                    LOG.warn("worker {} on {}: {}", name, destination, e.getMessage());
-                }
+                reason = e.getMessage();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
@@ -216,7 +229,8 @@ public final class StompQueueWorker implements AutoCloseable {
             }
             if (!stopping) {
                 Duration delay = backoff.delay(failures++, ThreadLocalRandom.current().nextDouble());
-                LOG.info("worker {} reconnects to {} in {} ms", name, settings.endpoints(), delay.toMillis());
+                // one line per retry for all the daemon's workers on this broker, not two per worker
+                outage.retrying(reason == null ? "connection closed" : reason, failures, delay);
                 try {
                     stopSignal.await(delay.toMillis(), TimeUnit.MILLISECONDS);
                 } catch (InterruptedException e) {

@@ -44,7 +44,8 @@ public final class StompSender implements AutoCloseable {
                     || first instanceof EventIndexFailure f && !f.retriable()) {
                 throw first;
             }
-            LOG.info("send to {} failed ({}); retrying once on a fresh connection", destination, first.getMessage());
+            // DEBUG: when the second try fails too, the caller logs the failure (with both causes)
+            LOG.debug("send to {} failed ({}); retrying once on a fresh connection", destination, first.getMessage());
             try {
                 connection().send(destination, body, headers);
             } catch (IOException second) {

@@ -1,5 +1,7 @@
 package org.eventindex.stomp;
 
+import org.eventindex.retry.Outages;
+
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -18,11 +20,13 @@ import javax.net.ssl.SSLSocketFactory;
  * @param resolveInterval how often a {@link StompFanIn} resolves the endpoints again, to follow brokers joining and
  *            leaving an alias ({@link #DEFAULT_RESOLVE_INTERVAL} unless a daemon configures its own)
  * @param resolver how host names become addresses ({@link BrokerResolver#SYSTEM} but in tests)
+ * @param outages the brokers' outages as the workers made with these settings (and those derived from them) log them
+ *            together: one line per retry for all of a daemon's subscriptions on a broker
  */
 public record StompSettings(List<StompEndpoint> endpoints, String login, String passcode,
                             Duration connectTimeout, Duration receiptTimeout, Duration heartbeat,
                             SSLSocketFactory tls, StompFrameLimits frameLimits, Duration resolveInterval,
-                            BrokerResolver resolver) {
+                            BrokerResolver resolver, Outages outages) {
     /** The default of the daemons' {@code <prefix>brokers.resolve.interval}. */
     public static final Duration DEFAULT_RESOLVE_INTERVAL = Duration.ofSeconds(60);
 
@@ -36,6 +40,7 @@ public record StompSettings(List<StompEndpoint> endpoints, String login, String 
         Objects.requireNonNull(heartbeat, "heartbeat is null");
         Objects.requireNonNull(frameLimits, "frameLimits is null");
         Objects.requireNonNull(resolver, "resolver is null");
+        Objects.requireNonNull(outages, "outages is null");
         if (resolveInterval == null || resolveInterval.isNegative() || resolveInterval.isZero()) {
             throw new IllegalArgumentException("broker resolve interval must be positive, got " + resolveInterval);
         }
@@ -46,7 +51,7 @@ public record StompSettings(List<StompEndpoint> endpoints, String login, String 
                          Duration connectTimeout, Duration receiptTimeout, Duration heartbeat, SSLSocketFactory tls,
                          StompFrameLimits frameLimits) {
         this(endpoints, login, passcode, connectTimeout, receiptTimeout, heartbeat, tls, frameLimits,
-                DEFAULT_RESOLVE_INTERVAL, BrokerResolver.SYSTEM);
+                DEFAULT_RESOLVE_INTERVAL, BrokerResolver.SYSTEM, new Outages());
     }
 
     /** Settings with the {@link StompFrameLimits#DEFAULT} frame limits. */
@@ -64,25 +69,25 @@ public record StompSettings(List<StompEndpoint> endpoints, String login, String 
     /** The same settings over TLS with {@code factory} (null: plain TCP). */
     public StompSettings withTls(SSLSocketFactory factory) {
         return new StompSettings(endpoints, login, passcode, connectTimeout, receiptTimeout, heartbeat, factory,
-                frameLimits, resolveInterval, resolver);
+                frameLimits, resolveInterval, resolver, outages);
     }
 
     /** The same settings with other frame limits for what the brokers send. */
     public StompSettings withFrameLimits(StompFrameLimits limits) {
         return new StompSettings(endpoints, login, passcode, connectTimeout, receiptTimeout, heartbeat, tls, limits,
-                resolveInterval, resolver);
+                resolveInterval, resolver, outages);
     }
 
     /** The same settings resolved again every {@code interval}. */
     public StompSettings withResolveInterval(Duration interval) {
         return new StompSettings(endpoints, login, passcode, connectTimeout, receiptTimeout, heartbeat, tls,
-                frameLimits, interval, resolver);
+                frameLimits, interval, resolver, outages);
     }
 
     /** The same settings resolving host names with {@code by}. */
     public StompSettings withResolver(BrokerResolver by) {
         return new StompSettings(endpoints, login, passcode, connectTimeout, receiptTimeout, heartbeat, tls,
-                frameLimits, resolveInterval, by);
+                frameLimits, resolveInterval, by, outages);
     }
 
     /**
@@ -92,7 +97,7 @@ public record StompSettings(List<StompEndpoint> endpoints, String login, String 
     public StompSettings pinnedTo(StompBroker broker) {
         Objects.requireNonNull(broker, "broker is null");
         return new StompSettings(List.of(broker.endpoint()), login, passcode, connectTimeout, receiptTimeout,
-                heartbeat, tls, frameLimits, resolveInterval, host -> List.of(broker.address()));
+                heartbeat, tls, frameLimits, resolveInterval, host -> List.of(broker.address()), outages);
     }
 
     /** The brokers the endpoints stand for now. */

@@ -1,5 +1,6 @@
 package org.eventindex.supervisor;
 
+import org.eventindex.retry.Outage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,6 +20,10 @@ import java.util.function.BooleanSupplier;
  */
 final class PeriodicTasks implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(PeriodicTasks.class);
+    private final Outage tickOutage = new Outage("lease/retry check", "failing", "working again", LOG,
+            System::nanoTime);
+    /** Ticks in a row whose lease/retry check failed (the tick thread only). */
+    private int tickFailures;
 
     private final SupervisorConfig config;
     private final Clock clock;
@@ -55,7 +60,7 @@ final class PeriodicTasks implements AutoCloseable {
         threads.scheduleWithFixedDelay(this::tick, tick, tick, TimeUnit.MILLISECONDS);
         if (config.catalogue().enabled()) {
             CataloguePoller poller = new CataloguePoller(new RucioCatalogue(config.catalogue(), clock), engine,
-                    metrics);
+                    metrics, "Rucio catalogue " + config.catalogue().url(), config.catalogue().interval());
             long every = config.catalogue().interval().toMillis();
             threads.scheduleWithFixedDelay(poller::pollOnce, 0, every, TimeUnit.MILLISECONDS);
         }
@@ -84,8 +89,11 @@ final class PeriodicTasks implements AutoCloseable {
         diskGuard.check();
         try {
             engine.tick();
+            tickFailures = 0;
+            tickOutage.reachable();
         } catch (IOException | RuntimeException ex) {
-            LOG.warn("lease/retry check failed: {}", ex.toString());
+            // every tick (a second by default): logged at doubling counts of failures in a row
+            tickOutage.retryingEvery(ex.toString(), ++tickFailures, config.handOff().tick());
         }
         if (diskGuard.low().isEmpty()) {
             checkpoints.ifDue(engine);

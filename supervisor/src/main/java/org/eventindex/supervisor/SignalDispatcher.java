@@ -2,6 +2,7 @@ package org.eventindex.supervisor;
 
 import org.eventindex.message.ConsumerSignal;
 import org.eventindex.retry.Backoff;
+import org.eventindex.retry.Outage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,6 +39,7 @@ final class SignalDispatcher implements SignalOutbox, AutoCloseable {
     private final Transport transport;
     private final Runnable onFailure;
     private final Backoff backoff;
+    private final Outage outage = new Outage("sending signals", "failing", "working again", LOG, System::nanoTime);
     private final ScheduledExecutorService executor;
     private final Set<String> pending = new HashSet<>();
     private volatile Ledger ledger;
@@ -115,11 +117,13 @@ final class SignalDispatcher implements SignalOutbox, AutoCloseable {
         } catch (IOException | RuntimeException e) {
             onFailure.run();
             Duration wait = backoff.delay(attempt - 1, ThreadLocalRandom.current().nextDouble());
-            LOG.warn("dataset {}: sending signal {} failed (attempt {}): {}; retrying in {}", signal.dataset(),
-                    signal.signalId(), attempt, e.getMessage(), wait);
+            // one line per retry for all the signals waiting, not one per signal
+            outage.retrying("dataset " + signal.dataset() + ", signal " + signal.signalId() + ": " + e.getMessage(),
+                    attempt, wait);
             schedule(signal, attempt + 1, wait);
             return;
         }
+        outage.reachable();
         synchronized (pending) {
             pending.remove(signal.signalId());
         }

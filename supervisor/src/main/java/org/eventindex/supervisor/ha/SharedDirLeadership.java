@@ -1,6 +1,7 @@
 package org.eventindex.supervisor.ha;
 
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import org.eventindex.retry.Outage;
 import org.eventindex.supervisor.SupervisorConfig;
 import org.eventindex.supervisor.journal.JournalFiles;
 import org.eventindex.supervisor.journal.JournalHandOver;
@@ -68,16 +69,20 @@ public final class SharedDirLeadership extends LeaseHolder {
         long seenToken = -1;
         leaseNanos = System.nanoTime();
         long poll = Math.max(10, settings.renew().toMillis() / 2);
+        Outage shared = new Outage("shared journal directory " + dir.root(), LOG);
+        int failures = 0;
         while (stopping.getCount() > 0) {
             long current;
             String lease;
             try {
                 current = dir.currentToken();
                 lease = current == 0 ? "" : dir.lease(current).orElse("");
+                shared.reachable();
+                failures = 0;
             } catch (IOException e) {
                 // no reason to stop standing by: once the directory answers again, a lease unchanged since the last
                 // look is taken over (the fence keeps the old holder out, whatever it did meanwhile)
-                LOG.warn("standby {}: cannot read {} ({}); trying again", id, dir.root(), e.toString());
+                shared.retryingEvery("standby " + id + " cannot read it: " + e, ++failures, Duration.ofMillis(poll));
                 stopping.await(poll, TimeUnit.MILLISECONDS);
                 continue;
             }

@@ -12,6 +12,7 @@ import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.data.Stat;
+import org.eventindex.retry.Outage;
 import org.eventindex.supervisor.SupervisorConfig;
 import org.eventindex.supervisor.journal.JournalFiles;
 import org.slf4j.Logger;
@@ -92,14 +93,22 @@ public final class ZooKeeperLeadership extends LeaseHolder {
     @Override
     public Optional<JournalFiles> awaitActive() throws IOException, InterruptedException {
         long poll = Math.max(10, settings.renew().toMillis());
+        // the ZooKeeper client reconnects every second or so by itself: its own lines are capped in logback.xml,
+        // this one says it at doubling retry counts (1, 2, 4 ... 64, then every 64th) and once when it is back
+        Outage zooKeeper = new Outage("ZooKeeper " + store.connect(), LOG);
+        int failures = 0;
         while (stopping.getCount() > 0) {
             try {
                 if (!client.getZookeeperClient().isConnected()) {
                     if (!client.blockUntilConnected((int) poll, TimeUnit.MILLISECONDS)) {
+                        zooKeeper.retryingEvery("standby " + id + ": no server of the quorum connected within " + poll
+                                + " ms", ++failures, Duration.ofMillis(poll));
                         continue;
                     }
                 }
                 ensureTokenNode();
+                zooKeeper.reachable();
+                failures = 0;
                 Stat tokenStat = new Stat();
                 client.getData().storingStatIn(tokenStat).forPath(tokenPath);
                 Stat active = client.checkExists().usingWatcher((Watcher) this::wake).forPath(activePath);
@@ -122,7 +131,7 @@ public final class ZooKeeperLeadership extends LeaseHolder {
                     throw new IOException("supervisor " + id + " took token " + token + " but could not hand the"
                             + " journal over: " + e, e);
                 }
-                LOG.warn("standby {}: ZooKeeper {} ({}); trying again", id, store.connect(), e.toString());
+                zooKeeper.retryingEvery("standby " + id + ": " + e, ++failures, Duration.ofMillis(poll));
                 stopping.await(poll, TimeUnit.MILLISECONDS);
             }
         }
