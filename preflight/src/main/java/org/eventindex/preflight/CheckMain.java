@@ -8,6 +8,13 @@ import org.eventindex.cluster.ClusterSettings;
 import org.eventindex.consumer.ConsumerConfig;
 import org.eventindex.io.FileReason;
 import org.eventindex.ops.Preflight;
+import org.eventindex.producer.ProducerArgs;
+import org.eventindex.producer.ProducerCli;
+import org.eventindex.producer.ProducerException;
+import org.eventindex.producer.ProducerOptions;
+import org.eventindex.producer.UploadPlan;
+import org.eventindex.producer.UploadSettings;
+import org.eventindex.stomp.StompSettings;
 import org.eventindex.supervisor.SupervisorConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.HelpCommand;
@@ -17,11 +24,14 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine.Unmatched;
 
+import javax.net.ssl.TrustManager;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -35,10 +45,11 @@ import java.util.function.Function;
 @Command(name = "eventindex check", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         sortOptions = false,
         subcommands = {CheckMain.Supervisor.class, CheckMain.Consumer.class, CheckMain.Lookup.class,
-            CheckMain.KuduLoader.class, HelpCommand.class},
+            CheckMain.KuduLoader.class, CheckMain.Producer.class, HelpCommand.class},
         description = "Before a start: reads a daemon's configuration as the daemon does and tries every dependency"
                 + " with its credentials (Kerberos, each broker of the alias, the S3 bucket, the HDFS folder, the Kudu"
-                + " tables, ZooKeeper); one line per check: OK or FAIL, the thing, the reason, the fix.",
+                + " tables, ZooKeeper), or the producer's options as the producer parses them; one line per check: OK"
+                + " or FAIL, the thing, the reason, the fix.",
         footer = {"", "Run 'eventindex check COMMAND --help' for the options of a daemon's check."},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:every check passed", "1:a check failed (its line says what and how to fix it)",
@@ -69,7 +80,7 @@ public final class CheckMain implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        err.println("check: a daemon is required (supervisor, consumer, lookup or kudu-loader)");
+        err.println("check: a daemon is required (supervisor, consumer, lookup, kudu-loader or producer)");
         spec.commandLine().usage(err);
         return CommandLines.USAGE_ERROR;
     }
@@ -197,6 +208,52 @@ public final class CheckMain implements Callable<Integer> {
         public Integer call() {
             return main.kudu(kudu, output, writes());
         }
+    }
+
+    @Command(name = "producer", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+            customSynopsis = {"eventindex check producer [--json] [--timeout=SECONDS] FILE.ei.spb --brokers LIST",
+                "         --s3-endpoint URL --bucket BUCKET [the producer's other options]"},
+            description = {"The producer's own command line (see 'eventindex producer --help'), parsed by the"
+                    + " producer's parser, with the same secrets (files or environment): each broker of --brokers"
+                    + " (send to --queue) and the bucket (a multipart upload created and aborted at once under the"
+                    + " key prefix of FILE's object: s3:PutObject and s3:AbortMultipartUpload). FILE is a valid SPB"
+                    + " file of the job; nothing is stored, nothing is delivered.", ""})
+    static final class Producer implements Callable<Integer> {
+        @ParentCommand
+        CheckMain main;
+        @Mixin
+        Output output;
+        @Unmatched
+        List<String> producerArgs = new ArrayList<>();
+
+        @Override
+        public Integer call() {
+            return main.producer(producerArgs, output);
+        }
+    }
+
+    private int producer(List<String> args, Output output) {
+        Duration timeout = output.timeout();
+        ProducerOptions options;
+        StompSettings stomp;
+        TrustManager[] s3Trust;
+        UploadPlan plan;
+        try {
+            options = ProducerArgs.parse(args, env);
+            if (options.dryRun()) {
+                err.println("check producer: --dry-run contacts nothing, so there is nothing to check: drop it");
+                return CommandLines.USAGE_ERROR;
+            }
+            stomp = ProducerCli.stompSettings(options);
+            s3Trust = ProducerCli.s3TrustManagers(options);
+            plan = ProducerCli.plan(options, UploadSettings.DEFAULT, System.currentTimeMillis());
+        } catch (ProducerException e) {
+            err.println("check producer: " + e.getMessage());
+            err.println("The producer would refuse these options (exit " + e.exitCode().code() + ", "
+                    + e.exitCode().description() + "): fix them, then check again.");
+            return CommandLines.USAGE_ERROR;
+        }
+        return report(output, Preflight.run(DaemonChecks.producer(options, stomp, plan, s3Trust), timeout));
     }
 
     @Command(name = "lookup", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,

@@ -2,7 +2,10 @@ package org.eventindex.preflight;
 
 import org.eventindex.consumer.Consumer;
 import org.eventindex.consumer.ConsumerConfig;
+import org.eventindex.names.ObjectKey;
 import org.eventindex.ops.Preflight;
+import org.eventindex.producer.ProducerOptions;
+import org.eventindex.producer.UploadPlan;
 import org.eventindex.stomp.BrokerRights;
 import org.eventindex.stomp.BrokerSet;
 import org.eventindex.stomp.StompBroker;
@@ -10,17 +13,27 @@ import org.eventindex.stomp.StompEndpoint;
 import org.eventindex.stomp.StompSettings;
 import org.eventindex.supervisor.SupervisorConfig;
 
+import javax.net.ssl.TrustManager;
 import java.io.IOException;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * Each daemon's checks, built from its configuration as the daemon reads it: what it logs in to and what it does
  * there. The cluster checks share one {@link ClusterSession}.
  */
 final class DaemonChecks {
+    /**
+     * The name of the producer's probe key in its folder: not a producer key ({@code ObjectKey.parse} refuses it),
+     * and never an object (the upload is aborted).
+     */
+    private static final String PRODUCER_PROBE = "eventindex-check-";
+
     private DaemonChecks() {
     }
 
@@ -86,6 +99,27 @@ final class DaemonChecks {
     }
 
     /**
+     * The producer, with its options as it parses them: on each broker of {@code --brokers}, send to its queue; in
+     * the bucket, write under the key prefix of {@code plan}'s object (a multipart upload created and aborted).
+     */
+    static List<Preflight.Check> producer(ProducerOptions o, StompSettings stomp, UploadPlan plan,
+                                          TrustManager[] s3Trust) {
+        List<Preflight.Check> out = new ArrayList<>(brokers(stomp, "--brokers", "--user", List.of(o.queue()),
+                List.of()));
+        ObjectKey key = plan.key();
+        String prefix = key.flavor() + "/" + key.taskNumber() + "/";
+        String probe = prefix + PRODUCER_PROBE + UUID.randomUUID();
+        out.add(new Preflight.Check("s3.write", "S3 bucket " + o.bucket() + " at " + o.s3Endpoint() + " written under "
+                + prefix + " by " + describe(o.accessKey()), "check that --s3-endpoint answers, then --access-key and"
+                + " --secret-key-file, that the bucket exists and that its policy lets this user s3:PutObject and"
+                + " s3:AbortMultipartUpload under " + key.flavor() + "/ (deploy/s3/bucket-policy.json,"
+                + " docs/security.md)",
+                () -> S3BucketCheck.probe(o.s3Endpoint(), "us-east-1", o.bucket(), o.accessKey(), o.secretKey(),
+                        s3Trust, S3BucketCheck.Access.WRITE, probe)));
+        return out;
+    }
+
+    /**
      * The Kudu side of a command that has options, not a file ({@code lookup serve}, {@code kudu-loader}): the login
      * and the Kudu checks, with a write for the loader.
      */
@@ -106,7 +140,9 @@ final class DaemonChecks {
         List<String> sendTo = sendQueues.stream().filter(q -> !q.isBlank()).toList();
         List<String> subscribeTo = subscribeQueues.stream().filter(q -> !q.isBlank()).toList();
         List<Preflight.Check> out = new ArrayList<>();
-        String rights = "send to " + String.join(", ", sendTo) + "; subscribe to " + String.join(", ", subscribeTo);
+        String rights = Stream.of(sendTo.isEmpty() ? "" : "send to " + String.join(", ", sendTo),
+                subscribeTo.isEmpty() ? "" : "subscribe to " + String.join(", ", subscribeTo))
+                .filter(r -> !r.isEmpty()).collect(Collectors.joining("; "));
         String fix = "check that the broker runs, then " + userKey + " and its password file against the broker's"
                 + " users, and that the broker's authorization lets this user " + rights
                 + " (broker-host/activemq, docs/security.md)";

@@ -21,15 +21,24 @@ import java.util.Objects;
 import java.util.UUID;
 
 /**
- * What a role may do in its S3 bucket, tried with its keys on a probe key under {@value #PROBE_PREFIX} that does not
- * exist, so that nothing is written: a consumer reads (a GET: "no such key" is the answer of a user that may read,
- * "access denied" the answer of one that may not); the supervisor's cleanup deletes (a DELETE).
+ * What a role may do in its S3 bucket, tried with its keys on a probe key that does not exist, so that no object is
+ * written: a consumer reads (a GET: "no such key" is the answer of a user that may read, "access denied" the answer of
+ * one that may not); the supervisor's cleanup deletes (a DELETE); a producer writes (a multipart upload created and
+ * aborted at once: the right to put an object, and to abort the upload the producer aborts when a part fails).
  */
 final class S3BucketCheck {
     static final String PROBE_PREFIX = "eventindex-check/";
 
     /** What the role does in the bucket. */
-    enum Access { READ, DELETE }
+    enum Access {
+        READ("GET"), DELETE("DELETE"), WRITE("CreateMultipartUpload");
+
+        private final String operation;
+
+        Access(String operation) {
+            this.operation = operation;
+        }
+    }
 
     private S3BucketCheck() {
     }
@@ -40,6 +49,15 @@ final class S3BucketCheck {
      */
     static void probe(URI endpoint, String region, String bucket, String accessKey, String secretKey,
                       TrustManager[] trust, Access access) throws IOException {
+        probe(endpoint, region, bucket, accessKey, secretKey, trust, access, PROBE_PREFIX + UUID.randomUUID());
+    }
+
+    /**
+     * As {@link #probe(URI, String, String, String, String, TrustManager[], Access)}, on {@code key}: a key under the
+     * prefix the role is allowed (a bucket policy may grant a producer its key prefixes only).
+     */
+    static void probe(URI endpoint, String region, String bucket, String accessKey, String secretKey,
+                      TrustManager[] trust, Access access, String key) throws IOException {
         Objects.requireNonNull(endpoint, "endpoint is null");
         Objects.requireNonNull(bucket, "bucket is null");
         AwsCredentialsProvider credentials = accessKey == null || accessKey.isEmpty() || secretKey == null
@@ -51,26 +69,37 @@ final class S3BucketCheck {
                 .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
                 .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
                 .httpClientBuilder(trust == null ? http : http.tlsTrustManagersProvider(() -> trust)).build()) {
-            String key = PROBE_PREFIX + UUID.randomUUID();
-            if (access == Access.READ) {
-                s3.getObject(b -> b.bucket(bucket).key(key), ResponseTransformer.toBytes());
-            } else {
-                s3.deleteObject(b -> b.bucket(bucket).key(key));
+            switch (access) {
+                case READ -> s3.getObject(b -> b.bucket(bucket).key(key), ResponseTransformer.toBytes());
+                case DELETE -> s3.deleteObject(b -> b.bucket(bucket).key(key));
+                case WRITE -> createAndAbort(s3, bucket, key);
             }
         } catch (NoSuchKeyException e) {
             // READ: the user may read, the probe key simply does not exist
         } catch (SdkException e) {
-            throw refused(access == Access.READ ? "GET" : "DELETE", bucket, e);
+            throw refused(access.operation, bucket, key, e, "");
         }
     }
 
-    private static IOException refused(String operation, String bucket, SdkException e) {
+    /** An upload with no part is no object: created and aborted, it leaves nothing in the bucket. */
+    private static void createAndAbort(S3Client s3, String bucket, String key) throws IOException {
+        String uploadId = s3.createMultipartUpload(b -> b.bucket(bucket).key(key)).uploadId();
+        try {
+            s3.abortMultipartUpload(b -> b.bucket(bucket).key(key).uploadId(uploadId));
+        } catch (SdkException e) {
+            throw refused("AbortMultipartUpload", bucket, key, e, "; the empty upload " + uploadId + " stays until"
+                    + " the bucket's lifecycle rule aborts incomplete uploads");
+        }
+    }
+
+    private static IOException refused(String operation, String bucket, String key, SdkException e, String left) {
+        String of = " of " + key + " in bucket " + bucket;
         if (e instanceof S3Exception s3 && s3.awsErrorDetails() != null) {
-            return new IOException("S3 refused the " + operation + " in bucket " + bucket + ": HTTP " + s3.statusCode()
-                    + " " + s3.awsErrorDetails().errorCode(), e);
+            return new IOException("S3 refused the " + operation + of + ": HTTP " + s3.statusCode() + " "
+                    + s3.awsErrorDetails().errorCode() + left, e);
         }
         String m = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage().lines().findFirst()
                 .orElse("");
-        return new IOException("S3 " + operation + " in bucket " + bucket + " failed: " + m, e);
+        return new IOException("S3 " + operation + of + " failed: " + m + left, e);
     }
 }

@@ -20,7 +20,7 @@ class CheckMainTest {
     void theCommandTreeWalkPasses() {
         List<List<String>> visited = CommandTreeWalk.check("eventindex check", CheckMainTest::run);
         assertEquals(List.of(List.of(), List.of("supervisor"), List.of("consumer"), List.of("lookup"),
-                List.of("kudu-loader"), List.of("help")), visited);
+                List.of("kudu-loader"), List.of("producer"), List.of("help")), visited);
     }
 
     @Test
@@ -28,6 +28,26 @@ class CheckMainTest {
         CommandTreeWalk.Result r = run();
         assertEquals(2, r.exit());
         assertTrue(r.err().startsWith("check: a daemon is required"), r.err());
+    }
+
+    /** The producer's options go to the producer's parser, which refuses what the producer would, exit 2. */
+    @Test
+    void producerOptionsTheProducerRefusesStopBeforeAnyCheck() {
+        CommandTreeWalk.Result missing = run("producer", "/nonexistent/job.ei.spb", "--brokers", "127.0.0.1:1",
+                "--s3-endpoint", "http://127.0.0.1:1", "--bucket", "eventindex", "--timeout", "3");
+        assertEquals(2, missing.exit(), missing.err());
+        assertEquals("", missing.out());
+        assertTrue(missing.err().startsWith("check producer: /nonexistent/job.ei.spb: cannot read SPB file"),
+                missing.err());
+        assertTrue(missing.err().contains("The producer would refuse these options (exit 2"), missing.err());
+
+        CommandTreeWalk.Result dryRun = run("producer", "/nonexistent/job.ei.spb", "--dry-run");
+        assertEquals(2, dryRun.exit(), dryRun.err());
+        assertTrue(dryRun.err().contains("/nonexistent/job.ei.spb"), dryRun.err());
+
+        CommandTreeWalk.Result misspelt = run("producer", "--brokers=127.0.0.1:1", "--bukcet", "eventindex");
+        assertEquals(2, misspelt.exit(), misspelt.err());
+        assertTrue(misspelt.err().contains("unknown option --bukcet"), misspelt.err());
     }
 
     @Test

@@ -8,6 +8,11 @@ import org.eventindex.consumer.ConsumerConfig;
 import org.eventindex.kudu.KuduTables;
 import org.eventindex.kudu.KuduTablesConfig;
 import org.eventindex.message.Queues;
+import org.eventindex.producer.ProducerArgs;
+import org.eventindex.proto.EventIndexProtos.BeginGUID_p1;
+import org.eventindex.proto.EventIndexProtos.EIEvent_p1;
+import org.eventindex.proto.EventIndexProtos.Header_p1;
+import org.eventindex.spb.SpbWriter;
 import org.eventindex.supervisor.SupervisorConfig;
 import org.eventindex.testing.BrokerAccess;
 import org.eventindex.testing.ChildJvm;
@@ -43,8 +48,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * {@code eventindex check} against real services started here, shared by every case: a secured ActiveMQ broker (one
  * login per role, the deployment's access rules), S3Proxy, a MiniDFSCluster, Kudu and a ZooKeeper server. Green for
- * the consumer's and the supervisor's configuration, with nothing left behind (no message on a queue or in the
- * dead-letter queue, no probe object, no probe file); then each dependency broken in turn, and its check must name it.
+ * the consumer's and the supervisor's configuration and the producer's options, with nothing left behind (no message
+ * on a queue or in the dead-letter queue, no probe object, no probe file); then each dependency broken in turn, and
+ * its check must name it.
  */
 class PreflightCheckIT {
     private static final String BUCKET = "eventindex";
@@ -322,6 +328,71 @@ class PreflightCheckIT {
         String line = down.failedLine("zookeeper");
         assertTrue(line.contains("no ZooKeeper server of 127.0.0.1:" + closed + " answered within 2250 ms")
                 && line.contains(SupervisorConfig.HA_ZOOKEEPER_CONNECT), line);
+    }
+
+    /** A grid job's SPB file of task 4242.G: the producer would store it under panda/4242/. */
+    private static java.nio.file.Path spbFile() throws IOException {
+        java.nio.file.Path f = tmp.resolve("4242.G_7.ei.spb");
+        if (!Files.exists(f)) {
+            try (var out = Files.newOutputStream(f); SpbWriter w = new SpbWriter(out)) {
+                w.header(Header_p1.newBuilder().setStartProcTime(1_600_000_000_000L).setTaskID("4242.G").setJobID("7")
+                        .setInputDsName("data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1824")
+                        .setProvenanceRef(true).setTriggerInfo(false).build());
+                w.beginGuid(BeginGUID_p1.newBuilder().setStartProcTime(1_600_000_000_100L).setAMITag("f838_m1824")
+                        .setTrigStream("physics_Main").setProjName("data17_13TeV")
+                        .setGuid("0A1B2C3D-4E5F-6071-8293-A4B5C6D7E8F0").build());
+                w.event(EIEvent_p1.newBuilder().setRunNumber(327636).setEventNumber(1).setLumiBlock(10)
+                        .setTimeStamp(1_600_000_000).setTimeStampNSOffset(0).setBcid(1).setIsSimulation(false)
+                        .setIsCalibration(false).setIsTestBeam(false).build());
+                w.endGuid(1_600_000_000_200L);
+                w.finish(1_600_000_000_300L);
+            }
+        }
+        return f;
+    }
+
+    /** {@code check producer} with the producer's own options, its secrets from the environment as a job has them. */
+    private static Run producerCheck(String stompPassword, String bucket) throws IOException {
+        Map<String, String> env = Map.of(ProducerArgs.ENV_STOMP_PASSWORD, stompPassword,
+                ProducerArgs.ENV_S3_SECRET_KEY, s3.secretKey());
+        return check(env, "producer", spbFile().toString(), "--brokers", broker.stompEndpoints(), "--user",
+                BrokerAccess.PRODUCERS, "--s3-endpoint", s3.endpoint().toString(), "--bucket", bucket,
+                "--access-key", s3.accessKey(), "--timeout", "5");
+    }
+
+    @Test
+    void producerIsGreenAndLeavesNothingBehind() throws Exception {
+        Run run = producerCheck(PASSWORDS.get(BrokerAccess.PRODUCERS), BUCKET);
+        assertEquals(0, run.status(), run.out() + run.err());
+        assertTrue(run.out().lines().anyMatch(l -> l.startsWith("OK   broker ") && l.contains("as producers (send to "
+                + Queues.SUPERVISOR + ")")), run.out());
+        assertTrue(run.out().lines().anyMatch(l -> l.startsWith("OK   s3.write ") && l.contains("S3 bucket " + BUCKET
+                + " at " + s3.endpoint() + " written under panda/4242/ by " + s3.accessKey())), run.out());
+        assertTrue(run.out().contains("all 2 checks passed"), run.out());
+        assertEquals(0, broker.queueSize(Queues.SUPERVISOR), "probe message left on the producers' queue");
+        assertEquals(0, broker.queueSize(EmbeddedBroker.DLQ), "probe message in the dead-letter queue");
+        assertEquals(List.of(), s3.keys(BUCKET));
+    }
+
+    @Test
+    void producerWithAWrongBrokerPasswordIsTheBrokerLine() throws Exception {
+        Run run = producerCheck("not-the-password", BUCKET);
+        assertEquals(CheckMain.FAILED, run.status());
+        assertEquals(1, run.failed().size(), run.out());
+        String line = run.failedLine("broker");
+        assertTrue(line.contains(broker.stompEndpoints()) && line.contains("as producers"), line);
+        assertTrue(line.contains("fix: check that the broker runs, then --user and its password file"), line);
+    }
+
+    @Test
+    void producerWithAMissingBucketIsTheS3Line() throws Exception {
+        Run run = producerCheck(PASSWORDS.get(BrokerAccess.PRODUCERS), "no-such-bucket");
+        assertEquals(CheckMain.FAILED, run.status());
+        assertEquals(1, run.failed().size(), run.out());
+        String line = run.failedLine("s3.write");
+        assertTrue(line.contains("S3 refused the CreateMultipartUpload of panda/4242/eventindex-check-")
+                && line.contains("in bucket no-such-bucket: HTTP 404 NoSuchBucket"), line);
+        assertTrue(line.contains("s3:AbortMultipartUpload"), line);
     }
 
     @Test

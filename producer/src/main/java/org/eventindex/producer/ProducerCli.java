@@ -78,15 +78,13 @@ public final class ProducerCli {
                         options.accessKey(), options.secretKey(), S3_CONNECT_TIMEOUT, S3_SOCKET_TIMEOUT, upload,
                         s3Trust));
             }
-            UploadPlan plan = UploadPlan.of(scan(options.file(), upload), options.s3Endpoint(), options.bucket(),
-                    UUID.randomUUID(), UUID.randomUUID(), clock.millis());
+            UploadPlan plan = plan(options, upload, clock.millis());
             if (options.dryRun()) {
                 report(json, verbose, "dry-run", plan, plan.message(clock.millis()), options.queue());
                 return ExitCode.SUCCESS.code();
             }
             ProducerMessage sent;
-            StompSettings stomp = StompSettings.of(options.brokers(), options.user(), options.password())
-                    .withTls(BrokerTlsFactory.of(options.tls()));
+            StompSettings stomp = stompSettings(options);
             RetryPolicy policy = options.retryDeadline() == null ? retry : retry.withDeadline(options.retryDeadline());
             try (ObjectUploader store = join(pending);
                  ControlChannel channel = new StompControlChannel(stomp)) {
@@ -116,8 +114,33 @@ public final class ProducerCli {
         }
     }
 
-    /** The {@code --trust-store} for an https S3 endpoint; null for http or without a trust store. */
-    private static TrustManager[] s3TrustManagers(ProducerOptions options) throws ProducerException {
+    /**
+     * What a run stores: the file validated and the object key chosen (a fresh uuid), before anything remote.
+     *
+     * @throws ProducerException {@link ExitCode#BAD_INPUT} for a file that is not a valid SPB file
+     */
+    public static UploadPlan plan(ProducerOptions options, UploadSettings upload, long nowMillis)
+            throws ProducerException {
+        return UploadPlan.of(scan(options.file(), upload), options.s3Endpoint(), options.bucket(), UUID.randomUUID(),
+                UUID.randomUUID(), nowMillis);
+    }
+
+    /**
+     * The brokers, login and TLS a run sends its message with.
+     *
+     * @throws ProducerException {@link ExitCode#CONFIGURATION} when the trust store cannot be read
+     */
+    public static StompSettings stompSettings(ProducerOptions options) throws ProducerException {
+        return StompSettings.of(options.brokers(), options.user(), options.password())
+                .withTls(BrokerTlsFactory.of(options.tls()));
+    }
+
+    /**
+     * The {@code --trust-store} for an https S3 endpoint; null for http or without a trust store.
+     *
+     * @throws ProducerException {@link ExitCode#CONFIGURATION} when the trust store cannot be read
+     */
+    public static TrustManager[] s3TrustManagers(ProducerOptions options) throws ProducerException {
         Path store = options.tls().trustStore();
         if (store == null || !"https".equals(options.s3Endpoint().getScheme())) {
             return null;

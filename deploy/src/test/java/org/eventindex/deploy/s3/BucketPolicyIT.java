@@ -26,7 +26,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The shipped bucket policy ({@code deploy/s3/bucket-policy.json}, docs/install.md step 5) on a real Ceph RGW: each
  * role's user can make exactly the S3 calls its code makes ({@code S3ObjectUploader}: PUT with
  * {@code If-None-Match: *}, HEAD of the key and of the bucket; {@code S3ObjectFetcher}: GET; {@code S3CleanupStore}:
- * LIST and multi-object DELETE), and is refused what another role does.
+ * LIST and multi-object DELETE; the producer's abort of a multipart upload, which {@code eventindex check producer}
+ * tries too), and is refused what another role does.
  */
 class BucketPolicyIT {
     private static final String BUCKET = "eventindex";
@@ -102,6 +103,30 @@ class BucketPolicyIT {
                 .objects(ObjectIdentifier.builder().key(KEY).build()).quiet(true).build()));
         assertTrue(deleted.errors().isEmpty(), "multi-object delete: " + deleted.errors());
         assertEquals(List.of(), ceph.keys(BUCKET));
+    }
+
+    /**
+     * A multipart upload created and aborted under a producer prefix: what the producer does when a part fails
+     * ({@code S3ObjectUploader}) and what {@code eventindex check producer} tries; the consumer may do neither.
+     */
+    @Test
+    void theProducerAbortsTheMultipartUploadItStartsAndTheConsumerCannotStartOne() {
+        String key = "panda/4242/eventindex-check-probe";
+        String aborted = producer.createMultipartUpload(b -> b.bucket(BUCKET).key(key)).uploadId();
+        producer.abortMultipartUpload(b -> b.bucket(BUCKET).key(key).uploadId(aborted));
+        assertEquals(404, status(() -> producer.uploadPart(b -> b.bucket(BUCKET).key(key).uploadId(aborted)
+                .partNumber(1), RequestBody.fromString("part"))), "the aborted upload must be gone (NoSuchUpload)");
+        assertEquals(403, status(() -> producer.createMultipartUpload(b -> b.bucket(BUCKET).key("other/x.ei.spb"))),
+                "only the producers' key prefixes");
+
+        assertEquals(403, status(() -> consumer.createMultipartUpload(b -> b.bucket(BUCKET).key(key))));
+        String open = producer.createMultipartUpload(b -> b.bucket(BUCKET).key(key)).uploadId();
+        assertEquals(403, status(() -> consumer.abortMultipartUpload(b -> b.bucket(BUCKET).key(key).uploadId(open))));
+        producer.abortMultipartUpload(b -> b.bucket(BUCKET).key(key).uploadId(open));
+        try (S3Client owner = ceph.client(ceph.accessKey(), ceph.secretKey())) {
+            assertEquals(List.of(), owner.listMultipartUploads(b -> b.bucket(BUCKET).prefix("panda/4242/")).uploads(),
+                    "no upload left under the probe's prefix");
+        }
     }
 
     /** The HTTP status S3 refused {@code call} with. */
