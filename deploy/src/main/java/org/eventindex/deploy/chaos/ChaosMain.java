@@ -23,7 +23,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "bin/chaos", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         sortOptions = false, description = "Seeded chaos rounds against the whole system as separate processes.",
-        footer = {"", "Needs Ceph (deploy/ceph/install-ceph.sh) and a build (mvn -DskipTests install)."},
+        footer = {"", "Needs Ceph (deploy/ceph/install-ceph.sh) and a build (mvn -DskipTests package)."},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:no violation found", "1:a violation was found, or the run failed", "2:bad usage"})
 public final class ChaosMain implements Callable<Integer> {
@@ -44,7 +44,7 @@ public final class ChaosMain implements Callable<Integer> {
             + " (default 1)")
     private int faults = 1;
     @Option(names = "--only", paramLabel = "FAULT", split = ",", description = "draw the faults only among these"
-            + " kinds (e.g. KILL_ACTIVE_BROKER,PAUSE_ACTIVE_SUPERVISOR; default: every kind)")
+            + " kinds (e.g. KILL_BROKER,PAUSE_ACTIVE_SUPERVISOR; default: every kind)")
     private List<Fault> only = List.of();
     @Option(names = "--work", paramLabel = "DIR", description = "folder for every process's data and logs (default"
             + " target/chaos-<seed>-<time>); kept after the run for inspection")
@@ -101,7 +101,7 @@ public final class ChaosMain implements Callable<Integer> {
         long t0 = System.nanoTime();
         Duration budget = Duration.ofMinutes(o.minutes());
         List<ChaosRunner.RoundReport> reports = new ArrayList<>();
-        List<BrokerTakeovers.Takeover> takeovers = new ArrayList<>();
+        List<BrokerOutage> outages = new ArrayList<>();
         CheckResult last = null;
         try {
             Files.createDirectories(o.work());
@@ -118,8 +118,8 @@ public final class ChaosMain implements Callable<Integer> {
                     try {
                         reports.add(runner.round(r, runner.drawFaults(o.faults(), o.only()), o.datasets()));
                     } finally {
-                        takeovers.clear();
-                        takeovers.addAll(runner.takeovers());
+                        outages.clear();
+                        outages.addAll(runner.brokerOutages());
                     }
                 }
                 last = runner.finalCheck();
@@ -128,31 +128,31 @@ public final class ChaosMain implements Callable<Integer> {
             System.err.println("[chaos] the run failed: " + e);
             e.printStackTrace();
             printSummary(reports, null, Duration.ofNanos(System.nanoTime() - t0));
-            printTakeovers(takeovers);
+            printBrokerOutages(outages);
             return 1;
         }
         printSummary(reports, last, Duration.ofNanos(System.nanoTime() - t0));
-        printTakeovers(takeovers);
+        printBrokerOutages(outages);
         boolean ok = last.ok() && reports.stream().allMatch(r -> r.check().ok());
         return ok ? 0 : 1;
     }
 
-    /** The broker takeovers of the run: how many, and min / median / max of each measured step. */
-    private static void printTakeovers(List<BrokerTakeovers.Takeover> takeovers) {
-        if (takeovers.isEmpty()) {
-            return;
-        }
-        for (boolean paused : new boolean[] {false, true}) {
-            List<BrokerTakeovers.Takeover> t = takeovers.stream().filter(x -> x.paused() == paused).toList();
-            if (t.isEmpty()) {
+    /** The broker outages of the run, per kind: how many, and min / median / max of each measured step. */
+    private static void printBrokerOutages(List<BrokerOutage> outages) {
+        for (Fault kind : List.of(Fault.KILL_BROKER, Fault.PAUSE_BROKER)) {
+            List<BrokerOutage> o = outages.stream().filter(x -> x.fault() == kind).toList();
+            if (o.isEmpty()) {
                 continue;
             }
-            System.out.println(String.format("broker takeovers after the active broker was %s: %d; min / median / max:"
-                            + "%s accepting STOMP %s, first message %s", paused ? "paused" : "killed", t.size(),
-                    paused ? " watchdog kill " + BrokerTakeovers.spread(t.stream().map(
-                            BrokerTakeovers.Takeover::killed).toList()) + "," : "",
-                    BrokerTakeovers.spread(t.stream().map(BrokerTakeovers.Takeover::accepting).toList()),
-                    BrokerTakeovers.spread(t.stream().map(BrokerTakeovers.Takeover::flowing).toList())));
+            System.out.println(String.format("brokers %s alone: %d%s; min / median / max:%s down %s, listening after"
+                            + " the restart %s, the daemons subscribed on it again after the restart %s",
+                    kind == Fault.PAUSE_BROKER ? "paused" : "killed", o.size(), kind == Fault.PAUSE_BROKER ? ""
+                            : " (" + o.stream().filter(BrokerOutage::atReceipt).count() + " as they sent a receipt)",
+                    kind == Fault.PAUSE_BROKER ? " watchdog kill " + BrokerOutage.spread(o.stream().map(
+                            BrokerOutage::killedAfter).toList()) + "," : "",
+                    BrokerOutage.spread(o.stream().map(BrokerOutage::down).toList()),
+                    BrokerOutage.spread(o.stream().map(BrokerOutage::listening).toList()),
+                    BrokerOutage.spread(o.stream().map(BrokerOutage::resubscribed).toList())));
         }
     }
 

@@ -167,9 +167,9 @@ final class ChaosRunner {
         return new RoundReport(index, injected, skipped, datasets, runs, check, took);
     }
 
-    /** The broker takeovers measured so far. */
-    List<BrokerTakeovers.Takeover> takeovers() {
-        return injector.takeovers();
+    /** The broker outages measured so far. */
+    List<BrokerOutage> brokerOutages() {
+        return injector.brokerOutages();
     }
 
     /** Every dataset checked so far, in round order. */
