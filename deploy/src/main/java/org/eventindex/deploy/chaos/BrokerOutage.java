@@ -1,8 +1,6 @@
 package org.eventindex.deploy.chaos;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * One broker of the alias taken down and brought back ({@link Fault#KILL_BROKER}, {@link Fault#PAUSE_BROKER}), as
@@ -17,22 +15,13 @@ import java.util.List;
  * @param resubscribed from the restart to the active supervisor and every consumer subscribed on it again (their
  *                     {@code eventindex_broker_subscribed} for that broker), when what it stored can flow again
  */
-record BrokerOutage(Fault fault, String broker, boolean atReceipt, Duration killedAfter, Duration down, Duration listening,
-                    Duration resubscribed) {
+record BrokerOutage(Fault fault, String broker, boolean atReceipt, Duration killedAfter, Duration down,
+                    Duration listening, Duration resubscribed) {
     @Override
     public String toString() {
         return (atReceipt ? "killed as it sent a receipt (the receipt dropped), " : "")
                 + (killedAfter == null ? "" : "watchdog kill after " + killedAfter.toMillis() + " ms, ") + "down "
                 + down.toMillis() + " ms, listening " + listening.toMillis() + " ms after the restart, the daemons"
                 + " subscribed on it again " + resubscribed.toMillis() + " ms after the restart";
-    }
-
-    /** min / median / max of {@code values} in ms, for a run's summary. */
-    static String spread(List<Duration> values) {
-        if (values.isEmpty()) {
-            return "-";
-        }
-        List<Long> ms = new ArrayList<>(values.stream().map(Duration::toMillis).sorted().toList());
-        return ms.get(0) + " / " + ms.get(ms.size() / 2) + " / " + ms.get(ms.size() - 1) + " ms";
     }
 }

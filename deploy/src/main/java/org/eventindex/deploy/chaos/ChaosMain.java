@@ -102,6 +102,7 @@ public final class ChaosMain implements Callable<Integer> {
         Duration budget = Duration.ofMinutes(o.minutes());
         List<ChaosRunner.RoundReport> reports = new ArrayList<>();
         List<BrokerOutage> outages = new ArrayList<>();
+        List<FaultInjector.Takeover> takeovers = new ArrayList<>();
         CheckResult last = null;
         try {
             Files.createDirectories(o.work());
@@ -120,6 +121,8 @@ public final class ChaosMain implements Callable<Integer> {
                     } finally {
                         outages.clear();
                         outages.addAll(runner.brokerOutages());
+                        takeovers.clear();
+                        takeovers.addAll(runner.takeovers());
                     }
                 }
                 last = runner.finalCheck();
@@ -129,10 +132,12 @@ public final class ChaosMain implements Callable<Integer> {
             e.printStackTrace();
             printSummary(reports, null, Duration.ofNanos(System.nanoTime() - t0));
             printBrokerOutages(outages);
+            printTakeovers(takeovers);
             return 1;
         }
         printSummary(reports, last, Duration.ofNanos(System.nanoTime() - t0));
         printBrokerOutages(outages);
+        printTakeovers(takeovers);
         boolean ok = last.ok() && reports.stream().allMatch(r -> r.check().ok());
         return ok ? 0 : 1;
     }
@@ -148,25 +153,54 @@ public final class ChaosMain implements Callable<Integer> {
                             + " the restart %s, the daemons subscribed on it again after the restart %s",
                     kind == Fault.PAUSE_BROKER ? "paused" : "killed", o.size(), kind == Fault.PAUSE_BROKER ? ""
                             : " (" + o.stream().filter(BrokerOutage::atReceipt).count() + " as they sent a receipt)",
-                    kind == Fault.PAUSE_BROKER ? " watchdog kill " + BrokerOutage.spread(o.stream().map(
+                    kind == Fault.PAUSE_BROKER ? " watchdog kill " + spread(o.stream().map(
                             BrokerOutage::killedAfter).toList()) + "," : "",
-                    BrokerOutage.spread(o.stream().map(BrokerOutage::down).toList()),
-                    BrokerOutage.spread(o.stream().map(BrokerOutage::listening).toList()),
-                    BrokerOutage.spread(o.stream().map(BrokerOutage::resubscribed).toList())));
+                    spread(o.stream().map(BrokerOutage::down).toList()),
+                    spread(o.stream().map(BrokerOutage::listening).toList()),
+                    spread(o.stream().map(BrokerOutage::resubscribed).toList())));
         }
     }
 
+    /** The supervisor takeovers of the run, per fault kind: how many, min / median / max to active and to work. */
+    private static void printTakeovers(List<FaultInjector.Takeover> takeovers) {
+        for (Fault kind : Fault.values()) {
+            List<FaultInjector.Takeover> t = takeovers.stream().filter(x -> x.fault() == kind).toList();
+            if (t.isEmpty()) {
+                continue;
+            }
+            List<Duration> first = t.stream().map(FaultInjector.Takeover::toFirstMessage)
+                    .filter(java.util.Objects::nonNull).toList();
+            System.out.println(String.format("supervisor takeovers after %s: %d (lease %d ms); min / median / max: to"
+                            + " active %s, to the first message recorded %s (%d had a message to record)", kind,
+                    t.size(), SupervisorPair.LEASE.toMillis(),
+                    spread(t.stream().map(FaultInjector.Takeover::toActive).toList()),
+                    spread(first), first.size()));
+        }
+    }
+
+    /** min / median / max of {@code values} in ms. */
+    private static String spread(List<Duration> values) {
+        if (values.isEmpty()) {
+            return "-";
+        }
+        List<Long> ms = values.stream().map(Duration::toMillis).sorted().toList();
+        return ms.get(0) + " / " + ms.get(ms.size() / 2) + " / " + ms.get(ms.size() - 1) + " ms";
+    }
+
     private static void printSummary(List<ChaosRunner.RoundReport> reports, CheckResult last, Duration took) {
+        List<String> faultCells = reports.stream().map(r -> r.faults().isEmpty() ? "-" : String.join(" ",
+                r.faults().stream().map(i -> i.fault() + "(" + i.target() + ")").toList())).toList();
+        int width = Math.max(58, faultCells.stream().mapToInt(String::length).max().orElse(0));
         System.out.println();
-        System.out.println(String.format("%-5s %-58s %8s %8s %8s %5s %5s %5s %6s", "round", "faults", "datasets",
-                "events", "in Kudu", "lost", "extra", "viol.", "secs"));
+        System.out.println(String.format("%-5s %-" + width + "s %8s %8s %8s %5s %5s %5s %6s", "round", "faults",
+                "datasets", "events", "in Kudu", "lost", "extra", "viol.", "secs"));
         long faults = 0;
-        for (ChaosRunner.RoundReport r : reports) {
-            String f = String.join(" ", r.faults().stream().map(i -> i.fault() + "(" + i.target() + ")").toList());
+        for (int i = 0; i < reports.size(); i++) {
+            ChaosRunner.RoundReport r = reports.get(i);
             faults += r.faults().size();
             CheckResult c = r.check();
-            System.out.println(String.format("%-5d %-58s %8d %8d %8d %5d %5d %5d %6d", r.round(),
-                    f.isEmpty() ? "-" : f, c.datasets(), c.expectedEvents(), c.eventsFound(), c.lost(), c.extra(),
+            System.out.println(String.format("%-5d %-" + width + "s %8d %8d %8d %5d %5d %5d %6d", r.round(),
+                    faultCells.get(i), c.datasets(), c.expectedEvents(), c.eventsFound(), c.lost(), c.extra(),
                     c.violations().size(), r.duration().toSeconds()));
         }
         if (last != null) {

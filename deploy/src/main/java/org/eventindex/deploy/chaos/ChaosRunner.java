@@ -43,6 +43,7 @@ final class ChaosRunner {
     private final FaultInjector injector;
     private final List<ExpectedEvents> allDatasets = new ArrayList<>();
     private final List<ProducerFleet.Job> allJobs = new ArrayList<>();
+    private final FaultDeck deck;
     private int datasetCounter;
 
     ChaosRunner(ChaosCluster cluster, Path producerJar, long seed, Consumer<String> log) {
@@ -51,6 +52,7 @@ final class ChaosRunner {
         this.random = new Random(seed);
         this.log = Objects.requireNonNull(log, "log is null");
         this.injector = new FaultInjector(cluster, log);
+        this.deck = new FaultDeck(random);
     }
 
     /** What one round did and found. */
@@ -70,18 +72,17 @@ final class ChaosRunner {
         return drawFaults(n, java.util.Set.of());
     }
 
-    /** Draws {@code n} faults among the available ones of {@code only} (every available one when empty). */
+    /**
+     * Draws {@code n} faults among the available ones of {@code only} (every available one when empty), from the
+     * run's {@link FaultDeck}: every kind once before any comes again.
+     */
     List<Fault> drawFaults(int n, java.util.Set<Fault> only) {
         List<Fault> available = availableFaults().stream().filter(f -> only.isEmpty() || only.contains(f)).toList();
         if (available.isEmpty() && n > 0) {
             throw new IllegalArgumentException("none of the faults " + only + " can be injected here: "
                     + cluster.diskFaultsUnavailable());
         }
-        List<Fault> out = new ArrayList<>();
-        for (int i = 0; i < n; i++) {
-            out.add(available.get(random.nextInt(available.size())));
-        }
-        return out;
+        return deck.draw(n, available);
     }
 
     /** Runs one round with the given faults over {@code datasets} new datasets. */
@@ -165,6 +166,11 @@ final class ChaosRunner {
                 check.ok() ? "" : "\n    " + String.join("\n    ", check.violations().stream()
                         .map(Violation::toString).toList())));
         return new RoundReport(index, injected, skipped, datasets, runs, check, took);
+    }
+
+    /** The supervisor takeovers measured so far. */
+    List<FaultInjector.Takeover> takeovers() {
+        return injector.takeovers();
     }
 
     /** The broker outages measured so far. */

@@ -31,6 +31,7 @@ final class FaultInjector {
     private final ChaosCluster cluster;
     private final Consumer<String> log;
     private final List<BrokerOutage> outages = new CopyOnWriteArrayList<>();
+    private final List<Takeover> takeovers = new CopyOnWriteArrayList<>();
 
     FaultInjector(ChaosCluster cluster, Consumer<String> log) {
         this.cluster = Objects.requireNonNull(cluster, "cluster is null");
@@ -40,6 +41,18 @@ final class FaultInjector {
     /** The broker outages measured so far (one per broker killed or paused alone). */
     List<BrokerOutage> brokerOutages() {
         return List.copyOf(outages);
+    }
+
+    /**
+     * One supervisor takeover: the fault that caused it, from the fault to the standby active ({@code /ready} 200),
+     * and to its first message recorded (null when no message came within the trigger timeout).
+     */
+    record Takeover(Fault fault, Duration toActive, Duration toFirstMessage) {
+    }
+
+    /** The supervisor takeovers measured so far. */
+    List<Takeover> takeovers() {
+        return List.copyOf(takeovers);
     }
 
     /** What happened, for the round's report. */
@@ -186,7 +199,7 @@ final class FaultInjector {
         ChildProcess standby = pair.other(active);
         long t0 = System.nanoTime();
         active.kill9();
-        String took = takeover(standby, t0);
+        String took = takeover(fault, standby, t0);
         Duration down = Duration.ofNanos(System.nanoTime() - t0);
         active.start();
         pair.awaitStandby(active, RECOVERY_TIMEOUT);
@@ -208,7 +221,7 @@ final class FaultInjector {
         active.pause();
         long t0 = System.nanoTime();
         long bytesAtPause = pair.journalBytes(token);
-        String took = takeover(standby, t0);
+        String took = takeover(fault, standby, t0);
         ChaosWait.hold(Duration.ofMillis(random.nextInt(2000)));
         Duration paused = Duration.ofNanos(System.nanoTime() - t0);
         active.resume();
@@ -242,7 +255,7 @@ final class FaultInjector {
         try {
             long t0 = System.nanoTime();
             active.kill9();
-            took = takeover(standby, t0);
+            took = takeover(fault, standby, t0);
             ChaosWait.hold(hold);
         } finally {
             disk.lift(pid);
@@ -258,20 +271,23 @@ final class FaultInjector {
      * Waits for {@code next} to be active (its /ready 200) and to record its first message (a producer or control
      * message journalled, then acknowledged) after a fault at {@code t0}; says how long each took.
      */
-    private String takeover(ChildProcess next, long t0) {
+    private String takeover(Fault fault, ChildProcess next, long t0) {
         SupervisorPair pair = cluster.supervisors();
         ChaosWait.until(next.name() + " taking over (log " + next.log() + ")", RECOVERY_TIMEOUT,
                 () -> pair.ready(next));
         long active = System.nanoTime();
         String first;
+        Duration toFirst = null;
         try {
             ChaosWait.until(next.name() + " recording a message", TRIGGER_TIMEOUT, () ->
                     Math.max(0, pair.metric(next, "eventindex_supervisor_producer_messages_total"))
                             + Math.max(0, pair.metric(next, "eventindex_supervisor_control_messages_total")) > 0);
-            first = (System.nanoTime() - t0) / 1_000_000 + " ms to the first message recorded";
+            toFirst = since(t0);
+            first = toFirst.toMillis() + " ms to the first message recorded";
         } catch (IllegalStateException none) {
             first = "no message to record within " + TRIGGER_TIMEOUT.toSeconds() + " s";
         }
+        takeovers.add(new Takeover(fault, Duration.ofNanos(active - t0), toFirst));
         String line = String.format("takeover by %s: %d ms to active, %s (lease %d ms)", next.name(),
                 (active - t0) / 1_000_000, first, SupervisorPair.LEASE.toMillis());
         log.accept("  " + line);
