@@ -291,6 +291,11 @@ final class ChaosCluster implements AutoCloseable {
         return logins.settings(brokers.endpoints(), login);
     }
 
+    /** Settings to reach one broker, {@code endpoint} (its proxy), as {@code login}. */
+    StompSettings brokerSettingsOf(String endpoint, String login) {
+        return logins.settings(endpoint, login);
+    }
+
     Path work() {
         return work;
     }

@@ -44,6 +44,7 @@ final class ChaosRunner {
     private final List<ExpectedEvents> allDatasets = new ArrayList<>();
     private final List<ProducerFleet.Job> allJobs = new ArrayList<>();
     private final FaultDeck deck;
+    private final BrokerQueues brokerQueues;
     private int datasetCounter;
 
     ChaosRunner(ChaosCluster cluster, Path producerJar, long seed, Consumer<String> log) {
@@ -53,6 +54,8 @@ final class ChaosRunner {
         this.log = Objects.requireNonNull(log, "log is null");
         this.injector = new FaultInjector(cluster, log);
         this.deck = new FaultDeck(random);
+        this.brokerQueues = new BrokerQueues(cluster.brokers().proxies().stream().map(p -> p.endpoint()).toList(),
+                BrokerQueues.DRAINED, endpoint -> cluster.brokerSettingsOf(endpoint, BrokerLogins.ADMIN));
     }
 
     /** What one round did and found. */
@@ -155,6 +158,8 @@ final class ChaosRunner {
         CheckResult check = checker().check(expected, jobs);
         List<Violation> violations = new ArrayList<>(check.violations());
         cluster.deadDaemons().forEach(d -> violations.add(new Violation(Violation.Kind.DAEMON_DIED, "", d)));
+        brokerQueues.unread().forEach((where, n) -> violations.add(new Violation(Violation.Kind.UNREAD_ON_BROKER, "",
+                where + (n < 0 ? ": could not be browsed" : " holds " + n + " message(s) after the drain"))));
         check = new CheckResult(check.datasets(), check.expectedEvents(), check.eventsFound(), check.lost(),
                 check.extra(), violations);
         allDatasets.addAll(expected);
@@ -228,6 +233,8 @@ final class ChaosRunner {
                             supervisorView(j.dataset())).contains(j.acknowledgedUrl())));
             ChaosWait.until("consumers idle and no temporary files", SETTLE_TIMEOUT, () ->
                     cluster.consumers().stream().noneMatch(cluster::consumerBusy) && noTempFiles(expected));
+            ChaosWait.until("every broker's queues read (" + BrokerQueues.DRAINED + ")", SETTLE_TIMEOUT,
+                    () -> brokerQueues.unread().isEmpty());
         } catch (IllegalStateException timedOut) {
             log.accept("  drain: " + timedOut.getMessage());
         }
