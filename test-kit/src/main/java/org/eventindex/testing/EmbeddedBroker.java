@@ -16,12 +16,10 @@ import java.security.Principal;
 import org.apache.activemq.broker.BrokerPlugin;
 import org.apache.activemq.broker.BrokerService;
 import org.apache.activemq.broker.SslContext;
-import org.apache.activemq.broker.TransportConnector;
 import org.apache.activemq.broker.region.Destination;
 import org.apache.activemq.command.ActiveMQQueue;
 import org.apache.activemq.jaas.GroupPrincipal;
 import org.apache.activemq.security.SimpleAuthenticationPlugin;
-import org.apache.activemq.store.SharedFileLocker;
 import org.apache.activemq.store.kahadb.KahaDBPersistenceAdapter;
 
 /**
@@ -74,7 +72,6 @@ public final class EmbeddedBroker implements AutoCloseable {
     }
 
     private final Path dataDir;
-    private final SharedStore shared;
     private final Map<String, String> users;
     private final Security security;
     private final TestCertificates tls;
@@ -82,25 +79,9 @@ public final class EmbeddedBroker implements AutoCloseable {
     private final int port;
     private BrokerService broker;
 
-    /**
-     * A KahaDB store shared by a master/slave pair: the broker that holds the store's file lock is the master and
-     * opens its connector; the other waits in {@link #startSecured(Path, SharedStore, Security, int)}, trying the lock
-     * every {@code lockRetry}, as the pair templates of decision 0038 did (the chaos harness's pair; the shipped
-     * topology is independent brokers since decision 0042).
-     */
-    public record SharedStore(Path kahaDbDir, java.time.Duration lockRetry) {
-        public SharedStore {
-            requireNonNull(kahaDbDir, "kahaDbDir is null");
-            if (lockRetry.isNegative() || lockRetry.isZero()) {
-                throw new IllegalArgumentException("lockRetry must be positive: " + lockRetry);
-            }
-        }
-    }
-
-    private EmbeddedBroker(Path dataDir, SharedStore shared, Map<String, String> users, Security security,
+    private EmbeddedBroker(Path dataDir, Map<String, String> users, Security security,
                            TestCertificates tls, BrokerService broker, String host, int port) {
         this.dataDir = dataDir;
-        this.shared = shared;
         this.users = users;
         this.security = security;
         this.tls = tls;
@@ -156,26 +137,12 @@ public final class EmbeddedBroker implements AutoCloseable {
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("broker port must be 0..65535: " + port);
         }
-        return start(dataDir, null, security.passwords(), security, null, host, port);
-    }
-
-    /**
-     * {@link #startSecured(Path, Security, int)} on a KahaDB store shared with another broker: returns once this broker
-     * holds the store's lock and listens (a standby blocks here while the other broker is master). {@code dataDir}
-     * keeps this broker's own files (temporary storage).
-     */
-    public static EmbeddedBroker startSecured(Path dataDir, SharedStore shared, Security security, int port) {
-        requireNonNull(security, "security is null");
-        requireNonNull(shared, "shared is null");
-        if (port <= 0 || port > 65535) {
-            throw new IllegalArgumentException("a broker of a pair needs a fixed port 1..65535: " + port);
-        }
-        return start(dataDir, shared, security.passwords(), security, null, LOOPBACK, port);
+        return start(dataDir, security.passwords(), security, null, host, port);
     }
 
     private static EmbeddedBroker start(Path dataDir, Map<String, String> users, Security security,
                                         TestCertificates tls) {
-        return start(dataDir, null, users, security, tls, LOOPBACK, 0);
+        return start(dataDir, users, security, tls, LOOPBACK, 0);
     }
 
     /**
@@ -188,10 +155,10 @@ public final class EmbeddedBroker implements AutoCloseable {
         if (port <= 0 || port > 65535) {
             throw new IllegalArgumentException("broker port must be 1..65535: " + port);
         }
-        return start(dataDir, null, Map.of(), null, null, host, port);
+        return start(dataDir, Map.of(), null, null, host, port);
     }
 
-    private static EmbeddedBroker start(Path dataDir, SharedStore shared, Map<String, String> users,
+    private static EmbeddedBroker start(Path dataDir, Map<String, String> users,
                                         Security security, TestCertificates tls, String host, int listenPort) {
         requireNonNull(dataDir, "dataDir is null");
         try {
@@ -199,12 +166,12 @@ public final class EmbeddedBroker implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create broker data folder " + dataDir, e);
         }
-        BrokerService broker = newBroker(dataDir, shared, users, security, tls, host, listenPort);
+        BrokerService broker = newBroker(dataDir, users, security, tls, host, listenPort);
         int port = boundPort(broker);
-        return new EmbeddedBroker(dataDir, shared, users, security, tls, broker, host, port);
+        return new EmbeddedBroker(dataDir, users, security, tls, broker, host, port);
     }
 
-    private static BrokerService newBroker(Path dataDir, SharedStore shared, Map<String, String> users,
+    private static BrokerService newBroker(Path dataDir, Map<String, String> users,
                                            Security security, TestCertificates tls, String host, int port) {
         try {
             BrokerService b = new BrokerService();
@@ -216,15 +183,7 @@ public final class EmbeddedBroker implements AutoCloseable {
             b.setSchedulerSupport(false);
             b.setDataDirectoryFile(dataDir.toFile());
             KahaDBPersistenceAdapter kahaDb = new KahaDBPersistenceAdapter();
-            kahaDb.setDirectory((shared == null ? dataDir.resolve("kahadb") : shared.kahaDbDir()).toFile());
-            if (shared != null) {
-                SharedFileLocker locker = new SharedFileLocker();
-                locker.setLockAcquireSleepInterval(shared.lockRetry().toMillis());
-                kahaDb.setLocker(locker);
-                // As the pair templates: a master that lost the lock stops within 2 s, and a standby that takes the
-                // lock waits those 2 s before it starts.
-                kahaDb.setLockKeepAlivePeriod(2000);
-            }
+            kahaDb.setDirectory(dataDir.resolve("kahadb").toFile());
             b.setPersistenceAdapter(kahaDb);
             // Modest limits: the defaults (100 GB store) exceed test disks and make the broker warn.
             b.getSystemUsage().getStoreUsage().setLimit(1L << 30);
@@ -242,16 +201,7 @@ public final class EmbeddedBroker implements AutoCloseable {
                 b.setSslContext(new SslContext(tls.keyManagers(), null, null));
             }
             URI connector = new URI((tls == null ? "stomp" : "stomp+ssl") + "://" + host + ":" + port + limits);
-            if (shared == null) {
-                b.addConnector(connector);
-            } else {
-                // addConnector(URI) binds the port at once, so a standby waiting for the store lock would accept
-                // connections into the kernel's backlog and never answer them; this connector binds when the broker
-                // starts it, after the lock is held (as the XML <transportConnectors> of the templates do).
-                TransportConnector deferred = new TransportConnector();
-                deferred.setUri(connector);
-                b.addConnector(deferred);
-            }
+            b.addConnector(connector);
             b.start();
             if (!b.waitUntilStarted()) {
                 throw new IllegalStateException("embedded broker in " + dataDir + " did not start");
@@ -344,7 +294,7 @@ public final class EmbeddedBroker implements AutoCloseable {
     /** Stops the broker if running and starts it again on the same port with the same message store. */
     public synchronized void restart() {
         stop();
-        broker = newBroker(dataDir, shared, users, security, tls, host, port);
+        broker = newBroker(dataDir, users, security, tls, host, port);
     }
 
     @Override

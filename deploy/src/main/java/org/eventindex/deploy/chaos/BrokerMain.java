@@ -24,11 +24,9 @@ import picocli.CommandLine.Parameters;
  * passwords are in {@code LOGINS_DIR} (one mode-0600 file per login, {@link BrokerLogins#writeTo}), anonymous access
  * is refused, and each login may use only the destinations {@link org.eventindex.testing.BrokerAccess} grants its role.
  *
- * <p>With {@code --shared-store DIR} it is one broker of a shared-store master/slave pair, as the shipped pair
- * templates run: its KahaDB is {@code DIR}, shared with the other broker; the broker holding the store's file lock is
- * the master and opens its STOMP port, the other (the standby) waits for the lock with its port closed, so that a
- * client's ordered broker list finds the master. {@code --pid-file} writes this process's id for the broker
- * watchdog, which kills a master that stops answering so that the standby can take the lock.
+ * <p>{@code --pid-file} writes this process's id for the broker watchdog ({@code eventindex broker-watchdog}) that
+ * runs beside the broker, which kills a broker that listens but stops answering (its service manager, here the chaos
+ * harness, then starts it again on its own store).
  */
 @Command(name = "chaos-broker", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "The chaos cluster's ActiveMQ broker, until SIGTERM (clean stop) or SIGKILL; bin/chaos starts"
@@ -39,16 +37,10 @@ public final class BrokerMain implements Callable<Integer> {
     @Parameters(index = "1", paramLabel = "PORT", description = "the STOMP port")
     private int port;
     @Option(names = "--bind", paramLabel = "ADDRESS", description = "the address the STOMP port listens on (default"
-            + " ${DEFAULT-VALUE}; a broker of a --shared-store pair listens on 127.0.0.1)")
+            + " ${DEFAULT-VALUE})")
     private String bind = "127.0.0.1";
     @Parameters(index = "2", paramLabel = "LOGINS_DIR", description = "one mode-0600 password file per login")
     private Path logins;
-    @Option(names = "--shared-store", paramLabel = "DIR", description = "the KahaDB store shared with the other broker"
-            + " of a master/slave pair (DATA_DIR then keeps only this broker's temporary files)")
-    private Path sharedStore;
-    @Option(names = "--lock-retry-ms", paramLabel = "MS", description = "how often a standby tries the shared store's"
-            + " lock (default ${DEFAULT-VALUE})")
-    private long lockRetryMillis = 1000;
     @Option(names = "--pid-file", paramLabel = "FILE", description = "write this process's id here (for the broker"
             + " watchdog)")
     private Path pidFile;
@@ -76,22 +68,14 @@ public final class BrokerMain implements Callable<Integer> {
         if (pidFile != null) {
             Files.writeString(pidFile, ProcessHandle.current().pid() + "\n");
         }
-        EmbeddedBroker broker;
-        if (sharedStore == null) {
-            broker = EmbeddedBroker.startSecured(dir, roles.security(), bind, port);
-        } else {
-            System.out.println("broker waiting for the lock of the shared store " + sharedStore + " (standby until it"
-                    + " holds it)");
-            broker = EmbeddedBroker.startSecured(dir, new EmbeddedBroker.SharedStore(sharedStore.toAbsolutePath(),
-                    java.time.Duration.ofMillis(lockRetryMillis)), roles.security(), port);
-        }
+        EmbeddedBroker broker = EmbeddedBroker.startSecured(dir, roles.security(), bind, port);
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             broker.close();
             stopped.countDown();
         }, "broker-stop"));
         System.out.println("broker started: stomp " + broker.stompEndpoints() + ", store "
-                + (sharedStore == null ? dir : sharedStore.toAbsolutePath() + " (shared; holding its lock)")
+                + dir.resolve("kahadb") + " (its own)"
                 + ", logins " + roles);
         stopped.await();
         return 0;

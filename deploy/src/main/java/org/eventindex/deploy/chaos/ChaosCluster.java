@@ -31,13 +31,13 @@ import java.util.Optional;
 import java.util.function.Consumer;
 
 /**
- * The whole system as separate processes on this machine: the ActiveMQ broker pair ({@link BrokerPair}: two child
- * JVMs on one shared KahaDB, a watchdog beside each), the real Ceph RADOS Gateway (monitor, OSD and radosgw processes),
+ * The whole system as separate processes on this machine: independent ActiveMQ brokers behind one alias
+ * ({@link IndependentBrokers}: child JVMs, each on its own KahaDB, a watchdog beside each), the real Ceph RADOS Gateway (monitor, OSD and radosgw processes),
  * an HDFS NameNode and DataNode (child JVMs), a Kudu master and tablet server (the {@code kudu} binary), two
  * supervisors (one active, one standby on a shared journal directory, {@link SupervisorPair}) and two consumers (child
- * JVMs with configuration files, as in production). The broker is secured as in production: one login per role
+ * JVMs with configuration files, as in production). The brokers are secured as in production: one login per role
  * (random passwords in mode-0600 files under {@code <work>/secrets}), no anonymous access, per-destination rules.
- * Every client reaches the broker and S3 through a {@link TcpProxy} so that connection resets and latency can be
+ * Every client reaches each broker and S3 through a {@link TcpProxy} so that connection resets and latency can be
  * injected. Consumers' spool directories and the DataNode's data directory are small tmpfs mounts when the harness may
  * mount (root), so that their disks can be made full; the supervisors' journal directory is an ext4 loop device whose
  * writes can be slowed for one process ({@link SlowDisk}).
@@ -62,7 +62,7 @@ final class ChaosCluster implements AutoCloseable {
     private final Thread shutdownHook = new Thread(this::close, "chaos-cluster-stop");
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private final BrokerLogins logins = BrokerLogins.random();
-    private BrokerPair brokers;
+    private IndependentBrokers brokers;
     private EmbeddedCeph ceph;
     private TcpProxy s3Proxy;
     private HdfsDaemons hdfs;
@@ -105,10 +105,12 @@ final class ChaosCluster implements AutoCloseable {
     private void startAll() throws Exception {
         Files.createDirectories(work);
         String cp = System.getProperty("java.class.path");
-        progress.accept("starting the ActiveMQ broker pair (two processes on one shared KahaDB, a watchdog beside"
-                + " each; one login per role, per-queue access rules)");
+        progress.accept("starting " + IndependentBrokers.COUNT + " independent ActiveMQ brokers behind one alias (a"
+                + " process and a KahaDB store each, a watchdog beside each; one login per role, per-queue access"
+                + " rules)");
         logins.writeTo(secrets());
-        brokers = track(BrokerPair.start(work, secrets(), logs(""), cp, START_TIMEOUT, progress));
+        brokers = track(IndependentBrokers.start(work, secrets(), logs(""), cp, START_TIMEOUT));
+        progress.accept("brokers listening; the alias is " + brokers.endpoints());
 
         progress.accept("starting Ceph (mon, OSD, radosgw processes)");
         ceph = track(EmbeddedCeph.start(work.resolve("ceph"), S3_ACCESS_KEY, S3_SECRET_KEY));
@@ -284,9 +286,14 @@ final class ChaosCluster implements AutoCloseable {
                 logins.password(BrokerLogins.PRODUCER), s3Endpoint(), BUCKET, S3_ACCESS_KEY, S3_SECRET_KEY);
     }
 
-    /** Settings to reach the broker pair through its proxies as {@code login} (one of {@link BrokerLogins}' roles). */
+    /** Settings to reach the alias's brokers through their proxies as {@code login} (one of {@link BrokerLogins}' roles). */
     StompSettings brokerSettings(String login) {
         return logins.settings(brokers.endpoints(), login);
+    }
+
+    /** Settings to reach one broker, {@code endpoint} (its proxy), as {@code login}. */
+    StompSettings brokerSettingsOf(String endpoint, String login) {
+        return logins.settings(endpoint, login);
     }
 
     Path work() {
@@ -297,7 +304,7 @@ final class ChaosCluster implements AutoCloseable {
         return tables;
     }
 
-    BrokerPair brokers() {
+    IndependentBrokers brokers() {
         return brokers;
     }
 

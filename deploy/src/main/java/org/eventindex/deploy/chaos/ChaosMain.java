@@ -23,7 +23,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "bin/chaos", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         sortOptions = false, description = "Seeded chaos rounds against the whole system as separate processes.",
-        footer = {"", "Needs Ceph (deploy/ceph/install-ceph.sh) and a build (mvn -DskipTests install)."},
+        footer = {"", "Needs Ceph (deploy/ceph/install-ceph.sh) and a build (mvn -DskipTests package)."},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:no violation found", "1:a violation was found, or the run failed", "2:bad usage"})
 public final class ChaosMain implements Callable<Integer> {
@@ -44,7 +44,7 @@ public final class ChaosMain implements Callable<Integer> {
             + " (default 1)")
     private int faults = 1;
     @Option(names = "--only", paramLabel = "FAULT", split = ",", description = "draw the faults only among these"
-            + " kinds (e.g. KILL_ACTIVE_BROKER,PAUSE_ACTIVE_SUPERVISOR; default: every kind)")
+            + " kinds (e.g. KILL_BROKER,PAUSE_ACTIVE_SUPERVISOR; default: every kind)")
     private List<Fault> only = List.of();
     @Option(names = "--work", paramLabel = "DIR", description = "folder for every process's data and logs (default"
             + " target/chaos-<seed>-<time>); kept after the run for inspection")
@@ -101,7 +101,8 @@ public final class ChaosMain implements Callable<Integer> {
         long t0 = System.nanoTime();
         Duration budget = Duration.ofMinutes(o.minutes());
         List<ChaosRunner.RoundReport> reports = new ArrayList<>();
-        List<BrokerTakeovers.Takeover> takeovers = new ArrayList<>();
+        List<BrokerOutage> outages = new ArrayList<>();
+        List<FaultInjector.Takeover> takeovers = new ArrayList<>();
         CheckResult last = null;
         try {
             Files.createDirectories(o.work());
@@ -118,6 +119,8 @@ public final class ChaosMain implements Callable<Integer> {
                     try {
                         reports.add(runner.round(r, runner.drawFaults(o.faults(), o.only()), o.datasets()));
                     } finally {
+                        outages.clear();
+                        outages.addAll(runner.brokerOutages());
                         takeovers.clear();
                         takeovers.addAll(runner.takeovers());
                     }
@@ -128,45 +131,76 @@ public final class ChaosMain implements Callable<Integer> {
             System.err.println("[chaos] the run failed: " + e);
             e.printStackTrace();
             printSummary(reports, null, Duration.ofNanos(System.nanoTime() - t0));
+            printBrokerOutages(outages);
             printTakeovers(takeovers);
             return 1;
         }
         printSummary(reports, last, Duration.ofNanos(System.nanoTime() - t0));
+        printBrokerOutages(outages);
         printTakeovers(takeovers);
         boolean ok = last.ok() && reports.stream().allMatch(r -> r.check().ok());
         return ok ? 0 : 1;
     }
 
-    /** The broker takeovers of the run: how many, and min / median / max of each measured step. */
-    private static void printTakeovers(List<BrokerTakeovers.Takeover> takeovers) {
-        if (takeovers.isEmpty()) {
-            return;
-        }
-        for (boolean paused : new boolean[] {false, true}) {
-            List<BrokerTakeovers.Takeover> t = takeovers.stream().filter(x -> x.paused() == paused).toList();
-            if (t.isEmpty()) {
+    /** The broker outages of the run, per kind: how many, and min / median / max of each measured step. */
+    private static void printBrokerOutages(List<BrokerOutage> outages) {
+        for (Fault kind : List.of(Fault.KILL_BROKER, Fault.PAUSE_BROKER)) {
+            List<BrokerOutage> o = outages.stream().filter(x -> x.fault() == kind).toList();
+            if (o.isEmpty()) {
                 continue;
             }
-            System.out.println(String.format("broker takeovers after the active broker was %s: %d; min / median / max:"
-                            + "%s accepting STOMP %s, first message %s", paused ? "paused" : "killed", t.size(),
-                    paused ? " watchdog kill " + BrokerTakeovers.spread(t.stream().map(
-                            BrokerTakeovers.Takeover::killed).toList()) + "," : "",
-                    BrokerTakeovers.spread(t.stream().map(BrokerTakeovers.Takeover::accepting).toList()),
-                    BrokerTakeovers.spread(t.stream().map(BrokerTakeovers.Takeover::flowing).toList())));
+            System.out.println(String.format("brokers %s alone: %d%s; min / median / max:%s down %s, listening after"
+                            + " the restart %s, the daemons subscribed on it again after the restart %s",
+                    kind == Fault.PAUSE_BROKER ? "paused" : "killed", o.size(), kind == Fault.PAUSE_BROKER ? ""
+                            : " (" + o.stream().filter(BrokerOutage::atReceipt).count() + " as they sent a receipt)",
+                    kind == Fault.PAUSE_BROKER ? " watchdog kill " + spread(o.stream().map(
+                            BrokerOutage::killedAfter).toList()) + "," : "",
+                    spread(o.stream().map(BrokerOutage::down).toList()),
+                    spread(o.stream().map(BrokerOutage::listening).toList()),
+                    spread(o.stream().map(BrokerOutage::resubscribed).toList())));
         }
     }
 
+    /** The supervisor takeovers of the run, per fault kind: how many, min / median / max to active and to work. */
+    private static void printTakeovers(List<FaultInjector.Takeover> takeovers) {
+        for (Fault kind : Fault.values()) {
+            List<FaultInjector.Takeover> t = takeovers.stream().filter(x -> x.fault() == kind).toList();
+            if (t.isEmpty()) {
+                continue;
+            }
+            List<Duration> first = t.stream().map(FaultInjector.Takeover::toFirstMessage)
+                    .filter(java.util.Objects::nonNull).toList();
+            System.out.println(String.format("supervisor takeovers after %s: %d (lease %d ms); min / median / max: to"
+                            + " active %s, to the first message recorded %s (%d had a message to record)", kind,
+                    t.size(), SupervisorPair.LEASE.toMillis(),
+                    spread(t.stream().map(FaultInjector.Takeover::toActive).toList()),
+                    spread(first), first.size()));
+        }
+    }
+
+    /** min / median / max of {@code values} in ms. */
+    private static String spread(List<Duration> values) {
+        if (values.isEmpty()) {
+            return "-";
+        }
+        List<Long> ms = values.stream().map(Duration::toMillis).sorted().toList();
+        return ms.get(0) + " / " + ms.get(ms.size() / 2) + " / " + ms.get(ms.size() - 1) + " ms";
+    }
+
     private static void printSummary(List<ChaosRunner.RoundReport> reports, CheckResult last, Duration took) {
+        List<String> faultCells = reports.stream().map(r -> r.faults().isEmpty() ? "-" : String.join(" ",
+                r.faults().stream().map(i -> i.fault() + "(" + i.target() + ")").toList())).toList();
+        int width = Math.max(58, faultCells.stream().mapToInt(String::length).max().orElse(0));
         System.out.println();
-        System.out.println(String.format("%-5s %-58s %8s %8s %8s %5s %5s %5s %6s", "round", "faults", "datasets",
-                "events", "in Kudu", "lost", "extra", "viol.", "secs"));
+        System.out.println(String.format("%-5s %-" + width + "s %8s %8s %8s %5s %5s %5s %6s", "round", "faults",
+                "datasets", "events", "in Kudu", "lost", "extra", "viol.", "secs"));
         long faults = 0;
-        for (ChaosRunner.RoundReport r : reports) {
-            String f = String.join(" ", r.faults().stream().map(i -> i.fault() + "(" + i.target() + ")").toList());
+        for (int i = 0; i < reports.size(); i++) {
+            ChaosRunner.RoundReport r = reports.get(i);
             faults += r.faults().size();
             CheckResult c = r.check();
-            System.out.println(String.format("%-5d %-58s %8d %8d %8d %5d %5d %5d %6d", r.round(),
-                    f.isEmpty() ? "-" : f, c.datasets(), c.expectedEvents(), c.eventsFound(), c.lost(), c.extra(),
+            System.out.println(String.format("%-5d %-" + width + "s %8d %8d %8d %5d %5d %5d %6d", r.round(),
+                    faultCells.get(i), c.datasets(), c.expectedEvents(), c.eventsFound(), c.lost(), c.extra(),
                     c.violations().size(), r.duration().toSeconds()));
         }
         if (last != null) {

@@ -43,6 +43,8 @@ final class ChaosRunner {
     private final FaultInjector injector;
     private final List<ExpectedEvents> allDatasets = new ArrayList<>();
     private final List<ProducerFleet.Job> allJobs = new ArrayList<>();
+    private final FaultDeck deck;
+    private final BrokerQueues brokerQueues;
     private int datasetCounter;
 
     ChaosRunner(ChaosCluster cluster, Path producerJar, long seed, Consumer<String> log) {
@@ -51,6 +53,9 @@ final class ChaosRunner {
         this.random = new Random(seed);
         this.log = Objects.requireNonNull(log, "log is null");
         this.injector = new FaultInjector(cluster, log);
+        this.deck = new FaultDeck(random);
+        this.brokerQueues = new BrokerQueues(cluster.brokers().proxies().stream().map(p -> p.endpoint()).toList(),
+                BrokerQueues.DRAINED, endpoint -> cluster.brokerSettingsOf(endpoint, BrokerLogins.ADMIN));
     }
 
     /** What one round did and found. */
@@ -70,18 +75,17 @@ final class ChaosRunner {
         return drawFaults(n, java.util.Set.of());
     }
 
-    /** Draws {@code n} faults among the available ones of {@code only} (every available one when empty). */
+    /**
+     * Draws {@code n} faults among the available ones of {@code only} (every available one when empty), from the
+     * run's {@link FaultDeck}: every kind once before any comes again.
+     */
     List<Fault> drawFaults(int n, java.util.Set<Fault> only) {
         List<Fault> available = availableFaults().stream().filter(f -> only.isEmpty() || only.contains(f)).toList();
         if (available.isEmpty() && n > 0) {
             throw new IllegalArgumentException("none of the faults " + only + " can be injected here: "
                     + cluster.diskFaultsUnavailable());
         }
-        List<Fault> out = new ArrayList<>();
-        for (int i = 0; i < n; i++) {
-            out.add(available.get(random.nextInt(available.size())));
-        }
-        return out;
+        return deck.draw(n, available);
     }
 
     /** Runs one round with the given faults over {@code datasets} new datasets. */
@@ -154,6 +158,8 @@ final class ChaosRunner {
         CheckResult check = checker().check(expected, jobs);
         List<Violation> violations = new ArrayList<>(check.violations());
         cluster.deadDaemons().forEach(d -> violations.add(new Violation(Violation.Kind.DAEMON_DIED, "", d)));
+        brokerQueues.unread().forEach((where, n) -> violations.add(new Violation(Violation.Kind.UNREAD_ON_BROKER, "",
+                where + (n < 0 ? ": could not be browsed" : " holds " + n + " message(s) after the drain"))));
         check = new CheckResult(check.datasets(), check.expectedEvents(), check.eventsFound(), check.lost(),
                 check.extra(), violations);
         allDatasets.addAll(expected);
@@ -167,9 +173,14 @@ final class ChaosRunner {
         return new RoundReport(index, injected, skipped, datasets, runs, check, took);
     }
 
-    /** The broker takeovers measured so far. */
-    List<BrokerTakeovers.Takeover> takeovers() {
+    /** The supervisor takeovers measured so far. */
+    List<FaultInjector.Takeover> takeovers() {
         return injector.takeovers();
+    }
+
+    /** The broker outages measured so far. */
+    List<BrokerOutage> brokerOutages() {
+        return injector.brokerOutages();
     }
 
     /** Every dataset checked so far, in round order. */
@@ -222,6 +233,8 @@ final class ChaosRunner {
                             supervisorView(j.dataset())).contains(j.acknowledgedUrl())));
             ChaosWait.until("consumers idle and no temporary files", SETTLE_TIMEOUT, () ->
                     cluster.consumers().stream().noneMatch(cluster::consumerBusy) && noTempFiles(expected));
+            ChaosWait.until("every broker's queues read (" + BrokerQueues.DRAINED + ")", SETTLE_TIMEOUT,
+                    () -> brokerQueues.unread().isEmpty());
         } catch (IllegalStateException timedOut) {
             log.accept("  drain: " + timedOut.getMessage());
         }

@@ -4,18 +4,20 @@ package org.eventindex.deploy.chaos;
 enum Fault {
     KILL_SUPERVISOR("kill -9 the standby supervisor, restart it on the shared journal (the active carries on)", false),
     KILL_CONSUMER("kill -9 a consumer (the one with a dataset in flight), restart it", true),
-    KILL_BROKER("kill -9 both brokers of the pair, restart both on the shared KahaDB store (the first to take its lock"
-            + " is active)", false),
-    KILL_ACTIVE_BROKER("kill -9 the active broker; the standby takes the store lock; the killed one is restarted after"
-            + " the hold and is the new standby", false),
-    PAUSE_ACTIVE_BROKER("SIGSTOP the active broker; its watchdog kills it, the standby takes the store lock; the"
-            + " killed one is restarted and is the new standby", false),
+    KILL_BROKER("kill -9 one broker of the alias (a seeded choice) the moment it has stored a message (its receipt to"
+            + " the sender dropped by its proxy); the flow carries on through the others, the sender sends again"
+            + " through another; restarted on its own KahaDB after the hold, it delivers what it stored (time to the"
+            + " supervisor and every consumer subscribed on it again measured)", false),
+    PAUSE_BROKER("SIGSTOP one broker of the alias (a seeded choice); its watchdog kills it after 3 silent probes;"
+            + " restarted on its own KahaDB after the hold, it delivers what it stored (time to the watchdog's kill and"
+            + " to the daemons subscribed on it again measured)", false),
+    KILL_ALL_BROKERS("kill -9 every broker of the alias at once, restart each on its own KahaDB after the hold", false),
     KILL_TABLET_SERVER("kill -9 the Kudu tablet server, restart it on the same data and port", true),
     KILL_DATANODE("kill -9 the HDFS DataNode, restart it on the same data", true),
     PAUSE_SUPERVISOR("SIGSTOP the active supervisor within its lease, SIGCONT after the hold (it stays active)", false),
     PAUSE_CONSUMER("SIGSTOP a consumer (the one with a dataset in flight), SIGCONT after the hold", true),
-    BROKER_RESETS("reset every broker connection (TCP RST, both brokers' proxies) repeatedly during the hold", false),
-    BROKER_LATENCY("delay every chunk of broker traffic (both brokers' proxies) during the hold", false),
+    BROKER_RESETS("reset every broker connection (TCP RST, every broker's proxy) repeatedly during the hold", false),
+    BROKER_LATENCY("delay every chunk of broker traffic (every broker's proxy) during the hold", false),
     S3_RESETS("reset every S3 connection (TCP RST) repeatedly during the hold", true),
     S3_LATENCY("delay every chunk of S3 traffic during the hold", true),
     /*

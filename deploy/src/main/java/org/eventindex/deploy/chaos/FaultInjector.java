@@ -1,7 +1,9 @@
 package org.eventindex.deploy.chaos;
 
-import org.eventindex.deploy.BrokerLogins;
+import org.eventindex.message.Queues;
+import org.eventindex.ops.DaemonMetrics;
 import org.eventindex.testing.MetricsText;
+import org.eventindex.testing.TcpProxy;
 
 import java.io.IOException;
 import java.time.Duration;
@@ -9,6 +11,8 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Random;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 /**
@@ -26,17 +30,29 @@ final class FaultInjector {
 
     private final ChaosCluster cluster;
     private final Consumer<String> log;
-    private final BrokerTakeovers takeovers;
+    private final List<BrokerOutage> outages = new CopyOnWriteArrayList<>();
+    private final List<Takeover> takeovers = new CopyOnWriteArrayList<>();
 
     FaultInjector(ChaosCluster cluster, Consumer<String> log) {
         this.cluster = Objects.requireNonNull(cluster, "cluster is null");
         this.log = Objects.requireNonNull(log, "log is null");
-        this.takeovers = new BrokerTakeovers(cluster.brokers(), cluster.brokerSettings(BrokerLogins.ADMIN));
     }
 
-    /** The broker takeovers measured so far (one per active broker killed or paused). */
-    List<BrokerTakeovers.Takeover> takeovers() {
-        return takeovers.measured();
+    /** The broker outages measured so far (one per broker killed or paused alone). */
+    List<BrokerOutage> brokerOutages() {
+        return List.copyOf(outages);
+    }
+
+    /**
+     * One supervisor takeover: the fault that caused it, from the fault to the standby active ({@code /ready} 200),
+     * and to its first message recorded (null when no message came within the trigger timeout).
+     */
+    record Takeover(Fault fault, Duration toActive, Duration toFirstMessage) {
+    }
+
+    /** The supervisor takeovers measured so far. */
+    List<Takeover> takeovers() {
+        return List.copyOf(takeovers);
     }
 
     /** What happened, for the round's report. */
@@ -90,11 +106,11 @@ final class FaultInjector {
                 cluster.awaitReady(consumer, RECOVERY_TIMEOUT);
                 return new Injected(fault, consumer.name(), hold, "");
             }
-            case KILL_BROKER -> {
-                return killBrokerPair(fault, hold);
+            case KILL_BROKER, PAUSE_BROKER -> {
+                return brokerOutage(fault, hold, random);
             }
-            case KILL_ACTIVE_BROKER, PAUSE_ACTIVE_BROKER -> {
-                return takeOver(fault, hold);
+            case KILL_ALL_BROKERS -> {
+                return killAllBrokers(fault, hold);
             }
             case KILL_TABLET_SERVER -> {
                 cluster.kudu().tabletServer().kill9();
@@ -183,7 +199,7 @@ final class FaultInjector {
         ChildProcess standby = pair.other(active);
         long t0 = System.nanoTime();
         active.kill9();
-        String took = takeover(standby, t0);
+        String took = takeover(fault, standby, t0);
         Duration down = Duration.ofNanos(System.nanoTime() - t0);
         active.start();
         pair.awaitStandby(active, RECOVERY_TIMEOUT);
@@ -205,7 +221,7 @@ final class FaultInjector {
         active.pause();
         long t0 = System.nanoTime();
         long bytesAtPause = pair.journalBytes(token);
-        String took = takeover(standby, t0);
+        String took = takeover(fault, standby, t0);
         ChaosWait.hold(Duration.ofMillis(random.nextInt(2000)));
         Duration paused = Duration.ofNanos(System.nanoTime() - t0);
         active.resume();
@@ -239,7 +255,7 @@ final class FaultInjector {
         try {
             long t0 = System.nanoTime();
             active.kill9();
-            took = takeover(standby, t0);
+            took = takeover(fault, standby, t0);
             ChaosWait.hold(hold);
         } finally {
             disk.lift(pid);
@@ -255,54 +271,134 @@ final class FaultInjector {
      * Waits for {@code next} to be active (its /ready 200) and to record its first message (a producer or control
      * message journalled, then acknowledged) after a fault at {@code t0}; says how long each took.
      */
-    private String takeover(ChildProcess next, long t0) {
+    private String takeover(Fault fault, ChildProcess next, long t0) {
         SupervisorPair pair = cluster.supervisors();
         ChaosWait.until(next.name() + " taking over (log " + next.log() + ")", RECOVERY_TIMEOUT,
                 () -> pair.ready(next));
         long active = System.nanoTime();
         String first;
+        Duration toFirst = null;
         try {
             ChaosWait.until(next.name() + " recording a message", TRIGGER_TIMEOUT, () ->
                     Math.max(0, pair.metric(next, "eventindex_supervisor_producer_messages_total"))
                             + Math.max(0, pair.metric(next, "eventindex_supervisor_control_messages_total")) > 0);
-            first = (System.nanoTime() - t0) / 1_000_000 + " ms to the first message recorded";
+            toFirst = since(t0);
+            first = toFirst.toMillis() + " ms to the first message recorded";
         } catch (IllegalStateException none) {
             first = "no message to record within " + TRIGGER_TIMEOUT.toSeconds() + " s";
         }
+        takeovers.add(new Takeover(fault, Duration.ofNanos(active - t0), toFirst));
         String line = String.format("takeover by %s: %d ms to active, %s (lease %d ms)", next.name(),
                 (active - t0) / 1_000_000, first, SupervisorPair.LEASE.toMillis());
         log.accept("  " + line);
         return line;
     }
 
-    /** Kills both brokers, holds, restarts both: a whole-pair outage that KahaDB's recovery must survive. */
-    private Injected killBrokerPair(Fault fault, Duration hold) {
-        BrokerPair pair = cluster.brokers();
-        pair.brokers().forEach(ChildProcess::kill9);
+    /** Kills every broker of the alias, holds, restarts each: an outage of the whole alias KahaDB must survive. */
+    private Injected killAllBrokers(Fault fault, Duration hold) {
+        IndependentBrokers brokers = cluster.brokers();
+        brokers.brokers().forEach(ChildProcess::kill9);
         ChaosWait.hold(hold);
-        pair.brokers().forEach(ChildProcess::start);
-        ChildProcess active = pair.awaitActive(RECOVERY_TIMEOUT);
-        return new Injected(fault, "broker pair", hold, active.name() + " active after the restart");
+        long t0 = System.nanoTime();
+        brokers.brokers().forEach(ChildProcess::start);
+        brokers.brokers().forEach(b -> brokers.awaitListening(b, RECOVERY_TIMEOUT));
+        Duration listening = since(t0);
+        brokers.brokers().forEach(this::awaitSubscribed);
+        return new Injected(fault, "every broker", hold, "listening " + listening.toMillis() + " ms after the"
+                + " restart, the daemons subscribed on every broker again " + since(t0).toMillis() + " ms after it");
     }
 
     /**
-     * Kills (kill -9) or pauses (SIGSTOP) the active broker and measures the standby's takeover; a paused broker is
-     * killed by its watchdog. After the hold (from the fault) the old active broker, dead by then, is started again
-     * as its service manager would, and must come back as the standby (its port closed while the other listens).
+     * Kills (kill -9) or pauses (SIGSTOP) one broker of the alias, drawn from {@code random}; a paused broker is
+     * killed by its watchdog. A kill strikes the moment the broker has stored a message: the first receipt it sends
+     * after the fault is due (to a producer, the supervisor or a consumer, each of which sends persistent messages
+     * with a receipt) is dropped by its proxy and the broker killed before anything else passes, so it dies holding a
+     * message its sender will send again through another broker. After the hold (from the fault) the broker is
+     * started again on its own store, as its service manager would, and the daemons must subscribe on it again: what
+     * it stored is then delivered, and counted once with the copy sent through the other broker.
      */
-    private Injected takeOver(Fault fault, Duration hold) {
-        BrokerPair pair = cluster.brokers();
-        ChildProcess active = pair.awaitActive(RECOVERY_TIMEOUT);
-        BrokerTakeovers.Takeover t = takeovers.measure(fault == Fault.PAUSE_ACTIVE_BROKER, active, RECOVERY_TIMEOUT);
-        log.accept("  takeover: " + t);
-        ChaosWait.hold(hold);
-        active.start();
-        ChildProcess now = pair.awaitActive(RECOVERY_TIMEOUT);
-        if (now == active) {
-            throw new IllegalStateException(active.name() + " listens again after its restart although "
-                    + pair.other(active).name() + " had taken over: two brokers active");
+    private Injected brokerOutage(Fault fault, Duration hold, Random random) {
+        IndependentBrokers brokers = cluster.brokers();
+        ChildProcess broker = brokers.brokers().get(random.nextInt(IndependentBrokers.COUNT));
+        long t0 = System.nanoTime();
+        Duration killed = null;
+        boolean atReceipt = false;
+        if (fault == Fault.PAUSE_BROKER) {
+            broker.pause();
+            ChaosWait.until("the watchdog killing the paused " + broker.name(), RECOVERY_TIMEOUT,
+                    () -> !broker.isAlive());
+            killed = since(t0);
+        } else {
+            atReceipt = killAtReceipt(broker);
+            t0 = System.nanoTime();
         }
-        return new Injected(fault, active.name(), hold, t.toString());
+        ChaosWait.hold(hold);
+        Duration down = since(t0);
+        long t1 = System.nanoTime();
+        broker.start();
+        brokers.awaitListening(broker, RECOVERY_TIMEOUT);
+        Duration listening = since(t1);
+        awaitSubscribed(broker);
+        BrokerOutage o = new BrokerOutage(fault, broker.name(), atReceipt, killed, down, listening, since(t1));
+        outages.add(o);
+        log.accept("  " + broker.name() + ": " + o);
+        return new Injected(fault, broker.name(), hold, o.toString());
+    }
+
+    /**
+     * kill -9 {@code broker} as the next receipt it sends passes its proxy (the receipt dropped with the connection);
+     * without a receipt within {@link #TRIGGER_TIMEOUT}, kill it anyway. True when it died at a receipt.
+     */
+    private boolean killAtReceipt(ChildProcess broker) {
+        AtomicBoolean armed = new AtomicBoolean(true);
+        AtomicBoolean struck = new AtomicBoolean();
+        // A proxy's watch cannot be removed: one that did not fire in time stays and cuts one connection when a
+        // receipt passes later (a reset, which every client survives); the flag keeps it from killing the broker.
+        cluster.brokers().proxy(broker).cutOnce(TcpProxy.Direction.SERVER_TO_CLIENT, "RECEIPT\n", () -> {
+            if (armed.compareAndSet(true, false)) {
+                broker.kill9();
+                struck.set(true);
+            }
+        });
+        try {
+            ChaosWait.until("a receipt from " + broker.name(), TRIGGER_TIMEOUT, struck::get);
+        } catch (IllegalStateException none) {
+            if (armed.compareAndSet(true, false)) {
+                log.accept("  no receipt from " + broker.name() + " within " + TRIGGER_TIMEOUT + "; killing it");
+                broker.kill9();
+            }
+        }
+        return struck.get();
+    }
+
+    /**
+     * Waits until the active supervisor is subscribed to the producer queue on {@code broker} and every consumer to
+     * the consumer queue, as their {@code eventindex_broker_subscribed} gauges say.
+     */
+    private void awaitSubscribed(ChildProcess broker) {
+        String endpoint = cluster.brokers().endpoint(broker);
+        ChaosWait.until("the supervisor and every consumer subscribed on " + broker.name() + " (" + endpoint + ")",
+                RECOVERY_TIMEOUT, () -> subscribed(cluster.supervisor(), Queues.SUPERVISOR, endpoint)
+                        && cluster.consumers().stream().allMatch(c -> subscribed(c, Queues.CONSUMER, endpoint)));
+    }
+
+    /**
+     * Whether {@code daemon}'s {@code /metrics} has {@code eventindex_broker_subscribed} at 1 for {@code queue} (with
+     * or without its {@code /queue/} prefix) on {@code brokerEndpoint}, labels in any order.
+     */
+    private boolean subscribed(ChildProcess daemon, String queue, String brokerEndpoint) {
+        String name = queue.startsWith("/queue/") ? queue.substring("/queue/".length()) : queue;
+        String brokerLabel = "broker=\"" + brokerEndpoint + "\"";
+        return cluster.get(cluster.httpPort(daemon), "/metrics").filter(r -> r.statusCode() == 200)
+                .map(r -> r.body().lines().anyMatch(l -> l.startsWith(DaemonMetrics.BROKER_SUBSCRIBED + "{")
+                        && l.contains(brokerLabel) && (l.contains("queue=\"" + name + "\"")
+                        || l.contains("queue=\"/queue/" + name + "\""))
+                        && Double.parseDouble(l.substring(l.lastIndexOf('}') + 1).strip().split("\\s+")[0]) == 1))
+                .orElse(false);
+    }
+
+    private static Duration since(long t0) {
+        return Duration.ofNanos(System.nanoTime() - t0);
     }
 
     /**
@@ -360,12 +456,12 @@ final class FaultInjector {
         return sum;
     }
 
-    private static int resetRepeatedly(List<org.eventindex.testing.TcpProxy> proxies, Duration hold) {
+    private static int resetRepeatedly(List<TcpProxy> proxies, Duration hold) {
         long end = System.nanoTime() + hold.toNanos();
-        int n = proxies.stream().mapToInt(org.eventindex.testing.TcpProxy::resetAll).sum();
+        int n = proxies.stream().mapToInt(TcpProxy::resetAll).sum();
         while (System.nanoTime() - end < 0) {
             ChaosWait.hold(RESET_PERIOD);
-            n += proxies.stream().mapToInt(org.eventindex.testing.TcpProxy::resetAll).sum();
+            n += proxies.stream().mapToInt(TcpProxy::resetAll).sum();
         }
         return n;
     }

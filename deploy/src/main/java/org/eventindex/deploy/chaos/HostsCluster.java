@@ -25,6 +25,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -35,7 +36,8 @@ import java.util.function.Consumer;
 
 /**
  * The system with each role on its own host of a {@link HostNetwork} (network namespaces), every process bound to
- * its host's address: an ActiveMQ broker ({@link BrokerMain}) on {@code broker}, the supervisor on
+ * its host's address: two independent ActiveMQ brokers ({@link BrokerMain}, each on its own KahaDB, the same port on
+ * each host's address, the alias {@code broker1,broker2}) on {@code broker1} and {@code broker2}, the supervisor on
  * {@code supervisor}, a consumer on {@code consumer}, the producer processes on {@code producer}, and the services on
  * {@code services}: HDFS NameNode and DataNode, Kudu master and tablet server, an S3 server ({@link S3ServerMain}).
  * It is driven from a {@code control} host: the process using this class runs there ({@link HostsFlowMain}) and
@@ -45,7 +47,10 @@ import java.util.function.Consumer;
  */
 final class HostsCluster implements AutoCloseable {
     /** The hosts the cluster needs, in the order a network for it is made. */
-    static final List<String> HOSTS = List.of("control", "broker", "supervisor", "consumer", "producer", "services");
+    static final List<String> HOSTS = List.of("control", "broker1", "broker2", "supervisor", "consumer", "producer",
+            "services");
+    /** The brokers' hosts, in the alias's order. */
+    static final List<String> BROKER_HOSTS = List.of("broker1", "broker2");
     static final String BUCKET = "eventindex";
     static final String S3_ACCESS_KEY = "eventindex-hosts";
     static final String S3_SECRET_KEY = "eventindex-hosts-secret";
@@ -102,21 +107,25 @@ final class HostsCluster implements AutoCloseable {
         logins.writeTo(secrets());
         Path s3Secret = SecretFile.write(secrets().resolve("s3-secret-key"), S3_SECRET_KEY);
         Host services = host("services");
-        Host brokerHost = host("broker");
 
-        // The broker and the S3 server start while HDFS and Kudu do: their starts are waits for other processes.
+        // The brokers and the S3 server start while HDFS and Kudu do: their starts are waits for other processes.
+        // One port on every broker host, as the brokers of a DNS alias share one.
         brokerPort = Ports.free();
-        ChildProcess broker = process("broker", brokerHost, ChildProcess.java(BrokerMain.class.getName(), cp, "256m")
-                .args(work.resolve("broker").toString(), Integer.toString(brokerPort), secrets().toString(),
-                        "--bind", brokerHost.address()).on(brokerHost).command());
+        List<ChildProcess> brokers = new ArrayList<>();
+        for (String name : BROKER_HOSTS) {
+            Host h = host(name);
+            brokers.add(process(name, h, ChildProcess.java(BrokerMain.class.getName(), cp, "256m")
+                    .args(work.resolve(name).toString(), Integer.toString(brokerPort), secrets().toString(),
+                            "--bind", h.address()).on(h).command()));
+        }
         s3Port = Ports.free();
         ChildProcess s3 = process("s3", services, ChildProcess.java(S3ServerMain.class.getName(), cp, "256m")
                 .args(work.resolve("s3").toString(), services.address(), Integer.toString(s3Port), "--access-key",
                         S3_ACCESS_KEY, "--secret-key-file", s3Secret.toString(), "--bucket", BUCKET)
                 .on(services).command());
-        broker.start();
+        brokers.forEach(ChildProcess::start);
         s3.start();
-        progress.accept("starting the broker on " + brokerHost + ", the S3 server, HDFS and Kudu on " + services);
+        progress.accept("starting the brokers on " + BROKER_HOSTS + ", the S3 server, HDFS and Kudu on " + services);
         CompletableFuture<HdfsDaemons> hdfsStart = CompletableFuture.supplyAsync(() -> {
             try {
                 return HdfsDaemons.start(work.resolve("hdfs"), work.resolve("hdfs-data"), services, START_TIMEOUT);
@@ -141,7 +150,9 @@ final class HostsCluster implements AutoCloseable {
         placement.put(kudu.master(), services);
         placement.put(kudu.tabletServer(), services);
         new KuduTables(kudu.client(), tables).createOrVerify(1);
-        awaitListening(broker, brokerHost, brokerPort);
+        for (ChildProcess b : brokers) {
+            awaitListening(b, placement.get(b), brokerPort);
+        }
         awaitListening(s3, services, s3Port);
 
         Host supervisorHost = host("supervisor");
@@ -225,8 +236,9 @@ final class HostsCluster implements AutoCloseable {
         return Map.copyOf(placement);
     }
 
+    /** The alias: every broker, in {@link #BROKER_HOSTS}' order. */
     String brokerEndpoint() {
-        return host("broker").endpoint(brokerPort);
+        return String.join(",", BROKER_HOSTS.stream().map(h -> host(h).endpoint(brokerPort)).toList());
     }
 
     int brokerPort() {
@@ -238,7 +250,12 @@ final class HostsCluster implements AutoCloseable {
     }
 
     ProducerLauncher.ProducerEndpoints producerEndpoints() {
-        return new ProducerLauncher.ProducerEndpoints(brokerEndpoint(), BrokerLogins.PRODUCER,
+        return producerEndpoints(brokerEndpoint());
+    }
+
+    /** What producers use when they know only {@code brokers} (e.g. one broker of the alias). */
+    ProducerLauncher.ProducerEndpoints producerEndpoints(String brokers) {
+        return new ProducerLauncher.ProducerEndpoints(brokers, BrokerLogins.PRODUCER,
                 logins.password(BrokerLogins.PRODUCER), s3Endpoint(), BUCKET, S3_ACCESS_KEY, S3_SECRET_KEY);
     }
 

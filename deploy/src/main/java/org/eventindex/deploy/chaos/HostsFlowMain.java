@@ -32,14 +32,16 @@ import java.util.concurrent.Callable;
  * The driver of a flow on hosts, run on the {@code control} host of a {@link HostNetwork} that another process made
  * (the test JVM, in the machine's own namespace, cannot reach the hosts' addresses; this process can, and starts every
  * role with {@code ip netns exec} on its host): starts a {@link HostsCluster}, runs a round of two small datasets from
- * producers to Kudu, then a second round during which the consumer's host is cut from the broker's host until every
- * dataset of the round is signalled, then healed; checks each round with the {@link ChaosChecker} (every event once,
- * nothing lost, nothing twice, every message accounted for) and writes a JSON report. Exit 0 when both rounds are
+ * producers to Kudu, then a second round during which the consumer's host is cut from the brokers' hosts until every
+ * dataset of the round is signalled, then healed, then a third round in which one broker is isolated while it holds
+ * every producer message of the round, and healed; checks each round with the {@link ChaosChecker} (every event once,
+ * nothing lost, nothing twice, every message accounted for) and writes a JSON report. Exit 0 when every round is
  * clean, 1 when a check found a violation.
  */
 @Command(name = "hosts-flow", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "Runs the system with each role on its own host (network namespace), a flow without and with a"
-                + " partition, and checks it; started on the control host by HostsFlowIT.")
+                + " partition of a consumer and of a broker, and checks it; started on the control host by"
+                + " HostsFlowIT.")
 public final class HostsFlowMain implements Callable<Integer> {
     /** A probe during the cut must time out; after the heal it returns at the answer. */
     private static final Duration SILENCE = Duration.ofSeconds(2);
@@ -80,8 +82,9 @@ public final class HostsFlowMain implements Callable<Integer> {
                         .put("namespace", namespaceOf(e.getKey().pid()));
             }
             ArrayNode rounds = report.putArray("rounds");
-            boolean ok = round(cluster, net, rounds.addObject(), 1, false);
-            ok &= round(cluster, net, rounds.addObject(), 2, true);
+            boolean ok = round(cluster, net, rounds.addObject(), 1, Partition.NONE);
+            ok &= round(cluster, net, rounds.addObject(), 2, Partition.CONSUMER_CUT);
+            ok &= round(cluster, net, rounds.addObject(), 3, Partition.BROKER_ISOLATED);
             report.put("seconds", seconds(t0));
             write(report);
             return ok ? 0 : 1;
@@ -94,14 +97,35 @@ public final class HostsFlowMain implements Callable<Integer> {
         }
     }
 
-    /**
-     * One round of two datasets; with {@code cut}, the consumer's host is cut from the broker's before the manifests
-     * are registered and healed once every dataset of the round is signalled (the consumer cannot have taken one).
-     */
-    private boolean round(HostsCluster cluster, HostNetwork net, ObjectNode r, int index, boolean cut)
+    /** The partition of a round. */
+    enum Partition {
+        NONE("none"),
+        /**
+         * The consumer's host cut from every broker's before the manifests are registered, healed once every dataset
+         * of the round is signalled (the consumer cannot have taken one).
+         */
+        CONSUMER_CUT("consumer cut from the brokers"),
+        /**
+         * The supervisor's and the consumer's hosts cut from the second broker's; the round's producers know only that
+         * broker, so it stores every producer message of the round and delivers none; then the broker is isolated
+         * from every host, and once a connect to it from the supervisor's host timed out, everything is healed: the
+         * supervisor must then read what the broker held.
+         */
+        BROKER_ISOLATED("broker2 isolated holding the round's producer messages");
+
+        final String description;
+
+        Partition(String description) {
+            this.description = description;
+        }
+    }
+
+    /** One round of two datasets under {@code partition}. */
+    private boolean round(HostsCluster cluster, HostNetwork net, ObjectNode r, int index, Partition partition)
             throws Exception {
         long t0 = System.nanoTime();
-        r.put("round", index).put("partition", cut ? "consumer cut from broker" : "none");
+        boolean cut = partition == Partition.CONSUMER_CUT;
+        r.put("round", index).put("partition", partition.description);
         List<GeneratedDataset> generated = new ArrayList<>();
         for (int i = 0; i < 2; i++) {
             generated.add(new DatasetGenerator(spec(index * 10 + i))
@@ -115,35 +139,56 @@ public final class HostsFlowMain implements Callable<Integer> {
                     j.spbFile())));
         }
         Host consumer = cluster.host("consumer");
-        Host broker = cluster.host("broker");
+        Host supervisor = cluster.host("supervisor");
+        List<Host> brokers = HostsCluster.BROKER_HOSTS.stream().map(cluster::host).toList();
+        Host holder = brokers.get(1);
         long cutAt = System.nanoTime();
         if (cut) {
-            net.cut(consumer, broker);
-            r.put("probeDuringCut", consumer.probe(broker.address(), cluster.brokerPort(), SILENCE).name());
+            brokers.forEach(b -> net.cut(consumer, b));
+            r.put("probeDuringCut", consumer.probe(brokers.get(0).address(), cluster.brokerPort(), SILENCE).name());
             log("round " + index + ": " + net.partitions());
         }
+        if (partition == Partition.BROKER_ISOLATED) {
+            net.cut(supervisor, holder);
+            net.cut(consumer, holder);
+            log("round " + index + ": " + net.partitions());
+        }
+
         try (StompSender sender = new StompSender(cluster.brokerSettings(BrokerLogins.OPERATOR))) {
             for (GeneratedDataset ds : generated) {
                 sender.send(Queues.SUPERVISOR_CONTROL, Json.write(ds.manifestMessage()), Map.of());
             }
         }
-        List<ProducerFleet.Job> done = new ProducerFleet(producerJar, cluster.producerEndpoints(),
+        List<ProducerFleet.Job> done = new ProducerFleet(producerJar, partition == Partition.BROKER_ISOLATED
+                ? cluster.producerEndpoints(holder.endpoint(cluster.brokerPort())) : cluster.producerEndpoints(),
                 work.resolve("logs").resolve("producers"), cluster.host("producer")).runAll(jobs, 3);
         r.put("producerJobs", done.size());
         r.put("acknowledged", done.stream().filter(ProducerFleet.Job::succeeded).count());
+        if (partition == Partition.BROKER_ISOLATED) {
+            // Every message of the round is on the holder, which the supervisor cannot reach: none is recorded.
+            r.put("recordedBeforeHeal", done.stream().filter(ProducerFleet.Job::succeeded).filter(j -> ChaosChecker
+                    .recordedObjects(cluster.supervisorView(j.dataset())).contains(j.acknowledgedUrl())).count());
+            net.isolate(holder);
+            r.put("probeWhileIsolated", supervisor.probe(holder.address(), cluster.brokerPort(), SILENCE).name());
+            log("round " + index + ": " + net.partitions());
+            net.healAll();
+            r.put("isolatedSeconds", seconds(cutAt));
+            r.put("probeAfterHeal", supervisor.probe(holder.address(), cluster.brokerPort(), ANSWER).name());
+            log("round " + index + ": healed after " + r.get("isolatedSeconds") + " s");
+        }
         if (cut) {
             ChaosWait.until("every dataset of round " + index + " signalled while the consumer is cut off",
                     DONE_TIMEOUT, () -> expected.stream().allMatch(e -> "SIGNALLED".equals(state(cluster, e))));
             r.put("doneDuringCut", expected.stream().filter(e -> "DONE".equals(state(cluster, e))).count());
-            net.heal(consumer, broker);
+            brokers.forEach(b -> net.heal(consumer, b));
             r.put("cutSeconds", seconds(cutAt));
-            r.put("probeAfterHeal", consumer.probe(broker.address(), cluster.brokerPort(), ANSWER).name());
+            r.put("probeAfterHeal", consumer.probe(brokers.get(0).address(), cluster.brokerPort(), ANSWER).name());
             log("round " + index + ": healed after " + r.get("cutSeconds") + " s");
         }
         long healedAt = System.nanoTime();
         ChaosWait.until("every dataset of round " + index + " DONE", DONE_TIMEOUT,
                 () -> expected.stream().allMatch(e -> "DONE".equals(state(cluster, e))));
-        if (cut) {
+        if (partition != Partition.NONE) {
             r.put("doneSecondsAfterHeal", seconds(healedAt));
         }
         ChaosWait.until("every acknowledged producer message recorded", DONE_TIMEOUT, () -> done.stream()

@@ -30,7 +30,9 @@ record Violation(Kind kind, String dataset, String detail) {
         /** A message the broker acknowledged to a producer that the supervisor has no record of. */
         UNACCOUNTED_MESSAGE,
         /** A daemon that exited by itself. */
-        DAEMON_DIED
+        DAEMON_DIED,
+        /** A broker still holds a message of the flow after the drain: stored and never read. */
+        UNREAD_ON_BROKER
     }
 
     Violation {

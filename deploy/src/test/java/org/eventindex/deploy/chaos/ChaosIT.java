@@ -47,7 +47,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The chaos suite: one system of separate processes (broker pair with watchdogs, Ceph RGW, HDFS NameNode + DataNode,
+ * The chaos suite: one system of separate processes (independent brokers with watchdogs, Ceph RGW, HDFS NameNode + DataNode,
  * Kudu master + tablet server, two supervisors (active and standby), two consumers) shared by a fixed set of
  * scenarios, one per fault kind,
  * each a round of the harness with a fixed seed: a new dataset flows through producer processes while the fault is
@@ -141,35 +141,38 @@ final class ChaosIT {
         scenario(Fault.KILL_CONSUMER);
     }
 
+    /** kill -9 every broker of the alias at once: each comes back on its own KahaDB; nothing lost, nothing twice. */
     @Test @Order(4)
-    void brokerPairKilled() throws Exception {
+    void everyBrokerKilled() throws Exception {
+        scenario(Fault.KILL_ALL_BROKERS);
+    }
+
+    /**
+     * kill -9 one broker as it sends a receipt (it holds a message its sender sends again through the other): the
+     * flow carries on through the other; restarted, it delivers what it stored, counted once with the copy (the
+     * checker finds every acknowledged message recorded, nothing twice) once the daemons subscribed on it again.
+     */
+    @Test @Order(4)
+    void oneBrokerKilled() throws Exception {
         scenario(Fault.KILL_BROKER);
+        assertBrokerBack(Fault.KILL_BROKER);
     }
 
-    /** kill -9 the active broker of the pair: the standby takes the store lock; nothing lost, nothing twice. */
+    /** SIGSTOP one broker: its watchdog kills it (it listened without answering), and it comes back as above. */
     @Test @Order(4)
-    void activeBrokerKilled() throws Exception {
-        scenario(Fault.KILL_ACTIVE_BROKER);
-        assertTakeover(false);
+    void oneBrokerPaused() throws Exception {
+        scenario(Fault.PAUSE_BROKER);
+        assertBrokerBack(Fault.PAUSE_BROKER);
     }
 
-    /** SIGSTOP the active broker: its watchdog kills it (it kept the lock while stopped), the standby takes over. */
-    @Test @Order(4)
-    void activeBrokerPaused() throws Exception {
-        scenario(Fault.PAUSE_ACTIVE_BROKER);
-        assertTakeover(true);
-    }
-
-    private void assertTakeover(boolean paused) {
-        List<BrokerTakeovers.Takeover> all = runner.takeovers();
-        BrokerTakeovers.Takeover last = all.get(all.size() - 1);
-        assertEquals(paused, last.paused());
-        assertTrue(!last.from().equals(last.to()), last.toString());
-        assertTrue(last.accepting().compareTo(last.flowing()) <= 0, last.toString());
-        assertTrue(cluster.brokers().brokers().stream().allMatch(ChildProcess::isAlive),
-                "the old active broker runs again as the standby");
-        assertTrue(cluster.brokers().active().map(b -> b.name().equals(last.to())).orElse(false),
-                "the standby that took over is still the active broker: " + last);
+    private void assertBrokerBack(Fault fault) {
+        List<BrokerOutage> all = runner.brokerOutages();
+        BrokerOutage last = all.get(all.size() - 1);
+        assertEquals(fault, last.fault());
+        assertEquals(fault == Fault.PAUSE_BROKER, last.killedAfter() != null, last.toString());
+        assertEquals(fault == Fault.KILL_BROKER, last.atReceipt(), "a kill strikes at a receipt: " + last);
+        assertTrue(last.listening().compareTo(last.resubscribed()) <= 0, last.toString());
+        assertTrue(cluster.brokers().brokers().stream().allMatch(ChildProcess::isAlive), "every broker runs again");
     }
 
     @Test @Order(5)
@@ -285,6 +288,38 @@ final class ChaosIT {
         assertTrue(cluster.hdfs().fs().delete(temp, false));
 
         assertEquals(List.of(), checker.check(List.of(ds), jobs).violations(), "clean again after the repairs");
+    }
+
+    /**
+     * The check that no broker holds an unread message can fail: a message left on one broker's queue (of the
+     * harness's own, which no daemon reads) is counted on that broker only, and no longer once it is read.
+     */
+    @Test @Order(22)
+    void brokerQueuesReportAMessageLeftOnOneBroker() throws Exception {
+        String queue = "/queue/eventindex.chaos.unread";
+        List<String> endpoints = cluster.brokers().proxies().stream().map(p -> p.endpoint()).toList();
+        BrokerQueues queues = new BrokerQueues(endpoints, List.of(queue),
+                endpoint -> cluster.brokerSettingsOf(endpoint, BrokerLogins.ADMIN));
+        assertEquals(Map.of(), queues.unread());
+        StompSettings admin = cluster.brokerSettingsOf(endpoints.get(1), BrokerLogins.ADMIN);
+        try (StompConnection c = StompConnection.connect(admin)) {
+            c.send(queue, "left".getBytes(StandardCharsets.UTF_8), Map.of("persistent", "true"));
+        }
+        assertEquals(Map.of(endpoints.get(1) + " " + queue, 1), queues.unread());
+        java.util.concurrent.CompletableFuture<String> read = new java.util.concurrent.CompletableFuture<>();
+        try (StompConnection c = StompConnection.connect(admin)) {
+            c.subscribe(queue, 1, m -> {
+                try {
+                    c.ack(m);
+                    read.complete(new String(m.body(), StandardCharsets.UTF_8));
+                } catch (java.io.IOException e) {
+                    read.completeExceptionally(e);
+                }
+            });
+            assertEquals("left", read.get(30, java.util.concurrent.TimeUnit.SECONDS));
+        }
+        org.eventindex.testing.Await.until("the message read off " + endpoints.get(1),
+                java.time.Duration.ofSeconds(30), () -> queues.unread().isEmpty());
     }
 
     private static RowResult firstRow(KuduClient kudu, KuduTable table, DatasetsRow rec) throws Exception {

@@ -28,9 +28,9 @@ class ChaosMainTest {
     @Test
     void everyOption() {
         ChaosMain.Options o = ChaosMain.parse("--seed", "42", "--rounds", "0", "--minutes", "7", "--datasets", "3",
-            "--faults", "2", "--work", "/tmp/x", "--only", "KILL_ACTIVE_BROKER,STANDBY_STORAGE_SLOW");
+            "--faults", "2", "--work", "/tmp/x", "--only", "PAUSE_BROKER,STANDBY_STORAGE_SLOW");
         assertEquals(new ChaosMain.Options(42, 0, 7, 3, 2, Path.of("/tmp/x"),
-                Set.of(Fault.KILL_ACTIVE_BROKER, Fault.STANDBY_STORAGE_SLOW)), o);
+                Set.of(Fault.PAUSE_BROKER, Fault.STANDBY_STORAGE_SLOW)), o);
     }
 
     @Test

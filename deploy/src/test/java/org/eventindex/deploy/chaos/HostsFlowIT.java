@@ -21,17 +21,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The system with each role on its own host (a network namespace with its own address, made by the test as root):
- * broker, supervisor, consumer, producers, and HDFS, Kudu and S3 on a services host. The test JVM cannot reach the
- * hosts' addresses from the machine's namespace, so it runs the driver ({@link HostsFlowMain}) on a control host and
- * reads its report: every process ran in its host's namespace, a round of two datasets loaded every event exactly
- * once, and so did a second round during which the consumer's host was cut from the broker's (a connect timed out, no
- * dataset was done before the heal). With CI set, a machine without root, {@code ip} or {@code nft} fails the test.
+ * two independent brokers, supervisor, consumer, producers, and HDFS, Kudu and S3 on a services host. The test JVM
+ * cannot reach the hosts' addresses from the machine's namespace, so it runs the driver ({@link HostsFlowMain}) on a
+ * control host and reads its report: every process ran in its host's namespace, a round of two datasets loaded every
+ * event exactly once, and so did a second round during which the consumer's host was cut from the brokers' (a connect
+ * timed out, no dataset was done before the heal), and a third in which every producer message sat on broker2, cut
+ * from the supervisor and the consumer and then isolated from every host, until the heal (none recorded before it).
+ * With CI set, a machine without root, {@code ip} or {@code nft} fails the test.
  */
 final class HostsFlowIT {
     private static final Logger LOG = LoggerFactory.getLogger(HostsFlowIT.class);
 
     @Test
-    void eachRoleOnItsOwnHostLoadsEveryEventOnceAlsoAcrossAConsumerCutFromTheBroker() throws Exception {
+    void eachRoleOnItsOwnHostLoadsEveryEventOnceAcrossAConsumerCutAndABrokerIsolatedWithMessages() throws Exception {
         HostNetwork.requireSupported();
         Path work = Path.of("target", "hosts-flow-" + System.currentTimeMillis()).toAbsolutePath();
         Files.createDirectories(work);
@@ -66,16 +68,16 @@ final class HostsFlowIT {
 
             JsonNode r = Json.tree(Files.readAllBytes(report));
             LOG.info("report: {}", r.toPrettyString());
-            Map<String, String> hostOf = Map.of("broker", "broker", "supervisor", "supervisor", "consumer",
-                    "consumer", "s3", "services", "namenode", "services", "datanode", "services", "kudu-master",
-                    "services", "kudu-tserver", "services");
+            Map<String, String> hostOf = Map.of("broker1", "broker1", "broker2", "broker2", "supervisor",
+                    "supervisor", "consumer", "consumer", "s3", "services", "namenode", "services", "datanode",
+                    "services", "kudu-master", "services", "kudu-tserver", "services");
             hostOf.forEach((process, host) -> {
                 JsonNode p = r.path("placement").path(process);
                 Host h = net.host(host);
                 assertEquals(h.namespace().orElseThrow(), p.path("namespace").asText(), process + " runs in " + p);
                 assertEquals(h.address(), p.path("address").asText(), process);
             });
-            assertEquals(2, r.path("rounds").size(), r.toString());
+            assertEquals(3, r.path("rounds").size(), r.toString());
             for (JsonNode round : r.path("rounds")) {
                 assertEquals(0, round.path("violations").size(), round.toString());
                 assertEquals(0, round.path("lost").asLong(), round.toString());
@@ -90,6 +92,14 @@ final class HostsFlowIT {
                     + cut);
             assertEquals(0, cut.path("doneDuringCut").asInt(), "a dataset was loaded while the consumer was cut off");
             assertEquals(Host.Reach.CONNECTED.name(), cut.path("probeAfterHeal").asText(), cut.toString());
+            JsonNode isolated = r.path("rounds").get(2);
+            assertEquals(isolated.path("producerJobs").asLong(), isolated.path("acknowledged").asLong(),
+                    "every producer stored its message on broker2: " + isolated);
+            assertEquals(0, isolated.path("recordedBeforeHeal").asLong(), "the supervisor recorded a message held"
+                    + " by the broker it was cut from: " + isolated);
+            assertEquals(Host.Reach.TIMED_OUT.name(), isolated.path("probeWhileIsolated").asText(),
+                    "the isolation was no partition: " + isolated);
+            assertEquals(Host.Reach.CONNECTED.name(), isolated.path("probeAfterHeal").asText(), isolated.toString());
         }
         List<String> left = HostNetwork.namespaces();
         assertTrue(made.stream().noneMatch(left::contains), "namespaces left: " + left);

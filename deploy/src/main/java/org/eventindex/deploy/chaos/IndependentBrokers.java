@@ -1,0 +1,164 @@
+package org.eventindex.deploy.chaos;
+
+import org.eventindex.brokerwatch.BrokerWatchdogMain;
+import org.eventindex.deploy.BrokerLogins;
+import org.eventindex.testing.Ports;
+import org.eventindex.testing.TcpProxy;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The chaos cluster's brokers as a site runs them (decision 0042): {@link #COUNT} independent ActiveMQ brokers
+ * ({@link BrokerMain} processes), each with its own KahaDB store under {@code <work>/broker-N} and its own STOMP port,
+ * nothing shared between them. Beside each runs its watchdog ({@code eventindex broker-watchdog}, a process of its
+ * own), which kills a broker that listens but stops answering; the harness then starts the killed broker again on its
+ * store, as systemd's {@code Restart=always} does, and the broker delivers what it stored. Clients reach each broker
+ * through its own {@link TcpProxy} and take the list {@code proxy-1,proxy-2}, the alias: the daemons subscribe on
+ * every broker of it, a producer sends through one (a random one first, the next on failure).
+ */
+final class IndependentBrokers implements AutoCloseable {
+    /** Two brokers: the fewest with which one can be down while the flow carries on through the other. */
+    static final int COUNT = 2;
+    /** The watchdog's probe period, probe timeout and silent probes before the kill (as in docs/operations.md). */
+    static final Duration WATCH_INTERVAL = Duration.ofSeconds(1);
+    static final Duration WATCH_TIMEOUT = Duration.ofSeconds(2);
+    static final int WATCH_SILENT_PROBES = 3;
+
+    private final List<ChildProcess> brokers = new ArrayList<>();
+    private final List<Integer> ports = new ArrayList<>();
+    private final List<TcpProxy> proxies = new ArrayList<>();
+    private final List<ChildProcess> watchdogs = new ArrayList<>();
+
+    private IndependentBrokers() {
+    }
+
+    /**
+     * Starts every broker, then waits until each listens, then starts their watchdogs and proxies.
+     *
+     * @param logs the folder of the processes' logs
+     */
+    static IndependentBrokers start(Path work, Path secrets, Path logs, String classPath, Duration timeout) {
+        IndependentBrokers all = new IndependentBrokers();
+        try {
+            for (int i = 1; i <= COUNT; i++) {
+                int port = Ports.free();
+                List<String> cmd = ChildProcess.java(BrokerMain.class.getName(), classPath, "384m")
+                        .options("-Dorg.slf4j.simpleLogger.log.org.apache.activemq.store=info",
+                                "-Dorg.slf4j.simpleLogger.log.org.apache.activemq.broker.BrokerService=info")
+                        .args(work.resolve("broker-" + i).toString(), Integer.toString(port), secrets.toString(),
+                                "--pid-file", pidFile(work, i).toString())
+                        .command();
+                ChildProcess broker = new ChildProcess("broker-" + i, cmd, Map.of(), logs.resolve("broker-" + i
+                        + ".log"));
+                all.brokers.add(broker);
+                all.ports.add(port);
+                broker.start();
+            }
+            for (ChildProcess b : all.brokers) {
+                all.awaitListening(b, timeout);
+            }
+            for (int i = 1; i <= COUNT; i++) {
+                int port = all.ports.get(i - 1);
+                List<String> watch = ChildProcess.java(BrokerWatchdogMain.class.getName(), classPath, "64m")
+                        .args("--broker", "127.0.0.1:" + port, "--user", BrokerLogins.OPERATOR, "--password-file",
+                                BrokerLogins.passwordFile(secrets, BrokerLogins.OPERATOR).toString(), "--interval",
+                                WATCH_INTERVAL.toMillis() + "ms", "--timeout", WATCH_TIMEOUT.toMillis() + "ms",
+                                "--pid-file", pidFile(work, i).toString(),
+                                "--silent-probes", Integer.toString(WATCH_SILENT_PROBES),
+                                // a free port each: two watchdogs (and other tests) on the default 8086 would collide
+                                "--http-port", "0")
+                        .command();
+                ChildProcess watchdog = new ChildProcess("broker-watchdog-" + i, watch, Map.of(),
+                        logs.resolve("broker-watchdog-" + i + ".log"));
+                all.watchdogs.add(watchdog);
+                watchdog.start();
+                all.proxies.add(TcpProxy.start("127.0.0.1", port));
+            }
+            return all;
+        } catch (RuntimeException e) {
+            all.close();
+            throw e;
+        }
+    }
+
+    private static Path pidFile(Path work, int i) {
+        return work.resolve("broker-" + i + ".pid");
+    }
+
+    /** What every client takes, the alias: every broker's proxy. */
+    String endpoints() {
+        return String.join(",", proxies.stream().map(TcpProxy::endpoint).toList());
+    }
+
+    /** The proxy clients reach {@code broker} through, as its name appears in the daemons' metrics. */
+    String endpoint(ChildProcess broker) {
+        return proxy(broker).endpoint();
+    }
+
+    /** The proxy every client reaches {@code broker} through. */
+    TcpProxy proxy(ChildProcess broker) {
+        return proxies.get(index(broker));
+    }
+
+    List<TcpProxy> proxies() {
+        return List.copyOf(proxies);
+    }
+
+    List<ChildProcess> brokers() {
+        return List.copyOf(brokers);
+    }
+
+    List<ChildProcess> watchdogs() {
+        return List.copyOf(watchdogs);
+    }
+
+    /** Waits until {@code broker}'s own STOMP port (not its proxy) takes connections; fails early on its exit. */
+    void awaitListening(ChildProcess broker, Duration timeout) {
+        int port = ports.get(index(broker));
+        ChaosWait.until(broker.name() + " accepting STOMP connections on 127.0.0.1:" + port + " (log " + broker.log()
+                + ")", timeout, () -> {
+                    if (!broker.isAlive()) {
+                        throw new IllegalStateException(broker.name() + " exited; see " + broker.log());
+                    }
+                    return listens(port);
+                });
+    }
+
+    private int index(ChildProcess broker) {
+        int i = brokers.indexOf(broker);
+        if (i < 0) {
+            throw new IllegalArgumentException(broker.name() + " is not a broker of the alias");
+        }
+        return i;
+    }
+
+    private static boolean listens(int port) {
+        try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    @Override
+    public void close() {
+        // The watchdogs before the brokers: a broker stopping must not be killed.
+        List<AutoCloseable> all = new ArrayList<>(proxies);
+        all.addAll(watchdogs);
+        all.addAll(brokers);
+        for (AutoCloseable c : all) {
+            try {
+                c.close();
+            } catch (Exception e) {
+                org.slf4j.LoggerFactory.getLogger(IndependentBrokers.class).warn("stopping {} failed", c, e);
+            }
+        }
+    }
+}
