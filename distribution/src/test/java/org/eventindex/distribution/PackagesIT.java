@@ -169,8 +169,25 @@ final class PackagesIT {
     void rpmlintFindsNoErrorBeyondTheReasonedFilters() throws Exception {
         Path rpm = rpm();
         Prerequisites.require(onPath("rpmlint"), "no rpmlint on the PATH (Debian: apt-get install rpmlint)");
-        Run lint = run("rpmlint", "-c", Path.of("src/rpm/rpmlint.toml").toAbsolutePath().toString(),
-                rpm.toString());
+        String config = Path.of("src/rpm/rpmlint.toml").toAbsolutePath().toString();
+        // Every check rpmlint has but ZipCheck, which takes 80 % of its time here (17.9 s of 22.3 s) to report jar
+        // indexes and manifest class paths, both filtered in the configuration with their reasons.
+        List<String> checks = new ArrayList<>();
+        boolean inChecks = false;
+        for (String line : lines("rpmlint", "-c", config, "-p")) {
+            if (line.startsWith("Checks = [")) {
+                inChecks = true;
+            } else if (inChecks && line.startsWith("]")) {
+                break;
+            } else if (inChecks) {
+                String check = line.strip().replaceAll("[\"',]", "");
+                if (!check.equals("ZipCheck")) {
+                    checks.add(check);
+                }
+            }
+        }
+        assertTrue(checks.contains("TagsCheck") && checks.contains("FilesCheck"), "rpmlint -p: " + checks);
+        Run lint = run("rpmlint", "--checks", String.join(",", checks), "-c", config, rpm.toString());
         assertEquals(0, lint.exit(), "rpmlint:\n" + lint.out());
         assertTrue(lint.out().contains(" 0 errors, 0 warnings"), "rpmlint:\n" + lint.out());
     }
