@@ -4,12 +4,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.eventindex.testing.Prerequisites;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.security.DigestInputStream;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -29,8 +31,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * What the distribution's build makes besides the tarball (decision 0050), read back as a site would: the RPM's file
  * list, configuration files, scriptlets and requirements ({@code rpm -qp ...}), rpmlint on it (with the configuration
- * and reasoned filters of src/rpm/rpmlint.toml), the SHA-256 file beside each artifact, and the NOTICE and SBOM against lib/. Outside
- * CI, a machine without rpm or rpmlint, or an offline build (no SBOM), skips what needs them; under CI they fail.
+ * and reasoned filters of src/rpm/rpmlint.toml), an upgrade that keeps a site's edits of /etc/eventindex (the spec
+ * built on a small tree and installed twice into a private root), the SHA-256 file beside each artifact, and the
+ * NOTICE and SBOM against lib/. Outside CI, a machine without rpm or rpmlint, or an offline build (no SBOM), skips
+ * what needs them; under CI they fail.
  */
 final class PackagesIT {
     private static final Path TARBALL = Path.of(System.getProperty("ei.distribution.tarball"));
@@ -257,5 +261,71 @@ final class PackagesIT {
                 .map(j -> j.replaceFirst("\\.jar$", ""))
                 .filter(j -> components.stream().noneMatch(j::startsWith)).toList();
         assertEquals(List.of(), uncovered, "jars of lib/ that the SBOM lacks");
+    }
+
+    /**
+     * The spec's {@code %config(noreplace)} at work: version 1 installed into a private root, a site's edit of
+     * supervisor.properties, version 2 (both files changed) installed over it. The edited file stays and the new one is
+     * written beside it as .rpmnew; the file the site did not edit is replaced. The spec is built here on a small tree
+     * of the tarball's shape (its conf/ and systemd/, no jars), so that the two builds and installs take seconds.
+     */
+    @Test
+    void anUpgradeKeepsTheSitesEditsOfEtcEventindexAndWritesTheNewFilesAsRpmnew(@TempDir Path temp) throws Exception {
+        Prerequisites.require(onPath("rpmbuild") && onPath("rpm"), "no rpmbuild or rpm on the PATH (Debian: apt-get"
+                + " install rpm)");
+        Prerequisites.require("root".equals(System.getProperty("user.name")), "rpm installs into a private root only"
+                + " as root (the package's files belong to root and eventindex)");
+        Path v1 = smallRpm(temp, "1.0.0", "");
+        Path v2 = smallRpm(temp, "1.0.1", "# changed in 1.0.1\n");
+        Path root = Files.createDirectories(temp.resolve("root"));
+        List<String> rpm = List.of("rpm", "--root", root.toString(), "--define", "_dbpath /rpmdb");
+        // no scriptlets: they would run inside the private root, which has no shell (their text is checked above)
+        List<String> install = concat(rpm, "--nodeps", "--noscripts", "--notriggers");
+        lines(concat(install, "-i", v1.toString()).toArray(String[]::new));
+        Path edited = root.resolve("etc/eventindex/supervisor.properties");
+        Files.writeString(edited, "# the site's edit\n", StandardOpenOption.APPEND);
+        lines(concat(install, "-U", v2.toString()).toArray(String[]::new));
+        assertTrue(Files.readString(edited).contains("# the site's edit"), "the edit is lost");
+        assertFalse(Files.readString(edited).contains("# changed in 1.0.1"), Files.readString(edited));
+        Path rpmnew = root.resolve("etc/eventindex/supervisor.properties.rpmnew");
+        assertTrue(Files.isRegularFile(rpmnew) && Files.readString(rpmnew).contains("# changed in 1.0.1"),
+                "no " + rpmnew + " with the new file");
+        Path untouched = root.resolve("etc/eventindex/consumer.properties");
+        assertTrue(Files.readString(untouched).contains("# changed in 1.0.1"), "not replaced: " + untouched);
+        assertFalse(Files.exists(root.resolve("etc/eventindex/consumer.properties.rpmnew")));
+        assertEquals(List.of("eventindex-1.0.1-1.el9.noarch"), lines(concat(rpm, "-qa").toArray(String[]::new)));
+    }
+
+    private static List<String> concat(List<String> head, String... tail) {
+        List<String> all = new ArrayList<>(head);
+        all.addAll(List.of(tail));
+        return all;
+    }
+
+    /** The spec built on a tree of the tarball's shape: conf/ and systemd/ of src/dist, placeholders for the rest. */
+    private static Path smallRpm(Path temp, String version, String confChange) throws Exception {
+        Path top = temp.resolve("tree-" + version).resolve("eventindex-" + version);
+        Files.createDirectories(top);
+        lines("cp", "-r", "src/dist/conf", "src/dist/systemd", top.toString());
+        for (String f : List.of("supervisor.properties", "consumer.properties")) {
+            Files.writeString(top.resolve("conf").resolve(f), confChange, StandardOpenOption.APPEND);
+        }
+        for (String placeholder : List.of("bin/eventindex", "lib/placeholder.jar", "docs/operations.md",
+                "broker-host/activemq/activemq.xml", "deploy/impala/create-tables.sql", "README.md", "LICENSE",
+                "NOTICE")) {
+            Files.createDirectories(top.resolve(placeholder).getParent());
+            Files.writeString(top.resolve(placeholder), "#!/bin/bash\n");
+        }
+        Path sources = Files.createDirectories(temp.resolve("rpm-" + version).resolve("SOURCES"));
+        lines("tar", "czf", sources.resolve("eventindex-" + version + ".tar.gz").toString(), "-C",
+                top.getParent().toString(), top.getFileName().toString());
+        for (String f : List.of("eventindex.sysusers", "eventindex.tmpfiles")) {
+            Files.copy(Path.of("src/rpm").resolve(f), sources.resolve(f));
+        }
+        lines("rpmbuild", "-bb", "--target", "noarch", "--define", "_topdir " + sources.getParent(),
+                "--define", "_rpmdir " + temp, "--define", "_build_name_fmt %%{NAME}-%%{VERSION}.rpm",
+                "--define", "dist .el9", "--define", "ei_version " + version, "--define", "ei_commit test",
+                Path.of("src/rpm/eventindex.spec").toAbsolutePath().toString());
+        return temp.resolve("eventindex-" + version + ".rpm");
     }
 }
