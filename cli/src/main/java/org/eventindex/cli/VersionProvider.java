@@ -4,10 +4,13 @@ import org.eventindex.ProjectVersion;
 
 import picocli.CommandLine;
 
-/** {@code --version} of every picocli command: the command's full name and the {@link ProjectVersion}. */
+/**
+ * {@code --version} of every picocli command: the command's full name and {@link ProjectVersion#describe()} (the version
+ * and the git commit).
+ */
 public final class VersionProvider implements CommandLine.IVersionProvider {
     @Override
     public String[] getVersion() {
-        return new String[]{"${COMMAND-FULL-NAME} " + ProjectVersion.get()};
+        return new String[]{"${COMMAND-FULL-NAME} " + ProjectVersion.describe()};
     }
 }

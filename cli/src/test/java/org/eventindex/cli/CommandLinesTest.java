@@ -57,7 +57,7 @@ class CommandLinesTest {
         assertFalse(ProjectVersion.get().isBlank());
         assertFalse(ProjectVersion.get().contains("${"), ProjectVersion.get());
         assertEquals(0, run("sub", "--version"));
-        assertEquals("tool sub " + ProjectVersion.get(), out.toString(StandardCharsets.UTF_8).strip());
+        assertEquals("tool sub " + ProjectVersion.describe(), out.toString(StandardCharsets.UTF_8).strip());
     }
 
     @Test

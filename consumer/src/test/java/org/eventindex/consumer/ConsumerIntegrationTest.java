@@ -332,7 +332,7 @@ class ConsumerIntegrationTest {
         assertTrue(metrics.body().contains("\n" + ConsumerMetrics.RUN_MEMORY_USED + " 0.0\n"), metrics.body());
         assertTrue(metrics.body().contains("\n" + ConsumerMetrics.SIGNAL_DURATION + "_count{status=\"failed\"} 1\n"),
                 metrics.body());
-        assertTrue(metrics.body().contains("\neventindex_build_info{daemon=\"consumer\",version=\""), metrics.body());
+        assertTrue(metrics.body().contains("\neventindex_build_info{daemon=\"consumer\",dirty=\""), metrics.body());
         assertTrue(metrics.body().contains("\njvm_threads_current "), metrics.body());
         assertTrue(metrics.body().contains("\n" + ConsumerMetrics.RUN_MEMORY_LIMIT + " "), metrics.body());
         HttpResponse<String> status = http.send(HttpRequest.newBuilder(URI.create(base + "/status")).build(),

@@ -8,6 +8,7 @@ import org.apache.kudu.client.KuduPredicate;
 import org.apache.kudu.client.KuduScanner;
 import org.apache.kudu.client.KuduTable;
 import org.apache.kudu.client.RowResult;
+import org.eventindex.ProjectVersion;
 import org.eventindex.config.ConfigKey;
 import org.eventindex.consumer.ConsumerConfig;
 import org.eventindex.deploy.BrokerLogins;
@@ -127,12 +128,14 @@ final class DistributionIT {
             assertTrue(help.output().contains(documented), "bin/eventindex --help lacks " + documented);
         }
         Command version = run(List.of(link.toString(), "--version"), Map.of(), temp);
-        assertEquals(new Command(0, "eventindex " + VERSION + "\n"), version);
+        // the version and the git commit, as every command's (the same build made both)
+        assertEquals(new Command(0, "eventindex " + ProjectVersion.describe() + "\n"), version);
         for (String cmd : List.of("generate", "producer", "supervisor", "consumer", "kudu-loader", "lookup",
                 "broker-watchdog", "status", "sizing", "check")) {
             Command v = run(List.of(link.toString(), cmd, "--version"), Map.of(), temp);
             assertEquals(0, v.exit(), v.output());
-            assertTrue(v.output().strip().matches("(eventindex[- ])?" + cmd + " " + Pattern.quote(VERSION)),
+            assertTrue(v.output().strip().matches("(eventindex[- ])?" + cmd + " "
+                            + Pattern.quote(ProjectVersion.describe())),
                     cmd + " --version: " + v.output());
             // the usage names the command as typed, the producer's too (not 'java -jar ...', not a class)
             Command h = run(List.of(link.toString(), cmd, "--help"), Map.of(), temp);
@@ -525,7 +528,8 @@ final class DistributionIT {
 
     private void checkBuildInfo(String daemon, int port) {
         String metrics = DaemonProcesses.get(http, port, "/metrics").map(HttpResponse::body).orElse("");
-        String expected = "\neventindex_build_info{daemon=\"" + daemon + "\",version=\"" + VERSION + "\"} 1";
+        String expected = "\neventindex_build_info{daemon=\"" + daemon + "\",dirty=\"" + ProjectVersion.dirty()
+                + "\",revision=\"" + ProjectVersion.commit() + "\",version=\"" + VERSION + "\"} 1";
         assertTrue(metrics.contains(expected), daemon + " /metrics lacks" + expected + ": " + metrics);
     }
 

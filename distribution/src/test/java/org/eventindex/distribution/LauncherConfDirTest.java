@@ -13,13 +13,15 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The distribution's launcher (src/dist/bin/eventindex) refuses a configuration folder it cannot use, missing or
  * without jvm/&lt;command&gt;.options or logback.xml, with exit 2 and a message naming the folder, instead of running
  * the JVM without its options and with Logback's DEBUG default. The script runs from a copy in an empty folder; a
- * bogus JAVA_HOME shows where a usable folder gets to (the Java check after it), so no JVM is started.
+ * bogus JAVA_HOME shows where a usable folder gets to (the Java check after it), so no JVM is started. Without
+ * JAVA_HOME the launcher finds a Java 17+ by itself (the same units on EL9 and Debian): stand-in Java homes show which.
  */
 final class LauncherConfDirTest {
     private static final Path SCRIPT = Path.of("src/dist/bin/eventindex");
@@ -41,7 +43,13 @@ final class LauncherConfDirTest {
         pb.command().addAll(List.of(args));
         pb.environment().remove("EVENTINDEX_CONF_DIR");
         pb.environment().put("JAVA_HOME", home.resolve("no-java").toString());
-        pb.environment().putAll(env);
+        env.forEach((name, value) -> {  // an empty value unsets the variable
+            if (value.isEmpty()) {
+                pb.environment().remove(name);
+            } else {
+                pb.environment().put(name, value);
+            }
+        });
         Process p = pb.redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(p.waitFor(30, TimeUnit.SECONDS), "launcher did not end");
@@ -129,5 +137,46 @@ final class LauncherConfDirTest {
             assertEquals(2, r.exit(), r.output());
             assertTrue(r.output().startsWith("eventindex: JAVA_HOME is "), cmd + ": " + r.output());
         }
+    }
+
+    /** A Java home whose bin/java prints its own path, with a release file saying {@code version} (none if null). */
+    private Path fakeJavaHome(String name, String version) throws IOException {
+        Path java = Files.createDirectories(home.resolve(name).resolve("bin")).resolve("java");
+        Files.writeString(java, "#!/bin/sh\necho \"ran $0\"\n");
+        Files.setPosixFilePermissions(java, PosixFilePermissions.fromString("rwxr-xr-x"));
+        if (version != null) {
+            Files.writeString(home.resolve(name).resolve("release"), "JAVA_VERSION=\"" + version + "\"\n");
+        }
+        return home.resolve(name);
+    }
+
+    /** JAVA_HOME unset, and the stand-in home's bin/ first on the PATH (the system's tools after it). */
+    private static Map<String, String> onPath(Path javaHome) {
+        return Map.of("JAVA_HOME", "", "PATH", javaHome.resolve("bin") + ":/usr/bin:/bin");
+    }
+
+    @Test
+    void withoutJavaHomeTheJavaOnThePathIsTakenWhenItIs17OrLater() throws Exception {
+        copyOfConf(home.resolve("conf"));
+        for (Path javaHome : List.of(fakeJavaHome("jdk-21", "21.0.5"), fakeJavaHome("jdk-17", "17.0.13"),
+                fakeJavaHome("jdk-no-release", null))) {
+            Result r = launch(onPath(javaHome), "generate", "--version");
+            assertEquals(0, r.exit(), r.output());
+            assertEquals("ran " + javaHome.resolve("bin/java"), r.output());
+        }
+    }
+
+    @Test
+    void withoutJavaHomeAnOlderJavaOnThePathIsPassedOverForTheSystemsJava17() throws Exception {
+        copyOfConf(home.resolve("conf"));
+        Path old = fakeJavaHome("jdk-11", "11.0.2");
+        Result r = launch(onPath(old), "generate", "--version");
+        assertFalse(r.output().contains("ran " + old), r.output());
+        // On a machine with Java 17 at one of the EL9 or Debian paths the launcher runs it (here on an empty lib/, so
+        // the class is not found); without one it stops, naming what it found.
+        assertTrue(r.output().contains("Could not find or load main class org.eventindex.gen.GeneratorMain")
+                || r.output().equals("eventindex: no Java 17+: set JAVA_HOME, put a Java 17+ 'java' on PATH or"
+                + " install one (EL9: dnf install java-17-openjdk-headless; Debian: apt-get install"
+                + " openjdk-17-jre-headless); found only " + old + " (Java 11)"), r.output());
     }
 }

@@ -1,5 +1,6 @@
 package org.eventindex.distribution;
 
+import org.eventindex.ProjectVersion;
 import org.eventindex.testing.ScriptRun;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,7 +31,7 @@ class SourceCheckoutLauncherIT {
     void versionIsTheDistributionsAnswer() throws Exception {
         ScriptRun r = ScriptRun.run(dir, ROOT.resolve("bin/eventindex"), "--version");
         assertEquals(0, r.exit(), r.out());
-        assertEquals("eventindex " + VERSION, r.out().strip());
+        assertEquals("eventindex " + ProjectVersion.describe(), r.out().strip());
         assertFalse(r.built(), "bin/eventindex --version ran mvn");
     }
 

@@ -41,7 +41,7 @@ final class SystemdUnitsTest {
                     "Restart=on-failure", "KillSignal=SIGTERM", "SuccessExitStatus=0 143", "NoNewPrivileges=yes",
                     "ProtectSystem=strict", "ProtectHome=yes", "PrivateTmp=yes",
                     "ReadWritePaths=" + unit.getValue() + " /var/log/eventindex", "LimitNOFILE=65536",
-                    "Environment=JAVA_HOME=/usr/lib/jvm/java-17-openjdk-amd64", "RestartPreventExitStatus=2")) {
+                    "Environment=EVENTINDEX_CONF_DIR=/etc/eventindex", "RestartPreventExitStatus=2")) {
                 assertTrue(lines.contains(directive), unit.getKey() + " lacks " + directive);
             }
             assertTrue(lines.stream().anyMatch(l -> l.startsWith("ExecStart=/opt/eventindex/bin/eventindex ")),
@@ -57,7 +57,7 @@ final class SystemdUnitsTest {
         for (String directive : List.of("User=activemq", "Restart=on-failure", "KillSignal=SIGTERM",
                 "SuccessExitStatus=0 143", "NoNewPrivileges=yes", "ProtectSystem=strict", "ProtectHome=yes",
                 "PrivateTmp=yes", "ReadWritePaths=/var/log/eventindex", "RestartPreventExitStatus=2",
-                "Environment=JAVA_HOME=/usr/lib/jvm/java-17-openjdk-amd64")) {
+                "Environment=EVENTINDEX_CONF_DIR=/etc/eventindex")) {
             assertTrue(text.lines().anyMatch(directive::equals), unit + " lacks " + directive);
         }
         for (String option : List.of("ExecStart=/opt/eventindex/bin/eventindex broker-watchdog --broker 127.0.0.1:",

@@ -86,7 +86,7 @@ class GeneratorMainTest {
     @Test
     void versionPrintsTheProjectVersion() {
         assertEquals(0, run("--version"));
-        assertEquals("eventindex generate " + ProjectVersion.get(), out.toString(StandardCharsets.UTF_8).strip());
+        assertEquals("eventindex generate " + ProjectVersion.describe(), out.toString(StandardCharsets.UTF_8).strip());
     }
 
     private String err() {

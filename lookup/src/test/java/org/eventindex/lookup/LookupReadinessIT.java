@@ -196,7 +196,7 @@ class LookupReadinessIT {
         String text = get("/metrics").body();
         assertTrue(text.contains(LookupServer.DURATION + "_count{endpoint=\"events\"} 2"), text);
         assertTrue(text.contains(LookupServer.DURATION + "_count{endpoint=\"lookup\"} 2"), text);
-        assertTrue(text.contains("eventindex_build_info{daemon=\"lookup\",version=\""), text);
+        assertTrue(text.contains("eventindex_build_info{daemon=\"lookup\",dirty=\""), text);
         assertEquals(200, get("/ready").statusCode(), "without checks, always ready");
     }
 }

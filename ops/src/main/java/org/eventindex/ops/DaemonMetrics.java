@@ -29,7 +29,9 @@ public final class DaemonMetrics {
     }
 
     /**
-     * A daemon's registry with the JVM metrics and {@code eventindex_build_info{daemon="<daemon>",version="..."} 1}.
+     * A daemon's registry with the JVM metrics and
+     * {@code eventindex_build_info{daemon="<daemon>",dirty="false",revision="<git commit>",version="..."} 1}
+     * ({@link ProjectVersion}; the Prometheus client orders the labels by name).
      *
      * @param daemon the daemon's name as in the metric names, e.g. {@code supervisor}
      */
@@ -37,9 +39,11 @@ public final class DaemonMetrics {
         Objects.requireNonNull(daemon, "daemon is null");
         PrometheusRegistry registry = new PrometheusRegistry();
         JvmMetrics.builder().register(registry);
-        Gauge.builder().name(BUILD_INFO).help("Always 1; the labels name the daemon and the project version.")
-                .labelNames("daemon", "version").register(registry)
-                .labelValues(daemon, ProjectVersion.get()).set(1);
+        Gauge.builder().name(BUILD_INFO).help("Always 1; the labels name the daemon, the project version, the git commit"
+                        + " it was built from (revision, or unknown) and whether that checkout had uncommitted changes"
+                        + " (dirty: true, false or unknown).")
+                .labelNames("daemon", "version", "revision", "dirty").register(registry)
+                .labelValues(daemon, ProjectVersion.get(), ProjectVersion.commit(), ProjectVersion.dirty()).set(1);
         return registry;
     }
 

@@ -47,8 +47,8 @@ final class OpsHttpServerTest {
         assertTrue(metrics.headers().firstValue("Content-Type").orElseThrow().startsWith("text/plain; version=0.0.4"));
         String body = metrics.body();
         assertTrue(body.contains("\neventindex_test_refused_total{reason=\"oversize\"} 2.0\n"), body);
-        assertTrue(body.contains("\neventindex_build_info{daemon=\"test\",version=\"" + ProjectVersion.get()
-                + "\"} 1.0\n"), body);
+        assertTrue(body.contains("\neventindex_build_info{daemon=\"test\",dirty=\"" + ProjectVersion.dirty()
+                + "\",revision=\"" + ProjectVersion.commit() + "\",version=\"" + ProjectVersion.get() + "\"} 1.0\n"), body);
         assertTrue(body.contains("\njvm_memory_used_bytes{"), body);
         assertTrue(body.contains("\neventindex_ready 0.0\n"), "readiness as a metric: " + body);
         assertEquals(3, DaemonMetrics.value(registry, "eventindex_test_refused_total"));

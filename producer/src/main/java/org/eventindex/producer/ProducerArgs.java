@@ -127,7 +127,7 @@ public final class ProducerArgs {
 
     /** The line {@code --version} prints: the program and the project version. */
     public static String version() {
-        return "eventindex-producer " + ProjectVersion.get();
+        return "eventindex-producer " + ProjectVersion.describe();
     }
 
     /**

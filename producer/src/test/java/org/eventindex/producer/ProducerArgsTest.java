@@ -156,8 +156,8 @@ class ProducerArgsTest {
     void versionPrintsTheProjectVersionAndExitsZero() {
         Run r = cli("--version");
         assertEquals(0, r.code(), r.err());
-        assertEquals("eventindex-producer " + ProjectVersion.get() + System.lineSeparator(), r.out());
-        assertFalse(ProjectVersion.get().contains("${"), ProjectVersion.get());
+        assertEquals("eventindex-producer " + ProjectVersion.describe() + System.lineSeparator(), r.out());
+        assertFalse(ProjectVersion.describe().contains("${"), ProjectVersion.describe());
     }
 
     /** Bad arguments are exit 2 (docs/producer.md), the one stderr line naming the option. */

@@ -43,7 +43,7 @@ class ProducerJarIT {
             // the version resource of common-proto is in the jar, and ProjectVersion needs no picocli
             Result version = run(Map.of(), "--version");
             assertEquals(0, version.code(), version.stderr());
-            assertEquals("eventindex-producer " + org.eventindex.ProjectVersion.get(), version.stdout().strip());
+            assertEquals("eventindex-producer " + org.eventindex.ProjectVersion.describe(), version.stdout().strip());
             Result unknown = run(Map.of(), file.toString(), "--dry-run", "--frobnicate");
             assertEquals(2, unknown.code());
             assertTrue(unknown.stderr().contains("unknown option --frobnicate"), unknown.stderr());

@@ -40,7 +40,7 @@ class SqlMainTest {
     @Test
     void versionPrintsTheProjectVersion() {
         assertEquals(0, run("--version"));
-        assertEquals("eventindex sql " + ProjectVersion.get(), out.toString(StandardCharsets.UTF_8).strip());
+        assertEquals("eventindex sql " + ProjectVersion.describe(), out.toString(StandardCharsets.UTF_8).strip());
     }
 
     @ParameterizedTest

@@ -157,7 +157,7 @@ class InformationServiceTest {
         assertTrue(metrics.contains("eventindex_supervisor_current_epoch 1.0\n"), metrics);
         assertTrue(metrics.contains("eventindex_supervisor_current_epoch_events 30.0\n"), metrics);
         assertTrue(metrics.contains("eventindex_supervisor_rejected_total{reason=\"oversize\"} 0.0\n"), metrics);
-        assertTrue(metrics.contains("eventindex_build_info{daemon=\"supervisor\",version=\""), metrics);
+        assertTrue(metrics.contains("eventindex_build_info{daemon=\"supervisor\",dirty=\""), metrics);
         assertTrue(metrics.contains("\njvm_memory_used_bytes{"), metrics);
         assertEquals(200, BrokerHarness.get(supervisor.httpPort(), "/health").statusCode());
         assertEquals(200, BrokerHarness.get(supervisor.httpPort(), "/ready").statusCode());
