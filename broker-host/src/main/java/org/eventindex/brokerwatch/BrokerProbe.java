@@ -23,8 +23,8 @@ import org.eventindex.stomp.StompSettings;
 /**
  * Asks the local broker for a sign of life: a STOMP CONNECT (with a login when one is given). A running master answers
  * within the timeout, with CONNECTED or an ERROR frame (a refused login); either proves that its transport and its
- * security plugin are working. A login keeps the broker's log free of a refused login per probe. A standby of a
- * shared-store pair has no connector open, so the connection is refused. A stopped (SIGSTOP) or hung broker accepts
+ * security plugin are working. A login keeps the broker's log free of a refused login per probe. A broker that is down
+ * or still starting has no connector open, so the connection is refused. A stopped (SIGSTOP) or hung broker accepts
  * the TCP connection (the kernel does that for it) but never answers: that is {@link Outcome#SILENT}.
  *
  * <p>The TLS certificate is not checked: the probe connects only to a loopback address of its own node (checked by
@@ -35,7 +35,7 @@ final class BrokerProbe {
     enum Outcome {
         /** the broker answered the CONNECT */
         ANSWERED,
-        /** nothing listens: a standby waiting for the store lock, or a broker that is down */
+        /** nothing listens: a broker that is down or still starting */
         NOT_LISTENING,
         /** the port accepted the connection but the broker did not answer in time: stopped or hung */
         SILENT

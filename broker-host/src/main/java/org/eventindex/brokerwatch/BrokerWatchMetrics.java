@@ -14,7 +14,7 @@ import java.util.Objects;
 
 /**
  * What the watchdog tells Prometheus and {@code /ready}: the outcome of its probes and its kills. Ready while the
- * last probe found the broker answering or not listening (the standby of the pair), not while it is silent.
+ * last probe found the broker answering or not listening (down or starting), not while it is silent.
  * Thread-safe: the probe loop records, the HTTP threads read.
  */
 public final class BrokerWatchMetrics {
@@ -39,17 +39,17 @@ public final class BrokerWatchMetrics {
     BrokerWatchMetrics(PrometheusRegistry registry) {
         this.registry = Objects.requireNonNull(registry, "registry is null");
         Counter c = Counter.builder().name(PROBES).help("Probes of the local broker, by outcome: answered,"
-                + " not_listening (a standby waiting for the store lock, or a broker that is down), silent (listens"
+                + " not_listening (a broker that is down or still starting), silent (listens"
                 + " but does not answer: stopped or hung).").labelNames("outcome").register(registry);
         for (BrokerProbe.Outcome o : BrokerProbe.Outcome.values()) {
             probes.put(o, c.labelValues(o.name().toLowerCase(Locale.ROOT)));
         }
         kills = Counter.builder().name(KILLS).help("Times the watchdog killed the local broker with SIGKILL after"
-                + " its limit of silent probes (each hands the store lock to the standby).").register(registry);
+                + " its limit of silent probes (its service manager then restarts it).").register(registry);
         DaemonMetrics.gauge(registry, ANSWERING, "1 when the last probe of the local broker was answered, else 0.",
                 () -> last == BrokerProbe.Outcome.ANSWERED ? 1 : 0);
         DaemonMetrics.gauge(registry, LISTENING, "1 when the last probe found the local broker's port open (answered"
-                + " or silent), 0 when nothing listens (the standby of the pair, or a broker that is down).",
+                + " or silent), 0 when nothing listens (a broker that is down or still starting).",
                 () -> last == BrokerProbe.Outcome.ANSWERED || last == BrokerProbe.Outcome.SILENT ? 1 : 0);
     }
 

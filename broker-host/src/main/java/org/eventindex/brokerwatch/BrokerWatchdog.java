@@ -11,12 +11,13 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
- * Kills the local broker when it holds its place as master but stops answering, so that the standby of the
- * shared-store pair can take over. With KahaDB's shared file lock a stopped (SIGSTOP) or hung master keeps the lock
- * (the kernel holds it for the process) and the standby waits for ever; SIGKILL ends the process, the kernel releases
- * the lock, and the standby takes it. The broker's service manager (systemd {@code Restart=always}) starts it again,
- * and it comes back as the new standby. A broker that does not listen (the standby, or a broker that is down) is left
- * alone: bringing a dead process back is the service manager's job.
+ * Kills the local broker when it listens but stops answering. A stopped (SIGSTOP) or hung broker keeps its port
+ * (the kernel accepts connections for it), so clients that connect to it wait for their timeouts instead of moving
+ * to the other brokers of the alias at once, and the messages stored in its KahaDB stay unread. SIGKILL ends the
+ * process: connections are refused, clients go to the other brokers, and the broker's service manager (systemd
+ * {@code Restart=always}) starts it again on its own store, whose messages the supervisor then reads (decision 0042).
+ * A broker that does not listen (down, or still starting) is left alone: bringing a dead process back is the service
+ * manager's job.
  *
  * <p>One {@link #check()} per probe period: after {@code silentLimit} silent probes in a row, the process named by
  * the pid file is killed with SIGKILL (a stopped process cannot handle SIGTERM until it is continued).
@@ -90,7 +91,7 @@ final class BrokerWatchdog {
             return Action.NO_PROCESS;
         }
         log.accept("broker silent for " + silentLimit + " probes: killed its process " + pid.get()
-                + " with SIGKILL so that the standby can take the store lock");
+                + " with SIGKILL so that its service manager restarts it");
         return Action.KILLED;
     }
 

@@ -23,14 +23,15 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code eventindex broker-watchdog}: runs beside one broker of the shared-store pair (same node, same user) and
- * kills it with SIGKILL when it listens but stops answering ({@link BrokerWatchdog}), so that the standby takes over.
+ * {@code eventindex broker-watchdog}: runs beside each broker (same node, same user) and kills it with SIGKILL when it
+ * listens but stops answering ({@link BrokerWatchdog}), so that its service manager restarts it.
  * Until SIGTERM or Ctrl-C.
  */
 @Command(name = "eventindex broker-watchdog", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-        sortOptions = false, description = {"Kills the local ActiveMQ broker of the shared-store pair when it listens"
-            + " but stops answering (stopped or hung), so that the standby takes the store lock; leaves a broker that"
-            + " does not listen (the standby) alone. Runs until SIGTERM.",
+        sortOptions = false, description = {"Kills the local ActiveMQ broker when it listens but stops answering"
+            + " (stopped or hung), so that clients move to the other brokers of the alias and its service manager"
+            + " restarts it on its own store; leaves a broker that does not listen (down or starting) alone."
+            + " Runs until SIGTERM.",
             "Probe: a STOMP CONNECT (as --user); any answer (CONNECTED or ERROR) is a sign of life. A broker"
             + " silent for --timeout on --silent-probes probes in a row is killed (worst case about"
             + " silent-probes x (interval + timeout)).",
