@@ -183,4 +183,43 @@ class ZooKeeperLeadershipTest {
                     Duration.ofNanos(System.nanoTime() - expired).toMillis(), ha.lease());
         }
     }
+
+    @Test
+    void aTakeoverWithTheNameNodeDownWaitsSayingSoAndCarriesOnOnceItIsBack() throws Exception {
+        SupervisorConfig.Ha ha = new SupervisorConfig.Ha(true, "", Duration.ofSeconds(4), Duration.ofMillis(200),
+                Optional.of(new SupervisorConfig.ZooKeeperStore(zk.connectString(), "/ei/hdfs-down",
+                        URI.create("/hdfs-down"))));
+        org.apache.hadoop.conf.Configuration conf = hdfs.conf();
+        conf.setInt("ipc.client.connect.max.retries", 0); // each attempt fails at once: the leadership retries
+        boolean down = true;
+        hdfs.stopNameNode();
+        try (FileSystem fs = FileSystem.newInstance(hdfs.uri(), conf);
+             ZooKeeperLeadership c = new ZooKeeperLeadership(ha, fs, "c", new PrometheusRegistry(), w -> { })) {
+            CompletableFuture<Optional<JournalFiles>> turn = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return c.awaitActive();
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            Await.until("c saying on /ready that it waits for HDFS", TIMEOUT,
+                    () -> c.standbyReason().contains("waiting for HDFS"));
+            assertTrue(c.standbyReason().contains("took token 1"), c.standbyReason());
+            assertFalse(turn.isDone(), "no journal without HDFS");
+            hdfs.restartNameNode();
+            down = false;
+            JournalFiles files = turn.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS).orElseThrow();
+            c.activated();
+            assertEquals(1, c.token());
+            assertFalse(c.standbyReason().contains("waiting for HDFS"), c.standbyReason());
+            try (Journal j = open(files, new ArrayList<>())) {
+                j.guard(c::check);
+                assertEquals(1, j.append(sent(0, 1), 1).get(0).seq(), "the journal is written once HDFS is back");
+            }
+        } finally {
+            if (down) {
+                hdfs.restartNameNode();
+            }
+        }
+    }
 }
