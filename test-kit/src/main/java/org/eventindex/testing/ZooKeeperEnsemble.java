@@ -165,9 +165,11 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
      * within a second.
      */
     public String ask(int i, String command) {
-        ServerProcess s = process(i);
+        InetSocketAddress address = cluster != null
+                ? new InetSocketAddress("127.0.0.1", cluster.getInstances().stream().toList().get(i).getPort())
+                : new InetSocketAddress(process(i).host.address(), process(i).clientPort);
         try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress(s.host.address(), s.clientPort), 1000);
+            socket.connect(address, 1000);
             socket.setSoTimeout(1000);
             OutputStream out = socket.getOutputStream();
             out.write(command.getBytes(StandardCharsets.US_ASCII));
@@ -196,8 +198,12 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
                     int leaders = 0;
                     for (int i = 0; i < processes.size(); i++) {
                         ServerProcess s = processes.get(i);
-                        if (s.process == null || !s.process.isAlive()) {
+                        if (s.process == null || !s.up) {
                             continue;
+                        }
+                        if (!s.process.isAlive()) {
+                            throw new IllegalStateException("ZooKeeper server " + s.id + " exited ("
+                                    + s.process.exitValue() + "); log " + s.log());
                         }
                         String m = mode(i);
                         if (m.isEmpty()) {
@@ -244,6 +250,8 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
         private final int quorumPort;
         private final int electionPort;
         private Process process;
+        /** Started and not stopped since. */
+        private volatile boolean up;
 
         ServerProcess(int id, Host host, Path dir, int clientPort, int quorumPort, int electionPort) {
             this.id = id;
@@ -278,8 +286,12 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
                             System.getProperty("java.class.path")).heap("128m").quickStart().daemon()
                     .options("-Dzookeeper.jmx.log4j.disable=true")
                     .args(dir.resolve("zoo.cfg").toString()).on(host).builder().redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolveSibling("zk" + id + ".log").toFile()))
-                    .start();
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log().toFile())).start();
+            up = true;
+        }
+
+        Path log() {
+            return dir.resolveSibling("zk" + id + ".log");
         }
 
         synchronized void signal(String signal) {
@@ -302,6 +314,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
         }
 
         synchronized void kill() {
+            up = false;
             if (process == null || !process.isAlive()) {
                 return;
             }
