@@ -168,6 +168,12 @@ abstract class LeaseHolder implements Leadership {
         return "";
     }
 
+    @Override
+    public void stepDown(String why) {
+        release();
+        fenced("it stepped down: " + why);
+    }
+
     /** This supervisor lost the lease for good: nothing may be journalled, signalled or acknowledged any more. */
     void fenced(String why) {
         role = Role.FENCED;
