@@ -164,14 +164,7 @@ class SupervisorStandbyTest {
 
     @Test
     void withTheLeaseInZooKeeperAndTheJournalOnHdfsAKilledOrPausedActiveIsTakenOverAndFenced() throws Exception {
-        zk = ZooKeeperEnsemble.start(dir.resolve("zk"), 3);
-        hdfs = EmbeddedHdfs.start(dir.resolve("hdfs"));
-        mq = new BrokerHarness(dir.resolve("broker"));
-        store.put(SupervisorConfig.HA_STORE, "zookeeper");
-        store.put(SupervisorConfig.HA_ZOOKEEPER_CONNECT, zk.connectString());
-        store.put(SupervisorConfig.JOURNAL_HDFS_DIR, "/eventindex/supervisor/journal"); // on the default FS
-        store.put(SupervisorConfig.HADOOP_CONF_DIR, hadoopConf().toString());
-        Child a = startPair();
+        Child a = startPairOnZooKeeperAndHdfs();
         Child b = children.get(1);
         dataset(0);
         awaitDone(a, 0);
@@ -222,14 +215,7 @@ class SupervisorStandbyTest {
 
     @Test
     void withTheHdfsDataNodeDownTheActiveStepsDownAndTheNewHolderWaitsForHdfsThenCarriesOn() throws Exception {
-        zk = ZooKeeperEnsemble.start(dir.resolve("zk"), 3);
-        hdfs = EmbeddedHdfs.start(dir.resolve("hdfs"));
-        mq = new BrokerHarness(dir.resolve("broker"));
-        store.put(SupervisorConfig.HA_STORE, "zookeeper");
-        store.put(SupervisorConfig.HA_ZOOKEEPER_CONNECT, zk.connectString());
-        store.put(SupervisorConfig.JOURNAL_HDFS_DIR, "/eventindex/supervisor/journal");
-        store.put(SupervisorConfig.HADOOP_CONF_DIR, hadoopConf().toString());
-        Child a = startPair();
+        Child a = startPairOnZooKeeperAndHdfs();
         Child b = children.get(1);
         dataset(0);
         awaitDone(a, 0);
@@ -253,6 +239,18 @@ class SupervisorStandbyTest {
         assertEquals(2.0, metric(b, "eventindex_supervisor_fencing_token"));
         assertEquals(0, mq.broker.queueSize(org.eventindex.testing.EmbeddedBroker.DLQ), "the message a had in hand"
                 + " was not dead-lettered");
+    }
+
+    /** A ZooKeeper ensemble of three, an HDFS and a broker, and the pair ({@link #startPair}) on them. */
+    private Child startPairOnZooKeeperAndHdfs() throws IOException {
+        zk = ZooKeeperEnsemble.start(dir.resolve("zk"), 3);
+        hdfs = EmbeddedHdfs.start(dir.resolve("hdfs"));
+        mq = new BrokerHarness(dir.resolve("broker"));
+        store.put(SupervisorConfig.HA_STORE, "zookeeper");
+        store.put(SupervisorConfig.HA_ZOOKEEPER_CONNECT, zk.connectString());
+        store.put(SupervisorConfig.JOURNAL_HDFS_DIR, "/eventindex/supervisor/journal"); // on the default FS
+        store.put(SupervisorConfig.HADOOP_CONF_DIR, hadoopConf().toString());
+        return startPair();
     }
 
     /**
