@@ -140,14 +140,21 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
         }
     }
 
-    /** Freezes server {@code i} (SIGSTOP): it holds its connections and answers nothing, as a hung host would. */
+    /**
+     * Freezes server {@code i} (SIGSTOP): it holds its connections and answers nothing, as a hung host would. Returns
+     * once the kernel shows the process stopped ({@code /proc/PID/stat}).
+     */
     public void pauseServer(int i) {
-        process(i).signal("STOP");
+        ServerProcess s = process(i);
+        s.signal("STOP");
+        Await.until("ZooKeeper server " + (i + 1) + " stopped", Duration.ofSeconds(30), () -> s.stopped());
     }
 
     /** Wakes server {@code i} after {@link #pauseServer}. */
     public void resumeServer(int i) {
-        process(i).signal("CONT");
+        ServerProcess s = process(i);
+        s.signal("CONT");
+        Await.until("ZooKeeper server " + (i + 1) + " running", Duration.ofSeconds(30), () -> !s.stopped());
     }
 
     /** The host server {@code i} runs on. */
@@ -310,6 +317,16 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException("interrupted while signalling ZooKeeper server " + id, e);
+            }
+        }
+
+        /** Whether the process is in the stopped state ({@code T} in {@code /proc/PID/stat}). */
+        boolean stopped() {
+            try {
+                String stat = Files.readString(Path.of("/proc", Long.toString(process.pid()), "stat"));
+                return stat.substring(stat.lastIndexOf(')') + 2).startsWith("T");
+            } catch (IOException e) {
+                return false;
             }
         }
 

@@ -132,7 +132,9 @@ class ZooKeeperLeadershipTest {
 
     @Test
     void theTokenGrowsAtEveryTakeoverAndADeposedHolderRefusesAtOnce() throws Exception {
-        SupervisorConfig.Ha ha = new SupervisorConfig.Ha(true, "", Duration.ofSeconds(4), Duration.ofMillis(200),
+        // 8 s: the client's move to another server when one goes down (up to about 3 s when it tries the dead one
+        // first) must fit in two thirds of the session, or the holder's watchdog fences it (decision 0048)
+        SupervisorConfig.Ha ha = new SupervisorConfig.Ha(true, "", Duration.ofSeconds(8), Duration.ofMillis(200),
                 Optional.of(new SupervisorConfig.ZooKeeperStore(zk.connectString(), "/ei/pair",
                         URI.create("/pair"))));
         List<String> fencedA = new CopyOnWriteArrayList<>();
@@ -173,7 +175,7 @@ class ZooKeeperLeadershipTest {
                 bJournal.guard(b::check);
                 assertEquals(2, replayed.size());
                 // a quorum survives a follower down: the holder keeps confirming its lease (the leader's loss
-                // costs an election, which may outlast two thirds of this short session: decision 0048)
+                // costs an election, which may outlast two thirds of a short session: decision 0048)
                 int follower = java.util.stream.IntStream.range(0, zk.size())
                         .filter(i -> zk.mode(i).equals("follower")).findFirst().orElseThrow();
                 zk.stopServer(follower);
