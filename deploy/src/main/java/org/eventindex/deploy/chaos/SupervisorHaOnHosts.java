@@ -182,6 +182,11 @@ public final class SupervisorHaOnHosts implements AutoCloseable {
                 .map(java.net.http.HttpResponse::body);
     }
 
+    /** {@code GET path} of {@code s}: the body whatever the status, empty when it does not answer. */
+    public java.util.Optional<String> getStatus(Supervisor s, String path) {
+        return DaemonProcesses.get(http, s.host().address(), s.port(), path).map(java.net.http.HttpResponse::body);
+    }
+
     public void awaitReady(Supervisor s) {
         ChaosWait.until("supervisor " + s.name() + " active (log " + s.log() + ")", TIMEOUT, () -> {
             requireAlive(s);

@@ -24,7 +24,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * supervisors. The driver ({@link SupervisorPartitionMain}) runs on a control host, partitions and checks; this test
  * reads its report: the isolated active is taken over and, healed, exits fenced out having journalled and signalled
  * nothing; a ZooKeeper minority isolated (the active's own server) leaves never two supervisors ready and loses
- * nothing; an active cut from ZooKeeper alone stops before the standby is ready. With CI set, a machine without root,
+ * nothing; an active cut from ZooKeeper alone fences itself before the standby takes the next token; a lost quorum
+ * stops the active, both wait for ZooKeeper, and they carry on once it is back. With CI set, a machine without root,
  * {@code ip} or {@code nft} fails the test.
  */
 final class SupervisorPartitionIT {
@@ -66,7 +67,10 @@ final class SupervisorPartitionIT {
             assertTrue(r.path("zookeeperMinority").path("samples").asInt() > 10, r.toString());
             JsonNode cut = r.path("cutFromZooKeeper");
             assertTrue(cut.path("oldFencedMillis").asLong() < cut.path("newTokenMillis").asLong(), cut.toString());
-            assertTrue(r.path("datasets").asInt() >= 9, r.toString());
+            JsonNode quorum = r.path("quorumLost");
+            assertEquals(0, quorum.path("bothReadySamples").asInt(), quorum.toString());
+            assertTrue(quorum.path("activeAfterQuorumMillis").asLong() > 0, quorum.toString());
+            assertTrue(r.path("datasets").asInt() >= 11, r.toString());
         }
         List<String> left = HostNetwork.namespaces();
         assertTrue(made.stream().noneMatch(left::contains), "namespaces left: " + left);

@@ -41,16 +41,20 @@ import java.util.stream.Collectors;
 /**
  * The driver of {@link SupervisorPartitionIT}, run on the {@code control} host of a network the test made, on a
  * {@link SupervisorHaOnHosts} (a broker, HDFS, three ZooKeeper servers and two supervisors, each on its host); this
- * process plays the
- * producers, the operator (manifests) and a consumer that answers every signal DONE, recording its token header.
- * Three partitions, each checked here (an {@link AssertionError} exits 1; the report is written either way):
+ * process plays the producers, the operator (manifests) and a consumer that answers every signal DONE, recording its
+ * token header. Four faults, each checked here (an {@link AssertionError} exits 1; the report is written either way):
  * <ol>
  *   <li>the active isolated from everything: the standby takes over; after the heal the old one exits fenced out,
  *   its sealed journal unchanged, no signal of its token after the heal, the messages sent meanwhile done;</li>
  *   <li>the ZooKeeper server the active is connected to isolated (a minority): never two supervisors ready at once,
- *   every message done; whether the active kept its lease is reported;</li>
- *   <li>the active cut from every ZooKeeper server but not from the broker or HDFS: it stops being ready before the
- *   standby becomes ready, and no signal of its token arrives after the standby's token was issued.</li>
+ *   every message done; whether the active kept its lease is reported (if not, it exited 75 and the standby took the
+ *   next token);</li>
+ *   <li>the active cut from every ZooKeeper server but not from the broker or HDFS: it fences itself out (its log)
+ *   before the standby takes the next token (the standby's log), and no signal of its token arrives after the standby
+ *   is ready;</li>
+ *   <li>the ZooKeeper quorum lost (two servers stopped) and regained: the active stops by itself, both supervisors say
+ *   on {@code /ready} that they wait for ZooKeeper, and once the quorum is back one takes the next token and the
+ *   messages sent meanwhile are done.</li>
  * </ol>
  * Arguments: the network's description, the work folder, the report file.
  */
@@ -130,6 +134,7 @@ public final class SupervisorPartitionMain {
         Supervisor active = isolateTheActive(a, b);
         active = isolateItsZooKeeperServer(active, other(active));
         active = cutTheActiveFromZooKeeper(active, other(active));
+        active = loseAndRegainTheQuorum(active, other(active));
 
         // Every message of the run done once: one selection (one signal id) per dataset whatever was re-sent.
         List<Integer> all = new ArrayList<>();
@@ -275,6 +280,47 @@ public final class SupervisorPartitionMain {
                 "no signal of token " + token + " after the standby's token");
         c.restart(old);
         return standby;
+    }
+
+    /**
+     * (d) The ZooKeeper quorum lost (two of the three servers stopped) and regained: the active stops by itself (its
+     * lease can no longer be confirmed) and exits 75; started again it, and the standby, wait for ZooKeeper, saying so
+     * on {@code /ready}; once the servers are back one of them takes the next token and carries on, nothing lost.
+     */
+    private Supervisor loseAndRegainTheQuorum(Supervisor old, Supervisor standby) throws Exception {
+        ObjectNode r = report.putObject("quorumLost");
+        long token = c.token(old);
+        Sampler sampler = Sampler.start(this, old, standby);
+        long t0 = System.nanoTime();
+        zk.stopServer(0);
+        zk.stopServer(1);
+        int d1 = dataset();
+        int d2 = dataset();
+        int exit = c.awaitExit(old);
+        r.put("oldStoppedMillis", (System.nanoTime() - t0) / 1_000_000);
+        check(exit == Leadership.EXIT_FENCED, "the active without a quorum exits fenced out, not " + exit);
+        old.process().start(); // as systemd would
+        Await.until("both supervisors waiting for ZooKeeper on /ready", TIMEOUT, () -> waitingForZooKeeper(old)
+                && waitingForZooKeeper(standby));
+        long t1 = System.nanoTime();
+        zk.startServer(0);
+        zk.startServer(1);
+        zk.awaitQuorum(TIMEOUT);
+        Await.until("a supervisor active again", TIMEOUT, () -> c.ready(old) || c.ready(standby));
+        r.put("activeAfterQuorumMillis", (System.nanoTime() - t1) / 1_000_000);
+        Supervisor now = c.ready(old) ? old : standby;
+        awaitDone(now, d1, d2);
+        sampler.stop();
+        r.put("bothReadySamples", sampler.bothReady);
+        check(sampler.bothReady == 0, "two supervisors ready at once in " + sampler.bothReady + " samples");
+        check(c.token(now) == token + 1, "the next token " + (token + 1) + " taken, not " + c.token(now));
+        c.awaitStandby(other(now));
+        return now;
+    }
+
+    private boolean waitingForZooKeeper(Supervisor s) {
+        return s.process().isAlive() && c.getStatus(s, "/ready").map(b -> b.contains("waiting for ZooKeeper"))
+                .orElse(false);
     }
 
     /** Polls both supervisors' {@code /ready} every 50 ms, counting the samples in which both answered 200. */
