@@ -49,6 +49,17 @@ final class Fence {
         return leadership != null && leadership.role() == Leadership.Role.FENCED;
     }
 
+    /**
+     * Gives the lease up for the standby (see {@link Leadership#stepDown}); false without a standby (nothing to give).
+     */
+    boolean stepDown(String why) {
+        if (leadership == null) {
+            return false;
+        }
+        leadership.stepDown(why);
+        return true;
+    }
+
     /** The fencing token signals carry, with a standby: consumers may refuse one from a lower token than they saw. */
     OptionalLong token() {
         return leadership == null ? OptionalLong.empty() : OptionalLong.of(leadership.token());

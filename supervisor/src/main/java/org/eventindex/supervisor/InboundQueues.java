@@ -175,6 +175,7 @@ final class InboundQueues {
         } catch (FencedException e) {
             throw unacknowledged(e);
         } catch (IOException e) {
+            stepDownIfJournalStoreFailed(e);
             haltIfJournalFailed(e);
             throw e;
         }
@@ -188,6 +189,7 @@ final class InboundQueues {
         } catch (FencedException e) {
             throw unacknowledged(e);
         } catch (IOException e) {
+            stepDownIfJournalStoreFailed(e);
             haltIfJournalFailed(e);
             throw e;
         }
@@ -198,6 +200,32 @@ final class InboundQueues {
         InterruptedException stop = new InterruptedException(e.getMessage() + "; message left unacknowledged");
         stop.initCause(e);
         return stop;
+    }
+
+    /**
+     * With the journal on HDFS and a standby ({@code supervisor.ha.store=zookeeper}), a journal that can no longer be
+     * written is HDFS failing (the DataNodes of its pipeline down, a block that cannot be allocated), not a disk an
+     * operator must replace: this supervisor gives the lease up and exits to start again as a standby, and whichever
+     * supervisor takes the lease waits for HDFS at the hand-over (its {@code /ready} says so) and carries on when HDFS
+     * answers. The message in hand is left unacknowledged (not dead-lettered): the broker hands it to the next holder.
+     *
+     * @throws InterruptedException after stepping down, so that the queue worker stops without a NACK
+     */
+    private void stepDownIfJournalStoreFailed(IOException e) throws InterruptedException {
+        boolean fatal = e instanceof JournalException j && !j.retriable();
+        if (!fatal || !config.ha().enabled() || config.ha().zooKeeper().isEmpty()) {
+            return;
+        }
+        if (!fence.fencedOut() && halted.compareAndSet(false, true)) {
+            LOG.error("journal {} failed ({}); giving the lease up: the standby takes over and waits for HDFS, and this"
+                    + " supervisor exits to start again as a standby", journal, e.getMessage());
+            fence.stepDown("its journal " + journal + " on HDFS failed (" + e.getMessage() + ")");
+        }
+        // every worker that meets the failed journal, also while another one is stepping down
+        InterruptedException stop = new InterruptedException("journal " + journal + " failed; the lease is given up"
+                + " and the message left unacknowledged");
+        stop.initCause(e);
+        throw stop;
     }
 
     /**

@@ -49,7 +49,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * paused with SIGSTOP past the lease (the standby takes over; the woken one exits fenced out having journalled,
  * signalled and acknowledged nothing), and stopped cleanly (the standby takes over at once). The takeover times are
  * measured from the fault and printed. The same with the lease in a ZooKeeper ensemble of three and the journal on
- * HDFS (decision 0043), both started here: kill -9 and a pause past the session timeout.
+ * HDFS (decision 0043), both started here: kill -9 and a pause past the session timeout; and the journal's DataNode
+ * stopped: the active gives the lease up (exit 75), the new holder says on /ready that it hands the journal over on
+ * HDFS, and carries on once the DataNode is back, the message the old one had in hand not dead-lettered.
  */
 class SupervisorStandbyTest {
     private static final Duration LEASE = Duration.ofSeconds(2);
@@ -162,14 +164,7 @@ class SupervisorStandbyTest {
 
     @Test
     void withTheLeaseInZooKeeperAndTheJournalOnHdfsAKilledOrPausedActiveIsTakenOverAndFenced() throws Exception {
-        zk = ZooKeeperEnsemble.start(dir.resolve("zk"), 3);
-        hdfs = EmbeddedHdfs.start(dir.resolve("hdfs"));
-        mq = new BrokerHarness(dir.resolve("broker"));
-        store.put(SupervisorConfig.HA_STORE, "zookeeper");
-        store.put(SupervisorConfig.HA_ZOOKEEPER_CONNECT, zk.connectString());
-        store.put(SupervisorConfig.JOURNAL_HDFS_DIR, "/eventindex/supervisor/journal"); // on the default FS
-        store.put(SupervisorConfig.HADOOP_CONF_DIR, hadoopConf().toString());
-        Child a = startPair();
+        Child a = startPairOnZooKeeperAndHdfs();
         Child b = children.get(1);
         dataset(0);
         awaitDone(a, 0);
@@ -216,6 +211,46 @@ class SupervisorStandbyTest {
             Files.readAllLines(c.log()).stream().filter(l -> l.matches(".*(took token|recovered in|holds token"
                     + "|active with|ZooKeeper connection|supervisor started).*")).forEach(System.out::println);
         }
+    }
+
+    @Test
+    void withTheHdfsDataNodeDownTheActiveStepsDownAndTheNewHolderWaitsForHdfsThenCarriesOn() throws Exception {
+        Child a = startPairOnZooKeeperAndHdfs();
+        Child b = children.get(1);
+        dataset(0);
+        awaitDone(a, 0);
+
+        // the journal's only DataNode goes away: a's next hsync fails; it gives the lease up and exits (75) instead
+        // of holding it while it can no longer consume
+        hdfs.stopDataNode();
+        dataset(1);
+        assertTrue(a.process().waitFor(TIMEOUT.toSeconds(), TimeUnit.SECONDS), "the active did not step down; log "
+                + a.log());
+        assertEquals(Leadership.EXIT_FENCED, a.process().exitValue(), "log " + a.log());
+        assertTrue(Files.readString(a.log()).contains("giving the lease up"), "log " + a.log());
+        // b took the token but cannot hand the journal over (its last block is on the stopped DataNode): /ready says
+        // so, naming the journal on HDFS ("waiting for HDFS ..." once an attempt timed out, ZooKeeperLeadershipTest)
+        Await.until("b naming the hand-over of the journal on HDFS on /ready", TIMEOUT, () -> status(b, "/ready") == 503
+                && body(b, "/ready").contains("took token 2, handing the journal hdfs://"));
+        hdfs.restartDataNode();
+        awaitReady(b);
+        awaitDone(b, 1);
+        awaitDone(b, 0);
+        assertEquals(2.0, metric(b, "eventindex_supervisor_fencing_token"));
+        assertEquals(0, mq.broker.queueSize(org.eventindex.testing.EmbeddedBroker.DLQ), "the message a had in hand"
+                + " was not dead-lettered");
+    }
+
+    /** A ZooKeeper ensemble of three, an HDFS and a broker, and the pair ({@link #startPair}) on them. */
+    private Child startPairOnZooKeeperAndHdfs() throws IOException {
+        zk = ZooKeeperEnsemble.start(dir.resolve("zk"), 3);
+        hdfs = EmbeddedHdfs.start(dir.resolve("hdfs"));
+        mq = new BrokerHarness(dir.resolve("broker"));
+        store.put(SupervisorConfig.HA_STORE, "zookeeper");
+        store.put(SupervisorConfig.HA_ZOOKEEPER_CONNECT, zk.connectString());
+        store.put(SupervisorConfig.JOURNAL_HDFS_DIR, "/eventindex/supervisor/journal"); // on the default FS
+        store.put(SupervisorConfig.HADOOP_CONF_DIR, hadoopConf().toString());
+        return startPair();
     }
 
     /**

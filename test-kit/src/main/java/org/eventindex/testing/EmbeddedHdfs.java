@@ -23,6 +23,7 @@ public final class EmbeddedHdfs implements AutoCloseable {
     private final URI uri;
     private final FileSystem fs;
     private final Duration startTime;
+    private MiniDFSCluster.DataNodeProperties stoppedDataNode;
 
     private EmbeddedHdfs(MiniDFSCluster cluster, Configuration conf, URI uri, FileSystem fs, Duration startTime) {
         this.cluster = cluster;
@@ -89,6 +90,28 @@ public final class EmbeddedHdfs implements AutoCloseable {
             cluster.restartNameNode(0, true);
         } catch (IOException e) {
             throw new UncheckedIOException("could not restart the HDFS NameNode", e);
+        }
+    }
+
+    /**
+     * Stops the DataNode: a file being written loses its pipeline (its writer's next {@code hsync} fails) and its last
+     * block cannot be recovered until {@link #restartDataNode()}.
+     */
+    public synchronized void stopDataNode() {
+        if (stoppedDataNode != null) {
+            throw new IllegalStateException("the DataNode is already stopped");
+        }
+        stoppedDataNode = cluster.stopDataNode(0);
+    }
+
+    /** Starts the DataNode again after {@link #stopDataNode()}, on its ports and storage, and waits until it serves. */
+    public synchronized void restartDataNode() {
+        try {
+            cluster.restartDataNode(requireNonNull(stoppedDataNode, "the DataNode was not stopped"), true);
+            cluster.waitActive();
+            stoppedDataNode = null;
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not restart the HDFS DataNode", e);
         }
     }
 

@@ -46,7 +46,8 @@ public final class SupervisorTakeoverBench {
     /** The command line of {@code bin/bench-supervisor takeover}. */
     @Command(name = "bin/bench-supervisor takeover", mixinStandardHelpOptions = true,
             versionProvider = VersionProvider.class, sortOptions = false, description = "Takeover times of two"
-            + " supervisors on ZooKeeper and HDFS after kill -9 and after a pause (not a test); results go in"
+            + " supervisors on ZooKeeper and HDFS after kill -9 and after a pause (not a test); with --partition"
+            + " every process on its own host and a third fault, the active's host isolated; results go in"
             + " docs/operations.md.")
     static final class Line implements Callable<Integer> {
         @Option(names = "--rounds", paramLabel = "N", description = "kills and pauses each (default 3)")
@@ -57,11 +58,16 @@ public final class SupervisorTakeoverBench {
         @Option(names = "--work", paramLabel = "DIR", description = "ZooKeeper, HDFS, broker and logs (default"
                 + " java.io.tmpdir/ei-bench-takeover, wiped)")
         Path work = Path.of(System.getProperty("java.io.tmpdir"), "ei-bench-takeover");
+        @Option(names = "--partition", description = "every process on its own host (network namespaces; root, ip,"
+                + " nft), ZooKeeper as three processes, and a partition round: the active's host isolated; kill -9"
+                + " and SIGSTOP measured in the same run on the same hosts")
+        boolean partition;
 
         @Override
         public Integer call() throws Exception {
-            return new SupervisorTakeoverBench().run(rounds, ConfigReader.parseDuration("--session-timeout", sessionTimeout),
-                    work);
+            Duration session = ConfigReader.parseDuration("--session-timeout", sessionTimeout);
+            return partition ? SupervisorTakeoverOnHosts.run(rounds, session, work)
+                    : new SupervisorTakeoverBench().run(rounds, session, work);
         }
     }
 
@@ -131,8 +137,10 @@ public final class SupervisorTakeoverBench {
         }
         System.out.printf(Locale.ROOT, "%nsession timeout %s; from the fault to the standby's /ready 200 (ms):%n",
                 session);
-        System.out.printf(Locale.ROOT, "%-10s %s median %d%n", "kill -9", kills, median(kills));
-        System.out.printf(Locale.ROOT, "%-10s %s median %d%n", "SIGSTOP", pauses, median(pauses));
+        System.out.printf(Locale.ROOT, "%-10s %s median %d p90 %d%n", "kill -9", kills,
+                SupervisorTakeoverOnHosts.percentile(kills, 50), SupervisorTakeoverOnHosts.percentile(kills, 90));
+        System.out.printf(Locale.ROOT, "%-10s %s median %d p90 %d%n", "SIGSTOP", pauses,
+                SupervisorTakeoverOnHosts.percentile(pauses, 50), SupervisorTakeoverOnHosts.percentile(pauses, 90));
         return 0;
     }
 
@@ -182,10 +190,5 @@ public final class SupervisorTakeoverBench {
             }
             Thread.sleep(10);
         }
-    }
-
-    private static long median(List<Long> values) {
-        List<Long> sorted = values.stream().sorted().toList();
-        return sorted.isEmpty() ? 0 : sorted.get(sorted.size() / 2);
     }
 }

@@ -56,6 +56,12 @@ public interface Leadership extends AutoCloseable {
     /** On a clean stop, after the journal is closed: the standby may take over at once. */
     void release();
 
+    /**
+     * Gives the lease up for good because this supervisor cannot go on (its journal's store failed): released so that
+     * the standby may take over at once, then fenced (reported, the daemon exits and starts again as a standby).
+     */
+    void stepDown(String why);
+
     /** A standby stops waiting ({@link #awaitActive} returns empty); an active goes on holding until released. */
     void stopWaiting();
 

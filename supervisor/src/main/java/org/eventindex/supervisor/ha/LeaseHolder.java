@@ -65,7 +65,15 @@ abstract class LeaseHolder implements Leadership {
 
     /** Runs {@code renewal} every {@code supervisor.ha.renew.interval} until fenced, released or closed. */
     void startRenewing(Runnable renewal) {
-        ScheduledExecutorService r = Executors.newSingleThreadScheduledExecutor(t -> {
+        startRenewing(renewal, null);
+    }
+
+    /**
+     * {@link #startRenewing(Runnable)}, and {@code watchdog} (may be null) on a thread of its own at the same
+     * interval, so that a renewal blocked on its store does not keep the watchdog from running.
+     */
+    void startRenewing(Runnable renewal, Runnable watchdog) {
+        ScheduledExecutorService r = Executors.newScheduledThreadPool(watchdog == null ? 1 : 2, t -> {
             Thread th = new Thread(t, "supervisor-lease");
             th.setDaemon(true);
             return th;
@@ -73,6 +81,9 @@ abstract class LeaseHolder implements Leadership {
         renewer = r;
         long every = settings.renew().toMillis();
         r.scheduleWithFixedDelay(renewal, every, every, TimeUnit.MILLISECONDS);
+        if (watchdog != null) {
+            r.scheduleWithFixedDelay(watchdog, every, every, TimeUnit.MILLISECONDS);
+        }
     }
 
     void stopRenewing() {
@@ -155,6 +166,12 @@ abstract class LeaseHolder implements Leadership {
             }
         }
         return "";
+    }
+
+    @Override
+    public void stepDown(String why) {
+        release();
+        fenced("it stepped down: " + why);
     }
 
     /** This supervisor lost the lease for good: nothing may be journalled, signalled or acknowledged any more. */

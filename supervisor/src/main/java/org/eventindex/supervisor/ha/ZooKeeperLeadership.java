@@ -64,6 +64,8 @@ public final class ZooKeeperLeadership extends LeaseHolder {
     /** Holder: when the last confirmation was asked for. Standby: when the holder was last seen. */
     private volatile long confirmedNanos = System.nanoTime();
     private volatile long validityNanos;
+    /** While the journal is being handed over: why it is not yet (HDFS down), for {@code /ready}; else null. */
+    private volatile String handOverWait;
 
     /**
      * Connects to ZooKeeper (in the background: a quorum that does not answer is waited for by
@@ -191,15 +193,18 @@ public final class ZooKeeperLeadership extends LeaseHolder {
         holder = id;
         holding = true;
         watchToken();
-        startRenewing(this::confirm);
+        startRenewing(this::confirm, this::fenceIfLapsed);
         LOG.warn("supervisor {} took token {}{}; fencing the previous writer on HDFS", id, taken,
                 previous.isEmpty() ? "" : " (after " + previous + ")");
         HdfsGenerations.HandedOver h = null;
+        handOverWait = "handing the journal " + generations.location() + " over";
         while (h == null) {
             check();
             try {
                 h = generations.takeOver(taken, id);
             } catch (IOException e) {
+                handOverWait = "waiting for HDFS to hand the journal " + generations.location() + " over ("
+                        + e.getMessage() + "); retrying every " + RETRY_HAND_OVER.toSeconds() + " s";
                 LOG.warn("supervisor {}: the journal of {} could not be handed over to token {} ({}); trying again in"
                         + " {}", id, generations.location(), taken, e.toString(), RETRY_HAND_OVER);
                 stopping.await(RETRY_HAND_OVER.toMillis(), TimeUnit.MILLISECONDS);
@@ -208,6 +213,7 @@ public final class ZooKeeperLeadership extends LeaseHolder {
                 }
             }
         }
+        handOverWait = null;
         check();
         if (taken > 1) {
             takeovers.inc();
@@ -230,6 +236,22 @@ public final class ZooKeeperLeadership extends LeaseHolder {
         }).forPath(tokenPath);
         if (s == null || s.getVersion() != token) {
             fenced("the token in " + tokenPath + " is " + (s == null ? "gone" : s.getVersion()) + ", not " + token);
+        }
+    }
+
+    /**
+     * The holder's watchdog: a lease not confirmed for two thirds of the session timeout fences this supervisor out
+     * now, even when it is idle (no message, tick or signal calls {@link #check}), so that {@code /ready} and the
+     * exit tell the truth and the standby is not kept waiting by a holder that can no longer act. The confirmation
+     * itself may be blocked meanwhile in the ZooKeeper client (a server that stopped answering), hence its own thread.
+     */
+    private void fenceIfLapsed() {
+        if (holding && role != Role.FENCED && role != Role.RELEASED) {
+            long age = System.nanoTime() - confirmedNanos;
+            if (age > validityNanos) {
+                fenced("its lease of token " + token + " was last confirmed by ZooKeeper " + age / 1_000_000
+                        + " ms ago (more than two thirds of the session timeout)");
+            }
         }
     }
 
@@ -351,6 +373,10 @@ public final class ZooKeeperLeadership extends LeaseHolder {
 
     @Override
     public String standbyReason() {
+        String wait = handOverWait;
+        if (holding && wait != null) {
+            return "supervisor " + id + " took token " + token + ", " + wait;
+        }
         if (!client.getZookeeperClient().isConnected()) {
             return "standby " + id + ": waiting for ZooKeeper " + store.connect();
         }
