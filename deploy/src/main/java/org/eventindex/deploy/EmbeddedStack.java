@@ -180,6 +180,11 @@ public final class EmbeddedStack implements AutoCloseable {
         p.setProperty(SupervisorConfig.HTTP_HOST, "127.0.0.1");
         p.setProperty(SupervisorConfig.HTTP_PORT, "0");
         p.setProperty(SupervisorConfig.KUDU_EPOCH, Integer.toString(options.epoch()));
+        // as at a site: the supervisor adds each new epoch's ranges, and its /ready checks the masters
+        p.setProperty(SupervisorConfig.KUDU_MASTERS, kudu.masterAddresses());
+        p.setProperty(SupervisorConfig.KUDU_TABLE_PREFIX, options.tablePrefix());
+        p.setProperty(SupervisorConfig.KUDU_BUCKETS, Integer.toString(options.hashBuckets()));
+        p.setProperty(SupervisorConfig.KUDU_REPLICAS, "1");
         return p;
     }
 

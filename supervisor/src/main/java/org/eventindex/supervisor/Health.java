@@ -4,6 +4,7 @@ import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.Unit;
 import org.eventindex.ops.DaemonMetrics;
+import org.eventindex.ops.DependencyChecks;
 import org.eventindex.ops.OpsHttpServer;
 import org.eventindex.supervisor.journal.Journal;
 
@@ -34,10 +35,11 @@ final class Health {
     private final InboundQueues inbound;
     private final EventBus events;
     private final PeriodicTasks periodic;
+    private final Optional<DependencyChecks> dependencies;
 
     Health(SupervisorConfig config, Clock clock, Instant startedAt, Journal journal, SupervisorEngine engine,
            JournalDiskGuard diskGuard, Checkpoints checkpoints, InboundQueues inbound, EventBus events,
-           PeriodicTasks periodic) {
+           PeriodicTasks periodic, Optional<DependencyChecks> dependencies) {
         this.config = Objects.requireNonNull(config, "config is null");
         this.clock = Objects.requireNonNull(clock, "clock is null");
         this.startedAt = Objects.requireNonNull(startedAt, "startedAt is null");
@@ -48,11 +50,13 @@ final class Health {
         this.inbound = Objects.requireNonNull(inbound, "inbound is null");
         this.events = Objects.requireNonNull(events, "events is null");
         this.periodic = Objects.requireNonNull(periodic, "periodic is null");
+        this.dependencies = Objects.requireNonNull(dependencies, "dependencies is null");
     }
 
     /**
-     * Ready when the journal works, its disk has room and the three queues are subscribed on at least one broker;
-     * the dependencies name each broker and the queues not subscribed on it.
+     * Ready when the journal works, its disk has room, the Kudu masters answered their last check (when the
+     * supervisor manages the epochs' ranges) and the three queues are subscribed on at least one broker; the
+     * dependencies name each broker and the queues not subscribed on it.
      */
     OpsHttpServer.Readiness readiness() {
         Optional<String> failure = engine.failure();
@@ -62,6 +66,12 @@ final class Health {
         Optional<String> low = diskGuard.low();
         if (low.isPresent()) {
             return OpsHttpServer.Readiness.notReady(low.get());
+        }
+        if (dependencies.isPresent()) {
+            OpsHttpServer.Readiness kudu = dependencies.get().readiness();
+            if (!kudu.ready()) {
+                return kudu;
+            }
         }
         return OpsHttpServer.Readiness.brokers(inbound.subscriptions(), clock.instant());
     }

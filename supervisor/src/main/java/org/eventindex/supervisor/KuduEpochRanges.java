@@ -5,10 +5,12 @@ import org.apache.kudu.client.KuduClient;
 import org.apache.kudu.client.KuduException;
 import org.eventindex.cluster.ClusterAccess;
 import org.eventindex.cluster.ClusterErrors;
+import org.eventindex.kudu.KuduProbe;
 import org.eventindex.kudu.KuduTables;
 import org.eventindex.kudu.KuduTablesConfig;
 
 import java.io.IOException;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -33,6 +35,11 @@ final class KuduEpochRanges implements EpochRanges {
     /** The Kerberos login's metrics (renewal failures, ticket end), when the supervisor logged in. */
     void registerMetrics(PrometheusRegistry registry) {
         cluster.register(registry);
+    }
+
+    /** Returns when the masters answer a table listing (for {@code /ready}); throws naming them when they do not. */
+    void probe() throws IOException {
+        KuduProbe.check(client, List.of());
     }
 
     @Override

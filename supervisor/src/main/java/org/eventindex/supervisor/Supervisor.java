@@ -6,6 +6,7 @@ import org.eventindex.cluster.ClusterAccess;
 import org.eventindex.cluster.KdcUnreachableException;
 import org.eventindex.ops.CertificateExpiry;
 import org.eventindex.ops.DaemonMetrics;
+import org.eventindex.ops.DependencyChecks;
 import org.eventindex.ops.DependencyWait;
 import org.eventindex.ops.OpsHttpServer;
 import org.eventindex.stomp.StompEndpoint;
@@ -60,6 +61,10 @@ public final class Supervisor implements AutoCloseable {
     public static final String CORRELATION_ID = "correlation-id";
     /** STOMP header of a signal: the fencing token of the supervisor that sent it (with a standby only). */
     public static final String SIGNAL_TOKEN_HEADER = org.eventindex.message.ConsumerSignal.TOKEN_HEADER;
+    /** Gauge: 1 while a dependency checked for {@code /ready} (the Kudu masters, when the epochs are managed) answers. */
+    public static final String DEPENDENCY_UP = "eventindex_supervisor_dependency_up";
+    /** How often the Kudu masters are asked for {@code /ready}, and the time they have to answer. */
+    static final Duration DEPENDENCY_CHECK_INTERVAL = Duration.ofSeconds(10);
 
     private final SupervisorConfig config;
     private final Clock clock;
@@ -89,6 +94,7 @@ public final class Supervisor implements AutoCloseable {
     /** Signals and quarantined copies of refused messages go out on this connection. */
     private volatile StompSender outbound;
     private volatile EpochRanges epochRanges;
+    private volatile DependencyChecks dependencies;
     private volatile OperatorAnswers answers;
     private volatile SignalDispatcher dispatcher;
     private volatile SupervisorEngine engine;
@@ -242,6 +248,9 @@ public final class Supervisor implements AutoCloseable {
             epochRanges = epochRanges();
             if (epochRanges instanceof KuduEpochRanges kudu) {
                 kudu.registerMetrics(metricsRegistry); // the Kerberos login's, when there is one
+                dependencies = new DependencyChecks(Map.of("kudu", kudu::probe), DEPENDENCY_CHECK_INTERVAL, clock,
+                        metricsRegistry, DEPENDENCY_UP);
+                dependencies.start();
             }
             dispatcher = new SignalDispatcher(new SignalSender(outbound, config.consumerQueue(), epochRanges, fence,
                     metrics), metrics.signalSendFailures::inc, config.signalBackoff());
@@ -261,7 +270,7 @@ public final class Supervisor implements AutoCloseable {
             periodic = new PeriodicTasks(config, clock, metrics, engine, diskGuard, checkpoints, fence,
                     inbound::halted);
             health = new Health(config, clock, startedAt, journal, engine, diskGuard, checkpoints, inbound, eventBus,
-                    periodic);
+                    periodic, Optional.ofNullable(dependencies));
             health.registerGauges(metricsRegistry);
             if (l == null) {
                 DaemonMetrics.gauge(metricsRegistry, "eventindex_supervisor_active", "1 while this supervisor"
@@ -346,6 +355,7 @@ public final class Supervisor implements AutoCloseable {
         closeQuietly("STOMP reply sender", answers);
         closeQuietly("ops HTTP server", info);
         closeQuietly("event stream", eventBus);
+        closeQuietly("Kudu readiness checks", dependencies);
         closeQuietly("Kudu client", epochRanges);
         if (!halted()) {
             checkpoints.onStop(engine);
