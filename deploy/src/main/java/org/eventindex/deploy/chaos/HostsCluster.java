@@ -38,8 +38,9 @@ import java.util.function.Consumer;
  * The system with each role on its own host of a {@link HostNetwork} (network namespaces), every process bound to
  * its host's address: two independent ActiveMQ brokers ({@link BrokerMain}, each on its own KahaDB, the same port on
  * each host's address, the alias {@code broker1,broker2}) on {@code broker1} and {@code broker2}, the supervisor on
- * {@code supervisor}, a consumer on {@code consumer}, the producer processes on {@code producer}, and the services on
- * {@code services}: HDFS NameNode and DataNode, Kudu master and tablet server, an S3 server ({@link S3ServerMain}).
+ * {@code supervisor}, a consumer on {@code consumer}, the producer processes on {@code producer}, and the services
+ * each on a host of its own, so that a client can be cut from one and not the others: HDFS NameNode and DataNode on
+ * {@code hdfs}, Kudu master and tablet server on {@code kudu}, an S3 server ({@link S3ServerMain}) on {@code s3}.
  * It is driven from a {@code control} host: the process using this class runs there ({@link HostsFlowMain}) and
  * starts every role with {@code ip netns exec} on its host. Leaner than the {@link ChaosCluster} (one broker, one
  * supervisor, one consumer, S3Proxy instead of Ceph, no proxies or disk faults) so that a flow with a partition runs
@@ -48,7 +49,7 @@ import java.util.function.Consumer;
 final class HostsCluster implements AutoCloseable {
     /** The hosts the cluster needs, in the order a network for it is made. */
     static final List<String> HOSTS = List.of("control", "broker1", "broker2", "supervisor", "consumer", "producer",
-            "services");
+            "hdfs", "kudu", "s3");
     /** The brokers' hosts, in the alias's order. */
     static final List<String> BROKER_HOSTS = List.of("broker1", "broker2");
     static final String BUCKET = "eventindex";
@@ -106,7 +107,7 @@ final class HostsCluster implements AutoCloseable {
         String cp = System.getProperty("java.class.path");
         logins.writeTo(secrets());
         Path s3Secret = SecretFile.write(secrets().resolve("s3-secret-key"), S3_SECRET_KEY);
-        Host services = host("services");
+        Host s3Host = host("s3");
 
         // The brokers and the S3 server start while HDFS and Kudu do: their starts are waits for other processes.
         // One port on every broker host, as the brokers of a DNS alias share one.
@@ -119,23 +120,24 @@ final class HostsCluster implements AutoCloseable {
                             "--bind", h.address()).on(h).command()));
         }
         s3Port = Ports.free();
-        ChildProcess s3 = process("s3", services, ChildProcess.java(S3ServerMain.class.getName(), cp, "256m")
-                .args(work.resolve("s3").toString(), services.address(), Integer.toString(s3Port), "--access-key",
+        ChildProcess s3 = process("s3", s3Host, ChildProcess.java(S3ServerMain.class.getName(), cp, "256m")
+                .args(work.resolve("s3").toString(), s3Host.address(), Integer.toString(s3Port), "--access-key",
                         S3_ACCESS_KEY, "--secret-key-file", s3Secret.toString(), "--bucket", BUCKET)
-                .on(services).command());
+                .on(s3Host).command());
         brokers.forEach(ChildProcess::start);
         s3.start();
-        progress.accept("starting the brokers on " + BROKER_HOSTS + ", the S3 server, HDFS and Kudu on " + services);
+        progress.accept("starting the brokers on " + BROKER_HOSTS + ", the S3 server, HDFS and Kudu on their hosts");
         CompletableFuture<HdfsDaemons> hdfsStart = CompletableFuture.supplyAsync(() -> {
             try {
-                return HdfsDaemons.start(work.resolve("hdfs"), work.resolve("hdfs-data"), services, START_TIMEOUT);
+                return HdfsDaemons.start(work.resolve("hdfs"), work.resolve("hdfs-data"), host("hdfs"),
+                        START_TIMEOUT);
             } catch (IOException | InterruptedException e) {
                 throw new CompletionException(e);
             }
         });
         CompletableFuture<KuduDaemons> kuduStart = CompletableFuture.supplyAsync(() -> {
             try {
-                return KuduDaemons.start(work.resolve("kudu"), services, START_TIMEOUT);
+                return KuduDaemons.start(work.resolve("kudu"), host("kudu"), START_TIMEOUT);
             } catch (IOException e) {
                 throw new CompletionException(e);
             }
@@ -145,15 +147,15 @@ final class HostsCluster implements AutoCloseable {
         } finally {
             kudu = track(kuduStart.join());
         }
-        placement.put(hdfs.nameNode(), services);
-        placement.put(hdfs.dataNode(), services);
-        placement.put(kudu.master(), services);
-        placement.put(kudu.tabletServer(), services);
+        placement.put(hdfs.nameNode(), host("hdfs"));
+        placement.put(hdfs.dataNode(), host("hdfs"));
+        placement.put(kudu.master(), host("kudu"));
+        placement.put(kudu.tabletServer(), host("kudu"));
         new KuduTables(kudu.client(), tables).createOrVerify(1);
         for (ChildProcess b : brokers) {
             awaitListening(b, placement.get(b), brokerPort);
         }
-        awaitListening(s3, services, s3Port);
+        awaitListening(s3, s3Host, s3Port);
 
         Host supervisorHost = host("supervisor");
         supervisorPort = Ports.free();
@@ -217,14 +219,43 @@ final class HostsCluster implements AutoCloseable {
 
     /** The supervisor's view of {@code dataset} ({@code /datasets/NAME}), empty when it does not answer. */
     Optional<JsonNode> supervisorView(String dataset) {
-        return DaemonProcesses.get(http, host("supervisor").address(), supervisorPort, "/datasets/"
-                + URLEncoder.encode(dataset, StandardCharsets.UTF_8)).filter(r -> r.statusCode() == 200).map(r -> {
-                    try {
-                        return Json.tree(r.body().getBytes(StandardCharsets.UTF_8));
-                    } catch (IOException e) {
-                        throw new IllegalStateException("the supervisor's view of " + dataset + " is not JSON", e);
-                    }
-                });
+        return json(host("supervisor"), supervisorPort, "/datasets/" + URLEncoder.encode(dataset, StandardCharsets.UTF_8),
+                "the supervisor's view of " + dataset);
+    }
+
+    private Optional<JsonNode> json(Host h, int port, String path, String what) {
+        return DaemonProcesses.get(http, h.address(), port, path).filter(r -> r.statusCode() == 200).map(r -> {
+            try {
+                return Json.tree(r.body().getBytes(StandardCharsets.UTF_8));
+            } catch (IOException e) {
+                throw new IllegalStateException(what + " is not JSON", e);
+            }
+        });
+    }
+
+    /** The consumer's {@code /status} document, empty when it does not answer. */
+    Optional<JsonNode> consumerStatus() {
+        return json(host("consumer"), consumerPort, "/status", "the consumer's status");
+    }
+
+    /** The consumer's {@code /metrics} text, empty when it does not answer. */
+    Optional<String> consumerMetrics() {
+        return DaemonProcesses.get(http, host("consumer").address(), consumerPort, "/metrics")
+                .filter(r -> r.statusCode() == 200).map(r -> r.body());
+    }
+
+    int nameNodePort() {
+        return hdfs.uri().getPort();
+    }
+
+    int kuduMasterPort() {
+        return Integer.parseInt(kudu.masterAddresses().substring(kudu.masterAddresses().lastIndexOf(':') + 1));
+    }
+
+    /** What every broker still holds of the flow's queues, browsed as the admin login. */
+    BrokerQueues brokerQueues() {
+        return new BrokerQueues(BROKER_HOSTS.stream().map(h -> host(h).endpoint(brokerPort)).toList(),
+                BrokerQueues.DRAINED, endpoint -> logins.settings(endpoint, BrokerLogins.ADMIN));
     }
 
     ChaosChecker checker() throws IOException {
@@ -246,7 +277,7 @@ final class HostsCluster implements AutoCloseable {
     }
 
     String s3Endpoint() {
-        return "http://" + host("services").endpoint(s3Port);
+        return "http://" + host("s3").endpoint(s3Port);
     }
 
     ProducerLauncher.ProducerEndpoints producerEndpoints() {

@@ -21,19 +21,22 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The system with each role on its own host (a network namespace with its own address, made by the test as root):
- * two independent brokers, supervisor, consumer, producers, and HDFS, Kudu and S3 on a services host. The test JVM
+ * two independent brokers, supervisor, consumer, producers, and HDFS, Kudu and S3 each on a host of its own. The test JVM
  * cannot reach the hosts' addresses from the machine's namespace, so it runs the driver ({@link HostsFlowMain}) on a
  * control host and reads its report: every process ran in its host's namespace, a round of two datasets loaded every
  * event exactly once, and so did a second round during which the consumer's host was cut from the brokers' (a connect
  * timed out, no dataset was done before the heal), and a third in which every producer message sat on broker2, cut
- * from the supervisor and the consumer and then isolated from every host, until the heal (none recorded before it).
+ * from the supervisor and the consumer and then isolated from every host, until the heal (none recorded before it),
+ * and two in which the consumer's host was cut from HDFS's, then from Kudu's, while it had a dataset of the round in
+ * flight (a connect timed out, the dataset was still in flight at the end of the hold, none was done before the
+ * heal).
  * With CI set, a machine without root, {@code ip} or {@code nft} fails the test.
  */
 final class HostsFlowIT {
     private static final Logger LOG = LoggerFactory.getLogger(HostsFlowIT.class);
 
     @Test
-    void eachRoleOnItsOwnHostLoadsEveryEventOnceAcrossAConsumerCutAndABrokerIsolatedWithMessages() throws Exception {
+    void eachRoleOnItsOwnHostLoadsEveryEventOnceAcrossPartitionsFromBrokersHdfsAndKudu() throws Exception {
         HostNetwork.requireSupported();
         Path work = Path.of("target", "hosts-flow-" + System.currentTimeMillis()).toAbsolutePath();
         Files.createDirectories(work);
@@ -69,15 +72,15 @@ final class HostsFlowIT {
             JsonNode r = Json.tree(Files.readAllBytes(report));
             LOG.info("report: {}", r.toPrettyString());
             Map<String, String> hostOf = Map.of("broker1", "broker1", "broker2", "broker2", "supervisor",
-                    "supervisor", "consumer", "consumer", "s3", "services", "namenode", "services", "datanode",
-                    "services", "kudu-master", "services", "kudu-tserver", "services");
+                    "supervisor", "consumer", "consumer", "s3", "s3", "namenode", "hdfs", "datanode", "hdfs",
+                    "kudu-master", "kudu", "kudu-tserver", "kudu");
             hostOf.forEach((process, host) -> {
                 JsonNode p = r.path("placement").path(process);
                 Host h = net.host(host);
                 assertEquals(h.namespace().orElseThrow(), p.path("namespace").asText(), process + " runs in " + p);
                 assertEquals(h.address(), p.path("address").asText(), process);
             });
-            assertEquals(3, r.path("rounds").size(), r.toString());
+            assertEquals(5, r.path("rounds").size(), r.toString());
             for (JsonNode round : r.path("rounds")) {
                 assertEquals(0, round.path("violations").size(), round.toString());
                 assertEquals(0, round.path("lost").asLong(), round.toString());
@@ -100,6 +103,16 @@ final class HostsFlowIT {
             assertEquals(Host.Reach.TIMED_OUT.name(), isolated.path("probeWhileIsolated").asText(),
                     "the isolation was no partition: " + isolated);
             assertEquals(Host.Reach.CONNECTED.name(), isolated.path("probeAfterHeal").asText(), isolated.toString());
+            for (JsonNode service : List.of(r.path("rounds").get(3), r.path("rounds").get(4))) {
+                assertEquals(Host.Reach.TIMED_OUT.name(), service.path("probeDuringCut").asText(),
+                        "the cut was no partition: " + service);
+                assertTrue(service.path("inFlightDuringCut").asText().startsWith("data17_13TeV."),
+                        "the consumer had no dataset in flight while cut off: " + service);
+                assertTrue(service.path("stillInFlightAtHoldEnd").asBoolean(), "the consumer finished its dataset"
+                        + " while cut off: " + service);
+                assertEquals(0, service.path("doneDuringCut").asInt(), "a dataset was DONE during the cut: " + service);
+                assertEquals(Host.Reach.CONNECTED.name(), service.path("probeAfterHeal").asText(), service.toString());
+            }
         }
         List<String> left = HostNetwork.namespaces();
         assertTrue(made.stream().noneMatch(left::contains), "namespaces left: " + left);
