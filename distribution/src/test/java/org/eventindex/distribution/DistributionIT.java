@@ -9,7 +9,6 @@ import org.apache.kudu.client.KuduScanner;
 import org.apache.kudu.client.KuduTable;
 import org.apache.kudu.client.RowResult;
 import org.eventindex.ProjectVersion;
-import org.eventindex.config.ConfigKey;
 import org.eventindex.consumer.ConsumerConfig;
 import org.eventindex.deploy.BrokerLogins;
 import org.eventindex.deploy.DaemonProcesses;
@@ -35,7 +34,6 @@ import java.io.UncheckedIOException;
 import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -45,12 +43,10 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -76,11 +72,7 @@ final class DistributionIT {
     private static final Path M2 = Path.of(System.getProperty("user.home"), ".m2");
     private static final String DATASET = "data16_13TeV.00311321.physics_Main.merge.AOD.f758_m1616";
     private static final Duration STEP = Duration.ofMinutes(3);
-    /** The Kerberos and Hadoop configuration keys and options of the examples (issue 21, item 2). */
-    private static final String NAMESERVICE = "eventindex-ns";
-    private static final Set<String> CLUSTER_ACCESS_KEYS = Set.of("supervisor.kerberos.principal",
-            "supervisor.kerberos.keytab", "consumer.kerberos.principal", "consumer.kerberos.keytab",
-            "consumer.hadoop.conf.dir");
+    /** The Kerberos and Hadoop options of the examples (issue 21, item 2). */
     private static final Set<String> CLUSTER_ACCESS_OPTIONS = Set.of("--hadoop-conf-dir", "--kerberos-principal",
             "--kerberos-keytab");
     /** e.g. 2026-11-26T03:04:05.678+00:00 INFO ... */
@@ -296,113 +288,23 @@ final class DistributionIT {
 
     /** The site's configuration folder: conf/ copied, the two daemons' files derived from the examples. */
     private Path siteConfiguration(Path conf) throws IOException {
-        Path site = Files.createDirectories(temp.resolve("etc eventindex"));
-        try (Stream<Path> files = Files.walk(conf)) {
-            for (Path f : files.toList()) {
-                Path to = site.resolve(conf.relativize(f).toString());
-                if (Files.isDirectory(f)) {
-                    Files.createDirectories(to);
-                } else {
-                    Files.copy(f, to);
-                }
-            }
-        }
-        Path varLib = temp.resolve("var/lib/eventindex");
-        Path hadoopConf = hadoopConfiguration();
-        Path secrets = stack.secretsDir();
-
-        Map<String, String> s = fromExample(conf.resolve("supervisor.properties"), SupervisorConfig.KEYS);
-        s.keySet().removeIf(k -> k.contains(".truststore") || k.startsWith("supervisor.kerberos.keytab"));
-        s.put(SupervisorConfig.BROKERS, stack.broker().stompEndpoints());
-        s.put("supervisor.stomp.tls", "false");
-        s.put(SupervisorConfig.STOMP_PASSWORD_FILE,
-                BrokerLogins.passwordFile(secrets, BrokerLogins.SUPERVISOR).toString());
-        s.put(SupervisorConfig.JOURNAL_DIR, varLib.resolve("supervisor/journal").toString());
-        s.put(SupervisorConfig.JOURNAL_MIN_FREE_BYTES, "1048576");
-        s.put(SupervisorConfig.HTTP_HOST, "127.0.0.1");
-        s.put(SupervisorConfig.HTTP_PORT, Integer.toString(Ports.free()));
-        s.put(SupervisorConfig.S3_BUCKET, stack.options().bucket());
-        s.put(SupervisorConfig.S3_ENDPOINT, stack.s3().endpoint().toString());
-        s.put(SupervisorConfig.S3_ACCESS_KEY, EmbeddedStack.S3_ACCESS_KEY);
-        s.put(SupervisorConfig.S3_SECRET_KEY_FILE, stack.s3SecretKeyFile().toString());
-        s.put(SupervisorConfig.KUDU_MASTERS, stack.kuduMasters());
-        s.put(SupervisorConfig.KUDU_REPLICAS, "1");
-        s.replace("supervisor.kerberos.principal", "");
+        Path site = temp.resolve("etc eventindex");
+        SiteConfiguration.write(conf, site, new SiteConfiguration.Services(stack.broker().stompEndpoints(),
+                stack.secretsDir(), stack.s3().endpoint().toString(), stack.options().bucket(),
+                EmbeddedStack.S3_ACCESS_KEY, stack.s3SecretKeyFile(), stack.hdfs().uri(), stack.hdfsRoot(),
+                stack.kuduMasters()), hadoopConfiguration(), temp.resolve("var/lib/eventindex"), "127.0.0.1");
         // The test does not wait 30 s for a changed level: the same file, scanned every second.
         Path logback = site.resolve("logback.xml");
         String scanned = Files.readString(logback);
         assertTrue(scanned.contains("scanPeriod=\"30 seconds\""), "no 30 s scan in " + logback);
         Files.writeString(logback, scanned.replace("scanPeriod=\"30 seconds\"", "scanPeriod=\"1 seconds\""));
-        DaemonProcesses.writeConfig(site.resolve("supervisor.properties"), s);
-
-        Map<String, String> c = fromExample(conf.resolve("consumer.properties"), ConsumerConfig.KEYS);
-        c.keySet().removeIf(k -> k.contains(".truststore") || k.startsWith("consumer.kerberos.keytab"));
-        c.put(ConsumerConfig.BROKERS, stack.broker().stompEndpoints());
-        c.put("consumer.stomp.tls", "false");
-        c.put(ConsumerConfig.STOMP_PASSWORD_FILE, BrokerLogins.passwordFile(secrets, BrokerLogins.CONSUMER).toString());
-        c.put(ConsumerConfig.S3_ENDPOINT, stack.s3().endpoint().toString());
-        c.put(ConsumerConfig.S3_BUCKET, stack.options().bucket());
-        c.put(ConsumerConfig.S3_ACCESS_KEY, EmbeddedStack.S3_ACCESS_KEY);
-        c.put(ConsumerConfig.S3_SECRET_KEY_FILE, stack.s3SecretKeyFile().toString());
-        assertEquals("hdfs://" + NAMESERVICE, c.get(ConsumerConfig.HDFS_URI), "the example's nameservice");
-        c.replace("consumer.hadoop.conf.dir", hadoopConf.toString());
-        c.put(ConsumerConfig.HDFS_ROOT, stack.hdfsRoot());
-        c.put(ConsumerConfig.KUDU_MASTERS, stack.kuduMasters());
-        c.put(ConsumerConfig.KUDU_REPLICAS, "1");
-        c.replace("consumer.kerberos.principal", "");
-        c.put(ConsumerConfig.SPOOL_DIR, varLib.resolve("consumer/spool").toString());
-        c.put(ConsumerConfig.HTTP_HOST, "127.0.0.1");
-        c.put(ConsumerConfig.HTTP_PORT, Integer.toString(Ports.free()));
-        DaemonProcesses.writeConfig(site.resolve("consumer.properties"), c);
         return site;
     }
 
-    /**
-     * An example's keys, in order, less those this build does not know yet: only the Kerberos and Hadoop keys of
-     * {@link #CLUSTER_ACCESS_KEYS} may be such (any other unknown key is a mistake in the example).
-     */
-    private static Map<String, String> fromExample(Path example, List<ConfigKey> known) throws IOException {
-        Properties p = readProperties(example);
-        Set<String> names = known.stream().map(ConfigKey::name).collect(Collectors.toSet());
-        Map<String, String> kept = new LinkedHashMap<>();
-        for (String key : p.stringPropertyNames()) {
-            if (names.contains(key)) {
-                kept.put(key, p.getProperty(key));
-            } else {
-                assertTrue(CLUSTER_ACCESS_KEYS.contains(key), "unknown key " + key + " in " + example);
-            }
-        }
-        return kept;
-    }
-
-    /**
-     * A Hadoop configuration folder as a site's /etc/hadoop/conf: the HA nameservice of the conf/ examples
-     * ({@value #NAMESERVICE}), whose first NameNode is the embedded one and whose second is down (nothing listens on
-     * its port), so that the daemons reach HDFS only through the folder.
-     */
+    /** The site's Hadoop configuration folder ({@link SiteConfiguration#hadoopConfiguration}), made once. */
     private Path hadoopConfiguration() throws IOException {
         Path dir = temp.resolve("hadoop conf");
-        if (Files.isDirectory(dir)) {
-            return dir;
-        }
-        Files.createDirectories(dir);
-        URI nn = stack.hdfs().uri();
-        Files.writeString(dir.resolve("core-site.xml"), "<?xml version=\"1.0\"?>\n<configuration>\n"
-                + property("fs.defaultFS", "hdfs://" + NAMESERVICE) + "</configuration>\n");
-        Files.writeString(dir.resolve("hdfs-site.xml"), "<?xml version=\"1.0\"?>\n<configuration>\n"
-                + property("dfs.nameservices", NAMESERVICE)
-                + property("dfs.ha.namenodes." + NAMESERVICE, "nn1,nn2")
-                + property("dfs.namenode.rpc-address." + NAMESERVICE + ".nn1", nn.getHost() + ":" + nn.getPort())
-                + property("dfs.namenode.rpc-address." + NAMESERVICE + ".nn2",
-                        "127.0.0.1:" + Ports.free())
-                + property("dfs.client.failover.proxy.provider." + NAMESERVICE,
-                        "org.apache.hadoop.hdfs.server.namenode.ha.ConfiguredFailoverProxyProvider")
-                + "</configuration>\n");
-        return dir;
-    }
-
-    private static String property(String name, String value) {
-        return "  <property><name>" + name + "</name><value>" + value + "</value></property>\n";
+        return Files.isDirectory(dir) ? dir : SiteConfiguration.hadoopConfiguration(dir, stack.hdfs().uri());
     }
 
     /**
@@ -561,7 +463,7 @@ final class DistributionIT {
             throws IOException {
         Path config = site.resolve(daemon + ".properties");
         Process p = start(daemon, List.of(bin.toString(), daemon, "run", "--config", config.toString()), env);
-        int port = Integer.parseInt(readProperties(config).getProperty(portKey));
+        int port = Integer.parseInt(SiteConfiguration.properties(config).getProperty(portKey));
         awaitHttp(p, daemon, port, "/health");
         return new Daemon(p, port);
     }
@@ -616,14 +518,6 @@ final class DistributionIT {
     private static List<String> commandLine(Process p) throws IOException {
         byte[] raw = Files.readAllBytes(Path.of("/proc", Long.toString(p.pid()), "cmdline"));
         return List.of(new String(raw, StandardCharsets.UTF_8).split("\0"));
-    }
-
-    private static Properties readProperties(Path file) throws IOException {
-        Properties p = new Properties();
-        try (var r = Files.newBufferedReader(file)) {
-            p.load(r);
-        }
-        return p;
     }
 
     private static String read(Path file) {

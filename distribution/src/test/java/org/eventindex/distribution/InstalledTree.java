@@ -1,5 +1,7 @@
 package org.eventindex.distribution;
 
+import org.eventindex.testing.hosts.Host;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -42,9 +44,14 @@ record InstalledTree(Path home) {
 
     /** {@code bin/eventindex args...}, its output to {@code log}. */
     Process start(Map<String, String> env, Path log, String... args) throws IOException {
+        return start(Host.local(), env, log, args);
+    }
+
+    /** {@code bin/eventindex args...} on {@code host} ({@link Host#command}), its output to {@code log}. */
+    Process start(Host host, Map<String, String> env, Path log, String... args) throws IOException {
         List<String> command = new ArrayList<>(List.of(launcher().toString()));
         command.addAll(List.of(args));
-        ProcessBuilder pb = new ProcessBuilder(command).directory(home.toFile()).redirectErrorStream(true)
+        ProcessBuilder pb = new ProcessBuilder(host.command(command)).directory(home.toFile()).redirectErrorStream(true)
                 .redirectOutput(log.toFile());
         pb.environment().keySet().removeIf(k -> k.startsWith("EVENTINDEX_") || k.startsWith("EI_")
                 || k.startsWith("JAVA_") || k.startsWith("HADOOP_") || k.equals("CLASSPATH"));
@@ -55,7 +62,13 @@ record InstalledTree(Path home) {
     /** {@code bin/eventindex args...} to its end, within {@code minutes}. */
     Run run(Map<String, String> env, Path log, int minutes, String... args) throws IOException,
             InterruptedException {
-        Process p = start(env, log, args);
+        return run(Host.local(), env, log, minutes, args);
+    }
+
+    /** {@code bin/eventindex args...} on {@code host} to its end, within {@code minutes}. */
+    Run run(Host host, Map<String, String> env, Path log, int minutes, String... args) throws IOException,
+            InterruptedException {
+        Process p = start(host, env, log, args);
         if (!p.waitFor(minutes, TimeUnit.MINUTES)) {
             p.destroyForcibly().waitFor();
             throw new AssertionError(List.of(args) + " did not exit within " + minutes + " min: " + read(log));

@@ -78,7 +78,7 @@ final class DaemonChecks {
             out.add(new Preflight.Check("s3.delete", "S3 bucket " + c.s3Bucket() + " at " + cleanup.s3Endpoint()
                     + " cleaned by " + describe(cleanup.accessKey()), "check " + SupervisorConfig.S3_ACCESS_KEY
                     + " and " + SupervisorConfig.S3_SECRET_KEY_FILE + ", that the bucket exists and that its policy"
-                    + " lets this user DELETE objects (docs/security.md)",
+                    + " lets this user list the bucket and DELETE objects (docs/security.md)",
                     () -> S3BucketCheck.probe(URI.create(cleanup.s3Endpoint()), cleanup.region(), c.s3Bucket(),
                             cleanup.accessKey(), cleanup.secretKey(), c.tls().s3TrustManagers(),
                             S3BucketCheck.Access.DELETE)));

@@ -23,7 +23,7 @@ import java.util.UUID;
 /**
  * What a role may do in its S3 bucket, tried with its keys on a probe key that does not exist, so that no object is
  * written: a consumer reads (a GET: "no such key" is the answer of a user that may read, "access denied" the answer of
- * one that may not); the supervisor's cleanup deletes (a DELETE); a producer writes (a multipart upload created and
+ * one that may not); the supervisor's cleanup lists and deletes (a LIST, then a DELETE); a producer writes (a multipart upload created and
  * aborted at once: the right to put an object, and to abort the upload the producer aborts when a part fails).
  */
 final class S3BucketCheck {
@@ -71,13 +71,27 @@ final class S3BucketCheck {
                 .httpClientBuilder(trust == null ? http : http.tlsTrustManagersProvider(() -> trust)).build()) {
             switch (access) {
                 case READ -> s3.getObject(b -> b.bucket(bucket).key(key), ResponseTransformer.toBytes());
-                case DELETE -> s3.deleteObject(b -> b.bucket(bucket).key(key));
+                case DELETE -> {
+                    // the cleanup lists the bucket before it deletes; a DELETE alone passes on a missing bucket with
+                    // some S3 servers (S3Proxy answers 204)
+                    list(s3, bucket);
+                    s3.deleteObject(b -> b.bucket(bucket).key(key));
+                }
                 case WRITE -> createAndAbort(s3, bucket, key);
             }
         } catch (NoSuchKeyException e) {
             // READ: the user may read, the probe key simply does not exist
         } catch (SdkException e) {
             throw refused(access.operation, bucket, key, e, "");
+        }
+    }
+
+    /** One key at most, under the probe prefix: the right to list the bucket, and the bucket there. */
+    private static void list(S3Client s3, String bucket) throws IOException {
+        try {
+            s3.listObjectsV2(b -> b.bucket(bucket).prefix(PROBE_PREFIX).maxKeys(1));
+        } catch (SdkException e) {
+            throw refused("LIST", bucket, PROBE_PREFIX, e, "");
         }
     }
 

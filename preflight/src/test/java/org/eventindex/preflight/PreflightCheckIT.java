@@ -330,6 +330,19 @@ class PreflightCheckIT {
                 && line.contains(SupervisorConfig.HA_ZOOKEEPER_CONNECT), line);
     }
 
+    @Test
+    void supervisorWithAMissingBucketIsTheS3DeleteLine() throws Exception {
+        Properties p = supervisor(zk.connectString());
+        p.setProperty(SupervisorConfig.S3_BUCKET, "no-such-bucket");
+        Run run = supervisorCheck(p);
+        assertEquals(CheckMain.FAILED, run.status());
+        assertEquals(1, run.failed().size(), run.out());
+        // a DELETE alone passes here (S3Proxy answers 204 on a missing bucket): the LIST before it does not
+        String line = run.failedLine("s3.delete");
+        assertTrue(line.contains("S3 refused the LIST of eventindex-check/ in bucket no-such-bucket: HTTP 404"
+                + " NoSuchBucket"), line);
+    }
+
     /** A grid job's SPB file of task 4242.G: the producer would store it under panda/4242/. */
     private static java.nio.file.Path spbFile() throws IOException {
         java.nio.file.Path f = tmp.resolve("4242.G_7.ei.spb");

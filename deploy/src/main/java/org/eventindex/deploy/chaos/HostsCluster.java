@@ -86,11 +86,27 @@ final class HostsCluster implements AutoCloseable {
     /** Starts every role on its host; on failure stops what was started. */
     static HostsCluster start(Path work, HostNetwork network, String tablePrefix, Consumer<String> progress)
             throws Exception {
+        return start(work, network, tablePrefix, true, progress);
+    }
+
+    /**
+     * Starts the site's services only, each on its host: the brokers, the S3 server with its bucket, HDFS and Kudu,
+     * without the tables, the supervisor or the consumer (what a site has before EventIndex is installed on it).
+     */
+    static HostsCluster startServices(Path work, HostNetwork network, Consumer<String> progress) throws Exception {
+        return start(work, network, "", false, progress);
+    }
+
+    private static HostsCluster start(Path work, HostNetwork network, String tablePrefix, boolean daemons,
+                                      Consumer<String> progress) throws Exception {
         HostsCluster c = new HostsCluster(work.toAbsolutePath(), network, new KuduTablesConfig(tablePrefix, 4, 1),
                 progress);
         Runtime.getRuntime().addShutdownHook(c.shutdownHook);
         try {
-            c.startAll();
+            c.startServices();
+            if (daemons) {
+                c.startDaemons();
+            }
             return c;
         } catch (Exception e) {
             c.close();
@@ -102,11 +118,11 @@ final class HostsCluster implements AutoCloseable {
         return network.host(role);
     }
 
-    private void startAll() throws Exception {
+    private void startServices() throws Exception {
         Files.createDirectories(work);
         String cp = System.getProperty("java.class.path");
         logins.writeTo(secrets());
-        Path s3Secret = SecretFile.write(secrets().resolve("s3-secret-key"), S3_SECRET_KEY);
+        Path s3Secret = SecretFile.write(s3SecretKeyFile(), S3_SECRET_KEY);
         Host s3Host = host("s3");
 
         // The brokers and the S3 server start while HDFS and Kudu do: their starts are waits for other processes.
@@ -151,16 +167,19 @@ final class HostsCluster implements AutoCloseable {
         placement.put(hdfs.dataNode(), host("hdfs"));
         placement.put(kudu.master(), host("kudu"));
         placement.put(kudu.tabletServer(), host("kudu"));
-        new KuduTables(kudu.client(), tables).createOrVerify(1);
         for (ChildProcess b : brokers) {
             awaitListening(b, placement.get(b), brokerPort);
         }
         awaitListening(s3, s3Host, s3Port);
+    }
 
+    private void startDaemons() throws Exception {
+        String cp = System.getProperty("java.class.path");
+        new KuduTables(kudu.client(), tables).createOrVerify(1);
         Host supervisorHost = host("supervisor");
         supervisorPort = Ports.free();
         DaemonConfigs configs = new DaemonConfigs(brokerEndpoint(), secrets(), s3Endpoint(), S3_ACCESS_KEY,
-                s3Secret, BUCKET, hdfs.uri(), HDFS_ROOT, kudu.masterAddresses(), tables);
+                s3SecretKeyFile(), BUCKET, hdfs.uri(), HDFS_ROOT, kudu.masterAddresses(), tables);
         supervisor = daemon("supervisor", supervisorHost, SupervisorMain.class.getName(), cp,
                 configs.supervisor(work.resolve("supervisor-journal"), supervisorHost.address(), supervisorPort));
         Host consumerHost = host("consumer");
@@ -312,8 +331,22 @@ final class HostsCluster implements AutoCloseable {
                 .toList();
     }
 
-    private Path secrets() {
+    /** One mode-0600 password file per broker login ({@link BrokerLogins#passwordFile}), and the S3 secret key. */
+    Path secrets() {
         return work.resolve("secrets");
+    }
+
+    Path s3SecretKeyFile() {
+        return secrets().resolve("s3-secret-key");
+    }
+
+    /** HDFS's NameNode address ({@code hdfs://ADDRESS:PORT}) on the hdfs host. */
+    java.net.URI hdfsUri() {
+        return hdfs.uri();
+    }
+
+    String kuduMasters() {
+        return kudu.masterAddresses();
     }
 
     private Path logs(String name) {
