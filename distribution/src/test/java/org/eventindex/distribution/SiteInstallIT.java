@@ -187,7 +187,10 @@ final class SiteInstallIT {
         assertTrue(s3Line.contains(" at http://" + s3Host.address() + ":") && s3Line.contains(silence), s3Line);
         assertTrue(line(cutLines, "hdfs.root").contains(silence), cut.output());
         String kuduLine = line(cutLines, "kudu.masters");
-        assertTrue(kuduLine.contains("Kudu masters " + masters + " unreachable"), kuduLine);
+        // the Kudu client's own error (at 3/4 of the timeout) or, on a loaded machine, the check's timeout: both name
+        // the masters
+        assertTrue(kuduLine.contains("Kudu masters " + masters)
+                && (kuduLine.contains(" unreachable") || kuduLine.contains(silence)), kuduLine);
         assertTrue(seconds < 60, "the cut run took " + seconds + " s");
 
         // everything given back: green again
