@@ -164,7 +164,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
 
     /** The client port of server {@code i}. */
     public int clientPort(int i) {
-        return process(i).clientPort;
+        return cluster != null ? cluster.getInstances().stream().toList().get(i).getPort() : process(i).clientPort;
     }
 
     /**
@@ -172,9 +172,8 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
      * within a second.
      */
     public String ask(int i, String command) {
-        InetSocketAddress address = cluster != null
-                ? new InetSocketAddress("127.0.0.1", cluster.getInstances().stream().toList().get(i).getPort())
-                : new InetSocketAddress(process(i).host.address(), process(i).clientPort);
+        InetSocketAddress address = new InetSocketAddress(cluster != null ? "127.0.0.1" : process(i).host.address(),
+                clientPort(i));
         try (Socket socket = new Socket()) {
             socket.connect(address, 1000);
             socket.setSoTimeout(1000);
