@@ -21,7 +21,7 @@ public final class ProjectVersion {
     private static final String COMMIT = filledIn(BUILD.getProperty("commit"));
     private static final String DIRTY = filledIn(BUILD.getProperty("dirty"));
 
-    /** The project version, e.g. {@code 0.1.0-SNAPSHOT}. */
+    /** The project version, e.g. {@code 0.2.0-SNAPSHOT}. */
     public static String get() {
         return VERSION;
     }
@@ -41,7 +41,7 @@ public final class ProjectVersion {
 
     /**
      * What {@code --version} prints after the command's name: the version and the commit, e.g.
-     * {@code 0.1.0-SNAPSHOT (commit f747a05f926620769f23fce1b924dd17d5ef14a9)}, with {@code , dirty tree} inside the
+     * {@code 0.2.0-SNAPSHOT (commit f747a05f926620769f23fce1b924dd17d5ef14a9)}, with {@code , dirty tree} inside the
      * parentheses when the build's checkout had changes not committed.
      */
     public static String describe() {
@@ -49,7 +49,7 @@ public final class ProjectVersion {
     }
 
     /**
-     * A daemon's first log line, e.g. {@code eventindex-supervisor 0.1.0-SNAPSHOT starting (Java 17.0.13, pid 4242)}:
+     * A daemon's first log line, e.g. {@code eventindex-supervisor 0.2.0-SNAPSHOT starting (Java 17.0.13, pid 4242)}:
      * what an operator reads first in its log to know which build runs, on which JVM, as which process.
      */
     public static String startLine(String daemon) {

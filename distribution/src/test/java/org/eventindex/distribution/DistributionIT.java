@@ -64,7 +64,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * (no source tree, no ~/.m2), and their first log line carries the version with an ISO-8601 timestamp and zone.
  */
 final class DistributionIT {
-    private static final String VERSION = System.getProperty("ei.project.version", "0.1.0-SNAPSHOT");
+    private static final String VERSION = System.getProperty("ei.project.version", "0.2.0-SNAPSHOT");
     private static final Path TARBALL = Path.of(System.getProperty("ei.distribution.tarball",
             "target/eventindex-" + VERSION + ".tar.gz")).toAbsolutePath();
     /** The source tree the tarball was built from: nothing run from the unpacked tree may point into it. */

@@ -20,7 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * environment of the test's choosing (none of the test's own EVENTINDEX_, JAVA_ or Hadoop variables).
  */
 record InstalledTree(Path home) {
-    static final String VERSION = System.getProperty("ei.project.version", "0.1.0-SNAPSHOT");
+    static final String VERSION = System.getProperty("ei.project.version", "0.2.0-SNAPSHOT");
     static final Path TARBALL = Path.of(System.getProperty("ei.distribution.tarball",
             "target/eventindex-" + VERSION + ".tar.gz")).toAbsolutePath();
 

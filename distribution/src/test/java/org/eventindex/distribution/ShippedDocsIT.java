@@ -17,7 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * the Impala DDL and queries, the docs), and every relative link of its Markdown files resolves inside it.
  */
 class ShippedDocsIT {
-    private static final String VERSION = System.getProperty("ei.project.version", "0.1.0-SNAPSHOT");
+    private static final String VERSION = System.getProperty("ei.project.version", "0.2.0-SNAPSHOT");
     private static final Path TARBALL = Path.of(System.getProperty("ei.distribution.tarball",
             "target/eventindex-" + VERSION + ".tar.gz")).toAbsolutePath();
 
