@@ -34,10 +34,11 @@ import static org.eventindex.EventIndexFailure.Kind.FATAL;
  */
 record JournalScan(long validBytes, long lastSeq, long replayed, long skipped, long ignored) {
     private static final Logger LOG = LoggerFactory.getLogger(JournalScan.class);
-    /** The event types this supervisor knows, by their {@code "type"} name. */
-    private static final Set<String> KNOWN_TYPES = Arrays.stream(
-            JournalEvent.class.getAnnotation(JsonSubTypes.class).value()).map(JsonSubTypes.Type::name)
-            .collect(Collectors.toUnmodifiableSet());
+    /** The {@code "type"} name of each event type this supervisor knows. */
+    private static final Map<Class<?>, String> TYPE_NAMES = Arrays.stream(
+            JournalEvent.class.getAnnotation(JsonSubTypes.class).value())
+            .collect(Collectors.toUnmodifiableMap(JsonSubTypes.Type::value, JsonSubTypes.Type::name));
+    private static final Set<String> KNOWN_TYPES = Set.copyOf(TYPE_NAMES.values());
 
     /** A line parsed: its sequence number and its entry, or (entry null) what was skipped as ignorable. */
     private record Line(long seq, JournalEntry entry, String ignored) {
@@ -104,26 +105,27 @@ record JournalScan(long validBytes, long lastSeq, long replayed, long skipped, l
     }
 
     private static Line parse(String file, long lineNo, long offset, byte[] line) throws JournalException {
-        String where = "journal " + file + " line " + lineNo + " (byte offset " + offset + ")";
         JournalEntry entry;
         try {
             entry = Json.read(line, JournalEntry.class);
         } catch (JsonProcessingException | IllegalArgumentException | NullPointerException e) {
-            return unreadable(where, line, e);
+            return unreadable(where(file, lineNo, offset), line, e);
         } catch (IOException e) {
             throw new JournalException(FATAL, "journal " + file + " line " + lineNo + " cannot be read: "
                     + e.getMessage(), e);
         }
         if (entry == null) {
-            throw new JournalException(FATAL, where + " is empty");
+            throw new JournalException(FATAL, where(file, lineNo, offset) + " is empty");
         }
         if (entry.version() <= JournalFormat.VERSION) {
             return new Line(entry.seq(), entry, null);
         }
-        String type = Arrays.stream(JournalEvent.class.getAnnotation(JsonSubTypes.class).value())
-                .filter(t -> t.value() == entry.event().getClass()).map(JsonSubTypes.Type::name).findFirst()
-                .orElse(entry.event().getClass().getSimpleName());
-        return cannotApply(where, entry.seq(), type, entry.version(), entry.ignorable());
+        return cannotApply(where(file, lineNo, offset), entry.seq(), TYPE_NAMES.get(entry.event().getClass()),
+                entry.version(), entry.ignorable());
+    }
+
+    private static String where(String file, long lineNo, long offset) {
+        return "journal " + file + " line " + lineNo + " (byte offset " + offset + ")";
     }
 
     /**
