@@ -39,6 +39,18 @@ public record ConsumerHeartbeat(
         @JsonProperty("ts") long ts) {
 
     public static final String TYPE = "heartbeat";
+    /**
+     * The format version of heartbeats this build writes and reads (decision 0055): written as {@code "v"}; one
+     * without it is version 1 (release 0.1.0).
+     */
+    public static final int FORMAT_VERSION = 1;
+
+    /** {@link #FORMAT_VERSION}, the message's {@code "v"} field. */
+    @JsonProperty(FormatVersion.FIELD)
+    public int formatVersion() {
+        return FORMAT_VERSION;
+    }
+
     public static final String IDLE = "idle";
     public static final String BUSY = "busy";
     /** Shortest and longest interval a heartbeat may announce (and {@code consumer.heartbeat.interval} may be). */

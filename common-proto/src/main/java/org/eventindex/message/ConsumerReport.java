@@ -42,6 +42,18 @@ public record ConsumerReport(
         @JsonProperty("cause") String cause) {
 
     public static final String TYPE = "report";
+    /**
+     * The format version of reports this build writes and reads (decision 0055): written as {@code "v"}; one
+     * without it is version 1 (release 0.1.0).
+     */
+    public static final int FORMAT_VERSION = 1;
+
+    /** {@link #FORMAT_VERSION}, the message's {@code "v"} field. */
+    @JsonProperty(FormatVersion.FIELD)
+    public int formatVersion() {
+        return FORMAT_VERSION;
+    }
+
     public static final String CAUSE_INPUT = "input";
     public static final String CAUSE_TRANSIENT = "transient";
     public static final String CAUSE_INTERNAL = "internal";

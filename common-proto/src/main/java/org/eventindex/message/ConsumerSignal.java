@@ -30,6 +30,18 @@ public record ConsumerSignal(
 
     public static final String TYPE = "consolidate";
     /**
+     * The format version of signals this build writes and reads (decision 0055): written as {@code "v"}; one
+     * without it is version 1 (release 0.1.0).
+     */
+    public static final int FORMAT_VERSION = 1;
+
+    /** {@link #FORMAT_VERSION}, the message's {@code "v"} field. */
+    @JsonProperty(FormatVersion.FIELD)
+    public int formatVersion() {
+        return FORMAT_VERSION;
+    }
+
+    /**
      * STOMP header of a signal sent by a supervisor with a standby: its fencing token, which strictly increases at
      * every takeover. A consumer refuses a signal with a lower token than the highest it has seen (a deposed
      * supervisor's).

@@ -14,6 +14,18 @@ public record DatasetManifest(
         @JsonProperty("files") List<ManifestFile> files) {
 
     public static final String TYPE = "manifest";
+    /**
+     * The format version of manifests this build writes and reads (decision 0055): written as {@code "v"}; one
+     * without it is version 1 (release 0.1.0).
+     */
+    public static final int FORMAT_VERSION = 1;
+
+    /** {@link #FORMAT_VERSION}, the message's {@code "v"} field. */
+    @JsonProperty(FormatVersion.FIELD)
+    public int formatVersion() {
+        return FORMAT_VERSION;
+    }
+
 
     /** One expected input file; {@code nevents} is the catalogue's event count, or -1 when unknown. */
     public record ManifestFile(@JsonProperty("guid") String guid, @JsonProperty("nevents") long nevents) {

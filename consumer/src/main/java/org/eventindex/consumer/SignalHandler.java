@@ -1,7 +1,9 @@
 package org.eventindex.consumer;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import org.eventindex.message.ConsumerReport;
 import org.eventindex.message.ConsumerSignal;
+import org.eventindex.message.FormatVersion;
 import org.eventindex.message.Json;
 import org.eventindex.stomp.StompMessage;
 import org.eventindex.stomp.StompMessageHandler;
@@ -13,6 +15,7 @@ import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Handles one message of the signal queue: decode, validate, process, then report DONE or FAILED to the supervisor.
@@ -88,8 +91,16 @@ public final class SignalHandler implements StompMessageHandler {
     /** Decodes and handles a raw signal; a body that is not a signal gives a FAILED report naming the message. */
     public ConsumerReport handle(byte[] body, String messageId) {
         ConsumerSignal signal;
+        JsonNode tree;
         try {
-            signal = Json.read(body, ConsumerSignal.class);
+            tree = Json.tree(body);
+            Optional<String> newer = FormatVersion.newer("signal message " + messageId + " (signal "
+                    + tree.path("signalId").asText("?") + ", dataset " + tree.path("dataset").asText("?") + ")",
+                    FormatVersion.of(tree), ConsumerSignal.FORMAT_VERSION, "consumer");
+            if (newer.isPresent()) {
+                return newerSignal(tree, newer.get());
+            }
+            signal = Json.mapper().treeToValue(tree, ConsumerSignal.class);
         } catch (IOException | RuntimeException e) {
             long now = clock.millis();
             String reason = "message " + messageId + " is not a consumer signal: " + e.getMessage();
@@ -99,6 +110,23 @@ public final class SignalHandler implements StompMessageHandler {
             return r;
         }
         return handle(signal);
+    }
+
+    /**
+     * A signal of a newer format than this consumer reads (a newer supervisor's, decision 0055): not processed,
+     * reported FAILED as transient, so that the supervisor's retry may reach a consumer that reads it (a rolling
+     * upgrade of the consumers), with the versions and what to do.
+     */
+    private ConsumerReport newerSignal(JsonNode tree, String why) {
+        long now = clock.millis();
+        LOG.error("{}", why);
+        JsonNode signalId = tree.get("signalId");
+        JsonNode dataset = tree.get("dataset");
+        ConsumerReport r = failed(signalId != null && signalId.isTextual() ? signalId.asText() : null,
+                dataset != null && dataset.isTextual() ? dataset.asText() : null, why, false, now, now,
+                ConsumerReport.CAUSE_TRANSIENT);
+        count(r);
+        return r;
     }
 
     /** Handles a decoded signal to its end and returns the report (not yet sent). */

@@ -3,6 +3,7 @@ package org.eventindex.consumer;
 import org.eventindex.EventIndexFailure;
 
 import org.apache.hadoop.conf.Configuration;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.apache.hadoop.fs.FileContext;
 import org.eventindex.message.ConsumerReport;
 import org.eventindex.message.ConsumerSignal;
@@ -141,6 +142,42 @@ class SignalHandlerTest {
         try (Stream<java.nio.file.Path> s = Files.list(containerDir())) {
             return s.map(f -> f.getFileName().toString()).filter(n -> !n.endsWith(".crc")).sorted().toList();
         }
+    }
+
+    /** A signal's bytes as a supervisor writes them, changed by {@code edit} (decision 0055's format versions). */
+    private static byte[] signalBytes(ConsumerSignal signal, java.util.function.Consumer<ObjectNode> edit)
+            throws IOException {
+        ObjectNode tree = (ObjectNode) Json.tree(Json.write(signal));
+        assertEquals(1, tree.get("v").asInt(), "this build writes signals of format version 1");
+        edit.accept(tree);
+        return Json.write(tree);
+    }
+
+    @Test
+    void signalsWithoutAVersionAsOfRelease010AndOfThisVersionWithUnknownFieldsAreProcessed() throws IOException {
+        ConsumerSignal s = signal("s-old", so("a", 15, "G1", "G2"));
+        assertEquals(ConsumerReport.DONE, consumer.handler().handle(signalBytes(s, t -> t.remove("v")), "m-1")
+                .status());
+        ConsumerReport same = consumer.handler().handle(signalBytes(s, t -> t.put("priority", 3)
+                .putObject("future").put("x", 1)), "m-2");
+        assertEquals(ConsumerReport.DONE, same.status(), same.reason());
+    }
+
+    @Test
+    void aSignalOfANewerFormatIsReportedTransientWithBothVersionsAndNothingWritten() throws IOException {
+        ConsumerSignal s = signal("s-new", so("a", 15, "G1", "G2"));
+        ConsumerReport r = consumer.handler().handle(signalBytes(s, t -> t.put("v", 2)), "m-3");
+        assertEquals(ConsumerReport.FAILED, r.status());
+        assertEquals(ConsumerReport.CAUSE_TRANSIENT, r.cause(), "another consumer, upgraded, may read it");
+        assertFalse(r.permanent());
+        assertEquals("s-new", r.signalId());
+        assertEquals(DATASET, r.dataset());
+        assertTrue(r.reason().startsWith("signal message m-3 (signal s-new, dataset " + DATASET + ") has format"
+                + " version 2; this consumer (eventindex "), r.reason());
+        assertTrue(r.reason().endsWith("reads format versions up to 1: it was written by a newer release; upgrade"
+                + " this consumer to the writer's release or later (docs/compatibility.md)"), r.reason());
+        assertEquals(List.of(), files());
+        assertEquals(List.of(), ingested);
     }
 
     @Test

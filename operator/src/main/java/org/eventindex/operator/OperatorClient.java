@@ -1,5 +1,7 @@
 package org.eventindex.operator;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import org.eventindex.message.FormatVersion;
 import org.eventindex.message.Json;
 import org.eventindex.stomp.StompConnection;
 import org.eventindex.stomp.StompMessage;
@@ -73,12 +75,31 @@ final class OperatorClient {
                 }
                 StompMessage m = (StompMessage) o;
                 if (requestId.equals(m.headers().get(Supervisor.CORRELATION_ID))) {
-                    return Optional.of(Json.read(m.body(), OperatorAnswer.class));
+                    return Optional.of(answer(m.body(), requestId));
                 }
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new InterruptedIOException("interrupted while waiting for the supervisor's answer");
         }
+    }
+
+    /** The supervisor's answer, refused when a newer release wrote it in a format this command does not read. */
+    static OperatorAnswer answer(byte[] body, String requestId) throws IOException {
+        JsonNode tree = Json.tree(body);
+        int version;
+        try {
+            version = FormatVersion.of(tree);
+        } catch (IllegalArgumentException e) {
+            throw new IOException("the supervisor's answer to request " + requestId + " is not readable: "
+                    + e.getMessage(), e);
+        }
+        Optional<String> newer = FormatVersion.newer("the supervisor's answer to request " + requestId + " (the"
+                + " request was applied or refused as that answer says)", version, OperatorAnswer.FORMAT_VERSION,
+                "operator command");
+        if (newer.isPresent()) {
+            throw new IOException(newer.get());
+        }
+        return Json.mapper().treeToValue(tree, OperatorAnswer.class);
     }
 }

@@ -1,6 +1,7 @@
 package org.eventindex.supervisor;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import org.eventindex.message.FormatVersion;
 
 /**
  * Consumer or operator -> supervisor control queue: an object must not be used again.
@@ -17,6 +18,18 @@ public record InvalidateCommand(@JsonProperty("type") String type, @JsonProperty
                                 @JsonProperty("url") String url, @JsonProperty("reason") String reason,
                                 @JsonProperty("source") String source) {
     public static final String TYPE = "invalidate";
+    /**
+     * The format version of invalidate requests this build writes and reads (decision 0055): written as {@code "v"}; one
+     * without it is version 1 (release 0.1.0).
+     */
+    public static final int FORMAT_VERSION = 1;
+
+    /** {@link #FORMAT_VERSION}, the message's {@code "v"} field. */
+    @JsonProperty(FormatVersion.FIELD)
+    public int formatVersion() {
+        return FORMAT_VERSION;
+    }
+
 
     public static InvalidateCommand of(String dataset, String url, String reason, String source) {
         return new InvalidateCommand(TYPE, dataset, url, reason, source);

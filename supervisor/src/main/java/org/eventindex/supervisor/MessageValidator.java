@@ -6,6 +6,7 @@ import org.eventindex.message.ConsumerHeartbeat;
 import org.eventindex.message.ConsumerReport;
 import org.eventindex.message.DatasetManifest;
 import org.eventindex.message.DatasetManifest.ManifestFile;
+import org.eventindex.message.FormatVersion;
 import org.eventindex.message.GuidInfo;
 import org.eventindex.message.Json;
 import org.eventindex.message.ProducerInfo;
@@ -206,6 +207,19 @@ final class MessageValidator {
         if (type == null) {
             return reject(RejectReason.MISSING_FIELD, "field 'type' is missing or empty", brokerMessageId, null);
         }
+        String dataset = text(root, "dataset");
+        Inbound newer = newer(root, "control message " + Printable.of(String.valueOf(brokerMessageId), 80) + " of type '"
+                + Printable.of(type, 40) + "'", switch (type) {
+                    case DatasetManifest.TYPE -> DatasetManifest.FORMAT_VERSION;
+                    case ConsumerReport.TYPE -> ConsumerReport.FORMAT_VERSION;
+                    case ResignalCommand.TYPE -> ResignalCommand.FORMAT_VERSION;
+                    case InvalidateCommand.TYPE -> InvalidateCommand.FORMAT_VERSION;
+                    case DeleteCommand.TYPE -> DeleteCommand.FORMAT_VERSION;
+                    default -> FormatVersion.FIRST; // a type of a newer release says so by its version
+                }, brokerMessageId, dataset);
+        if (newer != null) {
+            return newer;
+        }
         return switch (type) {
             case DatasetManifest.TYPE -> manifest(root, brokerMessageId);
             case ConsumerReport.TYPE -> report(root, brokerMessageId);
@@ -294,7 +308,26 @@ final class MessageValidator {
                     + Printable.of(String.valueOf(type), 40) + "'; the heartbeat queue takes only type '"
                     + ConsumerHeartbeat.TYPE + "'", brokerMessageId, null);
         }
-        return heartbeat(json.root(), brokerMessageId);
+        Inbound newer = newer(json.root(), "heartbeat " + Printable.of(String.valueOf(brokerMessageId), 80) + " of consumer "
+                + Printable.of(String.valueOf(text(json.root(), "consumer")), 80), ConsumerHeartbeat.FORMAT_VERSION,
+                brokerMessageId, null);
+        return newer != null ? newer : heartbeat(json.root(), brokerMessageId);
+    }
+
+    /**
+     * The rejection of a message whose format version is above {@code reads} ({@link RejectReason#NEWER_FORMAT},
+     * naming both versions and what to do) or not a version at all ({@link RejectReason#INVALID_VALUE}); null when
+     * this supervisor reads it.
+     */
+    private static Inbound newer(JsonNode root, String what, int reads, String msgId, String dataset) {
+        int version;
+        try {
+            version = FormatVersion.of(root);
+        } catch (IllegalArgumentException e) {
+            return reject(RejectReason.INVALID_VALUE, what + ": " + e.getMessage(), msgId, dataset);
+        }
+        return FormatVersion.newer(what, version, reads, "supervisor")
+                .map(m -> reject(RejectReason.NEWER_FORMAT, m, msgId, dataset)).orElse(null);
     }
 
     /**

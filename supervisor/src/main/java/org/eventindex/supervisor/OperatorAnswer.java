@@ -3,6 +3,7 @@ package org.eventindex.supervisor;
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
+import org.eventindex.message.FormatVersion;
 
 import java.util.EnumSet;
 import java.util.Objects;
@@ -26,6 +27,18 @@ public record OperatorAnswer(@JsonProperty("type") String type, @JsonProperty("r
                              @JsonProperty("outcome") String outcome, @JsonProperty("reason") String reason,
                              @JsonProperty("dataset") String dataset, @JsonProperty("detail") String detail) {
     public static final String TYPE = "answer";
+    /**
+     * The format version of answers this build writes and reads (decision 0055): written as {@code "v"}; one
+     * without it is version 1 (release 0.1.0).
+     */
+    public static final int FORMAT_VERSION = 1;
+
+    /** {@link #FORMAT_VERSION}, the message's {@code "v"} field. */
+    @JsonProperty(FormatVersion.FIELD)
+    public int formatVersion() {
+        return FORMAT_VERSION;
+    }
+
     public static final String OK = "OK";
     public static final String BAD_REQUEST = "BAD_REQUEST";
     /** Refusals about the message itself rather than the state of the dataset: answered as {@link #BAD_REQUEST}. */

@@ -53,5 +53,10 @@ public enum RejectReason {
      * The message names a dataset an operator deleted ({@code supervisor delete-dataset}): a late producer's object, a
      * manifest, {@code resignal} or {@code invalidate}. Produce it again under a new task to have it again.
      */
-    DATASET_DELETED;
+    DATASET_DELETED,
+    /**
+     * The message carries a format version ({@code "v"}) above the one this supervisor reads for its type: a newer
+     * release's consumer or operator command (decision 0055). The detail names both versions; upgrade the supervisor.
+     */
+    NEWER_FORMAT;
 }

@@ -1,13 +1,17 @@
 package org.eventindex.supervisor;
 
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import org.eventindex.message.ConsumerReport;
 import org.eventindex.message.ConsumerSignal;
 import org.eventindex.message.DatasetManifest.ManifestFile;
+import org.eventindex.message.FormatVersion;
 import org.eventindex.message.Json;
 import org.eventindex.supervisor.journal.Journal;
 import org.eventindex.supervisor.journal.JournalEvent;
 import org.eventindex.supervisor.journal.JournalException;
 
+import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -15,6 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 
 import static org.eventindex.EventIndexFailure.Kind.FATAL;
 
@@ -34,6 +39,7 @@ record StateCheckpoint(int format, long seq, int lastDspid, int currentEpoch, lo
                        List<Live> datasets, List<RetiredDataset> retired, List<DeletedDataset> deleted,
                        List<JournalEvent.RequestAnswered> answers, History.Saved history) {
     static final int FORMAT = 1;
+    private static final int FORMAT_PEEK_BYTES = 256;
 
     /**
      * {@code deleted}, {@code answers} and {@code history} are absent (null) in checkpoints written before they
@@ -121,11 +127,34 @@ record StateCheckpoint(int format, long seq, int lastDspid, int currentEpoch, lo
      * @throws IOException when the document is not a checkpoint of a format this supervisor reads
      */
     static StateCheckpoint readFrom(InputStream in) throws IOException {
-        StateCheckpoint c = Json.mapper().readValue(in, StateCheckpoint.class);
+        // the format is the document's first field: a newer one is refused by its version before Jackson maps the
+        // rest, which a newer format may have changed
+        BufferedInputStream body = new BufferedInputStream(in, FORMAT_PEEK_BYTES);
+        body.mark(FORMAT_PEEK_BYTES);
+        int format = leadingFormat(body.readNBytes(FORMAT_PEEK_BYTES));
+        body.reset();
+        Optional<String> newer = FormatVersion.newer("supervisor checkpoint", format, FORMAT, "supervisor");
+        if (newer.isPresent()) {
+            throw new IOException(newer.get());
+        }
+        StateCheckpoint c = Json.mapper().readValue(body, StateCheckpoint.class);
         if (c == null || c.format() != FORMAT) {
             throw new IOException("supervisor checkpoint has format " + (c == null ? "none" : c.format())
                     + "; this supervisor reads format " + FORMAT);
         }
         return c;
+    }
+
+    /** The {@code format} a checkpoint starts with, 0 when the first bytes do not start with it (then Jackson says). */
+    private static int leadingFormat(byte[] prefix) {
+        try (JsonParser p = Json.mapper().getFactory().createParser(prefix)) {
+            if (p.nextToken() == JsonToken.START_OBJECT && p.nextToken() == JsonToken.FIELD_NAME
+                    && "format".equals(p.currentName()) && p.nextToken() == JsonToken.VALUE_NUMBER_INT) {
+                return p.getIntValue();
+            }
+        } catch (IOException | RuntimeException e) {
+            return 0;
+        }
+        return 0;
     }
 }

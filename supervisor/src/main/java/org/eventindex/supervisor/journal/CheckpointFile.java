@@ -2,6 +2,7 @@ package org.eventindex.supervisor.journal;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import org.eventindex.io.LimitedInputStream;
+import org.eventindex.message.FormatVersion;
 import org.eventindex.message.Json;
 
 import java.io.BufferedInputStream;
@@ -130,6 +131,10 @@ final class CheckpointFile {
             t = Json.read(Arrays.copyOfRange(bytes, start, tail - 1), Trailer.class);
         } catch (IOException | RuntimeException e) {
             throw damaged(file, "its trailer line is not readable (" + e.getMessage() + ")");
+        }
+        if (t != null && t.format() > FORMAT) {
+            throw new JournalException(FATAL, FormatVersion.newer("checkpoint " + file + " (its trailer)", t.format(),
+                    FORMAT, "supervisor").orElseThrow());
         }
         if (t == null || t.format() != FORMAT) {
             throw damaged(file, "its trailer has format " + (t == null ? "none" : t.format()) + "; this supervisor"

@@ -184,7 +184,7 @@ public final class Journal implements Closeable {
         try {
             long base = CheckpointFile.read(files, restore).map(CheckpointFile.Trailer::seq).orElse(0L);
             boolean created = !files.exists(FILE_NAME);
-            JournalScan scan = created ? new JournalScan(0, 0, 0, 0) : JournalScan.scan(files, base, replay);
+            JournalScan scan = created ? new JournalScan(0, 0, 0, 0, 0) : JournalScan.scan(files, base, replay);
             long torn = created ? 0 : files.size(FILE_NAME) - scan.validBytes();
             if (torn > 0) {
                 LOG.warn("journal {}: last line ({} bytes at offset {}) is torn (the supervisor stopped while writing"

@@ -13,7 +13,9 @@ import java.util.Objects;
 /**
  * One fact the supervisor recorded. The supervisor's whole state is a pure function of the sequence of these events
  * (see {@code SupervisorState#apply}); each is stored as one JSON line with a {@code "type"} discriminator.
- * New event types may be added; existing ones only gain optional fields, so old journals stay readable.
+ * New event types may be added; existing ones only gain optional fields, so old journals stay readable. Each type
+ * declares the journal format version its lines need and whether a reader that does not know it may skip them
+ * ({@link JournalFormat.Event}, decision 0055).
  */
 @JsonTypeInfo(use = JsonTypeInfo.Id.NAME, include = JsonTypeInfo.As.PROPERTY, property = "type")
 @JsonSubTypes({
@@ -36,6 +38,7 @@ public sealed interface JournalEvent {
      *
      * @param messageId the producer message's {@code id}, the idempotency key
      */
+    @JournalFormat.Event(version = 1, ignorable = false)
     record ObjectReported(String messageId, ProducerInfo info) implements JournalEvent {
         public ObjectReported {
             Objects.requireNonNull(messageId, "messageId is null");
@@ -44,6 +47,7 @@ public sealed interface JournalEvent {
     }
 
     /** The files a dataset must contain (replaces an earlier manifest of a dataset not yet signalled). */
+    @JournalFormat.Event(version = 1, ignorable = false)
     record ManifestRegistered(DatasetManifest manifest) implements JournalEvent {
         public ManifestRegistered {
             Objects.requireNonNull(manifest, "manifest is null");
@@ -51,6 +55,7 @@ public sealed interface JournalEvent {
     }
 
     /** A dataset is complete; this exact signal (dspid and epoch assigned) is to be sent, and re-sent unchanged. */
+    @JournalFormat.Event(version = 1, ignorable = false)
     record SignalPlanned(ConsumerSignal signal) implements JournalEvent {
         public SignalPlanned {
             Objects.requireNonNull(signal, "signal is null");
@@ -58,6 +63,7 @@ public sealed interface JournalEvent {
     }
 
     /** The broker acknowledged (receipt) the signal on the consumer queue. */
+    @JournalFormat.Event(version = 1, ignorable = false)
     record SignalSent(String dataset, String signalId) implements JournalEvent {
         public SignalSent {
             Objects.requireNonNull(dataset, "dataset is null");
@@ -66,6 +72,7 @@ public sealed interface JournalEvent {
     }
 
     /** A consumer reported the outcome of a signal (also recorded when the signal id is unknown). */
+    @JournalFormat.Event(version = 1, ignorable = false)
     record ReportReceived(ConsumerReport report) implements JournalEvent {
         public ReportReceived {
             Objects.requireNonNull(report, "report is null");
@@ -77,6 +84,7 @@ public sealed interface JournalEvent {
      *
      * @param reason null when an operator asked; else why the supervisor did it (lease expired, retry after FAILED)
      */
+    @JournalFormat.Event(version = 1, ignorable = false)
     record ResignalRequested(String dataset, String signalId, String reason) implements JournalEvent {
         public ResignalRequested {
             Objects.requireNonNull(dataset, "dataset is null");
@@ -95,6 +103,7 @@ public sealed interface JournalEvent {
      *
      * @param source who said so: a consumer name or {@code operator}
      */
+    @JournalFormat.Event(version = 1, ignorable = false)
     record ObjectInvalidated(String dataset, String url, String reason, String source) implements JournalEvent {
         public ObjectInvalidated {
             Objects.requireNonNull(dataset, "dataset is null");
@@ -104,6 +113,7 @@ public sealed interface JournalEvent {
     }
 
     /** The cleanup deleted these objects of a DONE dataset from the object store. */
+    @JournalFormat.Event(version = 1, ignorable = false)
     record ObjectsDeleted(String dataset, List<String> urls) implements JournalEvent {
         public ObjectsDeleted {
             Objects.requireNonNull(dataset, "dataset is null");
@@ -117,6 +127,7 @@ public sealed interface JournalEvent {
      *
      * @param reason why, as the operator gave it (may be null)
      */
+    @JournalFormat.Event(version = 1, ignorable = false)
     record DatasetDeleted(String dataset, String reason) implements JournalEvent {
         public DatasetDeleted {
             Objects.requireNonNull(dataset, "dataset is null");
@@ -130,6 +141,7 @@ public sealed interface JournalEvent {
      * @param outcome {@code OK}, {@code BAD_REQUEST} or a refusal reason
      * @param reason  the refusal reason, null when OK
      */
+    @JournalFormat.Event(version = 1, ignorable = false)
     record RequestAnswered(String requestId, String outcome, String reason, String dataset, String detail)
             implements JournalEvent {
         public RequestAnswered {
@@ -148,6 +160,7 @@ public sealed interface JournalEvent {
      * @param dataset   the dataset it named, if it could be read
      * @param body      the message body (truncated to a bounded size)
      */
+    @JournalFormat.Event(version = 1, ignorable = true)
     record MessageRejected(String queue, String messageId, String reason, String detail, String dataset, String body)
             implements JournalEvent {
         public MessageRejected {
