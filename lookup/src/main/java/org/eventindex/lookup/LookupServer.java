@@ -9,6 +9,7 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.Unit;
 import org.eventindex.ops.DaemonMetrics;
 import org.eventindex.ops.DependencyChecks;
+import org.eventindex.ops.HttpAccess;
 import org.eventindex.ops.OpsHttpServer;
 import org.eventindex.ops.QueryString;
 
@@ -47,6 +48,10 @@ import static java.util.Objects.requireNonNull;
  * Filters as query parameters: {@code stream-type} (repeatable or comma-separated), {@code project}, {@code ami-tag},
  * {@code dataset} (globs as on the command line). More than {@code maxConcurrent} lookups at once get 503 with
  * {@code Retry-After: 1}.
+ * <p>
+ * TLS and authentication as the {@link HttpAccess} says (keys {@value #HTTP_ACCESS}*). Every lookup request writes
+ * one line to the access log (logger {@value #ACCESS_LOG}): time, user, method, path, events asked, found, status,
+ * duration ({@link AccessLog}).
  */
 public final class LookupServer implements AutoCloseable {
     /** Counter, labels {@code endpoint} ({@code events}, {@code lookup}) and {@code outcome} (see {@link #outcome}). */
@@ -55,6 +60,13 @@ public final class LookupServer implements AutoCloseable {
     public static final String DURATION = "eventindex_lookup_request_duration_seconds";
     /** Gauge, label {@code dependency} ({@code kudu}): 1 while it answered its last check, else 0. */
     public static final String DEPENDENCY_UP = "eventindex_lookup_dependency_up";
+    /** The prefix of the service's TLS and authentication keys, in the file of {@code lookup serve --http-config}. */
+    public static final String HTTP_ACCESS = "lookup.http.";
+    /** The logger of the access log: one line per lookup request, to its own appender (conf/logback.xml). */
+    public static final String ACCESS_LOG = "eventindex.access.lookup";
+    /** Exchange attributes a lookup handler sets for the access log. */
+    private static final String ASKED = "eventindex.lookup.asked";
+    private static final String FOUND = "eventindex.lookup.found";
 
     private final OpsHttpServer server;
     private final Lookups lookups;
@@ -65,10 +77,13 @@ public final class LookupServer implements AutoCloseable {
     private final Histogram duration;
     private final DependencyChecks checks;
     private final Supplier<Optional<String>> unavailable;
+    private final AccessLog accessLog;
 
     private LookupServer(InetSocketAddress address, Lookups lookups, ServerLimits limits,
                          Map<String, DependencyChecks.Check> checks, Duration checkInterval,
-                         Supplier<Optional<String>> unavailable) throws IOException {
+                         Supplier<Optional<String>> unavailable, HttpAccess access, AccessLog accessLog)
+            throws IOException {
+        this.accessLog = requireNonNull(accessLog, "accessLog is null");
         this.lookups = requireNonNull(lookups, "lookups is null");
         this.unavailable = requireNonNull(unavailable, "unavailable is null");
         this.limits = requireNonNull(limits, "limits is null");
@@ -84,7 +99,7 @@ public final class LookupServer implements AutoCloseable {
         this.checks = checks.isEmpty() ? null
                 : new DependencyChecks(checks, checkInterval, Clock.systemUTC(), registry, DEPENDENCY_UP);
         this.server = new OpsHttpServer(requireNonNull(address, "address is null"), limits.threads(), registry,
-                OpsHttpServer.Readiness::ok, this::readiness);
+                OpsHttpServer.Readiness::ok, this::readiness, requireNonNull(access, "access is null"));
     }
 
     private OpsHttpServer.Readiness readiness() {
@@ -124,8 +139,20 @@ public final class LookupServer implements AutoCloseable {
     public static LookupServer start(InetSocketAddress address, Lookups lookups, ServerLimits limits,
                                      Map<String, DependencyChecks.Check> checks, Duration checkInterval,
                                      Supplier<Optional<String>> unavailable) throws IOException {
+        return start(address, lookups, limits, checks, checkInterval, unavailable, HttpAccess.open(),
+                AccessLog.to(ACCESS_LOG));
+    }
+
+    /**
+     * {@link #start(InetSocketAddress, Lookups, ServerLimits, Map, Duration, Supplier)} with TLS and authentication
+     * ({@code access}), each lookup request written to {@code accessLog}.
+     */
+    public static LookupServer start(InetSocketAddress address, Lookups lookups, ServerLimits limits,
+                                     Map<String, DependencyChecks.Check> checks, Duration checkInterval,
+                                     Supplier<Optional<String>> unavailable, HttpAccess access, AccessLog accessLog)
+            throws IOException {
         LookupServer s = new LookupServer(address, lookups, limits, requireNonNull(checks, "checks is null"),
-                requireNonNull(checkInterval, "checkInterval is null"), unavailable);
+                requireNonNull(checkInterval, "checkInterval is null"), unavailable, access, accessLog);
         s.server.handle("/events/", ex -> s.limited(ex, "events", s::event));
         s.server.handle("/lookup", ex -> s.limited(ex, "lookup", s::batch));
         if (s.checks != null) {
@@ -144,6 +171,11 @@ public final class LookupServer implements AutoCloseable {
         return server.port();
     }
 
+    /** The unauthenticated {@code /health}, {@code /ready}, {@code /metrics} port, if configured. */
+    public Optional<Integer> metricsPort() {
+        return server.metricsPort();
+    }
+
     private interface Handler {
         void handle(HttpExchange ex) throws IOException;
     }
@@ -159,8 +191,11 @@ public final class LookupServer implements AutoCloseable {
                 limited(ex, h);
             }
         } finally {
+            long nanos = System.nanoTime() - start;
             requests.labelValues(endpoint, why.isPresent() ? "unavailable" : outcome(ex.getResponseCode())).inc();
-            duration.labelValues(endpoint).observe((System.nanoTime() - start) / 1e9);
+            duration.labelValues(endpoint).observe(nanos / 1e9);
+            accessLog.write(OpsHttpServer.user(ex).orElse(null), ex.getRequestMethod(), ex.getRequestURI(),
+                    count(ex, ASKED), count(ex, FOUND), ex.getResponseCode(), Duration.ofNanos(nanos));
         }
     }
 
@@ -209,7 +244,9 @@ public final class LookupServer implements AutoCloseable {
             return;
         }
         EventKey key = new EventKey(LookupInput.parseRun(parts[2]), LookupInput.parseEvent(parts[3]));
+        ex.setAttribute(ASKED, 1);
         LookupResult r = lookups.lookup(List.of(key), filter(ex.getRequestURI())).get(0);
+        ex.setAttribute(FOUND, r.found() ? 1 : 0);
         send(ex, r.failed() ? 502 : r.found() ? 200 : 404, LookupJson.toJson(r));
     }
 
@@ -236,13 +273,20 @@ public final class LookupServer implements AutoCloseable {
             error(ex, 413, e.getMessage());
             return;
         }
+        ex.setAttribute(ASKED, input.keys().size());
         List<LookupResult> results = lookups.lookup(input.keys(), filter(ex.getRequestURI()));
+        ex.setAttribute(FOUND, (int) results.stream().filter(LookupResult::found).count());
         ObjectNode o = LookupJson.MAPPER.createObjectNode();
         ArrayNode rs = o.putArray("results");
         results.forEach(r -> rs.add(LookupJson.toJson(r)));
         ArrayNode errors = o.putArray("errors");
         input.errors().forEach(e -> errors.add(e.message()));
         send(ex, 200, o);
+    }
+
+    /** An exchange attribute a handler set, or -1 when the request did not get that far. */
+    private static int count(HttpExchange ex, String attribute) {
+        return ex.getAttribute(attribute) instanceof Integer n ? n : -1;
     }
 
     /** @throws IllegalArgumentException for an unknown parameter or a bad pattern */
