@@ -64,9 +64,6 @@ public final class LookupServer implements AutoCloseable {
     public static final String HTTP_ACCESS = "lookup.http.";
     /** The logger of the access log: one line per lookup request, to its own appender (conf/logback.xml). */
     public static final String ACCESS_LOG = "eventindex.access.lookup";
-    /** Exchange attributes a lookup handler sets for the access log. */
-    private static final String ASKED = "eventindex.lookup.asked";
-    private static final String FOUND = "eventindex.lookup.found";
 
     private final OpsHttpServer server;
     private final Lookups lookups;
@@ -177,25 +174,35 @@ public final class LookupServer implements AutoCloseable {
     }
 
     private interface Handler {
-        void handle(HttpExchange ex) throws IOException;
+        void handle(HttpExchange ex, Counts counts) throws IOException;
+    }
+
+    /**
+     * What one request asked and found, for its access log line (not exchange attributes: the JDK server keeps
+     * those per context, shared by every request); -1 until the handler got that far.
+     */
+    private static final class Counts {
+        int asked = -1;
+        int found = -1;
     }
 
     private void limited(HttpExchange ex, String endpoint, Handler h) throws IOException {
         long start = System.nanoTime();
         Optional<String> why = unavailable.get();
+        Counts counts = new Counts();
         try (ex) {
             if (why.isPresent()) {
                 ex.getResponseHeaders().set("Retry-After", "5");
                 error(ex, 503, why.get());
             } else {
-                limited(ex, h);
+                limited(ex, h, counts);
             }
         } finally {
             long nanos = System.nanoTime() - start;
             requests.labelValues(endpoint, why.isPresent() ? "unavailable" : outcome(ex.getResponseCode())).inc();
             duration.labelValues(endpoint).observe(nanos / 1e9);
             accessLog.write(OpsHttpServer.user(ex).orElse(null), ex.getRequestMethod(), ex.getRequestURI(),
-                    count(ex, ASKED), count(ex, FOUND), ex.getResponseCode(), Duration.ofNanos(nanos));
+                    counts.asked, counts.found, ex.getResponseCode(), Duration.ofNanos(nanos));
         }
     }
 
@@ -217,14 +224,14 @@ public final class LookupServer implements AutoCloseable {
         };
     }
 
-    private void limited(HttpExchange ex, Handler h) throws IOException {
+    private void limited(HttpExchange ex, Handler h, Counts counts) throws IOException {
         if (!permits.tryAcquire()) {
             ex.getResponseHeaders().set("Retry-After", "1");
             error(ex, 503, "more than " + limits.maxConcurrent() + " lookups in progress; retry later");
             return;
         }
         try {
-            h.handle(ex);
+            h.handle(ex, counts);
         } catch (IllegalArgumentException e) {
             error(ex, 400, e.getMessage());
         } finally {
@@ -232,7 +239,7 @@ public final class LookupServer implements AutoCloseable {
         }
     }
 
-    private void event(HttpExchange ex) throws IOException {
+    private void event(HttpExchange ex, Counts counts) throws IOException {
         if (!"GET".equals(ex.getRequestMethod())) {
             error(ex, 405, "use GET /events/{run}/{event}");
             return;
@@ -244,13 +251,13 @@ public final class LookupServer implements AutoCloseable {
             return;
         }
         EventKey key = new EventKey(LookupInput.parseRun(parts[2]), LookupInput.parseEvent(parts[3]));
-        ex.setAttribute(ASKED, 1);
+        counts.asked = 1;
         LookupResult r = lookups.lookup(List.of(key), filter(ex.getRequestURI())).get(0);
-        ex.setAttribute(FOUND, r.found() ? 1 : 0);
+        counts.found = r.found() ? 1 : 0;
         send(ex, r.failed() ? 502 : r.found() ? 200 : 404, LookupJson.toJson(r));
     }
 
-    private void batch(HttpExchange ex) throws IOException {
+    private void batch(HttpExchange ex, Counts counts) throws IOException {
         if (!"POST".equals(ex.getRequestMethod())) {
             error(ex, 405, "use POST /lookup with 'run event' lines");
             return;
@@ -273,20 +280,15 @@ public final class LookupServer implements AutoCloseable {
             error(ex, 413, e.getMessage());
             return;
         }
-        ex.setAttribute(ASKED, input.keys().size());
+        counts.asked = input.keys().size();
         List<LookupResult> results = lookups.lookup(input.keys(), filter(ex.getRequestURI()));
-        ex.setAttribute(FOUND, (int) results.stream().filter(LookupResult::found).count());
+        counts.found = (int) results.stream().filter(LookupResult::found).count();
         ObjectNode o = LookupJson.MAPPER.createObjectNode();
         ArrayNode rs = o.putArray("results");
         results.forEach(r -> rs.add(LookupJson.toJson(r)));
         ArrayNode errors = o.putArray("errors");
         input.errors().forEach(e -> errors.add(e.message()));
         send(ex, 200, o);
-    }
-
-    /** An exchange attribute a handler set, or -1 when the request did not get that far. */
-    private static int count(HttpExchange ex, String attribute) {
-        return ex.getAttribute(attribute) instanceof Integer n ? n : -1;
     }
 
     /** @throws IllegalArgumentException for an unknown parameter or a bad pattern */
