@@ -92,7 +92,7 @@ class LookupServerIT {
         TestPki.Issued alice = pki.client("alice");
         HttpAccess access = new HttpAccess("lookup.http.", Optional.of(server.keyStore()), pki.password(),
                 new TrustStore(pki.trustStore(), pki.password()), Set.of(HttpAccess.Mechanism.CERTIFICATE), List.of(),
-                List.of(), null, null, "", Optional.empty());
+                List.of(), null, null, List.of(), "", Optional.empty());
         List<String> lines = new CopyOnWriteArrayList<>();
         Clock clock = Clock.fixed(Instant.parse("2026-12-06T16:40:01.123Z"), ZoneOffset.UTC);
         try (LookupServer tls = LookupServer.start(new InetSocketAddress("localhost", 0), lookup::lookup,

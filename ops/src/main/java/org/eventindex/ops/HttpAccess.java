@@ -41,13 +41,15 @@ import java.util.Set;
  * @param kerberosPrincipal with Kerberos: the server's principal ({@code HTTP/host@REALM}, or {@code *} for any of
  *                       the keytab)
  * @param kerberosKeytab with Kerberos: the keytab holding that principal's keys
+ * @param allowedPrincipals with Kerberos: the only client principals accepted ({@code user@REALM}, or {@code @REALM}
+ *                       for every principal of a realm); empty: any the KDC vouches for
  * @param metricsHost    the unauthenticated bind's address, empty: the main bind's
  * @param metricsPort    the unauthenticated bind's port, empty: no such bind (0: a free port)
  */
 public record HttpAccess(String prefix, Optional<Path> keyStore, String keyStorePassword, TrustStore clientTrust,
                          Set<Mechanism> mechanisms, List<X500Principal> allowedSubjects,
                          List<X500Principal> allowedIssuers, String kerberosPrincipal, Path kerberosKeytab,
-                         String metricsHost, Optional<Integer> metricsPort) {
+                         List<String> allowedPrincipals, String metricsHost, Optional<Integer> metricsPort) {
 
     /** A way a client proves who it is. */
     public enum Mechanism {
@@ -67,6 +69,7 @@ public record HttpAccess(String prefix, Optional<Path> keyStore, String keyStore
         mechanisms = mechanisms.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(mechanisms));
         allowedSubjects = List.copyOf(allowedSubjects);
         allowedIssuers = List.copyOf(allowedIssuers);
+        allowedPrincipals = List.copyOf(allowedPrincipals);
         metricsHost = metricsHost == null ? "" : metricsHost.trim();
         Objects.requireNonNull(metricsPort, "metricsPort is null");
         if (keyStore.isPresent() && keyStorePassword == null) {
@@ -87,9 +90,10 @@ public record HttpAccess(String prefix, Optional<Path> keyStore, String keyStore
                 throw new IllegalArgumentException(prefix + "auth includes kerberos: set " + prefix
                         + "kerberos.principal (HTTP/<host name>@<REALM>) and " + prefix + "kerberos.keytab");
             }
-        } else if (kerberosPrincipal != null && !kerberosPrincipal.isBlank() || kerberosKeytab != null) {
-            throw new IllegalArgumentException(prefix + "kerberos.* is set but " + prefix
-                    + "auth does not include kerberos");
+        } else if (kerberosPrincipal != null && !kerberosPrincipal.isBlank() || kerberosKeytab != null
+                || !allowedPrincipals.isEmpty()) {
+            throw new IllegalArgumentException(prefix + "kerberos.* or " + prefix + "allowed.principals is set but "
+                    + prefix + "auth does not include kerberos");
         }
         metricsPort.ifPresent(p -> {
             if (p < 0 || p > 65535) {
@@ -100,8 +104,8 @@ public record HttpAccess(String prefix, Optional<Path> keyStore, String keyStore
 
     /** Plain HTTP, no authentication, no separate metrics bind: what a daemon has without the keys. */
     public static HttpAccess open() {
-        return new HttpAccess("", Optional.empty(), null, null, Set.of(), List.of(), List.of(), null, null, "",
-                Optional.empty());
+        return new HttpAccess("", Optional.empty(), null, null, Set.of(), List.of(), List.of(), null, null, List.of(),
+                "", Optional.empty());
     }
 
     public boolean tls() {
@@ -121,7 +125,7 @@ public record HttpAccess(String prefix, Optional<Path> keyStore, String keyStore
     /** This access with the unauthenticated metrics bind on {@code host:port} (e.g. for a test: port 0). */
     public HttpAccess withMetricsBind(String host, int port) {
         return new HttpAccess(prefix, keyStore, keyStorePassword, clientTrust, mechanisms, allowedSubjects,
-                allowedIssuers, kerberosPrincipal, kerberosKeytab, host, Optional.of(port));
+                allowedIssuers, kerberosPrincipal, kerberosKeytab, allowedPrincipals, host, Optional.of(port));
     }
 
     /** The documented keys under {@code prefix} (e.g. {@code "supervisor.http."}). */
@@ -155,6 +159,9 @@ public record HttpAccess(String prefix, Optional<Path> keyStore, String keyStore
                 new ConfigKey(prefix + "kerberos.keytab", "", null, "Keytab (mode 0600) holding that principal's"
                         + " keys; read again at each request's check, so a new key version takes effect without a"
                         + " restart."),
+                new ConfigKey(prefix + "allowed.principals", "", null, "Kerberos client principals accepted,"
+                        + " separated by ',' (alice@EXAMPLE.ORG), an entry @EXAMPLE.ORG accepting every principal of"
+                        + " that realm; empty: every principal the KDC vouches for. Another gets 403."),
                 new ConfigKey(prefix + "metrics.host", "", null, "Address of the separate bind serving only"
                         + " /health, /ready and /metrics, plain HTTP without authentication (for Prometheus and load"
                         + " balancers); empty: the main bind's address."),
@@ -190,6 +197,7 @@ public record HttpAccess(String prefix, Optional<Path> keyStore, String keyStore
                 principals(prefix + "allowed.subjects", r.text(prefix + "allowed.subjects")),
                 principals(prefix + "allowed.issuers", r.text(prefix + "allowed.issuers")),
                 r.text(prefix + "kerberos.principal"), keytab.isEmpty() ? null : Path.of(keytab),
+                kerberosPrincipals(prefix + "allowed.principals", r.text(prefix + "allowed.principals")),
                 r.text(prefix + "metrics.host"), port);
     }
 
@@ -226,6 +234,30 @@ public record HttpAccess(String prefix, Optional<Path> keyStore, String keyStore
             });
         }
         return m;
+    }
+
+    static List<String> kerberosPrincipals(String key, String value) {
+        List<String> list = new ArrayList<>();
+        for (String p : value.split(",")) {
+            String name = p.strip();
+            if (name.isEmpty()) {
+                continue;
+            }
+            if (!name.matches("[^@\\s]*@[^@\\s]+")) {
+                throw new IllegalArgumentException(key + ": '" + name + "' is not user@REALM or @REALM");
+            }
+            list.add(name);
+        }
+        return list;
+    }
+
+    /** Whether the Kerberos client {@code principal} may use the server. */
+    boolean allows(String principal) {
+        if (allowedPrincipals.isEmpty()) {
+            return true;
+        }
+        String realm = principal.substring(principal.lastIndexOf('@') + 1);
+        return allowedPrincipals.stream().anyMatch(a -> a.equals(principal) || a.equals("@" + realm));
     }
 
     static List<X500Principal> principals(String key, String value) {

@@ -22,7 +22,8 @@ import java.util.List;
  * Kerberos ticket in {@code Authorization: Negotiate}. The user is the exchange's {@link HttpExchange#getPrincipal()
  * principal}: the certificate's subject DN (RFC 2253) with realm {@value #CERTIFICATE}, or the client's Kerberos
  * principal with realm {@value #KERBEROS}. A request with no credentials gets 401 with {@code WWW-Authenticate:
- * Negotiate} when Kerberos is accepted; a certificate not allowed gets 403 when it is the only mechanism.
+ * Negotiate} when Kerberos is accepted; a certificate not allowed gets 403 when it is the only mechanism, a
+ * Kerberos principal not allowed 403.
  */
 final class HttpAuthenticator extends Authenticator {
     /** The realm of a {@link HttpPrincipal} authenticated by certificate. */
@@ -38,6 +39,7 @@ final class HttpAuthenticator extends Authenticator {
     private final List<X500Principal> allowedSubjects;
     private final List<X500Principal> allowedIssuers;
     private final SpnegoAcceptor spnego;
+    private final HttpAccess access;
     private final Counter outcomes;
 
     /** @param spnego the Kerberos acceptor, or null when Kerberos is not accepted */
@@ -46,6 +48,7 @@ final class HttpAuthenticator extends Authenticator {
         this.allowedSubjects = access.allowedSubjects();
         this.allowedIssuers = access.allowedIssuers();
         this.spnego = spnego;
+        this.access = access;
         this.outcomes = Counter.builder().name(AUTHENTICATIONS).help("HTTP requests by authentication mechanism and"
                 + " outcome (missing: no credentials of that mechanism).").labelNames("mechanism", "outcome")
                 .register(metrics);
@@ -81,6 +84,12 @@ final class HttpAuthenticator extends Authenticator {
                 o = spnego.accept(Base64.getDecoder().decode(header.substring(NEGOTIATE.length() + 1).strip()));
             } catch (IllegalArgumentException e) {
                 o = SpnegoAcceptor.Outcome.refused("the Negotiate token is not base64");
+            }
+            if (o.accepted() && !access.allows(o.user())) {
+                outcomes.labelValues(KERBEROS, "refused").inc();
+                LOG.warn("HTTP {} {} from {}: Kerberos principal {} is not in the allowed principals",
+                        ex.getRequestMethod(), ex.getRequestURI().getPath(), ex.getRemoteAddress(), o.user());
+                return new Failure(403);
             }
             if (o.accepted()) {
                 outcomes.labelValues(KERBEROS, "accepted").inc();

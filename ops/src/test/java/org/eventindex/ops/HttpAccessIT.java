@@ -54,6 +54,7 @@ class HttpAccessIT {
     private static Path ticketCache;
     private static OpsHttpServer both;
     private static OpsHttpServer certificatesOnly;
+    private static OpsHttpServer bobOnly;
 
     @BeforeAll
     static void start() throws Exception {
@@ -83,6 +84,10 @@ class HttpAccessIT {
                 + "lookup.http.kerberos.keytab=" + httpKeytab + "\n"
                 + "lookup.http.metrics.host=127.0.0.1\n"
                 + "lookup.http.metrics.port=0\n"), "lookup."));
+        bobOnly = server(HttpAccess.load(Files.writeString(dir.resolve("bob.properties"), "lookup.http.auth=kerberos\n"
+                + "lookup.http.kerberos.principal=" + MitKdc.inRealm("HTTP/localhost") + "\n"
+                + "lookup.http.kerberos.keytab=" + httpKeytab + "\n"
+                + "lookup.http.allowed.principals=" + MitKdc.inRealm("bob") + ",@OTHER.REALM\n"), "lookup."));
         certificatesOnly = server(HttpAccess.load(Files.writeString(dir.resolve("certificates.properties"), tls
                 + "lookup.http.auth=certificate\n"), "lookup."));
     }
@@ -105,7 +110,7 @@ class HttpAccessIT {
 
     @AfterAll
     static void stop() {
-        for (OpsHttpServer s : new OpsHttpServer[]{both, certificatesOnly}) {
+        for (OpsHttpServer s : new OpsHttpServer[]{both, certificatesOnly, bobOnly}) {
             if (s != null) {
                 s.close();
             }
@@ -126,6 +131,10 @@ class HttpAccessIT {
         assertTrue(out.headers().toLowerCase(java.util.Locale.ROOT).contains("www-authenticate: negotiate"),
                 out.headers());
         assertEquals(401, curl(Map.of(), url(both, "/metrics")).status(), "the main bind's /metrics too");
+
+        Curl notAllowed = curl(kerberosEnv(ticketCache), "--negotiate", "-u", ":",
+                "http://localhost:" + bobOnly.port() + "/whoami");
+        assertEquals(403, notAllowed.status(), "a valid ticket of a principal not allowed: " + notAllowed);
     }
 
     @Test

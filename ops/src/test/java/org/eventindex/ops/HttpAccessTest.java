@@ -99,6 +99,20 @@ class HttpAccessTest {
     }
 
     @Test
+    void allowedPrincipalsNameUsersOrWholeRealms() throws IOException {
+        Path keytab = SecretFile.write(dir.resolve("http.keytab"), "not read here");
+        HttpAccess a = read("auth=kerberos", "kerberos.principal=HTTP/h@EXAMPLE.ORG", "kerberos.keytab=" + keytab,
+                "allowed.principals=alice@EXAMPLE.ORG, @OPS.EXAMPLE.ORG");
+        assertTrue(a.allows("alice@EXAMPLE.ORG"));
+        assertTrue(a.allows("bob@OPS.EXAMPLE.ORG"));
+        assertFalse(a.allows("bob@EXAMPLE.ORG"));
+        assertTrue(read("auth=kerberos", "kerberos.principal=HTTP/h@EXAMPLE.ORG", "kerberos.keytab=" + keytab)
+                .allows("anyone@ANY.REALM"), "no list: every principal the KDC vouches for");
+        assertTrue(refusal("auth=kerberos", "kerberos.principal=HTTP/h@EXAMPLE.ORG", "kerberos.keytab=" + keytab,
+                "allowed.principals=alice").contains("'alice' is not user@REALM or @REALM"));
+    }
+
+    @Test
     void aMissingKeyStoreIsNamedWhenTheServerStarts() throws IOException {
         Path pw = SecretFile.write(dir.resolve("ks.pw"), "pw");
         HttpAccess a = read("tls=true", "keystore=" + dir.resolve("missing.p12"), "keystore.password.file=" + pw);
