@@ -52,6 +52,7 @@ class HttpAccessIT {
     private static TestPki.Issued mallory;
     private static TestPki.Issued eve;
     private static Path ticketCache;
+    private static Path httpKeytab;
     private static OpsHttpServer both;
     private static OpsHttpServer certificatesOnly;
     private static OpsHttpServer bobOnly;
@@ -61,7 +62,7 @@ class HttpAccessIT {
         Prerequisites.require(onPath("curl") && onPath("openssl") && onPath("kinit"),
                 "curl (with GSS-API), openssl and kinit: apt-get install curl openssl krb5-user");
         kdc = MitKdc.startForThisJvm(dir.resolve("kdc"), Duration.ofMinutes(10));
-        Path httpKeytab = kdc.keytab("HTTP/localhost", dir.resolve("http.keytab"));
+        httpKeytab = kdc.keytab("HTTP/localhost", dir.resolve("http.keytab"));
         Path aliceKeytab = kdc.keytab("alice", dir.resolve("alice.keytab"));
         ticketCache = dir.resolve("alice.ccache");
         run(List.of("kinit", "-k", "-t", aliceKeytab.toString(), ALICE), kerberosEnv(ticketCache));
@@ -135,6 +136,17 @@ class HttpAccessIT {
         Curl notAllowed = curl(kerberosEnv(ticketCache), "--negotiate", "-u", ":",
                 "http://localhost:" + bobOnly.port() + "/whoami");
         assertEquals(403, notAllowed.status(), "a valid ticket of a principal not allowed: " + notAllowed);
+    }
+
+    @Test
+    void aNewKeyVersionInTheKeytabIsUsedWithoutARestart() throws Exception {
+        // rotate HTTP/localhost: new random keys (kvno + 1) appended to the server's keytab, the old ones kept
+        kdc.kadmin("ktadd -k " + httpKeytab + " HTTP/localhost");
+        Path fresh = dir.resolve("alice-after-rotation.ccache");
+        run(List.of("kinit", "-k", "-t", dir.resolve("alice.keytab").toString(), ALICE), kerberosEnv(fresh));
+        Curl in = curl(kerberosEnv(fresh), "--negotiate", "-u", ":", url(both, "/whoami"));
+        assertEquals(200, in.status(), "a ticket for the new key version: " + in);
+        assertEquals("user: " + ALICE, in.body().strip());
     }
 
     @Test
