@@ -1,6 +1,7 @@
 package org.eventindex.brokerwatch;
 
 import java.io.PrintStream;
+import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -12,6 +13,7 @@ import org.eventindex.cli.VersionProvider;
 import org.eventindex.config.ConfigReader;
 import org.eventindex.config.SecretFile;
 import org.eventindex.ops.DaemonMetrics;
+import org.eventindex.ops.HttpAccess;
 import org.eventindex.ops.OpsHttpServer;
 import org.eventindex.stomp.StompEndpoint;
 import org.slf4j.Logger;
@@ -74,6 +76,10 @@ public final class BrokerWatchdogMain implements Callable<Integer> {
     @Option(names = "--http-port", paramLabel = "N", description = "port of /health, /ready and /metrics, 0 for a"
             + " free one (default ${DEFAULT-VALUE})")
     private int httpPort = DEFAULT_HTTP_PORT;
+    @Option(names = "--http-config", paramLabel = "FILE", description = "properties file of the brokerwatch.http.*"
+            + " keys: TLS, authentication and a separate /metrics bind (docs/security.md); without it plain HTTP"
+            + " with no authentication")
+    private Path httpConfig;
 
     private BrokerWatchdogMain() {
     }
@@ -117,6 +123,12 @@ public final class BrokerWatchdogMain implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
+        HttpAccess access;
+        try {
+            access = httpConfig == null ? HttpAccess.open() : HttpAccess.load(httpConfig, "brokerwatch.");
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), "--http-config: " + e.getMessage());
+        }
         String password = passwordFile == null ? null : SecretFile.read(passwordFile, "--password-file");
         BrokerProbe probe = new BrokerProbe(endpoint, tls, user, password, wait);
         BrokerWatchMetrics metrics = new BrokerWatchMetrics(DaemonMetrics.registry("brokerwatch"));
@@ -133,13 +145,14 @@ public final class BrokerWatchdogMain implements Callable<Integer> {
         }, LOG::warn);
         CountDownLatch stop = new CountDownLatch(1);
         StopSignals.daemon("broker-watchdog", stop::countDown);
-        try (OpsHttpServer http = new OpsHttpServer(httpHost, httpPort, metrics.registry(),
-                OpsHttpServer.Readiness::ok, metrics::readiness)) {
+        try (OpsHttpServer http = new OpsHttpServer(new InetSocketAddress(httpHost, httpPort),
+                OpsHttpServer.DEFAULT_THREADS, metrics.registry(), OpsHttpServer.Readiness::ok, metrics::readiness,
+                access)) {
             http.start();
             LOG.info("watching broker {} ({}, {}), pid file {}: a probe every {} ms, killed after {} silent probes of"
-                    + " {} ms; /health, /ready and /metrics on {}:{}", endpoint, tls ? "stomp+ssl" : "stomp",
+                    + " {} ms; /health, /ready and /metrics on {}://{}:{} ({})", endpoint, tls ? "stomp+ssl" : "stomp",
                     user == null ? "anonymous" : "as " + user, pidFile, every.toMillis(), silentProbes,
-                    wait.toMillis(), httpHost, http.port());
+                    wait.toMillis(), access.scheme(), httpHost, http.port(), access);
             do {
                 watchdog.check();
             } while (!stop.await(every.toMillis(), TimeUnit.MILLISECONDS));

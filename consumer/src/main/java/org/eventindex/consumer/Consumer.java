@@ -25,6 +25,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.time.Clock;
@@ -363,8 +364,8 @@ public final class Consumer implements AutoCloseable {
             return;
         }
         prepareSpoolDir();
-        http = new OpsHttpServer(config.httpHost(), config.httpPort(), metrics.registry(), this::health,
-                this::readiness);
+        http = new OpsHttpServer(new InetSocketAddress(config.httpHost(), config.httpPort()),
+                OpsHttpServer.DEFAULT_THREADS, metrics.registry(), this::health, this::readiness, config.httpAccess());
         http.json("/status", status::snapshot);
         http.start();
         try {

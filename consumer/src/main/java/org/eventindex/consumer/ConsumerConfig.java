@@ -6,6 +6,7 @@ import org.eventindex.config.ConfigReader;
 import org.eventindex.config.BrokerKeys;
 import org.eventindex.config.StompFrameLimitKeys;
 import org.eventindex.config.TlsSettings;
+import org.eventindex.ops.HttpAccess;
 import org.eventindex.kudu.LoaderSettings;
 
 import org.eventindex.message.ConsumerHeartbeat;
@@ -52,6 +53,7 @@ import static org.eventindex.config.ConfigChecks.requireText;
  * @param frameLimits       largest STOMP frame accepted from the broker; a bigger signal is reported FAILED
  * @param brokersResolveInterval how often the brokers' host names are resolved again (brokers joining an alias)
  * @param cluster           the Hadoop configuration folder and the Kerberos login for HDFS and Kudu
+ * @param httpAccess        TLS and authentication of the operations HTTP server, and its separate metrics bind
  */
 public record ConsumerConfig(
         String consumerId,
@@ -87,7 +89,8 @@ public record ConsumerConfig(
         TlsSettings tls,
         StompFrameLimits frameLimits,
         Duration brokersResolveInterval,
-        ClusterSettings cluster) {
+        ClusterSettings cluster,
+        HttpAccess httpAccess) {
 
     /**
      * Bounds against hostile or broken input, each refused with a reason naming the key.
@@ -168,6 +171,8 @@ public record ConsumerConfig(
     public static final String PARQUET_ENCODING_THREADS = "consumer.parquet.encoding.threads";
     public static final String HTTP_HOST = "consumer.http.host";
     public static final String HTTP_PORT = "consumer.http.port";
+    /** The prefix of the operations server's TLS and authentication keys ({@link HttpAccess#keys}). */
+    public static final String HTTP_ACCESS = "consumer.http.";
     public static final String READY_CHECK_INTERVAL = "consumer.ready.check.interval";
     public static final String HEARTBEAT_INTERVAL = "consumer.heartbeat.interval";
     public static final String OBJECT_MAX_BYTES = "consumer.object.max.bytes";
@@ -237,9 +242,10 @@ public record ConsumerConfig(
             new ConfigKey(PARQUET_ENCODING_THREADS, "2", null,
                     "Threads encoding the columns of a consolidated Parquet file: 2 encodes half of them on a thread"
                             + " of their own, 1 keeps all on the handler's thread. The file is the same either way."),
-            new ConfigKey(HTTP_HOST, "127.0.0.1", null, "Address the operations HTTP server binds to; the"
-                    + " endpoints have no authentication, so the default is loopback (set an internal address to"
-                    + " scrape /metrics from another host)."),
+            new ConfigKey(HTTP_HOST, "127.0.0.1", null, "Address the operations HTTP server binds to: loopback by"
+                    + " default; to reach it from another host, the host's name or internal address (not 0.0.0.0),"
+                    + " with " + HTTP_ACCESS + "tls and " + HTTP_ACCESS + "auth, or only /metrics on "
+                    + HTTP_ACCESS + "metrics.port."),
             new ConfigKey(HTTP_PORT, "8083", null, "Port of /health, /ready, /metrics and /status; 0 picks a free port."),
             new ConfigKey(READY_CHECK_INTERVAL, "10s", null, "How often HDFS (the root directory) and Kudu (the"
                     + " masters' table list) are checked in the background for /ready, which serves the last verdict;"
@@ -262,7 +268,8 @@ public record ConsumerConfig(
             new ConfigKey(DATASET_MAX_EVENTS, "2000000000", null,
                     "Most events a signal may announce for one dataset; a larger signal is refused unread.")),
             Stream.of(ClusterSettings.configKeys("consumer.", true), TlsSettings.keys("consumer."),
-                    StompFrameLimitKeys.keys("consumer."), BrokerKeys.keys("consumer.")).flatMap(List::stream)).toList();
+                    StompFrameLimitKeys.keys("consumer."), BrokerKeys.keys("consumer."),
+                    HttpAccess.keys(HTTP_ACCESS)).flatMap(List::stream)).toList();
 
     public ConsumerConfig {
         requireText(consumerId, ID);
@@ -394,7 +401,8 @@ public record ConsumerConfig(
                 TlsSettings.read(r, "consumer."),
                 StompFrameLimitKeys.read(r, "consumer."),
                 BrokerKeys.resolveInterval(r, "consumer."),
-                cluster(r, env));
+                cluster(r, env),
+                HttpAccess.read(r, HTTP_ACCESS));
     }
 
     private static ClusterSettings cluster(ConfigReader r, Map<String, String> env) {
@@ -417,7 +425,7 @@ public record ConsumerConfig(
                 + ", fetchAttempts=" + fetchAttempts
                 + ", spoolDir=" + spoolDir + ", sortMemoryBytes=" + sortMemoryBytes
                 + ", runMemoryBytes=" + runMemoryBytes
-                + ", encodingThreads=" + encodingThreads + ", http=" + httpHost + ":" + httpPort
+                + ", encodingThreads=" + encodingThreads + ", http=" + httpHost + ":" + httpPort + " " + httpAccess
                 + ", readyCheckInterval=" + readyCheckInterval + ", heartbeatInterval=" + heartbeatInterval
                 + ", limits=" + limits + ", tls=" + tls
                 + ", frameLimits=" + frameLimits + ", brokersResolveInterval=" + brokersResolveInterval + ", cluster=" + cluster + "]";

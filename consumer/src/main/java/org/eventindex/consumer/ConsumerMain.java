@@ -13,6 +13,7 @@ import org.eventindex.ops.DependencyWait;
 import org.eventindex.ops.OpsHttpServer;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
@@ -109,9 +110,10 @@ public final class ConsumerMain implements Callable<Integer> {
     private static OpsHttpServer startingServer(ConsumerConfig config, DependencyWait wait) throws IOException {
         PrometheusRegistry registry = DaemonMetrics.registry("consumer");
         wait.register(registry);
-        OpsHttpServer server = new OpsHttpServer(config.httpHost(), config.httpPort(), registry,
-                OpsHttpServer.Readiness::ok, () -> OpsHttpServer.Readiness.notReady(wait.waitingFor()
-                .map(w -> "waiting for " + w).orElse("starting")));
+        OpsHttpServer server = new OpsHttpServer(new InetSocketAddress(config.httpHost(), config.httpPort()),
+                OpsHttpServer.DEFAULT_THREADS, registry, OpsHttpServer.Readiness::ok,
+                () -> OpsHttpServer.Readiness.notReady(wait.waitingFor().map(w -> "waiting for " + w)
+                        .orElse("starting")), config.httpAccess());
         server.start();
         return server;
     }

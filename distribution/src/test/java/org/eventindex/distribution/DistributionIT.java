@@ -344,6 +344,9 @@ final class DistributionIT {
             if (Set.of("--tls", "--trust-store", "--trust-store-password-file").contains(o)) {
                 continue; // the stack's broker takes plain STOMP
             }
+            if (o.equals("--http-config")) {
+                continue; // the site's HTTPS and logins (HttpAccessIT); the stack's lookup serves plain HTTP
+            }
             switch (o) {
                 case "--brokers" -> value = stack.broker().stompEndpoints();
                 case "--user" -> user = value;

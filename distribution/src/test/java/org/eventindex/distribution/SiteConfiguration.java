@@ -68,7 +68,8 @@ final class SiteConfiguration {
             }
         }
         Map<String, String> s = fromExample(conf.resolve("supervisor.properties"), SupervisorConfig.KEYS);
-        s.keySet().removeIf(k -> k.contains(".truststore") || k.startsWith("supervisor.kerberos.keytab"));
+        s.keySet().removeIf(k -> k.contains(".truststore") || k.startsWith("supervisor.kerberos.keytab")
+                || k.startsWith(SupervisorConfig.HTTP_ACCESS)); // the site's HTTPS and logins: HttpAccessIT
         s.put(SupervisorConfig.BROKERS, services.brokers());
         s.put("supervisor.stomp.tls", "false");
         s.put(SupervisorConfig.STOMP_PASSWORD_FILE,
@@ -87,7 +88,8 @@ final class SiteConfiguration {
         DaemonProcesses.writeConfig(site.resolve("supervisor.properties"), s);
 
         Map<String, String> c = fromExample(conf.resolve("consumer.properties"), ConsumerConfig.KEYS);
-        c.keySet().removeIf(k -> k.contains(".truststore") || k.startsWith("consumer.kerberos.keytab"));
+        c.keySet().removeIf(k -> k.contains(".truststore") || k.startsWith("consumer.kerberos.keytab")
+                || k.startsWith(ConsumerConfig.HTTP_ACCESS));
         c.put(ConsumerConfig.BROKERS, services.brokers());
         c.put("consumer.stomp.tls", "false");
         c.put(ConsumerConfig.STOMP_PASSWORD_FILE,

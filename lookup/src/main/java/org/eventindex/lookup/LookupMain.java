@@ -12,6 +12,7 @@ import org.eventindex.cluster.ClusterConfigException;
 import org.eventindex.cluster.ClusterOptions;
 import org.eventindex.cluster.KdcUnreachableException;
 import org.eventindex.ops.DependencyWait;
+import org.eventindex.ops.HttpAccess;
 import org.eventindex.kudu.KuduTablesConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -254,6 +255,15 @@ public final class LookupMain implements Callable<Integer> {
                 + " background, that Kudu answers and the tables exist; GET /ready serves the last verdict"
                 + " (default: 10)")
         int readyCheckSeconds = 10;
+        @Option(names = "--http-config", paramLabel = "FILE", description = "properties file of the lookup.http.*"
+                + " keys: TLS, authentication (Kerberos SPNEGO, client certificates) and a separate /metrics bind"
+                + " (docs/lookup.md); without it plain HTTP with no authentication")
+        Path httpConfig;
+
+        /** The access rules of {@code --http-config}, or plain HTTP without it. */
+        HttpAccess access() throws IOException {
+            return httpConfig == null ? HttpAccess.open() : HttpAccess.load(httpConfig, "lookup.");
+        }
     }
 
     @Command(name = "lookup", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
@@ -302,6 +312,14 @@ public final class LookupMain implements Callable<Integer> {
                         + server.readyCheckSeconds);
             }
             kudu.check(spec);
+            HttpAccess access;
+            try {
+                access = server.access();
+            } catch (IOException | IllegalArgumentException e) {
+                main.err.println("lookup: --http-config: " + (e instanceof IOException io ? FileReason.describe(io)
+                        : e.getMessage()));
+                return CommandLines.USAGE_ERROR;
+            }
             // the ops server first: /health answers and /ready says what the service waits for (the KDC, Kudu),
             // lookups answer 503 until Kudu is open; a SIGTERM or SIGINT during the wait ends it and exits 0
             DependencyWait wait = new DependencyWait();
@@ -320,12 +338,15 @@ public final class LookupMain implements Callable<Integer> {
                     Map.of("kudu", () -> KuduProbe.check(opened(open, wait).client(), tables)),
                     Duration.ofSeconds(server.readyCheckSeconds), () -> open.get() != null ? Optional.empty()
                             : Optional.of("waiting for " + wait.waitingFor().orElse("kudu: connecting to the masters "
-                            + kudu.masters)))) {
+                            + kudu.masters)), access, AccessLog.to(LookupServer.ACCESS_LOG))) {
                 wait.register(http.metrics());
-                main.out.println("listening on http://" + address.getHostString() + ":" + http.port());
+                String url = access.scheme() + "://" + address.getHostString() + ":" + http.port();
+                main.out.println("listening on " + url + http.metricsPort().map(p -> " (/health, /ready, /metrics"
+                        + " also on http://" + (access.metricsHost().isEmpty() ? address.getHostString()
+                        : access.metricsHost()) + ":" + p + ")").orElse(""));
                 main.out.flush();
-                LOG.info("lookup service listening on http://{}:{}; waiting for the Kudu masters {}",
-                        address.getHostString(), http.port(), kudu.masters);
+                LOG.info("lookup service listening on {} ({}); waiting for the Kudu masters {}", url, access,
+                        kudu.masters);
                 try {
                     open.set(kudu.open(spec, wait));
                     // the Kerberos login's renewal failures and ticket end, like the other daemons (none without it)

@@ -9,6 +9,7 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.Unit;
 import org.eventindex.ops.DaemonMetrics;
 import org.eventindex.ops.DependencyChecks;
+import org.eventindex.ops.HttpAccess;
 import org.eventindex.ops.OpsHttpServer;
 import org.eventindex.ops.QueryString;
 
@@ -47,6 +48,10 @@ import static java.util.Objects.requireNonNull;
  * Filters as query parameters: {@code stream-type} (repeatable or comma-separated), {@code project}, {@code ami-tag},
  * {@code dataset} (globs as on the command line). More than {@code maxConcurrent} lookups at once get 503 with
  * {@code Retry-After: 1}.
+ * <p>
+ * TLS and authentication as the {@link HttpAccess} says (keys {@value #HTTP_ACCESS}*). Every lookup request writes
+ * one line to the access log (logger {@value #ACCESS_LOG}): time, user, method, path, events asked, found, status,
+ * duration ({@link AccessLog}).
  */
 public final class LookupServer implements AutoCloseable {
     /** Counter, labels {@code endpoint} ({@code events}, {@code lookup}) and {@code outcome} (see {@link #outcome}). */
@@ -55,6 +60,10 @@ public final class LookupServer implements AutoCloseable {
     public static final String DURATION = "eventindex_lookup_request_duration_seconds";
     /** Gauge, label {@code dependency} ({@code kudu}): 1 while it answered its last check, else 0. */
     public static final String DEPENDENCY_UP = "eventindex_lookup_dependency_up";
+    /** The prefix of the service's TLS and authentication keys, in the file of {@code lookup serve --http-config}. */
+    public static final String HTTP_ACCESS = "lookup.http.";
+    /** The logger of the access log: one line per lookup request, to its own appender (conf/logback.xml). */
+    public static final String ACCESS_LOG = "eventindex.access.lookup";
 
     private final OpsHttpServer server;
     private final Lookups lookups;
@@ -65,10 +74,13 @@ public final class LookupServer implements AutoCloseable {
     private final Histogram duration;
     private final DependencyChecks checks;
     private final Supplier<Optional<String>> unavailable;
+    private final AccessLog accessLog;
 
     private LookupServer(InetSocketAddress address, Lookups lookups, ServerLimits limits,
                          Map<String, DependencyChecks.Check> checks, Duration checkInterval,
-                         Supplier<Optional<String>> unavailable) throws IOException {
+                         Supplier<Optional<String>> unavailable, HttpAccess access, AccessLog accessLog)
+            throws IOException {
+        this.accessLog = requireNonNull(accessLog, "accessLog is null");
         this.lookups = requireNonNull(lookups, "lookups is null");
         this.unavailable = requireNonNull(unavailable, "unavailable is null");
         this.limits = requireNonNull(limits, "limits is null");
@@ -84,7 +96,7 @@ public final class LookupServer implements AutoCloseable {
         this.checks = checks.isEmpty() ? null
                 : new DependencyChecks(checks, checkInterval, Clock.systemUTC(), registry, DEPENDENCY_UP);
         this.server = new OpsHttpServer(requireNonNull(address, "address is null"), limits.threads(), registry,
-                OpsHttpServer.Readiness::ok, this::readiness);
+                OpsHttpServer.Readiness::ok, this::readiness, requireNonNull(access, "access is null"));
     }
 
     private OpsHttpServer.Readiness readiness() {
@@ -124,8 +136,20 @@ public final class LookupServer implements AutoCloseable {
     public static LookupServer start(InetSocketAddress address, Lookups lookups, ServerLimits limits,
                                      Map<String, DependencyChecks.Check> checks, Duration checkInterval,
                                      Supplier<Optional<String>> unavailable) throws IOException {
+        return start(address, lookups, limits, checks, checkInterval, unavailable, HttpAccess.open(),
+                AccessLog.to(ACCESS_LOG));
+    }
+
+    /**
+     * {@link #start(InetSocketAddress, Lookups, ServerLimits, Map, Duration, Supplier)} with TLS and authentication
+     * ({@code access}), each lookup request written to {@code accessLog}.
+     */
+    public static LookupServer start(InetSocketAddress address, Lookups lookups, ServerLimits limits,
+                                     Map<String, DependencyChecks.Check> checks, Duration checkInterval,
+                                     Supplier<Optional<String>> unavailable, HttpAccess access, AccessLog accessLog)
+            throws IOException {
         LookupServer s = new LookupServer(address, lookups, limits, requireNonNull(checks, "checks is null"),
-                requireNonNull(checkInterval, "checkInterval is null"), unavailable);
+                requireNonNull(checkInterval, "checkInterval is null"), unavailable, access, accessLog);
         s.server.handle("/events/", ex -> s.limited(ex, "events", s::event));
         s.server.handle("/lookup", ex -> s.limited(ex, "lookup", s::batch));
         if (s.checks != null) {
@@ -144,23 +168,41 @@ public final class LookupServer implements AutoCloseable {
         return server.port();
     }
 
+    /** The unauthenticated {@code /health}, {@code /ready}, {@code /metrics} port, if configured. */
+    public Optional<Integer> metricsPort() {
+        return server.metricsPort();
+    }
+
     private interface Handler {
-        void handle(HttpExchange ex) throws IOException;
+        void handle(HttpExchange ex, Counts counts) throws IOException;
+    }
+
+    /**
+     * What one request asked and found, for its access log line (not exchange attributes: the JDK server keeps
+     * those per context, shared by every request); -1 until the handler got that far.
+     */
+    private static final class Counts {
+        int asked = -1;
+        int found = -1;
     }
 
     private void limited(HttpExchange ex, String endpoint, Handler h) throws IOException {
         long start = System.nanoTime();
         Optional<String> why = unavailable.get();
+        Counts counts = new Counts();
         try (ex) {
             if (why.isPresent()) {
                 ex.getResponseHeaders().set("Retry-After", "5");
                 error(ex, 503, why.get());
             } else {
-                limited(ex, h);
+                limited(ex, h, counts);
             }
         } finally {
+            long nanos = System.nanoTime() - start;
             requests.labelValues(endpoint, why.isPresent() ? "unavailable" : outcome(ex.getResponseCode())).inc();
-            duration.labelValues(endpoint).observe((System.nanoTime() - start) / 1e9);
+            duration.labelValues(endpoint).observe(nanos / 1e9);
+            accessLog.write(OpsHttpServer.user(ex).orElse(null), ex.getRequestMethod(), ex.getRequestURI(),
+                    counts.asked, counts.found, ex.getResponseCode(), Duration.ofNanos(nanos));
         }
     }
 
@@ -182,14 +224,14 @@ public final class LookupServer implements AutoCloseable {
         };
     }
 
-    private void limited(HttpExchange ex, Handler h) throws IOException {
+    private void limited(HttpExchange ex, Handler h, Counts counts) throws IOException {
         if (!permits.tryAcquire()) {
             ex.getResponseHeaders().set("Retry-After", "1");
             error(ex, 503, "more than " + limits.maxConcurrent() + " lookups in progress; retry later");
             return;
         }
         try {
-            h.handle(ex);
+            h.handle(ex, counts);
         } catch (IllegalArgumentException e) {
             error(ex, 400, e.getMessage());
         } finally {
@@ -197,7 +239,7 @@ public final class LookupServer implements AutoCloseable {
         }
     }
 
-    private void event(HttpExchange ex) throws IOException {
+    private void event(HttpExchange ex, Counts counts) throws IOException {
         if (!"GET".equals(ex.getRequestMethod())) {
             error(ex, 405, "use GET /events/{run}/{event}");
             return;
@@ -209,11 +251,13 @@ public final class LookupServer implements AutoCloseable {
             return;
         }
         EventKey key = new EventKey(LookupInput.parseRun(parts[2]), LookupInput.parseEvent(parts[3]));
+        counts.asked = 1;
         LookupResult r = lookups.lookup(List.of(key), filter(ex.getRequestURI())).get(0);
+        counts.found = r.found() ? 1 : 0;
         send(ex, r.failed() ? 502 : r.found() ? 200 : 404, LookupJson.toJson(r));
     }
 
-    private void batch(HttpExchange ex) throws IOException {
+    private void batch(HttpExchange ex, Counts counts) throws IOException {
         if (!"POST".equals(ex.getRequestMethod())) {
             error(ex, 405, "use POST /lookup with 'run event' lines");
             return;
@@ -236,7 +280,9 @@ public final class LookupServer implements AutoCloseable {
             error(ex, 413, e.getMessage());
             return;
         }
+        counts.asked = input.keys().size();
         List<LookupResult> results = lookups.lookup(input.keys(), filter(ex.getRequestURI()));
+        counts.found = (int) results.stream().filter(LookupResult::found).count();
         ObjectNode o = LookupJson.MAPPER.createObjectNode();
         ArrayNode rs = o.putArray("results");
         results.forEach(r -> rs.add(LookupJson.toJson(r)));

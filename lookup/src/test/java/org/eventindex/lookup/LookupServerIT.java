@@ -8,6 +8,21 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.net.InetSocketAddress;
+import java.security.KeyStore;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
+import org.eventindex.config.TrustStore;
+import org.eventindex.ops.HttpAccess;
+import org.eventindex.testing.Await;
+import org.eventindex.testing.TestPki;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -68,6 +83,47 @@ class LookupServerIT {
         Set<String> out = new HashSet<>();
         result.get("matches").forEach(m -> out.add(m.get("guid").asText() + " " + m.get("type").asText()));
         return out;
+    }
+
+    @Test
+    void overTlsEachRequestIsAnAccessLogLineNamingTheCertificateUserWhatWasAskedFoundAndHowLong() throws Exception {
+        TestPki pki = TestPki.create(dir, "lookup-ca");
+        TestPki.Issued server = pki.server("localhost");
+        TestPki.Issued alice = pki.client("alice");
+        HttpAccess access = new HttpAccess("lookup.http.", Optional.of(server.keyStore()), pki.password(),
+                new TrustStore(pki.trustStore(), pki.password()), Set.of(HttpAccess.Mechanism.CERTIFICATE), List.of(),
+                List.of(), null, null, List.of(), "", Optional.empty());
+        List<String> lines = new CopyOnWriteArrayList<>();
+        Clock clock = Clock.fixed(Instant.parse("2026-12-06T16:40:01.123Z"), ZoneOffset.UTC);
+        try (LookupServer tls = LookupServer.start(new InetSocketAddress("localhost", 0), lookup::lookup,
+                ServerLimits.of(8, 5), Map.of(), Duration.ofSeconds(10), Optional::empty, access,
+                new AccessLog(clock, lines::add))) {
+            KeyStore keys = KeyStore.getInstance(alice.keyStore().toFile(), pki.password().toCharArray());
+            KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+            kmf.init(keys, pki.password().toCharArray());
+            TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+            tmf.init(KeyStore.getInstance(pki.trustStore().toFile(), pki.password().toCharArray()));
+            SSLContext ssl = SSLContext.getInstance("TLS");
+            ssl.init(kmf.getKeyManagers(), tmf.getTrustManagers(), null);
+            HttpClient client = HttpClient.newBuilder().sslContext(ssl).build();
+            String base = "https://localhost:" + tls.port();
+            HttpResponse<String> r = client.send(HttpRequest.newBuilder(URI.create(base + "/lookup"))
+                    .POST(HttpRequest.BodyPublishers.ofString("00327636 000000005\n00000001 000000001\n")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, r.statusCode(), r.body());
+            assertEquals(200, client.send(HttpRequest.newBuilder(URI.create(base + "/events/00327636/000000005"))
+                    .build(), HttpResponse.BodyHandlers.ofString()).statusCode());
+            assertEquals(400, client.send(HttpRequest.newBuilder(URI.create(base + "/events/x/1")).build(),
+                    HttpResponse.BodyHandlers.ofString()).statusCode());
+            // the line is written once the response is out
+            Await.until("three access log lines", Duration.ofSeconds(10), () -> lines.size() >= 3);
+        }
+        assertEquals(3, lines.size(), String.join("\n", lines));
+        assertTrue(lines.get(0).startsWith("2026-12-06T16:40:01.123Z user=\"CN=alice,OU=Users,O=EventIndex Test\""
+                + " method=POST path=/lookup asked=2 found=1 status=200 duration_ms="), lines.get(0));
+        assertTrue(lines.get(1).contains(" method=GET path=/events/00327636/000000005 asked=1 found=1 status=200 "),
+                lines.get(1));
+        assertTrue(lines.get(2).contains(" path=/events/x/1 asked=- found=- status=400 "), lines.get(2));
     }
 
     @Test

@@ -16,6 +16,14 @@ import picocli.CommandLine.Spec;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import javax.net.ssl.KeyManager;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManager;
+import org.eventindex.config.SecretFile;
+import org.eventindex.config.TrustStore;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -69,6 +77,18 @@ public final class SiteStatus implements Callable<Integer> {
     @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "10",
             description = "how long to wait for each answer (default: ${DEFAULT-VALUE})")
     private int timeoutSeconds;
+    @Option(names = "--cert-store", paramLabel = "FILE", description = "PKCS12 file of the operator's certificate and"
+            + " key, for supervisors that take client certificates (supervisor.http.auth)")
+    private Path certStore;
+    @Option(names = "--cert-store-password-file", paramLabel = "FILE", description = "file (mode 0600) holding that"
+            + " file's password")
+    private Path certStorePasswordFile;
+    @Option(names = "--trust-store", paramLabel = "FILE", description = "PKCS12 or JKS trust store of the CA of the"
+            + " supervisors' HTTPS certificates (default: the JVM's)")
+    private Path trustStore;
+    @Option(names = "--trust-store-password-file", paramLabel = "FILE", description = "file (mode 0600) holding the"
+            + " trust store's password (default: none)")
+    private Path trustStorePasswordFile;
 
     private final PrintStream out;
     private final PrintStream err;
@@ -102,7 +122,12 @@ public final class SiteStatus implements Callable<Integer> {
             bases.add(base);
         }
         PathMatcher names = dataset == null ? null : FileSystems.getDefault().getPathMatcher("glob:" + dataset);
-        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(timeoutSeconds)).build();
+        HttpClient http;
+        try {
+            http = client();
+        } catch (IOException | IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
         ObjectNode doc = JsonNodeFactory.instance.objectNode();
         ArrayNode supervisors = doc.putArray("supervisors");
         String active = null;
@@ -186,6 +211,35 @@ public final class SiteStatus implements Callable<Integer> {
         return list;
     }
 
+    /** The HTTP client, with the operator's certificate and the supervisors' CA when given. */
+    private HttpClient client() throws IOException {
+        HttpClient.Builder b = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(timeoutSeconds));
+        if ((certStore == null) != (certStorePasswordFile == null)) {
+            throw new IllegalArgumentException("--cert-store and --cert-store-password-file go together");
+        }
+        if (certStore == null && trustStore == null) {
+            return b.build();
+        }
+        try {
+            KeyManager[] keys = null;
+            if (certStore != null) {
+                char[] pw = SecretFile.read(certStorePasswordFile, "--cert-store-password-file").toCharArray();
+                KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+                kmf.init(KeyStore.getInstance(certStore.toFile(), pw), pw);
+                keys = kmf.getKeyManagers();
+            }
+            TrustManager[] trust = trustStore == null ? null : new TrustStore(trustStore,
+                    trustStorePasswordFile == null ? null : SecretFile.read(trustStorePasswordFile,
+                            "--trust-store-password-file")).trustManagers("--trust-store");
+            SSLContext tls = SSLContext.getInstance("TLS");
+            tls.init(keys, trust, null);
+            return b.sslContext(tls).build();
+        } catch (GeneralSecurityException e) {
+            throw new IllegalArgumentException("--cert-store " + certStore + ": " + e.getMessage()
+                    + " (check the file and its password)", e);
+        }
+    }
+
     private JsonNode get(HttpClient http, String url) throws IOException {
         return get(http, url, 200);
     }
@@ -203,6 +257,10 @@ public final class SiteStatus implements Callable<Integer> {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("GET " + url + ": interrupted", e);
+        }
+        if (r.statusCode() == 401 || r.statusCode() == 403) {
+            throw new IOException("GET " + url + ": HTTP " + r.statusCode() + ": the supervisor requires"
+                    + " authentication (supervisor.http.auth): give --cert-store with an allowed certificate");
         }
         JsonNode body;
         try {

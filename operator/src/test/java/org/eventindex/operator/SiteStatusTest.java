@@ -7,6 +7,8 @@ import org.eventindex.supervisor.Supervisor;
 import org.eventindex.testing.CommandTreeWalk;
 import org.eventindex.testing.EmbeddedBroker;
 import org.eventindex.testing.Ports;
+import org.eventindex.testing.TestPki;
+import org.eventindex.supervisor.SupervisorConfig;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -160,6 +162,47 @@ class SiteStatusTest {
     }
 
     /** {@code eventindex supervisor ARGS}. */
+    @Test
+    void againstASupervisorTakingCertificatesTheOperatorsCertificateGetsInAndAnotherIsNamedAsRefused()
+            throws IOException {
+        TestPki pki = TestPki.create(dir, "site");
+        TestPki.Issued server = pki.server("localhost");
+        TestPki.Issued operator = pki.client("operator");
+        TestPki.Issued other = pki.client("other");
+        Properties tls = new Properties();
+        String p = SupervisorConfig.HTTP_ACCESS;
+        tls.setProperty(p + "tls", "true");
+        tls.setProperty(p + "keystore", server.keyStore().toString());
+        tls.setProperty(p + "keystore.password.file", pki.passwordFile().toString());
+        tls.setProperty(p + "auth", "certificate");
+        tls.setProperty(p + "truststore", pki.trustStore().toString());
+        tls.setProperty(p + "truststore.password.file", pki.passwordFile().toString());
+        tls.setProperty(p + "allowed.subjects", "CN=operator,OU=Users,O=EventIndex Test");
+        try (EmbeddedBroker own = EmbeddedBroker.start(dir.resolve("tls-broker"))) {
+            Supervisor secured = RunningSupervisor.start(own.stompEndpoints(), dir.resolve("tls-journal"), tls, Map.of());
+            try {
+                String https = "https://127.0.0.1:" + secured.httpPort();
+                String trust = "--trust-store=" + pki.trustStore();
+                String trustPw = "--trust-store-password-file=" + pki.passwordFile();
+                CommandTreeWalk.Result in = run("status", "--url", https, trust, trustPw,
+                        "--cert-store", operator.keyStore().toString(), "--cert-store-password-file",
+                        pki.passwordFile().toString());
+                assertEquals(0, in.exit(), in.err());
+                assertTrue(in.out().lines().anyMatch(l -> l.startsWith(https) && l.contains("active")), in.out());
+
+                CommandTreeWalk.Result refused = run("status", "--url", https, trust, trustPw,
+                        "--cert-store", other.keyStore().toString(), "--cert-store-password-file",
+                        pki.passwordFile().toString());
+                assertEquals(1, refused.exit(), refused.out());
+                assertTrue((refused.out() + refused.err()).contains("HTTP 403: the supervisor requires authentication"
+                        + " (supervisor.http.auth): give --cert-store with an allowed certificate"),
+                        refused.out() + refused.err());
+            } finally {
+                secured.stop();
+            }
+        }
+    }
+
     private static CommandTreeWalk.Result run(String... args) {
         return CommandTreeWalk.capture((out, err) -> OperatorMain.run(args, out, err, Map.of()));
     }

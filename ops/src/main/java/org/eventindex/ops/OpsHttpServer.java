@@ -2,8 +2,13 @@ package org.eventindex.ops;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpContext;
 import com.sun.net.httpserver.HttpHandler;
+import com.sun.net.httpserver.HttpPrincipal;
 import com.sun.net.httpserver.HttpServer;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsParameters;
+import com.sun.net.httpserver.HttpsServer;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import org.eventindex.message.Json;
@@ -20,11 +25,14 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
 
 /**
  * The one HTTP server of every daemon: {@code /health} (liveness: 200 while the daemon can work, 503 with the reason
@@ -33,6 +41,10 @@ import java.util.function.Supplier;
  * (the daemon's registry, see {@link DaemonMetrics}, in the Prometheus text format), plus what the daemon adds before
  * {@link #start()}: JSON resources ({@link #json}), Server-Sent Events streams ({@link #eventStream}) and its own API
  * ({@link #handle}). Port 0 picks a free port ({@link #port()} tells which).
+ * <p>
+ * Its {@link HttpAccess} decides how it is reached: over TLS or plain HTTP, every path behind the authentication or
+ * none, and whether {@code /health}, {@code /ready} and {@code /metrics} are also served on a second, plain and
+ * unauthenticated bind ({@link #metricsPort()}). A handler finds the authenticated user with {@link #user}.
  */
 public final class OpsHttpServer implements AutoCloseable {
     /** Request threads when the daemon does not say; a stream subscriber is handed off and holds none. */
@@ -50,6 +62,9 @@ public final class OpsHttpServer implements AutoCloseable {
     }
 
     private final HttpServer server;
+    private final HttpServer metricsServer;
+    private final HttpAuthenticator authenticator;
+    private final HttpAccess access;
     private final ExecutorService executor;
     private final AtomicInteger subscriberIds = new AtomicInteger();
 
@@ -68,18 +83,42 @@ public final class OpsHttpServer implements AutoCloseable {
      */
     public OpsHttpServer(InetSocketAddress address, int threads, PrometheusRegistry metrics, Supplier<Readiness> health,
                          Supplier<Readiness> readiness) throws IOException {
+        this(address, threads, metrics, health, readiness, HttpAccess.open());
+    }
+
+    /**
+     * @param access TLS, authentication and the separate metrics bind
+     * @throws IOException when an address cannot be bound or the keytab cannot be read (the message names it)
+     * @throws IllegalArgumentException when the key store or trust store cannot be used (the message names the key)
+     */
+    public OpsHttpServer(InetSocketAddress address, int threads, PrometheusRegistry metrics, Supplier<Readiness> health,
+                         Supplier<Readiness> readiness, HttpAccess access) throws IOException {
         Objects.requireNonNull(address, "address is null");
+        this.access = Objects.requireNonNull(access, "access is null");
         Objects.requireNonNull(metrics, "metrics is null");
         Objects.requireNonNull(health, "health is null");
         Objects.requireNonNull(readiness, "readiness is null");
         if (threads < 1) {
             throw new IllegalArgumentException("threads must be at least 1, got " + threads);
         }
-        try {
-            server = HttpServer.create(address, 128);
-        } catch (IOException e) {
-            throw new IOException("cannot serve HTTP on " + address.getHostString() + ":" + address.getPort() + ": "
-                    + e.getMessage(), e);
+        SSLContext tls = access.tls() ? access.sslContext() : null;
+        authenticator = access.authenticated() ? new HttpAuthenticator(access,
+                access.mechanisms().contains(HttpAccess.Mechanism.KERBEROS) ? SpnegoAcceptor.login(
+                        access.kerberosPrincipal(), access.kerberosKeytab(), access.prefix() + "kerberos.keytab")
+                        : null, metrics) : null;
+        server = bind(address, tls, access.mechanisms().contains(HttpAccess.Mechanism.CERTIFICATE),
+                !access.mechanisms().contains(HttpAccess.Mechanism.KERBEROS));
+        if (access.metricsPort().isPresent()) {
+            InetSocketAddress open = new InetSocketAddress(access.metricsHost().isEmpty() ? address.getHostString()
+                    : access.metricsHost(), access.metricsPort().get());
+            try {
+                metricsServer = bind(open, null, false, false);
+            } catch (IOException e) {
+                server.stop(0);
+                throw new IOException(e.getMessage() + " (" + access.prefix() + "metrics.port)", e);
+            }
+        } else {
+            metricsServer = null;
         }
         executor = Executors.newFixedThreadPool(threads, r -> {
             Thread t = new Thread(r, "ops-http");
@@ -89,20 +128,80 @@ public final class OpsHttpServer implements AutoCloseable {
         server.setExecutor(executor);
         DaemonMetrics.gauge(metrics, READY, "1 while the daemon is ready (its /ready answers 200), else 0.",
                 () -> readiness.get().ready() ? 1 : 0);
-        server.createContext("/health", ex -> {
+        HttpHandler healthHandler = ex -> {
             Readiness h = health.get();
             respond(ex, h.ready() ? 200 : 503, "text/plain", (h.ready() ? "ok" : "failed: " + h.reason()) + "\n");
-        });
-        server.createContext("/ready", ex -> {
+        };
+        HttpHandler readyHandler = ex -> {
             Readiness r = readiness.get();
             respondJson(ex, r.ready() ? 200 : 503, r);
-        });
+        };
         PrometheusTextFormatWriter text = PrometheusTextFormatWriter.create();
-        server.createContext("/metrics", ex -> {
+        HttpHandler metricsHandler = ex -> {
             ByteArrayOutputStream body = new ByteArrayOutputStream();
             text.write(body, metrics.scrape());
             respond(ex, 200, text.getContentType(), body.toByteArray());
-        });
+        };
+        context("/health", healthHandler);
+        context("/ready", readyHandler);
+        context("/metrics", metricsHandler);
+        if (metricsServer != null) {
+            // the one rule of the separate bind: only these three read-only paths, no authentication, plain HTTP
+            metricsServer.setExecutor(executor);
+            metricsServer.createContext("/health", healthHandler);
+            metricsServer.createContext("/ready", readyHandler);
+            metricsServer.createContext("/metrics", metricsHandler);
+            metricsServer.createContext("/", ex -> respond(ex, 404, "text/plain",
+                    "only /health, /ready and /metrics are served on this port\n"));
+        }
+    }
+
+    /**
+     * @param askCertificate ask the client for its certificate
+     * @param needCertificate refuse the handshake without one (certificates are the only way in)
+     */
+    private static HttpServer bind(InetSocketAddress address, SSLContext tls, boolean askCertificate,
+                                   boolean needCertificate) throws IOException {
+        try {
+            if (tls == null) {
+                return HttpServer.create(address, 128);
+            }
+            HttpsServer https = HttpsServer.create(address, 128);
+            https.setHttpsConfigurator(new HttpsConfigurator(tls) {
+                @Override
+                public void configure(HttpsParameters params) {
+                    SSLParameters p = tls.getDefaultSSLParameters();
+                    p.setProtocols(new String[]{"TLSv1.3", "TLSv1.2"});
+                    if (askCertificate && needCertificate) {
+                        p.setNeedClientAuth(true);
+                    } else if (askCertificate) {
+                        p.setWantClientAuth(true);
+                    }
+                    params.setSSLParameters(p);
+                }
+            });
+            return https;
+        } catch (IOException e) {
+            throw new IOException("cannot serve " + (tls == null ? "HTTP" : "HTTPS") + " on " + address.getHostString()
+                    + ":" + address.getPort() + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Every path of the main bind goes through here: under the authentication when there is one. */
+    private void context(String path, HttpHandler handler) {
+        HttpContext context = server.createContext(path, handler);
+        if (authenticator != null) {
+            context.setAuthenticator(authenticator);
+        }
+    }
+
+    /**
+     * The authenticated user of a request: a Kerberos principal ({@code alice@EXAMPLE.ORG}) or a certificate's
+     * subject DN ({@code CN=alice,OU=Users,O=Example}); empty when the server requires no authentication.
+     */
+    public static Optional<String> user(HttpExchange ex) {
+        HttpPrincipal p = ex.getPrincipal();
+        return p == null ? Optional.empty() : Optional.of(p.getUsername());
     }
 
     /** Serves {@code supplier.get()} as JSON at {@code path}; a null result is a 404. */
@@ -118,7 +217,7 @@ public final class OpsHttpServer implements AutoCloseable {
      */
     public void json(String path, JsonResource resource) {
         Objects.requireNonNull(resource, "resource is null");
-        server.createContext(path, ex -> {
+        context(path, ex -> {
             String full = ex.getRequestURI().getPath();
             String rest = full.length() <= path.length() ? "" : full.substring(path.length());
             if (!rest.isEmpty() && !rest.startsWith("/")) {
@@ -148,7 +247,7 @@ public final class OpsHttpServer implements AutoCloseable {
      */
     public void eventStream(String path, StreamSubscriber subscriber) {
         Objects.requireNonNull(subscriber, "subscriber is null");
-        server.createContext(path, ex -> {
+        context(path, ex -> {
             ex.getResponseHeaders().set("Content-Type", "text/event-stream");
             ex.getResponseHeaders().set("Cache-Control", "no-cache");
             ex.sendResponseHeaders(200, 0);
@@ -159,15 +258,28 @@ public final class OpsHttpServer implements AutoCloseable {
 
     /** Serves the daemon's own API at {@code path} (and below it) on the ops server's request threads. */
     public void handle(String path, HttpHandler handler) {
-        server.createContext(path, Objects.requireNonNull(handler, "handler is null"));
+        context(path, Objects.requireNonNull(handler, "handler is null"));
     }
 
     public void start() {
         server.start();
+        if (metricsServer != null) {
+            metricsServer.start();
+        }
     }
 
     public int port() {
         return server.getAddress().getPort();
+    }
+
+    /** The port of the unauthenticated {@code /health}, {@code /ready} and {@code /metrics} bind, if there is one. */
+    public Optional<Integer> metricsPort() {
+        return metricsServer == null ? Optional.empty() : Optional.of(metricsServer.getAddress().getPort());
+    }
+
+    /** How the server is reached and who may use it. */
+    public HttpAccess access() {
+        return access;
     }
 
     /** Stops at once, dropping requests in progress. Idempotent. */
@@ -178,6 +290,9 @@ public final class OpsHttpServer implements AutoCloseable {
 
     /** Stops accepting requests and waits up to {@code grace} for those in progress. Idempotent. */
     public void stop(Duration grace) {
+        if (metricsServer != null) {
+            metricsServer.stop(0);
+        }
         server.stop((int) Math.min(Integer.MAX_VALUE, grace.toSeconds()));
         executor.shutdownNow();
     }

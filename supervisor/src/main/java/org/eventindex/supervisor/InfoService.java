@@ -4,6 +4,7 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import org.eventindex.ops.OpsHttpServer;
 
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Supplier;
@@ -34,8 +35,8 @@ final class InfoService implements AutoCloseable {
         this.readiness = Objects.requireNonNull(readiness, "readiness is null");
         this.role = Objects.requireNonNull(role, "role is null");
         try {
-            server = new OpsHttpServer(config.httpHost(), config.httpPort(), metrics, OpsHttpServer.Readiness::ok,
-                    readiness);
+            server = new OpsHttpServer(new InetSocketAddress(config.httpHost(), config.httpPort()),
+                    OpsHttpServer.DEFAULT_THREADS, metrics, OpsHttpServer.Readiness::ok, readiness, config.httpAccess());
         } catch (IOException e) {
             throw new IOException(e.getMessage() + " (" + SupervisorConfig.HTTP_PORT + ")", e);
         }

@@ -12,6 +12,7 @@ import org.eventindex.stomp.StompSettings;
 import org.eventindex.config.BrokerKeys;
 import org.eventindex.config.StompFrameLimitKeys;
 import org.eventindex.config.TlsSettings;
+import org.eventindex.ops.HttpAccess;
 
 import java.io.IOException;
 import java.net.URI;
@@ -50,6 +51,7 @@ import static org.eventindex.config.ConfigChecks.requireText;
  * @param missingHeartbeats  a consumer is listed missing after this many of its heartbeat intervals without one
  * @param console            the web console's settings and the length of its history
  * @param ha                 the standby supervisor: off, or the lease this one takes and renews in the journal dir
+ * @param httpAccess         TLS and authentication of the operations HTTP server, and its separate metrics bind
  */
 public record SupervisorConfig(
         List<StompEndpoint> brokers,
@@ -80,7 +82,8 @@ public record SupervisorConfig(
         StompFrameLimits frameLimits,
         Duration brokersResolveInterval,
         Console console,
-        Ha ha) {
+        Ha ha,
+        HttpAccess httpAccess) {
 
     /**
      * Two supervisors, one active and one standby (docs/operations.md): on one shared journal directory (decision
@@ -350,6 +353,8 @@ public record SupervisorConfig(
     public static final String S3_BUCKET = "supervisor.s3.bucket";
     public static final String HTTP_HOST = "supervisor.http.host";
     public static final String HTTP_PORT = "supervisor.http.port";
+    /** The prefix of the operations server's TLS and authentication keys ({@link HttpAccess#keys}). */
+    public static final String HTTP_ACCESS = "supervisor.http.";
     public static final String KUDU_EPOCH = "supervisor.kudu.epoch";
     public static final String SIGNAL_RETRY_INITIAL = "supervisor.signal.retry.initial";
     public static final String SIGNAL_RETRY_MAX = "supervisor.signal.retry.max";
@@ -438,9 +443,9 @@ public record SupervisorConfig(
                             + " consumed by this many subscriptions at once, each message acknowledged after the fsync"
                             + " that covers its entry; 1 is one fsync per message, in the broker's order."),
             new ConfigKey(S3_BUCKET, "eventindex", null, "The bucket object URLs must name; messages naming another are rejected."),
-            new ConfigKey(HTTP_HOST, "127.0.0.1", null, "Address the operations HTTP server binds to; the endpoints"
-                    + " have no authentication, so the default is loopback (set an internal address to reach them"
-                    + " from another host)."),
+            new ConfigKey(HTTP_HOST, "127.0.0.1", null, "Address the operations HTTP server binds to: loopback by"
+                    + " default; to reach it from another host, the host's name or internal address (not 0.0.0.0),"
+                    + " with " + HTTP_ACCESS + "tls and " + HTTP_ACCESS + "auth."),
             new ConfigKey(HTTP_PORT, "8082", null,
                     "Port of the information service (/health, /ready, /metrics, /datasets, /consumers,"
                             + " /supervisor, /events); 0 picks a free port."),
@@ -524,7 +529,8 @@ public record SupervisorConfig(
             new ConfigKey(HA_RENEW_INTERVAL, "1s", null, "How often the active renews its lease and the standby"
                     + " looks at it (at most half of " + HA_LEASE + ").")),
             Stream.of(ClusterSettings.configKeys("supervisor.", true), TlsSettings.keys("supervisor."),
-                    StompFrameLimitKeys.keys("supervisor."), BrokerKeys.keys("supervisor.")).flatMap(List::stream)).toList();
+                    StompFrameLimitKeys.keys("supervisor."), BrokerKeys.keys("supervisor."),
+                    HttpAccess.keys(HTTP_ACCESS)).flatMap(List::stream)).toList();
 
     public SupervisorConfig {
         brokers = List.copyOf(Objects.requireNonNull(brokers, "brokers is null"));
@@ -558,6 +564,7 @@ public record SupervisorConfig(
         Objects.requireNonNull(epochs, "epochs is null");
         Objects.requireNonNull(catalogue, "catalogue is null");
         Objects.requireNonNull(cleanup, "cleanup is null");
+        Objects.requireNonNull(httpAccess, "httpAccess is null");
         requireRange(eventsQueue, 1, 1_000_000, EVENTS_QUEUE);
         requireQueue(heartbeatQueue, QUEUE_HEARTBEAT);
         if (Set.of(producerQueue, controlQueue, consumerQueue, quarantineQueue).contains(heartbeatQueue)) {
@@ -650,7 +657,8 @@ public record SupervisorConfig(
                 BrokerKeys.resolveInterval(r, "supervisor."),
                 new Console(r.integer(HISTORY_DAYS), r.duration(CONSOLE_STUCK_AFTER)),
                 new Ha(bool(HA_ENABLED, r.text(HA_ENABLED)), r.text(HA_ID), r.duration(HA_LEASE),
-                        r.duration(HA_RENEW_INTERVAL), zooKeeper(r)));
+                        r.duration(HA_RENEW_INTERVAL), zooKeeper(r)),
+                HttpAccess.read(r, HTTP_ACCESS));
     }
 
     /** The ZooKeeper and HDFS store when {@value #HA_STORE} says zookeeper. */
@@ -686,7 +694,7 @@ public record SupervisorConfig(
                 + ", controlQueue=" + controlQueue + ", consumerQueue=" + consumerQueue
                 + ", quarantineQueue=" + (quarantineQueue.isEmpty() ? "none" : quarantineQueue)
                 + ", prefetch=" + prefetch + ", journal=" + journal + ", s3Bucket=" + s3Bucket
-                + ", http=" + httpHost + ":" + httpPort + ", kuduEpoch=" + kuduEpoch
+                + ", http=" + httpHost + ":" + httpPort + " " + httpAccess + ", kuduEpoch=" + kuduEpoch
                 + ", signalRetry=" + signalRetryInitial + ".." + signalRetryMax + ", shutdownGrace=" + shutdownGrace
                 + ", maxMessageBytes=" + maxMessageBytes + ", lease=" + handOff.lease() + ", retry="
                 + handOff.retryInitial() + ".." + handOff.retryMax() + " x" + handOff.retryAttempts()

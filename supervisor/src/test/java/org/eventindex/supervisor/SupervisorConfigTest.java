@@ -147,6 +147,10 @@ class SupervisorConfigTest {
         p.setProperty(SupervisorConfig.JOURNAL_HDFS_DIR, "hdfs://ns1/eventindex/supervisor");
         p.setProperty(SupervisorConfig.HADOOP_CONF_DIR, "/etc/hadoop/conf");
         p.setProperty("supervisor.brokers.resolve.interval", "15s");
+        p.setProperty(SupervisorConfig.HTTP_ACCESS + "auth", "kerberos");
+        p.setProperty(SupervisorConfig.HTTP_ACCESS + "kerberos.principal", "HTTP/sv.example.org@EXAMPLE.ORG");
+        p.setProperty(SupervisorConfig.HTTP_ACCESS + "kerberos.keytab", "/etc/eventindex/http.keytab");
+        p.setProperty(SupervisorConfig.HTTP_ACCESS + "metrics.port", "9182");
 
         SupervisorConfig c = SupervisorConfig.fromProperties(p, Map.of(SupervisorConfig.ENV_STOMP_PASSWORD, "ignored",
                 SupervisorConfig.ENV_RUCIO_PASSWORD, "rucio-pw", SupervisorConfig.ENV_S3_SECRET_KEY, "s3-secret"));
@@ -196,7 +200,14 @@ class SupervisorConfigTest {
                         URI.create("hdfs://ns1/eventindex/supervisor")))), c.ha());
         assertEquals(Duration.ofSeconds(15), c.brokersResolveInterval());
         assertEquals(Duration.ofSeconds(15), c.stompSettings().resolveInterval());
-        assertEquals(67, SupervisorConfig.KEYS.size(), "a key was added: map it in this test and in the docs");
+        assertEquals(java.util.Set.of(org.eventindex.ops.HttpAccess.Mechanism.KERBEROS), c.httpAccess().mechanisms());
+        assertEquals("HTTP/sv.example.org@EXAMPLE.ORG", c.httpAccess().kerberosPrincipal());
+        assertEquals(Path.of("/etc/eventindex/http.keytab"), c.httpAccess().kerberosKeytab());
+        assertEquals(Optional.of(9182), c.httpAccess().metricsPort());
+        assertFalse(c.httpAccess().tls());
+        // the HTTP access keys are HttpAccess's (HttpAccessTest maps each)
+        assertEquals(67 + org.eventindex.ops.HttpAccess.keys(SupervisorConfig.HTTP_ACCESS).size(),
+                SupervisorConfig.KEYS.size(), "a key was added: map it in this test and in the docs");
     }
 
     @Test
