@@ -47,7 +47,7 @@ class ConsumerConfigTest {
         assertEquals(URI.create("http://localhost:7480"), c.s3Endpoint());
         assertEquals(7480, c.s3EndpointPort());
         assertEquals("eventindex", c.s3Bucket());
-        assertEquals("", c.s3AccessKey());
+        assertEquals("", c.s3AccessKey().value());
         assertNull(c.s3SecretKey());
         assertEquals(URI.create("hdfs://localhost:8020"), c.hdfsUri());
         assertEquals("/eventindex/datasets", c.hdfsRoot());
@@ -97,13 +97,13 @@ class ConsumerConfigTest {
                 ConsumerConfig.HTTP_PORT, "0"), Map.of());
         assertEquals(List.of(new StompEndpoint("b1", 1), new StompEndpoint("b2", 2)), c.brokers());
         assertEquals("ei", c.stompUser());
-        assertEquals("stomp-secret", c.stompPassword());
+        assertEquals("stomp-secret", c.stompPassword().value());
         assertEquals("/queue/sig", c.signalQueue());
         assertEquals("/queue/rep", c.reportQueue());
         assertEquals(443, c.s3EndpointPort());
         assertEquals("bkt", c.s3Bucket());
-        assertEquals("AK", c.s3AccessKey());
-        assertEquals("s3-secret", c.s3SecretKey());
+        assertEquals("AK", c.s3AccessKey().value());
+        assertEquals("s3-secret", c.s3SecretKey().value());
         assertEquals(URI.create("hdfs://nn:9000"), c.hdfsUri());
         assertEquals("/ei", c.hdfsRoot());
         assertEquals("m1:7051,m2:7051", c.kuduMasters());
@@ -125,9 +125,9 @@ class ConsumerConfigTest {
                 ConsumerConfig.ENV_STOMP_PASSWORD, "pw-from-env",
                 ConsumerConfig.ENV_S3_ACCESS_KEY, "ak-from-env",
                 ConsumerConfig.ENV_S3_SECRET_KEY, "sk-from-env"));
-        assertEquals("pw-from-env", c.stompPassword());
-        assertEquals("ak-from-env", c.s3AccessKey());
-        assertEquals("sk-from-env", c.s3SecretKey());
+        assertEquals("pw-from-env", c.stompPassword().value());
+        assertEquals("ak-from-env", c.s3AccessKey().value());
+        assertEquals("sk-from-env", c.s3SecretKey().value());
         String shown = c.toString();
         assertFalse(shown.contains("from-env"), shown);
         assertTrue(shown.contains("stompPassword=***"), shown);

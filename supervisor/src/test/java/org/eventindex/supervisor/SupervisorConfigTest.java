@@ -1,5 +1,6 @@
 package org.eventindex.supervisor;
 
+import org.eventindex.config.Secret;
 import org.eventindex.cluster.ClusterSettings;
 import org.eventindex.config.TlsSettings;
 import org.eventindex.retry.Backoff;
@@ -153,7 +154,7 @@ class SupervisorConfigTest {
 
         assertEquals(List.of(new StompEndpoint("mq1", 61613), new StompEndpoint("mq2", 61614)), c.brokers());
         assertEquals("ei", c.stompSettings().login());
-        assertEquals("s3cret", c.stompPassword());
+        assertEquals("s3cret", c.stompPassword().value());
         assertEquals("/queue/p", c.producerQueue());
         assertEquals("/queue/c", c.controlQueue());
         assertEquals("/queue/s", c.consumerQueue());
@@ -179,7 +180,8 @@ class SupervisorConfigTest {
                         ClusterSettings.Names.keys("supervisor."))), c.epochs());
         assertEquals(new SupervisorConfig.CatalogueSettings("https://rucio.example:443", "eventindex", "ei",
                 "rucio-pw", Duration.ofSeconds(30)), c.catalogue());
-        assertEquals(new SupervisorConfig.Cleanup("http://rgw:7480", "eu-1", "AK", "s3-secret", Duration.ofHours(24),
+        assertEquals(new SupervisorConfig.Cleanup("http://rgw:7480", "eu-1", Secret.of("AK"), Secret.of("s3-secret"),
+                Duration.ofHours(24),
                 Duration.ofHours(48), Duration.ofMinutes(10)), c.cleanup());
         assertEquals(9, c.eventsQueue());
         assertEquals("/queue/h", c.heartbeatQueue());
@@ -233,7 +235,7 @@ class SupervisorConfigTest {
     void passwordFromTheEnvironmentWhenNoFile() throws IOException {
         SupervisorConfig c = SupervisorConfig.fromProperties(new Properties(),
                 Map.of(SupervisorConfig.ENV_STOMP_PASSWORD, " pw "));
-        assertEquals("pw", c.stompPassword());
+        assertEquals("pw", c.stompPassword().value());
     }
 
     /** The journal is the only durable state: it must not land wherever the daemon happened to be started. */
