@@ -35,6 +35,23 @@ class ConsumerConfigTest {
         return p;
     }
 
+    /** The S3 pair and the passcode from files, read again when they change (rotation). */
+    @Test
+    void secretsFromFilesFollowTheirFiles() throws IOException {
+        Path ak = org.eventindex.config.SecretFile.write(dir.resolve("ak"), "AK1");
+        Path sk = org.eventindex.config.SecretFile.write(dir.resolve("sk"), "SK1");
+        Path pw = org.eventindex.config.SecretFile.write(dir.resolve("pw"), "PW1");
+        ConsumerConfig c = ConsumerConfig.fromProperties(props(ConsumerConfig.ID, "c1",
+                ConsumerConfig.S3_ACCESS_KEY_FILE, ak.toString(), ConsumerConfig.S3_SECRET_KEY_FILE, sk.toString(),
+                ConsumerConfig.STOMP_PASSWORD_FILE, pw.toString()), Map.of());
+        org.eventindex.config.SecretFile.write(ak, "AK2");
+        org.eventindex.config.SecretFile.write(sk, "SK2");
+        org.eventindex.config.SecretFile.write(pw, "PW2");
+        assertEquals("AK2", c.s3AccessKey().value());
+        assertEquals("SK2", c.s3SecretKey().value());
+        assertEquals("PW2", Consumer.stompSettings(c).passcode().value());
+    }
+
     @Test
     void defaults() throws IOException {
         ConsumerConfig c = ConsumerConfig.fromProperties(props(ConsumerConfig.ID, "c1"), Map.of());

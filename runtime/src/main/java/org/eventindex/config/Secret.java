@@ -51,7 +51,13 @@ public final class Secret {
     public static Secret fromFile(Path file, String what) throws IOException {
         Objects.requireNonNull(file, "file is null");
         Objects.requireNonNull(what, "what is null");
-        Object stamp = stamp(file);
+        Object stamp;
+        try {
+            stamp = stamp(file); // before the read: a change in between is seen at the next use
+        } catch (IOException e) {
+            SecretFile.read(file, what); // throws the error naming the key, the file and the reason
+            throw new IOException(what + ": cannot read secret file " + file + ": " + e.getMessage(), e);
+        }
         return new Secret(file, what, SecretFile.read(file, what), stamp);
     }
 

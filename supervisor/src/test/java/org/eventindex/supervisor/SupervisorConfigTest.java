@@ -58,6 +58,28 @@ class SupervisorConfigTest {
                 + SupervisorConfig.JOURNAL_DIR), refusal(SupervisorConfig.JOURNAL_DIR + "=relative"));
     }
 
+    /** The cleanup's S3 pair from files, read again when they change (rotation); the key and its file not both. */
+    @Test
+    void theCleanupKeysFromFilesFollowTheirFiles() throws IOException {
+        Path ak = org.eventindex.config.SecretFile.write(dir.resolve("ak"), "AK1");
+        Path sk = org.eventindex.config.SecretFile.write(dir.resolve("sk"), "SK1");
+        Properties p = new Properties();
+        p.setProperty(SupervisorConfig.S3_ACCESS_KEY_FILE, ak.toString());
+        p.setProperty(SupervisorConfig.S3_SECRET_KEY_FILE, sk.toString());
+        SupervisorConfig c = SupervisorConfig.fromProperties(p, Map.of());
+        assertEquals("AK1", c.cleanup().accessKey().value());
+        org.eventindex.config.SecretFile.write(ak, "AK2");
+        org.eventindex.config.SecretFile.write(sk, "SK2");
+        assertEquals("AK2", c.cleanup().accessKey().value());
+        assertEquals("SK2", c.cleanup().secretKey().value());
+        assertFalse(c.toString().contains("SK2"), c.toString());
+        p.setProperty(SupervisorConfig.S3_ACCESS_KEY, "AK0");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> SupervisorConfig.fromProperties(p, Map.of()));
+        assertEquals(SupervisorConfig.S3_ACCESS_KEY + " and " + SupervisorConfig.S3_ACCESS_KEY_FILE
+                + " are both set: give one", e.getMessage());
+    }
+
     @Test
     void defaults() throws IOException {
         SupervisorConfig c = SupervisorConfig.fromProperties(new Properties(), Map.of());
@@ -198,7 +220,7 @@ class SupervisorConfigTest {
                         URI.create("hdfs://ns1/eventindex/supervisor")))), c.ha());
         assertEquals(Duration.ofSeconds(15), c.brokersResolveInterval());
         assertEquals(Duration.ofSeconds(15), c.stompSettings().resolveInterval());
-        assertEquals(67, SupervisorConfig.KEYS.size(), "a key was added: map it in this test and in the docs");
+        assertEquals(68, SupervisorConfig.KEYS.size(), "a key was added: map it in this test and in the docs");
     }
 
     @Test

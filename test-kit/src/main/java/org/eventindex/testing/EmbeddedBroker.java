@@ -304,6 +304,16 @@ public final class EmbeddedBroker implements AutoCloseable {
         return d == null ? 0 : d.getDestinationStatistics().getMessages().getCount();
     }
 
+    /** Subscriptions on a queue now (0 for a queue that does not exist): whether its readers are back after a restart. */
+    public synchronized long consumers(String destinationName) {
+        requireNonNull(destinationName, "destinationName is null");
+        if (broker == null) {
+            throw new IllegalStateException("embedded broker is stopped");
+        }
+        Destination d = broker.getRegionBroker().getDestinationMap().get(new ActiveMQQueue(queueName(destinationName)));
+        return d == null ? 0 : d.getConsumers().size();
+    }
+
     /** Maps a STOMP destination {@code /queue/x} to the ActiveMQ queue name {@code x}; other names pass unchanged. */
     public static String queueName(String destinationName) {
         return destinationName.startsWith("/queue/") ? destinationName.substring("/queue/".length()) : destinationName;
