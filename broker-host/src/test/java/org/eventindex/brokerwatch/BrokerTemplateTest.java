@@ -15,6 +15,7 @@ import java.util.Properties;
 import java.util.Set;
 import javax.xml.parsers.DocumentBuilderFactory;
 import org.eventindex.testing.BrokerAccess;
+import org.eventindex.testing.BrokerLoginFiles;
 import org.eventindex.testing.EmbeddedBroker;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -91,6 +92,7 @@ class BrokerTemplateTest {
         assertEquals(1, t.getElementsByTagName("jaasAuthenticationPlugin").getLength());
         assertFalse(Files.readString(DIR.resolve(file)).contains("anonymousAccessAllowed=\"true\""));
         assertTrue(load("users.properties").isEmpty(), "the template must not ship a password");
+        assertTrue(load(BrokerLoginFiles.USERS_NEXT).isEmpty(), "the rotation file ships empty");
         Properties groups = load("groups.properties");
         assertEquals(Set.of(BrokerAccess.PRODUCERS, BrokerAccess.SUPERVISORS, BrokerAccess.CONSUMERS,
                 BrokerAccess.OPERATORS, BrokerAccess.ADMINS), groups.stringPropertyNames());

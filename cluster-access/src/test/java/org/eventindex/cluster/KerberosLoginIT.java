@@ -12,9 +12,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.LoggerFactory;
 
+import javax.security.auth.kerberos.KerberosKey;
+import javax.security.auth.kerberos.KerberosPrincipal;
 import javax.security.auth.kerberos.KerberosTicket;
+import javax.security.auth.kerberos.KeyTab;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.time.Instant;
@@ -180,6 +184,61 @@ class KerberosLoginIT {
             assertEquals(now.getEndTime().toInstant().toEpochMilli() / 1000.0,
                     DaemonMetrics.value(registry, KerberosLogin.TICKET_END), 0.001);
         }
+    }
+
+    /**
+     * A keytab rotated as docs/security.md describes it, with no failed renewal: new keys (a new kvno) while the KDC
+     * keeps the old ones ({@code cpw -randkey -keepold}), the keytab of both exported and moved over the daemon's,
+     * the next renewal on it; then the old keys purged at the KDC ({@code purgekeys}): the renewal after that works
+     * too, while a copy of the old keytab is refused.
+     */
+    @Test
+    void aKeytabRotatedWithANewKvnoIsUsedByTheNextRenewalWithoutAFailure() throws Exception {
+        String user = MitKdc.inRealm("rotation/localhost");
+        Path live = kdc.keytab("rotation/localhost", dir.resolve("rotation.keytab"));
+        Path before = Files.copy(live, dir.resolve("rotation-before.keytab"));
+        int oldKvno = kvno(live, user);
+        MovableClock clock = new MovableClock();
+        PrometheusRegistry registry = new PrometheusRegistry();
+        try (ClusterAccess access = open(user, live, registry, clock)) {
+            KerberosLogin login = access.login().orElseThrow();
+            KerberosTicket first = login.ticket().orElseThrow();
+
+            kdc.kadmin("cpw -randkey -keepold " + user);
+            Path exported = dir.resolve("rotation.keytab.new");
+            kdc.kadmin("ktadd -k " + exported + " -norandkey " + user);
+            Files.setPosixFilePermissions(exported, PosixFilePermissions.fromString("rw-------"));
+            Files.move(exported, live, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            int newKvno = kvno(live, user);
+            assertTrue(newKvno > oldKvno, "a new kvno: " + oldKvno + " -> " + newKvno);
+
+            KerberosTicket second = renew(login, clock);
+            assertNotSame(first, second);
+            kdc.kadmin("purgekeys -keepkvno " + newKvno + " " + user);
+            KerberosTicket third = renew(login, clock);
+            assertNotSame(second, third);
+            assertEquals(0, login.failures(), "no renewal failed during the rotation");
+            assertEquals(0, DaemonMetrics.value(registry, KerberosLogin.LOGIN_FAILURES));
+        }
+        ClusterConfigException e = assertThrows(ClusterConfigException.class,
+                () -> ClusterAccess.open(settings(user, before), new Configuration(), null));
+        assertTrue(e.getMessage().contains("the KDC refused the keytab's key"), e.getMessage());
+    }
+
+    /** Moves the clock to the renewal point and renews (or sees the renewal thread's renewal). */
+    private static KerberosTicket renew(KerberosLogin login, MovableClock clock) {
+        KerberosTicket previous = login.ticket().orElseThrow();
+        clock.moveTo(login.renewalTime().orElseThrow());
+        boolean renewed = login.checkAndRenew();
+        KerberosTicket now = login.ticket().orElseThrow();
+        clock.moveBack();
+        assertTrue(renewed || now != previous, "renewed from the keytab");
+        return now;
+    }
+
+    private static int kvno(Path keytab, String principal) {
+        return Arrays.stream(KeyTab.getInstance(keytab.toFile()).getKeys(new KerberosPrincipal(principal)))
+                .mapToInt(KerberosKey::getVersionNumber).max().orElseThrow();
     }
 
     @Test

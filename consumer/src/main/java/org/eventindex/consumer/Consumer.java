@@ -10,6 +10,8 @@ import org.eventindex.cluster.ClusterErrors;
 import org.eventindex.cluster.ClusterSettings;
 import org.eventindex.cluster.HdfsRootCheck;
 import org.eventindex.ops.CertificateExpiry;
+import org.eventindex.ops.CredentialFiles;
+import org.eventindex.s3.RotatingCredentials;
 import org.eventindex.ops.DaemonMetrics;
 import org.eventindex.ops.DependencyChecks;
 import org.eventindex.ops.DependencyStatus;
@@ -286,6 +288,10 @@ public final class Consumer implements AutoCloseable {
                 () -> SpoolSpace.usableBytes(config.spoolDir()));
         status.registerGauges(metrics.registry());
         CertificateExpiry.register(metrics.registry(), config.tls());
+        new CredentialFiles().secret(config.stompPassword()).secret(config.s3AccessKey())
+                .secret(config.s3SecretKey()).trustStores(config.tls())
+                .file(config.cluster().names().keytab(), "keytab", config.cluster().keytab())
+                .register(metrics.registry(), clock);
         HdfsCommitter committer = new HdfsCommitter(services.fileContext(), new Path(config.hdfsRoot()),
                 format.fileSuffix());
         DatasetProcessor processor = new DatasetProcessor(consolidator, format, committer, services.ingest(),
@@ -315,8 +321,9 @@ public final class Consumer implements AutoCloseable {
                                           ClusterAccess cluster) throws IOException {
         boolean ok = false;
         try {
-            S3ObjectFetcher fetcher = S3ObjectFetcher.connect(config.s3Endpoint(), config.s3AccessKey(),
-                    config.s3SecretKey(), config.fetchThreads(), config.tls().s3TrustManagers());
+            S3ObjectFetcher fetcher = S3ObjectFetcher.connect(config.s3Endpoint(),
+                    RotatingCredentials.of(config.s3AccessKey(), config.s3SecretKey()), config.fetchThreads(),
+                    config.tls().s3TrustManagers());
             owned.add(fetcher);
             Configuration hadoopConf = cluster.configuration();
             hadoopConf.set("fs.defaultFS", config.hdfsUri().toString());
@@ -337,7 +344,7 @@ public final class Consumer implements AutoCloseable {
 
     /** The brokers, login, TLS and frame limits the consumer connects with (also what {@code eventindex check} tries). */
     public static StompSettings stompSettings(ConsumerConfig config) {
-        return config.tls().applyTo(StompSettings.of(config.brokers(),
+        return config.tls().applyTo(StompSettings.rotating(config.brokers(),
                 config.stompUser().isEmpty() ? null : config.stompUser(), config.stompPassword()))
                 .withFrameLimits(config.frameLimits()).withResolveInterval(config.brokersResolveInterval());
     }

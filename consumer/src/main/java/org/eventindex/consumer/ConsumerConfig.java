@@ -3,6 +3,7 @@ package org.eventindex.consumer;
 import org.eventindex.cluster.ClusterSettings;
 import org.eventindex.config.ConfigKey;
 import org.eventindex.config.ConfigReader;
+import org.eventindex.config.Secret;
 import org.eventindex.config.BrokerKeys;
 import org.eventindex.config.StompFrameLimitKeys;
 import org.eventindex.config.TlsSettings;
@@ -36,8 +37,9 @@ import static org.eventindex.config.ConfigChecks.requireText;
  * an environment variable, never from the properties file itself, and {@link #toString()} never prints them.
  *
  * @param s3Endpoint        e.g. {@code http://rgw.example:7480}; object URLs in signals must name this host:port
- * @param s3SecretKey       may be null (anonymous access)
- * @param stompPassword     may be null (no passcode)
+ * @param s3AccessKey       empty for anonymous access; read again when its file changes
+ * @param s3SecretKey       may be null (anonymous access); read again when its file changes
+ * @param stompPassword     may be null (no passcode); read again when its file changes
  * @param sortMemoryBytes   sort buffers of the fetch threads together (each {@code sortMemoryBytes / fetchThreads});
  *                          an object bigger than its buffer is written as several sorted runs
  * @param runMemoryBytes    sorted runs kept in memory, instead of the spool dir, up to this many bytes at a time
@@ -59,14 +61,14 @@ public record ConsumerConfig(
         String consumerId,
         List<StompEndpoint> brokers,
         String stompUser,
-        String stompPassword,
+        Secret stompPassword,
         String signalQueue,
         String reportQueue,
         String heartbeatQueue,
         URI s3Endpoint,
         String s3Bucket,
-        String s3AccessKey,
-        String s3SecretKey,
+        Secret s3AccessKey,
+        Secret s3SecretKey,
         URI hdfsUri,
         String hdfsRoot,
         String kuduMasters,
@@ -139,6 +141,7 @@ public record ConsumerConfig(
     public static final String S3_ENDPOINT = "consumer.s3.endpoint";
     public static final String S3_BUCKET = "consumer.s3.bucket";
     public static final String S3_ACCESS_KEY = "consumer.s3.access.key";
+    public static final String S3_ACCESS_KEY_FILE = "consumer.s3.access.key.file";
     public static final String S3_SECRET_KEY_FILE = "consumer.s3.secret.key.file";
     public static final String HDFS_URI = "consumer.hdfs.uri";
     public static final String HDFS_ROOT = "consumer.hdfs.root";
@@ -194,7 +197,8 @@ public record ConsumerConfig(
             new ConfigKey(BROKERS, "localhost:61613", null, BrokerKeys.BROKERS_DOC),
             new ConfigKey(STOMP_USER, "", null, "STOMP login; empty for none."),
             new ConfigKey(STOMP_PASSWORD_FILE, "", ENV_STOMP_PASSWORD,
-                    "File holding the STOMP passcode; if unset, the environment variable is used; if neither, none."),
+                    "File holding the STOMP passcode; if unset, the environment variable is used; if neither, none."
+                            + " Read again when it changes: the next connection logs in with the new passcode."),
             new ConfigKey(QUEUE_SIGNAL, Queues.CONSUMER, null, "Queue the supervisor sends dataset signals to."),
             new ConfigKey(QUEUE_REPORT, Queues.SUPERVISOR_CONTROL, null, "Queue the consumer sends its reports to."),
             new ConfigKey(QUEUE_HEARTBEAT, Queues.SUPERVISOR_HEARTBEAT, null,
@@ -204,8 +208,13 @@ public record ConsumerConfig(
             new ConfigKey(S3_BUCKET, "eventindex", null, "Bucket holding the producers' objects; other buckets are refused."),
             new ConfigKey(S3_ACCESS_KEY, "", ENV_S3_ACCESS_KEY,
                     "S3 access key; if unset, the environment variable is used; if neither, anonymous access."),
+            new ConfigKey(S3_ACCESS_KEY_FILE, "", null,
+                    "File (mode 0600) holding the S3 access key, instead of " + S3_ACCESS_KEY + ": read again when it"
+                            + " changes, so that a new key pair is used from the next request on (docs/security.md,"
+                            + " rotation)."),
             new ConfigKey(S3_SECRET_KEY_FILE, "", ENV_S3_SECRET_KEY,
-                    "File holding the S3 secret key; if unset, the environment variable is used."),
+                    "File holding the S3 secret key; if unset, the environment variable is used. Read again when it"
+                            + " changes (rotation)."),
             new ConfigKey(HDFS_URI, "hdfs://localhost:8020", null, "HDFS file system URI (fs.defaultFS)."),
             new ConfigKey(HDFS_ROOT, "/eventindex/datasets", null,
                     "HDFS directory under which one directory per container holds one file per dataset."),
@@ -283,7 +292,7 @@ public record ConsumerConfig(
             throw new IllegalArgumentException(S3_ENDPOINT + " '" + s3Endpoint + "' must be http(s)://host[:port]");
         }
         requireText(s3Bucket, S3_BUCKET);
-        s3AccessKey = s3AccessKey == null ? "" : s3AccessKey;
+        s3AccessKey = s3AccessKey == null ? Secret.of("") : s3AccessKey;
         Objects.requireNonNull(hdfsUri, "hdfsUri is null");
         requireText(hdfsRoot, HDFS_ROOT);
         if (!hdfsRoot.startsWith("/")) {
@@ -368,14 +377,14 @@ public record ConsumerConfig(
                 r.explicit(ID).orElseGet(ConsumerConfig::defaultId),
                 StompEndpoint.parseList(r.text(BROKERS)),
                 r.text(STOMP_USER),
-                r.secret(STOMP_PASSWORD_FILE),
+                r.rotatingSecret(STOMP_PASSWORD_FILE),
                 r.text(QUEUE_SIGNAL),
                 r.text(QUEUE_REPORT),
                 r.text(QUEUE_HEARTBEAT),
                 r.uri(S3_ENDPOINT),
                 r.text(S3_BUCKET),
-                r.textOrEnv(S3_ACCESS_KEY),
-                r.secret(S3_SECRET_KEY_FILE),
+                r.rotatingText(S3_ACCESS_KEY, S3_ACCESS_KEY_FILE),
+                r.rotatingSecret(S3_SECRET_KEY_FILE),
                 r.uri(HDFS_URI),
                 r.text(HDFS_ROOT),
                 r.text(KUDU_MASTERS),
@@ -416,7 +425,7 @@ public record ConsumerConfig(
                 + ", stompPassword=" + (stompPassword == null ? "none" : "***") + ", signalQueue=" + signalQueue
                 + ", reportQueue=" + reportQueue + ", heartbeatQueue=" + heartbeatQueue
                 + ", s3Endpoint=" + s3Endpoint + ", s3Bucket=" + s3Bucket
-                + ", s3AccessKey=" + (s3AccessKey.isEmpty() ? "none" : "***")
+                + ", s3AccessKey=" + (s3AccessKey.value().isEmpty() ? "none" : "***")
                 + ", s3SecretKey=" + (s3SecretKey == null ? "none" : "***") + ", hdfsUri=" + hdfsUri
                 + ", hdfsRoot=" + hdfsRoot + ", kuduMasters=" + kuduMasters + ", kuduTablePrefix=" + kuduTablePrefix
                 + ", kuduBuckets=" + kuduBuckets + ", kuduReplicas=" + kuduReplicas

@@ -1,15 +1,11 @@
 package org.eventindex.consumer;
 
 import org.eventindex.message.S3ObjectUrl;
-import software.amazon.awssdk.auth.credentials.AnonymousCredentialsProvider;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import org.eventindex.s3.RotatingCredentials;
+import org.eventindex.s3.S3Clients;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
-import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.http.apache.ApacheHttpClient;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.core.ResponseInputStream;
 import software.amazon.awssdk.services.s3.model.GetObjectRequest;
@@ -41,37 +37,34 @@ public final class S3ObjectFetcher implements ObjectFetcher, AutoCloseable {
     }
 
     /**
-     * A client for Ceph RGW and other S3 servers: path-style, region us-east-1, checksums only when required (Ceph
-     * refuses the SDK's default trailing checksums), Apache HTTP client with one connection per fetch thread.
+     * A client for Ceph RGW and other S3 servers ({@link S3Clients}) with fixed keys.
      *
      * @param secretKey     null for anonymous access
+     */
+    public static S3ObjectFetcher connect(URI endpoint, String accessKey, String secretKey, int maxConnections) {
+        return connect(endpoint, accessKey, secretKey, maxConnections, null);
+    }
+
+    public static S3ObjectFetcher connect(URI endpoint, String accessKey, String secretKey, int maxConnections,
+                                          TrustManager[] trustManagers) {
+        return connect(endpoint, RotatingCredentials.of(accessKey, secretKey), maxConnections, trustManagers);
+    }
+
+    /**
+     * A client ({@link S3Clients}) over the Apache HTTP client with one connection per fetch thread; the SDK retries
+     * failed requests.
+     *
+     * @param credentials   asked for before each request ({@link RotatingCredentials} follows a key rotation)
      * @param trustManagers for an https endpoint signed by a private CA; null: the JVM's trust store
      */
     // ApacheHttpClient (Apache HttpClient 4) is deprecated in SDK 2.56 in favour of apache5-client; it is the client
     // measured against Ceph here and stays until the move to apache5 is tested there.
     @SuppressWarnings("deprecation")
-    public static S3ObjectFetcher connect(URI endpoint, String accessKey, String secretKey, int maxConnections) {
-        return connect(endpoint, accessKey, secretKey, maxConnections, null);
-    }
-
-    @SuppressWarnings("deprecation")
-    public static S3ObjectFetcher connect(URI endpoint, String accessKey, String secretKey, int maxConnections,
+    public static S3ObjectFetcher connect(URI endpoint, AwsCredentialsProvider credentials, int maxConnections,
                                           TrustManager[] trustManagers) {
-        Objects.requireNonNull(endpoint, "endpoint is null");
-        AwsCredentialsProvider credentials = accessKey == null || accessKey.isEmpty() || secretKey == null
-                ? AnonymousCredentialsProvider.create()
-                : StaticCredentialsProvider.create(AwsBasicCredentials.create(accessKey, secretKey));
         ApacheHttpClient.Builder http = ApacheHttpClient.builder().maxConnections(Math.max(2, maxConnections));
-        S3Client client = S3Client.builder()
-                .endpointOverride(endpoint)
-                .region(Region.US_EAST_1)
-                .forcePathStyle(true)
-                .credentialsProvider(credentials)
-                .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
-                .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
-                .httpClientBuilder(trustManagers == null ? http : http.tlsTrustManagersProvider(() -> trustManagers))
-                .build();
-        return new S3ObjectFetcher(client, true);
+        return new S3ObjectFetcher(S3Clients.create(endpoint, S3Clients.DEFAULT_REGION, credentials,
+                trustManagers == null ? http : http.tlsTrustManagersProvider(() -> trustManagers), true), true);
     }
 
     @Override

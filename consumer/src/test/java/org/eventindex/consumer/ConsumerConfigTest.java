@@ -35,6 +35,23 @@ class ConsumerConfigTest {
         return p;
     }
 
+    /** The S3 pair and the passcode from files, read again when they change (rotation). */
+    @Test
+    void secretsFromFilesFollowTheirFiles() throws IOException {
+        Path ak = org.eventindex.config.SecretFile.write(dir.resolve("ak"), "AK1");
+        Path sk = org.eventindex.config.SecretFile.write(dir.resolve("sk"), "SK1");
+        Path pw = org.eventindex.config.SecretFile.write(dir.resolve("pw"), "PW1");
+        ConsumerConfig c = ConsumerConfig.fromProperties(props(ConsumerConfig.ID, "c1",
+                ConsumerConfig.S3_ACCESS_KEY_FILE, ak.toString(), ConsumerConfig.S3_SECRET_KEY_FILE, sk.toString(),
+                ConsumerConfig.STOMP_PASSWORD_FILE, pw.toString()), Map.of());
+        org.eventindex.config.SecretFile.write(ak, "AK2");
+        org.eventindex.config.SecretFile.write(sk, "SK2");
+        org.eventindex.config.SecretFile.write(pw, "PW2");
+        assertEquals("AK2", c.s3AccessKey().value());
+        assertEquals("SK2", c.s3SecretKey().value());
+        assertEquals("PW2", Consumer.stompSettings(c).passcode().value());
+    }
+
     @Test
     void defaults() throws IOException {
         ConsumerConfig c = ConsumerConfig.fromProperties(props(ConsumerConfig.ID, "c1"), Map.of());
@@ -47,7 +64,7 @@ class ConsumerConfigTest {
         assertEquals(URI.create("http://localhost:7480"), c.s3Endpoint());
         assertEquals(7480, c.s3EndpointPort());
         assertEquals("eventindex", c.s3Bucket());
-        assertEquals("", c.s3AccessKey());
+        assertEquals("", c.s3AccessKey().value());
         assertNull(c.s3SecretKey());
         assertEquals(URI.create("hdfs://localhost:8020"), c.hdfsUri());
         assertEquals("/eventindex/datasets", c.hdfsRoot());
@@ -97,13 +114,13 @@ class ConsumerConfigTest {
                 ConsumerConfig.HTTP_PORT, "0"), Map.of());
         assertEquals(List.of(new StompEndpoint("b1", 1), new StompEndpoint("b2", 2)), c.brokers());
         assertEquals("ei", c.stompUser());
-        assertEquals("stomp-secret", c.stompPassword());
+        assertEquals("stomp-secret", c.stompPassword().value());
         assertEquals("/queue/sig", c.signalQueue());
         assertEquals("/queue/rep", c.reportQueue());
         assertEquals(443, c.s3EndpointPort());
         assertEquals("bkt", c.s3Bucket());
-        assertEquals("AK", c.s3AccessKey());
-        assertEquals("s3-secret", c.s3SecretKey());
+        assertEquals("AK", c.s3AccessKey().value());
+        assertEquals("s3-secret", c.s3SecretKey().value());
         assertEquals(URI.create("hdfs://nn:9000"), c.hdfsUri());
         assertEquals("/ei", c.hdfsRoot());
         assertEquals("m1:7051,m2:7051", c.kuduMasters());
@@ -125,9 +142,9 @@ class ConsumerConfigTest {
                 ConsumerConfig.ENV_STOMP_PASSWORD, "pw-from-env",
                 ConsumerConfig.ENV_S3_ACCESS_KEY, "ak-from-env",
                 ConsumerConfig.ENV_S3_SECRET_KEY, "sk-from-env"));
-        assertEquals("pw-from-env", c.stompPassword());
-        assertEquals("ak-from-env", c.s3AccessKey());
-        assertEquals("sk-from-env", c.s3SecretKey());
+        assertEquals("pw-from-env", c.stompPassword().value());
+        assertEquals("ak-from-env", c.s3AccessKey().value());
+        assertEquals("sk-from-env", c.s3SecretKey().value());
         String shown = c.toString();
         assertFalse(shown.contains("from-env"), shown);
         assertTrue(shown.contains("stompPassword=***"), shown);

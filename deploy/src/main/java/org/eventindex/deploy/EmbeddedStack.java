@@ -60,7 +60,7 @@ public final class EmbeddedStack implements AutoCloseable {
      * @param brokers      independent brokers (each with its own store); every daemon reads all of them
      */
     public record Options(Path workDir, int consumers, String bucket, String tablePrefix, int hashBuckets, int epoch,
-                          int brokers) {
+                          int brokers, Path brokerLoginConfig) {
         public Options {
             Objects.requireNonNull(workDir, "workDir is null");
             Objects.requireNonNull(bucket, "bucket is null");
@@ -75,12 +75,21 @@ public final class EmbeddedStack implements AutoCloseable {
 
         /** One broker. */
         public Options(Path workDir, int consumers, String bucket, String tablePrefix, int hashBuckets, int epoch) {
-            this(workDir, consumers, bucket, tablePrefix, hashBuckets, epoch, 1);
+            this(workDir, consumers, bucket, tablePrefix, hashBuckets, epoch, 1, null);
         }
 
         /** The same options with {@code n} independent brokers. */
         public Options withBrokers(int n) {
-            return new Options(workDir, consumers, bucket, tablePrefix, hashBuckets, epoch, n);
+            return new Options(workDir, consumers, bucket, tablePrefix, hashBuckets, epoch, n, brokerLoginConfig);
+        }
+
+        /**
+         * The same options with brokers whose logins are the shipped template's: the JAAS entry of
+         * {@code loginConfig} ({@code broker-host/activemq/login.config}) over password files that each broker reads
+         * again when they change ({@link #brokerLoginDir}), as at a site; null: the logins held in memory.
+         */
+        public Options withBrokerLoginConfig(Path loginConfig) {
+            return new Options(workDir, consumers, bucket, tablePrefix, hashBuckets, epoch, brokers, loginConfig);
         }
 
         public static Options defaults(Path workDir) {
@@ -137,8 +146,10 @@ public final class EmbeddedStack implements AutoCloseable {
             progress.accept("starting ActiveMQ broker" + (options.brokers() == 1 ? "" : " " + (i + 1) + " of "
                     + options.brokers() + ", independent,") + " (STOMP, KahaDB, one login per role, per-queue access"
                     + " rules)");
-            brokers.add(track(EmbeddedBroker.startSecured(work.resolve(i == 0 ? "broker" : "broker-" + (i + 1)),
-                    logins.security())));
+            Path dir = work.resolve(i == 0 ? "broker" : "broker-" + (i + 1));
+            brokers.add(track(options.brokerLoginConfig() == null ? EmbeddedBroker.startSecured(dir, logins.security())
+                    : EmbeddedBroker.startWithLoginFiles(dir, logins.security(), options.brokerLoginConfig(),
+                    brokerLoginDir(i), null)));
         }
         progress.accept("starting S3 server");
         s3 = track(EmbeddedS3.start(work.resolve("s3"), S3_ACCESS_KEY, S3_SECRET_KEY));
@@ -155,16 +166,13 @@ public final class EmbeddedStack implements AutoCloseable {
         new KuduTables(kudu.client(), tablesConfig).createOrVerify(options.epoch());
 
         progress.accept("starting supervisor");
-        supervisor = track(new Supervisor(SupervisorConfig.fromProperties(supervisorProperties(),
-                Map.of(SupervisorConfig.ENV_STOMP_PASSWORD, logins.password(BrokerLogins.SUPERVISOR))),
+        supervisor = track(new Supervisor(SupervisorConfig.fromProperties(supervisorProperties(), Map.of()),
                 Clock.systemUTC()));
         supervisor.start();
         for (int i = 0; daemons == Daemons.ALL && i < options.consumers(); i++) {
             progress.accept("starting consumer " + (i + 1));
             org.eventindex.consumer.Consumer c = track(new org.eventindex.consumer.Consumer(
-                    ConsumerConfig.fromProperties(consumerProperties(i),
-                            Map.of(ConsumerConfig.ENV_STOMP_PASSWORD, logins.password(BrokerLogins.CONSUMER))),
-                    hdfs.conf(), Clock.systemUTC()));
+                    ConsumerConfig.fromProperties(consumerProperties(i), Map.of()), hdfs.conf(), Clock.systemUTC()));
             c.start();
             consumers.add(c);
         }
@@ -174,6 +182,8 @@ public final class EmbeddedStack implements AutoCloseable {
         Properties p = new Properties();
         p.setProperty(SupervisorConfig.BROKERS, brokerEndpoints());
         p.setProperty(SupervisorConfig.STOMP_USER, BrokerLogins.SUPERVISOR);
+        p.setProperty(SupervisorConfig.STOMP_PASSWORD_FILE,
+                BrokerLogins.passwordFile(secretsDir(), BrokerLogins.SUPERVISOR).toString());
         p.setProperty(SupervisorConfig.JOURNAL_DIR,
                 options.workDir().toAbsolutePath().resolve("supervisor").toString());
         p.setProperty(SupervisorConfig.S3_BUCKET, options.bucket());
@@ -193,9 +203,11 @@ public final class EmbeddedStack implements AutoCloseable {
         p.setProperty(ConsumerConfig.ID, "consumer-" + (index + 1));
         p.setProperty(ConsumerConfig.BROKERS, brokerEndpoints());
         p.setProperty(ConsumerConfig.STOMP_USER, BrokerLogins.CONSUMER);
+        p.setProperty(ConsumerConfig.STOMP_PASSWORD_FILE,
+                BrokerLogins.passwordFile(secretsDir(), BrokerLogins.CONSUMER).toString());
         p.setProperty(ConsumerConfig.S3_ENDPOINT, s3.endpoint().toString());
         p.setProperty(ConsumerConfig.S3_BUCKET, options.bucket());
-        p.setProperty(ConsumerConfig.S3_ACCESS_KEY, S3_ACCESS_KEY);
+        p.setProperty(ConsumerConfig.S3_ACCESS_KEY_FILE, s3AccessKeyFile().toString());
         p.setProperty(ConsumerConfig.HDFS_URI, hdfs.uri().toString());
         p.setProperty(ConsumerConfig.HDFS_ROOT, hdfsRoot());
         p.setProperty(ConsumerConfig.KUDU_MASTERS, kudu.masterAddresses());
@@ -218,8 +230,6 @@ public final class EmbeddedStack implements AutoCloseable {
     public Map<String, String> consumerProcessConfig(int index, int httpPort) {
         Map<String, String> config = new TreeMap<>();
         consumerProperties(index).forEach((k, v) -> config.put((String) k, (String) v));
-        config.put(ConsumerConfig.STOMP_PASSWORD_FILE,
-                BrokerLogins.passwordFile(secretsDir(), BrokerLogins.CONSUMER).toString());
         config.put(ConsumerConfig.HTTP_HOST, "127.0.0.1");
         config.put(ConsumerConfig.HTTP_PORT, Integer.toString(httpPort));
         return config;
@@ -241,6 +251,7 @@ public final class EmbeddedStack implements AutoCloseable {
         }
         logins.writeTo(dir);
         SecretFile.write(s3SecretKeyFile(), S3_SECRET_KEY);
+        SecretFile.write(s3AccessKeyFile(), S3_ACCESS_KEY);
     }
 
     /** The folder (mode 0700) of the stack's secret files. */
@@ -251,6 +262,20 @@ public final class EmbeddedStack implements AutoCloseable {
     /** The S3 secret key's file (mode 0600), as {@code --secret-key-file} and {@code *.s3.secret.key.file} take it. */
     public Path s3SecretKeyFile() {
         return secretsDir().resolve("s3-secret-key");
+    }
+
+    /** The S3 access key's file (mode 0600), as {@code *.s3.access.key.file} takes it. */
+    public Path s3AccessKeyFile() {
+        return secretsDir().resolve("s3-access-key");
+    }
+
+    /**
+     * The folder of broker {@code index}'s (from 0) password files ({@code users.properties},
+     * {@code users-next.properties}, {@code groups.properties}) when the stack runs
+     * {@link Options#withBrokerLoginConfig the template's logins}.
+     */
+    public Path brokerLoginDir(int index) {
+        return options.workDir().toAbsolutePath().resolve("broker-logins-" + (index + 1));
     }
 
     private <T extends AutoCloseable> T track(T component) {

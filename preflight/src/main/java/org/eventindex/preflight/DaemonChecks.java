@@ -1,5 +1,6 @@
 package org.eventindex.preflight;
 
+import org.eventindex.s3.RotatingCredentials;
 import org.eventindex.consumer.Consumer;
 import org.eventindex.consumer.ConsumerConfig;
 import org.eventindex.names.ObjectKey;
@@ -47,11 +48,12 @@ final class DaemonChecks {
         out.addAll(brokers(Consumer.stompSettings(c), ConsumerConfig.BROKERS, ConsumerConfig.STOMP_USER,
                 List.of(c.reportQueue(), c.heartbeatQueue()), List.of(c.signalQueue())));
         out.add(new Preflight.Check("s3.read", "S3 bucket " + c.s3Bucket() + " at " + c.s3Endpoint() + " read by "
-                + describe(c.s3AccessKey()), "check " + ConsumerConfig.S3_ACCESS_KEY + " and "
+                + describe(c.s3AccessKey().value()), "check " + ConsumerConfig.S3_ACCESS_KEY + " and "
                 + ConsumerConfig.S3_SECRET_KEY_FILE + ", that the bucket exists and that its policy lets this user"
                 + " GET objects (docs/security.md)",
-                () -> S3BucketCheck.probe(c.s3Endpoint(), "us-east-1", c.s3Bucket(), c.s3AccessKey(),
-                        c.s3SecretKey(), c.tls().s3TrustManagers(), S3BucketCheck.Access.READ)));
+                () -> S3BucketCheck.probe(c.s3Endpoint(), "us-east-1", c.s3Bucket(),
+                        RotatingCredentials.of(c.s3AccessKey(), c.s3SecretKey()), c.tls().s3TrustManagers(),
+                        S3BucketCheck.Access.READ)));
         out.addAll(cluster.hdfs(c.hdfsUri(), c.hdfsRoot(), ConsumerConfig.HDFS_ROOT));
         out.addAll(cluster.kudu(c.kuduMasters(), c.kuduTablePrefix(), true));
         return out;
@@ -76,11 +78,12 @@ final class DaemonChecks {
         SupervisorConfig.Cleanup cleanup = c.cleanup();
         if (!cleanup.s3Endpoint().isEmpty()) {
             out.add(new Preflight.Check("s3.delete", "S3 bucket " + c.s3Bucket() + " at " + cleanup.s3Endpoint()
-                    + " cleaned by " + describe(cleanup.accessKey()), "check " + SupervisorConfig.S3_ACCESS_KEY
+                    + " cleaned by " + describe(cleanup.accessKey().value()), "check " + SupervisorConfig.S3_ACCESS_KEY
                     + " and " + SupervisorConfig.S3_SECRET_KEY_FILE + ", that the bucket exists and that its policy"
                     + " lets this user list the bucket and DELETE objects (docs/security.md)",
                     () -> S3BucketCheck.probe(URI.create(cleanup.s3Endpoint()), cleanup.region(), c.s3Bucket(),
-                            cleanup.accessKey(), cleanup.secretKey(), c.tls().s3TrustManagers(),
+                            RotatingCredentials.of(cleanup.accessKey(), cleanup.secretKey()),
+                            c.tls().s3TrustManagers(),
                             S3BucketCheck.Access.DELETE)));
         }
         if (c.epochs().managed()) {
@@ -114,7 +117,8 @@ final class DaemonChecks {
                 + " --secret-key-file, that the bucket exists and that its policy lets this user s3:PutObject and"
                 + " s3:AbortMultipartUpload under " + key.flavor() + "/ (deploy/s3/bucket-policy.json,"
                 + " docs/security.md)",
-                () -> S3BucketCheck.probe(o.s3Endpoint(), "us-east-1", o.bucket(), o.accessKey(), o.secretKey(),
+                () -> S3BucketCheck.probe(o.s3Endpoint(), "us-east-1", o.bucket(),
+                        RotatingCredentials.of(o.accessKey(), o.secretKey()),
                         s3Trust, S3BucketCheck.Access.WRITE, probe)));
         return out;
     }

@@ -1,15 +1,9 @@
 package org.eventindex.preflight;
 
-import software.amazon.awssdk.auth.credentials.AnonymousCredentialsProvider;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import org.eventindex.s3.S3Clients;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.sync.ResponseTransformer;
-import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
-import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
 import software.amazon.awssdk.services.s3.model.S3Exception;
@@ -44,31 +38,24 @@ final class S3BucketCheck {
     }
 
     /**
-     * @param secretKey null: anonymous
+     * @param credentials the role's ({@link org.eventindex.s3.RotatingCredentials})
      * @throws IOException naming the bucket, the operation and S3's answer (its error code)
      */
-    static void probe(URI endpoint, String region, String bucket, String accessKey, String secretKey,
+    static void probe(URI endpoint, String region, String bucket, AwsCredentialsProvider credentials,
                       TrustManager[] trust, Access access) throws IOException {
-        probe(endpoint, region, bucket, accessKey, secretKey, trust, access, PROBE_PREFIX + UUID.randomUUID());
+        probe(endpoint, region, bucket, credentials, trust, access, PROBE_PREFIX + UUID.randomUUID());
     }
 
     /**
-     * As {@link #probe(URI, String, String, String, String, TrustManager[], Access)}, on {@code key}: a key under the
+     * As {@link #probe(URI, String, String, AwsCredentialsProvider, TrustManager[], Access)}, on {@code key}: a key under the
      * prefix the role is allowed (a bucket policy may grant a producer its key prefixes only).
      */
-    static void probe(URI endpoint, String region, String bucket, String accessKey, String secretKey,
+    static void probe(URI endpoint, String region, String bucket, AwsCredentialsProvider credentials,
                       TrustManager[] trust, Access access, String key) throws IOException {
         Objects.requireNonNull(endpoint, "endpoint is null");
         Objects.requireNonNull(bucket, "bucket is null");
-        AwsCredentialsProvider credentials = accessKey == null || accessKey.isEmpty() || secretKey == null
-                ? AnonymousCredentialsProvider.create()
-                : StaticCredentialsProvider.create(AwsBasicCredentials.create(accessKey, secretKey));
-        UrlConnectionHttpClient.Builder http = UrlConnectionHttpClient.builder();
-        try (S3Client s3 = S3Client.builder().endpointOverride(endpoint).region(Region.of(region))
-                .credentialsProvider(credentials).forcePathStyle(true)
-                .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
-                .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
-                .httpClientBuilder(trust == null ? http : http.tlsTrustManagersProvider(() -> trust)).build()) {
+        try (S3Client s3 = S3Clients.create(endpoint, region, credentials, S3Clients.urlConnection(trust, null, null),
+                true)) {
             switch (access) {
                 case READ -> s3.getObject(b -> b.bucket(bucket).key(key), ResponseTransformer.toBytes());
                 case DELETE -> {

@@ -90,6 +90,15 @@ public final class ProducerArgs {
 
     private static final Set<String> FLAGS = Set.of("--dry-run", "-v", "--verbose", "--json", "-h", "--help", "-V",
             "--version");
+    /**
+     * Secrets that a wrapper might try to pass as values: refused with the option to use instead, since any user of
+     * the worker node reads a command line in {@code /proc/PID/cmdline} (the value itself is never echoed).
+     */
+    private static final Map<String, String> SECRET_OPTIONS = Map.of(
+            "--password", "--password-file FILE or " + ENV_STOMP_PASSWORD,
+            "--passcode", "--password-file FILE or " + ENV_STOMP_PASSWORD,
+            "--secret-key", "--secret-key-file FILE or " + ENV_S3_SECRET_KEY,
+            "--trust-store-password", "--trust-store-password-file FILE or " + ENV_TRUST_STORE_PASSWORD);
     private static final Set<String> VALUED = Set.of("--brokers", "--queue", "--user", "--password-file",
             "--s3-endpoint", "--bucket", "--access-key", "--secret-key-file", "--trust-store",
             "--trust-store-password-file", "--retry-deadline");
@@ -148,6 +157,10 @@ public final class ProducerArgs {
             if (arg.startsWith("--") && eq > 0) {
                 name = arg.substring(0, eq);
                 value = arg.substring(eq + 1);
+            }
+            if (SECRET_OPTIONS.containsKey(name)) {
+                throw badArgs(name + ": secrets are never taken on the command line (any user of the node can read"
+                        + " it): give " + SECRET_OPTIONS.get(name));
             }
             if (FLAGS.contains(name) && value == null) {
                 flags.add(name);

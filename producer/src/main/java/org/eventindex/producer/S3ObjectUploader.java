@@ -4,6 +4,8 @@ import javax.net.ssl.TrustManager;
 import static java.util.Objects.requireNonNull;
 
 import org.eventindex.io.LimitedInputStream;
+import org.eventindex.s3.RotatingCredentials;
+import org.eventindex.s3.S3Clients;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -21,15 +23,8 @@ import java.util.Map;
 import java.util.TreeMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
-import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
-import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.sync.RequestBody;
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.CompletedPart;
 import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
@@ -64,22 +59,10 @@ public final class S3ObjectUploader implements ObjectUploader {
         this.upload = requireNonNull(upload, "upload is null");
         requireNonNull(accessKey, "accessKey is null");
         requireNonNull(secretKey, "secretKey is null");
-        UrlConnectionHttpClient.Builder http = UrlConnectionHttpClient.builder()
-                .connectionTimeout(requireNonNull(connectTimeout, "connectTimeout is null"))
-                .socketTimeout(requireNonNull(socketTimeout, "socketTimeout is null"));
-        if (trustManagers != null) {
-            http.tlsTrustManagersProvider(() -> trustManagers);
-        }
-        this.client = S3Client.builder()
-                .endpointOverride(endpoint)
-                .region(Region.US_EAST_1)
-                .forcePathStyle(true)
-                .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
-                .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
-                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(accessKey, secretKey)))
-                .httpClient(http.build())
-                .overrideConfiguration(c -> c.retryStrategy(AwsRetryStrategy.doNotRetry()))
-                .build();
+        this.client = S3Clients.create(endpoint, S3Clients.DEFAULT_REGION,
+                RotatingCredentials.of(accessKey, secretKey),
+                S3Clients.urlConnection(trustManagers, requireNonNull(connectTimeout, "connectTimeout is null"),
+                        requireNonNull(socketTimeout, "socketTimeout is null")), false);
     }
 
     @Override

@@ -168,12 +168,15 @@ class ProducerArgsTest {
         "f --dry-run --retry-deadline soon       | bad input: --retry-deadline 'soon' is not a number of seconds",
         "f --dry-run --bucket a --bucket b       | bad input: --bucket given twice",
         "f --dry-run -x                          | bad input: unknown option -x",
+        "f --password s3cr3t                     | bad input: --password: secrets are never taken on the command line (any user of the node can read it): give --password-file FILE or EI_STOMP_PASSWORD",
+        "f --secret-key=s3cr3t                   | bad input: --secret-key: secrets are never taken on the command line (any user of the node can read it): give --secret-key-file FILE or EI_S3_SECRET_KEY",
     })
     void unknownOptionsAndBadValuesExitTwoNamingTheOption(String line, String message) {
         Run r = cli(line.replaceFirst("^f ", f + " ").split(" "));
         assertEquals(2, r.code(), r.err());
         assertTrue(r.err().startsWith("eventindex-producer: " + message), r.err());
         assertTrue(r.err().contains("(see --help)"), r.err());
+        assertFalse(r.err().contains("s3cr3t"), "a secret given on the command line is not echoed: " + r.err());
         assertEquals("", r.out());
     }
 

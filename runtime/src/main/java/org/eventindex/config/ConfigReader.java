@@ -186,6 +186,35 @@ public final class ConfigReader {
         return SecretFile.read(Path.of(file), fileKey);
     }
 
+    /**
+     * As {@link #secret}, as a {@link Secret} read again whenever its file changes (a rotated passcode or key is
+     * used from the next connection or request on); null when neither the file nor the variable is set.
+     */
+    public Secret rotatingSecret(String fileKey) throws IOException {
+        String file = text(fileKey);
+        if (file.isEmpty()) {
+            return Secret.of(fromEnv(key(fileKey).envVar()).orElse(null));
+        }
+        return Secret.fromFile(Path.of(file), fileKey);
+    }
+
+    /**
+     * A value that is not secret but must be rotatable with a secret (an S3 access key beside its secret key): the
+     * file named by {@code fileKey} (mode 0600, read again when it changes), else {@code textKey} or its environment
+     * variable (fixed), else the empty value.
+     *
+     * @throws IllegalArgumentException when both keys are set
+     */
+    public Secret rotatingText(String textKey, String fileKey) throws IOException {
+        if (!text(fileKey).isEmpty()) {
+            if (!text(textKey).isEmpty()) {
+                throw new IllegalArgumentException(textKey + " and " + fileKey + " are both set: give one");
+            }
+            return Secret.fromFile(Path.of(text(fileKey)), fileKey);
+        }
+        return Secret.of(textOrEnv(textKey));
+    }
+
     /** Parses {@code PT30S}-style ISO-8601 or a whole number with unit {@code ms, s, m, h}. */
     public static Duration parseDuration(String key, String value) {
         String v = value.trim().toLowerCase(Locale.ROOT);

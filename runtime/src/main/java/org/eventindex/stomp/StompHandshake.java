@@ -96,7 +96,7 @@ final class StompHandshake {
             headers.put("host", ep.host());
             if (settings.login() != null) {
                 headers.put("login", settings.login());
-                headers.put("passcode", settings.passcode() == null ? "" : settings.passcode());
+                headers.put("passcode", settings.passcode() == null ? "" : settings.passcode().value());
             }
             headers.put("heart-beat", hb + "," + hb);
             StompFrameCodec.write(StompFrame.of("CONNECT", headers), out);

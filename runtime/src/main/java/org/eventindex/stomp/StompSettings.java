@@ -1,5 +1,6 @@
 package org.eventindex.stomp;
 
+import org.eventindex.config.Secret;
 import org.eventindex.retry.Outages;
 
 import java.time.Duration;
@@ -23,7 +24,7 @@ import javax.net.ssl.SSLSocketFactory;
  * @param outages the brokers' outages as the workers made with these settings (and those derived from them) log them
  *            together: one line per retry for all of a daemon's subscriptions on a broker
  */
-public record StompSettings(List<StompEndpoint> endpoints, String login, String passcode,
+public record StompSettings(List<StompEndpoint> endpoints, String login, Secret passcode,
                             Duration connectTimeout, Duration receiptTimeout, Duration heartbeat,
                             SSLSocketFactory tls, StompFrameLimits frameLimits, Duration resolveInterval,
                             BrokerResolver resolver, Outages outages) {
@@ -50,7 +51,7 @@ public record StompSettings(List<StompEndpoint> endpoints, String login, String 
     public StompSettings(List<StompEndpoint> endpoints, String login, String passcode,
                          Duration connectTimeout, Duration receiptTimeout, Duration heartbeat, SSLSocketFactory tls,
                          StompFrameLimits frameLimits) {
-        this(endpoints, login, passcode, connectTimeout, receiptTimeout, heartbeat, tls, frameLimits,
+        this(endpoints, login, Secret.of(passcode), connectTimeout, receiptTimeout, heartbeat, tls, frameLimits,
                 DEFAULT_RESOLVE_INTERVAL, BrokerResolver.SYSTEM, new Outages());
     }
 
@@ -108,6 +109,16 @@ public record StompSettings(List<StompEndpoint> endpoints, String login, String 
     public static StompSettings of(List<StompEndpoint> endpoints, String login, String passcode) {
         return new StompSettings(endpoints, login, passcode, Duration.ofSeconds(10), Duration.ofSeconds(30),
                 Duration.ofSeconds(10));
+    }
+
+    /**
+     * As {@link #of(List, String, String)} with a passcode read again from its file whenever the file changes: each
+     * connection (a first one, a reconnect after a refused login) logs in with the passcode the file holds then.
+     */
+    public static StompSettings rotating(List<StompEndpoint> endpoints, String login, Secret passcode) {
+        return new StompSettings(endpoints, login, passcode, Duration.ofSeconds(10), Duration.ofSeconds(30),
+                Duration.ofSeconds(10), null, StompFrameLimits.DEFAULT, DEFAULT_RESOLVE_INTERVAL,
+                BrokerResolver.SYSTEM, new Outages());
     }
 
     @Override

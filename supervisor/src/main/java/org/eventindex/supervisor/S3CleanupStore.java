@@ -1,15 +1,9 @@
 package org.eventindex.supervisor;
 
 import javax.net.ssl.TrustManager;
-import software.amazon.awssdk.auth.credentials.AnonymousCredentialsProvider;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
-import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
+import org.eventindex.s3.RotatingCredentials;
+import org.eventindex.s3.S3Clients;
 import software.amazon.awssdk.core.exception.SdkException;
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.Delete;
 import software.amazon.awssdk.services.s3.model.DeleteObjectsResponse;
@@ -40,20 +34,9 @@ final class S3CleanupStore implements CleanupStore {
 
     static S3CleanupStore create(SupervisorConfig.Cleanup settings, TrustManager[] trustManagers) {
         Objects.requireNonNull(settings, "settings is null");
-        AwsCredentialsProvider credentials = settings.accessKey() == null || settings.accessKey().isEmpty()
-                ? AnonymousCredentialsProvider.create()
-                : StaticCredentialsProvider.create(AwsBasicCredentials.create(settings.accessKey(),
-                settings.secretKey() == null ? "" : settings.secretKey()));
-        S3Client client = S3Client.builder()
-                .endpointOverride(URI.create(settings.s3Endpoint()))
-                .region(Region.of(settings.region()))
-                .credentialsProvider(credentials)
-                .forcePathStyle(true)
-                .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
-                .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
-                .httpClientBuilder(trustManagers == null ? UrlConnectionHttpClient.builder()
-                        : UrlConnectionHttpClient.builder().tlsTrustManagersProvider(() -> trustManagers))
-                .build();
+        S3Client client = S3Clients.create(URI.create(settings.s3Endpoint()), settings.region(),
+                RotatingCredentials.of(settings.accessKey(), settings.secretKey()),
+                S3Clients.urlConnection(trustManagers, null, null), true);
         return new S3CleanupStore(client, settings.s3Endpoint());
     }
 

@@ -5,6 +5,7 @@ import org.apache.hadoop.fs.FileSystem;
 import org.eventindex.cluster.ClusterAccess;
 import org.eventindex.cluster.KdcUnreachableException;
 import org.eventindex.ops.CertificateExpiry;
+import org.eventindex.ops.CredentialFiles;
 import org.eventindex.ops.DaemonMetrics;
 import org.eventindex.ops.DependencyChecks;
 import org.eventindex.ops.DependencyWait;
@@ -117,6 +118,10 @@ public final class Supervisor implements AutoCloseable {
         this.rangesFactory = Objects.requireNonNull(ranges, "ranges is null");
         this.startedAt = Instant.ofEpochMilli(clock.millis());
         CertificateExpiry.register(metricsRegistry, config.tls());
+        new CredentialFiles().secret(config.stompPassword()).secret(config.cleanup().accessKey())
+                .secret(config.cleanup().secretKey()).trustStores(config.tls())
+                .file(config.epochs().kerberos().names().keytab(), "keytab", config.epochs().kerberos().keytab())
+                .register(metricsRegistry, clock);
         this.diskGuard = new JournalDiskGuard(journalDisk, config.journal().minFreeBytes(), config.handOff().tick(),
                 config.journal().dir().toString());
         this.checkpoints = new Checkpoints(config.journal().checkpointEntries(), clock, metrics);

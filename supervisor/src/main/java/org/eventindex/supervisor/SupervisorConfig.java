@@ -3,6 +3,7 @@ package org.eventindex.supervisor;
 import org.eventindex.cluster.ClusterSettings;
 import org.eventindex.config.ConfigKey;
 import org.eventindex.config.ConfigReader;
+import org.eventindex.config.Secret;
 import org.eventindex.kudu.KuduTablesConfig;
 import org.eventindex.message.Queues;
 import org.eventindex.retry.Backoff;
@@ -56,7 +57,7 @@ import static org.eventindex.config.ConfigChecks.requireText;
 public record SupervisorConfig(
         List<StompEndpoint> brokers,
         String stompUser,
-        String stompPassword,
+        Secret stompPassword,
         String producerQueue,
         String controlQueue,
         String consumerQueue,
@@ -303,12 +304,14 @@ public record SupervisorConfig(
     /**
      * Deletion of objects that are no longer needed; {@code s3Endpoint} empty disables it.
      *
-     * @param secretKey may be null (never printed)
+     * @param accessKey empty: anonymous; read again when its file changes (rotation)
+     * @param secretKey may be null (never printed); read again when its file changes (rotation)
      */
-    public record Cleanup(String s3Endpoint, String region, String accessKey, String secretKey, Duration retention,
+    public record Cleanup(String s3Endpoint, String region, Secret accessKey, Secret secretKey, Duration retention,
                           Duration orphanRetention, Duration interval) {
         public Cleanup {
             s3Endpoint = s3Endpoint == null ? "" : s3Endpoint.trim();
+            accessKey = accessKey == null ? Secret.of("") : accessKey;
             try {
                 MessageValidator.forEndpoint("-", s3Endpoint);
             } catch (IllegalArgumentException e) {
@@ -329,7 +332,7 @@ public record SupervisorConfig(
 
         @Override
         public String toString() {
-            return "Cleanup[s3Endpoint=" + s3Endpoint + ", region=" + region + ", accessKey=" + accessKey
+            return "Cleanup[s3Endpoint=" + s3Endpoint + ", region=" + region + ", accessKey=" + accessKey.value()
                     + ", secretKey=" + (secretKey == null ? "none" : "***") + ", retention=" + retention
                     + ", orphanRetention=" + orphanRetention + ", interval=" + interval + "]";
         }
@@ -384,6 +387,7 @@ public record SupervisorConfig(
     public static final String S3_ENDPOINT = "supervisor.s3.endpoint";
     public static final String S3_REGION = "supervisor.s3.region";
     public static final String S3_ACCESS_KEY = "supervisor.s3.access.key";
+    public static final String S3_ACCESS_KEY_FILE = "supervisor.s3.access.key.file";
     public static final String S3_SECRET_KEY_FILE = "supervisor.s3.secret.key.file";
     public static final String CLEANUP_RETENTION = "supervisor.cleanup.retention";
     public static final String CLEANUP_ORPHAN_RETENTION = "supervisor.cleanup.orphan.retention";
@@ -416,7 +420,8 @@ public record SupervisorConfig(
             new ConfigKey(BROKERS, "localhost:61613", null, BrokerKeys.BROKERS_DOC),
             new ConfigKey(STOMP_USER, "", null, "STOMP login; empty for none."),
             new ConfigKey(STOMP_PASSWORD_FILE, "", ENV_STOMP_PASSWORD,
-                    "File holding the STOMP passcode; if unset, the environment variable is used; if neither, none."),
+                    "File holding the STOMP passcode; if unset, the environment variable is used; if neither, none."
+                            + " Read again when it changes: the next connection logs in with the new passcode."),
             new ConfigKey(QUEUE_PRODUCER, Queues.SUPERVISOR, null, "Queue producers send their object messages to."),
             new ConfigKey(QUEUE_CONTROL, Queues.SUPERVISOR_CONTROL, null,
                     "Queue of manifests, consumer reports and operator commands."),
@@ -487,8 +492,13 @@ public record SupervisorConfig(
             new ConfigKey(S3_REGION, "us-east-1", null, "S3 signing region."),
             new ConfigKey(S3_ACCESS_KEY, "", ENV_S3_ACCESS_KEY,
                     "S3 access key; if unset, the environment variable is used; if neither, anonymous."),
+            new ConfigKey(S3_ACCESS_KEY_FILE, "", null,
+                    "File (mode 0600) holding the S3 access key, instead of " + S3_ACCESS_KEY + ": read again when it"
+                            + " changes, so that a new key pair is used from the next request on (docs/security.md,"
+                            + " rotation)."),
             new ConfigKey(S3_SECRET_KEY_FILE, "", ENV_S3_SECRET_KEY,
-                    "File holding the S3 secret key; if unset, the environment variable is used."),
+                    "File holding the S3 secret key; if unset, the environment variable is used. Read again when it"
+                            + " changes (rotation)."),
             new ConfigKey(CLEANUP_RETENTION, "168h", null, "How long a DONE dataset's objects are kept before deletion."),
             new ConfigKey(CLEANUP_ORPHAN_RETENTION, "720h", null,
                     "Age after which an object no message ever named is deleted (at least the retention)."),
@@ -586,7 +596,7 @@ public record SupervisorConfig(
 
     /** The STOMP connection settings (no login when the user is empty). */
     public StompSettings stompSettings() {
-        return tls.applyTo(StompSettings.of(brokers, stompUser.isEmpty() ? null : stompUser, stompPassword))
+        return tls.applyTo(StompSettings.rotating(brokers, stompUser.isEmpty() ? null : stompUser, stompPassword))
                 .withFrameLimits(frameLimits).withResolveInterval(brokersResolveInterval);
     }
 
@@ -617,7 +627,7 @@ public record SupervisorConfig(
         return new SupervisorConfig(
                 StompEndpoint.parseList(r.text(BROKERS)),
                 r.text(STOMP_USER),
-                r.secret(STOMP_PASSWORD_FILE),
+                r.rotatingSecret(STOMP_PASSWORD_FILE),
                 r.text(QUEUE_PRODUCER),
                 r.text(QUEUE_CONTROL),
                 r.text(QUEUE_CONSUMER),
@@ -645,8 +655,8 @@ public record SupervisorConfig(
                         r.secret(CATALOGUE_PASSWORD_FILE),
                         r.duration(CATALOGUE_INTERVAL)),
                 new Cleanup(r.text(S3_ENDPOINT), r.text(S3_REGION),
-                        r.textOrEnv(S3_ACCESS_KEY),
-                        r.secret(S3_SECRET_KEY_FILE),
+                        r.rotatingText(S3_ACCESS_KEY, S3_ACCESS_KEY_FILE),
+                        r.rotatingSecret(S3_SECRET_KEY_FILE),
                         r.duration(CLEANUP_RETENTION), r.duration(CLEANUP_ORPHAN_RETENTION),
                         r.duration(CLEANUP_INTERVAL)),
                 r.integer(EVENTS_QUEUE),

@@ -1,5 +1,6 @@
 package org.eventindex.supervisor;
 
+import org.eventindex.config.Secret;
 import org.eventindex.message.ConsumerSignal;
 import org.eventindex.message.Json;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
@@ -75,7 +76,7 @@ class ObjectCleanerTest {
                 metrics, clock, new EpochPolicy(1, 1_000_000), new HandOffPolicy(SupervisorEngineTest.HAND_OFF),
                 1 << 20, "/queue/p", "/queue/c");
         SupervisorConfig.Cleanup settings = new SupervisorConfig.Cleanup(s3.endpoint().toString(), "us-east-1",
-                s3.accessKey(), s3.secretKey(), RETENTION, ORPHANS, Duration.ofHours(1));
+                Secret.of(s3.accessKey()), Secret.of(s3.secretKey()), RETENTION, ORPHANS, Duration.ofHours(1));
         store = S3CleanupStore.create(settings, null);
         cleaner = new ObjectCleaner(store, engine, BUCKET, RETENTION, ORPHANS, clock, metrics);
     }

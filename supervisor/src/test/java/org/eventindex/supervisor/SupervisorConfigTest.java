@@ -1,5 +1,6 @@
 package org.eventindex.supervisor;
 
+import org.eventindex.config.Secret;
 import org.eventindex.cluster.ClusterSettings;
 import org.eventindex.config.TlsSettings;
 import org.eventindex.retry.Backoff;
@@ -55,6 +56,28 @@ class SupervisorConfigTest {
         // a bad value still names the file (and the key)
         assertTrue(refusal(SupervisorConfig.JOURNAL_DIR + "=relative").startsWith(f + ": "
                 + SupervisorConfig.JOURNAL_DIR), refusal(SupervisorConfig.JOURNAL_DIR + "=relative"));
+    }
+
+    /** The cleanup's S3 pair from files, read again when they change (rotation); the key and its file not both. */
+    @Test
+    void theCleanupKeysFromFilesFollowTheirFiles() throws IOException {
+        Path ak = org.eventindex.config.SecretFile.write(dir.resolve("ak"), "AK1");
+        Path sk = org.eventindex.config.SecretFile.write(dir.resolve("sk"), "SK1");
+        Properties p = new Properties();
+        p.setProperty(SupervisorConfig.S3_ACCESS_KEY_FILE, ak.toString());
+        p.setProperty(SupervisorConfig.S3_SECRET_KEY_FILE, sk.toString());
+        SupervisorConfig c = SupervisorConfig.fromProperties(p, Map.of());
+        assertEquals("AK1", c.cleanup().accessKey().value());
+        org.eventindex.config.SecretFile.write(ak, "AK2");
+        org.eventindex.config.SecretFile.write(sk, "SK2");
+        assertEquals("AK2", c.cleanup().accessKey().value());
+        assertEquals("SK2", c.cleanup().secretKey().value());
+        assertFalse(c.toString().contains("SK2"), c.toString());
+        p.setProperty(SupervisorConfig.S3_ACCESS_KEY, "AK0");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> SupervisorConfig.fromProperties(p, Map.of()));
+        assertEquals(SupervisorConfig.S3_ACCESS_KEY + " and " + SupervisorConfig.S3_ACCESS_KEY_FILE
+                + " are both set: give one", e.getMessage());
     }
 
     @Test
@@ -157,7 +180,7 @@ class SupervisorConfigTest {
 
         assertEquals(List.of(new StompEndpoint("mq1", 61613), new StompEndpoint("mq2", 61614)), c.brokers());
         assertEquals("ei", c.stompSettings().login());
-        assertEquals("s3cret", c.stompPassword());
+        assertEquals("s3cret", c.stompPassword().value());
         assertEquals("/queue/p", c.producerQueue());
         assertEquals("/queue/c", c.controlQueue());
         assertEquals("/queue/s", c.consumerQueue());
@@ -183,7 +206,8 @@ class SupervisorConfigTest {
                         ClusterSettings.Names.keys("supervisor."))), c.epochs());
         assertEquals(new SupervisorConfig.CatalogueSettings("https://rucio.example:443", "eventindex", "ei",
                 "rucio-pw", Duration.ofSeconds(30)), c.catalogue());
-        assertEquals(new SupervisorConfig.Cleanup("http://rgw:7480", "eu-1", "AK", "s3-secret", Duration.ofHours(24),
+        assertEquals(new SupervisorConfig.Cleanup("http://rgw:7480", "eu-1", Secret.of("AK"), Secret.of("s3-secret"),
+                Duration.ofHours(24),
                 Duration.ofHours(48), Duration.ofMinutes(10)), c.cleanup());
         assertEquals(9, c.eventsQueue());
         assertEquals("/queue/h", c.heartbeatQueue());
@@ -206,7 +230,7 @@ class SupervisorConfigTest {
         assertEquals(Optional.of(9182), c.httpAccess().metricsPort());
         assertFalse(c.httpAccess().tls());
         // the HTTP access keys are HttpAccess's (HttpAccessTest maps each)
-        assertEquals(67 + org.eventindex.ops.HttpAccess.keys(SupervisorConfig.HTTP_ACCESS).size(),
+        assertEquals(68 + org.eventindex.ops.HttpAccess.keys(SupervisorConfig.HTTP_ACCESS).size(),
                 SupervisorConfig.KEYS.size(), "a key was added: map it in this test and in the docs");
     }
 
@@ -244,7 +268,7 @@ class SupervisorConfigTest {
     void passwordFromTheEnvironmentWhenNoFile() throws IOException {
         SupervisorConfig c = SupervisorConfig.fromProperties(new Properties(),
                 Map.of(SupervisorConfig.ENV_STOMP_PASSWORD, " pw "));
-        assertEquals("pw", c.stompPassword());
+        assertEquals("pw", c.stompPassword().value());
     }
 
     /** The journal is the only durable state: it must not land wherever the daemon happened to be started. */

@@ -19,6 +19,7 @@ import org.apache.activemq.broker.SslContext;
 import org.apache.activemq.broker.region.Destination;
 import org.apache.activemq.command.ActiveMQQueue;
 import org.apache.activemq.jaas.GroupPrincipal;
+import org.apache.activemq.security.JaasAuthenticationPlugin;
 import org.apache.activemq.security.SimpleAuthenticationPlugin;
 import org.apache.activemq.store.kahadb.KahaDBPersistenceAdapter;
 
@@ -77,11 +78,15 @@ public final class EmbeddedBroker implements AutoCloseable {
     private final TestCertificates tls;
     private final String host;
     private final int port;
+    private final String jaasName;
+    private TestCertificates currentTls;
     private BrokerService broker;
 
     private EmbeddedBroker(Path dataDir, Map<String, String> users, Security security,
-                           TestCertificates tls, BrokerService broker, String host, int port) {
+                           TestCertificates tls, BrokerService broker, String host, int port, String jaasName) {
         this.dataDir = dataDir;
+        this.jaasName = jaasName;
+        this.currentTls = tls;
         this.users = users;
         this.security = security;
         this.tls = tls;
@@ -158,21 +163,46 @@ public final class EmbeddedBroker implements AutoCloseable {
         return start(dataDir, Map.of(), null, null, host, port);
     }
 
+    /**
+     * A secured broker ({@link #startSecured(Path, Security)}'s rules) whose logins are the shipped template's: the
+     * JAAS entry of {@code loginConfig} ({@code broker-host/activemq/login.config}) over {@code users.properties},
+     * {@code users-next.properties} and {@code groups.properties} in {@code loginDir} ({@link BrokerLoginFiles},
+     * written from {@code security} unless there), read again by ActiveMQ when they change, as at a site. With
+     * {@code tls} the only connector is {@code stomp+ssl}, and {@link #restart(TestCertificates)} can change the
+     * certificate.
+     */
+    public static EmbeddedBroker startWithLoginFiles(Path dataDir, Security security, Path loginConfig,
+                                                     Path loginDir, TestCertificates tls) {
+        requireNonNull(security, "security is null");
+        try {
+            BrokerLoginFiles.write(loginDir, security);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write the broker's login files in " + loginDir, e);
+        }
+        return start(dataDir, security.passwords(), security, tls, LOOPBACK, 0,
+                BrokerLoginFiles.register(loginConfig, loginDir));
+    }
+
     private static EmbeddedBroker start(Path dataDir, Map<String, String> users,
                                         Security security, TestCertificates tls, String host, int listenPort) {
+        return start(dataDir, users, security, tls, host, listenPort, null);
+    }
+
+    private static EmbeddedBroker start(Path dataDir, Map<String, String> users, Security security,
+                                        TestCertificates tls, String host, int listenPort, String jaasName) {
         requireNonNull(dataDir, "dataDir is null");
         try {
             Files.createDirectories(dataDir);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create broker data folder " + dataDir, e);
         }
-        BrokerService broker = newBroker(dataDir, users, security, tls, host, listenPort);
+        BrokerService broker = newBroker(dataDir, users, security, tls, host, listenPort, jaasName);
         int port = boundPort(broker);
-        return new EmbeddedBroker(dataDir, users, security, tls, broker, host, port);
+        return new EmbeddedBroker(dataDir, users, security, tls, broker, host, port, jaasName);
     }
 
-    private static BrokerService newBroker(Path dataDir, Map<String, String> users,
-                                           Security security, TestCertificates tls, String host, int port) {
+    private static BrokerService newBroker(Path dataDir, Map<String, String> users, Security security,
+                                           TestCertificates tls, String host, int port, String jaasName) {
         try {
             BrokerService b = new BrokerService();
             b.setBrokerName("ei-test-" + Integer.toHexString(System.identityHashCode(dataDir)));
@@ -190,7 +220,8 @@ public final class EmbeddedBroker implements AutoCloseable {
             b.getSystemUsage().getTempUsage().setLimit(256L << 20);
             String limits = "";
             if (security != null) {
-                b.setPlugins(new BrokerPlugin[] {authentication(users, security), BrokerAcls.plugin()});
+                b.setPlugins(new BrokerPlugin[] {jaasName == null ? authentication(users, security)
+                        : jaas(jaasName), BrokerAcls.plugin()});
                 b.setDestinations(BrokerAcls.queues());
                 limits = "?wireFormat.maxFrameSize=" + MAX_FRAME_BYTES + "&transport.maxConnections="
                         + MAX_CONNECTIONS;
@@ -210,6 +241,13 @@ public final class EmbeddedBroker implements AutoCloseable {
         } catch (Exception e) {
             throw new IllegalStateException("cannot start embedded broker in " + dataDir + " on port " + port, e);
         }
+    }
+
+    private static BrokerPlugin jaas(String name) {
+        JaasAuthenticationPlugin jaas = new JaasAuthenticationPlugin();
+        jaas.setConfiguration(name);
+        jaas.setDiscoverLoginConfig(false);
+        return jaas;
     }
 
     private static SimpleAuthenticationPlugin authentication(Map<String, String> users, Security security) {
@@ -266,6 +304,16 @@ public final class EmbeddedBroker implements AutoCloseable {
         return d == null ? 0 : d.getDestinationStatistics().getMessages().getCount();
     }
 
+    /** Subscriptions on a queue now (0 for a queue that does not exist): whether its readers are back after a restart. */
+    public synchronized long consumers(String destinationName) {
+        requireNonNull(destinationName, "destinationName is null");
+        if (broker == null) {
+            throw new IllegalStateException("embedded broker is stopped");
+        }
+        Destination d = broker.getRegionBroker().getDestinationMap().get(new ActiveMQQueue(queueName(destinationName)));
+        return d == null ? 0 : d.getConsumers().size();
+    }
+
     /** Maps a STOMP destination {@code /queue/x} to the ActiveMQ queue name {@code x}; other names pass unchanged. */
     public static String queueName(String destinationName) {
         return destinationName.startsWith("/queue/") ? destinationName.substring("/queue/".length()) : destinationName;
@@ -293,8 +341,20 @@ public final class EmbeddedBroker implements AutoCloseable {
 
     /** Stops the broker if running and starts it again on the same port with the same message store. */
     public synchronized void restart() {
+        restart(currentTls);
+    }
+
+    /**
+     * Stops the broker and starts it again on the same port and store serving {@code certificates} (a certificate
+     * rotated on the broker host: the broker reads its key store at start).
+     */
+    public synchronized void restart(TestCertificates certificates) {
+        if ((certificates == null) != (tls == null)) {
+            throw new IllegalArgumentException("a restart keeps the connector's kind: TLS " + (tls != null));
+        }
         stop();
-        broker = newBroker(dataDir, users, security, tls, host, port);
+        currentTls = certificates;
+        broker = newBroker(dataDir, users, security, certificates, host, port, jaasName);
     }
 
     @Override

@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import org.gaul.s3proxy.AccessGrant;
 import org.gaul.s3proxy.S3Proxy;
 import org.gaul.s3proxy.auth.AuthenticationType;
 import org.gaul.s3proxy.blobstore.BlobStore;
@@ -43,9 +44,12 @@ public final class EmbeddedS3 implements AutoCloseable {
     private final String secretKey;
     private final Map<String, AtomicLong> gets;
     private final AtomicLong totalGets;
+    private final Map<String, String> keys;
+    private final Map<String, AtomicLong> requestsByKey;
 
     private EmbeddedS3(S3Proxy proxy, BlobStore store, String accessKey, String secretKey,
-                       Map<String, AtomicLong> gets, AtomicLong totalGets, boolean https, String host) {
+                       Map<String, AtomicLong> gets, AtomicLong totalGets, boolean https, String host,
+                       Map<String, String> keys, Map<String, AtomicLong> requestsByKey) {
         this.proxy = proxy;
         this.store = store;
         this.endpoint = URI.create(https ? "https://" + host + ":" + proxy.getSecurePort()
@@ -54,6 +58,8 @@ public final class EmbeddedS3 implements AutoCloseable {
         this.secretKey = secretKey;
         this.gets = gets;
         this.totalGets = totalGets;
+        this.keys = keys;
+        this.requestsByKey = requestsByKey;
     }
 
     /** Starts S3Proxy storing objects under {@code dir}; requests must be signed with the given key pair. */
@@ -102,6 +108,18 @@ public final class EmbeddedS3 implements AutoCloseable {
                     .keyStore(tls.keyStore().toString(), tls.keyStorePassword());
         }
         S3Proxy proxy = builder.build();
+        // Several key pairs on one store, as an RGW user holds several keys during a rotation: a request signed with
+        // a key that is not (or no longer) here is refused with AccessDenied.
+        Map<String, String> keys = new ConcurrentHashMap<>(Map.of(accessKey, secretKey));
+        Map<String, AtomicLong> requestsByKey = new ConcurrentHashMap<>();
+        proxy.setBlobStoreLocator((identity, container, blob) -> {
+            String secret = identity == null ? null : keys.get(identity);
+            if (secret == null) {
+                return null;
+            }
+            requestsByKey.computeIfAbsent(identity, k -> new AtomicLong()).incrementAndGet();
+            return new AccessGrant(secret, counting);
+        });
         try {
             proxy.start();
             long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
@@ -114,7 +132,8 @@ public final class EmbeddedS3 implements AutoCloseable {
         } catch (Exception e) {
             throw new IllegalStateException("cannot start S3Proxy in " + dir, e);
         }
-        return new EmbeddedS3(proxy, store, accessKey, secretKey, gets, totalGets, tls != null, host);
+        return new EmbeddedS3(proxy, store, accessKey, secretKey, gets, totalGets, tls != null, host, keys,
+                requestsByKey);
     }
 
     /** {@code http://127.0.0.1:PORT} (or https); use path-style access and region us-east-1. */
@@ -128,6 +147,24 @@ public final class EmbeddedS3 implements AutoCloseable {
 
     public String secretKey() {
         return secretKey;
+    }
+
+    /** Issues another key pair for the same store (the first step of a key rotation); both are valid until revoked. */
+    public void addKey(String accessKey, String secretKey) {
+        keys.put(requireNonNull(accessKey, "accessKey is null"), requireNonNull(secretKey, "secretKey is null"));
+    }
+
+    /** Revokes a key pair: requests signed with it are refused from now on. */
+    public void revokeKey(String accessKey) {
+        if (keys.remove(requireNonNull(accessKey, "accessKey is null")) == null) {
+            throw new IllegalArgumentException("no key " + accessKey + " to revoke");
+        }
+    }
+
+    /** Requests accepted with {@code accessKey} so far. */
+    public long requestsWith(String accessKey) {
+        AtomicLong n = requestsByKey.get(accessKey);
+        return n == null ? 0 : n.get();
     }
 
     /** Creates a bucket directly in the store (idempotent). */

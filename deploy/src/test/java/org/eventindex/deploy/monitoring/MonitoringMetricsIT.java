@@ -9,6 +9,7 @@ import org.eventindex.gen.GeneratedDataset;
 import org.eventindex.gen.GeneratorSpec;
 import org.eventindex.lookup.LookupMain;
 import org.eventindex.ops.CertificateExpiry;
+import org.eventindex.ops.CredentialFiles;
 import org.eventindex.ops.DaemonMetrics;
 import org.eventindex.ops.OpsHttpServer;
 import org.eventindex.testing.Await;
@@ -49,7 +50,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * request). A name counts only when a sample of it is exposed, not a bare {@code # TYPE} line.
  * <p>
  * The daemon is found from the name: {@code eventindex_<daemon>_*} belongs to that daemon; {@code jvm_*},
- * {@code process_*}, {@code eventindex_build_info} and {@code eventindex_ready} to all three. Names outside the daemons are allowed only
+ * {@code process_*}, {@code eventindex_build_info} and {@code eventindex_ready} to all three; the broker subscriptions
+ * and the credential files' metrics ({@code eventindex_credential_*}, the stack's daemons read their secrets from
+ * files) to the supervisor and the consumer. Names outside the daemons are allowed only
  * where they are documented: {@code up} (Prometheus's own per-target series), the broker's {@code activemq_*} names
  * defined by {@code activemq-jmx-exporter.yml}, and {@code eventindex_kerberos_*}, which a daemon registers only with
  * Kerberos on: they must be {@link KerberosLogin}'s two names, whose presence in a live {@code /metrics} the
@@ -204,7 +207,8 @@ final class MonitoringMetricsIT {
                 || name.equals(OpsHttpServer.READY)) {
             return List.of("supervisor", "consumer", "lookup");
         }
-        if (name.equals(DaemonMetrics.BROKER_SUBSCRIBED)) {
+        if (name.equals(DaemonMetrics.BROKER_SUBSCRIBED) || name.equals(CredentialFiles.AGE)
+                || name.equals(CredentialFiles.RELOAD_FAILURES)) {
             return List.of("supervisor", "consumer");
         }
         for (String daemon : List.of("supervisor", "consumer", "lookup")) {

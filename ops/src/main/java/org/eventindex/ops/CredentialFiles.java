@@ -1,0 +1,95 @@
+package org.eventindex.ops;
+
+import io.prometheus.metrics.core.metrics.CounterWithCallback;
+import io.prometheus.metrics.core.metrics.GaugeWithCallback;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import org.eventindex.config.Secret;
+import org.eventindex.config.TlsSettings;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The age of each credential file a daemon uses (secret files, keytab, trust stores), read at every scrape: seconds
+ * since the file last changed, which is when it was last rotated ({@link #AGE}, labels {@code key} = the configuration
+ * key naming the file and {@code kind} = {@code secret}, {@code keytab} or {@code truststore}); and for the secrets
+ * read again on change ({@link Secret}), the changes that could not be used ({@link #RELOAD_FAILURES}). A keytab's
+ * age is the time since its keys (a new kvno) were installed; the alerts compare it with the site's rotation period.
+ */
+public final class CredentialFiles {
+    /** Gauge: seconds since the file's last modification; -1 while it cannot be read. */
+    public static final String AGE = "eventindex_credential_file_age_seconds";
+    /** Counter: a credential file changed but could not be used; the previous secret stays in use. */
+    public static final String RELOAD_FAILURES = "eventindex_credential_reload_failures_total";
+
+    private record Entry(String key, String kind, Path file, Secret secret) {
+    }
+
+    private final List<Entry> entries = new ArrayList<>();
+
+    /** A secret read from a file ({@code kind} {@code secret}); nothing for null or a fixed secret. */
+    public CredentialFiles secret(Secret secret) {
+        if (secret != null && secret.file().isPresent()) {
+            entries.add(new Entry(secret.what(), "secret", secret.file().get(), secret));
+        }
+        return this;
+    }
+
+    /** A credential file read by another part (a keytab, a trust store); nothing for null. */
+    public CredentialFiles file(String key, String kind, Path file) {
+        Objects.requireNonNull(key, "key is null");
+        Objects.requireNonNull(kind, "kind is null");
+        if (file != null) {
+            entries.add(new Entry(key, kind, file, null));
+        }
+        return this;
+    }
+
+    /** The trust stores of {@code tls} ({@code kind} {@code truststore}). */
+    public CredentialFiles trustStores(TlsSettings tls) {
+        if (tls.stompTrust() != null) {
+            file(tls.prefix() + "stomp.truststore", "truststore", tls.stompTrust().file());
+        }
+        if (tls.s3Trust() != null) {
+            file(tls.prefix() + "s3.truststore", "truststore", tls.s3Trust().file());
+        }
+        return this;
+    }
+
+    /** Registers both metrics (none when no file was added). */
+    public void register(PrometheusRegistry registry, Clock clock) {
+        Objects.requireNonNull(registry, "registry is null");
+        Objects.requireNonNull(clock, "clock is null");
+        if (entries.isEmpty()) {
+            return;
+        }
+        List<Entry> all = List.copyOf(entries);
+        GaugeWithCallback.builder().name(AGE).help("Seconds since each credential file of the daemon last changed"
+                        + " (was rotated), by configuration key and kind (secret, keytab, truststore); -1 when it"
+                        + " cannot be read.")
+                .labelNames("key", "kind")
+                .callback(cb -> all.forEach(e -> cb.call(age(e.file(), clock), e.key(), e.kind())))
+                .register(registry);
+        List<Entry> secrets = all.stream().filter(e -> e.secret() != null).toList();
+        if (!secrets.isEmpty()) {
+            CounterWithCallback.builder().name(RELOAD_FAILURES).help("Changes of a secret file that could not be"
+                            + " used (missing, empty, open to group or others); the previous secret stays in use.")
+                    .labelNames("key")
+                    .callback(cb -> secrets.forEach(e -> cb.call(e.secret().reloadFailures(), e.key())))
+                    .register(registry);
+        }
+    }
+
+    private static double age(Path file, Clock clock) {
+        try {
+            return Math.max(0, clock.millis() - Files.getLastModifiedTime(file).toMillis()) / 1000.0;
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+}
