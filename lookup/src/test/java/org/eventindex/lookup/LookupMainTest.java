@@ -53,7 +53,8 @@ class LookupMainTest {
         assertEquals(0, run("serve", "--help"));
         for (String option : new String[]{"--masters", "--prefix", "--threads", "--batch", "--dataset-cache-ms",
                 "--json", "--csv", "--stream-type", "--project", "--ami-tag", "--dataset", "--with-duplicates",
-                "--port", "--bind", "--max-concurrent", "--max-batch", "--ready-check-seconds", "FILE|-"}) {
+                "--port", "--bind", "--max-concurrent", "--max-batch", "--ready-check-seconds", "FILE|-", "--explain",
+                "--supervisor-url", "--max-user-concurrent", "--max-user-events-per-minute"}) {
             assertTrue(out().contains(option), option);
         }
     }
