@@ -88,13 +88,13 @@ public final class EventLookup implements AutoCloseable {
                 requireNonNull(config, "config is null"));
         this.datasets = new DatasetCache(reader::loadedDatasets, datasetCacheTtl, nanoTime);
         this.withDuplicates = withDuplicates;
-        this.explainer = new MissExplainer(reader, this::lookup, requireNonNull(pending, "pending is null"));
         AtomicInteger n = new AtomicInteger();
         this.pool = Executors.newFixedThreadPool(threads, r -> {
             Thread t = new Thread(r, "lookup-" + n.incrementAndGet());
             t.setDaemon(true);
             return t;
         });
+        this.explainer = new MissExplainer(reader, this::lookup, requireNonNull(pending, "pending is null"), pool);
     }
 
     /** Looks up one event. */

@@ -39,6 +39,18 @@ public record LookupFilter(Set<String> streamTypes, String project, String amiTa
                 && (datasetGlob == null || glob(datasetGlob).matcher(d.name()).matches());
     }
 
+    /** True when the dataset of this full name is selected (a name that does not parse is not). */
+    boolean acceptsName(String dataset) {
+        try {
+            DatasetName n = DatasetName.parse(dataset);
+            return (project == null || project.equals(n.project()))
+                    && (amiTag == null || glob(amiTag).matcher(n.version()).matches())
+                    && (datasetGlob == null || glob(datasetGlob).matcher(dataset).matches());
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
+    }
+
     /**
      * Which of these filters exclude a dataset in which an event was found with these file types, in the words of
      * the options and query parameters ({@code project=data18_13TeV (its project: data17_13TeV)}).

@@ -13,6 +13,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 import static java.util.Objects.requireNonNull;
@@ -26,7 +29,8 @@ import static java.util.Objects.requireNonNull;
  *       datasets (one request per batch, see {@link SupervisorDatasets});</li>
  *   <li>per LOADED dataset of the run, where the missed events lie against its event range: existence scans
  *       ({@link KuduEventReader#hasEventBeyond}) binary-searched over the run's sorted missed events, so a batch of
- *       {@code n} misses costs at most about {@code 2 log2(n) + 3} scans per dataset;</li>
+ *       {@code n} misses costs at most about {@code 2 log2(n) + 3} scans per dataset, 3 when they lie on one side
+ *       of it (the smallest missed event is tried first); runs in parallel on the lookup's pool;</li>
  *   <li>datasets of the run in DATASETS but not LOADED, and those the supervisor has not finished, are
  *       {@link Code#NOT_YET_QUERYABLE}, with their state and what is missing.</li>
  * </ol>
@@ -36,9 +40,14 @@ final class MissExplainer {
     private final KuduEventReader reader;
     private final Lookups unfiltered;
     private final PendingDatasets pending;
+    private final Executor pool;
 
-    /** @param unfiltered a lookup of the same index (used with {@link LookupFilter#all()}) */
-    MissExplainer(KuduEventReader reader, Lookups unfiltered, PendingDatasets pending) {
+    /**
+     * @param unfiltered a lookup of the same index (used with {@link LookupFilter#all()})
+     * @param pool       runs the runs of a batch in parallel (the lookup's pool)
+     */
+    MissExplainer(KuduEventReader reader, Lookups unfiltered, PendingDatasets pending, Executor pool) {
+        this.pool = requireNonNull(pool, "pool is null");
         this.reader = requireNonNull(reader, "reader is null");
         this.unfiltered = requireNonNull(unfiltered, "unfiltered is null");
         this.pending = requireNonNull(pending, "pending is null");
@@ -66,17 +75,15 @@ final class MissExplainer {
         missed.forEach(k -> byRun.computeIfAbsent(k.run(), run -> new ArrayList<>()).add(k));
         if (!byRun.isEmpty()) {
             PendingDatasets.Answer supervisor = pending.pending(byRun.keySet());
+            List<CompletableFuture<Map<EventKey, MissExplanation>>> runs = new ArrayList<>();
             for (Map.Entry<Integer, List<EventKey>> e : byRun.entrySet()) {
-                try {
-                    why.putAll(explainRun(e.getKey(), e.getValue(), supervisor));
-                } catch (KuduException ex) {
-                    // the miss stands; the explanation says why it is missing
-                    MissExplanation failed = new MissExplanation(List.of(new Reason(Code.RUN_NOT_INDEXED,
-                            "could not be explained: reading run " + e.getKey() + " failed: " + ex.getMessage(),
-                            List.of())), supervisor.caveat());
-                    e.getValue().forEach(k -> why.put(k, failed));
-                }
+                Supplier<Map<EventKey, MissExplanation>> run = () -> explainRunOrSayWhyNot(e.getKey(), e.getValue(),
+                        supervisor, filter);
+                // one run (a GET /events miss) on the caller's thread, as its lookup
+                runs.add(byRun.size() == 1 ? CompletableFuture.completedFuture(run.get())
+                        : CompletableFuture.supplyAsync(run, pool));
             }
+            runs.forEach(f -> why.putAll(f.join()));
         }
         List<LookupResult> out = new ArrayList<>(results.size());
         for (LookupResult r : results) {
@@ -100,21 +107,39 @@ final class MissExplainer {
                 .map(DatasetNote::toString).collect(Collectors.joining(", ")), notes);
     }
 
-    private Map<EventKey, MissExplanation> explainRun(int run, List<EventKey> keys, PendingDatasets.Answer supervisor)
-            throws KuduException {
+    private Map<EventKey, MissExplanation> explainRunOrSayWhyNot(int run, List<EventKey> keys,
+                                                                 PendingDatasets.Answer supervisor,
+                                                                 LookupFilter filter) {
+        try {
+            return explainRun(run, keys, supervisor, filter);
+        } catch (KuduException | RuntimeException ex) {
+            // the miss stands; the explanation says why it could not be explained
+            MissExplanation failed = new MissExplanation(List.of(new Reason(Code.UNEXPLAINED,
+                    "could not be explained: reading run " + run + " failed: " + ex.getMessage(), List.of())),
+                    supervisor.caveat());
+            Map<EventKey, MissExplanation> out = new HashMap<>();
+            keys.forEach(k -> out.put(k, failed));
+            return out;
+        }
+    }
+
+    /** Datasets not yet queryable are named only when the filters would select them: else they would not help. */
+    private Map<EventKey, MissExplanation> explainRun(int run, List<EventKey> keys, PendingDatasets.Answer supervisor,
+                                                      LookupFilter filter) throws KuduException {
         List<KuduEventReader.DatasetRow> rows = reader.allDatasets(run);
         List<LoadedDataset> loaded = rows.stream().map(KuduEventReader.DatasetRow::loaded)
                 .filter(java.util.Objects::nonNull).toList();
         Map<String, DatasetNote> notYet = new LinkedHashMap<>();
         for (KuduEventReader.DatasetRow r : rows) {
-            if (r.loaded() == null) {
+            if (r.loaded() == null && filter.acceptsName(r.name())) {
                 notYet.put(r.name(), new DatasetNote(r.name(), r.state().isEmpty() ? "NO_STATE" : r.state(),
                         "being loaded into Kudu" + (r.insertStart() != null ? " since " + r.insertStart() : "")
                                 + ", or its load was interrupted; no estimate published", null));
             }
         }
         for (PendingDatasets.Pending p : supervisor.datasets()) {
-            if (p.run() == run && loaded.stream().noneMatch(d -> d.name().equals(p.name()))) {
+            if (p.run() == run && filter.acceptsName(p.name())
+                    && loaded.stream().noneMatch(d -> d.name().equals(p.name()))) {
                 DatasetNote kudu = notYet.get(p.name());
                 String detail = p.missing() + "; no estimate published by the supervisor"
                         + (kudu != null ? "; in Kudu " + kudu.state() : "");
@@ -188,9 +213,15 @@ final class MissExplainer {
                 return new Ranges(true, 0, 0);
             }
         }
-        // hasBelow(e) is false up to the dataset's first event, then true: find the first missed event with a row below
+        // hasBelow(e) is false up to the dataset's first event, then true: the first missed event with a row below.
+        // The smallest missed event is tried first: misses of a run in one batch mostly lie on one side.
         int lo = 0;
         int hi = sorted.size();
+        if (reader.hasEventBeyond(mc, d, rowRun, sorted.get(0), false)) {
+            hi = 0;
+        } else {
+            lo = 1;
+        }
         while (lo < hi) {
             int mid = (lo + hi) >>> 1;
             if (reader.hasEventBeyond(mc, d, rowRun, sorted.get(mid), false)) {
@@ -203,6 +234,11 @@ final class MissExplainer {
         // hasAbove(e) is true up to the dataset's last event, then false: the last missed event with a row above
         lo = 0;
         hi = sorted.size();
+        if (reader.hasEventBeyond(mc, d, rowRun, sorted.get(0), true)) {
+            lo = 1;
+        } else {
+            hi = 0;
+        }
         while (lo < hi) {
             int mid = (lo + hi) >>> 1;
             if (reader.hasEventBeyond(mc, d, rowRun, sorted.get(mid), true)) {

@@ -32,7 +32,9 @@ public record MissExplanation(List<Reason> reasons, String caveat) {
         /** Within the event range of a LOADED dataset of the run, but not in it (the index has no such event). */
         WITHIN_RANGES,
         /** A dataset of the run is still collecting, signalled, loading (or failed to): not queryable yet. */
-        NOT_YET_QUERYABLE
+        NOT_YET_QUERYABLE,
+        /** The tables could not be read to explain the miss (the message says which and why). */
+        UNEXPLAINED
     }
 
     /**

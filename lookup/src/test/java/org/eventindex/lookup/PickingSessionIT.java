@@ -205,6 +205,10 @@ class PickingSessionIT {
                     + " 600 per minute.*"), throttled.body());
             long retryAfter = Long.parseLong(throttled.headers().firstValue("Retry-After").orElse("0"));
             assertTrue(retryAfter >= 1 && retryAfter <= 41, "Retry-After " + retryAfter);
+            String metrics = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port()
+                    + "/metrics")).build(), HttpResponse.BodyHandlers.ofString()).body();
+            assertTrue(metrics.contains(LookupServer.REQUESTS + "{endpoint=\"lookup\",outcome=\"throttled\"} 1"),
+                    metrics);
         }
     }
 }
