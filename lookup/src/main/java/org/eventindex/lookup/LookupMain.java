@@ -160,7 +160,13 @@ public final class LookupMain implements Callable<Integer> {
             if (masters == null || masters.isBlank()) {
                 throw new ParameterException(spec.commandLine(), "Missing required option: '--masters=M'");
             }
-            pending(spec);
+            if (supervisorUrl != null) {
+                try {
+                    SupervisorDatasets.parseUrls(supervisorUrl);
+                } catch (IllegalArgumentException e) {
+                    throw new ParameterException(spec.commandLine(), e.getMessage());
+                }
+            }
             if (datasetCacheMs < 0) {
                 throw new ParameterException(spec.commandLine(), "--dataset-cache-ms must be >= 0: " + datasetCacheMs);
             }
