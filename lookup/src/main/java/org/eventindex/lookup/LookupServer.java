@@ -147,7 +147,7 @@ public final class LookupServer implements AutoCloseable {
     }
 
     private interface Handler {
-        void handle(HttpExchange ex) throws IOException, UserQuotas.Exceeded;
+        void handle(HttpExchange ex) throws IOException;
     }
 
     /** Whose work a request is: its authenticated principal, else the client's address. */
@@ -210,7 +210,7 @@ public final class LookupServer implements AutoCloseable {
         }
     }
 
-    private void event(HttpExchange ex) throws IOException, UserQuotas.Exceeded {
+    private void event(HttpExchange ex) throws IOException {
         if (!"GET".equals(ex.getRequestMethod())) {
             error(ex, 405, "use GET /events/{run}/{event}");
             return;
@@ -227,7 +227,7 @@ public final class LookupServer implements AutoCloseable {
         send(ex, r.failed() ? 502 : r.found() ? 200 : 404, LookupJson.toJson(r));
     }
 
-    private void batch(HttpExchange ex) throws IOException, UserQuotas.Exceeded {
+    private void batch(HttpExchange ex) throws IOException {
         if (!"POST".equals(ex.getRequestMethod())) {
             error(ex, 405, "use POST /lookup with 'run event' lines");
             return;

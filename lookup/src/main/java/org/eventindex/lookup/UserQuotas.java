@@ -16,8 +16,11 @@ final class UserQuotas {
     /** Users kept before idle ones (nothing in progress, bucket full) are forgotten. */
     static final int MAX_USERS = 10_000;
 
-    /** A refusal: HTTP 429 with {@code Retry-After: retryAfterSeconds}. */
-    static final class Exceeded extends Exception {
+    /**
+     * A refusal: HTTP 429 with {@code Retry-After: retryAfterSeconds}. Unchecked, as the server's other refusals
+     * ({@link IllegalArgumentException}: 400), so the handlers keep their signatures.
+     */
+    static final class Exceeded extends RuntimeException {
         private static final long serialVersionUID = 1L;
         private final long retryAfterSeconds;
 
@@ -63,7 +66,7 @@ final class UserQuotas {
     }
 
     /** Starts a request of {@code user}; refused when it already has {@code maxConcurrent} in progress. */
-    Permit enter(String user) throws Exceeded {
+    Permit enter(String user) {
         User u = user(user);
         synchronized (u) {
             if (u.inProgress >= maxConcurrent) {
@@ -81,7 +84,7 @@ final class UserQuotas {
     }
 
     /** Takes {@code events} from {@code user}'s minute; refused (nothing taken) when not that many are left. */
-    void charge(String user, int events) throws Exceeded {
+    void charge(String user, int events) {
         User u = user(user);
         synchronized (u) {
             long now = nanoTime.getAsLong();
