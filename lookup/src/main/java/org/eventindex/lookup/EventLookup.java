@@ -43,6 +43,7 @@ public final class EventLookup implements AutoCloseable {
     private final DatasetCache datasets;
     private final ExecutorService pool;
     private final boolean withDuplicates;
+    private final MissExplainer explainer;
 
     /**
      * @param threads        parallel point scans, at least 1
@@ -63,8 +64,23 @@ public final class EventLookup implements AutoCloseable {
         this(client, config, threads, withDuplicates, datasetCacheTtl, System::nanoTime);
     }
 
+    /**
+     * @param pending the supervisor's datasets not yet done, for {@link #explained} ({@link PendingDatasets#NONE}:
+     *                none asked)
+     */
+    EventLookup(KuduClient client, KuduTablesConfig config, int threads, boolean withDuplicates,
+                Duration datasetCacheTtl, PendingDatasets pending) throws KuduException {
+        this(client, config, threads, withDuplicates, datasetCacheTtl, System::nanoTime, pending);
+    }
+
     EventLookup(KuduClient client, KuduTablesConfig config, int threads, boolean withDuplicates,
                 Duration datasetCacheTtl, LongSupplier nanoTime) throws KuduException {
+        this(client, config, threads, withDuplicates, datasetCacheTtl, nanoTime, PendingDatasets.NONE);
+    }
+
+    private EventLookup(KuduClient client, KuduTablesConfig config, int threads, boolean withDuplicates,
+                        Duration datasetCacheTtl, LongSupplier nanoTime, PendingDatasets pending)
+            throws KuduException {
         if (threads < 1 || threads > 256) {
             throw new IllegalArgumentException("threads must be within 1..256: " + threads);
         }
@@ -78,6 +94,7 @@ public final class EventLookup implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
+        this.explainer = new MissExplainer(reader, this::lookup, requireNonNull(pending, "pending is null"), pool);
     }
 
     /** Looks up one event. */
@@ -115,6 +132,14 @@ public final class EventLookup implements AutoCloseable {
             out.add(f.join());
         }
         return out;
+    }
+
+    /**
+     * {@link #lookup(List, LookupFilter)}, each event not found carrying a {@link MissExplanation}: the misses of the
+     * batch are explained together ({@link MissExplainer}); hits cost what they cost without it.
+     */
+    public List<LookupResult> explained(List<EventKey> keys, LookupFilter filter) {
+        return explainer.explain(lookup(keys, filter), filter);
     }
 
     private List<LoadedDataset> datasets(int run, LookupFilter filter) {

@@ -6,6 +6,7 @@ import org.apache.kudu.client.KuduClient;
 import org.apache.kudu.client.KuduException;
 import org.apache.kudu.client.KuduPredicate;
 import org.apache.kudu.client.KuduScanner;
+import org.apache.kudu.client.KuduScanner.KuduScannerBuilder;
 import org.apache.kudu.client.KuduTable;
 import org.apache.kudu.client.ReplicaSelection;
 import org.apache.kudu.client.RowResult;
@@ -13,6 +14,7 @@ import org.eventindex.kudu.LoadState;
 import org.eventindex.kudu.KuduSchemas;
 import org.eventindex.kudu.KuduTablesConfig;
 
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -32,6 +34,9 @@ final class KuduEventReader {
     private static final List<String> DATASET_COLUMNS = List.of(KuduSchemas.PROJECT, KuduSchemas.STREAMNAME,
             KuduSchemas.PRODSTEP, KuduSchemas.DATATYPE, KuduSchemas.VERSION, KuduSchemas.DSPID, KuduSchemas.RGID,
             KuduSchemas.STATE);
+    private static final List<String> ALL_STATES_COLUMNS = List.of(KuduSchemas.PROJECT, KuduSchemas.STREAMNAME,
+            KuduSchemas.PRODSTEP, KuduSchemas.DATATYPE, KuduSchemas.VERSION, KuduSchemas.DSPID, KuduSchemas.RGID,
+            KuduSchemas.STATE, KuduSchemas.INSERT_START);
     static final List<String> EVENT_COLUMNS = List.of(KuduSchemas.RUNNUMBER, KuduSchemas.DB, KuduSchemas.TK,
             KuduSchemas.DBRAW, KuduSchemas.TKRAW, KuduSchemas.DBESD, KuduSchemas.TKESD, KuduSchemas.DBAOD,
             KuduSchemas.TKAOD);
@@ -51,36 +56,105 @@ final class KuduEventReader {
         this.duplicatedEvents = client.openTable(config.duplicatedEventsTable());
     }
 
+    /**
+     * A DATASETS row of any state, for explaining a miss.
+     *
+     * @param loaded      the row as a lookup reads it when it is LOADED with its ids, else null
+     * @param insertStart when its (last) load started, null when not recorded
+     */
+    record DatasetRow(String name, String state, Instant insertStart, LoadedDataset loaded) {
+    }
+
     /** The LOADED datasets of {@code run}; rows of any other state may be partial and are skipped. */
     List<LoadedDataset> loadedDatasets(int run) throws KuduException {
-        Schema s = datasets.getSchema();
-        KuduScanner scanner = client.newScannerBuilder(datasets)
-                .setProjectedColumnNames(DATASET_COLUMNS)
-                .addPredicate(KuduPredicate.newComparisonPredicate(s.getColumn(KuduSchemas.RUNNUMBER),
-                        KuduPredicate.ComparisonOp.EQUAL, run))
-                .addPredicate(KuduPredicate.newComparisonPredicate(s.getColumn(KuduSchemas.STATE),
-                        KuduPredicate.ComparisonOp.EQUAL, LoadState.LOADED.name()))
-                .build();
         List<LoadedDataset> out = new ArrayList<>();
+        for (DatasetRow r : datasetRows(run, true)) {
+            if (r.loaded() != null) {
+                out.add(r.loaded());
+            }
+        }
+        return out;
+    }
+
+    /** Every DATASETS row of {@code run}, whatever its state. */
+    List<DatasetRow> allDatasets(int run) throws KuduException {
+        return datasetRows(run, false);
+    }
+
+    private List<DatasetRow> datasetRows(int run, boolean loadedOnly) throws KuduException {
+        Schema s = datasets.getSchema();
+        KuduScannerBuilder b = client.newScannerBuilder(datasets)
+                .setProjectedColumnNames(loadedOnly ? DATASET_COLUMNS : ALL_STATES_COLUMNS)
+                .addPredicate(KuduPredicate.newComparisonPredicate(s.getColumn(KuduSchemas.RUNNUMBER),
+                        KuduPredicate.ComparisonOp.EQUAL, run));
+        if (loadedOnly) {
+            b.addPredicate(KuduPredicate.newComparisonPredicate(s.getColumn(KuduSchemas.STATE),
+                    KuduPredicate.ComparisonOp.EQUAL, LoadState.LOADED.name()));
+        }
+        KuduScanner scanner = b.build();
+        List<DatasetRow> out = new ArrayList<>();
         try {
             while (scanner.hasMoreRows()) {
                 for (RowResult r : scanner.nextRows()) {
-                    if (r.isNull(KuduSchemas.DSPID) || r.isNull(KuduSchemas.RGID)) {
-                        continue;
-                    }
                     String project = r.getString(KuduSchemas.PROJECT);
                     String dataType = r.getString(KuduSchemas.DATATYPE);
                     String version = r.getString(KuduSchemas.VERSION);
                     String name = project + "." + runText(project, run) + "." + r.getString(KuduSchemas.STREAMNAME)
                             + "." + r.getString(KuduSchemas.PRODSTEP) + "." + dataType + "." + version;
-                    out.add(new LoadedDataset(name, project, dataType, version, r.getInt(KuduSchemas.DSPID),
-                            r.getInt(KuduSchemas.RGID)));
+                    String state = r.isNull(KuduSchemas.STATE) ? "" : r.getString(KuduSchemas.STATE);
+                    boolean ids = !r.isNull(KuduSchemas.DSPID) && !r.isNull(KuduSchemas.RGID);
+                    LoadedDataset loaded = ids && LoadState.LOADED.name().equals(state)
+                            ? new LoadedDataset(name, project, dataType, version, r.getInt(KuduSchemas.DSPID),
+                            r.getInt(KuduSchemas.RGID)) : null;
+                    Instant started = loadedOnly || r.isNull(KuduSchemas.INSERT_START) ? null
+                            : r.getTimestamp(KuduSchemas.INSERT_START).toInstant();
+                    out.add(new DatasetRow(name, state, started, loaded));
                 }
             }
         } finally {
             scanner.close();
         }
         return out;
+    }
+
+    /**
+     * Whether the dataset holds an event of {@code run} numbered below (or, with {@code above}, above) {@code event}
+     * in {@code table}: one scan of the dataset's epoch, a key range per tablet ({@code dspid}, {@code eventnumber}
+     * lead the key), stopped at the first row. Event numbers compare as Kudu stores them (signed 64 bits).
+     *
+     * @param run null: rows of any run (simulation, whose rows carry the conditions run)
+     */
+    boolean hasEventBeyond(boolean mc, LoadedDataset d, Integer run, Long event, boolean above)
+            throws KuduException {
+        KuduTable table = mc ? mcEvents : events;
+        Schema s = table.getSchema();
+        KuduScannerBuilder b = client.newScannerBuilder(table)
+                .setProjectedColumnNames(List.of(KuduSchemas.EVENTNUMBER))
+                .readMode(AsyncKuduScanner.ReadMode.READ_LATEST)
+                .limit(1)
+                .addPredicate(KuduPredicate.newComparisonPredicate(s.getColumn(KuduSchemas.DSPID),
+                        KuduPredicate.ComparisonOp.EQUAL, d.dspid()))
+                .addPredicate(KuduPredicate.newComparisonPredicate(s.getColumn(KuduSchemas.RGID),
+                        KuduPredicate.ComparisonOp.EQUAL, d.rgid()));
+        if (event != null) {
+            b.addPredicate(KuduPredicate.newComparisonPredicate(s.getColumn(KuduSchemas.EVENTNUMBER),
+                    above ? KuduPredicate.ComparisonOp.GREATER : KuduPredicate.ComparisonOp.LESS, event));
+        }
+        if (run != null) {
+            b.addPredicate(KuduPredicate.newComparisonPredicate(s.getColumn(KuduSchemas.RUNNUMBER),
+                    KuduPredicate.ComparisonOp.EQUAL, run));
+        }
+        KuduScanner scanner = b.build();
+        try {
+            while (scanner.hasMoreRows()) {
+                if (scanner.nextRows().getNumRows() > 0) {
+                    return true;
+                }
+            }
+            return false;
+        } finally {
+            scanner.close();
+        }
     }
 
     /**

@@ -1,5 +1,9 @@
 package org.eventindex.lookup;
 
+import org.eventindex.names.DatasetName;
+
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -33,6 +37,40 @@ public record LookupFilter(Set<String> streamTypes, String project, String amiTa
         return (project == null || project.equals(d.project()))
                 && (amiTag == null || glob(amiTag).matcher(d.versionWithoutSuffix()).matches())
                 && (datasetGlob == null || glob(datasetGlob).matcher(d.name()).matches());
+    }
+
+    /** True when the dataset of this full name is selected (a name that does not parse is not). */
+    boolean acceptsName(String dataset) {
+        try {
+            DatasetName n = DatasetName.parse(dataset);
+            return (project == null || project.equals(n.project()))
+                    && (amiTag == null || glob(amiTag).matcher(n.version()).matches())
+                    && (datasetGlob == null || glob(datasetGlob).matcher(dataset).matches());
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
+    }
+
+    /**
+     * Which of these filters exclude a dataset in which an event was found with these file types, in the words of
+     * the options and query parameters ({@code project=data18_13TeV (its project: data17_13TeV)}).
+     */
+    String excludedBy(String dataset, Set<String> types) {
+        DatasetName n = DatasetName.parse(dataset);
+        List<String> by = new ArrayList<>();
+        if (project != null && !project.equals(n.project())) {
+            by.add("project=" + project + " (its project: " + n.project() + ")");
+        }
+        if (amiTag != null && !glob(amiTag).matcher(n.version()).matches()) {
+            by.add("ami-tag=" + amiTag + " (its AMI tags: " + n.version() + ")");
+        }
+        if (datasetGlob != null && !glob(datasetGlob).matcher(dataset).matches()) {
+            by.add("dataset=" + datasetGlob);
+        }
+        if (by.isEmpty() && types.stream().noneMatch(this::acceptsType)) {
+            by.add("stream-type=" + String.join(",", streamTypes));
+        }
+        return String.join(" and ", by);
     }
 
     boolean acceptsType(String type) {

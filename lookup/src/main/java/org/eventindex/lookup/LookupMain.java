@@ -55,10 +55,11 @@ import java.util.Set;
         subcommands = {LookupMain.Lookup.class, LookupMain.Serve.class},
         customSynopsis = {
             "eventindex lookup [lookup] --masters M [--prefix P] [--threads N] [--batch N] [--dataset-cache-ms N]",
-            "                  [--json|--csv] [--stream-type T[,T...]] [--project P] [--ami-tag GLOB]",
-            "                  [--dataset GLOB] [--with-duplicates] [FILE|-]",
+            "                  [--json|--csv] [--explain] [--stream-type T[,T...]] [--project P] [--ami-tag GLOB]",
+            "                  [--dataset GLOB] [--with-duplicates] [--supervisor-url URL] [FILE|-]",
             "eventindex lookup serve --masters M [--prefix P] [--port N] [--bind ADDR] [--threads N]",
-            "                  [--dataset-cache-ms N] [--max-concurrent N] [--max-batch N] [--with-duplicates]"},
+            "                  [--dataset-cache-ms N] [--max-concurrent N] [--max-batch N] [--max-user-concurrent N]",
+            "                  [--max-user-events-per-minute N] [--with-duplicates] [--supervisor-url URL]"},
         description = {"",
             "lookup   input lines 'run event' (e.g. '%%08d %%09d', whitespace separated; '#' comments) from FILE or"
                 + " stdin. Text output, one line per match on stdout: 'run event GUID type' (type StreamAOD,"
@@ -78,6 +79,10 @@ public final class LookupMain implements Callable<Integer> {
     private static final Logger LOG = LoggerFactory.getLogger(LookupMain.class);
     /** Default TTL of the per-run DATASETS cache ({@link DatasetCache}). */
     static final int DEFAULT_DATASET_CACHE_MS = (int) EventLookup.DEFAULT_DATASET_CACHE_TTL.toMillis();
+    /** How long the supervisor may take to answer an explanation's question. */
+    static final Duration SUPERVISOR_TIMEOUT = Duration.ofSeconds(2);
+    /** How long one answer of the supervisor is reused for explanations. */
+    static final Duration SUPERVISOR_TTL = Duration.ofSeconds(1);
 
     private final InputStream stdin;
     private final PrintStream out;
@@ -130,13 +135,38 @@ public final class LookupMain implements Callable<Integer> {
                 description = "seconds an attempt to reach the Kudu masters waits for their answer (default: 30): a"
                         + " lookup then fails, serve tries again with a backoff up to 30 s, /ready naming Kudu")
         int kuduTimeoutSeconds = 30;
+        @Option(names = "--supervisor-url", paramLabel = "URL[,URL...]", description = "the supervisor's information"
+                + " service (http://host:port; an active and standbys, comma-separated, the first answering is used):"
+                + " an event not found is explained with the datasets still collecting or signalled there (default:"
+                + " none; without it only DATASETS is read)")
+        String supervisorUrl;
         @Mixin
         ClusterOptions cluster;
+
+        /** The supervisor's pending datasets, {@link PendingDatasets#NONE} without {@code --supervisor-url}. */
+        PendingDatasets pending(CommandSpec spec) {
+            if (supervisorUrl == null) {
+                return PendingDatasets.NONE;
+            }
+            try {
+                return new SupervisorDatasets(SupervisorDatasets.parseUrls(supervisorUrl), SUPERVISOR_TIMEOUT,
+                        SUPERVISOR_TTL, System::nanoTime);
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), e.getMessage());
+            }
+        }
 
         /** The options' values, as usage errors (picocli's, for the exit status 2). */
         void check(CommandSpec spec) {
             if (masters == null || masters.isBlank()) {
                 throw new ParameterException(spec.commandLine(), "Missing required option: '--masters=M'");
+            }
+            if (supervisorUrl != null) {
+                try {
+                    SupervisorDatasets.parseUrls(supervisorUrl);
+                } catch (IllegalArgumentException e) {
+                    throw new ParameterException(spec.commandLine(), e.getMessage());
+                }
             }
             if (datasetCacheMs < 0) {
                 throw new ParameterException(spec.commandLine(), "--dataset-cache-ms must be >= 0: " + datasetCacheMs);
@@ -183,7 +213,7 @@ public final class LookupMain implements Callable<Integer> {
             }
             try {
                 return new Opened(access, client, new EventLookup(client, config, threads, withDuplicates,
-                        java.time.Duration.ofMillis(datasetCacheMs)));
+                        java.time.Duration.ofMillis(datasetCacheMs), pending(spec)));
             } catch (RuntimeException e) {
                 closeQuietly(client);
                 access.close();
@@ -213,6 +243,10 @@ public final class LookupMain implements Callable<Integer> {
         boolean json;
         @Option(names = "--csv", description = "a header and a 'status' column (FOUND/NOT_FOUND/ERROR) on stdout")
         boolean csv;
+        @Option(names = "--explain", description = "say why each event not found is missing (no dataset of the run,"
+                + " outside the datasets' event ranges, a dataset not yet queryable, excluded by the filters);"
+                + " always on with --json")
+        boolean explain;
         @Option(names = "--stream-type", paramLabel = "T", split = ",",
                 description = "report only these file types, e.g. StreamRAW")
         List<String> streamTypes = new ArrayList<>();
@@ -249,8 +283,14 @@ public final class LookupMain implements Callable<Integer> {
                 + " (default: 64)")
         int maxConcurrent = 64;
         @Option(names = "--max-batch", paramLabel = "N", description = "lines in one POST /lookup before 413"
-                + " (default: 10000)")
-        int maxBatch = 10_000;
+                + " (default: 1000)")
+        int maxBatch = ServerLimits.DEFAULT_MAX_BATCH;
+        @Option(names = "--max-user-concurrent", paramLabel = "N", description = "lookup requests one user (its"
+                + " authenticated principal, else its address) may have in progress before 429 (default: 4)")
+        int maxUserConcurrent = ServerLimits.DEFAULT_MAX_USER_CONCURRENT;
+        @Option(names = "--max-user-events-per-minute", paramLabel = "N", description = "events one user may look up"
+                + " per minute before 429 with Retry-After (at least --max-batch; default: 60000)")
+        int maxUserEventsPerMinute = ServerLimits.DEFAULT_MAX_USER_EVENTS_PER_MINUTE;
         @Option(names = "--ready-check-seconds", paramLabel = "N", description = "check every N s, in the"
                 + " background, that Kudu answers and the tables exist; GET /ready serves the last verdict"
                 + " (default: 10)")
@@ -303,7 +343,8 @@ public final class LookupMain implements Callable<Integer> {
             LOG.info(ProjectVersion.startLine("lookup"));
             ServerLimits limits;
             try {
-                limits = ServerLimits.of(server.maxConcurrent, server.maxBatch);
+                limits = ServerLimits.of(server.maxConcurrent, server.maxBatch).perUser(server.maxUserConcurrent,
+                        server.maxUserEventsPerMinute);
             } catch (IllegalArgumentException e) {
                 throw new ParameterException(spec.commandLine(), e.getMessage());
             }
@@ -334,7 +375,7 @@ public final class LookupMain implements Callable<Integer> {
             InetSocketAddress address = new InetSocketAddress(server.bind, server.port);
             List<String> tables = readTables(kudu.prefix);
             try (LookupServer http = LookupServer.start(address, (keys, filter) -> open.get().lookup()
-                            .lookup(keys, filter), limits,
+                            .explained(keys, filter), limits,
                     Map.of("kudu", () -> KuduProbe.check(opened(open, wait).client(), tables)),
                     Duration.ofSeconds(server.readyCheckSeconds), () -> open.get() != null ? Optional.empty()
                             : Optional.of("waiting for " + wait.waitingFor().orElse("kudu: connecting to the masters "
@@ -439,12 +480,14 @@ public final class LookupMain implements Callable<Integer> {
             input = LookupInput.read(r, file.equals("-") ? "stdin" : file, 0);
         }
         input.errors().forEach(e -> err.println("lookup: " + e.message()));
-        format.header(out);
+        boolean explain = o.explain || o.json;
+        format.header(out, explain);
         boolean failed = false;
         List<EventKey> keys = input.keys();
         for (int i = 0; i < keys.size(); i += batch) {
-            List<LookupResult> results = lookup.lookup(keys.subList(i, Math.min(keys.size(), i + batch)), filter);
-            format.write(results, out, err);
+            List<EventKey> part = keys.subList(i, Math.min(keys.size(), i + batch));
+            List<LookupResult> results = explain ? lookup.explained(part, filter) : lookup.lookup(part, filter);
+            format.write(results, out, err, explain);
             failed |= results.stream().anyMatch(LookupResult::failed);
         }
         out.flush();

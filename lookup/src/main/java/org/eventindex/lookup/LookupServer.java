@@ -1,6 +1,5 @@
 package org.eventindex.lookup;
 
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import io.prometheus.metrics.core.metrics.Counter;
@@ -38,8 +37,9 @@ import static java.util.Objects.requireNonNull;
  *   <li>{@code GET /events/{run}/{event}}: 200 with the {@link LookupJson} object of the event, 404 with the same
  *       object (status NOT_FOUND, no matches) when no LOADED dataset holds it, 400 for a malformed run/event or
  *       filter, 502 when Kudu failed.</li>
- *   <li>{@code POST /lookup}: body of {@code run event} lines; 200 with {@code {"results":[...],"errors":[...]}}
- *       (malformed lines listed in {@code errors}); 413 above {@code maxBatch} lines.</li>
+ *   <li>{@code POST /lookup}: body of {@code run event} lines; 200 with {@code {"results":[...],"errors":[...],
+ *       "duplicates":[...]}} ({@link PickingBatch}: each distinct event once, malformed lines listed in
+ *       {@code errors}); 413 above {@code maxBatch} lines.</li>
  *   <li>{@code GET /health}: 200 {@code ok}; {@code GET /ready}: 200 while Kudu answered its last background check
  *       and the tables exist, 503 naming the failure otherwise (JSON, see {@link OpsHttpServer.Readiness});
  *       {@code GET /metrics}: Prometheus text, with {@value #REQUESTS} by endpoint and outcome and
@@ -47,7 +47,7 @@ import static java.util.Objects.requireNonNull;
  * </ul>
  * Filters as query parameters: {@code stream-type} (repeatable or comma-separated), {@code project}, {@code ami-tag},
  * {@code dataset} (globs as on the command line). More than {@code maxConcurrent} lookups at once get 503 with
- * {@code Retry-After: 1}.
+ * {@code Retry-After: 1}; a user above its own limits ({@link UserQuotas}) gets 429 with {@code Retry-After}.
  * <p>
  * TLS and authentication as the {@link HttpAccess} says (keys {@value #HTTP_ACCESS}*). Every lookup request writes
  * one line to the access log (logger {@value #ACCESS_LOG}): time, user, method, path, events asked, found, status,
@@ -69,6 +69,7 @@ public final class LookupServer implements AutoCloseable {
     private final Lookups lookups;
     private final ServerLimits limits;
     private final Semaphore permits;
+    private final UserQuotas users;
     private final PrometheusRegistry registry;
     private final Counter requests;
     private final Histogram duration;
@@ -85,6 +86,7 @@ public final class LookupServer implements AutoCloseable {
         this.unavailable = requireNonNull(unavailable, "unavailable is null");
         this.limits = requireNonNull(limits, "limits is null");
         this.permits = new Semaphore(limits.maxConcurrent());
+        this.users = new UserQuotas(limits.maxUserConcurrent(), limits.maxUserEventsPerMinute(), System::nanoTime);
         this.registry = DaemonMetrics.registry("lookup");
         this.requests = Counter.builder().name(REQUESTS).help("Lookup requests answered, by endpoint and outcome.")
                 .labelNames("endpoint", "outcome").register(registry);
@@ -186,6 +188,11 @@ public final class LookupServer implements AutoCloseable {
         int found = -1;
     }
 
+    /** Whose work a request is: its authenticated principal, else the client's address. */
+    private static String user(HttpExchange ex) {
+        return OpsHttpServer.user(ex).orElseGet(() -> ex.getRemoteAddress().getAddress().getHostAddress());
+    }
+
     private void limited(HttpExchange ex, String endpoint, Handler h) throws IOException {
         long start = System.nanoTime();
         Optional<String> why = unavailable.get();
@@ -208,7 +215,8 @@ public final class LookupServer implements AutoCloseable {
 
     /**
      * The {@code outcome} label of a response: {@code ok} (200: the event found, or a batch answered),
-     * {@code not_found} (404: no LOADED dataset holds the event, or an unknown path), {@code bad_request} (400,
+     * {@code not_found} (404: no LOADED dataset holds the event, or an unknown path), {@code throttled} (429: a user
+     * above its own limits), {@code bad_request} (400,
      * 405), {@code too_large} (413), {@code failed} (502: Kudu failed), {@code overloaded} (503: too many lookups
      * at once; {@code unavailable} for a 503 while the service waits for Kudu at start), {@code error} otherwise (e.g. the client went away before an answer).
      */
@@ -218,6 +226,7 @@ public final class LookupServer implements AutoCloseable {
             case 404 -> "not_found";
             case 400, 405 -> "bad_request";
             case 413 -> "too_large";
+            case 429 -> "throttled";
             case 502 -> "failed";
             case 503 -> "overloaded";
             default -> "error";
@@ -230,10 +239,13 @@ public final class LookupServer implements AutoCloseable {
             error(ex, 503, "more than " + limits.maxConcurrent() + " lookups in progress; retry later");
             return;
         }
-        try {
+        try (UserQuotas.Permit ignored = users.enter(user(ex))) {
             h.handle(ex, counts);
         } catch (IllegalArgumentException e) {
             error(ex, 400, e.getMessage());
+        } catch (UserQuotas.Exceeded e) {
+            ex.getResponseHeaders().set("Retry-After", Long.toString(e.retryAfterSeconds()));
+            error(ex, 429, e.getMessage());
         } finally {
             permits.release();
         }
@@ -252,6 +264,7 @@ public final class LookupServer implements AutoCloseable {
         }
         EventKey key = new EventKey(LookupInput.parseRun(parts[2]), LookupInput.parseEvent(parts[3]));
         counts.asked = 1;
+        users.charge(user(ex), 1);
         LookupResult r = lookups.lookup(List.of(key), filter(ex.getRequestURI())).get(0);
         counts.found = r.found() ? 1 : 0;
         send(ex, r.failed() ? 502 : r.found() ? 200 : 404, LookupJson.toJson(r));
@@ -280,15 +293,13 @@ public final class LookupServer implements AutoCloseable {
             error(ex, 413, e.getMessage());
             return;
         }
-        counts.asked = input.keys().size();
-        List<LookupResult> results = lookups.lookup(input.keys(), filter(ex.getRequestURI()));
+        PickingBatch picking = PickingBatch.of(input, "request");
+        LookupFilter filter = filter(ex.getRequestURI());
+        counts.asked = picking.keys().size();
+        users.charge(user(ex), picking.keys().size());
+        List<LookupResult> results = lookups.lookup(picking.keys(), filter);
         counts.found = (int) results.stream().filter(LookupResult::found).count();
-        ObjectNode o = LookupJson.MAPPER.createObjectNode();
-        ArrayNode rs = o.putArray("results");
-        results.forEach(r -> rs.add(LookupJson.toJson(r)));
-        ArrayNode errors = o.putArray("errors");
-        input.errors().forEach(e -> errors.add(e.message()));
-        send(ex, 200, o);
+        send(ex, 200, picking.toJson(results));
     }
 
     /** @throws IllegalArgumentException for an unknown parameter or a bad pattern */

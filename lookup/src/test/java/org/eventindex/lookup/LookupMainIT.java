@@ -91,6 +91,21 @@ class LookupMainIT {
     }
 
     @Test
+    void explainSaysWhyOnStderrAndInALastCsvColumn() {
+        String noSupervisor = " [datasets still collecting at the supervisor are not known: no --supervisor-url]";
+        Run r = run("00400000 000000001\n00327700 000000005\n", "--explain");
+        assertEquals(0, r.status(), r.err());
+        assertEquals("00400000 000000001 NOT_FOUND: no LOADED dataset holds run 400000" + noSupervisor + "\n",
+                r.err());
+        Run csv = run("327700 5\n327700 51\n", "--csv", "--explain");
+        assertEquals(List.of("run,event,status,guid,type,token,dataset,duplicate,explanation",
+                "327700,5,FOUND," + AOD_3 + ",StreamAOD," + token(AOD_3, 5) + "," + DS_OTHER_RUN + ",false,",
+                "327700,51,NOT_FOUND,,,,,,\"run 327700 is indexed, but event 51 is outside the event range of every"
+                        + " LOADED dataset of it: " + DS_OTHER_RUN + " (LOADED: above its last event)" + noSupervisor
+                        + "\""), csv.out().lines().toList());
+    }
+
+    @Test
     void csvHasAStatusColumn() {
         Run r = run("327636 250\n1 1\n", "--csv");
         assertEquals(0, r.status(), r.err());

@@ -53,7 +53,8 @@ class LookupMainTest {
         assertEquals(0, run("serve", "--help"));
         for (String option : new String[]{"--masters", "--prefix", "--threads", "--batch", "--dataset-cache-ms",
                 "--json", "--csv", "--stream-type", "--project", "--ami-tag", "--dataset", "--with-duplicates",
-                "--port", "--bind", "--max-concurrent", "--max-batch", "--ready-check-seconds", "FILE|-"}) {
+                "--port", "--bind", "--max-concurrent", "--max-batch", "--ready-check-seconds", "FILE|-", "--explain",
+                "--supervisor-url", "--max-user-concurrent", "--max-user-events-per-minute"}) {
             assertTrue(out().contains(option), option);
         }
     }
@@ -81,6 +82,12 @@ class LookupMainTest {
         err.reset();
         assertEquals(2, run("serve", "--masters", "m:1", "--ready-check-seconds", "0"));
         assertTrue(err().contains("--ready-check-seconds must be within 1..3600: 0"), err());
+        err.reset();
+        assertEquals(2, run("--masters", "m:1", "--supervisor-url", "sup:8081", "1 1"));
+        assertTrue(err().contains("--supervisor-url 'sup:8081' is not an http(s)://host:port URL"), err());
+        err.reset();
+        assertEquals(2, run("serve", "--masters", "m:1", "--max-batch", "1000", "--max-user-events-per-minute", "10"));
+        assertTrue(err().contains("maxUserEventsPerMinute (10) must be at least maxBatch (1000)"), err());
     }
 
     private static String[] with(String[] prefix, String... args) {

@@ -140,13 +140,14 @@ public final class LookupBench {
                 }
                 long b0 = System.nanoTime();
                 List<EventKey> keys = targets.stream().map(t -> new EventKey(t.run(), t.event())).toList();
-                long found = eight.lookup(keys, LookupFilter.all()).stream().filter(LookupResult::found).count();
+                long found = eight.explained(keys, LookupFilter.all()).stream().filter(LookupResult::found).count();
                 double s = (System.nanoTime() - b0) / 1e9;
                 if (found != keys.size()) {
                     throw new IllegalStateException("batch found " + found + " of " + keys.size());
                 }
                 System.out.printf(Locale.ROOT, "one batch of %,d lookups, 8 pool threads: %.2f s, %,.0f lookups/s%n",
                         keys.size(), s, keys.size() / s);
+                explainedMisses(eight, datasets, perDataset);
             }
         }
     }
@@ -265,6 +266,40 @@ public final class LookupBench {
         time(targets, threads, probe);
     }
 
+    /**
+     * The cost of misses, which only they pay: a batch of 1,000 events above every dataset's range, spread over the
+     * runs (explained together), and 200 such misses one by one (as {@code GET /events} explains them).
+     */
+    private static void explainedMisses(EventLookup lookup, int datasets, long perDataset) {
+        Random r = new Random(7);
+        List<EventKey> misses = new ArrayList<>();
+        for (int i = 0; i < 1000; i++) {
+            int ds = r.nextInt(datasets);
+            misses.add(new EventKey(FIRST_RUN + ds, eventNumber(ds, perDataset + 1 + r.nextInt(1_000_000))));
+        }
+        long b0 = System.nanoTime();
+        List<LookupResult> batch = lookup.explained(misses, LookupFilter.all());
+        double s = (System.nanoTime() - b0) / 1e9;
+        long explained = batch.stream().filter(x -> x.explanation() != null).count();
+        if (explained != misses.size()) {
+            throw new IllegalStateException("explained " + explained + " of " + misses.size() + " misses");
+        }
+        System.out.printf(Locale.ROOT, "one batch of %,d misses explained, 8 pool threads: %.2f s%n", misses.size(),
+                s);
+        long[] nanos = new long[200];
+        for (int i = 0; i < nanos.length; i++) {
+            long t0 = System.nanoTime();
+            LookupResult one = lookup.explained(List.of(misses.get(i)), LookupFilter.all()).get(0);
+            nanos[i] = System.nanoTime() - t0;
+            if (one.explanation() == null) {
+                throw new IllegalStateException("miss " + misses.get(i).text() + " not explained");
+            }
+        }
+        java.util.Arrays.sort(nanos);
+        System.out.printf(Locale.ROOT, "%d single misses explained one by one: p50 %.2f ms, p99 %.2f ms%n",
+                nanos.length, nanos[nanos.length / 2] / 1e6, nanos[nanos.length * 99 / 100] / 1e6);
+    }
+
     private static void print(int threads, String path, Result r, Result raw) {
         System.out.printf(Locale.ROOT, "| %d | %s | %.2f | %.2f | %,.0f | %.2f | %.0f | %.0f |%n", threads, path,
                 r.p50(), r.p99(), r.perSecond(), r.perSecond() / raw.perSecond(), r.clientCpuMicros(),
@@ -272,7 +307,8 @@ public final class LookupBench {
     }
 
     private static boolean lookupOne(EventLookup lookup, Target t) {
-        LookupResult r = lookup.lookup(new EventKey(t.run(), t.event()), LookupFilter.all());
+        // what lookup serve does: a miss would be explained, a hit is returned as it is
+        LookupResult r = lookup.explained(List.of(new EventKey(t.run(), t.event())), LookupFilter.all()).get(0);
         if (r.failed()) {
             throw new IllegalStateException(r.error());
         }
