@@ -21,9 +21,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * without logback.xml, and an installation without its JVM option defaults (jvm/&lt;command&gt;.options beside bin/),
  * with exit 2 and a message naming the folder or file, instead of running the JVM without its options and with
  * Logback's DEBUG default. The site's jvm/&lt;command&gt;.options follow the defaults (decision 0056), also across an
- * upgrade of a tarball installation: the new version's defaults arrive, the site's options stay and still win. The script runs from a copy in an empty folder; a
- * bogus JAVA_HOME shows where a usable folder gets to (the Java check after it), so no JVM is started. Without
- * JAVA_HOME the launcher finds a Java 17+ by itself (the same units on EL9 and Debian): stand-in Java homes show which.
+ * upgrade of a tarball installation: the new version's defaults arrive, the site's options stay and still win. The
+ * script runs from a copy in an empty folder; a bogus JAVA_HOME shows where a usable folder gets to (the Java check
+ * after it), so no JVM is started. Without JAVA_HOME the launcher finds a Java 17+ by itself (the same units on EL9
+ * and Debian): stand-in Java homes show which.
  */
 final class LauncherConfDirTest {
     private static final Path SCRIPT = Path.of("src/dist/bin/eventindex");

@@ -91,7 +91,8 @@ final class PackagesIT {
     void theRpmHoldsTheLauncherEveryJarTheUnitsTheSiteFilesAndTheDocs() throws Exception {
         Set<String> files = new TreeSet<>(lines("rpm", "-qpl", rpm().toString()));
         List<String> expected = new ArrayList<>(List.of("/usr/bin/eventindex", "/opt/eventindex/bin/eventindex",
-                "/opt/eventindex/conf", "/opt/eventindex/jvm/consumer.options", "/opt/eventindex/docs/operations.md", "/opt/eventindex/README.md",
+                "/opt/eventindex/conf", "/opt/eventindex/jvm/consumer.options",
+                "/opt/eventindex/docs/operations.md", "/opt/eventindex/README.md",
                 "/opt/eventindex/LICENSE", "/opt/eventindex/NOTICE", "/opt/eventindex/sbom",
                 "/opt/eventindex/broker-host/activemq/activemq.xml", "/opt/eventindex/deploy/impala/create-tables.sql",
                 "/opt/eventindex/deploy/monitoring/README.md", "/usr/lib/sysusers.d/eventindex.conf",

@@ -37,6 +37,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -57,9 +58,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A running site upgraded from a released distribution to this build, role by role as docs/operations.md
- * ("Upgrade and rollback") has an operator do it, while datasets are in flight; every dataset must end in Kudu exactly
- * once. Run by {@code bin/upgrade-test} (which builds the release with {@code bin/build-release}) and only when
- * {@code ei.upgrade.from} names the released tarball: it takes minutes, not the suite's seconds.
+ * ("Upgrading a site, role by role") has an operator do it, while datasets are in flight; every dataset must end in
+ * Kudu exactly once. Run by {@code bin/upgrade-test} (which builds the release with {@code bin/build-release}) and
+ * only when {@code ei.upgrade.from} names the released tarball: it takes minutes, not the suite's seconds.
  *
  * <p>The site: two independent brokers, an S3 server, HDFS and Kudu ({@link EmbeddedStack#startServices}), one
  * ZooKeeper server; from the released tarball, a supervisor pair (lease in ZooKeeper, journal on HDFS), two consumers
@@ -67,7 +68,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * installations (made from the release's {@code conf/}, its {@code jvm/consumer.options} edited by the site). Grid
  * jobs send datasets with the released producer jar the whole time (grid producers lag). The upgrade: the new tables'
  * columns ({@code create-tables}), the brokers one at a time, the standby supervisor, then the hand-over to it and the
- * old active restarted as the new standby, the consumers one at a time, the lookup service; the site's JVM options
+ * old active restarted as the new standby (one dataset's manifest and first job sent to the old active, its other
+ * jobs to the new one), the consumers one at a time, the lookup service; the site's JVM options
  * reduced to its own lines as the guide says for a release before the defaults moved to {@code jvm/}. Then one dataset
  * with this build's producer. Checked: every dataset DONE at the active supervisor, its DATASETS row, its EVENTS and
  * DUPLICATEDEVENTS counts those of the generator, one consolidated file each on HDFS, EVENTS holding the sum of all
@@ -79,13 +81,20 @@ final class UpgradeIT {
     static final String FROM_PROPERTY = "ei.upgrade.from";
     /** A file the progress lines are appended to as they come (bin/upgrade-test prints it), besides the log. */
     static final String PROGRESS_PROPERTY = "ei.upgrade.progress";
+    /** A folder the logs of the daemons and commands are copied to at the end (target/upgrade-test-logs). */
+    static final String LOGS_PROPERTY = "ei.upgrade.logs";
     private static final Logger LOG = LoggerFactory.getLogger(UpgradeIT.class);
     private static final Pattern TARBALL_NAME = Pattern.compile("eventindex-(.+)\\.tar\\.gz");
-    private static final Duration STEP = Duration.ofMinutes(3);
+    /** Each wait of the test: generous, the test runs beside other builds on 2 cores (load 30-50 seen). */
+    private static final Duration STEP = Duration.ofMinutes(5);
+    /** How long a command (generate, register-manifest, the producer, create-tables) may take. */
+    private static final int COMMAND_MINUTES = 6;
     /** The site's own JVM options, added to the release's jvm/consumer.options copy (a smaller heap: 2 cores here). */
     private static final List<String> SITE_CONSUMER_OPTIONS = List.of("-Xms512m", "-Xmx768m", "-Dsite.option=kept");
     private static final List<String> SITE_SUPERVISOR_OPTIONS = List.of("-Xms256m", "-Xmx512m");
     private static final int RUN = 311321;
+    /** The dataset whose objects are sent half before the supervisors' hand-over, half after. */
+    private static final int ACROSS = 99;
 
     @TempDir
     Path temp;
@@ -104,11 +113,21 @@ final class UpgradeIT {
     }
 
     @AfterEach
-    void stop() throws InterruptedException {
+    void stop() throws InterruptedException, IOException {
         for (Process p : processes) {
             p.destroy();
             if (!p.waitFor(1, TimeUnit.MINUTES)) {
                 p.destroyForcibly().waitFor();
+            }
+        }
+        String keep = System.getProperty(LOGS_PROPERTY, "");
+        Path logs = temp.resolve("logs");
+        if (!keep.isEmpty() && Files.isDirectory(logs)) {
+            Path to = Files.createDirectories(Path.of(keep));
+            try (var files = Files.list(logs)) {
+                for (Path f : files.toList()) {
+                    Files.copy(f, to.resolve(f.getFileName()), StandardCopyOption.REPLACE_EXISTING);
+                }
             }
         }
         if (zookeeper != null) {
@@ -174,7 +193,8 @@ final class UpgradeIT {
 
         t = System.nanoTime();
         for (EmbeddedBroker broker : stack.brokers()) {
-            progress("broker " + broker.stompEndpoints() + ": stopped for its upgrade (" + sent.size() + " datasets sent)");
+            progress("broker " + broker.stompEndpoints() + ": stopped for its upgrade (" + sent.size()
+                    + " datasets sent)");
             broker.stop();
             awaitSubscribed(supervisorA, broker, false);
             broker.restart();
@@ -189,6 +209,17 @@ final class UpgradeIT {
 
         keepOnlyTheSitesJvmOptions(current);
 
+        // A dataset across the hand-over: its manifest and first job journalled by the old active, the rest sent to
+        // the new one, which must complete it from the journal it took over.
+        GridDataset across = prepare(old, ACROSS);
+        produce(old, across, across.jobs().subList(0, 1));
+        String acrossState = DaemonProcesses.get(http, supervisorA.port(), "/datasets/" + across.name())
+                .map(HttpResponse::body).orElse("");
+        assertTrue(acrossState.contains(across.name()) && !acrossState.contains("\"state\":\"DONE\""),
+                "dataset " + ACROSS + " at the old active: " + acrossState);
+        progress("dataset " + ACROSS + ": its manifest and 1 of " + across.jobs().size() + " jobs sent to the old"
+                + " active");
+
         t = System.nanoTime();
         stopDaemon(supervisorB);
         supervisorB = startSupervisor(current, "b");
@@ -201,6 +232,9 @@ final class UpgradeIT {
         awaitRole(supervisorA, "standby");
         progress("supervisor a: " + current.home().getFileName() + ", standby");
         stepSeconds.put("supervisor pair", seconds(t));
+        produce(old, across, across.jobs().subList(1, across.jobs().size()));
+        sent.put(across.name(), across.expected());
+        progress("dataset " + ACROSS + ": its other jobs sent to the new active");
 
         t = System.nanoTime();
         stopDaemon(consumer1);
@@ -228,7 +262,8 @@ final class UpgradeIT {
         names.sort(null);
         long doneWait = System.nanoTime();
         awaitDone(supervisorB, names);
-        progress(names.size() + " datasets DONE (" + (lastOld + 1) + " by the released producer, 1 by this build's), "
+        progress(names.size() + " datasets DONE (" + (names.size() - 1) + " by the released producer, 1 by this"
+                + " build's), "
                 + String.format("%.1f", seconds(doneWait)) + " s after the last was sent");
 
         // Every dataset exactly once: its row, its counts, one file; the table holds their sum and nothing else.
@@ -269,7 +304,8 @@ final class UpgradeIT {
             assertTrue(at > 0, "no default of " + current.home() + "/jvm in " + cmdline);
             List<String> expectedOptions = new ArrayList<>(defaults);
             expectedOptions.addAll(SITE_CONSUMER_OPTIONS);
-            assertEquals(expectedOptions, cmdline.subList(at, at + expectedOptions.size()), "consumer " + consumer.name());
+            assertEquals(expectedOptions, cmdline.subList(at, at + expectedOptions.size()),
+                    "consumer " + consumer.name());
         }
         progress(String.format("%d datasets, %,d events, every one in Kudu once; upgrade %.1f s, whole test %.1f s",
                 names.size(), expectedEvents, upgradeSeconds, seconds(start)));
@@ -304,7 +340,8 @@ final class UpgradeIT {
         progress(String.format("rpm -i %s, the site's edit, rpm -U %s: %.1f s", oldRpm.getFileName(),
                 newRpm.getFileName(), seconds(t)));
 
-        assertTrue(Files.readString(siteOptions).endsWith("\n-Xmx3g\n"), "the site's edit: " + Files.readString(siteOptions));
+        assertTrue(Files.readString(siteOptions).endsWith("\n-Xmx3g\n"),
+                "the site's edit: " + Files.readString(siteOptions));
         assertTrue(Files.isRegularFile(siteOptions.resolveSibling("consumer.options.rpmnew")), "no .rpmnew beside "
                 + siteOptions);
         Path opt = root.resolve("opt/eventindex");
@@ -433,7 +470,7 @@ final class UpgradeIT {
     }
 
     private void createTables(InstalledTree tree) throws IOException, InterruptedException {
-        InstalledTree.Run created = tree.run(env, temp.resolve("logs/create-tables-" + version(tree) + ".log"), 3,
+        InstalledTree.Run created = tree.run(env, log("create-tables", tree), COMMAND_MINUTES,
                 "kudu-loader", "create-tables", "--masters", stack.kuduMasters(), "--prefix=", "--replicas", "1",
                 "--epoch", "1");
         assertEquals(0, created.exit(), created.output());
@@ -535,33 +572,53 @@ final class UpgradeIT {
      * command, each reported job sent by that tree's producer jar. The expected figures come from the same generator.
      */
     private void send(InstalledTree tree, int i) throws IOException, InterruptedException {
+        GridDataset dataset = prepare(tree, i);
+        produce(tree, dataset, dataset.jobs());
+        sent.put(dataset.name(), dataset.expected());
+        progress("dataset " + i + " sent by the " + version(tree) + " producer");
+    }
+
+    /** A grid dataset: its files and manifest ({@code generate}), the expected figures, its grid jobs' log. */
+    private record GridDataset(String name, Path dir, Path log, GeneratedDataset expected) {
+        List<GeneratedJob> jobs() {
+            return expected.jobs(GeneratedJob.Outcome.REPORTED);
+        }
+    }
+
+    /** The dataset's files made by {@code generate} of {@code tree}, its manifest registered by an operator command. */
+    private GridDataset prepare(InstalledTree tree, int i) throws IOException, InterruptedException {
         String dataset = datasetName(i);
         Path dir = temp.resolve("grid/" + i);
-        String seed = Integer.toString(100 + i);
         Path log = temp.resolve("logs/grid-" + i + ".log");
-        InstalledTree.Run generated = tree.run(env, log, 3, "generate", "--dataset", dataset, "--out",
+        InstalledTree.Run generated = tree.run(env, log, COMMAND_MINUTES, "generate", "--dataset", dataset, "--out",
                 dir.toString(), "--files", "4", "--events-per-file", "400", "--files-per-job", "2",
-                "--duplicated-jobs", "1", "--crashed-jobs", "0", "--cross-file-duplicates", "10", "--seed", seed);
+                "--duplicated-jobs", "1", "--crashed-jobs", "0", "--cross-file-duplicates", "10", "--seed",
+                Integer.toString(100 + i));
         assertEquals(0, generated.exit(), generated.output());
         GeneratedDataset expected = new DatasetGenerator(new GeneratorSpec(dataset, 4, 400, 2, 1, 0, 10, false,
                 100L + i)).generate(temp.resolve("expected/" + i));
         Path password = BrokerLogins.passwordFile(stack.secretsDir(), BrokerLogins.OPERATOR);
-        InstalledTree.Run registered = tree.run(env, log, 3, "supervisor", "register-manifest", "--file",
-                dir.resolve(dataset + ".manifest.json").toString(), "--brokers", stack.brokerEndpoints(), "--user",
-                BrokerLogins.OPERATOR, "--password-file", password.toString());
+        InstalledTree.Run registered = tree.run(env, log, COMMAND_MINUTES, "supervisor", "register-manifest",
+                "--file", dir.resolve(dataset + ".manifest.json").toString(), "--brokers", stack.brokerEndpoints(),
+                "--user", BrokerLogins.OPERATOR, "--password-file", password.toString(), "--timeout",
+                Long.toString(STEP.toSeconds()));
         assertEquals(0, registered.exit(), registered.output());
-        for (GeneratedJob job : expected.jobs(GeneratedJob.Outcome.REPORTED)) {
-            InstalledTree.Run produced = tree.run(env, log, 3, "producer",
-                    dir.resolve(job.spbFile().getFileName()).toString(), "--brokers", stack.brokerEndpoints(),
-                    "--s3-endpoint", stack.s3().endpoint().toString(), "--bucket", stack.options().bucket(),
-                    "--user", BrokerLogins.PRODUCER, "--password-file",
+        return new GridDataset(dataset, dir, log, expected);
+    }
+
+    /** Each of {@code jobs} of the dataset sent by {@code tree}'s producer jar, as grid jobs run it. */
+    private void produce(InstalledTree tree, GridDataset dataset, List<GeneratedJob> jobs) throws IOException,
+            InterruptedException {
+        for (GeneratedJob job : jobs) {
+            InstalledTree.Run produced = tree.run(env, dataset.log(), COMMAND_MINUTES, "producer",
+                    dataset.dir().resolve(job.spbFile().getFileName()).toString(), "--brokers",
+                    stack.brokerEndpoints(), "--s3-endpoint", stack.s3().endpoint().toString(), "--bucket",
+                    stack.options().bucket(), "--user", BrokerLogins.PRODUCER, "--password-file",
                     BrokerLogins.passwordFile(stack.secretsDir(), BrokerLogins.PRODUCER).toString(),
                     "--access-key", EmbeddedStack.S3_ACCESS_KEY,
                     "--secret-key-file", stack.s3SecretKeyFile().toString());
             assertEquals(0, produced.exit(), produced.output());
         }
-        sent.put(dataset, expected);
-        progress("dataset " + i + " sent by the " + version(tree) + " producer");
     }
 
     private void awaitDone(Daemon supervisor, List<String> datasets) {
