@@ -47,7 +47,7 @@ import java.util.stream.Stream;
                 + " embedded stack and one consumer process, then through the old messaging path (10 kB JSON"
                 + " messages, one HDFS file per input file, a cleaning pass) as the baseline. Prints each stage"
                 + " beside the seed's figure."},
-        footer = {"", "The consumer runs as its own process (java <conf/jvm/consumer.options> -cp <this classpath>"
+        footer = {"", "The consumer runs as its own process (java <the distribution's jvm/consumer.options> -cp <this classpath>"
                 + " ConsumerMain run --config FILE; log <work>/consumer-1.log); the broker, S3, HDFS and the"
                 + " supervisor run in this JVM, Kudu as processes. Measured by polling every 100 ms (HDFS file"
                 + " appearing, spool folder size, this JVM's memory) and every 250 ms for the consumer process (its"
@@ -84,7 +84,7 @@ public final class BenchSeedMain implements Callable<Integer> {
             + " (default 180)")
     private int timeoutMinutes = 180;
     @Option(names = "--consumer-heap", paramLabel = "SIZE", description = "the consumer process's heap, e.g. 1g:"
-            + " sets -Xms and -Xmx (default: the -Xms/-Xmx lines of the distribution's conf/jvm/consumer.options,"
+            + " sets -Xms and -Xmx (default: the -Xms/-Xmx lines of the distribution's jvm/consumer.options,"
             + " read at each run; its other options are kept either way)")
     private String consumerHeap;
 

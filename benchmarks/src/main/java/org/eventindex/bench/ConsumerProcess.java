@@ -28,7 +28,7 @@ import java.util.regex.Pattern;
 
 /**
  * {@code bin/bench-seed}'s consumer as its own process, as an operator runs it: {@code java <the options of the
- * distribution's conf/jvm/consumer.options> -cp <this JVM's classpath> ConsumerMain run --config FILE}, configured by
+ * distribution's jvm/consumer.options> -cp <this JVM's classpath> ConsumerMain run --config FILE}, configured by
  * {@link EmbeddedStack#consumerProcessConfig} (secrets as files), its output in one log file. {@link #sample()} reads
  * what the process itself uses: its {@code /metrics} (JVM heap and GC, run memory), its peak resident set
  * ({@code VmHWM} of /proc/PID/status) and its CPU time (utime + stime of /proc/PID/stat). {@link #close()} stops it;
@@ -37,7 +37,7 @@ import java.util.regex.Pattern;
 final class ConsumerProcess implements AutoCloseable {
     /** System property naming the consumer's JVM options file; bin/bench-seed sets it to the distribution's. */
     static final String OPTIONS_PROPERTY = "ei.consumer.options";
-    static final String OPTIONS_FILE = "distribution/src/dist/conf/jvm/consumer.options";
+    static final String OPTIONS_FILE = "distribution/src/dist/jvm/consumer.options";
     static final String NAME = "consumer-1";
     private static final Pattern HEAP_SIZE = Pattern.compile("\\d+[kKmMgG]?");
 
@@ -116,7 +116,7 @@ final class ConsumerProcess implements AutoCloseable {
         return abs.startsWith(cwd) ? cwd.relativize(abs).toString() : abs.toString();
     }
 
-    /** The options of a {@code conf/jvm/*.options} text as bin/eventindex reads it: trimmed, no blanks or comments. */
+    /** The options of a {@code jvm/*.options} text as bin/eventindex reads it: trimmed, no blanks or comments. */
     static List<String> optionLines(String text) {
         List<String> out = new ArrayList<>();
         for (String line : text.split("\r?\n")) {

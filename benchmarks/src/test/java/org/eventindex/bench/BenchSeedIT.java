@@ -63,7 +63,7 @@ class BenchSeedIT {
                 new String[] {"consolidation bytes read/stored", "MB of", "2.5 GB of 3.3 GB"},
                 new String[] {"Kudu load", "rows/s", "45,501 rows/s"},
                 new String[] {"last producer message -> queryable", " s", "target 5 min"},
-                new String[] {"consumer process -Xmx", "distribution/src/dist/conf/jvm/consumer.options",
+                new String[] {"consumer process -Xmx", "distribution/src/dist/jvm/consumer.options",
                         "--consumer-heap"},
                 new String[] {"consumer peak heap in use / max", "MB /", "1 GiB"},
                 new String[] {"consumer heap after GC / full GCs", "MB /", "collections"},

@@ -168,12 +168,12 @@ final class DistributionIT {
         Process consumer = consumerDaemon.process();
         int consumerPort = consumerDaemon.port();
 
-        // The daemons run from the unpacked tree only, with the JVM options of conf/jvm and then the environment's.
+        // The daemons run from the unpacked tree only, with the JVM options of jvm/ and then the environment's.
         for (Process p : List.of(supervisor, consumer)) {
             List<String> cmdline = commandLine(p);
             checkConfinedTo(home, cmdline);
             assertTrue(cmdline.get(0).startsWith(System.getProperty("java.home")), "JAVA_HOME not used: " + cmdline);
-            assertTrue(cmdline.contains("-XX:+ExitOnOutOfMemoryError"), "conf/jvm options missing: " + cmdline);
+            assertTrue(cmdline.contains("-XX:+ExitOnOutOfMemoryError"), "the jvm/ defaults missing: " + cmdline);
             int marker = cmdline.indexOf("-Dei.dist.marker=yes");
             assertTrue(marker > 0 && cmdline.lastIndexOf("-Xmx768m") > cmdline.indexOf("-XX:+ExitOnOutOfMemoryError"),
                     "EVENTINDEX_JAVA_OPTS must follow the options file: " + cmdline);
@@ -246,7 +246,7 @@ final class DistributionIT {
         assertEquals(expected.crossFileDuplicates(), counts.duplicates(), "DUPLICATEDEVENTS rows of " + DATASET);
 
         // The lookup, one event of the dataset, with the options of conf/lookup.env
-        long event = oneEventNumber(row.dspid());
+        long event = oneEventNumber(stack, row.dspid());
         int run = 311321;
         List<String> lookupOptions = siteOptions(home.resolve("conf/lookup.env"), "lookup", "serve");
         Path events = Files.writeString(temp.resolve("events.txt"), run + " " + event + "\n");
@@ -438,7 +438,8 @@ final class DistributionIT {
         assertTrue(metrics.contains(expected), daemon + " /metrics lacks" + expected + ": " + metrics);
     }
 
-    private long oneEventNumber(int dspid) throws IOException {
+    /** An event number of the dataset {@code dspid} in the stack's EVENTS table. */
+    static long oneEventNumber(EmbeddedStack stack, int dspid) throws IOException {
         try (KuduClient kudu = new KuduClient.KuduClientBuilder(stack.kuduMasters()).build()) {
             KuduTable events = kudu.openTable(stack.tablesConfig().eventsTable());
             KuduScanner scanner = kudu.newScannerBuilder(events)
@@ -518,7 +519,8 @@ final class DistributionIT {
         pb.environment().putAll(env);
     }
 
-    private static List<String> commandLine(Process p) throws IOException {
+    /** The command line of a running process, from /proc. */
+    static List<String> commandLine(Process p) throws IOException {
         byte[] raw = Files.readAllBytes(Path.of("/proc", Long.toString(p.pid()), "cmdline"));
         return List.of(new String(raw, StandardCharsets.UTF_8).split("\0"));
     }

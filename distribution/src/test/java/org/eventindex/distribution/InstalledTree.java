@@ -29,13 +29,18 @@ record InstalledTree(Path home) {
     }
 
     static InstalledTree unpack(Path into) throws IOException, InterruptedException {
-        assertTrue(Files.isRegularFile(TARBALL), "no tarball " + TARBALL + ": build with mvn -DskipTests package");
-        Process tar = new ProcessBuilder("tar", "xzf", TARBALL.toString(), "-C", into.toString())
+        return unpack(TARBALL, VERSION, into);
+    }
+
+    /** The tarball of {@code version} (this build's or a release's) unpacked into {@code into}. */
+    static InstalledTree unpack(Path tarball, String version, Path into) throws IOException, InterruptedException {
+        assertTrue(Files.isRegularFile(tarball), "no tarball " + tarball + ": build with mvn -DskipTests package");
+        Process tar = new ProcessBuilder("tar", "xzf", tarball.toString(), "-C", into.toString())
                 .redirectErrorStream(true).start();
         String out = new String(tar.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(tar.waitFor(2, TimeUnit.MINUTES), "tar did not finish: " + out);
-        assertEquals(0, tar.exitValue(), "tar xzf " + TARBALL + ": " + out);
-        return new InstalledTree(into.resolve("eventindex-" + VERSION));
+        assertEquals(0, tar.exitValue(), "tar xzf " + tarball + ": " + out);
+        return new InstalledTree(into.resolve("eventindex-" + version));
     }
 
     Path launcher() {

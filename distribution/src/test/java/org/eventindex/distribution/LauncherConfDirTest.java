@@ -18,14 +18,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The distribution's launcher (src/dist/bin/eventindex) refuses a configuration folder it cannot use, missing or
- * without jvm/&lt;command&gt;.options or logback.xml, with exit 2 and a message naming the folder, instead of running
- * the JVM without its options and with Logback's DEBUG default. The script runs from a copy in an empty folder; a
- * bogus JAVA_HOME shows where a usable folder gets to (the Java check after it), so no JVM is started. Without
- * JAVA_HOME the launcher finds a Java 17+ by itself (the same units on EL9 and Debian): stand-in Java homes show which.
+ * without logback.xml, and an installation without its JVM option defaults (jvm/&lt;command&gt;.options beside bin/),
+ * with exit 2 and a message naming the folder or file, instead of running the JVM without its options and with
+ * Logback's DEBUG default. The site's jvm/&lt;command&gt;.options follow the defaults (decision 0056), also across an
+ * upgrade of a tarball installation: the new version's defaults arrive, the site's options stay and still win. The
+ * script runs from a copy in an empty folder; a bogus JAVA_HOME shows where a usable folder gets to (the Java check
+ * after it), so no JVM is started. Without JAVA_HOME the launcher finds a Java 17+ by itself (the same units on EL9
+ * and Debian): stand-in Java homes show which.
  */
 final class LauncherConfDirTest {
     private static final Path SCRIPT = Path.of("src/dist/bin/eventindex");
     private static final Path CONF = Path.of("src/dist/conf");
+    private static final Path DEFAULTS = Path.of("src/dist/jvm");
 
     @TempDir
     Path home;
@@ -34,11 +38,30 @@ final class LauncherConfDirTest {
     }
 
     private Result launch(Map<String, String> env, String... args) throws IOException, InterruptedException {
-        Path bin = Files.createDirectories(home.resolve("bin")).resolve("eventindex");
+        return launch(install(home), env, args);
+    }
+
+    /** The launcher and the JVM option defaults of the distribution in {@code at} (once), as the tarball has them. */
+    private static Path install(Path at) throws IOException {
+        Path bin = Files.createDirectories(at.resolve("bin")).resolve("eventindex");
         if (!Files.exists(bin)) {
             Files.copy(SCRIPT, bin);
             Files.setPosixFilePermissions(bin, PosixFilePermissions.fromString("rwxr-xr-x"));
+            copyFolder(DEFAULTS, at.resolve("jvm"));
         }
+        return bin;
+    }
+
+    private static void copyFolder(Path from, Path to) throws IOException {
+        Files.createDirectories(to);
+        try (var files = Files.list(from)) {
+            for (Path f : files.toList()) {
+                Files.copy(f, to.resolve(f.getFileName()));
+            }
+        }
+    }
+
+    private Result launch(Path bin, Map<String, String> env, String... args) throws IOException, InterruptedException {
         ProcessBuilder pb = new ProcessBuilder(new java.util.ArrayList<>(List.of(bin.toString())));
         pb.command().addAll(List.of(args));
         pb.environment().remove("EVENTINDEX_CONF_DIR");
@@ -56,14 +79,9 @@ final class LauncherConfDirTest {
         return new Result(p.exitValue(), out.strip());
     }
 
-    private Path copyOfConf(Path to) throws IOException {
-        Files.createDirectories(to.resolve("jvm"));
+    private static Path copyOfConf(Path to) throws IOException {
+        copyFolder(CONF.resolve("jvm"), to.resolve("jvm"));
         Files.copy(CONF.resolve("logback.xml"), to.resolve("logback.xml"));
-        try (var files = Files.list(CONF.resolve("jvm"))) {
-            for (Path f : files.toList()) {
-                Files.copy(f, to.resolve("jvm").resolve(f.getFileName()));
-            }
-        }
         return to;
     }
 
@@ -73,8 +91,8 @@ final class LauncherConfDirTest {
         Result wrong = launch(Map.of("EVENTINDEX_CONF_DIR", bogus.toString()), "consumer", "run");
         assertEquals(2, wrong.exit(), wrong.output());
         assertEquals("eventindex: EVENTINDEX_CONF_DIR is " + bogus + ", which is not a folder: set"
-                + " EVENTINDEX_CONF_DIR to the folder holding logback.xml and jvm/consumer.options (the"
-                + " distribution's conf/)", wrong.output());
+                + " EVENTINDEX_CONF_DIR to the folder holding logback.xml and jvm/ (the distribution's conf/)",
+                wrong.output());
 
         Result noDefault = launch(Map.of(), "supervisor", "run");
         assertEquals(2, noDefault.exit(), noDefault.output());
@@ -83,14 +101,22 @@ final class LauncherConfDirTest {
     }
 
     @Test
-    void aFolderWithoutTheOptionsOrTheLoggingConfigurationStopsTheLauncher() throws Exception {
+    void aFolderWithoutTheLoggingConfigurationOrAnInstallationWithoutItsDefaultsStopsTheLauncher() throws Exception {
         Path site = copyOfConf(home.resolve("site"));
         Map<String, String> env = Map.of("EVENTINDEX_CONF_DIR", site.toString());
+        // the site's options are optional (a command added by an upgrade runs with an older site's folder)
         Files.delete(site.resolve("jvm/lookup.options"));
-        Result noOptions = launch(env, "lookup", "serve");
-        assertEquals(2, noOptions.exit(), noOptions.output());
-        assertTrue(noOptions.output().startsWith("eventindex: EVENTINDEX_CONF_DIR is " + site
-                + ", which has no readable jvm/lookup.options"), noOptions.output());
+        Result noSiteOptions = launch(env, "lookup", "serve");
+        assertEquals(2, noSiteOptions.exit(), noSiteOptions.output());
+        assertTrue(noSiteOptions.output().startsWith("eventindex: JAVA_HOME is "), noSiteOptions.output());
+        // the distribution's defaults are not: without them the heap would have no bound
+        Files.delete(home.resolve("jvm/lookup.options"));
+        Result noDefaults = launch(env, "lookup", "serve");
+        assertEquals(2, noDefaults.exit(), noDefaults.output());
+        Path real = home.toRealPath();  // the launcher names its home without symlinks
+        assertEquals("eventindex: the distribution's default JVM options " + real.resolve("jvm/lookup.options")
+                + " are missing: the installation in " + real + " is incomplete; unpack the tarball again (or"
+                + " reinstall the package)", noDefaults.output());
 
         Files.delete(site.resolve("logback.xml"));
         Result noLogging = launch(env, "supervisor", "run");
@@ -137,6 +163,55 @@ final class LauncherConfDirTest {
             assertEquals(2, r.exit(), r.output());
             assertTrue(r.output().startsWith("eventindex: JAVA_HOME is "), cmd + ": " + r.output());
         }
+    }
+
+    /**
+     * The options in the order the JVM gets them ({@code --jvm-options}): the distribution's defaults, then the site's
+     * file, then EVENTINDEX_JAVA_OPTS. A tarball upgrade as docs/operations.md has it (the new version unpacked beside
+     * the old one, the {@code /opt/eventindex} link moved, the site's folder outside both): the new version's changed
+     * default arrives, the site's option stays and still comes after the defaults.
+     */
+    @Test
+    void theSitesOptionsFollowTheDefaultsOfTheInstalledVersionAcrossAnUpgrade() throws Exception {
+        Path site = copyOfConf(home.resolve("etc/eventindex"));
+        Files.writeString(site.resolve("jvm/consumer.options"), "-Xmx3g\n-Dsite.option=kept\n",
+                java.nio.file.StandardOpenOption.APPEND);
+        install(home.resolve("opt/eventindex-1"));
+        install(home.resolve("opt/eventindex-2"));
+        Path newDefaults = home.resolve("opt/eventindex-2/jvm/consumer.options");
+        Files.writeString(newDefaults, Files.readString(newDefaults).replace("-Xmx1g", "-Xmx1g\n-Dnew.default=2"));
+        Path current = Files.createSymbolicLink(home.resolve("opt/eventindex"), home.resolve("opt/eventindex-1"));
+        Map<String, String> env = Map.of("EVENTINDEX_CONF_DIR", site.toString(), "EVENTINDEX_JAVA_OPTS", "-Xmx5g");
+        Path bin = current.resolve("bin/eventindex");
+
+        Result before = launch(bin, env, "--jvm-options", "consumer", "run");
+        assertEquals(0, before.exit(), before.output());
+        Path real = home.toRealPath();
+        assertEquals(List.of("# " + real.resolve("opt/eventindex-1/jvm/consumer.options")
+                        + " (the distribution's defaults)", "-Xms1g", "-Xmx1g", "-XX:+ExitOnOutOfMemoryError",
+                "-XX:+UseG1GC", "# " + site.resolve("jvm/consumer.options") + " (the site's)", "-Xmx3g",
+                "-Dsite.option=kept", "# EVENTINDEX_JAVA_OPTS", "-Xmx5g"), before.output().lines().toList());
+
+        Files.delete(current);
+        Files.createSymbolicLink(current, home.resolve("opt/eventindex-2"));
+        Result after = launch(bin, env, "--jvm-options", "consumer", "run");
+        assertEquals(0, after.exit(), after.output());
+        assertEquals(List.of("# " + real.resolve("opt/eventindex-2/jvm/consumer.options")
+                        + " (the distribution's defaults)", "-Xms1g", "-Xmx1g", "-Dnew.default=2",
+                "-XX:+ExitOnOutOfMemoryError", "-XX:+UseG1GC", "# " + site.resolve("jvm/consumer.options")
+                        + " (the site's)", "-Xmx3g", "-Dsite.option=kept", "# EVENTINDEX_JAVA_OPTS", "-Xmx5g"),
+                after.output().lines().toList());
+
+        // the options the JVM is started with are those, in that order (a stand-in Java prints its arguments)
+        Path java = fakeJavaHome("jdk-args", "17.0.13");
+        Files.writeString(java.resolve("bin/java"), "#!/bin/sh\nfor a in \"$@\"; do echo \"$a\"; done\n");
+        Map<String, String> withJava = new java.util.HashMap<>(env);
+        withJava.put("JAVA_HOME", java.toString());
+        List<String> args = launch(bin, withJava, "consumer", "run").output().lines().toList();
+        List<String> options = after.output().lines().filter(l -> !l.startsWith("#")).toList();
+        int first = args.indexOf("-Xms1g");
+        assertTrue(first > 0, args.toString());
+        assertEquals(options, args.subList(first, first + options.size()), "the JVM's arguments: " + args);
     }
 
     /** A Java home whose bin/java prints its own path, with a release file saying {@code version} (none if null). */

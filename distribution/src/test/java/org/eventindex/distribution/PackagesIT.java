@@ -91,7 +91,8 @@ final class PackagesIT {
     void theRpmHoldsTheLauncherEveryJarTheUnitsTheSiteFilesAndTheDocs() throws Exception {
         Set<String> files = new TreeSet<>(lines("rpm", "-qpl", rpm().toString()));
         List<String> expected = new ArrayList<>(List.of("/usr/bin/eventindex", "/opt/eventindex/bin/eventindex",
-                "/opt/eventindex/conf", "/opt/eventindex/docs/operations.md", "/opt/eventindex/README.md",
+                "/opt/eventindex/conf", "/opt/eventindex/jvm/consumer.options",
+                "/opt/eventindex/docs/operations.md", "/opt/eventindex/README.md",
                 "/opt/eventindex/LICENSE", "/opt/eventindex/NOTICE", "/opt/eventindex/sbom",
                 "/opt/eventindex/broker-host/activemq/activemq.xml", "/opt/eventindex/deploy/impala/create-tables.sql",
                 "/opt/eventindex/deploy/monitoring/README.md", "/usr/lib/sysusers.d/eventindex.conf",
@@ -104,6 +105,8 @@ final class PackagesIT {
         for (String entry : tarballEntries()) {  // conf/ becomes /etc/eventindex, systemd/ the system's unit folder
             if (entry.startsWith("conf/") && !entry.endsWith("/")) {
                 expected.add("/etc/eventindex/" + entry.substring("conf/".length()));
+            } else if (entry.startsWith("jvm/") && !entry.endsWith("/")) {  // the defaults stay the package's
+                expected.add("/opt/eventindex/" + entry);
             }
         }
         List<String> missing = expected.stream().filter(f -> !files.contains(f)).toList();
@@ -266,8 +269,11 @@ final class PackagesIT {
     /**
      * The spec's {@code %config(noreplace)} at work: version 1 installed into a private root, a site's edit of
      * supervisor.properties, version 2 (both files changed) installed over it. The edited file stays and the new one is
-     * written beside it as .rpmnew; the file the site did not edit is replaced. The spec is built here on a small tree
-     * of the tarball's shape (its conf/ and systemd/, no jars), so that the two builds and installs take seconds.
+     * written beside it as .rpmnew; the file the site did not edit is replaced. The JVM options (decision 0056): the
+     * site's /etc/eventindex/jvm/consumer.options, edited, stays as it is (no .rpmnew: the package did not change it),
+     * version 2's changed default in /opt/eventindex/jvm/consumer.options arrives, and the installed launcher starts
+     * the consumer with the new defaults followed by the site's options. The spec is built here on a small tree of the
+     * tarball's shape (its bin/, jvm/, conf/ and systemd/, no jars), so that the two builds and installs take seconds.
      */
     @Test
     void anUpgradeKeepsTheSitesEditsOfEtcEventindexAndWritesTheNewFilesAsRpmnew(@TempDir Path temp) throws Exception {
@@ -275,8 +281,8 @@ final class PackagesIT {
                 + " install rpm)");
         Prerequisites.require("root".equals(System.getProperty("user.name")), "rpm installs into a private root only"
                 + " as root (the package's files belong to root and eventindex)");
-        Path v1 = smallRpm(temp, "1.0.0", "");
-        Path v2 = smallRpm(temp, "1.0.1", "# changed in 1.0.1\n");
+        Path v1 = smallRpm(temp, "1.0.0", "", "");
+        Path v2 = smallRpm(temp, "1.0.1", "# changed in 1.0.1\n", "-Dnew.default=1.0.1\n");
         Path root = Files.createDirectories(temp.resolve("root"));
         List<String> rpm = List.of("rpm", "--root", root.toString(), "--define", "_dbpath /rpmdb");
         // no scriptlets: they would run inside the private root, which has no shell (their text is checked above)
@@ -284,6 +290,8 @@ final class PackagesIT {
         lines(concat(install, "-i", v1.toString()).toArray(String[]::new));
         Path edited = root.resolve("etc/eventindex/supervisor.properties");
         Files.writeString(edited, "# the site's edit\n", StandardOpenOption.APPEND);
+        Path siteOptions = root.resolve("etc/eventindex/jvm/consumer.options");
+        Files.writeString(siteOptions, "-Xmx3g\n", StandardOpenOption.APPEND);
         lines(concat(install, "-U", v2.toString()).toArray(String[]::new));
         assertTrue(Files.readString(edited).contains("# the site's edit"), "the edit is lost");
         assertFalse(Files.readString(edited).contains("# changed in 1.0.1"), Files.readString(edited));
@@ -294,6 +302,21 @@ final class PackagesIT {
         assertTrue(Files.readString(untouched).contains("# changed in 1.0.1"), "not replaced: " + untouched);
         assertFalse(Files.exists(root.resolve("etc/eventindex/consumer.properties.rpmnew")));
         assertEquals(List.of("eventindex-1.0.1-1.el9.noarch"), lines(concat(rpm, "-qa").toArray(String[]::new)));
+
+        assertTrue(Files.readString(siteOptions).endsWith("\n-Xmx3g\n"), "the site's options: "
+                + Files.readString(siteOptions));
+        assertFalse(Files.exists(root.resolve("etc/eventindex/jvm/consumer.options.rpmnew")));
+        // the installed launcher, through /opt/eventindex/conf -> /etc/eventindex as the units run it
+        Path launcher = root.resolve("opt/eventindex/bin/eventindex");
+        Process p = new ProcessBuilder(launcher.toString(), "--jvm-options", "consumer", "run")
+                .redirectErrorStream(true).start();
+        p.getOutputStream().close();
+        List<String> options = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).lines()
+                .filter(l -> !l.startsWith("#")).toList();
+        assertTrue(p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0, "--jvm-options: " + options);
+        assertTrue(options.indexOf("-Xmx1g") >= 0 && options.indexOf("-Dnew.default=1.0.1") > options.indexOf("-Xmx1g")
+                && options.lastIndexOf("-Xmx3g") == options.size() - 1, "the new default, then the site's option: "
+                + options);
     }
 
     private static List<String> concat(List<String> head, String... tail) {
@@ -302,15 +325,20 @@ final class PackagesIT {
         return all;
     }
 
-    /** The spec built on a tree of the tarball's shape: conf/ and systemd/ of src/dist, placeholders for the rest. */
-    private static Path smallRpm(Path temp, String version, String confChange) throws Exception {
+    /**
+     * The spec built on a tree of the tarball's shape: bin/, jvm/, conf/ and systemd/ of src/dist, placeholders for the
+     * rest; {@code confChange} appended to the two daemons' files, {@code defaultsChange} to the consumer's defaults.
+     */
+    private static Path smallRpm(Path temp, String version, String confChange, String defaultsChange)
+            throws Exception {
         Path top = temp.resolve("tree-" + version).resolve("eventindex-" + version);
         Files.createDirectories(top);
-        lines("cp", "-r", "src/dist/conf", "src/dist/systemd", top.toString());
+        lines("cp", "-r", "src/dist/bin", "src/dist/jvm", "src/dist/conf", "src/dist/systemd", top.toString());
         for (String f : List.of("supervisor.properties", "consumer.properties")) {
             Files.writeString(top.resolve("conf").resolve(f), confChange, StandardOpenOption.APPEND);
         }
-        for (String placeholder : List.of("bin/eventindex", "lib/placeholder.jar", "docs/operations.md",
+        Files.writeString(top.resolve("jvm/consumer.options"), defaultsChange, StandardOpenOption.APPEND);
+        for (String placeholder : List.of("lib/placeholder.jar", "docs/operations.md",
                 "broker-host/activemq/activemq.xml", "deploy/impala/create-tables.sql", "README.md", "LICENSE",
                 "NOTICE")) {
             Files.createDirectories(top.resolve(placeholder).getParent());
