@@ -110,6 +110,7 @@ final class SupervisorMetrics {
         orphansKept = Gauge.builder().name(P + "cleanup_orphans_kept").help("Objects no journal entry names,"
                 + " older than supervisor.cleanup.orphan.retention, that the last cleanup pass kept because no"
                 + " reconciliation (supervisor rebuild-state) accounted for them (decision 0054).").register(registry);
+        orphansKept.set(0); // exposed before the first pass
         cleanupFailures = counter(P + "cleanup_failures_total", "Object deletions or listings that failed.");
         epochRangeFailures = counter(P + "epoch_range_failures_total",
                 "Attempts to create a Kudu range that failed (the signal waits and is retried).");
