@@ -37,6 +37,7 @@ import static org.eventindex.supervisor.Fixtures.key;
 import static org.eventindex.supervisor.Fixtures.manifest;
 import static org.eventindex.supervisor.Fixtures.producerMessage;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Cleanup against a real S3 server (S3Proxy): never before DONE + retention; orphans only after their retention. */
 class ObjectCleanerTest {
@@ -290,7 +291,16 @@ class ObjectCleanerTest {
         put(key("forgotten"));
         put(key("undecided"));
         clock.advance(ORPHANS.plusHours(1));
-        ObjectCleaner.Report r = cleaner.runOnce();
+        ObjectCleaner.Report r;
+        try (LogCapture log = new LogCapture()) {
+            r = cleaner.runOnce();
+            List<String> lines = log.lines("objects no journal entry names");
+            assertEquals(1, lines.size(), "one line per pass: " + lines);
+            assertTrue(lines.get(0).contains("2 objects no journal entry names, older than PT72H, kept")
+                    && lines.get(0).contains(key("forgotten") + " (no reconciliation (supervisor rebuild-state) is"
+                    + " recorded in the journal)") && lines.get(0).contains("'eventindex supervisor rebuild-state'"),
+                    lines.get(0));
+        }
         assertEquals(List.of(0, 2), List.of(r.orphansDeleted(), r.orphansKept()), "no reconciliation yet");
         assertEquals(List.of(key("forgotten"), key("undecided")), r.orphansKeptSample());
         assertEquals(2, DaemonMetrics.value(registry, "eventindex_supervisor_cleanup_orphans_kept"));
