@@ -8,6 +8,7 @@ import org.eventindex.cluster.ClusterOptions;
 import org.eventindex.config.SecretFile;
 import org.eventindex.io.FileReason;
 import org.eventindex.kudu.KuduTablesConfig;
+import org.eventindex.message.Json;
 import org.eventindex.message.Queues;
 import org.eventindex.names.DatasetName;
 import org.eventindex.stomp.StompEndpoint;
@@ -19,8 +20,11 @@ import org.eventindex.supervisor.OperatorRequests;
 import org.eventindex.supervisor.RejectReason;
 import org.eventindex.supervisor.ResignalCommand;
 import org.eventindex.supervisor.SupervisorConfig;
-import org.eventindex.supervisor.SupervisorMain;
 import org.eventindex.supervisor.StateRebuild;
+import org.eventindex.supervisor.SupervisorMain;
+
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.kudu.client.KuduClient;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -31,6 +35,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -454,12 +459,12 @@ public final class OperatorMain implements Callable<Integer> {
                     : settings.epochs().tablePrefix(), KuduTablesConfig.DEFAULT_HASH_BUCKETS,
                     KuduTablesConfig.DEFAULT_REPLICAS);
             try (ClusterAccess ignored = access;
-                 org.apache.kudu.client.KuduClient kudu = access.kuduClient(masters);
-                 org.apache.hadoop.fs.FileSystem fs = access.fileSystem(hdfs.uri)) {
+                 KuduClient kudu = access.kuduClient(masters);
+                 FileSystem fs = access.fileSystem(hdfs.uri)) {
                 StateRebuild.Result r = StateRebuild.run(settings, new RebuildLoads(kudu, tables, fs, hdfs.root),
-                        dryRun, java.time.Clock.systemUTC(), line -> main.err.println("rebuild-state: " + line));
+                        dryRun, Clock.systemUTC(), line -> main.err.println("rebuild-state: " + line));
                 if (json) {
-                    main.out.println(new String(org.eventindex.message.Json.write(r), StandardCharsets.UTF_8));
+                    main.out.println(new String(Json.write(r), StandardCharsets.UTF_8));
                 } else {
                     r.changes().forEach(c -> main.out.println((dryRun ? "would " : "") + c));
                     r.undecided().forEach(u -> main.out.println("undecided: " + u.line()));

@@ -34,8 +34,8 @@ import static org.eventindex.EventIndexFailure.Kind.FATAL;
 record StateCheckpoint(int format, long seq, int lastDspid, int currentEpoch, long eventsInEpoch,
                        long rejectedMessages, long unknownReports, Map<String, ConsumerStats.Totals> consumers,
                        List<Live> datasets, List<RetiredDataset> retired, List<DeletedDataset> deleted,
-                       List<JournalEvent.RequestAnswered> answers, History.Saved history,
-                       Reconciliation reconciliation) {
+                       List<JournalEvent.RequestAnswered> answers, Reconciliation reconciliation,
+                       History.Saved history) {
     static final int FORMAT = 1;
 
     /**

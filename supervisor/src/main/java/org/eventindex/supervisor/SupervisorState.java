@@ -326,7 +326,7 @@ final class SupervisorState {
         return new StateCheckpoint(StateCheckpoint.FORMAT, lastSeq, lastDspid, currentEpoch, eventsInEpoch,
                 rejectedMessages, unknownReports, consumers.totals(),
                 datasets.values().stream().map(StateCheckpoint.Live::of).toList(), List.copyOf(retired.values()),
-                List.copyOf(deleted.values()), List.copyOf(answers.values()), history.save(), reconciliation);
+                List.copyOf(deleted.values()), List.copyOf(answers.values()), reconciliation, history.save());
     }
 
     /** Restores a checkpoint into this state, which must be new (nothing applied yet). */
