@@ -166,9 +166,7 @@ public final class EmbeddedStack implements AutoCloseable {
         new KuduTables(kudu.client(), tablesConfig).createOrVerify(options.epoch());
 
         progress.accept("starting supervisor");
-        supervisor = track(new Supervisor(SupervisorConfig.fromProperties(supervisorProperties(), Map.of()),
-                Clock.systemUTC()));
-        supervisor.start();
+        startSupervisor(Map.of(), Clock.systemUTC());
         for (int i = 0; daemons == Daemons.ALL && i < options.consumers(); i++) {
             progress.accept("starting consumer " + (i + 1));
             org.eventindex.consumer.Consumer c = track(new org.eventindex.consumer.Consumer(
@@ -178,14 +176,55 @@ public final class EmbeddedStack implements AutoCloseable {
         }
     }
 
-    private Properties supervisorProperties() {
+    /**
+     * Stops the supervisor: its journal folder ({@link #supervisorJournalDir()}) is then free to be copied, replaced
+     * or worked on by {@code supervisor rebuild-state}.
+     */
+    public void stopSupervisor() {
+        if (supervisor != null) {
+            supervisor.close();
+            started.remove(supervisor);
+            supervisor = null;
+        }
+    }
+
+    /**
+     * Starts a supervisor on the stack's journal folder, with the stack's configuration and the {@code extra} keys,
+     * on {@code clock}; the one running is stopped first.
+     */
+    public Supervisor startSupervisor(Map<String, String> extra, Clock clock) throws IOException {
+        stopSupervisor();
+        supervisor = track(new Supervisor(SupervisorConfig.fromProperties(supervisorProperties(extra), Map.of()),
+                clock));
+        supervisor.start();
+        return supervisor;
+    }
+
+    /** The supervisor's journal folder. */
+    public Path supervisorJournalDir() {
+        return options.workDir().toAbsolutePath().resolve("supervisor");
+    }
+
+    /**
+     * The supervisor's configuration with the {@code extra} keys, and the cleanup's S3 endpoint and keys (the S3
+     * server's), as a site's {@code supervisor.properties} would hold them: for commands that read it
+     * ({@code supervisor rebuild-state --config}).
+     */
+    public Properties supervisorSiteProperties(Map<String, String> extra) {
+        Map<String, String> all = new TreeMap<>(extra);
+        all.putIfAbsent(SupervisorConfig.S3_ENDPOINT, s3.endpoint().toString());
+        all.putIfAbsent(SupervisorConfig.S3_ACCESS_KEY, S3_ACCESS_KEY);
+        all.putIfAbsent(SupervisorConfig.S3_SECRET_KEY_FILE, s3SecretKeyFile().toString());
+        return supervisorProperties(all);
+    }
+
+    private Properties supervisorProperties(Map<String, String> extra) {
         Properties p = new Properties();
         p.setProperty(SupervisorConfig.BROKERS, brokerEndpoints());
         p.setProperty(SupervisorConfig.STOMP_USER, BrokerLogins.SUPERVISOR);
         p.setProperty(SupervisorConfig.STOMP_PASSWORD_FILE,
                 BrokerLogins.passwordFile(secretsDir(), BrokerLogins.SUPERVISOR).toString());
-        p.setProperty(SupervisorConfig.JOURNAL_DIR,
-                options.workDir().toAbsolutePath().resolve("supervisor").toString());
+        p.setProperty(SupervisorConfig.JOURNAL_DIR, supervisorJournalDir().toString());
         p.setProperty(SupervisorConfig.S3_BUCKET, options.bucket());
         p.setProperty(SupervisorConfig.HTTP_HOST, "127.0.0.1");
         p.setProperty(SupervisorConfig.HTTP_PORT, "0");
@@ -195,6 +234,7 @@ public final class EmbeddedStack implements AutoCloseable {
         p.setProperty(SupervisorConfig.KUDU_TABLE_PREFIX, options.tablePrefix());
         p.setProperty(SupervisorConfig.KUDU_BUCKETS, Integer.toString(options.hashBuckets()));
         p.setProperty(SupervisorConfig.KUDU_REPLICAS, "1");
+        extra.forEach(p::setProperty);
         return p;
     }
 

@@ -8,6 +8,7 @@ import org.eventindex.cluster.ClusterOptions;
 import org.eventindex.config.SecretFile;
 import org.eventindex.io.FileReason;
 import org.eventindex.kudu.KuduTablesConfig;
+import org.eventindex.message.Json;
 import org.eventindex.message.Queues;
 import org.eventindex.names.DatasetName;
 import org.eventindex.stomp.StompEndpoint;
@@ -19,7 +20,11 @@ import org.eventindex.supervisor.OperatorRequests;
 import org.eventindex.supervisor.RejectReason;
 import org.eventindex.supervisor.ResignalCommand;
 import org.eventindex.supervisor.SupervisorConfig;
+import org.eventindex.supervisor.StateRebuild;
 import org.eventindex.supervisor.SupervisorMain;
+
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.kudu.client.KuduClient;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -30,6 +35,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -55,6 +61,7 @@ import picocli.CommandLine.Spec;
  *   supervisor invalidate --brokers host:port[,host:port] --dataset NAME --url s3://... --reason TEXT
  *   supervisor delete-dataset --brokers ... --dataset NAME --hdfs-uri URI --kudu-masters M [--yes]
  *   supervisor dead-letters list|redrive --brokers ...
+ *   supervisor rebuild-state --config supervisor.properties --hdfs-uri URI [--dry-run] [--json]
  *   supervisor config-keys
  * </pre>
  * The STOMP passcode of the client commands comes from {@code EI_STOMP_PASSWORD} or {@code --password-file}; they
@@ -74,7 +81,8 @@ import picocli.CommandLine.Spec;
         exitCodeList = {"0:done (run: after a clean stop by SIGTERM/SIGINT; a command: the supervisor answered OK)",
             "1:failed (the message says why)", "2:bad usage or configuration",
             "3:refused by the supervisor (UNKNOWN_DATASET, WRONG_STATE, BAD_REQUEST...: the message says why)",
-            "4:the supervisor did not answer within --timeout", "5:delete-dataset not confirmed: nothing deleted"})
+            "4:the supervisor did not answer within --timeout", "5:delete-dataset not confirmed: nothing deleted",
+            "6:rebuild-state done, with undecided items (listed, one per line)"})
 public final class OperatorMain implements Callable<Integer> {
     /** Exit code: the supervisor refused the request. */
     static final int REFUSED = 3;
@@ -82,6 +90,8 @@ public final class OperatorMain implements Callable<Integer> {
     static final int NO_ANSWER = 4;
     /** Exit code: delete-dataset was not confirmed. */
     static final int NOT_CONFIRMED = 5;
+    /** Exit code: rebuild-state wrote (or would write) its entries, and some things are undecided. */
+    static final int UNDECIDED = 6;
 
     private final InputStream in;
     private final PrintStream out;
@@ -112,7 +122,7 @@ public final class OperatorMain implements Callable<Integer> {
         // in the order of --help: the daemon, its status, the requests to it, the broker's dead letters, the keys
         List<Object> commands = List.of(SupervisorMain.runCommand(err, env), new SiteStatus(out, err),
                 RegisterManifest.class, Resignal.class, Invalidate.class, DeleteDataset.class,
-                DeadLettersCommand.class, SupervisorMain.configKeysCommand(out));
+                DeadLettersCommand.class, RebuildState.class, SupervisorMain.configKeysCommand(out));
         return CommandLines.of(new OperatorMain(in, out, err, env), commands, out, err).execute(args);
     }
 
@@ -324,12 +334,8 @@ public final class OperatorMain implements Callable<Integer> {
         @Option(names = "--not-in-supervisor",
                 description = "go on with HDFS and Kudu when the supervisor does not know the dataset")
         private boolean notInSupervisor;
-        @Option(names = "--hdfs-uri", paramLabel = "URI", required = true,
-                description = "HDFS file system of the consumers (consumer.hdfs.uri), e.g. hdfs://nameservice")
-        private URI hdfsUri;
-        @Option(names = "--hdfs-root", paramLabel = "DIR", defaultValue = "/eventindex/datasets",
-                description = "the consumers' consumer.hdfs.root (default: ${DEFAULT-VALUE})")
-        private String hdfsRoot;
+        @Mixin
+        private ConsumersHdfs hdfs;
         @Mixin
         private ClusterOptions cluster;
         @Option(names = "--kudu-masters", paramLabel = "M", required = true,
@@ -380,8 +386,8 @@ public final class OperatorMain implements Callable<Integer> {
                 }
                 main.out.println((a.isOk() ? "supervisor: " : "supervisor: does not know it; going on: ")
                         + a.detail());
-                List<String> files = ClusterDelete.deleteHdfsFile(access, hdfsUri, hdfsRoot, name);
-                main.out.println("HDFS: " + (files.isEmpty() ? "no file of " + name + " under " + hdfsRoot + "/"
+                List<String> files = ClusterDelete.deleteHdfsFile(access, hdfs.uri, hdfs.root, name);
+                main.out.println("HDFS: " + (files.isEmpty() ? "no file of " + name + " under " + hdfs.root + "/"
                         + name.container() : "deleted " + String.join(", ", files)));
                 boolean rows = ClusterDelete.deleteKuduRows(access, kuduMasters, tables, name);
                 main.out.println("Kudu: " + (rows ? "rows of " + name + " deleted" : name + " is not in "
@@ -392,6 +398,98 @@ public final class OperatorMain implements Callable<Integer> {
                 return main.failed("delete-dataset", e);
             }
         }
+    }
+
+    @Command(name = "rebuild-state", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+            description = {"Offline, with the supervisor stopped: brings its journal (lost, or restored from a backup)"
+                + " up to date with the sources of truth: the bucket's objects and their metadata, the HDFS"
+                + " consolidated files, the Kudu DATASETS table and the catalogue (decision 0054).",
+                "Refused while a supervisor holds the journal's lock (the message names it). Appends what it found as"
+                + " journal entries, ending with STATE_RECONCILED, which the supervisor replays at its next start;"
+                + " lists one line per thing it could not decide, with the reason.",
+                "Progress goes to stderr; --dry-run shows the changes without writing them."})
+    static final class RebuildState implements Callable<Integer> {
+        @ParentCommand
+        private OperatorMain main;
+        @Option(names = "--config", paramLabel = "FILE", required = true,
+                description = "the supervisor's configuration (journal folder, bucket, S3 endpoint and keys,"
+                        + " catalogue, Kudu)")
+        private Path config;
+        @Mixin
+        private ConsumersHdfs hdfs;
+        @Mixin
+        private ClusterOptions cluster;
+        @Option(names = "--kudu-masters", paramLabel = "M",
+                description = "Kudu master addresses (default: the configuration's supervisor.kudu.masters)")
+        private String kuduMasters;
+        @Option(names = "--kudu-prefix", paramLabel = "P",
+                description = "Kudu table name prefix (default: the configuration's supervisor.kudu.table.prefix)")
+        private String kuduPrefix;
+        @Option(names = "--dry-run", description = "show what would change; write nothing")
+        private boolean dryRun;
+        @Option(names = "--json", description = "print the result as one JSON document on stdout")
+        private boolean json;
+
+        @Override
+        public Integer call() {
+            SupervisorConfig settings;
+            ClusterAccess access;
+            try {
+                settings = SupervisorConfig.load(config, main.env);
+                access = ClusterAccess.open(cluster.settings(main.env), null);
+            } catch (IOException | IllegalArgumentException | ClusterConfigException e) {
+                main.err.println("supervisor rebuild-state: " + (e instanceof IOException io ? FileReason.describe(io)
+                        : e.getMessage()));
+                return CommandLines.USAGE_ERROR;
+            }
+            Optional<String> refused = StateRebuild.refusal(settings);
+            if (refused.isPresent()) {
+                access.close();
+                main.err.println("supervisor rebuild-state: " + config + ": " + refused.get());
+                return CommandLines.USAGE_ERROR;
+            }
+            String masters = kuduMasters != null ? kuduMasters : settings.epochs().kuduMasters();
+            if (masters == null || masters.isBlank()) {
+                access.close();
+                main.err.println("supervisor rebuild-state: no Kudu masters: give --kudu-masters or set "
+                        + SupervisorConfig.KUDU_MASTERS + " in " + config);
+                return CommandLines.USAGE_ERROR;
+            }
+            KuduTablesConfig tables = new KuduTablesConfig(kuduPrefix != null ? kuduPrefix
+                    : settings.epochs().tablePrefix(), KuduTablesConfig.DEFAULT_HASH_BUCKETS,
+                    KuduTablesConfig.DEFAULT_REPLICAS);
+            try (ClusterAccess ignored = access;
+                 KuduClient kudu = access.kuduClient(masters);
+                 FileSystem fs = access.fileSystem(hdfs.uri)) {
+                StateRebuild.Result r = StateRebuild.run(settings, new RebuildLoads(kudu, tables, fs, hdfs.root),
+                        dryRun, Clock.systemUTC(), line -> main.err.println("rebuild-state: " + line));
+                if (json) {
+                    main.out.println(new String(Json.write(r), StandardCharsets.UTF_8));
+                } else {
+                    r.changes().forEach(c -> main.out.println((dryRun ? "would " : "") + c));
+                    r.undecided().forEach(u -> main.out.println("undecided: " + u.line()));
+                    main.out.println((dryRun ? "dry run, nothing written: " : "journal " + r.journal()
+                            + " now at entry " + r.lastSeq() + ": ") + r.objectsListed() + " objects listed ("
+                            + r.objectsKnown() + " named by the journal, " + r.objectsRecorded() + " recorded, "
+                            + r.objectsOfFinishedDatasets() + " of finished datasets), " + r.datasetsChecked()
+                            + " datasets compared with Kudu and HDFS (" + r.signalsRebuilt() + " loads taken from"
+                            + " Kudu), " + r.undecided().size() + " undecided");
+                }
+                return r.undecided().isEmpty() ? 0 : UNDECIDED;
+            } catch (IOException | IllegalArgumentException | IllegalStateException e) {
+                return main.failed("rebuild-state", e);
+            }
+        }
+    }
+
+    /** Where the consumers write the consolidated files. */
+    static final class ConsumersHdfs {
+        @Option(names = "--hdfs-uri", paramLabel = "URI", required = true,
+                description = "HDFS file system of the consumers (consumer.hdfs.uri), e.g. hdfs://nameservice")
+        private URI uri;
+        @Option(names = "--hdfs-root", paramLabel = "DIR", defaultValue = "/eventindex/datasets",
+                description = "the consumers' consumer.hdfs.root (default: ${DEFAULT-VALUE})")
+        private String root;
     }
 
     /** Asks the operator to type the dataset name; true when it matches. */

@@ -66,7 +66,21 @@ class OperatorMainTest {
                 List.of("dead-letters"),
                 List.of("dead-letters", "list"),
                 List.of("dead-letters", "redrive"),
+                List.of("rebuild-state"),
                 List.of("config-keys"))), visited.toString());
+    }
+
+    /** What rebuild-state cannot work with is bad usage, said before any service is asked. */
+    @Test
+    void rebuildStateRefusesAConfigurationItCannotRebuildFrom() throws Exception {
+        Path config = dir.resolve("supervisor.properties");
+        assertEquals(2, run("rebuild-state", "--config", config.toString(), "--hdfs-uri", "hdfs://127.0.0.1:1"));
+        assertTrue(err().contains(config.toString()), err());
+        err.reset();
+        Files.writeString(config, "supervisor.brokers=127.0.0.1:1\nsupervisor.journal.dir="
+                + dir.resolve("journal") + "\nsupervisor.kudu.masters=127.0.0.1:1\n");
+        assertEquals(2, run("rebuild-state", "--config", config.toString(), "--hdfs-uri", "hdfs://127.0.0.1:1"));
+        assertTrue(err().contains("supervisor.s3.endpoint is not set: rebuild-state reads the bucket"), err());
     }
 
     @Test

@@ -27,7 +27,11 @@ import java.util.Set;
  *       ({@code OBJECTS_DELETED}) after it happened, so a crash in between only deletes again;</li>
  *   <li>every object left of a dataset an operator deleted ({@code supervisor delete-dataset}), at the next pass;</li>
  *   <li>orphans (objects of the bucket that no producer message ever named) older than {@code orphanRetention};
- *       younger ones are only reported, since their message may still be on its way.</li>
+ *       younger ones are only reported, since their message may still be on its way. An orphan goes only when the
+ *       journal accounts for it (decision 0054): the last reconciliation ({@code supervisor rebuild-state}, journal
+ *       entry {@code STATE_RECONCILED}) listed it and decided it. Any other is kept, counted
+ *       ({@code supervisor_cleanup_orphans_kept}) and named in the log: after a journal restored from a backup it
+ *       may be data the journal forgot.</li>
  * </ul>
  * Objects are matched to messages by bucket and key. Runs on the supervisor's background thread.
  */
@@ -37,8 +41,11 @@ final class ObjectCleaner {
     /** What one pass did. */
     record Report(@JsonSerialize(using = ToStringSerializer.class) Instant at, int datasetsCleaned,
                   int objectsDeleted, int orphansSeen, int orphansDeleted, List<String> orphansWaiting,
-                  String error) {
+                  int orphansKept, List<String> orphansKeptSample, String error) {
     }
+
+    /** Orphans named in the log line and in {@link Report}s, at most. */
+    private static final int SAMPLE = 100;
 
     private final CleanupStore store;
     private final SupervisorEngine engine;
@@ -70,7 +77,7 @@ final class ObjectCleaner {
             runOnce();
         } catch (IOException | RuntimeException e) {
             metrics.cleanupFailures.inc();
-            lastRun = new Report(clock.instant(), 0, 0, 0, 0, List.of(), e.getMessage());
+            lastRun = new Report(clock.instant(), 0, 0, 0, 0, List.of(), 0, List.of(), e.getMessage());
             LOG.warn("cleanup of bucket {} failed: {}; retried at the next run", bucket, e.getMessage());
         }
     }
@@ -80,7 +87,9 @@ final class ObjectCleaner {
         long now = clock.millis();
         Map<String, List<String>> due = new LinkedHashMap<>();
         Set<String> knownKeys = new HashSet<>();
+        Reconciliation[] reconciled = new Reconciliation[1];
         engine.read(state -> {
+            reconciled[0] = state.reconciliation().orElse(null);
             for (TrackedDataset d : state.all()) {
                 for (String url : d.urls) {
                     key(url).ifPresent(knownKeys::add);
@@ -112,15 +121,31 @@ final class ObjectCleaner {
         }
         List<String> orphansOld = new ArrayList<>();
         List<String> orphansWaiting = new ArrayList<>();
+        Map<String, String> kept = new LinkedHashMap<>();
+        Set<String> undecided = reconciled[0] == null ? Set.of() : new HashSet<>(reconciled[0].undecidedObjects());
         for (CleanupStore.ListedObject o : store.list(bucket)) {
             if (knownKeys.contains(o.key())) {
                 continue;
             }
             if (o.lastModified() != null && now - o.lastModified().toEpochMilli() >= orphanRetention.toMillis()) {
-                orphansOld.add(o.key());
+                String keep = Reconciliation.keepReason(reconciled[0], undecided, o.key(),
+                        o.lastModified().toEpochMilli());
+                if (keep == null) {
+                    orphansOld.add(o.key());
+                } else {
+                    kept.put(o.key(), keep);
+                }
             } else {
                 orphansWaiting.add(o.key());
             }
+        }
+        metrics.orphansKept.set(kept.size());
+        if (!kept.isEmpty()) {
+            LOG.warn("bucket {}: {} objects no journal entry names, older than {}, kept: the journal cannot account"
+                    + " for them (they may be data of a journal restored from a backup); stop the supervisor and run"
+                    + " 'eventindex supervisor rebuild-state' (docs/operations.md). Kept: {}", bucket, kept.size(),
+                    orphanRetention, kept.entrySet().stream().limit(10).map(e -> e.getKey() + " (" + e.getValue()
+                            + ")").toList());
         }
         if (!orphansOld.isEmpty()) {
             store.delete(bucket, orphansOld);
@@ -133,8 +158,9 @@ final class ObjectCleaner {
                     orphansWaiting.size(), orphanRetention, orphansWaiting.get(0));
         }
         Report r = new Report(Instant.ofEpochMilli(now), due.size(), deleted,
-                orphansOld.size() + orphansWaiting.size(), orphansOld.size(),
-                List.copyOf(orphansWaiting.subList(0, Math.min(100, orphansWaiting.size()))), null);
+                orphansOld.size() + orphansWaiting.size() + kept.size(), orphansOld.size(),
+                List.copyOf(orphansWaiting.subList(0, Math.min(SAMPLE, orphansWaiting.size()))), kept.size(),
+                kept.keySet().stream().limit(SAMPLE).toList(), null);
         lastRun = r;
         return r;
     }

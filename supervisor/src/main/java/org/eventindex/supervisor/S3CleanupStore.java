@@ -11,7 +11,15 @@ import software.amazon.awssdk.services.s3.model.ListObjectsV2Request;
 import software.amazon.awssdk.services.s3.model.ObjectIdentifier;
 import software.amazon.awssdk.services.s3.model.S3Object;
 
+import org.eventindex.spb.SpbLimits;
+import org.eventindex.spb.SpbSummary;
+import software.amazon.awssdk.core.ResponseInputStream;
+import software.amazon.awssdk.services.s3.model.GetObjectResponse;
+
 import java.io.IOException;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
@@ -71,6 +79,24 @@ final class S3CleanupStore implements CleanupStore {
                         + r.errors().size() + " objects, first " + r.errors().get(0).key() + ": "
                         + r.errors().get(0).message());
             }
+        }
+    }
+
+    /**
+     * Reads one object whole (for {@code supervisor rebuild-state}): its user metadata (keys lower case) and the SPB
+     * summary of its content, which holds the GUIDs the metadata does not.
+     *
+     * @throws IOException naming the object when it cannot be read or is not a valid SPB file
+     */
+    StateRebuild.StoredObject read(String bucket, String key) throws IOException {
+        try (ResponseInputStream<GetObjectResponse> in = s3.getObject(b -> b.bucket(bucket).key(key))) {
+            Map<String, String> metadata = new TreeMap<>();
+            in.response().metadata().forEach((k, v) -> metadata.put(k.toLowerCase(Locale.ROOT), v));
+            return new StateRebuild.StoredObject(metadata, SpbSummary.scan(in, bucket + "/" + key,
+                    SpbLimits.DEFAULT));
+        } catch (SdkException e) {
+            throw new IOException("cannot read object " + key + " of bucket " + bucket + " at " + endpoint + ": "
+                    + e.getMessage(), e);
         }
     }
 

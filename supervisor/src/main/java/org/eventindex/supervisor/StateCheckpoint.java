@@ -33,11 +33,14 @@ import static org.eventindex.EventIndexFailure.Kind.FATAL;
  * @param seq    the last journal entry folded into it
  * @param history the console's time series ({@link History}); its minutes are older than the journal's oldest
  *               entries once segments are archived, so only the checkpoint keeps them
+ * @param reconciliation the last {@code STATE_RECONCILED} (decision 0054); absent (null) when none, and in
+ *               checkpoints written before it existed
  */
 record StateCheckpoint(int format, long seq, int lastDspid, int currentEpoch, long eventsInEpoch,
                        long rejectedMessages, long unknownReports, Map<String, ConsumerStats.Totals> consumers,
                        List<Live> datasets, List<RetiredDataset> retired, List<DeletedDataset> deleted,
-                       List<JournalEvent.RequestAnswered> answers, History.Saved history) {
+                       List<JournalEvent.RequestAnswered> answers, Reconciliation reconciliation,
+                       History.Saved history) {
     static final int FORMAT = 1;
     private static final int FORMAT_PEEK_BYTES = 256;
 

@@ -1,6 +1,7 @@
 package org.eventindex.supervisor;
 
 import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.Gauge;
 import io.prometheus.metrics.core.datapoints.CounterDataPoint;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 
@@ -53,6 +54,8 @@ final class SupervisorMetrics {
     final Counter catalogueFailures;
     final Counter objectsDeleted;
     final Counter orphansDeleted;
+    /** Gauge: objects no journal entry names, old enough to go, kept by the last cleanup pass (decision 0054). */
+    final Gauge orphansKept;
     final Counter cleanupFailures;
     final Counter epochRangeFailures;
     final Counter eventSubscribersDropped;
@@ -104,6 +107,10 @@ final class SupervisorMetrics {
         catalogueFailures = counter(P + "catalogue_failures_total", "Catalogue lookups that failed.");
         objectsDeleted = counter(P + "objects_deleted_total", "Objects of DONE datasets deleted.");
         orphansDeleted = counter(P + "orphans_deleted_total", "Objects no message named, deleted.");
+        orphansKept = Gauge.builder().name(P + "cleanup_orphans_kept").help("Objects no journal entry names,"
+                + " older than supervisor.cleanup.orphan.retention, that the last cleanup pass kept because no"
+                + " reconciliation (supervisor rebuild-state) accounted for them (decision 0054).").register(registry);
+        orphansKept.set(0); // exposed before the first pass
         cleanupFailures = counter(P + "cleanup_failures_total", "Object deletions or listings that failed.");
         epochRangeFailures = counter(P + "epoch_range_failures_total",
                 "Attempts to create a Kudu range that failed (the signal waits and is retried).");

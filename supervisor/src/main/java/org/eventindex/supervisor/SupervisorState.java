@@ -54,6 +54,8 @@ final class SupervisorState {
     private long lastSeq;
     private long rejectedMessages;
     private long unknownReports;
+    /** The last {@code STATE_RECONCILED}; null when none (decision 0054). */
+    private Reconciliation reconciliation;
 
     SupervisorState() {
         this(History.DEFAULT_DAYS);
@@ -156,6 +158,9 @@ final class SupervisorState {
             rejectedMessages++;
         } else if (event instanceof JournalEvent.DatasetDeleted e) {
             datasetDeleted(ts, e);
+        } else if (event instanceof JournalEvent.StateReconciled e) {
+            reconciliation = new Reconciliation(entry.seq(), e.listedAt(), e.undecidedObjects());
+            lastDspid = Math.max(lastDspid, e.dspidFloor());
         } else if (event instanceof JournalEvent.RequestAnswered e) {
             answers.remove(e.requestId());
             answers.put(e.requestId(), e);
@@ -321,7 +326,7 @@ final class SupervisorState {
         return new StateCheckpoint(StateCheckpoint.FORMAT, lastSeq, lastDspid, currentEpoch, eventsInEpoch,
                 rejectedMessages, unknownReports, consumers.totals(),
                 datasets.values().stream().map(StateCheckpoint.Live::of).toList(), List.copyOf(retired.values()),
-                List.copyOf(deleted.values()), List.copyOf(answers.values()), history.save());
+                List.copyOf(deleted.values()), List.copyOf(answers.values()), reconciliation, history.save());
     }
 
     /** Restores a checkpoint into this state, which must be new (nothing applied yet). */
@@ -350,6 +355,12 @@ final class SupervisorState {
         c.retired().forEach(r -> retired.put(r.name(), r));
         c.deleted().forEach(t -> deleted.put(t.name(), t));
         c.answers().forEach(a -> answers.put(a.requestId(), a));
+        reconciliation = c.reconciliation();
+    }
+
+    /** The last reconciliation recorded ({@code supervisor rebuild-state}), if any. */
+    Optional<Reconciliation> reconciliation() {
+        return Optional.ofNullable(reconciliation);
     }
 
     /** Deleted datasets sorted by name. */

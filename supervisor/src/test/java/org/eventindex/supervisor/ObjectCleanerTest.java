@@ -6,6 +6,7 @@ import org.eventindex.message.Json;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import org.eventindex.ops.DaemonMetrics;
 import org.eventindex.supervisor.journal.Journal;
+import org.eventindex.supervisor.journal.JournalEvent;
 import org.eventindex.testing.EmbeddedS3;
 import org.eventindex.testing.ManualClock;
 import org.junit.jupiter.api.AfterEach;
@@ -37,6 +38,7 @@ import static org.eventindex.supervisor.Fixtures.key;
 import static org.eventindex.supervisor.Fixtures.manifest;
 import static org.eventindex.supervisor.Fixtures.producerMessage;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Cleanup against a real S3 server (S3Proxy): never before DONE + retention; orphans only after their retention. */
 class ObjectCleanerTest {
@@ -57,6 +59,7 @@ class ObjectCleanerTest {
     private final List<ConsumerSignal> outbox = new ArrayList<>();
     private final PrometheusRegistry registry = new PrometheusRegistry();
     private ManualClock clock;
+    private SupervisorState state;
 
     @BeforeEach
     void start() throws IOException {
@@ -69,7 +72,7 @@ class ObjectCleanerTest {
                 .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
                 .httpClientBuilder(UrlConnectionHttpClient.builder()).build();
         clock = new ManualClock(Instant.now());
-        SupervisorState state = new SupervisorState();
+        state = new SupervisorState();
         journal = Journal.open(dir.resolve("journal"), state::apply);
         SupervisorMetrics metrics = new SupervisorMetrics(registry);
         engine = new SupervisorEngine(journal, state, new MessageValidator(BUCKET), outbox::add, Quarantine.NONE,
@@ -92,6 +95,20 @@ class ObjectCleanerTest {
     private String put(String key) {
         client.putObject(b -> b.bucket(BUCKET).key(key), RequestBody.fromString("spb " + key));
         return "s3://127.0.0.1:" + s3.endpoint().getPort() + "/" + BUCKET + "/" + key;
+    }
+
+    /**
+     * A {@code supervisor rebuild-state} (journalled as the offline command does, the engine idle) that listed the
+     * bucket now and could not decide {@code undecided}: the objects put before it are accounted for.
+     */
+    private void reconciled(String... undecided) throws IOException {
+        // the server's time, not the manual clock: what is put now is before its listing by more than the margin
+        reconciled(Instant.now().plusMillis(Reconciliation.MARGIN_MILLIS).plusSeconds(1), undecided);
+    }
+
+    private void reconciled(Instant listedAt, String... undecided) throws IOException {
+        journal.append(List.of(new JournalEvent.StateReconciled(listedAt.toEpochMilli(), List.of(undecided), 0, "test")),
+                clock.millis()).forEach(state::apply);
     }
 
     private void producer(String dataset, String id, String url, org.eventindex.message.GuidInfo... guids)
@@ -127,6 +144,7 @@ class ObjectCleanerTest {
         String late = put(key("job3"));
         String collecting = put(key("other"));
         put(key("orphan"));
+        reconciled();
         engine.onControlMessage(Json.write(manifest(DATASET, file("G1", 10))), "c1");
         producer(DATASET, "m1", selected, guid("G1", 0, 10));
         producer(OTHER, "m2", collecting, guid("H1", 0, 10));
@@ -176,8 +194,9 @@ class ObjectCleanerTest {
         producer(DATASET, "m1", selected, guid("G1", 0, 10)); // a re-send of a forgotten message
         String retry = put(key("job4"));
         producer(DATASET, "m5", retry, guid("G1", 0, 10));
+        reconciled();
         assertEquals(retired, engine.dataset(DATASET).orElseThrow(), "nothing can be re-read once the objects are gone");
-        assertEquals(seq + 5, journal.lastSeq(), "all refused (MESSAGE_REJECTED)");
+        assertEquals(seq + 6, journal.lastSeq(), "all refused (MESSAGE_REJECTED), then the reconciliation");
         assertEquals(5, DaemonMetrics.value(registry, SupervisorMetrics.REJECTED, "reason",
                 SupervisorMetrics.label(RejectReason.DATASET_RETIRED)));
         clock.advance(ORPHANS);
@@ -248,6 +267,7 @@ class ObjectCleanerTest {
         put(key("orphan"));
         String known = put(key("known"));
         producer(OTHER, "m1", known, guid("H1", 0, 10));
+        reconciled();
 
         clock.advance(ORPHANS.minusMinutes(1));
         ObjectCleaner.Report r = cleaner.runOnce();
@@ -260,5 +280,41 @@ class ObjectCleanerTest {
         assertEquals(1, r.orphansDeleted());
         assertEquals(List.of(key("known")), s3.keys(BUCKET), "an object with a message is never an orphan");
         assertEquals(1, DaemonMetrics.value(registry, "eventindex_supervisor_orphans_deleted_total"));
+    }
+
+    /**
+     * Decision 0054: an object no entry names goes only when a reconciliation listed and decided it. Without one (a
+     * journal restored from a backup forgets acknowledged messages), or for an object written since, or one it could
+     * not decide, it is kept, counted and named.
+     */
+    @Test
+    void anObjectTheJournalCannotAccountForIsKeptUntilAReconciliationDecidedIt() throws IOException {
+        put(key("forgotten"));
+        put(key("undecided"));
+        clock.advance(ORPHANS.plusHours(1));
+        ObjectCleaner.Report r;
+        try (LogCapture log = new LogCapture()) {
+            r = cleaner.runOnce();
+            List<String> lines = log.lines("objects no journal entry names");
+            assertEquals(1, lines.size(), "one line per pass: " + lines);
+            assertTrue(lines.get(0).contains("2 objects no journal entry names, older than PT72H, kept")
+                    && lines.get(0).contains(key("forgotten") + " (no reconciliation (supervisor rebuild-state) is"
+                    + " recorded in the journal)") && lines.get(0).contains("'eventindex supervisor rebuild-state'"),
+                    lines.get(0));
+        }
+        assertEquals(List.of(0, 2), List.of(r.orphansDeleted(), r.orphansKept()), "no reconciliation yet");
+        assertEquals(List.of(key("forgotten"), key("undecided")), r.orphansKeptSample());
+        assertEquals(2, DaemonMetrics.value(registry, "eventindex_supervisor_cleanup_orphans_kept"));
+
+        reconciled(Instant.now().minus(Duration.ofHours(1)));
+        r = cleaner.runOnce();
+        assertEquals(List.of(0, 2), List.of(r.orphansDeleted(), r.orphansKept()), "written after that one's listing");
+
+        reconciled(key("undecided"));
+        r = cleaner.runOnce();
+        assertEquals(1, r.orphansDeleted(), "the one the reconciliation decided");
+        assertEquals(List.of(key("undecided")), r.orphansKeptSample(), "the one it could not decide");
+        assertEquals(List.of(key("undecided")), s3.keys(BUCKET));
+        assertEquals(1, DaemonMetrics.value(registry, "eventindex_supervisor_cleanup_orphans_kept"));
     }
 }

@@ -9,6 +9,7 @@ import org.eventindex.message.Json;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import org.eventindex.ops.DaemonMetrics;
 import org.eventindex.supervisor.journal.Journal;
+import org.eventindex.supervisor.journal.JournalEvent;
 import org.eventindex.testing.ManualClock;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -255,7 +256,15 @@ class StateCheckpointTest {
             engine.onProducerMessage(producerMessage("m2", info(name, url("4000002.1"), guid(g(0, 0), 0, 100))), "b2");
             assertEquals(deleted, engine.onControlMessage(Json.write(DeleteCommand.of(name, "again")), "c3", "r1"));
             engine.onObjectsDeleted(name, List.of(url("4000001.1")));
+            // a rebuild-state's entry (decision 0054), before a checkpoint and after it
+            journal.append(List.of(new JournalEvent.StateReconciled(5, List.of("k1"), 40, "test")), 6)
+                    .forEach(lived::apply);
+            assertTrue(engine.checkpoint(1).isPresent());
+            journal.append(List.of(new JournalEvent.StateReconciled(7, List.of("k2"), 41, "test")), 8)
+                    .forEach(lived::apply);
         }
+        assertEquals(List.of("k2"), lived.reconciliation().orElseThrow().undecidedObjects());
+        assertEquals(41, lived.lastDspid(), "the floor of Kudu's dspids");
         assertEquals(List.of(), lived.lookup(name).deleted().orElseThrow().objectsLeft());
         assertTrue(lived.find(name).isEmpty(), "no live record after the delete");
         assertEquals(2, lived.rejectedMessages(), "the refused delete and the late object of the deleted dataset");

@@ -30,6 +30,7 @@ import java.util.Objects;
         @JsonSubTypes.Type(value = JournalEvent.ObjectsDeleted.class, name = "OBJECTS_DELETED"),
         @JsonSubTypes.Type(value = JournalEvent.DatasetDeleted.class, name = "DATASET_DELETED"),
         @JsonSubTypes.Type(value = JournalEvent.RequestAnswered.class, name = "REQUEST_ANSWERED"),
+        @JsonSubTypes.Type(value = JournalEvent.StateReconciled.class, name = "STATE_RECONCILED"),
 })
 public sealed interface JournalEvent {
 
@@ -167,6 +168,28 @@ public sealed interface JournalEvent {
             Objects.requireNonNull(queue, "queue is null");
             Objects.requireNonNull(reason, "reason is null");
             Objects.requireNonNull(detail, "detail is null");
+        }
+    }
+
+    /**
+     * {@code supervisor rebuild-state} reconciled the journal with the sources of truth (bucket, HDFS, Kudu,
+     * catalogue) and appended what they showed before this entry (decision 0054). From now on the cleanup may delete
+     * an object no entry names only if it was in the bucket before {@code listedAt} and is not one of
+     * {@code undecidedObjects}.
+     *
+     * @param listedAt         when the bucket listing started, epoch milliseconds
+     * @param undecidedObjects keys of the objects the reconciliation could not decide (kept by the cleanup)
+     * @param dspidFloor       the highest dspid found in Kudu: no new dataset is given it or a lower one
+     * @param summary          what was done, one line
+     */
+    // Not ignorable: a reader that skipped it would forget the dspid floor and could give a new dataset a dspid that
+    // Kudu already holds.
+    @JournalFormat.Event(version = 1, ignorable = false)
+    record StateReconciled(long listedAt, List<String> undecidedObjects, int dspidFloor, String summary)
+            implements JournalEvent {
+        public StateReconciled {
+            undecidedObjects = undecidedObjects == null ? List.of() : List.copyOf(undecidedObjects);
+            Objects.requireNonNull(summary, "summary is null");
         }
     }
 }

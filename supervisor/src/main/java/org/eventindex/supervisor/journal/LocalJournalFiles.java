@@ -136,7 +136,17 @@ public final class LocalJournalFiles implements JournalFiles {
         if (lock == null) {
             ch.close();
             throw new JournalException(FATAL, "journal " + dir + " is in use by another supervisor (lock " + file
-                    + " is held); only one supervisor may run per journal");
+                    + " is held" + holder(file) + "); only one supervisor (or one rebuild-state) may use a journal at"
+                    + " a time: stop it first");
+        }
+        try {
+            // who holds it, for the message of the next one refused (the lock, not this text, is what excludes)
+            ch.truncate(0);
+            ch.write(java.nio.ByteBuffer.wrap(("process " + ProcessHandle.current().pid() + " on "
+                    + java.net.InetAddress.getLocalHost().getHostName() + " since " + java.time.Instant.now() + "\n")
+                    .getBytes(java.nio.charset.StandardCharsets.UTF_8)), 0);
+        } catch (IOException e) {
+            LOG.debug("cannot write the holder into lock {}: {}", file, e.toString());
         }
         FileLock held = lock;
         return () -> {
@@ -146,6 +156,16 @@ public final class LocalJournalFiles implements JournalFiles {
                 ch.close();
             }
         };
+    }
+
+    /** ", by <who>" as the lock file names its holder; empty when it names none. */
+    private static String holder(Path file) {
+        try {
+            String who = Files.readString(file).strip();
+            return who.isEmpty() ? "" : " by " + who;
+        } catch (IOException | RuntimeException e) {
+            return "";
+        }
     }
 
     /** Makes the directory's entries (a new or renamed file) durable. */

@@ -135,6 +135,8 @@ class JournalTest {
             assertEquals(0, first.lastSeq());
             JournalException e = assertThrows(JournalException.class, () -> Journal.open(dir, x -> { }));
             assertTrue(e.getMessage().contains("in use by another supervisor"), e.getMessage());
+            assertTrue(e.getMessage().contains("is held by process " + ProcessHandle.current().pid() + " on "),
+                    "the lock names its holder: " + e.getMessage());
         }
         Journal.open(dir, e -> { }).close();
     }
