@@ -105,7 +105,7 @@ class FormatVersionReadersTest {
 
     private static String checkpoint(Function<ObjectNode, ObjectNode> edit) throws IOException {
         StateCheckpoint empty = new StateCheckpoint(StateCheckpoint.FORMAT, 7, 0, 0, 0, 0, 0, java.util.Map.of(),
-                List.of(), List.of(), List.of(), List.of(), null);
+                List.of(), List.of(), List.of(), List.of(), null, null);
         java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
         empty.writeTo(out);
         ObjectNode doc = (ObjectNode) Json.tree(out.toByteArray());
