@@ -63,7 +63,11 @@ class Release010JournalTest {
     private static JsonNode stateOf(SupervisorState state) throws IOException {
         ByteArrayOutputStream mine = new ByteArrayOutputStream();
         state.checkpoint().writeTo(mine);
-        return withoutVersions(Json.tree(mine.toByteArray()));
+        ObjectNode doc = (ObjectNode) withoutVersions(Json.tree(mine.toByteArray()));
+        // added after 0.1.0 and empty for a journal that 0.1.0 wrote: the last reconciliation (decision 0054)
+        assertTrue(doc.path("reconciliation").isNull(), "no reconciliation in a 0.1.0 journal: " + doc.get("reconciliation"));
+        doc.remove("reconciliation");
+        return doc;
     }
 
     private static JsonNode releasedState() throws IOException {
@@ -114,10 +118,15 @@ class Release010JournalTest {
             assertEquals(241, j.replaySummary().entries());
         }
         state.endReplay();
-        assertEquals(new TreeSet<>(TYPE_NAMES.values()), types, "every event type of 0.1.0 in the fixture");
+        Set<String> released = new TreeSet<>(TYPE_NAMES.values());
+        released.removeAll(ADDED_AFTER_0_1_0);
+        assertEquals(released, types, "every event type of 0.1.0 in the fixture");
         assertEquals(releasedState(), stateOf(state),
                 "the state this build rebuilt from every line 0.1.0 wrote differs from the state 0.1.0 held");
     }
+
+    /** Journal event types that a later version added, which a 0.1.0 journal cannot hold. */
+    private static final Set<String> ADDED_AFTER_0_1_0 = Set.of("STATE_RECONCILED");
 
     private static final java.util.Map<Class<?>, String> TYPE_NAMES = java.util.Arrays.stream(
             JournalEvent.class.getAnnotation(com.fasterxml.jackson.annotation.JsonSubTypes.class).value())
