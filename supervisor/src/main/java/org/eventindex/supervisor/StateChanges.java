@@ -25,7 +25,10 @@ final class StateChanges {
                 : ev instanceof JournalEvent.ResignalRequested r ? r.reason()
                 : ev instanceof JournalEvent.ObjectInvalidated r ? r.url() + ": " + r.reason()
                 : ev instanceof JournalEvent.DatasetDeleted r ? r.reason()
-                : ev instanceof JournalEvent.RequestAnswered r ? r.outcome() + ": " + r.detail()
+                : ev instanceof JournalEvent.DeleteStepsDone r ? "delete-dataset finished "
+                        + String.join(", ", r.steps())
+                : ev instanceof JournalEvent.RequestAnswered r ? r.outcome() + ": " + r.detail() + " (from "
+                        + new Issuer(r.brokerLogin(), r.claimedUser(), r.httpUser()).describe() + ")"
                 : ev instanceof JournalEvent.ObjectReported o ? lateConflicts(o, state) : null;
         return new StateChange(e.seq(), Instant.ofEpochMilli(e.tsMillis()), ev.getClass().getSimpleName(), dataset, s,
                 detail);
@@ -60,6 +63,8 @@ final class StateChanges {
         } else if (ev instanceof JournalEvent.ObjectsDeleted r) {
             return r.dataset();
         } else if (ev instanceof JournalEvent.DatasetDeleted r) {
+            return r.dataset();
+        } else if (ev instanceof JournalEvent.DeleteStepsDone r) {
             return r.dataset();
         } else if (ev instanceof JournalEvent.RequestAnswered r) {
             return r.dataset();

@@ -31,6 +31,7 @@ import java.util.Objects;
         @JsonSubTypes.Type(value = JournalEvent.DatasetDeleted.class, name = "DATASET_DELETED"),
         @JsonSubTypes.Type(value = JournalEvent.RequestAnswered.class, name = "REQUEST_ANSWERED"),
         @JsonSubTypes.Type(value = JournalEvent.StateReconciled.class, name = "STATE_RECONCILED"),
+        @JsonSubTypes.Type(value = JournalEvent.DeleteStepsDone.class, name = "DELETE_STEPS_DONE"),
 })
 public sealed interface JournalEvent {
 
@@ -126,12 +127,34 @@ public sealed interface JournalEvent {
      * An operator deleted the dataset everywhere: from now on it is only a tombstone (messages naming it are refused);
      * the objects it still has are deleted by the cleanup, which records them with {@link ObjectsDeleted}.
      *
-     * @param reason why, as the operator gave it (may be null)
+     * @param reason     why, as the operator gave it (may be null)
+     * @param stepsLeft  the steps the operator's command does after this one ({@code HDFS_FILE}, {@code KUDU_ROWS}),
+     *                   each left until {@link DeleteStepsDone} names it; null or empty when the command said none
+     *                   (journals before 0.2.0)
+     * @param finishWith the command that finishes them (no login, no secret path); null with no steps
      */
     @JournalFormat.Event(version = 1, ignorable = false)
-    record DatasetDeleted(String dataset, String reason) implements JournalEvent {
+    record DatasetDeleted(String dataset, String reason, List<String> stepsLeft, String finishWith)
+            implements JournalEvent {
         public DatasetDeleted {
             Objects.requireNonNull(dataset, "dataset is null");
+            stepsLeft = stepsLeft == null ? List.of() : List.copyOf(stepsLeft);
+        }
+
+        /** A delete with no step of the command tracked. */
+        public DatasetDeleted(String dataset, String reason) {
+            this(dataset, reason, List.of(), null);
+        }
+    }
+
+    /**
+     * The operator's {@code delete-dataset} reports steps done outside the supervisor (its HDFS file, its Kudu rows)
+     * of a dataset it deleted ({@link DatasetDeleted#stepsLeft()}); a step named again changes nothing.
+     */
+    record DeleteStepsDone(String dataset, List<String> steps) implements JournalEvent {
+        public DeleteStepsDone {
+            Objects.requireNonNull(dataset, "dataset is null");
+            steps = List.copyOf(steps);
         }
     }
 
@@ -139,16 +162,25 @@ public sealed interface JournalEvent {
      * An operator request (a control message with a {@code correlation-id}) was answered; a redelivery of it is
      * answered the same way without being applied again.
      *
-     * @param outcome {@code OK}, {@code BAD_REQUEST} or a refusal reason
-     * @param reason  the refusal reason, null when OK
+     * @param outcome     {@code OK}, {@code BAD_REQUEST} or a refusal reason
+     * @param reason      the refusal reason, null when OK
+     * @param brokerLogin who sent it: the broker login the broker vouched for ({@code JMSXUserID}); null when none
+     *                    (journals before 0.2.0, a broker without logins)
+     * @param claimedUser the OS user the operator command said it ran as (not verified); null when none
+     * @param httpUser    the authenticated HTTP user, for a request made over HTTP; null otherwise
      */
     @JournalFormat.Event(version = 1, ignorable = false)
-    record RequestAnswered(String requestId, String outcome, String reason, String dataset, String detail)
-            implements JournalEvent {
+    record RequestAnswered(String requestId, String outcome, String reason, String dataset, String detail,
+                           String brokerLogin, String claimedUser, String httpUser) implements JournalEvent {
         public RequestAnswered {
             Objects.requireNonNull(requestId, "requestId is null");
             Objects.requireNonNull(outcome, "outcome is null");
             Objects.requireNonNull(detail, "detail is null");
+        }
+
+        /** An answer with nobody known as its sender. */
+        public RequestAnswered(String requestId, String outcome, String reason, String dataset, String detail) {
+            this(requestId, outcome, reason, dataset, detail, null, null, null);
         }
     }
 
