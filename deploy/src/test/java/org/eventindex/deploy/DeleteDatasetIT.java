@@ -91,9 +91,9 @@ final class DeleteDatasetIT {
     }
 
     /**
-     * HDFS and Kudu both down, then Kudu still down, then both back: each run does what it can, the supervisor's
-     * tombstone (and /supervisor, the console) says what is left and the command that finishes it, and that very
-     * command, run again, finishes it.
+     * HDFS refusing the user and Kudu down, then the NameNode down, then Kudu still down, then both back: each run
+     * does what it can, the supervisor's tombstone (and /supervisor, the console) says what is left and the command
+     * that finishes it, and that very command, run again, finishes it.
      */
     @Test
     void anInterruptedDeleteSaysWhatIsLeftAndItsOwnCommandFinishesIt() throws Exception {
@@ -101,20 +101,13 @@ final class DeleteDatasetIT {
         assertTrue(stack.kuduQueries().countEvents(row.dspid(), row.rgid()).events() > 0, "rows loaded");
         assertEquals(1, hdfsFiles(LOADED));
 
-        // HDFS and Kudu down: the supervisor forgets it, nothing else is done, and the command says so
-        stack.hdfs().stopNameNode();
+        // HDFS refuses the user and Kudu is down: the supervisor forgets it, nothing else is done, the command says so
         stack.kudu().killMasters();
-        try {
-            assertEquals(OperatorMain.INCOMPLETE, delete(LOADED, "del_"), out());
-        } finally {
-            stack.hdfs().restartNameNode();
-        }
-        Await.until("the NameNode out of safe mode", Duration.ofMinutes(1),
-                this::nameNodeOutOfSafeMode);
+        assertEquals(OperatorMain.INCOMPLETE, org.apache.hadoop.security.UserGroupInformation.createRemoteUser("alice")
+                .doAs((java.security.PrivilegedAction<Integer>) () -> delete(LOADED, "del_")), out());
         assertTrue(err().contains("HDFS: not deleted: HDFS " + stack.hdfs().uri() + ": cannot delete the file of"
-                + " dataset " + LOADED), err());
-        assertTrue(err().contains(": HDFS NameNode " + stack.hdfs().uri().getAuthority() + " of " + stack.hdfs().uri()
-                + " unreachable"), "one readable reason: " + err());
+                + " dataset " + LOADED + " in " + stack.hdfsRoot() + "/" + DatasetName.parse(LOADED).container()
+                + ": permission denied (user=alice, access=WRITE, inode="), "one readable reason: " + err());
         assertTrue(err().contains("Kudu: not deleted: Kudu " + stack.kuduMasters() + ": cannot delete the rows of"
                 + " dataset " + LOADED + ": Kudu masters " + stack.kuduMasters() + " unreachable after 2 s"), err());
         assertFalse(err().contains("\tat org.apache"), "no stack trace: " + err());
@@ -135,7 +128,20 @@ final class DeleteDatasetIT {
                 + " finish: left: its HDFS file, its Kudu rows"), "the console lists it");
         assertEquals(1, hdfsFiles(LOADED));
 
-        // HDFS back, Kudu still down: the file goes, the rows are left
+        // the NameNode down: the same, said as such
+        reset();
+        stack.hdfs().stopNameNode();
+        try {
+            assertEquals(OperatorMain.INCOMPLETE, finish(finish));
+        } finally {
+            stack.hdfs().restartNameNode();
+        }
+        Await.until("the NameNode out of safe mode", Duration.ofMinutes(1), this::nameNodeOutOfSafeMode);
+        assertTrue(err().contains(": HDFS NameNode " + stack.hdfs().uri().getAuthority() + " of " + stack.hdfs().uri()
+                + " unreachable"), "one readable reason: " + err());
+        assertEquals(List.of("HDFS_FILE", "KUDU_ROWS"), texts(json("/datasets/" + LOADED).path("stepsLeft")));
+
+        // HDFS back and as the consumers' user, Kudu still down: the file goes, the rows are left
         reset();
         assertEquals(OperatorMain.INCOMPLETE, finish(finish));
         assertTrue(out().contains("HDFS: deleted "), out());
