@@ -316,7 +316,7 @@
         + ' --hdfs-uri HDFS_URI --kudu-masters ' + (cmd.kuduMasters || 'KUDU_MASTERS') + " --reason 'WHY'");
     }
     if (v.deletedAt && v.finishWith) {
-      add('Finish the delete (left: ' + v.stepsLeft.join(', ') + '; add your broker login and Kerberos options):',
+      add('Finish the delete (left: ' + v.stepsLeft.join(', ') + '; add your broker login, TLS and Kerberos options):',
         v.finishWith);
     }
     return out.length === 0 ? h('p', { class: 'muted' }, 'No operator command applies in this state.')

@@ -38,7 +38,6 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -407,14 +406,14 @@ public final class OperatorMain implements Callable<Integer> {
                         + a.detail());
                 // every step is tried, each accepting what is already gone: what fails is left, and said
                 List<DeleteCommand.Step> done = new ArrayList<>();
-                Map<DeleteCommand.Step, String> failed = new LinkedHashMap<>();
+                List<DeleteCommand.Step> left = new ArrayList<>();
                 try {
                     List<String> files = ClusterDelete.deleteHdfsFile(access, hdfs.uri, hdfs.root, name);
                     main.out.println("HDFS: " + (files.isEmpty() ? "no file of " + name + " under " + hdfs.root
                             + "/" + name.container() : "deleted " + String.join(", ", files)));
                     done.add(DeleteCommand.Step.HDFS_FILE);
                 } catch (IOException e) {
-                    failed.put(DeleteCommand.Step.HDFS_FILE, e.getMessage());
+                    left.add(DeleteCommand.Step.HDFS_FILE);
                     main.err.println("HDFS: not deleted: " + e.getMessage());
                 }
                 try {
@@ -424,20 +423,21 @@ public final class OperatorMain implements Callable<Integer> {
                             + tables.datasetsTable() + "; no rows"));
                     done.add(DeleteCommand.Step.KUDU_ROWS);
                 } catch (IOException e) {
-                    failed.put(DeleteCommand.Step.KUDU_ROWS, e.getMessage());
+                    left.add(DeleteCommand.Step.KUDU_ROWS);
                     main.err.println("Kudu: not deleted: " + e.getMessage());
                 }
                 String recorded = a.isOk() && !done.isEmpty() ? recordDone(name, done) : null;
-                if (failed.isEmpty() && recorded == null) {
+                if (left.isEmpty() && recorded == null) {
                     main.out.println("dataset " + name + " deleted everywhere");
                     return 0;
                 }
                 main.err.println("supervisor delete-dataset: dataset " + name + " is NOT deleted everywhere. Left: "
-                        + (failed.isEmpty() ? "nothing in HDFS or Kudu" : String.join(", ", failed.keySet().stream()
+                        + (left.isEmpty() ? "nothing in HDFS or Kudu" : String.join(", ", left.stream()
                         .map(Enum::name).toList())) + (recorded == null ? "" : "; " + recorded)
                         + (a.isOk() ? ". The supervisor lists what is left (GET /datasets/" + name
                         + ", eventindex status)." : ".") + " Once the cause is fixed, finish it with (and your"
-                        + " broker login and Kerberos options): " + finishWith);
+                        + " broker login, TLS and Kerberos options): " + finishWith
+                        + (a.isOk() ? "" : " --not-in-supervisor"));
                 return INCOMPLETE;
             } catch (IOException | IllegalArgumentException | IllegalStateException e) {
                 return main.failed("delete-dataset", e);

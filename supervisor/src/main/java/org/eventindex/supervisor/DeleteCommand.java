@@ -68,7 +68,7 @@ public record DeleteCommand(@JsonProperty("type") String type, @JsonProperty("da
 
         /**
          * The command that finishes the delete of {@code dataset}: the same {@code delete-dataset} with {@code --yes};
-         * the broker login and Kerberos options are the operator's to add (never recorded).
+         * the broker login, TLS and Kerberos options are the operator's to add (never recorded).
          */
         public String command(String dataset) {
             List<String> args = new ArrayList<>(List.of("eventindex", "supervisor", "delete-dataset", "--brokers",
