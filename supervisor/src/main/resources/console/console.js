@@ -7,7 +7,7 @@
   const STATES = ['COLLECTING', 'HELD', 'SIGNAL_PLANNED', 'SIGNALLED', 'FAILED_CONSUMER', 'DONE'];
   const EVENTS = ['ObjectReported', 'ManifestRegistered', 'SignalPlanned', 'SignalSent', 'ReportReceived',
     'ResignalRequested', 'MessageRejected', 'ObjectInvalidated', 'ObjectsDeleted', 'DatasetDeleted',
-    'RequestAnswered', 'DeleteStepsDone'];
+    'RequestAnswered'];
   const main = document.getElementById('main');
   const live = document.getElementById('live');
 

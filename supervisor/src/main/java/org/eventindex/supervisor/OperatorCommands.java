@@ -131,7 +131,7 @@ final class OperatorCommands {
             if (done.isEmpty()) {
                 metrics.duplicateMessages.inc();
             } else {
-                recorder.record(List.of(new JournalEvent.DeleteStepsDone(name, done)));
+                recorder.record(List.of(JournalEvent.DatasetDeleted.stepsDone(name, done)));
                 LOG.info("dataset {}: delete-dataset finished {}; left: {}", name, done,
                         state.lookup(name).deleted().orElseThrow().left());
             }
@@ -157,7 +157,7 @@ final class OperatorCommands {
         List<String> steps = c.where() == null ? List.of()
                 : Arrays.stream(DeleteCommand.Step.values()).map(Enum::name).toList();
         recorder.record(List.of(new JournalEvent.DatasetDeleted(name, c.reason(), steps,
-                c.where() == null ? null : c.where().command(name))));
+                c.where() == null ? null : c.where().command(name), List.of())));
         metrics.datasetsDeleted.inc();
         DeletedDataset t = state.lookup(name).deleted().orElseThrow();
         LOG.warn("dataset {} deleted by an operator{}; {} objects left for the cleanup", name,

@@ -24,9 +24,8 @@ final class StateChanges {
         String detail = ev instanceof JournalEvent.MessageRejected r ? r.reason() + ": " + r.detail()
                 : ev instanceof JournalEvent.ResignalRequested r ? r.reason()
                 : ev instanceof JournalEvent.ObjectInvalidated r ? r.url() + ": " + r.reason()
-                : ev instanceof JournalEvent.DatasetDeleted r ? r.reason()
-                : ev instanceof JournalEvent.DeleteStepsDone r ? "delete-dataset finished "
-                        + String.join(", ", r.steps())
+                : ev instanceof JournalEvent.DatasetDeleted r ? (r.stepsDone().isEmpty() ? r.reason()
+                        : "delete-dataset finished " + String.join(", ", r.stepsDone()))
                 : ev instanceof JournalEvent.RequestAnswered r ? r.outcome() + ": " + r.detail() + " (from "
                         + new Issuer(r.brokerLogin(), r.claimedUser(), r.httpUser()).describe() + ")"
                 : ev instanceof JournalEvent.ObjectReported o ? lateConflicts(o, state) : null;
@@ -64,8 +63,7 @@ final class StateChanges {
             return r.dataset();
         } else if (ev instanceof JournalEvent.DatasetDeleted r) {
             return r.dataset();
-        } else if (ev instanceof JournalEvent.DeleteStepsDone r) {
-            return r.dataset();
+
         } else if (ev instanceof JournalEvent.RequestAnswered r) {
             return r.dataset();
         }

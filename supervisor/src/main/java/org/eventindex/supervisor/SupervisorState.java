@@ -161,8 +161,6 @@ final class SupervisorState {
         } else if (event instanceof JournalEvent.StateReconciled e) {
             reconciliation = new Reconciliation(entry.seq(), e.listedAt(), e.undecidedObjects());
             lastDspid = Math.max(lastDspid, e.dspidFloor());
-        } else if (event instanceof JournalEvent.DeleteStepsDone e) {
-            deleted.computeIfPresent(e.dataset(), (n, t) -> t.withStepsDone(e.steps()));
         } else if (event instanceof JournalEvent.RequestAnswered e) {
             answers.remove(e.requestId());
             answers.put(e.requestId(), e);
@@ -172,9 +170,14 @@ final class SupervisorState {
         }
     }
 
-    /** A live or retired dataset becomes a tombstone; a live one keeps the objects still to delete. */
+    /**
+     * A live or retired dataset becomes a tombstone; a live one keeps the objects still to delete. A line for a dataset
+     * already deleted only takes its {@code stepsDone} off the tombstone's steps left.
+     */
     private void datasetDeleted(long ts, JournalEvent.DatasetDeleted e) {
         if (deleted.containsKey(e.dataset())) {
+            // a later line of a deleted dataset: the operator's command reports steps done
+            deleted.computeIfPresent(e.dataset(), (n, t) -> t.withStepsDone(e.stepsDone()));
             return;
         }
         TrackedDataset d = datasets.remove(e.dataset());

@@ -31,7 +31,6 @@ import java.util.Objects;
         @JsonSubTypes.Type(value = JournalEvent.DatasetDeleted.class, name = "DATASET_DELETED"),
         @JsonSubTypes.Type(value = JournalEvent.RequestAnswered.class, name = "REQUEST_ANSWERED"),
         @JsonSubTypes.Type(value = JournalEvent.StateReconciled.class, name = "STATE_RECONCILED"),
-        @JsonSubTypes.Type(value = JournalEvent.DeleteStepsDone.class, name = "DELETE_STEPS_DONE"),
 })
 public sealed interface JournalEvent {
 
@@ -129,32 +128,30 @@ public sealed interface JournalEvent {
      *
      * @param reason     why, as the operator gave it (may be null)
      * @param stepsLeft  the steps the operator's command does after this one ({@code HDFS_FILE}, {@code KUDU_ROWS}),
-     *                   each left until {@link DeleteStepsDone} names it; null or empty when the command said none
+     *                   each left until a later line names it in {@code stepsDone}; empty when the command said none
      *                   (journals before 0.2.0)
      * @param finishWith the command that finishes them (no login, no secret path); null with no steps
+     * @param stepsDone  on a later line for a dataset already deleted: the steps the command reports done (they leave
+     *                   the tombstone's steps left); empty on the line that deletes it. A reader before 0.2.0 ignores
+     *                   such a line (the dataset is already deleted), so no new event type is needed
      */
     @JournalFormat.Event(version = 1, ignorable = false)
-    record DatasetDeleted(String dataset, String reason, List<String> stepsLeft, String finishWith)
-            implements JournalEvent {
+    record DatasetDeleted(String dataset, String reason, List<String> stepsLeft, String finishWith,
+                          List<String> stepsDone) implements JournalEvent {
         public DatasetDeleted {
             Objects.requireNonNull(dataset, "dataset is null");
             stepsLeft = stepsLeft == null ? List.of() : List.copyOf(stepsLeft);
+            stepsDone = stepsDone == null ? List.of() : List.copyOf(stepsDone);
         }
 
         /** A delete with no step of the command tracked. */
         public DatasetDeleted(String dataset, String reason) {
-            this(dataset, reason, List.of(), null);
+            this(dataset, reason, List.of(), null, List.of());
         }
-    }
 
-    /**
-     * The operator's {@code delete-dataset} reports steps done outside the supervisor (its HDFS file, its Kudu rows)
-     * of a dataset it deleted ({@link DatasetDeleted#stepsLeft()}); a step named again changes nothing.
-     */
-    record DeleteStepsDone(String dataset, List<String> steps) implements JournalEvent {
-        public DeleteStepsDone {
-            Objects.requireNonNull(dataset, "dataset is null");
-            steps = List.copyOf(steps);
+        /** The operator's command reports {@code steps} of the delete of {@code dataset} done. */
+        public static DatasetDeleted stepsDone(String dataset, List<String> steps) {
+            return new DatasetDeleted(dataset, null, List.of(), null, steps);
         }
     }
 
