@@ -115,7 +115,7 @@
       attention.replaceChildren(o.needsOperator.length === 0
         ? h('p', { class: 'muted', id: 'nothing-to-do' }, 'Nothing needs an operator: no dataset is HELD, FAILED or '
           + 'older than ' + age(o.stuckAfterSeconds) + ' without being DONE.')
-        : h('ul', { class: 'attention' }, o.needsOperator.map(a => h('li', {}, state(a.state), ' ', datasetLink(a.dataset),
+        : h('ul', { class: 'attention' }, o.needsOperator.map(a => h('li', {}, state(a.state || 'DELETED'), ' ', datasetLink(a.dataset),
           ' \u2014 ' + a.reason + (a.since ? ' (since ' + when(a.since) + ')' : '')))),
       h('p', { class: 'muted' }, 'Dead letters: the supervisor does not watch the broker\'s dead-letter queue; list '
         + 'it with ', h('code', {}, 'eventindex supervisor dead-letters list --brokers ' + o.commands.brokers), '.'));
@@ -220,10 +220,11 @@
     const body = h('div', { id: 'dataset-body' });
     main.append(h('h1', {}, 'Dataset ', h('span', { id: 'dataset-name' }, name)), head, body);
     return async function () {
-      let v, objs, o;
+      let v, objs, o, asked;
       try {
-        [v, objs, o] = await Promise.all([json('/datasets/' + encodeURIComponent(name)),
-          json('/console/objects/' + encodeURIComponent(name)), json('/console/overview')]);
+        [v, objs, o, asked] = await Promise.all([json('/datasets/' + encodeURIComponent(name)),
+          json('/console/objects/' + encodeURIComponent(name)), json('/console/overview'),
+          json('/console/requests/' + encodeURIComponent(name))]);
       } catch (e) {
         if (e.status === 404) {
           head.replaceChildren(h('p', { class: 'error' }, 'The supervisor does not know dataset ' + name + '.'));
@@ -287,6 +288,10 @@
         section('Objects', objs.retired ? h('p', { class: 'muted' }, 'Retired: the object list is no longer kept.')
           : table(['Object', 'Fate', { label: 'Size', num: true }, { label: 'Events', num: true },
             { label: 'Files', num: true }, 'Producer job', 'Why invalid'], objectRows, { id: 'objects' })),
+        section('Operator requests', asked.length === 0
+          ? h('p', { class: 'muted', id: 'requests' }, 'No operator request named this dataset.')
+          : table(['Outcome', 'What', 'Who asked'], asked.map(r => h('tr', {}, td(r.outcome), td(r.detail), td(r.by))),
+            { id: 'requests' })),
         section('Operator commands', commands(v, objs, o.commands)));
     };
   }
@@ -309,6 +314,10 @@
       add('Delete the dataset everywhere (S3 objects, HDFS file, Kudu rows):',
         'eventindex supervisor delete-dataset --brokers ' + brokers + ' --dataset ' + ds
         + ' --hdfs-uri HDFS_URI --kudu-masters ' + (cmd.kuduMasters || 'KUDU_MASTERS') + " --reason 'WHY'");
+    }
+    if (v.deletedAt && v.finishWith) {
+      add('Finish the delete (left: ' + v.stepsLeft.join(', ') + '; add your broker login, TLS and Kerberos options):',
+        v.finishWith);
     }
     return out.length === 0 ? h('p', { class: 'muted' }, 'No operator command applies in this state.')
       : h('div', { id: 'commands' }, out);

@@ -129,6 +129,31 @@ class BrokerTemplateTest {
         }
     }
 
+    /**
+     * No secret on the broker's command line: the key store's password comes from a file the placeholder configurer
+     * reads (as ActiveMQ's own credentials.properties), and the documented start options do not carry it.
+     */
+    @Test
+    void theKeyStorePasswordComesFromAFileNotFromTheCommandLine() throws Exception {
+        Document t = template("activemq.xml");
+        Element ssl = (Element) t.getElementsByTagName("sslContext").item(1);
+        assertEquals("${eventindex.keystore.password}", ssl.getAttribute("keyStorePassword"));
+        NodeList beans = t.getElementsByTagName("bean");
+        Element configurer = (Element) beans.item(0);
+        assertEquals("org.springframework.beans.factory.config.PropertyPlaceholderConfigurer",
+                configurer.getAttribute("class"));
+        boolean fromFile = false;
+        NodeList props = configurer.getElementsByTagName("property");
+        for (int i = 0; i < props.getLength(); i++) {
+            Element p = (Element) props.item(i);
+            fromFile |= p.getAttribute("name").equals("locations") && p.getTextContent().strip()
+                    .equals("file:${activemq.conf}/eventindex-secrets.properties");
+        }
+        assertTrue(fromFile, "the placeholders are read from conf/eventindex-secrets.properties");
+        String text = Files.readString(DIR.resolve("activemq.xml"));
+        assertFalse(text.contains("-Deventindex.keystore.password"), "no password in the documented ACTIVEMQ_OPTS");
+    }
+
     private static Document template(String file) throws Exception {
         DocumentBuilderFactory f = DocumentBuilderFactory.newInstance();
         f.setFeature("http://apache.org/xml/features/disallow-doctype-decl", true);

@@ -56,10 +56,29 @@ public final class ClusterErrors {
             return new Readable("HDFS NameNode " + nameNodes(uri, conf) + " of " + uri + " unreachable: the"
                     + " connection was closed during the call", e);
         }
+        Optional<Throwable> denied = find(e, org.apache.hadoop.security.AccessControlException.class);
+        if (denied.isPresent()) {
+            return new Readable("HDFS " + uri + ": " + oneLine(denied.get()), e);
+        }
         if (e instanceof IOException io) {
             return io;
         }
         return new IOException("HDFS " + uri + ": " + e.getMessage(), e);
+    }
+
+    /**
+     * A failure in one line for an operator: "permission denied (user=..., access=..., inode=...)" for an HDFS
+     * permission refusal, else the first line of the message (a Hadoop or Kudu message may carry a stack trace or a
+     * wiki link on later lines).
+     */
+    public static String oneLine(Throwable e) {
+        Optional<Throwable> denied = find(e, org.apache.hadoop.security.AccessControlException.class);
+        if (denied.isPresent()) {
+            String m = firstLine(denied.get().getMessage());
+            return "permission denied (" + m.replaceFirst("^(?i)permission denied:\\s*", "") + ")";
+        }
+        String m = e.getMessage();
+        return m == null || m.isBlank() ? e.getClass().getSimpleName() : firstLine(m);
     }
 
     /** The NameNode address(es) behind {@code uri}: host:port, or the nameservice's NameNodes as configured. */

@@ -92,7 +92,7 @@ public record ClusterSettings(Path hadoopConfDir, String principal, Path keytab,
                 + " eventindex/host.example.org@EXAMPLE.ORG; empty: no Kerberos. The login is renewed before the"
                 + " ticket expires (docs/security.md)."));
         keys.add(new ConfigKey(n.keytab(), "", null, "Keytab file holding the principal's keys (readable by the"
-                + " daemon's user only); required with the principal."));
+                + " daemon's user only); required with the principal.").secretPath());
         return List.copyOf(keys);
     }
 

@@ -198,7 +198,7 @@ public record ConsumerConfig(
             new ConfigKey(STOMP_USER, "", null, "STOMP login; empty for none."),
             new ConfigKey(STOMP_PASSWORD_FILE, "", ENV_STOMP_PASSWORD,
                     "File holding the STOMP passcode; if unset, the environment variable is used; if neither, none."
-                            + " Read again when it changes: the next connection logs in with the new passcode."),
+                            + " Read again when it changes: the next connection logs in with the new passcode.").secretPath(),
             new ConfigKey(QUEUE_SIGNAL, Queues.CONSUMER, null, "Queue the supervisor sends dataset signals to."),
             new ConfigKey(QUEUE_REPORT, Queues.SUPERVISOR_CONTROL, null, "Queue the consumer sends its reports to."),
             new ConfigKey(QUEUE_HEARTBEAT, Queues.SUPERVISOR_HEARTBEAT, null,
@@ -214,7 +214,7 @@ public record ConsumerConfig(
                             + " rotation)."),
             new ConfigKey(S3_SECRET_KEY_FILE, "", ENV_S3_SECRET_KEY,
                     "File holding the S3 secret key; if unset, the environment variable is used. Read again when it"
-                            + " changes (rotation)."),
+                            + " changes (rotation).").secretPath(),
             new ConfigKey(HDFS_URI, "hdfs://localhost:8020", null, "HDFS file system URI (fs.defaultFS)."),
             new ConfigKey(HDFS_ROOT, "/eventindex/datasets", null,
                     "HDFS directory under which one directory per container holds one file per dataset."),

@@ -151,6 +151,13 @@ class ConsumerConfigTest {
         assertFalse(Consumer.stompSettings(c).toString().contains("pw-from-env"));
     }
 
+    /** A new key whose name says it holds a secret or the path to one must be declared so (decision 0058). */
+    @Test
+    void everyKeyWhoseNameLooksLikeASecretIsMarkedSecret() {
+        assertEquals(List.of(), ConsumerConfig.KEYS.stream().filter(org.eventindex.config.ConfigKey::unmarkedSecret)
+                .map(org.eventindex.config.ConfigKey::name).toList());
+    }
+
     /** The spool must not land wherever the daemon happened to be started. */
     @Test
     void kuduLoadThreadsDefaultFromTheCoresAndAreChecked() throws IOException {

@@ -377,6 +377,11 @@ public final class EmbeddedStack implements AutoCloseable {
         return hdfs;
     }
 
+    /** The Kudu cluster itself (to stop and start its masters in a test). */
+    public EmbeddedKudu kudu() {
+        return kudu;
+    }
+
     /** The Kudu master address(es), as {@code --masters}/{@code --kudu-master} take them. */
     public String kuduMasters() {
         return kudu.masterAddresses();

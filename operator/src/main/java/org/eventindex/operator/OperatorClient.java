@@ -6,6 +6,7 @@ import org.eventindex.message.Json;
 import org.eventindex.stomp.StompConnection;
 import org.eventindex.stomp.StompMessage;
 import org.eventindex.stomp.StompSettings;
+import org.eventindex.supervisor.Issuer;
 import org.eventindex.supervisor.OperatorAnswer;
 import org.eventindex.supervisor.Supervisor;
 
@@ -23,7 +24,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * The operator's side of a request to the supervisor: one connection with a temporary reply queue (gone with the
  * connection; only operators may create and read such queues, only the supervisor may send into them), one control
- * message carrying a fresh {@code correlation-id} and {@code reply-to}, then the answer with that correlation id.
+ * message carrying a fresh {@code correlation-id} and {@code reply-to} (and the OS user it runs as, which the supervisor
+ * journals as claimed beside the broker login the broker vouches for), then the answer with that correlation id.
  */
 final class OperatorClient {
     /** The reply queue, private to the connection (ActiveMQ maps it to a temporary queue of its own). */
@@ -60,7 +62,9 @@ final class OperatorClient {
                     received.add(cause);
                 }
             });
-            c.send(queue, body, Map.of(Supervisor.REPLY_TO, REPLY_QUEUE, Supervisor.CORRELATION_ID, requestId));
+            // the broker adds the login it authenticated (JMSXUserID); the OS user is only what this command claims
+            c.send(queue, body, Map.of(Supervisor.REPLY_TO, REPLY_QUEUE, Supervisor.CORRELATION_ID, requestId,
+                    Issuer.CLAIMED_USER_HEADER, System.getProperty("user.name", "")));
             long deadline = System.nanoTime() + timeout.toNanos();
             while (true) {
                 long left = deadline - System.nanoTime();

@@ -37,6 +37,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -69,7 +70,8 @@ import picocli.CommandLine.Spec;
  * ({@link BrokerTlsOptions}). The commands to the supervisor wait for its answer (request and reply,
  * {@link OperatorClient}).
  * Exit codes: 0 done, 1 failed (the message says why), 2 bad usage, 3 refused by the supervisor, 4 no answer in
- * time, 5 delete not confirmed.
+ * time, 5 delete not confirmed, 6 rebuild-state with undecided items, 7 delete not finished (what is left and the
+ * command that finishes it printed).
  */
 @Command(name = "eventindex supervisor", mixinStandardHelpOptions = true,
         versionProvider = VersionProvider.class,
@@ -82,7 +84,8 @@ import picocli.CommandLine.Spec;
             "1:failed (the message says why)", "2:bad usage or configuration",
             "3:refused by the supervisor (UNKNOWN_DATASET, WRONG_STATE, BAD_REQUEST...: the message says why)",
             "4:the supervisor did not answer within --timeout", "5:delete-dataset not confirmed: nothing deleted",
-            "6:rebuild-state done, with undecided items (listed, one per line)"})
+            "6:rebuild-state done, with undecided items (listed, one per line)",
+            "7:delete-dataset did not finish: what is left and the command that finishes it are printed"})
 public final class OperatorMain implements Callable<Integer> {
     /** Exit code: the supervisor refused the request. */
     static final int REFUSED = 3;
@@ -92,6 +95,8 @@ public final class OperatorMain implements Callable<Integer> {
     static final int NOT_CONFIRMED = 5;
     /** Exit code: rebuild-state wrote (or would write) its entries, and some things are undecided. */
     static final int UNDECIDED = 6;
+    /** Exit code: delete-dataset did not finish every step; the output says what is left and how to finish it. */
+    public static final int INCOMPLETE = 7;
 
     private final InputStream in;
     private final PrintStream out;
@@ -315,8 +320,10 @@ public final class OperatorMain implements Callable<Integer> {
             description = {"Deletes a dataset everywhere: the supervisor forgets it (journalled; its objects are"
                 + " deleted by the cleanup), then this command deletes its HDFS file and its Kudu rows (EVENTS,"
                 + " MCEVENTS, DUPLICATEDEVENTS, TRIGGERCOUNT, EVENTSOVERLAP, DATASETS).",
-                "Refused while a consumer may be loading the dataset (SIGNAL_PLANNED, SIGNALLED). Safe to run again"
-                + " after an interruption: what is already gone is accepted.",
+                "Refused while a consumer may be loading the dataset (SIGNAL_PLANNED, SIGNALLED). A step that fails"
+                + " (HDFS or Kudu down, permission denied) is left and said, the others are done; the supervisor lists"
+                + " what is left (GET /datasets/NAME) and running the same command again finishes it (exit 7 until"
+                + " then).",
                 "Asks to type the dataset name unless --yes is given."})
     static final class DeleteDataset implements Callable<Integer> {
         @ParentCommand
@@ -344,6 +351,9 @@ public final class OperatorMain implements Callable<Integer> {
         @Option(names = "--kudu-prefix", paramLabel = "P", defaultValue = "",
                 description = "Kudu table name prefix (default: none)")
         private String kuduPrefix;
+        @Option(names = "--kudu-timeout", paramLabel = "SECONDS", defaultValue = "30",
+                description = "how long to wait for the Kudu masters (default: ${DEFAULT-VALUE})")
+        private int kuduTimeoutSeconds;
 
         @Override
         public Integer call() {
@@ -368,8 +378,16 @@ public final class OperatorMain implements Callable<Integer> {
                 }
                 KuduTablesConfig tables = new KuduTablesConfig(kuduPrefix, KuduTablesConfig.DEFAULT_HASH_BUCKETS,
                         KuduTablesConfig.DEFAULT_REPLICAS);
+                if (kuduTimeoutSeconds < 1) {
+                    throw new IllegalArgumentException("--kudu-timeout must be at least 1 second, got "
+                            + kuduTimeoutSeconds);
+                }
+                DeleteCommand.Where where = new DeleteCommand.Where(stomp.login.brokers, hdfs.uri.toString(), hdfs.root,
+                        kuduMasters, kuduPrefix, access.settings().hadoopConfDir() == null ? null
+                        : access.settings().hadoopConfDir().toString());
+                String finishWith = where.command(name.toString());
                 Optional<OperatorAnswer> answer = stomp.request(main.env,
-                        OperatorRequests.checked(DeleteCommand.of(dataset, reason)));
+                        OperatorRequests.checked(DeleteCommand.start(dataset, reason, where)));
                 if (answer.isEmpty()) {
                     main.err.println("supervisor delete-dataset: the supervisor did not answer in "
                             + stomp.timeoutSeconds + " s; nothing deleted in HDFS or Kudu. Is it running (GET"
@@ -386,16 +404,59 @@ public final class OperatorMain implements Callable<Integer> {
                 }
                 main.out.println((a.isOk() ? "supervisor: " : "supervisor: does not know it; going on: ")
                         + a.detail());
-                List<String> files = ClusterDelete.deleteHdfsFile(access, hdfs.uri, hdfs.root, name);
-                main.out.println("HDFS: " + (files.isEmpty() ? "no file of " + name + " under " + hdfs.root + "/"
-                        + name.container() : "deleted " + String.join(", ", files)));
-                boolean rows = ClusterDelete.deleteKuduRows(access, kuduMasters, tables, name);
-                main.out.println("Kudu: " + (rows ? "rows of " + name + " deleted" : name + " is not in "
-                        + tables.datasetsTable() + "; no rows"));
-                main.out.println("dataset " + name + " deleted everywhere");
-                return 0;
+                // every step is tried, each accepting what is already gone: what fails is left, and said
+                List<DeleteCommand.Step> done = new ArrayList<>();
+                List<DeleteCommand.Step> left = new ArrayList<>();
+                try {
+                    List<String> files = ClusterDelete.deleteHdfsFile(access, hdfs.uri, hdfs.root, name);
+                    main.out.println("HDFS: " + (files.isEmpty() ? "no file of " + name + " under " + hdfs.root
+                            + "/" + name.container() : "deleted " + String.join(", ", files)));
+                    done.add(DeleteCommand.Step.HDFS_FILE);
+                } catch (IOException e) {
+                    left.add(DeleteCommand.Step.HDFS_FILE);
+                    main.err.println("HDFS: not deleted: " + e.getMessage());
+                }
+                try {
+                    boolean rows = ClusterDelete.deleteKuduRows(access, kuduMasters, tables, name,
+                            Duration.ofSeconds(kuduTimeoutSeconds));
+                    main.out.println("Kudu: " + (rows ? "rows of " + name + " deleted" : name + " is not in "
+                            + tables.datasetsTable() + "; no rows"));
+                    done.add(DeleteCommand.Step.KUDU_ROWS);
+                } catch (IOException e) {
+                    left.add(DeleteCommand.Step.KUDU_ROWS);
+                    main.err.println("Kudu: not deleted: " + e.getMessage());
+                }
+                String recorded = a.isOk() && !done.isEmpty() ? recordDone(name, done) : null;
+                if (left.isEmpty() && recorded == null) {
+                    main.out.println("dataset " + name + " deleted everywhere");
+                    return 0;
+                }
+                main.err.println("supervisor delete-dataset: dataset " + name + " is NOT deleted everywhere. Left: "
+                        + (left.isEmpty() ? "nothing in HDFS or Kudu" : String.join(", ", left.stream()
+                        .map(Enum::name).toList())) + (recorded == null ? "" : "; " + recorded)
+                        + (a.isOk() ? ". The supervisor lists what is left (GET /datasets/" + name
+                        + ", eventindex status)." : ".") + " Once the cause is fixed, finish it with (and your"
+                        + " broker login, TLS and Kerberos options): " + finishWith
+                        + (a.isOk() ? "" : " --not-in-supervisor"));
+                return INCOMPLETE;
             } catch (IOException | IllegalArgumentException | IllegalStateException e) {
                 return main.failed("delete-dataset", e);
+            }
+        }
+
+        /** Tells the supervisor which steps are done; null when it recorded them, else why not (for the output). */
+        private String recordDone(DatasetName name, List<DeleteCommand.Step> done) {
+            try {
+                Optional<OperatorAnswer> a = stomp.request(main.env,
+                        OperatorRequests.checked(DeleteCommand.finished(name.toString(), done)));
+                if (a.isPresent() && a.get().isOk()) {
+                    main.out.println("supervisor: " + a.get().detail());
+                    return null;
+                }
+                return "the supervisor did not record " + done + " as done (" + a.map(x -> x.outcome() + ": "
+                        + x.detail()).orElse("no answer in " + stomp.timeoutSeconds + " s") + ")";
+            } catch (IOException | IllegalArgumentException e) {
+                return "the supervisor was not told " + done + " is done: " + e.getMessage();
             }
         }
     }

@@ -297,6 +297,12 @@ public final class SiteStatus implements Callable<Integer> {
                 .append("; epoch ").append(overview.path("currentEpoch").asText("?"));
         out.println();
         out.println(byState);
+        for (JsonNode u : overview.path("deletesUnfinished")) {
+            List<String> steps = new ArrayList<>();
+            u.path("stepsLeft").forEach(x -> steps.add(x.asText()));
+            out.println("delete-dataset of " + u.path("dataset").asText() + " did not finish (left: "
+                    + String.join(", ", steps) + "); finish with: " + u.path("finishWith").asText());
+        }
         out.println();
         Table b = new Table("BROKER", "SUBSCRIBED", "QUEUES", "NOTE");
         for (JsonNode x : doc.path("brokers")) {

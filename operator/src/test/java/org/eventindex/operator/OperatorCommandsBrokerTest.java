@@ -1,5 +1,6 @@
 package org.eventindex.operator;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import org.eventindex.ops.DaemonMetrics;
 import org.eventindex.supervisor.OperatorAnswer;
 import org.eventindex.supervisor.RejectReason;
@@ -164,8 +165,55 @@ class OperatorCommandsBrokerTest {
                 "one answer sent since the restart");
     }
 
+    /**
+     * The journal records who sent each request: the broker login the broker vouches for (it overwrites a forged
+     * {@code JMSXUserID}), and the OS user the command line claims.
+     */
     @Test
     @Order(5)
+    void theJournalRecordsTheBrokerLoginOfEachRequestEvenWhenTheSenderForgesIt() throws Exception {
+        assertEquals(OperatorMain.REFUSED, cli(OPERATORS, "resignal", "--dataset", COLLECTING));
+        JsonNode fromCli = answered(json -> json.path("detail").asText().contains("resignal: dataset " + COLLECTING)
+                && json.has("claimedUser"));
+        assertEquals(OPERATORS, fromCli.path("brokerLogin").asText(), fromCli.toString());
+        assertEquals(System.getProperty("user.name"), fromCli.path("claimedUser").asText(), fromCli.toString());
+
+        byte[] resignal = Json.write(ResignalCommand.of(LATER));
+        BlockingQueue<StompMessage> answers = new LinkedBlockingQueue<>();
+        try (StompConnection c = StompConnection.connect(settings(OPERATORS))) {
+            c.subscribe(OperatorClient.REPLY_QUEUE, 1, acking(c, answers));
+            c.send(Queues.SUPERVISOR_CONTROL, resignal, Map.of("reply-to", OperatorClient.REPLY_QUEUE,
+                    "correlation-id", "req-forged", "JMSXUserID", ADMINS, "eventindex-os-user", "mallory"));
+            assertNotNull(answers.poll(WAIT.toSeconds(), TimeUnit.SECONDS), "answer to req-forged");
+        }
+        JsonNode forged = answered(json -> json.path("requestId").asText().equals("req-forged"));
+        assertEquals(OPERATORS, forged.path("brokerLogin").asText(), "the broker's word, not the sender's: " + forged);
+        assertEquals("mallory", forged.path("claimedUser").asText(), "kept, as claimed only");
+    }
+
+    /** The first REQUEST_ANSWERED line of the supervisor's journal that {@code matches}. */
+    private static JsonNode answered(java.util.function.Predicate<JsonNode> matches) throws IOException {
+        List<Path> files;
+        try (java.util.stream.Stream<Path> walk = Files.walk(dir.resolve("journal"))) {
+            files = walk.filter(Files::isRegularFile).toList();
+        }
+        for (Path f : files) {
+            for (String line : Files.readAllLines(f, StandardCharsets.UTF_8)) {
+                int at = line.indexOf("{\"type\":\"REQUEST_ANSWERED\"");
+                if (at < 0) {
+                    continue;
+                }
+                JsonNode event = Json.mapper().readTree(line.substring(at, line.lastIndexOf('}') + 1));
+                if (matches.test(event)) {
+                    return event;
+                }
+            }
+        }
+        throw new AssertionError("no such REQUEST_ANSWERED in the journal " + files);
+    }
+
+    @Test
+    @Order(6)
     void onlyOperatorsMayCreateReplyQueues() throws IOException {
         try (StompConnection c = StompConnection.connect(settings(CONSUMERS))) {
             assertThrows(StompException.class, () -> c.subscribe(OperatorClient.REPLY_QUEUE, 1, m -> { }));
@@ -173,7 +221,7 @@ class OperatorCommandsBrokerTest {
     }
 
     @Test
-    @Order(6)
+    @Order(7)
     void deadLettersAreListedAndReDrivenWithoutLosingAny() throws IOException {
         List<String> bodies = List.of("{\"n\":1}", "{\"n\":2}", "{\"n\":3,\"pad\":\"" + "x".repeat(200) + "\"}");
         try (StompConnection admin = StompConnection.connect(settings(ADMINS))) {
@@ -238,7 +286,7 @@ class OperatorCommandsBrokerTest {
     }
 
     @Test
-    @Order(7)
+    @Order(8)
     void aSupervisorThatDoesNotAnswerGivesItsOwnExitCode() {
         supervisor.stop();
         assertEquals(OperatorMain.NO_ANSWER, cli(OPERATORS, "resignal", "--dataset", COLLECTING, "--timeout",

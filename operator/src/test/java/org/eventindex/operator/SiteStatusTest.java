@@ -88,6 +88,29 @@ class SiteStatusTest {
         assertTrue(glob.out().lines().anyMatch(l -> l.startsWith(DATASET)), glob.out());
     }
 
+    /** A delete-dataset that did not finish is listed with what is left and the command that finishes it. */
+    @Test
+    void anUnfinishedDeleteIsListedWithTheCommandThatFinishesIt() throws IOException {
+        String deleted = "data18_13TeV.00350098.physics_Main.merge.AOD.f934_m1831_tid13500098_00";
+        Path manifest = Files.writeString(dir.resolve("deleted.json"), "{\"type\":\"manifest\",\"dataset\":\""
+                + deleted + "\",\"files\":[{\"guid\":\"G9\",\"nevents\":1}]}");
+        assertEquals(0, run("register-manifest", "--brokers", broker.stompEndpoints(), "--file",
+                manifest.toString()).exit());
+        org.eventindex.supervisor.DeleteCommand.Where where = new org.eventindex.supervisor.DeleteCommand.Where(
+                broker.stompEndpoints(), "hdfs://nn.example:8020", "/eventindex/datasets", "km.example:7051", "", null);
+        assertTrue(OperatorClient.request(org.eventindex.stomp.StompSettings.of(org.eventindex.stomp.StompEndpoint
+                        .parseList(broker.stompEndpoints()), null, null), Queues.SUPERVISOR_CONTROL,
+                Json.write(org.eventindex.supervisor.DeleteCommand.start(deleted, "test", where)),
+                java.time.Duration.ofSeconds(30)).orElseThrow().isOk());
+
+        CommandTreeWalk.Result r = run("status", "--url", url);
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.out().contains("delete-dataset of " + deleted + " did not finish (left: HDFS_FILE, KUDU_ROWS);"
+                + " finish with: eventindex supervisor delete-dataset --brokers " + broker.stompEndpoints()
+                + " --dataset " + deleted + " --hdfs-uri hdfs://nn.example:8020 --hdfs-root /eventindex/datasets"
+                + " --kudu-masters km.example:7051 --yes"), r.out());
+    }
+
     @Test
     void theTopLevelCommandListsEachBrokerWithTheQueuesSubscribedOnIt() {
         CommandTreeWalk.Result r = top("--url", url);

@@ -134,9 +134,10 @@ public record HttpAccess(String prefix, Optional<Path> keyStore, String keyStore
                 new ConfigKey(prefix + "tls", "false", null, "Serve HTTPS (TLSv1.3/1.2) with " + prefix
                         + "keystore; plain HTTP on this port is then refused."),
                 new ConfigKey(prefix + "keystore", "", null, "PKCS12 key store holding the server's certificate"
-                        + " (for the host name the clients use) and its key; needed with " + prefix + "tls=true."),
+                        + " (for the host name the clients use) and its key; needed with " + prefix + "tls=true.")
+                        .secretPath(),
                 new ConfigKey(prefix + "keystore.password.file", "", null, "File (mode 0600) holding the key"
-                        + " store's password, which is also the key's."),
+                        + " store's password, which is also the key's.").secretPath(),
                 new ConfigKey(prefix + "auth", "none", null, "Authentication every request needs: none, or"
                         + " kerberos (SPNEGO, WWW-Authenticate: Negotiate; the client principal is the user),"
                         + " certificate (a TLS client certificate; the subject DN is the user), or both"
@@ -144,9 +145,10 @@ public record HttpAccess(String prefix, Optional<Path> keyStore, String keyStore
                         + " must bring a Kerberos ticket). With certificate alone a client without a certificate"
                         + " fails the TLS handshake."),
                 new ConfigKey(prefix + "truststore", "", null, "PKCS12 or JKS trust store of the CAs whose client"
-                        + " certificates are accepted (e.g. the grid's IGTF CAs); empty: the JVM's default."),
+                        + " certificates are accepted (e.g. the grid's IGTF CAs); empty: the JVM's default.")
+                        .secretPath(),
                 new ConfigKey(prefix + "truststore.password.file", "", null, "File (mode 0600) holding that trust"
-                        + " store's password; empty: none."),
+                        + " store's password; empty: none.").secretPath(),
                 new ConfigKey(prefix + "allowed.subjects", "", null, "Client certificate subjects accepted,"
                         + " DNs separated by ';' (e.g. CN=alice,OU=Users,O=Example); empty, with "
                         + prefix + "allowed.issuers empty too: any certificate the trust store verifies. A"
@@ -158,7 +160,7 @@ public record HttpAccess(String prefix, Optional<Path> keyStore, String keyStore
                         + " service behind a DNS alias)."),
                 new ConfigKey(prefix + "kerberos.keytab", "", null, "Keytab (mode 0600) holding that principal's"
                         + " keys; read again at each request's check, so a new key version takes effect without a"
-                        + " restart."),
+                        + " restart.").secretPath(),
                 new ConfigKey(prefix + "allowed.principals", "", null, "Kerberos client principals accepted,"
                         + " separated by ',' (alice@EXAMPLE.ORG), an entry @EXAMPLE.ORG accepting every principal of"
                         + " that realm; empty: every principal the KDC vouches for. Another gets 403."),

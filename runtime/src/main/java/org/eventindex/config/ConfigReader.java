@@ -7,7 +7,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.Comparator;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -26,7 +26,7 @@ import java.util.Properties;
 public final class ConfigReader {
     /** The prefixes of the daemons that read a properties file, to name the owner of a foreign key. */
     private static final List<String> DAEMONS = List.of("supervisor.", "consumer.");
-    private final Map<String, ConfigKey> keys = new HashMap<>();
+    private final Map<String, ConfigKey> keys = new LinkedHashMap<>();
     private final Properties props;
     private final Map<String, String> env;
 
@@ -117,6 +117,19 @@ public final class ConfigReader {
     public static IllegalArgumentException inFile(Path file, IllegalArgumentException e) {
         String m = String.valueOf(e.getMessage());
         return m.startsWith(file.toString()) ? e : new IllegalArgumentException(file + ": " + m, e);
+    }
+
+    /**
+     * Every key of the table with its effective value (the property or the default) as an information endpoint may
+     * show it: secrets and the paths of secrets only as {@code (set)} or {@code (not set)} ({@link ConfigKey#shown}),
+     * sorted by key.
+     */
+    public Map<String, String> shown() {
+        Map<String, String> shown = new java.util.TreeMap<>();
+        for (ConfigKey k : keys.values()) {
+            shown.put(k.name(), k.shown(text(k.name()), fromEnv(k.envVar()).isPresent()));
+        }
+        return java.util.Collections.unmodifiableMap(shown);
     }
 
     /** The property, or the key's default; trimmed. */

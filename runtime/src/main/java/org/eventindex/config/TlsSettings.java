@@ -35,16 +35,17 @@ public record TlsSettings(String prefix, boolean stompTls, TrustStore stompTrust
                         "Connect to the brokers with STOMP over TLS (ActiveMQ stomp+ssl, TLSv1.3/1.2); the broker's"
                                 + " certificate must match the host name of each endpoint."),
                 new ConfigKey(prefix + "stomp.truststore", "", null,
-                        "PKCS12 or JKS trust store for the brokers' certificates; empty: the JVM's default."),
+                        "PKCS12 or JKS trust store for the brokers' certificates; empty: the JVM's default.")
+                        .secretPath(),
                 new ConfigKey(prefix + "stomp.truststore.password.file", "", ENV_STOMP_TRUSTSTORE_PASSWORD,
                         "File (mode 0600) holding that trust store's password; if unset, the environment variable;"
-                                + " if neither, none."),
+                                + " if neither, none.").secretPath(),
                 new ConfigKey(prefix + "s3.truststore", "", null,
                         "PKCS12 or JKS trust store for the S3 endpoint's certificate when it is https://; empty:"
-                                + " the JVM's default."),
+                                + " the JVM's default.").secretPath(),
                 new ConfigKey(prefix + "s3.truststore.password.file", "", ENV_S3_TRUSTSTORE_PASSWORD,
                         "File (mode 0600) holding that trust store's password; if unset, the environment variable;"
-                                + " if neither, none."));
+                                + " if neither, none.").secretPath());
     }
 
     /** Reads the keys of {@link #keys(String)}. */

@@ -26,7 +26,8 @@ import java.util.stream.Collectors;
  * {@code /consumers}): {@code /console/overview} (what needs an operator, rates now), {@code /console/datasets} (the
  * dataset table, filtered, sorted and paged on the server so that a page stays small however many datasets the
  * supervisor holds), {@code /console/objects/<name>} (a dataset's objects with their fate) and
- * {@code /console/history} (the plots' time series, see {@link History}).
+ * {@code /console/history} (the plots' time series, see {@link History}) and {@code /console/requests/<name>} (the
+ * operator requests that named a dataset, with who sent each).
  */
 final class ConsoleResources {
     /** The window of the "now" rates of the overview. */
@@ -36,7 +37,7 @@ final class ConsoleResources {
     /** Datasets sent to the per-dataset plots. */
     static final int PLOT_DATASETS = 1000;
 
-    /** A dataset that needs an operator, and why. */
+    /** A dataset that needs an operator, and why; {@code state} null for a deleted dataset with steps left. */
     record Attention(String dataset, CollectionState state, String reason,
                      @JsonSerialize(using = ToStringSerializer.class) Instant since) {
     }
@@ -89,6 +90,11 @@ final class ConsoleResources {
     record SizeBin(long from, long to, long objects) {
     }
 
+    /** An operator request about a dataset, its answer and who sent it ({@code by}: all of it in words). */
+    record Request(String requestId, String outcome, String detail, String by, String brokerLogin,
+                   String claimedUser, String httpUser) {
+    }
+
     /** {@code /console/history}. */
     record HistoryDoc(int days, @JsonSerialize(using = ToStringSerializer.class) Instant now, int hours,
                       List<History.Minute> minutes, List<History.Minute> perHour,
@@ -120,8 +126,21 @@ final class ConsoleResources {
             return objects(rest.substring("objects/".length()));
         } else if (rest.equals("history")) {
             return history(q);
+        } else if (rest.startsWith("requests/")) {
+            return requests(rest.substring("requests/".length()));
         }
         return null;
+    }
+
+    /**
+     * {@code /console/requests/<name>}: the operator requests that named the dataset (the last answers the supervisor
+     * keeps), oldest first, each with who sent it: the broker login the broker vouched for, the OS user the command
+     * claimed.
+     */
+    List<Request> requests(String dataset) {
+        return engine.read(st -> st.answersFor(dataset).stream().map(a -> new Request(a.requestId(), a.outcome(),
+                a.detail(), new Issuer(a.brokerLogin(), a.claimedUser(), a.httpUser()).describe(), a.brokerLogin(),
+                a.claimedUser(), a.httpUser())).toList());
     }
 
     Overview overview() {
@@ -154,6 +173,12 @@ final class ConsoleResources {
                     attention.add(new Attention(d.name, d.state, "stuck: " + d.state + " for "
                             + Duration.ofSeconds((now - since) / 1000) + " (more than "
                             + SupervisorConfig.CONSOLE_STUCK_AFTER + " " + stuckAfter + ")", instant(since)));
+                }
+            }
+            for (DeletedDataset t : st.deleted()) {
+                if (t.unfinished()) {
+                    attention.add(new Attention(t.name(), null, "delete-dataset did not finish: left: " + t.left()
+                            + "; finish with: " + t.finishWith(), instant(t.deletedAt())));
                 }
             }
             attention.sort(Comparator.comparing(Attention::dataset));

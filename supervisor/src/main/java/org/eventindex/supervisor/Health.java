@@ -81,7 +81,7 @@ final class Health {
         return new SupervisorInfo(startedAt, Duration.ofMillis(Math.max(0, clock.millis() - startedAt.toEpochMilli())),
                 now.ready(), now.reason(), journal.lastSeq(), checkpoints.info(journal), config.kuduEpoch(),
                 config.epochs().maxEvents(), config.epochs().managed(), config.catalogue().enabled(),
-                config.cleanup().enabled(), events.subscribers(), periodic.lastCleanup(), brokers(), config.toString());
+                config.cleanup().enabled(), events.subscribers(), periodic.lastCleanup(), brokers(), config.shown());
     }
 
     /** Broker to (queue to subscribed): {@link InboundQueues#subscriptions} seen from the brokers, sorted. */

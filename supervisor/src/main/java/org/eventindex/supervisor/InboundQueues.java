@@ -162,14 +162,16 @@ final class InboundQueues {
             if (m.oversize() != null) {
                 engine.onOversizeFrame(producerQueue, m.body(), m.messageId(), m.oversize());
                 if (replyTo != null) {
-                    answers.answer(controlFrom, replyTo, engine.answerUnreadable(requestId, m.messageId(), m.oversize()));
+                    answers.answer(controlFrom, replyTo, engine.answerUnreadable(requestId, m.messageId(), m.oversize(),
+                            Issuer.of(m.headers())));
                 }
             } else if (producerQueue) {
                 engine.onProducerMessage(m.body(), m.messageId());
             } else if (replyTo == null) {
                 engine.onControlMessage(m.body(), m.messageId());
             } else {
-                answers.answer(controlFrom, replyTo, engine.onControlMessage(m.body(), m.messageId(), requestId));
+                answers.answer(controlFrom, replyTo, engine.onControlMessage(m.body(), m.messageId(), requestId,
+                        Issuer.of(m.headers())));
             }
             fence.check(); // after the fsync, before the acknowledgement
         } catch (FencedException e) {

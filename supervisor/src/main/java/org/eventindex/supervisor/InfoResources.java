@@ -35,9 +35,16 @@ final class InfoResources {
     record Consumers(List<InFlight> inFlight, List<ConsumerView> consumers, int missingAfterHeartbeats) {
     }
 
-    /** {@code /supervisor} plus dataset counts by state (live datasets; retired ones apart) and epoch fill. */
+    /**
+     * {@code /supervisor} plus dataset counts by state (live datasets; retired ones apart), epoch fill and the deletes
+     * an operator's {@code delete-dataset} did not finish.
+     */
     record Overview(SupervisorInfo supervisor, Map<CollectionState, Integer> datasetsByState, int datasetsRetired,
-                    int currentEpoch, long eventsInCurrentEpoch) {
+                    int currentEpoch, long eventsInCurrentEpoch, List<UnfinishedDelete> deletesUnfinished) {
+    }
+
+    /** A deleted dataset whose {@code delete-dataset} has steps left, and the command that finishes them. */
+    record UnfinishedDelete(String dataset, List<String> stepsLeft, String finishWith) {
     }
 
     private final SupervisorEngine engine;
@@ -112,7 +119,11 @@ final class InfoResources {
                 byState.put(s, 0);
             }
             state.all().forEach(d -> byState.merge(d.state, 1, Integer::sum));
-            return new Overview(i, byState, state.retired().size(), state.currentEpoch(), state.eventsInEpoch());
+            List<UnfinishedDelete> unfinished = state.deleted().stream().filter(DeletedDataset::unfinished)
+                    .map(t -> new UnfinishedDelete(t.name(), t.stepsLeft(), t.finishWith()))
+                    .sorted(java.util.Comparator.comparing(UnfinishedDelete::dataset)).toList();
+            return new Overview(i, byState, state.retired().size(), state.currentEpoch(), state.eventsInEpoch(),
+                    unfinished);
         });
     }
 }

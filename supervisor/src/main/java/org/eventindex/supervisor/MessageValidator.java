@@ -20,6 +20,7 @@ import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
@@ -403,8 +404,44 @@ final class MessageValidator {
     private static Inbound delete(JsonNode root, String msgId) {
         String dataset = text(root, "dataset");
         NameOrRejection parsed = datasetName(dataset, "delete command", msgId);
-        return parsed.rejected() != null ? parsed.rejected()
-                : new Inbound.Delete(parsed.name(), DeleteCommand.of(dataset, text(root, "reason")));
+        if (parsed.rejected() != null) {
+            return parsed.rejected();
+        }
+        List<String> finished = new ArrayList<>();
+        JsonNode steps = root.get("finished");
+        if (steps != null && !steps.isNull()) {
+            for (JsonNode step : steps.isArray() ? steps : List.<JsonNode>of(steps)) {
+                String name = step.isTextual() ? step.asText() : null;
+                if (!steps.isArray() || name == null || Arrays.stream(DeleteCommand.Step.values())
+                        .noneMatch(s -> s.name().equals(name))) {
+                    return reject(RejectReason.INVALID_VALUE, "delete command: 'finished' must be a list of "
+                            + Arrays.toString(DeleteCommand.Step.values()) + ", got " + Printable.of(steps.toString(), 80),
+                            msgId, dataset);
+                }
+                finished.add(name);
+            }
+        }
+        DeleteCommand.Where where = null;
+        JsonNode w = root.get("where");
+        if (w != null && !w.isNull()) {
+            String[] fields = {"brokers", "hdfsUri", "hdfsRoot", "kuduMasters", "kuduPrefix", "hadoopConfDir"};
+            String[] values = new String[fields.length];
+            for (int i = 0; i < fields.length; i++) {
+                JsonNode f = w.isObject() ? w.get(fields[i]) : null;
+                values[i] = f != null && f.isTextual() ? f.asText() : null;
+                boolean required = i < 4;
+                if (!w.isObject() || required && (values[i] == null || values[i].isBlank())
+                        || values[i] != null && values[i].length() > DeleteCommand.Where.MAX_FIELD) {
+                    return reject(RejectReason.INVALID_VALUE, "delete command: 'where' must be an object with"
+                            + " brokers, hdfsUri, hdfsRoot and kuduMasters (kuduPrefix, hadoopConfDir optional), each"
+                            + " at most " + DeleteCommand.Where.MAX_FIELD + " characters; field " + fields[i],
+                            msgId, dataset);
+                }
+            }
+            where = new DeleteCommand.Where(values[0], values[1], values[2], values[3], values[4], values[5]);
+        }
+        return new Inbound.Delete(parsed.name(), new DeleteCommand(DeleteCommand.TYPE, dataset, text(root, "reason"),
+                where, finished));
     }
 
     private static Inbound invalidate(JsonNode root, String msgId) {

@@ -7,6 +7,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -114,17 +115,31 @@ final class OperatorCommands {
     }
 
     /**
-     * Deletes a dataset from the supervisor: a tombstone replaces it and the cleanup deletes the objects it still has.
-     * Refused while a consumer may be loading it (SIGNAL_PLANNED, SIGNALLED); a dataset already deleted is accepted
-     * again (nothing is recorded), so that an interrupted {@code delete-dataset} can be run again. Returns why the
-     * command is refused, if it is.
+     * Deletes a dataset from the supervisor: a tombstone replaces it and the cleanup deletes the objects it still has;
+     * with {@link DeleteCommand#where()} the tombstone lists the command's own steps (HDFS file, Kudu rows) as left
+     * until a request naming them {@link DeleteCommand#finished()} arrives (decision 0058). Refused while a consumer
+     * may be loading it (SIGNAL_PLANNED, SIGNALLED); a dataset already deleted is accepted again (only steps newly
+     * finished are recorded), so that an interrupted {@code delete-dataset} can be run again. Returns why the command
+     * is refused, if it is.
      */
     Optional<Rejection> delete(DatasetName dataset, DeleteCommand c, String brokerMessageId) throws IOException {
         String name = dataset.toString();
         SupervisorState.Lookup found = state.lookup(name);
         if (found instanceof SupervisorState.Lookup.Deleted) {
-            metrics.duplicateMessages.inc();
+            DeletedDataset t = found.deleted().orElseThrow();
+            List<String> done = c.finished().stream().filter(t.stepsLeft()::contains).toList();
+            if (done.isEmpty()) {
+                metrics.duplicateMessages.inc();
+            } else {
+                recorder.record(List.of(JournalEvent.DatasetDeleted.stepsDone(name, done)));
+                LOG.info("dataset {}: delete-dataset finished {}; left: {}", name, done,
+                        state.lookup(name).deleted().orElseThrow().left());
+            }
             return Optional.empty();
+        }
+        if (!c.finished().isEmpty()) {
+            return refusal(RejectReason.UNKNOWN_DATASET, "delete: dataset " + name + " was not deleted by this"
+                    + " supervisor; nothing to finish", name, brokerMessageId);
         }
         Optional<TrackedDataset> d = found.live();
         if (found instanceof SupervisorState.Lookup.Unknown) {
@@ -139,7 +154,10 @@ final class OperatorCommands {
                     + " or FAILED_CONSUMER (GET /datasets/" + name + ") and run the delete again", name,
                     brokerMessageId);
         }
-        recorder.record(List.of(new JournalEvent.DatasetDeleted(name, c.reason())));
+        List<String> steps = c.where() == null ? List.of()
+                : Arrays.stream(DeleteCommand.Step.values()).map(Enum::name).toList();
+        recorder.record(List.of(new JournalEvent.DatasetDeleted(name, c.reason(), steps,
+                c.where() == null ? null : c.where().command(name), List.of())));
         metrics.datasetsDeleted.inc();
         DeletedDataset t = state.lookup(name).deleted().orElseThrow();
         LOG.warn("dataset {} deleted by an operator{}; {} objects left for the cleanup", name,

@@ -24,8 +24,10 @@ final class StateChanges {
         String detail = ev instanceof JournalEvent.MessageRejected r ? r.reason() + ": " + r.detail()
                 : ev instanceof JournalEvent.ResignalRequested r ? r.reason()
                 : ev instanceof JournalEvent.ObjectInvalidated r ? r.url() + ": " + r.reason()
-                : ev instanceof JournalEvent.DatasetDeleted r ? r.reason()
-                : ev instanceof JournalEvent.RequestAnswered r ? r.outcome() + ": " + r.detail()
+                : ev instanceof JournalEvent.DatasetDeleted r ? (r.stepsDone().isEmpty() ? r.reason()
+                        : "delete-dataset finished " + String.join(", ", r.stepsDone()))
+                : ev instanceof JournalEvent.RequestAnswered r ? r.outcome() + ": " + r.detail() + " (from "
+                        + new Issuer(r.brokerLogin(), r.claimedUser(), r.httpUser()).describe() + ")"
                 : ev instanceof JournalEvent.ObjectReported o ? lateConflicts(o, state) : null;
         return new StateChange(e.seq(), Instant.ofEpochMilli(e.tsMillis()), ev.getClass().getSimpleName(), dataset, s,
                 detail);
@@ -61,6 +63,7 @@ final class StateChanges {
             return r.dataset();
         } else if (ev instanceof JournalEvent.DatasetDeleted r) {
             return r.dataset();
+
         } else if (ev instanceof JournalEvent.RequestAnswered r) {
             return r.dataset();
         }

@@ -19,6 +19,7 @@ import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -26,6 +27,7 @@ import java.util.Optional;
 import java.util.Properties;
 import java.util.stream.Stream;
 import java.util.Set;
+import java.util.TreeMap;
 
 import static org.eventindex.config.ConfigChecks.doublingBackoff;
 import static org.eventindex.config.ConfigChecks.requirePositive;
@@ -53,6 +55,8 @@ import static org.eventindex.config.ConfigChecks.requireText;
  * @param console            the web console's settings and the length of its history
  * @param ha                 the standby supervisor: off, or the lease this one takes and renews in the journal dir
  * @param httpAccess         TLS and authentication of the operations HTTP server, and its separate metrics bind
+ * @param shown              every key with its effective value as {@code /supervisor} shows it: secrets and the paths
+ *                           of secrets only as {@code (set)} or {@code (not set)} ({@link ConfigReader#shown})
  */
 public record SupervisorConfig(
         List<StompEndpoint> brokers,
@@ -84,7 +88,8 @@ public record SupervisorConfig(
         Duration brokersResolveInterval,
         Console console,
         Ha ha,
-        HttpAccess httpAccess) {
+        HttpAccess httpAccess,
+        Map<String, String> shown) {
 
     /**
      * Two supervisors, one active and one standby (docs/operations.md): on one shared journal directory (decision
@@ -421,7 +426,7 @@ public record SupervisorConfig(
             new ConfigKey(STOMP_USER, "", null, "STOMP login; empty for none."),
             new ConfigKey(STOMP_PASSWORD_FILE, "", ENV_STOMP_PASSWORD,
                     "File holding the STOMP passcode; if unset, the environment variable is used; if neither, none."
-                            + " Read again when it changes: the next connection logs in with the new passcode."),
+                            + " Read again when it changes: the next connection logs in with the new passcode.").secretPath(),
             new ConfigKey(QUEUE_PRODUCER, Queues.SUPERVISOR, null, "Queue producers send their object messages to."),
             new ConfigKey(QUEUE_CONTROL, Queues.SUPERVISOR_CONTROL, null,
                     "Queue of manifests, consumer reports and operator commands."),
@@ -484,7 +489,7 @@ public record SupervisorConfig(
             new ConfigKey(CATALOGUE_ACCOUNT, "", null, "Rucio account (X-Rucio-Account)."),
             new ConfigKey(CATALOGUE_USERNAME, "", null, "Rucio user name for userpass authentication."),
             new ConfigKey(CATALOGUE_PASSWORD_FILE, "", ENV_RUCIO_PASSWORD,
-                    "File holding the Rucio password; if unset, the environment variable is used."),
+                    "File holding the Rucio password; if unset, the environment variable is used.").secretPath(),
             new ConfigKey(CATALOGUE_INTERVAL, "5m", null, "How often the catalogue is asked for datasets not yet DONE."),
             new ConfigKey(S3_ENDPOINT, "", null,
                     "S3 endpoint for the cleanup (http://rgw.example:7480); when set, object URLs on another host:port are also"
@@ -498,7 +503,7 @@ public record SupervisorConfig(
                             + " rotation)."),
             new ConfigKey(S3_SECRET_KEY_FILE, "", ENV_S3_SECRET_KEY,
                     "File holding the S3 secret key; if unset, the environment variable is used. Read again when it"
-                            + " changes (rotation)."),
+                            + " changes (rotation).").secretPath(),
             new ConfigKey(CLEANUP_RETENTION, "168h", null, "How long a DONE dataset's objects are kept before deletion."),
             new ConfigKey(CLEANUP_ORPHAN_RETENTION, "720h", null,
                     "Age after which an object no message ever named is deleted (at least the retention)."),
@@ -587,6 +592,7 @@ public record SupervisorConfig(
         Objects.requireNonNull(brokersResolveInterval, "brokersResolveInterval is null");
         Objects.requireNonNull(console, "console is null");
         Objects.requireNonNull(ha, "ha is null");
+        shown = Collections.unmodifiableMap(new TreeMap<>(Objects.requireNonNull(shown, "shown is null")));
     }
 
     /** Waits between attempts to send a signal the broker did not accept. */
@@ -668,7 +674,8 @@ public record SupervisorConfig(
                 new Console(r.integer(HISTORY_DAYS), r.duration(CONSOLE_STUCK_AFTER)),
                 new Ha(bool(HA_ENABLED, r.text(HA_ENABLED)), r.text(HA_ID), r.duration(HA_LEASE),
                         r.duration(HA_RENEW_INTERVAL), zooKeeper(r)),
-                HttpAccess.read(r, HTTP_ACCESS));
+                HttpAccess.read(r, HTTP_ACCESS),
+                r.shown());
     }
 
     /** The ZooKeeper and HDFS store when {@value #HA_STORE} says zookeeper. */

@@ -203,6 +203,16 @@ final class SupervisorEngine implements SignalOutbox.Ledger {
      * the same answer. Returns once its effect, its rejection and its answer are on disk.
      */
     OperatorAnswer onControlMessage(byte[] body, String brokerMessageId, String requestId) throws IOException {
+        return onControlMessage(body, brokerMessageId, requestId, Issuer.UNKNOWN);
+    }
+
+    /**
+     * {@link #onControlMessage(byte[], String, String)} of a request whose sender is known: {@code issuer} is
+     * journalled with its answer (decision 0058).
+     */
+    OperatorAnswer onControlMessage(byte[] body, String brokerMessageId, String requestId, Issuer issuer)
+            throws IOException {
+        Objects.requireNonNull(issuer, "issuer is null");
         if (requestId != null) {
             synchronized (this) {
                 Optional<JournalEvent.RequestAnswered> earlier = state.answer(requestId);
@@ -223,8 +233,10 @@ final class SupervisorEngine implements SignalOutbox.Ledger {
         if (requestId != null) {
             synchronized (this) {
                 recorder.record(List.of(new JournalEvent.RequestAnswered(requestId, answer.outcome(),
-                        answer.reason(), answer.dataset(), answer.detail())));
+                        answer.reason(), answer.dataset(), answer.detail(), issuer.brokerLogin(),
+                        issuer.claimedUser(), issuer.httpUser())));
             }
+            LOG.info("request {} from {}: {}: {}", requestId, issuer.describe(), answer.outcome(), answer.detail());
         }
         return answer;
     }
@@ -233,14 +245,16 @@ final class SupervisorEngine implements SignalOutbox.Ledger {
      * A request that cannot be read at all (its frame was over the STOMP limits): the answer for its sender, recorded
      * like any other when it has a request id.
      */
-    OperatorAnswer answerUnreadable(String requestId, String brokerMessageId, String oversize) throws IOException {
+    OperatorAnswer answerUnreadable(String requestId, String brokerMessageId, String oversize, Issuer issuer)
+            throws IOException {
         OperatorAnswer answer = OperatorAnswer.refused(requestId, new Rejection(RejectReason.OVERSIZE, "request "
                 + brokerMessageId + " is over the STOMP frame limits: " + oversize, brokerMessageId, null));
         if (requestId != null) {
             synchronized (this) {
                 if (state.answer(requestId).isEmpty()) {
                     recorder.record(List.of(new JournalEvent.RequestAnswered(requestId, answer.outcome(),
-                            answer.reason(), null, answer.detail())));
+                            answer.reason(), null, answer.detail(), issuer.brokerLogin(), issuer.claimedUser(),
+                            issuer.httpUser())));
                 }
             }
         }
@@ -275,11 +289,16 @@ final class SupervisorEngine implements SignalOutbox.Ledger {
         } else if (in instanceof Inbound.Invalidate i) {
             return "object " + i.command().url() + " of dataset " + name + " is invalid and never selected again"
                     + now;
-        } else if (in instanceof Inbound.Delete) {
+        } else if (in instanceof Inbound.Delete d) {
+            if (!d.command().finished().isEmpty()) {
+                return found.deleted().map(t -> "dataset " + name + ": " + String.join(", ",
+                        d.command().finished()) + " done; left: " + t.left()).orElse("dataset " + name + " deleted");
+            }
             return found.deleted().map(t -> "dataset " + name + " deleted from the supervisor at "
                     + Instant.ofEpochMilli(t.deletedAt()) + (t.dspid() < 0 ? "" : " (dspid " + t.dspid()
                     + ", epoch " + t.epoch() + ")") + "; " + t.objectsLeft().size() + " objects left for the"
-                    + " cleanup").orElse("dataset " + name + " deleted");
+                    + " cleanup" + (t.unfinished() ? "; steps left to delete-dataset: " + String.join(", ",
+                    t.stepsLeft()) : "")).orElse("dataset " + name + " deleted");
         }
         return "recorded" + now;
     }

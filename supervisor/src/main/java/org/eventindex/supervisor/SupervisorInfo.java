@@ -14,6 +14,9 @@ import java.util.TreeMap;
  *
  * @param brokers each broker the supervisor reads (every address of the alias), to each of its queues and whether it
  *                is subscribed there now ({@code eventindex_broker_subscribed})
+ * @param configuration every configuration key with its effective value; secrets and the paths of secrets (password
+ *                      files, keytabs, key and trust stores) only as {@code (set)} or {@code (not set)}
+ *                      ({@link SupervisorConfig#shown()}, decision 0058)
  */
 public record SupervisorInfo(@JsonSerialize(using = ToStringSerializer.class) Instant startedAt,
                              @JsonSerialize(using = ToStringSerializer.class) Duration uptime,
@@ -21,7 +24,7 @@ public record SupervisorInfo(@JsonSerialize(using = ToStringSerializer.class) In
                              int initialEpoch,
                              long epochMaxEvents, boolean kuduRangesManaged, boolean catalogueEnabled,
                              boolean cleanupEnabled, int eventSubscribers, ObjectCleaner.Report lastCleanup,
-                             Map<String, Map<String, Boolean>> brokers, String configuration) {
+                             Map<String, Map<String, Boolean>> brokers, Map<String, String> configuration) {
     public SupervisorInfo {
         brokers = Collections.unmodifiableMap(new TreeMap<>(brokers)); // sorted by broker in the JSON
     }

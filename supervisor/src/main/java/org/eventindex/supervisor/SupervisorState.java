@@ -170,9 +170,14 @@ final class SupervisorState {
         }
     }
 
-    /** A live or retired dataset becomes a tombstone; a live one keeps the objects still to delete. */
+    /**
+     * A live or retired dataset becomes a tombstone; a live one keeps the objects still to delete. A line for a dataset
+     * already deleted only takes its {@code stepsDone} off the tombstone's steps left.
+     */
     private void datasetDeleted(long ts, JournalEvent.DatasetDeleted e) {
         if (deleted.containsKey(e.dataset())) {
+            // a later line of a deleted dataset: the operator's command reports steps done
+            deleted.computeIfPresent(e.dataset(), (n, t) -> t.withStepsDone(e.stepsDone()));
             return;
         }
         TrackedDataset d = datasets.remove(e.dataset());
@@ -181,11 +186,14 @@ final class SupervisorState {
             forget(d);
             stale.remove(d);
             deleted.put(d.name, new DeletedDataset(d.name, d.dspid, d.epoch, ts, e.reason(),
-                    d.urls.stream().filter(u -> !d.deletedObjects.contains(u)).sorted().toList()));
+                    d.urls.stream().filter(u -> !d.deletedObjects.contains(u)).sorted().toList(), e.stepsLeft(),
+                    e.finishWith()));
         } else if (r != null) {
-            deleted.put(r.name(), new DeletedDataset(r.name(), r.dspid(), r.epoch(), ts, e.reason(), List.of()));
+            deleted.put(r.name(), new DeletedDataset(r.name(), r.dspid(), r.epoch(), ts, e.reason(), List.of(),
+                    e.stepsLeft(), e.finishWith()));
         } else {
-            deleted.put(e.dataset(), new DeletedDataset(e.dataset(), -1, -1, ts, e.reason(), List.of()));
+            deleted.put(e.dataset(), new DeletedDataset(e.dataset(), -1, -1, ts, e.reason(), List.of(),
+                    e.stepsLeft(), e.finishWith()));
         }
     }
 
@@ -366,6 +374,14 @@ final class SupervisorState {
     /** Deleted datasets sorted by name. */
     Collection<DeletedDataset> deleted() {
         return Collections.unmodifiableCollection(deleted.values());
+    }
+
+    /**
+     * The answers to the operator requests that named {@code dataset}, oldest first, among the last
+     * {@link #MAX_ANSWERS}: what was asked of it and by whom.
+     */
+    List<JournalEvent.RequestAnswered> answersFor(String dataset) {
+        return answers.values().stream().filter(a -> dataset.equals(a.dataset())).toList();
     }
 
     /** The answer given to operator request {@code requestId}, if it is one of the last {@link #MAX_ANSWERS}. */

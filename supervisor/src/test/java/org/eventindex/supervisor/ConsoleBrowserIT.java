@@ -164,6 +164,15 @@ class ConsoleBrowserIT {
                 && body.contains("/eventindex/datasets/") && body.contains("consumer-1"), body);
         assertTrue(text("#commands").contains("eventindex supervisor resignal --brokers ")
                 && text("#commands").contains("--dataset " + LIVE_PAGE), text("#commands"));
+        // an operator's request about it: the page lists it live with who asked (here no broker login: the OS user
+        // the command line claims)
+        assertEquals("No operator request named this dataset.", text("#requests"));
+        mq.sender.send(Queues.SUPERVISOR_CONTROL, Json.write(InvalidateCommand.of(LIVE_PAGE, Fixtures.url("9.9"),
+                "wrong attempt", "operator")), Map.of("reply-to", "/temp-queue/eventindex-answers", "correlation-id",
+                "req-console", "eventindex-os-user", "alice"));
+        waitFor("the page lists the request and who asked", () -> text("#requests").contains("OS user alice (claimed)")
+                && text("#requests").contains("UNKNOWN_OBJECT"));
+        assertPageNotReloaded();
         screenshot("dataset");
 
         // ... and on the overview

@@ -38,6 +38,7 @@ import static org.eventindex.supervisor.Fixtures.manifest;
 import static org.eventindex.supervisor.Fixtures.producerMessage;
 import static org.eventindex.supervisor.Fixtures.url;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -61,6 +62,7 @@ class InformationServiceTest {
         Properties p = mq.supervisorProperties(dir.resolve("journal"));
         p.setProperty(SupervisorConfig.EVENTS_QUEUE, "4");
         p.setProperty(SupervisorConfig.SIGNAL_LEASE, "30m");
+        p.setProperty("supervisor.s3.truststore", "/etc/pki/eventindex/s3-trust.p12"); // read only for https S3
         supervisor = mq.start(p, clock);
         mq.consume(Queues.CONSUMER, signals, m -> { });
     }
@@ -149,6 +151,13 @@ class InformationServiceTest {
         assertEquals(1, sup.get("datasetsByState").get("DONE").asInt());
         assertTrue(sup.get("supervisor").get("ready").asBoolean());
         assertTrue(sup.get("supervisor").get("journalSeq").asLong() >= 6);
+        JsonNode configuration = sup.get("supervisor").get("configuration");
+        assertEquals(SupervisorConfig.KEYS.size(), configuration.size(), configuration.toString());
+        assertEquals("30m", configuration.get(SupervisorConfig.SIGNAL_LEASE).asText());
+        assertEquals("(set)", configuration.get("supervisor.s3.truststore").asText(), "a path to a secret");
+        assertEquals("(not set)", configuration.get(SupervisorConfig.KERBEROS_KEYTAB).asText());
+        assertFalse(sup.toString().contains("s3-trust.p12"), sup.toString());
+        assertEquals(0, sup.get("deletesUnfinished").size());
         String metrics = BrokerHarness.get(supervisor.httpPort(), "/metrics").body();
         assertTrue(metrics.contains("eventindex_supervisor_reports_done_total 1"), metrics);
         assertTrue(metrics.contains("eventindex_supervisor_objects_total 2"), metrics);

@@ -272,6 +272,49 @@ class StateCheckpointTest {
         assertCheckpointAndFullReplayRebuild(lived, journalDir);
     }
 
+    /**
+     * delete-dataset's steps: left in the tombstone until reported done, with the command that finishes them and who
+     * asked, the same after a checkpoint and after a full replay.
+     */
+    @Test
+    void theStepsADeleteHasLeftAndWhoAskedReplayToTheSameState() throws IOException {
+        Path journalDir = dir.resolve("journal-steps");
+        SupervisorState lived = new SupervisorState();
+        String name = dataset(0);
+        DeleteCommand.Where where = new DeleteCommand.Where("mq.example:61614", "hdfs://ns1", "/eventindex/datasets",
+                "km1:7051,km2:7051", "", "/etc/hadoop/conf");
+        Issuer alice = new Issuer("operator", "alice", null);
+        try (Journal journal = Journal.open(journalDir, 1000, StateCheckpoint.restoreInto(lived), lived::apply)) {
+            SupervisorEngine engine = engine(journal, lived);
+            engine.onProducerMessage(producerMessage("m1", info(name, url("4000001.1"), guid(g(0, 0), 0, 100))), "b1");
+            OperatorAnswer deleted = engine.onControlMessage(Json.write(DeleteCommand.start(name, "bad data", where)),
+                    "c1", "r1", alice);
+            assertTrue(deleted.detail().endsWith("; steps left to delete-dataset: HDFS_FILE, KUDU_ROWS"),
+                    deleted.detail());
+            DeletedDataset t = lived.lookup(name).deleted().orElseThrow();
+            assertEquals(List.of("HDFS_FILE", "KUDU_ROWS"), t.stepsLeft());
+            assertEquals("eventindex supervisor delete-dataset --brokers mq.example:61614 --dataset " + name
+                    + " --hdfs-uri hdfs://ns1 --hdfs-root /eventindex/datasets --kudu-masters km1:7051,km2:7051"
+                    + " --hadoop-conf-dir /etc/hadoop/conf --yes", t.finishWith());
+            assertTrue(engine.checkpoint(1).isPresent());
+
+            OperatorAnswer hdfs = engine.onControlMessage(Json.write(DeleteCommand.finished(name,
+                    List.of(DeleteCommand.Step.HDFS_FILE))), "c2", "r2", alice);
+            assertEquals("dataset " + name + ": HDFS_FILE done; left: its Kudu rows, 1 objects (the cleanup deletes"
+                    + " them)", hdfs.detail());
+            assertEquals(OperatorAnswer.BAD_REQUEST, engine.onControlMessage(("{\"type\":\"delete\",\"dataset\":\""
+                    + name + "\",\"finished\":[\"EVERYTHING\"]}").getBytes(StandardCharsets.UTF_8), "c3", "r3",
+                    alice).outcome());
+            assertEquals("UNKNOWN_DATASET", engine.onControlMessage(Json.write(DeleteCommand.finished(dataset(1),
+                    List.of(DeleteCommand.Step.KUDU_ROWS))), "c4", "r4", alice).outcome());
+        }
+        assertEquals(List.of("KUDU_ROWS"), lived.lookup(name).deleted().orElseThrow().stepsLeft());
+        JournalEvent.RequestAnswered answered = lived.answer("r1").orElseThrow();
+        assertEquals("operator", answered.brokerLogin());
+        assertEquals("alice", answered.claimedUser());
+        assertCheckpointAndFullReplayRebuild(lived, journalDir);
+    }
+
     /** Every entry ever journaled in {@code journalDir}: its archived segments, then its journal. */
     private static String wholeJournal(Path journalDir) throws IOException {
         StringBuilder all = new StringBuilder();

@@ -232,6 +232,31 @@ class SupervisorConfigTest {
         // the HTTP access keys are HttpAccess's (HttpAccessTest maps each)
         assertEquals(68 + org.eventindex.ops.HttpAccess.keys(SupervisorConfig.HTTP_ACCESS).size(),
                 SupervisorConfig.KEYS.size(), "a key was added: map it in this test and in the docs");
+
+        // what /supervisor shows: every key, the secrets and the paths to them only as set or not set
+        assertEquals(SupervisorConfig.KEYS.size(), c.shown().size());
+        assertEquals("mq1:61613, mq2:61614", c.shown().get(SupervisorConfig.BROKERS));
+        assertEquals("eventindex/sv.example.org@EXAMPLE.ORG", c.shown().get(SupervisorConfig.KERBEROS_PRINCIPAL));
+        assertEquals("(set)", c.shown().get(SupervisorConfig.STOMP_PASSWORD_FILE), "a file");
+        assertEquals("(set)", c.shown().get(SupervisorConfig.KERBEROS_KEYTAB));
+        assertEquals("(set)", c.shown().get(SupervisorConfig.S3_SECRET_KEY_FILE), "from the environment");
+        assertEquals("(set)", c.shown().get(SupervisorConfig.CATALOGUE_PASSWORD_FILE), "from the environment");
+        assertEquals("(not set)", c.shown().get("supervisor.stomp.truststore"));
+        String shown = c.shown().toString();
+        assertEquals("(set)", c.shown().get(SupervisorConfig.HTTP_ACCESS + "kerberos.keytab"), "the HTTP keytab");
+        for (String hidden : List.of(secret.toString(), "sv.keytab", "http.keytab", "s3cret", "rucio-pw",
+                "s3-secret")) {
+            assertFalse(shown.contains(hidden), hidden + " in " + shown);
+        }
+    }
+
+    /** A new key whose name says it holds a secret or the path to one must be declared so, or /supervisor shows it. */
+    @Test
+    void everyKeyWhoseNameLooksLikeASecretIsMarkedSecret() {
+        assertEquals(List.of(), SupervisorConfig.KEYS.stream().filter(org.eventindex.config.ConfigKey::unmarkedSecret)
+                .map(org.eventindex.config.ConfigKey::name).toList());
+        assertTrue(SupervisorConfig.KEYS.stream().filter(k -> k.sensitivity()
+                != org.eventindex.config.ConfigKey.Sensitivity.PLAIN).count() >= 8, "the secret keys are marked");
     }
 
     @Test

@@ -219,6 +219,11 @@ public final class EmbeddedBroker implements AutoCloseable {
             b.getSystemUsage().getStoreUsage().setLimit(1L << 30);
             b.getSystemUsage().getTempUsage().setLimit(256L << 20);
             String limits = "";
+            if (security != null || !users.isEmpty()) {
+                // as deploy's activemq.xml: the broker writes the authenticated login into every message it accepts
+                b.setPopulateJMSXUserID(true);
+                b.setUseAuthenticatedPrincipalForJMSXUserID(true);
+            }
             if (security != null) {
                 b.setPlugins(new BrokerPlugin[] {jaasName == null ? authentication(users, security)
                         : jaas(jaasName), BrokerAcls.plugin()});

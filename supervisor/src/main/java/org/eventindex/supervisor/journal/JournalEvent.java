@@ -126,12 +126,32 @@ public sealed interface JournalEvent {
      * An operator deleted the dataset everywhere: from now on it is only a tombstone (messages naming it are refused);
      * the objects it still has are deleted by the cleanup, which records them with {@link ObjectsDeleted}.
      *
-     * @param reason why, as the operator gave it (may be null)
+     * @param reason     why, as the operator gave it (may be null)
+     * @param stepsLeft  the steps the operator's command does after this one ({@code HDFS_FILE}, {@code KUDU_ROWS}),
+     *                   each left until a later line names it in {@code stepsDone}; empty when the command said none
+     *                   (journals before 0.2.0)
+     * @param finishWith the command that finishes them (no login, no secret path); null with no steps
+     * @param stepsDone  on a later line for a dataset already deleted: the steps the command reports done (they leave
+     *                   the tombstone's steps left); empty on the line that deletes it. A reader before 0.2.0 ignores
+     *                   such a line (the dataset is already deleted), so no new event type is needed
      */
     @JournalFormat.Event(version = 1, ignorable = false)
-    record DatasetDeleted(String dataset, String reason) implements JournalEvent {
+    record DatasetDeleted(String dataset, String reason, List<String> stepsLeft, String finishWith,
+                          List<String> stepsDone) implements JournalEvent {
         public DatasetDeleted {
             Objects.requireNonNull(dataset, "dataset is null");
+            stepsLeft = stepsLeft == null ? List.of() : List.copyOf(stepsLeft);
+            stepsDone = stepsDone == null ? List.of() : List.copyOf(stepsDone);
+        }
+
+        /** A delete with no step of the command tracked. */
+        public DatasetDeleted(String dataset, String reason) {
+            this(dataset, reason, List.of(), null, List.of());
+        }
+
+        /** The operator's command reports {@code steps} of the delete of {@code dataset} done. */
+        public static DatasetDeleted stepsDone(String dataset, List<String> steps) {
+            return new DatasetDeleted(dataset, null, List.of(), null, steps);
         }
     }
 
@@ -139,16 +159,25 @@ public sealed interface JournalEvent {
      * An operator request (a control message with a {@code correlation-id}) was answered; a redelivery of it is
      * answered the same way without being applied again.
      *
-     * @param outcome {@code OK}, {@code BAD_REQUEST} or a refusal reason
-     * @param reason  the refusal reason, null when OK
+     * @param outcome     {@code OK}, {@code BAD_REQUEST} or a refusal reason
+     * @param reason      the refusal reason, null when OK
+     * @param brokerLogin who sent it: the broker login the broker vouched for ({@code JMSXUserID}); null when none
+     *                    (journals before 0.2.0, a broker without logins)
+     * @param claimedUser the OS user the operator command said it ran as (not verified); null when none
+     * @param httpUser    the authenticated HTTP user, for a request made over HTTP; null otherwise
      */
     @JournalFormat.Event(version = 1, ignorable = false)
-    record RequestAnswered(String requestId, String outcome, String reason, String dataset, String detail)
-            implements JournalEvent {
+    record RequestAnswered(String requestId, String outcome, String reason, String dataset, String detail,
+                           String brokerLogin, String claimedUser, String httpUser) implements JournalEvent {
         public RequestAnswered {
             Objects.requireNonNull(requestId, "requestId is null");
             Objects.requireNonNull(outcome, "outcome is null");
             Objects.requireNonNull(detail, "detail is null");
+        }
+
+        /** An answer with nobody known as its sender. */
+        public RequestAnswered(String requestId, String outcome, String reason, String dataset, String detail) {
+            this(requestId, outcome, reason, dataset, detail, null, null, null);
         }
     }
 
