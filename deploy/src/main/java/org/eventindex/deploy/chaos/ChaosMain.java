@@ -185,6 +185,8 @@ public final class ChaosMain implements Callable<Integer> {
                     }
                 }
                 last = runner.finalCheck();
+                System.out.println("[chaos] brokers started again after they died outside a broker fault (a"
+                        + " watchdog's kill on a loaded machine): " + cluster.brokers().keeperRestarts());
             }
         } catch (Exception e) {
             System.err.println("[chaos] the run failed: " + e);

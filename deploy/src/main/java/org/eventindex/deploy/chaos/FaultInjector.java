@@ -122,10 +122,10 @@ final class FaultInjector {
                 return new Injected(fault, consumer.name(), hold, "");
             }
             case KILL_BROKER, PAUSE_BROKER -> {
-                return brokerOutage(fault, hold, random);
+                return cluster.brokers().heldDown(() -> brokerOutage(fault, hold, random));
             }
             case KILL_ALL_BROKERS -> {
-                return killAllBrokers(fault, hold);
+                return cluster.brokers().heldDown(() -> killAllBrokers(fault, hold));
             }
             case KILL_TABLET_SERVER -> {
                 cluster.kudu().tabletServer().kill9();

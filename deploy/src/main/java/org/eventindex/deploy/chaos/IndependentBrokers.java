@@ -4,6 +4,7 @@ import org.eventindex.brokerwatch.BrokerWatchdogMain;
 import org.eventindex.deploy.BrokerLogins;
 import org.eventindex.testing.Ports;
 import org.eventindex.testing.hosts.Host;
+import org.slf4j.LoggerFactory;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -34,7 +35,13 @@ final class IndependentBrokers implements AutoCloseable {
     private final List<FaultProxy> proxies = new ArrayList<>();
     private final List<ChildProcess> watchdogs = new ArrayList<>();
 
+    private final Thread keeper = new Thread(this::keep, "chaos-broker-keeper");
+    private final java.util.concurrent.atomic.AtomicInteger heldDown = new java.util.concurrent.atomic.AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicInteger restarts = new java.util.concurrent.atomic.AtomicInteger();
+    private volatile boolean closed;
+
     private IndependentBrokers() {
+        keeper.setDaemon(true);
     }
 
     /**
@@ -89,6 +96,7 @@ final class IndependentBrokers implements AutoCloseable {
                 all.proxies.add(FaultProxy.start("broker-proxy-" + i, host, broker, classPath,
                         logs.resolve("broker-proxy-" + i + ".log"), timeout));
             }
+            all.keeper.start();
             return all;
         } catch (RuntimeException e) {
             all.close();
@@ -146,8 +154,48 @@ final class IndependentBrokers implements AutoCloseable {
         return i;
     }
 
+    /**
+     * Keeps the keeper from starting a dead broker again while {@code outage} runs: a fault that kills brokers and
+     * starts them again itself (the keeper plays systemd's {@code Restart=always} for a broker its watchdog killed
+     * outside such a fault, e.g. a false kill on a loaded machine).
+     */
+    <T> T heldDown(java.util.function.Supplier<T> outage) {
+        heldDown.incrementAndGet();
+        try {
+            return outage.get();
+        } finally {
+            heldDown.decrementAndGet();
+        }
+    }
+
+    /** Brokers the keeper started again after they died outside a broker fault. */
+    int keeperRestarts() {
+        return restarts.get();
+    }
+
+    private void keep() {
+        while (!closed) {
+            for (ChildProcess b : brokers) {
+                if (!closed && heldDown.get() == 0 && b.exitCode().isPresent()) {
+                    LoggerFactory.getLogger(IndependentBrokers.class).warn("{} exited ({}) outside a broker fault"
+                            + " (its watchdog's kill?); starting it again on its store, as its service manager"
+                            + " would", b.name(), b.exitCode().get());
+                    try {
+                        b.start();
+                        restarts.incrementAndGet();
+                    } catch (IllegalStateException alreadyRunning) {
+                        // started by a fault in the meantime
+                    }
+                }
+            }
+            ChaosWait.hold(java.time.Duration.ofMillis(500));
+        }
+    }
+
     @Override
     public void close() {
+        closed = true;
+        keeper.interrupt();
         // The watchdogs before the brokers: a broker stopping must not be killed.
         List<AutoCloseable> all = new ArrayList<>(proxies);
         all.addAll(watchdogs);
@@ -156,7 +204,7 @@ final class IndependentBrokers implements AutoCloseable {
             try {
                 c.close();
             } catch (Exception e) {
-                org.slf4j.LoggerFactory.getLogger(IndependentBrokers.class).warn("stopping {} failed", c, e);
+                LoggerFactory.getLogger(IndependentBrokers.class).warn("stopping {} failed", c, e);
             }
         }
     }
