@@ -29,6 +29,7 @@ class DeployCommandsTest {
                 Arguments.of("chaos-broker", (Command) org.eventindex.deploy.chaos.ChaosTestAccess::executeBroker),
                 Arguments.of("chaos-s3", (Command) org.eventindex.deploy.chaos.ChaosTestAccess::executeS3),
                 Arguments.of("hosts-flow", (Command) org.eventindex.deploy.chaos.ChaosTestAccess::executeHostsFlow),
+                Arguments.of("chaos-proxy", (Command) org.eventindex.deploy.chaos.ChaosTestAccess::executeProxy),
                 Arguments.of("bin/differential",
                         (Command) org.eventindex.deploy.differential.DifferentialTestAccess::execute));
     }

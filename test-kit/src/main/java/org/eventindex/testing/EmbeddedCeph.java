@@ -20,6 +20,7 @@ import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import org.eventindex.testing.hosts.Host;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
@@ -53,6 +54,7 @@ public final class EmbeddedCeph implements AutoCloseable {
     private static final Duration STOP_GRACE = Duration.ofSeconds(5);
 
     private final Path dir;
+    private final Host host;
     private final Path conf;
     private final List<Process> daemons = new ArrayList<>();
     private final Thread shutdownHook = new Thread(this::killDaemons, "embedded-ceph-stop");
@@ -61,7 +63,8 @@ public final class EmbeddedCeph implements AutoCloseable {
     private String secretKey;
     private S3Client admin;
 
-    private EmbeddedCeph(Path dir) {
+    private EmbeddedCeph(Path dir, Host host) {
+        this.host = host;
         this.dir = dir;
         this.conf = dir.resolve("ceph.conf");
     }
@@ -106,10 +109,20 @@ public final class EmbeddedCeph implements AutoCloseable {
      * @throws IllegalStateException naming the step and the daemon's log when something does not come up
      */
     public static EmbeddedCeph start(Path dir, String accessKey, String secretKey) {
+        return start(dir, Host.local(), accessKey, secretKey);
+    }
+
+    /**
+     * Starts a cluster as {@link #start(Path, String, String)} does, with every daemon running on {@code host} and
+     * bound to its address (the monitor, the OSD and the gateway), and every command run on it too: a process on
+     * another host of the same network reaches the gateway at {@link #endpoint()}.
+     */
+    public static EmbeddedCeph start(Path dir, Host host, String accessKey, String secretKey) {
         requireNonNull(dir, "dir is null");
+        requireNonNull(host, "host is null");
         requireNonNull(accessKey, "accessKey is null");
         requireNonNull(secretKey, "secretKey is null");
-        EmbeddedCeph ceph = new EmbeddedCeph(dir.toAbsolutePath());
+        EmbeddedCeph ceph = new EmbeddedCeph(dir.toAbsolutePath(), host);
         Runtime.getRuntime().addShutdownHook(ceph.shutdownHook);
         long start = System.nanoTime();
         try {
@@ -131,8 +144,10 @@ public final class EmbeddedCeph implements AutoCloseable {
         int monV2 = Ports.free();
         int monV1 = Ports.free();
         int rgwPort = Ports.free();
-        String monAddr = "[v2:127.0.0.1:" + monV2 + ",v1:127.0.0.1:" + monV1 + "]";
-        Files.writeString(conf, EmbeddedCephConfig.render(dir, fsid, monAddr, rgwPort), StandardCharsets.UTF_8);
+        String address = host.address();
+        String monAddr = "[v2:" + address + ":" + monV2 + ",v1:" + address + ":" + monV1 + "]";
+        Files.writeString(conf, EmbeddedCephConfig.render(dir, fsid, monAddr, address, rgwPort),
+                StandardCharsets.UTF_8);
         Path keyring = dir.resolve("keyring");
         run("ceph-authtool", "--create-keyring", keyring.toString(), "--gen-key", "-n", "mon.", "--cap", "mon",
                 "allow *");
@@ -153,7 +168,7 @@ public final class EmbeddedCeph implements AutoCloseable {
                 .anyMatch(l -> l.startsWith("osd." + osdId + " up")));
 
         daemon("client.rgw.ei", "radosgw", "-f", "-c", conf.toString(), "-n", "client.rgw.ei");
-        URI uri = URI.create("http://127.0.0.1:" + rgwPort);
+        URI uri = URI.create("http://" + address + ":" + rgwPort);
         waitFor("radosgw answering HTTP on " + uri, () -> answers(uri));
         this.endpoint = uri;
         run("radosgw-admin", "-c", conf.toString(), "user", "create", "--uid=eventindex",
@@ -192,7 +207,7 @@ public final class EmbeddedCeph implements AutoCloseable {
                 .policy(requireNonNull(policy, "policy is null")));
     }
 
-    /** {@code http://127.0.0.1:PORT} of the RADOS Gateway; use path-style access and region us-east-1. */
+    /** {@code http://ADDRESS:PORT} of the RADOS Gateway (127.0.0.1, or its host's address); use path-style access and region us-east-1. */
     public URI endpoint() {
         return endpoint;
     }
@@ -279,7 +294,8 @@ public final class EmbeddedCeph implements AutoCloseable {
 
     private synchronized void daemon(String name, String... command) throws IOException {
         Path log = dir.resolve("log").resolve(name + ".out");
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        Process p = new ProcessBuilder(host.command(List.of(command))).redirectErrorStream(true)
+                .redirectOutput(log.toFile()).start();
         daemons.add(p);
     }
 
@@ -293,7 +309,8 @@ public final class EmbeddedCeph implements AutoCloseable {
     private String run(String... command) {
         try {
             Path out = Files.createTempFile(dir.resolve("log"), command[0] + "-", ".out");
-            Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(out.toFile()).start();
+            Process p = new ProcessBuilder(host.command(List.of(command))).redirectErrorStream(true)
+                    .redirectOutput(out.toFile()).start();
             if (!p.waitFor(COMMAND_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
                 p.destroyForcibly();
                 throw new IllegalStateException(String.join(" ", command) + " did not finish within "

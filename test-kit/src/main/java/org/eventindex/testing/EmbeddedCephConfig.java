@@ -2,7 +2,10 @@ package org.eventindex.testing;
 
 import java.nio.file.Path;
 
-/** The {@code ceph.conf} of an {@link EmbeddedCeph} cluster: everything on 127.0.0.1 and inside one folder. */
+/**
+ * The {@code ceph.conf} of an {@link EmbeddedCeph} cluster: everything on one address (127.0.0.1, or its host's) and
+ * inside one folder.
+ */
 final class EmbeddedCephConfig {
     /** Memory the memstore OSD may use at most (it allocates on demand). */
     static final long MEMSTORE_BYTES = 3L << 30;
@@ -10,7 +13,7 @@ final class EmbeddedCephConfig {
     private EmbeddedCephConfig() {
     }
 
-    static String render(Path dir, String fsid, String monAddr, int rgwPort) {
+    static String render(Path dir, String fsid, String monAddr, String address, int rgwPort) {
         return """
                 [global]
                 fsid = %1$s
@@ -32,6 +35,7 @@ final class EmbeddedCephConfig {
                 mon allow pool delete = true
                 mon warn on pool no redundancy = false
                 ms bind ipv6 = false
+                public addr = %6$s
                 crash dir = %3$s/crash
 
                 [mon]
@@ -44,8 +48,8 @@ final class EmbeddedCephConfig {
 
                 [client.rgw.ei]
                 ms mon client mode = crc
-                rgw frontends = beast endpoint=127.0.0.1:%5$d
+                rgw frontends = beast endpoint=%6$s:%5$d
                 rgw data = %3$s/rgw
-                """.formatted(fsid, monAddr, dir, MEMSTORE_BYTES, rgwPort);
+                """.formatted(fsid, monAddr, dir, MEMSTORE_BYTES, rgwPort, address);
     }
 }

@@ -50,11 +50,20 @@ public final class TcpProxy implements Closeable {
         this.server = server;
     }
 
-    /** Starts forwarding to {@code host:port}. */
+    /** Starts forwarding to {@code host:port}, listening on 127.0.0.1 (a free port). */
     public static TcpProxy start(String host, int port) {
+        return start(InetAddress.getLoopbackAddress(), 0, host, port);
+    }
+
+    /**
+     * Starts forwarding to {@code host:port}, listening on {@code listen:listenPort} (0 for a free port): a proxy on
+     * a host of a {@link org.eventindex.testing.hosts.HostNetwork}, reached at that host's address.
+     */
+    public static TcpProxy start(InetAddress listen, int listenPort, String host, int port) {
+        requireNonNull(listen, "listen is null");
         requireNonNull(host, "host is null");
         try {
-            ServerSocket s = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+            ServerSocket s = new ServerSocket(listenPort, 50, listen);
             TcpProxy proxy = new TcpProxy(new InetSocketAddress(host, port), s);
             Thread t = new Thread(proxy::acceptLoop, "tcp-proxy-" + s.getLocalPort());
             t.setDaemon(true);
@@ -69,9 +78,9 @@ public final class TcpProxy implements Closeable {
         return server.getLocalPort();
     }
 
-    /** {@code 127.0.0.1:PORT}. */
+    /** {@code ADDRESS:PORT} it listens on ({@code 127.0.0.1:PORT} unless started on another address). */
     public String endpoint() {
-        return "127.0.0.1:" + port();
+        return server.getInetAddress().getHostAddress() + ":" + port();
     }
 
     /** Connections accepted so far. */
@@ -94,6 +103,20 @@ public final class TcpProxy implements Closeable {
      */
     public AtomicLong cutOnce(Direction direction, String pattern, Runnable action) {
         Watch w = new Watch(direction, bytes(pattern), requireNonNull(action, "action is null"), true);
+        watches.add(w);
+        return w.count;
+    }
+
+    /**
+     * The first time {@code pattern} passes in {@code direction}, {@code action} runs on the proxy's thread before the
+     * bytes read with it are forwarded (they are forwarded once it returns; the connection stays): an action that
+     * blocks holds that connection's bytes back at that moment, e.g. an S3 upload's response while a test cuts its
+     * client from elsewhere.
+     *
+     * @return how many times the action ran (0 or 1)
+     */
+    public AtomicLong holdOnce(Direction direction, String pattern, Runnable action) {
+        Watch w = new Watch(direction, bytes(pattern), requireNonNull(action, "action is null"), false);
         watches.add(w);
         return w.count;
     }
@@ -232,8 +255,13 @@ public final class TcpProxy implements Closeable {
             if (found == 0) {
                 continue;
             }
-            if (!w.cut) {
+            if (!w.cut && w.action == null) {
                 w.count.addAndGet(found);
+            } else if (!w.cut) {
+                if (w.fired.compareAndSet(false, true)) {
+                    w.count.incrementAndGet();
+                    w.action.run();
+                }
             } else if (w.fired.compareAndSet(false, true)) {
                 w.count.incrementAndGet();
                 w.action.run();

@@ -104,4 +104,28 @@ class TcpProxyTest {
         }
         assertEquals(3, proxy.connections());
     }
+
+    @Test
+    void holdOnceHoldsTheMatchingBytesUntilItsActionReturnsThenForwardsThemOnTheSameConnection() throws Exception {
+        java.util.concurrent.CountDownLatch holding = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicLong held = proxy.holdOnce(TcpProxy.Direction.SERVER_TO_CLIENT, "A", () -> {
+            holding.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        try (Socket s = new Socket(InetAddress.getLoopbackAddress(), proxy.port())) {
+            s.getOutputStream().write('A');
+            s.getOutputStream().flush();
+            assertTrue(holding.await(10, java.util.concurrent.TimeUnit.SECONDS), "the echo of A reached the watch");
+            assertEquals(0, s.getInputStream().available(), "nothing forwarded while the action runs");
+            release.countDown();
+            assertEquals('A', s.getInputStream().read(), "forwarded once the action returned");
+            assertEquals('A', roundTrip(s, 'A'), "the connection stays, and the watch fires once only");
+        }
+        assertEquals(1, held.get());
+    }
 }

@@ -14,7 +14,8 @@ import org.eventindex.stomp.StompSettings;
 import org.eventindex.supervisor.SupervisorConfig;
 import org.eventindex.supervisor.SupervisorMain;
 import org.eventindex.testing.EmbeddedCeph;
-import org.eventindex.testing.TcpProxy;
+import org.eventindex.testing.hosts.Host;
+import org.eventindex.testing.hosts.HostNetwork;
 import org.eventindex.testing.Ports;
 
 import java.io.IOException;
@@ -31,18 +32,25 @@ import java.util.Optional;
 import java.util.function.Consumer;
 
 /**
- * The whole system as separate processes on this machine: independent ActiveMQ brokers behind one alias
- * ({@link IndependentBrokers}: child JVMs, each on its own KahaDB, a watchdog beside each), the real Ceph RADOS Gateway (monitor, OSD and radosgw processes),
- * an HDFS NameNode and DataNode (child JVMs), a Kudu master and tablet server (the {@code kudu} binary), two
- * supervisors (one active, one standby on a shared journal directory, {@link SupervisorPair}) and two consumers (child
- * JVMs with configuration files, as in production). The brokers are secured as in production: one login per role
- * (random passwords in mode-0600 files under {@code <work>/secrets}), no anonymous access, per-destination rules.
- * Every client reaches each broker and S3 through a {@link TcpProxy} so that connection resets and latency can be
- * injected. Consumers' spool directories and the DataNode's data directory are small tmpfs mounts when the harness may
+ * The whole system as separate processes, each role on its own host of a {@link HostNetwork} (decision 0053):
+ * independent ActiveMQ brokers behind one alias ({@link IndependentBrokers}: child JVMs on {@code broker1} and
+ * {@code broker2}, each on its own KahaDB, a watchdog beside each), the real Ceph RADOS Gateway (monitor, OSD and
+ * radosgw processes) on {@code s3}, an HDFS NameNode and DataNode (child JVMs) on {@code hdfs}, a Kudu master and
+ * tablet server (the {@code kudu} binary) on {@code kudu}, two supervisors (one active, one standby on a shared journal
+ * directory, {@link SupervisorPair}) on {@code supa} and {@code supb}, two consumers (child JVMs with configuration
+ * files, as in production) on {@code consumer1} and {@code consumer2}, and the producers on {@code producer}. The
+ * process using it (the driver) runs on {@code control}, which reaches every host. The brokers are secured as in
+ * production: one login per role (random passwords in mode-0600 files under {@code <work>/secrets}), no anonymous
+ * access, per-destination rules. Every client reaches each broker and S3 through a {@link FaultProxy}, a process on
+ * the service's own host, so that connection resets and latency can be injected and a partition between two hosts
+ * cuts the proxied traffic too ({@link #network()}). Consumers' spool directories and the DataNode's data directory are small tmpfs mounts when the harness may
  * mount (root), so that their disks can be made full; the supervisors' journal directory is an ext4 loop device whose
  * writes can be slowed for one process ({@link SlowDisk}).
  */
 final class ChaosCluster implements AutoCloseable {
+    /** The hosts the cluster needs, in the order a network for it is made; the driver runs on {@code control}. */
+    static final List<String> HOSTS = List.of("control", "broker1", "broker2", "s3", "hdfs", "kudu", "supa", "supb",
+            "consumer1", "consumer2", "producer");
     static final String BUCKET = "eventindex";
     static final String S3_ACCESS_KEY = "eventindex-chaos";
     static final String S3_SECRET_KEY = "eventindex-chaos-secret";
@@ -56,15 +64,17 @@ final class ChaosCluster implements AutoCloseable {
     private static final Duration START_TIMEOUT = Duration.ofMinutes(3);
 
     private final Path work;
+    private final HostNetwork network;
     private final KuduTablesConfig tables;
     private final Consumer<String> progress;
     private final Started started = new Started();
+    private final Map<ChildProcess, Host> placement = new java.util.concurrent.ConcurrentHashMap<>();
     private final Thread shutdownHook = new Thread(this::close, "chaos-cluster-stop");
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private final BrokerLogins logins = BrokerLogins.random();
     private IndependentBrokers brokers;
     private EmbeddedCeph ceph;
-    private TcpProxy s3Proxy;
+    private FaultProxy s3Proxy;
     private HdfsDaemons hdfs;
     private KuduDaemons kudu;
     private SupervisorPair supervisors;
@@ -76,21 +86,24 @@ final class ChaosCluster implements AutoCloseable {
     private TmpfsDisk dataNodeDisk;
     private String diskFaultsUnavailable;
 
-    private ChaosCluster(Path work, KuduTablesConfig tables, Consumer<String> progress) {
+    private ChaosCluster(Path work, HostNetwork network, KuduTablesConfig tables, Consumer<String> progress) {
         this.work = work;
+        this.network = network;
         this.tables = tables;
         this.progress = progress;
     }
 
     /** Starts every process; on failure stops what was started. Fails with the install command without Ceph. */
-    static ChaosCluster start(Path work, String tablePrefix, Consumer<String> progress) throws Exception {
+    static ChaosCluster start(Path work, HostNetwork network, String tablePrefix, Consumer<String> progress)
+            throws Exception {
         List<String> missing = EmbeddedCeph.missingBinaries();
         if (!missing.isEmpty()) {
             throw new IllegalStateException("the chaos harness needs the real Ceph RADOS Gateway, but " + missing
                     + " are not on the PATH; install them with deploy/ceph/install-ceph.sh (apt-get install -y"
                     + " --no-install-recommends ceph-mon ceph-osd radosgw ceph-common)");
         }
-        ChaosCluster c = new ChaosCluster(work.toAbsolutePath(), new KuduTablesConfig(tablePrefix, 4, 1), progress);
+        ChaosCluster c = new ChaosCluster(work.toAbsolutePath(), network, new KuduTablesConfig(tablePrefix, 4, 1),
+                progress);
         // Ctrl-C, SIGTERM or a test JVM stopped by its timeout must not leave daemons, paused processes or mounts.
         Runtime.getRuntime().addShutdownHook(c.shutdownHook);
         try {
@@ -109,13 +122,15 @@ final class ChaosCluster implements AutoCloseable {
                 + " process and a KahaDB store each, a watchdog beside each; one login per role, per-queue access"
                 + " rules)");
         logins.writeTo(secrets());
-        brokers = track(IndependentBrokers.start(work, secrets(), logs(""), cp, START_TIMEOUT));
+        brokers = track(IndependentBrokers.start(work, secrets(), logs(""), List.of(host("broker1"),
+                host("broker2")), cp, START_TIMEOUT));
         progress.accept("brokers listening; the alias is " + brokers.endpoints());
 
-        progress.accept("starting Ceph (mon, OSD, radosgw processes)");
-        ceph = track(EmbeddedCeph.start(work.resolve("ceph"), S3_ACCESS_KEY, S3_SECRET_KEY));
+        progress.accept("starting Ceph (mon, OSD, radosgw processes) on " + host("s3"));
+        ceph = track(EmbeddedCeph.start(work.resolve("ceph"), host("s3"), S3_ACCESS_KEY, S3_SECRET_KEY));
         ceph.createBucket(BUCKET);
-        s3Proxy = track(TcpProxy.start("127.0.0.1", ceph.endpoint().getPort()));
+        String gateway = ceph.endpoint().getHost() + ":" + ceph.endpoint().getPort();
+        s3Proxy = track(FaultProxy.start("s3-proxy", host("s3"), gateway, cp, logs("s3-proxy.log"), START_TIMEOUT));
 
         if (Boolean.getBoolean("ei.chaos.noTmpfs")) {
             noDiskFaults("-Dei.chaos.noTmpfs=true");
@@ -124,10 +139,11 @@ final class ChaosCluster implements AutoCloseable {
                 : TmpfsDisk.mount(work.resolve("hdfs-data"), DATANODE_DISK_MB, this::noDiskFaults);
         dnDisk.ifPresent(d -> dataNodeDisk = track(d));
         progress.accept("starting HDFS NameNode and DataNode processes");
-        hdfs = track(HdfsDaemons.start(work.resolve("hdfs"), work.resolve("hdfs-data").resolve("dn"), START_TIMEOUT));
+        hdfs = track(HdfsDaemons.start(work.resolve("hdfs"), work.resolve("hdfs-data").resolve("dn"), host("hdfs"),
+                START_TIMEOUT));
 
         progress.accept("starting Kudu master and tablet server processes");
-        kudu = track(KuduDaemons.start(work.resolve("kudu"), START_TIMEOUT));
+        kudu = track(KuduDaemons.start(work.resolve("kudu"), host("kudu"), START_TIMEOUT));
         new KuduTables(kudu.client(), tables).createOrVerify(1);
 
         Path secret = secrets().resolve("s3-secret-key");
@@ -139,8 +155,8 @@ final class ChaosCluster implements AutoCloseable {
                         .ifPresent(d -> spoolDisks.add(track(d)));
             }
             consumerHttpPorts.add(Ports.free());
-            consumers.add(track(daemon("consumer-" + (i + 1), ConsumerMain.class.getName(), consumerConfig(i, secret),
-                    hdfs.confDir() + java.io.File.pathSeparator + cp)));
+            consumers.add(track(daemon("consumer-" + (i + 1), host("consumer" + (i + 1)), ConsumerMain.class.getName(),
+                    consumerConfig(i, secret), hdfs.confDir() + java.io.File.pathSeparator + cp)));
         }
         progress.accept("starting " + CONSUMERS + " consumer processes");
         consumers.forEach(ChildProcess::start);
@@ -163,9 +179,10 @@ final class ChaosCluster implements AutoCloseable {
         List<ChildProcess> two = new ArrayList<>();
         List<Integer> ports = new ArrayList<>();
         for (String id : List.of("supervisor-a", "supervisor-b")) {
+            Host h = host(id.equals("supervisor-a") ? "supa" : "supb");
             ports.add(Ports.free());
-            two.add(track(daemon(id, SupervisorMain.class.getName(), supervisorConfig(id, ports.get(ports.size() - 1),
-                    journal), cp)));
+            two.add(track(daemon(id, h, SupervisorMain.class.getName(), supervisorConfig(id, h,
+                    ports.get(ports.size() - 1), journal), cp)));
         }
         supervisors = track(new SupervisorPair(two, ports, journal, this::get));
         progress.accept("starting two supervisor processes (active and standby on " + journal
@@ -190,12 +207,34 @@ final class ChaosCluster implements AutoCloseable {
         return work.resolve("logs").resolve(name);
     }
 
-    private ChildProcess daemon(String name, String main, Map<String, String> config, String cp) throws IOException {
+    private ChildProcess daemon(String name, Host host, String main, Map<String, String> config, String cp)
+            throws IOException {
         Path file = DaemonProcesses.writeConfig(work.resolve(name + ".properties"), config);
         List<String> cmd = ChildProcess.java(main, cp, name.startsWith("consumer") ? "512m" : "256m")
                 .options("-Djava.io.tmpdir=" + Files.createDirectories(work.resolve("tmp-" + name)))
-                .args("run", "--config", file.toString()).command();
-        return new ChildProcess(name, cmd, Map.of(), logs(name + ".log"));
+                .args("run", "--config", file.toString()).on(host).command();
+        ChildProcess p = new ChildProcess(name, cmd, Map.of(), logs(name + ".log"));
+        placement.put(p, host);
+        return p;
+    }
+
+    /** The host named {@code name} of the cluster's network. */
+    Host host(String name) {
+        return network.host(name);
+    }
+
+    /** The network the roles run on: its partitions are the cluster's. */
+    HostNetwork network() {
+        return network;
+    }
+
+    /** The host a daemon (supervisor, consumer) runs on. */
+    Host hostOf(ChildProcess daemon) {
+        Host h = placement.get(daemon);
+        if (h == null) {
+            throw new IllegalArgumentException(daemon.name() + " is no daemon of the cluster");
+        }
+        return h;
     }
 
     private DaemonConfigs configs(Path s3Secret) {
@@ -203,8 +242,9 @@ final class ChaosCluster implements AutoCloseable {
                 hdfs.uri(), HDFS_ROOT, kudu.masterAddresses(), tables);
     }
 
-    private Map<String, String> supervisorConfig(String id, int httpPort, Path journal) {
-        Map<String, String> p = configs(secrets().resolve("s3-secret-key")).supervisor(journal, "127.0.0.1", httpPort);
+    private Map<String, String> supervisorConfig(String id, Host host, int httpPort, Path journal) {
+        Map<String, String> p = configs(secrets().resolve("s3-secret-key")).supervisor(journal, host.address(),
+                httpPort);
         p.put(SupervisorConfig.HA_ENABLED, "true");
         p.put(SupervisorConfig.HA_ID, id);
         p.put(SupervisorConfig.HA_LEASE, SupervisorPair.LEASE.toMillis() + "ms");
@@ -218,7 +258,7 @@ final class ChaosCluster implements AutoCloseable {
 
     private Map<String, String> consumerConfig(int i, Path secret) {
         Map<String, String> p = configs(secret).consumer("consumer-" + (i + 1), work.resolve("spool-" + (i + 1)),
-                "127.0.0.1", consumerHttpPorts.get(i));
+                host("consumer" + (i + 1)).address(), consumerHttpPorts.get(i));
         // Every sorted run goes to the spool disk (no run memory, small sort buffers), so a full disk there is
         // felt by every dataset.
         p.put(ConsumerConfig.SORT_MEMORY_BYTES, "262144");
@@ -232,13 +272,7 @@ final class ChaosCluster implements AutoCloseable {
 
     /** Waits for a daemon's {@code /ready} to answer 200. */
     void awaitReady(ChildProcess daemon, Duration timeout) {
-        int port = httpPort(daemon);
-        ChaosWait.until(daemon.name() + " ready (log " + daemon.log() + ")", timeout, () -> {
-            if (!daemon.isAlive()) {
-                throw new IllegalStateException(daemon.name() + " exited; see " + daemon.log());
-            }
-            return get(port, "/ready").map(r -> r.statusCode() == 200).orElse(false);
-        });
+        HostProcesses.awaitReady(http, daemon, hostOf(daemon), httpPort(daemon), timeout);
     }
 
     int httpPort(ChildProcess daemon) {
@@ -261,7 +295,7 @@ final class ChaosCluster implements AutoCloseable {
         if (!consumer.isAlive()) {
             return false;
         }
-        return get(httpPort(consumer), "/status").filter(r -> r.statusCode() == 200).map(r -> {
+        return get(consumer, "/status").filter(r -> r.statusCode() == 200).map(r -> {
             try {
                 JsonNode f = Json.tree(r.body().getBytes(StandardCharsets.UTF_8)).path("inFlight");
                 return !f.isMissingNode() && !f.isNull() && !(f.isArray() && f.isEmpty());
@@ -271,13 +305,13 @@ final class ChaosCluster implements AutoCloseable {
         }).orElse(false);
     }
 
-    /** GET on a daemon's operations port; empty when it does not answer. */
-    Optional<HttpResponse<String>> get(int port, String path) {
-        return DaemonProcesses.get(http, port, path);
+    /** GET on a daemon's operations port, on its host; empty when it does not answer. */
+    Optional<HttpResponse<String>> get(ChildProcess daemon, String path) {
+        return DaemonProcesses.get(http, hostOf(daemon).address(), httpPort(daemon), path);
     }
 
     String s3Endpoint() {
-        return "http://127.0.0.1:" + s3Proxy.port();
+        return "http://" + s3Proxy.endpoint();
     }
 
     /** What producers use: the broker (as the producer login) and S3 through the proxies, like every other client. */
@@ -308,7 +342,8 @@ final class ChaosCluster implements AutoCloseable {
         return brokers;
     }
 
-    TcpProxy s3Proxy() {
+    /** The proxy every client reaches S3 through. */
+    FaultProxy s3Proxy() {
         return s3Proxy;
     }
 
@@ -370,6 +405,8 @@ final class ChaosCluster implements AutoCloseable {
         all.addAll(brokers.brokers());
         all.addAll(brokers.watchdogs());
         all.addAll(consumers);
+        all.addAll(brokers.proxies().stream().map(FaultProxy::process).toList());
+        all.add(s3Proxy.process());
         for (ChildProcess p : all) {
             if (!p.isAlive()) {
                 dead.add(p.name() + " (log " + p.log() + ")");

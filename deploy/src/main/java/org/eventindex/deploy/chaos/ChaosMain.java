@@ -1,5 +1,6 @@
 package org.eventindex.deploy.chaos;
 
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -10,6 +11,7 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 import org.eventindex.cli.CommandLines;
 import org.eventindex.cli.VersionProvider;
+import org.eventindex.testing.hosts.HostNetwork;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -49,14 +51,31 @@ public final class ChaosMain implements Callable<Integer> {
     @Option(names = "--work", paramLabel = "DIR", description = "folder for every process's data and logs (default"
             + " target/chaos-<seed>-<time>); kept after the run for inspection")
     private Path work;
+    @Option(names = "--network", paramLabel = "DESCRIPTION", description = "run on this host network's control host"
+            + " (what the first process hands the driver it starts there; without it bin/chaos makes the network,"
+            + " as root, and starts itself on its control host)")
+    private String network;
 
     private ChaosMain() {
     }
 
     /** Checked command line. */
-    record Options(long seed, int rounds, int minutes, int datasets, int faults, Path work, Set<Fault> only) {
+    record Options(long seed, int rounds, int minutes, int datasets, int faults, Path work, Set<Fault> only,
+                   String network) {
         Options {
             only = Set.copyOf(only);
+        }
+
+        /** The command line of these options, with {@code network} as {@code --network}. */
+        List<String> args(String network) {
+            List<String> a = new ArrayList<>(List.of("--seed", Long.toString(seed), "--rounds", Integer.toString(rounds),
+                    "--minutes", Integer.toString(minutes), "--datasets", Integer.toString(datasets), "--faults",
+                    Integer.toString(faults), "--work", work.toString(), "--network", network));
+            if (!only.isEmpty()) {
+                a.add("--only");
+                a.add(String.join(",", only.stream().map(Fault::name).sorted().toList()));
+            }
+            return a;
         }
     }
 
@@ -73,7 +92,7 @@ public final class ChaosMain implements Callable<Integer> {
         atLeast("--datasets", datasets, 1);
         atLeast("--faults", faults, 0);
         Path dir = work != null ? work : Path.of("target", "chaos-" + seed + "-" + System.currentTimeMillis());
-        return new Options(seed, rounds, minutes, datasets, faults, dir.toAbsolutePath(), Set.copyOf(only));
+        return new Options(seed, rounds, minutes, datasets, faults, dir.toAbsolutePath(), Set.copyOf(only), network);
     }
 
     private void atLeast(String option, int value, int min) {
@@ -92,8 +111,44 @@ public final class ChaosMain implements Callable<Integer> {
     }
 
     @Override
-    public Integer call() {
-        return run(options());
+    public Integer call() throws Exception {
+        Options o = options();
+        return o.network() == null ? onHosts(o) : run(o);
+    }
+
+    /**
+     * Makes the cluster's hosts ({@link ChaosCluster#HOSTS}, network namespaces) and runs the driver, this command
+     * with {@code --network}, on the control host, its output passed through; deletes the hosts when it ends.
+     */
+    private static int onHosts(Options o) throws IOException, InterruptedException {
+        List<String> missing = HostNetwork.missing();
+        if (!missing.isEmpty()) {
+            System.err.println("[chaos] every role runs on a host of its own (a network namespace), which needs "
+                    + String.join(", ", missing));
+            return 1;
+        }
+        Files.createDirectories(o.work());
+        try (HostNetwork net = HostNetwork.create(ChaosCluster.HOSTS)) {
+            List<String> props = new ArrayList<>();
+            for (String p : List.of("kuduBinDir", "ei.producer.jar", "ei.chaos.noTmpfs")) {
+                if (System.getProperty(p) != null) {
+                    props.add("-D" + p + "=" + System.getProperty(p));
+                }
+            }
+            List<String> cmd = ChildProcess.java(ChaosMain.class.getName(), System.getProperty("java.class.path"),
+                    "1g").options(props).args(o.args(net.describe())).on(net.host("control")).command();
+            Process driver = new ProcessBuilder(cmd).inheritIO().start();
+            try {
+                return driver.waitFor();
+            } finally {
+                if (driver.isAlive()) {
+                    driver.destroy();
+                    if (!driver.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)) {
+                        driver.destroyForcibly();
+                    }
+                }
+            }
+        }
     }
 
     static int run(Options o) {
@@ -103,11 +158,13 @@ public final class ChaosMain implements Callable<Integer> {
         List<ChaosRunner.RoundReport> reports = new ArrayList<>();
         List<BrokerOutage> outages = new ArrayList<>();
         List<FaultInjector.Takeover> takeovers = new ArrayList<>();
+        List<FaultInjector.PartitionHeal> heals = new ArrayList<>();
         CheckResult last = null;
         try {
             Files.createDirectories(o.work());
             System.out.println("[chaos] seed " + o.seed() + ", work " + o.work());
-            try (ChaosCluster cluster = ChaosCluster.start(o.work(), "chaos_", s -> System.out.println("[chaos] "
+            HostNetwork net = HostNetwork.attach(o.network());
+            try (ChaosCluster cluster = ChaosCluster.start(o.work(), net, "chaos_", s -> System.out.println("[chaos] "
                     + s))) {
                 ChaosRunner runner = new ChaosRunner(cluster, Path.of(jar).toAbsolutePath(), o.seed(),
                         s -> System.out.println("[chaos] " + s));
@@ -123,9 +180,13 @@ public final class ChaosMain implements Callable<Integer> {
                         outages.addAll(runner.brokerOutages());
                         takeovers.clear();
                         takeovers.addAll(runner.takeovers());
+                        heals.clear();
+                        heals.addAll(runner.heals());
                     }
                 }
                 last = runner.finalCheck();
+                System.out.println("[chaos] brokers started again after they died outside a broker fault (a"
+                        + " watchdog's kill on a loaded machine): " + cluster.brokers().keeperRestarts());
             }
         } catch (Exception e) {
             System.err.println("[chaos] the run failed: " + e);
@@ -133,11 +194,13 @@ public final class ChaosMain implements Callable<Integer> {
             printSummary(reports, null, Duration.ofNanos(System.nanoTime() - t0));
             printBrokerOutages(outages);
             printTakeovers(takeovers);
+            printHeals(heals);
             return 1;
         }
         printSummary(reports, last, Duration.ofNanos(System.nanoTime() - t0));
         printBrokerOutages(outages);
         printTakeovers(takeovers);
+        printHeals(heals);
         boolean ok = last.ok() && reports.stream().allMatch(r -> r.check().ok());
         return ok ? 0 : 1;
     }
@@ -175,6 +238,22 @@ public final class ChaosMain implements Callable<Integer> {
                     t.size(), SupervisorPair.LEASE.toMillis(),
                     spread(t.stream().map(FaultInjector.Takeover::toActive).toList()),
                     spread(first), first.size()));
+        }
+    }
+
+    /** The partitions of the run, per kind: how many, min / median / max held and from the heal to the recovery. */
+    private static void printHeals(List<FaultInjector.PartitionHeal> heals) {
+        for (Fault kind : Fault.values()) {
+            List<FaultInjector.PartitionHeal> h = heals.stream().filter(x -> x.fault() == kind).toList();
+            if (h.isEmpty()) {
+                continue;
+            }
+            List<Duration> recovered = h.stream().map(FaultInjector.PartitionHeal::recovered)
+                    .filter(java.util.Objects::nonNull).toList();
+            System.out.println(String.format("partitions %s: %d; min / median / max: held %s, from the heal to the"
+                            + " recovery %s (%d of %d recovered)", kind, h.size(),
+                    spread(h.stream().map(FaultInjector.PartitionHeal::held).toList()), spread(recovered),
+                    recovered.size(), h.size()));
         }
     }
 

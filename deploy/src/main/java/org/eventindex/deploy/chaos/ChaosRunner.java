@@ -174,6 +174,11 @@ final class ChaosRunner {
     }
 
     /** The supervisor takeovers measured so far. */
+    /** The partitions healed so far, with the time each took to recover. */
+    List<FaultInjector.PartitionHeal> heals() {
+        return injector.heals();
+    }
+
     List<FaultInjector.Takeover> takeovers() {
         return injector.takeovers();
     }
@@ -204,7 +209,7 @@ final class ChaosRunner {
     }
 
     Optional<JsonNode> supervisorView(String dataset) {
-        return cluster.get(cluster.httpPort(cluster.supervisor()), "/datasets/"
+        return cluster.get(cluster.supervisor(), "/datasets/"
                         + URLEncoder.encode(dataset, StandardCharsets.UTF_8))
                 .filter(r -> r.statusCode() == 200).map(r -> {
                     try {

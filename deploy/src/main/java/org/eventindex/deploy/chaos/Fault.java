@@ -40,7 +40,24 @@ enum Fault {
             + " one must exit fenced out having journalled nothing more", false),
     STANDBY_STORAGE_SLOW("limit the standby supervisor's writes to the journal disk (blkio write IOPS on its loop"
             + " device), kill -9 the active so that the standby takes over and runs on the slow disk; lift after the"
-            + " hold", false);
+            + " hold", false),
+    /*
+     * Partitions: silence on the bridge between hosts (HostNetwork), no error anywhere; each held, then healed, and
+     * the time from the heal to the recovery named in its description measured.
+     */
+    SUPERVISOR_CUT_FROM_BROKERS("cut the active supervisor's host from every broker's host, heal after the hold; it"
+            + " keeps its lease and journal (the shared journal directory, which no partition cuts) and must read what"
+            + " the brokers stored meanwhile (time from the heal to it subscribed on every broker again)", false),
+    BROKER_ISOLATED("cut one broker's host (a seeded choice) from the supervisors' and consumers' hosts until it holds"
+            + " a producer message nobody can read, then isolate it from every host; after the hold heal: what it held"
+            + " is delivered and counted once (time from the heal to its queues read)", false),
+    CONSUMER_CUT_FROM_HDFS("cut the host of the consumer with a dataset in flight from HDFS's host, heal after the"
+            + " hold (time from the heal to the consumer done with it)", true),
+    CONSUMER_CUT_FROM_KUDU("cut the host of the consumer with a dataset in flight from Kudu's host, heal after the"
+            + " hold (time from the heal to the consumer done with it)", true),
+    PRODUCER_CUT_FROM_BROKERS("hold the next upload (an S3 PUT) at the S3 proxy, cut the producers' host from every"
+            + " broker's host, let the upload through: the producer has stored its object and cannot announce it; heal"
+            + " after the hold (time from the heal to a producer message recorded)", false);
 
     /** When, in a round, a fault strikes. */
     enum Strike {
@@ -80,6 +97,11 @@ enum Fault {
 
     boolean needsDisk() {
         return this == SPOOL_DISK_FULL || this == DATANODE_DISK_FULL;
+    }
+
+    /** A partition between hosts (healed after its hold). */
+    boolean isPartition() {
+        return ordinal() >= SUPERVISOR_CUT_FROM_BROKERS.ordinal();
     }
 
     /** The fault needs the supervisors' journal on a disk that can be slowed ({@link SlowDisk}). */

@@ -1,9 +1,12 @@
 package org.eventindex.deploy.chaos;
 
+import org.eventindex.deploy.BrokerLogins;
 import org.eventindex.message.Queues;
 import org.eventindex.ops.DaemonMetrics;
 import org.eventindex.testing.MetricsText;
 import org.eventindex.testing.TcpProxy;
+import org.eventindex.testing.hosts.Host;
+import org.eventindex.testing.hosts.HostNetwork;
 
 import java.io.IOException;
 import java.time.Duration;
@@ -12,7 +15,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 /**
@@ -32,6 +34,7 @@ final class FaultInjector {
     private final Consumer<String> log;
     private final List<BrokerOutage> outages = new CopyOnWriteArrayList<>();
     private final List<Takeover> takeovers = new CopyOnWriteArrayList<>();
+    private final List<PartitionHeal> heals = new CopyOnWriteArrayList<>();
 
     FaultInjector(ChaosCluster cluster, Consumer<String> log) {
         this.cluster = Objects.requireNonNull(cluster, "cluster is null");
@@ -48,6 +51,18 @@ final class FaultInjector {
      * and to its first message recorded (null when no message came within the trigger timeout).
      */
     record Takeover(Fault fault, Duration toActive, Duration toFirstMessage) {
+    }
+
+    /**
+     * One partition healed: the fault, its target, how long it was in place, and the time from the heal to the
+     * recovery its kind names (null when that did not come within the recovery timeout).
+     */
+    record PartitionHeal(Fault fault, String target, Duration held, Duration recovered) {
+    }
+
+    /** The partitions healed so far. */
+    List<PartitionHeal> heals() {
+        return List.copyOf(heals);
     }
 
     /** The supervisor takeovers measured so far. */
@@ -107,10 +122,10 @@ final class FaultInjector {
                 return new Injected(fault, consumer.name(), hold, "");
             }
             case KILL_BROKER, PAUSE_BROKER -> {
-                return brokerOutage(fault, hold, random);
+                return cluster.brokers().heldDown(() -> brokerOutage(fault, hold, random));
             }
             case KILL_ALL_BROKERS -> {
-                return killAllBrokers(fault, hold);
+                return cluster.brokers().heldDown(() -> killAllBrokers(fault, hold));
             }
             case KILL_TABLET_SERVER -> {
                 cluster.kudu().tabletServer().kill9();
@@ -188,8 +203,173 @@ final class FaultInjector {
             case STANDBY_STORAGE_SLOW -> {
                 return standbyStorageSlow(fault, hold, random);
             }
+            case SUPERVISOR_CUT_FROM_BROKERS -> {
+                return supervisorCutFromBrokers(fault, partitionHold(random));
+            }
+            case BROKER_ISOLATED -> {
+                return brokerIsolated(fault, partitionHold(random), random);
+            }
+            case CONSUMER_CUT_FROM_HDFS, CONSUMER_CUT_FROM_KUDU -> {
+                return consumerCut(fault, consumer, partitionHold(random));
+            }
+            case PRODUCER_CUT_FROM_BROKERS -> {
+                return producerCutFromBrokers(fault, partitionHold(random));
+            }
             default -> throw new IllegalStateException("unhandled fault " + fault);
         }
+    }
+
+    /**
+     * How long a partition stays: 2 to 10 s, so that some outlast the daemons' STOMP heartbeats (their connections
+     * then end and are made again after the heal) and some do not (the stalled connections carry on).
+     */
+    private static Duration partitionHold(Random random) {
+        return Duration.ofMillis(2000 + random.nextInt(8000));
+    }
+
+    private List<Host> brokerHosts() {
+        return cluster.brokers().brokers().stream().map(b -> cluster.brokers().host(b)).toList();
+    }
+
+    /** Cuts the active supervisor's host from every broker's, holds, heals; waits until it subscribed again. */
+    private Injected supervisorCutFromBrokers(Fault fault, Duration hold) {
+        HostNetwork net = cluster.network();
+        ChildProcess active = cluster.supervisors().active();
+        Host h = cluster.hostOf(active);
+        brokerHosts().forEach(b -> net.cut(h, b));
+        log.accept("  " + net.partitions());
+        try {
+            ChaosWait.hold(hold);
+        } finally {
+            brokerHosts().forEach(b -> net.heal(h, b));
+        }
+        long healed = System.nanoTime();
+        Duration recovered = recovery(() -> cluster.brokers().brokers().forEach(b -> ChaosWait.until(active.name()
+                + " subscribed on " + b.name() + " again", RECOVERY_TIMEOUT, () -> subscribed(active,
+                Queues.SUPERVISOR, cluster.brokers().endpoint(b)))), healed);
+        cluster.supervisors().awaitSettled(RECOVERY_TIMEOUT);
+        return healed(fault, active.name() + " on " + h.name(), hold, recovered, "subscribed on every broker");
+    }
+
+    /**
+     * Cuts one broker's host from the daemons' hosts (the producers still reach it) until a producer message waits
+     * on it, isolates it from every host, holds, heals; waits until the daemons subscribed on it again and its queues
+     * were read.
+     */
+    private Injected brokerIsolated(Fault fault, Duration hold, Random random) {
+        HostNetwork net = cluster.network();
+        IndependentBrokers brokers = cluster.brokers();
+        ChildProcess broker = brokers.brokers().get(random.nextInt(IndependentBrokers.COUNT));
+        Host bh = brokers.host(broker);
+        List<Host> daemons = new java.util.ArrayList<>();
+        cluster.supervisors().both().forEach(s -> daemons.add(cluster.hostOf(s)));
+        cluster.consumers().forEach(c -> daemons.add(cluster.hostOf(c)));
+        BrokerQueues queues = new BrokerQueues(List.of(brokers.endpoint(broker)), List.of(Queues.SUPERVISOR),
+                endpoint -> cluster.brokerSettingsOf(endpoint, BrokerLogins.ADMIN));
+        long t0 = System.nanoTime();
+        daemons.forEach(d -> net.cut(d, bh));
+        boolean holding;
+        try {
+            ChaosWait.until(broker.name() + " holding a producer message nobody can read", TRIGGER_TIMEOUT,
+                    () -> queues.unread().values().stream().anyMatch(n -> n > 0));
+            holding = true;
+        } catch (IllegalStateException none) {
+            holding = false;
+            log.accept("  no producer message waited on " + broker.name() + " within " + TRIGGER_TIMEOUT
+                    + "; isolating it anyway");
+        }
+        int held = queues.unread().values().stream().mapToInt(n -> Math.max(0, n)).sum();
+        net.isolate(bh);
+        log.accept("  " + net.partitions() + "; " + held + " producer message(s) on " + broker.name());
+        try {
+            ChaosWait.hold(hold);
+        } finally {
+            net.rejoin(bh);
+            daemons.forEach(d -> net.heal(d, bh));
+        }
+        long healed = System.nanoTime();
+        Duration recovered = recovery(() -> {
+            awaitSubscribed(broker);
+            ChaosWait.until("the messages held by " + broker.name() + " read", RECOVERY_TIMEOUT,
+                    () -> queues.unread().isEmpty());
+        }, healed);
+        return healed(fault, broker.name() + " on " + bh.name(), Duration.ofNanos(healed - t0), recovered,
+                (holding ? held + " producer message(s) held" : "nothing held") + "; read after the heal");
+    }
+
+    /** Cuts {@code consumer}'s host from HDFS's or Kudu's, holds, heals; waits until it has nothing in flight. */
+    private Injected consumerCut(Fault fault, ChildProcess consumer, Duration hold) {
+        HostNetwork net = cluster.network();
+        Host h = cluster.hostOf(consumer);
+        Host service = cluster.host(fault == Fault.CONSUMER_CUT_FROM_HDFS ? "hdfs" : "kudu");
+        boolean busy = cluster.consumerBusy(consumer);
+        net.cut(h, service);
+        log.accept("  " + net.partitions() + (busy ? "" : " (" + consumer.name() + " had nothing in flight)"));
+        try {
+            ChaosWait.hold(hold);
+        } finally {
+            net.heal(h, service);
+        }
+        long healed = System.nanoTime();
+        Duration recovered = recovery(() -> ChaosWait.until(consumer.name() + " done with its dataset",
+                RECOVERY_TIMEOUT, () -> !cluster.consumerBusy(consumer)), healed);
+        return healed(fault, consumer.name() + " from " + service.name(), hold, recovered,
+                busy ? "a dataset in flight" : "nothing in flight");
+    }
+
+    /**
+     * Holds the next upload (a {@code PUT}, which only producers send to S3) at the S3 proxy, cuts the producers' host
+     * from every broker's, lets the upload through (it completes with the cut in place: the producer has stored its
+     * object and cannot announce it), holds, heals; waits until the supervisor recorded a producer message after the
+     * heal (the held producer's, sent once the network carries it again).
+     */
+    private Injected producerCutFromBrokers(Fault fault, Duration hold) {
+        HostNetwork net = cluster.network();
+        Host producers = cluster.host("producer");
+        FaultProxy s3 = cluster.s3Proxy();
+        s3.holdAt(TcpProxy.Direction.CLIENT_TO_SERVER, "PUT /");
+        boolean afterUpload;
+        try {
+            ChaosWait.until("a producer's upload", TRIGGER_TIMEOUT, s3::holding);
+            afterUpload = true;
+        } catch (IllegalStateException none) {
+            afterUpload = false;
+            log.accept("  no producer upload within " + TRIGGER_TIMEOUT + "; cutting the producers anyway");
+        }
+        brokerHosts().forEach(b -> net.cut(producers, b));
+        s3.release();
+        log.accept("  " + net.partitions() + (afterUpload ? " after an upload" : ""));
+        ChildProcess active = cluster.supervisors().active();
+        double recorded = cluster.supervisors().metric(active, "eventindex_supervisor_producer_messages_total");
+        try {
+            ChaosWait.hold(hold);
+        } finally {
+            brokerHosts().forEach(b -> net.heal(producers, b));
+        }
+        long healed = System.nanoTime();
+        Duration recovered = afterUpload ? recovery(() -> ChaosWait.until("a producer message recorded after the heal",
+                RECOVERY_TIMEOUT, () -> cluster.supervisors().metric(cluster.supervisors().active(),
+                        "eventindex_supervisor_producer_messages_total") > recorded), healed) : null;
+        return healed(fault, "producer", hold, recovered, afterUpload ? "cut after an upload" : "no upload to cut after");
+    }
+
+    /** Runs {@code await}; the time since {@code healed} when it returned, null when it timed out (logged). */
+    private Duration recovery(Runnable await, long healed) {
+        try {
+            await.run();
+            return since(healed);
+        } catch (IllegalStateException timedOut) {
+            log.accept("  not recovered: " + timedOut.getMessage());
+            return null;
+        }
+    }
+
+    private Injected healed(Fault fault, String target, Duration held, Duration recovered, String detail) {
+        heals.add(new PartitionHeal(fault, target, held, recovered));
+        String line = "healed after " + held.toMillis() + " ms; " + (recovered == null ? "NOT recovered"
+                : "recovered " + recovered.toMillis() + " ms after the heal") + " (" + detail + ")";
+        log.accept("  " + line);
+        return new Injected(fault, target, held, line);
     }
 
     /** kill -9 the active supervisor, wait for the standby's takeover (timed), start the killed one as the standby. */
@@ -350,25 +530,22 @@ final class FaultInjector {
      * without a receipt within {@link #TRIGGER_TIMEOUT}, kill it anyway. True when it died at a receipt.
      */
     private boolean killAtReceipt(ChildProcess broker) {
-        AtomicBoolean armed = new AtomicBoolean(true);
-        AtomicBoolean struck = new AtomicBoolean();
-        // A proxy's watch cannot be removed: one that did not fire in time stays and cuts one connection when a
-        // receipt passes later (a reset, which every client survives); the flag keeps it from killing the broker.
-        cluster.brokers().proxy(broker).cutOnce(TcpProxy.Direction.SERVER_TO_CLIENT, "RECEIPT\n", () -> {
-            if (armed.compareAndSet(true, false)) {
-                broker.kill9();
-                struck.set(true);
-            }
-        });
+        // The proxy, on the broker's host, kills the broker itself: nothing passes between the receipt and the kill.
+        FaultProxy proxy = cluster.brokers().proxy(broker);
+        proxy.killAt("RECEIPT\n", broker.pid());
+        boolean struck;
         try {
-            ChaosWait.until("a receipt from " + broker.name(), TRIGGER_TIMEOUT, struck::get);
+            ChaosWait.until("a receipt from " + broker.name(), TRIGGER_TIMEOUT, proxy::struck);
+            struck = true;
         } catch (IllegalStateException none) {
-            if (armed.compareAndSet(true, false)) {
-                log.accept("  no receipt from " + broker.name() + " within " + TRIGGER_TIMEOUT + "; killing it");
-                broker.kill9();
-            }
+            struck = proxy.disarm();
         }
-        return struck.get();
+        if (!struck) {
+            log.accept("  no receipt from " + broker.name() + " within " + TRIGGER_TIMEOUT + "; killing it");
+        }
+        // reaps the process the proxy killed, or kills it
+        broker.kill9();
+        return struck;
     }
 
     /**
@@ -389,7 +566,7 @@ final class FaultInjector {
     private boolean subscribed(ChildProcess daemon, String queue, String brokerEndpoint) {
         String name = queue.startsWith("/queue/") ? queue.substring("/queue/".length()) : queue;
         String brokerLabel = "broker=\"" + brokerEndpoint + "\"";
-        return cluster.get(cluster.httpPort(daemon), "/metrics").filter(r -> r.statusCode() == 200)
+        return cluster.get(daemon, "/metrics").filter(r -> r.statusCode() == 200)
                 .map(r -> r.body().lines().anyMatch(l -> l.startsWith(DaemonMetrics.BROKER_SUBSCRIBED + "{")
                         && l.contains(brokerLabel) && (l.contains("queue=\"" + name + "\"")
                         || l.contains("queue=\"/queue/" + name + "\""))
@@ -449,19 +626,19 @@ final class FaultInjector {
     long consumerFailures() {
         long sum = 0;
         for (ChildProcess c : cluster.consumers()) {
-            sum += cluster.get(cluster.httpPort(c), "/metrics").filter(r -> r.statusCode() == 200)
+            sum += cluster.get(c, "/metrics").filter(r -> r.statusCode() == 200)
                     .map(r -> Math.max(0L, (long) MetricsText.value(r.body(),
                             "eventindex_consumer_signals_failed_total", ""))).orElse(0L);
         }
         return sum;
     }
 
-    private static int resetRepeatedly(List<TcpProxy> proxies, Duration hold) {
+    private static int resetRepeatedly(List<FaultProxy> proxies, Duration hold) {
         long end = System.nanoTime() + hold.toNanos();
-        int n = proxies.stream().mapToInt(TcpProxy::resetAll).sum();
+        int n = proxies.stream().mapToInt(FaultProxy::resetAll).sum();
         while (System.nanoTime() - end < 0) {
             ChaosWait.hold(RESET_PERIOD);
-            n += proxies.stream().mapToInt(TcpProxy::resetAll).sum();
+            n += proxies.stream().mapToInt(FaultProxy::resetAll).sum();
         }
         return n;
     }

@@ -52,12 +52,9 @@ final class HdfsDaemons implements AutoCloseable {
         clientConf.set("ipc.client.connect.max.retries", "3");
     }
 
-    /** Formats a new file system under {@code dir}, starts both daemons and waits for a live DataNode. */
-    static HdfsDaemons start(Path dir, Path dataNodeDir, Duration timeout) throws IOException, InterruptedException {
-        return start(dir, dataNodeDir, Host.local(), timeout);
-    }
-
-    /** {@link #start(Path, Path, Duration)} with both daemons on {@code host}. */
+    /**
+     * Formats a new file system under {@code dir}, starts both daemons on {@code host} and waits for a live DataNode.
+     */
     static HdfsDaemons start(Path dir, Path dataNodeDir, Host host, Duration timeout)
             throws IOException, InterruptedException {
         String address = host.address();

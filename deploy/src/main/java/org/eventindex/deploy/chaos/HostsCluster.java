@@ -17,8 +17,6 @@ import org.eventindex.testing.hosts.HostNetwork;
 
 import java.io.File;
 import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
@@ -209,31 +207,12 @@ final class HostsCluster implements AutoCloseable {
                 .args("run", "--config", file.toString()).on(host).command());
     }
 
-    /** Waits until {@code host:port} takes a TCP connection (from this process's host), failing early on an exit. */
     private void awaitListening(ChildProcess p, Host host, int port) {
-        ChaosWait.until(p.name() + " listening on " + host.endpoint(port) + " (log " + p.log() + ")", START_TIMEOUT,
-                () -> {
-                    if (!p.isAlive()) {
-                        throw new IllegalStateException(p.name() + " exited; see " + p.log());
-                    }
-                    try (Socket s = new Socket()) {
-                        s.connect(new InetSocketAddress(host.address(), port), 1000);
-                        return true;
-                    } catch (IOException e) {
-                        return false;
-                    }
-                });
+        HostProcesses.awaitListening(p, host, port, START_TIMEOUT);
     }
 
     private void awaitReady(ChildProcess daemon, int port) {
-        Host host = placement.get(daemon);
-        ChaosWait.until(daemon.name() + " ready on " + host + " (log " + daemon.log() + ")", START_TIMEOUT, () -> {
-            if (!daemon.isAlive()) {
-                throw new IllegalStateException(daemon.name() + " exited; see " + daemon.log());
-            }
-            return DaemonProcesses.get(http, host.address(), port, "/ready").map(r -> r.statusCode() == 200)
-                    .orElse(false);
-        });
+        HostProcesses.awaitReady(http, daemon, placement.get(daemon), port, START_TIMEOUT);
     }
 
     /** The supervisor's view of {@code dataset} ({@code /datasets/NAME}), empty when it does not answer. */

@@ -45,11 +45,7 @@ final class KuduDaemons implements AutoCloseable {
                 b -> b.defaultAdminOperationTimeoutMs(30_000).defaultOperationTimeoutMs(30_000));
     }
 
-    static KuduDaemons start(Path dir, Duration timeout) throws IOException {
-        return start(dir, Host.local(), timeout);
-    }
-
-    /** {@link #start(Path, Duration)} with both daemons on {@code host}. */
+    /** Starts a master and a tablet server on {@code host} (data under {@code dir}) and waits for both. */
     static KuduDaemons start(Path dir, Host host, Duration timeout) throws IOException {
         Path kudu = binary();
         String address = host.address();

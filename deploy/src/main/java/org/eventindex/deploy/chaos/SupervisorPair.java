@@ -31,14 +31,14 @@ final class SupervisorPair implements AutoCloseable {
     private final List<ChildProcess> supervisors;
     private final List<Integer> ports;
     private final Path journalDir;
-    private final BiFunction<Integer, String, Optional<HttpResponse<String>>> get;
+    private final BiFunction<ChildProcess, String, Optional<HttpResponse<String>>> get;
     private final Map<ChildProcess, AtomicInteger> fencedExits = new ConcurrentHashMap<>();
     private final Thread keeper;
     private volatile boolean closed;
     private volatile ChildProcess lastActive;
 
     SupervisorPair(List<ChildProcess> supervisors, List<Integer> ports, Path journalDir,
-                   BiFunction<Integer, String, Optional<HttpResponse<String>>> get) {
+                   BiFunction<ChildProcess, String, Optional<HttpResponse<String>>> get) {
         this.supervisors = List.copyOf(supervisors);
         this.ports = List.copyOf(ports);
         this.journalDir = Objects.requireNonNull(journalDir, "journalDir is null");
@@ -87,7 +87,7 @@ final class SupervisorPair implements AutoCloseable {
     }
 
     boolean ready(ChildProcess s) {
-        return get.apply(port(s), "/ready").map(r -> r.statusCode() == 200).orElse(false);
+        return get.apply(s, "/ready").map(r -> r.statusCode() == 200).orElse(false);
     }
 
     /** Waits until {@code s} answers as a standby: alive, /health 200, /ready 503 naming the standby role. */
@@ -96,7 +96,7 @@ final class SupervisorPair implements AutoCloseable {
             if (!s.isAlive()) {
                 throw new IllegalStateException(s.name() + " exited; see " + s.log());
             }
-            return get.apply(port(s), "/ready").map(r -> r.statusCode() == 503 && r.body().contains("standby"))
+            return get.apply(s, "/ready").map(r -> r.statusCode() == 503 && r.body().contains("standby"))
                     .orElse(false);
         });
     }
@@ -114,7 +114,7 @@ final class SupervisorPair implements AutoCloseable {
 
     /** A metric of one supervisor (summed over labels), -1 when it does not answer. */
     double metric(ChildProcess s, String name) {
-        return get.apply(port(s), "/metrics").filter(r -> r.statusCode() == 200)
+        return get.apply(s, "/metrics").filter(r -> r.statusCode() == 200)
                 .map(r -> MetricsText.value(r.body(), name, "")).orElse(-1.0);
     }
 

@@ -22,4 +22,8 @@ public final class ChaosTestAccess {
     public static int executeHostsFlow(String[] args, PrintStream out, PrintStream err) {
         return HostsFlowMain.execute(args, out, err);
     }
+
+    public static int executeProxy(String[] args, PrintStream out, PrintStream err) {
+        return FaultProxyMain.execute(args, out, err);
+    }
 }
