@@ -17,7 +17,9 @@ import java.util.function.Consumer;
  * processes put in it issue to that device (the fsyncs of the supervisor's journal are issued by its own threads, so
  * they are throttled). device-mapper's {@code delay} target would be the other way, but this kernel has no
  * device-mapper; {@link #mount} says why when neither works (no root, no loop device, no blkio controller), and the
- * slow-disk fault is then skipped with that reason.
+ * slow-disk fault is then skipped with that reason. A process started by {@code ip netns exec} (the chaos driver on
+ * its control host) sees a fresh sysfs without the cgroup mounts, so there the blkio hierarchy is mounted again on a
+ * private folder of its own mount namespace ({@link #blkioRoot}).
  */
 final class SlowDisk implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SlowDisk.class);
@@ -27,12 +29,38 @@ final class SlowDisk implements AutoCloseable {
     private final Path image;
     private final String device;
     private final Path cgroup;
+    /** The blkio hierarchy's root: {@link #BLKIO}, or the private mount of {@link #blkioRoot}. */
+    private final Path root;
 
     private SlowDisk(Path mountPoint, Path image, String device, Path cgroup) {
         this.mountPoint = mountPoint;
         this.image = image;
         this.device = device;
         this.cgroup = cgroup;
+        this.root = cgroup.getParent();
+    }
+
+    /**
+     * The blkio hierarchy: {@link #BLKIO} where it is mounted, else the same hierarchy mounted on a folder beside
+     * {@code dir} (as root; inside {@code ip netns exec}'s mount namespace the mount is private to this process and
+     * goes with it); null when neither works.
+     */
+    private static Path blkioRoot(Path dir, Consumer<String> whyNot) throws IOException {
+        if (Files.isRegularFile(BLKIO.resolve("cgroup.procs"))) {
+            return BLKIO;
+        }
+        Path own = dir.resolveSibling(dir.getFileName() + ".blkio");
+        Files.createDirectories(own);
+        if (Files.isRegularFile(own.resolve("cgroup.procs"))) {
+            return own;
+        }
+        String failed = TmpfsDisk.run(List.of("mount", "-t", "cgroup", "-o", "blkio", "cgroup", own.toString()));
+        if (failed != null) {
+            whyNot.accept("no cgroup v1 blkio controller at " + BLKIO + " to slow one process's writes, and mounting"
+                    + " one on " + own + " failed: " + failed.strip());
+            return null;
+        }
+        return own;
     }
 
     /**
@@ -43,11 +71,11 @@ final class SlowDisk implements AutoCloseable {
     static Optional<SlowDisk> mount(Path dir, int megabytes, Consumer<String> whyNot) {
         Path image = dir.resolveSibling(dir.getFileName() + ".ext4");
         try {
-            if (!Files.isDirectory(BLKIO)) {
-                whyNot.accept("no cgroup v1 blkio controller at " + BLKIO + " to slow one process's writes");
+            Files.createDirectories(dir);
+            Path blkio = blkioRoot(dir, whyNot);
+            if (blkio == null) {
                 return Optional.empty();
             }
-            Files.createDirectories(dir);
             try (var f = java.nio.channels.FileChannel.open(image, java.nio.file.StandardOpenOption.CREATE_NEW,
                     java.nio.file.StandardOpenOption.WRITE)) {
                 f.truncate(0);
@@ -61,12 +89,15 @@ final class SlowDisk implements AutoCloseable {
                 whyNot.accept("cannot mount an ext4 loop device on " + dir + " (needs root and a loop device): "
                         + failed.strip());
                 Files.deleteIfExists(image);
+                if (!blkio.equals(BLKIO)) {
+                    TmpfsDisk.run(List.of("umount", blkio.toString()));
+                }
                 return Optional.empty();
             }
             String source = output(List.of("findmnt", "-no", "SOURCE", dir.toString())).strip();
             String majMin = Files.readString(Path.of("/sys/class/block", Path.of(source).getFileName().toString(),
                     "dev"), StandardCharsets.US_ASCII).strip();
-            Path group = BLKIO.resolve("eventindex-chaos-" + ProcessHandle.current().pid() + "-"
+            Path group = blkio.resolve("eventindex-chaos-" + ProcessHandle.current().pid() + "-"
                     + dir.getFileName());
             Files.createDirectories(group);
             return Optional.of(new SlowDisk(dir, image, majMin, group));
@@ -94,7 +125,7 @@ final class SlowDisk implements AutoCloseable {
     /** Moves the process back to the root cgroup and lifts the limit (a process already gone is fine). */
     synchronized void lift(long pid) {
         try {
-            Files.writeString(BLKIO.resolve("cgroup.procs"), Long.toString(pid));
+            Files.writeString(root.resolve("cgroup.procs"), Long.toString(pid));
         } catch (IOException gone) {
             LOG.debug("process {} not moved back from {}: {}", pid, cgroup, gone.toString());
         }
@@ -128,6 +159,16 @@ final class SlowDisk implements AutoCloseable {
             Files.deleteIfExists(cgroup);
         } catch (IOException | RuntimeException e) {
             LOG.warn("cannot remove cgroup {}: {}", cgroup, e.toString());
+        }
+        if (!root.equals(BLKIO)) {
+            try {
+                String out = TmpfsDisk.run(List.of("umount", root.toString()));
+                if (out != null) {
+                    LOG.warn("unmounting {}: {}", root, out.strip());
+                }
+            } catch (IOException e) {
+                LOG.warn("cannot unmount {}: {}", root, e.getMessage());
+            }
         }
         try {
             String out = TmpfsDisk.run(List.of("umount", "-l", mountPoint.toString()));
