@@ -51,10 +51,17 @@ enum Fault {
     BROKER_ISOLATED("cut one broker's host (a seeded choice) from the supervisors' and consumers' hosts until it holds"
             + " a producer message nobody can read, then isolate it from every host; after the hold heal: what it held"
             + " is delivered and counted once (time from the heal to its queues read)", false),
-    CONSUMER_CUT_FROM_HDFS("cut the host of the consumer with a dataset in flight from HDFS's host, heal after the"
-            + " hold (time from the heal to the consumer done with it)", true),
-    CONSUMER_CUT_FROM_KUDU("cut the host of the consumer with a dataset in flight from Kudu's host, heal after the"
-            + " hold (time from the heal to the consumer done with it)", true),
+    /*
+     * Consumer cuts are in place before the round's producers start, as in HostsFlowMain: a consumer then takes a
+     * dataset while cut and waits on the silent network with it in flight. Struck once a consumer was seen with a
+     * dataset in flight, the cut sometimes came after a small dataset was done (CI, ChaosIT: "nothing in flight").
+     */
+    CONSUMER_CUT_FROM_HDFS("cut every consumer's host from HDFS's host before the round's producers start; once a"
+            + " consumer has a dataset in flight (taken while cut), heal after the hold (time from the heal to every"
+            + " consumer done)", Strike.BEFORE_PRODUCERS),
+    CONSUMER_CUT_FROM_KUDU("cut every consumer's host from Kudu's host before the round's producers start; once a"
+            + " consumer has a dataset in flight (taken while cut), heal after the hold (time from the heal to every"
+            + " consumer done)", Strike.BEFORE_PRODUCERS),
     PRODUCER_CUT_FROM_BROKERS("hold the next upload (an S3 PUT) at the S3 proxy, cut the producers' host from every"
             + " broker's host, let the upload through: the producer has stored its object and cannot announce it; heal"
             + " after the hold (time from the heal to a producer message recorded)", false);

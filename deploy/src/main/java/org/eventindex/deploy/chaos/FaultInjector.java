@@ -210,7 +210,7 @@ final class FaultInjector {
                 return brokerIsolated(fault, partitionHold(random), random);
             }
             case CONSUMER_CUT_FROM_HDFS, CONSUMER_CUT_FROM_KUDU -> {
-                return consumerCut(fault, consumer, partitionHold(random));
+                return consumerCut(fault, partitionHold(random), inPlace);
             }
             case PRODUCER_CUT_FROM_BROKERS -> {
                 return producerCutFromBrokers(fault, partitionHold(random));
@@ -297,24 +297,34 @@ final class FaultInjector {
                 (holding ? held + " producer message(s) held" : "nothing held") + "; read after the heal");
     }
 
-    /** Cuts {@code consumer}'s host from HDFS's or Kudu's, holds, heals; waits until it has nothing in flight. */
-    private Injected consumerCut(Fault fault, ChildProcess consumer, Duration hold) {
+    /**
+     * Cuts every consumer's host from HDFS's or Kudu's, lets the round's producers start ({@code inPlace}), waits until
+     * a consumer has a dataset in flight (taken while cut: it waits on the silent network), holds, heals; then waits
+     * until no consumer has anything in flight.
+     */
+    private Injected consumerCut(Fault fault, Duration hold, Runnable inPlace) {
         HostNetwork net = cluster.network();
-        Host h = cluster.hostOf(consumer);
         Host service = cluster.host(fault == Fault.CONSUMER_CUT_FROM_HDFS ? "hdfs" : "kudu");
-        boolean busy = cluster.consumerBusy(consumer);
-        net.cut(h, service);
-        log.accept("  " + net.partitions() + (busy ? "" : " (" + consumer.name() + " had nothing in flight)"));
+        List<Host> consumerHosts = cluster.consumers().stream().map(cluster::hostOf).distinct().toList();
+        Optional<Integer> busy;
         try {
+            consumerHosts.forEach(h -> net.cut(h, service));
+            log.accept("  " + net.partitions());
+            inPlace.run();
+            busy = awaitBusyConsumer();
+            if (busy.isEmpty()) {
+                log.accept("  no consumer took a dataset within " + TRIGGER_TIMEOUT + " while cut; healing");
+            }
             ChaosWait.hold(hold);
         } finally {
-            net.heal(h, service);
+            consumerHosts.forEach(h -> net.heal(h, service));
         }
         long healed = System.nanoTime();
-        Duration recovered = recovery(() -> ChaosWait.until(consumer.name() + " done with its dataset",
-                RECOVERY_TIMEOUT, () -> !cluster.consumerBusy(consumer)), healed);
-        return healed(fault, consumer.name() + " from " + service.name(), hold, recovered,
-                busy ? "a dataset in flight" : "nothing in flight");
+        Duration recovered = recovery(() -> ChaosWait.until("every consumer done with its dataset", RECOVERY_TIMEOUT,
+                () -> cluster.consumers().stream().noneMatch(cluster::consumerBusy)), healed);
+        String target = busy.map(i -> cluster.consumers().get(i).name()).orElse("consumers") + " from "
+                + service.name();
+        return healed(fault, target, hold, recovered, busy.isPresent() ? "a dataset in flight" : "nothing in flight");
     }
 
     /**
