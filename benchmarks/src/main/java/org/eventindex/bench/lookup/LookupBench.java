@@ -19,6 +19,9 @@ import org.eventindex.lookup.EventKey;
 import org.eventindex.lookup.EventLookup;
 import org.eventindex.lookup.LookupFilter;
 import org.eventindex.lookup.LookupResult;
+import org.eventindex.lookup.LookupServer;
+import org.eventindex.lookup.ServerLimits;
+import org.eventindex.message.Json;
 import org.eventindex.names.PoolToken;
 import org.eventindex.testing.EmbeddedKudu;
 import org.eventindex.cli.CommandLines;
@@ -26,6 +29,13 @@ import org.eventindex.cli.VersionProvider;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -45,9 +55,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * client threads, through {@link EventLookup} (DATASETS scan + point scan per dataset of the run) and, as the
  * baseline in the same run, a raw Kudu client point scan with the (dspid, eventnumber, rgid) key already known.
  * Rows are written directly with the Kudu client (key, run, GUIDs and tokens; trigger words left NULL) into
- * {@code --datasets} LOADED datasets of one run each, spread over two epochs, 64 hash buckets as in production.
- * Run through {@code bin/bench-lookup}; options: --events N (default 2000000), --datasets N (default 20),
- * --lookups N (default 8000), --work DIR.
+ * {@code --datasets} LOADED datasets of one run each, spread over {@code --epochs} epochs, 64 hash buckets as in
+ * production. Besides the in-process paths it times the lookup service itself ({@link LookupServer} on a free port,
+ * {@code GET /events/{run}/{event}} from 1 and 8 HTTP client threads), batches of 500 and 1,000 events through
+ * {@code POST /lookup}, and, with {@code --load-events N}, the service and the raw scan again while N more events are
+ * written into the same Kudu (a seed-size dataset loading). Run through {@code bin/bench-lookup}; options: --events N
+ * (default 2000000), --datasets N (default 20), --epochs N (default 2), --lookups N (default 8000), --load-events N
+ * (default 0: none), --work DIR.
  */
 public final class LookupBench {
     private static final KuduTablesConfig CONFIG = new KuduTablesConfig("bench_", 64, 1);
@@ -70,14 +84,23 @@ public final class LookupBench {
         long events = 2_000_000;
         @Option(names = "--datasets", paramLabel = "N", description = "datasets they are spread over (default 20)")
         int datasets = 20;
+        @Option(names = "--epochs", paramLabel = "N", description = "epochs the datasets are spread over (default 2)")
+        int epochs = 2;
         @Option(names = "--lookups", paramLabel = "N", description = "timed lookups (default 8000)")
         int lookups = 8000;
+        @Option(names = "--load-events", paramLabel = "N", description = "events of one more dataset written while"
+                + " the service and the raw scan are timed again (the seed's dataset: 21103653; default 0: none)")
+        long loadEvents;
         @Option(names = "--work", paramLabel = "DIR", description = "working folder (default: a temporary one)")
         Path work;
 
         @Override
         public Integer call() throws Exception {
-            bench(events, datasets, lookups, work);
+            if (epochs < 1 || datasets < epochs) {
+                throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this), "--epochs must be"
+                        + " within 1..--datasets (" + datasets + "): " + epochs);
+            }
+            bench(new Sizes(events, datasets, epochs, lookups, loadEvents), work);
             return 0;
         }
     }
@@ -86,19 +109,28 @@ public final class LookupBench {
         System.exit(CommandLines.execute(new Options(), args, System.out, System.err));
     }
 
-    private static void bench(long events, int datasets, int lookups, Path work) throws Exception {
+    /** What a run loads and times. */
+    private record Sizes(long events, int datasets, int epochs, int lookups, long loadEvents) {
+    }
+
+    private static void bench(Sizes sizes, Path work) throws Exception {
+        int datasets = sizes.datasets();
+        int lookups = sizes.lookups();
+        int epochs = sizes.epochs();
         Path dir = work != null ? Files.createDirectories(work) : Files.createTempDirectory("bench-lookup");
         try (EmbeddedKudu kudu = EmbeddedKudu.start(dir.resolve("kudu"), 1)) {
             KuduClient client = kudu.client();
             KuduTables tables = new KuduTables(client, CONFIG);
             tables.createOrVerify(0);
-            tables.ensureEpoch(1);
+            for (int e = 1; e < epochs; e++) {
+                tables.ensureEpoch(e);
+            }
             long t0 = System.nanoTime();
-            long perDataset = events / datasets;
-            load(client, datasets, perDataset);
+            long perDataset = sizes.events() / datasets;
+            load(client, datasets, epochs, perDataset, progress("loading", perDataset * datasets));
             double loadSeconds = (System.nanoTime() - t0) / 1e9;
-            System.out.printf(Locale.ROOT, "loaded %,d events in %d datasets (2 epochs, 64 buckets) in %.1f s"
-                    + " (%,.0f rows/s)%n", perDataset * datasets, datasets, loadSeconds,
+            System.out.printf(Locale.ROOT, "loaded %,d events in %d datasets (%d epochs, 64 buckets) in %.1f s"
+                    + " (%,.0f rows/s)%n", perDataset * datasets, datasets, epochs, loadSeconds,
                     perDataset * datasets / loadSeconds);
 
             Random r = new Random(42);
@@ -106,7 +138,7 @@ public final class LookupBench {
             for (int i = 0; i < lookups; i++) {
                 int ds = r.nextInt(datasets);
                 targets.add(new Target(FIRST_RUN + ds, eventNumber(ds, (long) (r.nextDouble() * perDataset)),
-                        ds + 1, ds % 2));
+                        ds + 1, ds % epochs));
             }
             Duration cacheTtl = EventLookup.DEFAULT_DATASET_CACHE_TTL;
             settle(kudu);
@@ -148,7 +180,242 @@ public final class LookupBench {
                 System.out.printf(Locale.ROOT, "one batch of %,d lookups, 8 pool threads: %.2f s, %,.0f lookups/s%n",
                         keys.size(), s, keys.size() / s);
                 explainedMisses(eight, datasets, perDataset);
+                try (LookupServer http = LookupServer.start(new InetSocketAddress(InetAddress.getLoopbackAddress(),
+                        0), eightCached::explained, BENCH_LIMITS)) {
+                    ServiceClient service = new ServiceClient(http.port());
+                    LeanClient lean = new LeanClient(http.port());
+                    run(targets.subList(0, Math.min(2000, lookups)), 8, service::found);
+                    run(targets.subList(0, Math.min(2000, lookups)), 8, lean::found);
+                    System.out.println("Through the lookup service (" + cacheTtl.toMillis() + " ms DATASETS cache),"
+                            + " GET /events/{run}/{event} over HTTP on the loopback:");
+                    System.out.println("| client threads | path | p50 ms | p99 ms | lookups/s | ratio to raw"
+                            + " | client CPU µs/lookup | tablet server CPU µs/lookup |");
+                    System.out.println("|---:|---|---:|---:|---:|---:|---:|---:|");
+                    for (int threads : new int[]{1, 8}) {
+                        List<Variant> paths = List.of(new Variant("raw Kudu point scan (key known)",
+                                        t -> rawLookup(client, events1, RAW_COLUMNS, t)),
+                                new Variant("lookup service, GET /events (kept-alive socket)", lean::found),
+                                new Variant("lookup service, GET /events (JDK HttpClient)", service::found));
+                        List<Result> results = interleaved(targets, threads, paths, kudu);
+                        for (int i = 0; i < paths.size(); i++) {
+                            print(threads, paths.get(i).name(), results.get(i), results.get(0));
+                        }
+                    }
+                    batches(service, targets);
+                    if (sizes.loadEvents() > 0) {
+                        underLoad(client, kudu, lean, events1, targets, datasets, epochs, sizes.loadEvents());
+                    }
+                    lean.close();
+                }
             }
+        }
+    }
+
+    /** The service's limits for the benchmark: one anonymous client may use every thread and batch at will. */
+    private static final ServerLimits BENCH_LIMITS = new ServerLimits(16, ServerLimits.DEFAULT_MAX_BATCH, 18, 16,
+            Integer.MAX_VALUE);
+
+    /** {@code GET /events/...} and {@code POST /lookup} on a lookup service, with one HTTP client. */
+    private static final class ServiceClient {
+        private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(10)).build();
+        private final String base;
+
+        ServiceClient(int port) {
+            this.base = "http://" + InetAddress.getLoopbackAddress().getHostAddress() + ":" + port;
+        }
+
+        boolean found(Target t) throws Exception {
+            HttpResponse<byte[]> r = http.send(HttpRequest.newBuilder(URI.create(base + "/events/" + t.run() + "/"
+                    + t.event())).timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofByteArray());
+            if (r.statusCode() != 200 && r.statusCode() != 404) {
+                throw new IllegalStateException("GET /events answered " + r.statusCode() + ": "
+                        + new String(r.body(), StandardCharsets.UTF_8));
+            }
+            return r.statusCode() == 200;
+        }
+
+        /** The events of one {@code POST /lookup} found, from its answer. */
+        long batch(List<Target> keys) throws Exception {
+            StringBuilder body = new StringBuilder(keys.size() * 24);
+            keys.forEach(t -> body.append(t.run()).append(' ').append(t.event()).append('\n'));
+            HttpResponse<byte[]> r = http.send(HttpRequest.newBuilder(URI.create(base + "/lookup"))
+                    .timeout(Duration.ofSeconds(60)).POST(HttpRequest.BodyPublishers.ofString(body.toString()))
+                    .build(), HttpResponse.BodyHandlers.ofByteArray());
+            if (r.statusCode() != 200) {
+                throw new IllegalStateException("POST /lookup answered " + r.statusCode() + ": "
+                        + new String(r.body(), StandardCharsets.UTF_8));
+            }
+            long found = 0;
+            for (com.fasterxml.jackson.databind.JsonNode result : Json.mapper().readTree(r.body())
+                    .path("results")) {
+                found += "FOUND".equals(result.path("status").asText()) ? 1 : 0;
+            }
+            return found;
+        }
+    }
+
+    /**
+     * {@code GET /events/...} on one kept-alive HTTP/1.1 connection per thread, written and read by hand: what the
+     * service costs without the JDK client's own (a physicist's client is another process, curl or Python).
+     */
+    private static final class LeanClient implements AutoCloseable {
+        private final int port;
+        private final List<java.net.Socket> opened = new java.util.concurrent.CopyOnWriteArrayList<>();
+        private final ThreadLocal<java.net.Socket> connection = new ThreadLocal<>();
+
+        LeanClient(int port) {
+            this.port = port;
+        }
+
+        boolean found(Target t) throws Exception {
+            byte[] request = ("GET /events/" + t.run() + "/" + t.event() + " HTTP/1.1\r\nHost: bench\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII);
+            java.net.Socket s = connection.get();
+            if (s != null) {
+                try {
+                    return exchange(s, request);
+                } catch (java.io.IOException closed) {
+                    // the server ended the kept-alive connection (its idle limit): one new connection, as any client
+                    s.close();
+                }
+            }
+            s = new java.net.Socket(InetAddress.getLoopbackAddress(), port);
+            s.setTcpNoDelay(true);
+            connection.set(s);
+            opened.add(s);
+            return exchange(s, request);
+        }
+
+        private static boolean exchange(java.net.Socket s, byte[] request) throws java.io.IOException {
+            s.getOutputStream().write(request);
+            java.io.InputStream in = s.getInputStream();
+            String status = line(in);
+            int length = -1;
+            for (String h = line(in); !h.isEmpty(); h = line(in)) {
+                if (h.regionMatches(true, 0, "content-length:", 0, 15)) {
+                    length = Integer.parseInt(h.substring(15).strip());
+                }
+            }
+            if (length < 0 || in.readNBytes(length).length != length) {
+                throw new IllegalStateException("no body after " + status);
+            }
+            int code = Integer.parseInt(status.split(" ")[1]);
+            if (code != 200 && code != 404) {
+                throw new IllegalStateException("GET /events answered " + status);
+            }
+            return code == 200;
+        }
+
+        private static String line(java.io.InputStream in) throws java.io.IOException {
+            StringBuilder b = new StringBuilder();
+            for (int c = in.read(); c != '\n'; c = in.read()) {
+                if (c < 0) {
+                    throw new java.io.EOFException("connection closed by the service");
+                }
+                if (c != '\r') {
+                    b.append((char) c);
+                }
+            }
+            return b.toString();
+        }
+
+        @Override
+        public void close() throws java.io.IOException {
+            for (java.net.Socket s : opened) {
+                s.close();
+            }
+        }
+    }
+
+    /**
+     * Batches of 500 and 1,000 events through {@code POST /lookup}, as the workload system picks events: time per
+     * batch (p50 and the slowest of {@link #BATCHES} each), one client, then 8 clients at once.
+     */
+    private static void batches(ServiceClient service, List<Target> targets) throws Exception {
+        System.out.println("| batch | clients | batches | p50 s/batch | max s/batch | events/s |");
+        System.out.println("|---:|---:|---:|---:|---:|---:|");
+        for (int size : new int[]{500, 1000}) {
+            for (int clients : new int[]{1, 8}) {
+                List<List<Target>> work = new ArrayList<>();
+                for (int b = 0; b < BATCHES; b++) {
+                    int from = (b * size) % Math.max(1, targets.size() - size);
+                    work.add(targets.subList(from, Math.min(targets.size(), from + size)));
+                }
+                long[] nanos = new long[work.size()];
+                AtomicInteger next = new AtomicInteger();
+                ExecutorService pool = Executors.newFixedThreadPool(clients);
+                long t0 = System.nanoTime();
+                try {
+                    List<Future<?>> fs = new ArrayList<>();
+                    for (int c = 0; c < clients; c++) {
+                        fs.add(pool.submit(() -> {
+                            for (int k = next.getAndIncrement(); k < work.size(); k = next.getAndIncrement()) {
+                                long s0 = System.nanoTime();
+                                long found = service.batch(work.get(k));
+                                nanos[k] = System.nanoTime() - s0;
+                                // a key asked twice in a batch is answered once (PickingBatch)
+                                long distinct = work.get(k).stream().map(t -> t.run() + "/" + t.event()).distinct()
+                                        .count();
+                                if (found != distinct) {
+                                    throw new IllegalStateException("batch " + k + " found " + found + " of "
+                                            + distinct + " distinct events");
+                                }
+                            }
+                            return null;
+                        }));
+                    }
+                    for (Future<?> f : fs) {
+                        f.get();
+                    }
+                } finally {
+                    pool.shutdown();
+                }
+                double wall = (System.nanoTime() - t0) / 1e9;
+                long events = work.stream().mapToLong(List::size).sum();
+                Arrays.sort(nanos);
+                System.out.printf(Locale.ROOT, "| %,d | %d | %d | %.3f | %.3f | %,.0f |%n", size, clients,
+                        nanos.length, nanos[nanos.length / 2] / 1e9, nanos[nanos.length - 1] / 1e9, events / wall);
+            }
+        }
+    }
+
+    /** Batches timed per size and client count. */
+    private static final int BATCHES = 24;
+
+    /**
+     * The service and the raw scan at 8 threads again while {@code loadEvents} more events of one more dataset are
+     * written into the same Kudu (the direct writer of {@link #load}; the tablet server is the shared resource, as
+     * when a consumer loads). The timing repeats until the writer is done, so every lookup timed competes with it;
+     * prints the rows written during the timed part.
+     */
+    private static void underLoad(KuduClient client, EmbeddedKudu kudu, LeanClient service, KuduTable events,
+                                  List<Target> targets, int datasets, int epochs, long loadEvents) throws Exception {
+        ExecutorService writer = Executors.newSingleThreadExecutor();
+        java.util.concurrent.atomic.AtomicLong written = new java.util.concurrent.atomic.AtomicLong();
+        Future<?> loading = writer.submit(() -> {
+            writeDataset(client, datasets, epochs, loadEvents, written::set);
+            return null;
+        });
+        try {
+            System.out.printf(Locale.ROOT, "While %,d more events load into the same Kudu (8 client threads; every"
+                    + " pass of the %,d lookups while the writer runs):%n", loadEvents, targets.size());
+            System.out.println("| pass | rows written during it | raw p50 ms | raw p99 ms | service p50 ms"
+                    + " | service p99 ms | service lookups/s |");
+            System.out.println("|---:|---:|---:|---:|---:|---:|---:|");
+            int pass = 0;
+            List<Variant> paths = List.of(new Variant("raw", t -> rawLookup(client, events, RAW_COLUMNS, t)),
+                    new Variant("service", service::found));
+            while (!loading.isDone()) {
+                long w0 = written.get();
+                List<Result> results = interleaved(targets, 8, paths, kudu);
+                System.out.printf(Locale.ROOT, "| %d | %,d | %.2f | %.2f | %.2f | %.2f | %,.0f |%n", ++pass,
+                        written.get() - w0, results.get(0).p50(), results.get(0).p99(), results.get(1).p50(),
+                        results.get(1).p99(), results.get(1).perSecond());
+            }
+            loading.get();
+        } finally {
+            writer.shutdownNow();
         }
     }
 
@@ -351,44 +618,76 @@ public final class LookupBench {
                 event).format();
     }
 
-    private static void load(KuduClient client, int datasets, long perDataset) throws Exception {
+    /** Prints a progress line about every 5% of {@code total} rows. */
+    private static java.util.function.LongConsumer progress(String what, long total) {
+        long step = Math.max(1, total / 20);
+        long t0 = System.nanoTime();
+        long[] next = {step};
+        return done -> {
+            if (done >= next[0] || done == total) {
+                next[0] = done + step;
+                double s = (System.nanoTime() - t0) / 1e9;
+                System.out.printf(Locale.ROOT, "%s: %,d of %,d rows (%.0f%%) in %.0f s%n", what, done, total,
+                        100.0 * done / total, s);
+            }
+        };
+    }
+
+    private static void load(KuduClient client, int datasets, int epochs, long perDataset,
+                             java.util.function.LongConsumer progress) throws Exception {
+        long done = 0;
+        for (int d = 0; d < datasets; d++) {
+            long before = done;
+            writeDataset(client, d, epochs, perDataset, n -> progress.accept(before + n));
+            done += perDataset;
+        }
+    }
+
+    /**
+     * Writes dataset {@code d} (run {@code FIRST_RUN + d}, dspid {@code d + 1}, epoch {@code d % epochs}) with
+     * {@code events} events and its LOADED DATASETS row; {@code written} hears the rows applied every 100,000.
+     */
+    private static void writeDataset(KuduClient client, int d, int epochs, long events,
+                                     java.util.function.LongConsumer written) throws Exception {
         KuduTable ds = client.openTable(CONFIG.datasetsTable());
-        KuduTable events = client.openTable(CONFIG.eventsTable());
+        KuduTable eventsTable = client.openTable(CONFIG.eventsTable());
         KuduSession session = client.newSession();
         session.setFlushMode(SessionConfiguration.FlushMode.AUTO_FLUSH_BACKGROUND);
         session.setMutationBufferSpace(10_000);
         try {
-            for (int d = 0; d < datasets; d++) {
-                int run = FIRST_RUN + d;
-                String guid = String.format("%08X-0000-4000-8000-%012X", d, d);
-                for (long i = 0; i < perDataset; i++) {
-                    long e = eventNumber(d, i);
-                    Insert ins = events.newInsert();
-                    PartialRow row = ins.getRow();
-                    row.addInt(KuduSchemas.DSPID, d + 1);
-                    row.addLong(KuduSchemas.EVENTNUMBER, e);
-                    row.addInt(KuduSchemas.RGID, d % 2);
-                    row.addInt(KuduSchemas.RUNNUMBER, run);
-                    row.addString(KuduSchemas.DB, guid);
-                    row.addString(KuduSchemas.TK, token(guid, e));
-                    row.addString(KuduSchemas.DBRAW, guid);
-                    session.apply(ins);
-                }
-                Upsert up = ds.newUpsert();
-                PartialRow row = up.getRow();
-                row.addInt(KuduSchemas.RUNNUMBER, run);
-                row.addString(KuduSchemas.PROJECT, "data18_13TeV");
-                row.addString(KuduSchemas.STREAMNAME, "physics_Main");
-                row.addString(KuduSchemas.PRODSTEP, "merge");
-                row.addString(KuduSchemas.DATATYPE, "AOD");
-                row.addString(KuduSchemas.VERSION, "f1000_m2000");
+            int run = FIRST_RUN + d;
+            String guid = String.format("%08X-0000-4000-8000-%012X", d, d);
+            for (long i = 0; i < events; i++) {
+                long e = eventNumber(d, i);
+                Insert ins = eventsTable.newInsert();
+                PartialRow row = ins.getRow();
                 row.addInt(KuduSchemas.DSPID, d + 1);
-                row.addInt(KuduSchemas.RGID, d % 2);
-                row.addString(KuduSchemas.STATE, "LOADED");
-                row.addLong(KuduSchemas.COUNT_EVENTS, perDataset);
-                session.apply(up);
+                row.addLong(KuduSchemas.EVENTNUMBER, e);
+                row.addInt(KuduSchemas.RGID, d % epochs);
+                row.addInt(KuduSchemas.RUNNUMBER, run);
+                row.addString(KuduSchemas.DB, guid);
+                row.addString(KuduSchemas.TK, token(guid, e));
+                row.addString(KuduSchemas.DBRAW, guid);
+                session.apply(ins);
+                if ((i + 1) % 100_000 == 0) {
+                    written.accept(i + 1);
+                }
             }
+            Upsert up = ds.newUpsert();
+            PartialRow row = up.getRow();
+            row.addInt(KuduSchemas.RUNNUMBER, run);
+            row.addString(KuduSchemas.PROJECT, "data18_13TeV");
+            row.addString(KuduSchemas.STREAMNAME, "physics_Main");
+            row.addString(KuduSchemas.PRODSTEP, "merge");
+            row.addString(KuduSchemas.DATATYPE, "AOD");
+            row.addString(KuduSchemas.VERSION, "f1000_m2000");
+            row.addInt(KuduSchemas.DSPID, d + 1);
+            row.addInt(KuduSchemas.RGID, d % epochs);
+            row.addString(KuduSchemas.STATE, "LOADED");
+            row.addLong(KuduSchemas.COUNT_EVENTS, events);
+            session.apply(up);
             session.flush();
+            written.accept(events);
             if (session.countPendingErrors() > 0) {
                 throw new IllegalStateException("Kudu refused " + session.countPendingErrors() + " rows, first: "
                         + session.getPendingErrors().getRowErrors()[0]);
