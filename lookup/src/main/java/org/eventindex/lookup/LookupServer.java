@@ -76,12 +76,15 @@ public final class LookupServer implements AutoCloseable {
     private final DependencyChecks checks;
     private final Supplier<Optional<String>> unavailable;
     private final AccessLog accessLog;
+    private final DatasetFigures figures;
+    private final PageAssets page = PageAssets.load();
 
     private LookupServer(InetSocketAddress address, Lookups lookups, ServerLimits limits,
                          Map<String, DependencyChecks.Check> checks, Duration checkInterval,
-                         Supplier<Optional<String>> unavailable, HttpAccess access, AccessLog accessLog)
-            throws IOException {
+                         Supplier<Optional<String>> unavailable, HttpAccess access, AccessLog accessLog,
+                         DatasetFigures figures) throws IOException {
         this.accessLog = requireNonNull(accessLog, "accessLog is null");
+        this.figures = figures;
         this.lookups = requireNonNull(lookups, "lookups is null");
         this.unavailable = requireNonNull(unavailable, "unavailable is null");
         this.limits = requireNonNull(limits, "limits is null");
@@ -139,21 +142,26 @@ public final class LookupServer implements AutoCloseable {
                                      Map<String, DependencyChecks.Check> checks, Duration checkInterval,
                                      Supplier<Optional<String>> unavailable) throws IOException {
         return start(address, lookups, limits, checks, checkInterval, unavailable, HttpAccess.open(),
-                AccessLog.to(ACCESS_LOG));
+                AccessLog.to(ACCESS_LOG), null);
     }
 
     /**
      * {@link #start(InetSocketAddress, Lookups, ServerLimits, Map, Duration, Supplier)} with TLS and authentication
-     * ({@code access}), each lookup request written to {@code accessLog}.
+     * ({@code access}), each lookup request written to {@code accessLog}; with {@code figures}, a dataset's figures
+     * under {@code /datasets/{name}/} ({@link DatasetFigures}; null: none).
      */
     public static LookupServer start(InetSocketAddress address, Lookups lookups, ServerLimits limits,
                                      Map<String, DependencyChecks.Check> checks, Duration checkInterval,
-                                     Supplier<Optional<String>> unavailable, HttpAccess access, AccessLog accessLog)
-            throws IOException {
+                                     Supplier<Optional<String>> unavailable, HttpAccess access, AccessLog accessLog,
+                                     DatasetFigures figures) throws IOException {
         LookupServer s = new LookupServer(address, lookups, limits, requireNonNull(checks, "checks is null"),
-                requireNonNull(checkInterval, "checkInterval is null"), unavailable, access, accessLog);
+                requireNonNull(checkInterval, "checkInterval is null"), unavailable, access, accessLog, figures);
         s.server.handle("/events/", ex -> s.limited(ex, "events", s::event));
         s.server.handle("/lookup", ex -> s.limited(ex, "lookup", s::batch));
+        s.server.handle("/", s.page::handle);
+        if (figures != null) {
+            s.server.handle("/datasets/", ex -> s.limited(ex, "figures", s::figure));
+        }
         if (s.checks != null) {
             s.checks.start();
         }
@@ -300,6 +308,11 @@ public final class LookupServer implements AutoCloseable {
         List<LookupResult> results = lookups.lookup(picking.keys(), filter);
         counts.found = (int) results.stream().filter(LookupResult::found).count();
         send(ex, 200, picking.toJson(results));
+    }
+
+    private void figure(HttpExchange ex, Counts counts) throws IOException {
+        DatasetFigures.Answer a = figures.answer(ex.getRequestMethod(), ex.getRequestURI());
+        send(ex, a.status(), a.body());
     }
 
     /** @throws IllegalArgumentException for an unknown parameter or a bad pattern */

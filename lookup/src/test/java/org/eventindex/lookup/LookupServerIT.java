@@ -7,6 +7,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.security.KeyStore;
 import java.time.Clock;
@@ -37,6 +38,7 @@ import java.util.concurrent.TimeUnit;
 
 import static org.eventindex.lookup.LookupFixture.*;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The lookup HTTP server against a real Kudu: values, status codes and request limits. */
@@ -97,7 +99,7 @@ class LookupServerIT {
         Clock clock = Clock.fixed(Instant.parse("2026-12-06T16:40:01.123Z"), ZoneOffset.UTC);
         try (LookupServer tls = LookupServer.start(new InetSocketAddress("localhost", 0), lookup::lookup,
                 ServerLimits.of(8, 5), Map.of(), Duration.ofSeconds(10), Optional::empty, access,
-                new AccessLog(clock, lines::add))) {
+                new AccessLog(clock, lines::add), new DatasetFigures(fixture::client, CONFIG))) {
             KeyStore keys = KeyStore.getInstance(alice.keyStore().toFile(), pki.password().toCharArray());
             KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
             kmf.init(keys, pki.password().toCharArray());
@@ -115,10 +117,24 @@ class LookupServerIT {
                     .build(), HttpResponse.BodyHandlers.ofString()).statusCode());
             assertEquals(400, client.send(HttpRequest.newBuilder(URI.create(base + "/events/x/1")).build(),
                     HttpResponse.BodyHandlers.ofString()).statusCode());
+            // the physicists' page and a dataset's figures behind the same client certificate
+            HttpResponse<String> page = client.send(HttpRequest.newBuilder(URI.create(base + "/page/")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, page.statusCode());
+            assertTrue(page.body().contains("<title>EventIndex lookup</title>"), page.body());
+            assertEquals(200, client.send(HttpRequest.newBuilder(URI.create(base + "/datasets/" + DS_AOD
+                    + "/counts")).build(), HttpResponse.BodyHandlers.ofString()).statusCode());
+            SSLContext noCertificate = SSLContext.getInstance("TLS");
+            noCertificate.init(null, tmf.getTrustManagers(), null);
+            assertThrows(IOException.class, () -> HttpClient.newBuilder().sslContext(noCertificate).build()
+                    .send(HttpRequest.newBuilder(URI.create(base + "/page/")).build(),
+                            HttpResponse.BodyHandlers.ofString()), "the page needs the client certificate too");
             // the line is written once the response is out
-            Await.until("three access log lines", Duration.ofSeconds(10), () -> lines.size() >= 3);
+            Await.until("four access log lines", Duration.ofSeconds(10), () -> lines.size() >= 4);
         }
-        assertEquals(3, lines.size(), String.join("\n", lines));
+        assertEquals(4, lines.size(), String.join("\n", lines));
+        assertTrue(lines.get(3).contains(" path=/datasets/" + DS_AOD + "/counts asked=- found=- status=200 "),
+                lines.get(3));
         assertTrue(lines.get(0).startsWith("2026-12-06T16:40:01.123Z user=\"CN=alice,OU=Users,O=EventIndex Test\""
                 + " method=POST path=/lookup asked=2 found=1 status=200 duration_ms="), lines.get(0));
         assertTrue(lines.get(1).contains(" method=GET path=/events/00327636/000000005 asked=1 found=1 status=200 "),
