@@ -40,6 +40,9 @@ import static java.util.Objects.requireNonNull;
  *   <li>{@code POST /lookup}: body of {@code run event} lines; 200 with {@code {"results":[...],"errors":[...],
  *       "duplicates":[...]}} ({@link PickingBatch}: each distinct event once, malformed lines listed in
  *       {@code errors}); 413 above {@code maxBatch} lines.</li>
+ *   <li>{@code GET /datasets/{name}/triggers|trigger-overlaps|counts|duplicates}: a dataset's figures
+ *       ({@link DatasetFigures}), when started with them; {@code GET /} and {@code /page/}: the physicists' page
+ *       ({@link PageAssets}), behind the same TLS and authentication.</li>
  *   <li>{@code GET /health}: 200 {@code ok}; {@code GET /ready}: 200 while Kudu answered its last background check
  *       and the tables exist, 503 naming the failure otherwise (JSON, see {@link OpsHttpServer.Readiness});
  *       {@code GET /metrics}: Prometheus text, with {@value #REQUESTS} by endpoint and outcome and
@@ -54,7 +57,10 @@ import static java.util.Objects.requireNonNull;
  * duration ({@link AccessLog}).
  */
 public final class LookupServer implements AutoCloseable {
-    /** Counter, labels {@code endpoint} ({@code events}, {@code lookup}) and {@code outcome} (see {@link #outcome}). */
+    /**
+     * Counter, labels {@code endpoint} ({@code events}, {@code lookup}, {@code figures}) and {@code outcome} (see
+     * {@link #outcome}).
+     */
     public static final String REQUESTS = "eventindex_lookup_requests_total";
     /** Histogram, label {@code endpoint}: time from a request's arrival to its response. */
     public static final String DURATION = "eventindex_lookup_request_duration_seconds";
