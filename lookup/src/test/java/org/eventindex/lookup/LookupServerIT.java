@@ -242,4 +242,38 @@ class LookupServerIT {
             assertEquals(200, get(limited, "/events/327636/6").statusCode(), "permit released");
         }
     }
+
+    @Test
+    void aDatasetsFiguresCountInTheUsersLimitsAndThePageDoesNot() throws Exception {
+        CountDownLatch entered = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        // the figures' first request waits here, holding the user's one request in progress
+        DatasetFigures blocking = new DatasetFigures(() -> {
+            entered.countDown();
+            try {
+                if (!release.await(30, TimeUnit.SECONDS)) {
+                    throw new IllegalStateException("test did not release the figures");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return fixture.client();
+        }, CONFIG);
+        try (LookupServer limited = LookupServer.start(new InetSocketAddress("127.0.0.1", 0), lookup::lookup,
+                ServerLimits.of(4, 10).perUser(1, 100), Map.of(), Duration.ofSeconds(10), Optional::empty,
+                HttpAccess.open(), AccessLog.to(LookupServer.ACCESS_LOG), blocking)) {
+            CompletableFuture<HttpResponse<String>> first = HTTP.sendAsync(HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + limited.port() + "/datasets/" + DS_AOD + "/triggers")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertTrue(entered.await(30, TimeUnit.SECONDS), "first request reached the figures");
+            HttpResponse<String> second = get(limited, "/datasets/" + DS_AOD + "/counts");
+            assertEquals(429, second.statusCode(), second.body());
+            HttpResponse<String> lookupToo = post(limited, "00327636 000000005\n");
+            assertEquals(429, lookupToo.statusCode(), "one limit for the user's figures and lookups");
+            assertEquals(200, get(limited, "/page/page.js").statusCode(), "the page's files are not limited");
+            release.countDown();
+            assertEquals(200, first.get(30, TimeUnit.SECONDS).statusCode());
+            assertEquals(200, get(limited, "/datasets/" + DS_AOD + "/counts").statusCode(), "permit released");
+        }
+    }
 }
