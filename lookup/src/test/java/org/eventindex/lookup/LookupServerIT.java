@@ -217,14 +217,7 @@ class LookupServerIT {
         CountDownLatch entered = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         Lookups blocking = (keys, filter) -> {
-            entered.countDown();
-            try {
-                if (!release.await(30, TimeUnit.SECONDS)) {
-                    throw new IllegalStateException("test did not release the lookup");
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            hold(entered, release);
             return lookup.lookup(keys, filter);
         };
         try (LookupServer limited = LookupServer.start(new InetSocketAddress("127.0.0.1", 0), blocking,
@@ -249,14 +242,7 @@ class LookupServerIT {
         CountDownLatch release = new CountDownLatch(1);
         // the figures' first request waits here, holding the user's one request in progress
         DatasetFigures blocking = new DatasetFigures(() -> {
-            entered.countDown();
-            try {
-                if (!release.await(30, TimeUnit.SECONDS)) {
-                    throw new IllegalStateException("test did not release the figures");
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            hold(entered, release);
             return fixture.client();
         }, CONFIG);
         try (LookupServer limited = LookupServer.start(new InetSocketAddress("127.0.0.1", 0), lookup::lookup,
@@ -274,6 +260,18 @@ class LookupServerIT {
             release.countDown();
             assertEquals(200, first.get(30, TimeUnit.SECONDS).statusCode());
             assertEquals(200, get(limited, "/datasets/" + DS_AOD + "/counts").statusCode(), "permit released");
+        }
+    }
+
+    /** Says it {@code entered}, then waits (at most 30 s) for the test to {@code release} it. */
+    private static void hold(CountDownLatch entered, CountDownLatch release) {
+        entered.countDown();
+        try {
+            if (!release.await(30, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("the test did not release the request");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 }
