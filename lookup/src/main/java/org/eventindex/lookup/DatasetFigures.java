@@ -44,6 +44,7 @@ import static java.util.Objects.requireNonNull;
 final class DatasetFigures {
     /** The last path segments this class answers, after {@code /datasets/{name}/}. */
     private static final Set<String> FIGURES = Set.of("triggers", "trigger-overlaps", "counts", "duplicates");
+    private static final String PREFIX = "/datasets/";
     static final int DEFAULT_MATRIX = 20;
     static final int MAX_MATRIX = 64;
     static final int DEFAULT_DUPLICATES = 100;
@@ -63,6 +64,16 @@ final class DatasetFigures {
         this.tables = requireNonNull(tables, "tables is null");
     }
 
+    /**
+     * Whether {@code uri} names a figure, {@code /datasets/{name}/} and one of them: the routing of the service's
+     * {@code /datasets} context, which also serves a dataset's status (issue 35 item 2).
+     */
+    static boolean isFigure(URI uri) {
+        String path = uri.getRawPath();
+        int slash = path.lastIndexOf('/');
+        return path.startsWith(PREFIX) && slash > PREFIX.length() && FIGURES.contains(path.substring(slash + 1));
+    }
+
     /** The name of a TRIGGERCOUNT id: {@code L1_ITEM_5} (L1 TAV bit 5), {@code HLT_CHAIN_17} (HLT bit 17). */
     static String triggerName(int id) {
         return id < TriggerMask.L1_BITS ? "L1_ITEM_" + id : "HLT_CHAIN_" + (id - TriggerMask.L1_BITS);
@@ -77,15 +88,14 @@ final class DatasetFigures {
         if (!"GET".equals(method)) {
             return error(405, "use GET " + uri.getPath());
         }
-        String path = uri.getRawPath();
-        int slash = path.lastIndexOf('/');
-        String prefix = "/datasets/";
-        if (!path.startsWith(prefix) || slash <= prefix.length() || !FIGURES.contains(path.substring(slash + 1))) {
+        if (!isFigure(uri)) {
             return error(404, "not found: " + uri.getPath() + " (a dataset's figures are at /datasets/{name}/"
                     + "triggers|trigger-overlaps|counts|duplicates)");
         }
+        String path = uri.getRawPath();
+        int slash = path.lastIndexOf('/');
         String figure = path.substring(slash + 1);
-        DatasetName name = DatasetName.parse(URLDecoder.decode(path.substring(prefix.length(), slash),
+        DatasetName name = DatasetName.parse(URLDecoder.decode(path.substring(PREFIX.length(), slash),
                 StandardCharsets.UTF_8));
         QueryString q = QueryString.parse(uri.getRawQuery()).only(switch (figure) {
             case "trigger-overlaps", "duplicates" -> List.of("limit");

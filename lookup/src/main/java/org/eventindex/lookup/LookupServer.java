@@ -166,7 +166,9 @@ public final class LookupServer implements AutoCloseable {
         s.server.handle("/lookup", ex -> s.limited(ex, "lookup", s::batch));
         s.server.handle("/", s.page::handle);
         if (figures != null) {
-            s.server.handle("/datasets/", ex -> s.limited(ex, "figures", s::figure));
+            // one context for everything under /datasets: a dataset's status is served below it too (issue 35
+            // item 2), so the figures are told apart by DatasetFigures.isFigure, not by a context of their own
+            s.server.handle("/datasets", ex -> s.limited(ex, "figures", s::figure));
         }
         if (s.checks != null) {
             s.checks.start();

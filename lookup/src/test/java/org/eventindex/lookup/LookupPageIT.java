@@ -146,7 +146,9 @@ class LookupPageIT {
         assertError(400, figure(DS_AOD, "counts?by=hour"), "by must be run or lumiblock, got 'hour'");
         assertError(400, figure(DS_AOD, "duplicates?limit=0"), "limit must be a whole number within 1..1000");
         assertError(400, figure(DS_AOD, "triggers?limit=3"), "limit");
-        assertError(404, figure(DS_AOD, "pie-chart"), "(a dataset's figures are at /datasets/{name}/triggers|");
+        assertTrue(DatasetFigures.isFigure(URI.create(figure(DS_AOD, "trigger-overlaps?limit=2"))));
+        assertEquals(false, DatasetFigures.isFigure(URI.create(figure(DS_AOD, "pie-chart"))));
+        assertEquals(false, DatasetFigures.isFigure(URI.create("/datasets/" + DS_AOD)), "a status, not a figure");
         HttpResponse<String> post = HTTP.send(HttpRequest.newBuilder(URI.create(url(figure(DS_AOD, "counts"))))
                 .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
         assertEquals(405, post.statusCode(), post.body());

@@ -235,17 +235,20 @@
       dl.append(dt, dd);
     };
     add("state", s.state);
-    if (s.objects) add("objects", `${s.objects.received} received of ${s.objects.expected ?? "?"} expected`);
+    if (s.objects && (s.objects.received > 0 || s.objects.expected !== null)) {
+      add("objects", `${s.objects.received} received of ${s.objects.expected ?? "?"} expected`);
+    }
     if (s.events !== null && s.events !== undefined) add("events", Plots.fmt(s.events));
     const out = [dl];
     if (s.estimate) {
-      add("queryable", s.estimate.queryableAt ? `${s.estimate.queryableAt} (in ${Math.round(s.estimate.seconds)} s)`
-        : "no estimate");
+      const at = s.estimate.queryableAt;
+      add("queryable", !at ? "no estimate" : s.state === "QUERYABLE" ? `since ${at}`
+        : `${at} (in ${Math.round(s.estimate.seconds)} s)`);
       if (s.estimate.basis) add("estimate from", s.estimate.basis);
     }
     if (s.stages && s.stages.length) {
       out.push(table(["stage", "started", "ended", "seconds"], s.stages.map(x => [x.stage, x.startedAt ?? "",
-        x.endedAt ?? "", x.seconds === null || x.seconds === undefined ? "" : x.seconds])));
+        x.endedAt ?? "", x.seconds === null || x.seconds === undefined ? "" : Number(x.seconds.toFixed(2))])));
     }
     return out;
   }
