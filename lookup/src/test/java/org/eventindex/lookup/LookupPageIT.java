@@ -266,6 +266,11 @@ class LookupPageIT {
                     (RUN + " 50 " + AOD_2 + " " + AOD_1).length()));
             assertTrue(b.text("#duplicates .body").startsWith("10 duplicate row(s) of "), b.text("#duplicates"));
             statusPanel(b, DS_AOD);
+            // everything the page loaded came from the service itself (no network beyond it)
+            assertEquals(List.of(), driver.executeScript("return performance.getEntriesByType('resource')"
+                    + ".map(e => e.name).filter(n => !n.startsWith(location.origin + '/'))"));
+            assertTrue(((Number) driver.executeScript("return performance.getEntriesByType('resource').length"))
+                    .intValue() >= 9, "the page's three files and six figures");
             driver.executeScript("document.getElementById('dataset-section').scrollIntoView()");
             b.screenshot(shots, "dataset");
 
