@@ -379,7 +379,8 @@ public final class LookupMain implements Callable<Integer> {
                     Map.of("kudu", () -> KuduProbe.check(opened(open, wait).client(), tables)),
                     Duration.ofSeconds(server.readyCheckSeconds), () -> open.get() != null ? Optional.empty()
                             : Optional.of("waiting for " + wait.waitingFor().orElse("kudu: connecting to the masters "
-                            + kudu.masters)), access, AccessLog.to(LookupServer.ACCESS_LOG))) {
+                            + kudu.masters)), access, AccessLog.to(LookupServer.ACCESS_LOG),
+                    new DatasetFigures(() -> open.get().client(), tables(kudu.prefix)))) {
                 wait.register(http.metrics());
                 String url = access.scheme() + "://" + address.getHostString() + ":" + http.port();
                 main.out.println("listening on " + url + http.metricsPort().map(p -> " (/health, /ready, /metrics"
@@ -495,8 +496,12 @@ public final class LookupMain implements Callable<Integer> {
     }
 
     /** The tables a lookup reads. */
+    private static KuduTablesConfig tables(String prefix) {
+        return new KuduTablesConfig(prefix, KuduTablesConfig.DEFAULT_HASH_BUCKETS, 1);
+    }
+
     static List<String> readTables(String prefix) {
-        KuduTablesConfig t = new KuduTablesConfig(prefix, KuduTablesConfig.DEFAULT_HASH_BUCKETS, 1);
+        KuduTablesConfig t = tables(prefix);
         return List.of(t.datasetsTable(), t.eventsTable(), t.mcEventsTable(), t.duplicatedEventsTable());
     }
 

@@ -40,6 +40,9 @@ import static java.util.Objects.requireNonNull;
  *   <li>{@code POST /lookup}: body of {@code run event} lines; 200 with {@code {"results":[...],"errors":[...],
  *       "duplicates":[...]}} ({@link PickingBatch}: each distinct event once, malformed lines listed in
  *       {@code errors}); 413 above {@code maxBatch} lines.</li>
+ *   <li>{@code GET /datasets/{name}/triggers|trigger-overlaps|counts|duplicates}: a dataset's figures
+ *       ({@link DatasetFigures}), when started with them; {@code GET /} and {@code /page/}: the physicists' page
+ *       ({@link PageAssets}), behind the same TLS and authentication.</li>
  *   <li>{@code GET /health}: 200 {@code ok}; {@code GET /ready}: 200 while Kudu answered its last background check
  *       and the tables exist, 503 naming the failure otherwise (JSON, see {@link OpsHttpServer.Readiness});
  *       {@code GET /metrics}: Prometheus text, with {@value #REQUESTS} by endpoint and outcome and
@@ -54,7 +57,10 @@ import static java.util.Objects.requireNonNull;
  * duration ({@link AccessLog}).
  */
 public final class LookupServer implements AutoCloseable {
-    /** Counter, labels {@code endpoint} ({@code events}, {@code lookup}) and {@code outcome} (see {@link #outcome}). */
+    /**
+     * Counter, labels {@code endpoint} ({@code events}, {@code lookup}, {@code figures}) and {@code outcome} (see
+     * {@link #outcome}).
+     */
     public static final String REQUESTS = "eventindex_lookup_requests_total";
     /** Histogram, label {@code endpoint}: time from a request's arrival to its response. */
     public static final String DURATION = "eventindex_lookup_request_duration_seconds";
@@ -76,12 +82,15 @@ public final class LookupServer implements AutoCloseable {
     private final DependencyChecks checks;
     private final Supplier<Optional<String>> unavailable;
     private final AccessLog accessLog;
+    private final DatasetFigures figures;
+    private final PageAssets page = PageAssets.load();
 
     private LookupServer(InetSocketAddress address, Lookups lookups, ServerLimits limits,
                          Map<String, DependencyChecks.Check> checks, Duration checkInterval,
-                         Supplier<Optional<String>> unavailable, HttpAccess access, AccessLog accessLog)
-            throws IOException {
+                         Supplier<Optional<String>> unavailable, HttpAccess access, AccessLog accessLog,
+                         DatasetFigures figures) throws IOException {
         this.accessLog = requireNonNull(accessLog, "accessLog is null");
+        this.figures = figures;
         this.lookups = requireNonNull(lookups, "lookups is null");
         this.unavailable = requireNonNull(unavailable, "unavailable is null");
         this.limits = requireNonNull(limits, "limits is null");
@@ -139,21 +148,28 @@ public final class LookupServer implements AutoCloseable {
                                      Map<String, DependencyChecks.Check> checks, Duration checkInterval,
                                      Supplier<Optional<String>> unavailable) throws IOException {
         return start(address, lookups, limits, checks, checkInterval, unavailable, HttpAccess.open(),
-                AccessLog.to(ACCESS_LOG));
+                AccessLog.to(ACCESS_LOG), null);
     }
 
     /**
      * {@link #start(InetSocketAddress, Lookups, ServerLimits, Map, Duration, Supplier)} with TLS and authentication
-     * ({@code access}), each lookup request written to {@code accessLog}.
+     * ({@code access}), each lookup request written to {@code accessLog}; with {@code figures}, a dataset's figures
+     * under {@code /datasets/{name}/} ({@link DatasetFigures}; null: none).
      */
     public static LookupServer start(InetSocketAddress address, Lookups lookups, ServerLimits limits,
                                      Map<String, DependencyChecks.Check> checks, Duration checkInterval,
-                                     Supplier<Optional<String>> unavailable, HttpAccess access, AccessLog accessLog)
-            throws IOException {
+                                     Supplier<Optional<String>> unavailable, HttpAccess access, AccessLog accessLog,
+                                     DatasetFigures figures) throws IOException {
         LookupServer s = new LookupServer(address, lookups, limits, requireNonNull(checks, "checks is null"),
-                requireNonNull(checkInterval, "checkInterval is null"), unavailable, access, accessLog);
+                requireNonNull(checkInterval, "checkInterval is null"), unavailable, access, accessLog, figures);
         s.server.handle("/events/", ex -> s.limited(ex, "events", s::event));
         s.server.handle("/lookup", ex -> s.limited(ex, "lookup", s::batch));
+        s.server.handle("/", s.page::handle);
+        if (figures != null) {
+            // one context for everything under /datasets: a dataset's status is served below it too (issue 35
+            // item 2), so the figures are told apart by DatasetFigures.isFigure, not by a context of their own
+            s.server.handle("/datasets", ex -> s.limited(ex, "figures", s::figure));
+        }
         if (s.checks != null) {
             s.checks.start();
         }
@@ -300,6 +316,11 @@ public final class LookupServer implements AutoCloseable {
         List<LookupResult> results = lookups.lookup(picking.keys(), filter);
         counts.found = (int) results.stream().filter(LookupResult::found).count();
         send(ex, 200, picking.toJson(results));
+    }
+
+    private void figure(HttpExchange ex, Counts counts) throws IOException {
+        DatasetFigures.Answer a = figures.answer(ex.getRequestMethod(), ex.getRequestURI());
+        send(ex, a.status(), a.body());
     }
 
     /** @throws IllegalArgumentException for an unknown parameter or a bad pattern */

@@ -18,6 +18,7 @@ import org.eventindex.kudu.LoadResult;
 import org.eventindex.kudu.LoaderSettings;
 import org.eventindex.names.DatasetName;
 import org.eventindex.names.PoolToken;
+import org.eventindex.names.TriggerMask;
 import org.eventindex.proto.EventIndexProtos.EIEvent_p1;
 import org.eventindex.proto.EventIndexProtos.EItoken_p1;
 import org.eventindex.testing.EmbeddedKudu;
@@ -27,6 +28,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.Comparator;
 import java.util.List;
 
@@ -37,7 +39,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * <ul>
  *   <li>{@link #DS_AOD} (epoch 1, run 327636): events 1..200 in AOD file {@link #AOD_1} (provenance ESD
  *       {@link #ESD_1}, RAW {@link #RAW_1}); events 50..59 again in AOD file {@link #AOD_2} (cross-file
- *       duplicates, provenance the same ESD/RAW files).</li>
+ *       duplicates, provenance the same ESD/RAW files). Lumiblocks 1..4 of 20, 50, 80 and 50 events
+ *       (1..20, 21..70, 71..150, 151..200); triggers ({@link #triggers}): L1 item 5 in every event, L1 item 12 in even ones, L1 item 40 in
+ *       multiples of 3, HLT chain 3 in multiples of 5. The other datasets: lumiblock 3, no trigger masks.</li>
  *   <li>{@link #DS_ESD} (epoch 2, run 327636): events 100..300 in ESD file {@link #ESD_2} (provenance RAW
  *       {@link #RAW_2}).</li>
  *   <li>{@link #DS_OTHER_RUN} (epoch 2, run 327700): events 1..50 in AOD file {@link #AOD_3}.</li>
@@ -119,10 +123,10 @@ final class LookupFixture implements AutoCloseable {
 
         List<Row> aod = new ArrayList<>();
         for (long e = 1; e <= 200; e++) {
-            aod.add(new Row(event(RUN, e, false, "StreamAOD", AOD_1, ESD_1, RAW_1), AOD_1));
+            aod.add(new Row(triggers(event(RUN, e, false, "StreamAOD", AOD_1, ESD_1, RAW_1)), AOD_1));
         }
         for (long e = 50; e < 60; e++) {
-            aod.add(new Row(event(RUN, e, false, "StreamAOD", AOD_2, ESD_1, RAW_1), AOD_2));
+            aod.add(new Row(triggers(event(RUN, e, false, "StreamAOD", AOD_2, ESD_1, RAW_1)), AOD_2));
         }
         LoadResult r = load(loader, DS_AOD, 10, 1, aod);
         assertEquals(10, r.duplicates(), "fixture: 10 cross-file duplicates");
@@ -169,6 +173,20 @@ final class LookupFixture implements AutoCloseable {
             b.addEitoken(EItoken_p1.newBuilder().setName("StreamRAW").setToken(token(raw, number)));
         }
         return b.build();
+    }
+
+    /** {@link #DS_AOD}'s lumiblock and trigger masks for its event (see the class comment). */
+    private static EIEvent_p1 triggers(EIEvent_p1 event) {
+        long e = event.getEventNumber();
+        BitSet tav = new BitSet();
+        tav.set(5);
+        tav.set(12, e % 2 == 0);
+        tav.set(40, e % 3 == 0);
+        BitSet physics = new BitSet();
+        physics.set(3, e % 5 == 0);
+        return event.toBuilder().setLumiBlock(1 + (e > 20 ? 1 : 0) + (e > 70 ? 1 : 0) + (e > 150 ? 1 : 0))
+                .setL1PassedTrigMask(TriggerMask.encodeL1(tav, tav, tav))
+                .setEFPassedTrigMask(TriggerMask.encodeHlt(physics, new BitSet(), new BitSet())).build();
     }
 
     private LoadResult load(DatasetLoader loader, String dataset, int dspid, int epoch, List<Row> rows)

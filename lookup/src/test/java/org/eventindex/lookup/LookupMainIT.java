@@ -165,9 +165,14 @@ class LookupMainIT {
                     HttpResponse.BodyHandlers.ofString());
             assertTrue(ready.body().contains("\"name\":\"kudu\",\"up\":true"), ready.body());
             assertEquals(200, status(http, url + "/events/00327636/000000005"));
+            // the physicists' page and a dataset's figures, read with the service's own Kudu client and prefix
+            assertEquals(200, status(http, url + "/page/"));
+            assertEquals(200, status(http, url + "/datasets/" + LookupFixture.DS_AOD + "/triggers"));
             String metrics = http.send(HttpRequest.newBuilder(URI.create(url + "/metrics")).build(),
                     HttpResponse.BodyHandlers.ofString()).body();
             assertTrue(metrics.contains("eventindex_lookup_requests_total{endpoint=\"events\",outcome=\"ok\"} 1.0"),
+                    metrics);
+            assertTrue(metrics.contains("eventindex_lookup_requests_total{endpoint=\"figures\",outcome=\"ok\"} 1.0"),
                     metrics);
             assertTrue(metrics.contains("eventindex_lookup_dependency_up{dependency=\"kudu\"} 1.0"), metrics);
             assertTrue(metrics.contains("eventindex_build_info{daemon=\"lookup\""), metrics);

@@ -7,6 +7,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.security.KeyStore;
 import java.time.Clock;
@@ -37,6 +38,7 @@ import java.util.concurrent.TimeUnit;
 
 import static org.eventindex.lookup.LookupFixture.*;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The lookup HTTP server against a real Kudu: values, status codes and request limits. */
@@ -97,7 +99,7 @@ class LookupServerIT {
         Clock clock = Clock.fixed(Instant.parse("2026-12-06T16:40:01.123Z"), ZoneOffset.UTC);
         try (LookupServer tls = LookupServer.start(new InetSocketAddress("localhost", 0), lookup::lookup,
                 ServerLimits.of(8, 5), Map.of(), Duration.ofSeconds(10), Optional::empty, access,
-                new AccessLog(clock, lines::add))) {
+                new AccessLog(clock, lines::add), new DatasetFigures(fixture::client, CONFIG))) {
             KeyStore keys = KeyStore.getInstance(alice.keyStore().toFile(), pki.password().toCharArray());
             KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
             kmf.init(keys, pki.password().toCharArray());
@@ -115,10 +117,24 @@ class LookupServerIT {
                     .build(), HttpResponse.BodyHandlers.ofString()).statusCode());
             assertEquals(400, client.send(HttpRequest.newBuilder(URI.create(base + "/events/x/1")).build(),
                     HttpResponse.BodyHandlers.ofString()).statusCode());
+            // the physicists' page and a dataset's figures behind the same client certificate
+            HttpResponse<String> page = client.send(HttpRequest.newBuilder(URI.create(base + "/page/")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, page.statusCode());
+            assertTrue(page.body().contains("<title>EventIndex lookup</title>"), page.body());
+            assertEquals(200, client.send(HttpRequest.newBuilder(URI.create(base + "/datasets/" + DS_AOD
+                    + "/counts")).build(), HttpResponse.BodyHandlers.ofString()).statusCode());
+            SSLContext noCertificate = SSLContext.getInstance("TLS");
+            noCertificate.init(null, tmf.getTrustManagers(), null);
+            assertThrows(IOException.class, () -> HttpClient.newBuilder().sslContext(noCertificate).build()
+                    .send(HttpRequest.newBuilder(URI.create(base + "/page/")).build(),
+                            HttpResponse.BodyHandlers.ofString()), "the page needs the client certificate too");
             // the line is written once the response is out
-            Await.until("three access log lines", Duration.ofSeconds(10), () -> lines.size() >= 3);
+            Await.until("four access log lines", Duration.ofSeconds(10), () -> lines.size() >= 4);
         }
-        assertEquals(3, lines.size(), String.join("\n", lines));
+        assertEquals(4, lines.size(), String.join("\n", lines));
+        assertTrue(lines.get(3).contains(" path=/datasets/" + DS_AOD + "/counts asked=- found=- status=200 "),
+                lines.get(3));
         assertTrue(lines.get(0).startsWith("2026-12-06T16:40:01.123Z user=\"CN=alice,OU=Users,O=EventIndex Test\""
                 + " method=POST path=/lookup asked=2 found=1 status=200 duration_ms="), lines.get(0));
         assertTrue(lines.get(1).contains(" method=GET path=/events/00327636/000000005 asked=1 found=1 status=200 "),
@@ -201,14 +217,7 @@ class LookupServerIT {
         CountDownLatch entered = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         Lookups blocking = (keys, filter) -> {
-            entered.countDown();
-            try {
-                if (!release.await(30, TimeUnit.SECONDS)) {
-                    throw new IllegalStateException("test did not release the lookup");
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            hold(entered, release);
             return lookup.lookup(keys, filter);
         };
         try (LookupServer limited = LookupServer.start(new InetSocketAddress("127.0.0.1", 0), blocking,
@@ -224,6 +233,45 @@ class LookupServerIT {
             release.countDown();
             assertEquals(200, first.get(30, TimeUnit.SECONDS).statusCode());
             assertEquals(200, get(limited, "/events/327636/6").statusCode(), "permit released");
+        }
+    }
+
+    @Test
+    void aDatasetsFiguresCountInTheUsersLimitsAndThePageDoesNot() throws Exception {
+        CountDownLatch entered = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        // the figures' first request waits here, holding the user's one request in progress
+        DatasetFigures blocking = new DatasetFigures(() -> {
+            hold(entered, release);
+            return fixture.client();
+        }, CONFIG);
+        try (LookupServer limited = LookupServer.start(new InetSocketAddress("127.0.0.1", 0), lookup::lookup,
+                ServerLimits.of(4, 10).perUser(1, 100), Map.of(), Duration.ofSeconds(10), Optional::empty,
+                HttpAccess.open(), AccessLog.to(LookupServer.ACCESS_LOG), blocking)) {
+            CompletableFuture<HttpResponse<String>> first = HTTP.sendAsync(HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + limited.port() + "/datasets/" + DS_AOD + "/triggers")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertTrue(entered.await(30, TimeUnit.SECONDS), "first request reached the figures");
+            HttpResponse<String> second = get(limited, "/datasets/" + DS_AOD + "/counts");
+            assertEquals(429, second.statusCode(), second.body());
+            HttpResponse<String> lookupToo = post(limited, "00327636 000000005\n");
+            assertEquals(429, lookupToo.statusCode(), "one limit for the user's figures and lookups");
+            assertEquals(200, get(limited, "/page/page.js").statusCode(), "the page's files are not limited");
+            release.countDown();
+            assertEquals(200, first.get(30, TimeUnit.SECONDS).statusCode());
+            assertEquals(200, get(limited, "/datasets/" + DS_AOD + "/counts").statusCode(), "permit released");
+        }
+    }
+
+    /** Says it {@code entered}, then waits (at most 30 s) for the test to {@code release} it. */
+    private static void hold(CountDownLatch entered, CountDownLatch release) {
+        entered.countDown();
+        try {
+            if (!release.await(30, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("the test did not release the request");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 }

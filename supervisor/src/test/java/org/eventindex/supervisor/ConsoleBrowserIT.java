@@ -10,27 +10,20 @@ import org.eventindex.message.ProducerInfo;
 import org.eventindex.message.Queues;
 import org.eventindex.stomp.StompMessage;
 import org.eventindex.testing.Await;
-import org.eventindex.testing.Prerequisites;
+import org.eventindex.testing.HeadlessChromium;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
-import org.openqa.selenium.OutputType;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
-import org.openqa.selenium.logging.LogEntry;
-import org.openqa.selenium.logging.LogType;
 import org.openqa.selenium.support.ui.Select;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -38,7 +31,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.logging.Level;
 
 import static org.eventindex.supervisor.Fixtures.file;
 import static org.eventindex.supervisor.Fixtures.guid;
@@ -54,8 +46,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * each view is also copied to {@code docs/console/}.
  */
 class ConsoleBrowserIT {
-    private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
-    private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
     private static final Duration WAIT = Duration.ofSeconds(30);
     private static final String FAILED = "data17_13TeV.00331001.physics_Main.merge.AOD.f838_m1824";
     private static final String HELD = "data17_13TeV.00331002.physics_Main.merge.AOD.f838_m1824";
@@ -69,39 +59,28 @@ class ConsoleBrowserIT {
 
     private BrokerHarness mq;
     private Supervisor supervisor;
+    private HeadlessChromium chromium;
     private ChromeDriver driver;
     private final List<StompMessage> signals = new CopyOnWriteArrayList<>();
-    private final List<String> consoleErrors = new ArrayList<>();
     private Path shots;
 
     @BeforeEach
     void start() throws IOException {
-        Prerequisites.require(Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER),
-                "headless Chromium and its driver (" + CHROMIUM + ", " + CHROMEDRIVER + "): apt-get install"
-                        + " chromium chromium-driver");
+        chromium = HeadlessChromium.start(1400, 1300, null);
+        driver = chromium.driver();
         shots = Path.of("target", "console-screenshots"); // failsafe runs in the module's folder
-        Files.createDirectories(shots);
         mq = new BrokerHarness(dir.resolve("broker"));
         Properties p = mq.supervisorProperties(dir.resolve("journal"));
         p.setProperty(SupervisorConfig.SIGNAL_LEASE, "30m");
         p.setProperty(SupervisorConfig.CONSOLE_STUCK_AFTER, "1h");
         supervisor = mq.start(p, Clock.systemUTC());
         mq.consume(Queues.CONSUMER, signals, m -> { });
-
-        ChromeOptions options = new ChromeOptions();
-        options.setBinary(CHROMIUM.toFile());
-        options.addArguments("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                "--window-size=1400,1300", "--hide-scrollbars");
-        options.setCapability("goog:loggingPrefs", Map.of(LogType.BROWSER, "ALL"));
-        ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER.toFile())
-                .usingAnyFreePort().build();
-        driver = new ChromeDriver(service, options);
     }
 
     @AfterEach
     void stop() {
-        if (driver != null) {
-            driver.quit();
+        if (chromium != null) {
+            chromium.close();
         }
         if (supervisor != null) {
             supervisor.stop();
@@ -237,7 +216,7 @@ class ConsoleBrowserIT {
         assertEquals(0, count("figure.plot text.empty"), "no plot without data");
         screenshot("plots");
 
-        assertEquals(List.of(), consoleErrors, "browser console errors");
+        assertEquals(List.of(), chromium.consoleErrors(), "browser console errors");
     }
 
     /* ---------- the browser ---------- */
@@ -266,11 +245,7 @@ class ConsoleBrowserIT {
     }
 
     private void collectConsole() {
-        for (LogEntry e : driver.manage().logs().get(LogType.BROWSER)) {
-            if (e.getLevel().intValue() >= Level.SEVERE.intValue()) {
-                consoleErrors.add(driver.getCurrentUrl() + ": " + e.getMessage());
-            }
-        }
+        chromium.collectConsole();
     }
 
     private String text(String css) {
@@ -291,14 +266,7 @@ class ConsoleBrowserIT {
     }
 
     private void screenshot(String view) throws IOException {
-        collectConsole();
-        Path png = shots.resolve(view + ".png");
-        Files.write(png, driver.getScreenshotAs(OutputType.BYTES));
-        if (Boolean.getBoolean("ei.console.docs")) {
-            Path docs = Path.of("..", "docs", "console");
-            Files.createDirectories(docs);
-            Files.copy(png, docs.resolve(view + ".png"), StandardCopyOption.REPLACE_EXISTING);
-        }
+        chromium.screenshot(shots, view, "ei.console.docs", Path.of("..", "docs", "console"));
     }
 
     /* ---------- the pipeline around the supervisor ---------- */
