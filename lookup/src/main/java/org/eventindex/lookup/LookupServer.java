@@ -161,6 +161,15 @@ public final class LookupServer implements AutoCloseable {
         return s;
     }
 
+    /**
+     * Serves {@code /datasets} and {@code /overlap} ({@link DatasetResources}) beside the lookups, within the same
+     * limits, metrics (endpoints {@code datasets}, {@code overlap}) and access log.
+     */
+    public void serve(DatasetResources datasets) {
+        server.handle("/datasets", ex -> limited(ex, "datasets", (e, c) -> datasets.datasets(e)));
+        server.handle("/overlap", ex -> limited(ex, "overlap", (e, c) -> datasets.overlap(e)));
+    }
+
     /** The registry served at {@code /metrics}. */
     public PrometheusRegistry metrics() {
         return registry;
@@ -317,7 +326,8 @@ public final class LookupServer implements AutoCloseable {
         send(ex, status, LookupJson.MAPPER.createObjectNode().put("error", message));
     }
 
-    private static void send(HttpExchange ex, int status, ObjectNode body) throws IOException {
+    /** {@code body} as JSON with {@code status} (also {@link DatasetResources}'s answers). */
+    static void send(HttpExchange ex, int status, Object body) throws IOException {
         byte[] bytes = LookupJson.MAPPER.writeValueAsBytes(body);
         ex.getResponseHeaders().set("Content-Type", "application/json");
         ex.sendResponseHeaders(status, bytes.length);

@@ -76,4 +76,21 @@ class DatasetProgressTest {
                 List.of(new DatasetProgress.Report(1, 10, 10)), 0, NOW);
         assertTrue(idle.datasets().get(0).basis().contains("no live consumer"));
     }
+
+    @Test
+    void jsonHasTheFieldsTheLookupServiceReads() throws Exception {
+        // the lookup's DatasetStatuses reads these names from GET /progress: renaming one breaks it
+        DatasetProgress p = DatasetProgress.of(List.of(in("A", CollectionState.SIGNALLED, 10, NOW - 9, NOW - 4)),
+                List.of(new DatasetProgress.Report(1, 10, 10)), 1, NOW);
+        com.fasterxml.jackson.databind.JsonNode tree = org.eventindex.message.Json.tree(
+                org.eventindex.message.Json.write(p));
+        com.fasterxml.jackson.databind.JsonNode d = tree.get("datasets").get(0);
+        for (String field : List.of("dataset", "state", "expectedFiles", "filesWithCandidate", "expectedEvents",
+                "firstObjectAt", "completeAt", "takenAt", "doneAt", "consumer", "queryableAt", "basis")) {
+            assertTrue(d.has(field), field + " in " + d);
+        }
+        assertEquals("SIGNALLED", d.get("state").asText());
+        assertEquals(Instant.ofEpochMilli(NOW - 4).toString(), d.get("takenAt").asText());
+        assertTrue(tree.get("rate").has("eventsPerSecond"), tree.toString());
+    }
 }
