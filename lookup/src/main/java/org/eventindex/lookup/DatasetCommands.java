@@ -17,7 +17,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 
-/** {@code lookup datasets PATTERN} and {@code lookup overlap A B ...|--pattern P}: {@link DatasetQueries} in a shell. */
+/**
+ * {@code lookup datasets PATTERN} and {@code lookup overlap A B ...|--pattern P}: {@link DatasetQueries} in a shell.
+ */
 final class DatasetCommands {
     private DatasetCommands() {
     }

@@ -41,7 +41,9 @@ public final class DatasetResources {
         String path = ex.getRequestURI().getRawPath();
         String rest = path.length() <= "/datasets".length() ? "" : path.substring("/datasets".length());
         try {
-            if (rest.isEmpty() || rest.equals("/")) {
+            if (!rest.isEmpty() && !rest.startsWith("/")) {
+                LookupServer.send(ex, 404, Map.of("error", "not found: " + path));
+            } else if (rest.isEmpty() || rest.equals("/")) {
                 QueryString q = QueryString.parse(ex.getRequestURI().getRawQuery()).only(List.of("pattern"));
                 DatasetStatuses.Answer a = queries.get().statuses(q.get("pattern").orElse(null));
                 Map<String, Object> body = new java.util.LinkedHashMap<>();

@@ -133,6 +133,8 @@ public final class OverlapBench {
                     .setProjectedColumnNames(List.of(KuduSchemas.EVENTNUMBER, KuduSchemas.RUNNUMBER))
                     .addPredicate(KuduPredicate.newComparisonPredicate(events.getSchema()
                             .getColumn(KuduSchemas.DSPID), KuduPredicate.ComparisonOp.EQUAL, dspid))
+                    .addPredicate(KuduPredicate.newComparisonPredicate(events.getSchema()
+                            .getColumn(KuduSchemas.RGID), KuduPredicate.ComparisonOp.EQUAL, dspid - 1))
                     .build();
             for (KuduScanToken t : tokens) {
                 parts.add(pool.submit(() -> {
