@@ -21,15 +21,15 @@ class BenchScriptsIT {
     Path dir;
 
     @ParameterizedTest
-    @ValueSource(strings = {"bench-consumer", "bench-lookup", "bench-producer", "bench-seed", "bench-supervisor",
-            "bench-supervisor-rate"})
+    @ValueSource(strings = {"bench-consumer", "bench-lookup", "bench-overlap", "bench-producer", "bench-seed",
+            "bench-supervisor", "bench-supervisor-rate"})
     void helpAndVersionOfABuiltTreeAreTheBenchmarksOwnWithoutABuild(String name) throws Exception {
         assertEquals(List.of(), ScriptRun.checkBuiltHelpAndVersion(dir, ROOT, name));
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"bench-consumer", "bench-lookup", "bench-producer", "bench-seed", "bench-supervisor",
-            "bench-supervisor-rate"})
+    @ValueSource(strings = {"bench-consumer", "bench-lookup", "bench-overlap", "bench-producer", "bench-seed",
+            "bench-supervisor", "bench-supervisor-rate"})
     void helpOfATreeNotBuiltIsTheScriptsHeaderWithoutABuild(String name) throws Exception {
         assertEquals(List.of(), ScriptRun.checkUnbuiltHelp(dir, ROOT, name));
     }

@@ -99,8 +99,7 @@ final class KuduEventReader {
                     String project = r.getString(KuduSchemas.PROJECT);
                     String dataType = r.getString(KuduSchemas.DATATYPE);
                     String version = r.getString(KuduSchemas.VERSION);
-                    String name = project + "." + runText(project, run) + "." + r.getString(KuduSchemas.STREAMNAME)
-                            + "." + r.getString(KuduSchemas.PRODSTEP) + "." + dataType + "." + version;
+                    String name = datasetName(r, run);
                     String state = r.isNull(KuduSchemas.STATE) ? "" : r.getString(KuduSchemas.STATE);
                     boolean ids = !r.isNull(KuduSchemas.DSPID) && !r.isNull(KuduSchemas.RGID);
                     LoadedDataset loaded = ids && LoadState.LOADED.name().equals(state)
@@ -207,6 +206,14 @@ final class KuduEventReader {
 
     private static String str(RowResult r, String column) {
         return r.isNull(column) ? null : r.getString(column);
+    }
+
+    /** The dataset name of a DATASETS row of {@code run}, as {@code DatasetName} prints it. */
+    static String datasetName(RowResult r, int run) {
+        String project = r.getString(KuduSchemas.PROJECT);
+        return project + "." + runText(project, run) + "." + r.getString(KuduSchemas.STREAMNAME) + "."
+                + r.getString(KuduSchemas.PRODSTEP) + "." + r.getString(KuduSchemas.DATATYPE) + "."
+                + r.getString(KuduSchemas.VERSION);
     }
 
     /** The canonical run field of a dataset name: 8 digits for data projects, 6 for the others. */

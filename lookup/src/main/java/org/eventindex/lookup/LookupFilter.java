@@ -78,7 +78,7 @@ public record LookupFilter(Set<String> streamTypes, String project, String amiTa
     }
 
     /** A glob as a regular expression; null for a null glob. */
-    private static Pattern glob(String glob) {
+    static Pattern glob(String glob) {
         if (glob == null) {
             return null;
         }

@@ -52,14 +52,17 @@ import java.util.Set;
  */
 @Command(name = "eventindex lookup", mixinStandardHelpOptions = true,
         versionProvider = VersionProvider.class, sortOptions = false,
-        subcommands = {LookupMain.Lookup.class, LookupMain.Serve.class},
+        subcommands = {LookupMain.Lookup.class, LookupMain.Serve.class, DatasetCommands.Datasets.class,
+            DatasetCommands.Overlap.class},
         customSynopsis = {
             "eventindex lookup [lookup] --masters M [--prefix P] [--threads N] [--batch N] [--dataset-cache-ms N]",
             "                  [--json|--csv] [--explain] [--stream-type T[,T...]] [--project P] [--ami-tag GLOB]",
             "                  [--dataset GLOB] [--with-duplicates] [--supervisor-url URL] [FILE|-]",
             "eventindex lookup serve --masters M [--prefix P] [--port N] [--bind ADDR] [--threads N]",
             "                  [--dataset-cache-ms N] [--max-concurrent N] [--max-batch N] [--max-user-concurrent N]",
-            "                  [--max-user-events-per-minute N] [--with-duplicates] [--supervisor-url URL]"},
+            "                  [--max-user-events-per-minute N] [--with-duplicates] [--supervisor-url URL]",
+            "eventindex lookup datasets --masters M [--prefix P] [--supervisor-url URL] [--json] [PATTERN]",
+            "eventindex lookup overlap --masters M [--prefix P] [--limit N] [--json] (DATASET DATASET...|--pattern P)"},
         description = {"",
             "lookup   input lines 'run event' (e.g. '%%08d %%09d', whitespace separated; '#' comments) from FILE or"
                 + " stdin. Text output, one line per match on stdout: 'run event GUID type' (type StreamAOD,"
@@ -70,7 +73,10 @@ import java.util.Set;
                 + " data, the dataset number for simulation.",
             "serve    HTTP: GET /events/{run}/{event} (200 JSON, 404 when absent), POST /lookup ('run event' lines),"
                 + " GET /health, /ready (Kudu and its tables, checked in the background), /metrics. Prints"
-                + " 'listening on http://ADDR:PORT' and serves until stopped.",
+                + " 'listening on http://ADDR:PORT' and serves until stopped. Also GET /datasets, /datasets/{name},"
+                + " /overlap (the two commands below).",
+            "datasets where each dataset matching PATTERN is in the flow, its stage times and when it should be"
+                + " queryable (with --supervisor-url); overlap: the events two or more LOADED datasets share.",
             "", "Options of lookup (serve --help for those of serve):"},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:every line parsed and looked up (found or not)",
@@ -85,8 +91,8 @@ public final class LookupMain implements Callable<Integer> {
     static final Duration SUPERVISOR_TTL = Duration.ofSeconds(1);
 
     private final InputStream stdin;
-    private final PrintStream out;
-    private final PrintStream err;
+    final PrintStream out;
+    final PrintStream err;
     @Spec
     private CommandSpec spec;
     @Mixin
@@ -143,10 +149,10 @@ public final class LookupMain implements Callable<Integer> {
         @Mixin
         ClusterOptions cluster;
 
-        /** The supervisor's pending datasets, {@link PendingDatasets#NONE} without {@code --supervisor-url}. */
-        PendingDatasets pending(CommandSpec spec) {
+        /** The supervisors of {@code --supervisor-url}, null without it. */
+        SupervisorDatasets supervisor(CommandSpec spec) {
             if (supervisorUrl == null) {
-                return PendingDatasets.NONE;
+                return null;
             }
             try {
                 return new SupervisorDatasets(SupervisorDatasets.parseUrls(supervisorUrl), SUPERVISOR_TIMEOUT,
@@ -211,10 +217,18 @@ public final class LookupMain implements Callable<Integer> {
                 access.close();
                 throw e;
             }
+            DatasetQueries datasets = null;
             try {
+                SupervisorDatasets supervisor = supervisor(spec);
+                datasets = new DatasetQueries(client, config, supervisor, Math.max(1, threads / 2),
+                        java.time.Clock.systemUTC());
                 return new Opened(access, client, new EventLookup(client, config, threads, withDuplicates,
-                        java.time.Duration.ofMillis(datasetCacheMs), pending(spec)));
-            } catch (RuntimeException e) {
+                        java.time.Duration.ofMillis(datasetCacheMs), supervisor == null ? PendingDatasets.NONE
+                        : supervisor), datasets);
+            } catch (IOException | RuntimeException e) {
+                if (datasets != null) {
+                    datasets.close();
+                }
                 closeQuietly(client);
                 access.close();
                 throw e;
@@ -223,11 +237,13 @@ public final class LookupMain implements Callable<Integer> {
     }
 
     /** A lookup, the Kudu client it reads with and the Kerberos login, closed together. */
-    record Opened(ClusterAccess access, KuduClient client, EventLookup lookup) implements AutoCloseable {
+    record Opened(ClusterAccess access, KuduClient client, EventLookup lookup, DatasetQueries datasets)
+            implements AutoCloseable {
         @Override
         public void close() throws IOException {
             try {
                 lookup.close();
+                datasets.close();
                 client.close();
             } finally {
                 access.close();
@@ -382,6 +398,7 @@ public final class LookupMain implements Callable<Integer> {
                             + kudu.masters)), access, AccessLog.to(LookupServer.ACCESS_LOG),
                     new DatasetFigures(() -> open.get().client(), tables(kudu.prefix)))) {
                 wait.register(http.metrics());
+                http.serve(new DatasetResources(() -> open.get().datasets()));
                 String url = access.scheme() + "://" + address.getHostString() + ":" + http.port();
                 main.out.println("listening on " + url + http.metricsPort().map(p -> " (/health, /ready, /metrics"
                         + " also on http://" + (access.metricsHost().isEmpty() ? address.getHostString()
@@ -433,7 +450,7 @@ public final class LookupMain implements Callable<Integer> {
         return o;
     }
 
-    private int failed(Exception e) {
+    int failed(Exception e) {
         if (e instanceof ParameterException p) {
             throw p;
         }

@@ -83,6 +83,8 @@ public final class LookupServer implements AutoCloseable {
     private final Supplier<Optional<String>> unavailable;
     private final AccessLog accessLog;
     private final DatasetFigures figures;
+    /** {@code /datasets} and {@code /datasets/{name}}, once {@link #serve} gave them. */
+    private volatile Handler datasetStatus;
     private final PageAssets page = PageAssets.load();
 
     private LookupServer(InetSocketAddress address, Lookups lookups, ServerLimits limits,
@@ -165,16 +167,24 @@ public final class LookupServer implements AutoCloseable {
         s.server.handle("/events/", ex -> s.limited(ex, "events", s::event));
         s.server.handle("/lookup", ex -> s.limited(ex, "lookup", s::batch));
         s.server.handle("/", s.page::handle);
-        if (figures != null) {
-            // one context for everything under /datasets: a dataset's status is served below it too (issue 35
-            // item 2), so the figures are told apart by DatasetFigures.isFigure, not by a context of their own
-            s.server.handle("/datasets", ex -> s.limited(ex, "figures", s::figure));
-        }
+        // one context for everything under /datasets: a dataset's figures (DatasetFigures.isFigure), else its
+        // status once serve() gave it
+        s.server.handle("/datasets", s::datasets);
         if (s.checks != null) {
             s.checks.start();
         }
         s.server.start();
         return s;
+    }
+
+    /**
+     * Serves {@code /datasets} and {@code /overlap} ({@link DatasetResources}) beside the lookups, within the same
+     * limits, metrics (endpoints {@code datasets}, {@code overlap}) and access log.
+     */
+    public void serve(DatasetResources datasets) {
+        requireNonNull(datasets, "datasets is null");
+        datasetStatus = (e, c) -> datasets.datasets(e);
+        server.handle("/overlap", ex -> limited(ex, "overlap", (e, c) -> datasets.overlap(e)));
     }
 
     /** The registry served at {@code /metrics}. */
@@ -318,6 +328,17 @@ public final class LookupServer implements AutoCloseable {
         send(ex, 200, picking.toJson(results));
     }
 
+    /** {@code /datasets} and below: a dataset's figures, else its status ({@link #serve}). */
+    private void datasets(HttpExchange ex) throws IOException {
+        if (figures != null && DatasetFigures.isFigure(ex.getRequestURI())) {
+            limited(ex, "figures", this::figure);
+            return;
+        }
+        Handler status = datasetStatus;
+        limited(ex, "datasets", status != null ? status
+                : (e, c) -> error(e, 404, "not found: " + e.getRequestURI().getPath()));
+    }
+
     private void figure(HttpExchange ex, Counts counts) throws IOException {
         DatasetFigures.Answer a = figures.answer(ex.getRequestMethod(), ex.getRequestURI());
         send(ex, a.status(), a.body());
@@ -338,7 +359,8 @@ public final class LookupServer implements AutoCloseable {
         send(ex, status, LookupJson.MAPPER.createObjectNode().put("error", message));
     }
 
-    private static void send(HttpExchange ex, int status, ObjectNode body) throws IOException {
+    /** {@code body} as JSON with {@code status} (also {@link DatasetResources}'s answers). */
+    static void send(HttpExchange ex, int status, Object body) throws IOException {
         byte[] bytes = LookupJson.MAPPER.writeValueAsBytes(body);
         ex.getResponseHeaders().set("Content-Type", "application/json");
         ex.sendResponseHeaders(status, bytes.length);

@@ -141,9 +141,11 @@ final class MissExplainer {
             if (p.run() == run && filter.acceptsName(p.name())
                     && loaded.stream().noneMatch(d -> d.name().equals(p.name()))) {
                 DatasetNote kudu = notYet.get(p.name());
-                String detail = p.missing() + "; no estimate published by the supervisor"
-                        + (kudu != null ? "; in Kudu " + kudu.state() : "");
-                notYet.put(p.name(), new DatasetNote(p.name(), p.state(), detail, null));
+                String estimate = p.queryable() != null ? "; queryable at about " + p.queryable() + " ("
+                        + p.estimate() + ")" : p.estimate() != null ? "; " + p.estimate()
+                        : "; no estimate published by the supervisor";
+                String detail = p.missing() + estimate + (kudu != null ? "; in Kudu " + kudu.state() : "");
+                notYet.put(p.name(), new DatasetNote(p.name(), p.state(), detail, p.queryable()));
             }
         }
         Reason notQueryable = notYet.isEmpty() ? null : new Reason(Code.NOT_YET_QUERYABLE,

@@ -12,9 +12,13 @@ interface PendingDatasets {
      * One dataset not yet done at the supervisor.
      *
      * @param state   the supervisor's state (COLLECTING, HELD, SIGNAL_PLANNED, SIGNALLED, FAILED_CONSUMER)
-     * @param missing what it still waits for, in words
+     * @param missing   what it still waits for, in words
+     * @param queryable the supervisor's estimate of when it will be loaded ({@code /progress}), null when it has none
+     * @param estimate  how the supervisor estimated it, or why it has none; null from a supervisor without
+     *                  {@code /progress}
      */
-    record Pending(String name, int run, String state, String missing) {
+    record Pending(String name, int run, String state, String missing, java.time.Instant queryable,
+                   String estimate) {
     }
 
     /**

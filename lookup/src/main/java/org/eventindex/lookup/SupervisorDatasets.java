@@ -109,7 +109,60 @@ final class SupervisorDatasets implements PendingDatasets {
     }
 
     private List<Pending> fetch(URI base) throws IOException, InterruptedException {
-        URI uri = URI.create(base + "/datasets?state=" + STATES);
+        JsonNode list = get(base, "/datasets?state=" + STATES);
+        if (!list.isArray()) {
+            throw new IOException("GET " + base + "/datasets did not answer a JSON array");
+        }
+        java.util.Map<String, JsonNode> estimates = new java.util.HashMap<>();
+        try {
+            for (JsonNode e : get(base, "/progress").path("datasets")) {
+                estimates.put(e.path("dataset").asText(), e);
+            }
+        } catch (IOException e) {
+            // a supervisor older than /progress: the datasets without an estimate
+        }
+        List<Pending> out = new ArrayList<>();
+        for (JsonNode d : list) {
+            DatasetName name;
+            try {
+                name = DatasetName.parse(d.path("name").asText());
+            } catch (IllegalArgumentException e) {
+                continue; // a name the lookup could never be asked about
+            }
+            JsonNode e = estimates.get(d.path("name").asText());
+            java.time.Instant at = null;
+            if (e != null && e.hasNonNull("queryableAt")) {
+                try {
+                    at = java.time.Instant.parse(e.get("queryableAt").asText());
+                } catch (java.time.format.DateTimeParseException ignored) {
+                    // not a time: no estimate
+                }
+            }
+            out.add(new Pending(name.toString(), name.runNumber(), d.path("state").asText(), missing(d), at,
+                    e == null ? null : e.path("basis").asText(null)));
+        }
+        return out;
+    }
+
+    /**
+     * The JSON answer to {@code GET <url><path>} of the first supervisor that answers 200 (not cached).
+     *
+     * @throws IOException naming each URL and why it gave no answer
+     */
+    JsonNode first(String path) throws IOException, InterruptedException {
+        List<String> failures = new ArrayList<>();
+        for (URI base : urls) {
+            try {
+                return get(base, path);
+            } catch (IOException e) {
+                failures.add(base + ": " + e.getMessage());
+            }
+        }
+        throw new IOException(String.join("; ", failures));
+    }
+
+    private JsonNode get(URI base, String path) throws IOException, InterruptedException {
+        URI uri = URI.create(base + path);
         HttpResponse<byte[]> r;
         try {
             r = http.send(HttpRequest.newBuilder(uri).timeout(timeout).GET().build(),
@@ -124,21 +177,11 @@ final class SupervisorDatasets implements PendingDatasets {
             throw new IOException("HTTP " + r.statusCode() + (err != null && err.hasNonNull("error")
                     ? " (" + err.get("error").asText() + ")" : ""));
         }
-        JsonNode list = tree(r.body());
-        if (list == null || !list.isArray()) {
-            throw new IOException("GET " + uri + " did not answer a JSON array");
+        JsonNode tree = tree(r.body());
+        if (tree == null) {
+            throw new IOException("GET " + uri + " did not answer JSON");
         }
-        List<Pending> out = new ArrayList<>();
-        for (JsonNode d : list) {
-            DatasetName name;
-            try {
-                name = DatasetName.parse(d.path("name").asText());
-            } catch (IllegalArgumentException e) {
-                continue; // a name the lookup could never be asked about
-            }
-            out.add(new Pending(name.toString(), name.runNumber(), d.path("state").asText(), missing(d)));
-        }
-        return out;
+        return tree;
     }
 
     private static JsonNode tree(byte[] body) {

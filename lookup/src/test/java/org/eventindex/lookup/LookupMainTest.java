@@ -44,7 +44,7 @@ class LookupMainTest {
                         new java.io.ByteArrayInputStream(new byte[0]), o, e)));
         assertTrue(visited.containsAll(List.of(List.of(),
                 List.of("lookup"),
-                List.of("serve"))), visited.toString());
+                List.of("serve"), List.of("datasets"), List.of("overlap"))), visited.toString());
     }
 
     @Test

@@ -61,6 +61,8 @@ class LookupPageIT {
                 ServerLimits.defaults(), Map.of(), Duration.ofSeconds(10), Optional::empty,
                 HttpAccess.open(), AccessLog.to(LookupServer.ACCESS_LOG),
                 new DatasetFigures(fixture::client, CONFIG));
+        DatasetQueries queries = DatasetQueries.of(fixture.client(), CONFIG, 2);
+        server.serve(new DatasetResources(() -> queries));
     }
 
     @AfterAll

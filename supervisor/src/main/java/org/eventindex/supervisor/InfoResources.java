@@ -96,6 +96,58 @@ final class InfoResources {
         return states;
     }
 
+    /**
+     * {@code /progress}: every live dataset's stage times and, for those not done, when a consumer will have loaded
+     * them ({@link DatasetProgress}).
+     */
+    DatasetProgress progress() {
+        long now = clock.millis();
+        return engine.read(state -> {
+            List<ConsumerView> consumers = engine.heartbeats().merge(state.consumers().views(), now,
+                    missingHeartbeats);
+            Map<String, ConsumerLiveness> busy = new java.util.HashMap<>();
+            int live = 0;
+            for (ConsumerView c : consumers) {
+                ConsumerLiveness h = c.heartbeat();
+                if (h != null && !h.missing()) {
+                    live++;
+                    if (h.dataset() != null && h.busySince() != null) {
+                        busy.put(h.dataset() + "\n" + h.signalId(), h);
+                    }
+                }
+            }
+            List<DatasetProgress.Input> in = new ArrayList<>();
+            List<DatasetProgress.Report> reports = new ArrayList<>();
+            for (TrackedDataset d : state.all()) {
+                Selection sel = d.selection();
+                org.eventindex.message.ConsumerReport r = d.lastReport;
+                long taken = -1;
+                String consumer = null;
+                if (d.state == CollectionState.DONE && r != null && d.lastReportAt >= 0) {
+                    taken = d.lastReportAt - r.durationMillis();
+                    consumer = r.consumer();
+                    reports.add(new DatasetProgress.Report(d.lastReportAt, r.eventsLoaded(), r.durationMillis()));
+                } else if (d.state == CollectionState.SIGNALLED) {
+                    ConsumerLiveness h = busy.get(d.name + "\n" + d.signal.signalId());
+                    if (h != null) {
+                        taken = h.busySince().toEpochMilli();
+                        consumer = h.dataset() == null ? null : consumerOf(consumers, h);
+                    }
+                }
+                in.add(new DatasetProgress.Input(d.name, d.state, sel.expectedFiles(), sel.filesWithCandidate(),
+                        d.signal != null ? d.signal.expectedEvents() : sel.expectedEvents(), d.firstObjectAt,
+                        d.plannedAt, d.sentAt, taken, d.doneAt, consumer,
+                        d.state == CollectionState.FAILED_CONSUMER && r != null ? r.reason() : null));
+            }
+            return DatasetProgress.of(in, reports, live, now);
+        });
+    }
+
+    private static String consumerOf(List<ConsumerView> consumers, ConsumerLiveness h) {
+        return consumers.stream().filter(c -> c.heartbeat() == h).map(ConsumerView::consumer).findFirst()
+                .orElse(null);
+    }
+
     Consumers consumers() {
         return engine.read(state -> {
             List<InFlight> flight = new ArrayList<>();

@@ -43,6 +43,7 @@ final class InfoService implements AutoCloseable {
         server.json("/datasets", (rest, query) -> rest.isEmpty() ? resources().datasets(query)
                 : resources().dataset(rest));
         server.json("/consumers", (rest, query) -> rest.isEmpty() ? resources().consumers() : null);
+        server.json("/progress", (rest, query) -> rest.isEmpty() ? resources().progress() : null);
         server.json("/supervisor", (rest, query) -> rest.isEmpty() ? supervisor() : null);
         server.eventStream("/events", events::subscribe);
         server.json("/console", (rest, query) -> rest.equals("role") ? role.get() : console().get(rest, query));

@@ -1,6 +1,8 @@
 package org.eventindex.supervisor;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import org.eventindex.message.ConsumerHeartbeat;
+import org.eventindex.message.ConsumerReport;
 import org.eventindex.message.ConsumerSignal;
 import org.eventindex.message.Json;
 import org.eventindex.message.Queues;
@@ -26,6 +28,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Stream;
@@ -47,6 +50,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class InformationServiceTest {
     private static final String SECOND = "data18_13TeV.00350000.physics_Main.merge.AOD.f900_m2000";
+    private static final String P_LOADED = "data18_13TeV.00350001.physics_Main.merge.AOD.f900_m2000";
+    private static final String P_IN_WORK = "data18_13TeV.00350002.physics_Main.merge.AOD.f900_m2000";
+    private static final String P_WAITING = "data18_13TeV.00350003.physics_Main.merge.AOD.f900_m2000";
+    private static final String P_COLLECTING = "data18_13TeV.00350004.physics_Main.merge.AOD.f900_m2000";
 
     @TempDir
     Path dir;
@@ -468,5 +475,79 @@ class InformationServiceTest {
         assertEquals(1, supervisor.dataset(DATASET).orElseThrow().automaticResignals());
         Await.until("re-send confirmed", BrokerHarness.TIMEOUT, () -> state(DATASET) == CollectionState.SIGNALLED);
         assertEquals(5, signals.size(), "DONE datasets are never re-signalled");
+    }
+
+    /** One object of {@code events} events and its manifest: signalled. Returns its signal id. */
+    private String signalled(String dataset, String file, long events) throws Exception {
+        int before = signals.size();
+        mq.send(Queues.SUPERVISOR, producerMessage("m-" + file, info(dataset, url(file), guid(file, 0, events))));
+        mq.control(manifest(dataset, file(file, events)));
+        Await.until(dataset + " signalled", BrokerHarness.TIMEOUT, () -> signals.size() > before);
+        return BrokerHarness.signal(signals.get(before)).signalId();
+    }
+
+    private Map<String, JsonNode> progress() throws Exception {
+        JsonNode tree = json("/progress");
+        Map<String, JsonNode> by = new java.util.HashMap<>();
+        for (JsonNode d : tree.get("datasets")) {
+            by.put(d.get("dataset").asText(), d);
+        }
+        by.put("", tree.get("rate"));
+        return by;
+    }
+
+    /**
+     * {@code /progress} (issue 35 item 2): a dataset loaded (its report gives the rate), one in work at a consumer
+     * (its busy heartbeat), one waiting in the queue behind it, one still collecting.
+     */
+    @Test
+    void progressHasStageTimesAndEstimatesFromTheQueueAndTheMeasuredRate() throws Exception {
+        Instant t0 = clock.instant();
+        String loadedSignal = signalled(P_LOADED, "G1", 1000);
+        clock.advance(Duration.ofSeconds(10));
+        // 1,000 events in 10 s of consumer work: 100 events/s
+        mq.control(new ConsumerReport(ConsumerReport.TYPE, loadedSignal, P_LOADED, "c1", ConsumerReport.DONE, "/f",
+                1000, 1000, 0, 1, 100, 10_000, null, clock.millis(), false));
+        Await.until(P_LOADED + " DONE", BrokerHarness.TIMEOUT, () -> state(P_LOADED) == CollectionState.DONE);
+        String inWorkSignal = signalled(P_IN_WORK, "G2", 2000);
+        clock.advance(Duration.ofSeconds(1));
+        signalled(P_WAITING, "G3", 500);
+        mq.send(Queues.SUPERVISOR, producerMessage("m-G4", info(P_COLLECTING, url("G4"), guid("G4", 0, 7))));
+        mq.control(manifest(P_COLLECTING, file("G4", 7), file("G5", 9)));
+        // c1 took P_IN_WORK 5 s ago
+        mq.send(Queues.SUPERVISOR_HEARTBEAT, Json.write(ConsumerHeartbeat.busy("c1", P_IN_WORK, inWorkSignal, 1, 0, 0,
+                clock.millis() - 5_000, "1.2.3", 30_000, clock.millis())));
+        Await.until("the holder and the collecting dataset known", BrokerHarness.TIMEOUT, () -> {
+            try {
+                Map<String, JsonNode> p = progress();
+                return p.containsKey(P_COLLECTING) && p.get(P_IN_WORK).hasNonNull("takenAt");
+            } catch (Exception e) {
+                throw new AssertionError("GET /progress failed", e);
+            }
+        });
+
+        Map<String, JsonNode> p = progress();
+        assertEquals(100.0, p.get("").get("eventsPerSecond").asDouble());
+        assertEquals(1, p.get("").get("consumers").asInt());
+        JsonNode loaded = p.get(P_LOADED);
+        assertEquals("DONE", loaded.get("state").asText());
+        assertEquals(t0.toString(), loaded.get("firstObjectAt").asText());
+        assertEquals(t0.toString(), loaded.get("takenAt").asText()); // the report's time minus its duration
+        assertEquals(t0.plusSeconds(10).toString(), loaded.get("queryableAt").asText());
+        JsonNode inWork = p.get(P_IN_WORK);
+        assertEquals("c1", inWork.get("consumer").asText());
+        assertEquals(clock.instant().minusSeconds(5).toString(), inWork.get("takenAt").asText());
+        assertEquals(15.0, inWork.get("seconds").asDouble(), inWork.toString()); // 2,000 events at 100/s, 5 s done
+        JsonNode waiting = p.get(P_WAITING);
+        assertEquals("SIGNALLED", waiting.get("state").asText());
+        assertEquals(0, waiting.get("position").asInt());
+        assertEquals(1500, waiting.get("eventsAhead").asLong());
+        assertEquals(20.0, waiting.get("seconds").asDouble(), waiting.toString()); // after P_IN_WORK, then 5 s
+        assertTrue(waiting.get("basis").asText().contains("position 0 in the queue, 1500 events ahead"),
+                waiting.toString());
+        JsonNode collecting = p.get(P_COLLECTING);
+        assertEquals("COLLECTING", collecting.get("state").asText());
+        assertTrue(collecting.get("queryableAt").isNull(), collecting.toString());
+        assertTrue(collecting.get("basis").asText().contains("1 of 2 files have no object yet"), collecting.toString());
     }
 }

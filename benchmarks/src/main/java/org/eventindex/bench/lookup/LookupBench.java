@@ -6,6 +6,7 @@ import org.apache.kudu.client.Insert;
 import org.apache.kudu.client.KuduClient;
 import org.apache.kudu.client.KuduPredicate;
 import org.apache.kudu.client.KuduScanner;
+import org.apache.kudu.client.KuduException;
 import org.apache.kudu.client.KuduSession;
 import org.apache.kudu.client.KuduTable;
 import org.apache.kudu.client.PartialRow;
@@ -478,7 +479,7 @@ public final class LookupBench {
      * the same cores with the lookups being timed): until it used under 5% of a core in two 2-second windows in a
      * row, at most 15 minutes. Prints what it waited for.
      */
-    private static void settle(EmbeddedKudu kudu) {
+    static void settle(EmbeddedKudu kudu) {
         long t0 = System.nanoTime();
         long deadline = t0 + Duration.ofMinutes(15).toNanos();
         int quiet = 0;
@@ -673,27 +674,37 @@ public final class LookupBench {
                     written.accept(i + 1);
                 }
             }
-            Upsert up = ds.newUpsert();
-            PartialRow row = up.getRow();
-            row.addInt(KuduSchemas.RUNNUMBER, run);
-            row.addString(KuduSchemas.PROJECT, "data18_13TeV");
-            row.addString(KuduSchemas.STREAMNAME, "physics_Main");
-            row.addString(KuduSchemas.PRODSTEP, "merge");
-            row.addString(KuduSchemas.DATATYPE, "AOD");
-            row.addString(KuduSchemas.VERSION, "f1000_m2000");
-            row.addInt(KuduSchemas.DSPID, d + 1);
-            row.addInt(KuduSchemas.RGID, d % epochs);
-            row.addString(KuduSchemas.STATE, "LOADED");
-            row.addLong(KuduSchemas.COUNT_EVENTS, events);
-            session.apply(up);
-            session.flush();
+            session.apply(loadedDataset(ds, run, "f1000_m2000", d + 1, d % epochs, events));
+            flush(session);
             written.accept(events);
-            if (session.countPendingErrors() > 0) {
-                throw new IllegalStateException("Kudu refused " + session.countPendingErrors() + " rows, first: "
-                        + session.getPendingErrors().getRowErrors()[0]);
-            }
         } finally {
             session.close();
+        }
+    }
+
+    /** The DATASETS row of a LOADED {@code data18_13TeV.<run>.physics_Main.merge.AOD.<version>}. */
+    static Upsert loadedDataset(KuduTable ds, int run, String version, int dspid, int rgid, long events) {
+        Upsert up = ds.newUpsert();
+        PartialRow row = up.getRow();
+        row.addInt(KuduSchemas.RUNNUMBER, run);
+        row.addString(KuduSchemas.PROJECT, "data18_13TeV");
+        row.addString(KuduSchemas.STREAMNAME, "physics_Main");
+        row.addString(KuduSchemas.PRODSTEP, "merge");
+        row.addString(KuduSchemas.DATATYPE, "AOD");
+        row.addString(KuduSchemas.VERSION, version);
+        row.addInt(KuduSchemas.DSPID, dspid);
+        row.addInt(KuduSchemas.RGID, rgid);
+        row.addString(KuduSchemas.STATE, "LOADED");
+        row.addLong(KuduSchemas.COUNT_EVENTS, events);
+        return up;
+    }
+
+    /** Flushes {@code session}, failing with the first row Kudu refused. */
+    static void flush(KuduSession session) throws KuduException {
+        session.flush();
+        if (session.countPendingErrors() > 0) {
+            throw new IllegalStateException("Kudu refused " + session.countPendingErrors() + " rows, first: "
+                    + session.getPendingErrors().getRowErrors()[0]);
         }
     }
 }
