@@ -99,11 +99,16 @@ public final class RebuildLease implements AutoCloseable {
         if (files.isEmpty()) {
             Object holder = l.info().get("activeHolder");
             long token = l.token();
+            String reason = l.standbyReason();
             closeQuietly(l, cluster, fs);
-            throw new IllegalStateException("supervisor " + (holder == null || holder.toString().isEmpty() ? "?"
-                    : holder) + " holds the lease (token " + token + ") in " + store + ": it renewed it within "
-                    + wait.toMillis() / 1000.0 + " s; stop both supervisors of the pair first (systemctl stop"
-                    + " eventindex-supervisor on each host)");
+            if (holder == null || holder.toString().isEmpty() || token == 0) {
+                // no holder seen: the store did not answer (ZooKeeper down), not a supervisor at work
+                throw new IllegalStateException("the supervisors' lease in " + store + " could not be taken within "
+                        + wait.toMillis() / 1000.0 + " s: " + reason);
+            }
+            throw new IllegalStateException("supervisor " + holder + " holds the lease (token " + token + ") in "
+                    + store + ": it renewed it within " + wait.toMillis() / 1000.0 + " s; stop both supervisors of"
+                    + " the pair first (systemctl stop eventindex-supervisor on each host)");
         }
         RebuildLease lease = new RebuildLease(l, files.get(), cluster, fs);
         l.activated();

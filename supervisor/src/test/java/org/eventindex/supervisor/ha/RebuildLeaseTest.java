@@ -81,6 +81,20 @@ class RebuildLeaseTest {
         }
     }
 
+    /** A quorum that does not answer is not a supervisor at work: the message says what was waited for. */
+    @Test
+    void zooKeeperDownIsSaidAsSuch() throws Exception {
+        int nobody = org.eventindex.testing.Ports.free();
+        SupervisorConfig config = config(Map.of(SupervisorConfig.HA_LEASE, "1s",
+                SupervisorConfig.HA_STORE, "zookeeper",
+                SupervisorConfig.HA_ZOOKEEPER_CONNECT, "127.0.0.1:" + nobody,
+                SupervisorConfig.JOURNAL_HDFS_DIR, "hdfs://127.0.0.1:" + nobody + "/eventindex/supervisor/journal"));
+        IllegalStateException refused = assertThrows(IllegalStateException.class,
+                () -> RebuildLease.take(config, REBUILD, Duration.ofMillis(1500), line -> { }));
+        assertTrue(refused.getMessage().contains("could not be taken within 1.5 s: standby " + REBUILD
+                + ": waiting for ZooKeeper 127.0.0.1:" + nobody), refused.getMessage());
+    }
+
     private void scenario(SupervisorConfig config, Function<String, Leadership> supervisor) throws Exception {
         Leadership a = supervisor.apply("sup-a");
         JournalFiles first = a.awaitActive().orElseThrow();
