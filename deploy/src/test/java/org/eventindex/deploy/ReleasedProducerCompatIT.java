@@ -6,7 +6,15 @@ import org.eventindex.gen.GeneratedDataset;
 import org.eventindex.gen.GeneratedJob;
 import org.eventindex.gen.GeneratorSpec;
 import org.eventindex.message.Json;
+import org.eventindex.kudu.DatasetsRow;
+import org.eventindex.kudu.EventCounts;
+import org.eventindex.kudu.LoadState;
+import org.eventindex.operator.OperatorMain;
 import org.eventindex.supervisor.DatasetView;
+import org.eventindex.supervisor.SupervisorConfig;
+import org.eventindex.testing.Await;
+import org.eventindex.testing.CapturedOutput;
+import org.eventindex.testing.Ports;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -17,12 +25,18 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -55,6 +69,7 @@ final class ReleasedProducerCompatIT {
     private List<GeneratedDataset> datasets;
     private final List<ProducerLauncher.Run> releasedRuns = new ArrayList<>();
     private final List<ProducerLauncher.Run> currentRuns = new ArrayList<>();
+    private final CapturedOutput output = new CapturedOutput();
 
     @BeforeAll
     void produceWithBothVersions() throws Exception {
@@ -102,6 +117,123 @@ final class ReleasedProducerCompatIT {
     }
 
     /**
+     * Cells "this build's consumer and operator commands against a supervisor 0.1.0" (docs/compatibility.md): release
+     * 0.1.0's supervisor, run as a process from its tarball on a copy of this build's journal, with this build's
+     * consumer (in the stack) and producer jar: this build's {@code register-manifest} is answered, the dataset is
+     * signalled, loaded and reported DONE (signals, reports and heartbeats of both versions on one broker), then this
+     * build's {@code resignal} is answered, the same signal sent again (0.1.0's re-run) and reported DONE by the
+     * consumer, which finds it loaded: every event in Kudu once. Before the journal test, which stops the stack.
+     */
+    @Test
+    @Order(Integer.MAX_VALUE - 1)
+    void theReleasesSupervisorWorksWithThisBuildsConsumerAndOperatorCommands() throws Exception {
+        Path journal = work.resolve("supervisor-" + RELEASE);
+        stack.stopSupervisor();
+        Files.createDirectories(journal);
+        try (var files = Files.list(work.resolve("stack/supervisor"))) {
+            for (Path f : files.filter(Files::isRegularFile).toList()) {
+                Files.copy(f, journal.resolve(f.getFileName()));
+            }
+        }
+        int port = Ports.free();
+        Properties config = stack.supervisorSiteProperties(Map.of(SupervisorConfig.JOURNAL_DIR, journal.toString(),
+                SupervisorConfig.HTTP_PORT, Integer.toString(port)));
+        Path file = work.resolve("supervisor-" + RELEASE + ".properties");
+        try (var o = Files.newOutputStream(file)) {
+            config.store(o, "release " + RELEASE + "'s supervisor on this build's stack");
+        }
+        Path log = work.resolve("supervisor-" + RELEASE + ".log");
+        Process supervisor = new ProcessBuilder(ProcessHandle.current().info().command().orElse("java"), "-cp",
+                release().resolve("eventindex-" + RELEASE + "/lib") + "/*", "org.eventindex.supervisor.SupervisorMain",
+                "run", "--config", file.toString()).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        try {
+            HttpClient http = HttpClient.newHttpClient();
+            URI base = URI.create("http://127.0.0.1:" + port);
+            Await.until("supervisor " + RELEASE + " ready (log " + log + ")", Duration.ofSeconds(60),
+                    () -> supervisor.isAlive() && status(http, base.resolve("/ready")) == 200);
+            GeneratedDataset ds = pipeline.generate(List.of(new GeneratorSpec(
+                    "data18_13TeV.00350020.physics_Main.merge.AOD.f934_m1831", 3, 100, 1, 1, 0, 0, false, 13L)),
+                    work.resolve("spb-" + RELEASE)).get(0);
+            Path manifest = Files.write(work.resolve("manifest.json"), Json.write(ds.manifestMessage()));
+            assertEquals(0, operator("register-manifest", "--file", manifest.toString()), output.err());
+            assertTrue(output.out().contains("OK: manifest of dataset " + ds.datasetName()), output.out());
+            pipeline.runProducers(List.of(ds), 2);
+            String signal = awaitDone(http, base, ds.datasetName(), 0).get("signalId").asText();
+            assertEventsOnce(ds, signal);
+
+            // 0.1.0's resignal sends the same signal again: this build's consumer finds it loaded and reports DONE
+            assertEquals(0, operator("resignal", "--dataset", ds.datasetName()), output.err());
+            assertTrue(output.out().contains("OK"), output.out());
+            assertEquals(signal, awaitDone(http, base, ds.datasetName(), 1).get("signalId").asText());
+            assertEventsOnce(ds, signal);
+        } finally {
+            supervisor.destroy();
+            supervisor.waitFor(30, TimeUnit.SECONDS);
+        }
+    }
+
+    private int operator(String... args) {
+        List<String> all = new ArrayList<>(List.of(args));
+        all.addAll(List.of("--brokers", stack.brokerEndpoints(), "--user", BrokerLogins.OPERATOR, "--password-file",
+                BrokerLogins.passwordFile(stack.secretsDir(), BrokerLogins.OPERATOR).toString()));
+        output.reset();
+        return OperatorMain.run(all.toArray(String[]::new),
+                new java.io.ByteArrayInputStream(new byte[0]), output.outStream(), output.errStream(), Map.of());
+    }
+
+    /** {@code /datasets/NAME} of the released supervisor, once DONE after at least {@code resignals} resignals. */
+    private static JsonNode awaitDone(HttpClient http, URI base, String dataset, int resignals) {
+        JsonNode[] seen = new JsonNode[1];
+        Await.until(dataset + " DONE in supervisor " + RELEASE, Duration.ofMinutes(2), () -> {
+            try {
+                HttpResponse<byte[]> r = http.send(HttpRequest.newBuilder(base.resolve("/datasets/" + dataset))
+                        .build(), HttpResponse.BodyHandlers.ofByteArray());
+                seen[0] = r.statusCode() == 200 ? Json.tree(r.body()) : null;
+            } catch (IOException e) {
+                return false;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+            return seen[0] != null && "DONE".equals(seen[0].path("state").asText())
+                    && seen[0].path("resignals").asInt() >= resignals;
+        });
+        return seen[0];
+    }
+
+    private void assertEventsOnce(GeneratedDataset ds, String signalId) throws IOException {
+        DatasetsRow row = stack.kuduQueries().dataset(ds.datasetName()).orElseThrow();
+        assertEquals(List.of(LoadState.LOADED, signalId), List.of(row.state(), row.loadId()), ds.datasetName());
+        EventCounts counts = stack.kuduQueries().countEvents(row.dspid(), row.rgid());
+        assertEquals(ds.expectedEvents(), counts.events() + counts.duplicates(), ds.datasetName() + ": once");
+    }
+
+    private static int status(HttpClient http, URI uri) {
+        try {
+            return http.send(HttpRequest.newBuilder(uri).build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+        } catch (IOException e) {
+            return -1;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return -1;
+        }
+    }
+
+    /** Release 0.1.0's tarball unpacked (once) under the test's folder; returns the folder. */
+    private Path release() throws IOException, InterruptedException {
+        Path release = work.resolve("release");
+        if (Files.isDirectory(release.resolve("eventindex-" + RELEASE))) {
+            return release;
+        }
+        Files.createDirectories(release);
+        Process untar = new ProcessBuilder("tar", "xzf", releasedTarball.toString(), "-C", release.toString())
+                .redirectErrorStream(true).start();
+        String untarOut = new String(untar.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(untar.waitFor(2, TimeUnit.MINUTES) && untar.exitValue() == 0, untarOut);
+        return release;
+    }
+
+    /**
      * Cell "journal of this build read by supervisor 0.1.0" (a downgrade): once this build's supervisor has stopped
      * (writing a checkpoint), release 0.1.0's own classes, from its tarball, restore that checkpoint and replay the
      * journal as its supervisor's start does, and find both datasets. Last, as it stops the stack.
@@ -113,11 +245,7 @@ final class ReleasedProducerCompatIT {
         stack.close();
         stack = null;
         assertTrue(Files.exists(journal.resolve("supervisor.checkpoint")), "no checkpoint at the stop in " + journal);
-        Path release = Files.createDirectories(work.resolve("release"));
-        Process untar = new ProcessBuilder("tar", "xzf", releasedTarball.toString(), "-C", release.toString())
-                .redirectErrorStream(true).start();
-        String untarOut = new String(untar.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(untar.waitFor(2, TimeUnit.MINUTES) && untar.exitValue() == 0, untarOut);
+        Path release = release();
         Path reader = work.resolve("ReadJournalAsRelease.java");
         try (var in = ReleasedProducerCompatIT.class.getResourceAsStream("/compat/ReadJournalAsRelease.java")) {
             Files.copy(java.util.Objects.requireNonNull(in, "no compat/ReadJournalAsRelease.java"), reader);

@@ -5,6 +5,7 @@ import org.eventindex.cli.VersionProvider;
 import org.eventindex.cluster.ClusterAccess;
 import org.eventindex.cluster.ClusterConfigException;
 import org.eventindex.cluster.ClusterOptions;
+import org.eventindex.cluster.KdcUnreachableException;
 import org.eventindex.config.SecretFile;
 import org.eventindex.io.FileReason;
 import org.eventindex.kudu.KuduTablesConfig;
@@ -465,9 +466,10 @@ public final class OperatorMain implements Callable<Integer> {
             description = {"Offline, with the supervisor stopped: brings its journal (lost, or restored from a backup)"
                 + " up to date with the sources of truth: the bucket's objects and their metadata, the HDFS"
                 + " consolidated files, the Kudu DATASETS table and the catalogue (decision 0054).",
-                "Refused while a supervisor holds the journal's lock (the message names it). Appends what it found as"
-                + " journal entries, ending with STATE_RECONCILED, which the supervisor replays at its next start;"
-                + " lists one line per thing it could not decide, with the reason.",
+                "Refused while a supervisor holds the journal's lock, or, for a pair (supervisor.ha.enabled), the"
+                + " lease (the message names it); with a pair it holds the lease itself for its run (decision 0062)."
+                + " Appends what it found as journal entries, ending with STATE_RECONCILED, which the supervisor"
+                + " replays at its next start; lists one line per thing it could not decide, with the reason.",
                 "Progress goes to stderr; --dry-run shows the changes without writing them."})
     static final class RebuildState implements Callable<Integer> {
         @ParentCommand
@@ -537,7 +539,9 @@ public final class OperatorMain implements Callable<Integer> {
                             + " Kudu), " + r.undecided().size() + " undecided");
                 }
                 return r.undecided().isEmpty() ? 0 : UNDECIDED;
-            } catch (IOException | IllegalArgumentException | IllegalStateException e) {
+            } catch (IOException | IllegalArgumentException | IllegalStateException | ClusterConfigException
+                     | KdcUnreachableException e) {
+                // the last two: the Kerberos login of a pair's journal on HDFS
                 return main.failed("rebuild-state", e);
             }
         }

@@ -6,7 +6,7 @@ import org.eventindex.config.ConfigReader;
 import org.eventindex.config.TrustStore;
 import org.eventindex.io.FileReason;
 
-import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.KeyManager;
 import javax.net.ssl.SSLContext;
 import javax.security.auth.x500.X500Principal;
 import java.io.IOException;
@@ -279,7 +279,8 @@ public record HttpAccess(String prefix, Optional<Path> keyStore, String keyStore
     }
 
     /**
-     * The server's TLS context: its key store, and the client trust store when certificates are accepted.
+     * The server's TLS context: its key store ({@link ReloadingKeyManager}: read again when the file changes), and the
+     * client trust store when certificates are accepted (read at start).
      *
      * @throws IllegalArgumentException naming the key and the file, never the password
      */
@@ -298,10 +299,10 @@ public record HttpAccess(String prefix, Optional<Path> keyStore, String keyStore
                 throw new IllegalArgumentException(prefix + "keystore: " + file + " holds no private key (it must"
                         + " hold the server's certificate and its key)");
             }
-            KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-            kmf.init(ks, keyStorePassword.toCharArray());
+            // read again when the file changes: a renewed certificate is served without a restart
+            KeyManager keys = new ReloadingKeyManager(file, keyStorePassword, prefix + "keystore");
             SSLContext context = SSLContext.getInstance("TLS");
-            context.init(kmf.getKeyManagers(), mechanisms.contains(Mechanism.CERTIFICATE) && clientTrust != null
+            context.init(new KeyManager[] {keys}, mechanisms.contains(Mechanism.CERTIFICATE) && clientTrust != null
                     ? clientTrust.trustManagers(prefix + "truststore") : null, null);
             return context;
         } catch (IOException | GeneralSecurityException e) {

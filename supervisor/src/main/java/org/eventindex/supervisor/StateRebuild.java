@@ -9,12 +9,15 @@ import org.eventindex.message.ProducerMessage;
 import org.eventindex.message.SignalObject;
 import org.eventindex.names.DatasetName;
 import org.eventindex.spb.SpbSummary;
+import org.eventindex.supervisor.ha.RebuildLease;
+import org.eventindex.supervisor.ha.SharedDirLeadership;
 import org.eventindex.supervisor.journal.Journal;
 import org.eventindex.supervisor.journal.JournalEntry;
 import org.eventindex.supervisor.journal.JournalEvent;
 
 import java.io.IOException;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
@@ -30,8 +33,8 @@ import static java.util.Objects.requireNonNull;
 
 /**
  * {@code supervisor rebuild-state} (decision 0054): brings a lost or older (restored) journal up to date with the
- * sources of truth, run while the supervisor is stopped (it takes the journal's lock). The journal's state is replayed
- * as at a start; then
+ * sources of truth, run while the supervisor is stopped (it takes the journal's lock, or a pair's lease: decision
+ * 0062). The journal's state is replayed as at a start; then
  * <ol>
  *   <li>every object of the bucket that no entry names is read (user metadata and the SPB content, which holds the
  *       GUIDs) and recorded as the producer's message would have been ({@code OBJECT_REPORTED}, message id
@@ -55,6 +58,8 @@ public final class StateRebuild {
     static final String MESSAGE_ID_PREFIX = "rebuilt:";
     /** The consumer a rebuilt DONE report names. */
     static final String REPORTER = "rebuild-state";
+    /** The holder a rebuild's lease names on a supervisor pair's store: {@code rebuild-state@<host>:<pid>}. */
+    public static final String LEASE_ID_PREFIX = "rebuild-state@";
 
     /** An object's user metadata (keys lower case) and the summary of its SPB content. */
     public record StoredObject(Map<String, String> metadata, SpbSummary summary) {
@@ -170,11 +175,16 @@ public final class StateRebuild {
     }
 
     /**
-     * Rebuilds the state of the journal in {@code config}'s folder: opens it (refused while a supervisor holds its
-     * lock, which names the holder), plans, and appends the entries unless {@code dryRun}.
+     * Rebuilds the state of {@code config}'s journal and appends the entries unless {@code dryRun}. Without a standby
+     * it opens the journal folder, refused while a supervisor holds its lock (which names the holder). With one
+     * ({@code supervisor.ha.enabled}, decision 0062) it takes the pair's lease for its run ({@link RebuildLease}):
+     * refused while a supervisor holds it (named), it takes the next fencing token, so that a supervisor started
+     * meanwhile stays a standby, appends to that token's generation through the supervisors' journal code, and
+     * releases the lease at the end (the standby then takes over at once from what it wrote).
      *
      * @throws IllegalArgumentException when the configuration cannot reach the bucket ({@code supervisor.s3.endpoint}
-     *                                  unset) or uses a shared journal (high availability)
+     *                                  unset)
+     * @throws IllegalStateException    when a supervisor of the pair holds the lease
      */
     public static Result run(SupervisorConfig config, Loads loads, boolean dryRun, Clock clock,
                              Consumer<String> progress) throws IOException {
@@ -184,11 +194,38 @@ public final class StateRebuild {
             throw new IllegalArgumentException(refused.get());
         }
         SupervisorState state = new SupervisorState(config.console().historyDays());
-        progress.accept("replaying journal " + config.journal().dir() + " (its lock keeps a supervisor off it)");
-        try (Journal journal = state.replayJournal(config.journal().dir(), config.journal().keepSegments(), true);
-             S3CleanupStore store = S3CleanupStore.create(config.cleanup(), config.tls().s3TrustManagers())) {
-            progress.accept("journal at entry " + journal.lastSeq() + ": " + state.all().size() + " live, "
-                    + state.retired().size() + " retired, " + state.deleted().size() + " deleted datasets");
+        if (!config.ha().enabled()) {
+            if (SharedDirLeadership.sharedLayout(config.journal().dir())) {
+                throw new IllegalArgumentException(SupervisorConfig.JOURNAL_DIR + " " + config.journal().dir()
+                        + " is shared by supervisors with a standby (fence-N files, generation-N journals): run"
+                        + " rebuild-state with the pair's configuration (" + SupervisorConfig.HA_ENABLED + "=true)");
+            }
+            progress.accept("replaying journal " + config.journal().dir() + " (its lock keeps a supervisor off it)");
+            try (Journal journal = state.replayJournal(config.journal().dir(), config.journal().keepSegments(),
+                    true)) {
+                return rebuild(config, state, journal, config.journal().dir().toString(), loads, dryRun, clock,
+                        progress);
+            }
+        }
+        // the lease is watched for a renewal a little longer than it lasts: a dead holder's expires meanwhile
+        Duration wait = config.ha().lease().plus(config.ha().lease().dividedBy(2)).plus(config.ha().renew());
+        try (RebuildLease lease = RebuildLease.take(config, LEASE_ID_PREFIX + Supervisor.hostName() + ":"
+                + ProcessHandle.current().pid(), wait, progress)) {
+            progress.accept("replaying journal " + lease.journal().location() + " (token " + lease.token()
+                    + ": no supervisor of the pair can become active until the end of this run)");
+            try (Journal journal = state.replayJournal(lease.journal(), config.journal().keepSegments(), true)) {
+                journal.guard(lease::check);
+                return rebuild(config, state, journal, lease.journal().location(), loads, dryRun, clock, progress);
+            }
+        }
+    }
+
+    private static Result rebuild(SupervisorConfig config, SupervisorState state, Journal journal, String location,
+                                  Loads loads, boolean dryRun, Clock clock, Consumer<String> progress)
+            throws IOException {
+        progress.accept("journal at entry " + journal.lastSeq() + ": " + state.all().size() + " live, "
+                + state.retired().size() + " retired, " + state.deleted().size() + " deleted datasets");
+        try (S3CleanupStore store = S3CleanupStore.create(config.cleanup(), config.tls().s3TrustManagers())) {
             String name = config.s3Bucket();
             Bucket b = new Bucket() {
                 @Override
@@ -218,16 +255,12 @@ public final class StateRebuild {
                 entries = journal.append(planned, now);
             }
             entries.forEach(state::apply);
-            return rebuild.result(config.journal().dir().toString(), !dryRun, state.lastSeq());
+            return rebuild.result(location, !dryRun, state.lastSeq());
         }
     }
 
-    /** Why a configuration cannot be rebuilt from (a shared journal, no S3 endpoint); empty when it can. */
+    /** Why a configuration cannot be rebuilt from (no S3 endpoint); empty when it can. */
     public static Optional<String> refusal(SupervisorConfig config) {
-        if (config.ha().enabled()) {
-            return Optional.of("supervisor.ha.enabled is true: rebuild-state works on a single supervisor's journal"
-                    + " directory only; it is not available for the shared journal of a standby pair");
-        }
         if (!config.cleanup().enabled()) {
             return Optional.of(SupervisorConfig.S3_ENDPOINT + " is not set: rebuild-state reads the bucket "
                     + config.s3Bucket() + " through it");

@@ -24,7 +24,6 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.net.InetAddress;
-import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -189,9 +188,7 @@ public final class Supervisor implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new IOException("supervisor stopped while it waited for the KDC", e);
         }
-        URI fsUri = store.journal().getScheme() != null ? store.journal()
-                : FileSystem.getDefaultUri(cluster.configuration());
-        journalFs = cluster.fileSystem(fsUri);
+        journalFs = ZooKeeperLeadership.journalFileSystem(cluster, store);
         return new ZooKeeperLeadership(config.ha(), journalFs, id, metricsRegistry, this::fenced);
     }
 
@@ -401,7 +398,8 @@ public final class Supervisor implements AutoCloseable {
         }
     }
 
-    private static String hostName() {
+    /** This host's name, "localhost" when it has none. */
+    static String hostName() {
         try {
             return InetAddress.getLocalHost().getHostName();
         } catch (IOException e) {

@@ -7,8 +7,6 @@ import org.eventindex.message.Queues;
 import org.eventindex.stomp.StompMessage;
 import org.eventindex.supervisor.ha.Leadership;
 import org.eventindex.supervisor.journal.Journal;
-import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FileSystem;
 import org.eventindex.testing.Await;
 import org.eventindex.testing.EmbeddedHdfs;
 import org.eventindex.testing.ZooKeeperEnsemble;
@@ -249,7 +247,7 @@ class SupervisorStandbyTest {
         store.put(SupervisorConfig.HA_STORE, "zookeeper");
         store.put(SupervisorConfig.HA_ZOOKEEPER_CONNECT, zk.connectString());
         store.put(SupervisorConfig.JOURNAL_HDFS_DIR, "/eventindex/supervisor/journal"); // on the default FS
-        store.put(SupervisorConfig.HADOOP_CONF_DIR, hadoopConf().toString());
+        store.put(SupervisorConfig.HADOOP_CONF_DIR, hdfs.writeClientConfDir(dir.resolve("hadoop-conf")).toString());
         return startPair();
     }
 
@@ -293,22 +291,6 @@ class SupervisorStandbyTest {
         try (var in = hdfs.fs().open(file)) {
             return in.readAllBytes().length;
         }
-    }
-
-    /** A Hadoop configuration folder naming the test's HDFS as the default file system, as a site's would. */
-    private Path hadoopConf() throws IOException {
-        Path conf = Files.createDirectories(dir.resolve("hadoop-conf"));
-        Configuration core = new Configuration(false);
-        core.set(FileSystem.FS_DEFAULT_NAME_KEY, hdfs.uri().toString());
-        try (var out = Files.newOutputStream(conf.resolve("core-site.xml"))) {
-            core.writeXml(out);
-        }
-        Configuration site = new Configuration(false);
-        site.set("dfs.replication", "1");
-        try (var out = Files.newOutputStream(conf.resolve("hdfs-site.xml"))) {
-            site.writeXml(out);
-        }
-        return conf;
     }
 
     private Child start(String name) throws IOException {

@@ -69,6 +69,26 @@ public final class EmbeddedHdfs implements AutoCloseable {
         return new Configuration(conf);
     }
 
+    /**
+     * Writes a Hadoop client configuration folder into {@code dir} (created if missing), as a site's
+     * {@code HADOOP_CONF_DIR} would be: {@code core-site.xml} naming {@link #uri()} the default file system,
+     * {@code hdfs-site.xml} with replication 1. Returns {@code dir}.
+     */
+    public Path writeClientConfDir(Path dir) throws IOException {
+        Files.createDirectories(dir);
+        Configuration core = new Configuration(false);
+        core.set(FileSystem.FS_DEFAULT_NAME_KEY, uri.toString());
+        try (var out = Files.newOutputStream(dir.resolve("core-site.xml"))) {
+            core.writeXml(out);
+        }
+        Configuration site = new Configuration(false);
+        site.set("dfs.replication", "1");
+        try (var out = Files.newOutputStream(dir.resolve("hdfs-site.xml"))) {
+            site.writeXml(out);
+        }
+        return dir;
+    }
+
     /** A file system client shared by all callers of this fixture; closed by {@link #close()}. */
     public FileSystem fs() {
         return fs;

@@ -12,6 +12,7 @@ import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.data.Stat;
+import org.eventindex.cluster.ClusterAccess;
 import org.eventindex.retry.Outage;
 import org.eventindex.supervisor.SupervisorConfig;
 import org.eventindex.supervisor.journal.JournalFiles;
@@ -19,6 +20,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -90,6 +92,17 @@ public final class ZooKeeperLeadership extends LeaseHolder {
                 .retryPolicy(new ExponentialBackoffRetry(100, 29, 2000)).build();
         client.getConnectionStateListenable().addListener((c, state) -> connectionChanged(state));
         client.start();
+    }
+
+    /**
+     * The HDFS client of {@code supervisor.journal.hdfs.dir} as {@code cluster}'s user (the Hadoop configuration's
+     * default file system when the URI names none); the caller closes it.
+     */
+    public static FileSystem journalFileSystem(ClusterAccess cluster, SupervisorConfig.ZooKeeperStore store)
+            throws IOException {
+        URI fsUri = store.journal().getScheme() != null ? store.journal()
+                : FileSystem.getDefaultUri(cluster.configuration());
+        return cluster.fileSystem(fsUri);
     }
 
     @Override
