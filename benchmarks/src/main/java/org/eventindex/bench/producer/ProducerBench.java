@@ -58,6 +58,9 @@ public final class ProducerBench {
         @Option(names = "--work", paramLabel = "DIR", description = "working folder, kept (default: a temporary"
                 + " one, deleted); --large-job reuses the SPB file an earlier run generated there")
         Path work;
+        @Option(names = "--jar", paramLabel = "FILE", description = "the producer jar to measure (default"
+                + " producer/target/eventindex-producer.jar, of the last build)")
+        Path jar = Path.of("producer", "target", "eventindex-producer.jar");
         @Option(names = "--large-job", description = "the seed's largest grid job instead: one SPB of --events"
                 + " events (default 30000000 here, ~660 MB) through the producer with -Xmx64m, each step once,"
                 + " beside the JVM's inflate of the file and the raw multipart PUT of its bytes, with a JFR profile")
@@ -65,7 +68,7 @@ public final class ProducerBench {
 
         @Override
         public Integer call() throws Exception {
-            bench(runs, largeJob && events == 100_000 ? 30_000_000 : events, largeJob, work);
+            bench(jar, runs, largeJob && events == 100_000 ? 30_000_000 : events, largeJob, work);
             return 0;
         }
     }
@@ -74,8 +77,7 @@ public final class ProducerBench {
         System.exit(CommandLines.execute(new Options(), args, System.out, System.err));
     }
 
-    private static void bench(int runs, int events, boolean largeJob, Path work) throws Exception {
-        Path jar = Path.of("producer", "target", "eventindex-producer.jar");
+    private static void bench(Path jar, int runs, int events, boolean largeJob, Path work) throws Exception {
         if (!Files.isRegularFile(jar)) {
             throw new IllegalStateException(jar + " is missing: build it with 'mvn -f producer/pom.xml package'");
         }
