@@ -23,6 +23,29 @@ class ValidMasksTest {
     }
 
     @Test
+    void masksThatRarelyRepeatStopBeingRemembered() {
+        ValidMasks m = new ValidMasks();
+        for (int i = 0; i < ValidMasks.TRIAL; i++) {
+            byte[] unique = ("A!" + i + "!B").getBytes(StandardCharsets.US_ASCII);
+            assertFalse(m.contains(unique, 0, unique.length));
+            m.remember(unique, 0, unique.length);
+        }
+        byte[] again = "A!7!B".getBytes(StandardCharsets.US_ASCII);
+        m.remember(again, 0, again.length);
+        assertFalse(m.contains(again, 0, again.length), "remembering stopped after the trial");
+    }
+
+    @Test
+    void masksThatRepeatKeepBeingRemembered() {
+        ValidMasks m = new ValidMasks();
+        byte[] same = "D!!E!C!!B!B!E".getBytes(StandardCharsets.US_ASCII);
+        m.remember(same, 0, same.length);
+        for (int i = 0; i < 2 * ValidMasks.TRIAL; i++) {
+            assertTrue(m.contains(same, 0, same.length));
+        }
+    }
+
+    @Test
     void aDifferentMaskInTheSameSlotReplacesIt() {
         ValidMasks m = new ValidMasks();
         byte[] first = "A!B".getBytes(StandardCharsets.US_ASCII);
