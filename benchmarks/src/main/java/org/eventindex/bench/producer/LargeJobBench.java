@@ -77,9 +77,10 @@ final class LargeJobBench {
             Files.deleteIfExists(jfr);
             List<String> inflate = ChildJvm.main(InflateBaseline.class).heap(HEAP).args(spb.toString()).command();
             List<String> dryRun = ChildJvm.jar(jar).heap(HEAP)
-                    .options("-XX:StartFlightRecording=filename=" + jfr + ",settings=profile")
+                    .options("-XX:StartFlightRecording=filename=" + jfr + ",settings=profile", gcLog(dir, "dry-run"))
                     .args(spb.toString(), "--dry-run").command();
-            List<String> produce = ChildJvm.jar(jar).heap(HEAP).args(spb.toString(), "--brokers",
+            List<String> produce = ChildJvm.jar(jar).heap(HEAP).options(gcLog(dir, "full-run"))
+                    .args(spb.toString(), "--brokers",
                     broker.stompEndpoints(), "--s3-endpoint", s3.endpoint().toString(), "--bucket", "eventindex")
                     .command();
             Path inflateLog = dir.resolve("inflate.log");
@@ -110,6 +111,8 @@ final class LargeJobBench {
                     inflateCpu, "");
             System.out.printf(Locale.ROOT, "%nfull run - dry run: %.0f ms (the PUT alone: %.0f ms); inflate %.0f MB/s"
                     + " of output%n", fullMs - dryMs, putMs, inflated / 1e3 / inflateMs);
+            System.out.printf(Locale.ROOT, "GC pauses: dry run %s; full run %s%n", gcPauses(dir, "dry-run"),
+                    gcPauses(dir, "full-run"));
             printProfile(jfr);
         }
     }
@@ -136,6 +139,35 @@ final class LargeJobBench {
                 dir.resolve(name + ".cpu").toString()));
         timed.addAll(command);
         return timed;
+    }
+
+    private static String gcLog(Path dir, String name) throws IOException {
+        Files.deleteIfExists(dir.resolve(name + ".gc.log"));
+        return "-Xlog:gc:file=" + dir.resolve(name + ".gc.log");
+    }
+
+    /** Count and total of the pauses in a child's {@code -Xlog:gc} file ("... Pause ... 3.456ms"). */
+    private static String gcPauses(Path dir, String name) throws IOException {
+        Path log = dir.resolve(name + ".gc.log");
+        if (!Files.isRegularFile(log)) {
+            return "(no log)";
+        }
+        int pauses = 0;
+        double ms = 0;
+        for (String line : Files.readAllLines(log)) {
+            int end = line.lastIndexOf("ms");
+            if (!line.contains(" Pause ") || end < 0) {
+                continue;
+            }
+            int start = line.lastIndexOf(' ', end) + 1;
+            try {
+                ms += Double.parseDouble(line.substring(start, end));
+                pauses++;
+            } catch (NumberFormatException e) {
+                // a line of another form: not a pause with its time
+            }
+        }
+        return String.format(Locale.ROOT, "%d, %.0f ms", pauses, ms);
     }
 
     /** User + system CPU seconds of a {@link #cpuTimed} child, or NaN without GNU time. */
