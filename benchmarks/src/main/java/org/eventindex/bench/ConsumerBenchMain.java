@@ -17,6 +17,7 @@ import org.eventindex.consumer.S3ObjectFetcher;
 import org.eventindex.gen.DatasetGenerator;
 import org.eventindex.gen.GeneratedDataset;
 import org.eventindex.gen.GeneratedJob;
+import org.eventindex.gen.EventSize;
 import org.eventindex.gen.GeneratorSpec;
 import org.eventindex.message.ConsumerReport;
 import org.eventindex.message.ConsumerSignal;
@@ -202,7 +203,8 @@ public final class ConsumerBenchMain {
                 + " %d warm-up run(s), %d cores, heap %d MiB%n", events, files, threads, encodingThreads, writer,
                 warmups, Runtime.getRuntime().availableProcessors(), Runtime.getRuntime().maxMemory() >> 20);
 
-        GeneratorSpec spec = new GeneratorSpec(DATASET, files, events / files, 1, 0, 0, 0, false, 7L);
+        // HEAVY keeps the figures in docs/performance.md comparable (the seed's dataset's bytes per event).
+        GeneratorSpec spec = new GeneratorSpec(DATASET, files, events / files, 1, 0, 0, 0, false, 7L, EventSize.HEAVY);
         GeneratedDataset ds = new DatasetGenerator(spec).generate(work.resolve("spb"));
         try (EmbeddedS3 s3 = EmbeddedS3.start(work.resolve("s3"), "bench", "bench-secret");
              EmbeddedHdfs hdfs = EmbeddedHdfs.start(work.resolve("hdfs"));

@@ -1,11 +1,18 @@
 package org.eventindex.names;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+
 /**
  * Strict UTF-8 (RFC 3629): what every string field of an object must be, since each one ends up in a Parquet STRING
  * column, a JSON footer or a Kudu STRING column, where a reader that decodes it (pyarrow, Impala, Jackson) would
  * refuse it or replace bytes. Protobuf-java does not check proto2 strings, so the SPB reader does, with this.
  */
 public final class Utf8 {
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final long HIGH_BITS = 0x8080808080808080L;
+
     private Utf8() {
     }
 
@@ -17,7 +24,10 @@ public final class Utf8 {
     public static int invalidAt(byte[] b, int off, int len) {
         int i = off;
         int end = off + len;
-        // ASCII runs are the common case: names, tokens, masks
+        // ASCII runs are the common case: names, tokens, masks; eight bytes at a time while no high bit is set
+        while (end - i >= Long.BYTES && ((long) LONGS.get(b, i) & HIGH_BITS) == 0) {
+            i += Long.BYTES;
+        }
         while (i < end && b[i] >= 0) {
             i++;
         }

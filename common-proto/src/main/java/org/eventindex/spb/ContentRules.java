@@ -54,6 +54,8 @@ public final class ContentRules {
     /** 0: no event yet; 1: not simulated; 2: simulated. */
     private int simulation;
     private final PoolToken.Checker tokens = new PoolToken.Checker(SpbContentLimits.TOKENS_PER_EVENT);
+    private final ValidMasks validL1 = new ValidMasks();
+    private final ValidMasks validHlt = new ValidMasks();
 
     /** The dataset the Header names, or null before the Header. */
     public DatasetName dataset() {
@@ -167,6 +169,10 @@ public final class ContentRules {
     }
 
     private String mask(byte[] b, int off, int len, boolean l1) {
+        ValidMasks valid = l1 ? validL1 : validHlt;
+        if (valid.contains(b, off, len)) {
+            return null;
+        }
         // the loader's own decoders, writing no bits: what they accept here, they accept there
         try {
             if (l1) {
@@ -174,6 +180,7 @@ public final class ContentRules {
             } else {
                 TriggerMask.checkHlt(b, off, len);
             }
+            valid.remember(b, off, len);
             return null;
         } catch (IllegalArgumentException ex) {
             return ex.getMessage();

@@ -129,7 +129,7 @@ public record SpbSummary(
     }
 
     private static final class RunStats {
-        final LongHashSet events = new LongHashSet(1024);
+        final DistinctEventNumbers events = new DistinctEventNumbers();
         // Event numbers are uint64: unsigned order, so that 2^63 and above sort after the rest.
         long min = -1L; // 2^64 - 1, the largest uint64
         long max = 0;

@@ -45,6 +45,10 @@ class ContentRulesTest {
     private static final String MC = "mc16_13TeV.361106.PowhegPythia8EvtGen_AZNLOCTEQ6L1_Zee.merge.AOD."
             + "e3601_s3126_r9364_tid12345678_00";
 
+    /** A valid L1 field with bits set in each of its three masks. */
+    private static final String L1_SET = org.eventindex.names.TriggerMask.encodeL1(java.util.BitSet.valueOf(
+            new long[] {0x11}), java.util.BitSet.valueOf(new long[] {0x1}), java.util.BitSet.valueOf(new long[] {0x1}));
+
     static Stream<Arguments> breaches() {
         return Stream.of(
                 Arguments.of("a ninth token is fine, a malformed one is not", file(e -> tokens(e, 8)
@@ -97,6 +101,14 @@ class ContentRulesTest {
                                 ByteString.copyFrom(new byte[]{(byte) 0xed, (byte) 0xa0, (byte) 0x80})).build())
                         .message(END_GUID, end(0)).message(TRAILER, trailer(0, 1)).gzip(),
                         "TRIGGER_MENU of GUID " + GUID_A + ": L1Menu is not UTF-8 (byte 0)"),
+                Arguments.of("a mask one byte off a valid one seen before", Raw.start().message(HEADER, header())
+                        .message(BEGIN_GUID, begin(GUID_A))
+                        .message(EVENT, event(RUN, 1).toBuilder().setL1PassedTrigMask(L1_SET).build())
+                        .message(EVENT, event(RUN, 2).toBuilder().setL1PassedTrigMask(
+                                L1_SET.substring(0, L1_SET.length() - 1) + "#").build())
+                        .message(END_GUID, end(2)).message(TRAILER, trailer(2, 1)).gzip(),
+                        "EVENT (run 327636, event 2) of GUID " + GUID_A + " L1PassedTrigMask is not a coded 1536-bit"
+                                + " mask"),
                 Arguments.of("no input file", Raw.start().message(HEADER, header()).message(TRAILER, trailer(0, 0))
                         .gzip(), "the stream holds no input file"));
     }

@@ -122,7 +122,7 @@ public final class DatasetGenerator {
                     .setTaskID(plan.taskID)
                     .setJobID(jobID)
                     .setInputDsName(spec.datasetName())
-                    .setProvenanceRef(true)
+                    .setProvenanceRef(plan.provenance())
                     .setTriggerInfo(true)
                     .build());
             for (int f = plan.firstFile(job); f < plan.endFile(job); f++) {

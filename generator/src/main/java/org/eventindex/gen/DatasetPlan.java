@@ -55,7 +55,7 @@ final class DatasetPlan {
         this.smk = 2000 + r.nextInt(1000);
         this.l1psk = 1 + r.nextInt(20000);
         this.hltpsk = 1 + r.nextInt(20000);
-        this.triggers = new TriggerModel(new Random(r.nextLong()));
+        this.triggers = new TriggerModel(new Random(r.nextLong()), spec.eventSize());
         // Mid-2017 to early 2018, when the seed papers' datasets were taken.
         this.runStartSeconds = 1_496_000_000L + r.nextInt(20_000_000);
         this.firstEventNumber = 1 + r.nextInt(50_000_000);
@@ -73,6 +73,11 @@ final class DatasetPlan {
 
     boolean simulation() {
         return spec.simulation();
+    }
+
+    /** Whether events carry their ESD and RAW tokens besides their own (the header's provenanceRef). */
+    boolean provenance() {
+        return spec.eventSize() != EventSize.LARGE_JOB;
     }
 
     /** The run number written into events. */

@@ -90,6 +90,9 @@ final class FileEvents {
         esdEntry += 1 + (random.nextInt(8) == 0 ? 1 : 0);
         rawOffset += 900_000 + random.nextInt(1_200_000);
         e.addEitoken(token(OWN_STREAM, ownToken(guid, entry)));
+        if (!plan.provenance()) {
+            return e.build();
+        }
         e.addEitoken(token(ESD_STREAM, new PoolToken(esdGuid, DATA_HEADER_CONTAINER, DATA_HEADER_CLID, ROOT_TECH,
                 5, esdEntry).format()));
         e.addEitoken(token(RAW_STREAM, new PoolToken(rawGuid, "", NULL_GUID, BYTESTREAM_TECH, 0, rawOffset)

@@ -61,6 +61,10 @@ public final class GeneratorMain implements Callable<Integer> {
     private boolean simulation;
     @Option(names = "--seed", paramLabel = "N", description = "random seed (default 1)")
     private Long seed;
+    @Option(names = "--event-size", paramLabel = "SIZE", description = "SEED: seed 000's sizes, about 38 bytes per"
+            + " event (default); LARGE_JOB: its largest jobs, no provenance tokens, about 22 bytes per event;"
+            + " HEAVY: today's heavier events, many more trigger chains, about 118 bytes per event")
+    private EventSize eventSize;
 
     private GeneratorMain(PrintStream out, PrintStream err) {
         this.out = out;
@@ -87,7 +91,8 @@ public final class GeneratorMain implements Callable<Integer> {
             int defaultCopies = nfiles < 2 ? 0 : Math.min(d.crossFileDuplicates(), nevents);
             spec = new GeneratorSpec(dataset, nfiles, nevents, or(filesPerJob, d.filesPerJob()),
                     or(duplicated, d.duplicatedJobs()), or(crashed, d.crashedJobs()), or(crossFile, defaultCopies),
-                    simulation || d.simulation(), seed == null ? d.seed() : seed);
+                    simulation || d.simulation(), seed == null ? d.seed() : seed,
+                    eventSize == null ? d.eventSize() : eventSize);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(this.spec.commandLine(), e.getMessage());
         }

@@ -18,13 +18,16 @@ import static java.util.Objects.requireNonNull;
  * @param crossFileDuplicates events of one file copied into another file (same run and event number)
  * @param simulation          Monte Carlo events ({@code isSimulation}, {@code mcChannelNumber}, {@code mcEventWeight})
  * @param seed                everything generated is a function of the spec, this included
+ * @param eventSize           the seed's event sizes or today's heavier events
  */
 public record GeneratorSpec(String datasetName, int files, int eventsPerFile, int filesPerJob, int duplicatedJobs,
-                            int crashedJobs, int crossFileDuplicates, boolean simulation, long seed) {
+                            int crashedJobs, int crossFileDuplicates, boolean simulation, long seed,
+                            EventSize eventSize) {
 
     /** @throws IllegalArgumentException naming the parameter and why it is out of range */
     public GeneratorSpec {
         requireNonNull(datasetName, "datasetName is null");
+        requireNonNull(eventSize, "eventSize is null");
         DatasetName.parse(datasetName);
         positive("files", files);
         positive("eventsPerFile", eventsPerFile);
@@ -41,10 +44,17 @@ public record GeneratorSpec(String datasetName, int files, int eventsPerFile, in
         }
     }
 
+    /** A spec with the seed's event sizes ({@link EventSize#SEED}). */
+    public GeneratorSpec(String datasetName, int files, int eventsPerFile, int filesPerJob, int duplicatedJobs,
+                         int crashedJobs, int crossFileDuplicates, boolean simulation, long seed) {
+        this(datasetName, files, eventsPerFile, filesPerJob, duplicatedJobs, crashedJobs, crossFileDuplicates,
+                simulation, seed, EventSize.SEED);
+    }
+
     /**
      * A small, realistic dataset for tests and demos: 8 files of 1,000 events, 2 files per job (4 jobs), one
      * duplicated and one crashed job, 10 cross-file duplicates, seed 1. Simulation when the project starts with
-     * {@code mc}. SPB bytes per event are in the experiment's range (100-150).
+     * {@code mc}. SPB bytes per event are the seed's ({@link EventSize#SEED}).
      */
     public static GeneratorSpec defaults(String datasetName) {
         requireNonNull(datasetName, "datasetName is null");
@@ -59,12 +69,17 @@ public record GeneratorSpec(String datasetName, int files, int eventsPerFile, in
 
     public GeneratorSpec withFaults(int newDuplicatedJobs, int newCrashedJobs, int newCrossFileDuplicates) {
         return new GeneratorSpec(datasetName, files, eventsPerFile, filesPerJob, newDuplicatedJobs, newCrashedJobs,
-                newCrossFileDuplicates, simulation, seed);
+                newCrossFileDuplicates, simulation, seed, eventSize);
     }
 
     public GeneratorSpec withSeed(long newSeed) {
         return new GeneratorSpec(datasetName, files, eventsPerFile, filesPerJob, duplicatedJobs, crashedJobs,
-                crossFileDuplicates, simulation, newSeed);
+                crossFileDuplicates, simulation, newSeed, eventSize);
+    }
+
+    public GeneratorSpec withEventSize(EventSize newEventSize) {
+        return new GeneratorSpec(datasetName, files, eventsPerFile, filesPerJob, duplicatedJobs, crashedJobs,
+                crossFileDuplicates, simulation, seed, newEventSize);
     }
 
     private static void positive(String name, int value) {

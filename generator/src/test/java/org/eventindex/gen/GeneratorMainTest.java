@@ -37,7 +37,7 @@ class GeneratorMainTest {
         assertEquals(0, run("--help"));
         String help = out.toString(StandardCharsets.UTF_8);
         for (String option : List.of("--dataset", "--out", "--files", "--events-per-file", "--files-per-job",
-                "--duplicated-jobs", "--crashed-jobs", "--cross-file-duplicates", "--simulation", "--seed", "--help",
+                "--duplicated-jobs", "--crashed-jobs", "--cross-file-duplicates", "--simulation", "--seed", "--event-size", "--help",
                 "--version")) {
             assertTrue(help.contains(option), option);
         }
@@ -60,6 +60,27 @@ class GeneratorMainTest {
         try (var files = Files.list(dir)) {
             assertEquals(4, files.filter(p -> p.toString().endsWith(".ei.spb")).count());
         }
+    }
+
+    @Test
+    void eventSizeFlagWritesHeavierEvents() throws IOException {
+        assertEquals(0, run("--dataset", DATA, "--out", dir.resolve("seed").toString(), "--files", "1",
+                "--events-per-file", "2000"), err.toString(StandardCharsets.UTF_8));
+        assertEquals(0, run("--dataset", DATA, "--out", dir.resolve("heavy").toString(), "--files", "1",
+                "--events-per-file", "2000", "--event-size", "HEAVY"), err.toString(StandardCharsets.UTF_8));
+        assertTrue(spbBytes(dir.resolve("heavy")) > 2 * spbBytes(dir.resolve("seed")));
+        assertEquals(2, run("--dataset", DATA, "--out", dir.toString(), "--event-size", "HUGE"));
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("HUGE"), err.toString(StandardCharsets.UTF_8));
+    }
+
+    private static long spbBytes(Path d) throws IOException {
+        long total = 0;
+        try (var files = Files.list(d)) {
+            for (Path p : files.filter(p -> p.toString().endsWith(".ei.spb")).toList()) {
+                total += Files.size(p);
+            }
+        }
+        return total;
     }
 
     @Test

@@ -36,8 +36,8 @@ import software.amazon.awssdk.services.s3.S3Client;
  * ({@code java -version}), the producer's dry run (start + validation, nothing remote) and an in-process SDK PUT of
  * the same bytes from an already warm client (the pure transfer cost). Prints a Markdown table.
  *
- * <p>Arguments: {@code [--runs N] [--events N] [--work DIR]}; defaults 7 runs, 100000 events, a temp folder
- * ({@code --help}).
+ * <p>Arguments: {@code [--runs N] [--events N] [--work DIR] [--large-job]}; defaults 7 runs, 100000 events, a temp
+ * folder ({@code --help}). {@code --large-job}: {@link LargeJobBench}.
  */
 public final class ProducerBench {
     private static final String AK = "bench-ak";
@@ -56,12 +56,19 @@ public final class ProducerBench {
         @Option(names = "--events", paramLabel = "N", description = "events in the SPB file (default 100000)")
         int events = 100_000;
         @Option(names = "--work", paramLabel = "DIR", description = "working folder, kept (default: a temporary"
-                + " one, deleted)")
+                + " one, deleted); --large-job reuses the SPB file an earlier run generated there")
         Path work;
+        @Option(names = "--jar", paramLabel = "FILE", description = "the producer jar to measure (default"
+                + " producer/target/eventindex-producer.jar, of the last build)")
+        Path jar = Path.of("producer", "target", "eventindex-producer.jar");
+        @Option(names = "--large-job", description = "the seed's largest grid job instead: one SPB of --events"
+                + " events (default 30000000 here, ~660 MB) through the producer with -Xmx64m, each step once,"
+                + " beside the JVM's inflate of the file and the raw multipart PUT of its bytes, with a JFR profile")
+        boolean largeJob;
 
         @Override
         public Integer call() throws Exception {
-            bench(runs, events, work);
+            bench(jar, runs, largeJob && events == 100_000 ? 30_000_000 : events, largeJob, work);
             return 0;
         }
     }
@@ -70,14 +77,17 @@ public final class ProducerBench {
         System.exit(CommandLines.execute(new Options(), args, System.out, System.err));
     }
 
-    private static void bench(int runs, int events, Path work) throws Exception {
-        Path jar = Path.of("producer", "target", "eventindex-producer.jar");
+    private static void bench(Path jar, int runs, int events, boolean largeJob, Path work) throws Exception {
         if (!Files.isRegularFile(jar)) {
             throw new IllegalStateException(jar + " is missing: build it with 'mvn -f producer/pom.xml package'");
         }
         Path dir = work != null ? Files.createDirectories(work) : Files.createTempDirectory("producer-bench");
         try {
-            run(jar, dir, runs, events);
+            if (largeJob) {
+                LargeJobBench.run(jar, dir, events, AK, SK);
+            } else {
+                run(jar, dir, runs, events);
+            }
         } finally {
             if (work == null) {
                 deleteTree(dir);
@@ -94,12 +104,7 @@ public final class ProducerBench {
 
         try (EmbeddedBroker broker = EmbeddedBroker.start(dir.resolve("broker"));
              EmbeddedS3 s3 = EmbeddedS3.start(dir.resolve("s3"), AK, SK);
-             S3Client client = S3Client.builder().endpointOverride(s3.endpoint()).region(Region.US_EAST_1)
-                     .forcePathStyle(true).httpClient(UrlConnectionHttpClient.create())
-                     .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
-                     .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
-                     .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(AK, SK)))
-                     .build()) {
+             S3Client client = client(s3, AK, SK)) {
             s3.createBucket("eventindex");
             // The JVM's defaults, as a grid job without options would start the jar: that start is what is measured.
             String java = ChildJvm.java().toString();
@@ -135,6 +140,15 @@ public final class ProducerBench {
         }
     }
 
+    static S3Client client(EmbeddedS3 s3, String ak, String sk) {
+        return S3Client.builder().endpointOverride(s3.endpoint()).region(Region.US_EAST_1)
+                .forcePathStyle(true).httpClient(UrlConnectionHttpClient.create())
+                .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
+                .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(ak, sk)))
+                .build();
+    }
+
     private static void print(Path jar, Path spb, long spbBytes, int events, int runs, double jvm, double dry,
                               double full, double put, long messages) throws IOException {
         String cpu = Runtime.getRuntime().availableProcessors() + " cores";
@@ -160,13 +174,17 @@ public final class ProducerBench {
 
     /** Wall time in ms from process start to exit; fails on a non-zero exit. */
     private static double time(Path dir, List<String> command) throws IOException, InterruptedException {
-        Path log = dir.resolve("run.log");
+        return time(dir, command, dir.resolve("run.log"));
+    }
+
+    /** Wall time in ms from process start to exit, its output in {@code log}; fails on a non-zero exit. */
+    static double time(Path dir, List<String> command, Path log) throws IOException, InterruptedException {
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
         pb.environment().put(ProducerArgs.ENV_S3_ACCESS_KEY, AK);
         pb.environment().put(ProducerArgs.ENV_S3_SECRET_KEY, SK);
         long t0 = System.nanoTime();
         Process p = pb.start();
-        if (!p.waitFor(Duration.ofMinutes(5).toMillis(), TimeUnit.MILLISECONDS)) {
+        if (!p.waitFor(Duration.ofMinutes(30).toMillis(), TimeUnit.MILLISECONDS)) {
             p.destroyForcibly();
             throw new IllegalStateException("timed out: " + command);
         }
@@ -178,7 +196,10 @@ public final class ProducerBench {
         return ms;
     }
 
-    private static void deleteTree(Path dir) throws IOException {
+    static void deleteTree(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
         try (java.util.stream.Stream<Path> paths = Files.walk(dir)) {
             for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
                 Files.deleteIfExists(p);

@@ -1,0 +1,242 @@
+package org.eventindex.bench.producer;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordedFrame;
+import jdk.jfr.consumer.RecordingFile;
+import org.eventindex.gen.DatasetGenerator;
+import org.eventindex.gen.EventSize;
+import org.eventindex.gen.GeneratedDataset;
+import org.eventindex.gen.GeneratorSpec;
+import org.eventindex.testing.ChildJvm;
+import org.eventindex.testing.EmbeddedBroker;
+import org.eventindex.testing.EmbeddedS3;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.CompletedPart;
+
+/**
+ * {@code bin/bench-producer --large-job}: the seed's largest grid job (30 million events, its biggest object 670 MB,
+ * {@link EventSize#LARGE_JOB}) through the producer jar with a 64 MB heap, each step once and in this order, with the
+ * baselines of the same run: the JVM's own inflate of the file ({@link InflateBaseline}, its own JVM with the same
+ * heap), the producer's dry run (validation and digests) under JFR, the producer's full run (validated, digested,
+ * stored, announced), and the raw multipart PUT of the same bytes from this JVM (the producer's part size, parts in
+ * order, as the producer sends them). Prints a Markdown table and where the dry run's CPU samples fall.
+ */
+final class LargeJobBench {
+    static final String DATASET = "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1824";
+    static final String HEAP = "64m";
+    private static final int FILES = 30;
+    private static final int TOP_FRAMES = 12;
+    /** The producer's part size ({@code UploadSettings.DEFAULT}; the producer jar is not on this class path). */
+    private static final long PART_SIZE = 8L << 20;
+
+    private LargeJobBench() {
+    }
+
+    /** The SPB file of {@code events} events in {@code dir}, generated unless an earlier run left it there. */
+    static Path spb(Path dir, int events) throws IOException {
+        Path done = dir.resolve("large-job-" + events + ".path");
+        if (Files.isRegularFile(done)) {
+            Path spb = Path.of(Files.readString(done).trim());
+            if (Files.isRegularFile(spb)) {
+                return spb;
+            }
+        }
+        long t0 = System.nanoTime();
+        GeneratorSpec spec = new GeneratorSpec(DATASET, FILES, events / FILES, FILES, 0, 0, 0, false, 30L,
+                EventSize.LARGE_JOB);
+        GeneratedDataset ds = new DatasetGenerator(spec).generate(dir.resolve("large-job-" + events));
+        Path spb = ds.jobs().get(0).spbFile();
+        Files.writeString(done, spb.toString());
+        System.err.printf(Locale.ROOT, "generated %s in %.0f s%n", spb, (System.nanoTime() - t0) / 1e9);
+        return spb;
+    }
+
+    static void run(Path jar, Path dir, int events, String ak, String sk) throws Exception {
+        Path spb = spb(dir, events);
+        long size = Files.size(spb);
+        double load = loadAverage();
+        // A fresh broker and store each run (the SPB file is kept): the queue holds this run's message only.
+        ProducerBench.deleteTree(dir.resolve("broker"));
+        ProducerBench.deleteTree(dir.resolve("s3"));
+        try (EmbeddedBroker broker = EmbeddedBroker.start(dir.resolve("broker"));
+             EmbeddedS3 s3 = EmbeddedS3.start(dir.resolve("s3"), ak, sk);
+             S3Client client = ProducerBench.client(s3, ak, sk)) {
+            s3.createBucket("eventindex");
+            Path jfr = dir.resolve("dry-run.jfr");
+            Files.deleteIfExists(jfr);
+            List<String> inflate = ChildJvm.main(InflateBaseline.class).heap(HEAP).args(spb.toString()).command();
+            List<String> dryRun = ChildJvm.jar(jar).heap(HEAP)
+                    .options("-XX:StartFlightRecording=filename=" + jfr + ",settings=profile", gcLog(dir, "dry-run"))
+                    .args(spb.toString(), "--dry-run").command();
+            List<String> produce = ChildJvm.jar(jar).heap(HEAP).options(gcLog(dir, "full-run"))
+                    .args(spb.toString(), "--brokers",
+                    broker.stompEndpoints(), "--s3-endpoint", s3.endpoint().toString(), "--bucket", "eventindex")
+                    .command();
+            Path inflateLog = dir.resolve("inflate.log");
+            double inflateMs = ProducerBench.time(dir, cpuTimed(inflate, dir, "inflate"), inflateLog);
+            long inflated = Long.parseLong(Files.readString(inflateLog).trim());
+            double dryMs = ProducerBench.time(dir, cpuTimed(dryRun, dir, "dry-run"), dir.resolve("dry-run.log"));
+            double fullMs = ProducerBench.time(dir, cpuTimed(produce, dir, "full-run"), dir.resolve("full-run.log"));
+            double putMs = multipartPut(client, spb, PART_SIZE);
+            double inflateCpu = cpuSeconds(dir, "inflate");
+            double loadAfter = loadAverage();
+
+            System.out.printf(Locale.ROOT, "Producer benchmark, the largest grid job: %s, Java %s, %d cores;"
+                            + " each row run once; load average %.1f before, %.1f after%n%n", System.getProperty("os.name"),
+                    System.getProperty("java.version"), Runtime.getRuntime().availableProcessors(), load, loadAfter);
+            System.out.printf(Locale.ROOT, "- SPB: %,d events, %,d bytes (%.1f bytes/event), inflates to %,d bytes"
+                    + " (%.1f times)%n- producer heap: -Xmx%s; messages acknowledged: %d%n%n", events, size,
+                    (double) size / events, inflated, (double) inflated / size, HEAP,
+                    broker.queueSize("/queue/atlas.eventindex.supervisor"));
+            System.out.println("| measurement | ms | ratio to the inflate | CPU s (user + sys, all threads) | CPU"
+                    + " ratio to the inflate | target |");
+            System.out.println("|---|---:|---:|---:|---:|---|");
+            row("JVM inflate of the file, own JVM (baseline)", inflateMs, inflateMs, inflateCpu, inflateCpu, "");
+            row("producer `--dry-run`: validation + digests (JFR on)", dryMs, inflateMs,
+                    cpuSeconds(dir, "dry-run"), inflateCpu, "<= 1.2x the inflate");
+            row("producer, full run: validated, digested, stored, announced", fullMs, inflateMs,
+                    cpuSeconds(dir, "full-run"), inflateCpu, "<= 30,000 ms");
+            row("raw multipart PUT of the same bytes, warm client (baseline)", putMs, inflateMs, Double.NaN,
+                    inflateCpu, "");
+            System.out.printf(Locale.ROOT, "%nfull run - dry run: %.0f ms (the PUT alone: %.0f ms); inflate %.0f MB/s"
+                    + " of output%n", fullMs - dryMs, putMs, inflated / 1e3 / inflateMs);
+            System.out.printf(Locale.ROOT, "GC pauses: dry run %s; full run %s%n", gcPauses(dir, "dry-run"),
+                    gcPauses(dir, "full-run"));
+            printProfile(jfr);
+        }
+    }
+
+    private static void row(String what, double ms, double baseline, double cpu, double cpuBaseline,
+                            String target) {
+        System.out.printf(Locale.ROOT, "| %s | %,.0f | %.2f | %s | %s | %s |%n", what, ms, ms / baseline,
+                Double.isNaN(cpu) ? "" : String.format(Locale.ROOT, "%.1f", cpu),
+                Double.isNaN(cpu) || Double.isNaN(cpuBaseline) ? "" : String.format(Locale.ROOT, "%.2f",
+                        cpu / cpuBaseline), target);
+    }
+
+    /**
+     * The command under GNU time when installed, its user and system CPU seconds into {@code name.cpu}: on a shared
+     * machine the CPU a child used says more than its wall time.
+     */
+    private static List<String> cpuTimed(List<String> command, Path dir, String name) throws IOException {
+        Path time = Path.of("/usr/bin/time");
+        Files.deleteIfExists(dir.resolve(name + ".cpu"));
+        if (!Files.isExecutable(time)) {
+            return command;
+        }
+        List<String> timed = new ArrayList<>(List.of(time.toString(), "-f", "%U %S", "-o",
+                dir.resolve(name + ".cpu").toString()));
+        timed.addAll(command);
+        return timed;
+    }
+
+    private static String gcLog(Path dir, String name) throws IOException {
+        Files.deleteIfExists(dir.resolve(name + ".gc.log"));
+        return "-Xlog:gc:file=" + dir.resolve(name + ".gc.log");
+    }
+
+    /** Count and total of the pauses in a child's {@code -Xlog:gc} file ("... Pause ... 3.456ms"). */
+    private static String gcPauses(Path dir, String name) throws IOException {
+        Path log = dir.resolve(name + ".gc.log");
+        if (!Files.isRegularFile(log)) {
+            return "(no log)";
+        }
+        int pauses = 0;
+        double ms = 0;
+        for (String line : Files.readAllLines(log)) {
+            int end = line.lastIndexOf("ms");
+            if (!line.contains(" Pause ") || end < 0) {
+                continue;
+            }
+            int start = line.lastIndexOf(' ', end) + 1;
+            try {
+                ms += Double.parseDouble(line.substring(start, end));
+                pauses++;
+            } catch (NumberFormatException e) {
+                // a line of another form: not a pause with its time
+            }
+        }
+        return String.format(Locale.ROOT, "%d, %.0f ms", pauses, ms);
+    }
+
+    /** User + system CPU seconds of a {@link #cpuTimed} child, or NaN without GNU time. */
+    private static double cpuSeconds(Path dir, String name) throws IOException {
+        Path file = dir.resolve(name + ".cpu");
+        if (!Files.isRegularFile(file)) {
+            return Double.NaN;
+        }
+        String[] f = Files.readString(file).trim().split("\\s+");
+        return Double.parseDouble(f[f.length - 2]) + Double.parseDouble(f[f.length - 1]);
+    }
+
+    /** The parts in order from one thread, as the producer uploads them. */
+    private static double multipartPut(S3Client client, Path spb, long partSize) throws IOException {
+        long size = Files.size(spb);
+        long t0 = System.nanoTime();
+        String id = client.createMultipartUpload(b -> b.bucket("eventindex").key("raw-put")).uploadId();
+        List<CompletedPart> parts = new ArrayList<>();
+        try (InputStream in = Files.newInputStream(spb)) {
+            for (int n = 1; (long) (n - 1) * partSize < size; n++) {
+                long len = Math.min(partSize, size - (long) (n - 1) * partSize);
+                int number = n;
+                String etag = client.uploadPart(b -> b.bucket("eventindex").key("raw-put").uploadId(id)
+                        .partNumber(number), RequestBody.fromInputStream(in, len)).eTag();
+                parts.add(CompletedPart.builder().partNumber(number).eTag(etag).build());
+            }
+        }
+        client.completeMultipartUpload(b -> b.bucket("eventindex").key("raw-put").uploadId(id)
+                .multipartUpload(m -> m.parts(parts)));
+        return (System.nanoTime() - t0) / 1e6;
+    }
+
+    /** Where the dry run's CPU samples fall: by thread, and the top frames (the method running). */
+    private static void printProfile(Path jfr) throws IOException {
+        Map<String, Integer> byThread = new HashMap<>();
+        Map<String, Integer> byFrame = new HashMap<>();
+        int total = 0;
+        for (RecordedEvent e : RecordingFile.readAllEvents(jfr)) {
+            String type = e.getEventType().getName();
+            boolean inNative = type.equals("jdk.NativeMethodSample");
+            if (!inNative && !type.equals("jdk.ExecutionSample") || e.getStackTrace() == null
+                    || e.getStackTrace().getFrames().isEmpty()) {
+                continue;
+            }
+            total++;
+            String thread = e.getThread("sampledThread") == null ? "?" : e.getThread("sampledThread").getJavaName();
+            byThread.merge(thread.startsWith("digests of") ? "digests of <file>" : thread, 1, Integer::sum);
+            RecordedFrame top = e.getStackTrace().getFrames().get(0);
+            byFrame.merge(top.getMethod().getType().getName() + "." + top.getMethod().getName()
+                    + (inNative ? " (native)" : ""), 1, Integer::sum);
+        }
+        System.out.printf(Locale.ROOT, "%nDry run profile (JFR execution and native-method samples, %d in all, every"
+                + " 20 ms per thread; zlib's inflate is the native frame Inflater.inflateBytesBytes):%n%n", total);
+        System.out.println("| thread | samples | share |");
+        System.out.println("|---|---:|---:|");
+        print(byThread, total, Integer.MAX_VALUE);
+        System.out.println();
+        System.out.println("| top frame | samples | share |");
+        System.out.println("|---|---:|---:|");
+        print(byFrame, total, TOP_FRAMES);
+    }
+
+    private static void print(Map<String, Integer> counts, int total, int limit) {
+        counts.entrySet().stream().sorted(Map.Entry.<String, Integer>comparingByValue(Comparator.reverseOrder()))
+                .limit(limit).forEach(e -> System.out.printf(Locale.ROOT, "| `%s` | %d | %.1f%% |%n", e.getKey(),
+                        e.getValue(), 100.0 * e.getValue() / Math.max(1, total)));
+    }
+
+    private static double loadAverage() {
+        return java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+    }
+}
