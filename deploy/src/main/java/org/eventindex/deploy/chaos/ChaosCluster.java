@@ -14,6 +14,7 @@ import org.eventindex.stomp.StompSettings;
 import org.eventindex.supervisor.SupervisorConfig;
 import org.eventindex.supervisor.SupervisorMain;
 import org.eventindex.testing.EmbeddedCeph;
+import org.eventindex.testing.ZooKeeperEnsemble;
 import org.eventindex.testing.hosts.Host;
 import org.eventindex.testing.hosts.HostNetwork;
 import org.eventindex.testing.Ports;
@@ -36,21 +37,24 @@ import java.util.function.Consumer;
  * independent ActiveMQ brokers behind one alias ({@link IndependentBrokers}: child JVMs on {@code broker1} and
  * {@code broker2}, each on its own KahaDB, a watchdog beside each), the real Ceph RADOS Gateway (monitor, OSD and
  * radosgw processes) on {@code s3}, an HDFS NameNode and DataNode (child JVMs) on {@code hdfs}, a Kudu master and
- * tablet server (the {@code kudu} binary) on {@code kudu}, two supervisors (one active, one standby on a shared journal
- * directory, {@link SupervisorPair}) on {@code supa} and {@code supb}, two consumers (child JVMs with configuration
+ * tablet server (the {@code kudu} binary) on {@code kudu}, a ZooKeeper ensemble of three servers on {@code zk1},
+ * {@code zk2} and {@code zk3}, two supervisors (one active, one standby, {@link SupervisorPair}) on {@code supa} and
+ * {@code supb} with their lease and fencing token in ZooKeeper and their journal on an HDFS of its own (a second
+ * NameNode and DataNode on {@code hdfs}; {@code supervisor.ha.store=zookeeper}, decisions 0043 and 0061), two consumers (child JVMs with configuration
  * files, as in production) on {@code consumer1} and {@code consumer2}, and the producers on {@code producer}. The
  * process using it (the driver) runs on {@code control}, which reaches every host. The brokers are secured as in
  * production: one login per role (random passwords in mode-0600 files under {@code <work>/secrets}), no anonymous
  * access, per-destination rules. Every client reaches each broker and S3 through a {@link FaultProxy}, a process on
  * the service's own host, so that connection resets and latency can be injected and a partition between two hosts
  * cuts the proxied traffic too ({@link #network()}). Consumers' spool directories and the DataNode's data directory are small tmpfs mounts when the harness may
- * mount (root), so that their disks can be made full; the supervisors' journal directory is an ext4 loop device whose
- * writes can be slowed for one process ({@link SlowDisk}).
+ * mount (root), so that their disks can be made full.
  */
 final class ChaosCluster implements AutoCloseable {
     /** The hosts the cluster needs, in the order a network for it is made; the driver runs on {@code control}. */
-    static final List<String> HOSTS = List.of("control", "broker1", "broker2", "s3", "hdfs", "kudu", "supa", "supb",
-            "consumer1", "consumer2", "producer");
+    static final List<String> HOSTS = List.of("control", "broker1", "broker2", "s3", "hdfs", "kudu", "zk1", "zk2", "zk3",
+            "supa", "supb", "consumer1", "consumer2", "producer");
+    /** The supervisors' journal folder on the cluster's HDFS. */
+    static final String SUPERVISOR_JOURNAL = "/eventindex/supervisor/journal";
     static final String BUCKET = "eventindex";
     static final String S3_ACCESS_KEY = "eventindex-chaos";
     static final String S3_SECRET_KEY = "eventindex-chaos-secret";
@@ -76,10 +80,10 @@ final class ChaosCluster implements AutoCloseable {
     private EmbeddedCeph ceph;
     private FaultProxy s3Proxy;
     private HdfsDaemons hdfs;
+    private HdfsDaemons journalHdfs;
     private KuduDaemons kudu;
+    private ZooKeeperEnsemble zooKeeper;
     private SupervisorPair supervisors;
-    private SlowDisk journalDisk;
-    private String slowDiskUnavailable;
     private final List<ChildProcess> consumers = new ArrayList<>();
     private final List<Integer> consumerHttpPorts = new ArrayList<>();
     private final List<TmpfsDisk> spoolDisks = new ArrayList<>();
@@ -146,6 +150,18 @@ final class ChaosCluster implements AutoCloseable {
         kudu = track(KuduDaemons.start(work.resolve("kudu"), host("kudu"), START_TIMEOUT));
         new KuduTables(kudu.client(), tables).createOrVerify(1);
 
+        // The journal's own HDFS (NameNode and DataNode on the same host, its data on the machine's disk): on the
+        // DataNode whose disk DATANODE_DISK_FULL fills, with one replica, a journal append that met the full disk left
+        // its last block unrecoverable until the DataNode restarted (decision 0061).
+        progress.accept("starting the supervisors' journal HDFS (a NameNode and a DataNode of its own) on "
+                + host("hdfs"));
+        journalHdfs = track(HdfsDaemons.start(work.resolve("journal-hdfs"), work.resolve("journal-hdfs-data"),
+                host("hdfs"), START_TIMEOUT));
+
+        progress.accept("starting three ZooKeeper servers (processes on zk1, zk2, zk3) for the supervisors' lease");
+        zooKeeper = track(ZooKeeperEnsemble.startProcesses(work.resolve("zk"), List.of(host("zk1"), host("zk2"),
+                host("zk3"))));
+
         Path secret = secrets().resolve("s3-secret-key");
         SecretFile.write(secret, S3_SECRET_KEY);
         startSupervisorPair(cp);
@@ -166,29 +182,38 @@ final class ChaosCluster implements AutoCloseable {
     }
 
     /**
-     * The two supervisors on one journal directory (on the slow-able disk when it can be mounted): the first is
-     * started and waited for active, then the second as its standby.
+     * The two supervisors, their lease and token in ZooKeeper and their journal on HDFS: the first is started and
+     * waited for active, then the second as its standby.
      */
     private void startSupervisorPair(String cp) throws IOException {
-        Path journal = work.resolve("supervisor-journal");
-        if (Boolean.getBoolean("ei.chaos.noTmpfs")) {
-            slowDiskUnavailable = "-Dei.chaos.noTmpfs=true";
-        } else {
-            SlowDisk.mount(journal, 256, why -> slowDiskUnavailable = why).ifPresent(d -> journalDisk = track(d));
-        }
         List<ChildProcess> two = new ArrayList<>();
         List<Integer> ports = new ArrayList<>();
         for (String id : List.of("supervisor-a", "supervisor-b")) {
             Host h = host(id.equals("supervisor-a") ? "supa" : "supb");
             ports.add(Ports.free());
             two.add(track(daemon(id, h, SupervisorMain.class.getName(), supervisorConfig(id, h,
-                    ports.get(ports.size() - 1), journal), cp)));
+                    ports.get(ports.size() - 1), work.resolve("local-" + id)), cp)));
         }
-        supervisors = track(new SupervisorPair(two, ports, journal, this::get));
-        progress.accept("starting two supervisor processes (active and standby on " + journal
-                + (journalDisk == null ? "; slow-disk fault unavailable: " + slowDiskUnavailable : ", an ext4 loop"
-                + " device " + journalDisk.device()) + ", lease " + SupervisorPair.LEASE + ")");
+        supervisors = track(new SupervisorPair(two, ports, token -> journalBytes(token), this::get));
+        progress.accept("starting two supervisor processes (active and standby; lease in ZooKeeper "
+                + zooKeeper.connectString() + ", session " + SupervisorPair.LEASE + "; journal on " + journalHdfs.uri()
+                + SUPERVISOR_JOURNAL + ")");
         supervisors.start(START_TIMEOUT);
+    }
+
+    /**
+     * What a reader sees (everything synced) of the journal of generation {@code token} on HDFS, live or sealed by
+     * the takeover that followed it; -1 when neither exists.
+     */
+    private long journalBytes(long token) {
+        String generation = SUPERVISOR_JOURNAL + "/generation-" + token;
+        for (String dir : List.of(generation, generation + ".sealed")) {
+            long n = journalHdfs.visibleBytes(dir + "/" + org.eventindex.supervisor.journal.Journal.FILE_NAME);
+            if (n >= 0) {
+                return n;
+            }
+        }
+        return -1;
     }
 
     private void noDiskFaults(String reason) {
@@ -242,9 +267,13 @@ final class ChaosCluster implements AutoCloseable {
                 hdfs.uri(), HDFS_ROOT, kudu.masterAddresses(), tables);
     }
 
-    private Map<String, String> supervisorConfig(String id, Host host, int httpPort, Path journal) {
-        Map<String, String> p = configs(secrets().resolve("s3-secret-key")).supervisor(journal, host.address(),
+    private Map<String, String> supervisorConfig(String id, Host host, int httpPort, Path localDir) {
+        Map<String, String> p = configs(secrets().resolve("s3-secret-key")).supervisor(localDir, host.address(),
                 httpPort);
+        p.put(SupervisorConfig.HA_STORE, "zookeeper");
+        p.put(SupervisorConfig.HA_ZOOKEEPER_CONNECT, zooKeeper.connectString());
+        p.put(SupervisorConfig.JOURNAL_HDFS_DIR, journalHdfs.uri() + SUPERVISOR_JOURNAL);
+        p.put(SupervisorConfig.HADOOP_CONF_DIR, journalHdfs.confDir().toString());
         p.put(SupervisorConfig.HA_ENABLED, "true");
         p.put(SupervisorConfig.HA_ID, id);
         p.put(SupervisorConfig.HA_LEASE, SupervisorPair.LEASE.toMillis() + "ms");
@@ -355,6 +384,11 @@ final class ChaosCluster implements AutoCloseable {
         return hdfs;
     }
 
+    /** The supervisors' journal HDFS (on the same host as {@link #hdfs()}). */
+    HdfsDaemons journalHdfs() {
+        return journalHdfs;
+    }
+
     KuduDaemons kudu() {
         return kudu;
     }
@@ -368,14 +402,9 @@ final class ChaosCluster implements AutoCloseable {
         return supervisors;
     }
 
-    /** The supervisors' journal disk, which can be made slow for one of them (empty when it cannot be mounted). */
-    Optional<SlowDisk> journalDisk() {
-        return Optional.ofNullable(journalDisk);
-    }
-
-    /** Why the journal disk cannot be made slow here, or null when it can. */
-    String slowDiskUnavailable() {
-        return journalDisk == null ? slowDiskUnavailable : null;
+    /** The ZooKeeper servers of the supervisors' lease (processes on {@code zk1..zk3}). */
+    ZooKeeperEnsemble zooKeeper() {
+        return zooKeeper;
     }
 
     List<ChildProcess> consumers() {
@@ -399,7 +428,8 @@ final class ChaosCluster implements AutoCloseable {
     /** Daemons that should be running but are not (a daemon must never die by itself). */
     List<String> deadDaemons() {
         List<String> dead = new ArrayList<>();
-        List<ChildProcess> all = new ArrayList<>(List.of(hdfs.nameNode(), hdfs.dataNode(),
+        List<ChildProcess> all = new ArrayList<>(List.of(hdfs.nameNode(), hdfs.dataNode(), journalHdfs.nameNode(),
+                journalHdfs.dataNode(),
                 kudu.master(), kudu.tabletServer()));
         all.addAll(supervisors.both());
         all.addAll(brokers.brokers());

@@ -66,8 +66,7 @@ final class ChaosRunner {
     /** The faults this cluster can inject (disk faults need tmpfs mounts). */
     List<Fault> availableFaults() {
         return java.util.Arrays.stream(Fault.values())
-                .filter(f -> !f.needsDisk() || cluster.diskFaultsUnavailable() == null)
-                .filter(f -> !f.needsSlowDisk() || cluster.slowDiskUnavailable() == null).toList();
+                .filter(f -> !f.needsDisk() || cluster.diskFaultsUnavailable() == null).toList();
     }
 
     /** Draws {@code n} faults from the seeded schedule among the available ones. */
@@ -93,8 +92,11 @@ final class ChaosRunner {
         long t0 = System.nanoTime();
         List<String> skipped = new ArrayList<>();
         List<GeneratedDataset> generated = new ArrayList<>();
+        boolean multipart = faults.stream().anyMatch(Fault::needsMultipartFile);
         for (int i = 0; i < datasets; i++) {
-            generated.add(new DatasetGenerator(spec(datasetCounter++))
+            // the first dataset of a round with a multipart fault: one job whose file is uploaded in parts
+            GeneratorSpec spec = multipart && i == 0 ? multipartSpec(datasetCounter++) : spec(datasetCounter++);
+            generated.add(new DatasetGenerator(spec)
                     .generate(cluster.work().resolve("spb").resolve("round-" + index).resolve("ds-" + i)));
         }
         List<ExpectedEvents> expected = new ArrayList<>();
@@ -129,11 +131,6 @@ final class ChaosRunner {
                 if (f.needsDisk() && cluster.diskFaultsUnavailable() != null) {
                     skipped.add(f + ": " + cluster.diskFaultsUnavailable());
                     log.accept("  skip " + f + ": " + cluster.diskFaultsUnavailable());
-                    continue;
-                }
-                if (f.needsSlowDisk() && cluster.slowDiskUnavailable() != null) {
-                    skipped.add(f + ": " + cluster.slowDiskUnavailable());
-                    log.accept("  skip " + f + ": " + cluster.slowDiskUnavailable());
                     continue;
                 }
                 // When, during the producers' run, the fault strikes (drawn for every fault not tied to a consumer,
@@ -173,12 +170,17 @@ final class ChaosRunner {
         return new RoundReport(index, injected, skipped, datasets, runs, check, took);
     }
 
-    /** The supervisor takeovers measured so far. */
+    /** Which ZooKeeper server the next {@link Fault#ZK_MINORITY} isolates. */
+    void zooKeeperTarget(FaultInjector.ZooKeeperTarget target) {
+        injector.zooKeeperTarget(target);
+    }
+
     /** The partitions healed so far, with the time each took to recover. */
     List<FaultInjector.PartitionHeal> heals() {
         return injector.heals();
     }
 
+    /** The supervisor takeovers measured so far. */
     List<FaultInjector.Takeover> takeovers() {
         return injector.takeovers();
     }
@@ -268,6 +270,19 @@ final class ChaosRunner {
                 sender.send(Queues.SUPERVISOR_CONTROL, Json.write(ds.manifestMessage()), Map.of());
             }
         }
+    }
+
+    /** Events in {@link #multipartSpec}'s one file: about 119 bytes each, 8.5 MiB, two parts of 8 MiB at most. */
+    static final int MULTIPART_EVENTS = 75_000;
+
+    /**
+     * A dataset of one file indexed by one job whose SPB file (about 8.5 MiB) is above the producer's multipart
+     * threshold ({@code UploadSettings.DEFAULT}: 8 MiB), so that it is uploaded in two parts; no retried or crashed job
+     * (one upload to cut in the middle).
+     */
+    private GeneratorSpec multipartSpec(int n) {
+        String name = String.format("data17_13TeV.%08d.physics_Main.merge.AOD.f838_m1824", 410000 + n);
+        return new GeneratorSpec(name, 1, MULTIPART_EVENTS, 1, 0, 0, 0, false, random.nextLong());
     }
 
     /** A small realistic dataset: retried and crashed jobs, events duplicated across files; every third is MC. */

@@ -2,7 +2,7 @@ package org.eventindex.deploy.chaos;
 
 /** The kinds of fault the harness injects; each is lifted after a hold time, then the system must recover alone. */
 enum Fault {
-    KILL_SUPERVISOR("kill -9 the standby supervisor, restart it on the shared journal (the active carries on)", false),
+    KILL_SUPERVISOR("kill -9 the standby supervisor, restart it (a standby again; the active carries on)", false),
     KILL_CONSUMER("kill -9 a consumer (the one with a dataset in flight), restart it", true),
     KILL_BROKER("kill -9 one broker of the alias (a seeded choice) the moment it has stored a message (its receipt to"
             + " the sender dropped by its proxy); the flow carries on through the others, the sender sends again"
@@ -38,15 +38,12 @@ enum Fault {
             + " measured); the killed one is started again as the standby", false),
     PAUSE_ACTIVE_SUPERVISOR("SIGSTOP the active supervisor past its lease; the standby takes over; SIGCONT: the woken"
             + " one must exit fenced out having journalled nothing more", false),
-    STANDBY_STORAGE_SLOW("limit the standby supervisor's writes to the journal disk (blkio write IOPS on its loop"
-            + " device), kill -9 the active so that the standby takes over and runs on the slow disk; lift after the"
-            + " hold", false),
     /*
      * Partitions: silence on the bridge between hosts (HostNetwork), no error anywhere; each held, then healed, and
      * the time from the heal to the recovery named in its description measured.
      */
     SUPERVISOR_CUT_FROM_BROKERS("cut the active supervisor's host from every broker's host, heal after the hold; it"
-            + " keeps its lease and journal (the shared journal directory, which no partition cuts) and must read what"
+            + " keeps its lease and journal (it still reaches ZooKeeper and HDFS) and must read what"
             + " the brokers stored meanwhile (time from the heal to it subscribed on every broker again)", false),
     BROKER_ISOLATED("cut one broker's host (a seeded choice) from the supervisors' and consumers' hosts until it holds"
             + " a producer message nobody can read, then isolate it from every host; after the hold heal: what it held"
@@ -64,7 +61,25 @@ enum Fault {
             + " consumer done)", Strike.BEFORE_PRODUCERS),
     PRODUCER_CUT_FROM_BROKERS("hold the next upload (an S3 PUT) at the S3 proxy, cut the producers' host from every"
             + " broker's host, let the upload through: the producer has stored its object and cannot announce it; heal"
-            + " after the hold (time from the heal to a producer message recorded)", false);
+            + " after the hold (time from the heal to a producer message recorded)", false),
+    SUPERVISOR_ISOLATED("isolate the active supervisor's host from every host; the standby takes over once the"
+            + " ZooKeeper session expires (takeover measured); heal after the hold: the old one must exit fenced out"
+            + " without an active sample, its journal generation unchanged, the consumers at the new token (time from"
+            + " the heal to the old one standing by)", false),
+    SUPERVISOR_CUT_FROM_STORE("cut the active supervisor's host from the ZooKeeper servers' and HDFS's hosts (not from"
+            + " the brokers'): it fences itself out, the standby takes over (takeover measured), never two active;"
+            + " heal after the hold (time from the heal to the old one standing by)", false),
+    ZK_MINORITY("isolate one ZooKeeper server of three (a seeded choice between the two the active's session is not"
+            + " on; the leader in ChaosIT); the flow carries on with no takeover (same active, same token); heal after the hold (time from"
+            + " the heal to the server serving in the quorum again)", false),
+    /*
+     * The round of this fault has one dataset whose job's file is above the producer's multipart threshold
+     * (UploadSettings.DEFAULT, 8 MiB): it is uploaded in two parts, and the second part is the trigger.
+     */
+    PRODUCER_CUT_FROM_S3_MID_MULTIPART("hold the second part of a multipart upload (PUT ...partNumber=2) at the S3"
+            + " proxy, cut the producers' host from S3's, let the part through to S3 (its answer is lost on the cut);"
+            + " heal after the hold: the producer fails or retries cleanly, the job counted once (time from the heal to"
+            + " a producer message recorded)", false);
 
     /** When, in a round, a fault strikes. */
     enum Strike {
@@ -111,8 +126,8 @@ enum Fault {
         return ordinal() >= SUPERVISOR_CUT_FROM_BROKERS.ordinal();
     }
 
-    /** The fault needs the supervisors' journal on a disk that can be slowed ({@link SlowDisk}). */
-    boolean needsSlowDisk() {
-        return this == STANDBY_STORAGE_SLOW;
+    /** The fault's round needs a dataset with a file above the producer's multipart threshold. */
+    boolean needsMultipartFile() {
+        return this == PRODUCER_CUT_FROM_S3_MID_MULTIPART;
     }
 }

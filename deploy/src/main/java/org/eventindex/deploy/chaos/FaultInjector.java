@@ -2,6 +2,7 @@ package org.eventindex.deploy.chaos;
 
 import org.eventindex.deploy.BrokerLogins;
 import org.eventindex.message.Queues;
+import org.eventindex.consumer.ConsumerMetrics;
 import org.eventindex.ops.DaemonMetrics;
 import org.eventindex.testing.MetricsText;
 import org.eventindex.testing.TcpProxy;
@@ -200,9 +201,6 @@ final class FaultInjector {
             case PAUSE_ACTIVE_SUPERVISOR -> {
                 return pauseActiveSupervisor(fault, random);
             }
-            case STANDBY_STORAGE_SLOW -> {
-                return standbyStorageSlow(fault, hold, random);
-            }
             case SUPERVISOR_CUT_FROM_BROKERS -> {
                 return supervisorCutFromBrokers(fault, partitionHold(random));
             }
@@ -215,6 +213,18 @@ final class FaultInjector {
             case PRODUCER_CUT_FROM_BROKERS -> {
                 return producerCutFromBrokers(fault, partitionHold(random));
             }
+            case SUPERVISOR_ISOLATED -> {
+                return supervisorIsolated(fault, partitionHold(random));
+            }
+            case SUPERVISOR_CUT_FROM_STORE -> {
+                return supervisorCutFromStore(fault, partitionHold(random));
+            }
+            case ZK_MINORITY -> {
+                return zooKeeperMinority(fault, partitionHold(random), random);
+            }
+            case PRODUCER_CUT_FROM_S3_MID_MULTIPART -> {
+                return producerCutFromS3MidMultipart(fault, partitionHold(random));
+            }
             default -> throw new IllegalStateException("unhandled fault " + fault);
         }
     }
@@ -225,6 +235,21 @@ final class FaultInjector {
      */
     private static Duration partitionHold(Random random) {
         return Duration.ofMillis(2000 + random.nextInt(8000));
+    }
+
+    /**
+     * Which ZooKeeper server {@link Fault#ZK_MINORITY} isolates: drawn (the leader or a follower) or the leader; never
+     * the server the active supervisor's session is on (that one is {@code SupervisorPartitionIT}'s case: the active
+     * notices a silent server only after its client's read timeout, two thirds of the session, when it fences itself
+     * out, decision 0048).
+     */
+    enum ZooKeeperTarget { DRAWN, LEADER }
+
+    private volatile ZooKeeperTarget zooKeeperTarget = ZooKeeperTarget.DRAWN;
+
+    /** Which server the next {@link Fault#ZK_MINORITY} isolates. */
+    void zooKeeperTarget(ZooKeeperTarget target) {
+        zooKeeperTarget = Objects.requireNonNull(target, "target is null");
     }
 
     private List<Host> brokerHosts() {
@@ -337,15 +362,7 @@ final class FaultInjector {
         HostNetwork net = cluster.network();
         Host producers = cluster.host("producer");
         FaultProxy s3 = cluster.s3Proxy();
-        s3.holdAt(TcpProxy.Direction.CLIENT_TO_SERVER, "PUT /");
-        boolean afterUpload;
-        try {
-            ChaosWait.until("a producer's upload", TRIGGER_TIMEOUT, s3::holding);
-            afterUpload = true;
-        } catch (IllegalStateException none) {
-            afterUpload = false;
-            log.accept("  no producer upload within " + TRIGGER_TIMEOUT + "; cutting the producers anyway");
-        }
+        boolean afterUpload = holdS3Request("PUT /", "producer upload");
         brokerHosts().forEach(b -> net.cut(producers, b));
         s3.release();
         log.accept("  " + net.partitions() + (afterUpload ? " after an upload" : ""));
@@ -357,10 +374,326 @@ final class FaultInjector {
             brokerHosts().forEach(b -> net.heal(producers, b));
         }
         long healed = System.nanoTime();
-        Duration recovered = afterUpload ? recovery(() -> ChaosWait.until("a producer message recorded after the heal",
-                RECOVERY_TIMEOUT, () -> cluster.supervisors().metric(cluster.supervisors().active(),
-                        "eventindex_supervisor_producer_messages_total") > recorded), healed) : null;
+        Duration recovered = afterUpload ? producerMessageSince(recorded, healed) : null;
         return healed(fault, "producer", hold, recovered, afterUpload ? "cut after an upload" : "no upload to cut after");
+    }
+
+    /** The fencing token {@code s} holds or last held ({@code eventindex_supervisor_fencing_token}), -1 if silent. */
+    private long token(ChildProcess s) {
+        return (long) cluster.supervisors().metric(s, "eventindex_supervisor_fencing_token");
+    }
+
+    /** A consumer metric of every consumer that answers (-1 for one that does not). */
+    private List<Long> consumerMetric(String name) {
+        return cluster.consumers().stream().map(c -> cluster.get(c, "/metrics").filter(r -> r.statusCode() == 200)
+                .map(r -> (long) MetricsText.value(r.body(), name, "")).orElse(-1L)).toList();
+    }
+
+    private static long positiveSum(List<Long> values) {
+        return values.stream().mapToLong(v -> Math.max(0, v)).sum();
+    }
+
+    /**
+     * Samples both supervisors' {@code /ready} until stopped, counting the samples in which both answered 200 (two
+     * active supervisors: what fencing must never allow).
+     */
+    private static final class BothActive implements AutoCloseable {
+        private final Thread thread;
+        private volatile boolean stop;
+        private volatile int both;
+        private volatile int samples;
+
+        BothActive(SupervisorPair pair) {
+            thread = new Thread(() -> {
+                while (!stop) {
+                    if (pair.both().stream().allMatch(pair::ready)) {
+                        both++;
+                    }
+                    samples++;
+                    ChaosWait.hold(Duration.ofMillis(100));
+                }
+            }, "chaos-both-active");
+            thread.setDaemon(true);
+            thread.start();
+        }
+
+        @Override
+        public void close() {
+            stop = true;
+            try {
+                thread.join(10_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+
+        /**
+         * Stops sampling; what was seen ("two active in N of M samples").
+         *
+         * @throws IllegalStateException when both were active in a sample ({@code during} says when)
+         */
+        String stop(String during) {
+            close();
+            String seen = "two active in " + both + " of " + samples + " samples";
+            if (both > 0) {
+                throw new IllegalStateException("FENCING BROKEN: " + seen + " " + during);
+            }
+            return seen;
+        }
+    }
+
+    /** The active supervisor a partition is about to depose: it, its standby, host, token and fenced exits so far. */
+    private record Deposed(ChildProcess old, ChildProcess standby, Host host, long token, int exitsBefore) {
+    }
+
+    private Deposed deposed() {
+        SupervisorPair pair = cluster.supervisors();
+        ChildProcess old = pair.active();
+        return new Deposed(old, pair.other(old), cluster.hostOf(old), token(old), pair.fencedExits(old));
+    }
+
+    /**
+     * After a takeover from {@code d.old()} (its journal generation {@code sealedBytes} long once the standby took
+     * over) and a heal at {@code healed}: waits until it exited fenced out (the keeper starts it again) and stands by,
+     * every sample of its {@code eventindex_supervisor_active} meanwhile 0, then requires its journal generation
+     * unchanged. The time from the heal to it standing by, null when it did not.
+     *
+     * @throws IllegalStateException when the deposed supervisor acted as active or journalled after the takeover
+     */
+    private Duration deposedStaysQuiet(Deposed d, long sealedBytes, long healed) {
+        SupervisorPair pair = cluster.supervisors();
+        ChildProcess old = d.old();
+        long token = d.token();
+        int exitsBefore = d.exitsBefore();
+        int[] activeSamples = {0};
+        Duration recovered = recovery(() -> {
+            ChaosWait.until(old.name() + " exiting fenced out after the heal (log " + old.log() + ")",
+                    RECOVERY_TIMEOUT, () -> {
+                        if (pair.fencedExits(old) > exitsBefore) {
+                            return true;
+                        }
+                        if (pair.metric(old, "eventindex_supervisor_active") == 1) {
+                            activeSamples[0]++;
+                        }
+                        return false;
+                    });
+            pair.awaitStandby(old, RECOVERY_TIMEOUT);
+        }, healed);
+        long after = pair.journalBytes(token);
+        if (activeSamples[0] > 0) {
+            throw new IllegalStateException("FENCING BROKEN: " + old.name() + " (token " + token + ") answered"
+                    + " eventindex_supervisor_active 1 in " + activeSamples[0] + " sample(s) after the takeover");
+        }
+        if (after != sealedBytes) {
+            throw new IllegalStateException("FENCING BROKEN: " + old.name() + "'s journal generation-" + token
+                    + " went from " + sealedBytes + " to " + after + " bytes after the takeover");
+        }
+        return recovered;
+    }
+
+    /**
+     * Isolates the active supervisor's host from every host; the standby takes over once the old one's ZooKeeper
+     * session expires; holds, heals: the old one must exit fenced out having journalled nothing and never answered
+     * active, and the consumers must hold the new token (a signal of the old token reaching them after it is refused:
+     * {@code eventindex_consumer_signals_stale_token_total}, reported).
+     */
+    private Injected supervisorIsolated(Fault fault, Duration hold) {
+        HostNetwork net = cluster.network();
+        SupervisorPair pair = cluster.supervisors();
+        Deposed d = deposed();
+        ChildProcess old = d.old();
+        ChildProcess standby = d.standby();
+        Host h = d.host();
+        long token = d.token();
+        long staleBefore = positiveSum(consumerMetric(ConsumerMetrics.SIGNALS_STALE_TOKEN));
+        long t0 = System.nanoTime();
+        net.isolate(h);
+        log.accept("  " + net.partitions());
+        String took;
+        long sealedBytes;
+        try {
+            took = takeoverToActive(fault, standby, t0);
+            sealedBytes = pair.journalBytes(token);
+            ChaosWait.hold(rest(hold, t0));
+        } finally {
+            net.rejoin(h);
+        }
+        long healed = System.nanoTime();
+        Duration held = Duration.ofNanos(healed - t0);
+        long newToken = token(standby);
+        if (newToken <= token) {
+            throw new IllegalStateException(standby.name() + " took over with token " + newToken + ", not above the"
+                    + " isolated one's " + token);
+        }
+        Duration recovered = deposedStaysQuiet(d, sealedBytes, healed);
+        List<Long> consumerTokens = consumerMetric(ConsumerMetrics.SUPERVISOR_TOKEN);
+        long stale = positiveSum(consumerMetric(ConsumerMetrics.SIGNALS_STALE_TOKEN)) - staleBefore;
+        return healed(fault, old.name() + " on " + h.name(), held, recovered, took + "; token " + token + " -> "
+                + newToken + "; after the heal " + old.name() + " exited fenced out, never active, its journal"
+                + " generation-" + token + " unchanged at " + sealedBytes + " bytes; consumers' highest tokens "
+                + consumerTokens + ", " + stale + " stale-token signal(s) refused");
+    }
+
+    /**
+     * Cuts the active supervisor's host from the ZooKeeper servers' and HDFS's (not from the brokers'): it must fence
+     * itself out (its {@code /ready} no longer 200, as the driver still sees it) and the standby take over, never both
+     * active; holds, heals; the old one exits fenced out and stands by again, its journal generation unchanged.
+     */
+    private Injected supervisorCutFromStore(Fault fault, Duration hold) {
+        HostNetwork net = cluster.network();
+        SupervisorPair pair = cluster.supervisors();
+        Deposed d = deposed();
+        List<Host> store = new java.util.ArrayList<>();
+        for (int i = 0; i < cluster.zooKeeper().size(); i++) {
+            store.add(cluster.zooKeeper().host(i));
+        }
+        store.add(cluster.journalHdfs().host());
+        String took;
+        long sealedBytes;
+        Duration fenced;
+        String sampled;
+        long t0;
+        try (BothActive both = new BothActive(pair)) {
+            t0 = System.nanoTime();
+            try {
+                store.forEach(s -> net.cut(d.host(), s));
+                log.accept("  " + net.partitions());
+                ChaosWait.until(d.old().name() + " fencing itself out, cut from its store (log " + d.old().log() + ")",
+                        RECOVERY_TIMEOUT, () -> !pair.ready(d.old()));
+                fenced = since(t0);
+                took = takeoverToActive(fault, d.standby(), t0);
+                sealedBytes = pair.journalBytes(d.token());
+                ChaosWait.hold(rest(hold, t0));
+            } finally {
+                store.forEach(s -> net.heal(d.host(), s));
+            }
+            sampled = both.stop("while " + d.old().name() + " was cut from ZooKeeper and HDFS");
+        }
+        long healed = System.nanoTime();
+        Duration recovered = deposedStaysQuiet(d, sealedBytes, healed);
+        return healed(fault, d.old().name() + " on " + d.host().name(), Duration.ofNanos(healed - t0), recovered,
+                "fenced itself out " + fenced.toMillis() + " ms after the cut; " + took + "; " + sampled
+                        + "; its journal generation-" + d.token() + " unchanged at " + sealedBytes + " bytes");
+    }
+
+    /**
+     * Isolates one ZooKeeper server of three ({@link #zooKeeperTarget}: the leader, or a seeded choice among the
+     * servers the active's session is not on); holds, heals; requires no takeover (the same supervisor active with the
+     * same token, no fenced exit) and waits until the server serves in the quorum again.
+     */
+    private Injected zooKeeperMinority(Fault fault, Duration hold, Random random) {
+        HostNetwork net = cluster.network();
+        SupervisorPair pair = cluster.supervisors();
+        org.eventindex.testing.ZooKeeperEnsemble zk = cluster.zooKeeper();
+        ChildProcess active = pair.active();
+        Host activeHost = cluster.hostOf(active);
+        long token = token(active);
+        int exits = pair.fencedExits(active) + pair.fencedExits(pair.other(active));
+        int leader = -1;
+        int sessionOn = -1;
+        List<Integer> others = new java.util.ArrayList<>();
+        for (int i = 0; i < zk.size(); i++) {
+            if ("leader".equals(zk.mode(i))) {
+                leader = i;
+            }
+            if (zk.ask(i, "cons").contains("/" + activeHost.address() + ":")) {
+                sessionOn = i;
+            } else {
+                others.add(i);
+            }
+        }
+        int drawn = others.isEmpty() ? random.nextInt(zk.size()) : others.get(random.nextInt(others.size()));
+        int server = zooKeeperTarget == ZooKeeperTarget.LEADER && leader >= 0 && leader != sessionOn ? leader
+                : drawn;
+        String role = server == leader ? "the leader" : "a follower";
+        Host zh = zk.host(server);
+        long t0 = System.nanoTime();
+        long healed;
+        Duration recovered;
+        String sampled;
+        try (BothActive both = new BothActive(pair)) {
+            net.isolate(zh);
+            log.accept("  " + net.partitions() + " (" + role + "; the active's session on "
+                    + (sessionOn < 0 ? "?" : zk.host(sessionOn).name()) + ")");
+            try {
+                ChaosWait.hold(hold);
+            } finally {
+                net.rejoin(zh);
+            }
+            healed = System.nanoTime();
+            recovered = recovery(() -> zk.awaitQuorum(RECOVERY_TIMEOUT), healed);
+            pair.awaitSettled(RECOVERY_TIMEOUT);
+            sampled = both.stop("around the isolation of ZooKeeper server " + zh.name());
+        }
+        ChildProcess now = pair.active();
+        boolean kept = now == active && token(active) == token
+                && pair.fencedExits(active) + pair.fencedExits(pair.other(active)) == exits;
+        String mode = zk.mode(server);
+        return healed(fault, zh.name() + " (" + role + ")", Duration.ofNanos(healed - t0), recovered,
+                (kept ? "no takeover: " + active.name() + " active throughout with token " + token
+                        : "TAKEOVER: " + active.name() + " (token " + token + ") lost its lease, " + now.name()
+                        + " active with token " + token(now))
+                        + "; " + sampled + "; " + zh.name() + " back as " + (mode.isEmpty() ? "nothing" : mode));
+    }
+
+
+    /** Producer and control messages {@code s} recorded (0 when it does not answer). */
+    private double recorded(ChildProcess s) {
+        SupervisorPair pair = cluster.supervisors();
+        return Math.max(0, pair.metric(s, "eventindex_supervisor_producer_messages_total"))
+                + Math.max(0, pair.metric(s, "eventindex_supervisor_control_messages_total"));
+    }
+
+    /**
+     * Holds the second part of a multipart upload at the S3 proxy (its {@code PUT ...partNumber=2} request: only the
+     * producers upload, and only a file above their multipart threshold goes in parts), cuts the producers' host from
+     * S3's, lets the part through to S3 (its answer is lost on the cut), holds, heals; waits until the supervisor
+     * records a producer message after the heal (the producer finished the upload or retried it, and announced it).
+     */
+    private Injected producerCutFromS3MidMultipart(Fault fault, Duration hold) {
+        HostNetwork net = cluster.network();
+        Host producers = cluster.host("producer");
+        Host s3Host = cluster.host("s3");
+        FaultProxy s3 = cluster.s3Proxy();
+        boolean midUpload = holdS3Request("partNumber=2", "second part of a multipart upload");
+        double recorded = cluster.supervisors().metric(cluster.supervisors().active(),
+                "eventindex_supervisor_producer_messages_total");
+        long t0 = System.nanoTime();
+        net.cut(producers, s3Host);
+        s3.release();
+        log.accept("  " + net.partitions() + (midUpload ? " with the second part of an upload in flight" : ""));
+        try {
+            ChaosWait.hold(hold);
+        } finally {
+            net.heal(producers, s3Host);
+        }
+        long healed = System.nanoTime();
+        Duration recovered = midUpload ? producerMessageSince(recorded, healed) : null;
+        return healed(fault, "producer from s3", Duration.ofNanos(healed - t0), recovered, midUpload
+                ? "cut with the second part of a multipart upload in flight" : "no multipart upload to cut");
+    }
+
+    /**
+     * Arms the S3 proxy to hold the next request carrying {@code pattern} (only producers send requests with a body
+     * to S3) and waits for one; false (logged) when none came within the trigger timeout.
+     */
+    private boolean holdS3Request(String pattern, String what) {
+        FaultProxy s3 = cluster.s3Proxy();
+        s3.holdAt(TcpProxy.Direction.CLIENT_TO_SERVER, pattern);
+        try {
+            ChaosWait.until("a " + what, TRIGGER_TIMEOUT, s3::holding);
+            return true;
+        } catch (IllegalStateException none) {
+            log.accept("  no " + what + " within " + TRIGGER_TIMEOUT + "; cutting the producers anyway");
+            return false;
+        }
+    }
+
+    /** The time from {@code healed} to the active supervisor counting more producer messages than {@code recorded}. */
+    private Duration producerMessageSince(double recorded, long healed) {
+        return recovery(() -> ChaosWait.until("a producer message recorded after the heal", RECOVERY_TIMEOUT,
+                () -> cluster.supervisors().metric(cluster.supervisors().active(),
+                        "eventindex_supervisor_producer_messages_total") > recorded), healed);
     }
 
     /** Runs {@code await}; the time since {@code healed} when it returned, null when it timed out (logged). */
@@ -428,50 +761,15 @@ final class FaultInjector {
     }
 
     /**
-     * Slows the standby's writes to the journal disk, kills the active so that the standby takes over on the slow
-     * disk, keeps it slow for the hold, lifts, and starts the killed one again as the standby.
-     */
-    private Injected standbyStorageSlow(Fault fault, Duration hold, Random random) throws IOException {
-        SlowDisk disk = cluster.journalDisk().orElseThrow(() -> new IllegalStateException(
-                "no slow-able journal disk: " + cluster.slowDiskUnavailable()));
-        SupervisorPair pair = cluster.supervisors();
-        ChildProcess active = pair.active();
-        ChildProcess standby = pair.other(active);
-        int iops = 10 + random.nextInt(40);
-        long pid = standby.pid();
-        long writesBefore = disk.writesServiced();
-        disk.slow(pid, iops);
-        String took;
-        try {
-            long t0 = System.nanoTime();
-            active.kill9();
-            took = takeover(fault, standby, t0);
-            ChaosWait.hold(hold);
-        } finally {
-            disk.lift(pid);
-        }
-        long writes = disk.writesServiced() - writesBefore;
-        active.start();
-        pair.awaitStandby(active, RECOVERY_TIMEOUT);
-        return new Injected(fault, standby.name(), hold, iops + " write IOPS on " + disk.device() + ", " + writes
-                + " writes throttled; " + took);
-    }
-
-    /**
      * Waits for {@code next} to be active (its /ready 200) and to record its first message (a producer or control
      * message journalled, then acknowledged) after a fault at {@code t0}; says how long each took.
      */
     private String takeover(Fault fault, ChildProcess next, long t0) {
-        SupervisorPair pair = cluster.supervisors();
-        ChaosWait.until(next.name() + " taking over (log " + next.log() + ")", RECOVERY_TIMEOUT,
-                () -> pair.ready(next));
-        long active = System.nanoTime();
+        long active = awaitActive(next);
         String first;
         Duration toFirst = null;
         try {
-            ChaosWait.until(next.name() + " recording a message", TRIGGER_TIMEOUT, () ->
-                    Math.max(0, pair.metric(next, "eventindex_supervisor_producer_messages_total"))
-                            + Math.max(0, pair.metric(next, "eventindex_supervisor_control_messages_total")) > 0);
+            ChaosWait.until(next.name() + " recording a message", TRIGGER_TIMEOUT, () -> recorded(next) > 0);
             toFirst = since(t0);
             first = toFirst.toMillis() + " ms to the first message recorded";
         } catch (IllegalStateException none) {
@@ -482,6 +780,32 @@ final class FaultInjector {
                 (active - t0) / 1_000_000, first, SupervisorPair.LEASE.toMillis());
         log.accept("  " + line);
         return line;
+    }
+
+    /** Waits for {@code next} to be active (its /ready 200); when it was. */
+    private long awaitActive(ChildProcess next) {
+        ChaosWait.until(next.name() + " taking over (log " + next.log() + ")", RECOVERY_TIMEOUT,
+                () -> cluster.supervisors().ready(next));
+        return System.nanoTime();
+    }
+
+    /**
+     * A takeover under a partition: waits for {@code next} to be active after a fault at {@code t0} and records the
+     * time; the first message is not waited for (the partition is healed after its hold, not after work came).
+     */
+    private String takeoverToActive(Fault fault, ChildProcess next, long t0) {
+        long active = awaitActive(next);
+        takeovers.add(new Takeover(fault, Duration.ofNanos(active - t0), null));
+        String line = String.format("takeover by %s: %d ms to active (lease %d ms)", next.name(),
+                (active - t0) / 1_000_000, SupervisorPair.LEASE.toMillis());
+        log.accept("  " + line);
+        return line;
+    }
+
+    /** What is left of {@code hold} since {@code t0} (zero when it is over). */
+    private static Duration rest(Duration hold, long t0) {
+        Duration left = hold.minus(since(t0));
+        return left.isNegative() ? Duration.ZERO : left;
     }
 
     /** Kills every broker of the alias, holds, restarts each: an outage of the whole alias KahaDB must survive. */

@@ -140,6 +140,11 @@ final class HdfsDaemons implements AutoCloseable {
         return URI.create("hdfs://" + host.address() + ":" + nameNodePort);
     }
 
+    /** The host the NameNode and DataNode run on. */
+    Host host() {
+        return host;
+    }
+
     ChildProcess nameNode() {
         return nameNode;
     }
@@ -154,6 +159,24 @@ final class HdfsDaemons implements AutoCloseable {
             fs = ClusterAccess.unsecured(clientConf).fileSystem(uri());
         }
         return fs;
+    }
+
+    /**
+     * What a reader sees of the file {@code path} (every byte its writer synced, as a new journal writer reads it),
+     * -1 when it is absent or HDFS does not answer.
+     */
+    long visibleBytes(String path) {
+        try {
+            org.apache.hadoop.fs.Path p = new org.apache.hadoop.fs.Path(path);
+            if (!fs().exists(p)) {
+                return -1;
+            }
+            try (java.io.InputStream in = fs().open(p)) {
+                return in.transferTo(java.io.OutputStream.nullOutputStream());
+            }
+        } catch (IOException e) {
+            return -1;
+        }
     }
 
     /** Waits until the NameNode is out of safe mode and has a live DataNode with room for a block. */

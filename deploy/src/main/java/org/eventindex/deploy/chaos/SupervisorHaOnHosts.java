@@ -12,7 +12,6 @@ import org.eventindex.testing.hosts.Host;
 import org.eventindex.testing.hosts.HostNetwork;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.http.HttpClient;
@@ -231,14 +230,8 @@ public final class SupervisorHaOnHosts implements AutoCloseable {
     }
 
     /** What a reader sees of a journal file on HDFS (everything synced), -1 when it is absent. */
-    public long journalBytes(String file) throws IOException {
-        org.apache.hadoop.fs.Path p = new org.apache.hadoop.fs.Path(file);
-        if (!hdfs.fs().exists(p)) {
-            return -1;
-        }
-        try (InputStream in = hdfs.fs().open(p)) {
-            return in.readAllBytes().length;
-        }
+    public long journalBytes(String file) {
+        return hdfs.visibleBytes(file);
     }
 
     /** The ZooKeeper servers (processes on their hosts). */

@@ -6,8 +6,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -18,30 +16,36 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiFunction;
 
 /**
- * The chaos cluster's two supervisors on one journal directory (supervisor.ha.enabled): which one is active, the
+ * The chaos cluster's two supervisors (supervisor.ha.enabled; lease in ZooKeeper, journal on HDFS): which one is active, the
  * other's port, and a keeper that starts again a supervisor that exited fenced out (as systemd's {@code Restart=}
  * does in production), counting those exits for the faults that expect one.
  */
 final class SupervisorPair implements AutoCloseable {
-    /** Short enough for rounds of seconds, long enough for a busy 2-core machine's GC pauses. */
+    /**
+     * The ZooKeeper session timeout (the lease): short enough for rounds of seconds, long enough for a busy 2-core
+     * machine's GC pauses.
+     */
     static final Duration LEASE = Duration.ofSeconds(5);
     static final Duration RENEW = Duration.ofMillis(500);
     private static final Logger LOG = LoggerFactory.getLogger(SupervisorPair.class);
 
     private final List<ChildProcess> supervisors;
     private final List<Integer> ports;
-    private final Path journalDir;
+    private final java.util.function.LongUnaryOperator journalBytes;
     private final BiFunction<ChildProcess, String, Optional<HttpResponse<String>>> get;
     private final Map<ChildProcess, AtomicInteger> fencedExits = new ConcurrentHashMap<>();
     private final Thread keeper;
     private volatile boolean closed;
     private volatile ChildProcess lastActive;
 
-    SupervisorPair(List<ChildProcess> supervisors, List<Integer> ports, Path journalDir,
+    /**
+     * @param journalBytes what a reader sees of the journal of a generation (by its token), -1 when absent
+     */
+    SupervisorPair(List<ChildProcess> supervisors, List<Integer> ports, java.util.function.LongUnaryOperator journalBytes,
                    BiFunction<ChildProcess, String, Optional<HttpResponse<String>>> get) {
         this.supervisors = List.copyOf(supervisors);
         this.ports = List.copyOf(ports);
-        this.journalDir = Objects.requireNonNull(journalDir, "journalDir is null");
+        this.journalBytes = Objects.requireNonNull(journalBytes, "journalBytes is null");
         this.get = Objects.requireNonNull(get, "get is null");
         supervisors.forEach(s -> fencedExits.put(s, new AtomicInteger()));
         lastActive = supervisors.get(0);
@@ -90,14 +94,17 @@ final class SupervisorPair implements AutoCloseable {
         return get.apply(s, "/ready").map(r -> r.statusCode() == 200).orElse(false);
     }
 
-    /** Waits until {@code s} answers as a standby: alive, /health 200, /ready 503 naming the standby role. */
+    /**
+     * Waits until {@code s} answers as a standby with a ZooKeeper session: alive, /ready 503 naming the standby role,
+     * not waiting for ZooKeeper.
+     */
     void awaitStandby(ChildProcess s, Duration timeout) {
         ChaosWait.until(s.name() + " standing by (log " + s.log() + ")", timeout, () -> {
             if (!s.isAlive()) {
                 throw new IllegalStateException(s.name() + " exited; see " + s.log());
             }
-            return get.apply(s, "/ready").map(r -> r.statusCode() == 503 && r.body().contains("standby"))
-                    .orElse(false);
+            return get.apply(s, "/ready").map(r -> r.statusCode() == 503 && r.body().contains("standby")
+                    && !r.body().contains("waiting for ZooKeeper")).orElse(false);
         });
     }
 
@@ -118,13 +125,9 @@ final class SupervisorPair implements AutoCloseable {
                 .map(r -> MetricsText.value(r.body(), name, "")).orElse(-1.0);
     }
 
-    /** Bytes of the journal file of generation {@code token} (what its holder journalled), -1 when absent. */
+    /** Bytes of the journal of generation {@code token} on HDFS (what its holder journalled), -1 when absent. */
     long journalBytes(long token) {
-        try {
-            return Files.size(journalDir.resolve("generation-" + token).resolve("supervisor.journal"));
-        } catch (java.io.IOException e) {
-            return -1;
-        }
+        return journalBytes.applyAsLong(token);
     }
 
     private void keep() {

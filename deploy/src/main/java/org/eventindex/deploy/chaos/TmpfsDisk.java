@@ -46,7 +46,7 @@ final class TmpfsDisk implements AutoCloseable {
         }
     }
 
-    /** @return null on success, else the command's output (also {@link SlowDisk}'s) */
+    /** @return null on success, else the command's output */
     static String run(List<String> cmd) throws IOException {
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);

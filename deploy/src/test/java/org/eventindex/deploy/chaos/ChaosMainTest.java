@@ -28,9 +28,9 @@ class ChaosMainTest {
     @Test
     void everyOption() {
         ChaosMain.Options o = ChaosMain.parse("--seed", "42", "--rounds", "0", "--minutes", "7", "--datasets", "3",
-            "--faults", "2", "--work", "/tmp/x", "--only", "PAUSE_BROKER,STANDBY_STORAGE_SLOW", "--network", "eih-1-1");
+            "--faults", "2", "--work", "/tmp/x", "--only", "PAUSE_BROKER,ZK_MINORITY", "--network", "eih-1-1");
         assertEquals(new ChaosMain.Options(42, 0, 7, 3, 2, Path.of("/tmp/x"),
-                Set.of(Fault.PAUSE_BROKER, Fault.STANDBY_STORAGE_SLOW), "eih-1-1"), o);
+                Set.of(Fault.PAUSE_BROKER, Fault.ZK_MINORITY), "eih-1-1"), o);
         // what the first process hands the driver it starts on the control host: the same options
         assertEquals(o, ChaosMain.parse(o.args("eih-1-1").toArray(String[]::new)));
     }
