@@ -6,6 +6,7 @@ import org.eventindex.deploy.BrokerLogins;
 import org.eventindex.gen.DatasetGenerator;
 import org.eventindex.gen.GeneratedDataset;
 import org.eventindex.gen.GeneratedJob;
+import org.eventindex.gen.EventSize;
 import org.eventindex.gen.GeneratorSpec;
 import org.eventindex.message.Json;
 import org.eventindex.message.Queues;
@@ -282,7 +283,9 @@ final class ChaosRunner {
      */
     private GeneratorSpec multipartSpec(int n) {
         String name = String.format("data17_13TeV.%08d.physics_Main.merge.AOD.f838_m1824", 410000 + n);
-        return new GeneratorSpec(name, 1, MULTIPART_EVENTS, 1, 0, 0, 0, false, random.nextLong());
+        // HEAVY: ~119 bytes an event as the count above assumes (the seed's sizes would make a 3 MB single PUT)
+        return new GeneratorSpec(name, 1, MULTIPART_EVENTS, 1, 0, 0, 0, false, random.nextLong())
+                .withEventSize(EventSize.HEAVY);
     }
 
     /** A small realistic dataset: retried and crashed jobs, events duplicated across files; every third is MC. */
