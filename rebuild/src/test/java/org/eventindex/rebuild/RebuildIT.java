@@ -1,0 +1,193 @@
+package org.eventindex.rebuild;
+
+import org.apache.kudu.client.Delete;
+import org.apache.kudu.client.KuduClient;
+import org.apache.kudu.client.KuduScanner;
+import org.apache.kudu.client.KuduSession;
+import org.apache.kudu.client.KuduTable;
+import org.apache.kudu.client.PartialRow;
+import org.apache.kudu.client.RowResult;
+import org.apache.kudu.client.Update;
+import org.eventindex.kudu.DatasetQueries;
+import org.eventindex.kudu.DatasetsRow;
+import org.eventindex.kudu.KuduSchemas;
+import org.eventindex.kudu.KuduTablesConfig;
+import org.eventindex.names.DatasetName;
+import org.eventindex.testing.EmbeddedHdfs;
+import org.eventindex.testing.EmbeddedKudu;
+import org.eventindex.testing.SparkStandalone;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code eventindex rebuild} on a real Spark standalone cluster (a master and two workers, each its own process,
+ * executors started by the workers), with real HDFS and Kudu: the index loaded by the loader is rebuilt from its HDFS
+ * files into other tables, and every column of every row of the six tables must be the loader's. One cluster for the
+ * class; the tests run in order on the same target tables.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class RebuildIT {
+    private static final KuduTablesConfig SOURCE = new KuduTablesConfig("src_", 2, 1);
+    private static final KuduTablesConfig TARGET = new KuduTablesConfig("dst_", 2, 1);
+
+    @TempDir
+    static Path dir;
+    private static EmbeddedHdfs hdfs;
+    private static EmbeddedKudu kudu;
+    private static SparkStandalone spark;
+
+    @BeforeAll
+    static void start() throws IOException {
+        // the Spark daemons start while HDFS and Kudu do and the index is loaded
+        spark = SparkStandalone.launch(dir.resolve("spark"), 2, 1, "640m");
+        hdfs = EmbeddedHdfs.start(dir.resolve("hdfs"));
+        kudu = EmbeddedKudu.start(dir.resolve("kudu"), 1);
+        IndexedDatasets.load(hdfs.fs(), kudu.client(), SOURCE);
+        spark.awaitWorkers(2);
+    }
+
+    @AfterAll
+    static void stop() {
+        try (AutoCloseable a = spark; AutoCloseable b = kudu; AutoCloseable c = hdfs) {
+            // closed in reverse order
+        } catch (Exception e) {
+            throw new AssertionError("could not stop the cluster", e);
+        }
+    }
+
+    @Test
+    @Order(1)
+    void rebuildWritesEveryRowAsTheLoaderDid() throws Exception {
+        String out = rebuild(0, 2, "--all");
+
+        assertTrue(out.contains("rebuild: 4 datasets"), out);
+        for (String table : List.of("DUPLICATEDEVENTS", "MCEVENTS", "EVENTSOVERLAP", "TRIGGERCOUNT")) {
+            assertFalse(rows(SOURCE.prefix() + table).isEmpty(), "the source " + table + " has rows to compare");
+        }
+        assertTablesEqual();
+        // each worker started an executor of the job as a process of its own (its folder holds the executor's log)
+        long workersUsed = Stream.of(spark.dir().resolve("worker-0"), spark.dir().resolve("worker-1"))
+                .filter(RebuildIT::hasExecutor).count();
+        assertEquals(2, workersUsed, "workers that started an executor, under " + spark.dir());
+    }
+
+    @Test
+    @Order(2)
+    void aRerunSkipsWhatIsDoneAndRedoesAnInterruptedDataset() throws Exception {
+        // what a task killed halfway leaves: the dataset LOADING, part of its rows gone
+        interrupt(IndexedDatasets.AOD);
+        assertEquals(12, deleteEvents(IndexedDatasets.AOD, 12));
+
+        // one run, so one task: one executor
+        String out = rebuild(0, 1, "--dataset", "data17_13TeV.00327636.*");
+
+        assertTrue(out.contains("rebuilt " + IndexedDatasets.AOD + ":"), out);
+        assertTrue(out.contains("already rebuilt " + IndexedDatasets.ESD + ":"), out);
+        assertFalse(out.contains(IndexedDatasets.LATE), out);
+        assertTablesEqual();
+    }
+
+    private static boolean hasExecutor(Path worker) {
+        try (Stream<Path> s = Files.walk(worker)) {
+            return s.anyMatch(p -> p.getFileName().toString().equals("stderr"));
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private static String rebuild(int expectedStatus, int executors, String... selection) {
+        List<String> args = new ArrayList<>(List.of("--masters", kudu.masterAddresses(),
+                "--prefix", SOURCE.prefix(), "--target-prefix", TARGET.prefix(), "--buckets", "2", "--replicas", "1",
+                "--master", spark.masterUrl()));
+        SparkStandalone.applicationSettings(executors, "512m").forEach((k, v) -> args.addAll(List.of("--conf",
+                k + "=" + v)));
+        args.addAll(List.of(selection));
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int status = RebuildMain.run(args.toArray(String[]::new), new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+        String text = out.toString(StandardCharsets.UTF_8) + err.toString(StandardCharsets.UTF_8);
+        assertEquals(expectedStatus, status, text);
+        return text;
+    }
+
+    private static void assertTablesEqual() throws IOException {
+        for (int i = 0; i < SOURCE.tables().size(); i++) {
+            String source = SOURCE.tables().get(i);
+            String target = TARGET.tables().get(i);
+            List<String> expected = rows(source);
+            assertFalse(expected.isEmpty(), source + " has rows");
+            assertEquals(expected, rows(target), target + " against " + source + ", every column of every row");
+        }
+    }
+
+    /** Every row of {@code table}, every column, as text; sorted. */
+    private static List<String> rows(String table) throws IOException {
+        KuduClient client = kudu.client();
+        KuduScanner scanner = client.newScannerBuilder(client.openTable(table)).build();
+        List<String> rows = new ArrayList<>();
+        while (scanner.hasMoreRows()) {
+            for (RowResult r : scanner.nextRows()) {
+                rows.add(r.rowToString());
+            }
+        }
+        scanner.close();
+        rows.sort(null);
+        return rows;
+    }
+
+    private static void interrupt(String dataset) throws IOException {
+        KuduTable table = kudu.client().openTable(TARGET.datasetsTable());
+        Update update = table.newUpdate();
+        KuduSchemas.addDatasetKey(update.getRow(), DatasetName.parse(dataset));
+        update.getRow().addString(KuduSchemas.STATE, "LOADING");
+        apply(List.of(update));
+    }
+
+    private static int deleteEvents(String dataset, int count) throws IOException {
+        DatasetsRow row = new DatasetQueries(kudu.client(), TARGET).dataset(dataset).orElseThrow();
+        KuduTable table = kudu.client().openTable(TARGET.eventsTable());
+        List<org.apache.kudu.client.Operation> deletes = new ArrayList<>();
+        for (long event = 100; event < 100 + count; event++) {
+            Delete delete = table.newDelete();
+            PartialRow key = delete.getRow();
+            key.addInt(KuduSchemas.DSPID, row.dspid());
+            key.addLong(KuduSchemas.EVENTNUMBER, event);
+            key.addInt(KuduSchemas.RGID, row.rgid());
+            deletes.add(delete);
+        }
+        apply(deletes);
+        return deletes.size();
+    }
+
+    private static void apply(List<? extends org.apache.kudu.client.Operation> operations) throws IOException {
+        KuduSession session = kudu.client().newSession();
+        try {
+            for (org.apache.kudu.client.Operation op : operations) {
+                var response = session.apply(op);
+                assertFalse(response.hasRowError(), () -> String.valueOf(response.getRowError()));
+            }
+        } finally {
+            session.close();
+        }
+    }
+}
