@@ -25,6 +25,11 @@ public record RebuildTarget(String masters, String prefix, int buckets, int repl
         }
     }
 
+    /** This target with the driver's Kudu credentials for the executors. */
+    public RebuildTarget withCredentials(byte[] credentials) {
+        return new RebuildTarget(masters, prefix, buckets, replicas, loadThreads, credentials);
+    }
+
     public KuduTablesConfig tables() {
         return tables(prefix, buckets, replicas);
     }

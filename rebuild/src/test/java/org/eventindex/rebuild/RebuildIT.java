@@ -106,6 +106,46 @@ class RebuildIT {
         assertTablesEqual();
     }
 
+    @Test
+    @Order(3)
+    void verifyReportsEveryCorruptionOfKuduAndRepairsIt() throws Exception {
+        // the rebuilt tables, damaged: rows deleted, a value changed, a duplicate deleted
+        assertEquals(3, deleteEvents(IndexedDatasets.AOD, 3));
+        changeLumiBlock(IndexedDatasets.ESD, 300, 999);
+        deleteOneDuplicate(IndexedDatasets.MC);
+
+        String found = verify(1, "--all");
+
+        assertTrue(found.contains("KUDU_DIFFERS " + IndexedDatasets.AOD), found);
+        assertTrue(found.contains("Kudu holds 297 rows, the file gives 300"), found);
+        assertTrue(found.contains("KUDU_DIFFERS " + IndexedDatasets.ESD), found);
+        assertTrue(found.contains("(same count: rows changed)"), found);
+        assertTrue(found.contains("KUDU_DIFFERS " + IndexedDatasets.MC), found);
+        assertTrue(found.contains("OK " + IndexedDatasets.LATE), found);
+        assertTrue(found.contains("4 datasets (every epoch, every dataset): 1 agree, 3 differ, 0 repaired"), found);
+
+        String repaired = verify(0, "--all", "--repair");
+
+        assertTrue(repaired.contains("3 repaired, 0 still differ"), repaired);
+        assertTablesEqual();
+    }
+
+    @Test
+    @Order(4)
+    void verifyReportsAReplacedFileAndLeavesKuduAlone() throws Exception {
+        List<String> before = rows(TARGET.eventsTable());
+        // another dataset's file in LATE's place
+        assertTrue(org.apache.hadoop.fs.FileUtil.copy(hdfs.fs(), IndexedDatasets.file(IndexedDatasets.AOD), hdfs.fs(),
+                IndexedDatasets.file(IndexedDatasets.LATE), false, true, hdfs.conf()));
+
+        String out = verify(1, "--dataset", IndexedDatasets.LATE, "--repair");
+
+        assertTrue(out.contains("FILE_DIFFERS " + IndexedDatasets.LATE), out);
+        assertTrue(out.contains("the file holds 311 events, the catalogue says 150"), out);
+        assertTrue(out.contains("Kudu is left as it is"), out);
+        assertEquals(before, rows(TARGET.eventsTable()), "EVENTS after verifying a replaced file");
+    }
+
     private static boolean hasExecutor(Path worker) {
         try (Stream<Path> s = Files.walk(worker)) {
             return s.anyMatch(p -> p.getFileName().toString().equals("stderr"));
@@ -126,6 +166,19 @@ class RebuildIT {
         int status = RebuildMain.run(args.toArray(String[]::new), new PrintStream(out, true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8));
         String text = out.toString(StandardCharsets.UTF_8) + err.toString(StandardCharsets.UTF_8);
+        assertEquals(expectedStatus, status, text);
+        return text;
+    }
+
+    /** {@code eventindex verify} of the rebuilt tables, in-process on {@code local[2]} (cheap: no executor JVMs). */
+    private static String verify(int expectedStatus, String... args) {
+        List<String> all = new ArrayList<>(List.of("--masters", kudu.masterAddresses(), "--prefix", TARGET.prefix(),
+                "--master", "local[2]", "--conf", "spark.ui.enabled=false", "--conf", "spark.driver.host=127.0.0.1"));
+        all.addAll(List.of(args));
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        int status = VerifyMain.run(all.toArray(String[]::new), new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(out, true, StandardCharsets.UTF_8));
+        String text = out.toString(StandardCharsets.UTF_8);
         assertEquals(expectedStatus, status, text);
         return text;
     }
@@ -177,6 +230,40 @@ class RebuildIT {
         }
         apply(deletes);
         return deletes.size();
+    }
+
+    private static void changeLumiBlock(String dataset, long event, int lumiBlock) throws IOException {
+        DatasetsRow row = new DatasetQueries(kudu.client(), TARGET).dataset(dataset).orElseThrow();
+        Update update = kudu.client().openTable(TARGET.eventsTable()).newUpdate();
+        PartialRow key = update.getRow();
+        key.addInt(KuduSchemas.DSPID, row.dspid());
+        key.addLong(KuduSchemas.EVENTNUMBER, event);
+        key.addInt(KuduSchemas.RGID, row.rgid());
+        key.addInt(KuduSchemas.LUMIBLOCKNR, lumiBlock);
+        apply(List.of(update));
+    }
+
+    private static void deleteOneDuplicate(String dataset) throws IOException {
+        DatasetsRow row = new DatasetQueries(kudu.client(), TARGET).dataset(dataset).orElseThrow();
+        KuduTable table = kudu.client().openTable(TARGET.duplicatedEventsTable());
+        KuduScanner scanner = kudu.client().newScannerBuilder(table)
+                .setProjectedColumnNames(KuduSchemas.DUPLICATED_EVENTS_KEY).build();
+        Delete delete = null;
+        while (delete == null && scanner.hasMoreRows()) {
+            for (RowResult r : scanner.nextRows()) {
+                if (r.getInt(KuduSchemas.DSPID) == row.dspid()) {
+                    delete = table.newDelete();
+                    delete.getRow().addInt(KuduSchemas.DSPID, row.dspid());
+                    delete.getRow().addLong(KuduSchemas.EVENTNUMBER, r.getLong(KuduSchemas.EVENTNUMBER));
+                    delete.getRow().addInt(KuduSchemas.RGID, r.getInt(KuduSchemas.RGID));
+                    delete.getRow().addLong(KuduSchemas.INSERTION_TIME, r.getLong(KuduSchemas.INSERTION_TIME));
+                    break;
+                }
+            }
+        }
+        scanner.close();
+        assertTrue(delete != null, "a duplicate of " + dataset + " to delete");
+        apply(List.of(delete));
     }
 
     private static void apply(List<? extends org.apache.kudu.client.Operation> operations) throws IOException {

@@ -9,7 +9,7 @@ import java.nio.charset.StandardCharsets;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The command line's usage errors, refused before any Spark or Kudu is reached. */
+/** The command lines' (rebuild, verify) usage errors, refused before any Spark or Kudu is reached. */
 class RebuildMainTest {
     private final ByteArrayOutputStream out = new ByteArrayOutputStream();
     private final ByteArrayOutputStream err = new ByteArrayOutputStream();
@@ -60,5 +60,17 @@ class RebuildMainTest {
     void aBadTargetLayoutIsAUsageError() {
         assertEquals(2, run("--masters", "k:7051", "--target-prefix", "n_", "--all", "--replicas", "2"));
         assertTrue(err().contains("replicas must be a positive odd number"), err());
+    }
+
+    @Test
+    void verifyTakesTheSameSelectionAndRepair() {
+        int status = VerifyMain.run(new String[] {"--help"}, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+        assertEquals(0, status);
+        String help = out.toString(StandardCharsets.UTF_8);
+        assertTrue(help.contains("--repair") && help.contains("--epoch") && help.contains("--master"), help);
+        assertEquals(2, VerifyMain.run(new String[] {"--masters", "k:7051", "--master", "local[1]"},
+                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8)));
+        assertTrue(err().contains("--epoch N, --dataset GLOB or --all"), err());
     }
 }
