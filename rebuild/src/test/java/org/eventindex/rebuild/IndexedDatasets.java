@@ -34,6 +34,7 @@ import java.util.Random;
  *   <li>{@link #ESD} (12, epoch 1): run 327636 events 200..450, loaded after AOD (101 shared: EVENTSOVERLAP).</li>
  *   <li>{@link #LATE} (13, epoch 2): run 327700 events 1..150.</li>
  *   <li>{@link #MC} (14, epoch 1): simulation of 361106, events 7k for k = 1..120, 14 and 21 twice.</li>
+ *   <li>{@link #BIG} (15, epoch 2): run 327800, {@value #BIG_EVENTS} events.</li>
  * </ul>
  */
 final class IndexedDatasets {
@@ -41,7 +42,9 @@ final class IndexedDatasets {
     static final String ESD = "data17_13TeV.00327636.physics_Main.recon.ESD.f838";
     static final String LATE = "data17_13TeV.00327700.physics_Late.merge.AOD.f900_m2000";
     static final String MC = "mc16_13TeV.361106.PowhegPythia8_Zee.merge.AOD.e3601_r10201";
-    static final List<String> ALL = List.of(AOD, ESD, LATE, MC);
+    static final String BIG = "data17_13TeV.00327800.physics_Main.merge.AOD.f900_m2001";
+    /** Events of {@link #BIG}: enough for its load to take a second or so, a window to kill the job in. */
+    static final int BIG_EVENTS = 40_000;
     private static final String CLID = "D82968A1-CF91-4320-B2DD-E0F739CBC7E6";
     private static final int[] L1_ITEMS = {3, 5, 64, 127, 300, 511};
     private static final int[] HLT_CHAINS = {1, 70, 4095};
@@ -52,7 +55,7 @@ final class IndexedDatasets {
     private IndexedDatasets() {
     }
 
-    /** Writes the four files under {@code /ei} and loads them, in the order above, into {@code config}'s tables. */
+    /** Writes the five files under {@code /ei} and loads them, in the order above, into {@code config}'s tables. */
     static void load(FileSystem fs, KuduClient client, KuduTablesConfig config) throws IOException {
         KuduTables tables = new KuduTables(client, config);
         tables.createOrVerify(1);
@@ -70,11 +73,14 @@ final class IndexedDatasets {
         }
         range(mc, 284500, 14, 14, true, 0xC2);
         range(mc, 284500, 21, 21, true, 0xC2);
+        List<Ev> big = new ArrayList<>();
+        range(big, 327800, 1, BIG_EVENTS, false, 0xD1);
         Random random = new Random(20261206);
         load(fs, client, tables, AOD, 11, 1, aod, random);
         load(fs, client, tables, ESD, 12, 1, esd, random);
         load(fs, client, tables, LATE, 13, 2, late, random);
         load(fs, client, tables, MC, 14, 1, mc, random);
+        load(fs, client, tables, BIG, 15, 2, big, random);
     }
 
     /** The HDFS file of {@code dataset}, in the consumer's layout (a folder per container). */

@@ -13,6 +13,8 @@ import org.eventindex.kudu.DatasetsRow;
 import org.eventindex.kudu.KuduSchemas;
 import org.eventindex.kudu.KuduTablesConfig;
 import org.eventindex.names.DatasetName;
+import org.eventindex.testing.Await;
+import org.eventindex.testing.DaemonProcess;
 import org.eventindex.testing.EmbeddedHdfs;
 import org.eventindex.testing.EmbeddedKudu;
 import org.eventindex.testing.SparkStandalone;
@@ -30,6 +32,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
@@ -41,8 +44,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * {@code eventindex rebuild} on a real Spark standalone cluster (a master and two workers, each its own process,
  * executors started by the workers), with real HDFS and Kudu: the index loaded by the loader is rebuilt from its HDFS
- * files into other tables, and every column of every row of the six tables must be the loader's. One cluster for the
- * class; the tests run in order on the same target tables.
+ * files into other tables, and every column of every row of the six tables must be the loader's; a rebuild killed
+ * halfway (its driver, SIGKILL) and run again gives the same rows; verify finds and repairs damaged rows and reports a
+ * replaced file. One cluster for the class; the tests run in order (verify works on the first test's tables).
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RebuildIT {
@@ -79,7 +83,7 @@ class RebuildIT {
     void rebuildWritesEveryRowAsTheLoaderDid() throws Exception {
         String out = rebuild(0, 2, "--all");
 
-        assertTrue(out.contains("rebuild: 4 datasets"), out);
+        assertTrue(out.contains("rebuild: 5 datasets"), out);
         for (String table : List.of("DUPLICATEDEVENTS", "MCEVENTS", "EVENTSOVERLAP", "TRIGGERCOUNT")) {
             assertFalse(rows(SOURCE.prefix() + table).isEmpty(), "the source " + table + " has rows to compare");
         }
@@ -92,18 +96,41 @@ class RebuildIT {
 
     @Test
     @Order(2)
-    void aRerunSkipsWhatIsDoneAndRedoesAnInterruptedDataset() throws Exception {
-        // what a task killed halfway leaves: the dataset LOADING, part of its rows gone
-        interrupt(IndexedDatasets.AOD);
-        assertEquals(12, deleteEvents(IndexedDatasets.AOD, 12));
+    void aJobKilledHalfwayResumesWhereItStopped() throws Exception {
+        KuduTablesConfig resumed = new KuduTablesConfig("k_", 2, 1);
+        List<String> options = new ArrayList<>(List.of(System.getProperty("spark.java.options").split(" ")));
+        options.add("-Xmx600m");
+        List<String> args = new ArrayList<>(rebuildArgs(resumed, 2));
+        args.add("--all");
+        DatasetQueries target = new DatasetQueries(kudu.client(), resumed);
+        try (DaemonProcess driver = DaemonProcess.start(RebuildMain.class, dir.resolve("killed-driver.log"), options,
+                args.toArray(String[]::new))) {
+            // halfway: the big dataset LOADING with rows written
+            Await.until("the rebuild halfway through " + IndexedDatasets.BIG, Duration.ofSeconds(120), () -> {
+                assertTrue(driver.isAlive(), () -> "the rebuild ended before it could be killed:\n" + driver.log());
+                return loadingWithRows(target, IndexedDatasets.BIG);
+            });
+        } // killed (SIGKILL)
 
-        // one run, so one task: one executor
-        String out = rebuild(0, 1, "--dataset", "data17_13TeV.00327636.*");
+        String out = rebuild(0, resumed, 2, "--all");
 
-        assertTrue(out.contains("rebuilt " + IndexedDatasets.AOD + ":"), out);
-        assertTrue(out.contains("already rebuilt " + IndexedDatasets.ESD + ":"), out);
-        assertFalse(out.contains(IndexedDatasets.LATE), out);
-        assertTablesEqual();
+        // the run whose task ran before the big one's on the same executor is done: skipped; the big one, found
+        // LOADING with part of its rows, is loaded again
+        assertTrue(out.contains("already rebuilt "), out);
+        assertTrue(out.contains("rebuilt " + IndexedDatasets.BIG + ":"), out);
+        for (int i = 0; i < SOURCE.tables().size(); i++) {
+            assertEquals(rows(SOURCE.tables().get(i)), rows(resumed.tables().get(i)), resumed.tables().get(i));
+        }
+    }
+
+    private static boolean loadingWithRows(DatasetQueries target, String dataset) {
+        try {
+            java.util.Optional<DatasetsRow> row = target.dataset(dataset);
+            return row.isPresent() && row.get().state() == org.eventindex.kudu.LoadState.LOADING
+                    && target.countEvents(row.get().dspid(), row.get().rgid()).events() > 1_000;
+        } catch (IOException | RuntimeException e) {
+            return false; // the target tables are not created yet
+        }
     }
 
     @Test
@@ -122,7 +149,7 @@ class RebuildIT {
         assertTrue(found.contains("(same count: rows changed)"), found);
         assertTrue(found.contains("KUDU_DIFFERS " + IndexedDatasets.MC), found);
         assertTrue(found.contains("OK " + IndexedDatasets.LATE), found);
-        assertTrue(found.contains("4 datasets (every epoch, every dataset): 1 agree, 3 differ, 0 repaired"), found);
+        assertTrue(found.contains("5 datasets (every epoch, every dataset): 2 agree, 3 differ, 0 repaired"), found);
 
         String repaired = verify(0, "--all", "--repair");
 
@@ -155,11 +182,21 @@ class RebuildIT {
     }
 
     private static String rebuild(int expectedStatus, int executors, String... selection) {
+        return rebuild(expectedStatus, TARGET, executors, selection);
+    }
+
+    /** The options of a rebuild from SOURCE into {@code target} on the cluster. */
+    private static List<String> rebuildArgs(KuduTablesConfig target, int executors) {
         List<String> args = new ArrayList<>(List.of("--masters", kudu.masterAddresses(),
-                "--prefix", SOURCE.prefix(), "--target-prefix", TARGET.prefix(), "--buckets", "2", "--replicas", "1",
+                "--prefix", SOURCE.prefix(), "--target-prefix", target.prefix(), "--buckets", "2", "--replicas", "1",
                 "--master", spark.masterUrl()));
         SparkStandalone.applicationSettings(executors, "512m").forEach((k, v) -> args.addAll(List.of("--conf",
                 k + "=" + v)));
+        return args;
+    }
+
+    private static String rebuild(int expectedStatus, KuduTablesConfig target, int executors, String... selection) {
+        List<String> args = rebuildArgs(target, executors);
         args.addAll(List.of(selection));
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
@@ -206,14 +243,6 @@ class RebuildIT {
         scanner.close();
         rows.sort(null);
         return rows;
-    }
-
-    private static void interrupt(String dataset) throws IOException {
-        KuduTable table = kudu.client().openTable(TARGET.datasetsTable());
-        Update update = table.newUpdate();
-        KuduSchemas.addDatasetKey(update.getRow(), DatasetName.parse(dataset));
-        update.getRow().addString(KuduSchemas.STATE, "LOADING");
-        apply(List.of(update));
     }
 
     private static int deleteEvents(String dataset, int count) throws IOException {
