@@ -23,8 +23,8 @@ import java.util.concurrent.Callable;
                 + " files in HDFS into other Kudu tables, on Spark: one task per run, each dataset's recorded load"
                 + " replayed with the loader's own code, so the target rows are the source rows. Safe to run again:"
                 + " a dataset already rebuilt is skipped, an interrupted one is loaded again from a clean slate."},
-        footer = {"", "Example: spark-submit --class org.eventindex.rebuild.RebuildMain eventindex-rebuild.jar"
-                + " --masters kudu1:7051 --target-prefix e7_ --epoch 7"},
+        footer = {"", "Example: eventindex rebuild --masters kudu1:7051 --target-prefix e7_ --epoch 7 --master local[*]",
+            "On a cluster, through spark-submit: docs/rebuild.md."},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:every selected dataset rebuilt", "1:a dataset failed or the job failed (the message"
                 + " says which and why)", "2:usage error"})

@@ -1,10 +1,12 @@
 package org.eventindex.rebuild;
 
+import org.eventindex.testing.CommandTreeWalk;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -72,5 +74,14 @@ class RebuildMainTest {
         assertEquals(2, VerifyMain.run(new String[] {"--masters", "k:7051", "--master", "local[1]"},
                 new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8)));
         assertTrue(err().contains("--epoch N, --dataset GLOB or --all"), err());
+    }
+
+    /** --help, --version and an unknown option behave as on every command of the project. */
+    @Test
+    void bothCommandsFollowTheCommandLineConventions() {
+        assertEquals(List.of(List.of()), CommandTreeWalk.check("eventindex rebuild",
+                args -> CommandTreeWalk.capture((o, e) -> RebuildMain.run(args, o, e))));
+        assertEquals(List.of(List.of()), CommandTreeWalk.check("eventindex verify",
+                args -> CommandTreeWalk.capture((o, e) -> VerifyMain.run(args, o, e))));
     }
 }
