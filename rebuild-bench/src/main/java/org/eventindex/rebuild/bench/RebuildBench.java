@@ -72,7 +72,12 @@ public final class RebuildBench implements Callable<Integer> {
     }
 
     public static void main(String[] args) {
-        System.exit(CommandLines.execute(new RebuildBench(System.out), args, System.out, System.err));
+        System.exit(run(args, System.out, System.err));
+    }
+
+    /** Runs the benchmark; returns the exit status. */
+    static int run(String[] args, PrintStream out, PrintStream err) {
+        return CommandLines.execute(new RebuildBench(out), args, out, err);
     }
 
     @Override
