@@ -104,6 +104,21 @@ public record DatasetName(String project, int runNumber, String stream, String p
         return new DatasetName(f[0], run, f[2], f[3], f[4], version, suffix);
     }
 
+    /**
+     * The name held by a DATASETS key: its columns, the version column carrying the {@code _tid}/{@code _sub} suffix
+     * (as the loader writes it).
+     *
+     * @throws IllegalArgumentException as the constructor does
+     */
+    public static DatasetName fromKey(String project, int runNumber, String stream, String prodStep, String dataType,
+                                      String versionWithSuffix) {
+        requireNonNull(versionWithSuffix, "versionWithSuffix is null");
+        Matcher m = VERSION_WITH_SUFFIX.matcher(versionWithSuffix);
+        return m.matches()
+                ? new DatasetName(project, runNumber, stream, prodStep, dataType, m.group(1), m.group(2))
+                : new DatasetName(project, runNumber, stream, prodStep, dataType, versionWithSuffix, "");
+    }
+
     /** The container: the name without the task suffix. This names the HDFS directory. */
     public String container() {
         return project + "." + runText(project, runNumber) + "." + stream + "." + prodStep + "." + dataType + "."

@@ -26,6 +26,18 @@ class DatasetNameTest {
         assertEquals(DATA, n.container());
     }
 
+    /** DATASETS keeps the suffix in its version column; the name comes back whole, the run padded as parsed. */
+    @Test
+    void fromTheDatasetsKey() {
+        for (String name : new String[] {"data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1824_tid11111111_00",
+            "mc16_13TeV.361106.PowhegPythia8_Zee.merge.AOD.e3601_r10201_sub0123456789",
+            "data17_13TeV.00327636.physics_Main.recon.ESD.f838"}) {
+            DatasetName n = DatasetName.parse(name);
+            assertEquals(n, DatasetName.fromKey(n.project(), n.runNumber(), n.stream(), n.prodStep(), n.dataType(),
+                    n.version() + n.suffix()));
+        }
+    }
+
     @Test
     void tidAndSubSuffixes() {
         DatasetName tid = DatasetName.parse(DATA + "_tid12345678_00");

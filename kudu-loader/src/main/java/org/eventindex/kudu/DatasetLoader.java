@@ -80,6 +80,44 @@ public final class DatasetLoader {
         this.analytics = new DatasetAnalytics(client, tables.config());
     }
 
+    /**
+     * A loader that loads {@code catalogued}'s dataset again as it was loaded: the same placement, load id and
+     * selection time, and its {@code insert_start} and {@code insert_end} replayed, so that every row it writes
+     * (the duplicates' {@code insertion_time} included) is the row the first load wrote. What {@code eventindex
+     * rebuild} runs, into other tables, for each dataset.
+     *
+     * @throws IllegalArgumentException when the row is not LOADED (no times to replay)
+     */
+    public static DatasetLoader replaying(KuduClient client, KuduTables tables, LoaderSettings settings,
+                                          DatasetsRow catalogued) {
+        requireNonNull(catalogued, "catalogued is null");
+        if (!catalogued.isLoaded() || catalogued.insertStart() == null || catalogued.insertEnd() == null) {
+            throw new IllegalArgumentException("dataset " + catalogued.dataset() + " is " + catalogued.state()
+                    + " in DATASETS, not LOADED with its insert times: nothing to replay");
+        }
+        return new DatasetLoader(client, tables, settings,
+                new ReplayClock(catalogued.insertStart(), catalogued.insertEnd()));
+    }
+
+    /**
+     * Loads {@code catalogued}'s dataset again as it was loaded (a loader made by {@link #replaying}), also when
+     * DATASETS holds it LOADED: the repair of a dataset whose rows in Kudu no longer match its file. The row is set
+     * LOADING first, so readers ignore the dataset until it is LOADED again and a crash midway is finished by a
+     * repeat.
+     */
+    public LoadResult reload(DatasetsRow catalogued, DatasetSource source) throws IOException {
+        requireNonNull(catalogued, "catalogued is null");
+        datasets.markState(DatasetName.parse(catalogued.dataset()), LoadState.LOADING);
+        return load(replayRequest(catalogued, source));
+    }
+
+    /** The request that loads {@code catalogued}'s dataset again from {@code source} (see {@link #replaying}). */
+    public static LoadRequest replayRequest(DatasetsRow catalogued, DatasetSource source) {
+        requireNonNull(catalogued, "catalogued is null");
+        return new LoadRequest(DatasetName.parse(catalogued.dataset()), catalogued.dspid(), catalogued.rgid(),
+                catalogued.loadId(), source, catalogued.signalTs() == null ? 0 : catalogued.signalTs());
+    }
+
     public LoadResult load(LoadRequest request) throws IOException {
         return load(request, Progress.NONE);
     }

@@ -41,6 +41,11 @@ public final class DatasetQueries {
         return datasets.find(DatasetName.parse(dataset));
     }
 
+    /** Every DATASETS row, whatever its state (the catalogue a rebuild or a verification starts from). */
+    public List<DatasetsRow> datasets() throws KuduException {
+        return datasets.all();
+    }
+
     /**
      * Rows of dataset {@code dspid} within {@code epoch}: events in EVENTS plus MCEVENTS (a dataset is in one of
      * them: simulation datasets in MCEVENTS), and duplicates in DUPLICATEDEVENTS.

@@ -4,7 +4,7 @@ import java.time.Instant;
 
 /**
  * The loader's view of one DATASETS row. Counts and {@code insertEnd} are null until the dataset is
- * {@link LoadState#LOADED}.
+ * {@link LoadState#LOADED}. Serializable: a Spark rebuild sends the rows it replays to its executors.
  *
  * @param dataset         full dataset name, rebuilt from the key columns
  * @param uniqDuplEvents  distinct event numbers that occur more than once in the dataset
@@ -13,7 +13,7 @@ import java.time.Instant;
  */
 public record DatasetsRow(String dataset, int dspid, int rgid, LoadState state, String loadId, String hdfsPath,
                             Long countEvents, Long uniqDuplEvents, Long numDuplicates, Instant insertStart,
-                            Instant insertEnd, Long signalTs) {
+                            Instant insertEnd, Long signalTs) implements java.io.Serializable {
 
     /** A row without a selection time. */
     public DatasetsRow(String dataset, int dspid, int rgid, LoadState state, String loadId, String hdfsPath,

@@ -145,6 +145,30 @@ final class DatasetsTable {
         }
     }
 
+    /** Every row of the table, in no particular order (a scan of DATASETS: thousands of rows, not billions). */
+    List<DatasetsRow> all() throws KuduException {
+        KuduTable table = client.openTable(tableName);
+        Schema s = table.getSchema();
+        List<String> columns = new ArrayList<>(KuduSchemas.DATASETS_KEY);
+        columns.addAll(s.hasColumn(KuduSchemas.SIGNAL_TS) ? COLUMNS : COLUMNS_BEFORE_SIGNAL_TS);
+        KuduScanner scanner = client.newScannerBuilder(table).setProjectedColumnNames(columns).build();
+        List<DatasetsRow> rows = new ArrayList<>();
+        try {
+            while (scanner.hasMoreRows()) {
+                for (RowResult r : scanner.nextRows()) {
+                    DatasetName name = DatasetName.fromKey(r.getString(KuduSchemas.PROJECT),
+                            r.getInt(KuduSchemas.RUNNUMBER), r.getString(KuduSchemas.STREAMNAME),
+                            r.getString(KuduSchemas.PRODSTEP), r.getString(KuduSchemas.DATATYPE),
+                            r.getString(KuduSchemas.VERSION));
+                    rows.add(toRecord(name.toString(), r));
+                }
+            }
+        } finally {
+            scanner.close();
+        }
+        return rows;
+    }
+
     /** The LOADED datasets of run {@code runNumber} other than {@code excludeDspid}. */
     List<Placement> loadedInRun(int runNumber, int excludeDspid) throws KuduException {
         KuduTable table = client.openTable(tableName);

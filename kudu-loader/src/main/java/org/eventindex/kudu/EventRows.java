@@ -72,6 +72,23 @@ final class EventRows {
         return rows;
     }
 
+    /** Calls {@code row} with every row of {@code dspid} in {@code epoch}, every column. */
+    static void forEach(KuduClient client, String tableName, int dspid, int epoch,
+                        java.util.function.Consumer<RowResult> row) throws KuduException {
+        KuduTable table = client.openTable(tableName);
+        List<String> all = table.getSchema().getColumns().stream().map(ColumnSchema::getName).toList();
+        KuduScanner scanner = scanner(client, table, dspid, epoch, all);
+        try {
+            while (scanner.hasMoreRows()) {
+                for (RowResult r : scanner.nextRows()) {
+                    row.accept(r);
+                }
+            }
+        } finally {
+            scanner.close();
+        }
+    }
+
     private static void deleteAll(KuduClient client, String tableName, int dspid, int epoch, String dataset)
             throws KuduException, DatasetLoadException {
         KuduTable table = client.openTable(tableName);

@@ -68,6 +68,7 @@ final class EventWriter implements AutoCloseable {
     private final TriggerBits bits = new TriggerBits();
     private final AsyncPairCounter pairs;
     private final ParallelSessions.Fault fault;
+    private RowSink sink;
     private ParallelSessions parallel;
 
     // set at the first event (a file without events opens no event table)
@@ -114,6 +115,21 @@ final class EventWriter implements AutoCloseable {
         this.fault = fault;
     }
 
+    /** Where the decided rows go instead of Kudu: what a verification digests ({@link DatasetVerifier}). */
+    @FunctionalInterface
+    interface RowSink {
+        void accept(Insert row) throws IOException;
+    }
+
+    /**
+     * Sends every row {@link #write} decides to {@code sink} instead of writing it (nothing is written to Kudu; the
+     * counting of trigger pairs and overlaps still runs). Before {@link #write}.
+     */
+    EventWriter divertTo(RowSink sink) {
+        this.sink = requireNonNull(sink, "sink is null");
+        return this;
+    }
+
     /**
      * Streams the file's events into Kudu; returns after every row was flushed without a refusal. The caller opened
      * {@code source} and closes it.
@@ -142,7 +158,9 @@ final class EventWriter implements AutoCloseable {
             decodeTriggers(e);
             int occurrence = adjacent ? adjacentOccurrence(e.eventNumber) : seenOccurrence(e.eventNumber);
             Insert row = occurrence == 1 ? first(e, source.menu) : duplicate(e, source.menu, occurrence);
-            if (parallel != null) {
+            if (sink != null) {
+                sink.accept(row);
+            } else if (parallel != null) {
                 parallel.apply(row);
             } else {
                 session.apply(row);

@@ -1,0 +1,139 @@
+package org.eventindex.kudu;
+
+import org.apache.kudu.client.KuduClient;
+import org.apache.kudu.client.KuduTable;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * Checks one LOADED dataset: its rows in Kudu against its HDFS file and the catalogue (its DATASETS row). The file's
+ * rows are built by the loader's own code ({@link EventWriter}, its first-occurrence rule and the recorded
+ * {@code insert_start} included) but not written; both sides are summed with the same {@link RowChecksum}. A
+ * difference in count or checksum is reported, naming both values; {@link #repair} reloads a dataset whose Kudu rows
+ * are wrong.
+ */
+public final class DatasetVerifier {
+    private final KuduClient client;
+    private final KuduTables tables;
+
+    public DatasetVerifier(KuduClient client, KuduTables tables) {
+        this.client = requireNonNull(client, "client is null");
+        this.tables = requireNonNull(tables, "tables is null");
+    }
+
+    /** Verifies {@code catalogued} (a LOADED DATASETS row) against {@code source}, its file. Changes nothing. */
+    public Verification verify(DatasetsRow catalogued, DatasetSource source) throws IOException {
+        requireNonNull(catalogued, "catalogued is null");
+        requireNonNull(source, "source is null");
+        if (!catalogued.isLoaded() || catalogued.insertStart() == null) {
+            throw new IllegalArgumentException("dataset " + catalogued.dataset() + " is " + catalogued.state()
+                    + ": only a LOADED dataset can be verified");
+        }
+        KuduTablesConfig config = tables.config();
+        Verification.Side kudu = kuduSide(config, catalogued.dspid(), catalogued.rgid());
+        Verification.Side file;
+        try {
+            file = fileSide(config, catalogued, source);
+        } catch (IOException | RuntimeException e) {
+            String reason = e instanceof IOException io ? org.eventindex.io.FileReason.describe(io) : e.getMessage();
+            return new Verification(catalogued.dataset(), catalogued.dspid(), catalogued.rgid(),
+                    Verification.Verdict.FILE_UNREADABLE, null, kudu,
+                    List.of("file " + source.location() + " cannot be read: " + reason));
+        }
+        List<String> differences = new ArrayList<>();
+        long catalogueEvents = orZero(catalogued.countEvents());
+        long catalogueDuplicates = orZero(catalogued.numDuplicates());
+        long fileEvents = file.events() + file.duplicates();
+        boolean fileAgrees = fileEvents == catalogueEvents && file.duplicates() == catalogueDuplicates;
+        if (fileEvents != catalogueEvents) {
+            differences.add("the file holds " + fileEvents + " events, the catalogue says " + catalogueEvents);
+        }
+        if (file.duplicates() != catalogueDuplicates) {
+            differences.add("the file gives " + file.duplicates() + " duplicates, the catalogue says "
+                    + catalogueDuplicates);
+        }
+        compare(differences, "EVENTS/MCEVENTS", kudu.events(), kudu.eventsChecksum(), file.events(),
+                file.eventsChecksum());
+        compare(differences, config.duplicatedEventsTable(), kudu.duplicates(), kudu.duplicatesChecksum(),
+                file.duplicates(), file.duplicatesChecksum());
+        Verification.Verdict verdict = differences.isEmpty() ? Verification.Verdict.OK
+                : fileAgrees ? Verification.Verdict.KUDU_DIFFERS : Verification.Verdict.FILE_DIFFERS;
+        return new Verification(catalogued.dataset(), catalogued.dspid(), catalogued.rgid(), verdict, file, kudu,
+                differences);
+    }
+
+    /**
+     * Reloads {@code catalogued}'s dataset from {@code source} as it was loaded ({@link DatasetLoader#reload}).
+     *
+     * @throws IllegalStateException when {@code found} is not {@link Verification.Verdict#KUDU_DIFFERS}: a file that
+     *                               disagrees with the catalogue is not loaded over the rows
+     */
+    public LoadResult repair(Verification found, DatasetsRow catalogued, DatasetSource source) throws IOException {
+        if (found.verdict() != Verification.Verdict.KUDU_DIFFERS) {
+            throw new IllegalStateException("dataset " + found.dataset() + " is " + found.verdict()
+                    + ": only a dataset whose Kudu rows disagree with a file that agrees with the catalogue is"
+                    + " reloaded");
+        }
+        return DatasetLoader.replaying(client, tables, LoaderSettings.defaults().withLoadThreads(1), catalogued)
+                .reload(catalogued, source);
+    }
+
+    private static void compare(List<String> differences, String table, long kuduRows, String kuduSum, long fileRows,
+                                String fileSum) {
+        if (kuduRows != fileRows) {
+            differences.add(table + ": Kudu holds " + kuduRows + " rows, the file gives " + fileRows);
+        }
+        if (!kuduSum.equals(fileSum)) {
+            differences.add(table + ": key-and-content checksum " + kuduSum + " in Kudu, " + fileSum + " from the"
+                    + " file" + (kuduRows == fileRows ? " (same count: rows changed)" : ""));
+        }
+    }
+
+    private Verification.Side kuduSide(KuduTablesConfig config, int dspid, int epoch) throws IOException {
+        RowChecksum events = scan(config.eventsTable(), dspid, epoch);
+        RowChecksum mc = scan(config.mcEventsTable(), dspid, epoch);
+        RowChecksum duplicates = scan(config.duplicatedEventsTable(), dspid, epoch);
+        return new Verification.Side(events.rows() + mc.rows(), events.hexWith(mc), duplicates.rows(),
+                duplicates.hex());
+    }
+
+    private RowChecksum scan(String tableName, int dspid, int epoch) throws IOException {
+        KuduTable table = client.openTable(tableName);
+        RowChecksum sum = new RowChecksum(table.getSchema());
+        EventRows.forEach(client, tableName, dspid, epoch, sum::add);
+        return sum;
+    }
+
+    private Verification.Side fileSide(KuduTablesConfig config, DatasetsRow catalogued, DatasetSource source)
+            throws IOException {
+        RowChecksum events = new RowChecksum(client.openTable(config.eventsTable()).getSchema());
+        RowChecksum mc = new RowChecksum(client.openTable(config.mcEventsTable()).getSchema());
+        RowChecksum duplicates = new RowChecksum(client.openTable(config.duplicatedEventsTable()).getSchema());
+        String mcName = config.mcEventsTable();
+        LoadRequest request = DatasetLoader.replayRequest(catalogued, source);
+        LoaderSettings settings = LoaderSettings.defaults().withLoadThreads(1);
+        try (EventSource events0 = EventSource.open(source, catalogued.dataset());
+             EventWriter writer = new EventWriter(client, config, settings, request,
+                     DatasetsTable.micros(catalogued.insertStart()), List.of(), DatasetLoader.Progress.NONE, null)) {
+            writer.divertTo(row -> {
+                if (row.getRow().getSchema().hasColumn(KuduSchemas.INSERTION_TIME)) {
+                    duplicates.add(row.getRow());
+                } else if (row.getTable().getName().equals(mcName)) {
+                    mc.add(row.getRow());
+                } else {
+                    events.add(row.getRow());
+                }
+            }).write(events0);
+        }
+        return new Verification.Side(events.rows() + mc.rows(), events.hexWith(mc), duplicates.rows(),
+                duplicates.hex());
+    }
+
+    private static long orZero(Long value) {
+        return value == null ? 0 : value;
+    }
+}

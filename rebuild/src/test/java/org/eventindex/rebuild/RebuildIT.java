@@ -1,0 +1,309 @@
+package org.eventindex.rebuild;
+
+import org.apache.kudu.client.Delete;
+import org.apache.kudu.client.KuduClient;
+import org.apache.kudu.client.KuduScanner;
+import org.apache.kudu.client.KuduSession;
+import org.apache.kudu.client.KuduTable;
+import org.apache.kudu.client.PartialRow;
+import org.apache.kudu.client.RowResult;
+import org.apache.kudu.client.Update;
+import org.eventindex.kudu.DatasetQueries;
+import org.eventindex.kudu.DatasetsRow;
+import org.eventindex.kudu.KuduSchemas;
+import org.eventindex.kudu.KuduTablesConfig;
+import org.eventindex.names.DatasetName;
+import org.eventindex.testing.Await;
+import org.eventindex.testing.DaemonProcess;
+import org.eventindex.testing.EmbeddedHdfs;
+import org.eventindex.testing.EmbeddedKudu;
+import org.eventindex.testing.SparkStandalone;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code eventindex rebuild} on a real Spark standalone cluster (a master and two workers, each its own process,
+ * executors started by the workers), with real HDFS and Kudu: the index loaded by the loader is rebuilt from its HDFS
+ * files into other tables, and every column of every row of the six tables must be the loader's; a rebuild killed
+ * halfway (its driver, SIGKILL) and run again gives the same rows; verify finds and repairs damaged rows and reports a
+ * replaced file. One cluster for the class; the tests run in order (verify works on the first test's tables).
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class RebuildIT {
+    private static final KuduTablesConfig SOURCE = new KuduTablesConfig("src_", 2, 1);
+    private static final KuduTablesConfig TARGET = new KuduTablesConfig("dst_", 2, 1);
+
+    @TempDir
+    static Path dir;
+    private static EmbeddedHdfs hdfs;
+    private static EmbeddedKudu kudu;
+    private static SparkStandalone spark;
+
+    @BeforeAll
+    static void start() throws IOException {
+        // the Spark daemons start while HDFS and Kudu do and the index is loaded
+        spark = SparkStandalone.launch(dir.resolve("spark"), 2, 1, "640m");
+        hdfs = EmbeddedHdfs.start(dir.resolve("hdfs"));
+        kudu = EmbeddedKudu.start(dir.resolve("kudu"), 1);
+        IndexedDatasets.load(hdfs.fs(), kudu.client(), SOURCE);
+        spark.awaitWorkers(2);
+    }
+
+    @AfterAll
+    static void stop() {
+        try (AutoCloseable a = spark; AutoCloseable b = kudu; AutoCloseable c = hdfs) {
+            // closed in reverse order
+        } catch (Exception e) {
+            throw new AssertionError("could not stop the cluster", e);
+        }
+    }
+
+    @Test
+    @Order(1)
+    void rebuildWritesEveryRowAsTheLoaderDid() throws Exception {
+        String out = rebuild(0, 2, "--all");
+
+        assertTrue(out.contains("rebuild: 5 datasets"), out);
+        for (String table : List.of("DUPLICATEDEVENTS", "MCEVENTS", "EVENTSOVERLAP", "TRIGGERCOUNT")) {
+            assertFalse(rows(SOURCE.prefix() + table).isEmpty(), "the source " + table + " has rows to compare");
+        }
+        assertTablesEqual();
+        // each worker started an executor of the job as a process of its own (its folder holds the executor's log)
+        long workersUsed = Stream.of(spark.dir().resolve("worker-0"), spark.dir().resolve("worker-1"))
+                .filter(RebuildIT::hasExecutor).count();
+        assertEquals(2, workersUsed, "workers that started an executor, under " + spark.dir());
+    }
+
+    @Test
+    @Order(2)
+    void aJobKilledHalfwayResumesWhereItStopped() throws Exception {
+        KuduTablesConfig resumed = new KuduTablesConfig("k_", 2, 1);
+        List<String> options = new ArrayList<>(List.of(System.getProperty("spark.java.options").split(" ")));
+        options.add("-Xmx600m");
+        List<String> args = new ArrayList<>(rebuildArgs(resumed, 2));
+        args.add("--all");
+        DatasetQueries target = new DatasetQueries(kudu.client(), resumed);
+        try (DaemonProcess driver = DaemonProcess.start(RebuildMain.class, dir.resolve("killed-driver.log"), options,
+                args.toArray(String[]::new))) {
+            // halfway: the big dataset LOADING with rows written
+            Await.until("the rebuild halfway through " + IndexedDatasets.BIG, Duration.ofSeconds(120), () -> {
+                assertTrue(driver.isAlive(), () -> "the rebuild ended before it could be killed:\n" + driver.log());
+                return loadingWithRows(target, IndexedDatasets.BIG);
+            });
+        } // killed (SIGKILL)
+
+        String out = rebuild(0, resumed, 2, "--all");
+
+        // the run whose task ran before the big one's on the same executor is done: skipped; the big one, found
+        // LOADING with part of its rows, is loaded again
+        assertTrue(out.contains("already rebuilt "), out);
+        assertTrue(out.contains("rebuilt " + IndexedDatasets.BIG + ":"), out);
+        for (int i = 0; i < SOURCE.tables().size(); i++) {
+            assertEquals(rows(SOURCE.tables().get(i)), rows(resumed.tables().get(i)), resumed.tables().get(i));
+        }
+    }
+
+    private static boolean loadingWithRows(DatasetQueries target, String dataset) {
+        try {
+            java.util.Optional<DatasetsRow> row = target.dataset(dataset);
+            return row.isPresent() && row.get().state() == org.eventindex.kudu.LoadState.LOADING
+                    && target.countEvents(row.get().dspid(), row.get().rgid()).events() > 1_000;
+        } catch (IOException | RuntimeException e) {
+            return false; // the target tables are not created yet
+        }
+    }
+
+    @Test
+    @Order(3)
+    void verifyReportsEveryCorruptionOfKuduAndRepairsIt() throws Exception {
+        // the rebuilt tables, damaged: rows deleted, a value changed, a duplicate deleted
+        assertEquals(3, deleteEvents(IndexedDatasets.AOD, 3));
+        changeLumiBlock(IndexedDatasets.ESD, 300, 999);
+        deleteOneDuplicate(IndexedDatasets.MC);
+
+        String found = verify(1, "--all");
+
+        assertTrue(found.contains("KUDU_DIFFERS " + IndexedDatasets.AOD), found);
+        assertTrue(found.contains("Kudu holds 297 rows, the file gives 300"), found);
+        assertTrue(found.contains("KUDU_DIFFERS " + IndexedDatasets.ESD), found);
+        assertTrue(found.contains("(same count: rows changed)"), found);
+        assertTrue(found.contains("KUDU_DIFFERS " + IndexedDatasets.MC), found);
+        assertTrue(found.contains("OK " + IndexedDatasets.LATE), found);
+        assertTrue(found.contains("5 datasets (every epoch, every dataset): 2 agree, 3 differ, 0 repaired"), found);
+
+        String repaired = verify(0, "--all", "--repair");
+
+        assertTrue(repaired.contains("3 repaired, 0 still differ"), repaired);
+        assertTablesEqual();
+    }
+
+    @Test
+    @Order(4)
+    void verifyReportsAReplacedFileAndLeavesKuduAlone() throws Exception {
+        List<String> before = rows(TARGET.eventsTable());
+        // another dataset's file in LATE's place
+        assertTrue(org.apache.hadoop.fs.FileUtil.copy(hdfs.fs(), IndexedDatasets.file(IndexedDatasets.AOD), hdfs.fs(),
+                IndexedDatasets.file(IndexedDatasets.LATE), false, true, hdfs.conf()));
+
+        String out = verify(1, "--dataset", IndexedDatasets.LATE, "--repair");
+
+        assertTrue(out.contains("FILE_DIFFERS " + IndexedDatasets.LATE), out);
+        assertTrue(out.contains("the file holds 311 events, the catalogue says 150"), out);
+        assertTrue(out.contains("Kudu is left as it is"), out);
+        assertEquals(before, rows(TARGET.eventsTable()), "EVENTS after verifying a replaced file");
+    }
+
+    private static boolean hasExecutor(Path worker) {
+        try (Stream<Path> s = Files.walk(worker)) {
+            return s.anyMatch(p -> p.getFileName().toString().equals("stderr"));
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private static String rebuild(int expectedStatus, int executors, String... selection) {
+        return rebuild(expectedStatus, TARGET, executors, selection);
+    }
+
+    /** The options of a rebuild from SOURCE into {@code target} on the cluster. */
+    private static List<String> rebuildArgs(KuduTablesConfig target, int executors) {
+        List<String> args = new ArrayList<>(List.of("--masters", kudu.masterAddresses(),
+                "--prefix", SOURCE.prefix(), "--target-prefix", target.prefix(), "--buckets", "2", "--replicas", "1",
+                "--master", spark.masterUrl()));
+        SparkStandalone.applicationSettings(executors, "512m").forEach((k, v) -> args.addAll(List.of("--conf",
+                k + "=" + v)));
+        return args;
+    }
+
+    private static String rebuild(int expectedStatus, KuduTablesConfig target, int executors, String... selection) {
+        List<String> args = rebuildArgs(target, executors);
+        args.addAll(List.of(selection));
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int status = RebuildMain.run(args.toArray(String[]::new), new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+        String text = out.toString(StandardCharsets.UTF_8) + err.toString(StandardCharsets.UTF_8);
+        assertEquals(expectedStatus, status, text);
+        return text;
+    }
+
+    /** {@code eventindex verify} of the rebuilt tables, in-process on {@code local[2]} (cheap: no executor JVMs). */
+    private static String verify(int expectedStatus, String... args) {
+        List<String> all = new ArrayList<>(List.of("--masters", kudu.masterAddresses(), "--prefix", TARGET.prefix(),
+                "--master", "local[2]", "--conf", "spark.ui.enabled=false", "--conf", "spark.driver.host=127.0.0.1"));
+        all.addAll(List.of(args));
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        int status = VerifyMain.run(all.toArray(String[]::new), new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(out, true, StandardCharsets.UTF_8));
+        String text = out.toString(StandardCharsets.UTF_8);
+        assertEquals(expectedStatus, status, text);
+        return text;
+    }
+
+    private static void assertTablesEqual() throws IOException {
+        for (int i = 0; i < SOURCE.tables().size(); i++) {
+            String source = SOURCE.tables().get(i);
+            String target = TARGET.tables().get(i);
+            List<String> expected = rows(source);
+            assertFalse(expected.isEmpty(), source + " has rows");
+            assertEquals(expected, rows(target), target + " against " + source + ", every column of every row");
+        }
+    }
+
+    /** Every row of {@code table}, every column, as text; sorted. */
+    private static List<String> rows(String table) throws IOException {
+        KuduClient client = kudu.client();
+        KuduScanner scanner = client.newScannerBuilder(client.openTable(table)).build();
+        List<String> rows = new ArrayList<>();
+        while (scanner.hasMoreRows()) {
+            for (RowResult r : scanner.nextRows()) {
+                rows.add(r.rowToString());
+            }
+        }
+        scanner.close();
+        rows.sort(null);
+        return rows;
+    }
+
+    private static int deleteEvents(String dataset, int count) throws IOException {
+        DatasetsRow row = new DatasetQueries(kudu.client(), TARGET).dataset(dataset).orElseThrow();
+        KuduTable table = kudu.client().openTable(TARGET.eventsTable());
+        List<org.apache.kudu.client.Operation> deletes = new ArrayList<>();
+        for (long event = 100; event < 100 + count; event++) {
+            Delete delete = table.newDelete();
+            PartialRow key = delete.getRow();
+            key.addInt(KuduSchemas.DSPID, row.dspid());
+            key.addLong(KuduSchemas.EVENTNUMBER, event);
+            key.addInt(KuduSchemas.RGID, row.rgid());
+            deletes.add(delete);
+        }
+        apply(deletes);
+        return deletes.size();
+    }
+
+    private static void changeLumiBlock(String dataset, long event, int lumiBlock) throws IOException {
+        DatasetsRow row = new DatasetQueries(kudu.client(), TARGET).dataset(dataset).orElseThrow();
+        Update update = kudu.client().openTable(TARGET.eventsTable()).newUpdate();
+        PartialRow key = update.getRow();
+        key.addInt(KuduSchemas.DSPID, row.dspid());
+        key.addLong(KuduSchemas.EVENTNUMBER, event);
+        key.addInt(KuduSchemas.RGID, row.rgid());
+        key.addInt(KuduSchemas.LUMIBLOCKNR, lumiBlock);
+        apply(List.of(update));
+    }
+
+    private static void deleteOneDuplicate(String dataset) throws IOException {
+        DatasetsRow row = new DatasetQueries(kudu.client(), TARGET).dataset(dataset).orElseThrow();
+        KuduTable table = kudu.client().openTable(TARGET.duplicatedEventsTable());
+        KuduScanner scanner = kudu.client().newScannerBuilder(table)
+                .setProjectedColumnNames(KuduSchemas.DUPLICATED_EVENTS_KEY).build();
+        Delete delete = null;
+        while (delete == null && scanner.hasMoreRows()) {
+            for (RowResult r : scanner.nextRows()) {
+                if (r.getInt(KuduSchemas.DSPID) == row.dspid()) {
+                    delete = table.newDelete();
+                    delete.getRow().addInt(KuduSchemas.DSPID, row.dspid());
+                    delete.getRow().addLong(KuduSchemas.EVENTNUMBER, r.getLong(KuduSchemas.EVENTNUMBER));
+                    delete.getRow().addInt(KuduSchemas.RGID, r.getInt(KuduSchemas.RGID));
+                    delete.getRow().addLong(KuduSchemas.INSERTION_TIME, r.getLong(KuduSchemas.INSERTION_TIME));
+                    break;
+                }
+            }
+        }
+        scanner.close();
+        assertTrue(delete != null, "a duplicate of " + dataset + " to delete");
+        apply(List.of(delete));
+    }
+
+    private static void apply(List<? extends org.apache.kudu.client.Operation> operations) throws IOException {
+        KuduSession session = kudu.client().newSession();
+        try {
+            for (org.apache.kudu.client.Operation op : operations) {
+                var response = session.apply(op);
+                assertFalse(response.hasRowError(), () -> String.valueOf(response.getRowError()));
+            }
+        } finally {
+            session.close();
+        }
+    }
+}
