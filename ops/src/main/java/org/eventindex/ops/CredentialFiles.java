@@ -12,13 +12,18 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.WeakHashMap;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.function.LongSupplier;
 
 /**
  * The age of each credential file a daemon uses (secret files, keytab, trust stores), read at every scrape: seconds
  * since the file last changed, which is when it was last rotated ({@link #AGE}, labels {@code key} = the configuration
  * key naming the file and {@code kind} = {@code secret}, {@code keytab} or {@code truststore}); and for the secrets
- * read again on change ({@link Secret}), the changes that could not be used ({@link #RELOAD_FAILURES}). A keytab's
+ * read again on change ({@link Secret}) and the HTTPS key and trust stores, the changes that could not be used
+ * ({@link #RELOAD_FAILURES}). A keytab's
  * age is the time since its keys (a new kvno) were installed; the alerts compare it with the site's rotation period.
  */
 public final class CredentialFiles {
@@ -29,6 +34,9 @@ public final class CredentialFiles {
 
     private record Entry(String key, String kind, Path file, Secret secret) {
     }
+
+    /** The files counted in {@link #RELOAD_FAILURES}, by registry (one counter per registry) and key. */
+    private static final Map<PrometheusRegistry, Map<String, LongSupplier>> RELOADING = new WeakHashMap<>();
 
     private final List<Entry> entries = new ArrayList<>();
 
@@ -75,13 +83,29 @@ public final class CredentialFiles {
                 .labelNames("key", "kind")
                 .callback(cb -> all.forEach(e -> cb.call(age(e.file(), clock), e.key(), e.kind())))
                 .register(registry);
-        List<Entry> secrets = all.stream().filter(e -> e.secret() != null).toList();
-        if (!secrets.isEmpty()) {
-            CounterWithCallback.builder().name(RELOAD_FAILURES).help("Changes of a secret file that could not be"
-                            + " used (missing, empty, open to group or others); the previous secret stays in use.")
-                    .labelNames("key")
-                    .callback(cb -> secrets.forEach(e -> cb.call(e.secret().reloadFailures(), e.key())))
-                    .register(registry);
+        all.stream().filter(e -> e.secret() != null)
+                .forEach(e -> reloadFailures(registry, e.key(), e.secret()::reloadFailures));
+    }
+
+    /**
+     * Adds a file read again on change to {@value #RELOAD_FAILURES} of {@code registry} (label {@code key}): the
+     * secrets of {@link #register}, the HTTPS key and trust stores ({@link OpsHttpServer}). The counter is registered
+     * with the first file.
+     */
+    public static void reloadFailures(PrometheusRegistry registry, String key, LongSupplier failures) {
+        Objects.requireNonNull(key, "key is null");
+        Objects.requireNonNull(failures, "failures is null");
+        synchronized (RELOADING) {
+            RELOADING.computeIfAbsent(registry, r -> {
+                Map<String, LongSupplier> files = new ConcurrentSkipListMap<>();
+                CounterWithCallback.builder().name(RELOAD_FAILURES).help("Changes of a credential file that could"
+                                + " not be used (missing, empty, open to group or others, not a key store); the"
+                                + " previous credential stays in use.")
+                        .labelNames("key")
+                        .callback(cb -> files.forEach((k, f) -> cb.call(f.getAsLong(), k)))
+                        .register(r);
+                return files;
+            }).put(key, failures);
         }
     }
 

@@ -101,7 +101,8 @@ public final class OpsHttpServer implements AutoCloseable {
         if (threads < 1) {
             throw new IllegalArgumentException("threads must be at least 1, got " + threads);
         }
-        SSLContext tls = access.tls() ? access.sslContext() : null;
+        SSLContext tls = access.tls() ? access.sslContext(
+                f -> CredentialFiles.reloadFailures(metrics, f.what(), f::failures)) : null;
         authenticator = access.authenticated() ? new HttpAuthenticator(access,
                 access.mechanisms().contains(HttpAccess.Mechanism.KERBEROS) ? SpnegoAcceptor.login(
                         access.kerberosPrincipal(), access.kerberosKeytab(), access.prefix() + "kerberos.keytab")
