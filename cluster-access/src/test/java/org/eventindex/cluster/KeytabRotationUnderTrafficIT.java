@@ -49,8 +49,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * server with a ticket from a login of her own made for each request, and the daemon asks the KDC for a service ticket
  * with its ticket-granting ticket for each request (as its Kudu and HDFS clients negotiate). The new keys
  * ({@code cpw -randkey -keepold}), the keytab exported to a file beside the daemon's and moved over it, a renewal from
- * it, the old keys purged at the KDC, another renewal: no request fails, no renewal fails, no restart; the keytab of
- * before is refused by the KDC at the end. Runs in a JVM of its own (the JVM reads the KDC's krb5.conf once). About
+ * it, the old keys purged at the KDC, another renewal; then the server's principal, its new key staged first
+ * ({@code ktutil addent -password} with the next kvno, the keytab moved in, then {@code cpw -pw -keepold} at the KDC,
+ * then the old key purged): no request fails, no renewal fails, no restart; the keytab of before is refused by the KDC
+ * at the end. Runs in a JVM of its own (the JVM reads the KDC's krb5.conf once). About
  * 5 s.
  */
 class KeytabRotationUnderTrafficIT {
@@ -61,7 +63,7 @@ class KeytabRotationUnderTrafficIT {
     Path dir;
 
     @Test
-    void requestsAreAnsweredThroughoutAKeytabRotationAndTheRenewalsUseTheNewKeys() throws Exception {
+    void requestsAreAnsweredThroughoutTheRotationOfBothPrincipalsOfADaemonsKeytab() throws Exception {
         try (MitKdc kdc = MitKdc.startForThisJvm(dir.resolve("kdc"), Duration.ofMinutes(10))) {
             String daemon = MitKdc.inRealm("eventindex/localhost");
             String http = MitKdc.inRealm("HTTP/localhost");
@@ -120,6 +122,23 @@ class KeytabRotationUnderTrafficIT {
                     kdc.kadmin("purgekeys -keepkvno " + newKvno + " " + daemon);
                     assertNotSame(renewed, KerberosLoginIT.renew(login, clock), "renewed with only the new keys");
                     awaitMore(answered, "requests after the old keys were purged");
+
+                    // the server's principal: the new key staged in the keytab before the KDC issues tickets of it
+                    int httpKvno = KerberosLoginIT.kvno(keytab, http);
+                    String password = "rotated-" + Long.toHexString(System.nanoTime());
+                    Path staged = dir.resolve("daemon.keytab.staged");
+                    ktutil("rkt " + keytab + "\n"
+                            + addent(http, httpKvno + 1, "aes256-cts-hmac-sha1-96", password)
+                            + addent(http, httpKvno + 1, "aes128-cts-hmac-sha1-96", password)
+                            + "wkt " + staged + "\nq\n");
+                    Files.setPosixFilePermissions(staged, PosixFilePermissions.fromString("rw-------"));
+                    Files.move(staged, keytab, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+                    awaitMore(answered, "requests with the staged key in the server's keytab");
+                    kdc.kadmin("cpw -pw " + password + " -keepold " + http);
+                    // from here on every new ticket for HTTP/localhost is of the staged kvno: only its key reads it
+                    awaitMore(answered, "requests with tickets of the server's new key");
+                    kdc.kadmin("purgekeys -keepkvno " + (httpKvno + 1) + " " + http);
+                    awaitMore(answered, "requests after the server's old key was purged");
                 } finally {
                     running.set(false);
                     traffic.join();
@@ -133,6 +152,20 @@ class KeytabRotationUnderTrafficIT {
             assertTrue(KerberosLogin.reason(refused).contains("the KDC refused the keytab's key"),
                     KerberosLogin.reason(refused));
         }
+    }
+
+    private static String addent(String principal, int kvno, String enctype, String password) {
+        return "addent -password -p " + principal + " -k " + kvno + " -e " + enctype + "\n" + password + "\n";
+    }
+
+    /** Runs MIT's {@code ktutil} with {@code commands} on its standard input (the password prompts read it too). */
+    private static void ktutil(String commands) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder("ktutil").redirectErrorStream(true).start();
+        try (var in = p.getOutputStream()) {
+            in.write(commands.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        }
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertEquals(0, p.waitFor(), "ktutil: " + out);
     }
 
     private static void awaitMore(AtomicInteger answered, String what) {
