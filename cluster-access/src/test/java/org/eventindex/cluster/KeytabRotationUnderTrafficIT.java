@@ -4,6 +4,7 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import org.apache.hadoop.conf.Configuration;
 import org.eventindex.cluster.testing.MitKdc;
 import org.eventindex.cluster.testing.MovableClock;
+import org.eventindex.ops.CredentialFiles;
 import org.eventindex.ops.DaemonMetrics;
 import org.eventindex.ops.HttpAccess;
 import org.eventindex.ops.OpsHttpServer;
@@ -147,6 +148,9 @@ class KeytabRotationUnderTrafficIT {
                 assertEquals(List.of(), failures, "every request answered during the rotation");
                 assertEquals(0, login.failures(), "no renewal failed");
                 assertEquals(0, DaemonMetrics.value(registry, KerberosLogin.LOGIN_FAILURES));
+                double age = DaemonMetrics.value(registry, CredentialFiles.AGE, "key", "lookup.http.kerberos.keytab",
+                        "kind", "keytab");
+                assertTrue(age >= 0 && age < 60, "the keytab's age restarted at the move: " + age);
             }
             LoginException refused = assertThrows(LoginException.class, () -> login(daemon, before));
             assertTrue(KerberosLogin.reason(refused).contains("the KDC refused the keytab's key"),

@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 /**
@@ -37,6 +38,11 @@ public final class CredentialFiles {
 
     /** The files counted in {@link #RELOAD_FAILURES}, by registry (one counter per registry) and key. */
     private static final Map<PrometheusRegistry, Map<String, LongSupplier>> RELOADING = new WeakHashMap<>();
+    /** The files of {@link #AGE}, by registry (one gauge per registry) and key. */
+    private static final Map<PrometheusRegistry, Map<String, Aged>> AGES = new WeakHashMap<>();
+
+    private record Aged(String kind, Path file) {
+    }
 
     private final List<Entry> entries = new ArrayList<>();
 
@@ -73,18 +79,30 @@ public final class CredentialFiles {
     public void register(PrometheusRegistry registry, Clock clock) {
         Objects.requireNonNull(registry, "registry is null");
         Objects.requireNonNull(clock, "clock is null");
-        if (entries.isEmpty()) {
-            return;
+        for (Entry e : entries) {
+            age(registry, clock, e.key(), e.kind(), e.file());
+            if (e.secret() != null) {
+                reloadFailures(registry, e.key(), e.secret()::reloadFailures);
+            }
         }
-        List<Entry> all = List.copyOf(entries);
-        GaugeWithCallback.builder().name(AGE).help("Seconds since each credential file of the daemon last changed"
-                        + " (was rotated), by configuration key and kind (secret, keytab, truststore); -1 when it"
-                        + " cannot be read.")
+    }
+
+    /**
+     * Adds a credential file to {@value #AGE} of {@code registry} (labels {@code key}, {@code kind}): the files of
+     * {@link #register}, the HTTP server's key store, trust store and keytab ({@link OpsHttpServer}). The gauge is
+     * registered with the first file, against its {@code clock}.
+     */
+    public static void age(PrometheusRegistry registry, Clock clock, String key, String kind, Path file) {
+        Objects.requireNonNull(clock, "clock is null");
+        Objects.requireNonNull(kind, "kind is null");
+        Objects.requireNonNull(file, "file is null");
+        shared(AGES, registry, key, new Aged(kind, file), files -> GaugeWithCallback.builder().name(AGE)
+                .help("Seconds since each credential file of the daemon last changed (was rotated), by"
+                        + " configuration key and kind (secret, keytab, truststore, keystore); -1 when it cannot be"
+                        + " read.")
                 .labelNames("key", "kind")
-                .callback(cb -> all.forEach(e -> cb.call(age(e.file(), clock), e.key(), e.kind())))
-                .register(registry);
-        all.stream().filter(e -> e.secret() != null)
-                .forEach(e -> reloadFailures(registry, e.key(), e.secret()::reloadFailures));
+                .callback(cb -> files.forEach((k, f) -> cb.call(age(f.file(), clock), k, f.kind())))
+                .register(registry));
     }
 
     /**
@@ -93,19 +111,26 @@ public final class CredentialFiles {
      * with the first file.
      */
     public static void reloadFailures(PrometheusRegistry registry, String key, LongSupplier failures) {
-        Objects.requireNonNull(key, "key is null");
         Objects.requireNonNull(failures, "failures is null");
-        synchronized (RELOADING) {
-            RELOADING.computeIfAbsent(registry, r -> {
-                Map<String, LongSupplier> files = new ConcurrentSkipListMap<>();
-                CounterWithCallback.builder().name(RELOAD_FAILURES).help("Changes of a credential file that could"
-                                + " not be used (missing, empty, open to group or others, not a key store); the"
-                                + " previous credential stays in use.")
-                        .labelNames("key")
-                        .callback(cb -> files.forEach((k, f) -> cb.call(f.getAsLong(), k)))
-                        .register(r);
+        shared(RELOADING, registry, key, failures, files -> CounterWithCallback.builder().name(RELOAD_FAILURES)
+                .help("Changes of a credential file that could not be used (missing, empty, open to group or"
+                        + " others, not a key store); the previous credential stays in use.")
+                .labelNames("key")
+                .callback(cb -> files.forEach((k, f) -> cb.call(f.getAsLong(), k)))
+                .register(registry));
+    }
+
+    /** Puts {@code value} under {@code key} in the registry's map of {@code all}, registering its metric first. */
+    private static <V> void shared(Map<PrometheusRegistry, Map<String, V>> all, PrometheusRegistry registry,
+                                   String key, V value, Consumer<Map<String, V>> metric) {
+        Objects.requireNonNull(registry, "registry is null");
+        Objects.requireNonNull(key, "key is null");
+        synchronized (all) {
+            all.computeIfAbsent(registry, r -> {
+                Map<String, V> files = new ConcurrentSkipListMap<>();
+                metric.accept(files);
                 return files;
-            }).put(key, failures);
+            }).put(key, value);
         }
     }
 

@@ -18,6 +18,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -58,6 +59,21 @@ public final class OpsHttpServer implements AutoCloseable {
         // (measured by the supervisor's InformationServiceTest). A value set on the command line is kept.
         if (System.getProperty("sun.net.httpserver.nodelay") == null) {
             System.setProperty("sun.net.httpserver.nodelay", "true");
+        }
+    }
+
+    /** The HTTP server's key store, client trust store and keytab in {@value CredentialFiles#AGE}. */
+    private static void credentialAges(HttpAccess access, PrometheusRegistry metrics) {
+        Clock clock = Clock.systemUTC();
+        access.keyStore().ifPresent(f -> CredentialFiles.age(metrics, clock, access.prefix() + "keystore", "keystore",
+                f));
+        if (access.mechanisms().contains(HttpAccess.Mechanism.CERTIFICATE) && access.clientTrust() != null) {
+            CredentialFiles.age(metrics, clock, access.prefix() + "truststore", "truststore",
+                    access.clientTrust().file());
+        }
+        if (access.mechanisms().contains(HttpAccess.Mechanism.KERBEROS)) {
+            CredentialFiles.age(metrics, clock, access.prefix() + "kerberos.keytab", "keytab",
+                    access.kerberosKeytab());
         }
     }
 
@@ -103,6 +119,7 @@ public final class OpsHttpServer implements AutoCloseable {
         }
         SSLContext tls = access.tls() ? access.sslContext(
                 f -> CredentialFiles.reloadFailures(metrics, f.what(), f::failures)) : null;
+        credentialAges(access, metrics);
         authenticator = access.authenticated() ? new HttpAuthenticator(access,
                 access.mechanisms().contains(HttpAccess.Mechanism.KERBEROS) ? SpnegoAcceptor.login(
                         access.kerberosPrincipal(), access.kerberosKeytab(), access.prefix() + "kerberos.keytab")

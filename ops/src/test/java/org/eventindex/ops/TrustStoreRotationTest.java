@@ -27,6 +27,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A daemon's client trust store ({@code *.http.truststore}) changed in place while clients keep asking: a CA added
@@ -77,6 +78,8 @@ class TrustStoreRotationTest {
             Await.until("alice's requests answered", Duration.ofSeconds(30), () -> answered.get() >= 3);
             assertThrows(IOException.class, () -> get(health, carol, site), "the grid CA is not trusted yet");
             assertEquals(0, DaemonMetrics.value(registry, CredentialFiles.RELOAD_FAILURES, "key", key));
+            assertTrue(DaemonMetrics.value(registry, CredentialFiles.AGE, "key", key, "kind", "truststore") >= 0,
+                    "the trust store's age exported");
 
             // the site's store plus the grid CA, same password, moved over the served file
             Path next = Files.copy(site.trustStore(), dir.resolve("clients-next.p12"));
