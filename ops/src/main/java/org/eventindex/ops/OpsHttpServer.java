@@ -34,6 +34,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
+import javax.net.ssl.X509ExtendedKeyManager;
 
 /**
  * The one HTTP server of every daemon: {@code /health} (liveness: 200 while the daemon can work, 503 with the reason
@@ -117,8 +118,13 @@ public final class OpsHttpServer implements AutoCloseable {
         if (threads < 1) {
             throw new IllegalArgumentException("threads must be at least 1, got " + threads);
         }
-        SSLContext tls = access.tls() ? access.sslContext(
-                f -> CredentialFiles.reloadFailures(metrics, f.what(), f::failures)) : null;
+        SSLContext tls = access.tls() ? access.sslContext(f -> {
+            CredentialFiles.reloadFailures(metrics, f.what(), f::failures);
+            if (f.current() instanceof X509ExtendedKeyManager) {
+                // the certificate served now, for its expiry
+                CertificateExpiry.served(metrics, "http", () -> (X509ExtendedKeyManager) f.current());
+            }
+        }) : null;
         credentialAges(access, metrics);
         authenticator = access.authenticated() ? new HttpAuthenticator(access,
                 access.mechanisms().contains(HttpAccess.Mechanism.KERBEROS) ? SpnegoAcceptor.login(

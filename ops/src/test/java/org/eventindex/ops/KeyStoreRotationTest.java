@@ -72,9 +72,14 @@ class KeyStoreRotationTest {
                     () -> answered.get() >= 3);
             assertTrue(served.get(0).contains("CN=localhost"), served.get(0));
 
+            double firstNotAfter = DaemonMetrics.value(registry, CertificateExpiry.NOT_AFTER, "store", "http",
+                    "subject", "CN=localhost,O=EventIndex Test");
+            assertTrue(firstNotAfter > System.currentTimeMillis() / 1000.0, "the served certificate's expiry");
             install(renewed.keyStore(), serving);
             Await.until("the renewed certificate served", Duration.ofSeconds(30),
                     () -> served.get(served.size() - 1).contains("CN=127.0.0.1"));
+            assertTrue(DaemonMetrics.value(registry, CertificateExpiry.NOT_AFTER, "store", "http",
+                    "subject", "CN=127.0.0.1,O=EventIndex Test") >= firstNotAfter, "the renewed one's expiry");
             int before = answered.get();
             Await.until("more requests", Duration.ofSeconds(30), () -> answered.get() >= before + 3);
 
