@@ -226,7 +226,7 @@ class KerberosLoginIT {
     }
 
     /** Moves the clock to the renewal point and renews (or sees the renewal thread's renewal). */
-    private static KerberosTicket renew(KerberosLogin login, MovableClock clock) {
+    static KerberosTicket renew(KerberosLogin login, MovableClock clock) {
         KerberosTicket previous = login.ticket().orElseThrow();
         clock.moveTo(login.renewalTime().orElseThrow());
         boolean renewed = login.checkAndRenew();
@@ -236,7 +236,7 @@ class KerberosLoginIT {
         return now;
     }
 
-    private static int kvno(Path keytab, String principal) {
+    static int kvno(Path keytab, String principal) {
         return Arrays.stream(KeyTab.getInstance(keytab.toFile()).getKeys(new KerberosPrincipal(principal)))
                 .mapToInt(KerberosKey::getVersionNumber).max().orElseThrow();
     }

@@ -12,13 +12,19 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.WeakHashMap;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 
 /**
  * The age of each credential file a daemon uses (secret files, keytab, trust stores), read at every scrape: seconds
  * since the file last changed, which is when it was last rotated ({@link #AGE}, labels {@code key} = the configuration
  * key naming the file and {@code kind} = {@code secret}, {@code keytab} or {@code truststore}); and for the secrets
- * read again on change ({@link Secret}), the changes that could not be used ({@link #RELOAD_FAILURES}). A keytab's
+ * read again on change ({@link Secret}) and the HTTPS key and trust stores, the changes that could not be used
+ * ({@link #RELOAD_FAILURES}). A keytab's
  * age is the time since its keys (a new kvno) were installed; the alerts compare it with the site's rotation period.
  */
 public final class CredentialFiles {
@@ -28,6 +34,14 @@ public final class CredentialFiles {
     public static final String RELOAD_FAILURES = "eventindex_credential_reload_failures_total";
 
     private record Entry(String key, String kind, Path file, Secret secret) {
+    }
+
+    /** The files counted in {@link #RELOAD_FAILURES}, by registry (one counter per registry) and key. */
+    private static final Map<PrometheusRegistry, Map<String, LongSupplier>> RELOADING = new WeakHashMap<>();
+    /** The files of {@link #AGE}, by registry (one gauge per registry) and key. */
+    private static final Map<PrometheusRegistry, Map<String, Aged>> AGES = new WeakHashMap<>();
+
+    private record Aged(String kind, Path file) {
     }
 
     private final List<Entry> entries = new ArrayList<>();
@@ -65,23 +79,58 @@ public final class CredentialFiles {
     public void register(PrometheusRegistry registry, Clock clock) {
         Objects.requireNonNull(registry, "registry is null");
         Objects.requireNonNull(clock, "clock is null");
-        if (entries.isEmpty()) {
-            return;
+        for (Entry e : entries) {
+            age(registry, clock, e.key(), e.kind(), e.file());
+            if (e.secret() != null) {
+                reloadFailures(registry, e.key(), e.secret()::reloadFailures);
+            }
         }
-        List<Entry> all = List.copyOf(entries);
-        GaugeWithCallback.builder().name(AGE).help("Seconds since each credential file of the daemon last changed"
-                        + " (was rotated), by configuration key and kind (secret, keytab, truststore); -1 when it"
-                        + " cannot be read.")
+    }
+
+    /**
+     * Adds a credential file to {@value #AGE} of {@code registry} (labels {@code key}, {@code kind}): the files of
+     * {@link #register}, the HTTP server's key store, trust store and keytab ({@link OpsHttpServer}). The gauge is
+     * registered with the first file, against its {@code clock}.
+     */
+    public static void age(PrometheusRegistry registry, Clock clock, String key, String kind, Path file) {
+        Objects.requireNonNull(clock, "clock is null");
+        Objects.requireNonNull(kind, "kind is null");
+        Objects.requireNonNull(file, "file is null");
+        shared(AGES, registry, key, new Aged(kind, file), files -> GaugeWithCallback.builder().name(AGE)
+                .help("Seconds since each credential file of the daemon last changed (was rotated), by"
+                        + " configuration key and kind (secret, keytab, truststore, keystore); -1 when it cannot be"
+                        + " read.")
                 .labelNames("key", "kind")
-                .callback(cb -> all.forEach(e -> cb.call(age(e.file(), clock), e.key(), e.kind())))
-                .register(registry);
-        List<Entry> secrets = all.stream().filter(e -> e.secret() != null).toList();
-        if (!secrets.isEmpty()) {
-            CounterWithCallback.builder().name(RELOAD_FAILURES).help("Changes of a secret file that could not be"
-                            + " used (missing, empty, open to group or others); the previous secret stays in use.")
-                    .labelNames("key")
-                    .callback(cb -> secrets.forEach(e -> cb.call(e.secret().reloadFailures(), e.key())))
-                    .register(registry);
+                .callback(cb -> files.forEach((k, f) -> cb.call(age(f.file(), clock), k, f.kind())))
+                .register(registry));
+    }
+
+    /**
+     * Adds a file read again on change to {@value #RELOAD_FAILURES} of {@code registry} (label {@code key}): the
+     * secrets of {@link #register}, the HTTPS key and trust stores ({@link OpsHttpServer}). The counter is registered
+     * with the first file.
+     */
+    public static void reloadFailures(PrometheusRegistry registry, String key, LongSupplier failures) {
+        Objects.requireNonNull(failures, "failures is null");
+        shared(RELOADING, registry, key, failures, files -> CounterWithCallback.builder().name(RELOAD_FAILURES)
+                .help("Changes of a credential file that could not be used (missing, empty, open to group or"
+                        + " others, not a key store); the previous credential stays in use.")
+                .labelNames("key")
+                .callback(cb -> files.forEach((k, f) -> cb.call(f.getAsLong(), k)))
+                .register(registry));
+    }
+
+    /** Puts {@code value} under {@code key} in the registry's map of {@code all}, registering its metric first. */
+    private static <V> void shared(Map<PrometheusRegistry, Map<String, V>> all, PrometheusRegistry registry,
+                                   String key, V value, Consumer<Map<String, V>> metric) {
+        Objects.requireNonNull(registry, "registry is null");
+        Objects.requireNonNull(key, "key is null");
+        synchronized (all) {
+            all.computeIfAbsent(registry, r -> {
+                Map<String, V> files = new ConcurrentSkipListMap<>();
+                metric.accept(files);
+                return files;
+            }).put(key, value);
         }
     }
 

@@ -8,6 +8,7 @@ import org.eventindex.io.FileReason;
 
 import javax.net.ssl.KeyManager;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManager;
 import javax.security.auth.x500.X500Principal;
 import java.io.IOException;
 import java.io.InputStream;
@@ -22,6 +23,7 @@ import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Consumer;
 
 /**
  * Who may use a daemon's HTTP server and how it is reached: TLS with the site's key store, client authentication by
@@ -145,7 +147,8 @@ public record HttpAccess(String prefix, Optional<Path> keyStore, String keyStore
                         + " must bring a Kerberos ticket). With certificate alone a client without a certificate"
                         + " fails the TLS handshake."),
                 new ConfigKey(prefix + "truststore", "", null, "PKCS12 or JKS trust store of the CAs whose client"
-                        + " certificates are accepted (e.g. the grid's IGTF CAs); empty: the JVM's default.")
+                        + " certificates are accepted (e.g. the grid's IGTF CAs); empty: the JVM's default. Read again when the"
+                        + " file changes (a CA added without a restart; same password).")
                         .secretPath(),
                 new ConfigKey(prefix + "truststore.password.file", "", null, "File (mode 0600) holding that trust"
                         + " store's password; empty: none.").secretPath(),
@@ -279,12 +282,13 @@ public record HttpAccess(String prefix, Optional<Path> keyStore, String keyStore
     }
 
     /**
-     * The server's TLS context: its key store ({@link ReloadingKeyManager}: read again when the file changes), and the
-     * client trust store when certificates are accepted (read at start).
+     * The server's TLS context: its key store ({@link ReloadingKeyManager}) and, when certificates are accepted, the
+     * client trust store ({@link ReloadingTrustManager}), both read again when their file changes.
      *
+     * @param watched told of each file read again (for its reload failures on the daemon's metrics)
      * @throws IllegalArgumentException naming the key and the file, never the password
      */
-    SSLContext sslContext() {
+    SSLContext sslContext(Consumer<WatchedFile<?>> watched) {
         Path file = keyStore.orElseThrow(() -> new IllegalStateException("no key store: plain HTTP"));
         try (InputStream in = Files.newInputStream(file)) {
             in.read();
@@ -300,10 +304,16 @@ public record HttpAccess(String prefix, Optional<Path> keyStore, String keyStore
                         + " hold the server's certificate and its key)");
             }
             // read again when the file changes: a renewed certificate is served without a restart
-            KeyManager keys = new ReloadingKeyManager(file, keyStorePassword, prefix + "keystore");
+            ReloadingKeyManager keys = new ReloadingKeyManager(file, keyStorePassword, prefix + "keystore");
+            watched.accept(keys.file());
+            TrustManager[] trust = null;
+            if (mechanisms.contains(Mechanism.CERTIFICATE) && clientTrust != null) {
+                ReloadingTrustManager clients = new ReloadingTrustManager(clientTrust, prefix + "truststore");
+                watched.accept(clients.file());
+                trust = new TrustManager[] {clients};
+            }
             SSLContext context = SSLContext.getInstance("TLS");
-            context.init(new KeyManager[] {keys}, mechanisms.contains(Mechanism.CERTIFICATE) && clientTrust != null
-                    ? clientTrust.trustManagers(prefix + "truststore") : null, null);
+            context.init(new KeyManager[] {keys}, trust, null);
             return context;
         } catch (IOException | GeneralSecurityException e) {
             throw new IllegalArgumentException(prefix + "keystore: cannot use key store " + file + ": "

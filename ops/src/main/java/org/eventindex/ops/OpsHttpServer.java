@@ -18,6 +18,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -33,6 +34,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
+import javax.net.ssl.X509ExtendedKeyManager;
 
 /**
  * The one HTTP server of every daemon: {@code /health} (liveness: 200 while the daemon can work, 503 with the reason
@@ -58,6 +60,21 @@ public final class OpsHttpServer implements AutoCloseable {
         // (measured by the supervisor's InformationServiceTest). A value set on the command line is kept.
         if (System.getProperty("sun.net.httpserver.nodelay") == null) {
             System.setProperty("sun.net.httpserver.nodelay", "true");
+        }
+    }
+
+    /** The HTTP server's key store, client trust store and keytab in {@value CredentialFiles#AGE}. */
+    private static void credentialAges(HttpAccess access, PrometheusRegistry metrics) {
+        Clock clock = Clock.systemUTC();
+        access.keyStore().ifPresent(f -> CredentialFiles.age(metrics, clock, access.prefix() + "keystore", "keystore",
+                f));
+        if (access.mechanisms().contains(HttpAccess.Mechanism.CERTIFICATE) && access.clientTrust() != null) {
+            CredentialFiles.age(metrics, clock, access.prefix() + "truststore", "truststore",
+                    access.clientTrust().file());
+        }
+        if (access.mechanisms().contains(HttpAccess.Mechanism.KERBEROS)) {
+            CredentialFiles.age(metrics, clock, access.prefix() + "kerberos.keytab", "keytab",
+                    access.kerberosKeytab());
         }
     }
 
@@ -101,7 +118,14 @@ public final class OpsHttpServer implements AutoCloseable {
         if (threads < 1) {
             throw new IllegalArgumentException("threads must be at least 1, got " + threads);
         }
-        SSLContext tls = access.tls() ? access.sslContext() : null;
+        SSLContext tls = access.tls() ? access.sslContext(f -> {
+            CredentialFiles.reloadFailures(metrics, f.what(), f::failures);
+            if (f.current() instanceof X509ExtendedKeyManager) {
+                // the certificate served now, for its expiry
+                CertificateExpiry.served(metrics, "http", () -> (X509ExtendedKeyManager) f.current());
+            }
+        }) : null;
+        credentialAges(access, metrics);
         authenticator = access.authenticated() ? new HttpAuthenticator(access,
                 access.mechanisms().contains(HttpAccess.Mechanism.KERBEROS) ? SpnegoAcceptor.login(
                         access.kerberosPrincipal(), access.kerberosKeytab(), access.prefix() + "kerberos.keytab")

@@ -116,7 +116,7 @@ class HttpAccessTest {
     void aMissingKeyStoreIsNamedWhenTheServerStarts() throws IOException {
         Path pw = SecretFile.write(dir.resolve("ks.pw"), "pw");
         HttpAccess a = read("tls=true", "keystore=" + dir.resolve("missing.p12"), "keystore.password.file=" + pw);
-        String m = assertThrows(IllegalArgumentException.class, a::sslContext).getMessage();
+        String m = assertThrows(IllegalArgumentException.class, () -> a.sslContext(f -> { })).getMessage();
         assertTrue(m.startsWith(P + "keystore: cannot read key store " + dir.resolve("missing.p12")), m);
     }
 

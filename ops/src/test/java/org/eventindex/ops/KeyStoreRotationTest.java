@@ -29,7 +29,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * A daemon's HTTPS key store renewed in place while clients keep asking (the rotation of docs/security.md): the
  * renewed certificate, from the same CA, moved over the key store file in one step, is served from the next
  * connection without a restart; no request fails meanwhile; a broken file moved in after it keeps the certificate in
- * use. Real certificates (openssl), a real HTTPS server, new TLS sessions per request.
+ * use and is counted in {@value CredentialFiles#RELOAD_FAILURES}. Real certificates (openssl), a real HTTPS server,
+ * new TLS sessions per request.
  */
 class KeyStoreRotationTest {
     @TempDir
@@ -45,7 +46,8 @@ class KeyStoreRotationTest {
         HttpAccess access = HttpAccess.load(Files.writeString(dir.resolve("ops.properties"), "lookup.http.tls=true\n"
                 + "lookup.http.keystore=" + serving + "\n"
                 + "lookup.http.keystore.password.file=" + site.passwordFile() + "\n"), "lookup.");
-        OpsHttpServer server = new OpsHttpServer(new InetSocketAddress("127.0.0.1", 0), 2, new PrometheusRegistry(),
+        PrometheusRegistry registry = new PrometheusRegistry();
+        OpsHttpServer server = new OpsHttpServer(new InetSocketAddress("127.0.0.1", 0), 2, registry,
                 OpsHttpServer.Readiness::ok, OpsHttpServer.Readiness::ok, access);
         server.start();
         TrustStore trust = new TrustStore(site.trustStore(), site.password());
@@ -70,9 +72,14 @@ class KeyStoreRotationTest {
                     () -> answered.get() >= 3);
             assertTrue(served.get(0).contains("CN=localhost"), served.get(0));
 
+            double firstNotAfter = DaemonMetrics.value(registry, CertificateExpiry.NOT_AFTER, "store", "http",
+                    "subject", "CN=localhost,O=EventIndex Test");
+            assertTrue(firstNotAfter > System.currentTimeMillis() / 1000.0, "the served certificate's expiry");
             install(renewed.keyStore(), serving);
             Await.until("the renewed certificate served", Duration.ofSeconds(30),
                     () -> served.get(served.size() - 1).contains("CN=127.0.0.1"));
+            assertTrue(DaemonMetrics.value(registry, CertificateExpiry.NOT_AFTER, "store", "http",
+                    "subject", "CN=127.0.0.1,O=EventIndex Test") >= firstNotAfter, "the renewed one's expiry");
             int before = answered.get();
             Await.until("more requests", Duration.ofSeconds(30), () -> answered.get() >= before + 3);
 
@@ -82,6 +89,8 @@ class KeyStoreRotationTest {
             int after = answered.get();
             Await.until("requests after the broken file", Duration.ofSeconds(30), () -> answered.get() >= after + 3);
             assertTrue(served.get(served.size() - 1).contains("CN=127.0.0.1"), served.toString());
+            assertEquals(1, DaemonMetrics.value(registry, CredentialFiles.RELOAD_FAILURES, "key",
+                    "lookup.http.keystore"), "the broken file counted once, the renewed one not");
         } finally {
             running.set(false);
             clients.join();
@@ -91,7 +100,7 @@ class KeyStoreRotationTest {
     }
 
     /** What a site does: the new file copied next to the old one, then moved over it in one step. */
-    private static void install(Path from, Path serving) throws IOException {
+    static void install(Path from, Path serving) throws IOException {
         Path staged = serving.resolveSibling(serving.getFileName() + ".new");
         Files.copy(from, staged, StandardCopyOption.REPLACE_EXISTING);
         Files.move(staged, serving, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
