@@ -99,7 +99,8 @@ public final class EventLookup implements AutoCloseable {
 
     /**
      * How many times lookups moved to other tables because a rebuild's swap put them under the configured names
-     * (the tables are checked by name every second; docs/rebuild.md).
+     * (the tables are checked by name every second; docs/rebuild.md); {@code lookup serve} exports it as
+     * {@code eventindex_lookup_table_switches_total}.
      */
     public long tableSwitches() {
         return reader.tableSwitches();
