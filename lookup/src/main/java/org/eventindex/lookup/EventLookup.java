@@ -85,7 +85,7 @@ public final class EventLookup implements AutoCloseable {
             throw new IllegalArgumentException("threads must be within 1..256: " + threads);
         }
         this.reader = new KuduEventReader(requireNonNull(client, "client is null"),
-                requireNonNull(config, "config is null"));
+                requireNonNull(config, "config is null"), nanoTime);
         this.datasets = new DatasetCache(reader::loadedDatasets, datasetCacheTtl, nanoTime);
         this.withDuplicates = withDuplicates;
         AtomicInteger n = new AtomicInteger();
@@ -95,6 +95,15 @@ public final class EventLookup implements AutoCloseable {
             return t;
         });
         this.explainer = new MissExplainer(reader, this::lookup, requireNonNull(pending, "pending is null"), pool);
+    }
+
+    /**
+     * How many times lookups moved to other tables because a rebuild's swap put them under the configured names
+     * (the tables are checked by name every second; docs/rebuild.md); {@code lookup serve} exports it as
+     * {@code eventindex_lookup_table_switches_total}.
+     */
+    public long tableSwitches() {
+        return reader.tableSwitches();
     }
 
     /** Looks up one event. */

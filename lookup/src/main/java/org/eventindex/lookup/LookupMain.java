@@ -14,6 +14,7 @@ import org.eventindex.cluster.KdcUnreachableException;
 import org.eventindex.ops.DependencyWait;
 import org.eventindex.ops.HttpAccess;
 import org.eventindex.kudu.KuduTablesConfig;
+import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
@@ -410,6 +411,11 @@ public final class LookupMain implements Callable<Integer> {
                     open.set(kudu.open(spec, wait));
                     // the Kerberos login's renewal failures and ticket end, like the other daemons (none without it)
                     open.get().access().register(http.metrics());
+                    EventLookup lookups = open.get().lookup();
+                    CounterWithCallback.builder().name(LookupServer.TABLE_SWITCHES)
+                            .help("Times the lookups moved to other tables: a rebuild's swap put them under the"
+                                    + " configured names (checked once a second).")
+                            .callback(cb -> cb.call(lookups.tableSwitches())).register(http.metrics());
                 } catch (InterruptedException | IOException | RuntimeException e) {
                     if (signals.received() == null) {
                         throw e;

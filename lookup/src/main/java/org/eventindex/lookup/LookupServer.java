@@ -64,6 +64,8 @@ public final class LookupServer implements AutoCloseable {
     public static final String REQUESTS = "eventindex_lookup_requests_total";
     /** Histogram, label {@code endpoint}: time from a request's arrival to its response. */
     public static final String DURATION = "eventindex_lookup_request_duration_seconds";
+    /** Counter: times the lookups moved to other tables because a rebuild's swap renamed them (docs/rebuild.md). */
+    public static final String TABLE_SWITCHES = "eventindex_lookup_table_switches_total";
     /** Gauge, label {@code dependency} ({@code kudu}): 1 while it answered its last check, else 0. */
     public static final String DEPENDENCY_UP = "eventindex_lookup_dependency_up";
     /** The prefix of the service's TLS and authentication keys, in the file of {@code lookup serve --http-config}. */

@@ -175,6 +175,7 @@ class LookupMainIT {
             assertTrue(metrics.contains("eventindex_lookup_requests_total{endpoint=\"figures\",outcome=\"ok\"} 1.0"),
                     metrics);
             assertTrue(metrics.contains("eventindex_lookup_dependency_up{dependency=\"kudu\"} 1.0"), metrics);
+            assertTrue(metrics.contains("eventindex_lookup_table_switches_total 0.0"), metrics);
             assertTrue(metrics.contains("eventindex_build_info{daemon=\"lookup\""), metrics);
         } finally {
             p.destroy();

@@ -10,6 +10,7 @@ import org.eventindex.kudu.KuduTablesConfig;
 import java.io.IOException;
 import java.util.List;
 import java.util.TreeSet;
+import java.util.function.Predicate;
 
 import static java.util.Objects.requireNonNull;
 
@@ -38,20 +39,36 @@ public final class RebuildJob {
 
     private final JavaSparkContext spark;
     private final KuduClient client;
+    private final int maxTasks;
 
     /** @param client the driver's Kudu client (reads the catalogue, creates the target tables) */
     public RebuildJob(JavaSparkContext spark, KuduClient client) {
-        this.spark = requireNonNull(spark, "spark is null");
-        this.client = requireNonNull(client, "client is null");
+        this(spark, client, Integer.MAX_VALUE);
     }
 
     /**
-     * Rebuilds the datasets of {@code source}'s catalogue that {@code selection} takes into {@code target}'s tables.
+     * @param maxTasks at most this many tasks write at once (the runs are spread over this many Spark partitions,
+     *                 each replaying its runs one after the other): the throttle that keeps lookups' p99 while a
+     *                 rebuild runs (docs/rebuild.md)
+     */
+    public RebuildJob(JavaSparkContext spark, KuduClient client, int maxTasks) {
+        this.spark = requireNonNull(spark, "spark is null");
+        this.client = requireNonNull(client, "client is null");
+        if (maxTasks < 1) {
+            throw new IllegalArgumentException("maxTasks must be positive: " + maxTasks);
+        }
+        this.maxTasks = maxTasks;
+    }
+
+    /**
+     * Rebuilds the datasets of {@code source}'s catalogue that {@code selection} takes (a {@link DatasetSelection},
+     * or the catch-up's datasets) into {@code target}'s tables.
      *
      * @throws IllegalArgumentException when source and target are the same tables
      * @throws IOException              when the catalogue cannot be read or the target tables cannot be created
      */
-    public Summary run(KuduTablesConfig source, RebuildTarget target, DatasetSelection selection) throws IOException {
+    public Summary run(KuduTablesConfig source, RebuildTarget target, Predicate<DatasetsRow> selection)
+            throws IOException {
         requireNonNull(source, "source is null");
         requireNonNull(target, "target is null");
         requireNonNull(selection, "selection is null");
@@ -73,7 +90,7 @@ public final class RebuildJob {
             return new Summary(List.of(), (System.nanoTime() - t0) / 1_000_000);
         }
         RebuildTarget shipped = target;
-        List<DatasetOutcome> outcomes = spark.parallelize(batches, batches.size())
+        List<DatasetOutcome> outcomes = spark.parallelize(batches, Math.min(batches.size(), maxTasks))
                 .flatMap(batch -> new RebuildTask(shipped).run(batch).iterator())
                 .collect();
         return new Summary(outcomes, (System.nanoTime() - t0) / 1_000_000);

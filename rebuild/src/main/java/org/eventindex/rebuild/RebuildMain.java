@@ -24,7 +24,8 @@ import java.util.concurrent.Callable;
                 + " replayed with the loader's own code, so the target rows are the source rows. Safe to run again:"
                 + " a dataset already rebuilt is skipped, an interrupted one is loaded again from a clean slate."},
         footer = {"", "Example: eventindex rebuild --masters kudu1:7051 --target-prefix e7_ --epoch 7 --master local[*]",
-            "On a cluster, through spark-submit: docs/rebuild.md."},
+            "On a cluster, through spark-submit: docs/rebuild.md.",
+            "Taking the rebuilt tables live: eventindex rebuild catch-up|swap|swap-back|drop-old --help."},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:every selected dataset rebuilt", "1:a dataset failed or the job failed (the message"
                 + " says which and why)", "2:usage error"})
@@ -45,6 +46,10 @@ public final class RebuildMain implements Callable<Integer> {
     @Option(names = "--replicas", paramLabel = "N",
             description = "tablet replicas of the target tables, odd (default: 3; 1 on a single server)")
     int replicas = KuduTablesConfig.DEFAULT_REPLICAS;
+    @Option(names = "--max-tasks", paramLabel = "N",
+            description = "at most N Spark tasks write at once (default: one per run); the throttle that keeps"
+                    + " lookups' p99 during a rebuild (docs/rebuild.md)")
+    int maxTasks = Integer.MAX_VALUE;
     @Option(names = "--load-threads", paramLabel = "N",
             description = "Kudu sessions writing one dataset within a task (default: 1; the tasks are the parallelism)")
     int loadThreads = 1;
@@ -60,6 +65,9 @@ public final class RebuildMain implements Callable<Integer> {
 
     /** Runs the command; returns the exit status. */
     static int run(String[] args, PrintStream out, PrintStream err) {
+        if (args.length > 0 && ShadowMain.COMMANDS.contains(args[0])) {
+            return ShadowMain.run(args, out, err);
+        }
         return CommandLines.execute(new RebuildMain(out, err), args, out, err);
     }
 
@@ -74,13 +82,17 @@ public final class RebuildMain implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
+        if (maxTasks < 1) {
+            throw new ParameterException(spec.commandLine(), "--max-tasks must be at least 1: " + maxTasks);
+        }
         if (job.prefix.equals(targetPrefix)) {
             throw new ParameterException(spec.commandLine(), "--target-prefix '" + targetPrefix + "' names the source"
                     + " tables: a rebuild writes into other tables, then swaps them in (docs/rebuild.md)");
         }
         RebuildTarget unsigned = target;
         return job.run(spec, err, "rebuild", "eventindex rebuild " + selection, (client, spark, credentials) ->
-                report(new RebuildJob(spark, client).run(source, unsigned.withCredentials(credentials), selection),
+                report(new RebuildJob(spark, client, maxTasks)
+                        .run(source, unsigned.withCredentials(credentials), selection),
                         selection));
     }
 

@@ -18,6 +18,7 @@ import java.net.URI;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.function.Predicate;
 
 import static java.util.Objects.requireNonNull;
 
@@ -45,7 +46,8 @@ public final class VerifyJob {
     }
 
     /** Verifies the datasets of {@code tables}' catalogue that {@code selection} takes; repairs them if asked. */
-    public List<Checked> run(RebuildTarget tables, DatasetSelection selection, boolean repair) throws IOException {
+    public List<Checked> run(RebuildTarget tables, Predicate<DatasetsRow> selection, boolean repair)
+            throws IOException {
         requireNonNull(tables, "tables is null");
         List<DatasetsRow> rows = new DatasetQueries(client, tables.tables()).datasets().stream()
                 .filter(selection).toList();

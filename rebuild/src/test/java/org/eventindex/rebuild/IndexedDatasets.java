@@ -36,6 +36,10 @@ import java.util.Random;
  *   <li>{@link #MC} (14, epoch 1): simulation of 361106, events 7k for k = 1..120, 14 and 21 twice.</li>
  *   <li>{@link #BIG} (15, epoch 2): run 327800, {@value #BIG_EVENTS} events.</li>
  * </ul>
+ * and, loaded later by {@link #loadLater} (a dataset the consumers load while a rebuild runs):
+ * <ul>
+ *   <li>{@link #LATER} (16, epoch 1): run 327636 events 440..500 (11 shared with ESD).</li>
+ * </ul>
  */
 final class IndexedDatasets {
     static final String AOD = "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1824_tid11111111_00";
@@ -43,6 +47,7 @@ final class IndexedDatasets {
     static final String LATE = "data17_13TeV.00327700.physics_Late.merge.AOD.f900_m2000";
     static final String MC = "mc16_13TeV.361106.PowhegPythia8_Zee.merge.AOD.e3601_r10201";
     static final String BIG = "data17_13TeV.00327800.physics_Main.merge.AOD.f900_m2001";
+    static final String LATER = "data17_13TeV.00327636.physics_Main.merge.AOD.f999_m3000";
     /** Events of {@link #BIG}: enough for its load to take a second or so, a window to kill the job in. */
     static final int BIG_EVENTS = 40_000;
     private static final String CLID = "D82968A1-CF91-4320-B2DD-E0F739CBC7E6";
@@ -81,6 +86,13 @@ final class IndexedDatasets {
         load(fs, client, tables, LATE, 13, 2, late, random);
         load(fs, client, tables, MC, 14, 1, mc, random);
         load(fs, client, tables, BIG, 15, 2, big, random);
+    }
+
+    /** Writes {@link #LATER}'s file and loads it into {@code config}'s tables. */
+    static void loadLater(FileSystem fs, KuduClient client, KuduTablesConfig config) throws IOException {
+        List<Ev> later = new ArrayList<>();
+        range(later, 327636, 440, 500, false, 0xF1);
+        load(fs, client, new KuduTables(client, config), LATER, 16, 1, later, new Random(16));
     }
 
     /** The HDFS file of {@code dataset}, in the consumer's layout (a folder per container). */

@@ -12,6 +12,10 @@ import org.eventindex.kudu.DatasetQueries;
 import org.eventindex.kudu.DatasetsRow;
 import org.eventindex.kudu.KuduSchemas;
 import org.eventindex.kudu.KuduTablesConfig;
+import org.eventindex.lookup.EventKey;
+import org.eventindex.lookup.EventLookup;
+import org.eventindex.lookup.LookupFilter;
+import org.eventindex.lookup.LookupResult;
 import org.eventindex.names.DatasetName;
 import org.eventindex.testing.Await;
 import org.eventindex.testing.DaemonProcess;
@@ -46,7 +50,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * executors started by the workers), with real HDFS and Kudu: the index loaded by the loader is rebuilt from its HDFS
  * files into other tables, and every column of every row of the six tables must be the loader's; a rebuild killed
  * halfway (its driver, SIGKILL) and run again gives the same rows; verify finds and repairs damaged rows and reports a
- * replaced file. One cluster for the class; the tests run in order (verify works on the first test's tables).
+ * replaced file; the rebuilt tables are swapped in, back and in again while lookups run, and none fails or differs.
+ * One cluster for the class; the tests run in order (verify works on the first test's tables, the swap on the
+ * second's).
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RebuildIT {
@@ -171,6 +177,150 @@ class RebuildIT {
         assertTrue(out.contains("the file holds 311 events, the catalogue says 150"), out);
         assertTrue(out.contains("Kudu is left as it is"), out);
         assertEquals(before, rows(TARGET.eventsTable()), "EVENTS after verifying a replaced file");
+    }
+
+    @Test
+    @Order(5)
+    void swapAndSwapBackWhileLookupsRun() throws Exception {
+        // live: SOURCE; shadow: the tables the killed-and-resumed rebuild wrote (equal to SOURCE's); retired: old_
+        String shadow = "k_";
+        String retired = "old_";
+        // loaded by the consumers after the rebuild: the swap catches it up into the shadow tables
+        IndexedDatasets.loadLater(hdfs.fs(), kudu.client(), SOURCE);
+        List<EventKey> keys = List.of(new EventKey(327636, 55), new EventKey(327636, 300), new EventKey(327636, 445),
+                new EventKey(327636, 480), new EventKey(327700, 10), new EventKey(361106, 14),
+                new EventKey(327800, IndexedDatasets.BIG_EVENTS));
+        try (EventLookup lookup = new EventLookup(kudu.client(), SOURCE, 2, true);
+             LookupsRunning running = new LookupsRunning(lookup, keys)) {
+            assertTrue(running.expected().get(3).matches().stream()
+                    .allMatch(m -> m.dataset().equals(IndexedDatasets.LATER)), "event 480 is in "
+                    + IndexedDatasets.LATER + " only: " + running.expected().get(3));
+
+            String swapped = shadowCommand(0, "swap", spark.masterUrl(), shadow, retired);
+
+            assertTrue(swapped.contains("caught up " + IndexedDatasets.LATER + ": 61 events"), swapped);
+            assertTrue(swapped.contains("renamed " + shadow + "DATASETS -> " + SOURCE.prefix() + "DATASETS"), swapped);
+            running.awaitSwitches(1);
+            // a swap-back killed after its first table (TRIGGERCOUNT is renamed first): run again, it finishes
+            rename(SOURCE.triggerCountTable(), shadow + "TRIGGERCOUNT");
+            rename(retired + "TRIGGERCOUNT", SOURCE.triggerCountTable());
+            assertEquals(1, running.switches(), "lookups moved before the swap-back renamed DATASETS");
+
+            String back = shadowCommand(0, "swap-back", "local[2]", shadow, retired);
+
+            assertFalse(back.contains("renamed " + SOURCE.triggerCountTable()), back);
+            assertTrue(back.contains("renamed " + retired + "DATASETS -> " + SOURCE.prefix() + "DATASETS"), back);
+            running.awaitSwitches(2);
+            shadowCommand(0, "swap", "local[2]", shadow, retired);
+            running.awaitSwitches(3);
+            String dropped = dropOld(retired);
+            assertTrue(dropped.contains("6 tables with prefix '" + retired + "' deleted"), dropped);
+            running.awaitRounds(3); // on the swapped-in tables only: the old ones are gone
+            running.stop();
+            assertEquals(List.of(), running.failures(), "lookups that failed or differed during the swaps");
+        }
+    }
+
+    private static void rename(String from, String to) throws IOException {
+        kudu.client().alterTable(from, new org.apache.kudu.client.AlterTableOptions().renameTable(to));
+    }
+
+    private static String shadowCommand(int expectedStatus, String command, String master, String shadow,
+                                        String retired) {
+        List<String> args = new ArrayList<>(List.of(command, "--masters", kudu.masterAddresses(),
+                "--prefix", SOURCE.prefix(), "--target-prefix", shadow, "--retired-prefix", retired,
+                "--master", master, "--conf", "spark.ui.enabled=false", "--conf", "spark.driver.host=127.0.0.1"));
+        if (master.startsWith("spark:")) {
+            SparkStandalone.applicationSettings(1, "512m").forEach((k, v) -> args.addAll(List.of("--conf",
+                    k + "=" + v)));
+        }
+        return runMain(expectedStatus, args);
+    }
+
+    private static String dropOld(String retired) {
+        return runMain(0, List.of("drop-old", "--masters", kudu.masterAddresses(), "--prefix", SOURCE.prefix(),
+                "--retired-prefix", retired));
+    }
+
+    private static String runMain(int expectedStatus, List<String> args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        PrintStream print = new PrintStream(out, true, StandardCharsets.UTF_8);
+        int status = RebuildMain.run(args.toArray(String[]::new), print, print);
+        String text = out.toString(StandardCharsets.UTF_8);
+        assertEquals(expectedStatus, status, text);
+        return text;
+    }
+
+    /**
+     * Lookups of a fixed batch of events, round after round on a thread of their own, each result compared with the
+     * one before any swap.
+     */
+    private static final class LookupsRunning implements AutoCloseable {
+        private final EventLookup lookup;
+        private final List<EventKey> keys;
+        private final List<LookupResult> expected;
+        private final List<String> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+        private final java.util.concurrent.atomic.AtomicLong rounds = new java.util.concurrent.atomic.AtomicLong();
+        private volatile boolean stop;
+        private final Thread thread;
+
+        LookupsRunning(EventLookup lookup, List<EventKey> keys) {
+            this.lookup = lookup;
+            this.keys = keys;
+            this.expected = lookup.lookup(keys, LookupFilter.all());
+            for (LookupResult r : expected) {
+                assertTrue(r.error() == null && !r.matches().isEmpty(), "found before the swap: " + r);
+            }
+            this.thread = new Thread(this::loop, "lookups-during-swap");
+            thread.start();
+        }
+
+        private void loop() {
+            while (!stop) {
+                List<LookupResult> got = lookup.lookup(keys, LookupFilter.all());
+                for (int i = 0; i < keys.size(); i++) {
+                    if (!got.get(i).equals(expected.get(i))) {
+                        failures.add("round " + rounds.get() + ": " + got.get(i) + " instead of " + expected.get(i));
+                    }
+                }
+                rounds.incrementAndGet();
+            }
+        }
+
+        List<LookupResult> expected() {
+            return expected;
+        }
+
+        long switches() {
+            return lookup.tableSwitches();
+        }
+
+        /** Until lookups moved {@code n} times in all, and a few rounds ran after. */
+        void awaitSwitches(long n) {
+            Await.until("lookups on the swapped tables (switch " + n + ")", Duration.ofSeconds(30),
+                    () -> lookup.tableSwitches() >= n);
+            assertEquals(n, lookup.tableSwitches(), "table switches");
+            awaitRounds(3);
+        }
+
+        void awaitRounds(long more) {
+            long target = rounds.get() + more;
+            Await.until(more + " more rounds of lookups", Duration.ofSeconds(30), () -> rounds.get() >= target);
+        }
+
+        void stop() throws InterruptedException {
+            stop = true;
+            thread.join(Duration.ofSeconds(30).toMillis());
+        }
+
+        List<String> failures() {
+            return List.copyOf(failures);
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            stop();
+        }
     }
 
     private static boolean hasExecutor(Path worker) {

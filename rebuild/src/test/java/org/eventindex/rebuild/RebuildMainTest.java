@@ -76,6 +76,33 @@ class RebuildMainTest {
         assertTrue(err().contains("--epoch N, --dataset GLOB or --all"), err());
     }
 
+    @Test
+    void swapNeedsThreeDifferentPrefixes() {
+        assertEquals(2, run("swap", "--masters", "k:7051", "--target-prefix", "n_", "--retired-prefix", "n_",
+                "--master", "local[1]"));
+        assertTrue(err().contains("--retired-prefix 'n_' must differ from --prefix and --target-prefix"), err());
+    }
+
+    @Test
+    void aCatchUpTakesNoSelection() {
+        assertEquals(2, run("catch-up", "--masters", "k:7051", "--target-prefix", "n_", "--epoch", "3",
+                "--master", "local[1]"));
+        assertTrue(err().contains("a catch-up takes every dataset the target tables lack"), err());
+    }
+
+    @Test
+    void dropOldRefusesTheLiveTables() {
+        assertEquals(2, run("drop-old", "--masters", "k:7051", "--prefix", "p_", "--retired-prefix", "p_"));
+        assertTrue(err().contains("names the live tables"), err());
+    }
+
+    @Test
+    void maxTasksIsPositive() {
+        assertEquals(2, run("--masters", "k:7051", "--target-prefix", "n_", "--all", "--max-tasks", "0",
+                "--master", "local[1]"));
+        assertTrue(err().contains("--max-tasks must be at least 1"), err());
+    }
+
     /** --help, --version and an unknown option behave as on every command of the project. */
     @Test
     void bothCommandsFollowTheCommandLineConventions() {
@@ -83,5 +110,16 @@ class RebuildMainTest {
                 args -> CommandTreeWalk.capture((o, e) -> RebuildMain.run(args, o, e))));
         assertEquals(List.of(List.of()), CommandTreeWalk.check("eventindex verify",
                 args -> CommandTreeWalk.capture((o, e) -> VerifyMain.run(args, o, e))));
+        for (String command : ShadowMain.COMMANDS) {
+            assertEquals(List.of(List.of()), CommandTreeWalk.check("eventindex rebuild " + command,
+                    args -> CommandTreeWalk.capture((o, e) -> RebuildMain.run(withFirst(command, args), o, e))));
+        }
+    }
+
+    private static String[] withFirst(String command, String[] args) {
+        String[] all = new String[args.length + 1];
+        all[0] = command;
+        System.arraycopy(args, 0, all, 1, args.length);
+        return all;
     }
 }

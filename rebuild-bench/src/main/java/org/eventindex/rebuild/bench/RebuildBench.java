@@ -166,12 +166,12 @@ public final class RebuildBench implements Callable<Integer> {
         return rows / seconds(t0);
     }
 
-    private static String name(int i) {
+    static String name(int i) {
         return String.format("data17_13TeV.%08d.physics_Main.merge.AOD.f900_m2001", 400_000 + i);
     }
 
     /** A consolidated file of {@code count} events of one run, each with its own and a RAW reference and triggers. */
-    private static Path write(EmbeddedHdfs hdfs, String dataset, int run, long count, Random random)
+    static Path write(EmbeddedHdfs hdfs, String dataset, int run, long count, Random random)
             throws IOException {
         Path file = new Path("/bench/" + dataset + ".parquet");
         String guid = String.format("%08X-5555-4000-8000-%012X", run, run);
