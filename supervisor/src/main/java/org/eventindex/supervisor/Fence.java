@@ -2,6 +2,10 @@ package org.eventindex.supervisor;
 
 import org.eventindex.supervisor.ha.FencedException;
 import org.eventindex.supervisor.ha.Leadership;
+import org.eventindex.supervisor.journal.Journal;
+
+import java.io.IOException;
+import java.io.InterruptedIOException;
 
 import java.util.Objects;
 import java.util.OptionalLong;
@@ -34,7 +38,42 @@ final class Fence {
         }
     }
 
-    /** {@link #check} as a yes or no, for work that is skipped rather than failed. */
+    /**
+     * {@link #check}, waiting while the lease is suspended (see {@link Leadership#awaitLease}): for a caller that holds
+     * no lock others need.
+     */
+    void awaitLease() throws FencedException, InterruptedException {
+        if (leadership != null) {
+            leadership.awaitLease();
+        }
+    }
+
+    /** {@link #awaitLease} for a sender whose contract is an IOException: an interruption is one, flag kept. */
+    void awaitLeaseToSend() throws IOException {
+        try {
+            awaitLease();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while waiting for a suspended lease to be confirmed");
+        }
+    }
+
+    /** The journal's {@link Journal.Guard}: refuses before a write, waits for a suspended lease after a sync. */
+    Journal.Guard journalGuard() {
+        return new Journal.Guard() {
+            @Override
+            public void check() throws IOException {
+                Fence.this.check();
+            }
+
+            @Override
+            public void awaitHeld() throws IOException {
+                awaitLeaseToSend();
+            }
+        };
+    }
+
+    /** {@link #check} as a yes or no (a suspended lease is a no), for work that is skipped rather than failed. */
     boolean holds() {
         try {
             check();

@@ -6,6 +6,7 @@ import org.eventindex.stomp.StompMessage;
 import org.eventindex.stomp.StompMessageHandler;
 import org.eventindex.stomp.StompSettings;
 import org.eventindex.supervisor.ha.FencedException;
+import org.eventindex.supervisor.ha.LeaseSuspendedException;
 import org.eventindex.supervisor.journal.JournalException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -151,50 +152,66 @@ final class InboundQueues {
 
     /** @param controlFrom the broker a control message came through (its answer goes back there); null: producer */
     private void handle(StompMessage m, StompBroker controlFrom) throws Exception {
-        boolean producerQueue = controlFrom == null;
         // a journal disk about to fill holds the message here, unacknowledged, until it has room again
         diskGuard.awaitRoom(stopping);
-        try {
-            // the fence is checked by the journal before it writes and once the entry is on disk (Journal.Guard), and
-            // below before the acknowledgement (also for a message that journals nothing)
-            String replyTo = producerQueue ? null : m.headers().get(Supervisor.REPLY_TO);
-            String requestId = m.headers().get(Supervisor.CORRELATION_ID);
-            if (m.oversize() != null) {
-                engine.onOversizeFrame(producerQueue, m.body(), m.messageId(), m.oversize());
-                if (replyTo != null) {
-                    answers.answer(controlFrom, replyTo, engine.answerUnreadable(requestId, m.messageId(), m.oversize(),
-                            Issuer.of(m.headers())));
-                }
-            } else if (producerQueue) {
-                engine.onProducerMessage(m.body(), m.messageId());
-            } else if (replyTo == null) {
-                engine.onControlMessage(m.body(), m.messageId());
-            } else {
-                answers.answer(controlFrom, replyTo, engine.onControlMessage(m.body(), m.messageId(), requestId,
+        whileLeaseHeld(m, () -> handleOnce(m, controlFrom));
+    }
+
+    @FunctionalInterface
+    private interface Step {
+        void run() throws Exception;
+    }
+
+    /**
+     * Runs {@code step} for {@code m} while the lease is held, then checks the fence before the acknowledgement (also
+     * for a message that journals nothing); the journal checks it before it writes and once the entry is on disk
+     * (Journal.Guard). A suspended lease (decision 0048) holds the message here, unacknowledged, until ZooKeeper
+     * confirms the lease again; a step it refused half-way (nothing new journalled) runs again then, as the broker's
+     * redelivery of the message would. Fenced out, the worker stops and leaves the message to the broker.
+     */
+    private void whileLeaseHeld(StompMessage m, Step step) throws Exception {
+        while (true) {
+            try {
+                fence.awaitLease();
+                step.run();
+                fence.awaitLease(); // after the fsync, before the acknowledgement
+                return;
+            } catch (LeaseSuspendedException e) {
+                LOG.info("message {} waits, unacknowledged, for the suspended lease: {}", m.messageId(),
+                        e.getMessage());
+            } catch (FencedException e) {
+                throw unacknowledged(e);
+            } catch (IOException e) {
+                stepDownIfJournalStoreFailed(e);
+                haltIfJournalFailed(e);
+                throw e;
+            }
+        }
+    }
+
+    private void handleOnce(StompMessage m, StompBroker controlFrom) throws Exception {
+        boolean producerQueue = controlFrom == null;
+        String replyTo = producerQueue ? null : m.headers().get(Supervisor.REPLY_TO);
+        String requestId = m.headers().get(Supervisor.CORRELATION_ID);
+        if (m.oversize() != null) {
+            engine.onOversizeFrame(producerQueue, m.body(), m.messageId(), m.oversize());
+            if (replyTo != null) {
+                answers.answer(controlFrom, replyTo, engine.answerUnreadable(requestId, m.messageId(), m.oversize(),
                         Issuer.of(m.headers())));
             }
-            fence.check(); // after the fsync, before the acknowledgement
-        } catch (FencedException e) {
-            throw unacknowledged(e);
-        } catch (IOException e) {
-            stepDownIfJournalStoreFailed(e);
-            haltIfJournalFailed(e);
-            throw e;
+        } else if (producerQueue) {
+            engine.onProducerMessage(m.body(), m.messageId());
+        } else if (replyTo == null) {
+            engine.onControlMessage(m.body(), m.messageId());
+        } else {
+            answers.answer(controlFrom, replyTo, engine.onControlMessage(m.body(), m.messageId(), requestId,
+                    Issuer.of(m.headers())));
         }
     }
 
     /** A heartbeat: kept in memory; only a refused one is journalled, and a journal failing then halts as above. */
-    private void heartbeat(StompMessage m) throws IOException, InterruptedException {
-        try {
-            engine.onHeartbeat(m.body(), m.messageId(), m.oversize(), config.heartbeatQueue());
-            fence.check();
-        } catch (FencedException e) {
-            throw unacknowledged(e);
-        } catch (IOException e) {
-            stepDownIfJournalStoreFailed(e);
-            haltIfJournalFailed(e);
-            throw e;
-        }
+    private void heartbeat(StompMessage m) throws Exception {
+        whileLeaseHeld(m, () -> engine.onHeartbeat(m.body(), m.messageId(), m.oversize(), config.heartbeatQueue()));
     }
 
     /** Fenced out: the queue worker leaves the message unacknowledged and stops (the broker gives it to the other). */

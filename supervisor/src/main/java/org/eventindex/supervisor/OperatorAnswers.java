@@ -53,7 +53,7 @@ final class OperatorAnswers implements AutoCloseable {
             headers.put(Supervisor.CORRELATION_ID, a.requestId());
         }
         try {
-            fence.check();
+            fence.awaitLeaseToSend(); // a suspended lease: the answer waits for it
             replies.computeIfAbsent(broker, b -> new StompSender(stomp.pinnedTo(b)))
                     .send(replyTo, Json.write(a), headers);
             metrics.answers.inc();

@@ -49,7 +49,7 @@ final class SignalSender implements SignalDispatcher.Transport {
         headers.put("eventindex-signal-id", signal.signalId());
         headers.put("eventindex-dataset", signal.dataset());
         fence.token().ifPresent(t -> headers.put(Supervisor.SIGNAL_TOKEN_HEADER, Long.toString(t)));
-        fence.check();
+        fence.awaitLeaseToSend(); // a suspended lease: the signal waits for it
         stomp.send(queue, Json.write(signal), headers);
     }
 }

@@ -240,7 +240,7 @@ public final class Supervisor implements AutoCloseable {
             Leadership l = leadership;
             Fence fence = l == null ? Fence.NONE : Fence.of(l);
             if (l != null) {
-                journal.guard(l::check);
+                journal.guard(fence.journalGuard());
             }
             checkpoints.replayed(journal, state, Duration.ofNanos(System.nanoTime() - opening));
 
@@ -444,6 +444,10 @@ public final class Supervisor implements AutoCloseable {
             return OpsHttpServer.Readiness.notReady(l.role() == Leadership.Role.STANDBY ? l.standbyReason()
                     : "fenced out: another supervisor took the lease; this one journals, signals and acknowledges"
                     + " nothing");
+        }
+        Optional<String> suspended = l == null || stopped.get() ? Optional.empty() : l.suspension();
+        if (suspended.isPresent()) {
+            return OpsHttpServer.Readiness.notReady(suspended.get());
         }
         Health h = health;
         if (h == null || stopped.get()) {

@@ -26,7 +26,7 @@ import static java.util.Objects.requireNonNull;
  * forms:
  * <ul>
  *   <li>{@link #start(Path, int)}: every server in this JVM (Curator's {@link TestingCluster}: each a full quorum
- *   peer); needs {@code curator-test} on the class path;</li>
+ *   peer; one can be stopped and started again); needs {@code curator-test} on the class path;</li>
  *   <li>{@link #startProcesses(Path, List)}: each server its own JVM ({@code QuorumPeerMain}, from the
  *   {@code zookeeper} jar on this JVM's class path), on a {@link Host} of its own (a network namespace, so that a
  *   partition can cut one server off) or on {@link Host#local()}, bound to the host's address; one server can be
@@ -40,6 +40,8 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
     public static final int TICK_MILLIS = 500;
     private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
     private final TestingCluster cluster;
+    /** In this JVM: the servers stopped by {@link #stopServer} and not started again. */
+    private final java.util.Set<Integer> stoppedInJvm = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final List<ServerProcess> processes;
     private final Duration startTime;
 
@@ -123,6 +125,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
         if (cluster != null) {
             try {
                 cluster.killServer(cluster.getInstances().stream().toList().get(i));
+                stoppedInJvm.add(i);
             } catch (Exception e) {
                 throw new IllegalStateException("could not stop ZooKeeper server " + i + ": " + e, e);
             }
@@ -131,8 +134,17 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
         process(i).kill();
     }
 
-    /** Starts server {@code i} (0-based) again after {@link #stopServer}, on its data, ports and host. */
+    /** Starts server {@code i} (0-based) again after {@link #stopServer}, on its data, ports (and host). */
     public void startServer(int i) {
+        if (cluster != null) {
+            try {
+                cluster.restartServer(cluster.getInstances().stream().toList().get(i));
+                stoppedInJvm.remove(i);
+            } catch (Exception e) {
+                throw new IllegalStateException("could not start ZooKeeper server " + i + " again: " + e, e);
+            }
+            return;
+        }
         try {
             process(i).start();
         } catch (IOException e) {
@@ -199,6 +211,23 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
 
     /** Waits until every running server serves in a quorum with exactly one leader. */
     public void awaitQuorum(Duration timeout) {
+        if (cluster != null) {
+            Await.until("ZooKeeper servers " + connectString() + " in a quorum", timeout, () -> {
+                int leaders = 0;
+                for (int i = 0; i < size(); i++) {
+                    if (stoppedInJvm.contains(i)) {
+                        continue;
+                    }
+                    String m = mode(i);
+                    if (m.isEmpty()) {
+                        return false;
+                    }
+                    leaders += "leader".equals(m) ? 1 : 0;
+                }
+                return leaders == 1;
+            });
+            return;
+        }
         Await.until("ZooKeeper servers " + connectString() + " in a quorum (logs " + processes.get(0).dir.getParent()
                 + "/zk*.log)", timeout, () -> {
                     int leaders = 0;

@@ -67,10 +67,12 @@ enum Fault {
             + " without an active sample, its journal generation unchanged, the consumers at the new token (time from"
             + " the heal to the old one standing by)", false),
     SUPERVISOR_CUT_FROM_STORE("cut the active supervisor's host from the ZooKeeper servers' and HDFS's hosts (not from"
-            + " the brokers'): it fences itself out, the standby takes over (takeover measured), never two active;"
+            + " the brokers'): it suspends then fences itself out, the standby takes over (takeover measured), never"
+            + " two active;"
             + " heal after the hold (time from the heal to the old one standing by)", false),
     ZK_MINORITY("isolate one ZooKeeper server of three (a seeded choice between the two the active's session is not"
-            + " on; the leader in ChaosIT); the flow carries on with no takeover (same active, same token); heal after the hold (time from"
+            + " on; the leader in ChaosIT); the flow carries on with no takeover (same active, same token; the active"
+            + " may suspend meanwhile); heal after the hold (time from"
             + " the heal to the server serving in the quorum again)", false),
     /*
      * The round of this fault has one dataset whose job's file is above the producer's multipart threshold

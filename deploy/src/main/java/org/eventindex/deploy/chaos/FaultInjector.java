@@ -535,9 +535,10 @@ final class FaultInjector {
     }
 
     /**
-     * Cuts the active supervisor's host from the ZooKeeper servers' and HDFS's (not from the brokers'): it must fence
-     * itself out (its {@code /ready} no longer 200, as the driver still sees it) and the standby take over, never both
-     * active; holds, heals; the old one exits fenced out and stands by again, its journal generation unchanged.
+     * Cuts the active supervisor's host from the ZooKeeper servers' and HDFS's (not from the brokers'): it must stop
+     * acting (suspended: its {@code /ready} no longer 200, as the driver still sees it) and the standby take over,
+     * never both active; holds, heals; the old one exits fenced out and stands by again, its journal generation
+     * unchanged.
      */
     private Injected supervisorCutFromStore(Fault fault, Duration hold) {
         HostNetwork net = cluster.network();
@@ -558,7 +559,7 @@ final class FaultInjector {
             try {
                 store.forEach(s -> net.cut(d.host(), s));
                 log.accept("  " + net.partitions());
-                ChaosWait.until(d.old().name() + " fencing itself out, cut from its store (log " + d.old().log() + ")",
+                ChaosWait.until(d.old().name() + " suspending itself, cut from its store (log " + d.old().log() + ")",
                         RECOVERY_TIMEOUT, () -> !pair.ready(d.old()));
                 fenced = since(t0);
                 took = takeoverToActive(fault, d.standby(), t0);
@@ -572,14 +573,15 @@ final class FaultInjector {
         long healed = System.nanoTime();
         Duration recovered = deposedStaysQuiet(d, sealedBytes, healed);
         return healed(fault, d.old().name() + " on " + d.host().name(), Duration.ofNanos(healed - t0), recovered,
-                "fenced itself out " + fenced.toMillis() + " ms after the cut; " + took + "; " + sampled
+                "stopped acting (suspended, /ready 503) " + fenced.toMillis() + " ms after the cut; " + took + "; " + sampled
                         + "; its journal generation-" + d.token() + " unchanged at " + sealedBytes + " bytes");
     }
 
     /**
-     * Isolates one ZooKeeper server of three ({@link #zooKeeperTarget}: the leader, or a seeded choice among the
-     * servers the active's session is not on); holds, heals; requires no takeover (the same supervisor active with the
-     * same token, no fenced exit) and waits until the server serves in the quorum again.
+     * Isolates one ZooKeeper server of three ({@link #zooKeeperTarget}: the leader, also when the active's session is
+     * on it, or a seeded choice among the servers the active's session is not on); holds, heals; says whether there
+     * was a takeover (the same supervisor active with the same token, no fenced exit: none) and waits until the server
+     * serves in the quorum again. The leader's isolation costs the active a suspension at most (decision 0048).
      */
     private Injected zooKeeperMinority(Fault fault, Duration hold, Random random) {
         HostNetwork net = cluster.network();
@@ -603,9 +605,9 @@ final class FaultInjector {
             }
         }
         int drawn = others.isEmpty() ? random.nextInt(zk.size()) : others.get(random.nextInt(others.size()));
-        int server = zooKeeperTarget == ZooKeeperTarget.LEADER && leader >= 0 && leader != sessionOn ? leader
-                : drawn;
-        String role = server == leader ? "the leader" : "a follower";
+        int server = zooKeeperTarget == ZooKeeperTarget.LEADER && leader >= 0 ? leader : drawn;
+        String role = (server == leader ? "the leader" : "a follower") + (server == sessionOn
+                ? ", the active's session on it" : "");
         Host zh = zk.host(server);
         long t0 = System.nanoTime();
         long healed;
@@ -628,9 +630,12 @@ final class FaultInjector {
         ChildProcess now = pair.active();
         boolean kept = now == active && token(active) == token
                 && pair.fencedExits(active) + pair.fencedExits(pair.other(active)) == exits;
+        double suspensions = pair.metric(active, "eventindex_supervisor_lease_suspensions_total");
         String mode = zk.mode(server);
         return healed(fault, zh.name() + " (" + role + ")", Duration.ofNanos(healed - t0), recovered,
-                (kept ? "no takeover: " + active.name() + " active throughout with token " + token
+                (kept ? "no takeover: " + active.name() + " active throughout with token " + token + " ("
+                        + (suspensions > 0 ? (long) suspensions + " lease suspension(s) so far, resumed"
+                        : "its lease never suspended") + ")"
                         : "TAKEOVER: " + active.name() + " (token " + token + ") lost its lease, " + now.name()
                         + " active with token " + token(now))
                         + "; " + sampled + "; " + zh.name() + " back as " + (mode.isEmpty() ? "nothing" : mode));

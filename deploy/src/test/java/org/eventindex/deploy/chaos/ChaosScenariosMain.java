@@ -20,21 +20,28 @@ import java.nio.file.Path;
 import java.time.Instant;
 
 import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
+import static org.junit.platform.engine.discovery.DiscoverySelectors.selectMethod;
 
 /**
- * The driver of {@link ChaosIT} on the control host: runs {@link ChaosScenarios} with the JUnit launcher (so that its
+ * The driver of {@link ChaosIT} on the control host: runs {@link ChaosScenarios} (or only its scenario named by the
+ * system property {@value #SCENARIO}) with the JUnit launcher (so that its
  * assertions stay JUnit assertions although the test JVM cannot reach the hosts), prints each test's outcome and
  * writes a JSON report ({@code args[0]}): the counts, and each failure with its stack trace. Exit status 0 when no
  * test failed.
  */
 final class ChaosScenariosMain {
+    /** The one scenario (a method of {@link ChaosScenarios}) to run; every one when unset. */
+    static final String SCENARIO = "chaos.scenario";
+
     private ChaosScenariosMain() {
     }
 
     public static void main(String[] args) throws Exception {
         Path reportFile = Path.of(args[0]);
+        String only = System.getProperty(SCENARIO, "");
         LauncherDiscoveryRequest request = LauncherDiscoveryRequestBuilder.request()
-                .selectors(selectClass(ChaosScenarios.class)).build();
+                .selectors(only.isEmpty() ? selectClass(ChaosScenarios.class)
+                        : selectMethod(ChaosScenarios.class, only)).build();
         Launcher launcher = LauncherFactory.create();
         SummaryGeneratingListener summary = new SummaryGeneratingListener();
         ObjectNode report = Json.mapper().createObjectNode();

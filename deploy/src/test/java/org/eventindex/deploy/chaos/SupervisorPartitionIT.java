@@ -24,8 +24,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * supervisors. The driver ({@link SupervisorPartitionMain}) runs on a control host, partitions and checks; this test
  * reads its report: the isolated active is taken over and, healed, exits fenced out having journalled and signalled
  * nothing; a ZooKeeper minority isolated (the active's own server) leaves never two supervisors ready and loses
- * nothing; an active cut from ZooKeeper alone fences itself before the standby takes the next token; a lost quorum
- * stops the active, both wait for ZooKeeper, and they carry on once it is back. With CI set, a machine without root,
+ * nothing; an active cut from ZooKeeper alone suspends itself before the standby takes the next token, then exits
+ * fenced out; a lost quorum stops the active, both wait for ZooKeeper, and they carry on once it is back. With CI set, a machine without root,
  * {@code ip} or {@code nft} fails the test.
  */
 final class SupervisorPartitionIT {
@@ -66,7 +66,7 @@ final class SupervisorPartitionIT {
             assertEquals(0, r.path("zookeeperMinority").path("bothReadySamples").asInt(), r.toString());
             assertTrue(r.path("zookeeperMinority").path("samples").asInt() > 10, r.toString());
             JsonNode cut = r.path("cutFromZooKeeper");
-            assertTrue(cut.path("oldFencedMillis").asLong() < cut.path("newTokenMillis").asLong(), cut.toString());
+            assertTrue(cut.path("oldSuspendedMillis").asLong() < cut.path("newTokenMillis").asLong(), cut.toString());
             JsonNode quorum = r.path("quorumLost");
             assertEquals(0, quorum.path("bothReadySamples").asInt(), quorum.toString());
             assertTrue(quorum.path("activeAfterQuorumMillis").asLong() > 0, quorum.toString());

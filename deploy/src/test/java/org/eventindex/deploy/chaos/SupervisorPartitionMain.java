@@ -242,7 +242,8 @@ public final class SupervisorPartitionMain {
 
     /**
      * (c) The active cut from every ZooKeeper server, still reaching the broker and HDFS: it must stop acting (its
-     * own clock: two thirds of the session) before the session expires and the standby's token is issued.
+     * own clock: two thirds of the session, it suspends) before the session expires and the standby's token is
+     * issued; it exits fenced out once its suspension outlasts the session.
      */
     private Supervisor cutTheActiveFromZooKeeper(Supervisor old, Supervisor standby) throws Exception {
         ObjectNode r = report.putObject("cutFromZooKeeper");
@@ -264,15 +265,19 @@ public final class SupervisorPartitionMain {
             net.heal(old.host(), zk.host(i));
         }
         // Both logs are written on this machine's clock: the old one's fence and the new one's token are ordered.
+        // it stops acting when it suspends (decision 0048: two thirds of the session without a confirmation), and
+        // exits fenced out a session timeout later, or when the heal tells it its session expired
+        LocalTime stoppedAt = lastLogTime(old, " suspended: its lease");
         LocalTime fencedAt = lastLogTime(old, "is fenced out");
         LocalTime tookAt = lastLogTime(standby, "took token " + (token + 1));
-        long fencedMillis = Duration.between(cutAt, fencedAt).toMillis();
+        long stoppedMillis = Duration.between(cutAt, stoppedAt).toMillis();
         long tookMillis = Duration.between(cutAt, tookAt).toMillis();
-        r.put("oldFencedMillis", fencedMillis);
+        r.put("oldSuspendedMillis", stoppedMillis);
+        r.put("oldFencedMillis", Duration.between(cutAt, fencedAt).toMillis());
         r.put("newTokenMillis", tookMillis);
-        r.put("marginMillis", tookMillis - fencedMillis);
+        r.put("marginMillis", tookMillis - stoppedMillis);
         r.put("bothReadySamples", sampler.bothReady);
-        check(fencedAt.isBefore(tookAt), "the old active fenced itself out (" + fencedMillis + " ms after the cut)"
+        check(stoppedAt.isBefore(tookAt), "the old active suspended itself (" + stoppedMillis + " ms after the cut)"
                 + " before the standby took token " + (token + 1) + " (" + tookMillis + " ms)");
         check(sampler.bothReady == 0, "two supervisors ready at once in " + sampler.bothReady + " samples");
         check(c.token(standby) == token + 1, "the standby took token " + (token + 1));

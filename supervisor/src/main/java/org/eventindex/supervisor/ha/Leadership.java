@@ -50,8 +50,29 @@ public interface Leadership extends AutoCloseable {
     /** Called by the supervisor once it consumes: the takeover is over. */
     void activated();
 
-    /** Throws when this supervisor may no longer act: fenced out, or not holding the lease at all. Cheap. */
+    /**
+     * Throws when this supervisor may not act now: fenced out, not holding the lease at all, or (ZooKeeper store) its
+     * lease unconfirmed while its session may still be alive ({@link LeaseSuspendedException}). Cheap, never blocks.
+     */
     void check() throws FencedException;
+
+    /**
+     * {@link #check}, except that a suspended lease is waited for: returns once the lease is confirmed again (the same
+     * session, the same token), throws {@link FencedException} once this supervisor is fenced out or stops holding. For
+     * a caller that holds no lock others need (a queue worker before its acknowledgement, the signal sender); the wait
+     * is bounded by the suspension's own bound (a session timeout, then the fence).
+     */
+    default void awaitLease() throws FencedException, InterruptedException {
+        check();
+    }
+
+    /**
+     * Why the active may not act for now although it holds the lease (its ZooKeeper connection suspended, for
+     * {@code /ready}); empty when it may, or when it is not active.
+     */
+    default Optional<String> suspension() {
+        return Optional.empty();
+    }
 
     /** On a clean stop, after the journal is closed: the standby may take over at once. */
     void release();
@@ -86,9 +107,13 @@ public interface Leadership extends AutoCloseable {
                                    Supplier<Takeover> takeover) {
         Counter takeovers = Counter.builder().name("eventindex_supervisor_takeovers_total")
                 .help("Times this supervisor took the lease from another one (fencing it).").register(registry);
-        DaemonMetrics.gauge(registry, "eventindex_supervisor_active",
-                "1 while this supervisor holds the lease and consumes, 0 as a standby or once fenced out.",
-                () -> l.role() == Role.ACTIVE ? 1 : 0);
+        DaemonMetrics.gauge(registry, "eventindex_supervisor_active", "1 while this supervisor holds the lease and"
+                + " consumes, 0 as a standby, while its lease is suspended or once fenced out.",
+                () -> l.role() == Role.ACTIVE && l.suspension().isEmpty() ? 1 : 0);
+        DaemonMetrics.gauge(registry, "eventindex_supervisor_lease_suspended", "1 while the active's lease is"
+                + " suspended (its ZooKeeper connection lost, its session not known to be expired): it journals,"
+                + " acknowledges and signals nothing until the lease is confirmed again or it is fenced out.",
+                () -> l.suspension().isPresent() ? 1 : 0);
         DaemonMetrics.gauge(registry, "eventindex_supervisor_lease_age_seconds", "Active: seconds since it last"
                 + " renewed (confirmed) its lease. Standby: seconds since it last saw the active's lease renewed.",
                 leaseAgeSeconds);

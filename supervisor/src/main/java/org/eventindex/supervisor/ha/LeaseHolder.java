@@ -86,6 +86,21 @@ abstract class LeaseHolder implements Leadership {
         }
     }
 
+    /**
+     * Runs {@code task} once on the renewal's threads (not the caller's: a ZooKeeper watcher or connection listener
+     * must not block in a call to ZooKeeper); nothing once renewing stopped.
+     */
+    void onLeaseThread(Runnable task) {
+        ScheduledExecutorService r = renewer;
+        if (r != null) {
+            try {
+                r.execute(task);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                // stopped renewing meanwhile: fenced, released or closed
+            }
+        }
+    }
+
     void stopRenewing() {
         ScheduledExecutorService r = renewer;
         if (r != null) {

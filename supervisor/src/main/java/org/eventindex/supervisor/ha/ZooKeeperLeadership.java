@@ -1,14 +1,19 @@
 package org.eventindex.supervisor.ha;
 
+import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.api.transaction.CuratorTransactionResult;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.curator.utils.ZookeeperFactory;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Testable;
+import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.client.ZKClientConfig;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.data.Stat;
@@ -45,15 +50,41 @@ import java.util.function.Consumer;
  * and hands the journal over into its own generation.
  * <p>
  * The holder confirms every {@code supervisor.ha.renew.interval} that {@code active} is still its session's with its
- * token. {@link #check} refuses (and fences this supervisor for good) once the session is lost, the node or the token
- * changed, or no confirmation came for two thirds of the session timeout on this process's own
- * monotonic clock: a holder woken from a pause stops before it acts on a stale belief, since ZooKeeper expires a
- * session only a full session timeout after it last heard of it. What slips through anyway (a thread past its check
- * when the pause began) is stopped by HDFS: its {@code hsync} fails on the recovered file.
+ * token. {@link #check} fences this supervisor for good once the session is lost (expired), or the node or the token
+ * changed. When no confirmation came for two thirds of the session timeout on this process's own monotonic clock the
+ * holder is <em>suspended</em> (decision 0048): every check refuses ({@link LeaseSuspendedException}), so that it
+ * journals, acknowledges and signals nothing, since ZooKeeper may expire the session a full timeout after it last
+ * heard of it; a holder woken from a pause stops before it acts on a stale belief. A confirmation that the node is
+ * still its session's with its token (the client reconnected with the same session: a ZooKeeper leader election, a
+ * server lost) resumes it with the same token; a suspension longer than the session timeout fences it. What slips
+ * through anyway (a thread past its check when the pause began) is stopped by HDFS: its {@code hsync} fails on the
+ * recovered file.
  */
 public final class ZooKeeperLeadership extends LeaseHolder {
     private static final Logger LOG = LoggerFactory.getLogger(ZooKeeperLeadership.class);
     private static final Duration RETRY_HAND_OVER = Duration.ofSeconds(2);
+
+    /**
+     * A ZooKeeper client whose session only the servers expire. Curator otherwise declares a session lost a session
+     * timeout after its client disconnected (it injects an expiration, and the next connection is a new session; its
+     * builder allows no less than 1% of the timeout), although a new ZooKeeper leader gives every session a full
+     * timeout again from its election: a holder whose client reconnects after a long election would lose a session
+     * the servers kept. The holder's own bound on a suspension (a session timeout, then fenced) ends one that never
+     * reconnects; a reconnection the servers refuse (expired) is LOST as always.
+     */
+    private static final ZookeeperFactory SERVER_JUDGED_SESSIONS = new ZookeeperFactory() {
+        @Override
+        public ZooKeeper newZooKeeper(String connect, int sessionMillis, Watcher watcher, boolean readOnly)
+                throws IOException {
+            return serverJudgedSession(connect, sessionMillis, watcher, readOnly, new ZKClientConfig());
+        }
+
+        @Override
+        public ZooKeeper newZooKeeper(String connect, int sessionMillis, Watcher watcher, boolean readOnly,
+                                      ZKClientConfig config) throws IOException {
+            return serverJudgedSession(connect, sessionMillis, watcher, readOnly, config);
+        }
+    };
 
     private final SupervisorConfig.ZooKeeperStore store;
     private final CuratorFramework client;
@@ -66,6 +97,12 @@ public final class ZooKeeperLeadership extends LeaseHolder {
     /** Holder: when the last confirmation was asked for. Standby: when the holder was last seen. */
     private volatile long confirmedNanos = System.nanoTime();
     private volatile long validityNanos;
+    /** The longest a suspension may last before the holder fences itself: the session timeout. */
+    private volatile long suspensionBoundNanos;
+    /** While the lease is suspended: when the suspension began (System.nanoTime()); 0 otherwise. */
+    private volatile long suspendedSinceNanos;
+    private final Object leaseChanged = new Object();
+    private final Counter suspensions;
     /** While the journal is being handed over: why it is not yet (HDFS down), for {@code /ready}; else null. */
     private volatile String handOverWait;
 
@@ -87,11 +124,47 @@ public final class ZooKeeperLeadership extends LeaseHolder {
         this.activePath = store.root() + "/active";
         int sessionMillis = (int) settings.lease().toMillis();
         this.validityNanos = settings.lease().toNanos() * 2 / 3;
+        this.suspensionBoundNanos = settings.lease().toNanos();
+        this.suspensions = Counter.builder()
+                .name("eventindex_supervisor_lease_suspensions_total").help("Times the active's lease went unconfirmed"
+                        + " for two thirds of the session timeout and it suspended itself (decision 0048); each ends"
+                        + " resumed (the same session and token) or fenced out.").register(registry);
         this.client = CuratorFrameworkFactory.builder().connectString(store.connect())
                 .sessionTimeoutMs(sessionMillis).connectionTimeoutMs(Math.max(1000, sessionMillis / 2))
+                .zookeeperFactory(SERVER_JUDGED_SESSIONS)
+                // the connect string is the configuration's: following the ensemble's own view of its members
+                // reconnects the client whenever their order differs, a needless disconnection (a suspension)
+                .ensembleTracker(false)
                 .retryPolicy(new ExponentialBackoffRetry(100, 29, 2000)).build();
         client.getConnectionStateListenable().addListener((c, state) -> connectionChanged(state));
         client.start();
+    }
+
+    private static ZooKeeper serverJudgedSession(String connect, int sessionMillis, Watcher watcher,
+                                                 boolean readOnly, ZKClientConfig config) throws IOException {
+        return new ZooKeeper(connect, sessionMillis, watcher, readOnly, config) {
+            @Override
+            public Testable getTestable() {
+                Testable real = super.getTestable();
+                return new Testable() {
+                    @Override
+                    public void injectSessionExpiration() {
+                        LOG.info("ZooKeeper session 0x{} kept for the servers to judge (no simulated expiration)",
+                                Long.toHexString(getSessionId()));
+                    }
+
+                    @Override
+                    public void queueEvent(WatchedEvent event) {
+                        real.queueEvent(event);
+                    }
+
+                    @Override
+                    public void closeSocket() throws IOException {
+                        real.closeSocket();
+                    }
+                };
+            }
+        };
     }
 
     /**
@@ -190,6 +263,7 @@ public final class ZooKeeperLeadership extends LeaseHolder {
             int negotiated = client.getZookeeperClient().getZooKeeper().getSessionTimeout();
             if (negotiated > 0) {
                 validityNanos = Math.min(validityNanos, Duration.ofMillis(negotiated).toNanos() * 2 / 3);
+                suspensionBoundNanos = Math.min(suspensionBoundNanos, Duration.ofMillis(negotiated).toNanos());
             }
             return Optional.of(taken);
         } catch (KeeperException.NodeExistsException | KeeperException.BadVersionException e) {
@@ -206,13 +280,13 @@ public final class ZooKeeperLeadership extends LeaseHolder {
         holder = id;
         holding = true;
         watchToken();
-        startRenewing(this::confirm, this::fenceIfLapsed);
+        startRenewing(this::confirm, this::suspendIfLapsed);
         LOG.warn("supervisor {} took token {}{}; fencing the previous writer on HDFS", id, taken,
                 previous.isEmpty() ? "" : " (after " + previous + ")");
         HdfsGenerations.HandedOver h = null;
         handOverWait = "handing the journal " + generations.location() + " over";
         while (h == null) {
-            check();
+            awaitLease();
             try {
                 h = generations.takeOver(taken, id);
             } catch (IOException e) {
@@ -227,7 +301,7 @@ public final class ZooKeeperLeadership extends LeaseHolder {
             }
         }
         handOverWait = null;
-        check();
+        awaitLease();
         if (taken > 1) {
             takeovers.inc();
         }
@@ -242,9 +316,11 @@ public final class ZooKeeperLeadership extends LeaseHolder {
 
     /** A watch on the token: a change means another supervisor took it. */
     private void watchToken() throws Exception {
+        // a watcher runs on the ZooKeeper client's event thread, which also delivers every connection state change
+        // (a disconnection reaches every watcher): the confirmation, which may wait for a reconnection, goes elsewhere
         Stat s = client.checkExists().usingWatcher((Watcher) e -> {
-            if (holding && role != Role.FENCED) {
-                confirmQuietly();
+            if (e.getType() != Watcher.Event.EventType.None && holding && role != Role.FENCED) {
+                onLeaseThread(this::confirmQuietly);
             }
         }).forPath(tokenPath);
         if (s == null || s.getVersion() != token) {
@@ -253,18 +329,61 @@ public final class ZooKeeperLeadership extends LeaseHolder {
     }
 
     /**
-     * The holder's watchdog: a lease not confirmed for two thirds of the session timeout fences this supervisor out
-     * now, even when it is idle (no message, tick or signal calls {@link #check}), so that {@code /ready} and the
-     * exit tell the truth and the standby is not kept waiting by a holder that can no longer act. The confirmation
-     * itself may be blocked meanwhile in the ZooKeeper client (a server that stopped answering), hence its own thread.
+     * The holder's watchdog: a lease not confirmed for two thirds of the session timeout suspends this supervisor
+     * now, even when it is idle (no message, tick or signal calls {@link #check}), so that {@code /ready} tells the
+     * truth; a suspension that lasted the session timeout fences it out (exit 75), so that a holder cut from every
+     * ZooKeeper server ends as a standby. The confirmation itself may be blocked meanwhile in the ZooKeeper client (a
+     * server that stopped answering), hence its own thread.
      */
-    private void fenceIfLapsed() {
+    private void suspendIfLapsed() {
         if (holding && role != Role.FENCED && role != Role.RELEASED) {
-            long age = System.nanoTime() - confirmedNanos;
-            if (age > validityNanos) {
-                fenced("its lease of token " + token + " was last confirmed by ZooKeeper " + age / 1_000_000
-                        + " ms ago (more than two thirds of the session timeout)");
+            lapsed(System.nanoTime());
+        }
+    }
+
+    /**
+     * Whether the lease is unconfirmed for too long at {@code now}: suspends the holder (once), and fences it when the
+     * suspension outlasted its bound. Returns true when the holder may not act.
+     */
+    private boolean lapsed(long now) {
+        if (now - confirmedNanos <= validityNanos) {
+            return false;
+        }
+        long since;
+        long age;
+        synchronized (leaseChanged) {
+            age = now - confirmedNanos;
+            if (age <= validityNanos) {
+                return false; // confirmed meanwhile
             }
+            since = suspendedSinceNanos;
+            if (since == 0) {
+                since = now;
+                suspendedSinceNanos = now;
+                suspensions.inc();
+                LOG.warn("supervisor {} suspended: its lease of token {} was last confirmed by ZooKeeper {} ms ago (more"
+                        + " than two thirds of the session timeout); it journals, acknowledges and signals nothing"
+                        + " until ZooKeeper confirms the lease again with the same session, fenced out if that takes"
+                        + " more than {} ms", id, token, age / 1_000_000, suspensionBoundNanos / 1_000_000);
+            }
+        }
+        if (now - since > suspensionBoundNanos) {
+            fenced("its lease of token " + token + " stayed suspended for " + (now - since) / 1_000_000 + " ms (last"
+                    + " confirmed by ZooKeeper " + age / 1_000_000 + " ms ago), longer than the session timeout");
+        }
+        return true;
+    }
+
+    /** A confirmation came: a suspended holder resumes, with the same session and token. */
+    private void resumeIfSuspended() {
+        synchronized (leaseChanged) {
+            long since = suspendedSinceNanos;
+            if (since != 0 && System.nanoTime() - confirmedNanos <= validityNanos) {
+                suspendedSinceNanos = 0;
+                LOG.warn("supervisor {} resumed: ZooKeeper confirmed its lease of token {} with the same session after a"
+                        + " suspension of {} ms", id, token, (System.nanoTime() - since) / 1_000_000);
+            }
+            leaseChanged.notifyAll();
         }
     }
 
@@ -291,26 +410,32 @@ public final class ZooKeeperLeadership extends LeaseHolder {
                 fenced("token " + (tk == null ? "gone" : tk.getVersion()) + " in " + tokenPath);
                 return;
             }
-            confirmedNanos = asked;
+            if (asked - confirmedNanos > 0) {
+                confirmedNanos = asked;
+            }
+            resumeIfSuspended();
         } catch (KeeperException.NoNodeException e) {
             fenced("the active node " + activePath + " is gone (session expired or deleted)");
+        } catch (KeeperException.SessionExpiredException e) {
+            fenced("its ZooKeeper session expired (another supervisor may hold the lease)");
         } catch (Exception e) {
-            LOG.warn("supervisor {}: lease of token {} not confirmed ({}); fenced out after {} ms without one", id,
+            LOG.warn("supervisor {}: lease of token {} not confirmed ({}); suspended after {} ms without one", id,
                     token, e.toString(), validityNanos / 1_000_000);
         }
     }
 
     /**
-     * A suspended connection (the server it talked to went away) is not yet a lost lease: the client moves to another
-     * server of the quorum within the session, and {@link #check} refuses meanwhile only once the last confirmation is
-     * too old. A lost session is: another supervisor may hold the lease already.
+     * A suspended connection (the server it talked to went away, the quorum electing a leader) is not yet a lost
+     * lease: the client moves to another server of the quorum within the session, and {@link #check} refuses meanwhile
+     * only once the last confirmation is too old; reconnected, a confirmation resumes the holder. A lost session is:
+     * another supervisor may hold the lease already.
      */
     private void connectionChanged(ConnectionState state) {
         LOG.info("supervisor {}: ZooKeeper connection {}", id, state);
         if (holding && state == ConnectionState.LOST) {
             fenced("its ZooKeeper session is lost (expired: another supervisor may hold the lease)");
         } else if (holding && state == ConnectionState.RECONNECTED) {
-            confirmQuietly();
+            onLeaseThread(this::confirmQuietly); // not on the listener's thread, which delivers LOST
         }
         wake(null);
     }
@@ -330,12 +455,44 @@ public final class ZooKeeperLeadership extends LeaseHolder {
         if (!holding) {
             throw new FencedException("supervisor " + id + " does not hold the lease (" + r + ")");
         }
-        long age = System.nanoTime() - confirmedNanos;
-        if (age > validityNanos) {
-            fenced("its lease of token " + token + " was last confirmed by ZooKeeper " + age / 1_000_000
-                    + " ms ago (more than two thirds of the session timeout)");
-            throw new FencedException("supervisor " + id + " was fenced out of token " + token);
+        if (lapsed(System.nanoTime())) {
+            if (role == Role.FENCED) {
+                throw new FencedException("supervisor " + id + " was fenced out of token " + token);
+            }
+            throw new LeaseSuspendedException(suspension().orElse("supervisor " + id + ": lease suspended"));
         }
+    }
+
+    @Override
+    public void awaitLease() throws FencedException, InterruptedException {
+        while (true) {
+            try {
+                check();
+                return;
+            } catch (LeaseSuspendedException e) {
+                if (stopping.getCount() == 0) {
+                    throw new FencedException("supervisor " + id + " stops: " + e.getMessage());
+                }
+                synchronized (leaseChanged) {
+                    if (suspendedSinceNanos != 0) {
+                        leaseChanged.wait(Math.max(10, settings.renew().toMillis()));
+                    }
+                }
+            }
+        }
+    }
+
+    @Override
+    public Optional<String> suspension() {
+        long since = suspendedSinceNanos;
+        if (since == 0 || role != Role.ACTIVE) {
+            return Optional.empty();
+        }
+        long now = System.nanoTime();
+        return Optional.of("ZooKeeper connection suspended: supervisor " + id + "'s lease of token " + token
+                + " was last confirmed " + (now - confirmedNanos) / 1_000_000 + " ms ago; it journals, acknowledges"
+                + " and signals nothing until ZooKeeper " + store.connect() + " confirms it again (suspended for "
+                + (now - since) / 1_000_000 + " ms; fenced out after " + suspensionBoundNanos / 1_000_000 + ")");
     }
 
     @Override
@@ -382,6 +539,8 @@ public final class ZooKeeperLeadership extends LeaseHolder {
     void addInfo(Map<String, Object> m) {
         m.put("store", "zookeeper");
         m.put("zookeeper", store.connect() + store.root());
+        m.put("suspended", suspendedSinceNanos != 0 && role == Role.ACTIVE);
+        m.put("suspensions", (long) suspensions.get());
     }
 
     @Override

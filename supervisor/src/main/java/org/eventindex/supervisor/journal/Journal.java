@@ -82,13 +82,20 @@ public final class Journal implements Closeable {
     private volatile Guard guard = () -> { };
 
     /**
-     * A check run before a write or a checkpoint writes anything and once an entry is on disk, before
-     * {@link #awaitDurable} (and so {@link #append}) returns (a standby supervisor's fence: a writer fenced out stops
-     * there, see docs/operations.md). It throws to stop.
+     * A check run before a write or a checkpoint writes anything ({@link #check}: throws to refuse, never blocks, for
+     * it runs under the journal's lock) and once an entry is on disk, before {@link #awaitDurable} (and so
+     * {@link #append}) returns ({@link #awaitHeld}: may wait, for the entry is written and applied by then). A standby
+     * supervisor's fence: a writer fenced out stops there, one whose lease is suspended writes nothing new and waits
+     * with what it wrote until the lease is confirmed again or lost (docs/operations.md, decision 0048).
      */
     @FunctionalInterface
     public interface Guard {
         void check() throws IOException;
+
+        /** After an entry is on disk: returns when the caller may act on it, throws when it never may. */
+        default void awaitHeld() throws IOException {
+            check();
+        }
     }
 
     /**
@@ -330,8 +337,9 @@ public final class Journal implements Closeable {
             }
         }
         // after the entry is on disk and before the caller acknowledges or sends anything on its strength: a writer
-        // fenced out meanwhile stops here (the standby's takeover point is before or after this entry, see Guard)
-        guard.check();
+        // fenced out meanwhile stops here (the standby's takeover point is before or after this entry, see Guard); one
+        // suspended meanwhile waits here (not under the journal's lock)
+        guard.awaitHeld();
     }
 
     /** On the writer thread: forces every line written so far; returns the last entry it covers. */
