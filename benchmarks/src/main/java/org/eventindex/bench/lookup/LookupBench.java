@@ -64,7 +64,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * with the consumer's settings from a consolidated file, at its own rate or capped ({@code --load-rates}), the rows/s
  * it reached printed beside each pass's p99. Run through {@code bin/bench-lookup}; options: --events N (default
  * 2000000), --datasets N (default 20), --epochs N (default 2), --lookups N (default 8000), --load-events N (default 0:
- * none), --load-rates ROWS/S[,ROWS/S...] (default 0: the loader's own rate), --tserver-flag --FLAG=VALUE
+ * none), --load-rates ROWS/S[:EVENTS][,...] (default 0: the loader's own rate), --tserver-flag --FLAG=VALUE
  * (repeatable), --work DIR.
  */
 public final class LookupBench {
@@ -96,10 +96,11 @@ public final class LookupBench {
                 + " consumer's loader while the service and the raw scan are timed again (the seed's dataset: 21103653;"
                 + " default 0: none)")
         long loadEvents;
-        @Option(names = "--load-rates", paramLabel = "ROWS/S", split = ",", description = "with --load-events:"
-                + " one load per value, one after the other, each of --load-events events of a new dataset by the"
-                + " consumer's loader, capped at that many rows/s; 0: the loader's own rate (default 0)")
-        long[] loadRates = {0};
+        @Option(names = "--load-rates", paramLabel = "ROWS/S[:EVENTS]", split = ",", description = "with"
+                + " --load-events: one load per value, one after the other, each of a new dataset by the consumer's"
+                + " loader, capped at that many rows/s (0: the loader's own rate), of EVENTS events (default"
+                + " --load-events); default 0")
+        List<String> loadRates = List.of("0");
         @Option(names = "--tserver-flag", paramLabel = "--FLAG=VALUE", description = "an extra tablet server flag"
                 + " (repeatable), to compare a site's settings against the defaults")
         List<String> tserverFlags = new ArrayList<>();
@@ -112,14 +113,23 @@ public final class LookupBench {
                 throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this), "--epochs must be"
                         + " within 1..--datasets (" + datasets + "): " + epochs);
             }
-            for (long rate : loadRates) {
-                if (rate < 0) {
+            List<LoadPlan> plans = new ArrayList<>();
+            for (String value : loadRates) {
+                String[] parts = value.split(":", 2);
+                try {
+                    long rate = Long.parseLong(parts[0].strip());
+                    long n = parts.length > 1 ? Long.parseLong(parts[1].strip()) : loadEvents;
+                    if (rate < 0 || n < 0) {
+                        throw new NumberFormatException("negative");
+                    }
+                    plans.add(new LoadPlan(rate, n));
+                } catch (NumberFormatException e) {
                     throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this), "--load-rates"
-                            + " must be 0 (the loader's own rate) or positive rows/s: " + rate);
+                            + " takes ROWS/S (0: the loader's own rate) or ROWS/S:EVENTS, both 0 or more: " + value);
                 }
             }
-            bench(new Sizes(events, datasets, epochs, lookups, loadEvents, loadRates, List.copyOf(tserverFlags)),
-                    work);
+            bench(new Sizes(events, datasets, epochs, lookups, plans,
+                    List.copyOf(tserverFlags)), work);
             return 0;
         }
     }
@@ -129,8 +139,12 @@ public final class LookupBench {
     }
 
     /** What a run loads and times. */
-    private record Sizes(long events, int datasets, int epochs, int lookups, long loadEvents, long[] loadRates,
+    private record Sizes(long events, int datasets, int epochs, int lookups, List<LoadPlan> loads,
                          List<String> tserverFlags) {
+    }
+
+    /** One load timed against the lookups: {@code events} events capped at {@code rate} rows/s (0: uncapped). */
+    private record LoadPlan(long rate, long events) {
     }
 
     private static void bench(Sizes sizes, Path work) throws Exception {
@@ -415,21 +429,22 @@ public final class LookupBench {
     private static List<ConsumerLoad> consumerLoads(KuduClient client, Path dir, Sizes sizes)
             throws java.io.IOException {
         List<ConsumerLoad> loads = new ArrayList<>();
-        if (sizes.loadEvents() <= 0) {
-            return loads;
-        }
-        for (int i = 0; i < sizes.loadRates().length; i++) {
+        for (int i = 0; i < sizes.loads().size(); i++) {
+            LoadPlan plan = sizes.loads().get(i);
+            if (plan.events() == 0) {
+                continue;
+            }
             int d = sizes.datasets() + i;
             org.eventindex.names.DatasetName name = org.eventindex.names.DatasetName.parse(
                     String.format(Locale.ROOT, "data18_13TeV.%08d.physics_Main.merge.AOD.f1000_m2000", FIRST_RUN + d));
             long w0 = System.nanoTime();
             int dataset = d;
             org.eventindex.kudu.DatasetSource file = ConsumerLoad.writeFile(dir.resolve("consolidated")
-                    .resolve(name + ".parquet"), name, sizes.loadEvents(), n -> eventNumber(dataset, n));
+                    .resolve(name + ".parquet"), name, plan.events(), n -> eventNumber(dataset, n));
             System.out.printf(Locale.ROOT, "consolidated file of %s (%,d events) written in %.1f s%n", name,
-                    sizes.loadEvents(), (System.nanoTime() - w0) / 1e9);
+                    plan.events(), (System.nanoTime() - w0) / 1e9);
             loads.add(new ConsumerLoad(client, CONFIG, new org.eventindex.kudu.LoadRequest(name, d + 1,
-                    d % sizes.epochs(), "bench-lookup-" + d, file), sizes.loadRates()[i]));
+                    d % sizes.epochs(), "bench-lookup-" + d, file), plan.rate()));
         }
         return loads;
     }
