@@ -169,7 +169,7 @@ public final class LookupBench {
             if (!sizes.tserverFlags().isEmpty()) {
                 System.out.println("tablet server flags added: " + String.join(" ", sizes.tserverFlags()));
             }
-            List<ConsumerLoad> loads = consumerLoads(client, dir, sizes);
+            List<ConsumerLoad> loads = consumerLoads(kudu.masterAddresses(), dir, sizes);
 
             Random r = new Random(42);
             List<Target> targets = new ArrayList<>(lookups);
@@ -426,7 +426,7 @@ public final class LookupBench {
      * {@code --load-events} events (run and dspid after the loaded ones, epoch as theirs), its consolidated file written
      * now (while the tablet server settles). None without {@code --load-events}.
      */
-    private static List<ConsumerLoad> consumerLoads(KuduClient client, Path dir, Sizes sizes)
+    private static List<ConsumerLoad> consumerLoads(String masters, Path dir, Sizes sizes)
             throws java.io.IOException {
         List<ConsumerLoad> loads = new ArrayList<>();
         for (int i = 0; i < sizes.loads().size(); i++) {
@@ -439,12 +439,13 @@ public final class LookupBench {
                     String.format(Locale.ROOT, "data18_13TeV.%08d.physics_Main.merge.AOD.f1000_m2000", FIRST_RUN + d));
             long w0 = System.nanoTime();
             int dataset = d;
-            org.eventindex.kudu.DatasetSource file = ConsumerLoad.writeFile(dir.resolve("consolidated")
+            Path file = ConsumerLoad.writeFile(dir.resolve("consolidated")
                     .resolve(name + ".parquet"), name, plan.events(), n -> eventNumber(dataset, n));
             System.out.printf(Locale.ROOT, "consolidated file of %s (%,d events) written in %.1f s%n", name,
                     plan.events(), (System.nanoTime() - w0) / 1e9);
-            loads.add(new ConsumerLoad(client, CONFIG, new org.eventindex.kudu.LoadRequest(name, d + 1,
-                    d % sizes.epochs(), "bench-lookup-" + d, file), plan.rate()));
+            loads.add(new ConsumerLoad(masters, CONFIG, new org.eventindex.kudu.LoadRequest(name, d + 1,
+                    d % sizes.epochs(), "bench-lookup-" + d, org.eventindex.kudu.DatasetSource.local(file)), file,
+                    dir.resolve("consolidated").resolve(name + ".load.log"), plan.rate()));
         }
         return loads;
     }
@@ -454,22 +455,25 @@ public final class LookupBench {
      * dataset into the same Kudu (the tablet server is the shared resource, as when a consumer loads). The tablet
      * server is first let settle from what ran before; the timing repeats until the load is LOADED, so every lookup
      * timed competes with it. Prints, per pass, the rows loaded during it and their rate, the 1-minute load average,
-     * then the p99 over all passes and the load's own rate.
+     * the cores the tablet server, the loading JVM and this one (service and clients) used, then the p99 over all passes and
+     * the load's own rate.
      */
     private static void underLoad(KuduClient client, EmbeddedKudu kudu, LeanClient service, KuduTable events,
                                   List<Target> targets, ConsumerLoad load) throws Exception {
         settle(kudu);
         ExecutorService writer = Executors.newSingleThreadExecutor();
         long l0 = System.nanoTime();
-        Future<org.eventindex.kudu.LoadResult> loading = writer.submit(load::run);
+        Future<Long> loading = writer.submit(load::run);
         try {
-            System.out.printf(Locale.ROOT, "While the consumer's loader (%d sessions, %s) loads %s (8 client"
+            System.out.printf(Locale.ROOT, "While the consumer's loader (its own JVM of " + ConsumerLoad.HEAP
+                    + " heap, %d sessions, %s) loads %s (8 client"
                     + " threads; every pass of the %,d lookups while it runs):%n", ConsumerLoad.sessions(),
                     load.cap() == 0 ? "its own rate" : String.format(Locale.ROOT, "capped at %,d rows/s", load.cap()),
                     load.dataset(), targets.size());
-            System.out.println("| pass | rows loaded during it | load rows/s | load average | raw p50 ms | raw p99 ms"
-                    + " | service p50 ms | service p99 ms | service lookups/s |");
-            System.out.println("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+            System.out.println("| pass | rows loaded during it | load rows/s | load average | tablet server cores"
+                    + " | loader JVM cores | bench JVM cores | raw p50 ms | raw p99 ms | service p50 ms"
+                    + " | service p99 ms | service lookups/s |");
+            System.out.println("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
             int pass = 0;
             List<Variant> paths = List.of(new Variant("raw", t -> rawLookup(client, events, RAW_COLUMNS, t)),
                     new Variant("service", service::found));
@@ -477,21 +481,30 @@ public final class LookupBench {
             List<long[]> served = new ArrayList<>();
             while (!loading.isDone()) {
                 long w0 = load.written();
+                long s0 = kudu.tabletServerCpuMillis();
+                long c0 = processCpuNanos();
+                long lc0 = load.cpuMillis();
                 long p0 = System.nanoTime();
                 List<Result> results = interleaved(targets, 8, paths, kudu);
                 double seconds = (System.nanoTime() - p0) / 1e9;
+                double serverCores = (kudu.tabletServerCpuMillis() - s0) / 1e3 / seconds;
+                double jvmCores = (processCpuNanos() - c0) / 1e9 / seconds;
+                // the loading JVM's CPU is only known while it runs; a pass in which it ended shows what it used
+                double loaderCores = Math.max(0, load.cpuMillis() - lc0) / 1e3 / seconds;
                 raw.add(results.get(0).nanos());
                 served.add(results.get(1).nanos());
                 long rows = load.written() - w0;
-                System.out.printf(Locale.ROOT, "| %d | %,d | %,.0f | %s | %.2f | %.2f | %.2f | %.2f | %,.0f |%n",
-                        ++pass, rows, rows / seconds, loadAverage(), results.get(0).p50(), results.get(0).p99(),
+                System.out.printf(Locale.ROOT, "| %d | %,d | %,.0f | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f"
+                        + " | %.2f | %,.0f |%n", ++pass, rows, rows / seconds, loadAverage(), serverCores, loaderCores,
+                        jvmCores,
+                        results.get(0).p50(), results.get(0).p99(),
                         results.get(1).p50(), results.get(1).p99(), results.get(1).perSecond());
             }
-            org.eventindex.kudu.LoadResult loaded = loading.get();
+            long loaded = loading.get();
             double seconds = (System.nanoTime() - l0) / 1e9;
             System.out.printf(Locale.ROOT, "under load, all %d passes: raw p99 %.2f ms, service p99 %.2f ms; the load:"
                     + " %,d events LOADED in %.1f s = %,.0f rows/s (%s)%n", pass, p99(raw), p99(served),
-                    loaded.events(), seconds, loaded.events() / seconds,
+                    loaded, seconds, loaded / seconds,
                     load.cap() == 0 ? "own rate" : "cap " + load.cap());
         } finally {
             writer.shutdownNow();
