@@ -59,10 +59,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code --datasets} LOADED datasets of one run each, spread over {@code --epochs} epochs, 64 hash buckets as in
  * production. Besides the in-process paths it times the lookup service itself ({@link LookupServer} on a free port,
  * {@code GET /events/{run}/{event}} from 1 and 8 HTTP client threads), batches of 500 and 1,000 events through
- * {@code POST /lookup}, and, with {@code --load-events N}, the service and the raw scan again while N more events are
- * written into the same Kudu (a seed-size dataset loading). Run through {@code bin/bench-lookup}; options: --events N
- * (default 2000000), --datasets N (default 20), --epochs N (default 2), --lookups N (default 8000), --load-events N
- * (default 0: none), --work DIR.
+ * {@code POST /lookup}, and, with {@code --load-events N}, the service and the raw scan again while a consumer loads N
+ * more events of one more dataset into the same Kudu: {@link ConsumerLoad}, the kudu-loader's {@code DatasetLoader}
+ * with the consumer's settings from a consolidated file, at its own rate or capped ({@code --load-rates}), the rows/s
+ * it reached printed beside each pass's p99. Run through {@code bin/bench-lookup}; options: --events N (default
+ * 2000000), --datasets N (default 20), --epochs N (default 2), --lookups N (default 8000), --load-events N (default 0:
+ * none), --load-rates ROWS/S[:EVENTS][,...] (default 0: the loader's own rate), --tserver-flag --FLAG=VALUE
+ * (repeatable), --work DIR.
  */
 public final class LookupBench {
     private static final KuduTablesConfig CONFIG = new KuduTablesConfig("bench_", 64, 1);
@@ -89,9 +92,18 @@ public final class LookupBench {
         int epochs = 2;
         @Option(names = "--lookups", paramLabel = "N", description = "timed lookups (default 8000)")
         int lookups = 8000;
-        @Option(names = "--load-events", paramLabel = "N", description = "events of one more dataset written while"
-                + " the service and the raw scan are timed again (the seed's dataset: 21103653; default 0: none)")
+        @Option(names = "--load-events", paramLabel = "N", description = "events of one more dataset loaded by the"
+                + " consumer's loader while the service and the raw scan are timed again (the seed's dataset: 21103653;"
+                + " default 0: none)")
         long loadEvents;
+        @Option(names = "--load-rates", paramLabel = "ROWS/S[:EVENTS]", split = ",", description = "with"
+                + " --load-events: one load per value, one after the other, each of a new dataset by the consumer's"
+                + " loader, capped at that many rows/s (0: the loader's own rate), of EVENTS events (default"
+                + " --load-events); default 0")
+        List<String> loadRates = List.of("0");
+        @Option(names = "--tserver-flag", paramLabel = "--FLAG=VALUE", description = "an extra tablet server flag"
+                + " (repeatable), to compare a site's settings against the defaults")
+        List<String> tserverFlags = new ArrayList<>();
         @Option(names = "--work", paramLabel = "DIR", description = "working folder (default: a temporary one)")
         Path work;
 
@@ -101,7 +113,23 @@ public final class LookupBench {
                 throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this), "--epochs must be"
                         + " within 1..--datasets (" + datasets + "): " + epochs);
             }
-            bench(new Sizes(events, datasets, epochs, lookups, loadEvents), work);
+            List<LoadPlan> plans = new ArrayList<>();
+            for (String value : loadRates) {
+                String[] parts = value.split(":", 2);
+                try {
+                    long rate = Long.parseLong(parts[0].strip());
+                    long n = parts.length > 1 ? Long.parseLong(parts[1].strip()) : loadEvents;
+                    if (rate < 0 || n < 0) {
+                        throw new NumberFormatException("negative");
+                    }
+                    plans.add(new LoadPlan(rate, n));
+                } catch (NumberFormatException e) {
+                    throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this), "--load-rates"
+                            + " takes ROWS/S (0: the loader's own rate) or ROWS/S:EVENTS, both 0 or more: " + value);
+                }
+            }
+            bench(new Sizes(events, datasets, epochs, lookups, plans,
+                    List.copyOf(tserverFlags)), work);
             return 0;
         }
     }
@@ -111,7 +139,12 @@ public final class LookupBench {
     }
 
     /** What a run loads and times. */
-    private record Sizes(long events, int datasets, int epochs, int lookups, long loadEvents) {
+    private record Sizes(long events, int datasets, int epochs, int lookups, List<LoadPlan> loads,
+                         List<String> tserverFlags) {
+    }
+
+    /** One load timed against the lookups: {@code events} events capped at {@code rate} rows/s (0: uncapped). */
+    private record LoadPlan(long rate, long events) {
     }
 
     private static void bench(Sizes sizes, Path work) throws Exception {
@@ -119,20 +152,24 @@ public final class LookupBench {
         int lookups = sizes.lookups();
         int epochs = sizes.epochs();
         Path dir = work != null ? Files.createDirectories(work) : Files.createTempDirectory("bench-lookup");
-        try (EmbeddedKudu kudu = EmbeddedKudu.start(dir.resolve("kudu"), 1)) {
+        try (EmbeddedKudu kudu = EmbeddedKudu.start(dir.resolve("kudu"), 1, sizes.tserverFlags())) {
             KuduClient client = kudu.client();
             KuduTables tables = new KuduTables(client, CONFIG);
+            long perDataset = sizes.events() / datasets;
             tables.createOrVerify(0);
             for (int e = 1; e < epochs; e++) {
                 tables.ensureEpoch(e);
             }
             long t0 = System.nanoTime();
-            long perDataset = sizes.events() / datasets;
             load(client, datasets, epochs, perDataset, progress("loading", perDataset * datasets));
             double loadSeconds = (System.nanoTime() - t0) / 1e9;
             System.out.printf(Locale.ROOT, "loaded %,d events in %d datasets (%d epochs, 64 buckets) in %.1f s"
                     + " (%,.0f rows/s)%n", perDataset * datasets, datasets, epochs, loadSeconds,
                     perDataset * datasets / loadSeconds);
+            if (!sizes.tserverFlags().isEmpty()) {
+                System.out.println("tablet server flags added: " + String.join(" ", sizes.tserverFlags()));
+            }
+            List<ConsumerLoad> loads = consumerLoads(kudu.masterAddresses(), dir, sizes);
 
             Random r = new Random(42);
             List<Target> targets = new ArrayList<>(lookups);
@@ -203,8 +240,8 @@ public final class LookupBench {
                         }
                     }
                     batches(service, targets);
-                    if (sizes.loadEvents() > 0) {
-                        underLoad(client, kudu, lean, events1, targets, datasets, epochs, sizes.loadEvents());
+                    for (ConsumerLoad load : loads) {
+                        underLoad(client, kudu, lean, events1, targets, load);
                     }
                     lean.close();
                 }
@@ -385,38 +422,107 @@ public final class LookupBench {
     private static final int BATCHES = 24;
 
     /**
-     * The service and the raw scan at 8 threads again while {@code loadEvents} more events of one more dataset are
-     * written into the same Kudu (the direct writer of {@link #load}; the tablet server is the shared resource, as
-     * when a consumer loads). The timing repeats until the writer is done, so every lookup timed competes with it;
-     * prints the rows written during the timed part.
+     * The loads timed against the lookups: one per {@code --load-rates} value, each a new dataset of
+     * {@code --load-events} events (run and dspid after the loaded ones, epoch as theirs), its consolidated file written
+     * now (while the tablet server settles). None without {@code --load-events}.
+     */
+    private static List<ConsumerLoad> consumerLoads(String masters, Path dir, Sizes sizes)
+            throws java.io.IOException {
+        List<ConsumerLoad> loads = new ArrayList<>();
+        for (int i = 0; i < sizes.loads().size(); i++) {
+            LoadPlan plan = sizes.loads().get(i);
+            if (plan.events() == 0) {
+                continue;
+            }
+            int d = sizes.datasets() + i;
+            org.eventindex.names.DatasetName name = org.eventindex.names.DatasetName.parse(
+                    String.format(Locale.ROOT, "data18_13TeV.%08d.physics_Main.merge.AOD.f1000_m2000", FIRST_RUN + d));
+            long w0 = System.nanoTime();
+            int dataset = d;
+            Path file = ConsumerLoad.writeFile(dir.resolve("consolidated")
+                    .resolve(name + ".parquet"), name, plan.events(), n -> eventNumber(dataset, n));
+            System.out.printf(Locale.ROOT, "consolidated file of %s (%,d events) written in %.1f s%n", name,
+                    plan.events(), (System.nanoTime() - w0) / 1e9);
+            loads.add(new ConsumerLoad(masters, CONFIG, new org.eventindex.kudu.LoadRequest(name, d + 1,
+                    d % sizes.epochs(), "bench-lookup-" + d, org.eventindex.kudu.DatasetSource.local(file)), file,
+                    dir.resolve("consolidated").resolve(name + ".load.log"), plan.rate()));
+        }
+        return loads;
+    }
+
+    /**
+     * The service and the raw scan at 8 threads again while {@code load} runs: the consumer's loader writing one more
+     * dataset into the same Kudu (the tablet server is the shared resource, as when a consumer loads). The tablet
+     * server is first let settle from what ran before; the timing repeats until the load is LOADED, so every lookup
+     * timed competes with it. Prints, per pass, the rows loaded during it and their rate, the 1-minute load average,
+     * the cores the tablet server, the loading JVM and this one (service and clients) used, then the p99 over all passes and
+     * the load's own rate.
      */
     private static void underLoad(KuduClient client, EmbeddedKudu kudu, LeanClient service, KuduTable events,
-                                  List<Target> targets, int datasets, int epochs, long loadEvents) throws Exception {
+                                  List<Target> targets, ConsumerLoad load) throws Exception {
+        settle(kudu);
         ExecutorService writer = Executors.newSingleThreadExecutor();
-        java.util.concurrent.atomic.AtomicLong written = new java.util.concurrent.atomic.AtomicLong();
-        Future<?> loading = writer.submit(() -> {
-            writeDataset(client, datasets, epochs, loadEvents, written::set);
-            return null;
-        });
+        long l0 = System.nanoTime();
+        Future<Long> loading = writer.submit(load::run);
         try {
-            System.out.printf(Locale.ROOT, "While %,d more events load into the same Kudu (8 client threads; every"
-                    + " pass of the %,d lookups while the writer runs):%n", loadEvents, targets.size());
-            System.out.println("| pass | rows written during it | raw p50 ms | raw p99 ms | service p50 ms"
+            System.out.printf(Locale.ROOT, "While the consumer's loader (its own JVM of " + ConsumerLoad.HEAP
+                    + " heap, %d sessions, %s) loads %s (8 client"
+                    + " threads; every pass of the %,d lookups while it runs):%n", ConsumerLoad.sessions(),
+                    load.cap() == 0 ? "its own rate" : String.format(Locale.ROOT, "capped at %,d rows/s", load.cap()),
+                    load.dataset(), targets.size());
+            System.out.println("| pass | rows loaded during it | load rows/s | load average | tablet server cores"
+                    + " | loader JVM cores | bench JVM cores | raw p50 ms | raw p99 ms | service p50 ms"
                     + " | service p99 ms | service lookups/s |");
-            System.out.println("|---:|---:|---:|---:|---:|---:|---:|");
+            System.out.println("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
             int pass = 0;
             List<Variant> paths = List.of(new Variant("raw", t -> rawLookup(client, events, RAW_COLUMNS, t)),
                     new Variant("service", service::found));
+            List<long[]> raw = new ArrayList<>();
+            List<long[]> served = new ArrayList<>();
             while (!loading.isDone()) {
-                long w0 = written.get();
+                long w0 = load.written();
+                long s0 = kudu.tabletServerCpuMillis();
+                long c0 = processCpuNanos();
+                long lc0 = load.cpuMillis();
+                long p0 = System.nanoTime();
                 List<Result> results = interleaved(targets, 8, paths, kudu);
-                System.out.printf(Locale.ROOT, "| %d | %,d | %.2f | %.2f | %.2f | %.2f | %,.0f |%n", ++pass,
-                        written.get() - w0, results.get(0).p50(), results.get(0).p99(), results.get(1).p50(),
-                        results.get(1).p99(), results.get(1).perSecond());
+                double seconds = (System.nanoTime() - p0) / 1e9;
+                double serverCores = (kudu.tabletServerCpuMillis() - s0) / 1e3 / seconds;
+                double jvmCores = (processCpuNanos() - c0) / 1e9 / seconds;
+                // the loading JVM's CPU is only known while it runs; a pass in which it ended shows what it used
+                double loaderCores = Math.max(0, load.cpuMillis() - lc0) / 1e3 / seconds;
+                raw.add(results.get(0).nanos());
+                served.add(results.get(1).nanos());
+                long rows = load.written() - w0;
+                System.out.printf(Locale.ROOT, "| %d | %,d | %,.0f | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f"
+                        + " | %.2f | %,.0f |%n", ++pass, rows, rows / seconds, loadAverage(), serverCores, loaderCores,
+                        jvmCores,
+                        results.get(0).p50(), results.get(0).p99(),
+                        results.get(1).p50(), results.get(1).p99(), results.get(1).perSecond());
             }
-            loading.get();
+            long loaded = loading.get();
+            double seconds = (System.nanoTime() - l0) / 1e9;
+            System.out.printf(Locale.ROOT, "under load, all %d passes: raw p99 %.2f ms, service p99 %.2f ms; the load:"
+                    + " %,d events LOADED in %.1f s = %,.0f rows/s (%s)%n", pass, p99(raw), p99(served),
+                    loaded, seconds, loaded / seconds,
+                    load.cap() == 0 ? "own rate" : "cap " + load.cap());
         } finally {
             writer.shutdownNow();
+        }
+    }
+
+    /** The 99th percentile of all latencies in {@code passes}, ms. */
+    private static double p99(List<long[]> passes) {
+        long[] all = passes.stream().flatMapToLong(Arrays::stream).sorted().toArray();
+        return all.length == 0 ? Double.NaN : all[(int) (all.length * 0.99)] / 1e6;
+    }
+
+    /** The 1-minute load average of the machine ({@code /proc/loadavg}), or "?" where there is none. */
+    static String loadAverage() {
+        try {
+            return Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
+        } catch (java.io.IOException e) {
+            return "?";
         }
     }
 
@@ -427,8 +533,9 @@ public final class LookupBench {
     private record Variant(String name, Probe probe) {
     }
 
+    /** @param nanos every latency of the path, sorted */
     private record Result(double p50, double p99, double perSecond, double clientCpuMicros,
-                          double serverCpuMicros) {
+                          double serverCpuMicros, long[] nanos) {
     }
 
     /**
@@ -469,7 +576,7 @@ public final class LookupBench {
             Arrays.sort(all);
             int n = all.length;
             out.add(new Result(all[n / 2] / 1e6, all[(int) (n * 0.99)] / 1e6, n / (wall[p] / 1e9),
-                    clientCpu[p] / 1e3 / n, serverCpu[p] / 1e3 / n));
+                    clientCpu[p] / 1e3 / n, serverCpu[p] / 1e3 / n, all));
         }
         return out;
     }
