@@ -147,6 +147,8 @@ class RebuildIT {
         assertTrue(found.contains("Kudu holds 297 rows, the file gives 300"), found);
         assertTrue(found.contains("KUDU_DIFFERS " + IndexedDatasets.ESD), found);
         assertTrue(found.contains("(same count: rows changed)"), found);
+        // the file agrees with what the load recorded: Kudu's rows are the ones that changed
+        assertTrue(found.contains("Kudu's rows have content checksum"), found);
         assertTrue(found.contains("KUDU_DIFFERS " + IndexedDatasets.MC), found);
         assertTrue(found.contains("OK " + IndexedDatasets.LATE), found);
         assertTrue(found.contains("5 datasets (every epoch, every dataset): 2 agree, 3 differ, 0 repaired"), found);
@@ -161,6 +163,17 @@ class RebuildIT {
     @Order(4)
     void verifyReportsAReplacedFileAndLeavesKuduAlone() throws Exception {
         List<String> before = rows(TARGET.eventsTable());
+        // LATE's file written again: the same events, other trigger bits; the catalogue's counts
+        IndexedDatasets.rewriteLate(hdfs.fs(), 7);
+
+        String sameCounts = verify(1, "--dataset", IndexedDatasets.LATE, "--repair");
+
+        assertTrue(sameCounts.contains("FILE_DIFFERS " + IndexedDatasets.LATE), sameCounts);
+        assertTrue(sameCounts.contains("the file is not the one loaded"), sameCounts);
+        assertFalse(sameCounts.contains("the catalogue says"), sameCounts);
+        assertTrue(sameCounts.contains("Kudu is left as it is"), sameCounts);
+        assertEquals(before, rows(TARGET.eventsTable()), "EVENTS after verifying a file with the same counts");
+
         // another dataset's file in LATE's place
         assertTrue(org.apache.hadoop.fs.FileUtil.copy(hdfs.fs(), IndexedDatasets.file(IndexedDatasets.AOD), hdfs.fs(),
                 IndexedDatasets.file(IndexedDatasets.LATE), false, true, hdfs.conf()));
