@@ -46,7 +46,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * executors started by the workers), with real HDFS and Kudu: the index loaded by the loader is rebuilt from its HDFS
  * files into other tables, and every column of every row of the six tables must be the loader's; a rebuild killed
  * halfway (its driver, SIGKILL) and run again gives the same rows; verify finds and repairs damaged rows and reports a
- * replaced file. One cluster for the class; the tests run in order (verify works on the first test's tables).
+ * replaced file; verify submitted in the spark-submit form ({@code SparkSubmit} with the module's jar). One cluster for
+ * the class; the tests run in order (verify works on the first test's tables).
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RebuildIT {
@@ -184,6 +185,38 @@ class RebuildIT {
         assertTrue(out.contains("the file holds 311 events, the catalogue says 150"), out);
         assertTrue(out.contains("Kudu is left as it is"), out);
         assertEquals(before, rows(TARGET.eventsTable()), "EVENTS after verifying a replaced file");
+    }
+
+    @Test
+    @Order(5)
+    void verifyRunsInTheSparkSubmitForm() throws Exception {
+        // spark-submit is Spark's SparkSubmit class on Spark's jars (the script only finds them): the application's
+        // jar as its primary resource, its main class loaded from there
+        List<String> deps = List.of(Files.readString(Path.of("target", "rebuild.classpath")).trim().split(":"));
+        Path jar;
+        try (Stream<Path> jars = Files.list(Path.of("target"))) {
+            jar = jars.filter(f -> f.getFileName().toString().matches("eventindex-rebuild-.*\\.jar")).findFirst()
+                    .orElseThrow(() -> new AssertionError("no eventindex-rebuild jar in target: mvn package first"));
+        }
+        // the module's dependencies on spark-submit's class path instead of --jars: these executors have them
+        // (spark.executor.extraClassPath), and shipping ~200 jars to each would cost the test many seconds
+        List<String> submit = new ArrayList<>(List.of("--master", spark.masterUrl(), "--class",
+                VerifyMain.class.getName()));
+        SparkStandalone.applicationSettings(1, "512m").forEach((k, v) -> submit.addAll(List.of("--conf", k + "=" + v)));
+        submit.addAll(List.of(jar.toString(), "--masters", kudu.masterAddresses(), "--prefix", TARGET.prefix(),
+                "--dataset", IndexedDatasets.AOD));
+        Path log = dir.resolve("spark-submit.log");
+        Process p = org.eventindex.testing.ChildJvm.main("org.apache.spark.deploy.SparkSubmit", String.join(":", deps))
+                .heap("512m").options(System.getProperty("spark.java.options").split(" ")).args(submit).start(log);
+        boolean ended = p.waitFor(180, java.util.concurrent.TimeUnit.SECONDS);
+        String out = Files.readString(log);
+        if (!ended) {
+            p.destroyForcibly();
+        }
+        assertTrue(ended, "spark-submit still running after 180 s:\n" + out);
+        assertEquals(0, p.exitValue(), out);
+        assertTrue(out.contains("OK " + IndexedDatasets.AOD + ":"), out);
+        assertTrue(out.contains("verify: 1 datasets"), out);
     }
 
     private static boolean hasExecutor(Path worker) {
