@@ -89,14 +89,18 @@
     const rates = h('div', { class: 'cards', id: 'rates' });
     const attention = h('div', { id: 'attention' });
     const recent = h('div', { id: 'recent-done' });
+    const verify = h('div', { id: 'verify' });
     const plot = h('figure', { class: 'plot', 'data-plot': 'overview-events' },
       h('figcaption', {}, 'Events per second, last 6 hours'), h('div', {}));
     main.append(h('h1', {}, 'Overview'), cards, h('h2', {}, 'Now'), rates,
-      section('Needs an operator', attention), section('Last datasets DONE', recent), h('h2', {}, 'Throughput'),
+      section('Needs an operator', attention), section('Kudu against HDFS (scheduled verify)', verify),
+      section('Last datasets DONE', recent), h('h2', {}, 'Throughput'),
       h('div', { class: 'cols' }, plot));
     return async function () {
-      const [o, done, hist] = await Promise.all([json('/console/overview'),
-        json('/console/datasets?state=DONE&sort=done&order=desc&limit=10'), json('/console/history?hours=6')]);
+      const [o, done, hist, v] = await Promise.all([json('/console/overview'),
+        json('/console/datasets?state=DONE&sort=done&order=desc&limit=10'), json('/console/history?hours=6'),
+        json('/console/verify')]);
+      verify.replaceChildren(...verifyReport(v));
       cards.replaceChildren(...STATES.map(s => h('div', { class: 'card' },
         h('a', { href: '/view/datasets?state=' + s, 'data-state': s },
           h('span', { class: 'n' }, num(o.datasetsByState[s])), h('span', { class: 'label' }, s)))),
@@ -124,6 +128,24 @@
           done.rows.map(r => h('tr', {}, td(datasetLink(r.name)), td(num(r.expectedEvents), true), td(when(r.doneAt))))));
       eventsPlot(plot.lastChild, hist, 6);
     };
+  }
+
+  /** The scheduled verify's findings (/console/verify): each dataset that differs, with the command that repairs it. */
+  function verifyReport(v) {
+    if (!v.enabled) {
+      return [h('p', { class: 'muted' }, 'Off: set ', h('code', {}, v.key), ' to verify one LOADED dataset per '
+        + 'interval (eventindex verify runs on demand).')];
+    }
+    const r = v.report;
+    const status = h('p', { class: 'muted', id: 'verify-status' }, num(r.verified) + ' verified, one every '
+      + age(r.intervalSeconds) + ' over ' + num(r.loaded) + ' LOADED datasets' + (r.lastAt ? '; last ' + r.lastDataset
+      + ' at ' + when(r.lastAt) : '') + (r.lastError ? '; cannot verify: ' + r.lastError : '') + '.');
+    if (r.differing.length === 0) {
+      return [status, h('p', { id: 'verify-none' }, 'Every dataset verified agrees with its file and catalogue.')];
+    }
+    return [status, table(['Dataset', 'Verdict', 'Differences', 'Verified at', 'Command'],
+      r.differing.map(f => h('tr', {}, td(datasetLink(f.dataset)), td(f.verdict), td(f.differences.join('; ')),
+        td(when(f.at)), td(h('code', {}, f.repair)))), { id: 'verify-differing' })];
   }
 
   function card(value, label, id) {

@@ -12,9 +12,12 @@ import static java.util.Objects.requireNonNull;
 /**
  * Checks one LOADED dataset: its rows in Kudu against its HDFS file and the catalogue (its DATASETS row). The file's
  * rows are built by the loader's own code ({@link EventWriter}, its first-occurrence rule and the recorded
- * {@code insert_start} included) but not written; both sides are summed with the same {@link RowChecksum}. A
- * difference in count or checksum is reported, naming both values; {@link #repair} reloads a dataset whose Kudu rows
- * are wrong.
+ * {@code insert_start} included) but not written; both sides are summed with the same {@link RowChecksum} the load
+ * summed the rows it wrote with ({@code content_checksum}). So three things are compared: the file with the recorded
+ * checksum and the catalogue's counts (a replaced file, even with the same counts, is {@code FILE_DIFFERS}), Kudu
+ * with the recorded checksum (changed rows are {@code KUDU_DIFFERS}), and the file with Kudu, table by table. A
+ * difference is reported naming both values; {@link #repair} reloads a dataset whose Kudu rows are wrong. A dataset
+ * loaded by a version that recorded no checksum is judged by the counts and the file against Kudu only.
  */
 public final class DatasetVerifier {
     private final KuduClient client;
@@ -48,13 +51,25 @@ public final class DatasetVerifier {
         long catalogueEvents = orZero(catalogued.countEvents());
         long catalogueDuplicates = orZero(catalogued.numDuplicates());
         long fileEvents = file.events() + file.duplicates();
-        boolean fileAgrees = fileEvents == catalogueEvents && file.duplicates() == catalogueDuplicates;
+        Long recorded = catalogued.contentChecksum();
+        boolean fileAgrees = fileEvents == catalogueEvents && file.duplicates() == catalogueDuplicates
+                && (recorded == null || file.content() == recorded);
         if (fileEvents != catalogueEvents) {
             differences.add("the file holds " + fileEvents + " events, the catalogue says " + catalogueEvents);
         }
         if (file.duplicates() != catalogueDuplicates) {
             differences.add("the file gives " + file.duplicates() + " duplicates, the catalogue says "
                     + catalogueDuplicates);
+        }
+        if (recorded != null && file.content() != recorded) {
+            differences.add("the file's rows have content checksum " + RowChecksum.hex(file.content())
+                    + ", the load recorded " + RowChecksum.hex(recorded) + " (DATASETS content_checksum): the file"
+                    + " is not the one loaded" + (kudu.content() == file.content() ? "; Kudu holds the file's rows"
+                    + " (loaded from it by other means, or a column dropped since the load)" : ""));
+        }
+        if (recorded != null && kudu.content() != recorded && kudu.content() != file.content()) {
+            differences.add("Kudu's rows have content checksum " + RowChecksum.hex(kudu.content())
+                    + ", the load recorded " + RowChecksum.hex(recorded));
         }
         compare(differences, "EVENTS/MCEVENTS", kudu.events(), kudu.eventsChecksum(), file.events(),
                 file.eventsChecksum());
@@ -110,27 +125,17 @@ public final class DatasetVerifier {
 
     private Verification.Side fileSide(KuduTablesConfig config, DatasetsRow catalogued, DatasetSource source)
             throws IOException {
-        RowChecksum events = new RowChecksum(client.openTable(config.eventsTable()).getSchema());
-        RowChecksum mc = new RowChecksum(client.openTable(config.mcEventsTable()).getSchema());
-        RowChecksum duplicates = new RowChecksum(client.openTable(config.duplicatedEventsTable()).getSchema());
-        String mcName = config.mcEventsTable();
         LoadRequest request = DatasetLoader.replayRequest(catalogued, source);
         LoaderSettings settings = LoaderSettings.defaults().withLoadThreads(1);
-        try (EventSource events0 = EventSource.open(source, catalogued.dataset());
+        EventWriter.Written written;
+        try (EventSource events = EventSource.open(source, catalogued.dataset());
              EventWriter writer = new EventWriter(client, config, settings, request,
                      DatasetsTable.micros(catalogued.insertStart()), List.of(), DatasetLoader.Progress.NONE, null)) {
-            writer.divertTo(row -> {
-                if (row.getRow().getSchema().hasColumn(KuduSchemas.INSERTION_TIME)) {
-                    duplicates.add(row.getRow());
-                } else if (row.getTable().getName().equals(mcName)) {
-                    mc.add(row.getRow());
-                } else {
-                    events.add(row.getRow());
-                }
-            }).write(events0);
+            // the rows a load would write, summed as a load sums them, and written nowhere
+            written = writer.divertTo(row -> { }).write(events);
         }
-        return new Verification.Side(events.rows() + mc.rows(), events.hexWith(mc), duplicates.rows(),
-                duplicates.hex());
+        return new Verification.Side(written.unique(), RowChecksum.hex(written.uniqueSum()), written.duplicates(),
+                RowChecksum.hex(written.duplicatesSum()));
     }
 
     private static long orZero(Long value) {

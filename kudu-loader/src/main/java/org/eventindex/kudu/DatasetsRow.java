@@ -10,17 +10,27 @@ import java.time.Instant;
  * @param uniqDuplEvents  distinct event numbers that occur more than once in the dataset
  * @param numDuplicates   rows in DUPLICATEDEVENTS (occurrences after the first)
  * @param signalTs        when the supervisor selected the content of the latest load (null: unknown)
+ * @param contentChecksum the checksum of the rows the LOADED load wrote (null: not LOADED, or loaded by a version
+ *                        that did not record it)
  */
 public record DatasetsRow(String dataset, int dspid, int rgid, LoadState state, String loadId, String hdfsPath,
                             Long countEvents, Long uniqDuplEvents, Long numDuplicates, Instant insertStart,
-                            Instant insertEnd, Long signalTs) implements java.io.Serializable {
+                            Instant insertEnd, Long signalTs, Long contentChecksum) implements java.io.Serializable {
+
+    /** A row without a recorded checksum. */
+    public DatasetsRow(String dataset, int dspid, int rgid, LoadState state, String loadId, String hdfsPath,
+                         Long countEvents, Long uniqDuplEvents, Long numDuplicates, Instant insertStart,
+                         Instant insertEnd, Long signalTs) {
+        this(dataset, dspid, rgid, state, loadId, hdfsPath, countEvents, uniqDuplEvents, numDuplicates, insertStart,
+                insertEnd, signalTs, null);
+    }
 
     /** A row without a selection time. */
     public DatasetsRow(String dataset, int dspid, int rgid, LoadState state, String loadId, String hdfsPath,
                          Long countEvents, Long uniqDuplEvents, Long numDuplicates, Instant insertStart,
                          Instant insertEnd) {
         this(dataset, dspid, rgid, state, loadId, hdfsPath, countEvents, uniqDuplEvents, numDuplicates, insertStart,
-                insertEnd, null);
+                insertEnd, null, null);
     }
 
     public boolean isLoaded() {

@@ -34,9 +34,10 @@ import static java.util.Objects.requireNonNull;
 final class DatasetsTable {
     private static final List<String> COLUMNS = List.of(KuduSchemas.DSPID, KuduSchemas.RGID, KuduSchemas.STATE,
             KuduSchemas.LOAD_ID, KuduSchemas.HDFS_PATH, KuduSchemas.COUNT_EVENTS, KuduSchemas.UNIQ_DUPL_EVENTS,
-            KuduSchemas.NUM_DUPLICATES, KuduSchemas.INSERT_START, KuduSchemas.INSERT_END, KuduSchemas.SIGNAL_TS);
-    /** A table of an earlier version, not yet upgraded by {@code createOrVerify}, has no {@code signal_ts}. */
-    private static final List<String> COLUMNS_BEFORE_SIGNAL_TS = COLUMNS.subList(0, COLUMNS.size() - 1);
+            KuduSchemas.NUM_DUPLICATES, KuduSchemas.INSERT_START, KuduSchemas.INSERT_END, KuduSchemas.SIGNAL_TS,
+            KuduSchemas.CONTENT_CHECKSUM);
+    /** Columns added since the first release: a table not yet upgraded by {@code createOrVerify} lacks them. */
+    private static final List<String> ADDED = List.of(KuduSchemas.SIGNAL_TS, KuduSchemas.CONTENT_CHECKSUM);
 
     private final KuduClient client;
     private final String tableName;
@@ -124,7 +125,7 @@ final class DatasetsTable {
         KuduTable table = client.openTable(tableName);
         Schema s = table.getSchema();
         KuduScanner scanner = client.newScannerBuilder(table)
-                .setProjectedColumnNames(s.hasColumn(KuduSchemas.SIGNAL_TS) ? COLUMNS : COLUMNS_BEFORE_SIGNAL_TS)
+                .setProjectedColumnNames(columns(s))
                 .addPredicate(KuduPredicate.newComparisonPredicate(s.getColumn(KuduSchemas.RUNNUMBER),
                         KuduPredicate.ComparisonOp.EQUAL, name.runNumber()))
                 .addPredicate(eq(s, KuduSchemas.PROJECT, name.project()))
@@ -150,7 +151,7 @@ final class DatasetsTable {
         KuduTable table = client.openTable(tableName);
         Schema s = table.getSchema();
         List<String> columns = new ArrayList<>(KuduSchemas.DATASETS_KEY);
-        columns.addAll(s.hasColumn(KuduSchemas.SIGNAL_TS) ? COLUMNS : COLUMNS_BEFORE_SIGNAL_TS);
+        columns.addAll(columns(s));
         KuduScanner scanner = client.newScannerBuilder(table).setProjectedColumnNames(columns).build();
         List<DatasetsRow> rows = new ArrayList<>();
         try {
@@ -167,6 +168,11 @@ final class DatasetsTable {
             scanner.close();
         }
         return rows;
+    }
+
+    /** {@link #COLUMNS} that {@code s} has (a table of an earlier version lacks the {@link #ADDED} ones). */
+    private static List<String> columns(Schema s) {
+        return COLUMNS.stream().filter(c -> !ADDED.contains(c) || s.hasColumn(c)).toList();
     }
 
     /** The LOADED datasets of run {@code runNumber} other than {@code excludeDspid}. */
@@ -235,6 +241,9 @@ final class DatasetsTable {
             row.setNull(KuduSchemas.UNIQ_DUPL_EVENTS);
             row.setNull(KuduSchemas.NUM_DUPLICATES);
             row.setNull(KuduSchemas.SMK);
+            if (row.getSchema().hasColumn(KuduSchemas.CONTENT_CHECKSUM)) {
+                row.setNull(KuduSchemas.CONTENT_CHECKSUM);
+            }
         });
     }
 
@@ -256,6 +265,9 @@ final class DatasetsTable {
                 row.setNull(KuduSchemas.SMK);
             } else {
                 row.addInt(KuduSchemas.SMK, written.smk());
+            }
+            if (row.getSchema().hasColumn(KuduSchemas.CONTENT_CHECKSUM)) {
+                row.addLong(KuduSchemas.CONTENT_CHECKSUM, written.contentChecksum());
             }
         });
     }
@@ -305,7 +317,9 @@ final class DatasetsTable {
                 longOrNull(r, KuduSchemas.NUM_DUPLICATES),
                 instantOrNull(r, KuduSchemas.INSERT_START),
                 instantOrNull(r, KuduSchemas.INSERT_END),
-                r.getSchema().hasColumn(KuduSchemas.SIGNAL_TS) ? longOrNull(r, KuduSchemas.SIGNAL_TS) : null);
+                r.getSchema().hasColumn(KuduSchemas.SIGNAL_TS) ? longOrNull(r, KuduSchemas.SIGNAL_TS) : null,
+                r.getSchema().hasColumn(KuduSchemas.CONTENT_CHECKSUM)
+                        ? longOrNull(r, KuduSchemas.CONTENT_CHECKSUM) : null);
     }
 
     /** @return null for a state this loader does not know (set by an operator or a newer version) */

@@ -43,12 +43,19 @@ final class EventWriter implements AutoCloseable {
      * @param smk            the first super master key seen (on an event, else in its file's trigger menu), or null
      * @param triggerPairs   the trigger pair counts of the events written to EVENTS/MCEVENTS
      * @param overlaps       events shared with each other LOADED dataset of the run, by its dspid (non-zero only)
+     * @param uniqueSum      the {@link RowChecksum} of the rows written to EVENTS/MCEVENTS
+     * @param duplicatesSum  the {@link RowChecksum} of the rows written to DUPLICATEDEVENTS
      */
     record Written(long events, long duplicates, long uniqDuplEvents, Integer smk, PairCounter triggerPairs,
-                   Map<Integer, Long> overlaps) {
+                   Map<Integer, Long> overlaps, long uniqueSum, long duplicatesSum) {
         /** Rows written to EVENTS/MCEVENTS. */
         long unique() {
             return events - duplicates;
+        }
+
+        /** The dataset's content checksum: every row written, DUPLICATEDEVENTS included (DATASETS content_checksum). */
+        long contentChecksum() {
+            return uniqueSum + duplicatesSum;
         }
     }
 
@@ -63,6 +70,7 @@ final class EventWriter implements AutoCloseable {
 
     private final KuduTable dups;
     private final EventRowMapper dupMapper;
+    private final RowChecksum dupSum;
     private final int insertionTime;
     private final KuduSession session;
     private final TriggerBits bits = new TriggerBits();
@@ -74,6 +82,7 @@ final class EventWriter implements AutoCloseable {
     // set at the first event (a file without events opens no event table)
     private KuduTable events;
     private EventRowMapper eventMapper;
+    private RowChecksum eventSum;
     private String tableNames;
     private DatasetAnalytics.Overlap overlap;
 
@@ -105,6 +114,7 @@ final class EventWriter implements AutoCloseable {
         this.progress = requireNonNull(progress, "progress is null");
         this.dups = client.openTable(config.duplicatedEventsTable());
         this.dupMapper = new EventRowMapper(dups.getSchema());
+        this.dupSum = new RowChecksum(dups.getSchema());
         this.insertionTime = dups.getSchema().getColumnIndex(KuduSchemas.INSERTION_TIME);
         this.session = client.newSession();
         session.setFlushMode(SessionConfiguration.FlushMode.AUTO_FLUSH_BACKGROUND);
@@ -115,7 +125,7 @@ final class EventWriter implements AutoCloseable {
         this.fault = fault;
     }
 
-    /** Where the decided rows go instead of Kudu: what a verification digests ({@link DatasetVerifier}). */
+    /** Where the decided rows go instead of Kudu (a verification, {@link DatasetVerifier}, sums them only). */
     @FunctionalInterface
     interface RowSink {
         void accept(Insert row) throws IOException;
@@ -158,6 +168,7 @@ final class EventWriter implements AutoCloseable {
             decodeTriggers(e);
             int occurrence = adjacent ? adjacentOccurrence(e.eventNumber) : seenOccurrence(e.eventNumber);
             Insert row = occurrence == 1 ? first(e, source.menu) : duplicate(e, source.menu, occurrence);
+            (occurrence == 1 ? eventSum : dupSum).add(row.getRow());
             if (sink != null) {
                 sink.accept(row);
             } else if (parallel != null) {
@@ -185,13 +196,15 @@ final class EventWriter implements AutoCloseable {
         progress.events(dataset, count);
         PairCounter triggerPairs = pairs.finish();
         Map<Integer, Long> overlaps = overlap == null ? Map.of() : overlap.result();
-        return new Written(count, duplicates, uniqDupl, smk, triggerPairs, overlaps);
+        return new Written(count, duplicates, uniqDupl, smk, triggerPairs, overlaps,
+                eventSum == null ? 0 : eventSum.value(), dupSum.value());
     }
 
     private void openEventTable(boolean simulation) throws KuduException {
         String table = simulation ? config.mcEventsTable() : config.eventsTable();
         events = client.openTable(table);
         eventMapper = new EventRowMapper(events.getSchema());
+        eventSum = new RowChecksum(events.getSchema());
         tableNames = table + "/" + config.duplicatedEventsTable();
         overlap = new DatasetAnalytics.Overlap(client, table, others);
         if (settings.loadThreads() > 1) {

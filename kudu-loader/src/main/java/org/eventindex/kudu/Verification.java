@@ -1,6 +1,7 @@
 package org.eventindex.kudu;
 
 import java.io.Serializable;
+import java.util.HexFormat;
 import java.util.List;
 
 /**
@@ -38,6 +39,11 @@ public record Verification(String dataset, int dspid, int epoch, Verdict verdict
      */
     public record Side(long events, String eventsChecksum, long duplicates, String duplicatesChecksum)
             implements Serializable {
+        /** The content checksum of all the side's rows, as DATASETS {@code content_checksum} records a load's. */
+        public long content() {
+            return HexFormat.of().fromHexDigitsToLong(eventsChecksum) + HexFormat.of().fromHexDigitsToLong(
+                    duplicatesChecksum);
+        }
     }
 
     public Verification {

@@ -17,7 +17,8 @@ import java.util.List;
  * Encodings follow the seed: numbers and timestamps BIT_SHUFFLE + LZ4, strings DICT_ENCODING + SNAPPY, key columns
  * included. Names are the seed's, lower case, with two of its misprints corrected: Table 1's {@code tigger_counted}
  * is {@code trigger_counted} and Table 2's {@code dbdraw} is {@code dbraw} (next to {@code dbesd}, {@code dbaod}).
- * Added to the seed: DATASETS {@code load_id} (the consumer signal whose content is loaded) and {@code hdfs_path};
+ * Added to the seed: DATASETS {@code load_id} (the consumer signal whose content is loaded), {@code hdfs_path},
+ * {@code signal_ts} and {@code content_checksum};
  * EVENTS {@code runnumber} and {@code smk}.
  * <p>
  * Trigger masks are stored as 64-bit words (seed 001 §6.1) {@code l1w00..l1w23} and {@code hltw000..hltw191}, a zero
@@ -56,6 +57,12 @@ public final class KuduSchemas {
      * null for loads without one (the kudu-loader command).
      */
     public static final String SIGNAL_TS = "signal_ts";
+    /**
+     * The content checksum of the rows the load wrote (EVENTS or MCEVENTS and DUPLICATEDEVENTS, the loader's
+     * {@code RowChecksum} summed), what {@code eventindex verify} compares the file and Kudu with; null for loads by a
+     * version before it (decision 0070).
+     */
+    public static final String CONTENT_CHECKSUM = "content_checksum";
 
     // EVENTS and DUPLICATEDEVENTS
     public static final String DSPID = "dspid";
@@ -151,6 +158,7 @@ public final class KuduSchemas {
         c.add(column(LOAD_ID, Type.STRING));
         c.add(column(HDFS_PATH, Type.STRING));
         c.add(column(SIGNAL_TS, Type.INT64));
+        c.add(column(CONTENT_CHECKSUM, Type.INT64));
         return new Schema(c);
     }
 

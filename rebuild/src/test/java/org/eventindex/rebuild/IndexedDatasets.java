@@ -70,8 +70,7 @@ final class IndexedDatasets {
         range(aod, 327636, 55, 55, false, 0xA3);
         List<Ev> esd = new ArrayList<>();
         range(esd, 327636, 200, 450, false, 0xE1);
-        List<Ev> late = new ArrayList<>();
-        range(late, 327700, 1, 150, false, 0xB1);
+        List<Ev> late = late();
         List<Ev> mc = new ArrayList<>();
         for (long k = 1; k <= 120; k++) {
             range(mc, 284500, 7 * k, 7 * k, true, 0xC1);
@@ -95,6 +94,20 @@ final class IndexedDatasets {
         load(fs, client, new KuduTables(client, config), LATER, 16, 1, later, new Random(16));
     }
 
+    private static List<Ev> late() {
+        List<Ev> late = new ArrayList<>();
+        range(late, 327700, 1, 150, false, 0xB1);
+        return late;
+    }
+
+    /**
+     * Writes {@link #LATE}'s file again with the same events but other trigger bits ({@code seed}): the catalogue's
+     * counts, other rows.
+     */
+    static void rewriteLate(FileSystem fs, long seed) throws IOException {
+        write(fs, LATE, 13, late(), new Random(seed));
+    }
+
     /** The HDFS file of {@code dataset}, in the consumer's layout (a folder per container). */
     static Path file(String dataset) {
         DatasetName name = DatasetName.parse(dataset);
@@ -109,6 +122,14 @@ final class IndexedDatasets {
 
     private static void load(FileSystem fs, KuduClient client, KuduTables tables, String dataset, int dspid,
                              int epoch, List<Ev> rows, Random random) throws IOException {
+        Path file = write(fs, dataset, dspid, rows, random);
+        new DatasetLoader(client, tables, LoaderSettings.defaults(), Clock.systemUTC())
+                .load(new LoadRequest(DatasetName.parse(dataset), dspid, epoch, "sig-" + dspid,
+                        DatasetSource.hadoop(fs, file), System.currentTimeMillis()));
+    }
+
+    private static Path write(FileSystem fs, String dataset, int dspid, List<Ev> rows, Random random)
+            throws IOException {
         List<Ev> sorted = new ArrayList<>(rows);
         sorted.sort((a, b) -> a.run() != b.run() ? Integer.compare(a.run(), b.run()) : Long.compare(a.event(),
                 b.event()));
@@ -139,9 +160,7 @@ final class IndexedDatasets {
                     List.of("s3://eventindex/" + dspid), List.of(), List.of(), w.events(), runs, simulation, 2,
                     w.finishDigest()).toKeyValues());
         }
-        new DatasetLoader(client, tables, LoaderSettings.defaults(), Clock.systemUTC())
-                .load(new LoadRequest(DatasetName.parse(dataset), dspid, epoch, "sig-" + dspid,
-                        DatasetSource.hadoop(fs, file), System.currentTimeMillis()));
+        return file;
     }
 
     private static BitSet bits(Random random, int[] candidates) {

@@ -50,9 +50,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * executors started by the workers), with real HDFS and Kudu: the index loaded by the loader is rebuilt from its HDFS
  * files into other tables, and every column of every row of the six tables must be the loader's; a rebuild killed
  * halfway (its driver, SIGKILL) and run again gives the same rows; verify finds and repairs damaged rows and reports a
- * replaced file; the rebuilt tables are swapped in, back and in again while lookups run, and none fails or differs.
- * One cluster for the class; the tests run in order (verify works on the first test's tables, the swap on the
- * second's).
+ * replaced file; the rebuilt tables are swapped in, back and in again while lookups run, and none fails or differs;
+ * verify submitted in the spark-submit form ({@code SparkSubmit} with the module's jar). One cluster for the class;
+ * the tests run in order (verify works on the first test's tables, the swap on the second's).
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RebuildIT {
@@ -153,6 +153,8 @@ class RebuildIT {
         assertTrue(found.contains("Kudu holds 297 rows, the file gives 300"), found);
         assertTrue(found.contains("KUDU_DIFFERS " + IndexedDatasets.ESD), found);
         assertTrue(found.contains("(same count: rows changed)"), found);
+        // the file agrees with what the load recorded: Kudu's rows are the ones that changed
+        assertTrue(found.contains("Kudu's rows have content checksum"), found);
         assertTrue(found.contains("KUDU_DIFFERS " + IndexedDatasets.MC), found);
         assertTrue(found.contains("OK " + IndexedDatasets.LATE), found);
         assertTrue(found.contains("5 datasets (every epoch, every dataset): 2 agree, 3 differ, 0 repaired"), found);
@@ -167,6 +169,17 @@ class RebuildIT {
     @Order(4)
     void verifyReportsAReplacedFileAndLeavesKuduAlone() throws Exception {
         List<String> before = rows(TARGET.eventsTable());
+        // LATE's file written again: the same events, other trigger bits; the catalogue's counts
+        IndexedDatasets.rewriteLate(hdfs.fs(), 7);
+
+        String sameCounts = verify(1, "--dataset", IndexedDatasets.LATE, "--repair");
+
+        assertTrue(sameCounts.contains("FILE_DIFFERS " + IndexedDatasets.LATE), sameCounts);
+        assertTrue(sameCounts.contains("the file is not the one loaded"), sameCounts);
+        assertFalse(sameCounts.contains("the catalogue says"), sameCounts);
+        assertTrue(sameCounts.contains("Kudu is left as it is"), sameCounts);
+        assertEquals(before, rows(TARGET.eventsTable()), "EVENTS after verifying a file with the same counts");
+
         // another dataset's file in LATE's place
         assertTrue(org.apache.hadoop.fs.FileUtil.copy(hdfs.fs(), IndexedDatasets.file(IndexedDatasets.AOD), hdfs.fs(),
                 IndexedDatasets.file(IndexedDatasets.LATE), false, true, hdfs.conf()));
@@ -321,6 +334,38 @@ class RebuildIT {
         public void close() throws InterruptedException {
             stop();
         }
+    }
+
+    @Test
+    @Order(6)
+    void verifyRunsInTheSparkSubmitForm() throws Exception {
+        // spark-submit is Spark's SparkSubmit class on Spark's jars (the script only finds them): the application's
+        // jar as its primary resource, its main class loaded from there
+        List<String> deps = List.of(Files.readString(Path.of("target", "rebuild.classpath")).trim().split(":"));
+        Path jar;
+        try (Stream<Path> jars = Files.list(Path.of("target"))) {
+            jar = jars.filter(f -> f.getFileName().toString().matches("eventindex-rebuild-.*\\.jar")).findFirst()
+                    .orElseThrow(() -> new AssertionError("no eventindex-rebuild jar in target: mvn package first"));
+        }
+        // the module's dependencies on spark-submit's class path instead of --jars: these executors have them
+        // (spark.executor.extraClassPath), and shipping ~200 jars to each would cost the test many seconds
+        List<String> submit = new ArrayList<>(List.of("--master", spark.masterUrl(), "--class",
+                VerifyMain.class.getName()));
+        SparkStandalone.applicationSettings(1, "512m").forEach((k, v) -> submit.addAll(List.of("--conf", k + "=" + v)));
+        submit.addAll(List.of(jar.toString(), "--masters", kudu.masterAddresses(), "--prefix", TARGET.prefix(),
+                "--dataset", IndexedDatasets.AOD));
+        Path log = dir.resolve("spark-submit.log");
+        Process p = org.eventindex.testing.ChildJvm.main("org.apache.spark.deploy.SparkSubmit", String.join(":", deps))
+                .heap("512m").options(System.getProperty("spark.java.options").split(" ")).args(submit).start(log);
+        boolean ended = p.waitFor(180, java.util.concurrent.TimeUnit.SECONDS);
+        String out = Files.readString(log);
+        if (!ended) {
+            p.destroyForcibly();
+        }
+        assertTrue(ended, "spark-submit still running after 180 s:\n" + out);
+        assertEquals(0, p.exitValue(), out);
+        assertTrue(out.contains("OK " + IndexedDatasets.AOD + ":"), out);
+        assertTrue(out.contains("verify: 1 datasets"), out);
     }
 
     private static boolean hasExecutor(Path worker) {

@@ -26,8 +26,9 @@ import java.util.stream.Collectors;
  * {@code /consumers}): {@code /console/overview} (what needs an operator, rates now), {@code /console/datasets} (the
  * dataset table, filtered, sorted and paged on the server so that a page stays small however many datasets the
  * supervisor holds), {@code /console/objects/<name>} (a dataset's objects with their fate) and
- * {@code /console/history} (the plots' time series, see {@link History}) and {@code /console/requests/<name>} (the
- * operator requests that named a dataset, with who sent each).
+ * {@code /console/history} (the plots' time series, see {@link History}), {@code /console/requests/<name>} (the
+ * operator requests that named a dataset, with who sent each) and {@code /console/verify} (the scheduled verify's
+ * findings, {@link DatasetAudit}).
  */
 final class ConsoleResources {
     /** The window of the "now" rates of the overview. */
@@ -106,9 +107,12 @@ final class ConsoleResources {
     private final Duration stuckAfter;
     private final int missingHeartbeats;
     private final Commands commands;
+    private final DatasetAudit audit;
 
+    /** @param audit the scheduled verify, null when off ({@code /console/verify} then says so) */
     ConsoleResources(SupervisorEngine engine, Clock clock, Duration stuckAfter, int missingHeartbeats,
-                     Commands commands) {
+                     Commands commands, DatasetAudit audit) {
+        this.audit = audit;
         this.commands = Objects.requireNonNull(commands, "commands is null");
         this.engine = Objects.requireNonNull(engine, "engine is null");
         this.clock = Objects.requireNonNull(clock, "clock is null");
@@ -128,6 +132,9 @@ final class ConsoleResources {
             return history(q);
         } else if (rest.startsWith("requests/")) {
             return requests(rest.substring("requests/".length()));
+        } else if (rest.equals("verify")) {
+            return audit == null ? Map.of("enabled", false, "key", SupervisorConfig.VERIFY_INTERVAL)
+                    : Map.of("enabled", true, "report", audit.report());
         }
         return null;
     }

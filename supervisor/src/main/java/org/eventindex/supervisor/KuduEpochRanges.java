@@ -5,11 +5,16 @@ import org.apache.kudu.client.KuduClient;
 import org.apache.kudu.client.KuduException;
 import org.eventindex.cluster.ClusterAccess;
 import org.eventindex.cluster.ClusterErrors;
+import org.eventindex.kudu.DatasetQueries;
+import org.eventindex.kudu.DatasetSource;
+import org.eventindex.kudu.DatasetVerifier;
+import org.eventindex.kudu.DatasetsRow;
 import org.eventindex.kudu.KuduProbe;
 import org.eventindex.kudu.KuduTables;
 import org.eventindex.kudu.KuduTablesConfig;
 
 import java.io.IOException;
+import java.net.URI;
 import java.util.List;
 import java.util.Objects;
 
@@ -40,6 +45,31 @@ final class KuduEpochRanges implements EpochRanges {
     /** Returns when the masters answer a table listing (for {@code /ready}); throws naming them when they do not. */
     void probe() throws IOException {
         KuduProbe.check(client, List.of());
+    }
+
+    /**
+     * What the scheduled verify reads, with this client and login: the DATASETS rows, and a dataset verified by the
+     * loader's {@link DatasetVerifier} against its file in HDFS (read as the Kerberos principal when one is set).
+     */
+    DatasetAudit.Target verifyTarget() {
+        DatasetQueries catalogue = new DatasetQueries(client, tables.config());
+        DatasetVerifier verifier = new DatasetVerifier(client, tables);
+        return new DatasetAudit.Target() {
+            @Override
+            public List<DatasetsRow> datasets() throws IOException {
+                return catalogue.datasets();
+            }
+
+            @Override
+            public org.eventindex.kudu.Verification verify(DatasetsRow dataset) throws IOException {
+                if (dataset.hdfsPath() == null) {
+                    throw new IOException("dataset " + dataset.dataset() + " has no hdfs_path in DATASETS");
+                }
+                URI file = URI.create(dataset.hdfsPath());
+                return verifier.verify(dataset, DatasetSource.hadoop(cluster.fileSystem(file),
+                        new org.apache.hadoop.fs.Path(file)));
+            }
+        };
     }
 
     @Override

@@ -15,8 +15,9 @@ import java.util.function.BooleanSupplier;
 /**
  * The active supervisor's periodic work, each kind on a thread of its own so that a slow Rucio or S3 never delays a
  * lease: the tick (leases and retries, the journal disk's room, a checkpoint when due), the catalogue poll when
- * {@code supervisor.catalogue} is on, the cleanup of consumed objects when {@code supervisor.cleanup} is on. Nothing
- * runs once consuming halted, and a fenced-out supervisor deletes nothing.
+ * {@code supervisor.catalogue} is on, the cleanup of consumed objects when {@code supervisor.cleanup} is on, the
+ * scheduled verify of one dataset when {@code supervisor.verify.interval} is set. Nothing runs once consuming halted,
+ * and a fenced-out supervisor deletes nothing.
  */
 final class PeriodicTasks implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(PeriodicTasks.class);
@@ -33,7 +34,8 @@ final class PeriodicTasks implements AutoCloseable {
     private final Checkpoints checkpoints;
     private final Fence fence;
     private final BooleanSupplier halted;
-    private final ScheduledExecutorService threads = Executors.newScheduledThreadPool(3, r -> {
+    private final DatasetAudit audit;
+    private final ScheduledExecutorService threads = Executors.newScheduledThreadPool(4, r -> {
         Thread t = new Thread(r, "supervisor-background");
         t.setDaemon(true);
         return t;
@@ -41,9 +43,13 @@ final class PeriodicTasks implements AutoCloseable {
     private volatile CleanupStore objectStore;
     private volatile ObjectCleaner cleaner;
 
-    /** @param halted whether consuming halted for good (journal failed, fenced out): the tick then does nothing */
+    /**
+     * @param halted whether consuming halted for good (journal failed, fenced out): the tick then does nothing
+     * @param audit  the scheduled verify, null when off
+     */
     PeriodicTasks(SupervisorConfig config, Clock clock, SupervisorMetrics metrics, SupervisorEngine engine,
-                  JournalDiskGuard diskGuard, Checkpoints checkpoints, Fence fence, BooleanSupplier halted) {
+                  JournalDiskGuard diskGuard, Checkpoints checkpoints, Fence fence, BooleanSupplier halted,
+                  DatasetAudit audit) {
         this.config = Objects.requireNonNull(config, "config is null");
         this.clock = Objects.requireNonNull(clock, "clock is null");
         this.metrics = Objects.requireNonNull(metrics, "metrics is null");
@@ -52,6 +58,7 @@ final class PeriodicTasks implements AutoCloseable {
         this.checkpoints = Objects.requireNonNull(checkpoints, "checkpoints is null");
         this.fence = Objects.requireNonNull(fence, "fence is null");
         this.halted = Objects.requireNonNull(halted, "halted is null");
+        this.audit = audit;
     }
 
     /** Schedules the tick, and the catalogue poll and the cleanup when configured. */
@@ -73,6 +80,14 @@ final class PeriodicTasks implements AutoCloseable {
             threads.scheduleWithFixedDelay(() -> {
                 if (fence.holds()) {
                     c.runOnceLogged();
+                }
+            }, every, every, TimeUnit.MILLISECONDS);
+        }
+        if (audit != null) {
+            long every = audit.interval().toMillis();
+            threads.scheduleWithFixedDelay(() -> {
+                if (fence.holds() && !halted.getAsBoolean()) {
+                    audit.verifyNext();
                 }
             }, every, every, TimeUnit.MILLISECONDS);
         }

@@ -269,8 +269,12 @@ public final class Supervisor implements AutoCloseable {
             engine.recover();
 
             inbound = new InboundQueues(config, journal.file(), engine, diskGuard, answers, fence, stopped::get);
+            DatasetAudit audit = !config.verifyInterval().isZero() && epochRanges instanceof KuduEpochRanges kudu
+                    ? new DatasetAudit(kudu.verifyTarget(), config.verifyInterval(), clock,
+                    config.epochs().kuduMasters(), metrics.verifications) : null;
+            DatasetAudit.registerGauges(metricsRegistry, audit);
             periodic = new PeriodicTasks(config, clock, metrics, engine, diskGuard, checkpoints, fence,
-                    inbound::halted);
+                    inbound::halted, audit);
             health = new Health(config, clock, startedAt, journal, engine, diskGuard, checkpoints, inbound, eventBus,
                     periodic, Optional.ofNullable(dependencies));
             health.registerGauges(metricsRegistry);
@@ -285,7 +289,8 @@ public final class Supervisor implements AutoCloseable {
                     config.missingHeartbeats());
             ConsoleResources console = new ConsoleResources(engine, clock, config.console().stuckAfter(),
                     config.missingHeartbeats(), new ConsoleResources.Commands(config.brokers().stream()
-                    .map(StompEndpoint::toString).collect(Collectors.joining(",")), config.epochs().kuduMasters()));
+                    .map(StompEndpoint::toString).collect(Collectors.joining(",")), config.epochs().kuduMasters()),
+                    audit);
             info.serve(resources, console);
 
             periodic.start();

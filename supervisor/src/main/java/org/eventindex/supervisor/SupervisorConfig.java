@@ -89,6 +89,7 @@ public record SupervisorConfig(
         Console console,
         Ha ha,
         HttpAccess httpAccess,
+        Duration verifyInterval,
         Map<String, String> shown) {
 
     /**
@@ -410,6 +411,7 @@ public record SupervisorConfig(
     public static final String HA_ZOOKEEPER_CONNECT = "supervisor.ha.zookeeper.connect";
     public static final String HA_ZOOKEEPER_ROOT = "supervisor.ha.zookeeper.root";
     public static final String JOURNAL_HDFS_DIR = "supervisor.journal.hdfs.dir";
+    public static final String VERIFY_INTERVAL = "supervisor.verify.interval";
 
     public static final String ENV_STOMP_PASSWORD = "EI_STOMP_PASSWORD";
     public static final String ENV_RUCIO_PASSWORD = "EI_RUCIO_PASSWORD";
@@ -542,7 +544,11 @@ public record SupervisorConfig(
                     + " this long (it fences the old active first); with " + HA_STORE + "=zookeeper the ZooKeeper"
                     + " session timeout (the servers bound it between 2 and 20 ticks)."),
             new ConfigKey(HA_RENEW_INTERVAL, "1s", null, "How often the active renews its lease and the standby"
-                    + " looks at it (at most half of " + HA_LEASE + ").")),
+                    + " looks at it (at most half of " + HA_LEASE + ")."),
+            new ConfigKey(VERIFY_INTERVAL, "0s", null, "Every this long the active supervisor verifies one LOADED"
+                    + " dataset, the next by name (round-robin): its Kudu rows against its HDFS file, the content"
+                    + " checksum recorded at load and the catalogue's counts (eventindex verify's code, read-only;"
+                    + " /console/verify, eventindex_supervisor_verify_differences). Needs " + KUDU_MASTERS + "; 0s: off.")),
             Stream.of(ClusterSettings.configKeys("supervisor.", true), TlsSettings.keys("supervisor."),
                     StompFrameLimitKeys.keys("supervisor."), BrokerKeys.keys("supervisor."),
                     HttpAccess.keys(HTTP_ACCESS)).flatMap(List::stream)).toList();
@@ -592,6 +598,14 @@ public record SupervisorConfig(
         Objects.requireNonNull(brokersResolveInterval, "brokersResolveInterval is null");
         Objects.requireNonNull(console, "console is null");
         Objects.requireNonNull(ha, "ha is null");
+        Objects.requireNonNull(verifyInterval, "verifyInterval is null");
+        if (verifyInterval.isNegative()) {
+            throw new IllegalArgumentException(VERIFY_INTERVAL + " must not be negative: " + verifyInterval);
+        }
+        if (!verifyInterval.isZero() && !epochs.managed()) {
+            throw new IllegalArgumentException(VERIFY_INTERVAL + " (" + verifyInterval + ") needs the Kudu masters"
+                    + " (" + KUDU_MASTERS + "); set them or " + VERIFY_INTERVAL + "=0s");
+        }
         shown = Collections.unmodifiableMap(new TreeMap<>(Objects.requireNonNull(shown, "shown is null")));
     }
 
@@ -675,6 +689,7 @@ public record SupervisorConfig(
                 new Ha(bool(HA_ENABLED, r.text(HA_ENABLED)), r.text(HA_ID), r.duration(HA_LEASE),
                         r.duration(HA_RENEW_INTERVAL), zooKeeper(r)),
                 HttpAccess.read(r, HTTP_ACCESS),
+                r.duration(VERIFY_INTERVAL),
                 r.shown());
     }
 
@@ -716,7 +731,8 @@ public record SupervisorConfig(
                 + ", maxMessageBytes=" + maxMessageBytes + ", lease=" + handOff.lease() + ", retry="
                 + handOff.retryInitial() + ".." + handOff.retryMax() + " x" + handOff.retryAttempts()
                 + ", epochMaxEvents=" + epochs.maxEvents() + ", kudu=" + (epochs.managed() ? epochs.kuduMasters()
-                : "not managed") + ", catalogue=" + (catalogue.enabled() ? catalogue.url() + " every "
+                : "not managed") + ", verify=" + (verifyInterval.isZero() ? "off" : "every " + verifyInterval)
+                + ", catalogue=" + (catalogue.enabled() ? catalogue.url() + " every "
                 + catalogue.interval() : "manifests only") + ", cleanup=" + (cleanup.enabled() ? cleanup.s3Endpoint()
                 + " after " + cleanup.retention() + " (orphans " + cleanup.orphanRetention() + ")" : "off")
                 + ", tls=" + tls + ", frameLimits=" + frameLimits + ", brokersResolveInterval=" + brokersResolveInterval + ", ha=" + (ha.enabled() ? "lease " + ha.lease()

@@ -57,6 +57,11 @@ final class SupervisorMetrics {
     /** Gauge: objects no journal entry names, old enough to go, kept by the last cleanup pass (decision 0054). */
     final Gauge orphansKept;
     final Counter cleanupFailures;
+    /**
+     * Scheduled verifications of a dataset ({@link DatasetAudit}), label {@code verdict} (every verdict from the
+     * start, 0 while supervisor.verify.interval is off).
+     */
+    final Counter verifications;
     final Counter epochRangeFailures;
     final Counter eventSubscribersDropped;
     final Counter checkpoints;
@@ -112,6 +117,12 @@ final class SupervisorMetrics {
                 + " reconciliation (supervisor rebuild-state) accounted for them (decision 0054).").register(registry);
         orphansKept.set(0); // exposed before the first pass
         cleanupFailures = counter(P + "cleanup_failures_total", "Object deletions or listings that failed.");
+        verifications = Counter.builder().name(P + "verify_datasets_total").help("Scheduled verifications of a"
+                + " dataset (supervisor.verify.interval), by verdict: ok, kudu_differs, file_differs, file_unreadable.")
+                .labelNames("verdict").register(registry);
+        for (org.eventindex.kudu.Verification.Verdict v : org.eventindex.kudu.Verification.Verdict.values()) {
+            verifications.labelValues(DatasetAudit.label(v));
+        }
         epochRangeFailures = counter(P + "epoch_range_failures_total",
                 "Attempts to create a Kudu range that failed (the signal waits and is retried).");
         eventSubscribersDropped = counter(P + "event_subscribers_dropped_total",

@@ -118,6 +118,8 @@ class ConsoleBrowserIT {
         String attention = text("#attention");
         assertTrue(attention.contains(FAILED) && attention.contains(HELD) && attention.contains("truncated"),
                 attention);
+        // the scheduled verify is off here: the overview says which key turns it on
+        assertTrue(text("#verify").contains("supervisor.verify.interval"), text("#verify"));
         assertEquals("/view/datasets/" + FAILED, new java.net.URI(driver.findElement(By.cssSelector(
                 "#attention a[href$='" + FAILED + "']")).getAttribute("href")).getPath());
         screenshot("overview");

@@ -255,7 +255,7 @@ class HandOffAndReselectionTest {
         assertTrue(line.permanentFailure(), "waits for an operator, as a permanent failure does");
         assertEquals(reason, line.failure());
         ConsoleResources console = new ConsoleResources(engine, clock, Duration.ofHours(1), 3,
-                new ConsoleResources.Commands("", ""));
+                new ConsoleResources.Commands("", ""), null);
         String attention = console.overview().needsOperator().get(0).reason();
         assertTrue(attention.startsWith("consumer internal error") && attention.endsWith(reason), attention);
         assertEquals(1, DaemonMetrics.value(registry, "eventindex_supervisor_reports_failed_internal_total"));

@@ -174,6 +174,7 @@ class SupervisorConfigTest {
         p.setProperty(SupervisorConfig.HTTP_ACCESS + "kerberos.principal", "HTTP/sv.example.org@EXAMPLE.ORG");
         p.setProperty(SupervisorConfig.HTTP_ACCESS + "kerberos.keytab", "/etc/eventindex/http.keytab");
         p.setProperty(SupervisorConfig.HTTP_ACCESS + "metrics.port", "9182");
+        p.setProperty(SupervisorConfig.VERIFY_INTERVAL, "10m");
 
         SupervisorConfig c = SupervisorConfig.fromProperties(p, Map.of(SupervisorConfig.ENV_STOMP_PASSWORD, "ignored",
                 SupervisorConfig.ENV_RUCIO_PASSWORD, "rucio-pw", SupervisorConfig.ENV_S3_SECRET_KEY, "s3-secret"));
@@ -229,8 +230,9 @@ class SupervisorConfigTest {
         assertEquals(Path.of("/etc/eventindex/http.keytab"), c.httpAccess().kerberosKeytab());
         assertEquals(Optional.of(9182), c.httpAccess().metricsPort());
         assertFalse(c.httpAccess().tls());
+        assertEquals(Duration.ofMinutes(10), c.verifyInterval());
         // the HTTP access keys are HttpAccess's (HttpAccessTest maps each)
-        assertEquals(68 + org.eventindex.ops.HttpAccess.keys(SupervisorConfig.HTTP_ACCESS).size(),
+        assertEquals(69 + org.eventindex.ops.HttpAccess.keys(SupervisorConfig.HTTP_ACCESS).size(),
                 SupervisorConfig.KEYS.size(), "a key was added: map it in this test and in the docs");
 
         // what /supervisor shows: every key, the secrets and the paths to them only as set or not set

@@ -35,6 +35,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
@@ -47,7 +48,10 @@ import java.util.stream.IntStream;
  * consumer's loader (one after the other, its default sessions), rebuilt by {@code eventindex rebuild}'s job on a
  * Spark standalone cluster of four one-core workers with 1, 2 and 4 executors (executors started and warm before the
  * clock starts), and {@code kudu perf loadgen} inserting as many rows into its own table; rows/s of each and their
- * ratio to the loader. Each dataset is its own run, so the rebuild has one task per dataset.
+ * ratio to the loader. Each dataset is its own run, so the rebuild has one task per dataset. Beside each rate, the CPU
+ * time per row of the tablet server and of the writing side (the executors, or this JVM for the loader) and the
+ * tablet server's busy share of the wall time: whether the writers wait on the tablet server (what splitting tasks by
+ * Kudu's partitioner would relieve) or on their own CPU (decision 0070).
  */
 @Command(name = "bench-rebuild", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "Rows/s of the Spark rebuild for 1, 2 and 4 executors against the loader and kudu perf loadgen"
@@ -100,18 +104,24 @@ public final class RebuildBench implements Callable<Integer> {
             }
             long total = perDataset * datasets;
             DatasetLoader loader = new DatasetLoader(client, tables, LoaderSettings.defaults(), Clock.systemUTC());
+            Cpu cpu = Cpu.now(ProcessHandle.current());
             long t0 = System.nanoTime();
             for (int i = 0; i < datasets; i++) {
                 loader.load(new LoadRequest(DatasetName.parse(name(i)), 100 + i, 1, "bench-" + i,
                         DatasetSource.hadoop(hdfs.fs(), files.get(i))));
             }
-            double loaderRate = total / seconds(t0);
-            out.printf("loader (the consumer's, %d sessions, one dataset after the other): %,.0f rows/s%n",
-                    LoaderSettings.defaults().loadThreads(), loaderRate);
+            double loaderSeconds = seconds(t0);
+            double loaderRate = total / loaderSeconds;
+            out.printf("loader (the consumer's, %d sessions, one dataset after the other): %,.0f rows/s; %s%n",
+                    LoaderSettings.defaults().loadThreads(), loaderRate,
+                    cpu.since(ProcessHandle.current(), total, loaderSeconds, "this JVM"));
 
+            cpu = Cpu.now(null);
+            t0 = System.nanoTime();
             double loadgenRate = loadgen(kudu, total);
             out.printf("kudu perf loadgen (1 thread, its own table and schema, %d buckets): %,.0f rows/s = %.2fx the"
-                    + " loader%n", BUCKETS, loadgenRate, loadgenRate / loaderRate);
+                    + " loader; %s%n", BUCKETS, loadgenRate, loadgenRate / loaderRate,
+                    cpu.since(null, total, seconds(t0), "loadgen"));
 
             spark.awaitWorkers(4);
             for (int executors : new int[] {1, 2, 4}) {
@@ -135,10 +145,12 @@ public final class RebuildBench implements Callable<Integer> {
             while (sc.sc().statusTracker().getExecutorInfos().length < executors + 1) {
                 sc.parallelize(IntStream.range(0, executors).boxed().toList(), executors).count();
             }
+            Cpu cpu = Cpu.now(null);
             long t0 = System.nanoTime();
             RebuildJob.Summary summary = new RebuildJob(sc, client).run(source,
                     new RebuildTarget(masters, prefix, BUCKETS, 1, 1, null), DatasetSelection.all());
             double seconds = seconds(t0);
+            out.printf("  %d executor(s): %s%n", executors, cpu.since(null, total, seconds, "executors"));
             if (!summary.failures().isEmpty() || summary.events() != total) {
                 throw new IllegalStateException("the rebuild with " + executors + " executors wrote "
                         + summary.events() + " events of " + total + ": " + summary.failures());
@@ -204,6 +216,43 @@ public final class RebuildBench implements Callable<Integer> {
                     List.of(), List.of(), w.events(), List.of((long) run), 0, 2, w.finishDigest()).toKeyValues());
         }
         return file;
+    }
+
+    /**
+     * CPU time so far of the tablet server(s) (descendants of this JVM running {@code tserver}) and of the writing
+     * side: {@code writer} when given, else the Spark executors (descendants running
+     * {@code CoarseGrainedExecutorBackend}, the ones that end during the phase included: they are sampled once more at
+     * its end while alive) or the loadgen process.
+     */
+    private record Cpu(Duration tserver, Duration writers) {
+        static Cpu now(ProcessHandle writer) {
+            return new Cpu(sum("tserver"), writer != null ? cpu(writer) : sum("CoarseGrainedExecutorBackend"));
+        }
+
+        /** What the phase cost per row, and the tablet server's busy share of its wall time. */
+        String since(ProcessHandle writer, long rows, double seconds, String writerName) {
+            Cpu end = now(writer);
+            Duration tablet = end.tserver.minus(tserver);
+            Duration written = end.writers.minus(writers);
+            return String.format("tablet server %.1f us CPU/row (busy %.0f%% of the wall time), %s %s", micros(tablet)
+                    / rows, 100 * micros(tablet) / 1e6 / seconds, writerName, written.isZero() && writer == null
+                    && writerName.equals("loadgen") ? "(its own process, not sampled)"
+                    : String.format("%.1f us CPU/row", micros(written) / rows));
+        }
+
+        private static double micros(Duration d) {
+            return d.toNanos() / 1e3;
+        }
+
+        private static Duration sum(String command) {
+            return ProcessHandle.current().descendants()
+                    .filter(p -> p.info().commandLine().orElse("").contains(command))
+                    .map(Cpu::cpu).reduce(Duration.ZERO, Duration::plus);
+        }
+
+        private static Duration cpu(ProcessHandle p) {
+            return p.info().totalCpuDuration().orElse(Duration.ZERO);
+        }
     }
 
     private static double seconds(long t0) {
