@@ -32,6 +32,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
@@ -48,11 +49,13 @@ import java.util.stream.Stream;
                 + " embedded stack and one consumer process, then through the old messaging path (10 kB JSON"
                 + " messages, one HDFS file per input file, a cleaning pass) as the baseline. Prints each stage"
                 + " beside the seed's figure."},
-        footer = {"", "The consumer runs as its own process (java <the distribution's jvm/consumer.options> -cp <this classpath>"
-                + " ConsumerMain run --config FILE; log <work>/consumer-1.log); the broker, S3, HDFS and the"
-                + " supervisor run in this JVM, Kudu as processes. Measured by polling every 100 ms (HDFS file"
-                + " appearing, spool folder size, this JVM's memory) and every 250 ms for the consumer process (its"
-                + " /metrics, /proc/PID/status VmHWM, /proc/PID/stat CPU). See docs/performance.md."},
+        footer = {"", "The consumer runs as shipped: the distribution's tarball (distribution/target/eventindex-*.tar.gz"
+                + " of the last build, or -Dei.distribution.tarball=FILE) unpacked into <work>/dist and its launcher"
+                + " run, bin/eventindex consumer run --config FILE (lib/, jvm/consumer.options, conf/logback.xml;"
+                + " log <work>/consumer-1.log); the broker, S3, HDFS and the supervisor run in this JVM, Kudu as"
+                + " processes. Measured by polling every 100 ms (HDFS file appearing, spool folder size, this JVM's"
+                + " memory) and every 250 ms for the consumer process (its /metrics, /proc/PID/status VmHWM,"
+                + " /proc/PID/stat CPU) and the tablet server's CPU. See docs/performance.md."},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:both paths took the dataset and every count is right", "1:a count is wrong or a stage"
                 + " failed", "2:bad options"})
@@ -85,9 +88,13 @@ public final class BenchSeedMain implements Callable<Integer> {
             + " (default 180)")
     private int timeoutMinutes = 180;
     @Option(names = "--consumer-heap", paramLabel = "SIZE", description = "the consumer process's heap, e.g. 1g:"
-            + " sets -Xms and -Xmx (default: the -Xms/-Xmx lines of the distribution's jvm/consumer.options,"
-            + " read at each run; its other options are kept either way)")
+            + " -Xms and -Xmx in EVENTINDEX_JAVA_OPTS, after the launcher's files (default: the tarball's"
+            + " jvm/consumer.options; its other options are kept either way)")
     private String consumerHeap;
+    @Option(names = "--consumer-set", paramLabel = "KEY=VALUE", description = "a key of the consumer's configuration"
+            + " file, added or replacing the stack's (repeatable), e.g. consumer.kudu.load.overlap=false for the"
+            + " load after the merge")
+    private Map<String, String> consumerSet = new java.util.LinkedHashMap<>();
 
     private BenchSeedMain(PrintStream out, PrintStream err) {
         this.out = out;
@@ -127,19 +134,21 @@ public final class BenchSeedMain implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--parallel and --timeout-minutes must be >= 1, got "
                     + parallel + " and " + timeoutMinutes);
         }
-        ConsumerProcess.JvmOptions consumerJvm;
+        if (consumerHeap != null && !consumerHeap.matches("\\d+[kKmMgG]?")) {
+            throw new ParameterException(spec.commandLine(), "--consumer-heap must be a JVM heap size such as 1g or"
+                    + " 768m, got '" + consumerHeap + "'");
+        }
+        java.nio.file.Path tarball;
         try {
-            consumerJvm = ConsumerProcess.jvmOptions(ConsumerProcess.optionsFile(), consumerHeap);
-        } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), e.getMessage());
+            tarball = ConsumerProcess.tarball();
         } catch (IOException e) {
-            err.println("bench-seed: " + e.getMessage() + "; or give the heap with --consumer-heap SIZE");
+            err.println("bench-seed: " + e.getMessage());
             return 1;
         }
-        return run(consumerJvm);
+        return run(tarball);
     }
 
-    private int run(ConsumerProcess.JvmOptions consumerJvm) throws Exception {
+    private int run(java.nio.file.Path tarball) throws Exception {
         java.nio.file.Path producerJar = Paths.get(System.getProperty("ei.producer.jar",
                 "producer/target/eventindex-producer.jar"));
         if (!Files.isRegularFile(producerJar)) {
@@ -154,7 +163,8 @@ public final class BenchSeedMain implements Callable<Integer> {
         EmbeddedStack.Options stackOptions = new EmbeddedStack.Options(work.resolve("stack"), 1, "eventindex", "",
                 64, 1);
         try (EmbeddedStack stack = EmbeddedStack.startWithoutConsumers(stackOptions, s -> bar.log("stack: " + s));
-             ConsumerProcess consumer = ConsumerProcess.start(stack, work, consumerJvm, Duration.ofMinutes(3),
+             ConsumerProcess consumer = ConsumerProcess.start(stack, ConsumerProcess.unpack(tarball,
+                     work.resolve("dist")), work, consumerHeap, consumerSet, Duration.ofMinutes(3),
                      s -> bar.log("stack: " + s))) {
             PipelineRun pipeline = new PipelineRun(stack, producerJar, bar::log);
             bar.stage("generating " + gspec.files() + " files x " + gspec.eventsPerFile() + " events");
@@ -245,7 +255,7 @@ public final class BenchSeedMain implements Callable<Integer> {
     record Figures(int objects, long objectBytes, long uploadMillis, long supervisorMillis, long consolidationMillis,
                    long eventsWritten, long bytesRead, long kuduMillis, long eventsLoaded, long totalMillis,
                    long kuduEvents, long peakHeap, long peakRss, long spoolPeak, long hdfsBytes,
-                   ConsumerFigures consumer) {
+                   ConsumerFigures consumer, long signalToDoneMillis, long tserverCpuMillis) {
     }
 
     /**
@@ -284,7 +294,8 @@ public final class BenchSeedMain implements Callable<Integer> {
                 millis(t.lastObjectAt(), t.signalSentAt()), millis(t.signalSentAt(), hdfsAt), c.eventsWritten(),
                 c.bytesRead(), millis(hdfsAt, t.doneAt()), c.eventsLoaded(), millis(t.lastObjectAt(), t.doneAt()),
                 kuduEvents, sampler.peakHeap(), Math.max(sampler.peakRss(), Sampler.rssHighWater()),
-                sampler.spoolPeak(), hdfsBytes, sampler.consumerFigures(t.signalSentAt(), hdfsAt, t.doneAt()));
+                sampler.spoolPeak(), hdfsBytes, sampler.consumerFigures(t.signalSentAt(), hdfsAt, t.doneAt()),
+                millis(t.signalSentAt(), t.doneAt()), sampler.tserverCpuMillis(t.signalSentAt(), t.doneAt()));
     }
 
     private static long millis(Instant from, Instant to) {
@@ -326,6 +337,14 @@ public final class BenchSeedMain implements Callable<Integer> {
         row(fmt, "Kudu load", String.format(Locale.ROOT, "%s, %.0f rows/s", sec(f.kuduMillis()),
                 f.eventsLoaded() / (f.kuduMillis() / 1e3)), "none in the seed; 463.8 s, 45,501 rows/s (issue 22)");
         row(fmt, "last producer message -> queryable", sec(f.totalMillis()), "34 min to HDFS; target 5 min");
+        row(fmt, "signal -> queryable", sec(f.signalToDoneMillis()) + " (consolidation and load, overlapping or"
+                + " not)", "none in the seed");
+        int cores = Runtime.getRuntime().availableProcessors();
+        row(fmt, "tablet server CPU (the load's floor)", f.tserverCpuMillis() < 0 ? "n/a" : String.format(
+                Locale.ROOT, "%.1f s CPU, %.2f us/row: %.1f s of all %d cores, signal -> queryable",
+                f.tserverCpuMillis() / 1e3, f.tserverCpuMillis() * 1e3 / Math.max(1, f.eventsLoaded()),
+                f.tserverCpuMillis() / 1e3 / cores, cores), "the tablet server alone; docs: ~200-226 s for the"
+                + " seed's rows on 2 cores");
         ConsumerFigures c = f.consumer();
         row(fmt, "consumer process -Xmx", "-Xmx" + consumer.jvm().xmx() + " from " + consumer.jvm().source(),
                 "the distribution's default, or --consumer-heap");
@@ -348,6 +367,8 @@ public final class BenchSeedMain implements Callable<Integer> {
                 (double) f.hdfsBytes() / f.eventsWritten()), "1 HDFS file, 9 GB (426 B/event)");
         out.println("consumer log: " + consumer.log().toAbsolutePath());
         out.println("consumer GC log: " + consumer.gcLog().toAbsolutePath());
+        out.println("consumer configuration: the stack's" + (consumerSet.isEmpty() ? "" : ", with " + consumerSet)
+                + " (" + consumer.log().resolveSibling(ConsumerProcess.NAME + ".properties").toAbsolutePath() + ")");
         if (b == null) {
             out.println("messaging baseline: not run (--baseline-scale 0)");
             return;
@@ -404,6 +425,8 @@ public final class BenchSeedMain implements Callable<Integer> {
         private final java.nio.file.Path stackDir;
         private final ConsumerProcess consumer;
         private final List<ConsumerProcess.Sample> consumerSamples = new ArrayList<>();
+        /** (epoch ms, the tablet server's CPU ms so far), taken with each consumer sample. */
+        private final List<long[]> tserverSamples = new ArrayList<>();
         private final Thread thread;
         private volatile boolean stop;
         private volatile Instant hdfsFileAt;
@@ -471,6 +494,10 @@ public final class BenchSeedMain implements Callable<Integer> {
 
         /** One sample of the consumer process now (also called once the dataset is DONE, for the load's end). */
         void sampleConsumer() {
+            long tserver = stack.kudu().tabletServerCpuMillis();
+            synchronized (tserverSamples) {
+                tserverSamples.add(new long[] {System.currentTimeMillis(), tserver});
+            }
             consumer.sample().ifPresent(s -> {
                 synchronized (consumerSamples) {
                     consumerSamples.add(s);
@@ -504,6 +531,31 @@ public final class BenchSeedMain implements Callable<Integer> {
             ConsumerProcess.Sample atDone = at(all, done);
             return new ConsumerFigures(heap, max, rss, run, runLimit, Usage.between(atSignal, atFile),
                     Usage.between(atFile, atDone));
+        }
+
+        /**
+         * The tablet server's CPU between the samples last taken at or before {@code from} and {@code to}; -1 when
+         * unknown.
+         */
+        long tserverCpuMillis(Instant from, Instant to) {
+            List<long[]> all;
+            synchronized (tserverSamples) {
+                all = List.copyOf(tserverSamples);
+            }
+            if (from == null || to == null || all.isEmpty()) {
+                return -1;
+            }
+            long[] a = all.get(0);
+            long[] b = all.get(0);
+            for (long[] p : all) {
+                if (p[0] <= from.toEpochMilli()) {
+                    a = p;
+                }
+                if (p[0] <= to.toEpochMilli()) {
+                    b = p;
+                }
+            }
+            return a[1] < 0 || b[1] < 0 ? -1 : b[1] - a[1];
         }
 
         /** The last sample taken at or before {@code t} (the first one when none was); null without samples. */

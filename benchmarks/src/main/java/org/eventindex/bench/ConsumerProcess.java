@@ -1,18 +1,17 @@
 package org.eventindex.bench;
 
-import org.eventindex.consumer.ConsumerMain;
 import org.eventindex.consumer.ConsumerMetrics;
 import org.eventindex.deploy.DaemonProcesses;
 import org.eventindex.deploy.EmbeddedStack;
 import org.eventindex.deploy.chaos.ChaosWait;
 import org.eventindex.deploy.chaos.ChildProcess;
-import org.eventindex.testing.ChildJvm;
 import org.eventindex.testing.MetricsText;
 import org.eventindex.testing.Ports;
 
 import java.io.IOException;
 import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -27,17 +26,20 @@ import java.util.function.Consumer;
 import java.util.regex.Pattern;
 
 /**
- * {@code bin/bench-seed}'s consumer as its own process, as an operator runs it: {@code java <the options of the
- * distribution's jvm/consumer.options> -cp <this JVM's classpath> ConsumerMain run --config FILE}, configured by
- * {@link EmbeddedStack#consumerProcessConfig} (secrets as files), its output in one log file. {@link #sample()} reads
- * what the process itself uses: its {@code /metrics} (JVM heap and GC, run memory), its peak resident set
- * ({@code VmHWM} of /proc/PID/status) and its CPU time (utime + stime of /proc/PID/stat). {@link #close()} stops it;
- * a shutdown hook does so on Ctrl-C.
+ * {@code bin/bench-seed}'s consumer as an operator runs it: the distribution's tarball
+ * ({@code distribution/target/eventindex-<version>.tar.gz}) unpacked into the work folder, and its own launcher,
+ * {@code <home>/bin/eventindex consumer run --config FILE}: the tarball's {@code lib/} as the class path, its
+ * {@code jvm/consumer.options}, its {@code conf/logback.xml}. The benchmark adds only what the launcher takes from
+ * the environment ({@code EVENTINDEX_JAVA_OPTS}: the GC log it reads, a temp folder, and {@code --consumer-heap}).
+ * Configured by {@link EmbeddedStack#consumerProcessConfig} (secrets as files), its output in one log file.
+ * {@link #sample()} reads what the process itself uses: its {@code /metrics} (JVM heap and GC, run memory), its peak
+ * resident set ({@code VmHWM} of /proc/PID/status) and its CPU time (utime + stime of /proc/PID/stat; the launcher
+ * execs the JVM, so the process is the JVM). {@link #close()} stops it; a shutdown hook does so on Ctrl-C.
  */
 final class ConsumerProcess implements AutoCloseable {
-    /** System property naming the consumer's JVM options file; bin/bench-seed sets it to the distribution's. */
-    static final String OPTIONS_PROPERTY = "ei.consumer.options";
-    static final String OPTIONS_FILE = "distribution/src/dist/jvm/consumer.options";
+    /** System property naming the distribution's tarball; bin/bench-seed sets it to the last build's. */
+    static final String TARBALL_PROPERTY = "ei.distribution.tarball";
+    static final String TARBALL_DIR = "distribution/target";
     static final String NAME = "consumer-1";
     private static final Pattern HEAP_SIZE = Pattern.compile("\\d+[kKmMgG]?");
 
@@ -48,11 +50,11 @@ final class ConsumerProcess implements AutoCloseable {
     private final Thread shutdownHook;
 
     /**
-     * The consumer JVM's options.
+     * The consumer JVM's options, as its launcher gives them to the JVM.
      *
      * @param options every option, in order
      * @param xmx     the value of the (last) {@code -Xmx}, e.g. {@code 1g}
-     * @param source  where the heap options came from: the options file's path or {@code --consumer-heap}
+     * @param source  where the heap option came from: the options file's path or {@code --consumer-heap}
      */
     record JvmOptions(List<String> options, String xmx, String source) {
         JvmOptions {
@@ -75,38 +77,94 @@ final class ConsumerProcess implements AutoCloseable {
     }
 
     /**
-     * The options file: {@value #OPTIONS_PROPERTY} when set, else {@value #OPTIONS_FILE} below the working folder or
-     * its parent (a module's folder, as under Maven).
+     * The distribution's tarball: {@value #TARBALL_PROPERTY} when set, else the one
+     * {@code eventindex-*.tar.gz} of {@value #TARBALL_DIR} below the working folder or its parent (a module's
+     * folder, as under Maven).
+     *
+     * @throws IOException naming the folder and the build command when there is none, or several
      */
-    static Path optionsFile() {
-        String set = System.getProperty(OPTIONS_PROPERTY);
+    static Path tarball() throws IOException {
+        String set = System.getProperty(TARBALL_PROPERTY);
         if (set != null && !set.isBlank()) {
             return Paths.get(set);
         }
-        Path here = Paths.get(OPTIONS_FILE);
-        Path parent = Paths.get("..").resolve(OPTIONS_FILE);
-        return Files.isRegularFile(here) || !Files.isRegularFile(parent) ? here : parent.normalize();
+        Path dir = Paths.get(TARBALL_DIR);
+        if (!Files.isDirectory(dir)) {
+            dir = Paths.get("..").resolve(TARBALL_DIR).normalize();
+        }
+        List<Path> found = new ArrayList<>();
+        if (Files.isDirectory(dir)) {
+            try (var s = Files.newDirectoryStream(dir, "eventindex-*.tar.gz")) {
+                s.forEach(found::add);
+            }
+        }
+        if (found.size() != 1) {
+            throw new IOException((found.isEmpty() ? "no distribution tarball eventindex-*.tar.gz" : "several"
+                    + " distribution tarballs " + found) + " in " + dir.toAbsolutePath() + ": build it with mvn"
+                    + " -DskipTests package, or name it with -D" + TARBALL_PROPERTY + "=FILE");
+        }
+        return found.get(0);
     }
 
     /**
-     * The JVM options of {@code file} (read now, so that a change there changes the benchmark); with {@code heap}
-     * (e.g. {@code 1g}) its {@code -Xms}/{@code -Xmx} lines are replaced by {@code -Xms<heap> -Xmx<heap>} (the only
-     * options when there is no such file).
+     * Unpacks {@code tarball} into {@code dir} ({@code tar xzf}), as an operator installs it.
      *
-     * @throws IOException              the file cannot be read
-     * @throws IllegalArgumentException a bad {@code heap}, or no {@code -Xmx} line in the file and no {@code heap}
+     * @return the distribution's top folder ({@code eventindex-<version>}, holding {@code bin/eventindex})
      */
-    static JvmOptions jvmOptions(Path file, String heap) throws IOException {
-        if (heap != null && !Files.exists(file)) {
-            return jvmOptions(List.of(), shown(file), heap);
+    static Path unpack(Path tarball, Path dir) throws IOException, InterruptedException {
+        Files.createDirectories(dir);
+        Process tar = new ProcessBuilder("tar", "xzf", tarball.toAbsolutePath().toString(), "-C",
+                dir.toAbsolutePath().toString()).redirectErrorStream(true).start();
+        String output = new String(tar.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (tar.waitFor() != 0) {
+            throw new IOException("tar xzf " + tarball + " failed: " + output.strip());
         }
-        String text;
-        try {
-            text = Files.readString(file);
-        } catch (IOException e) {
-            throw new IOException("cannot read the consumer's JVM options file " + file + " (" + e + ")", e);
+        try (var s = Files.newDirectoryStream(dir, "eventindex-*")) {
+            for (Path home : s) {
+                if (Files.isExecutable(home.resolve("bin/eventindex"))) {
+                    return home;
+                }
+            }
         }
-        return jvmOptions(optionLines(text), shown(file), heap);
+        throw new IOException(tarball + " unpacked into " + dir + " holds no eventindex-*/bin/eventindex");
+    }
+
+    /**
+     * What the benchmark adds to the launcher's environment: {@code EVENTINDEX_JAVA_OPTS} with the GC log it reads
+     * ({@value #NAME}-gc.log in {@code dir}), a temp folder, and {@code -Xms/-Xmx} of {@code heap} when not null (the
+     * launcher puts it after the files' options, so it wins); {@code JAVA_HOME} of this JVM.
+     */
+    static Map<String, String> environment(Path dir, String heap) throws IOException {
+        List<String> opts = new ArrayList<>();
+        // the GC log gives what the heap holds after each collection: "in use" from /metrics includes garbage
+        opts.add("-Xlog:gc:file=" + dir.resolve(NAME + "-gc.log").toAbsolutePath() + ":uptime");
+        opts.add("-Djava.io.tmpdir=" + Files.createDirectories(dir.resolve("tmp-" + NAME)).toAbsolutePath());
+        if (heap != null) {
+            opts.add("-Xms" + heap);
+            opts.add("-Xmx" + heap);
+        }
+        return Map.of("EVENTINDEX_JAVA_OPTS", String.join(" ", opts), "JAVA_HOME", System.getProperty("java.home"));
+    }
+
+    /**
+     * The options the launcher of {@code home} gives the consumer's JVM ({@code bin/eventindex --jvm-options
+     * consumer run} with {@code env}).
+     *
+     * @throws IllegalArgumentException a bad {@code heap}, or no {@code -Xmx} at all
+     */
+    static JvmOptions jvmOptions(Path home, Map<String, String> env, String heap)
+            throws IOException, InterruptedException {
+        checkHeap(heap);
+        ProcessBuilder pb = new ProcessBuilder(home.resolve("bin/eventindex").toString(), "--jvm-options", "consumer",
+                "run").redirectErrorStream(true);
+        pb.environment().putAll(env);
+        Process p = pb.start();
+        String text = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (p.waitFor() != 0) {
+            throw new IOException(home.resolve("bin/eventindex") + " --jvm-options consumer run failed: "
+                    + text.strip());
+        }
+        return jvmOptions(optionLines(text), shown(home.resolve("jvm/consumer.options")), heap);
     }
 
     /** {@code file} relative to the working folder when below it (the repository's root under bin/bench-seed). */
@@ -128,18 +186,19 @@ final class ConsumerProcess implements AutoCloseable {
         return out;
     }
 
-    static JvmOptions jvmOptions(List<String> lines, String file, String heap) {
-        if (heap != null) {
-            if (!HEAP_SIZE.matcher(heap).matches()) {
-                throw new IllegalArgumentException("--consumer-heap must be a JVM heap size such as 1g or 768m, got '"
-                        + heap + "'");
-            }
-            List<String> options = new ArrayList<>(lines.stream()
-                    .filter(o -> !o.startsWith("-Xmx") && !o.startsWith("-Xms")).toList());
-            options.add(0, "-Xmx" + heap);
-            options.add(0, "-Xms" + heap);
-            return new JvmOptions(options, heap, "--consumer-heap");
+    private static void checkHeap(String heap) {
+        if (heap != null && !HEAP_SIZE.matcher(heap).matches()) {
+            throw new IllegalArgumentException("--consumer-heap must be a JVM heap size such as 1g or 768m, got '"
+                    + heap + "'");
         }
+    }
+
+    /**
+     * The options in {@code lines} (the launcher's, in order), their last {@code -Xmx}, and where it came from:
+     * {@code --consumer-heap} when {@code heap} is set (the benchmark added it last), else {@code file}.
+     */
+    static JvmOptions jvmOptions(List<String> lines, String file, String heap) {
+        checkHeap(heap);
         String xmx = null;
         for (String o : lines) {
             if (o.startsWith("-Xmx")) {
@@ -150,30 +209,33 @@ final class ConsumerProcess implements AutoCloseable {
             throw new IllegalArgumentException("no -Xmx line in the consumer's JVM options file " + file
                     + "; give the heap with --consumer-heap SIZE");
         }
-        return new JvmOptions(lines, xmx, file);
+        return new JvmOptions(lines, xmx, heap != null ? "--consumer-heap" : file);
     }
 
     /**
-     * Starts the consumer process on {@code stack} and waits for its {@code /ready}; its configuration file and log
-     * ({@value #NAME}.log) go to {@code dir}. On failure (not ready within {@code timeout}, exited) it is stopped.
+     * Starts the consumer of the unpacked distribution {@code home} on {@code stack}, with the keys of {@code set}
+     * added to (or replacing) the stack's configuration, and waits for its {@code /ready}; its configuration file and
+     * log ({@value #NAME}.log) go to {@code dir}. On failure (not ready
+     * within {@code timeout}, exited) it is stopped.
      */
-    static ConsumerProcess start(EmbeddedStack stack, Path dir, JvmOptions jvm, Duration timeout,
-                                 Consumer<String> progress) throws IOException {
+    static ConsumerProcess start(EmbeddedStack stack, Path home, Path dir, String heap, Map<String, String> set,
+                                 Duration timeout, Consumer<String> progress)
+            throws IOException, InterruptedException {
         int port = Ports.free();
-        Path config = DaemonProcesses.writeConfig(dir.resolve(NAME + ".properties"),
-                stack.consumerProcessConfig(0, port));
-        List<String> cmd = ChildJvm.main(ConsumerMain.class).options(jvm.options())
-                // the GC log gives what the heap holds after each collection: "in use" from /metrics includes garbage
-                .options("-Xlog:gc:file=" + dir.resolve(NAME + "-gc.log").toAbsolutePath() + ":uptime",
-                        "-Djava.io.tmpdir=" + Files.createDirectories(dir.resolve("tmp-" + NAME)))
-                .args("run", "--config", config.toString()).command();
-        ChildProcess child = new ChildProcess(NAME, cmd, Map.of(), dir.resolve(NAME + ".log"));
+        Map<String, String> properties = new java.util.TreeMap<>(stack.consumerProcessConfig(0, port));
+        properties.putAll(set);
+        Path config = DaemonProcesses.writeConfig(dir.resolve(NAME + ".properties"), properties);
+        Map<String, String> env = environment(dir, heap);
+        JvmOptions jvm = jvmOptions(home, env, heap);
+        List<String> cmd = List.of(home.resolve("bin/eventindex").toString(), "consumer", "run", "--config",
+                config.toAbsolutePath().toString());
+        ChildProcess child = new ChildProcess(NAME, cmd, env, dir.resolve(NAME + ".log"));
         ConsumerProcess c = new ConsumerProcess(child, port, jvm);
         Runtime.getRuntime().addShutdownHook(c.shutdownHook);
         try {
             child.start();
-            progress.accept("consumer process pid " + child.pid() + ", -Xmx" + jvm.xmx() + " from " + jvm.source()
-                    + ", log " + child.log());
+            progress.accept("consumer process pid " + child.pid() + " (" + home.resolve("bin/eventindex")
+                    + " consumer run), -Xmx" + jvm.xmx() + " from " + jvm.source() + ", log " + child.log());
             ChaosWait.until(NAME + " ready (log " + child.log() + ")", timeout, () -> {
                 c.checkAlive();
                 return c.get("/ready").map(r -> r.statusCode() == 200).orElse(false);

@@ -30,7 +30,7 @@ class ConsumerProcessTest {
             """;
 
     @Test
-    void heapComesFromTheOptionsFileWithItsOtherOptionsInOrder() {
+    void heapComesFromTheLaunchersOptionsWithTheOtherOptionsInOrder() {
         ConsumerProcess.JvmOptions o = ConsumerProcess.jvmOptions(ConsumerProcess.optionLines(OPTIONS), "f", null);
         assertEquals(List.of("-Xms2g", "-Xmx6g", "-XX:+ExitOnOutOfMemoryError", "-Dsome.path=/a dir/with spaces"),
                 o.options());
@@ -39,10 +39,10 @@ class ConsumerProcessTest {
     }
 
     @Test
-    void consumerHeapReplacesBothHeapLines() {
-        ConsumerProcess.JvmOptions o = ConsumerProcess.jvmOptions(ConsumerProcess.optionLines(OPTIONS), "f", "1g");
-        assertEquals(List.of("-Xms1g", "-Xmx1g", "-XX:+ExitOnOutOfMemoryError", "-Dsome.path=/a dir/with spaces"),
-                o.options());
+    void consumerHeapIsTheLastXmxTheBenchmarkAdded() {
+        List<String> lines = new java.util.ArrayList<>(ConsumerProcess.optionLines(OPTIONS));
+        lines.addAll(List.of("-Xms1g", "-Xmx1g"));
+        ConsumerProcess.JvmOptions o = ConsumerProcess.jvmOptions(lines, "f", "1g");
         assertEquals("1g", o.xmx());
         assertEquals("--consumer-heap", o.source());
     }
@@ -61,18 +61,37 @@ class ConsumerProcessTest {
 
     @Test
     void theDistributionsFileHasAHeap() throws IOException {
-        Path file = ConsumerProcess.optionsFile();
+        Path file = Path.of("../distribution/src/dist/jvm/consumer.options");
         assertTrue(Files.isRegularFile(file), "not found: " + file.toAbsolutePath());
-        ConsumerProcess.JvmOptions o = ConsumerProcess.jvmOptions(file, null);
+        ConsumerProcess.JvmOptions o = ConsumerProcess.jvmOptions(ConsumerProcess.optionLines(
+                Files.readString(file)), file.toString(), null);
         assertTrue(o.options().contains("-Xmx" + o.xmx()), o.toString());
     }
 
     @Test
-    void consumerHeapAloneWithoutTheFile(@TempDir Path dir) throws IOException {
-        Path missing = dir.resolve("consumer.options");
-        assertEquals(List.of("-Xms768m", "-Xmx768m"), ConsumerProcess.jvmOptions(missing, "768m").options());
-        IOException e = assertThrows(IOException.class, () -> ConsumerProcess.jvmOptions(missing, null));
-        assertTrue(e.getMessage().contains(missing.toString()), e.getMessage());
+    void theBenchmarksEnvironmentAddsItsGcLogAndTheHeapAfterTheLaunchersOptions(@TempDir Path dir)
+            throws IOException {
+        String opts = ConsumerProcess.environment(dir, "768m").get("EVENTINDEX_JAVA_OPTS");
+        assertTrue(opts.startsWith("-Xlog:gc:file=" + dir.toAbsolutePath()) && opts.endsWith("-Xms768m -Xmx768m"),
+                opts);
+        assertTrue(!ConsumerProcess.environment(dir, null).get("EVENTINDEX_JAVA_OPTS").contains("-Xmx"));
+    }
+
+    @Test
+    void noTarballIsNamedWithTheBuildCommand(@TempDir Path dir) {
+        String before = System.getProperty(ConsumerProcess.TARBALL_PROPERTY);
+        System.setProperty(ConsumerProcess.TARBALL_PROPERTY, dir.resolve("none.tar.gz").toString());
+        try {
+            IOException e = assertThrows(IOException.class, () -> ConsumerProcess.unpack(
+                    ConsumerProcess.tarball(), dir.resolve("dist")));
+            assertTrue(e.getMessage().contains("none.tar.gz"), e.getMessage());
+        } finally {
+            if (before == null) {
+                System.clearProperty(ConsumerProcess.TARBALL_PROPERTY);
+            } else {
+                System.setProperty(ConsumerProcess.TARBALL_PROPERTY, before);
+            }
+        }
     }
 
     @Test

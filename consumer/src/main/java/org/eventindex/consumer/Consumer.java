@@ -295,7 +295,7 @@ public final class Consumer implements AutoCloseable {
         HdfsCommitter committer = new HdfsCommitter(services.fileContext(), new Path(config.hdfsRoot()),
                 format.fileSuffix());
         DatasetProcessor processor = new DatasetProcessor(consolidator, format, committer, services.ingest(),
-                metrics.workDone::inc);
+                metrics.workDone::inc, config.kuduLoadOverlap());
         this.handler = new SignalHandler(config.consumerId(), SignalValidator.forConfig(config), processor,
                 services.reports(), metrics, status, clock);
     }

@@ -45,6 +45,8 @@ import static org.eventindex.config.ConfigChecks.requireText;
  * @param runMemoryBytes    sorted runs kept in memory, instead of the spool dir, up to this many bytes at a time
  * @param kuduLoadThreads   Kudu sessions, each on its own thread, loading one dataset (the rows are the same)
  * @param kuduBufferRows    rows each Kudu session buffers before a background flush (it holds up to twice that)
+ * @param kuduLoadOverlap   load the rows into Kudu while the merge writes the HDFS file (decision 0073), rather than
+ *                          after it
  * @param encodingThreads   threads encoding a Parquet file's columns (1 or 2; the file is the same)
  * @param httpHost          address the operations HTTP server binds to (loopback unless configured)
  * @param httpPort          operations HTTP port; 0 picks a free port
@@ -77,6 +79,7 @@ public record ConsumerConfig(
         int kuduReplicas,
         int kuduLoadThreads,
         int kuduBufferRows,
+        boolean kuduLoadOverlap,
         int fetchThreads,
         int fetchAttempts,
         Path spoolDir,
@@ -151,6 +154,7 @@ public record ConsumerConfig(
     public static final String KUDU_REPLICAS = "consumer.kudu.replicas";
     public static final String KUDU_LOAD_THREADS = "consumer.kudu.load.threads";
     public static final String KUDU_BUFFER_ROWS = "consumer.kudu.load.buffer.rows";
+    public static final String KUDU_LOAD_OVERLAP = "consumer.kudu.load.overlap";
     public static final String FETCH_THREADS = "consumer.fetch.threads";
     public static final String FETCH_ATTEMPTS = "consumer.fetch.attempts";
     public static final String SPOOL_DIR = "consumer.spool.dir";
@@ -232,6 +236,10 @@ public record ConsumerConfig(
                     "Rows each Kudu session buffers before a background flush (" + LoaderSettings.MIN_BUFFER_ROWS
                             + "-" + LoaderSettings.MAX_BUFFER_ROWS + "); a session holds up to twice that, ~6.5 KB"
                             + " of heap per row. More rows mean larger write batches per tablet and more heap."),
+            new ConfigKey(KUDU_LOAD_OVERLAP, "true", null,
+                    "true: the Kudu load takes the rows as the merge writes the HDFS file (a bounded hand-off; the"
+                            + " dataset is LOADED only once both are complete); false: the load reads the file"
+                            + " once it is committed. Decision 0073."),
             new ConfigKey(FETCH_THREADS, "4", null, "Objects fetched and decoded in parallel per dataset (1-256)."),
             new ConfigKey(FETCH_ATTEMPTS, "3", null,
                     "Attempts per object when reading it fails midway (the S3 client also retries each request)."),
@@ -394,6 +402,7 @@ public record ConsumerConfig(
                 r.explicit(KUDU_LOAD_THREADS).isPresent() ? r.integer(KUDU_LOAD_THREADS)
                         : LoaderSettings.defaultLoadThreads(),
                 r.integer(KUDU_BUFFER_ROWS),
+                bool(r, KUDU_LOAD_OVERLAP),
                 r.integer(FETCH_THREADS),
                 r.integer(FETCH_ATTEMPTS),
                 Path.of(r.text(SPOOL_DIR)),
@@ -414,6 +423,15 @@ public record ConsumerConfig(
                 HttpAccess.read(r, HTTP_ACCESS));
     }
 
+    /** {@code true} or {@code false}, nothing else. */
+    private static boolean bool(ConfigReader r, String key) {
+        String v = r.text(key).strip();
+        if (!v.equals("true") && !v.equals("false")) {
+            throw new IllegalArgumentException(key + " must be true or false: '" + v + "'");
+        }
+        return v.equals("true");
+    }
+
     private static ClusterSettings cluster(ConfigReader r, Map<String, String> env) {
         ClusterSettings.Names n = ClusterSettings.Names.keys("consumer.");
         return ClusterSettings.of(r.text(n.hadoopConfDir()), r.text(n.principal()), r.text(n.keytab()), env, n);
@@ -430,6 +448,7 @@ public record ConsumerConfig(
                 + ", hdfsRoot=" + hdfsRoot + ", kuduMasters=" + kuduMasters + ", kuduTablePrefix=" + kuduTablePrefix
                 + ", kuduBuckets=" + kuduBuckets + ", kuduReplicas=" + kuduReplicas
                 + ", kuduLoadThreads=" + kuduLoadThreads + ", kuduBufferRows=" + kuduBufferRows
+                + ", kuduLoadOverlap=" + kuduLoadOverlap
                 + ", fetchThreads=" + fetchThreads
                 + ", fetchAttempts=" + fetchAttempts
                 + ", spoolDir=" + spoolDir + ", sortMemoryBytes=" + sortMemoryBytes

@@ -1,6 +1,7 @@
 package org.eventindex.consumer;
 
 import org.apache.hadoop.fs.Path;
+import org.eventindex.kudu.EventFeed;
 
 import java.io.IOException;
 import java.util.function.LongConsumer;
@@ -21,6 +22,21 @@ public interface DatasetIngest {
      */
     default Loaded ingest(ValidSignal signal, Path file, LongConsumer workDone) throws IOException {
         return ingest(signal, file);
+    }
+
+    /**
+     * {@link #ingest(ValidSignal, Path, LongConsumer)} of the file being written to {@code file}, its rows taken from
+     * {@code feed} as they are merged (the load overlapping the merge, decision 0073); the dataset is marked loaded
+     * only after the feed's end, which comes once the file is committed. Stores that cannot ({@link
+     * #loadsWhileWritten()} false) refuse.
+     */
+    default Loaded ingest(ValidSignal signal, Path file, EventFeed feed, LongConsumer workDone) throws IOException {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " loads only written files");
+    }
+
+    /** Whether {@link #ingest(ValidSignal, Path, EventFeed, LongConsumer)} is supported. */
+    default boolean loadsWhileWritten() {
+        return false;
     }
 
     /**

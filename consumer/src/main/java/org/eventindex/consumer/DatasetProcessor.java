@@ -7,6 +7,8 @@ import org.eventindex.kudu.DatasetLoadException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.Objects;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
 import java.util.function.LongConsumer;
 
 import static org.eventindex.EventIndexFailure.Kind.FATAL;
@@ -17,6 +19,11 @@ import static org.eventindex.EventIndexFailure.Kind.RETRIABLE;
  * then load it into Kudu. Nothing is published unless the whole file was written; a failure at any step becomes a
  * {@link ConsumeException} naming the dataset, the object or file, and the cause, and whether it is fatal (the
  * signal, an object or its content is wrong) or retriable (HDFS, Kudu or S3 failed).
+ * <p>
+ * With {@code overlap} (consumer.kudu.load.overlap, decision 0073) the load runs on a thread of its own while the
+ * file is written: it takes the rows as the merge writes them ({@link LoadFeed}) and marks the dataset LOADED only
+ * after the file is committed; a failure of either side fails both, and the dataset is left as an interrupted load
+ * leaves it (LOADING, its rows deleted by the next attempt).
  */
 final class DatasetProcessor {
     private final Consolidator consolidator;
@@ -24,6 +31,7 @@ final class DatasetProcessor {
     private final HdfsCommitter committer;
     private final DatasetIngest ingest;
     private final LongConsumer workDone;
+    private final boolean overlap;
 
     /**
      * @param workDone told the work done as it goes, past the reading and writing the consolidator and the format
@@ -31,11 +39,18 @@ final class DatasetProcessor {
      */
     DatasetProcessor(Consolidator consolidator, ConsolidatedFormat format, HdfsCommitter committer,
                      DatasetIngest ingest, LongConsumer workDone) {
+        this(consolidator, format, committer, ingest, workDone, false);
+    }
+
+    /** @param overlap load the rows into Kudu while the file is written (when the store can) */
+    DatasetProcessor(Consolidator consolidator, ConsolidatedFormat format, HdfsCommitter committer,
+                     DatasetIngest ingest, LongConsumer workDone, boolean overlap) {
         this.consolidator = Objects.requireNonNull(consolidator, "consolidator is null");
         this.format = Objects.requireNonNull(format, "format is null");
         this.committer = Objects.requireNonNull(committer, "committer is null");
         this.ingest = Objects.requireNonNull(ingest, "ingest is null");
         this.workDone = Objects.requireNonNull(workDone, "workDone is null");
+        this.overlap = overlap && ingest.loadsWhileWritten();
     }
 
     /** The file published and what it holds, and what the load did. */
@@ -43,10 +58,101 @@ final class DatasetProcessor {
     }
 
     Outcome process(ValidSignal signal) throws ConsumeException, InterruptedException {
+        if (overlap) {
+            return processOverlapped(signal);
+        }
+        Consolidator.Result written = writeAndCommit(signal, null);
+        Path file = committer.finalPath(signal.container(), signal.dataset());
+        DatasetIngest.Loaded loaded;
+        try {
+            loaded = ingest.ingest(signal, file, workDone);
+        } catch (IOException | RuntimeException e) {
+            throw loadFailed(signal, file, e);
+        }
+        return new Outcome(file, written, loaded);
+    }
+
+    /**
+     * The file written and committed while a load on its own thread takes its rows; the load's outcome once both are
+     * done.
+     */
+    private Outcome processOverlapped(ValidSignal signal) throws ConsumeException, InterruptedException {
+        String dataset = signal.dataset();
+        Path file = committer.finalPath(signal.container(), dataset);
+        LoadFeed feed = new LoadFeed(dataset, file.toString());
+        FutureTask<DatasetIngest.Loaded> load = new FutureTask<>(() -> {
+            try {
+                // nothing changes in Kudu before every object was read and the merge starts
+                feed.awaitBegin();
+                DatasetIngest.Loaded l = ingest.ingest(signal, file, feed, workDone);
+                feed.loadStopped(null);
+                return l;
+            } catch (IOException | RuntimeException | Error e) {
+                feed.loadStopped(e);
+                throw e;
+            }
+        });
+        Thread loader = new Thread(load, "kudu-load-" + dataset);
+        loader.setDaemon(true);
+        loader.start();
+        Consolidator.Result written;
+        try {
+            written = writeAndCommit(signal, feed);
+        } catch (ConsumeException | RuntimeException e) {
+            feed.fail(e);
+            Throwable loadFailure = failureOf(load);
+            if (loadFailure instanceof Exception first && !causedBy(first, e)) {
+                // the load failed first (Kudu, a refusal) and the merge stopped because of it
+                throw loadFailed(signal, file, first);
+            }
+            if (e instanceof ConsumeException c && c.kind() == FATAL) {
+                // the signal or its content is wrong: the rows the load took must not stay half done
+                throw new ConsumeException(FATAL, c.getMessage() + abandon(signal, file), c);
+            }
+            throw e;
+        } catch (InterruptedException e) {
+            feed.fail(e);
+            loader.interrupt();
+            throw e;
+        }
+        try {
+            return new Outcome(file, written, load.get());
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof Exception failure) {
+                throw loadFailed(signal, file, failure);
+            }
+            throw (Error) e.getCause();
+        }
+    }
+
+    /** The failure of the finished {@code load} (waiting for it to end), or null when it succeeded. */
+    private static Throwable failureOf(FutureTask<?> load) throws InterruptedException {
+        try {
+            load.get();
+            return null;
+        } catch (ExecutionException e) {
+            return e.getCause();
+        }
+    }
+
+    private static boolean causedBy(Throwable t, Throwable cause) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c == cause) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Consolidates the signal's objects into a temp file (its rows also to {@code tap} when not null), checks it and
+     * publishes it; then tells {@code tap} the file is complete.
+     */
+    private Consolidator.Result writeAndCommit(ValidSignal signal, LoadFeed tap)
+            throws ConsumeException, InterruptedException {
         String dataset = signal.dataset();
         Path target = committer.finalPath(signal.container(), dataset);
         Consolidator.Result written;
-        Path file;
         HdfsCommitter.PendingFile pending;
         try {
             pending = committer.begin(signal.container(), dataset, signal.signalId());
@@ -55,7 +161,8 @@ final class DatasetProcessor {
                     + ": " + e.getMessage(), e);
         }
         try (pending) {
-            try (ConsolidatedWriter writer = format.open(pending.stream())) {
+            try (ConsolidatedWriter writer = tap == null ? format.open(pending.stream())
+                    : format.open(pending.stream(), tap)) {
                 written = consolidator.consolidate(signal, writer);
             } catch (ConsumeException e) {
                 throw new ConsumeException(e.kind(), "dataset " + dataset + ": " + e.getMessage(), e);
@@ -78,16 +185,31 @@ final class DatasetProcessor {
                         "dataset " + dataset + ": not published: " + e.getMessage(), e);
             }
             try {
-                file = pending.commit();
+                pending.commit();
             } catch (IOException e) {
                 throw new ConsumeException(RETRIABLE, "dataset " + dataset + ": " + e.getMessage(), e);
             }
             workDone.accept(1);
         }
-        DatasetIngest.Loaded loaded;
-        try {
-            loaded = ingest.ingest(signal, file, workDone);
-        } catch (IOException e) {
+        if (tap != null) {
+            try {
+                tap.complete();
+            } catch (InterruptedIOException e) {
+                throw new InterruptedException("dataset " + dataset + ": interrupted: " + e.getMessage());
+            } catch (IOException e) {
+                throw new ConsumeException(RETRIABLE, e.getMessage(), e);
+            }
+        }
+        return written;
+    }
+
+    /**
+     * What a failed load of {@code file} becomes: a {@link ConsumeException} of the loader's verdict (what a failed
+     * load wrote removed when it is fatal); a bug's {@link RuntimeException} rethrown after the same clean-up.
+     */
+    private ConsumeException loadFailed(ValidSignal signal, Path file, Exception e) {
+        String dataset = signal.dataset();
+        if (e instanceof IOException) {
             // Only the loader's own verdict counts here: a malformed SPB stream is the file this consumer just wrote,
             // which a retry of the signal writes again.
             EventIndexFailure.Kind kind = e instanceof DatasetLoadException d ? d.kind() : RETRIABLE;
@@ -96,18 +218,16 @@ final class DatasetProcessor {
                 reason += abandon(signal, file);
                 kind = reason.endsWith(LEFT) ? RETRIABLE : FATAL;
             }
-            throw new ConsumeException(kind, reason, e);
-        } catch (RuntimeException e) {
-            // a bug (the content was checked before the file was written): reported as an internal error, and what
-            // the load wrote does not stay half done
-            String left = abandon(signal, file);
-            if (left.endsWith(LEFT)) {
-                throw new ConsumeException(RETRIABLE, "dataset " + dataset + ": internal error while loading " + file
-                        + ": " + e + left, e);
-            }
-            throw e;
+            return new ConsumeException(kind, reason, e);
         }
-        return new Outcome(file, written, loaded);
+        // a bug (the content was checked before the file was written): reported as an internal error, and what
+        // the load wrote does not stay half done
+        String left = abandon(signal, file);
+        if (left.endsWith(LEFT)) {
+            return new ConsumeException(RETRIABLE, "dataset " + dataset + ": internal error while loading " + file
+                    + ": " + e + left, e);
+        }
+        throw (RuntimeException) e;
     }
 
     /** Ends the text {@link #abandon} returns when something of the failed load could not be removed. */

@@ -10,6 +10,7 @@ import org.eventindex.cluster.ClusterErrors;
 import org.eventindex.consolidated.ConsolidatedFileReader;
 import org.eventindex.kudu.DatasetLoader;
 import org.eventindex.kudu.DatasetSource;
+import org.eventindex.kudu.EventFeed;
 import org.eventindex.kudu.KuduProbe;
 import org.eventindex.kudu.KuduTables;
 import org.eventindex.kudu.KuduTablesConfig;
@@ -87,6 +88,20 @@ public final class KuduIngest implements DatasetIngest, AutoCloseable {
 
     @Override
     public Loaded ingest(ValidSignal signal, Path file, LongConsumer workDone) throws IOException {
+        return load(signal, DatasetSource.hadoop(fs, file), workDone);
+    }
+
+    @Override
+    public Loaded ingest(ValidSignal signal, Path file, EventFeed feed, LongConsumer workDone) throws IOException {
+        return load(signal, DatasetSource.hadoop(fs, file).fedBy(feed), workDone);
+    }
+
+    @Override
+    public boolean loadsWhileWritten() {
+        return true;
+    }
+
+    private Loaded load(ValidSignal signal, DatasetSource source, LongConsumer workDone) throws IOException {
         Objects.requireNonNull(workDone, "workDone is null");
         int epoch = signal.signal().epoch();
         try {
@@ -100,7 +115,7 @@ public final class KuduIngest implements DatasetIngest, AutoCloseable {
             throw new IOException(e.getMessage(), e);
         }
         try {
-            LoadResult r = loader.load(request(signal, DatasetSource.hadoop(fs, file)), workDone(workDone));
+            LoadResult r = loader.load(request(signal, source), workDone(workDone));
             if (r.alreadyLoaded()) {
                 LOG.info("dataset {} was already loaded from signal {}; Kudu unchanged", signal.dataset(),
                         signal.signalId());

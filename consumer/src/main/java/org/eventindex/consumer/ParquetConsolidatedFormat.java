@@ -13,7 +13,9 @@ import org.eventindex.spb.EventScan;
 
 import java.io.IOException;
 import java.io.OutputStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -107,11 +109,23 @@ public final class ParquetConsolidatedFormat implements ConsolidatedFormat {
 
     @Override
     public ConsolidatedWriter open(OutputStream out) {
-        return new Writer(Objects.requireNonNull(out, "out is null"));
+        return new Writer(Objects.requireNonNull(out, "out is null"), null);
+    }
+
+    /**
+     * As {@link #open(OutputStream)}; the rows also go to {@code tap} as they are merged. Every sorted run is then read
+     * from the spool dir (runs held in memory are written there first, and the run memory released), so that the
+     * load taking the rows has that heap while the merge runs.
+     */
+    @Override
+    public ConsolidatedWriter open(OutputStream out, MergedRows tap) {
+        return new Writer(Objects.requireNonNull(out, "out is null"), Objects.requireNonNull(tap, "tap is null"));
     }
 
     private final class Writer implements ConsolidatedWriter {
         private final OutputStream out;
+        /** Null: no one takes the rows but the file. */
+        private final MergedRows tap;
         private final List<String> objects = new ArrayList<>();
         private final List<ConsolidatedMetadata.FileInfo> files = new ArrayList<>();
         private final List<String> guids = new ArrayList<>();
@@ -128,8 +142,9 @@ public final class ParquetConsolidatedFormat implements ConsolidatedFormat {
         private long events;
         private long simulation;
 
-        Writer(OutputStream out) {
+        Writer(OutputStream out, MergedRows tap) {
             this.out = out;
+            this.tap = tap;
         }
 
         @Override
@@ -209,6 +224,10 @@ public final class ParquetConsolidatedFormat implements ConsolidatedFormat {
             boolean ok = false;
             try {
                 String dataset = header.getInputDsName();
+                if (tap != null) {
+                    spillRunsInMemory();
+                    tap.begin(footer(events, endProcTime, ""));
+                }
                 MergePipeline.Source source = sink -> new RunMerger(spillDir, dataset, fanIn)
                         .merge(objectRuns, sink);
                 MergePipeline.run(source, dataset, guids::get, rows -> {
@@ -233,13 +252,12 @@ public final class ParquetConsolidatedFormat implements ConsolidatedFormat {
                             return rows.get(i).refs;
                         }
                     });
+                    if (tap != null) {
+                        tap.rows(rows, guids::get);
+                    }
                     rowsWritten.accept(rows.size());
                 });
-                ConsolidatedMetadata meta = new ConsolidatedMetadata(header.getInputDsName(), header.getJobID(),
-                        new ConsolidatedMetadata.HeaderInfo(header.getStartProcTime(), header.getTaskID(),
-                                header.getJobID(), header.getProvenanceRef(), header.getTriggerInfo()),
-                        objects, files, menuTable.list(), parquet.events(), List.copyOf(runs), simulation, endProcTime,
-                        parquet.finishDigest());
+                ConsolidatedMetadata meta = footer(parquet.events(), endProcTime, parquet.finishDigest());
                 parquet.finish(meta.toKeyValues());
                 ok = true;
             } finally {
@@ -247,6 +265,36 @@ public final class ParquetConsolidatedFormat implements ConsolidatedFormat {
                     parquet.close();
                 }
                 close();
+            }
+        }
+
+        /** The footer of a file of {@code rows} rows whose digest is {@code digest}. */
+        private ConsolidatedMetadata footer(long rows, long endProcTime, String digest) {
+            return new ConsolidatedMetadata(header.getInputDsName(), header.getJobID(),
+                    new ConsolidatedMetadata.HeaderInfo(header.getStartProcTime(), header.getTaskID(),
+                            header.getJobID(), header.getProvenanceRef(), header.getTriggerInfo()),
+                    objects, files, menuTable.list(), rows, List.copyOf(runs), simulation, endProcTime, digest);
+        }
+
+        /**
+         * Writes the runs held in memory to the spool dir and releases the run memory: with the rows handed to a load
+         * as they are merged, the merge lasts as long as the load, which needs that heap.
+         */
+        private void spillRunsInMemory() throws IOException {
+            for (int i = 0; i < objectRuns.size(); i++) {
+                RunMerger.Run r = objectRuns.get(i);
+                if (r.run() instanceof SortedRun.OnDisk) {
+                    continue;
+                }
+                java.nio.file.Path file = Files.createTempFile(spillDir, "spilled-", ".run");
+                try (java.io.InputStream in = r.run().open()) {
+                    Files.copy(in, file, StandardCopyOption.REPLACE_EXISTING);
+                }
+                r.run().delete();
+                objectRuns.set(i, new RunMerger.Run(SortedRun.file(file), r.guidBase()));
+            }
+            if (runMemory != null) {
+                runMemory.releaseFree();
             }
         }
 

@@ -185,6 +185,17 @@ class ConsumerConfigTest {
     }
 
     @Test
+    void theLoadOverlapsTheMergeByDefaultAndTakesOnlyTrueOrFalse() throws IOException {
+        assertTrue(ConsumerConfig.fromProperties(props(ConsumerConfig.ID, "c7"), Map.of()).kuduLoadOverlap());
+        assertFalse(ConsumerConfig.fromProperties(props(ConsumerConfig.KUDU_LOAD_OVERLAP, "false"), Map.of())
+                .kuduLoadOverlap());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> ConsumerConfig.fromProperties(props(ConsumerConfig.KUDU_LOAD_OVERLAP, "yes"), Map.of()));
+        assertTrue(e.getMessage().contains("consumer.kudu.load.overlap") && e.getMessage().contains("'yes'"),
+                e.getMessage());
+    }
+
+    @Test
     void aRelativeSpoolDirectoryIsRefusedNamingTheKey() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> ConsumerConfig.fromProperties(props(ConsumerConfig.SPOOL_DIR, "spool"), Map.of()));

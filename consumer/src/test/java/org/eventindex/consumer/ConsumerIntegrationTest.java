@@ -2,6 +2,7 @@ package org.eventindex.consumer;
 
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.hdfs.client.HdfsAdmin;
 import org.apache.kudu.client.KuduClient;
 import org.apache.kudu.client.KuduPredicate;
 import org.apache.kudu.client.KuduScanner;
@@ -49,6 +50,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.eventindex.consumer.TestSpb.CONTAINER;
 import static org.eventindex.consumer.TestSpb.DATASET;
@@ -219,6 +221,10 @@ class ConsumerIntegrationTest {
     }
 
     private String datasetState() throws Exception {
+        return datasetState(DSPID);
+    }
+
+    private String datasetState(int dspid) throws Exception {
         KuduClient client = kudu.client();
         KuduTable t = client.openTable(PREFIX + "DATASETS");
         KuduScanner scanner = client.newScannerBuilder(t)
@@ -226,7 +232,7 @@ class ConsumerIntegrationTest {
         String state = null;
         while (scanner.hasMoreRows()) {
             for (RowResult row : scanner.nextRows()) {
-                if (row.getInt(KuduSchemas.DSPID) == DSPID) {
+                if (row.getInt(KuduSchemas.DSPID) == dspid) {
                     state = row.getString(KuduSchemas.STATE);
                 }
             }
@@ -373,6 +379,103 @@ class ConsumerIntegrationTest {
         assertEquals(List.of(dataset + ".parquet"), names(dataset), "no temp file left");
         assertEquals(10, kuduRows("EVENTS", dspid), "the newer selection's rows stay");
         assertEquals(0, kuduRows("DUPLICATEDEVENTS", dspid));
+    }
+
+    /**
+     * The Kudu load overlapping the merge (decision 0073): the HDFS write fails (the container's space quota is
+     * exhausted, a real HDFS refusal) after rows of the dataset reached Kudu. The dataset is then not LOADED and no file
+     * is published; the retry of the signal loads it once (its rows counted: none left twice). Runs on this class's
+     * HDFS and Kudu, the objects in memory.
+     */
+    @Test
+    @Order(6)
+    void anHdfsFailureAfterRowsReachedKuduLeavesTheDatasetNotLoadedAndTheRetryLoadsItOnce() throws Exception {
+        String dataset = "data17_13TeV.00327639.physics_Main.merge.AOD.f838_m1824";
+        int dspid = DSPID + 4;
+        MemoryObjectFetcher store = new MemoryObjectFetcher();
+        store.put("o1", TestSpb.object(dataset, "o1", 1000, Guid.of("G1", 1, 1500), Guid.of("G2", 5001, 1500)));
+        ValidSignal signal = new SignalValidator("s3.test", 7480, BUCKET).validate(new ConsumerSignal(
+                ConsumerSignal.TYPE, "sig-quota-1", dataset, dataset, dspid, 3, List.of(new SignalObject(
+                MemoryObjectFetcher.url("o1").toString(), 100, List.of("G1", "G2"), 3000)), 3000,
+                System.currentTimeMillis()));
+        org.apache.hadoop.fs.Path container = containerDir(dataset);
+        HdfsAdmin admin = new HdfsAdmin(hdfs.uri(), hdfs.conf());
+        ParquetConsolidatedFormat parquet = new ParquetConsolidatedFormat(tmp.resolve("spool-quota"), 64 << 20, 1,
+                16 << 20);
+        AtomicBoolean quotaSet = new AtomicBoolean();
+        java.util.concurrent.atomic.AtomicLong handed = new java.util.concurrent.atomic.AtomicLong();
+        ConsolidatedFormat quotaAfterRowsInKudu = new ConsolidatedFormat() {
+            @Override
+            public String fileSuffix() {
+                return parquet.fileSuffix();
+            }
+
+            @Override
+            public ConsolidatedWriter open(java.io.OutputStream out) {
+                throw new AssertionError("the load overlaps the merge here");
+            }
+
+            @Override
+            public ConsolidatedWriter open(java.io.OutputStream out, MergedRows tap) {
+                return parquet.open(out, new MergedRows() {
+                    @Override
+                    public void begin(org.eventindex.consolidated.ConsolidatedMetadata footer) throws IOException {
+                        tap.begin(footer);
+                    }
+
+                    @Override
+                    public void rows(List<MergePipeline.Row> rows, java.util.function.IntFunction<String> guidName)
+                            throws IOException {
+                        tap.rows(rows, guidName);
+                        // past the loader's first batch of 1,024 rows to a session (ParallelSessions)
+                        if (handed.addAndGet(rows.size()) >= 1536 && quotaSet.compareAndSet(false, true)) {
+                            // the file is not written yet (its first block comes later): rows are in Kudu before it
+                            Await.until("rows of " + dataset + " in Kudu while its file is written",
+                                    Duration.ofSeconds(60), () -> {
+                                        try {
+                                            return kuduRows("EVENTS", dspid) > 0;
+                                        } catch (Exception e) {
+                                            throw new IllegalStateException("counting the rows of " + dataset
+                                                    + " failed: " + e.getMessage(), e);
+                                        }
+                                    });
+                            admin.setSpaceQuota(container, 1);
+                        }
+                    }
+                });
+            }
+        };
+        Path spool = tmp.resolve("spool-quota");
+        java.nio.file.Files.createDirectories(spool);
+        HdfsCommitter committer = new HdfsCommitter(org.apache.hadoop.fs.FileContext.getFileContext(hdfs.uri(),
+                hdfs.conf()), new org.apache.hadoop.fs.Path(HDFS_ROOT), parquet.fileSuffix());
+        Consolidator consolidator = new Consolidator(store, org.eventindex.spb.SpbLimits.DEFAULT, 2, 1,
+                new ConsumerMetrics(new io.prometheus.metrics.model.registry.PrometheusRegistry()));
+        try (KuduIngest ingest = new KuduIngest(kudu.client(), new org.eventindex.kudu.KuduTablesConfig(PREFIX, 4, 1),
+                fs(), Clock.systemUTC())) {
+            ConsumeException failed = org.junit.jupiter.api.Assertions.assertThrows(ConsumeException.class,
+                    () -> new DatasetProcessor(consolidator, quotaAfterRowsInKudu, committer, ingest, n -> { }, true)
+                            .process(signal));
+            admin.clearSpaceQuota(container);
+
+            assertEquals(org.eventindex.EventIndexFailure.Kind.RETRIABLE, failed.kind(), failed.getMessage());
+            assertTrue(failed.getMessage().contains(dataset) && failed.getMessage().contains("quota"),
+                    failed.getMessage());
+            assertEquals("LOADING", datasetState(dspid), "not queryable: the file failed");
+            long partial = kuduRows("EVENTS", dspid);
+            assertTrue(partial > 0, "rows reached Kudu before the file failed");
+            assertTrue(names(dataset).stream().noneMatch(n -> n.equals(dataset + ".parquet")), names(dataset)
+                    .toString());
+
+            DatasetProcessor.Outcome retried = new DatasetProcessor(consolidator, parquet, committer, ingest,
+                    n -> { }, true).process(signal);
+
+            assertEquals(3000, retried.loaded().eventsLoaded());
+            assertEquals(3000, kuduRows("EVENTS", dspid), "every row once (" + partial + " left by the failure)");
+            assertEquals(0, kuduRows("DUPLICATEDEVENTS", dspid));
+            assertEquals("LOADED", datasetState(dspid));
+            assertEquals(List.of(dataset + ".parquet"), names(dataset));
+        }
     }
 
     private void put(String key, byte[] bytes) {

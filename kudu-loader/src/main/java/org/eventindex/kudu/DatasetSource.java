@@ -8,13 +8,16 @@ import java.nio.file.Path;
 import static java.util.Objects.requireNonNull;
 
 /**
- * A consolidated dataset file (Parquet, as the consumer writes it) to load, opened only when a load actually needs it.
+ * A consolidated dataset file (Parquet, as the consumer writes it) to load, opened only when a load actually needs it;
+ * or, {@link #fedBy fed}, its events as the file is being written.
  *
  * @param location  recorded in DATASETS {@code hdfs_path} and named in errors, e.g.
  *                  {@code hdfs://nn:8020/ei/c/d.parquet}
  * @param inputFile random access to the file (Parquet reads its footer first)
+ * @param feed      when not null, the load takes the events from it rather than from the file, which it does not
+ *                  open
  */
-public record DatasetSource(String location, InputFileOpener inputFile) {
+public record DatasetSource(String location, InputFileOpener inputFile, EventFeed feed) {
 
     /** Random access to the file. */
     @FunctionalInterface
@@ -25,6 +28,18 @@ public record DatasetSource(String location, InputFileOpener inputFile) {
     public DatasetSource {
         requireNonNull(location, "location is null");
         requireNonNull(inputFile, "inputFile is null");
+    }
+
+    /** The file at {@code location}, read by the load. */
+    public DatasetSource(String location, InputFileOpener inputFile) {
+        this(location, inputFile, null);
+    }
+
+    /**
+     * This file, its events taken from {@code feed} while it is written (the consumer's load overlapping its merge).
+     */
+    public DatasetSource fedBy(EventFeed feed) {
+        return new DatasetSource(location, inputFile, requireNonNull(feed, "feed is null"));
     }
 
     /** A file in a Hadoop file system (HDFS in production); the location is its fully qualified URI. */

@@ -3,7 +3,6 @@ package org.eventindex.kudu;
 import org.apache.parquet.io.InputFile;
 import org.apache.parquet.io.SeekableInputStream;
 import org.eventindex.consolidated.ConsolidatedFileReader;
-import org.eventindex.consolidated.ConsolidatedMetadata;
 import org.eventindex.consolidated.EventRecord;
 import org.eventindex.proto.EventIndexProtos.TriggerMenu_p1;
 
@@ -18,7 +17,8 @@ import static org.eventindex.EventIndexFailure.Kind.FATAL;
 
 /**
  * The events of a consolidated Parquet file, one at a time, in file order (sorted by (run, event), so duplicates
- * are adjacent in a single-run file), with the GUID and first trigger menu of the input file each came from.
+ * are adjacent in a single-run file), with the GUID and first trigger menu of the input file each came from; read from
+ * the file, or taken from the {@link EventFeed} of a source fed while its file is written.
  */
 final class EventSource implements Closeable {
     /** The magic number a Parquet file begins and ends with. */
@@ -28,21 +28,25 @@ final class EventSource implements Closeable {
     /** Head magic, footer length and tail magic: no Parquet file is shorter. */
     private static final int MIN_PARQUET_BYTES = 12;
 
+    /** Null for a fed source. */
     private final ConsolidatedFileReader reader;
+    /** Null for a file. */
+    private final EventFeed feed;
     private final Map<String, TriggerMenu_p1> menus = new HashMap<>();
     /** The current event with its file GUID; the same instance is refilled by every {@link #next()}. */
     EventRecord event;
     TriggerMenu_p1 menu;
 
+    private EventSource(EventFeed feed) throws IOException {
+        this.reader = null;
+        this.feed = feed;
+        menus.putAll(feed.menus());
+    }
+
     private EventSource(ConsolidatedFileReader reader) {
         this.reader = reader;
-        for (ConsolidatedMetadata.FileInfo f : reader.metadata().files()) {
-            if (!f.menus().isEmpty()) {
-                ConsolidatedMetadata.MenuInfo m = reader.metadata().menus().get(f.menus().get(0));
-                menus.put(f.guid(), TriggerMenu_p1.newBuilder().setSMK((int) m.smk()).setL1PSK((int) m.l1psk())
-                        .setHLTPSK((int) m.hltpsk()).setL1Menu(m.l1Menu() == null ? "" : m.l1Menu()).build());
-            }
-        }
+        this.feed = null;
+        menus.putAll(EventFeed.firstMenus(reader.metadata()));
     }
 
     /**
@@ -56,6 +60,9 @@ final class EventSource implements Closeable {
      * @throws IllegalArgumentException naming the file when it is Parquet but not a consolidated file (its metadata)
      */
     static EventSource open(DatasetSource source, String dataset) throws IOException {
+        if (source.feed() != null) {
+            return new EventSource(source.feed());
+        }
         InputFile file = source.inputFile().open();
         String notParquet = notParquet(file);
         if (notParquet != null) {
@@ -99,7 +106,7 @@ final class EventSource implements Closeable {
 
     /** @return false at the end (after the reader checked the footer's row count and checksum) */
     boolean next() throws IOException {
-        EventRecord r = reader.nextRecord();
+        EventRecord r = feed != null ? feed.next() : reader.nextRecord();
         if (r == null) {
             return false;
         }
@@ -109,17 +116,27 @@ final class EventSource implements Closeable {
     }
 
     /** True when the file holds a single run, so equal event numbers are adjacent. */
-    boolean adjacentDuplicates() {
+    boolean adjacentDuplicates() throws IOException {
+        if (feed != null) {
+            return feed.singleRun();
+        }
         return reader.metadata().runs().size() <= 1;
     }
 
     /** True when the dataset is simulation (MCEVENTS), from the footer. */
-    boolean simulation() {
+    boolean simulation() throws IOException {
+        if (feed != null) {
+            return feed.simulation();
+        }
         return reader.metadata().simulation();
     }
 
     @Override
     public void close() throws IOException {
+        if (feed != null) {
+            feed.close();
+            return;
+        }
         reader.close();
     }
 }
