@@ -29,8 +29,8 @@ import software.amazon.awssdk.services.s3.model.CompletedPart;
  * {@link EventSize#LARGE_JOB}) through the producer jar with a 64 MB heap, each step once and in this order, with the
  * baselines of the same run: the JVM's own inflate of the file ({@link InflateBaseline}, its own JVM with the same
  * heap), the producer's dry run (validation and digests) under JFR, the producer's full run (validated, digested,
- * stored, announced), and the raw multipart PUT of the same bytes from this JVM (the producer's part size, parts in
- * order, as the producer sends them). Prints a Markdown table and where the dry run's CPU samples fall.
+ * stored, announced), the raw multipart PUT of the same bytes from this JVM (the producer's part size, parts in
+ * order) and a server-side copy of the object it stored. Prints a Markdown table and where the dry run's CPU samples fall.
  */
 final class LargeJobBench {
     static final String DATASET = "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1824";
@@ -89,6 +89,7 @@ final class LargeJobBench {
             double dryMs = ProducerBench.time(dir, cpuTimed(dryRun, dir, "dry-run"), dir.resolve("dry-run.log"));
             double fullMs = ProducerBench.time(dir, cpuTimed(produce, dir, "full-run"), dir.resolve("full-run.log"));
             double putMs = multipartPut(client, spb, PART_SIZE);
+            double copyMs = serverSideCopy(client);
             double inflateCpu = cpuSeconds(dir, "inflate");
             double loadAfter = loadAverage();
 
@@ -109,6 +110,8 @@ final class LargeJobBench {
                     cpuSeconds(dir, "full-run"), inflateCpu, "<= 30,000 ms");
             row("raw multipart PUT of the same bytes, warm client (baseline)", putMs, inflateMs, Double.NaN,
                     inflateCpu, "");
+            row("server-side copy of the stored object (CopyObject: uploading to a temporary key first)", copyMs,
+                    inflateMs, Double.NaN, inflateCpu, "");
             System.out.printf(Locale.ROOT, "%nfull run - dry run: %.0f ms (the PUT alone: %.0f ms); inflate %.0f MB/s"
                     + " of output%n", fullMs - dryMs, putMs, inflated / 1e3 / inflateMs);
             System.out.printf(Locale.ROOT, "GC pauses: dry run %s; full run %s%n", gcPauses(dir, "dry-run"),
@@ -197,6 +200,17 @@ final class LargeJobBench {
         }
         client.completeMultipartUpload(b -> b.bucket("eventindex").key("raw-put").uploadId(id)
                 .multipartUpload(m -> m.parts(parts)));
+        return (System.nanoTime() - t0) / 1e6;
+    }
+
+    /**
+     * A server-side copy of the object the raw PUT stored: the price of uploading beside the validation to a temporary
+     * key and copying it to its final key with the metadata once the file is known valid (decision 0071).
+     */
+    private static double serverSideCopy(S3Client client) {
+        long t0 = System.nanoTime();
+        client.copyObject(b -> b.sourceBucket("eventindex").sourceKey("raw-put").destinationBucket("eventindex")
+                .destinationKey("raw-copy").metadataDirective("REPLACE").metadata(Map.of("nevents", "0")));
         return (System.nanoTime() - t0) / 1e6;
     }
 
