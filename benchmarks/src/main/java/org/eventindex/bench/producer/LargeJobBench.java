@@ -116,7 +116,7 @@ final class LargeJobBench {
                     + " of output%n", fullMs - dryMs, putMs, inflated / 1e3 / inflateMs);
             System.out.printf(Locale.ROOT, "GC pauses: dry run %s; full run %s%n", gcPauses(dir, "dry-run"),
                     gcPauses(dir, "full-run"));
-            printProfile(jfr);
+            printProfile(jfr, cpuSeconds(dir, "dry-run"), inflateCpu);
         }
     }
 
@@ -215,7 +215,7 @@ final class LargeJobBench {
     }
 
     /** Where the dry run's CPU samples fall: by thread, and the top frames (the method running). */
-    private static void printProfile(Path jfr) throws IOException {
+    private static void printProfile(Path jfr, double dryCpu, double inflateCpu) throws IOException {
         Map<String, Integer> byThread = new HashMap<>();
         Map<String, Integer> byFrame = new HashMap<>();
         int total = 0;
@@ -242,6 +242,14 @@ final class LargeJobBench {
         System.out.println("| top frame | samples | share |");
         System.out.println("|---|---:|---:|");
         print(byFrame, total, TOP_FRAMES);
+        // On a loaded machine the wall times say little; what the dry run would take with two idle cores does not
+        // depend on the load: at least its busiest thread's CPU, and at least all its CPU over the two cores.
+        int busiest = byThread.values().stream().max(Integer::compare).orElse(0);
+        double busiestCpu = dryCpu * busiest / Math.max(1, total);
+        double floor = Math.max(busiestCpu, dryCpu / 2);
+        System.out.printf(Locale.ROOT, "%nDry run on two idle cores, at best (from the samples' shares of its %.1f CPU"
+                + " s): busiest thread %.1f s, all CPU / 2 = %.1f s; floor %.1f s = %.2fx the inflate's CPU%n", dryCpu,
+                busiestCpu, dryCpu / 2, floor, floor / inflateCpu);
     }
 
     private static void print(Map<String, Integer> counts, int total, int limit) {
