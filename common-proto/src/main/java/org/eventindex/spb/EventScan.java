@@ -300,7 +300,7 @@ public final class EventScan extends EventFields {
         return false;
     }
 
-    /** A minimal varint of a value below 2^32 (protobuf-java writes uint32 as at most 5 bytes). */
+    /** A minimal varint of a value below 2^32 (protobuf-java writes uint32 as at most 5 bytes), or -1. */
     private long uint32() {
         // most tags, lengths and values are one byte
         int p = pos;
@@ -308,7 +308,35 @@ public final class EventScan extends EventFields {
             pos = p + 1;
             return buf[p];
         }
-        return varint(5) && value >= 0 && value <= 0xffffffffL ? value : -1;
+        if (end - p < 5) {
+            return varint(5) && value >= 0 && value <= 0xffffffffL ? value : -1;
+        }
+        // unrolled, with one bounds check (times, bcids, lengths of 2 to 5 bytes are a third of the fields): the rules
+        // of varint(5) and the 32-bit bound, a zero last byte refused as longer than needed
+        byte[] b = buf;
+        long v = b[p] & 0x7f;
+        int x = b[p + 1];
+        v |= (long) (x & 0x7f) << 7;
+        if (x >= 0) {
+            pos = p + 2;
+            return x == 0 ? -1 : v;
+        }
+        x = b[p + 2];
+        v |= (long) (x & 0x7f) << 14;
+        if (x >= 0) {
+            pos = p + 3;
+            return x == 0 ? -1 : v;
+        }
+        x = b[p + 3];
+        v |= (long) (x & 0x7f) << 21;
+        if (x >= 0) {
+            pos = p + 4;
+            return x == 0 ? -1 : v;
+        }
+        x = b[p + 4];
+        pos = p + 5;
+        // the fifth byte holds bits 28-31 only: 0x01-0x0f
+        return x <= 0 || x > 0x0f ? -1 : v | (long) x << 28;
     }
 
     /** A length prefix that fits in the remaining bytes, or -1. */

@@ -25,6 +25,8 @@ final class SpbInput implements Closeable {
     private final SpbLimits limits;
     private final CountingInputStream raw;
     private final InputStream inflated;
+    /** The same stream as {@link #inflated} when it is inflated on a thread of its own; else null. */
+    private final AheadInflater ahead;
     private final byte[] buf = new byte[BUFFER_BYTES];
     private int pos;
     private int lim;
@@ -36,12 +38,16 @@ final class SpbInput implements Closeable {
     private long inflatedBytes;
 
     /** @param gzipped the raw stream; closed by {@link #close()}, or here if it is not gzip */
-    SpbInput(InputStream gzipped, String source, SpbLimits limits) throws IOException {
+    SpbInput(InputStream gzipped, String source, SpbLimits limits, Inflation inflation) throws IOException {
         this.source = requireNonNull(source, "source is null");
         this.limits = requireNonNull(limits, "limits is null");
+        requireNonNull(inflation, "inflation is null");
         this.raw = new CountingInputStream(requireNonNull(gzipped, "gzipped is null"));
         try {
-            this.inflated = openGzip();
+            // the gzip header is read here, on this thread, in either mode: its faults are reported as before
+            InputStream gzip = openGzip();
+            this.ahead = inflation == Inflation.AHEAD ? new AheadInflater(gzip, raw::count, source) : null;
+            this.inflated = ahead != null ? ahead : gzip;
         } catch (IOException | RuntimeException e) {
             try {
                 raw.close();
@@ -71,9 +77,9 @@ final class SpbInput implements Closeable {
         return bufStart + pos;
     }
 
-    /** Compressed bytes read from the raw stream so far. */
+    /** Compressed bytes read from the raw stream so far (to inflate the bytes this thread was given so far). */
     long compressedBytes() {
-        return raw.count();
+        return ahead != null ? ahead.compressedBytes() : raw.count();
     }
 
     /** Makes up to {@code n <= BUFFER_BYTES} bytes available at {@link #pos()}; fewer only at end of stream. */
@@ -152,17 +158,17 @@ final class SpbInput implements Closeable {
             // Checked on every read: a gzip bomb inflates to at most the limit plus one buffer before it stops.
             if (n > 0 && (inflatedBytes += n) > limits.maxInflatedBytes()) {
                 throw error(inflatedBytes - n, Problem.OVERSIZE, "inflates to more than " + limits.maxInflatedBytes()
-                        + " bytes (from " + raw.count() + " compressed bytes)", null);
+                        + " bytes (from " + compressedBytes() + " compressed bytes)", null);
             }
             if (n > 0 && inflatedBytes > SpbLimits.RATIO_FREE_BYTES
-                    && inflatedBytes / limits.maxInflationRatio() > raw.count()) {
+                    && inflatedBytes / limits.maxInflationRatio() > compressedBytes()) {
                 throw error(inflatedBytes - n, Problem.OVERSIZE, "inflates more than " + limits.maxInflationRatio()
-                        + " times: " + inflatedBytes + " bytes from the first " + raw.count()
+                        + " times: " + inflatedBytes + " bytes from the first " + compressedBytes()
                         + " compressed bytes (a decompression bomb?)", null);
             }
             return n;
         } catch (EOFException e) {
-            throw error(bufStart + lim, Problem.TRUNCATED, "gzip stream ends early after " + raw.count()
+            throw error(bufStart + lim, Problem.TRUNCATED, "gzip stream ends early after " + compressedBytes()
                     + " compressed bytes (file cut off?)", e);
         } catch (ZipException e) {
             throw error(bufStart + lim, Problem.BAD_GZIP, "corrupt gzip data: " + e.getMessage(), e);

@@ -95,9 +95,17 @@ public final class SpbReader implements Closeable {
 
     /** @param gzipped the raw (compressed) stream; closed by {@link #close()}, or here if the preamble is bad */
     public SpbReader(InputStream gzipped, String source, SpbLimits limits) throws IOException {
+        this(gzipped, source, limits, Inflation.INLINE);
+    }
+
+    /**
+     * @param gzipped   the raw (compressed) stream; closed by {@link #close()}, or here if the preamble is bad
+     * @param inflation where the stream is inflated: the reader accepts and refuses the same streams either way
+     */
+    public SpbReader(InputStream gzipped, String source, SpbLimits limits, Inflation inflation) throws IOException {
         this.source = requireNonNull(source, "source is null");
         this.limits = requireNonNull(limits, "limits is null");
-        this.in = new SpbInput(gzipped, source, limits);
+        this.in = new SpbInput(gzipped, source, limits, inflation);
         try {
             readPreamble();
         } catch (IOException | RuntimeException e) {

@@ -37,15 +37,29 @@ public record SpbSummary(
 
     /** Reads and validates the whole file; throws {@link SpbFormatException} if it is malformed. */
     public static SpbSummary scan(Path file, SpbLimits limits) throws IOException {
+        return scan(file, limits, Inflation.INLINE);
+    }
+
+    /**
+     * Reads and validates the whole file, inflating it as {@code inflation} says; throws {@link SpbFormatException}
+     * if it is malformed.
+     */
+    public static SpbSummary scan(Path file, SpbLimits limits, Inflation inflation) throws IOException {
         requireNonNull(file, "file is null");
         try (InputStream in = Files.newInputStream(file)) {
-            return scan(in, file.toString(), limits);
+            return scan(in, file.toString(), limits, inflation);
         }
     }
 
     /** Reads and validates the whole stream; the stream is closed. Events are read in place, not parsed. */
     public static SpbSummary scan(InputStream gzipped, String source, SpbLimits limits) throws IOException {
-        try (SpbReader reader = new SpbReader(gzipped, source, limits).rawEvents()) {
+        return scan(gzipped, source, limits, Inflation.INLINE);
+    }
+
+    /** Reads and validates the whole stream, inflating it as {@code inflation} says; the stream is closed. */
+    public static SpbSummary scan(InputStream gzipped, String source, SpbLimits limits, Inflation inflation)
+            throws IOException {
+        try (SpbReader reader = new SpbReader(gzipped, source, limits, inflation).rawEvents()) {
             return scan(reader);
         }
     }
