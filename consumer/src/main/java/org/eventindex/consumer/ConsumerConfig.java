@@ -44,7 +44,9 @@ import static org.eventindex.config.ConfigChecks.requireText;
  *                          an object bigger than its buffer is written as several sorted runs
  * @param runMemoryBytes    sorted runs kept in memory, instead of the spool dir, up to this many bytes at a time
  * @param kuduLoadThreads   Kudu sessions, each on its own thread, loading one dataset (the rows are the same)
- * @param kuduBufferRows    rows each Kudu session buffers before a background flush (it holds up to twice that)
+ * @param kuduBufferRows    rows one Kudu session buffers before a background flush, at most (it holds up to twice
+ *                          that)
+ * @param kuduBudgetRows    rows one load's Kudu sessions buffer together, at most (decision 0072)
  * @param encodingThreads   threads encoding a Parquet file's columns (1 or 2; the file is the same)
  * @param httpHost          address the operations HTTP server binds to (loopback unless configured)
  * @param httpPort          operations HTTP port; 0 picks a free port
@@ -77,6 +79,7 @@ public record ConsumerConfig(
         int kuduReplicas,
         int kuduLoadThreads,
         int kuduBufferRows,
+        int kuduBudgetRows,
         int fetchThreads,
         int fetchAttempts,
         Path spoolDir,
@@ -151,6 +154,7 @@ public record ConsumerConfig(
     public static final String KUDU_REPLICAS = "consumer.kudu.replicas";
     public static final String KUDU_LOAD_THREADS = "consumer.kudu.load.threads";
     public static final String KUDU_BUFFER_ROWS = "consumer.kudu.load.buffer.rows";
+    public static final String KUDU_BUDGET_ROWS = "consumer.kudu.load.budget.rows";
     public static final String FETCH_THREADS = "consumer.fetch.threads";
     public static final String FETCH_ATTEMPTS = "consumer.fetch.attempts";
     public static final String SPOOL_DIR = "consumer.spool.dir";
@@ -229,9 +233,15 @@ public record ConsumerConfig(
                     "Kudu sessions, each on its own thread, writing one dataset's rows (1-64); the rows are the same"
                             + " for any value, 1 writes on the handler's thread."),
             new ConfigKey(KUDU_BUFFER_ROWS, Integer.toString(LoaderSettings.DEFAULT_BUFFER_ROWS), null,
-                    "Rows each Kudu session buffers before a background flush (" + LoaderSettings.MIN_BUFFER_ROWS
-                            + "-" + LoaderSettings.MAX_BUFFER_ROWS + "); a session holds up to twice that, ~6.5 KB"
-                            + " of heap per row. More rows mean larger write batches per tablet and more heap."),
+                    "Rows one Kudu session buffers before a background flush, at most (" + LoaderSettings.MIN_BUFFER_ROWS
+                            + "-" + LoaderSettings.MAX_BUFFER_ROWS + "); a session holds up to twice that. More rows"
+                            + " mean larger write batches per tablet and more heap."),
+            new ConfigKey(KUDU_BUDGET_ROWS, Integer.toString(LoaderSettings.DEFAULT_BUDGET_ROWS), null,
+                    "Rows one load's Kudu sessions buffer together, at most (" + LoaderSettings.MIN_BUDGET_ROWS + "-"
+                            + LoaderSettings.MAX_BUDGET_ROWS + "): each of the consumer.kudu.load.threads sessions"
+                            + " writes its own share of the tablets and buffers budget / (2 x sessions) rows, so the"
+                            + " tablets get the same write batches for any number of sessions; ~3.5 KB of heap per"
+                            + " buffered EVENTS row. Gauge eventindex_consumer_kudu_buffered_rows."),
             new ConfigKey(FETCH_THREADS, "4", null, "Objects fetched and decoded in parallel per dataset (1-256)."),
             new ConfigKey(FETCH_ATTEMPTS, "3", null,
                     "Attempts per object when reading it fails midway (the S3 client also retries each request)."),
@@ -307,6 +317,8 @@ public record ConsumerConfig(
         requireRange(kuduLoadThreads, 1, LoaderSettings.MAX_LOAD_THREADS, KUDU_LOAD_THREADS);
         requireRange(kuduBufferRows, LoaderSettings.MIN_BUFFER_ROWS, LoaderSettings.MAX_BUFFER_ROWS,
                 KUDU_BUFFER_ROWS);
+        requireRange(kuduBudgetRows, LoaderSettings.MIN_BUDGET_ROWS, LoaderSettings.MAX_BUDGET_ROWS,
+                KUDU_BUDGET_ROWS);
         requireRange(fetchThreads, 1, 256, FETCH_THREADS);
         requireRange(fetchAttempts, 1, 100, FETCH_ATTEMPTS);
         Objects.requireNonNull(spoolDir, "spoolDir is null");
@@ -394,6 +406,7 @@ public record ConsumerConfig(
                 r.explicit(KUDU_LOAD_THREADS).isPresent() ? r.integer(KUDU_LOAD_THREADS)
                         : LoaderSettings.defaultLoadThreads(),
                 r.integer(KUDU_BUFFER_ROWS),
+                r.integer(KUDU_BUDGET_ROWS),
                 r.integer(FETCH_THREADS),
                 r.integer(FETCH_ATTEMPTS),
                 Path.of(r.text(SPOOL_DIR)),
