@@ -240,7 +240,7 @@ public record ConsumerConfig(
                     "Rows one load's Kudu sessions buffer together, at most (" + LoaderSettings.MIN_BUDGET_ROWS + "-"
                             + LoaderSettings.MAX_BUDGET_ROWS + "): each of the consumer.kudu.load.threads sessions"
                             + " writes its own share of the tablets and buffers budget / (2 x sessions) rows, so the"
-                            + " tablets get the same write batches for any number of sessions; ~3.5 KB of heap per"
+                            + " tablets get the same write batches for any number of sessions; ~4 KB of heap per"
                             + " buffered EVENTS row. Gauge eventindex_consumer_kudu_buffered_rows."),
             new ConfigKey(FETCH_THREADS, "4", null, "Objects fetched and decoded in parallel per dataset (1-256)."),
             new ConfigKey(FETCH_ATTEMPTS, "3", null,
