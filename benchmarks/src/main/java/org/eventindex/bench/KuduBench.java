@@ -79,6 +79,7 @@ final class KuduBench {
         // its tablets are idle from now on; deleting would only add work during the measured load
         awaitQuietTabletServer();
         Load warm = load(loader, "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1824", 1, parquet);
+        floor(client, config, warm);
         // the same file into tables with the coded mask text (as created before decision 0037), right after
         Load text = null;
         KuduTablesConfig textConfig = new KuduTablesConfig("benchtext_", BUCKETS, 1);
@@ -111,10 +112,7 @@ final class KuduBench {
         out.printf("  loader JVM CPU (the tablet server not included): %.2f s = %.2f us/row%n", loaderCpu / 1e9,
                 loaderCpu / 1e3 / r.events());
         ConsumerBenchMain.printThreads(out, "loader", loaderThreads, loaderCpu, r.events());
-        StringBuilder alloc = new StringBuilder("  loader bytes allocated per row by thread:");
-        warm.allocated.forEach((role, bytes) -> alloc.append(String.format(" %s %,d;", role,
-                bytes / r.events())));
-        out.println(alloc);
+        printAllocated("loader", warm.allocated, r.events());
         out.printf("  tablet server CPU while the loader ran: %.2f s = %.1f us/row%n", loaderTs / 1e3,
                 loaderTs * 1e3 / r.events());
         out.printf("kudu perf loadgen (1 thread, same schema and %d buckets): %,d rows in %.2f s = %,.0f rows/s%n",
@@ -146,6 +144,49 @@ final class KuduBench {
             sized.put("EVENTS with the coded mask text (before decision 0037)", textConfig.eventsTable());
         }
         triggerBytes(client, sized, r.uniqueEvents());
+    }
+
+    /**
+     * Issue 37 item 2: the rows of the warm load written again by the Kudu client alone ({@link KuduClientFloor}),
+     * into tables of their own, and the CPU per row of both printed side by side. The consumer's share excludes
+     * what this benchmark's JVM runs beside it: the in-JVM DataNode serving the file and the CPU meter.
+     */
+    private void floor(KuduClient client, KuduTablesConfig loaded, Load warm) throws Exception {
+        KuduClientFloor.Rows rows = KuduClientFloor.capture(client, new org.eventindex.kudu.DatasetQueries(client,
+                loaded), List.of(loaded.eventsTable(), loaded.duplicatedEventsTable()), 1, 0);
+        KuduTablesConfig floorConfig = new KuduTablesConfig("benchfloor_", BUCKETS, 1);
+        new KuduTables(client, floorConfig).createOrVerify(0);
+        awaitQuietTabletServer();
+        long ts0 = kudu.tabletServerCpuMillis();
+        KuduClientFloor.Result f = KuduClientFloor.write(client,
+                List.of(floorConfig.eventsTable(), floorConfig.duplicatedEventsTable()), rows,
+                LoaderSettings.DEFAULT_BUFFER_ROWS);
+        long floorTs = kudu.tabletServerCpuMillis() - ts0;
+        double loaderUs = consumerCpu(warm.cpuNanos, warm.threads) / 1e3 / warm.rows;
+        double floorUs = consumerCpu(f.cpuNanos(), f.threads()) / 1e3 / f.rows();
+        out.printf("Minimal Kudu client, the floor (the same rows read back, written again into tables of the same"
+                + " schema: one session, AUTO_FLUSH_BACKGROUND, %,d rows buffered, Insert built and applied, nothing"
+                + " else): %,d rows in %.2f s = %,.0f rows/s; JVM CPU %.2f us/row; tablet server %.1f us/row%n",
+                LoaderSettings.DEFAULT_BUFFER_ROWS, f.rows(), f.seconds(), f.rows() / f.seconds(),
+                f.cpuNanos() / 1e3 / f.rows(), floorTs * 1e3 / f.rows());
+        ConsumerBenchMain.printThreads(out, "floor", f.threads(), f.cpuNanos(), f.rows());
+        printAllocated("floor", f.allocated(), f.rows());
+        out.printf("Consumer CPU per row in the Kudu load (JVM CPU without the in-JVM DataNode and the CPU meter):"
+                + " loader %.2f us, minimal client %.2f us, loader / floor %.2f (target: loader <= 8 us)%n",
+                loaderUs, floorUs, loaderUs / floorUs);
+    }
+
+    private void printAllocated(String what, Map<String, Long> allocated, long rows) {
+        StringBuilder alloc = new StringBuilder("  " + what + " bytes allocated per row by thread:");
+        allocated.forEach((role, bytes) -> alloc.append(String.format(" %s %,d;", role, bytes / rows)));
+        out.println(alloc);
+    }
+
+    /** The JVM's CPU less the threads that are not the consumer's: the in-JVM DataNode and the CPU meter. */
+    private static double consumerCpu(long processNanos, Map<String, Double> threads) {
+        double notConsumer = threads.getOrDefault("HDFS datanode", 0.0)
+                + threads.getOrDefault("benchmark's CPU meter", 0.0);
+        return processNanos - notConsumer * 1e9;
     }
 
     /** The seed's dataset (seed 000 Table 2) and the time it must be queryable in after its last producer message. */
@@ -390,7 +431,7 @@ final class KuduBench {
         return rows;
     }
 
-    private static long processCpuNanos() {
+    static long processCpuNanos() {
         return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
                 .getOperatingSystemMXBean()).getProcessCpuTime();
     }

@@ -44,7 +44,9 @@ import static org.eventindex.config.ConfigChecks.requireText;
  *                          an object bigger than its buffer is written as several sorted runs
  * @param runMemoryBytes    sorted runs kept in memory, instead of the spool dir, up to this many bytes at a time
  * @param kuduLoadThreads   Kudu sessions, each on its own thread, loading one dataset (the rows are the same)
- * @param kuduBufferRows    rows each Kudu session buffers before a background flush (it holds up to twice that)
+ * @param kuduBufferRows    rows one Kudu session buffers before a background flush, at most (it holds up to twice
+ *                          that)
+ * @param kuduBudgetRows    rows one load's Kudu sessions buffer together, at most (decision 0072)
  * @param kuduLoadOverlap   load the rows into Kudu while the merge writes the HDFS file (decision 0073), rather than
  *                          after it
  * @param encodingThreads   threads encoding a Parquet file's columns (1 or 2; the file is the same)
@@ -79,6 +81,7 @@ public record ConsumerConfig(
         int kuduReplicas,
         int kuduLoadThreads,
         int kuduBufferRows,
+        int kuduBudgetRows,
         boolean kuduLoadOverlap,
         int fetchThreads,
         int fetchAttempts,
@@ -154,6 +157,7 @@ public record ConsumerConfig(
     public static final String KUDU_REPLICAS = "consumer.kudu.replicas";
     public static final String KUDU_LOAD_THREADS = "consumer.kudu.load.threads";
     public static final String KUDU_BUFFER_ROWS = "consumer.kudu.load.buffer.rows";
+    public static final String KUDU_BUDGET_ROWS = "consumer.kudu.load.budget.rows";
     public static final String KUDU_LOAD_OVERLAP = "consumer.kudu.load.overlap";
     public static final String FETCH_THREADS = "consumer.fetch.threads";
     public static final String FETCH_ATTEMPTS = "consumer.fetch.attempts";
@@ -233,9 +237,15 @@ public record ConsumerConfig(
                     "Kudu sessions, each on its own thread, writing one dataset's rows (1-64); the rows are the same"
                             + " for any value, 1 writes on the handler's thread."),
             new ConfigKey(KUDU_BUFFER_ROWS, Integer.toString(LoaderSettings.DEFAULT_BUFFER_ROWS), null,
-                    "Rows each Kudu session buffers before a background flush (" + LoaderSettings.MIN_BUFFER_ROWS
-                            + "-" + LoaderSettings.MAX_BUFFER_ROWS + "); a session holds up to twice that, ~6.5 KB"
-                            + " of heap per row. More rows mean larger write batches per tablet and more heap."),
+                    "Rows one Kudu session buffers before a background flush, at most (" + LoaderSettings.MIN_BUFFER_ROWS
+                            + "-" + LoaderSettings.MAX_BUFFER_ROWS + "); a session holds up to twice that. More rows"
+                            + " mean larger write batches per tablet and more heap."),
+            new ConfigKey(KUDU_BUDGET_ROWS, Integer.toString(LoaderSettings.DEFAULT_BUDGET_ROWS), null,
+                    "Rows one load's Kudu sessions buffer together, at most (" + LoaderSettings.MIN_BUDGET_ROWS + "-"
+                            + LoaderSettings.MAX_BUDGET_ROWS + "): each of the consumer.kudu.load.threads sessions"
+                            + " writes its own share of the tablets and buffers budget / (2 x sessions) rows, so the"
+                            + " tablets get the same write batches for any number of sessions; ~4 KB of heap per"
+                            + " buffered EVENTS row. Gauge eventindex_consumer_kudu_buffered_rows."),
             new ConfigKey(KUDU_LOAD_OVERLAP, "true", null,
                     "true: the Kudu load takes the rows as the merge writes the HDFS file (a bounded hand-off; the"
                             + " dataset is LOADED only once both are complete); false: the load reads the file"
@@ -315,6 +325,8 @@ public record ConsumerConfig(
         requireRange(kuduLoadThreads, 1, LoaderSettings.MAX_LOAD_THREADS, KUDU_LOAD_THREADS);
         requireRange(kuduBufferRows, LoaderSettings.MIN_BUFFER_ROWS, LoaderSettings.MAX_BUFFER_ROWS,
                 KUDU_BUFFER_ROWS);
+        requireRange(kuduBudgetRows, LoaderSettings.MIN_BUDGET_ROWS, LoaderSettings.MAX_BUDGET_ROWS,
+                KUDU_BUDGET_ROWS);
         requireRange(fetchThreads, 1, 256, FETCH_THREADS);
         requireRange(fetchAttempts, 1, 100, FETCH_ATTEMPTS);
         Objects.requireNonNull(spoolDir, "spoolDir is null");
@@ -402,6 +414,7 @@ public record ConsumerConfig(
                 r.explicit(KUDU_LOAD_THREADS).isPresent() ? r.integer(KUDU_LOAD_THREADS)
                         : LoaderSettings.defaultLoadThreads(),
                 r.integer(KUDU_BUFFER_ROWS),
+                r.integer(KUDU_BUDGET_ROWS),
                 bool(r, KUDU_LOAD_OVERLAP),
                 r.integer(FETCH_THREADS),
                 r.integer(FETCH_ATTEMPTS),

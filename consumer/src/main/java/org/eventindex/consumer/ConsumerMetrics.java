@@ -38,6 +38,12 @@ public final class ConsumerMetrics {
     /** Gauges registered by the daemon for its Parquet format's run memory. */
     public static final String RUN_MEMORY_USED = "eventindex_consumer_run_memory_used_bytes";
     public static final String RUN_MEMORY_LIMIT = "eventindex_consumer_run_memory_limit_bytes";
+    /**
+     * Gauges: rows of the Kudu load in progress handed to Kudu and not yet taken (its sessions' buffers), and
+     * {@code consumer.kudu.load.budget.rows}, which bounds them (decision 0072).
+     */
+    public static final String KUDU_BUFFERED_ROWS = "eventindex_consumer_kudu_buffered_rows";
+    public static final String KUDU_BUDGET_ROWS = "eventindex_consumer_kudu_budget_rows";
     /** Gauge: bytes free for the consumer on the file system of {@code consumer.spool.dir}. */
     public static final String SPOOL_FREE = "eventindex_consumer_spool_free_bytes";
     /** 1 while a dependency (label {@code dependency}: {@code hdfs}, {@code kudu}) answered its last check, else 0. */

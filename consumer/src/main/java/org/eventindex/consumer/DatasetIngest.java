@@ -60,6 +60,14 @@ public interface DatasetIngest {
     }
 
     /**
+     * Rows of the load in progress held in memory for the query store and not yet taken by it (0 when none loads,
+     * and for stores that do not buffer): the gauge {@link ConsumerMetrics#KUDU_BUFFERED_ROWS}. Any thread.
+     */
+    default long bufferedRows() {
+        return 0;
+    }
+
+    /**
      * Returns when the query store answers (the consumer's readiness check calls it in the background, with a
      * deadline); stores without a remote side always answer.
      *

@@ -73,7 +73,8 @@ public final class KuduIngest implements DatasetIngest, AutoCloseable {
             throw new IOException("cannot open HDFS " + config.hdfsUri() + ": " + e.getMessage(), e);
         }
         return new KuduIngest(client, tablesConfig, fs, clock, LoaderSettings.defaults()
-                .withLoadThreads(config.kuduLoadThreads()).withBufferRows(config.kuduBufferRows()),
+                .withLoadThreads(config.kuduLoadThreads()).withBufferRows(config.kuduBufferRows())
+                .withBufferBudgetRows(config.kuduBudgetRows()),
                 new AutoCloseable[]{fs, client});
     }
 
@@ -124,6 +125,11 @@ public final class KuduIngest implements DatasetIngest, AutoCloseable {
         } catch (KuduException e) {
             throw readable(e);
         }
+    }
+
+    @Override
+    public long bufferedRows() {
+        return loader.bufferedRows();
     }
 
     @Override

@@ -196,6 +196,20 @@ class ConsumerConfigTest {
     }
 
     @Test
+    void kuduBudgetRowsDefaultToTheLoadersAndAreChecked() throws IOException {
+        assertEquals(LoaderSettings.DEFAULT_BUDGET_ROWS,
+                ConsumerConfig.fromProperties(props(ConsumerConfig.ID, "c6"), Map.of()).kuduBudgetRows());
+        assertEquals(8_000, ConsumerConfig.fromProperties(props(ConsumerConfig.KUDU_BUDGET_ROWS, "8000"), Map.of())
+                .kuduBudgetRows());
+        for (String bad : new String[] {"199", "200001"}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> ConsumerConfig.fromProperties(props(ConsumerConfig.KUDU_BUDGET_ROWS, bad), Map.of()));
+            assertTrue(e.getMessage().contains("consumer.kudu.load.budget.rows") && e.getMessage().contains(bad),
+                    e.getMessage());
+        }
+    }
+
+    @Test
     void aRelativeSpoolDirectoryIsRefusedNamingTheKey() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> ConsumerConfig.fromProperties(props(ConsumerConfig.SPOOL_DIR, "spool"), Map.of()));

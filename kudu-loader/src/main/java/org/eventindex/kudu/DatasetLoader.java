@@ -70,6 +70,8 @@ public final class DatasetLoader {
     private final DatasetsTable datasets;
     private final DatasetAnalytics analytics;
     private volatile ParallelSessions.Fault fault;
+    /** The load writing rows now, if any (one at a time per consumer), for {@link #bufferedRows()}. */
+    private volatile EventWriter writing;
 
     public DatasetLoader(KuduClient client, KuduTables tables, LoaderSettings settings, Clock clock) {
         this.client = requireNonNull(client, "client is null");
@@ -185,7 +187,10 @@ public final class DatasetLoader {
             List<Placement> others = datasets.loadedInRun(request.dataset().runNumber(), dspid);
             try (EventWriter writer = new EventWriter(client, tables.config(), settings, request,
                     DatasetsTable.micros(start), others, progress, fault)) {
+                writing = writer;
                 written = writer.write(source);
+            } finally {
+                writing = null;
             }
         }
 
@@ -263,6 +268,16 @@ public final class DatasetLoader {
     }
 
     /** Tests only: a failure injected into the writing threads of later loads (null: none). */
+    /**
+     * Rows the load in progress handed to Kudu that Kudu has not yet taken (its sessions' buffers and hand-over; at
+     * most about {@link LoaderSettings#bufferBudgetRows()}), 0 when no load writes: what the consumer's heap holds
+     * for the load, for a gauge. Any thread.
+     */
+    public long bufferedRows() {
+        EventWriter w = writing;
+        return w == null ? 0 : w.bufferedRows();
+    }
+
     void injectFault(ParallelSessions.Fault fault) {
         this.fault = fault;
     }

@@ -32,6 +32,15 @@ public final class DatasetQueries {
     }
 
     /**
+     * Calls {@code row} with every row of dataset {@code dspid} in epoch {@code epoch} of table {@code tableName}
+     * (EVENTS, MCEVENTS or DUPLICATEDEVENTS of these tables), every column, read from the tablet leaders.
+     */
+    public void forEachRow(String tableName, int dspid, int epoch, java.util.function.Consumer<RowResult> row)
+            throws KuduException {
+        EventRows.forEach(client, tableName, dspid, epoch, row);
+    }
+
+    /**
      * The DATASETS row of {@code dataset} (full name, suffix included), if any.
      *
      * @throws IllegalArgumentException when the name cannot be parsed

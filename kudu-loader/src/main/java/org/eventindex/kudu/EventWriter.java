@@ -59,6 +59,9 @@ final class EventWriter implements AutoCloseable {
         }
     }
 
+    /** The tablet server's count of rows inserted, in a session's write metrics. */
+    private static final String SUCCESSFUL_INSERTS = "successful_inserts";
+
     private final KuduClient client;
     private final KuduTablesConfig config;
     private final LoaderSettings settings;
@@ -77,7 +80,10 @@ final class EventWriter implements AutoCloseable {
     private final AsyncPairCounter pairs;
     private final ParallelSessions.Fault fault;
     private RowSink sink;
-    private ParallelSessions parallel;
+    private volatile ParallelSessions parallel;
+    // the single session's rows applied and taken by Kudu, as last read (every hand-over batch of rows), for a gauge
+    private volatile long appliedSeen;
+    private volatile long writtenSeen;
 
     // set at the first event (a file without events opens no event table)
     private KuduTable events;
@@ -116,16 +122,36 @@ final class EventWriter implements AutoCloseable {
         this.dupMapper = new EventRowMapper(dups.getSchema());
         this.dupSum = new RowChecksum(dups.getSchema());
         this.insertionTime = dups.getSchema().getColumnIndex(KuduSchemas.INSERTION_TIME);
-        this.session = client.newSession();
-        session.setFlushMode(SessionConfiguration.FlushMode.AUTO_FLUSH_BACKGROUND);
-        session.setMutationBufferSpace(settings.mutationBufferOps());
-        session.setFlushInterval((int) settings.flushInterval().toMillis());
-        session.setTimeoutMillis(settings.operationTimeout().toMillis());
+        this.session = newSession(client, settings, settings.sessionBufferRows(1));
         this.pairs = new AsyncPairCounter(dataset);
         this.fault = fault;
     }
 
-    /** Where the decided rows go instead of Kudu (a verification, {@link DatasetVerifier}, sums them only). */
+    /** A session of the load: background flushes of {@code bufferRows} rows, the settings' interval and timeout. */
+    static KuduSession newSession(KuduClient client, LoaderSettings settings, int bufferRows) {
+        KuduSession session = client.newSession();
+        session.setFlushMode(SessionConfiguration.FlushMode.AUTO_FLUSH_BACKGROUND);
+        session.setMutationBufferSpace(bufferRows);
+        session.setFlushInterval((int) settings.flushInterval().toMillis());
+        session.setTimeoutMillis(settings.operationTimeout().toMillis());
+        return session;
+    }
+
+    /** Rows the tablet servers took from {@code session} so far (its write metrics, updated by each response). */
+    static long rowsWritten(KuduSession session) {
+        return session.getWriteOpMetrics().getMetric(SUCCESSFUL_INSERTS);
+    }
+
+    /**
+     * Rows decided and handed to Kudu that Kudu has not yet taken: what this load holds in its sessions' buffers
+     * (and, with several sessions, in hand-over), within a hand-over batch; any thread.
+     */
+    long bufferedRows() {
+        ParallelSessions p = parallel;
+        return p != null ? p.bufferedRows() : Math.max(0, appliedSeen - writtenSeen);
+    }
+
+    /** Where the decided rows go instead of Kudu: what a verification digests ({@link DatasetVerifier}). */
     @FunctionalInterface
     interface RowSink {
         void accept(Insert row) throws IOException;
@@ -175,6 +201,10 @@ final class EventWriter implements AutoCloseable {
                 parallel.apply(row);
             } else {
                 session.apply(row);
+                if ((count & (ParallelSessions.BATCH - 1)) == 0) {
+                    appliedSeen = count;
+                    writtenSeen = rowsWritten(session);
+                }
             }
             if (count % settings.progressEvery() == 0) {
                 if (parallel != null) {
@@ -190,6 +220,7 @@ final class EventWriter implements AutoCloseable {
             parallel.finish();
         }
         session.flush();
+        appliedSeen = writtenSeen;
         if (tableNames != null) {
             EventRows.failOnErrors(session, tableNames, "insert events", dataset);
         }
@@ -208,7 +239,7 @@ final class EventWriter implements AutoCloseable {
         tableNames = table + "/" + config.duplicatedEventsTable();
         overlap = new DatasetAnalytics.Overlap(client, table, others);
         if (settings.loadThreads() > 1) {
-            parallel = new ParallelSessions(client, settings, tableNames, dataset, fault);
+            parallel = new ParallelSessions(client, settings, List.of(events, dups), tableNames, dataset, fault);
         }
     }
 

@@ -201,9 +201,10 @@ public final class KuduLoaderMain implements Callable<Integer> {
         @Option(names = "--load-id", paramLabel = "ID",
                 description = "identifies the content; default: the file's location, length and modification time")
         String loadId;
-        @Option(names = "--buffer", paramLabel = "N", description = "rows each Kudu session buffers before a flush ("
+        @Option(names = "--buffer", paramLabel = "N", description = "rows one Kudu session buffers before a flush ("
                 + LoaderSettings.MIN_BUFFER_ROWS + "-" + LoaderSettings.MAX_BUFFER_ROWS + "; default: "
-                + LoaderSettings.DEFAULT_BUFFER_ROWS + ")")
+                + LoaderSettings.DEFAULT_BUFFER_ROWS + "); with --threads N each session writes 1/N of the tablets"
+                + " and buffers 1/N of that")
         Integer buffer;
         @Option(names = "--threads", paramLabel = "N", description = "Kudu sessions writing the dataset, each on its"
                 + " own thread (1-" + LoaderSettings.MAX_LOAD_THREADS + "; default: the cores, at most 4); the rows"
@@ -228,7 +229,9 @@ public final class KuduLoaderMain implements Callable<Integer> {
             try {
                 settings = new LoaderSettings(buffer != null ? buffer : defaults.mutationBufferOps(),
                         defaults.flushInterval(), defaults.operationTimeout(), defaults.progressEvery(),
-                        defaults.verifyCounts(), threads != null ? threads : defaults.loadThreads());
+                        defaults.verifyCounts(), threads != null ? threads : defaults.loadThreads(),
+                        // one session's two buffers: the same write batches per tablet for any --threads
+                        buffer != null ? 2 * buffer : defaults.bufferBudgetRows());
             } catch (IllegalArgumentException e) {
                 throw new ParameterException(spec.commandLine(), e.getMessage());
             }

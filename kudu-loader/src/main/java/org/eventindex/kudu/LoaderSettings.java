@@ -7,8 +7,8 @@ import static java.util.Objects.requireNonNull;
 /**
  * Tuning of {@link DatasetLoader}.
  *
- * @param mutationBufferOps  rows buffered per Kudu session before a background flush; a session holds up to twice
- *                           that (the buffer being filled and the one being flushed), ~6.5 KB of heap per EVENTS row
+ * @param mutationBufferOps  rows buffered per Kudu session before a background flush, at most; a session holds up
+ *                           to twice that (the buffer being filled and the one being flushed)
  *                           ({@link #DEFAULT_BUFFER_ROWS}: decision 0040)
  * @param flushInterval      background flush period of the session
  * @param operationTimeout   timeout of one Kudu write or flush
@@ -16,9 +16,12 @@ import static java.util.Objects.requireNonNull;
  * @param verifyCounts       count the dataset's rows after writing and refuse LOADED on any difference
  * @param loadThreads        Kudu sessions, each on its own thread, writing one dataset's rows (1: on the loading
  *                           thread, as before; the rows written are the same for any value)
+ * @param bufferBudgetRows   rows one load's sessions buffer together, at most (decision 0072): each of the
+ *                           {@code loadThreads} sessions, which writes its own share of the tablets, buffers
+ *                           {@link #sessionBufferRows} rows, twice that in flight
  */
 public record LoaderSettings(int mutationBufferOps, Duration flushInterval, Duration operationTimeout,
-                             int progressEvery, boolean verifyCounts, int loadThreads) {
+                             int progressEvery, boolean verifyCounts, int loadThreads, int bufferBudgetRows) {
 
     /**
      * Rows buffered per session by default (decisions 0017, 0040): the fastest load measured on one tablet server, also
@@ -29,6 +32,16 @@ public record LoaderSettings(int mutationBufferOps, Duration flushInterval, Dura
     public static final int MIN_BUFFER_ROWS = 100;
     /** Most rows buffered per session (twice this in flight: ~1.3 GB of EVENTS rows). */
     public static final int MAX_BUFFER_ROWS = 100_000;
+
+    /**
+     * Rows one load's sessions buffer together by default (decision 0072): one session's two buffers of
+     * {@link #DEFAULT_BUFFER_ROWS}, so that any number of sessions, each covering its share of the tablets, sends
+     * the tablets the batches one session did.
+     */
+    public static final int DEFAULT_BUDGET_ROWS = 2 * DEFAULT_BUFFER_ROWS;
+    /** Fewest and most rows of the budget. */
+    public static final int MIN_BUDGET_ROWS = 2 * MIN_BUFFER_ROWS;
+    public static final int MAX_BUDGET_ROWS = 2 * MAX_BUFFER_ROWS;
 
     /** Most Kudu sessions writing one dataset. */
     public static final int MAX_LOAD_THREADS = 64;
@@ -53,17 +66,36 @@ public record LoaderSettings(int mutationBufferOps, Duration flushInterval, Dura
             throw new IllegalArgumentException("loadThreads must be between 1 and " + MAX_LOAD_THREADS + ": "
                     + loadThreads);
         }
+        if (bufferBudgetRows < MIN_BUDGET_ROWS || bufferBudgetRows > MAX_BUDGET_ROWS) {
+            throw new IllegalArgumentException("bufferBudgetRows must be between " + MIN_BUDGET_ROWS + " and "
+                    + MAX_BUDGET_ROWS + ": " + bufferBudgetRows);
+        }
+    }
+
+    /**
+     * Rows each of {@code sessions} sessions buffers before a background flush: its share of the budget (each session
+     * holds twice its buffer), at most {@link #mutationBufferOps()}, at least one.
+     */
+    public int sessionBufferRows(int sessions) {
+        return Math.max(1, Math.min(mutationBufferOps, bufferBudgetRows / (2 * sessions)));
     }
 
     /** These settings with {@code threads} Kudu sessions per load. */
     public LoaderSettings withLoadThreads(int threads) {
         return new LoaderSettings(mutationBufferOps, flushInterval, operationTimeout, progressEvery, verifyCounts,
-                threads);
+                threads, bufferBudgetRows);
     }
 
     /** These settings with {@code rows} buffered per Kudu session. */
     public LoaderSettings withBufferRows(int rows) {
-        return new LoaderSettings(rows, flushInterval, operationTimeout, progressEvery, verifyCounts, loadThreads);
+        return new LoaderSettings(rows, flushInterval, operationTimeout, progressEvery, verifyCounts, loadThreads,
+                bufferBudgetRows);
+    }
+
+    /** These settings with at most {@code rows} buffered by one load's sessions together. */
+    public LoaderSettings withBufferBudgetRows(int rows) {
+        return new LoaderSettings(mutationBufferOps, flushInterval, operationTimeout, progressEvery, verifyCounts,
+                loadThreads, rows);
     }
 
     /** The cores of this machine, at most 4: one session per core, the tablet servers being the limit beyond. */
@@ -73,6 +105,6 @@ public record LoaderSettings(int mutationBufferOps, Duration flushInterval, Dura
 
     public static LoaderSettings defaults() {
         return new LoaderSettings(DEFAULT_BUFFER_ROWS, Duration.ofSeconds(1), Duration.ofSeconds(60), 100_000, true,
-                defaultLoadThreads());
+                defaultLoadThreads(), DEFAULT_BUDGET_ROWS);
     }
 }

@@ -116,8 +116,12 @@ class ParallelLoadIT {
 
         Set<Integer> writers = ConcurrentHashMap.newKeySet();
         List<Long> progress = new ArrayList<>();
+        List<Long> buffered = new ArrayList<>();
         DatasetLoader four = loader(4, (thread, rows) -> writers.add(thread));
-        LoadResult parallel = four.load(request(DS_A, 600, "four", fileA), (ds, n) -> progress.add(n));
+        LoadResult parallel = four.load(request(DS_A, 600, "four", fileA), (ds, n) -> {
+            progress.add(n);
+            buffered.add(four.bufferedRows());
+        });
         assertFalse(parallel.alreadyLoaded());
         assertEquals(new LoadResult(one.events(), one.uniqueEvents(), one.duplicates(), parallel.millis(), false),
                 parallel);
@@ -130,6 +134,12 @@ class ParallelLoadIT {
             assertTrue(progress.get(i - 1) <= progress.get(i) && progress.get(i) <= rowsA.size(), "" + progress);
         }
         assertTrue(progress.size() > 2, "progress during the load: " + progress);
+        // the rows held for Kudu, as the gauge reads them: within the budget of the 4 sessions (2,000) and what 4
+        // threads have in hand-over (4 batches each), taken by Kudu as the load goes, none once it is done
+        long bound = 2_000 + 4 * 4 * ParallelSessions.BATCH;
+        assertTrue(buffered.stream().allMatch(b -> b >= 0 && b <= bound), "buffered rows: " + buffered);
+        assertTrue(buffered.stream().anyMatch(b -> b > 0), "buffered rows: " + buffered);
+        assertEquals(0, four.bufferedRows());
     }
 
     @Test
@@ -191,7 +201,7 @@ class ParallelLoadIT {
         LoaderSettings d = LoaderSettings.defaults();
         // a small session buffer, so that a thread waits on its flushes and the others take the next batches
         DatasetLoader loader = new DatasetLoader(client, tables, new LoaderSettings(1_000, d.flushInterval(),
-                d.operationTimeout(), 2_048, true, threads), Clock.systemUTC());
+                d.operationTimeout(), 2_048, true, threads, 2_000), Clock.systemUTC());
         loader.injectFault(fault);
         return loader;
     }
