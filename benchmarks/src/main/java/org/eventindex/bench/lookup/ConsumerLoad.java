@@ -166,7 +166,8 @@ final class ConsumerLoad {
                 .defaultAdminOperationTimeoutMs(60_000).build()) {
             DatasetLoader loader = new DatasetLoader(client, new KuduTables(client, config), new LoaderSettings(
                     consumer.mutationBufferOps(), consumer.flushInterval(), consumer.operationTimeout(),
-                    PROGRESS_EVERY, consumer.verifyCounts(), consumer.loadThreads()), Clock.systemUTC());
+                    PROGRESS_EVERY, consumer.verifyCounts(), consumer.loadThreads(), consumer.bufferBudgetRows()),
+                    Clock.systemUTC());
             long t0 = System.nanoTime();
             LoadResult result = loader.load(request, new DatasetLoader.Progress() {
                 @Override
