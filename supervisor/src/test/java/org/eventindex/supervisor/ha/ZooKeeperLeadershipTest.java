@@ -164,7 +164,8 @@ class ZooKeeperLeadershipTest {
             JournalFiles bFiles = bTurn.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS).orElseThrow();
             b.activated();
             assertEquals(2, b.token());
-            Await.until("a fenced", TIMEOUT, () -> a.role() == Leadership.Role.FENCED);
+            Await.until("a fenced and reported", TIMEOUT, () -> a.role() == Leadership.Role.FENCED
+                    && !fencedA.isEmpty());
             assertThrows(FencedException.class, a::check);
             assertThrows(IOException.class, () -> aJournal.append(sent(2, 1), 2), "a deposed holder journals"
                     + " nothing");
@@ -357,8 +358,9 @@ class ZooKeeperLeadershipTest {
                 long written = pair.written();
 
                 stopItsServerAndAnother(a, stopped);
-                Await.until("a fenced out, its suspension longer than the session", TIMEOUT,
-                        () -> a.role() == Leadership.Role.FENCED);
+                // the role turns FENCED before the fence is reported (the daemon's exit): await both
+                Await.until("a fenced out and reported, its suspension longer than the session", TIMEOUT,
+                        () -> a.role() == Leadership.Role.FENCED && !fencedA.isEmpty());
                 assertEquals(1, fencedA.size(), "reported once: " + fencedA);
                 // the watchdog's bound (a suspension as long as the session), or a reconnection the servers refuse
                 assertTrue(fencedA.get(0).contains("session is lost") || fencedA.get(0).contains("stayed suspended"),
