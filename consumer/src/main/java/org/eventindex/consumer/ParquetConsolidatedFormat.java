@@ -281,10 +281,15 @@ public final class ParquetConsolidatedFormat implements ConsolidatedFormat {
          * as they are merged, the merge lasts as long as the load, which needs that heap.
          */
         private void spillRunsInMemory() throws IOException {
+            boolean dirMade = false;
             for (int i = 0; i < objectRuns.size(); i++) {
                 RunMerger.Run r = objectRuns.get(i);
                 if (r.run() instanceof SortedRun.OnDisk) {
                     continue;
+                }
+                if (!dirMade) {
+                    Files.createDirectories(spillDir); // made only when a run spills, as the sort buffers make it
+                    dirMade = true;
                 }
                 java.nio.file.Path file = Files.createTempFile(spillDir, "spilled-", ".run");
                 try (java.io.InputStream in = r.run().open()) {

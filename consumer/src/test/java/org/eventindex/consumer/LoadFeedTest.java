@@ -62,7 +62,9 @@ class LoadFeedTest {
                 }
             }
         };
-        ParquetConsolidatedFormat format = new ParquetConsolidatedFormat(spool, 1 << 20, 2, 8 << 20);
+        // a spool folder not made yet, as a consumer's is until a run first spills
+        ParquetConsolidatedFormat format = new ParquetConsolidatedFormat(spool.resolve("not-made-yet"), 1 << 20, 2,
+                8 << 20);
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         try (ConsolidatedWriter w = format.open(out, tap)) {
             new Consolidator(store, SpbLimits.DEFAULT, 2, 1, new ConsumerMetrics(new PrometheusRegistry()))
