@@ -139,6 +139,18 @@ public final class DatasetLoader {
     }
 
     /**
+     * Whether Kudu holds a queryable load of {@code dataset} other than {@code loadId}: a LOADED row of an earlier
+     * signal, whose rows a new load replaces. The consumer loads such a dataset only after its new file is published
+     * (decision 0073), so that the earlier content stays queryable until then.
+     */
+    public boolean holdsEarlierLoad(DatasetName dataset, String loadId) throws IOException {
+        requireNonNull(dataset, "dataset is null");
+        requireNonNull(loadId, "loadId is null");
+        Optional<DatasetsRow> row = datasets.find(dataset);
+        return row.isPresent() && row.get().state() == LoadState.LOADED && !loadId.equals(row.get().loadId());
+    }
+
+    /**
      * Loads {@code request} following the protocol above; adds the epoch's range if missing.
      *
      * @throws DatasetLoadException     when the load is refused, the file is not a Parquet file, Kudu refuses rows,
