@@ -113,7 +113,7 @@ class DatasetPagesSwapIT {
         awaitAnswer(figure(DS_AOD, "counts"), "[{\"run\":327636,\"events\":200}]", j -> j.get("counts").toString());
         awaitAnswer(figure(DS_AOD, "triggers"), "4", j -> Integer.toString(j.get("triggers").size()));
         awaitAnswer(figure(DS_AOD, "duplicates"), "10", j -> j.get("duplicates").toString());
-        awaitAnswer(status(DS_AOD), "QUERYABLE 200", j -> j.get("state").asText() + " " + j.get("events").asText());
+        awaitAnswer(status(DS_AOD), "QUERYABLE 210", j -> j.get("state").asText() + " " + j.get("events").asText());
         awaitAnswer(overlap(DS_AOD, DS_ESD), "101", j -> j.get("sharedEvents").asText());
     }
 
