@@ -253,6 +253,4 @@ final class DatasetsTable {
     private static long orZero(Long value) {
         return value == null ? 0 : value;
     }
-
-}
 }

@@ -139,3 +139,4 @@ final class DatasetsReader {
     static long micros(Instant t) {
         return ChronoUnit.MICROS.between(Instant.EPOCH, t);
     }
+}
