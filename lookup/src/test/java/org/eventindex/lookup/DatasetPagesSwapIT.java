@@ -98,13 +98,13 @@ class DatasetPagesSwapIT {
         awaitAnswer(overlap(DS_A, DS_B), "{\"" + DS_A + "\":30,\"" + DS_B + "\":20} 10",
                 j -> j.get("events").toString() + " " + j.get("sharedEvents").asText());
         assertEquals(404, get(figure(DS_AOD, "counts")).statusCode(), "the live tables' dataset is gone");
-        assertEquals(404, get(status(DS_AOD)).statusCode());
+        assertEquals("UNKNOWN", state(DS_AOD), "not in DATASETS (no supervisor asked)");
         assertEquals(404, get(overlap(DS_AOD, DS_ESD)).statusCode());
 
         rename(CONFIG, SHADOW, RETIRED);
         assertLiveTables();
         assertEquals(404, get(figure(DS_A, "counts")).statusCode());
-        assertEquals(404, get(status(DS_A)).statusCode());
+        assertEquals("UNKNOWN", state(DS_A));
         assertEquals(404, get(overlap(DS_A, DS_B)).statusCode());
     }
 
@@ -151,6 +151,13 @@ class DatasetPagesSwapIT {
         } catch (AssertionError e) {
             throw new AssertionError(e.getMessage() + "; last answer: " + last.get(), e);
         }
+    }
+
+    /** The state {@code GET /datasets/{name}} answers. */
+    private static String state(String dataset) throws IOException {
+        HttpResponse<String> r = get(status(dataset));
+        assertEquals(200, r.statusCode(), r.body());
+        return JSON.readTree(r.body()).get("state").asText();
     }
 
     private static HttpResponse<String> get(String path) {
