@@ -113,6 +113,24 @@ public final class DatasetLoader {
         return load(replayRequest(catalogued, source));
     }
 
+    /**
+     * Repairs a dataset whose Kudu rows verify found wrong: reloads {@code catalogued}'s dataset from {@code source}
+     * as it was loaded ({@link #replaying}, {@link #reload}), on one session.
+     *
+     * @throws IllegalStateException when {@code found} is not {@link Verification.Verdict#KUDU_DIFFERS}: a file that
+     *                               disagrees with the catalogue is not loaded over the rows
+     */
+    public static LoadResult repair(KuduClient client, KuduTables tables, Verification found, DatasetsRow catalogued,
+                                    DatasetSource source) throws IOException {
+        if (found.verdict() != Verification.Verdict.KUDU_DIFFERS) {
+            throw new IllegalStateException("dataset " + found.dataset() + " is " + found.verdict()
+                    + ": only a dataset whose Kudu rows disagree with a file that agrees with the catalogue is"
+                    + " reloaded");
+        }
+        return replaying(client, tables, LoaderSettings.defaults().withLoadThreads(1), catalogued)
+                .reload(catalogued, source);
+    }
+
     /** The request that loads {@code catalogued}'s dataset again from {@code source} (see {@link #replaying}). */
     public static LoadRequest replayRequest(DatasetsRow catalogued, DatasetSource source) {
         requireNonNull(catalogued, "catalogued is null");
@@ -198,7 +216,7 @@ public final class DatasetLoader {
             // 3. the file, streamed into EVENTS/MCEVENTS and DUPLICATEDEVENTS
             List<Placement> others = datasets.loadedInRun(request.dataset().runNumber(), dspid);
             try (EventWriter writer = new EventWriter(client, tables.config(), settings, request,
-                    DatasetsTable.micros(start), others, progress, fault)) {
+                    DatasetsReader.micros(start), others, progress, fault)) {
                 writing = writer;
                 written = writer.write(source);
             } finally {

@@ -200,6 +200,8 @@ class RebuildIT {
         String retired = "old_";
         // loaded by the consumers after the rebuild: the swap catches it up into the shadow tables
         IndexedDatasets.loadLater(hdfs.fs(), kudu.client(), SOURCE);
+        // loaded again by the consumers (a new load id) while the shadow tables hold its first load: caught up too
+        IndexedDatasets.reloadMc(hdfs.fs(), kudu.client(), SOURCE, "sig-14-again");
         List<EventKey> keys = List.of(new EventKey(327636, 55), new EventKey(327636, 300), new EventKey(327636, 445),
                 new EventKey(327636, 480), new EventKey(327700, 10), new EventKey(361106, 14),
                 new EventKey(327800, IndexedDatasets.BIG_EVENTS));
@@ -212,7 +214,15 @@ class RebuildIT {
             String swapped = shadowCommand(0, "swap", spark.masterUrl(), shadow, retired);
 
             assertTrue(swapped.contains("caught up " + IndexedDatasets.LATER + ": 61 events"), swapped);
+            assertTrue(swapped.contains("caught up " + IndexedDatasets.MC + ":"), swapped);
             assertTrue(swapped.contains("renamed " + shadow + "DATASETS -> " + SOURCE.prefix() + "DATASETS"), swapped);
+            assertEquals("sig-14-again", new DatasetQueries(kudu.client(), SOURCE).dataset(IndexedDatasets.MC)
+                    .orElseThrow().loadId(), "the load id of the reloaded dataset in the swapped-in tables");
+            for (int i = 0; i < SOURCE.tables().size(); i++) {
+                String live = SOURCE.tables().get(i);
+                String old = retired + live.substring(SOURCE.prefix().length());
+                assertEquals(rows(old), rows(live), live + " swapped in against the tables it replaced (" + old + ")");
+            }
             running.awaitSwitches(1);
             // a swap-back killed after its first table (TRIGGERCOUNT is renamed first): run again, it finishes
             rename(SOURCE.triggerCountTable(), shadow + "TRIGGERCOUNT");
