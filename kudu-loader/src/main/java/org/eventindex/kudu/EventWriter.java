@@ -151,12 +151,6 @@ final class EventWriter implements AutoCloseable {
         return p != null ? p.bufferedRows() : Math.max(0, appliedSeen - writtenSeen);
     }
 
-    /** Where the decided rows go instead of Kudu: what a verification digests ({@link DatasetVerifier}). */
-    @FunctionalInterface
-    interface RowSink {
-        void accept(Insert row) throws IOException;
-    }
-
     /**
      * Sends every row {@link #write} decides to {@code sink} instead of writing it (nothing is written to Kudu; the
      * counting of trigger pairs and overlaps still runs). Before {@link #write}.
