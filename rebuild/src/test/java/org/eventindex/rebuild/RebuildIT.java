@@ -131,7 +131,7 @@ class RebuildIT {
     }
 
     @Test
-    @Order(7)
+    @Order(3)
     void aRebuildAssignsEpochsAnew() throws Exception {
         KuduTablesConfig reEpoched = new KuduTablesConfig("e_", 2, 1);
         List<String> args = new ArrayList<>(List.of("--masters", kudu.masterAddresses(), "--prefix", SOURCE.prefix(),
@@ -219,7 +219,7 @@ class RebuildIT {
     }
 
     @Test
-    @Order(3)
+    @Order(4)
     void verifyReportsEveryCorruptionOfKuduAndRepairsIt() throws Exception {
         // the rebuilt tables, damaged: rows deleted, a value changed, a duplicate deleted
         assertEquals(3, deleteEvents(IndexedDatasets.AOD, 3));
@@ -245,7 +245,7 @@ class RebuildIT {
     }
 
     @Test
-    @Order(4)
+    @Order(5)
     void verifyReportsAReplacedFileAndLeavesKuduAlone() throws Exception {
         List<String> before = rows(TARGET.eventsTable());
         // LATE's file written again: the same events, other trigger bits; the catalogue's counts
@@ -272,7 +272,7 @@ class RebuildIT {
     }
 
     @Test
-    @Order(5)
+    @Order(6)
     void swapAndSwapBackWhileLookupsRun() throws Exception {
         // live: SOURCE; shadow: the tables the killed-and-resumed rebuild wrote (equal to SOURCE's); retired: old_
         String shadow = "k_";
@@ -416,7 +416,7 @@ class RebuildIT {
     }
 
     @Test
-    @Order(6)
+    @Order(7)
     void verifyRunsInTheSparkSubmitForm() throws Exception {
         // spark-submit is Spark's SparkSubmit class on Spark's jars (the script only finds them): the application's
         // jar as its primary resource, its main class loaded from there
