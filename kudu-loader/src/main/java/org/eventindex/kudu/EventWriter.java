@@ -76,6 +76,8 @@ final class EventWriter implements AutoCloseable {
     private DatasetAnalytics.Overlap overlap;
 
     private Integer smk;
+    // set by divertTo: the rows go there instead of Kudu
+    private RowSink sink;
 
     /**
      * @param startMicros the load's insert_start; a duplicate's {@code insertion_time} is this plus occurrence - 2
@@ -122,6 +124,15 @@ final class EventWriter implements AutoCloseable {
     }
 
     /**
+     * Sends every row {@link #write} decides to {@code sink} instead of writing it (nothing is written to Kudu; the
+     * counting of trigger pairs and overlaps still runs). Before {@link #write}.
+     */
+    EventWriter divertTo(RowSink sink) {
+        this.sink = requireNonNull(sink, "sink is null");
+        return this;
+    }
+
+    /**
      * Streams the file's events into Kudu; returns after every row was flushed without a refusal. The caller opened
      * {@code source} and closes it.
      *
@@ -149,7 +160,9 @@ final class EventWriter implements AutoCloseable {
                 pairs.add(rows.bits().fired, rows.bits().firedCount);
                 overlap.add(e.runNumber, e.eventNumber);
             }
-            if (parallel != null) {
+            if (sink != null) {
+                sink.accept(row);
+            } else if (parallel != null) {
                 parallel.apply(row);
             } else {
                 session.apply(row);
