@@ -97,7 +97,7 @@ public final class StagedReplay {
         LoadRequest request = request(catalogued, source);
         try (EventSource events = EventSource.open(source, catalogued.dataset());
              EventWriter writer = new EventWriter(client, tables.config(), settings, request,
-                     DatasetsTable.micros(catalogued.insertStart()), List.of(), DatasetLoader.Progress.NONE, null)) {
+                     DatasetsReader.micros(catalogued.insertStart()), List.of(), DatasetLoader.Progress.NONE, null)) {
             EventWriter.Written w = writer.divertTo(sink).write(events);
             return new Decided(w.events(), w.duplicates(), w.uniqDuplEvents(), w.smk(),
                     w.events() > 0 && events.simulation(), w.triggerPairs().triples(), w.uniqueSum(),
