@@ -28,6 +28,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
@@ -65,14 +66,23 @@ final class SparkJobsIT {
         assertTrue(sparkJars.stream().anyMatch(n -> n.startsWith("spark-core_2.12-")), "SPARK_HOME: " + sparkJars);
         InstalledTree tree = InstalledTree.unpack(Files.createDirectories(temp.resolve("opt")));
 
-        // spark/: the application and the jars of its class path that Spark does not provide
-        List<String> shipped = jarNames(tree.home().resolve("spark"));
+        // spark/: the application; the jars of its class path that Spark does not provide, from lib/ (spark/lib.jars)
+        // or, when lib/ lacks one, spark/ itself
+        Path spark = tree.home().resolve("spark");
+        List<String> fromLib = List.of(Files.readString(spark.resolve("lib.jars")).strip().split(":"));
+        List<String> shipped = new ArrayList<>(jarNames(spark));
+        shipped.addAll(fromLib);
         for (String expected : List.of("eventindex-rebuild-" + InstalledTree.VERSION + ".jar",
                 "eventindex-kudu-loader-" + InstalledTree.VERSION + ".jar",
                 "eventindex-consolidated-file-" + InstalledTree.VERSION + ".jar")) {
             assertTrue(shipped.contains(expected), "spark/ lacks " + expected + ": " + shipped);
         }
-        assertTrue(shipped.stream().anyMatch(n -> n.startsWith("kudu-client-")), "spark/ lacks kudu-client: " + shipped);
+        assertTrue(shipped.stream().anyMatch(n -> n.startsWith("kudu-client-")), "no kudu-client: " + shipped);
+        assertTrue(shipped.stream().anyMatch(n -> n.startsWith("protobuf-java-")), "no protobuf-java: " + shipped);
+        for (String name : fromLib) {
+            assertTrue(Files.isRegularFile(tree.home().resolve("lib").resolve(name)), "spark/lib.jars names " + name
+                    + ", which lib/ lacks");
+        }
         for (String name : shipped) {
             assertFalse(sparkJars.contains(name) || name.startsWith("spark-") || name.startsWith("scala-")
                     || name.startsWith("hadoop-client-"), "spark/ ships " + name + ", which Spark provides");
