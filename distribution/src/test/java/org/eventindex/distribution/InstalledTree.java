@@ -17,7 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The distribution's tarball unpacked into a folder, as an operator installs it, and its bin/eventindex run with an
- * environment of the test's choosing (none of the test's own EVENTINDEX_, JAVA_ or Hadoop variables).
+ * environment of the test's choosing (none of the test's own EVENTINDEX_, JAVA_, Hadoop, Spark or YARN variables).
  */
 record InstalledTree(Path home) {
     static final String VERSION = System.getProperty("ei.project.version", "0.2.0-SNAPSHOT");
@@ -59,7 +59,7 @@ record InstalledTree(Path home) {
         ProcessBuilder pb = new ProcessBuilder(host.command(command)).directory(home.toFile()).redirectErrorStream(true)
                 .redirectOutput(log.toFile());
         pb.environment().keySet().removeIf(k -> k.startsWith("EVENTINDEX_") || k.startsWith("EI_")
-                || k.startsWith("JAVA_") || k.startsWith("HADOOP_") || k.equals("CLASSPATH"));
+                || k.startsWith("JAVA_") || k.startsWith("HADOOP_") || k.startsWith("SPARK_") || k.startsWith("YARN_") || k.equals("CLASSPATH"));
         pb.environment().putAll(env);
         return pb.start();
     }

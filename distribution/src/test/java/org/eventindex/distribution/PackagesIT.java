@@ -338,7 +338,7 @@ final class PackagesIT {
             Files.writeString(top.resolve("conf").resolve(f), confChange, StandardOpenOption.APPEND);
         }
         Files.writeString(top.resolve("jvm/consumer.options"), defaultsChange, StandardOpenOption.APPEND);
-        for (String placeholder : List.of("lib/placeholder.jar", "docs/operations.md",
+        for (String placeholder : List.of("lib/placeholder.jar", "spark/placeholder.jar", "docs/operations.md",
                 "broker-host/activemq/activemq.xml", "deploy/impala/create-tables.sql", "README.md", "LICENSE",
                 "NOTICE")) {
             Files.createDirectories(top.resolve(placeholder).getParent());
