@@ -86,7 +86,7 @@ final class GeneratedCache {
         }
         md.update(spec.toString().getBytes(StandardCharsets.UTF_8));
         for (Path p : generatorCode()) {
-            md.update(p.toString().getBytes(StandardCharsets.UTF_8));
+            md.update(p.getFileName().toString().getBytes(StandardCharsets.UTF_8));
             try (InputStream in = Files.newInputStream(p)) {
                 byte[] buf = new byte[64 * 1024];
                 for (int n; (n = in.read(buf)) > 0; ) {
