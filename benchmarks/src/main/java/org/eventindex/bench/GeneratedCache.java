@@ -16,7 +16,11 @@ import java.security.CodeSource;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
-import java.util.List;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.jar.JarEntry;
+import java.util.jar.JarFile;
 import java.util.Objects;
 import java.util.stream.Stream;
 
@@ -76,7 +80,7 @@ final class GeneratedCache {
         return ds;
     }
 
-    /** A digest of the spec and of the bytes of the generator's classes, as hex (16 characters). */
+    /** A digest of the spec and of the generator's class files (names and bytes), as hex (16 characters). */
     static String key(GeneratorSpec spec) throws IOException {
         MessageDigest md;
         try {
@@ -85,20 +89,18 @@ final class GeneratedCache {
             throw new IllegalStateException("the JVM has no SHA-256", e);
         }
         md.update(spec.toString().getBytes(StandardCharsets.UTF_8));
-        for (Path p : generatorCode()) {
-            md.update(p.getFileName().toString().getBytes(StandardCharsets.UTF_8));
-            try (InputStream in = Files.newInputStream(p)) {
-                byte[] buf = new byte[64 * 1024];
-                for (int n; (n = in.read(buf)) > 0; ) {
-                    md.update(buf, 0, n);
-                }
-            }
+        for (Map.Entry<String, byte[]> c : generatorClasses().entrySet()) {
+            md.update(c.getKey().getBytes(StandardCharsets.UTF_8));
+            md.update(c.getValue());
         }
         return HexFormat.of().formatHex(md.digest(), 0, 8);
     }
 
-    /** The generator's jar, or its class files in name order when it runs from a build's class folder. */
-    private static List<Path> generatorCode() throws IOException {
+    /**
+     * The generator package's class files by name, from its jar or a build's class folder. The entries' contents
+     * only: a jar's own bytes change with every build (its entries' times), the classes do not.
+     */
+    private static SortedMap<String, byte[]> generatorClasses() throws IOException {
         CodeSource source = DatasetGenerator.class.getProtectionDomain().getCodeSource();
         if (source == null) {
             throw new IOException("cannot tell where the generator's classes come from");
@@ -109,12 +111,28 @@ final class GeneratedCache {
         } catch (URISyntaxException e) {
             throw new IOException("the generator's code location " + source.getLocation() + " is not a path", e);
         }
+        String pkg = DatasetGenerator.class.getPackageName().replace('.', '/') + "/";
+        SortedMap<String, byte[]> out = new TreeMap<>();
         if (Files.isRegularFile(where)) {
-            return List.of(where);
+            try (JarFile jar = new JarFile(where.toFile())) {
+                for (JarEntry e : java.util.Collections.list(jar.entries())) {
+                    if (e.getName().startsWith(pkg) && e.getName().endsWith(".class")) {
+                        try (InputStream in = jar.getInputStream(e)) {
+                            out.put(e.getName(), in.readAllBytes());
+                        }
+                    }
+                }
+            }
+        } else {
+            try (Stream<Path> s = Files.list(where.resolve(pkg))) {
+                for (Path p : s.filter(p -> p.toString().endsWith(".class")).toList()) {
+                    out.put(pkg + p.getFileName(), Files.readAllBytes(p));
+                }
+            }
         }
-        Path classes = where.resolve(DatasetGenerator.class.getPackageName().replace('.', '/'));
-        try (Stream<Path> s = Files.list(classes)) {
-            return s.filter(p -> p.toString().endsWith(".class")).sorted().toList();
+        if (out.isEmpty()) {
+            throw new IOException("no generator classes found in " + where);
         }
+        return out;
     }
 }
