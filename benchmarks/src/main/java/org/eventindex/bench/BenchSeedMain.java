@@ -84,6 +84,13 @@ public final class BenchSeedMain implements Callable<Integer> {
     @Option(names = "--work", paramLabel = "DIR", description = "working folder, wiped first (default"
             + " work/bench-seed)")
     private java.nio.file.Path work = Paths.get("work", "bench-seed");
+    @Option(names = "--generated", paramLabel = "DIR", description = "keep the generated SPB files in DIR between"
+            + " runs (not wiped): a run whose dataset (the same --scale and generator) is there already reuses it,"
+            + " otherwise generates it there first. Default: generated inside --work each run")
+    private java.nio.file.Path generated;
+    @Option(names = "--generate-only", description = "generate the dataset into --generated and stop (no stack"
+            + " started): so that a later measured run on a quiet machine spends no time generating")
+    private boolean generateOnly;
     @Option(names = "--timeout-minutes", paramLabel = "N", description = "give up a stage after N minutes"
             + " (default 180)")
     private int timeoutMinutes = 180;
@@ -138,6 +145,18 @@ public final class BenchSeedMain implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--consumer-heap must be a JVM heap size such as 1g or"
                     + " 768m, got '" + consumerHeap + "'");
         }
+        if (generateOnly) {
+            if (generated == null) {
+                throw new ParameterException(spec.commandLine(), "--generate-only needs --generated DIR (where the"
+                        + " files are kept for the measured run)");
+            }
+            Progress bar = new Progress(err);
+            GeneratedDataset ds = dataset(seedSpec(scale), bar);
+            bar.done();
+            out.println("generated " + ds.datasetName() + " in "
+                    + new GeneratedCache(generated).folder(seedSpec(scale)));
+            return 0;
+        }
         java.nio.file.Path tarball;
         try {
             tarball = ConsumerProcess.tarball();
@@ -146,6 +165,19 @@ public final class BenchSeedMain implements Callable<Integer> {
             return 1;
         }
         return run(tarball);
+    }
+
+    /** The dataset's files, from {@code --generated} when it holds them, generated (there or in the work folder). */
+    private GeneratedDataset dataset(GeneratorSpec gspec, Progress bar) throws IOException {
+        GeneratedCache cache = new GeneratedCache(generated != null ? generated : work.resolve("generated"));
+        long t0 = System.nanoTime();
+        GeneratedDataset ds = cache.get(gspec, (done, total, events, bytes) -> bar.update("job attempts", done, total),
+                reused -> bar.stage(reused ? "reusing the generated dataset in " + generated
+                        : "generating " + gspec.files() + " files x " + gspec.eventsPerFile() + " events"));
+        bar.log(String.format(Locale.ROOT, "%s: %d files, %d job attempts, %d events, %.1f bytes/event (%.1f s)",
+                ds.datasetName(), ds.manifest().size(), ds.jobs().size(), ds.expectedEvents(), ds.bytesPerEvent(),
+                (System.nanoTime() - t0) / 1e9));
+        return ds;
     }
 
     private int run(java.nio.file.Path tarball) throws Exception {
@@ -160,6 +192,7 @@ public final class BenchSeedMain implements Callable<Integer> {
         Duration timeout = Duration.ofMinutes(timeoutMinutes);
         Progress bar = new Progress(err);
         GeneratorSpec gspec = seedSpec(scale);
+        GeneratedDataset ds = dataset(gspec, bar);
         EmbeddedStack.Options stackOptions = new EmbeddedStack.Options(work.resolve("stack"), 1, "eventindex", "",
                 64, 1);
         try (EmbeddedStack stack = EmbeddedStack.startWithoutConsumers(stackOptions, s -> bar.log("stack: " + s));
@@ -167,8 +200,6 @@ public final class BenchSeedMain implements Callable<Integer> {
                      work.resolve("dist")), work, consumerHeap, consumerSet, Duration.ofMinutes(3),
                      s -> bar.log("stack: " + s))) {
             PipelineRun pipeline = new PipelineRun(stack, producerJar, bar::log);
-            bar.stage("generating " + gspec.files() + " files x " + gspec.eventsPerFile() + " events");
-            GeneratedDataset ds = pipeline.generate(List.of(gspec), work.resolve("spb")).get(0);
             List<GeneratedJob> reported = ds.jobs(GeneratedJob.Outcome.REPORTED);
             long objectBytes = 0;
             for (GeneratedJob j : reported) {
