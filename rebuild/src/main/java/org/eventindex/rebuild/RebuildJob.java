@@ -9,6 +9,7 @@ import org.eventindex.kudu.KuduTablesConfig;
 
 import java.io.IOException;
 import java.util.List;
+import java.util.Objects;
 import java.util.TreeSet;
 import java.util.function.Predicate;
 
@@ -39,21 +40,28 @@ public final class RebuildJob {
 
     private final JavaSparkContext spark;
     private final KuduClient client;
+    private final TaskAccess.Grants grants;
     private final int maxTasks;
 
-    /** @param client the driver's Kudu client (reads the catalogue, creates the target tables) */
+    /**
+     * Without Kerberos or a Hadoop configuration folder (the tasks' own Hadoop defaults).
+     *
+     * @param client the driver's Kudu client (reads the catalogue, creates the target tables)
+     */
     public RebuildJob(JavaSparkContext spark, KuduClient client) {
-        this(spark, client, Integer.MAX_VALUE);
+        this(spark, client, TaskAccess.Grants.UNSECURED, Integer.MAX_VALUE);
     }
 
     /**
+     * @param grants   the Hadoop settings and credentials the tasks get from the driver
      * @param maxTasks at most this many tasks write at once (the runs are spread over this many Spark partitions,
      *                 each replaying its runs one after the other): the throttle that keeps lookups' p99 while a
      *                 rebuild runs (docs/rebuild.md)
      */
-    public RebuildJob(JavaSparkContext spark, KuduClient client, int maxTasks) {
+    public RebuildJob(JavaSparkContext spark, KuduClient client, TaskAccess.Grants grants, int maxTasks) {
         this.spark = requireNonNull(spark, "spark is null");
         this.client = requireNonNull(client, "client is null");
+        this.grants = requireNonNull(grants, "grants is null");
         if (maxTasks < 1) {
             throw new IllegalArgumentException("maxTasks must be positive: " + maxTasks);
         }
@@ -90,8 +98,10 @@ public final class RebuildJob {
             return new Summary(List.of(), (System.nanoTime() - t0) / 1_000_000);
         }
         RebuildTarget shipped = target;
+        TaskAccess access = grants.forFiles(rows.stream().map(DatasetsRow::hdfsPath).filter(Objects::nonNull)
+                .toList());
         List<DatasetOutcome> outcomes = spark.parallelize(batches, Math.min(batches.size(), maxTasks))
-                .flatMap(batch -> new RebuildTask(shipped).run(batch).iterator())
+                .flatMap(batch -> new RebuildTask(shipped, access).run(batch).iterator())
                 .collect();
         return new Summary(outcomes, (System.nanoTime() - t0) / 1_000_000);
     }

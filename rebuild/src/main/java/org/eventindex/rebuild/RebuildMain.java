@@ -77,7 +77,7 @@ public final class RebuildMain implements Callable<Integer> {
         RebuildTarget target;
         KuduTablesConfig source;
         try {
-            target = new RebuildTarget(job.masters, targetPrefix, buckets, replicas, loadThreads, null);
+            target = new RebuildTarget(job.masters, targetPrefix, buckets, replicas, loadThreads);
             source = new KuduTablesConfig(job.prefix, buckets, replicas);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
@@ -89,11 +89,9 @@ public final class RebuildMain implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--target-prefix '" + targetPrefix + "' names the source"
                     + " tables: a rebuild writes into other tables, then swaps them in (docs/rebuild.md)");
         }
-        RebuildTarget unsigned = target;
-        return job.run(spec, err, "rebuild", "eventindex rebuild " + selection, (client, spark, credentials) ->
-                report(new RebuildJob(spark, client, maxTasks)
-                        .run(source, unsigned.withCredentials(credentials), selection),
-                        selection));
+        RebuildTarget into = target;
+        return job.run(spec, err, "rebuild", "eventindex rebuild " + selection, (client, spark, grants) ->
+                report(new RebuildJob(spark, client, grants, maxTasks).run(source, into, selection), selection));
     }
 
     private int report(RebuildJob.Summary summary, DatasetSelection selection) {

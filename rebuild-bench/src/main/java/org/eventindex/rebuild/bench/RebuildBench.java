@@ -148,7 +148,7 @@ public final class RebuildBench implements Callable<Integer> {
             Cpu cpu = Cpu.now(null);
             long t0 = System.nanoTime();
             RebuildJob.Summary summary = new RebuildJob(sc, client).run(source,
-                    new RebuildTarget(masters, prefix, BUCKETS, 1, 1, null), DatasetSelection.all());
+                    new RebuildTarget(masters, prefix, BUCKETS, 1, 1), DatasetSelection.all());
             double seconds = seconds(t0);
             out.printf("  %d executor(s): %s%n", executors, cpu.since(null, total, seconds, "executors"));
             if (!summary.failures().isEmpty() || summary.events() != total) {

@@ -20,6 +20,7 @@ import org.eventindex.names.DatasetName;
 import org.eventindex.rebuild.DatasetSelection;
 import org.eventindex.rebuild.RebuildJob;
 import org.eventindex.rebuild.RebuildTarget;
+import org.eventindex.rebuild.TaskAccess;
 import org.eventindex.testing.EmbeddedHdfs;
 import org.eventindex.testing.EmbeddedKudu;
 import org.eventindex.testing.SparkStandalone;
@@ -147,8 +148,8 @@ public final class RebuildLookupBench implements Callable<Integer> {
             Exception[] failed = new Exception[1];
             Thread rebuild = new Thread(() -> {
                 try {
-                    rows[0] = new RebuildJob(sc, client, maxTasks).run(source,
-                            new RebuildTarget(masters, prefix, BUCKETS, 1, 1, null), DatasetSelection.all()).events();
+                    rows[0] = new RebuildJob(sc, client, TaskAccess.Grants.UNSECURED, maxTasks).run(source,
+                            new RebuildTarget(masters, prefix, BUCKETS, 1, 1), DatasetSelection.all()).events();
                 } catch (Exception e) {
                     failed[0] = e;
                 } finally {
