@@ -1,9 +1,7 @@
 package org.eventindex.rebuild;
 
 import org.apache.kudu.client.Delete;
-import org.apache.kudu.client.KuduClient;
 import org.apache.kudu.client.KuduScanner;
-import org.apache.kudu.client.KuduSession;
 import org.apache.kudu.client.KuduTable;
 import org.apache.kudu.client.PartialRow;
 import org.apache.kudu.client.RowResult;
@@ -95,9 +93,7 @@ class RebuildIT {
         }
         assertTablesEqual();
         // each worker started an executor of the job as a process of its own (its folder holds the executor's log)
-        long workersUsed = Stream.of(spark.dir().resolve("worker-0"), spark.dir().resolve("worker-1"))
-                .filter(RebuildIT::hasExecutor).count();
-        assertEquals(2, workersUsed, "workers that started an executor, under " + spark.dir());
+        assertEquals(2, spark.workersWithExecutors(), "workers that started an executor, under " + spark.dir());
     }
 
     @Test
@@ -368,14 +364,6 @@ class RebuildIT {
         assertTrue(out.contains("verify: 1 datasets"), out);
     }
 
-    private static boolean hasExecutor(Path worker) {
-        try (Stream<Path> s = Files.walk(worker)) {
-            return s.anyMatch(p -> p.getFileName().toString().equals("stderr"));
-        } catch (IOException e) {
-            return false;
-        }
-    }
-
     private static String rebuild(int expectedStatus, int executors, String... selection) {
         return rebuild(expectedStatus, TARGET, executors, selection);
     }
@@ -416,44 +404,15 @@ class RebuildIT {
     }
 
     private static void assertTablesEqual() throws IOException {
-        for (int i = 0; i < SOURCE.tables().size(); i++) {
-            String source = SOURCE.tables().get(i);
-            String target = TARGET.tables().get(i);
-            List<String> expected = rows(source);
-            assertFalse(expected.isEmpty(), source + " has rows");
-            assertEquals(expected, rows(target), target + " against " + source + ", every column of every row");
-        }
+        IndexedDatasets.assertTablesEqual(kudu.client(), SOURCE, TARGET);
     }
 
-    /** Every row of {@code table}, every column, as text; sorted. */
     private static List<String> rows(String table) throws IOException {
-        KuduClient client = kudu.client();
-        KuduScanner scanner = client.newScannerBuilder(client.openTable(table)).build();
-        List<String> rows = new ArrayList<>();
-        while (scanner.hasMoreRows()) {
-            for (RowResult r : scanner.nextRows()) {
-                rows.add(r.rowToString());
-            }
-        }
-        scanner.close();
-        rows.sort(null);
-        return rows;
+        return IndexedDatasets.rows(kudu.client(), table);
     }
 
     private static int deleteEvents(String dataset, int count) throws IOException {
-        DatasetsRow row = new DatasetQueries(kudu.client(), TARGET).dataset(dataset).orElseThrow();
-        KuduTable table = kudu.client().openTable(TARGET.eventsTable());
-        List<org.apache.kudu.client.Operation> deletes = new ArrayList<>();
-        for (long event = 100; event < 100 + count; event++) {
-            Delete delete = table.newDelete();
-            PartialRow key = delete.getRow();
-            key.addInt(KuduSchemas.DSPID, row.dspid());
-            key.addLong(KuduSchemas.EVENTNUMBER, event);
-            key.addInt(KuduSchemas.RGID, row.rgid());
-            deletes.add(delete);
-        }
-        apply(deletes);
-        return deletes.size();
+        return IndexedDatasets.deleteEvents(kudu.client(), TARGET, dataset, count);
     }
 
     private static void changeLumiBlock(String dataset, long event, int lumiBlock) throws IOException {
@@ -491,14 +450,6 @@ class RebuildIT {
     }
 
     private static void apply(List<? extends org.apache.kudu.client.Operation> operations) throws IOException {
-        KuduSession session = kudu.client().newSession();
-        try {
-            for (org.apache.kudu.client.Operation op : operations) {
-                var response = session.apply(op);
-                assertFalse(response.hasRowError(), () -> String.valueOf(response.getRowError()));
-            }
-        } finally {
-            session.close();
-        }
+        IndexedDatasets.apply(kudu.client(), operations);
     }
 }
