@@ -3,6 +3,7 @@ package org.eventindex.rebuild;
 import org.apache.kudu.client.KuduClient;
 import org.apache.spark.SparkConf;
 import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.deploy.SparkHadoopUtil;
 import org.eventindex.cli.CommandLines;
 import org.eventindex.cluster.ClusterAccess;
 import org.eventindex.cluster.ClusterConfigException;
@@ -104,6 +105,9 @@ final class JobOptions {
      */
     int run(CommandSpec spec, PrintStream err, String command, String appName, Work work) {
         SparkConf conf = sparkConf(spec, appName);
+        // Spark's Hadoop utilities, when first used (by the Spark context), set UGI's configuration from Spark's
+        // settings, without Kerberos: first, so that the login below has the last word (else HDFS sees SIMPLE)
+        SparkHadoopUtil.get();
         ClusterAccess access;
         try {
             access = cluster.open();
