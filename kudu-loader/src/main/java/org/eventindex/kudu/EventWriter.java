@@ -4,33 +4,25 @@ import org.apache.kudu.client.Insert;
 import org.apache.kudu.client.KuduClient;
 import org.apache.kudu.client.KuduException;
 import org.apache.kudu.client.KuduSession;
-import org.apache.kudu.client.KuduTable;
 import org.apache.kudu.client.SessionConfiguration;
 import org.eventindex.consolidated.EventRecord;
-import org.eventindex.proto.EventIndexProtos.TriggerMenu_p1;
-import org.eventindex.spb.LongHashSet;
 
 import java.io.IOException;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-import static org.eventindex.EventIndexFailure.Kind.FATAL;
 import static java.util.Objects.requireNonNull;
 
 /**
- * Writes the events of one load's file (steps 3 and the counting of 4 of {@link DatasetLoader}'s protocol): the first
- * occurrence of each event number to EVENTS (MCEVENTS for a simulation dataset), later ones to DUPLICATEDEVENTS, all
- * through one Kudu session; on the way it counts the trigger pairs and the overlap with the other LOADED datasets of
- * the run, and reports progress. One instance per load; close it, also after a failure, to stop the pair counting
- * thread and close the session.
+ * Writes the events of one load's file (steps 3 and the counting of 4 of {@link DatasetLoader}'s protocol): the rows
+ * {@link FileRows} decides (the first occurrence of each event number to EVENTS, MCEVENTS for a simulation dataset,
+ * later ones to DUPLICATEDEVENTS), all through one Kudu session; on the way it counts the trigger pairs and the
+ * overlap with the other LOADED datasets of the run, and reports progress. One instance per load; close it, also
+ * after a failure, to stop the pair counting thread and close the session.
  * <p>
  * With {@link LoaderSettings#loadThreads()} above 1 the rows, decided here in file order exactly as with one session,
  * are written by that many sessions on their own threads ({@link ParallelSessions}); progress then counts the rows
  * applied by all of them.
- * <p>
- * Sorted single-run files have equal event numbers adjacent: no set needed. Multi-run files keep every event number
- * in a set (~16 B each). File order is fixed, so a reload gives the same split.
  */
 final class EventWriter implements AutoCloseable {
 
@@ -71,37 +63,21 @@ final class EventWriter implements AutoCloseable {
     private final List<Placement> others;
     private final DatasetLoader.Progress progress;
 
-    private final KuduTable dups;
-    private final EventRowMapper dupMapper;
-    private final RowChecksum dupSum;
-    private final int insertionTime;
     private final KuduSession session;
-    private final TriggerBits bits = new TriggerBits();
     private final AsyncPairCounter pairs;
     private final ParallelSessions.Fault fault;
-    private RowSink sink;
     private volatile ParallelSessions parallel;
     // the single session's rows applied and taken by Kudu, as last read (every hand-over batch of rows), for a gauge
     private volatile long appliedSeen;
     private volatile long writtenSeen;
 
     // set at the first event (a file without events opens no event table)
-    private KuduTable events;
-    private EventRowMapper eventMapper;
-    private RowChecksum eventSum;
     private String tableNames;
     private DatasetAnalytics.Overlap overlap;
 
-    // duplicate classification: by adjacency (sorted single-run files), else by the set of event numbers seen
-    private LongHashSet seen;
-    private final Map<Long, Integer> repeats = new HashMap<>();
-    private long lastEvent = -1;
-    private int lastOccurrence;
-
-    private long count;
-    private long duplicates;
-    private long uniqDupl;
     private Integer smk;
+    // set by divertTo: the rows go there instead of Kudu
+    private RowSink sink;
 
     /**
      * @param startMicros the load's insert_start; a duplicate's {@code insertion_time} is this plus occurrence - 2
@@ -118,10 +94,6 @@ final class EventWriter implements AutoCloseable {
         this.startMicros = startMicros;
         this.others = List.copyOf(others);
         this.progress = requireNonNull(progress, "progress is null");
-        this.dups = client.openTable(config.duplicatedEventsTable());
-        this.dupMapper = new EventRowMapper(dups.getSchema());
-        this.dupSum = new RowChecksum(dups.getSchema());
-        this.insertionTime = dups.getSchema().getColumnIndex(KuduSchemas.INSERTION_TIME);
         this.session = newSession(client, settings, settings.sessionBufferRows(1));
         this.pairs = new AsyncPairCounter(dataset);
         this.fault = fault;
@@ -151,12 +123,6 @@ final class EventWriter implements AutoCloseable {
         return p != null ? p.bufferedRows() : Math.max(0, appliedSeen - writtenSeen);
     }
 
-    /** Where the decided rows go instead of Kudu: what a verification digests ({@link DatasetVerifier}). */
-    @FunctionalInterface
-    interface RowSink {
-        void accept(Insert row) throws IOException;
-    }
-
     /**
      * Sends every row {@link #write} decides to {@code sink} instead of writing it (nothing is written to Kudu; the
      * counting of trigger pairs and overlaps still runs). Before {@link #write}.
@@ -174,16 +140,14 @@ final class EventWriter implements AutoCloseable {
      * @throws IOException          when the file cannot be read or Kudu fails
      */
     Written write(EventSource source) throws IOException {
-        boolean adjacent = source.adjacentDuplicates();
-        if (!adjacent) {
-            seen = new LongHashSet(1 << 16);
-        }
-        while (source.next()) {
+        FileRows rows = new FileRows(client, config, source, request.source().location(), dataset, request.dspid(),
+                request.epoch(), startMicros);
+        while (rows.next()) {
             EventRecord e = source.event;
-            if (events == null) {
-                openEventTable(source.simulation());
+            if (overlap == null) {
+                openWriters(rows);
             }
-            count++;
+            long count = rows.events();
             if (smk == null) {
                 if (e.hasSmk) {
                     smk = e.smk;
@@ -191,10 +155,11 @@ final class EventWriter implements AutoCloseable {
                     smk = source.menu.getSMK();
                 }
             }
-            decodeTriggers(e);
-            int occurrence = adjacent ? adjacentOccurrence(e.eventNumber) : seenOccurrence(e.eventNumber);
-            Insert row = occurrence == 1 ? first(e, source.menu) : duplicate(e, source.menu, occurrence);
-            (occurrence == 1 ? eventSum : dupSum).add(row.getRow());
+            Insert row = rows.row();
+            if (rows.first()) {
+                pairs.add(rows.bits().fired, rows.bits().firedCount);
+                overlap.add(e.runNumber, e.eventNumber);
+            }
             if (sink != null) {
                 sink.accept(row);
             } else if (parallel != null) {
@@ -224,80 +189,22 @@ final class EventWriter implements AutoCloseable {
         if (tableNames != null) {
             EventRows.failOnErrors(session, tableNames, "insert events", dataset);
         }
-        progress.events(dataset, count);
+        progress.events(dataset, rows.events());
         PairCounter triggerPairs = pairs.finish();
         Map<Integer, Long> overlaps = overlap == null ? Map.of() : overlap.result();
-        return new Written(count, duplicates, uniqDupl, smk, triggerPairs, overlaps,
-                eventSum == null ? 0 : eventSum.value(), dupSum.value());
+        return new Written(rows.events(), rows.duplicates(), rows.uniqDuplEvents(), smk, triggerPairs, overlaps,
+                rows.uniqueSum(), rows.duplicatesSum());
     }
 
-    private void openEventTable(boolean simulation) throws KuduException {
-        String table = simulation ? config.mcEventsTable() : config.eventsTable();
-        events = client.openTable(table);
-        eventMapper = new EventRowMapper(events.getSchema());
-        eventSum = new RowChecksum(events.getSchema());
+    /** At the first event, once {@code rows} opened the event table the file's content decides. */
+    private void openWriters(FileRows rows) throws KuduException {
+        String table = rows.eventTable().getName();
         tableNames = table + "/" + config.duplicatedEventsTable();
         overlap = new DatasetAnalytics.Overlap(client, table, others);
         if (settings.loadThreads() > 1) {
-            parallel = new ParallelSessions(client, settings, List.of(events, dups), tableNames, dataset, fault);
+            parallel = new ParallelSessions(client, settings, List.of(rows.eventTable(), rows.duplicatesTable()),
+                    tableNames, dataset, fault);
         }
-    }
-
-    private int adjacentOccurrence(long eventNumber) {
-        int occurrence = count > 1 && eventNumber == lastEvent ? lastOccurrence + 1 : 1;
-        lastEvent = eventNumber;
-        lastOccurrence = occurrence;
-        return occurrence;
-    }
-
-    private int seenOccurrence(long eventNumber) {
-        return seen.add(eventNumber) ? 1 : repeats.merge(eventNumber, 2, (a, b) -> a + 1);
-    }
-
-    /** The first occurrence: to EVENTS/MCEVENTS, counted for trigger pairs and overlaps. */
-    private Insert first(EventRecord e, TriggerMenu_p1 menu) throws IOException {
-        Insert insert = events.newInsert();
-        fill(eventMapper, insert, e, menu);
-        eventMapper.fillTriggerWords(insert.getRow(), bits);
-        pairs.add(bits.fired, bits.firedCount);
-        overlap.add(e.runNumber, e.eventNumber);
-        return insert;
-    }
-
-    /** A later occurrence: to DUPLICATEDEVENTS, keyed apart by its insertion_time. */
-    private Insert duplicate(EventRecord e, TriggerMenu_p1 menu, int occurrence) throws DatasetLoadException {
-        if (occurrence == 2) {
-            uniqDupl++;
-        }
-        Insert insert = dups.newInsert();
-        fill(dupMapper, insert, e, menu);
-        dupMapper.fillTriggerWords(insert.getRow(), bits);
-        insert.getRow().addLong(insertionTime, startMicros + occurrence - 2);
-        duplicates++;
-        return insert;
-    }
-
-    private void decodeTriggers(EventRecord e) throws DatasetLoadException {
-        try {
-            bits.decode(e);
-        } catch (IllegalArgumentException bad) {
-            throw malformed(e, "trigger mask", bad);
-        }
-    }
-
-    private void fill(EventRowMapper mapper, Insert insert, EventRecord e, TriggerMenu_p1 menu)
-            throws DatasetLoadException {
-        try {
-            mapper.fill(insert.getRow(), request.dspid(), request.epoch(), e, menu);
-        } catch (IllegalArgumentException bad) {
-            throw malformed(e, "reference", bad);
-        }
-    }
-
-    private DatasetLoadException malformed(EventRecord e, String what, IllegalArgumentException bad) {
-        return new DatasetLoadException(FATAL, dataset, "event " + e.runNumber + "/"
-                + Long.toUnsignedString(e.eventNumber) + " of file " + e.guid + " in " + request.source().location()
-                + " has a malformed " + what + ": " + bad.getMessage(), bad);
     }
 
     /** Stops the pair counting and loading threads if {@link #write()} did not finish, and closes the session. */

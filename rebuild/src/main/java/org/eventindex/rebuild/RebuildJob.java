@@ -8,8 +8,12 @@ import org.eventindex.kudu.KuduTables;
 import org.eventindex.kudu.KuduTablesConfig;
 
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.SortedSet;
 import java.util.TreeSet;
 import java.util.function.Predicate;
 
@@ -17,16 +21,66 @@ import static java.util.Objects.requireNonNull;
 
 /**
  * The driver side of {@code eventindex rebuild}: reads the catalogue (the source DATASETS), takes the selected LOADED
- * datasets, creates the target tables and their epochs, and runs one Spark task per run ({@link RunBatch}), each
- * replaying its datasets' loads ({@link RebuildTask}). Everything a task writes is decided by the catalogue row and
- * the HDFS file, so a retried task or a re-run job writes the same rows (docs/decisions/0065).
+ * datasets (their epochs assigned anew if asked: {@link NewEpochs}), creates the target tables and their epochs, and
+ * replays their loads on Spark: split by tablet ({@link TabletRoutedRebuild}, each write task writes its own tablets),
+ * or one task per run ({@link RunBatch}) that replays its datasets' loads whole ({@link RebuildTask}). Everything a
+ * task writes is decided by the catalogue row and the HDFS file, so a retried task or a re-run job writes the same
+ * rows (docs/decisions/0065, 0076).
  */
 public final class RebuildJob {
 
-    /** What the job did: one outcome per dataset, and its wall time. */
-    public record Summary(List<DatasetOutcome> outcomes, long millis) {
+    /** How the work is split into Spark tasks ({@code --split}). */
+    public enum Split {
+        /** Rows decided per dataset, written by tasks that each own a share of the tablets (decision 0076). */
+        TABLET,
+        /** One task per run decides and writes its datasets' rows, as one load each (decision 0065). */
+        RUN
+    }
+
+    /**
+     * How the job's work becomes Spark tasks.
+     *
+     * @param maxTasks   at most this many tasks per stage (with {@link Split#RUN} the runs are spread over this
+     *                   many partitions, each replaying its runs one after the other): the throttle that keeps
+     *                   lookups' p99 while a rebuild runs (docs/rebuild.md)
+     * @param split      by tablet or by run
+     * @param waveEvents with {@link Split#TABLET}: runs are rebuilt in waves of about this many events (whole runs),
+     *                   one after the other; a wave's rows are what Spark's shuffle holds at once, and what a killed
+     *                   job does again
+     */
+    public record Tasks(int maxTasks, Split split, long waveEvents) {
+        /** Events per wave by default: ~10-20 GB of encoded rows in the executors' shuffle files. */
+        public static final long DEFAULT_WAVE_EVENTS = 20_000_000;
+
+        public Tasks {
+            requireNonNull(split, "split is null");
+            if (maxTasks < 1) {
+                throw new IllegalArgumentException("maxTasks must be positive: " + maxTasks);
+            }
+            if (waveEvents < 1) {
+                throw new IllegalArgumentException("waveEvents must be positive: " + waveEvents);
+            }
+        }
+
+        /** By tablet, unthrottled, waves of {@link #DEFAULT_WAVE_EVENTS}. */
+        public static Tasks defaults() {
+            return new Tasks(Integer.MAX_VALUE, Split.TABLET, DEFAULT_WAVE_EVENTS);
+        }
+
+        public Tasks withMaxTasks(int n) {
+            return new Tasks(n, split, waveEvents);
+        }
+
+        public Tasks withSplit(Split s) {
+            return new Tasks(maxTasks, s, waveEvents);
+        }
+    }
+
+    /** What the job did: one outcome per dataset, its wall time, and the epochs of the datasets it took. */
+    public record Summary(List<DatasetOutcome> outcomes, long millis, SortedSet<Integer> epochs) {
         public Summary {
             outcomes = List.copyOf(outcomes);
+            epochs = Collections.unmodifiableSortedSet(new TreeSet<>(epochs));
         }
 
         public long events() {
@@ -40,8 +94,8 @@ public final class RebuildJob {
 
     private final JavaSparkContext spark;
     private final KuduClient client;
+    private final Tasks tasks;
     private final TaskAccess.Grants grants;
-    private final int maxTasks;
 
     /**
      * Without Kerberos or a Hadoop configuration folder (the tasks' own Hadoop defaults).
@@ -49,43 +103,53 @@ public final class RebuildJob {
      * @param client the driver's Kudu client (reads the catalogue, creates the target tables)
      */
     public RebuildJob(JavaSparkContext spark, KuduClient client) {
-        this(spark, client, TaskAccess.Grants.UNSECURED, Integer.MAX_VALUE);
+        this(spark, client, Tasks.defaults());
+    }
+
+    /** Without Kerberos or a Hadoop configuration folder, the work split as {@code tasks} says. */
+    public RebuildJob(JavaSparkContext spark, KuduClient client, Tasks tasks) {
+        this(spark, client, tasks, TaskAccess.Grants.UNSECURED);
     }
 
     /**
-     * @param grants   the Hadoop settings and credentials the tasks get from the driver
-     * @param maxTasks at most this many tasks write at once (the runs are spread over this many Spark partitions,
-     *                 each replaying its runs one after the other): the throttle that keeps lookups' p99 while a
-     *                 rebuild runs (docs/rebuild.md)
+     * @param tasks  how the work is split into Spark tasks
+     * @param grants the Hadoop settings and credentials every task (of either split, each stage) gets from the driver
      */
-    public RebuildJob(JavaSparkContext spark, KuduClient client, TaskAccess.Grants grants, int maxTasks) {
+    public RebuildJob(JavaSparkContext spark, KuduClient client, Tasks tasks, TaskAccess.Grants grants) {
         this.spark = requireNonNull(spark, "spark is null");
         this.client = requireNonNull(client, "client is null");
+        this.tasks = requireNonNull(tasks, "tasks is null");
         this.grants = requireNonNull(grants, "grants is null");
-        if (maxTasks < 1) {
-            throw new IllegalArgumentException("maxTasks must be positive: " + maxTasks);
-        }
-        this.maxTasks = maxTasks;
     }
 
     /**
      * Rebuilds the datasets of {@code source}'s catalogue that {@code selection} takes (a {@link DatasetSelection},
-     * or the catch-up's datasets) into {@code target}'s tables.
+     * or the catch-up's datasets) into {@code target}'s tables, each in its recorded epoch.
      *
      * @throws IllegalArgumentException when source and target are the same tables
      * @throws IOException              when the catalogue cannot be read or the target tables cannot be created
      */
     public Summary run(KuduTablesConfig source, RebuildTarget target, Predicate<DatasetsRow> selection)
             throws IOException {
+        return run(source, target, selection, Optional.empty());
+    }
+
+    /** As {@link #run(KuduTablesConfig, RebuildTarget, Predicate)}, with the epochs assigned anew when given. */
+    public Summary run(KuduTablesConfig source, RebuildTarget target, Predicate<DatasetsRow> selection,
+                       Optional<NewEpochs> newEpochs) throws IOException {
         requireNonNull(source, "source is null");
         requireNonNull(target, "target is null");
         requireNonNull(selection, "selection is null");
+        requireNonNull(newEpochs, "newEpochs is null");
         if (source.prefix().equals(target.prefix())) {
             throw new IllegalArgumentException("the target tables are the source tables (prefix '" + source.prefix()
                     + "'): a rebuild writes into other tables, then swaps (docs/rebuild.md)");
         }
         long t0 = System.nanoTime();
         List<DatasetsRow> rows = new DatasetQueries(client, source).datasets().stream().filter(selection).toList();
+        if (newEpochs.isPresent()) {
+            rows = newEpochs.get().assign(rows);
+        }
         List<RunBatch> batches = RunBatch.of(rows);
         TreeSet<Integer> epochs = new TreeSet<>();
         rows.forEach(r -> epochs.add(r.rgid()));
@@ -95,14 +159,22 @@ public final class RebuildJob {
             tables.ensureEpoch(epoch);
         }
         if (batches.isEmpty()) {
-            return new Summary(List.of(), (System.nanoTime() - t0) / 1_000_000);
+            return new Summary(List.of(), (System.nanoTime() - t0) / 1_000_000, epochs);
         }
-        RebuildTarget shipped = target;
         TaskAccess access = grants.forFiles(rows.stream().map(DatasetsRow::hdfsPath).filter(Objects::nonNull)
                 .toList());
-        List<DatasetOutcome> outcomes = spark.parallelize(batches, Math.min(batches.size(), maxTasks))
+        if (tasks.split() == Split.TABLET) {
+            TabletRoutedRebuild routed = new TabletRoutedRebuild(spark, client, access, tasks.maxTasks());
+            List<DatasetOutcome> outcomes = new ArrayList<>();
+            for (List<RunBatch> wave : RunBatch.waves(batches, tasks.waveEvents())) {
+                outcomes.addAll(routed.run(target, wave));
+            }
+            return new Summary(outcomes, (System.nanoTime() - t0) / 1_000_000, epochs);
+        }
+        RebuildTarget shipped = target;
+        List<DatasetOutcome> outcomes = spark.parallelize(batches, Math.min(batches.size(), tasks.maxTasks()))
                 .flatMap(batch -> new RebuildTask(shipped, access).run(batch).iterator())
                 .collect();
-        return new Summary(outcomes, (System.nanoTime() - t0) / 1_000_000);
+        return new Summary(outcomes, (System.nanoTime() - t0) / 1_000_000, epochs);
     }
 }

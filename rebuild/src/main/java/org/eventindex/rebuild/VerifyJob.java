@@ -5,6 +5,7 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.kudu.client.KuduClient;
 import org.apache.spark.api.java.JavaSparkContext;
+import org.eventindex.kudu.DatasetLoader;
 import org.eventindex.kudu.DatasetQueries;
 import org.eventindex.kudu.DatasetSource;
 import org.eventindex.kudu.DatasetVerifier;
@@ -65,7 +66,8 @@ public final class VerifyJob {
                 .mapPartitions((Iterator<DatasetsRow> part) -> verify(shipped, access, part).iterator())
                 .collect();
         List<Checked> checked = new ArrayList<>();
-        DatasetVerifier verifier = new DatasetVerifier(client, new KuduTables(client, tables.tables()));
+        KuduTables kudu = new KuduTables(client, tables.tables());
+        DatasetVerifier verifier = new DatasetVerifier(client, kudu);
         for (int i = 0; i < rows.size(); i++) {
             DatasetsRow row = rows.get(i);
             Verification v = found.get(i);
@@ -74,7 +76,7 @@ public final class VerifyJob {
                 // on the driver, reading the file as its tasks do
                 after = access.asDriverUser(conf -> {
                     DatasetSource source = source(row, conf);
-                    LoadResult reloaded = verifier.repair(v, row, source);
+                    LoadResult reloaded = DatasetLoader.repair(client, kudu, v, row, source);
                     Verification again = verifier.verify(row, source);
                     if (reloaded.alreadyLoaded()) {
                         throw new IllegalStateException("the repair of " + row.dataset() + " wrote nothing");

@@ -38,8 +38,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * HDFS and write Kudu with the tokens the driver obtained. Each driver is a process of its own that logs in from the
  * keytab with {@code --hadoop-conf-dir} (in this JVM, UGI's login user is the NameNode's).
  * <ol>
- *   <li>{@code rebuild --all} on the cluster (an executor on each worker): every column of every row of the six
- *       tables equals the loader's.</li>
+ *   <li>{@code rebuild --all} on the cluster (an executor on each worker), split by tablet (the default: prepare,
+ *       decide, write and finish tasks): every column of every row of the six tables equals the loader's; then split
+ *       by run (one executor) into other tables: the same.</li>
  *   <li>{@code verify --repair} on {@code local[2]} after rows were deleted: the damaged dataset is reported and
  *       reloaded on the driver, the others verify; the tables equal the loader's again; then {@code verify} of one
  *       dataset on the cluster.</li>
@@ -115,6 +116,17 @@ class KerberizedRebuildIT {
         IndexedDatasets.assertTablesEqual(client, SOURCE, TARGET);
         // the tasks ran in executors that the workers started, processes without a Kerberos login of their own
         assertEquals(2, spark.workersWithExecutors(), "workers that started an executor, under " + spark.dir());
+
+        KuduTablesConfig byRun = new KuduTablesConfig("run_", 2, 1);
+        List<String> run = kerberized(PRINCIPAL, keytab);
+        run.addAll(List.of("--masters", kudu.masterAddresses(), "--prefix", SOURCE.prefix(), "--target-prefix",
+                byRun.prefix(), "--buckets", "2", "--replicas", "1", "--all", "--split", "run"));
+        run.addAll(onTheCluster(1));
+
+        String outByRun = driver("rebuild-by-run", RebuildMain.class, 0, run);
+
+        assertTrue(outByRun.contains("rebuild: 4 datasets (every epoch, every dataset) into 'run_' tables"), outByRun);
+        IndexedDatasets.assertTablesEqual(client, SOURCE, byRun);
     }
 
     @Test
