@@ -248,6 +248,22 @@ class RebuildIT {
         assertTrue(sameCounts.contains("Kudu is left as it is"), sameCounts);
         assertEquals(before, rows(TARGET.eventsTable()), "EVENTS after verifying a file with the same counts");
 
+        // the replaced file is not rebuilt as if it were the loaded one: by run, by tablet (the catch-up's split)
+        KuduTablesConfig replayed = new KuduTablesConfig("f_", 2, 1);
+        String byRun = rebuildLocal(1, replayed, "--dataset", "{" + IndexedDatasets.LATE + "," + IndexedDatasets.ESD
+                + "}", "--split", "run");
+        assertRefusedReplacedLate(byRun, "rebuild: FAILED ");
+        assertTrue(byRun.contains("rebuilt " + IndexedDatasets.ESD + ":"), byRun);
+        assertTrue(byRun.contains("1 failed"), byRun);
+        assertLoaded(replayed, IndexedDatasets.ESD, true);
+        assertLoaded(replayed, IndexedDatasets.LATE, false);
+        // the catch-up into those tables takes what they lack (LATE and the three not selected): LATE fails again
+        String caughtUp = shadowCommand(1, "catch-up", "local[2]", replayed.prefix(), null);
+        assertRefusedReplacedLate(caughtUp, "catch-up: FAILED ");
+        assertTrue(caughtUp.contains("caught up " + IndexedDatasets.AOD + ":"), caughtUp);
+        assertTrue(caughtUp.contains("3 verified, 1 failed"), caughtUp);
+        assertLoaded(replayed, IndexedDatasets.AOD, true);
+        assertLoaded(replayed, IndexedDatasets.LATE, false);
 
         // another dataset's file in LATE's place
         assertTrue(org.apache.hadoop.fs.FileUtil.copy(hdfs.fs(), IndexedDatasets.file(IndexedDatasets.AOD), hdfs.fs(),
@@ -448,6 +464,23 @@ class RebuildIT {
         assertEquals(0, p.exitValue(), out);
         assertTrue(out.contains("OK " + IndexedDatasets.AOD + ":"), out);
         assertTrue(out.contains("verify: 1 datasets"), out);
+    }
+
+    /** The error line of a rebuild of LATE's replaced file: its name, path and both checksums. */
+    private static void assertRefusedReplacedLate(String out, String prefix) throws IOException {
+        DatasetsRow late = new DatasetQueries(kudu.client(), SOURCE).dataset(IndexedDatasets.LATE).orElseThrow();
+        String line = out.lines().filter(l -> l.startsWith(prefix + "dataset " + IndexedDatasets.LATE)).findFirst()
+                .orElse("");
+        assertTrue(line.contains(" from " + late.hdfsPath() + ": "), out);
+        assertTrue(line.contains("have content checksum "), out);
+        assertTrue(line.contains("the catalogue's content_checksum is "
+                + String.format("%016x", late.contentChecksum())), out);
+        assertTrue(line.contains("not set LOADED"), out);
+    }
+
+    private static void assertLoaded(KuduTablesConfig tables, String dataset, boolean loaded) throws IOException {
+        assertEquals(loaded, new DatasetQueries(kudu.client(), tables).dataset(dataset)
+                .map(DatasetsRow::isLoaded).orElse(false), dataset + " LOADED in the " + tables.prefix() + " tables");
     }
 
     /** A rebuild from SOURCE into {@code target} in-process on {@code local[2]}; its output and error lines. */
