@@ -6,7 +6,10 @@ import java.net.MalformedURLException;
 import java.net.URL;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * The Hadoop client configuration of a site: {@code core-site.xml} and {@code hdfs-site.xml} of one folder (as in
@@ -67,6 +70,30 @@ public final class HadoopConfDir {
         }
         conf.size();
         return conf;
+    }
+
+    /**
+     * The properties the folder's files set, their values as written (variables unexpanded), without Hadoop's
+     * defaults: what a process that cannot read the folder needs to reach the same clusters (the tasks of a Spark job,
+     * which set them on a {@code new Configuration()}). Empty when {@code settings} name no folder.
+     *
+     * @throws ClusterConfigException as {@link #load} for a missing, unreadable or broken file
+     */
+    public static Map<String, String> properties(ClusterSettings settings) {
+        load(settings); // checks the folder and its files
+        Path dir = settings.hadoopConfDir();
+        if (dir == null) {
+            return Map.of();
+        }
+        Configuration folder = new Configuration(false);
+        for (String name : FILES) {
+            folder.addResource(new org.apache.hadoop.fs.Path(dir.resolve(name).toUri()));
+        }
+        Map<String, String> out = new TreeMap<>();
+        for (Map.Entry<String, String> e : folder) {
+            out.put(e.getKey(), e.getValue());
+        }
+        return Collections.unmodifiableMap(out);
     }
 
     static String rootMessage(Throwable e) {

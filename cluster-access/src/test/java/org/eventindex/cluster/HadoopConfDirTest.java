@@ -37,6 +37,20 @@ class HadoopConfDirTest {
     }
 
     @Test
+    void theFolderAloneGivesItsOwnPropertiesForTasksElsewhere() throws Exception {
+        Files.writeString(dir.resolve("core-site.xml"), site("hadoop.security.authentication", "kerberos"));
+        Files.writeString(dir.resolve("hdfs-site.xml"), site("dfs.namenode.rpc-address.ns1.nn1", "${nn}:8020"));
+        Map<String, String> folder = HadoopConfDir.properties(ClusterSettings.of(dir.toString(), "", "", Map.of(),
+                KEYS));
+        assertEquals(Map.of("hadoop.security.authentication", "kerberos", "dfs.namenode.rpc-address.ns1.nn1",
+                "${nn}:8020"), folder, "the files' properties as written, none of Hadoop's defaults");
+        assertEquals(Map.of(), HadoopConfDir.properties(ClusterSettings.of(null, "", "", Map.of(), KEYS)));
+        Files.delete(dir.resolve("hdfs-site.xml"));
+        assertThrows(ClusterConfigException.class, () -> HadoopConfDir.properties(ClusterSettings.of(dir.toString(),
+                "", "", Map.of(), KEYS)));
+    }
+
+    @Test
     void hadoopConfDirFromTheEnvironmentWhenNoKeyIsSet() throws Exception {
         Files.writeString(dir.resolve("core-site.xml"), site("a.b", "from-env"));
         Files.writeString(dir.resolve("hdfs-site.xml"), site("c.d", "x"));

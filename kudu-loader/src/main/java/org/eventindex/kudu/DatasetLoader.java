@@ -69,11 +69,19 @@ public final class DatasetLoader {
     private final Clock clock;
     private final DatasetsTable datasets;
     private final DatasetAnalytics analytics;
+    /** The catalogue row a replaying loader replays (its checksum checked before LOADED), else null. */
+    private final DatasetsRow replayed;
     private volatile ParallelSessions.Fault fault;
     /** The load writing rows now, if any (one at a time per consumer), for {@link #bufferedRows()}. */
     private volatile EventWriter writing;
 
     public DatasetLoader(KuduClient client, KuduTables tables, LoaderSettings settings, Clock clock) {
+        this(client, tables, settings, clock, null);
+    }
+
+    private DatasetLoader(KuduClient client, KuduTables tables, LoaderSettings settings, Clock clock,
+                          DatasetsRow replayed) {
+        this.replayed = replayed;
         this.client = requireNonNull(client, "client is null");
         this.tables = requireNonNull(tables, "tables is null");
         this.settings = requireNonNull(settings, "settings is null");
@@ -86,7 +94,8 @@ public final class DatasetLoader {
      * A loader that loads {@code catalogued}'s dataset again as it was loaded: the same placement, load id and
      * selection time, and its {@code insert_start} and {@code insert_end} replayed, so that every row it writes
      * (the duplicates' {@code insertion_time} included) is the row the first load wrote. What {@code eventindex
-     * rebuild} runs, into other tables, for each dataset.
+     * rebuild} runs, into other tables, for each dataset. The rows decided from the file must have the catalogued
+     * {@code content_checksum} (when it records one): else the dataset is not set LOADED ({@link #checkReplayed}).
      *
      * @throws IllegalArgumentException when the row is not LOADED (no times to replay)
      */
@@ -94,7 +103,25 @@ public final class DatasetLoader {
                                           DatasetsRow catalogued) {
         checkReplayable(catalogued);
         return new DatasetLoader(client, tables, settings,
-                new ReplayClock(catalogued.insertStart(), catalogued.insertEnd()));
+                new ReplayClock(catalogued.insertStart(), catalogued.insertEnd()), catalogued);
+    }
+
+    /**
+     * The check of a replayed load before it is set LOADED: the content checksum of the rows decided from the file
+     * is the one {@code catalogued} recorded, so a file replaced under the dataset's {@code hdfs_path} is not
+     * rebuilt as if it were the one loaded. Nothing to compare when the catalogue records no checksum (loaded by a
+     * version before decision 0070).
+     *
+     * @throws DatasetLoadException ({@code FATAL}) naming the dataset, its file and both checksums
+     */
+    static void checkReplayed(DatasetsRow catalogued, long decided) throws DatasetLoadException {
+        Long recorded = catalogued.contentChecksum();
+        if (recorded != null && recorded != decided) {
+            throw new DatasetLoadException(FATAL, catalogued.dataset(), "the rows decided from "
+                    + catalogued.hdfsPath() + " have content checksum " + RowChecksum.hex(decided)
+                    + ", the catalogue's content_checksum is " + RowChecksum.hex(recorded) + ": the file is not the"
+                    + " one that was loaded (replaced?); not set LOADED");
+        }
     }
 
     /** @throws IllegalArgumentException when {@code catalogued} is not LOADED with its insert times */
@@ -217,6 +244,9 @@ public final class DatasetLoader {
             } finally {
                 writing = null;
             }
+        }
+        if (replayed != null) {
+            checkReplayed(replayed, written.contentChecksum());
         }
 
         // 4. the dataset's TRIGGERCOUNT and EVENTSOVERLAP rows replaced

@@ -109,13 +109,15 @@ public final class StagedReplay {
      * Steps 4-5, after every row {@link #decide} handed over is in Kudu: TRIGGERCOUNT and EVENTSOVERLAP replaced,
      * the stored rows counted against {@code decided}, and the dataset LOADED with the recorded {@code insert_end}.
      *
-     * @throws DatasetLoadException when Kudu holds other counts than decided (rows lost or written twice), or a
-     *                              newer selection of the dataset started meanwhile
+     * @throws DatasetLoadException when the decided rows' checksum is not the catalogued one (the file was replaced:
+     *                              {@link DatasetLoader#checkReplayed}), Kudu holds other counts than decided (rows
+     *                              lost or written twice), or a newer selection of the dataset started meanwhile
      */
     public LoadResult finish(DatasetsRow catalogued, DatasetSource source, Decided decided) throws IOException {
         long t0 = System.nanoTime();
         LoadRequest request = request(catalogued, source);
         String dataset = catalogued.dataset();
+        DatasetLoader.checkReplayed(catalogued, decided.uniqueSum() + decided.duplicatesSum());
         EventWriter.Written written = new EventWriter.Written(decided.events(), decided.duplicates(),
                 decided.uniqDuplEvents(), decided.smk(), null, overlaps(request, decided), decided.uniqueSum(),
                 decided.duplicatesSum());

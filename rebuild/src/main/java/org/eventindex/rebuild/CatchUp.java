@@ -46,11 +46,13 @@ final class CatchUp {
 
     private final JavaSparkContext spark;
     private final KuduClient client;
+    private final TaskAccess.Grants grants;
     private final int maxTasks;
 
-    CatchUp(JavaSparkContext spark, KuduClient client, int maxTasks) {
+    CatchUp(JavaSparkContext spark, KuduClient client, TaskAccess.Grants grants, int maxTasks) {
         this.spark = requireNonNull(spark, "spark is null");
         this.client = requireNonNull(client, "client is null");
+        this.grants = requireNonNull(grants, "grants is null");
         this.maxTasks = maxTasks;
     }
 
@@ -70,13 +72,12 @@ final class CatchUp {
         Set<String> held = new DatasetQueries(client, target.tables()).datasets().stream()
                 .filter(DatasetsRow::isLoaded).map(CatchUp::loadKey).collect(Collectors.toSet());
         Predicate<DatasetsRow> missing = row -> row.isLoaded() && !held.contains(loadKey(row));
-        RebuildJob.Summary rebuilt = new RebuildJob(spark, client, RebuildJob.Tasks.defaults().withMaxTasks(maxTasks))
-                .run(source, target, missing);
+        RebuildJob.Summary rebuilt = new RebuildJob(spark, client, RebuildJob.Tasks.defaults().withMaxTasks(maxTasks),
+                grants).run(source, target, missing);
         Set<String> done = rebuilt.outcomes().stream().filter(o -> !o.failed()).map(DatasetOutcome::dataset)
                 .collect(Collectors.toSet());
-        List<VerifyJob.Checked> verified = done.isEmpty() ? List.of()
-                : new VerifyJob(spark, client).run(target, row -> done.contains(row.dataset()) && row.isLoaded(),
-                false);
+        List<VerifyJob.Checked> verified = done.isEmpty() ? List.of() : new VerifyJob(spark, client, grants)
+                .run(target, row -> done.contains(row.dataset()) && row.isLoaded(), false);
         return new Result(rebuilt, verified);
     }
 

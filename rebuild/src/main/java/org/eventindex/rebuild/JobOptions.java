@@ -3,6 +3,7 @@ package org.eventindex.rebuild;
 import org.apache.kudu.client.KuduClient;
 import org.apache.spark.SparkConf;
 import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.deploy.SparkHadoopUtil;
 import org.eventindex.cli.CommandLines;
 import org.eventindex.cluster.ClusterAccess;
 import org.eventindex.cluster.ClusterConfigException;
@@ -25,14 +26,14 @@ import java.util.OptionalInt;
  * tables, which datasets, and the Spark master and settings.
  */
 final class JobOptions {
-    /** The job itself, given the driver's Kudu client, the Spark context and the Kudu credentials for executors. */
+    /** The job itself, given the driver's Kudu client, the Spark context and what the tasks get from the driver. */
     @FunctionalInterface
     interface Work {
         /**
-         * @param kuduCredentials the driver's Kudu token for the executors (null without Kerberos)
+         * @param grants the Hadoop folder's settings, HDFS delegation tokens and Kudu credentials for the tasks
          * @return the exit status
          */
-        int run(KuduClient client, JavaSparkContext spark, byte[] kuduCredentials) throws IOException;
+        int run(KuduClient client, JavaSparkContext spark, TaskAccess.Grants grants) throws IOException;
     }
 
     @Option(names = "--masters", paramLabel = "M", required = true,
@@ -104,6 +105,9 @@ final class JobOptions {
      */
     int run(CommandSpec spec, PrintStream err, String command, String appName, Work work) {
         SparkConf conf = sparkConf(spec, appName);
+        // Spark's Hadoop utilities, when first used (by the Spark context), set UGI's configuration from Spark's
+        // settings, without Kerberos: first, so that the login below has the last word (else HDFS sees SIMPLE)
+        SparkHadoopUtil.get();
         ClusterAccess access;
         try {
             access = cluster.open();
@@ -114,9 +118,8 @@ final class JobOptions {
         try (ClusterAccess ignored = access;
              KuduClient client = access.connectedKuduClient(masters, Duration.ofSeconds(kuduTimeoutSeconds));
              JavaSparkContext spark = new JavaSparkContext(conf)) {
-            // the executors act as this principal through its Kudu token, as kudu-spark's do
-            byte[] credentials = access.login().isPresent() ? client.exportAuthenticationCredentials() : null;
-            return work.run(client, spark, credentials);
+            // the tasks act as this principal through its tokens, with no keytab of their own (decision 0074)
+            return work.run(client, spark, paths -> TaskAccess.grant(access, client, paths));
         } catch (IOException e) {
             err.println(command + ": failed: " + FileReason.describe(e));
             return 1;

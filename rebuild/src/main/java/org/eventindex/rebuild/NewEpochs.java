@@ -15,7 +15,9 @@ import static java.util.Objects.requireNonNull;
  * Epochs assigned anew by a rebuild ({@code --epoch-max-events}, a new epoch size): the selected datasets, in the
  * order the supervisor placed them (their dataset ids), fill epochs from {@code first} on as the supervisor fills them
  * ({@link EpochRule}), each up to {@code maxEvents} events (a dataset bigger than that alone in its epoch). The rebuilt
- * rows and DATASETS then carry the new epoch; everything else is the loader's. The same selection gives the same
+ * rows and DATASETS then carry the new epoch; everything else is the loader's. The epoch is in every row, so a moved
+ * dataset's rows have another checksum than the catalogue's: its row here records none, and the rebuild cannot compare
+ * it ({@code DatasetLoader#checkReplayed}). The same selection gives the same
  * epochs, so a rebuild run again or resumed places every dataset where the first run did.
  *
  * @param first the first epoch to fill, or empty for the lowest epoch of the selected datasets
@@ -51,7 +53,7 @@ public record NewEpochs(OptionalInt first, long maxEvents) {
             inCurrent += events;
             placed.add(new DatasetsRow(r.dataset(), r.dspid(), epoch, r.state(), r.loadId(), r.hdfsPath(),
                     r.countEvents(), r.uniqDuplEvents(), r.numDuplicates(), r.insertStart(), r.insertEnd(),
-                    r.signalTs(), r.contentChecksum()));
+                    r.signalTs(), epoch == r.rgid() ? r.contentChecksum() : null));
         }
         return placed;
     }

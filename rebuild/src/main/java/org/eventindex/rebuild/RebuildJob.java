@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.SortedSet;
 import java.util.TreeSet;
@@ -94,16 +95,31 @@ public final class RebuildJob {
     private final JavaSparkContext spark;
     private final KuduClient client;
     private final Tasks tasks;
+    private final TaskAccess.Grants grants;
 
-    /** @param client the driver's Kudu client (reads the catalogue, creates the target tables) */
+    /**
+     * Without Kerberos or a Hadoop configuration folder (the tasks' own Hadoop defaults).
+     *
+     * @param client the driver's Kudu client (reads the catalogue, creates the target tables)
+     */
     public RebuildJob(JavaSparkContext spark, KuduClient client) {
         this(spark, client, Tasks.defaults());
     }
 
+    /** Without Kerberos or a Hadoop configuration folder, the work split as {@code tasks} says. */
     public RebuildJob(JavaSparkContext spark, KuduClient client, Tasks tasks) {
+        this(spark, client, tasks, TaskAccess.Grants.UNSECURED);
+    }
+
+    /**
+     * @param tasks  how the work is split into Spark tasks
+     * @param grants the Hadoop settings and credentials every task (of either split, each stage) gets from the driver
+     */
+    public RebuildJob(JavaSparkContext spark, KuduClient client, Tasks tasks, TaskAccess.Grants grants) {
         this.spark = requireNonNull(spark, "spark is null");
         this.client = requireNonNull(client, "client is null");
         this.tasks = requireNonNull(tasks, "tasks is null");
+        this.grants = requireNonNull(grants, "grants is null");
     }
 
     /**
@@ -145,8 +161,10 @@ public final class RebuildJob {
         if (batches.isEmpty()) {
             return new Summary(List.of(), (System.nanoTime() - t0) / 1_000_000, epochs);
         }
+        TaskAccess access = grants.forFiles(rows.stream().map(DatasetsRow::hdfsPath).filter(Objects::nonNull)
+                .toList());
         if (tasks.split() == Split.TABLET) {
-            TabletRoutedRebuild routed = new TabletRoutedRebuild(spark, client, tasks.maxTasks());
+            TabletRoutedRebuild routed = new TabletRoutedRebuild(spark, client, access, tasks.maxTasks());
             List<DatasetOutcome> outcomes = new ArrayList<>();
             for (List<RunBatch> wave : RunBatch.waves(batches, tasks.waveEvents())) {
                 outcomes.addAll(routed.run(target, wave));
@@ -155,7 +173,7 @@ public final class RebuildJob {
         }
         RebuildTarget shipped = target;
         List<DatasetOutcome> outcomes = spark.parallelize(batches, Math.min(batches.size(), tasks.maxTasks()))
-                .flatMap(batch -> new RebuildTask(shipped).run(batch).iterator())
+                .flatMap(batch -> new RebuildTask(shipped, access).run(batch).iterator())
                 .collect();
         return new Summary(outcomes, (System.nanoTime() - t0) / 1_000_000, epochs);
     }

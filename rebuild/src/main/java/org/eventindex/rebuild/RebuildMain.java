@@ -99,7 +99,7 @@ public final class RebuildMain implements Callable<Integer> {
         RebuildTarget target;
         KuduTablesConfig source;
         try {
-            target = new RebuildTarget(job.masters, targetPrefix, buckets, replicas, loadThreads, null);
+            target = new RebuildTarget(job.masters, targetPrefix, buckets, replicas, loadThreads);
             source = new KuduTablesConfig(job.prefix, buckets, replicas);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
@@ -131,10 +131,9 @@ public final class RebuildMain implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--target-prefix '" + targetPrefix + "' names the source"
                     + " tables: a rebuild writes into other tables, then swaps them in (docs/rebuild.md)");
         }
-        RebuildTarget unsigned = target;
-        return job.run(spec, err, "rebuild", "eventindex rebuild " + selection, (client, spark, credentials) ->
-                report(new RebuildJob(spark, client, tasks)
-                        .run(source, unsigned.withCredentials(credentials), selection, newEpochs),
+        RebuildTarget into = target;
+        return job.run(spec, err, "rebuild", "eventindex rebuild " + selection, (client, spark, grants) ->
+                report(new RebuildJob(spark, client, tasks, grants).run(source, into, selection, newEpochs),
                         selection, newEpochs));
     }
 

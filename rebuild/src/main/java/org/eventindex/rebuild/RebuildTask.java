@@ -28,22 +28,26 @@ import static java.util.Objects.requireNonNull;
  */
 final class RebuildTask {
     private final RebuildTarget target;
+    private final TaskAccess access;
 
-    RebuildTask(RebuildTarget target) {
+    /** @param access the driver's Hadoop settings and credentials: the files are read and Kudu written as its user */
+    RebuildTask(RebuildTarget target, TaskAccess access) {
         this.target = requireNonNull(target, "target is null");
+        this.access = requireNonNull(access, "access is null");
     }
 
     List<DatasetOutcome> run(RunBatch batch) throws IOException {
-        List<DatasetOutcome> outcomes = new ArrayList<>();
-        Configuration conf = new Configuration();
-        try (KuduClient client = target.connect()) {
+        try (KuduClient client = access.kuduClient(target.masters())) {
             KuduTables tables = new KuduTables(client, target.tables());
             LoaderSettings settings = LoaderSettings.defaults().withLoadThreads(target.loadThreads());
-            for (DatasetsRow row : batch.datasets()) {
-                outcomes.add(replay(client, tables, settings, conf, batch.run(), row));
-            }
+            return access.asDriverUser(conf -> {
+                List<DatasetOutcome> outcomes = new ArrayList<>();
+                for (DatasetsRow row : batch.datasets()) {
+                    outcomes.add(replay(client, tables, settings, conf, batch.run(), row));
+                }
+                return outcomes;
+            });
         }
-        return outcomes;
     }
 
     private static DatasetOutcome replay(KuduClient client, KuduTables tables, LoaderSettings settings,

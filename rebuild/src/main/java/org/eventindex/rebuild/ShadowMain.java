@@ -75,9 +75,9 @@ final class ShadowMain {
             }
         }
 
-        RebuildTarget target(String prefix, byte[] credentials) {
+        RebuildTarget target(String prefix) {
             return new RebuildTarget(job.masters, prefix, KuduTablesConfig.DEFAULT_HASH_BUCKETS,
-                    KuduTablesConfig.DEFAULT_REPLICAS, 1, credentials);
+                    KuduTablesConfig.DEFAULT_REPLICAS, 1);
         }
 
         static KuduTablesConfig tables(String prefix) {
@@ -124,9 +124,9 @@ final class ShadowMain {
         public Integer call() {
             options.check(spec);
             JobOptions job = options.job;
-            return job.run(spec, err, "catch-up", "eventindex rebuild catch-up", (client, spark, credentials) -> {
-                CatchUp.Result r = new CatchUp(spark, client, options.maxTasks)
-                        .run(SparkOptions.tables(job.prefix), options.target(options.targetPrefix, credentials));
+            return job.run(spec, err, "catch-up", "eventindex rebuild catch-up", (client, spark, grants) -> {
+                CatchUp.Result r = new CatchUp(spark, client, grants, options.maxTasks)
+                        .run(SparkOptions.tables(job.prefix), options.target(options.targetPrefix));
                 return report(out, err, job.prefix, options.targetPrefix, r) ? 0 : 1;
             });
         }
@@ -173,14 +173,14 @@ final class ShadowMain {
             String incoming = back ? retiredPrefix : options.targetPrefix;
             String outgoing = back ? options.targetPrefix : retiredPrefix;
             String name = back ? "swap-back" : "swap";
-            return job.run(spec, err, name, "eventindex rebuild " + name, (client, spark, credentials) -> {
-                CatchUp catchUp = new CatchUp(spark, client, options.maxTasks);
+            return job.run(spec, err, name, "eventindex rebuild " + name, (client, spark, grants) -> {
+                CatchUp catchUp = new CatchUp(spark, client, grants, options.maxTasks);
                 TableSwap swap = new TableSwap(client);
                 // a swap killed halfway has renamed some of the incoming tables: it is finished, not caught up again
                 boolean untouched = TableSwap.names(incoming).stream().allMatch(t -> exists(client, t));
                 if (untouched && client.tableExists(SparkOptions.tables(live).datasetsTable())
                         && !report(out, err, live, incoming, catchUp.run(SparkOptions.tables(live),
-                        options.target(incoming, credentials)))) {
+                        options.target(incoming)))) {
                     err.println(name + ": not swapped: the '" + incoming + "' tables are not caught up");
                     return 1;
                 }
@@ -190,7 +190,7 @@ final class ShadowMain {
                         + outgoing + "'");
                 // what the consumers loaded into the old tables while they were being renamed
                 if (!report(out, err, outgoing, live, catchUp.run(SparkOptions.tables(outgoing),
-                        options.target(live, credentials)))) {
+                        options.target(live)))) {
                     err.println(name + ": swapped, but datasets loaded meanwhile are not caught up: run eventindex"
                             + " rebuild catch-up --prefix " + outgoing + " --target-prefix " + live + " ...");
                     return 1;

@@ -57,11 +57,14 @@ final class TabletRoutedRebuild {
 
     private final JavaSparkContext spark;
     private final KuduClient client;
+    private final TaskAccess access;
     private final int maxTasks;
 
-    TabletRoutedRebuild(JavaSparkContext spark, KuduClient client, int maxTasks) {
+    /** @param access what every task of the three stages reads HDFS and writes Kudu with (decision 0074) */
+    TabletRoutedRebuild(JavaSparkContext spark, KuduClient client, TaskAccess access, int maxTasks) {
         this.spark = requireNonNull(spark, "spark is null");
         this.client = requireNonNull(client, "client is null");
+        this.access = requireNonNull(access, "access is null");
         this.maxTasks = maxTasks;
     }
 
@@ -69,8 +72,9 @@ final class TabletRoutedRebuild {
     List<DatasetOutcome> run(RebuildTarget target, List<RunBatch> batches) throws IOException {
         List<DatasetOutcome> outcomes = new ArrayList<>();
         List<Prepared> ready = new ArrayList<>();
+        TaskAccess access = this.access;
         for (Prepared p : spark.parallelize(batches, tasks(batches.size()))
-                .mapPartitions(it -> prepare(target, it)).collect()) {
+                .mapPartitions(it -> asDriver(target, access, it, TabletRoutedRebuild::prepare)).collect()) {
             if (p.outcome() != null) {
                 outcomes.add(p.outcome());
             } else {
@@ -83,11 +87,11 @@ final class TabletRoutedRebuild {
         int writers = Math.min(tasks(new TabletRoutes(client, target.tables()).tablets()),
                 Math.max(1, spark.defaultParallelism()));
         List<Routed.Decision> decided = spark.parallelize(ready, tasks(ready.size()))
-                .mapPartitions(it -> decide(target, it))
+                .mapPartitions(it -> decide(target, access, it))
                 .mapToPair(r -> new Tuple2<>(r.key(), r))
                 .partitionBy(new TabletPartitioner(writers))
                 .values()
-                .mapPartitions(it -> write(target, it))
+                .mapPartitions(it -> write(target, access, it))
                 .collect();
         Map<String, Routed.Decision> byName = new HashMap<>();
         List<DatasetsRow> finishing = new ArrayList<>();
@@ -103,7 +107,7 @@ final class TabletRoutedRebuild {
                 b.datasets().stream().map(r -> byName.get(r.dataset())).toList())).toList();
         if (!finish.isEmpty()) {
             outcomes.addAll(spark.parallelize(finish, tasks(finish.size()))
-                    .mapPartitions(it -> finish(target, it)).collect());
+                    .mapPartitions(it -> asDriver(target, access, it, TabletRoutedRebuild::finish)).collect());
         }
         return outcomes;
     }
@@ -112,45 +116,62 @@ final class TabletRoutedRebuild {
         return Math.max(1, Math.min(units, maxTasks));
     }
 
-    private static Iterator<Prepared> prepare(RebuildTarget target, Iterator<RunBatch> batches) throws IOException {
-        List<Prepared> prepared = new ArrayList<>();
-        Configuration conf = new Configuration();
-        try (KuduClient client = target.connect()) {
+    /** The work of a prepare or finish task, given its replay steps and the Hadoop configuration to read with. */
+    @FunctionalInterface
+    private interface StagedWork<I, O> {
+        void run(StagedReplay staged, Configuration conf, Iterator<I> in, List<O> out);
+    }
+
+    /** Runs {@code work} on a task's input with the driver's Kudu credentials, reading HDFS as its user. */
+    private static <I, O> Iterator<O> asDriver(RebuildTarget target, TaskAccess access, Iterator<I> in,
+                                               StagedWork<I, O> work) throws IOException {
+        List<O> out = new ArrayList<>();
+        try (KuduClient client = access.kuduClient(target.masters())) {
             StagedReplay staged = staged(client, target);
-            while (batches.hasNext()) {
-                RunBatch batch = batches.next();
-                for (DatasetsRow row : batch.datasets()) {
-                    long t0 = System.nanoTime();
-                    try {
-                        Optional<LoadResult> done = staged.prepare(row, RebuildTask.source(row, conf));
-                        prepared.add(new Prepared(row, batch.run(), RebuildTask.millis(t0), done.map(r ->
-                                new DatasetOutcome(row.dataset(), batch.run(), r.events(), true,
-                                        RebuildTask.millis(t0), null)).orElse(null)));
-                    } catch (IOException e) {
-                        prepared.add(new Prepared(row, batch.run(), 0,
-                                RebuildTask.failed(row, batch.run(), t0, FileReason.describe(e))));
-                    } catch (RuntimeException e) {
-                        prepared.add(new Prepared(row, batch.run(), 0,
-                                RebuildTask.failed(row, batch.run(), t0, e.toString())));
-                    }
+            access.asDriverUser(conf -> {
+                work.run(staged, conf, in, out);
+                return null;
+            });
+        }
+        return out.iterator();
+    }
+
+    private static void prepare(StagedReplay staged, Configuration conf, Iterator<RunBatch> batches,
+                                List<Prepared> prepared) {
+        while (batches.hasNext()) {
+            RunBatch batch = batches.next();
+            for (DatasetsRow row : batch.datasets()) {
+                long t0 = System.nanoTime();
+                try {
+                    Optional<LoadResult> done = staged.prepare(row, RebuildTask.source(row, conf));
+                    prepared.add(new Prepared(row, batch.run(), RebuildTask.millis(t0), done.map(r ->
+                            new DatasetOutcome(row.dataset(), batch.run(), r.events(), true,
+                                    RebuildTask.millis(t0), null)).orElse(null)));
+                } catch (IOException e) {
+                    prepared.add(new Prepared(row, batch.run(), 0,
+                            RebuildTask.failed(row, batch.run(), t0, FileReason.describe(e))));
+                } catch (RuntimeException e) {
+                    prepared.add(new Prepared(row, batch.run(), 0,
+                            RebuildTask.failed(row, batch.run(), t0, e.toString())));
                 }
             }
         }
-        return prepared.iterator();
     }
 
-    private static Iterator<Routed> decide(RebuildTarget target, Iterator<Prepared> datasets) {
+    private static Iterator<Routed> decide(RebuildTarget target, TaskAccess access, Iterator<Prepared> datasets) {
         List<Prepared> mine = new ArrayList<>();
         datasets.forEachRemaining(mine::add);
         DecideFeed feed = new DecideFeed("rebuild-decide", emit -> {
-            Configuration conf = new Configuration();
-            try (KuduClient client = target.connect()) {
+            try (KuduClient client = access.kuduClient(target.masters())) {
                 TabletRoutes routes = new TabletRoutes(client, target.tables());
                 StagedReplay staged = staged(client, target);
-                for (Prepared p : mine) {
-                    emit.emit(new Routed(-1 - Math.floorMod(p.row().dspid(), 1 << 30), -1, null,
-                            decide(staged, new Chunks(routes, emit, p.row().dataset()), conf, p)));
-                }
+                access.asDriverUser(conf -> {
+                    for (Prepared p : mine) {
+                        emit.emit(new Routed(-1 - Math.floorMod(p.row().dspid(), 1 << 30), -1, null,
+                                decide(staged, new Chunks(routes, emit, p.row().dataset()), conf, p)));
+                    }
+                    return null;
+                });
             }
         });
         TaskContext context = TaskContext.get();
@@ -227,14 +248,14 @@ final class TabletRoutedRebuild {
         }
     }
 
-    private static Iterator<Routed.Decision> write(RebuildTarget target, Iterator<Routed> records)
+    private static Iterator<Routed.Decision> write(RebuildTarget target, TaskAccess access, Iterator<Routed> records)
             throws IOException {
         List<Routed.Decision> decided = new ArrayList<>();
         String tables = target.tables().eventsTable() + "/" + target.tables().mcEventsTable() + "/"
                 + target.tables().duplicatedEventsTable();
         String whose = "(rows of the rebuild into the '" + target.prefix() + "' tables)";
         int checkEvery = LoaderSettings.defaults().progressEvery();
-        try (KuduClient client = target.connect()) {
+        try (KuduClient client = access.kuduClient(target.masters())) {
             TabletRoutes routes = new TabletRoutes(client, target.tables());
             KuduSession session = staged(client, target).session();
             try {
@@ -262,30 +283,24 @@ final class TabletRoutedRebuild {
         return decided.iterator();
     }
 
-    private static Iterator<DatasetOutcome> finish(RebuildTarget target, Iterator<FinishBatch> batches)
-            throws IOException {
-        List<DatasetOutcome> outcomes = new ArrayList<>();
-        Configuration conf = new Configuration();
-        try (KuduClient client = target.connect()) {
-            StagedReplay staged = staged(client, target);
-            while (batches.hasNext()) {
-                FinishBatch batch = batches.next();
-                for (Routed.Decision d : batch.datasets()) {
-                    long t0 = System.nanoTime();
-                    DatasetsRow row = d.row();
-                    try {
-                        LoadResult r = staged.finish(row, RebuildTask.source(row, conf), d.decided());
-                        outcomes.add(new DatasetOutcome(row.dataset(), batch.run(), r.events(), false,
-                                d.millis() + RebuildTask.millis(t0), null));
-                    } catch (IOException e) {
-                        outcomes.add(RebuildTask.failed(row, batch.run(), t0, FileReason.describe(e)));
-                    } catch (RuntimeException e) {
-                        outcomes.add(RebuildTask.failed(row, batch.run(), t0, e.toString()));
-                    }
+    private static void finish(StagedReplay staged, Configuration conf, Iterator<FinishBatch> batches,
+                               List<DatasetOutcome> outcomes) {
+        while (batches.hasNext()) {
+            FinishBatch batch = batches.next();
+            for (Routed.Decision d : batch.datasets()) {
+                long t0 = System.nanoTime();
+                DatasetsRow row = d.row();
+                try {
+                    LoadResult r = staged.finish(row, RebuildTask.source(row, conf), d.decided());
+                    outcomes.add(new DatasetOutcome(row.dataset(), batch.run(), r.events(), false,
+                            d.millis() + RebuildTask.millis(t0), null));
+                } catch (IOException e) {
+                    outcomes.add(RebuildTask.failed(row, batch.run(), t0, FileReason.describe(e)));
+                } catch (RuntimeException e) {
+                    outcomes.add(RebuildTask.failed(row, batch.run(), t0, e.toString()));
                 }
             }
         }
-        return outcomes.iterator();
     }
 
     private static StagedReplay staged(KuduClient client, RebuildTarget target) {

@@ -19,6 +19,7 @@ import java.net.URI;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Objects;
 import java.util.function.Predicate;
 
 import static java.util.Objects.requireNonNull;
@@ -40,10 +41,13 @@ public final class VerifyJob {
 
     private final JavaSparkContext spark;
     private final KuduClient client;
+    private final TaskAccess.Grants grants;
 
-    public VerifyJob(JavaSparkContext spark, KuduClient client) {
+    /** @param grants the Hadoop settings and credentials the tasks (and the repair) read the files with */
+    public VerifyJob(JavaSparkContext spark, KuduClient client, TaskAccess.Grants grants) {
         this.spark = requireNonNull(spark, "spark is null");
         this.client = requireNonNull(client, "client is null");
+        this.grants = requireNonNull(grants, "grants is null");
     }
 
     /** Verifies the datasets of {@code tables}' catalogue that {@code selection} takes; repairs them if asked. */
@@ -56,8 +60,10 @@ public final class VerifyJob {
             return List.of();
         }
         RebuildTarget shipped = tables;
+        TaskAccess access = grants.forFiles(rows.stream().map(DatasetsRow::hdfsPath).filter(Objects::nonNull)
+                .toList());
         List<Verification> found = spark.parallelize(rows, rows.size())
-                .mapPartitions((Iterator<DatasetsRow> part) -> verify(shipped, part).iterator())
+                .mapPartitions((Iterator<DatasetsRow> part) -> verify(shipped, access, part).iterator())
                 .collect();
         List<Checked> checked = new ArrayList<>();
         KuduTables kudu = new KuduTables(client, tables.tables());
@@ -67,32 +73,35 @@ public final class VerifyJob {
             Verification v = found.get(i);
             Verification after = null;
             if (repair && v.verdict() == Verification.Verdict.KUDU_DIFFERS) {
-                DatasetSource source = source(row, new Configuration());
-                LoadResult reloaded = DatasetLoader.repair(client, kudu, v, row, source);
-                after = verifier.verify(row, source);
-                if (reloaded.alreadyLoaded()) {
-                    throw new IllegalStateException("the repair of " + row.dataset() + " wrote nothing");
-                }
+                // on the driver, reading the file as its tasks do
+                after = access.asDriverUser(conf -> {
+                    DatasetSource source = source(row, conf);
+                    LoadResult reloaded = DatasetLoader.repair(client, kudu, v, row, source);
+                    Verification again = verifier.verify(row, source);
+                    if (reloaded.alreadyLoaded()) {
+                        throw new IllegalStateException("the repair of " + row.dataset() + " wrote nothing");
+                    }
+                    return again;
+                });
             }
             checked.add(new Checked(row, v, after));
         }
         return checked;
     }
 
-    private static List<Verification> verify(RebuildTarget tables, Iterator<DatasetsRow> rows) throws IOException {
-        List<Verification> out = new ArrayList<>();
-        Configuration conf = new Configuration();
-        try (KuduClient client = new KuduClient.KuduClientBuilder(tables.masters()).build()) {
-            if (tables.kuduCredentials() != null) {
-                client.importAuthenticationCredentials(tables.kuduCredentials());
-            }
+    private static List<Verification> verify(RebuildTarget tables, TaskAccess access, Iterator<DatasetsRow> rows)
+            throws IOException {
+        try (KuduClient client = access.kuduClient(tables.masters())) {
             DatasetVerifier verifier = new DatasetVerifier(client, new KuduTables(client, tables.tables()));
-            while (rows.hasNext()) {
-                DatasetsRow row = rows.next();
-                out.add(verifier.verify(row, source(row, conf)));
-            }
+            return access.asDriverUser(conf -> {
+                List<Verification> out = new ArrayList<>();
+                while (rows.hasNext()) {
+                    DatasetsRow row = rows.next();
+                    out.add(verifier.verify(row, source(row, conf)));
+                }
+                return out;
+            });
         }
-        return out;
     }
 
     private static DatasetSource source(DatasetsRow row, Configuration conf) throws IOException {

@@ -58,10 +58,9 @@ public final class VerifyMain implements Callable<Integer> {
     public Integer call() {
         DatasetSelection selection = job.selection(spec);
         RebuildTarget tables = new RebuildTarget(job.masters, job.prefix, KuduTablesConfig.DEFAULT_HASH_BUCKETS,
-                KuduTablesConfig.DEFAULT_REPLICAS, 1, null);
-        return job.run(spec, err, "verify", "eventindex verify " + selection, (client, spark, credentials) ->
-                report(new VerifyJob(spark, client).run(tables.withCredentials(credentials), selection, repair),
-                        selection));
+                KuduTablesConfig.DEFAULT_REPLICAS, 1);
+        return job.run(spec, err, "verify", "eventindex verify " + selection, (client, spark, grants) ->
+                report(new VerifyJob(spark, client, grants).run(tables, selection, repair), selection));
     }
 
     private int report(List<VerifyJob.Checked> checked, DatasetSelection selection) {

@@ -2,11 +2,22 @@ package org.eventindex.rebuild;
 
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
+import org.apache.kudu.client.Delete;
 import org.apache.kudu.client.KuduClient;
+import org.apache.kudu.client.KuduScanner;
+import org.apache.kudu.client.KuduSession;
+import org.apache.kudu.client.KuduTable;
+import org.apache.kudu.client.Operation;
+import org.apache.kudu.client.OperationResponse;
+import org.apache.kudu.client.PartialRow;
+import org.apache.kudu.client.RowResult;
 import org.eventindex.consolidated.ConsolidatedFileWriter;
 import org.eventindex.consolidated.ConsolidatedMetadata;
 import org.eventindex.kudu.DatasetLoader;
+import org.eventindex.kudu.DatasetQueries;
 import org.eventindex.kudu.DatasetSource;
+import org.eventindex.kudu.DatasetsRow;
+import org.eventindex.kudu.KuduSchemas;
 import org.eventindex.kudu.KuduTables;
 import org.eventindex.kudu.KuduTablesConfig;
 import org.eventindex.kudu.LoadRequest;
@@ -24,6 +35,9 @@ import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
 import java.util.Random;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 
 /**
  * A small index as the consumer makes it: consolidated files written to HDFS by the project's writer, then loaded into
@@ -62,6 +76,19 @@ final class IndexedDatasets {
 
     /** Writes the five files under {@code /ei} and loads them, in the order above, into {@code config}'s tables. */
     static void load(FileSystem fs, KuduClient client, KuduTablesConfig config) throws IOException {
+        load(fs, client, config, true);
+    }
+
+    /**
+     * {@link #load} without {@link #BIG}: the four small datasets (two runs, an overlap, duplicates, simulation, two
+     * epochs), for a test that needs no kill window.
+     */
+    static void loadSmall(FileSystem fs, KuduClient client, KuduTablesConfig config) throws IOException {
+        load(fs, client, config, false);
+    }
+
+    private static void load(FileSystem fs, KuduClient client, KuduTablesConfig config, boolean withBig)
+            throws IOException {
         KuduTables tables = new KuduTables(client, config);
         tables.createOrVerify(1);
         List<Ev> aod = new ArrayList<>();
@@ -77,14 +104,73 @@ final class IndexedDatasets {
         }
         range(mc, 284500, 14, 14, true, 0xC2);
         range(mc, 284500, 21, 21, true, 0xC2);
-        List<Ev> big = new ArrayList<>();
-        range(big, 327800, 1, BIG_EVENTS, false, 0xD1);
         Random random = new Random(20261206);
         load(fs, client, tables, AOD, 11, 1, aod, random);
         load(fs, client, tables, ESD, 12, 1, esd, random);
         load(fs, client, tables, LATE, 13, 2, late, random);
         load(fs, client, tables, MC, 14, 1, mc, random);
-        load(fs, client, tables, BIG, 15, 2, big, random);
+        if (withBig) {
+            List<Ev> big = new ArrayList<>();
+            range(big, 327800, 1, BIG_EVENTS, false, 0xD1);
+            load(fs, client, tables, BIG, 15, 2, big, random);
+        }
+    }
+
+    /** Every row of {@code table}, every column, as text; sorted. */
+    static List<String> rows(KuduClient client, String table) throws IOException {
+        KuduScanner scanner = client.newScannerBuilder(client.openTable(table)).build();
+        List<String> rows = new ArrayList<>();
+        while (scanner.hasMoreRows()) {
+            for (RowResult r : scanner.nextRows()) {
+                rows.add(r.rowToString());
+            }
+        }
+        scanner.close();
+        rows.sort(null);
+        return rows;
+    }
+
+    /** Deletes events 100, 101... of {@code dataset} from {@code config}'s EVENTS; returns how many. */
+    static int deleteEvents(KuduClient client, KuduTablesConfig config, String dataset, int count)
+            throws IOException {
+        DatasetsRow row = new DatasetQueries(client, config).dataset(dataset).orElseThrow();
+        KuduTable table = client.openTable(config.eventsTable());
+        List<Operation> deletes = new ArrayList<>();
+        for (long event = 100; event < 100 + count; event++) {
+            Delete delete = table.newDelete();
+            PartialRow key = delete.getRow();
+            key.addInt(KuduSchemas.DSPID, row.dspid());
+            key.addLong(KuduSchemas.EVENTNUMBER, event);
+            key.addInt(KuduSchemas.RGID, row.rgid());
+            deletes.add(delete);
+        }
+        apply(client, deletes);
+        return deletes.size();
+    }
+
+    /** Applies the operations in one session; none may fail. */
+    static void apply(KuduClient client, List<? extends Operation> operations) throws IOException {
+        KuduSession session = client.newSession();
+        try {
+            for (Operation op : operations) {
+                OperationResponse response = session.apply(op);
+                assertFalse(response.hasRowError(), () -> String.valueOf(response.getRowError()));
+            }
+        } finally {
+            session.close();
+        }
+    }
+
+    /** Every column of every row of {@code actual}'s six tables equals {@code expected}'s, each with rows. */
+    static void assertTablesEqual(KuduClient client, KuduTablesConfig expected, KuduTablesConfig actual)
+            throws IOException {
+        for (int i = 0; i < expected.tables().size(); i++) {
+            String source = expected.tables().get(i);
+            String target = actual.tables().get(i);
+            List<String> rows = rows(client, source);
+            assertFalse(rows.isEmpty(), source + " has rows");
+            assertEquals(rows, rows(client, target), target + " against " + source + ", every column of every row");
+        }
     }
 
     /** Writes {@link #LATER}'s file and loads it into {@code config}'s tables. */

@@ -3,7 +3,6 @@ package org.eventindex.rebuild;
 import org.apache.kudu.client.Delete;
 import org.apache.kudu.client.KuduClient;
 import org.apache.kudu.client.KuduScanner;
-import org.apache.kudu.client.KuduSession;
 import org.apache.kudu.client.KuduTable;
 import org.apache.kudu.client.PartialRow;
 import org.apache.kudu.client.RowResult;
@@ -95,9 +94,7 @@ class RebuildIT {
         }
         assertTablesEqual();
         // each worker started an executor of the job as a process of its own (its folder holds the executor's log)
-        long workersUsed = Stream.of(spark.dir().resolve("worker-0"), spark.dir().resolve("worker-1"))
-                .filter(RebuildIT::hasExecutor).count();
-        assertEquals(2, workersUsed, "workers that started an executor, under " + spark.dir());
+        assertEquals(2, spark.workersWithExecutors(), "workers that started an executor, under " + spark.dir());
     }
 
     @Test
@@ -134,15 +131,7 @@ class RebuildIT {
     @Order(3)
     void aRebuildAssignsEpochsAnew() throws Exception {
         KuduTablesConfig reEpoched = new KuduTablesConfig("e_", 2, 1);
-        List<String> args = new ArrayList<>(List.of("--masters", kudu.masterAddresses(), "--prefix", SOURCE.prefix(),
-                "--target-prefix", reEpoched.prefix(), "--buckets", "2", "--replicas", "1", "--master", "local[2]",
-                "--conf", "spark.ui.enabled=false", "--conf", "spark.driver.host=127.0.0.1", "--all",
-                "--epoch-max-events", "700", "--first-epoch", "5"));
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        int status = RebuildMain.run(args.toArray(String[]::new), new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(out, true, StandardCharsets.UTF_8));
-        String text = out.toString(StandardCharsets.UTF_8);
-        assertEquals(0, status, text);
+        String text = rebuildLocal(0, reEpoched, "--all", "--epoch-max-events", "700", "--first-epoch", "5");
         assertTrue(text.contains("epochs assigned anew, 700 events at most each: 5 to "), text);
 
         // the supervisor's rule, checked from outside: in dataset id order, an epoch takes the next dataset while it
@@ -259,6 +248,23 @@ class RebuildIT {
         assertTrue(sameCounts.contains("Kudu is left as it is"), sameCounts);
         assertEquals(before, rows(TARGET.eventsTable()), "EVENTS after verifying a file with the same counts");
 
+        // the replaced file is not rebuilt as if it were the loaded one: by run, by tablet (the catch-up's split)
+        KuduTablesConfig replayed = new KuduTablesConfig("f_", 2, 1);
+        String byRun = rebuildLocal(1, replayed, "--dataset", "{" + IndexedDatasets.LATE + "," + IndexedDatasets.ESD
+                + "}", "--split", "run");
+        assertRefusedReplacedLate(byRun, "rebuild: FAILED ");
+        assertTrue(byRun.contains("rebuilt " + IndexedDatasets.ESD + ":"), byRun);
+        assertTrue(byRun.contains("1 failed"), byRun);
+        assertLoaded(replayed, IndexedDatasets.ESD, true);
+        assertLoaded(replayed, IndexedDatasets.LATE, false);
+        // the catch-up into those tables takes what they lack (LATE and the three not selected): LATE fails again
+        String caughtUp = shadowCommand(1, "catch-up", "local[2]", replayed.prefix(), null);
+        assertRefusedReplacedLate(caughtUp, "catch-up: FAILED ");
+        assertTrue(caughtUp.contains("caught up " + IndexedDatasets.AOD + ":"), caughtUp);
+        assertTrue(caughtUp.contains("3 verified, 1 failed"), caughtUp);
+        assertLoaded(replayed, IndexedDatasets.AOD, true);
+        assertLoaded(replayed, IndexedDatasets.LATE, false);
+
         // another dataset's file in LATE's place
         assertTrue(org.apache.hadoop.fs.FileUtil.copy(hdfs.fs(), IndexedDatasets.file(IndexedDatasets.AOD), hdfs.fs(),
                 IndexedDatasets.file(IndexedDatasets.LATE), false, true, hdfs.conf()));
@@ -330,8 +336,11 @@ class RebuildIT {
     private static String shadowCommand(int expectedStatus, String command, String master, String shadow,
                                         String retired) {
         List<String> args = new ArrayList<>(List.of(command, "--masters", kudu.masterAddresses(),
-                "--prefix", SOURCE.prefix(), "--target-prefix", shadow, "--retired-prefix", retired,
+                "--prefix", SOURCE.prefix(), "--target-prefix", shadow,
                 "--master", master, "--conf", "spark.ui.enabled=false", "--conf", "spark.driver.host=127.0.0.1"));
+        if (retired != null) {
+            args.addAll(List.of("--retired-prefix", retired));
+        }
         if (master.startsWith("spark:")) {
             SparkStandalone.applicationSettings(1, "512m").forEach((k, v) -> args.addAll(List.of("--conf",
                     k + "=" + v)));
@@ -457,12 +466,30 @@ class RebuildIT {
         assertTrue(out.contains("verify: 1 datasets"), out);
     }
 
-    private static boolean hasExecutor(Path worker) {
-        try (Stream<Path> s = Files.walk(worker)) {
-            return s.anyMatch(p -> p.getFileName().toString().equals("stderr"));
-        } catch (IOException e) {
-            return false;
-        }
+    /** The error line of a rebuild of LATE's replaced file: its name, path and both checksums. */
+    private static void assertRefusedReplacedLate(String out, String prefix) throws IOException {
+        DatasetsRow late = new DatasetQueries(kudu.client(), SOURCE).dataset(IndexedDatasets.LATE).orElseThrow();
+        String line = out.lines().filter(l -> l.startsWith(prefix + "dataset " + IndexedDatasets.LATE)).findFirst()
+                .orElse("");
+        assertTrue(line.contains(" from " + late.hdfsPath() + ": "), out);
+        assertTrue(line.contains("have content checksum "), out);
+        assertTrue(line.contains("the catalogue's content_checksum is "
+                + String.format("%016x", late.contentChecksum())), out);
+        assertTrue(line.contains("not set LOADED"), out);
+    }
+
+    private static void assertLoaded(KuduTablesConfig tables, String dataset, boolean loaded) throws IOException {
+        assertEquals(loaded, new DatasetQueries(kudu.client(), tables).dataset(dataset)
+                .map(DatasetsRow::isLoaded).orElse(false), dataset + " LOADED in the " + tables.prefix() + " tables");
+    }
+
+    /** A rebuild from SOURCE into {@code target} in-process on {@code local[2]}; its output and error lines. */
+    private static String rebuildLocal(int expectedStatus, KuduTablesConfig target, String... more) {
+        List<String> args = new ArrayList<>(List.of("--masters", kudu.masterAddresses(), "--prefix", SOURCE.prefix(),
+                "--target-prefix", target.prefix(), "--buckets", "2", "--replicas", "1", "--master", "local[2]",
+                "--conf", "spark.ui.enabled=false", "--conf", "spark.driver.host=127.0.0.1"));
+        args.addAll(List.of(more));
+        return runMain(expectedStatus, args);
     }
 
     private static String rebuild(int expectedStatus, int executors, String... selection) {
@@ -505,44 +532,15 @@ class RebuildIT {
     }
 
     private static void assertTablesEqual() throws IOException {
-        for (int i = 0; i < SOURCE.tables().size(); i++) {
-            String source = SOURCE.tables().get(i);
-            String target = TARGET.tables().get(i);
-            List<String> expected = rows(source);
-            assertFalse(expected.isEmpty(), source + " has rows");
-            assertEquals(expected, rows(target), target + " against " + source + ", every column of every row");
-        }
+        IndexedDatasets.assertTablesEqual(kudu.client(), SOURCE, TARGET);
     }
 
-    /** Every row of {@code table}, every column, as text; sorted. */
     private static List<String> rows(String table) throws IOException {
-        KuduClient client = kudu.client();
-        KuduScanner scanner = client.newScannerBuilder(client.openTable(table)).build();
-        List<String> rows = new ArrayList<>();
-        while (scanner.hasMoreRows()) {
-            for (RowResult r : scanner.nextRows()) {
-                rows.add(r.rowToString());
-            }
-        }
-        scanner.close();
-        rows.sort(null);
-        return rows;
+        return IndexedDatasets.rows(kudu.client(), table);
     }
 
     private static int deleteEvents(String dataset, int count) throws IOException {
-        DatasetsRow row = new DatasetQueries(kudu.client(), TARGET).dataset(dataset).orElseThrow();
-        KuduTable table = kudu.client().openTable(TARGET.eventsTable());
-        List<org.apache.kudu.client.Operation> deletes = new ArrayList<>();
-        for (long event = 100; event < 100 + count; event++) {
-            Delete delete = table.newDelete();
-            PartialRow key = delete.getRow();
-            key.addInt(KuduSchemas.DSPID, row.dspid());
-            key.addLong(KuduSchemas.EVENTNUMBER, event);
-            key.addInt(KuduSchemas.RGID, row.rgid());
-            deletes.add(delete);
-        }
-        apply(deletes);
-        return deletes.size();
+        return IndexedDatasets.deleteEvents(kudu.client(), TARGET, dataset, count);
     }
 
     private static void changeLumiBlock(String dataset, long event, int lumiBlock) throws IOException {
@@ -580,14 +578,6 @@ class RebuildIT {
     }
 
     private static void apply(List<? extends org.apache.kudu.client.Operation> operations) throws IOException {
-        KuduSession session = kudu.client().newSession();
-        try {
-            for (org.apache.kudu.client.Operation op : operations) {
-                var response = session.apply(op);
-                assertFalse(response.hasRowError(), () -> String.valueOf(response.getRowError()));
-            }
-        } finally {
-            session.close();
-        }
+        IndexedDatasets.apply(kudu.client(), operations);
     }
 }

@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
  * A real Spark standalone cluster on this machine: Spark's own {@code Master} and {@code Worker} (from spark-core,
@@ -144,6 +145,22 @@ public final class SparkStandalone implements AutoCloseable {
     /** The master's JSON status page (applications, workers, their cores in use). */
     public String status() {
         return HttpGets.body("http://127.0.0.1:" + webPort + "/json/");
+    }
+
+    /**
+     * Workers that have started an executor so far: the executor's folder under the worker's work folder holds its
+     * {@code stderr}.
+     */
+    public long workersWithExecutors() {
+        long used = 0;
+        for (int i = 0; Files.isDirectory(dir.resolve("worker-" + i)); i++) {
+            try (Stream<Path> files = Files.walk(dir.resolve("worker-" + i))) {
+                used += files.anyMatch(p -> p.getFileName().toString().equals("stderr")) ? 1 : 0;
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot list worker " + i + "'s folder in " + dir, e);
+            }
+        }
+        return used;
     }
 
     /** Where the daemons' logs and the executors' work folders are. */

@@ -146,7 +146,7 @@ public final class RebuildBench implements Callable<Integer> {
             Cpu cpu = Cpu.now(null);
             long t0 = System.nanoTime();
             RebuildJob.Summary summary = new RebuildJob(sc, client, RebuildJob.Tasks.defaults().withSplit(split))
-                    .run(source, new RebuildTarget(masters, prefix, BUCKETS, 1, 1, null), DatasetSelection.all());
+                    .run(source, new RebuildTarget(masters, prefix, BUCKETS, 1, 1), DatasetSelection.all());
             double seconds = seconds(t0);
             out.printf("  %d executor(s), --split %s: %s%n", executors, split.name().toLowerCase(Locale.ROOT),
                     cpu.since(null, total, seconds, "executors"));

@@ -140,7 +140,7 @@ public final class RebuildLookupBench implements Callable<Integer> {
             Thread rebuild = new Thread(() -> {
                 try {
                     rows[0] = new RebuildJob(sc, client, RebuildJob.Tasks.defaults().withMaxTasks(maxTasks)).run(source,
-                            new RebuildTarget(masters, prefix, BUCKETS, 1, 1, null), DatasetSelection.all()).events();
+                            new RebuildTarget(masters, prefix, BUCKETS, 1, 1), DatasetSelection.all()).events();
                 } catch (Exception e) {
                     failed[0] = e;
                 } finally {
