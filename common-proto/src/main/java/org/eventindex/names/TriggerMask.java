@@ -26,12 +26,20 @@ public final class TriggerMask {
     private static final String ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     private static final char[] DIGITS = ALPHABET.toCharArray();
     private static final byte[] VALUES = new byte[128];
+    /** {@link #fits}'s codes per byte: a digit's value, {@link #ONE_CODE}, {@link #SEPARATOR_CODE} or -1. */
+    private static final byte[] CODES = new byte[256];
+    private static final int ONE_CODE = 64;
+    private static final int SEPARATOR_CODE = 65;
 
     static {
         java.util.Arrays.fill(VALUES, (byte) -1);
+        java.util.Arrays.fill(CODES, (byte) -1);
         for (int i = 0; i < DIGITS.length; i++) {
             VALUES[DIGITS[i]] = (byte) i;
+            CODES[DIGITS[i]] = (byte) i;
         }
+        CODES[ONE] = ONE_CODE;
+        CODES[';'] = SEPARATOR_CODE;
     }
 
     private TriggerMask() {
@@ -125,13 +133,50 @@ public final class TriggerMask {
      */
     public static void checkL1(byte[] coded, int off, int len) {
         requireNonNull(coded, "coded is null");
+        if (fits(coded, off, off + len, L1_BITS * L1_MASKS, 1)) {
+            return;
+        }
         decodeInto(coded, off, off + len, L1_BITS * L1_MASKS, null, 0, new Field(coded, off, len), off);
     }
 
     /** As {@link #checkL1} for a coded HLT/EF field, checked as {@link #decodeHltWords(byte[], int, int, long[])}. */
     public static void checkHlt(byte[] coded, int off, int len) {
         requireNonNull(coded, "coded is null");
+        if (fits(coded, off, off + len, HLT_BITS, HLT_MASKS)) {
+            return;
+        }
         decodeHlt(coded, off, off + len, null, new Field(coded, off, len));
+    }
+
+    /**
+     * Whether {@code coded[start, end)} is {@code parts} masks of {@code nbits} bits joined by ';': the decoders'
+     * verdict in one pass over the bytes, one table lookup each, without their messages (a field it refuses goes
+     * through the decoder, which says why; an accepted one is valid). The decoders refuse a run or a '!' that goes
+     * past the width as it comes; the bits counted only grow, so a mask whose count ends at exactly the width has
+     * gone past it nowhere, and a count of zeros above the width is refused before it can overflow.
+     */
+    private static boolean fits(byte[] coded, int start, int end, int nbits, int parts) {
+        long bits = 0;
+        long zeros = 0;
+        int part = 1;
+        for (int p = start; p < end; p++) {
+            int v = CODES[coded[p] & 0xff];
+            if (v < ONE_CODE) {
+                zeros = zeros << 6 | v;
+                if (v < 0 || zeros > nbits) {
+                    return false;
+                }
+            } else if (v == ONE_CODE) {
+                bits += zeros + 1;
+                zeros = 0;
+            } else if (bits + zeros != nbits || ++part > parts) {
+                return false;
+            } else {
+                bits = 0;
+                zeros = 0;
+            }
+        }
+        return part == parts && bits + zeros == nbits;
     }
 
     /** A coded field inside a larger array: its text is made for a message only when the field is refused. */

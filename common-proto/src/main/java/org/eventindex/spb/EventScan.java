@@ -46,6 +46,8 @@ public final class EventScan extends EventFields {
     private static final int VARINT = 0;
     private static final int FIXED32 = 5;
     private static final int BYTES = 2;
+    /** Fields 1-10 at their longest: a one-byte tag and a varint of 5 bytes per uint32, of 10 for the event number. */
+    static final int FAST_HEAD = 6 * 6 + 11 + 3 * 2;
     private static final Parser<EIEvent_p1> CANONICAL_PARSER = DiscardUnknownFieldsParser.wrap(EIEvent_p1.parser());
 
     private byte[] buf;
@@ -75,6 +77,27 @@ public final class EventScan extends EventFields {
      * @return whether the bytes are a canonical {@code EIEvent_p1} serialization
      */
     public boolean scan(byte[] bytes, int off, int len) {
+        begin(bytes, off, len);
+        if (fast()) {
+            return true;
+        }
+        begin(bytes, off, len);
+        return general();
+    }
+
+    /** {@link #scan} by the general path alone (tests compare the two paths). */
+    boolean scanGeneral(byte[] bytes, int off, int len) {
+        begin(bytes, off, len);
+        return general();
+    }
+
+    /** {@link #scan} by the fast path alone: true only for what it takes; false says nothing about the bytes. */
+    boolean scanFast(byte[] bytes, int off, int len) {
+        begin(bytes, off, len);
+        return fast();
+    }
+
+    private void begin(byte[] bytes, int off, int len) {
         buf = bytes;
         start = off;
         pos = off;
@@ -83,6 +106,10 @@ public final class EventScan extends EventFields {
         l1MaskOff = l2MaskOff = efMaskOff = -1;
         l1MaskLen = l2MaskLen = efMaskLen = 0;
         tokenCount = 0;
+    }
+
+    /** Any field order, any tag: what is not canonical is refused here. */
+    private boolean general() {
         int seen = 0;
         int last = 0;
         while (pos < end) {
@@ -106,6 +133,94 @@ public final class EventScan extends EventFields {
         return pos == end && (seen & REQUIRED) == REQUIRED;
     }
 
+    /**
+     * The fields in the only order a canonical event has them, each tag compared with its one canonical byte (or two
+     * bytes), without the general path's dispatch, order and presence bookkeeping; fields 1-10 (at most
+     * {@value #FAST_HEAD} bytes) read after one bounds check. Takes only what {@link #general} takes, with the same
+     * values (the same decoders); on anything else (a field out of order, a short event) it returns false and
+     * {@link #scan} runs the general path from the start, which decides.
+     */
+    private boolean fast() {
+        byte[] b = buf;
+        if (end - pos < FAST_HEAD) {
+            return false;
+        }
+        long v = tagged(RUN);
+        if (v < 0 || b[pos] != EVENT << 3) {
+            return false;
+        }
+        runNumber = (int) v;
+        pos++;
+        if (!u64()) {
+            return false;
+        }
+        eventNumber = value;
+        if ((v = tagged(LUMI)) < 0) {
+            return false;
+        }
+        lumiBlock = (int) v;
+        if ((v = tagged(TIME_STAMP)) < 0) {
+            return false;
+        }
+        timeStamp = (int) v;
+        if ((v = tagged(TIME_STAMP_NS)) < 0) {
+            return false;
+        }
+        timeStampNSOffset = (int) v;
+        if ((v = tagged(BCID)) < 0) {
+            return false;
+        }
+        bcid = (int) v;
+        if (b[pos] == EXTENDED_L1 << 3) {
+            if ((v = tagged(EXTENDED_L1)) < 0) {
+                return false;
+            }
+            hasExtendedLevel1ID = true;
+            extendedLevel1ID = (int) v;
+        }
+        int p = pos;
+        if (b[p] != SIMULATION << 3 || b[p + 2] != CALIBRATION << 3 || b[p + 4] != TEST_BEAM << 3
+                || ((b[p + 1] | b[p + 3] | b[p + 5]) & 0xfe) != 0) {
+            return false;
+        }
+        isSimulation = b[p + 1] == 1;
+        isCalibration = b[p + 3] == 1;
+        isTestBeam = b[p + 5] == 1;
+        pos = p + 6;
+        // from here on, bounds checked per field
+        for (int field = L1_MASK; field <= EF_MASK; field++) {
+            if (pos < end && b[pos] == (field << 3 | BYTES) && !field(field, b[pos++] & 7)) {
+                return false;
+            }
+        }
+        for (int field = SMK; field <= MC_CHANNEL; field++) {
+            int wire = field == MC_WEIGHT ? FIXED32 : VARINT;
+            if (field < 16 ? pos < end && b[pos] == (field << 3 | wire)
+                    : end - pos >= 2 && b[pos] == (byte) (field << 3 | wire | 0x80) && b[pos + 1] == 1) {
+                pos += field < 16 ? 1 : 2;
+                if (!field(field, wire)) {
+                    return false;
+                }
+            }
+        }
+        while (end - pos >= 2 && b[pos] == (byte) (TOKEN << 3 | BYTES | 0x80) && b[pos + 1] == 1) {
+            pos += 2;
+            if (!field(TOKEN, BYTES)) {
+                return false;
+            }
+        }
+        return pos == end;
+    }
+
+    /** The uint32 value of a field whose one-byte tag (wire type varint) is at {@link #pos}, or -1. */
+    private long tagged(int field) {
+        if (buf[pos] != field << 3) {
+            return -1;
+        }
+        pos++;
+        return u32();
+    }
+
     private boolean field(int field, int wire) {
         switch (field) {
             case RUN, LUMI, TIME_STAMP, TIME_STAMP_NS, BCID, EXTENDED_L1, SMK, HLTPSK, L1PSK, MC_CHANNEL -> {
@@ -120,7 +235,7 @@ public final class EventScan extends EventFields {
                 if (wire != VARINT) {
                     return false;
                 }
-                if (!varint(10)) {
+                if (!(end - pos >= 10 ? u64() : varint(10))) {
                     return false;
                 }
                 eventNumber = value;
@@ -311,10 +426,23 @@ public final class EventScan extends EventFields {
         if (end - p < 5) {
             return varint(5) && value >= 0 && value <= 0xffffffffL ? value : -1;
         }
-        // unrolled, with one bounds check (times, bcids, lengths of 2 to 5 bytes are a third of the fields): the rules
-        // of varint(5) and the 32-bit bound, a zero last byte refused as longer than needed
+        return u32();
+    }
+
+    /**
+     * {@link #uint32} when five bytes are known to be there: unrolled, with no bounds check (times, bcids, lengths of
+     * 2 to 5 bytes are a third of the fields): the rules of varint(5) and the 32-bit bound, a zero last byte refused
+     * as longer than needed.
+     */
+    private long u32() {
         byte[] b = buf;
-        long v = b[p] & 0x7f;
+        int p = pos;
+        long v = b[p];
+        if (v >= 0) {
+            pos = p + 1;
+            return v;
+        }
+        v &= 0x7f;
         int x = b[p + 1];
         v |= (long) (x & 0x7f) << 7;
         if (x >= 0) {
@@ -337,6 +465,26 @@ public final class EventScan extends EventFields {
         pos = p + 5;
         // the fifth byte holds bits 28-31 only: 0x01-0x0f
         return x <= 0 || x > 0x0f ? -1 : v | (long) x << 28;
+    }
+
+    /** {@link #varint varint(10)} when ten bytes are known to be there: no bounds check per byte. */
+    private boolean u64() {
+        byte[] b = buf;
+        int p = pos;
+        long v = 0;
+        for (int i = 0; i < 10; i++) {
+            int x = b[p + i];
+            v |= (long) (x & 0x7f) << (7 * i);
+            if (x >= 0) {
+                if ((x == 0 && i > 0) || (i == 9 && x > 1)) {
+                    return false;
+                }
+                pos = p + i + 1;
+                value = v;
+                return true;
+            }
+        }
+        return false;
     }
 
     /** A length prefix that fits in the remaining bytes, or -1. */

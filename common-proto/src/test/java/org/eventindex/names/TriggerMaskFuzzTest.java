@@ -36,6 +36,11 @@ class TriggerMaskFuzzTest {
 
     @FuzzTest(maxDuration = "30s")
     void decodeL1AndHlt(byte[] bytes) {
+        // the check of a field in place (one pass first, the decoder when it refuses) gives the decoders' verdict
+        assertEquals(TriggerMaskTest.message(() -> TriggerMask.decodeL1Words(bytes, new long[24])),
+                TriggerMaskTest.message(() -> TriggerMask.checkL1(bytes, 0, bytes.length)), "L1 check against decode");
+        assertEquals(TriggerMaskTest.message(() -> TriggerMask.decodeHltWords(bytes, new long[192])),
+                TriggerMaskTest.message(() -> TriggerMask.checkHlt(bytes, 0, bytes.length)), "HLT check against decode");
         String coded = DatasetNameFuzzTest.text(bytes);
         if (coded == null) {
             return; // masks come from protobuf string fields, never null; null is refused by requireNonNull

@@ -278,7 +278,60 @@ class TriggerMaskTest {
         }
     }
 
-    private static String message(Runnable r) {
+    /**
+     * Coded masks as jobs write them (up to hundreds of ones, runs of one to three digits, leading 'A' digits) and
+     * mutations of them (a byte replaced, inserted or removed, a separator moved): the check's one-pass verdict is the
+     * decoders', and so is its message when it refuses.
+     */
+    @Test
+    void checkingRealisticMasksAgreesWithDecodingThem() {
+        Random r = new Random(41);
+        String mutations = "!;A/B+9a#\u00e9";
+        int accepted = 0;
+        for (int i = 0; i < 20_000; i++) {
+            boolean l1 = r.nextBoolean();
+            String text;
+            if (l1) {
+                int w = TriggerMask.L1_BITS;
+                text = TriggerMask.encodeL1(manyBits(r, w), manyBits(r, w), manyBits(r, w));
+            } else {
+                int w = TriggerMask.HLT_BITS;
+                text = TriggerMask.encodeHlt(manyBits(r, w), manyBits(r, w), manyBits(r, w));
+            }
+            StringBuilder t = new StringBuilder(text);
+            int edits = r.nextInt(3);
+            for (int e = 0; e < edits && t.length() > 0; e++) {
+                int at = r.nextInt(t.length());
+                char c = mutations.charAt(r.nextInt(mutations.length()));
+                switch (r.nextInt(3)) {
+                    case 0 -> t.setCharAt(at, c);
+                    case 1 -> t.insert(at, c);
+                    default -> t.deleteCharAt(at);
+                }
+            }
+            byte[] alone = t.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            byte[] b = new byte[alone.length + 4];
+            System.arraycopy(alone, 0, b, 3, alone.length);
+            String decoded = message(() -> TriggerMask.decodeL1Words(alone, new long[24]));
+            assertEquals(decoded, message(() -> TriggerMask.checkL1(b, 3, alone.length)), t.toString());
+            String hlt = message(() -> TriggerMask.decodeHltWords(alone, new long[192]));
+            assertEquals(hlt, message(() -> TriggerMask.checkHlt(b, 3, alone.length)), t.toString());
+            accepted += (decoded == null ? 1 : 0) + (hlt == null ? 1 : 0);
+        }
+        assertTrue(accepted > 5_000, "only " + accepted + " masks were valid");
+    }
+
+    private static BitSet manyBits(Random random, int width) {
+        BitSet b = new BitSet(width);
+        int n = random.nextInt(3) == 0 ? random.nextInt(300) : random.nextInt(20);
+        for (int k = 0; k < n; k++) {
+            b.set(random.nextInt(width));
+        }
+        return b;
+    }
+
+    /** Null when {@code r} runs, else the message of the IllegalArgumentException it throws. */
+    static String message(Runnable r) {
         try {
             r.run();
             return null;

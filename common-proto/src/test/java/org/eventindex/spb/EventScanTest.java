@@ -35,7 +35,79 @@ class EventScanTest {
             System.arraycopy(bytes, 0, framed, 3, bytes.length);
             assertTrue(scan.scan(framed, 3, bytes.length), "event " + i + " refused: " + e);
             assertSameFields(e, scan);
+            assertEquals(bytes.length >= EventScan.FAST_HEAD, scan.scanFast(framed, 3, bytes.length),
+                    "fast path on a canonical event of " + bytes.length + " bytes");
+            if (bytes.length >= EventScan.FAST_HEAD) {
+                assertSameFields(e, scan);
+            }
+            assertTrue(scan.scanGeneral(framed, 3, bytes.length));
+            assertSameFields(e, scan);
         }
+    }
+
+    /** An event as the generator and real files write it: masks, trigger keys, one eitoken. */
+    private static EIEvent_p1 realShaped(Random rnd) {
+        return EIEvent_p1.newBuilder().setRunNumber(327636).setEventNumber(34_000_000L + rnd.nextInt(1 << 20))
+                .setLumiBlock(1 + rnd.nextInt(900)).setTimeStamp(1_500_000_000 + rnd.nextInt(1 << 20))
+                .setTimeStampNSOffset(rnd.nextInt(1_000_000_000)).setBcid(rnd.nextInt(3564))
+                .setExtendedLevel1ID(rnd.nextInt()).setIsSimulation(false).setIsCalibration(false).setIsTestBeam(false)
+                .setL1PassedTrigMask(text(rnd, 60)).setEFPassedTrigMask(text(rnd, 40)).setSMK(2524).setHLTPSK(3653)
+                .setL1PSK(4231).addEitoken(EItoken_p1.newBuilder().setName("StreamAOD").setToken(text(rnd, 180)))
+                .build();
+    }
+
+    @Test
+    void fieldsOutOfOrderGetTheSameVerdictOnBothPaths() throws IOException {
+        Random rnd = new Random(37);
+        EventScan scan = new EventScan();
+        for (int i = 0; i < 500; i++) {
+            EIEvent_p1 e = realShaped(rnd);
+            byte[] canonical = e.toByteArray();
+            assertTrue(scan.scanFast(canonical, 0, canonical.length), "fast path refused a real-shaped event");
+            assertSameFields(e, scan);
+            // one field moved behind the others (the eitoken, last already, stays): protobuf reads the same event, the scan refuses both ways and
+            // scanCanonical reads protobuf's bytes
+            int[] movable = {3, 5, 6, 7, 9, 11, 13, 14, 16};
+            int f = movable[rnd.nextInt(movable.length)];
+            byte[] moved = moveToEnd(canonical, f);
+            assertEquals(e, parse(moved), "field " + f + " moved");
+            assertFalse(scan.scanFast(moved, 0, moved.length), "fast path took field " + f + " out of order");
+            assertFalse(scan.scanGeneral(moved, 0, moved.length), "general path took field " + f + " out of order");
+            assertFalse(scan.scan(moved, 0, moved.length));
+            scan.scanCanonical(moved, 0, moved.length);
+            assertSameFields(e, scan);
+            assertArrayEquals(canonical, Arrays.copyOfRange(scan.buf(), scan.offset(), scan.offset() + scan.length()));
+        }
+        // refused after the fast path has read part of the event: the general path starts again and refuses too
+        byte[] canonical = realShaped(rnd).toByteArray();
+        for (byte[] bad : new byte[][]{concat(canonical, field(19, 1)), concat(canonical, field(14, 1)),
+                Arrays.copyOf(canonical, canonical.length - 1)}) {
+            assertFalse(scan.scanFast(bad, 0, bad.length));
+            assertFalse(scan.scanGeneral(bad, 0, bad.length));
+            assertFalse(scan.scan(bad, 0, bad.length));
+        }
+        // shorter than the fast path's head: the general path takes it
+        EIEvent_p1 small = EIEvent_p1.newBuilder().setRunNumber(1).setEventNumber(2).setLumiBlock(3).setTimeStamp(4)
+                .setTimeStampNSOffset(5).setBcid(6).setIsSimulation(true).setIsCalibration(false)
+                .setIsTestBeam(false).build();
+        byte[] bytes = small.toByteArray();
+        assertFalse(scan.scanFast(bytes, 0, bytes.length));
+        assertTrue(scan.scan(bytes, 0, bytes.length));
+        assertSameFields(small, scan);
+    }
+
+    /** The bytes with every occurrence of field {@code field} moved to the end, in their order. */
+    private static byte[] moveToEnd(byte[] bytes, int field) throws IOException {
+        com.google.protobuf.CodedInputStream in = com.google.protobuf.CodedInputStream.newInstance(bytes);
+        ByteArrayOutputStream rest = new ByteArrayOutputStream();
+        ByteArrayOutputStream moved = new ByteArrayOutputStream();
+        while (!in.isAtEnd()) {
+            int p = in.getTotalBytesRead();
+            int tag = in.readTag();
+            in.skipField(tag);
+            ((tag >>> 3) == field ? moved : rest).write(bytes, p, in.getTotalBytesRead() - p);
+        }
+        return concat(rest.toByteArray(), moved.toByteArray());
     }
 
     @Test
@@ -118,7 +190,14 @@ class EventScanTest {
      */
     static boolean assertAgreesWithProtobuf(byte[] bytes) {
         EventScan scan = new EventScan();
-        if (!scan.scan(bytes, 0, bytes.length)) {
+        EventScan general = new EventScan();
+        EventScan fast = new EventScan();
+        boolean accepted = scan.scan(bytes, 0, bytes.length);
+        // the scan's verdict is its general path's; its fast path takes nothing the general path refuses
+        assertEquals(accepted, general.scanGeneral(bytes, 0, bytes.length), "scan and its general path disagree");
+        boolean fastTook = fast.scanFast(bytes, 0, bytes.length);
+        assertTrue(accepted || !fastTook, "the fast path took bytes the general path refuses");
+        if (!accepted) {
             return false;
         }
         EIEvent_p1 parsed;
@@ -129,6 +208,10 @@ class EventScanTest {
         }
         assertArrayEquals(parsed.toByteArray(), bytes, "scan accepted a non-canonical serialization");
         assertSameFields(parsed, scan);
+        assertSameFields(parsed, general);
+        if (fastTook) {
+            assertSameFields(parsed, fast);
+        }
         return true;
     }
 
