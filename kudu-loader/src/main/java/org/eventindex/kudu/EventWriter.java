@@ -7,7 +7,6 @@ import org.apache.kudu.client.KuduSession;
 import org.apache.kudu.client.KuduTable;
 import org.apache.kudu.client.SessionConfiguration;
 import org.eventindex.consolidated.EventRecord;
-import org.eventindex.proto.EventIndexProtos.TriggerMenu_p1;
 import org.eventindex.spb.LongHashSet;
 
 import java.io.IOException;
@@ -15,7 +14,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-import static org.eventindex.EventIndexFailure.Kind.FATAL;
 import static java.util.Objects.requireNonNull;
 
 /**
@@ -27,7 +25,8 @@ import static java.util.Objects.requireNonNull;
  * <p>
  * With {@link LoaderSettings#loadThreads()} above 1 the rows, decided here in file order exactly as with one session,
  * are written by that many sessions on their own threads ({@link ParallelSessions}); progress then counts the rows
- * applied by all of them.
+ * applied by all of them. Each decided row is kept as a {@link PendingRow} (a few hundred bytes) until the batch of
+ * its tablet is full, and only then built as a Kudu row ({@link EventInserts}, decision 0078).
  * <p>
  * Sorted single-run files have equal event numbers adjacent: no set needed. Multi-run files keep every event number
  * in a set (~16 B each). File order is fixed, so a reload gives the same split.
@@ -72,9 +71,6 @@ final class EventWriter implements AutoCloseable {
     private final DatasetLoader.Progress progress;
 
     private final KuduTable dups;
-    private final EventRowMapper dupMapper;
-    private final RowChecksum dupSum;
-    private final int insertionTime;
     private final KuduSession session;
     private final TriggerBits bits = new TriggerBits();
     private final AsyncPairCounter pairs;
@@ -86,9 +82,7 @@ final class EventWriter implements AutoCloseable {
     private volatile long writtenSeen;
 
     // set at the first event (a file without events opens no event table)
-    private KuduTable events;
-    private EventRowMapper eventMapper;
-    private RowChecksum eventSum;
+    private EventInserts inserts;
     private String tableNames;
     private DatasetAnalytics.Overlap overlap;
 
@@ -119,10 +113,7 @@ final class EventWriter implements AutoCloseable {
         this.others = List.copyOf(others);
         this.progress = requireNonNull(progress, "progress is null");
         this.dups = client.openTable(config.duplicatedEventsTable());
-        this.dupMapper = new EventRowMapper(dups.getSchema());
-        this.dupSum = new RowChecksum(dups.getSchema());
-        this.insertionTime = dups.getSchema().getColumnIndex(KuduSchemas.INSERTION_TIME);
-        this.session = newSession(client, settings, settings.sessionBufferRows(1));
+        this.session = newSession(client, settings, settings.sessionBufferRows());
         this.pairs = new AsyncPairCounter(dataset);
         this.fault = fault;
     }
@@ -143,8 +134,8 @@ final class EventWriter implements AutoCloseable {
     }
 
     /**
-     * Rows decided and handed to Kudu that Kudu has not yet taken: what this load holds in its sessions' buffers
-     * (and, with several sessions, in hand-over), within a hand-over batch; any thread.
+     * Rows decided that Kudu has not yet taken: what this load holds in its sessions' buffers (and, with several
+     * sessions, waiting for their tablet's batch and in hand-over), within a batch; any thread.
      */
     long bufferedRows() {
         ParallelSessions p = parallel;
@@ -180,7 +171,7 @@ final class EventWriter implements AutoCloseable {
         }
         while (source.next()) {
             EventRecord e = source.event;
-            if (events == null) {
+            if (inserts == null) {
                 openEventTable(source.simulation());
             }
             count++;
@@ -193,14 +184,16 @@ final class EventWriter implements AutoCloseable {
             }
             decodeTriggers(e);
             int occurrence = adjacent ? adjacentOccurrence(e.eventNumber) : seenOccurrence(e.eventNumber);
-            Insert row = occurrence == 1 ? first(e, source.menu) : duplicate(e, source.menu, occurrence);
-            (occurrence == 1 ? eventSum : dupSum).add(row.getRow());
+            tally(e, occurrence);
+            PendingRow row = new PendingRow(e, source.menu, occurrence, TriggerWords.of(bits),
+                    inserts.storesMaskText());
             if (sink != null) {
-                sink.accept(row);
+                sink.accept(inserts.build(row));
             } else if (parallel != null) {
-                parallel.apply(row);
+                // held in this compact form until its tablet's batch is full (decision 0078)
+                parallel.add(row);
             } else {
-                session.apply(row);
+                session.apply(inserts.build(row));
                 if ((count & (ParallelSessions.BATCH - 1)) == 0) {
                     appliedSeen = count;
                     writtenSeen = rowsWritten(session);
@@ -228,18 +221,16 @@ final class EventWriter implements AutoCloseable {
         PairCounter triggerPairs = pairs.finish();
         Map<Integer, Long> overlaps = overlap == null ? Map.of() : overlap.result();
         return new Written(count, duplicates, uniqDupl, smk, triggerPairs, overlaps,
-                eventSum == null ? 0 : eventSum.value(), dupSum.value());
+                inserts == null ? 0 : inserts.uniqueSum(), inserts == null ? 0 : inserts.duplicatesSum());
     }
 
     private void openEventTable(boolean simulation) throws KuduException {
         String table = simulation ? config.mcEventsTable() : config.eventsTable();
-        events = client.openTable(table);
-        eventMapper = new EventRowMapper(events.getSchema());
-        eventSum = new RowChecksum(events.getSchema());
+        inserts = new EventInserts(client.openTable(table), dups, request, startMicros);
         tableNames = table + "/" + config.duplicatedEventsTable();
         overlap = new DatasetAnalytics.Overlap(client, table, others);
         if (settings.loadThreads() > 1) {
-            parallel = new ParallelSessions(client, settings, List.of(events, dups), tableNames, dataset, fault);
+            parallel = new ParallelSessions(client, settings, inserts, tableNames, dataset, fault);
         }
     }
 
@@ -254,50 +245,25 @@ final class EventWriter implements AutoCloseable {
         return seen.add(eventNumber) ? 1 : repeats.merge(eventNumber, 2, (a, b) -> a + 1);
     }
 
-    /** The first occurrence: to EVENTS/MCEVENTS, counted for trigger pairs and overlaps. */
-    private Insert first(EventRecord e, TriggerMenu_p1 menu) throws IOException {
-        Insert insert = events.newInsert();
-        fill(eventMapper, insert, e, menu);
-        eventMapper.fillTriggerWords(insert.getRow(), bits);
-        pairs.add(bits.fired, bits.firedCount);
-        overlap.add(e.runNumber, e.eventNumber);
-        return insert;
-    }
-
-    /** A later occurrence: to DUPLICATEDEVENTS, keyed apart by its insertion_time. */
-    private Insert duplicate(EventRecord e, TriggerMenu_p1 menu, int occurrence) throws DatasetLoadException {
+    /** A first occurrence is counted for trigger pairs and overlaps, a later one as a duplicate. */
+    private void tally(EventRecord e, int occurrence) {
+        if (occurrence == 1) {
+            pairs.add(bits.fired, bits.firedCount);
+            overlap.add(e.runNumber, e.eventNumber);
+            return;
+        }
         if (occurrence == 2) {
             uniqDupl++;
         }
-        Insert insert = dups.newInsert();
-        fill(dupMapper, insert, e, menu);
-        dupMapper.fillTriggerWords(insert.getRow(), bits);
-        insert.getRow().addLong(insertionTime, startMicros + occurrence - 2);
         duplicates++;
-        return insert;
     }
 
     private void decodeTriggers(EventRecord e) throws DatasetLoadException {
         try {
             bits.decode(e);
         } catch (IllegalArgumentException bad) {
-            throw malformed(e, "trigger mask", bad);
+            throw inserts.malformed(e, "trigger mask", bad);
         }
-    }
-
-    private void fill(EventRowMapper mapper, Insert insert, EventRecord e, TriggerMenu_p1 menu)
-            throws DatasetLoadException {
-        try {
-            mapper.fill(insert.getRow(), request.dspid(), request.epoch(), e, menu);
-        } catch (IllegalArgumentException bad) {
-            throw malformed(e, "reference", bad);
-        }
-    }
-
-    private DatasetLoadException malformed(EventRecord e, String what, IllegalArgumentException bad) {
-        return new DatasetLoadException(FATAL, dataset, "event " + e.runNumber + "/"
-                + Long.toUnsignedString(e.eventNumber) + " of file " + e.guid + " in " + request.source().location()
-                + " has a malformed " + what + ": " + bad.getMessage(), bad);
     }
 
     /** Stops the pair counting and loading threads if {@link #write()} did not finish, and closes the session. */

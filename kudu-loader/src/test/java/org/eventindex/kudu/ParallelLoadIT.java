@@ -134,9 +134,11 @@ class ParallelLoadIT {
             assertTrue(progress.get(i - 1) <= progress.get(i) && progress.get(i) <= rowsA.size(), "" + progress);
         }
         assertTrue(progress.size() > 2, "progress during the load: " + progress);
-        // the rows held for Kudu, as the gauge reads them: within the budget of the 4 sessions (2,000) and what 4
-        // threads have in hand-over (4 batches each), taken by Kudu as the load goes, none once it is done
-        long bound = 2_000 + 4 * 4 * ParallelSessions.BATCH;
+        // the rows held for Kudu, as the gauge reads them: the rows waiting for their tablet's batch within the
+        // budget (2,000 over 2 x 4 tablets: batches of 200, the most), and per thread its batches in hand-over and
+        // its session's two buffers (4 batches each), taken by Kudu as the load goes, none once it is done
+        int tabletBatch = LoaderSettings.MAX_TABLET_BATCH_ROWS;
+        long bound = 2_000 + 4 * (ParallelSessions.QUEUED + 1 + 2 * ParallelSessions.TABLETS_PER_FLUSH) * tabletBatch;
         assertTrue(buffered.stream().allMatch(b -> b >= 0 && b <= bound), "buffered rows: " + buffered);
         assertTrue(buffered.stream().anyMatch(b -> b > 0), "buffered rows: " + buffered);
         assertEquals(0, four.bufferedRows());
