@@ -246,7 +246,7 @@ final class EventWriter implements AutoCloseable {
     }
 
     /** A first occurrence is counted for trigger pairs and overlaps, a later one as a duplicate. */
-    private void tally(EventRecord e, int occurrence) {
+    private void tally(EventRecord e, int occurrence) throws IOException {
         if (occurrence == 1) {
             pairs.add(bits.fired, bits.firedCount);
             overlap.add(e.runNumber, e.eventNumber);
