@@ -1,5 +1,8 @@
 package org.eventindex.names;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 
 import static java.util.Objects.requireNonNull;
@@ -214,6 +217,8 @@ public record PoolToken(String db, String container, String clid, int technology
                 && isUpperHex(b, from + digits + 1, to);
     }
 
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final long HIGH_BITS = 0x8080_8080_8080_8080L;
     private static final byte[] DB_OPEN = ascii("[DB=");
     private static final byte[] CNT_OPEN = ascii("[CNT=");
     private static final byte[] CLID_OPEN = ascii("[CLID=");
@@ -281,12 +286,33 @@ public record PoolToken(String db, String container, String clid, int technology
     }
 
     private static boolean isUpperHex(byte[] b, int from, int to) {
-        for (int i = from; i < to; i++) {
+        int i = from;
+        // eight digits at once: each event's token has an OID of 33 bytes to check (decision 0077)
+        for (; to - i >= Long.BYTES; i += Long.BYTES) {
+            if (!isUpperHex((long) LONGS.get(b, i))) {
+                return false;
+            }
+        }
+        for (; i < to; i++) {
             if (!isUpperHex((char) b[i])) {
                 return false;
             }
         }
         return true;
+    }
+
+    /**
+     * Whether each of the eight bytes of {@code w} is 0-9 or A-F. A byte {@code c} below 0x80 plus {@code 0x80 - a}
+     * has its top bit set exactly when {@code c >= a}, with no carry into the next byte; a byte of 0x80 or more is
+     * refused before its carry matters.
+     */
+    private static boolean isUpperHex(long w) {
+        long atLeast0 = w + 0x5050_5050_5050_5050L;
+        long above9 = w + 0x4646_4646_4646_4646L;
+        long atLeastA = w + 0x3f3f_3f3f_3f3f_3f3fL;
+        long aboveF = w + 0x3939_3939_3939_3939L;
+        long hex = (atLeast0 & ~above9) | (atLeastA & ~aboveF);
+        return (w & HIGH_BITS) == 0 && (hex & HIGH_BITS) == HIGH_BITS;
     }
 
     /** The canonical text form (upper-case hex, fixed widths). {@code parse(t.format()).equals(t)}. */

@@ -27,7 +27,14 @@ final class SpbInput implements Closeable {
     private final InputStream inflated;
     /** The same stream as {@link #inflated} when it is inflated on a thread of its own; else null. */
     private final AheadInflater ahead;
-    private final byte[] buf = new byte[BUFFER_BYTES];
+    /**
+     * The bytes being read: an array of this reader's, filled from {@link #inflated}; or, inflating ahead, the chunk
+     * being read in place ({@link #chunk}), with the unread end of the previous chunk put in its headroom.
+     */
+    private byte[] buf;
+    /** Inflating ahead: the chunk {@link #buf} is, or null before the first and at the end of the stream. */
+    private AheadInflater.Chunk chunk;
+    private boolean ended;
     private int pos;
     private int lim;
     /** Stream offset of {@code buf[0]}. */
@@ -46,8 +53,10 @@ final class SpbInput implements Closeable {
         try {
             // the gzip header is read here, on this thread, in either mode: its faults are reported as before
             InputStream gzip = openGzip();
-            this.ahead = inflation == Inflation.AHEAD ? new AheadInflater(gzip, raw::count, source) : null;
-            this.inflated = ahead != null ? ahead : gzip;
+            this.ahead = inflation == Inflation.AHEAD ? new AheadInflater(gzip, raw::count, BUFFER_BYTES, source)
+                    : null;
+            this.inflated = gzip;
+            this.buf = ahead != null ? new byte[0] : new byte[BUFFER_BYTES];
         } catch (IOException | RuntimeException e) {
             try {
                 raw.close();
@@ -88,6 +97,12 @@ final class SpbInput implements Closeable {
         if (avail >= n) {
             return avail;
         }
+        if (ahead != null) {
+            while (lim - pos < n && nextChunk()) {
+                // each chunk holds the bytes still unread before its own
+            }
+            return lim - pos;
+        }
         if (pos > 0) {
             System.arraycopy(buf, pos, buf, 0, avail);
             bufStart += pos;
@@ -109,7 +124,7 @@ final class SpbInput implements Closeable {
      * buffer itself when they fit, no copy, else the spill array.
      */
     int take(SpbMessageType type, int length) throws IOException {
-        if (length <= buf.length) {
+        if (length <= BUFFER_BYTES) {
             int avail = ensure(length);
             if (avail < length) {
                 throw error(bufStart + lim, Problem.TRUNCATED, type + " of " + length + " bytes cut off after " + avail
@@ -134,6 +149,9 @@ final class SpbInput implements Closeable {
         if (spill.length < length) {
             spill = new byte[length];
         }
+        if (ahead != null) {
+            return readLargeAhead(type, length);
+        }
         int have = lim - pos;
         System.arraycopy(buf, pos, spill, 0, have);
         long start = offset();
@@ -152,27 +170,104 @@ final class SpbInput implements Closeable {
         return spill;
     }
 
-    private int readInflated(byte[] into, int off, int len) throws IOException {
-        try {
-            int n = inflated.read(into, off, len);
-            // Checked on every read: a gzip bomb inflates to at most the limit plus one buffer before it stops.
-            if (n > 0 && (inflatedBytes += n) > limits.maxInflatedBytes()) {
-                throw error(inflatedBytes - n, Problem.OVERSIZE, "inflates to more than " + limits.maxInflatedBytes()
-                        + " bytes (from " + compressedBytes() + " compressed bytes)", null);
+    /**
+     * Inflating ahead: a message larger than the buffer, copied from the chunks into the (grown, reused) spill
+     * array; the chunk holding its last byte stays {@link #buf}.
+     */
+    private byte[] readLargeAhead(SpbMessageType type, int length) throws IOException {
+        int have = 0;
+        while (true) {
+            int n = Math.min(lim - pos, length - have);
+            System.arraycopy(buf, pos, spill, have, n);
+            pos += n;
+            have += n;
+            if (have == length) {
+                return spill;
             }
-            if (n > 0 && inflatedBytes > SpbLimits.RATIO_FREE_BYTES
-                    && inflatedBytes / limits.maxInflationRatio() > compressedBytes()) {
-                throw error(inflatedBytes - n, Problem.OVERSIZE, "inflates more than " + limits.maxInflationRatio()
-                        + " times: " + inflatedBytes + " bytes from the first " + compressedBytes()
-                        + " compressed bytes (a decompression bomb?)", null);
+            if (!nextChunk()) {
+                throw error(offset(), Problem.TRUNCATED, type + " of " + length + " bytes cut off after " + have
+                        + " bytes", null);
             }
-            return n;
-        } catch (EOFException e) {
-            throw error(bufStart + lim, Problem.TRUNCATED, "gzip stream ends early after " + compressedBytes()
-                    + " compressed bytes (file cut off?)", e);
-        } catch (ZipException e) {
-            throw error(bufStart + lim, Problem.BAD_GZIP, "corrupt gzip data: " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * Inflating ahead: makes the next chunk {@link #buf}, with the bytes of the current one not consumed yet put just
+     * before its own (they are fewer than {@link #BUFFER_BYTES}, its headroom: {@link #ensure} asks for no more), and
+     * gives the current one back.
+     *
+     * @return false at the end of the stream
+     */
+    private boolean nextChunk() throws IOException {
+        if (ended) {
+            return false;
+        }
+        AheadInflater.Chunk next;
+        try {
+            next = ahead.take();
+        } catch (IOException e) {
+            throw inflateFault(e);
+        }
+        if (next == null) {
+            ended = true;
+            return false;
+        }
+        int unread = lim - pos;
+        int start = ahead.headroom() - unread;
+        byte[] bytes = next.bytes();
+        System.arraycopy(buf, pos, bytes, start, unread);
+        if (chunk != null) {
+            ahead.release(chunk);
+        }
+        chunk = next;
+        bufStart += pos - start;
+        buf = bytes;
+        pos = start;
+        lim = ahead.headroom() + next.length();
+        checkInflated(next.length());
+        return true;
+    }
+
+    private int readInflated(byte[] into, int off, int len) throws IOException {
+        int n;
+        try {
+            n = inflated.read(into, off, len);
+        } catch (IOException e) {
+            throw inflateFault(e);
+        }
+        if (n > 0) {
+            checkInflated(n);
+        }
+        return n;
+    }
+
+    /**
+     * Counts {@code n > 0} more inflated bytes against the limits. Checked on every read (inflating ahead, every
+     * chunk): a gzip bomb inflates to at most the limit plus one buffer (one chunk) before it stops.
+     */
+    private void checkInflated(int n) throws SpbFormatException {
+        if ((inflatedBytes += n) > limits.maxInflatedBytes()) {
+            throw error(inflatedBytes - n, Problem.OVERSIZE, "inflates to more than " + limits.maxInflatedBytes()
+                    + " bytes (from " + compressedBytes() + " compressed bytes)", null);
+        }
+        if (inflatedBytes > SpbLimits.RATIO_FREE_BYTES
+                && inflatedBytes / limits.maxInflationRatio() > compressedBytes()) {
+            throw error(inflatedBytes - n, Problem.OVERSIZE, "inflates more than " + limits.maxInflationRatio()
+                    + " times: " + inflatedBytes + " bytes from the first " + compressedBytes()
+                    + " compressed bytes (a decompression bomb?)", null);
+        }
+    }
+
+    /** A fault of the gzip layer met after the bytes read so far, as the reader reports it. */
+    private IOException inflateFault(IOException e) {
+        if (e instanceof EOFException) {
+            return error(bufStart + lim, Problem.TRUNCATED, "gzip stream ends early after " + compressedBytes()
+                    + " compressed bytes (file cut off?)", e);
+        }
+        if (e instanceof ZipException) {
+            return error(bufStart + lim, Problem.BAD_GZIP, "corrupt gzip data: " + e.getMessage(), e);
+        }
+        return e;
     }
 
     private InputStream openGzip() throws IOException {
@@ -195,6 +290,10 @@ final class SpbInput implements Closeable {
 
     @Override
     public void close() throws IOException {
-        inflated.close();
+        if (ahead != null) {
+            ahead.close();
+        } else {
+            inflated.close();
+        }
     }
 }

@@ -107,6 +107,29 @@ class PoolTokenTest {
 
     /** The older form {@code [OID=%08X-%08X]} that older data carries: read, and formatted back as it was read. */
     @Test
+    void everyByteInEveryHexDigitOfTechAndOidIsCheckedAsOne() {
+        // the digits are checked eight at a time: each byte value at each position, by the grammar and the checker
+        byte[] valid = TOKEN.getBytes(StandardCharsets.US_ASCII);
+        int tech = TOKEN.indexOf("[TECH=") + 6;
+        int oid = TOKEN.indexOf("[OID=") + 5;
+        PoolToken.Checker checker = new PoolToken.Checker(1);
+        assertNull(checker.problem(0, valid, 0, valid.length));
+        for (int at = tech; at < valid.length - 1; at++) {
+            if (at >= tech + 8 && at < oid) {
+                continue;
+            }
+            for (int c = 0; c < 256; c++) {
+                byte[] b = valid.clone();
+                b[at] = (byte) c;
+                boolean expected = at == oid + 16 ? c == '-' : (c >= '0' && c <= '9') || (c >= 'A' && c <= 'F');
+                String what = "byte 0x" + Integer.toHexString(c) + " at " + at;
+                assertEquals(expected, PoolToken.problem(b, 0, b.length) == null, what);
+                assertEquals(expected, checker.problem(0, b, 0, b.length) == null, what + " (checker)");
+            }
+        }
+    }
+
+    @Test
     void theOlderEightDigitOidFormIsReadAndFormattedBackAsItWas() {
         String old = "[DB=" + DB + "][CNT=POOLContainer(DataHeader)][CLID=" + CLID + "][TECH=00000202]"
                 + "[OID=00000005-000003E8]";

@@ -2,6 +2,7 @@ package org.eventindex.spb;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -30,7 +31,7 @@ class AheadInflationTest {
     private static final int EVENTS = 20_000;
 
     @Test
-    void theBytesArriveInOrderWhateverTheReadSizes() throws IOException {
+    void theChunksHoldTheStreamInOrderAfterTheirHeadroom() throws IOException {
         byte[] plain = new byte[5 * AheadInflater.CHUNK_BYTES + 12_345];
         Random random = new Random(7);
         for (int i = 0; i < plain.length; i++) {
@@ -39,15 +40,20 @@ class AheadInflationTest {
         byte[] gz = Raw.gzip(plain);
         CountingInputStream raw = new CountingInputStream(new ByteArrayInputStream(gz));
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        try (AheadInflater in = new AheadInflater(new GZIPInputStream(raw), raw::count, SOURCE)) {
-            byte[] buf = new byte[70_000];
-            for (int n = in.read(buf, 0, 1 + random.nextInt(buf.length)); n >= 0;
-                 n = in.read(buf, 0, 1 + random.nextInt(buf.length))) {
-                out.write(buf, 0, n);
+        int headroom = 1000;
+        int chunks = 0;
+        try (AheadInflater in = new AheadInflater(new GZIPInputStream(raw), raw::count, headroom, SOURCE)) {
+            for (AheadInflater.Chunk c = in.take(); c != null; c = in.take()) {
+                assertEquals(headroom + AheadInflater.CHUNK_BYTES, c.bytes().length);
+                out.write(c.bytes(), headroom, c.length());
+                in.release(c);
+                chunks++;
             }
             assertEquals(gz.length, in.compressedBytes(), "compressed bytes once the stream ended");
+            assertNull(in.take(), "the end, again");
         }
         assertArrayEquals(plain, out.toByteArray());
+        assertEquals(6, chunks, "full chunks but the last");
     }
 
     @Test
@@ -87,6 +93,67 @@ class AheadInflationTest {
         // closing the reader joins its inflating thread: none is left, without waiting
         assertTrue(Thread.getAllStackTraces().keySet().stream()
                 .noneMatch(t -> t.getName().equals("inflate " + SOURCE)), "an inflating thread is left");
+    }
+
+    @Test
+    void messagesLargerThanTheBufferAcrossChunksReadTheSame() throws IOException {
+        // events of about 80 KiB (more than the reader's buffer) among small ones: some cut by a chunk's end, some by two
+        EIEvent_p1 small = SpbFixtures.event(SpbFixtures.RUN, 1);
+        Raw r = Raw.start().message(SpbMessageType.HEADER, SpbFixtures.header())
+                .message(SpbMessageType.BEGIN_GUID, SpbFixtures.begin(SpbFixtures.GUID_A));
+        int events = 0;
+        for (int i = 0; i < 60; i++) {
+            EIEvent_p1.Builder big = SpbFixtures.event(SpbFixtures.RUN, 2L * i + 2).toBuilder()
+                    .setL1PassedTrigMask(SpbFixtures.l1Mask(SpbContentLimits.L1_MASK_BYTES))
+                    .setL2PassedTrigMask("y".repeat(SpbContentLimits.HLT_MASK_BYTES))
+                    .setEFPassedTrigMask(SpbFixtures.hltMask(SpbContentLimits.HLT_MASK_BYTES));
+            for (int t = 1; t < SpbContentLimits.TOKENS_PER_EVENT; t++) {
+                big.addEitoken(big.getEitoken(0).toBuilder().setName("Stream" + t)
+                        .setToken(SpbFixtures.token(SpbContentLimits.TOKEN_BYTES)));
+            }
+            r.message(SpbMessageType.EVENT, big.build());
+            for (int k = 0; k < i; k++) {
+                r.message(SpbMessageType.EVENT, small.toBuilder().setEventNumber(2L * i + 3 + k * 1000L).build());
+                events++;
+            }
+            events++;
+        }
+        byte[] plain = r.message(SpbMessageType.END_GUID, SpbFixtures.end(events))
+                .message(SpbMessageType.TRAILER, SpbFixtures.trailer(events, 1)).plain();
+        assertTrue(plain.length > 8 * AheadInflater.CHUNK_BYTES, "the stream spans several chunks");
+        byte[] gz = Raw.gzip(plain);
+
+        List<String> inline = rawEvents(gz, Inflation.INLINE);
+        assertEquals(events + 1, inline.size(), inline.get(inline.size() - 1));
+        assertEquals(inline, rawEvents(gz, Inflation.AHEAD));
+        for (int i = 1; i < 10; i++) {
+            byte[] cut = Raw.gzip(Arrays.copyOf(plain, plain.length * i / 10));
+            assertEquals(rawEvents(cut, Inflation.INLINE), rawEvents(cut, Inflation.AHEAD));
+        }
+    }
+
+    /**
+     * Each raw event's bytes (as a hash and length) and offset, then how the stream ended. The large events repeat and
+     * inflate more than 100 times: the limits allow it here.
+     */
+    private static List<String> rawEvents(byte[] gz, Inflation inflation) throws IOException {
+        List<String> out = new ArrayList<>();
+        SpbLimits limits = new SpbLimits(SpbLimits.DEFAULT.maxMessageBytes(), SpbLimits.DEFAULT.maxInflatedBytes(),
+                SpbLimits.DEFAULT.maxEventsPerFile(), 10_000);
+        try (SpbReader reader = new SpbReader(new ByteArrayInputStream(gz), SOURCE, limits, inflation)
+                .rawEvents()) {
+            for (SpbRecord rec = reader.next(); rec != null; rec = reader.next()) {
+                if (rec instanceof SpbRecord.RawEvent e) {
+                    EventScan s = e.event();
+                    out.add(s.length() + " bytes " + Arrays.hashCode(Arrays.copyOfRange(s.buf(), s.offset(),
+                            s.offset() + s.length())) + " at " + e.offset());
+                }
+            }
+            out.add("end at " + reader.uncompressedBytes());
+        } catch (SpbFormatException e) {
+            out.add("refused " + e.problem() + " at " + e.offset() + ": " + e.getMessage());
+        }
+        return out;
     }
 
     @Test

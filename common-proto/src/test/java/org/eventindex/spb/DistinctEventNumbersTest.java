@@ -35,6 +35,23 @@ class DistinctEventNumbersTest {
     }
 
     @Test
+    void manyPagesInOrderWithLateCopiesOfEarlyPages() {
+        DistinctEventNumbers d = new DistinctEventNumbers();
+        Set<Long> expected = new HashSet<>();
+        Random r = new Random(77);
+        long next = 0;
+        for (int i = 0; i < 5 * DistinctEventNumbers.PAGE + 123; i++) {
+            next += 1 + r.nextInt(3);
+            assertEquals(expected.add(next), d.add(next));
+            if (i % 1000 == 999) {
+                long late = r.nextInt((int) next); // in any page so far, seen or not
+                assertEquals(expected.add(late), d.add(late), "late " + late);
+            }
+        }
+        assertEquals(expected.size(), d.size());
+    }
+
+    @Test
     void descendingAndRepeatedNumbers() {
         DistinctEventNumbers d = new DistinctEventNumbers();
         for (long v = 3_000; v > 0; v--) {

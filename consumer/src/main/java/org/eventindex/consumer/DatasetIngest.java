@@ -40,6 +40,18 @@ public interface DatasetIngest {
     }
 
     /**
+     * Whether the store holds a queryable load of the signal's dataset from another signal (whose rows a load of this
+     * one replaces). Such a dataset is loaded after its new file is published, not while it is written, so that its
+     * earlier content stays queryable if the new one fails its checks (decision 0073). Stores without that record
+     * hold none.
+     *
+     * @throws IOException when the store cannot be read
+     */
+    default boolean holdsEarlierLoad(ValidSignal signal) throws IOException {
+        return false;
+    }
+
+    /**
      * Called before the dataset's HDFS file is replaced: refuses a signal whose selection is older than the one the
      * query store already holds for the dataset (a superseded signal delivered late), so that neither the file nor
      * the rows go back to older content. Stores without that record accept every signal.

@@ -23,7 +23,9 @@ import static org.eventindex.EventIndexFailure.Kind.RETRIABLE;
  * With {@code overlap} (consumer.kudu.load.overlap, decision 0073) the load runs on a thread of its own while the
  * file is written: it takes the rows as the merge writes them ({@link LoadFeed}) and marks the dataset LOADED only
  * after the file is committed; a failure of either side fails both, and the dataset is left as an interrupted load
- * leaves it (LOADING, its rows deleted by the next attempt).
+ * leaves it (LOADING, its rows deleted by the next attempt). A dataset already queryable from another signal's load is
+ * loaded after its file is published, as without {@code overlap}, so that a new content failing its checks leaves the
+ * earlier one queryable.
  */
 final class DatasetProcessor {
     private final Consolidator consolidator;
@@ -58,7 +60,7 @@ final class DatasetProcessor {
     }
 
     Outcome process(ValidSignal signal) throws ConsumeException, InterruptedException {
-        if (overlap) {
+        if (overlap && !holdsEarlierLoad(signal)) {
             return processOverlapped(signal);
         }
         Consolidator.Result written = writeAndCommit(signal, null);
@@ -70,6 +72,18 @@ final class DatasetProcessor {
             throw loadFailed(signal, file, e);
         }
         return new Outcome(file, written, loaded);
+    }
+
+    /**
+     * Whether the dataset is queryable from another signal's load: then it is loaded after its file is published (the
+     * earlier rows stay queryable until the new file passed its checks). When Kudu cannot say, the same: the safe order.
+     */
+    private boolean holdsEarlierLoad(ValidSignal signal) {
+        try {
+            return ingest.holdsEarlierLoad(signal);
+        } catch (IOException | RuntimeException e) {
+            return true;
+        }
     }
 
     /**

@@ -172,6 +172,15 @@ public final class KuduIngest implements DatasetIngest, AutoCloseable {
         }
     }
 
+    @Override
+    public boolean holdsEarlierLoad(ValidSignal signal) throws IOException {
+        try {
+            return loader.holdsEarlierLoad(signal.name(), signal.signalId());
+        } catch (KuduException e) {
+            throw readable(e);
+        }
+    }
+
     /** The masters answer a table listing (the tables are not required: the consumer creates them). */
     @Override
     public void probe() throws IOException {

@@ -58,6 +58,7 @@ import static org.eventindex.consumer.TestSpb.Guid;
 import static org.eventindex.consumer.TestSpb.range;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -447,10 +448,8 @@ class ConsumerIntegrationTest {
         };
         Path spool = tmp.resolve("spool-quota");
         java.nio.file.Files.createDirectories(spool);
-        HdfsCommitter committer = new HdfsCommitter(org.apache.hadoop.fs.FileContext.getFileContext(hdfs.uri(),
-                hdfs.conf()), new org.apache.hadoop.fs.Path(HDFS_ROOT), parquet.fileSuffix());
-        Consolidator consolidator = new Consolidator(store, org.eventindex.spb.SpbLimits.DEFAULT, 2, 1,
-                new ConsumerMetrics(new io.prometheus.metrics.model.registry.PrometheusRegistry()));
+        HdfsCommitter committer = committer(parquet);
+        Consolidator consolidator = consolidator(store);
         try (KuduIngest ingest = new KuduIngest(kudu.client(), new org.eventindex.kudu.KuduTablesConfig(PREFIX, 4, 1),
                 fs(), Clock.systemUTC())) {
             ConsumeException failed = org.junit.jupiter.api.Assertions.assertThrows(ConsumeException.class,
@@ -476,6 +475,68 @@ class ConsumerIntegrationTest {
             assertEquals("LOADED", datasetState(dspid));
             assertEquals(List.of(dataset + ".parquet"), names(dataset));
         }
+    }
+
+    /**
+     * A dataset already queryable (test 6 left it LOADED from sig-quota-1) is loaded again from a newer signal after
+     * its file is published, not while the file is written (decision 0073): a new content failing its checks after
+     * the merge started must leave the earlier rows queryable. The format refuses the overlapping form.
+     */
+    @Test
+    @Order(7)
+    void aDatasetAlreadyQueryableIsReloadedAfterItsFileIsPublished() throws Exception {
+        String dataset = "data17_13TeV.00327639.physics_Main.merge.AOD.f838_m1824";
+        int dspid = DSPID + 4;
+        assertEquals("LOADED", datasetState(dspid), "test 6 loaded the dataset");
+        MemoryObjectFetcher store = new MemoryObjectFetcher();
+        store.put("o1", TestSpb.object(dataset, "o1", 1000, Guid.of("G1", 1, 1500), Guid.of("G2", 5001, 1500)));
+        ValidSignal signal = new SignalValidator("s3.test", 7480, BUCKET).validate(new ConsumerSignal(
+                ConsumerSignal.TYPE, "sig-quota-2", dataset, dataset, dspid, 3, List.of(new SignalObject(
+                MemoryObjectFetcher.url("o1").toString(), 100, List.of("G1", "G2"), 3000)), 3000,
+                System.currentTimeMillis() + 1_000));
+        ParquetConsolidatedFormat parquet = new ParquetConsolidatedFormat(tmp.resolve("spool-reload"), 64 << 20, 1,
+                16 << 20);
+        java.nio.file.Files.createDirectories(tmp.resolve("spool-reload"));
+        ConsolidatedFormat fileFirst = new ConsolidatedFormat() {
+            @Override
+            public String fileSuffix() {
+                return parquet.fileSuffix();
+            }
+
+            @Override
+            public ConsolidatedWriter open(java.io.OutputStream out) {
+                return parquet.open(out);
+            }
+
+            @Override
+            public ConsolidatedWriter open(java.io.OutputStream out, MergedRows tap) {
+                throw new AssertionError("a dataset already queryable is not loaded while its file is written");
+            }
+        };
+        HdfsCommitter committer = committer(parquet);
+        Consolidator consolidator = consolidator(store);
+        try (KuduIngest ingest = new KuduIngest(kudu.client(), new org.eventindex.kudu.KuduTablesConfig(PREFIX, 4, 1),
+                fs(), Clock.systemUTC())) {
+            assertTrue(ingest.holdsEarlierLoad(signal), "the LOADED row of sig-quota-1 is an earlier load");
+
+            DatasetProcessor.Outcome reloaded = new DatasetProcessor(consolidator, fileFirst, committer, ingest,
+                    n -> { }, true).process(signal);
+
+            assertEquals(3000, reloaded.loaded().eventsLoaded());
+            assertEquals(3000, kuduRows("EVENTS", dspid));
+            assertEquals("LOADED", datasetState(dspid));
+            assertFalse(ingest.holdsEarlierLoad(signal), "the LOADED row is now this signal's own load");
+        }
+    }
+
+    private HdfsCommitter committer(ConsolidatedFormat format) throws IOException {
+        return new HdfsCommitter(org.apache.hadoop.fs.FileContext.getFileContext(hdfs.uri(), hdfs.conf()),
+                new org.apache.hadoop.fs.Path(HDFS_ROOT), format.fileSuffix());
+    }
+
+    private static Consolidator consolidator(MemoryObjectFetcher store) {
+        return new Consolidator(store, org.eventindex.spb.SpbLimits.DEFAULT, 2, 1,
+                new ConsumerMetrics(new io.prometheus.metrics.model.registry.PrometheusRegistry()));
     }
 
     private void put(String key, byte[] bytes) {

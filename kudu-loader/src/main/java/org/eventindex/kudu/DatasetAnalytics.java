@@ -118,7 +118,7 @@ final class DatasetAnalytics {
      * same dataset writing at the same time, and it fails this load (Kudu refuses the row) instead of being
      * overwritten into a mix of the two loads' counts.
      */
-    void writeTriggerCounts(int dspid, PairCounter pairs, String dataset) throws IOException {
+    void writeTriggerCounts(int dspid, PairCounter.Pairs pairs, String dataset) throws IOException {
         deleteTriggerCounts(dspid, dataset);
         KuduTable table = client.openTable(config.triggerCountTable());
         Schema s = table.getSchema();

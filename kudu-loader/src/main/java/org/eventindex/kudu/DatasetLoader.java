@@ -92,13 +92,18 @@ public final class DatasetLoader {
      */
     public static DatasetLoader replaying(KuduClient client, KuduTables tables, LoaderSettings settings,
                                           DatasetsRow catalogued) {
+        checkReplayable(catalogued);
+        return new DatasetLoader(client, tables, settings,
+                new ReplayClock(catalogued.insertStart(), catalogued.insertEnd()));
+    }
+
+    /** @throws IllegalArgumentException when {@code catalogued} is not LOADED with its insert times */
+    static void checkReplayable(DatasetsRow catalogued) {
         requireNonNull(catalogued, "catalogued is null");
         if (!catalogued.isLoaded() || catalogued.insertStart() == null || catalogued.insertEnd() == null) {
             throw new IllegalArgumentException("dataset " + catalogued.dataset() + " is " + catalogued.state()
                     + " in DATASETS, not LOADED with its insert times: nothing to replay");
         }
-        return new DatasetLoader(client, tables, settings,
-                new ReplayClock(catalogued.insertStart(), catalogued.insertEnd()));
     }
 
     /**
@@ -111,6 +116,24 @@ public final class DatasetLoader {
         requireNonNull(catalogued, "catalogued is null");
         datasets.markState(DatasetName.parse(catalogued.dataset()), LoadState.LOADING);
         return load(replayRequest(catalogued, source));
+    }
+
+    /**
+     * Repairs a dataset whose Kudu rows verify found wrong: reloads {@code catalogued}'s dataset from {@code source}
+     * as it was loaded ({@link #replaying}, {@link #reload}), on one session.
+     *
+     * @throws IllegalStateException when {@code found} is not {@link Verification.Verdict#KUDU_DIFFERS}: a file that
+     *                               disagrees with the catalogue is not loaded over the rows
+     */
+    public static LoadResult repair(KuduClient client, KuduTables tables, Verification found, DatasetsRow catalogued,
+                                    DatasetSource source) throws IOException {
+        if (found.verdict() != Verification.Verdict.KUDU_DIFFERS) {
+            throw new IllegalStateException("dataset " + found.dataset() + " is " + found.verdict()
+                    + ": only a dataset whose Kudu rows disagree with a file that agrees with the catalogue is"
+                    + " reloaded");
+        }
+        return replaying(client, tables, LoaderSettings.defaults().withLoadThreads(1), catalogued)
+                .reload(catalogued, source);
     }
 
     /** The request that loads {@code catalogued}'s dataset again from {@code source} (see {@link #replaying}). */
@@ -139,6 +162,18 @@ public final class DatasetLoader {
     }
 
     /**
+     * Whether Kudu holds a queryable load of {@code dataset} other than {@code loadId}: a LOADED row of an earlier
+     * signal, whose rows a new load replaces. The consumer loads such a dataset only after its new file is published
+     * (decision 0073), so that the earlier content stays queryable until then.
+     */
+    public boolean holdsEarlierLoad(DatasetName dataset, String loadId) throws IOException {
+        requireNonNull(dataset, "dataset is null");
+        requireNonNull(loadId, "loadId is null");
+        Optional<DatasetsRow> row = datasets.find(dataset);
+        return row.isPresent() && row.get().state() == LoadState.LOADED && !loadId.equals(row.get().loadId());
+    }
+
+    /**
      * Loads {@code request} following the protocol above; adds the epoch's range if missing.
      *
      * @throws DatasetLoadException     when the load is refused, the file is not a Parquet file, Kudu refuses rows,
@@ -152,7 +187,6 @@ public final class DatasetLoader {
         long t0 = System.nanoTime();
         String dataset = request.dataset().toString();
         int dspid = request.dspid();
-        int epoch = request.epoch();
 
         // 0-1. one read of DATASETS decides: refused (superseded), already loaded, or load (fresh or replacing)
         DatasetsTable.Decision decision = datasets.decide(request);
@@ -170,23 +204,14 @@ public final class DatasetLoader {
         EventWriter.Written written;
         try (source) {
             // 2. LOADING, and no row of an earlier or interrupted load left
-            tables.ensureEpoch(epoch);
-            if (decision instanceof DatasetsTable.Decision.Replace replace && replace.movedFrom().isPresent()) {
-                // The supervisor re-placed the dataset: remove the old placement's rows while the row still names
-                // it, so a crash in between leaves a LOADING row that a retry cleans up the same way.
-                Placement old = replace.movedFrom().get();
-                datasets.markState(request.dataset(), LoadState.LOADING);
-                EventRows.deleteDataset(client, tables.config(), old.dspid(), old.rgid(), dataset);
-            }
             Instant start = clock.instant();
-            datasets.markLoading(request, start);
-            EventRows.deleteDataset(client, tables.config(), dspid, epoch, dataset);
+            clearForLoad(client, tables, datasets, request, decision, start);
             progress.step(dataset, "loading");
 
             // 3. the file, streamed into EVENTS/MCEVENTS and DUPLICATEDEVENTS
             List<Placement> others = datasets.loadedInRun(request.dataset().runNumber(), dspid);
             try (EventWriter writer = new EventWriter(client, tables.config(), settings, request,
-                    DatasetsTable.micros(start), others, progress, fault)) {
+                    DatasetsReader.micros(start), others, progress, fault)) {
                 writing = writer;
                 written = writer.write(source);
             } finally {
@@ -195,23 +220,53 @@ public final class DatasetLoader {
         }
 
         // 4. the dataset's TRIGGERCOUNT and EVENTSOVERLAP rows replaced
-        analytics.writeTriggerCounts(dspid, written.triggerPairs(), dataset);
+        analytics.writeTriggerCounts(dspid, written.triggerPairs()::forEach, dataset);
         analytics.writeOverlaps(dspid, written.overlaps(), dataset);
         progress.step(dataset, "analytics");
 
         // 5. the stored rows are what was written, then LOADED (unless a newer selection started meanwhile)
         if (settings.verifyCounts()) {
-            EventCounts stored = EventRows.counts(client, tables.config(), dspid, epoch);
-            if (stored.events() != written.unique() || stored.duplicates() != written.duplicates()) {
-                throw new DatasetLoadException(RETRIABLE, dataset, "after loading " + written.events()
-                        + " events Kudu holds " + stored.events() + " rows in EVENTS (expected " + written.unique()
-                        + ") and " + stored.duplicates() + " in DUPLICATEDEVENTS (expected " + written.duplicates()
-                        + ") for dspid " + dspid + " epoch " + epoch + "; is another load of it running?");
-            }
+            checkCounts(client, tables.config(), request, written);
             progress.step(dataset, "counts verified");
         }
         datasets.markLoaded(request, written, clock.instant());
         return new LoadResult(written.events(), written.unique(), written.duplicates(), elapsedMillis(t0), false);
+    }
+
+    /**
+     * Step 5's check: Kudu holds, for the request's dataset id and epoch, the rows {@code written} says were written.
+     *
+     * @throws DatasetLoadException when it does not (rows lost, or another load of the dataset writing)
+     */
+    static void checkCounts(KuduClient client, KuduTablesConfig config, LoadRequest request,
+                            EventWriter.Written written) throws IOException {
+        EventCounts stored = EventRows.counts(client, config, request.dspid(), request.epoch());
+        if (stored.events() != written.unique() || stored.duplicates() != written.duplicates()) {
+            throw new DatasetLoadException(RETRIABLE, request.dataset().toString(), "after loading "
+                    + written.events() + " events Kudu holds " + stored.events() + " rows in EVENTS (expected "
+                    + written.unique() + ") and " + stored.duplicates() + " in DUPLICATEDEVENTS (expected "
+                    + written.duplicates() + ") for dspid " + request.dspid() + " epoch " + request.epoch()
+                    + "; is another load of it running?");
+        }
+    }
+
+    /**
+     * Step 2 of the protocol: the dataset LOADING (from {@code start}), and no row of an earlier or interrupted load
+     * left, at its placement or at the one it moved from.
+     */
+    static void clearForLoad(KuduClient client, KuduTables tables, DatasetsTable datasets, LoadRequest request,
+                             DatasetsTable.Decision decision, Instant start) throws IOException {
+        String dataset = request.dataset().toString();
+        tables.ensureEpoch(request.epoch());
+        if (decision instanceof DatasetsTable.Decision.Replace replace && replace.movedFrom().isPresent()) {
+            // The supervisor re-placed the dataset: remove the old placement's rows while the row still names
+            // it, so a crash in between leaves a LOADING row that a retry cleans up the same way.
+            Placement old = replace.movedFrom().get();
+            datasets.markState(request.dataset(), LoadState.LOADING);
+            EventRows.deleteDataset(client, tables.config(), old.dspid(), old.rgid(), dataset);
+        }
+        datasets.markLoading(request, start);
+        EventRows.deleteDataset(client, tables.config(), request.dspid(), request.epoch(), dataset);
     }
 
     /**

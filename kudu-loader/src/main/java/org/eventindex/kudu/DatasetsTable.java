@@ -18,7 +18,6 @@ import org.eventindex.names.DatasetName;
 
 import java.io.IOException;
 import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -28,23 +27,18 @@ import static org.eventindex.EventIndexFailure.Kind.RETRIABLE;
 import static java.util.Objects.requireNonNull;
 
 /**
- * Reads and writes DATASETS rows. The key is parsed from the dataset name; the version column holds the version
- * with its {@code _tid}/{@code _sub} suffix so task outputs of one dataset stay distinct rows.
+ * Writes DATASETS rows for the loader (its protocol's states and counts), and decides a load from the row read by
+ * {@link DatasetsReader}.
  */
 final class DatasetsTable {
-    private static final List<String> COLUMNS = List.of(KuduSchemas.DSPID, KuduSchemas.RGID, KuduSchemas.STATE,
-            KuduSchemas.LOAD_ID, KuduSchemas.HDFS_PATH, KuduSchemas.COUNT_EVENTS, KuduSchemas.UNIQ_DUPL_EVENTS,
-            KuduSchemas.NUM_DUPLICATES, KuduSchemas.INSERT_START, KuduSchemas.INSERT_END, KuduSchemas.SIGNAL_TS,
-            KuduSchemas.CONTENT_CHECKSUM);
-    /** Columns added since the first release: a table not yet upgraded by {@code createOrVerify} lacks them. */
-    private static final List<String> ADDED = List.of(KuduSchemas.SIGNAL_TS, KuduSchemas.CONTENT_CHECKSUM);
-
     private final KuduClient client;
     private final String tableName;
+    private final DatasetsReader reader;
 
     DatasetsTable(KuduClient client, String tableName) {
         this.client = requireNonNull(client, "client is null");
         this.tableName = requireNonNull(tableName, "tableName is null");
+        this.reader = new DatasetsReader(client, tableName);
     }
 
     /** What a load is to do, decided from one read of the dataset's DATASETS row ({@link #decide}). */
@@ -121,58 +115,9 @@ final class DatasetsTable {
                 + Instant.ofEpochMilli(selectedAt) + "; nothing changed";
     }
 
+    /** The row of {@code name}, if any (read by {@link DatasetsReader}). */
     Optional<DatasetsRow> find(DatasetName name) throws KuduException {
-        KuduTable table = client.openTable(tableName);
-        Schema s = table.getSchema();
-        KuduScanner scanner = client.newScannerBuilder(table)
-                .setProjectedColumnNames(columns(s))
-                .addPredicate(KuduPredicate.newComparisonPredicate(s.getColumn(KuduSchemas.RUNNUMBER),
-                        KuduPredicate.ComparisonOp.EQUAL, name.runNumber()))
-                .addPredicate(eq(s, KuduSchemas.PROJECT, name.project()))
-                .addPredicate(eq(s, KuduSchemas.STREAMNAME, name.stream()))
-                .addPredicate(eq(s, KuduSchemas.PRODSTEP, name.prodStep()))
-                .addPredicate(eq(s, KuduSchemas.DATATYPE, name.dataType()))
-                .addPredicate(eq(s, KuduSchemas.VERSION, version(name)))
-                .build();
-        try {
-            while (scanner.hasMoreRows()) {
-                for (RowResult r : scanner.nextRows()) {
-                    return Optional.of(toRecord(name.toString(), r));
-                }
-            }
-            return Optional.empty();
-        } finally {
-            scanner.close();
-        }
-    }
-
-    /** Every row of the table, in no particular order (a scan of DATASETS: thousands of rows, not billions). */
-    List<DatasetsRow> all() throws KuduException {
-        KuduTable table = client.openTable(tableName);
-        Schema s = table.getSchema();
-        List<String> columns = new ArrayList<>(KuduSchemas.DATASETS_KEY);
-        columns.addAll(columns(s));
-        KuduScanner scanner = client.newScannerBuilder(table).setProjectedColumnNames(columns).build();
-        List<DatasetsRow> rows = new ArrayList<>();
-        try {
-            while (scanner.hasMoreRows()) {
-                for (RowResult r : scanner.nextRows()) {
-                    DatasetName name = DatasetName.fromKey(r.getString(KuduSchemas.PROJECT),
-                            r.getInt(KuduSchemas.RUNNUMBER), r.getString(KuduSchemas.STREAMNAME),
-                            r.getString(KuduSchemas.PRODSTEP), r.getString(KuduSchemas.DATATYPE),
-                            r.getString(KuduSchemas.VERSION));
-                    rows.add(toRecord(name.toString(), r));
-                }
-            }
-        } finally {
-            scanner.close();
-        }
-        return rows;
-    }
-
-    /** {@link #COLUMNS} that {@code s} has (a table of an earlier version lacks the {@link #ADDED} ones). */
-    private static List<String> columns(Schema s) {
-        return COLUMNS.stream().filter(c -> !ADDED.contains(c) || s.hasColumn(c)).toList();
+        return reader.find(name);
     }
 
     /** The LOADED datasets of run {@code runNumber} other than {@code excludeDspid}. */
@@ -235,7 +180,7 @@ final class DatasetsTable {
             if (request.selectedAt() > 0) {
                 row.addLong(KuduSchemas.SIGNAL_TS, request.selectedAt());
             }
-            row.addLong(KuduSchemas.INSERT_START, micros(start));
+            row.addLong(KuduSchemas.INSERT_START, DatasetsReader.micros(start));
             row.setNull(KuduSchemas.INSERT_END);
             row.setNull(KuduSchemas.COUNT_EVENTS);
             row.setNull(KuduSchemas.UNIQ_DUPL_EVENTS);
@@ -257,7 +202,7 @@ final class DatasetsTable {
         checkNotSuperseded(request.dataset(), request.loadId(), request.selectedAt());
         write(request, row -> {
             row.addString(KuduSchemas.STATE, LoadState.LOADED.name());
-            row.addLong(KuduSchemas.INSERT_END, micros(end));
+            row.addLong(KuduSchemas.INSERT_END, DatasetsReader.micros(end));
             row.addLong(KuduSchemas.COUNT_EVENTS, written.events());
             row.addLong(KuduSchemas.UNIQ_DUPL_EVENTS, written.uniqDuplEvents());
             row.addLong(KuduSchemas.NUM_DUPLICATES, written.duplicates());
@@ -305,54 +250,7 @@ final class DatasetsTable {
         }
     }
 
-    private static DatasetsRow toRecord(String dataset, RowResult r) {
-        return new DatasetsRow(dataset,
-                r.isNull(KuduSchemas.DSPID) ? -1 : r.getInt(KuduSchemas.DSPID),
-                r.isNull(KuduSchemas.RGID) ? -1 : r.getInt(KuduSchemas.RGID),
-                r.isNull(KuduSchemas.STATE) ? null : state(r.getString(KuduSchemas.STATE)),
-                r.isNull(KuduSchemas.LOAD_ID) ? null : r.getString(KuduSchemas.LOAD_ID),
-                r.isNull(KuduSchemas.HDFS_PATH) ? null : r.getString(KuduSchemas.HDFS_PATH),
-                longOrNull(r, KuduSchemas.COUNT_EVENTS),
-                longOrNull(r, KuduSchemas.UNIQ_DUPL_EVENTS),
-                longOrNull(r, KuduSchemas.NUM_DUPLICATES),
-                instantOrNull(r, KuduSchemas.INSERT_START),
-                instantOrNull(r, KuduSchemas.INSERT_END),
-                r.getSchema().hasColumn(KuduSchemas.SIGNAL_TS) ? longOrNull(r, KuduSchemas.SIGNAL_TS) : null,
-                r.getSchema().hasColumn(KuduSchemas.CONTENT_CHECKSUM)
-                        ? longOrNull(r, KuduSchemas.CONTENT_CHECKSUM) : null);
-    }
-
-    /** @return null for a state this loader does not know (set by an operator or a newer version) */
-    private static LoadState state(String text) {
-        for (LoadState s : LoadState.values()) {
-            if (s.name().equals(text)) {
-                return s;
-            }
-        }
-        return null;
-    }
-
     private static long orZero(Long value) {
         return value == null ? 0 : value;
-    }
-
-    private static Long longOrNull(RowResult r, String column) {
-        return r.isNull(column) ? null : r.getLong(column);
-    }
-
-    private static Instant instantOrNull(RowResult r, String column) {
-        return r.isNull(column) ? null : Instant.EPOCH.plus(r.getLong(column), ChronoUnit.MICROS);
-    }
-
-    private static KuduPredicate eq(Schema s, String column, String value) {
-        return KuduPredicate.newComparisonPredicate(s.getColumn(column), KuduPredicate.ComparisonOp.EQUAL, value);
-    }
-
-    static String version(DatasetName name) {
-        return name.version() + name.suffix();
-    }
-
-    static long micros(Instant t) {
-        return ChronoUnit.MICROS.between(Instant.EPOCH, t);
     }
 }

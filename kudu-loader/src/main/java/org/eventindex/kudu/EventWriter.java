@@ -1,35 +1,27 @@
 package org.eventindex.kudu;
 
-import org.apache.kudu.client.Insert;
 import org.apache.kudu.client.KuduClient;
 import org.apache.kudu.client.KuduException;
 import org.apache.kudu.client.KuduSession;
-import org.apache.kudu.client.KuduTable;
 import org.apache.kudu.client.SessionConfiguration;
 import org.eventindex.consolidated.EventRecord;
-import org.eventindex.spb.LongHashSet;
 
 import java.io.IOException;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
 import static java.util.Objects.requireNonNull;
 
 /**
- * Writes the events of one load's file (steps 3 and the counting of 4 of {@link DatasetLoader}'s protocol): the first
- * occurrence of each event number to EVENTS (MCEVENTS for a simulation dataset), later ones to DUPLICATEDEVENTS, all
- * through one Kudu session; on the way it counts the trigger pairs and the overlap with the other LOADED datasets of
- * the run, and reports progress. One instance per load; close it, also after a failure, to stop the pair counting
- * thread and close the session.
+ * Writes the events of one load's file (steps 3 and the counting of 4 of {@link DatasetLoader}'s protocol): the rows
+ * {@link FileRows} decides (the first occurrence of each event number to EVENTS, MCEVENTS for a simulation dataset,
+ * later ones to DUPLICATEDEVENTS), all through one Kudu session; on the way it counts the trigger pairs and the
+ * overlap with the other LOADED datasets of the run, and reports progress. One instance per load; close it, also
+ * after a failure, to stop the pair counting thread and close the session.
  * <p>
  * With {@link LoaderSettings#loadThreads()} above 1 the rows, decided here in file order exactly as with one session,
- * are written by that many sessions on their own threads ({@link ParallelSessions}); progress then counts the rows
- * applied by all of them. Each decided row is kept as a {@link PendingRow} (a few hundred bytes) until the batch of
- * its tablet is full, and only then built as a Kudu row ({@link EventInserts}, decision 0078).
- * <p>
- * Sorted single-run files have equal event numbers adjacent: no set needed. Multi-run files keep every event number
- * in a set (~16 B each). File order is fixed, so a reload gives the same split.
+ * are held compact until their tablet's batch is full, then built and written by that many sessions on their own
+ * threads ({@link ParallelSessions}, decision 0078); progress then counts the rows applied by all of them.
  */
 final class EventWriter implements AutoCloseable {
 
@@ -70,32 +62,21 @@ final class EventWriter implements AutoCloseable {
     private final List<Placement> others;
     private final DatasetLoader.Progress progress;
 
-    private final KuduTable dups;
     private final KuduSession session;
-    private final TriggerBits bits = new TriggerBits();
     private final AsyncPairCounter pairs;
     private final ParallelSessions.Fault fault;
-    private RowSink sink;
     private volatile ParallelSessions parallel;
     // the single session's rows applied and taken by Kudu, as last read (every hand-over batch of rows), for a gauge
     private volatile long appliedSeen;
     private volatile long writtenSeen;
 
     // set at the first event (a file without events opens no event table)
-    private EventInserts inserts;
     private String tableNames;
     private DatasetAnalytics.Overlap overlap;
 
-    // duplicate classification: by adjacency (sorted single-run files), else by the set of event numbers seen
-    private LongHashSet seen;
-    private final Map<Long, Integer> repeats = new HashMap<>();
-    private long lastEvent = -1;
-    private int lastOccurrence;
-
-    private long count;
-    private long duplicates;
-    private long uniqDupl;
     private Integer smk;
+    // set by divertTo: the rows go there instead of Kudu
+    private RowSink sink;
 
     /**
      * @param startMicros the load's insert_start; a duplicate's {@code insertion_time} is this plus occurrence - 2
@@ -112,7 +93,6 @@ final class EventWriter implements AutoCloseable {
         this.startMicros = startMicros;
         this.others = List.copyOf(others);
         this.progress = requireNonNull(progress, "progress is null");
-        this.dups = client.openTable(config.duplicatedEventsTable());
         this.session = newSession(client, settings, settings.sessionBufferRows());
         this.pairs = new AsyncPairCounter(dataset);
         this.fault = fault;
@@ -134,18 +114,12 @@ final class EventWriter implements AutoCloseable {
     }
 
     /**
-     * Rows decided that Kudu has not yet taken: what this load holds in its sessions' buffers (and, with several
-     * sessions, waiting for their tablet's batch and in hand-over), within a batch; any thread.
+     * Rows decided that Kudu has not yet taken: what this load holds in its session's buffers, within a hand-over
+     * batch, or with several sessions also waiting for their tablet's batch and in hand-over; any thread.
      */
     long bufferedRows() {
         ParallelSessions p = parallel;
         return p != null ? p.bufferedRows() : Math.max(0, appliedSeen - writtenSeen);
-    }
-
-    /** Where the decided rows go instead of Kudu: what a verification digests ({@link DatasetVerifier}). */
-    @FunctionalInterface
-    interface RowSink {
-        void accept(Insert row) throws IOException;
     }
 
     /**
@@ -165,16 +139,17 @@ final class EventWriter implements AutoCloseable {
      * @throws IOException          when the file cannot be read or Kudu fails
      */
     Written write(EventSource source) throws IOException {
-        boolean adjacent = source.adjacentDuplicates();
-        if (!adjacent) {
-            seen = new LongHashSet(1 << 16);
+        FileRows rows = new FileRows(client, config, source, request.source().location(), dataset, request.dspid(),
+                request.epoch(), startMicros);
+        if (sink == null && settings.loadThreads() > 1) {
+            rows.holdRows();
         }
-        while (source.next()) {
+        while (rows.next()) {
             EventRecord e = source.event;
-            if (inserts == null) {
-                openEventTable(source.simulation());
+            if (overlap == null) {
+                openWriters(rows);
             }
-            count++;
+            long count = rows.events();
             if (smk == null) {
                 if (e.hasSmk) {
                     smk = e.smk;
@@ -182,18 +157,16 @@ final class EventWriter implements AutoCloseable {
                     smk = source.menu.getSMK();
                 }
             }
-            decodeTriggers(e);
-            int occurrence = adjacent ? adjacentOccurrence(e.eventNumber) : seenOccurrence(e.eventNumber);
-            tally(e, occurrence);
-            PendingRow row = new PendingRow(e, source.menu, occurrence, TriggerWords.of(bits),
-                    inserts.storesMaskText());
+            if (rows.first()) {
+                pairs.add(rows.bits().fired, rows.bits().firedCount);
+                overlap.add(e.runNumber, e.eventNumber);
+            }
             if (sink != null) {
-                sink.accept(inserts.build(row));
+                sink.accept(rows.row());
             } else if (parallel != null) {
-                // held in this compact form until its tablet's batch is full (decision 0078)
-                parallel.add(row);
+                parallel.add(rows.pending());
             } else {
-                session.apply(inserts.build(row));
+                session.apply(rows.row());
                 if ((count & (ParallelSessions.BATCH - 1)) == 0) {
                     appliedSeen = count;
                     writtenSeen = rowsWritten(session);
@@ -217,52 +190,20 @@ final class EventWriter implements AutoCloseable {
         if (tableNames != null) {
             EventRows.failOnErrors(session, tableNames, "insert events", dataset);
         }
-        progress.events(dataset, count);
+        progress.events(dataset, rows.events());
         PairCounter triggerPairs = pairs.finish();
         Map<Integer, Long> overlaps = overlap == null ? Map.of() : overlap.result();
-        return new Written(count, duplicates, uniqDupl, smk, triggerPairs, overlaps,
-                inserts == null ? 0 : inserts.uniqueSum(), inserts == null ? 0 : inserts.duplicatesSum());
+        return new Written(rows.events(), rows.duplicates(), rows.uniqDuplEvents(), smk, triggerPairs, overlaps,
+                rows.uniqueSum(), rows.duplicatesSum());
     }
 
-    private void openEventTable(boolean simulation) throws KuduException {
-        String table = simulation ? config.mcEventsTable() : config.eventsTable();
-        inserts = new EventInserts(client.openTable(table), dups, request, startMicros);
+    /** At the first event, once {@code rows} opened the event table the file's content decides. */
+    private void openWriters(FileRows rows) throws KuduException {
+        String table = rows.eventTable().getName();
         tableNames = table + "/" + config.duplicatedEventsTable();
         overlap = new DatasetAnalytics.Overlap(client, table, others);
-        if (settings.loadThreads() > 1) {
-            parallel = new ParallelSessions(client, settings, inserts, tableNames, dataset, fault);
-        }
-    }
-
-    private int adjacentOccurrence(long eventNumber) {
-        int occurrence = count > 1 && eventNumber == lastEvent ? lastOccurrence + 1 : 1;
-        lastEvent = eventNumber;
-        lastOccurrence = occurrence;
-        return occurrence;
-    }
-
-    private int seenOccurrence(long eventNumber) {
-        return seen.add(eventNumber) ? 1 : repeats.merge(eventNumber, 2, (a, b) -> a + 1);
-    }
-
-    /** A first occurrence is counted for trigger pairs and overlaps, a later one as a duplicate. */
-    private void tally(EventRecord e, int occurrence) throws IOException {
-        if (occurrence == 1) {
-            pairs.add(bits.fired, bits.firedCount);
-            overlap.add(e.runNumber, e.eventNumber);
-            return;
-        }
-        if (occurrence == 2) {
-            uniqDupl++;
-        }
-        duplicates++;
-    }
-
-    private void decodeTriggers(EventRecord e) throws DatasetLoadException {
-        try {
-            bits.decode(e);
-        } catch (IllegalArgumentException bad) {
-            throw inserts.malformed(e, "trigger mask", bad);
+        if (sink == null && settings.loadThreads() > 1) {
+            parallel = new ParallelSessions(client, settings, rows.inserts(), tableNames, dataset, fault);
         }
     }
 

@@ -1,6 +1,9 @@
 package org.eventindex.kudu;
 
+import java.io.IOException;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * Counts, within one dataset, the events in which each pair of trigger ids fired together (trig1 <= trig2; the
@@ -53,6 +56,30 @@ final class PairCounter {
                 }
             }
         }
+    }
+
+    /** The non-zero pair counts as (trig1, trig2, count) triples, ordered by (trig1, trig2): what a load shipped. */
+    long[] triples() throws IOException {
+        List<long[]> pairs = new ArrayList<>();
+        forEach((t1, t2, c) -> pairs.add(new long[] {t1, t2, c}));
+        long[] triples = new long[3 * pairs.size()];
+        for (int i = 0; i < pairs.size(); i++) {
+            System.arraycopy(pairs.get(i), 0, triples, 3 * i, 3);
+        }
+        return triples;
+    }
+
+    /** Calls {@code sink} for every (trig1, trig2, count) of {@code triples} ({@link #triples()}). */
+    static void forEachTriple(long[] triples, PairSink sink) throws IOException {
+        for (int i = 0; i < triples.length; i += 3) {
+            sink.pair((int) triples[i], (int) triples[i + 1], triples[i + 2]);
+        }
+    }
+
+    /** Pair counts however held: a counter's {@link #forEach}, or shipped {@link #triples()}. */
+    @FunctionalInterface
+    interface Pairs {
+        void forEach(PairSink sink) throws IOException;
     }
 
     /** Receives one pair count. */

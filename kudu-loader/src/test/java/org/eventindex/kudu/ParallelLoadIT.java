@@ -296,7 +296,7 @@ class ParallelLoadIT {
     private static Snapshot snapshot(String dataset, int dspid) throws Exception {
         DatasetsRow row = queries.dataset(dataset).orElseThrow();
         assertEquals(LoadState.LOADED, row.state());
-        long start = DatasetsTable.micros(row.insertStart());
+        long start = DatasetsReader.micros(row.insertStart());
         List<Object> counts = List.of(row.state(), row.dspid(), row.rgid(), row.countEvents(), row.uniqDuplEvents(),
                 row.numDuplicates());
         return new Snapshot(table(CONFIG.eventsTable(), dspid, start), table(CONFIG.duplicatedEventsTable(), dspid,

@@ -22,9 +22,9 @@ class PendingRowTest {
         EventRecord record = EventRecord.of(TestDatasetFiles.event(77, OWN, ESD, RAW).build(), OWN);
         TriggerBits bits = new TriggerBits();
         bits.decode(record);
-        PartialRow atOnce = row(new PendingRow(record, null, 1, TriggerWords.of(bits), false));
+        PartialRow atOnce = row(PendingRow.held(record, null, 1, TriggerWords.of(bits), false));
 
-        PendingRow pending = new PendingRow(record, null, 1, TriggerWords.of(bits), false);
+        PendingRow pending = PendingRow.held(record, null, 1, TriggerWords.of(bits), false);
         // the Parquet reader refills the same record for the next event
         record.set(TestDatasetFiles.event(78, OWN, RAW, ESD).clearL1PassedTrigMask().build(), OWN);
         bits.decode(record);
@@ -46,8 +46,8 @@ class PendingRowTest {
         EventRecord record = EventRecord.of(TestDatasetFiles.event(77, OWN, ESD, RAW).build(), OWN);
         TriggerBits bits = new TriggerBits();
         bits.decode(record);
-        assertNull(new PendingRow(record, null, 1, TriggerWords.of(bits), false).event.l1PassedTrigMask);
-        assertEquals(record.l1PassedTrigMask, new PendingRow(record, null, 1, TriggerWords.of(bits), true)
+        assertNull(PendingRow.held(record, null, 1, TriggerWords.of(bits), false).event.l1PassedTrigMask);
+        assertEquals(record.l1PassedTrigMask, PendingRow.held(record, null, 1, TriggerWords.of(bits), true)
                 .event.l1PassedTrigMask);
     }
 

@@ -265,7 +265,8 @@ public final class KuduTables {
         }
     }
 
-    static void checkEpoch(int epoch) {
+    /** @throws IllegalArgumentException when {@code epoch} is not a valid epoch (rgid) */
+    public static void checkEpoch(int epoch) {
         if (epoch < 0 || epoch == Integer.MAX_VALUE) {
             throw new IllegalArgumentException("epoch must be within 0.." + (Integer.MAX_VALUE - 1) + ": " + epoch);
         }

@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.function.LongSupplier;
 
 import static java.util.Objects.requireNonNull;
 
@@ -27,7 +28,7 @@ import static java.util.Objects.requireNonNull;
  * The Kudu reads behind a dataset's figures on the physicists' page: its DATASETS row (by the full key), its
  * TRIGGERCOUNT rows (one tablet, {@code dataset_id = dspid}), its events per run and lumiblock (a scan of the
  * dataset's epoch in EVENTS or MCEVENTS projecting two columns) and its DUPLICATEDEVENTS rows next to the first
- * occurrence's file. Thread-safe: tables are opened once.
+ * occurrence's file. Thread-safe. The tables follow a rebuild's swap ({@link NamedTables}).
  */
 final class DatasetFigureReader {
     /** A DATASETS row; {@code dspid}/{@code rgid} null when the row has none yet. */
@@ -58,24 +59,31 @@ final class DatasetFigureReader {
             KuduSchemas.RGID, KuduSchemas.COUNT_EVENTS, KuduSchemas.NUM_DUPLICATES, KuduSchemas.UNIQ_DUPL_EVENTS);
 
     private final KuduClient client;
-    private final KuduTable datasets;
-    private final KuduTable events;
-    private final KuduTable mcEvents;
-    private final KuduTable duplicatedEvents;
-    private final KuduTable triggerCount;
+    private final KuduTablesConfig config;
+    private final NamedTables tables;
 
-    /** @throws KuduException when a table is missing (names the table) or Kudu is unreachable */
-    DatasetFigureReader(KuduClient client, KuduTablesConfig config) throws KuduException {
+    /**
+     * @param nanoTime the clock of the checks for a swap
+     * @throws KuduException when a table is missing (names the table) or Kudu is unreachable
+     */
+    DatasetFigureReader(KuduClient client, KuduTablesConfig config, LongSupplier nanoTime) throws KuduException {
         this.client = requireNonNull(client, "client is null");
-        this.datasets = client.openTable(config.datasetsTable());
-        this.events = client.openTable(config.eventsTable());
-        this.mcEvents = client.openTable(config.mcEventsTable());
-        this.duplicatedEvents = client.openTable(config.duplicatedEventsTable());
-        this.triggerCount = client.openTable(config.triggerCountTable());
+        this.config = requireNonNull(config, "config is null");
+        this.tables = new NamedTables(client, config.datasetsTable(), List.of(config.eventsTable(),
+                config.mcEventsTable(), config.duplicatedEventsTable(), config.triggerCountTable()),
+                "dataset figures", nanoTime);
+    }
+
+    /** EVENTS, or MCEVENTS for a simulation dataset, then the other one: the loader decides by the file's content. */
+    private List<KuduTable> eventTables(DatasetRow d) {
+        KuduTable events = tables.table(config.eventsTable());
+        KuduTable mcEvents = tables.table(config.mcEventsTable());
+        return d.simulation() ? List.of(mcEvents, events) : List.of(events, mcEvents);
     }
 
     /** The DATASETS row of {@code name} (any state); empty when there is none. */
     Optional<DatasetRow> dataset(DatasetName name) throws KuduException {
+        KuduTable datasets = tables.table(config.datasetsTable());
         Schema s = datasets.getSchema();
         KuduScanner scanner = client.newScannerBuilder(datasets).setProjectedColumnNames(DATASET_COLUMNS)
                 .addPredicate(eq(s, KuduSchemas.RUNNUMBER, name.runNumber()))
@@ -103,6 +111,7 @@ final class DatasetFigureReader {
 
     /** Every TRIGGERCOUNT row of the dataset, ordered by (trig1, trig2). */
     List<TriggerPair> triggerPairs(DatasetRow d) throws KuduException {
+        KuduTable triggerCount = tables.table(config.triggerCountTable());
         Schema s = triggerCount.getSchema();
         KuduScanner scanner = client.newScannerBuilder(triggerCount)
                 .setProjectedColumnNames(List.of(KuduSchemas.TRIG1, KuduSchemas.TRIG2, KuduSchemas.COUNT))
@@ -131,9 +140,9 @@ final class DatasetFigureReader {
      * by the file's content, as for a lookup).
      */
     TreeMap<Long, Long> counts(DatasetRow d, boolean byLumiblock) throws KuduException {
-        KuduTable first = d.simulation() ? mcEvents : events;
-        TreeMap<Long, Long> out = counts(first, d, byLumiblock);
-        return out.isEmpty() ? counts(first == events ? mcEvents : events, d, byLumiblock) : out;
+        List<KuduTable> order = eventTables(d);
+        TreeMap<Long, Long> out = counts(order.get(0), d, byLumiblock);
+        return out.isEmpty() ? counts(order.get(1), d, byLumiblock) : out;
     }
 
     private TreeMap<Long, Long> counts(KuduTable table, DatasetRow d, boolean byLumiblock) throws KuduException {
@@ -168,6 +177,7 @@ final class DatasetFigureReader {
      * time), each with the file of the event's first occurrence (one IN-list scan of the event table for them all).
      */
     Duplicates duplicates(DatasetRow d, int limit) throws KuduException {
+        KuduTable duplicatedEvents = tables.table(config.duplicatedEventsTable());
         Schema s = duplicatedEvents.getSchema();
         KuduScanner scanner = client.newScannerBuilder(duplicatedEvents)
                 .setProjectedColumnNames(List.of(KuduSchemas.RUNNUMBER, KuduSchemas.EVENTNUMBER,
@@ -204,7 +214,7 @@ final class DatasetFigureReader {
         if (eventNumbers.isEmpty()) {
             return out;
         }
-        for (KuduTable table : d.simulation() ? List.of(mcEvents, events) : List.of(events, mcEvents)) {
+        for (KuduTable table : eventTables(d)) {
             Schema s = table.getSchema();
             KuduScanner scanner = client.newScannerBuilder(table)
                     .setProjectedColumnNames(List.of(KuduSchemas.EVENTNUMBER, KuduSchemas.DB))

@@ -128,7 +128,7 @@ final class DatasetFigures {
 
     private synchronized DatasetFigureReader reader() throws KuduException {
         if (reader == null) {
-            reader = new DatasetFigureReader(client.get(), tables);
+            reader = new DatasetFigureReader(client.get(), tables, System::nanoTime);
         }
         return reader;
     }

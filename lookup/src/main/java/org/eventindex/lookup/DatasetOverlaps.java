@@ -22,6 +22,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
+import java.util.function.LongSupplier;
 
 import static java.util.Objects.requireNonNull;
 
@@ -33,7 +34,8 @@ import static java.util.Objects.requireNonNull;
  * restricted to its (dspid, epoch) tablet of that bucket, in key order (a fault-tolerant, ordered scan: dspid fixed,
  * so ordered by event number), and the streams are merged: memory is a scanner batch per dataset, whatever the
  * datasets' size, and the buckets run on {@code threads} in parallel. Simulation datasets are read from MCEVENTS, data
- * from EVENTS (a dataset's rows are in one of them); events are only shared within one of the two tables.
+ * from EVENTS (a dataset's rows are in one of them); events are only shared within one of the two tables. The tables
+ * follow a rebuild's swap ({@link NamedTables}).
  */
 public final class DatasetOverlaps {
     /** @param shared events (run, event number) in both {@code a} and {@code b} */
@@ -62,15 +64,20 @@ public final class DatasetOverlaps {
     private static final List<String> COLUMNS = List.of(KuduSchemas.EVENTNUMBER, KuduSchemas.RUNNUMBER);
 
     private final KuduClient client;
-    private final KuduTable events;
-    private final KuduTable mcEvents;
+    private final KuduTablesConfig config;
+    private final NamedTables tables;
     private final ExecutorService pool;
 
-    /** @param pool runs the buckets' merges (the lookup's pool); not closed here */
-    DatasetOverlaps(KuduClient client, KuduTablesConfig config, ExecutorService pool) throws KuduException {
+    /**
+     * @param pool     runs the buckets' merges (the lookup's pool); not closed here
+     * @param nanoTime the clock of the checks for a swap ({@link NamedTables})
+     */
+    DatasetOverlaps(KuduClient client, KuduTablesConfig config, ExecutorService pool, LongSupplier nanoTime)
+            throws KuduException {
         this.client = requireNonNull(client, "client is null");
-        this.events = client.openTable(config.eventsTable());
-        this.mcEvents = client.openTable(config.mcEventsTable());
+        this.config = requireNonNull(config, "config is null");
+        this.tables = new NamedTables(client, config.datasetsTable(), List.of(config.eventsTable(),
+                config.mcEventsTable()), "dataset overlaps", nanoTime);
         this.pool = requireNonNull(pool, "pool is null");
     }
 
@@ -94,7 +101,7 @@ public final class DatasetOverlaps {
             if (l == null) {
                 throw new IllegalArgumentException("dataset " + d.name() + " has no dspid/epoch in DATASETS");
             }
-            KuduTable table = l.simulation() ? mcEvents : events;
+            KuduTable table = tables.table(l.simulation() ? config.mcEventsTable() : config.eventsTable());
             Schema s = table.getSchema();
             List<KuduScanToken> tokens = client.newScanTokenBuilder(table).setProjectedColumnNames(COLUMNS)
                     .setFaultTolerant(true)

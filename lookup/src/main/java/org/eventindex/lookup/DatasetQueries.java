@@ -46,14 +46,14 @@ public final class DatasetQueries implements AutoCloseable {
     DatasetQueries(KuduClient client, KuduTablesConfig config, SupervisorDatasets supervisor, int threads,
                    Clock clock) throws KuduException {
         requireNonNull(client, "client is null");
-        this.rows = new DatasetRows(client, config);
+        this.rows = new DatasetRows(client, config, System::nanoTime);
         this.statuses = new DatasetStatuses(rows, supervisor, clock);
         this.pool = Executors.newFixedThreadPool(threads, r -> {
             Thread t = new Thread(r, "dataset-overlap");
             t.setDaemon(true);
             return t;
         });
-        this.overlaps = new DatasetOverlaps(client, config, pool);
+        this.overlaps = new DatasetOverlaps(client, config, pool, System::nanoTime);
     }
 
     DatasetStatuses.Answer statuses(String glob) throws KuduException {

@@ -3,7 +3,6 @@ package org.eventindex.lookup;
 import org.apache.kudu.client.KuduClient;
 import org.apache.kudu.client.KuduException;
 import org.apache.kudu.client.KuduScanner;
-import org.apache.kudu.client.KuduTable;
 import org.apache.kudu.client.RowResult;
 import org.eventindex.kudu.KuduSchemas;
 import org.eventindex.kudu.KuduTablesConfig;
@@ -11,13 +10,15 @@ import org.eventindex.kudu.KuduTablesConfig;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.LongSupplier;
 import java.util.regex.Pattern;
 
 import static java.util.Objects.requireNonNull;
 
 /**
  * Every DATASETS row, whatever its state, with what the dataset status and overlaps need: one scan of the (small)
- * table, the name columns rebuilt into the dataset name as {@code DatasetName} prints it.
+ * table, the name columns rebuilt into the dataset name as {@code DatasetName} prints it. The table followed across a
+ * rebuild's swap ({@link NamedTables}).
  */
 final class DatasetRows {
     /**
@@ -42,17 +43,23 @@ final class DatasetRows {
             KuduSchemas.INSERT_START, KuduSchemas.INSERT_END);
 
     private final KuduClient client;
-    private final KuduTable table;
+    private final String table;
+    private final NamedTables tables;
 
-    /** @throws KuduException when the table is missing (names it) or Kudu is unreachable */
-    DatasetRows(KuduClient client, KuduTablesConfig config) throws KuduException {
+    /**
+     * @param nanoTime the clock of the checks for a swap ({@link NamedTables})
+     * @throws KuduException when the table is missing (names it) or Kudu is unreachable
+     */
+    DatasetRows(KuduClient client, KuduTablesConfig config, LongSupplier nanoTime) throws KuduException {
         this.client = requireNonNull(client, "client is null");
-        this.table = client.openTable(config.datasetsTable());
+        this.table = config.datasetsTable();
+        this.tables = new NamedTables(client, table, List.of(), "dataset statuses", nanoTime);
     }
 
     /** The rows whose name matches {@code name} (a glob's pattern, null: all), sorted by name. */
     List<Row> rows(Pattern name) throws KuduException {
-        KuduScanner scanner = client.newScannerBuilder(table).setProjectedColumnNames(COLUMNS).build();
+        KuduScanner scanner = client.newScannerBuilder(tables.table(table)).setProjectedColumnNames(COLUMNS)
+                .build();
         List<Row> out = new ArrayList<>();
         try {
             while (scanner.hasMoreRows()) {

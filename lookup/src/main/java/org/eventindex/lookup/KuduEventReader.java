@@ -14,15 +14,10 @@ import org.eventindex.kudu.LoadState;
 import org.eventindex.kudu.KuduSchemas;
 import org.eventindex.kudu.KuduTablesConfig;
 
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
-
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import static java.util.Objects.requireNonNull;
 
@@ -31,14 +26,9 @@ import static java.util.Objects.requireNonNull;
  * rows of one event in one dataset by the full EVENTS key (dspid, eventnumber, rgid), which Kudu prunes to one
  * tablet (rgid selects the epoch range, eventnumber the hash bucket). Thread-safe.
  * <p>
- * A Kudu table handle follows the table's id, not its name; a rebuild's swap renames the tables (DATASETS last,
- * decision 0069). So at most every {@link #TABLE_CHECK_INTERVAL} one lookup asks the master for the id of the table
- * now named DATASETS and, when it changed, reopens the four tables by name: lookups move to the swapped-in tables
- * within a second, and those under way finish on the tables they started with (kept until dropped). A failed check
- * (a name missing halfway through a swap, the master away) keeps the tables in use and is tried again later.
+ * The tables follow a rebuild's swap ({@link NamedTables}): lookups move to the swapped-in tables within a second.
  */
 final class KuduEventReader {
-    private static final Logger LOG = LoggerFactory.getLogger(KuduEventReader.class);
     /** The columns of one event row that a lookup reports. */
     record EventRow(Integer run, String db, String tk, String dbRaw, String tkRaw, String dbEsd, String tkEsd,
                     String dbAod, String tkAod) {
@@ -54,23 +44,9 @@ final class KuduEventReader {
             KuduSchemas.DBRAW, KuduSchemas.TKRAW, KuduSchemas.DBESD, KuduSchemas.TKESD, KuduSchemas.DBAOD,
             KuduSchemas.TKAOD);
 
-    /** How often the name DATASETS is checked for another table (a swap). */
-    static final Duration TABLE_CHECK_INTERVAL = Duration.ofSeconds(1);
-
-    /** The tables read, opened together by name. */
-    private record Tables(KuduTable datasets, KuduTable events, KuduTable mcEvents, KuduTable duplicatedEvents) {
-        static Tables open(KuduClient client, KuduTablesConfig config, KuduTable datasets) throws KuduException {
-            return new Tables(datasets, client.openTable(config.eventsTable()),
-                    client.openTable(config.mcEventsTable()), client.openTable(config.duplicatedEventsTable()));
-        }
-    }
-
     private final KuduClient client;
     private final KuduTablesConfig config;
-    private final LongSupplier nanoTime;
-    private final AtomicLong nextCheck;
-    private final AtomicLong switches = new AtomicLong();
-    private volatile Tables tables;
+    private final NamedTables tables;
 
     /** @throws KuduException when a table is missing (names the table) or Kudu is unreachable */
     KuduEventReader(KuduClient client, KuduTablesConfig config) throws KuduException {
@@ -81,36 +57,13 @@ final class KuduEventReader {
     KuduEventReader(KuduClient client, KuduTablesConfig config, LongSupplier nanoTime) throws KuduException {
         this.client = requireNonNull(client, "client is null");
         this.config = requireNonNull(config, "config is null");
-        this.nanoTime = requireNonNull(nanoTime, "nanoTime is null");
-        this.tables = Tables.open(client, config, client.openTable(config.datasetsTable()));
-        this.nextCheck = new AtomicLong(nanoTime.getAsLong() + TABLE_CHECK_INTERVAL.toNanos());
+        this.tables = new NamedTables(client, config.datasetsTable(), List.of(config.eventsTable(),
+                config.mcEventsTable(), config.duplicatedEventsTable()), "lookups", nanoTime);
     }
 
     /** How many times the tables were reopened because a swap put other tables under their names. */
     long tableSwitches() {
-        return switches.get();
-    }
-
-    /** The tables to read now: those under the names, checked at most once per interval (by one caller). */
-    private Tables tables() {
-        long now = nanoTime.getAsLong();
-        long due = nextCheck.get();
-        if (now - due >= 0 && nextCheck.compareAndSet(due, now + TABLE_CHECK_INTERVAL.toNanos())) {
-            Tables current = tables;
-            try {
-                KuduTable named = client.openTable(config.datasetsTable());
-                if (!named.getTableId().equals(current.datasets().getTableId())) {
-                    tables = Tables.open(client, config, named);
-                    switches.incrementAndGet();
-                    LOG.info("lookups now read the tables named {}* (DATASETS id {}, was {}): a swap moved them",
-                            config.prefix(), named.getTableId(), current.datasets().getTableId());
-                }
-            } catch (KuduException e) {
-                LOG.debug("table check of {} failed, the tables in use stay: {}", config.datasetsTable(),
-                        e.getMessage());
-            }
-        }
-        return tables;
+        return tables.switches();
     }
 
     /**
@@ -139,7 +92,7 @@ final class KuduEventReader {
     }
 
     private List<DatasetRow> datasetRows(int run, boolean loadedOnly) throws KuduException {
-        KuduTable datasets = tables().datasets();
+        KuduTable datasets = tables.table(config.datasetsTable());
         Schema s = datasets.getSchema();
         KuduScannerBuilder b = client.newScannerBuilder(datasets)
                 .setProjectedColumnNames(loadedOnly ? DATASET_COLUMNS : ALL_STATES_COLUMNS)
@@ -183,8 +136,7 @@ final class KuduEventReader {
      */
     boolean hasEventBeyond(boolean mc, LoadedDataset d, Integer run, Long event, boolean above)
             throws KuduException {
-        Tables t = tables();
-        KuduTable table = mc ? t.mcEvents() : t.events();
+        KuduTable table = tables.table(mc ? config.mcEventsTable() : config.eventsTable());
         Schema s = table.getSchema();
         KuduScannerBuilder b = client.newScannerBuilder(table)
                 .setProjectedColumnNames(List.of(KuduSchemas.EVENTNUMBER))
@@ -221,18 +173,18 @@ final class KuduEventReader {
      * table is read too.
      */
     EventRow eventRow(LoadedDataset d, long event) throws KuduException {
-        Tables t = tables();
-        KuduTable first = d.simulation() ? t.mcEvents() : t.events();
-        List<EventRow> rows = scan(first, d, event);
+        String first = d.simulation() ? config.mcEventsTable() : config.eventsTable();
+        List<EventRow> rows = scan(tables.table(first), d, event);
         if (rows.isEmpty()) {
-            rows = scan(first == t.events() ? t.mcEvents() : t.events(), d, event);
+            String other = d.simulation() ? config.eventsTable() : config.mcEventsTable();
+            rows = scan(tables.table(other), d, event);
         }
         return rows.isEmpty() ? null : rows.get(0);
     }
 
     /** The DUPLICATEDEVENTS rows of one event (later occurrences), in insertion order. */
     List<EventRow> duplicateRows(LoadedDataset d, long event) throws KuduException {
-        return scan(tables().duplicatedEvents(), d, event);
+        return scan(tables.table(config.duplicatedEventsTable()), d, event);
     }
 
     private List<EventRow> scan(KuduTable table, LoadedDataset d, long event) throws KuduException {

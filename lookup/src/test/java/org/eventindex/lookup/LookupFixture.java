@@ -157,6 +157,23 @@ final class LookupFixture implements AutoCloseable {
         setLoading(client, DS_LOADING);
     }
 
+    /**
+     * Loads into the tables of {@code config} (created if missing, epoch 1) the dataset {@code dataset} of {@link #RUN}
+     * with events {@code first..last} in AOD file {@code guid} (lumiblock 3, no trigger masks), as the fixture's
+     * datasets are loaded: another set of tables, as a rebuild's shadow tables are.
+     */
+    void loadInto(KuduTablesConfig config, String dataset, int dspid, long first, long last, String guid)
+            throws Exception {
+        KuduTables tables = new KuduTables(kudu.client(), config);
+        tables.createOrVerify(1);
+        DatasetLoader loader = new DatasetLoader(kudu.client(), tables, LoaderSettings.defaults(), Clock.systemUTC());
+        List<Row> rows = new ArrayList<>();
+        for (long e = first; e <= last; e++) {
+            rows.add(new Row(event(RUN, e, false, "StreamAOD", guid, null, null), guid));
+        }
+        load(loader, dataset, dspid, 1, rows);
+    }
+
     private record Row(EIEvent_p1 event, String guid) {
     }
 

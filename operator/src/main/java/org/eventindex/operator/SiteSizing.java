@@ -1,7 +1,7 @@
 package org.eventindex.operator;
 
 /**
- * The sizing model of a site (docs/install.md, "Sizing a site"): from the events and datasets a day, the consumers,
+ * The sizing model of a site (docs/sizing.md): from the events and datasets a day, the consumers,
  * tablet servers, brokers, HDFS and S3 space, and the epochs and Kudu tablets they imply. Every per-unit figure is a
  * measurement of docs/performance.md on the development machine (2 cores), named where it is declared; the model is
  * arithmetic on them, no I/O.

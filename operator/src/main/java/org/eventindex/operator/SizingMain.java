@@ -14,7 +14,7 @@ import java.util.concurrent.Callable;
 
 /**
  * {@code eventindex sizing}: {@link SiteSizing}'s plan for a number of events and datasets a day, as a table of each
- * resource with the figure it comes from (docs/install.md, "Sizing a site").
+ * resource with the figure it comes from (docs/sizing.md).
  */
 @Command(name = "eventindex sizing", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         sortOptions = false,

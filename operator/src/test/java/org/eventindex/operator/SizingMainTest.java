@@ -8,7 +8,7 @@ import java.util.List;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The sizing model at the seed's scale (docs/install.md's worked example) and its command line. */
+/** The sizing model at the seed's scale (docs/sizing.md's worked example) and its command line. */
 class SizingMainTest {
     /** Seed 000 Table 3: 53,845,347,540 events and 26,367 datasets taken by the consumers in 3 months (92 days). */
     private static final long SEED_EVENTS_PER_DAY = 585_000_000;

@@ -154,7 +154,7 @@ public final class ProducerCli {
 
     private static ScannedFile scan(Path file, UploadSettings upload) throws ProducerException {
         try {
-            return ScannedFile.scan(file, SpbLimits.DEFAULT, upload.partSize());
+            return ScannedFile.scan(file, SpbLimits.DEFAULT, upload);
         } catch (SpbFormatException e) {
             // Already names the file, the uncompressed offset and the problem.
             throw new ProducerException(ExitCode.BAD_INPUT, e.getMessage(), e);

@@ -17,13 +17,13 @@ import org.eventindex.spb.SpbSummary;
  * An SPB file validated and summarised in one streaming pass, with its digests over every byte of the file (so they
  * match the object that gets uploaded). Memory use does not depend on the file size.
  * <p>
- * The file is inflated on a thread of its own, a few 512 KiB chunks ahead of the thread that checks its messages
- * ({@link Inflation#AHEAD}): on two cores the validation then takes about the longer of the two rather than their sum
+ * The file is inflated on a thread of its own, a few 512 KiB chunks ahead of the thread that checks its messages in
+ * place ({@link Inflation#AHEAD}): on two cores the validation then takes about the longer of the two rather than their sum
  * (decision 0071); the checks, and so what is accepted or refused and why, are the same.
  * <p>
- * The digests (SHA-256, MD5, per-part MD5) run on a thread of their own over a second read of the file, beside the
- * thread that inflates and validates it: on two cores they cost the validation no time, where in the same pass they
- * added about a fifth to it (decision 0066). The file is the finished output of the job's indexing step; a file that
+ * The digests (SHA-256, and the MD5s of the upload's ETag) run on a thread of their own over a second read of the file,
+ * beside the threads that inflate and validate it: on two cores they cost the validation little time, where in the
+ * same pass they added about a fifth to it (decision 0066). The file is the finished output of the job's indexing step; a file that
  * changes under the two reads is caught here when its sizes differ, and by the ETag check after the upload otherwise.
  */
 public record ScannedFile(Path path, SpbSummary summary, ContentDigests.Result digests) {
@@ -46,14 +46,16 @@ public record ScannedFile(Path path, SpbSummary summary, ContentDigests.Result d
     }
 
     /**
-     * @param partSize the multipart part size the upload will use (for the expected ETag)
+     * @param upload how the file will be uploaded (for the expected ETag)
      * @throws org.eventindex.spb.SpbFormatException when the file is not a valid SPB file
      * @throws IOException when it cannot be read, or changed while it was read
      */
-    public static ScannedFile scan(Path path, SpbLimits limits, long partSize) throws IOException {
+    public static ScannedFile scan(Path path, SpbLimits limits, UploadSettings upload) throws IOException {
         requireNonNull(path, "path is null");
         requireNonNull(limits, "limits is null");
-        ContentDigests digests = new ContentDigests(partSize);
+        requireNonNull(upload, "upload is null");
+        long size = Files.size(path);
+        ContentDigests digests = new ContentDigests(upload, size);
         FutureTask<ContentDigests.Result> digesting = new FutureTask<>(() -> digest(path, digests));
         Thread digester = new Thread(digesting, "digests of " + path.getFileName());
         digester.setDaemon(true);
@@ -66,9 +68,10 @@ public record ScannedFile(Path path, SpbSummary summary, ContentDigests.Result d
             throw e;
         }
         ContentDigests.Result result = await(digesting, path);
-        if (summary.compressedBytes() > result.size()) {
-            throw new IOException(path + " changed while it was read: " + summary.compressedBytes()
-                    + " bytes validated, " + result.size() + " digested; run the producer again on the finished file");
+        if (summary.compressedBytes() > result.size() || result.size() != size) {
+            throw new IOException(path + " changed while it was read: " + size + " bytes before, "
+                    + summary.compressedBytes() + " validated, " + result.size()
+                    + " digested; run the producer again on the finished file");
         }
         return new ScannedFile(path, summary, result);
     }
@@ -83,7 +86,11 @@ public record ScannedFile(Path path, SpbSummary summary, ContentDigests.Result d
                 digests.update(buf, 0, n);
             }
         }
-        return digests.finish();
+        try {
+            return digests.finish();
+        } catch (IllegalStateException e) {
+            throw new IOException(path + " changed while it was read: " + e.getMessage(), e);
+        }
     }
 
     private static ContentDigests.Result await(FutureTask<ContentDigests.Result> digesting, Path path)

@@ -2,6 +2,7 @@ package org.eventindex.producer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -19,23 +20,23 @@ import org.junit.jupiter.api.io.TempDir;
 /** The digests, computed on their own thread over a second read, are those of the file's bytes. */
 class ScannedFileTest {
     private static final long PART = UploadSettings.MIN_PART_SIZE;
+    private static final UploadSettings UPLOAD = new UploadSettings(PART, PART);
 
     @TempDir
     Path dir;
 
     @Test
-    void digestsAreTheFilesWholeAndPerPart() throws Exception {
+    void aMultipartFileHasTheSha256AndTheEtagOfItsParts() throws Exception {
         Path file = dir.resolve("big.ei.spb");
         LargeSpbFiles.write(file, 2 * PART + 12345);
         byte[] bytes = Files.readAllBytes(file);
 
-        ScannedFile scanned = ScannedFile.scan(file, SpbLimits.DEFAULT, PART);
+        ScannedFile scanned = ScannedFile.scan(file, SpbLimits.DEFAULT, UPLOAD);
 
         HexFormat hex = HexFormat.of();
         assertEquals(bytes.length, scanned.size());
         assertEquals(bytes.length, scanned.summary().compressedBytes());
         assertEquals(hex.formatHex(MessageDigest.getInstance("SHA-256").digest(bytes)), scanned.sha256());
-        assertEquals(hex.formatHex(MessageDigest.getInstance("MD5").digest(bytes)), scanned.digests().md5());
         MessageDigest ofParts = MessageDigest.getInstance("MD5");
         int parts = 0;
         for (int off = 0; off < bytes.length; off += (int) PART, parts++) {
@@ -43,7 +44,33 @@ class ScannedFileTest {
                     Arrays.copyOfRange(bytes, off, (int) Math.min(bytes.length, off + PART))));
         }
         assertEquals(3, parts);
-        assertEquals(hex.formatHex(ofParts.digest()) + "-3", scanned.digests().multipartEtag());
+        assertEquals(hex.formatHex(ofParts.digest()) + "-3", scanned.digests().expectedEtag(UPLOAD));
+    }
+
+    @Test
+    void aFileBelowTheThresholdHasTheEtagOfASinglePut() throws Exception {
+        Path file = dir.resolve("small.ei.spb");
+        LargeSpbFiles.write(file, PART + 12345); // more than a part, less than the threshold: one PUT
+        byte[] bytes = Files.readAllBytes(file);
+        UploadSettings onePut = new UploadSettings(PART, 4 * PART);
+
+        ScannedFile scanned = ScannedFile.scan(file, SpbLimits.DEFAULT, onePut);
+
+        HexFormat hex = HexFormat.of();
+        assertEquals(hex.formatHex(MessageDigest.getInstance("SHA-256").digest(bytes)), scanned.sha256());
+        assertEquals(hex.formatHex(MessageDigest.getInstance("MD5").digest(bytes)),
+                scanned.digests().expectedEtag(onePut));
+        assertThrows(IllegalArgumentException.class, () -> scanned.digests().expectedEtag(UPLOAD),
+                "an ETag of the other form of upload");
+    }
+
+    @Test
+    void digestsOfFewerBytesThanTheFormOfUploadWasChosenForAreRefused() {
+        ContentDigests digests = new ContentDigests(UPLOAD, PART); // a multipart upload of one part
+        digests.update(new byte[1000], 0, 1000); // then the file turns out smaller: a single PUT
+
+        IllegalStateException e = assertThrows(IllegalStateException.class, digests::finish);
+        assertTrue(e.getMessage().contains("1000 bytes digested for a multipart upload"), e.getMessage());
     }
 
     @Test
@@ -53,7 +80,7 @@ class ScannedFileTest {
         byte[] bytes = Files.readAllBytes(file);
         Files.write(file, Arrays.copyOf(bytes, bytes.length / 2));
 
-        assertThrows(SpbFormatException.class, () -> ScannedFile.scan(file, SpbLimits.DEFAULT, PART));
+        assertThrows(SpbFormatException.class, () -> ScannedFile.scan(file, SpbLimits.DEFAULT, UPLOAD));
         Await.until("the digest thread of cut.ei.spb ends", Duration.ofSeconds(10),
                 () -> Thread.getAllStackTraces().keySet().stream()
                         .noneMatch(t -> t.getName().equals("digests of cut.ei.spb")));

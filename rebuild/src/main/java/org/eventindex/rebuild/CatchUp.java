@@ -70,7 +70,8 @@ final class CatchUp {
         Set<String> held = new DatasetQueries(client, target.tables()).datasets().stream()
                 .filter(DatasetsRow::isLoaded).map(CatchUp::loadKey).collect(Collectors.toSet());
         Predicate<DatasetsRow> missing = row -> row.isLoaded() && !held.contains(loadKey(row));
-        RebuildJob.Summary rebuilt = new RebuildJob(spark, client, maxTasks).run(source, target, missing);
+        RebuildJob.Summary rebuilt = new RebuildJob(spark, client, RebuildJob.Tasks.defaults().withMaxTasks(maxTasks))
+                .run(source, target, missing);
         Set<String> done = rebuilt.outcomes().stream().filter(o -> !o.failed()).map(DatasetOutcome::dataset)
                 .collect(Collectors.toSet());
         List<VerifyJob.Checked> verified = done.isEmpty() ? List.of()

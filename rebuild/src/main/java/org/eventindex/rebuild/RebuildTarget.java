@@ -1,5 +1,6 @@
 package org.eventindex.rebuild;
 
+import org.apache.kudu.client.KuduClient;
 import org.eventindex.kudu.KuduTablesConfig;
 
 import java.io.Serializable;
@@ -28,6 +29,15 @@ public record RebuildTarget(String masters, String prefix, int buckets, int repl
     /** This target with the driver's Kudu credentials for the executors. */
     public RebuildTarget withCredentials(byte[] credentials) {
         return new RebuildTarget(masters, prefix, buckets, replicas, loadThreads, credentials);
+    }
+
+    /** A Kudu client of these masters, on an executor: acting with the driver's credentials when given. */
+    KuduClient connect() {
+        KuduClient client = new KuduClient.KuduClientBuilder(masters).build();
+        if (kuduCredentials != null) {
+            client.importAuthenticationCredentials(kuduCredentials);
+        }
+        return client;
     }
 
     public KuduTablesConfig tables() {

@@ -36,10 +36,7 @@ final class RebuildTask {
     List<DatasetOutcome> run(RunBatch batch) throws IOException {
         List<DatasetOutcome> outcomes = new ArrayList<>();
         Configuration conf = new Configuration();
-        try (KuduClient client = new KuduClient.KuduClientBuilder(target.masters()).build()) {
-            if (target.kuduCredentials() != null) {
-                client.importAuthenticationCredentials(target.kuduCredentials());
-            }
+        try (KuduClient client = target.connect()) {
             KuduTables tables = new KuduTables(client, target.tables());
             LoaderSettings settings = LoaderSettings.defaults().withLoadThreads(target.loadThreads());
             for (DatasetsRow row : batch.datasets()) {
@@ -53,14 +50,8 @@ final class RebuildTask {
                                          Configuration conf, int run, DatasetsRow row) {
         long t0 = System.nanoTime();
         try {
-            if (row.hdfsPath() == null) {
-                return failed(row, run, t0, "DATASETS records no hdfs_path for it");
-            }
-            Path path = new Path(row.hdfsPath());
-            FileSystem fs = FileSystem.get(URI.create(row.hdfsPath()), conf);
-            DatasetSource source = DatasetSource.hadoop(fs, path);
             LoadResult result = DatasetLoader.replaying(client, tables, settings, row)
-                    .load(DatasetLoader.replayRequest(row, source));
+                    .load(DatasetLoader.replayRequest(row, source(row, conf)));
             return new DatasetOutcome(row.dataset(), run, result.events(), result.alreadyLoaded(), millis(t0), null);
         } catch (IOException e) {
             return failed(row, run, t0, FileReason.describe(e));
@@ -69,12 +60,24 @@ final class RebuildTask {
         }
     }
 
-    private static DatasetOutcome failed(DatasetsRow row, int run, long t0, String reason) {
+    /**
+     * The dataset's consolidated file, as DATASETS records it.
+     *
+     * @throws IOException naming the dataset when DATASETS records no file, or the file system cannot be reached
+     */
+    static DatasetSource source(DatasetsRow row, Configuration conf) throws IOException {
+        if (row.hdfsPath() == null) {
+            throw new IOException("DATASETS records no hdfs_path for it");
+        }
+        return DatasetSource.hadoop(FileSystem.get(URI.create(row.hdfsPath()), conf), new Path(row.hdfsPath()));
+    }
+
+    static DatasetOutcome failed(DatasetsRow row, int run, long t0, String reason) {
         return new DatasetOutcome(row.dataset(), run, 0, false, millis(t0),
                 "dataset " + row.dataset() + " from " + row.hdfsPath() + ": " + reason);
     }
 
-    private static long millis(long t0) {
+    static long millis(long t0) {
         return (System.nanoTime() - t0) / 1_000_000;
     }
 }

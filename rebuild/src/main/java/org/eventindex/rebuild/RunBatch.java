@@ -1,8 +1,10 @@
 package org.eventindex.rebuild;
 
 import org.eventindex.kudu.DatasetsRow;
+import org.eventindex.names.DatasetName;
 
 import java.io.Serializable;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -28,12 +30,34 @@ public record RunBatch(int run, List<DatasetsRow> datasets) implements Serializa
     public static List<RunBatch> of(List<DatasetsRow> rows) {
         Map<Integer, List<DatasetsRow>> byRun = new TreeMap<>();
         for (DatasetsRow r : rows) {
-            byRun.computeIfAbsent(org.eventindex.names.DatasetName.parse(r.dataset()).runNumber(),
-                    k -> new java.util.ArrayList<>()).add(r);
+            byRun.computeIfAbsent(DatasetName.parse(r.dataset()).runNumber(), k -> new ArrayList<>()).add(r);
         }
         return byRun.entrySet().stream()
                 .map(e -> new RunBatch(e.getKey(), e.getValue().stream().sorted(LOAD_ORDER).toList()))
                 .toList();
+    }
+
+    /**
+     * {@code batches} in order, cut into waves of whole runs, each closed once it holds {@code events} events or more
+     * (a run bigger than that is a wave of its own).
+     */
+    public static List<List<RunBatch>> waves(List<RunBatch> batches, long events) {
+        List<List<RunBatch>> waves = new ArrayList<>();
+        List<RunBatch> wave = new ArrayList<>();
+        long inWave = 0;
+        for (RunBatch b : batches) {
+            wave.add(b);
+            inWave += b.events();
+            if (inWave >= events) {
+                waves.add(List.copyOf(wave));
+                wave.clear();
+                inWave = 0;
+            }
+        }
+        if (!wave.isEmpty()) {
+            waves.add(List.copyOf(wave));
+        }
+        return waves;
     }
 
     /** Events these datasets hold by the catalogue (the weight of the task). */

@@ -55,7 +55,8 @@ final class ShadowMain {
                 description = "prefix of the rebuilt (shadow) tables (required)")
         String targetPrefix;
         @Option(names = "--max-tasks", paramLabel = "N",
-                description = "at most N Spark tasks write at once (default: one per run); the throttle that keeps"
+                description = "at most N Spark tasks per stage (default: one per run or dataset, one write task per"
+                        + " core); the throttle that keeps"
                         + " lookups' p99 during a rebuild")
         int maxTasks = Integer.MAX_VALUE;
 

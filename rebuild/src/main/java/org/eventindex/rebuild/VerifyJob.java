@@ -5,6 +5,7 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.kudu.client.KuduClient;
 import org.apache.spark.api.java.JavaSparkContext;
+import org.eventindex.kudu.DatasetLoader;
 import org.eventindex.kudu.DatasetQueries;
 import org.eventindex.kudu.DatasetSource;
 import org.eventindex.kudu.DatasetVerifier;
@@ -59,14 +60,15 @@ public final class VerifyJob {
                 .mapPartitions((Iterator<DatasetsRow> part) -> verify(shipped, part).iterator())
                 .collect();
         List<Checked> checked = new ArrayList<>();
-        DatasetVerifier verifier = new DatasetVerifier(client, new KuduTables(client, tables.tables()));
+        KuduTables kudu = new KuduTables(client, tables.tables());
+        DatasetVerifier verifier = new DatasetVerifier(client, kudu);
         for (int i = 0; i < rows.size(); i++) {
             DatasetsRow row = rows.get(i);
             Verification v = found.get(i);
             Verification after = null;
             if (repair && v.verdict() == Verification.Verdict.KUDU_DIFFERS) {
                 DatasetSource source = source(row, new Configuration());
-                LoadResult reloaded = verifier.repair(v, row, source);
+                LoadResult reloaded = DatasetLoader.repair(client, kudu, v, row, source);
                 after = verifier.verify(row, source);
                 if (reloaded.alreadyLoaded()) {
                     throw new IllegalStateException("the repair of " + row.dataset() + " wrote nothing");

@@ -94,6 +94,17 @@ final class IndexedDatasets {
         load(fs, client, new KuduTables(client, config), LATER, 16, 1, later, new Random(16));
     }
 
+    /**
+     * Loads {@link #MC}'s file again into {@code config}'s tables under another load id ({@code loadId}), as a consumer
+     * does when the supervisor signals the dataset again: a new {@code load_id} and {@code insert_start} in DATASETS,
+     * its duplicates under new {@code insertion_time}s.
+     */
+    static void reloadMc(FileSystem fs, KuduClient client, KuduTablesConfig config, String loadId) throws IOException {
+        new DatasetLoader(client, new KuduTables(client, config), LoaderSettings.defaults(), Clock.systemUTC())
+                .load(new LoadRequest(DatasetName.parse(MC), 14, 1, loadId, DatasetSource.hadoop(fs, file(MC)),
+                        System.currentTimeMillis()));
+    }
+
     private static List<Ev> late() {
         List<Ev> late = new ArrayList<>();
         range(late, 327700, 1, 150, false, 0xB1);

@@ -107,7 +107,8 @@ class RebuildIT {
         List<String> options = new ArrayList<>(List.of(System.getProperty("spark.java.options").split(" ")));
         options.add("-Xmx600m");
         List<String> args = new ArrayList<>(rebuildArgs(resumed, 2));
-        args.add("--all");
+        // a wave per run: the runs before the big one's are finished (LOADED) when it is killed
+        args.addAll(List.of("--all", "--wave-events", "1"));
         DatasetQueries target = new DatasetQueries(kudu.client(), resumed);
         try (DaemonProcess driver = DaemonProcess.start(RebuildMain.class, dir.resolve("killed-driver.log"), options,
                 args.toArray(String[]::new))) {
@@ -118,15 +119,93 @@ class RebuildIT {
             });
         } // killed (SIGKILL)
 
-        String out = rebuild(0, resumed, 2, "--all");
+        String out = rebuild(0, resumed, 2, "--all", "--wave-events", "1");
 
-        // the run whose task ran before the big one's on the same executor is done: skipped; the big one, found
-        // LOADING with part of its rows, is loaded again
+        // the runs of the waves before the big one's are done: skipped; the big one, found LOADING with part of its
+        // rows, is loaded again
         assertTrue(out.contains("already rebuilt "), out);
         assertTrue(out.contains("rebuilt " + IndexedDatasets.BIG + ":"), out);
         for (int i = 0; i < SOURCE.tables().size(); i++) {
             assertEquals(rows(SOURCE.tables().get(i)), rows(resumed.tables().get(i)), resumed.tables().get(i));
         }
+    }
+
+    @Test
+    @Order(3)
+    void aRebuildAssignsEpochsAnew() throws Exception {
+        KuduTablesConfig reEpoched = new KuduTablesConfig("e_", 2, 1);
+        List<String> args = new ArrayList<>(List.of("--masters", kudu.masterAddresses(), "--prefix", SOURCE.prefix(),
+                "--target-prefix", reEpoched.prefix(), "--buckets", "2", "--replicas", "1", "--master", "local[2]",
+                "--conf", "spark.ui.enabled=false", "--conf", "spark.driver.host=127.0.0.1", "--all",
+                "--epoch-max-events", "700", "--first-epoch", "5"));
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        int status = RebuildMain.run(args.toArray(String[]::new), new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(out, true, StandardCharsets.UTF_8));
+        String text = out.toString(StandardCharsets.UTF_8);
+        assertEquals(0, status, text);
+        assertTrue(text.contains("epochs assigned anew, 700 events at most each: 5 to "), text);
+
+        // the supervisor's rule, checked from outside: in dataset id order, an epoch takes the next dataset while it
+        // fits in 700 events, else the next epoch opens
+        List<DatasetsRow> placed = new DatasetQueries(kudu.client(), reEpoched).datasets().stream()
+                .sorted(java.util.Comparator.comparingInt(DatasetsRow::dspid)).toList();
+        long loaded = new DatasetQueries(kudu.client(), SOURCE).datasets().stream().filter(DatasetsRow::isLoaded)
+                .count();
+        assertEquals(loaded, placed.size());
+        assertEquals(5, placed.get(0).rgid());
+        long inEpoch = 0;
+        for (int i = 0; i < placed.size(); i++) {
+            DatasetsRow d = placed.get(i);
+            if (i > 0 && d.rgid() != placed.get(i - 1).rgid()) {
+                assertEquals(placed.get(i - 1).rgid() + 1, d.rgid(), d.dataset());
+                assertTrue(inEpoch + d.countEvents() > 700, d.dataset() + " would have fitted");
+                inEpoch = 0;
+            } else if (i > 0) {
+                assertTrue(inEpoch + d.countEvents() <= 700, d.dataset() + " overfills epoch " + d.rgid());
+            }
+            inEpoch += d.countEvents();
+        }
+        assertTrue(placed.stream().map(DatasetsRow::rgid).distinct().count() >= 3, placed.toString());
+
+        // every row is the loader's but for its epoch
+        java.util.Map<Integer, Integer> epochOf = new java.util.HashMap<>();
+        placed.forEach(d -> epochOf.put(d.dspid(), d.rgid()));
+        for (int i = 0; i < SOURCE.tables().size(); i++) {
+            assertEquals(rowsInEpochs(SOURCE.tables().get(i), epochOf), rowsInEpochs(reEpoched.tables().get(i), null),
+                    reEpoched.tables().get(i));
+        }
+        // and each dataset agrees with its file and with the checksum its rebuild recorded
+        ByteArrayOutputStream verified = new ByteArrayOutputStream();
+        int verifyStatus = VerifyMain.run(new String[] {"--masters", kudu.masterAddresses(), "--prefix",
+            reEpoched.prefix(), "--master", "local[2]", "--conf", "spark.ui.enabled=false", "--conf",
+            "spark.driver.host=127.0.0.1", "--all"}, new PrintStream(verified, true, StandardCharsets.UTF_8),
+                new PrintStream(verified, true, StandardCharsets.UTF_8));
+        assertEquals(0, verifyStatus, verified.toString(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * Every row of {@code table} as {@link #rows} gives them, with its {@code rgid} the one {@code epochOf} gives its
+     * {@code dspid} (null: as stored) and DATASETS' content checksum left out (it sums the rows, epoch included).
+     */
+    private static List<String> rowsInEpochs(String table, java.util.Map<Integer, Integer> epochOf)
+            throws IOException {
+        KuduClient client = kudu.client();
+        KuduTable t = client.openTable(table);
+        boolean hasEpoch = t.getSchema().hasColumn(KuduSchemas.RGID);
+        KuduScanner scanner = client.newScannerBuilder(t).build();
+        List<String> rows = new ArrayList<>();
+        while (scanner.hasMoreRows()) {
+            for (RowResult r : scanner.nextRows()) {
+                String text = r.rowToString().replaceAll("content_checksum=[^,]*", "content_checksum=?");
+                if (hasEpoch && epochOf != null) {
+                    text = text.replaceAll("\\brgid=-?\\d+", "rgid=" + epochOf.get(r.getInt(KuduSchemas.DSPID)));
+                }
+                rows.add(text);
+            }
+        }
+        scanner.close();
+        rows.sort(null);
+        return rows;
     }
 
     private static boolean loadingWithRows(DatasetQueries target, String dataset) {
@@ -140,7 +219,7 @@ class RebuildIT {
     }
 
     @Test
-    @Order(3)
+    @Order(4)
     void verifyReportsEveryCorruptionOfKuduAndRepairsIt() throws Exception {
         // the rebuilt tables, damaged: rows deleted, a value changed, a duplicate deleted
         assertEquals(3, deleteEvents(IndexedDatasets.AOD, 3));
@@ -166,7 +245,7 @@ class RebuildIT {
     }
 
     @Test
-    @Order(4)
+    @Order(5)
     void verifyReportsAReplacedFileAndLeavesKuduAlone() throws Exception {
         List<String> before = rows(TARGET.eventsTable());
         // LATE's file written again: the same events, other trigger bits; the catalogue's counts
@@ -193,13 +272,15 @@ class RebuildIT {
     }
 
     @Test
-    @Order(5)
+    @Order(6)
     void swapAndSwapBackWhileLookupsRun() throws Exception {
         // live: SOURCE; shadow: the tables the killed-and-resumed rebuild wrote (equal to SOURCE's); retired: old_
         String shadow = "k_";
         String retired = "old_";
         // loaded by the consumers after the rebuild: the swap catches it up into the shadow tables
         IndexedDatasets.loadLater(hdfs.fs(), kudu.client(), SOURCE);
+        // loaded again by the consumers (a new load id) while the shadow tables hold its first load: caught up too
+        IndexedDatasets.reloadMc(hdfs.fs(), kudu.client(), SOURCE, "sig-14-again");
         List<EventKey> keys = List.of(new EventKey(327636, 55), new EventKey(327636, 300), new EventKey(327636, 445),
                 new EventKey(327636, 480), new EventKey(327700, 10), new EventKey(361106, 14),
                 new EventKey(327800, IndexedDatasets.BIG_EVENTS));
@@ -212,7 +293,15 @@ class RebuildIT {
             String swapped = shadowCommand(0, "swap", spark.masterUrl(), shadow, retired);
 
             assertTrue(swapped.contains("caught up " + IndexedDatasets.LATER + ": 61 events"), swapped);
+            assertTrue(swapped.contains("caught up " + IndexedDatasets.MC + ":"), swapped);
             assertTrue(swapped.contains("renamed " + shadow + "DATASETS -> " + SOURCE.prefix() + "DATASETS"), swapped);
+            assertEquals("sig-14-again", new DatasetQueries(kudu.client(), SOURCE).dataset(IndexedDatasets.MC)
+                    .orElseThrow().loadId(), "the load id of the reloaded dataset in the swapped-in tables");
+            for (int i = 0; i < SOURCE.tables().size(); i++) {
+                String live = SOURCE.tables().get(i);
+                String old = retired + live.substring(SOURCE.prefix().length());
+                assertEquals(rows(old), rows(live), live + " swapped in against the tables it replaced (" + old + ")");
+            }
             running.awaitSwitches(1);
             // a swap-back killed after its first table (TRIGGERCOUNT is renamed first): run again, it finishes
             rename(SOURCE.triggerCountTable(), shadow + "TRIGGERCOUNT");
@@ -337,7 +426,7 @@ class RebuildIT {
     }
 
     @Test
-    @Order(6)
+    @Order(7)
     void verifyRunsInTheSparkSubmitForm() throws Exception {
         // spark-submit is Spark's SparkSubmit class on Spark's jars (the script only finds them): the application's
         // jar as its primary resource, its main class loaded from there

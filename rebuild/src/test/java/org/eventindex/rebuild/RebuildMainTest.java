@@ -103,6 +103,23 @@ class RebuildMainTest {
         assertTrue(err().contains("--max-tasks must be at least 1"), err());
     }
 
+    @Test
+    void theSplitIsTabletOrRun() {
+        assertEquals(2, run("--masters", "k:7051", "--target-prefix", "n_", "--all", "--split", "dataset",
+                "--master", "local[1]"));
+        assertTrue(err().contains("--split is tablet or run, not 'dataset'"), err());
+    }
+
+    @Test
+    void aFirstEpochNeedsANewEpochSize() {
+        assertEquals(2, run("--masters", "k:7051", "--target-prefix", "n_", "--all", "--first-epoch", "3",
+                "--master", "local[1]"));
+        assertTrue(err().contains("--first-epoch goes with --epoch-max-events"), err());
+        assertEquals(2, run("--masters", "k:7051", "--target-prefix", "n_", "--all", "--epoch-max-events", "0",
+                "--master", "local[1]"));
+        assertTrue(err().contains("the epoch size must be at least 1 event"), err());
+    }
+
     /** --help, --version and an unknown option behave as on every command of the project. */
     @Test
     void bothCommandsFollowTheCommandLineConventions() {

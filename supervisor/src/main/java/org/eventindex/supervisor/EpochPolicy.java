@@ -1,12 +1,13 @@
 package org.eventindex.supervisor;
 
+import org.eventindex.kudu.EpochRule;
+
 /**
  * Which Kudu range (epoch) a dataset signalled for the first time goes to. Pure: the state's current epoch and the
  * events already assigned to it come from the journal fold, so a restart continues the same epoch.
  * <p>
- * A dataset goes to the current epoch (at least {@code initialEpoch}) unless that epoch already holds events and
- * adding this dataset would take it past {@code maxEvents}: then the next epoch is opened. A single dataset bigger
- * than {@code maxEvents} gets an epoch of its own. Datasets signalled again keep their epoch.
+ * A dataset goes to the current epoch (at least {@code initialEpoch}), or opens the next one, by {@link EpochRule}
+ * with {@code maxEvents}. Datasets signalled again keep their epoch.
  */
 final class EpochPolicy {
     private final int initialEpoch;
@@ -25,7 +26,7 @@ final class EpochPolicy {
         if (currentEpoch < initialEpoch) {
             return initialEpoch;
         }
-        if (eventsInCurrent > 0 && eventsInCurrent + expectedEvents > maxEvents) {
+        if (EpochRule.opensNext(eventsInCurrent, expectedEvents, maxEvents)) {
             return currentEpoch + 1;
         }
         return currentEpoch;

@@ -91,8 +91,7 @@ class DatasetAuditIT {
 
             // the operator's repair of SECOND (what eventindex verify --repair does), then its next turn: OK again
             DatasetsRow row = new DatasetQueries(kudu.client(), TABLES).dataset(SECOND).orElseThrow();
-            new org.eventindex.kudu.DatasetVerifier(kudu.client(), tables).repair(damaged, row,
-                    DatasetSource.local(second));
+            DatasetLoader.repair(kudu.client(), tables, damaged, row, DatasetSource.local(second));
             verifyNext(audit, Verification.Verdict.FILE_DIFFERS);
             verifyNext(audit, Verification.Verdict.OK);
             assertEquals(1.0, gauge(registry, "eventindex_supervisor_verify_differences"));

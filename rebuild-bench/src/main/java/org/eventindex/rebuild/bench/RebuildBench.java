@@ -2,7 +2,6 @@ package org.eventindex.rebuild.bench;
 
 import org.apache.hadoop.fs.Path;
 import org.apache.kudu.client.KuduClient;
-import org.apache.spark.SparkConf;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.eventindex.cli.CommandLines;
 import org.eventindex.cli.VersionProvider;
@@ -32,6 +31,7 @@ import picocli.CommandLine.Option;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.time.Clock;
@@ -39,6 +39,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Random;
 import java.util.concurrent.Callable;
 import java.util.stream.IntStream;
@@ -47,18 +48,18 @@ import java.util.stream.IntStream;
  * {@code bin/bench-rebuild}: on one Kudu (one tablet server) and one HDFS started here, the same datasets loaded by the
  * consumer's loader (one after the other, its default sessions), rebuilt by {@code eventindex rebuild}'s job on a
  * Spark standalone cluster of four one-core workers with 1, 2 and 4 executors (executors started and warm before the
- * clock starts), and {@code kudu perf loadgen} inserting as many rows into its own table; rows/s of each and their
- * ratio to the loader. Each dataset is its own run, so the rebuild has one task per dataset. Beside each rate, the CPU
- * time per row of the tablet server and of the writing side (the executors, or this JVM for the loader) and the
- * tablet server's busy share of the wall time: whether the writers wait on the tablet server (what splitting tasks by
- * Kudu's partitioner would relieve) or on their own CPU (decision 0070).
+ * clock starts), each with the work split by run and by tablet ({@code --split}, decision 0076), and {@code kudu
+ * perf loadgen} inserting as many rows into its own table; rows/s of each and their ratios to the loader and to each
+ * other. Each dataset is its own run, so {@code --split run} has one task per dataset. Beside each rate, the CPU time
+ * per row of the tablet server and of the writing side (the executors, or this JVM for the loader) and the tablet
+ * server's busy share of the wall time: whether the writers wait on the tablet server or on their own CPU.
  */
 @Command(name = "bench-rebuild", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "Rows/s of the Spark rebuild for 1, 2 and 4 executors against the loader and kudu perf loadgen"
                 + " on the same Kudu in the same run.")
 public final class RebuildBench implements Callable<Integer> {
     private static final String CLID = "D82968A1-CF91-4320-B2DD-E0F739CBC7E6";
-    private static final int BUCKETS = 4;
+    private static final int BUCKETS = RebuildRuns.BUCKETS;
     private static final int[] L1_MENU = IntStream.range(0, 32).map(i -> i * 16).toArray();
     private static final int[] HLT_MENU = IntStream.range(0, 48).map(i -> i * 85).toArray();
 
@@ -125,43 +126,37 @@ public final class RebuildBench implements Callable<Integer> {
 
             spark.awaitWorkers(4);
             for (int executors : new int[] {1, 2, 4}) {
-                double rate = rebuild(spark, client, kudu.masterAddresses(), source, executors, total);
-                out.printf("rebuild on Spark, %d executor(s) of 1 core: %,.0f rows/s = %.2fx the loader, %.2fx"
-                        + " loadgen%n", executors, rate, rate / loaderRate, rate / loadgenRate);
+                double byRun = rebuild(spark, client, kudu.masterAddresses(), source, executors,
+                        RebuildJob.Split.RUN, total);
+                double byTablet = rebuild(spark, client, kudu.masterAddresses(), source, executors,
+                        RebuildJob.Split.TABLET, total);
+                out.printf("rebuild on Spark, %d executor(s) of 1 core: --split run %,.0f rows/s = %.2fx the loader,"
+                        + " %.2fx loadgen; --split tablet %,.0f rows/s = %.2fx the loader, %.2fx loadgen, %.2fx"
+                        + " --split run%n", executors, byRun, byRun / loaderRate, byRun / loadgenRate, byTablet,
+                        byTablet / loaderRate, byTablet / loadgenRate, byTablet / byRun);
             }
         }
         return 0;
     }
 
     private double rebuild(SparkStandalone spark, KuduClient client, String masters, KuduTablesConfig source,
-                           int executors, long total) throws IOException {
-        SparkConf conf = new SparkConf().setAppName("bench-rebuild " + executors).setMaster(spark.masterUrl());
-        SparkStandalone.applicationSettings(executors, "512m").forEach(conf::set);
-        // executors with both JIT compilers, as in production (the tests' settings start them C1-only)
-        conf.set("spark.executor.extraJavaOptions", "-XX:+UseSerialGC");
-        String prefix = "r" + executors + "_";
-        try (JavaSparkContext sc = new JavaSparkContext(conf)) {
-            // every executor started and warm before the clock starts (the driver counts as one)
-            while (sc.sc().statusTracker().getExecutorInfos().length < executors + 1) {
-                sc.parallelize(IntStream.range(0, executors).boxed().toList(), executors).count();
-            }
+                           int executors, RebuildJob.Split split, long total) throws IOException {
+        String prefix = "r" + executors + split.name().charAt(0) + "_";
+        try (JavaSparkContext sc = RebuildRuns.application(spark, "bench-rebuild " + executors, executors)) {
             Cpu cpu = Cpu.now(null);
             long t0 = System.nanoTime();
-            RebuildJob.Summary summary = new RebuildJob(sc, client).run(source,
-                    new RebuildTarget(masters, prefix, BUCKETS, 1, 1, null), DatasetSelection.all());
+            RebuildJob.Summary summary = new RebuildJob(sc, client, RebuildJob.Tasks.defaults().withSplit(split))
+                    .run(source, new RebuildTarget(masters, prefix, BUCKETS, 1, 1, null), DatasetSelection.all());
             double seconds = seconds(t0);
-            out.printf("  %d executor(s): %s%n", executors, cpu.since(null, total, seconds, "executors"));
+            out.printf("  %d executor(s), --split %s: %s%n", executors, split.name().toLowerCase(Locale.ROOT),
+                    cpu.since(null, total, seconds, "executors"));
             if (!summary.failures().isEmpty() || summary.events() != total) {
                 throw new IllegalStateException("the rebuild with " + executors + " executors wrote "
                         + summary.events() + " events of " + total + ": " + summary.failures());
             }
             return total / seconds;
         } finally {
-            for (String table : new KuduTablesConfig(prefix, BUCKETS, 1).tables()) {
-                if (client.tableExists(table)) {
-                    client.deleteTable(table);
-                }
-            }
+            RebuildRuns.dropTables(client, prefix);
         }
     }
 
@@ -246,8 +241,21 @@ public final class RebuildBench implements Callable<Integer> {
 
         private static Duration sum(String command) {
             return ProcessHandle.current().descendants()
-                    .filter(p -> p.info().commandLine().orElse("").contains(command))
+                    .filter(p -> commandLine(p).contains(command))
                     .map(Cpu::cpu).reduce(Duration.ZERO, Duration::plus);
+        }
+
+        /**
+         * The whole command line: the JDK's {@code ProcessHandle.Info.commandLine()} gives only the executable when
+         * the command line is longer than a page (an executor's class path is), which hid every executor.
+         */
+        private static String commandLine(ProcessHandle p) {
+            try {
+                return new String(Files.readAllBytes(java.nio.file.Path.of("/proc", Long.toString(p.pid()),
+                        "cmdline")), StandardCharsets.ISO_8859_1);
+            } catch (IOException | UncheckedIOException e) {
+                return p.info().commandLine().orElse(""); // not Linux, or the process ended
+            }
         }
 
         private static Duration cpu(ProcessHandle p) {

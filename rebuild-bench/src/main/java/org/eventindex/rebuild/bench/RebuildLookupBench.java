@@ -2,7 +2,6 @@ package org.eventindex.rebuild.bench;
 
 import org.apache.hadoop.fs.Path;
 import org.apache.kudu.client.KuduClient;
-import org.apache.spark.SparkConf;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.eventindex.cli.CommandLines;
 import org.eventindex.cli.VersionProvider;
@@ -38,7 +37,6 @@ import java.util.Random;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.stream.IntStream;
 
 /**
  * {@code bin/bench-rebuild-lookups}: lookups' latency (p50, p99) while nothing else runs, and while {@code eventindex
@@ -50,7 +48,7 @@ import java.util.stream.IntStream;
         description = "Lookups' p50/p99 alone, during an unthrottled rebuild and during a rebuild with --max-tasks 1,"
                 + " on the same Kudu in the same run.")
 public final class RebuildLookupBench implements Callable<Integer> {
-    private static final int BUCKETS = 4;
+    private static final int BUCKETS = RebuildRuns.BUCKETS;
 
     @Option(names = "--events", paramLabel = "N", description = "events in all (default: 400000)")
     long events = 400_000;
@@ -134,20 +132,14 @@ public final class RebuildLookupBench implements Callable<Integer> {
 
     private Phase duringRebuild(SparkStandalone spark, KuduClient client, String masters, KuduTablesConfig source,
                                 EventLookup lookup, long perDataset, int maxTasks) throws Exception {
-        SparkConf conf = new SparkConf().setAppName("bench-rebuild-lookups").setMaster(spark.masterUrl());
-        SparkStandalone.applicationSettings(executors, "512m").forEach(conf::set);
-        conf.set("spark.executor.extraJavaOptions", "-XX:+UseSerialGC");
         String prefix = "t" + (maxTasks == Integer.MAX_VALUE ? "all" : Integer.toString(maxTasks)) + "_";
-        try (JavaSparkContext sc = new JavaSparkContext(conf)) {
-            while (sc.sc().statusTracker().getExecutorInfos().length < executors + 1) {
-                sc.parallelize(IntStream.range(0, executors).boxed().toList(), executors).count();
-            }
+        try (JavaSparkContext sc = RebuildRuns.application(spark, "bench-rebuild-lookups", executors)) {
             AtomicBoolean done = new AtomicBoolean();
             long[] rows = new long[1];
             Exception[] failed = new Exception[1];
             Thread rebuild = new Thread(() -> {
                 try {
-                    rows[0] = new RebuildJob(sc, client, maxTasks).run(source,
+                    rows[0] = new RebuildJob(sc, client, RebuildJob.Tasks.defaults().withMaxTasks(maxTasks)).run(source,
                             new RebuildTarget(masters, prefix, BUCKETS, 1, 1, null), DatasetSelection.all()).events();
                 } catch (Exception e) {
                     failed[0] = e;
@@ -167,11 +159,7 @@ public final class RebuildLookupBench implements Callable<Integer> {
                     : "during a rebuild, --max-tasks " + maxTasks;
             return new Phase(name, p.nanos(), seconds, rows[0] / seconds);
         } finally {
-            for (String table : new KuduTablesConfig(prefix, BUCKETS, 1).tables()) {
-                if (client.tableExists(table)) {
-                    client.deleteTable(table);
-                }
-            }
+            RebuildRuns.dropTables(client, prefix);
         }
     }
 

@@ -16,7 +16,7 @@ import java.util.Map;
  * <p>
  * The end of the events ({@link #next()} returning null) must come only once the file is complete, since the loader
  * then marks the dataset LOADED; a file that fails makes {@link #next()} throw, and the load fails leaving the dataset
- * LOADING, as an interrupted load does ({@link DatasetLoader}'s protocol: the next attempt deletes its rows).
+ * LOADING, as an interrupted load does ({@code DatasetLoader}'s protocol: the next attempt deletes its rows).
  */
 public interface EventFeed {
 

@@ -164,7 +164,7 @@ final class EventRows {
                 + "; first: " + first);
     }
 
-    private static KuduScanner scanner(KuduClient client, KuduTable table, int dspid, int epoch,
+    static KuduScanner scanner(KuduClient client, KuduTable table, int dspid, int epoch,
                                        List<String> columns) {
         Schema s = table.getSchema();
         return client.newScannerBuilder(table)

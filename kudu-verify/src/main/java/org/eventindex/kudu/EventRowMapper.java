@@ -156,6 +156,18 @@ final class EventRowMapper {
         }
     }
 
+    /**
+     * Parses the tokens of {@code e} as {@link #fill} does, filling nothing: a row held before it is filled is
+     * refused when it is decided (the GUIDs found are cached for its fill).
+     *
+     * @throws IllegalArgumentException when a token is malformed (the message names the token)
+     */
+    void checkReferences(EventRecord e) {
+        for (int i = 0; i < e.tokenCount; i++) {
+            dbOf(e.tokens[i]);
+        }
+    }
+
     private static void setKey(PartialRow row, int column, boolean onEvent, int eventValue, Integer menuValue) {
         if (onEvent) {
             row.addInt(column, eventValue);

@@ -11,13 +11,14 @@ import static java.util.Objects.requireNonNull;
 
 /**
  * Checks one LOADED dataset: its rows in Kudu against its HDFS file and the catalogue (its DATASETS row). The file's
- * rows are built by the loader's own code ({@link EventWriter}, its first-occurrence rule and the recorded
+ * rows are decided by the loader's own code ({@link FileRows}, its first-occurrence rule and the recorded
  * {@code insert_start} included) but not written; both sides are summed with the same {@link RowChecksum} the load
  * summed the rows it wrote with ({@code content_checksum}). So three things are compared: the file with the recorded
  * checksum and the catalogue's counts (a replaced file, even with the same counts, is {@code FILE_DIFFERS}), Kudu
  * with the recorded checksum (changed rows are {@code KUDU_DIFFERS}), and the file with Kudu, table by table. A
- * difference is reported naming both values; {@link #repair} reloads a dataset whose Kudu rows are wrong. A dataset
- * loaded by a version that recorded no checksum is judged by the counts and the file against Kudu only.
+ * difference is reported naming both values; the loader's {@code DatasetLoader.repair} reloads a dataset whose Kudu
+ * rows are wrong. A dataset loaded by a version that recorded no checksum is judged by the counts and the file against
+ * Kudu only. Reads only: what the supervisor's scheduled verify runs, without the loader.
  */
 public final class DatasetVerifier {
     private final KuduClient client;
@@ -81,22 +82,6 @@ public final class DatasetVerifier {
                 differences);
     }
 
-    /**
-     * Reloads {@code catalogued}'s dataset from {@code source} as it was loaded ({@link DatasetLoader#reload}).
-     *
-     * @throws IllegalStateException when {@code found} is not {@link Verification.Verdict#KUDU_DIFFERS}: a file that
-     *                               disagrees with the catalogue is not loaded over the rows
-     */
-    public LoadResult repair(Verification found, DatasetsRow catalogued, DatasetSource source) throws IOException {
-        if (found.verdict() != Verification.Verdict.KUDU_DIFFERS) {
-            throw new IllegalStateException("dataset " + found.dataset() + " is " + found.verdict()
-                    + ": only a dataset whose Kudu rows disagree with a file that agrees with the catalogue is"
-                    + " reloaded");
-        }
-        return DatasetLoader.replaying(client, tables, LoaderSettings.defaults().withLoadThreads(1), catalogued)
-                .reload(catalogued, source);
-    }
-
     private static void compare(List<String> differences, String table, long kuduRows, String kuduSum, long fileRows,
                                 String fileSum) {
         if (kuduRows != fileRows) {
@@ -125,17 +110,16 @@ public final class DatasetVerifier {
 
     private Verification.Side fileSide(KuduTablesConfig config, DatasetsRow catalogued, DatasetSource source)
             throws IOException {
-        LoadRequest request = DatasetLoader.replayRequest(catalogued, source);
-        LoaderSettings settings = LoaderSettings.defaults().withLoadThreads(1);
-        EventWriter.Written written;
-        try (EventSource events = EventSource.open(source, catalogued.dataset());
-             EventWriter writer = new EventWriter(client, config, settings, request,
-                     DatasetsTable.micros(catalogued.insertStart()), List.of(), DatasetLoader.Progress.NONE, null)) {
+        try (EventSource events = EventSource.open(source, catalogued.dataset())) {
             // the rows a load would write, summed as a load sums them, and written nowhere
-            written = writer.divertTo(row -> { }).write(events);
+            FileRows rows = new FileRows(client, config, events, source.location(), catalogued.dataset(),
+                    catalogued.dspid(), catalogued.rgid(), DatasetsReader.micros(catalogued.insertStart()));
+            while (rows.next()) {
+                // decided and summed; nothing else to do with the row
+            }
+            return new Verification.Side(rows.unique(), RowChecksum.hex(rows.uniqueSum()), rows.duplicates(),
+                    RowChecksum.hex(rows.duplicatesSum()));
         }
-        return new Verification.Side(written.unique(), RowChecksum.hex(written.uniqueSum()), written.duplicates(),
-                RowChecksum.hex(written.duplicatesSum()));
     }
 
     private static long orZero(Long value) {

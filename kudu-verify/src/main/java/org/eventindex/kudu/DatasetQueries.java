@@ -23,12 +23,12 @@ public final class DatasetQueries {
 
     private final KuduClient client;
     private final KuduTablesConfig config;
-    private final DatasetsTable datasets;
+    private final DatasetsReader datasets;
 
     public DatasetQueries(KuduClient client, KuduTablesConfig config) {
         this.client = requireNonNull(client, "client is null");
         this.config = requireNonNull(config, "config is null");
-        this.datasets = new DatasetsTable(client, config.datasetsTable());
+        this.datasets = new DatasetsReader(client, config.datasetsTable());
     }
 
     /**
