@@ -125,6 +125,22 @@ class EventRowMapperTest {
     }
 
     @Test
+    void checkingTheReferencesRefusesWhatFillRefusesAndFillsNothing() {
+        EventRecord bad = EventRecord.of(TestDatasetFiles.event(1, OWN, ESD, RAW).setEitoken(2,
+                EItoken_p1.newBuilder().setName("StreamRAW").setToken("[DB=nope][CNT=]")).build(), OWN);
+        IllegalArgumentException x = assertThrows(IllegalArgumentException.class, () -> mapper.checkReferences(bad));
+        assertTrue(x.getMessage().contains("nope"), x.getMessage());
+        // a held row checked first is filled as one filled at once
+        EventRecord good = EventRecord.of(TestDatasetFiles.event(2, OWN, ESD, RAW).build(), OWN);
+        mapper.checkReferences(good);
+        PartialRow row = schema.newPartialRow();
+        mapper.fill(row, 1, 0, good, null);
+        PartialRow fresh = schema.newPartialRow();
+        new EventRowMapper(schema).fill(fresh, 1, 0, good, null);
+        assertEquals(fresh.toString(), row.toString());
+    }
+
+    @Test
     void duplicatedEventsSchemaMapsTheSameWay() {
         Schema dups = KuduSchemas.duplicatedEvents();
         PartialRow row = dups.newPartialRow();

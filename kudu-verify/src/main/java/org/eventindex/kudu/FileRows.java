@@ -94,7 +94,8 @@ final class FileRows {
     }
 
     /**
-     * Reads the next event and decides its row ({@link #row}, {@link #first}); false at the end of the file.
+     * Reads the next event and decides its row ({@link #first}): built at once ({@link #row}) or, held, checked
+     * ({@link #pending}); false at the end of the file.
      *
      * @throws DatasetLoadException when an event's reference or trigger mask is malformed
      * @throws IOException          when the file cannot be read
