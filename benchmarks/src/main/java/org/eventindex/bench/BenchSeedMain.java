@@ -98,6 +98,10 @@ public final class BenchSeedMain implements Callable<Integer> {
             + " -Xms and -Xmx in EVENTINDEX_JAVA_OPTS, after the launcher's files (default: the tarball's"
             + " jvm/consumer.options; its other options are kept either way)")
     private String consumerHeap;
+    @Option(names = "--consumer-java-option", paramLabel = "OPT", description = "a JVM option of the consumer"
+            + " process, after its options files and --consumer-heap (repeatable; one word each), e.g."
+            + " -XX:MaxGCPauseMillis=500 to measure a G1 setting before it goes to jvm/consumer.options")
+    private List<String> consumerJavaOptions = new ArrayList<>();
     @Option(names = "--consumer-set", paramLabel = "KEY=VALUE", description = "a key of the consumer's configuration"
             + " file, added or replacing the stack's (repeatable), e.g. consumer.kudu.load.overlap=false for the"
             + " load after the merge")
@@ -197,8 +201,8 @@ public final class BenchSeedMain implements Callable<Integer> {
                 64, 1);
         try (EmbeddedStack stack = EmbeddedStack.startWithoutConsumers(stackOptions, s -> bar.log("stack: " + s));
              ConsumerProcess consumer = ConsumerProcess.start(stack, ConsumerProcess.unpack(tarball,
-                     work.resolve("dist")), work, consumerHeap, consumerSet, Duration.ofMinutes(3),
-                     s -> bar.log("stack: " + s))) {
+                     work.resolve("dist")), work, consumerHeap, consumerJavaOptions, consumerSet,
+                     Duration.ofMinutes(3), s -> bar.log("stack: " + s))) {
             PipelineRun pipeline = new PipelineRun(stack, producerJar, bar::log);
             List<GeneratedJob> reported = ds.jobs(GeneratedJob.Outcome.REPORTED);
             long objectBytes = 0;

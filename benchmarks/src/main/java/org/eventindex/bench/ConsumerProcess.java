@@ -131,10 +131,12 @@ final class ConsumerProcess implements AutoCloseable {
 
     /**
      * What the benchmark adds to the launcher's environment: {@code EVENTINDEX_JAVA_OPTS} with the GC log it reads
-     * ({@value #NAME}-gc.log in {@code dir}), a temp folder, and {@code -Xms/-Xmx} of {@code heap} when not null (the
-     * launcher puts it after the files' options, so it wins); {@code JAVA_HOME} of this JVM.
+     * ({@value #NAME}-gc.log in {@code dir}), a temp folder, {@code -Xms/-Xmx} of {@code heap} when not null, then
+     * {@code extra} (the launcher puts these after the files' options, so they win); {@code JAVA_HOME} of this JVM.
+     *
+     * @param extra JVM options of {@code --consumer-java-option}, one word each (the variable is split at spaces)
      */
-    static Map<String, String> environment(Path dir, String heap) throws IOException {
+    static Map<String, String> environment(Path dir, String heap, List<String> extra) throws IOException {
         List<String> opts = new ArrayList<>();
         // the GC log gives what the heap holds after each collection: "in use" from /metrics includes garbage
         opts.add("-Xlog:gc:file=" + dir.resolve(NAME + "-gc.log").toAbsolutePath() + ":uptime");
@@ -142,6 +144,13 @@ final class ConsumerProcess implements AutoCloseable {
         if (heap != null) {
             opts.add("-Xms" + heap);
             opts.add("-Xmx" + heap);
+        }
+        for (String o : extra) {
+            if (!o.startsWith("-") || o.chars().anyMatch(Character::isWhitespace)) {
+                throw new IllegalArgumentException("--consumer-java-option must be one JVM option starting with '-'"
+                        + " and without spaces, got '" + o + "'");
+            }
+            opts.add(o);
         }
         return Map.of("EVENTINDEX_JAVA_OPTS", String.join(" ", opts), "JAVA_HOME", System.getProperty("java.home"));
     }
@@ -218,14 +227,14 @@ final class ConsumerProcess implements AutoCloseable {
      * log ({@value #NAME}.log) go to {@code dir}. On failure (not ready
      * within {@code timeout}, exited) it is stopped.
      */
-    static ConsumerProcess start(EmbeddedStack stack, Path home, Path dir, String heap, Map<String, String> set,
-                                 Duration timeout, Consumer<String> progress)
+    static ConsumerProcess start(EmbeddedStack stack, Path home, Path dir, String heap, List<String> javaOptions,
+                                 Map<String, String> set, Duration timeout, Consumer<String> progress)
             throws IOException, InterruptedException {
         int port = Ports.free();
         Map<String, String> properties = new java.util.TreeMap<>(stack.consumerProcessConfig(0, port));
         properties.putAll(set);
         Path config = DaemonProcesses.writeConfig(dir.resolve(NAME + ".properties"), properties);
-        Map<String, String> env = environment(dir, heap);
+        Map<String, String> env = environment(dir, heap, javaOptions);
         JvmOptions jvm = jvmOptions(home, env, heap);
         List<String> cmd = List.of(home.resolve("bin/eventindex").toString(), "consumer", "run", "--config",
                 config.toAbsolutePath().toString());

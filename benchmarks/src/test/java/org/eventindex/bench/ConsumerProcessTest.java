@@ -71,10 +71,21 @@ class ConsumerProcessTest {
     @Test
     void theBenchmarksEnvironmentAddsItsGcLogAndTheHeapAfterTheLaunchersOptions(@TempDir Path dir)
             throws IOException {
-        String opts = ConsumerProcess.environment(dir, "768m").get("EVENTINDEX_JAVA_OPTS");
+        String opts = ConsumerProcess.environment(dir, "768m", List.of()).get("EVENTINDEX_JAVA_OPTS");
         assertTrue(opts.startsWith("-Xlog:gc:file=" + dir.toAbsolutePath()) && opts.endsWith("-Xms768m -Xmx768m"),
                 opts);
-        assertTrue(!ConsumerProcess.environment(dir, null).get("EVENTINDEX_JAVA_OPTS").contains("-Xmx"));
+        assertTrue(!ConsumerProcess.environment(dir, null, List.of()).get("EVENTINDEX_JAVA_OPTS").contains("-Xmx"));
+    }
+
+    @Test
+    void theConsumersJavaOptionsComeLastAndOneWordEach(@TempDir Path dir) throws IOException {
+        String opts = ConsumerProcess.environment(dir, "1g", List.of("-XX:MaxGCPauseMillis=500", "-Xmn300m"))
+                .get("EVENTINDEX_JAVA_OPTS");
+        assertTrue(opts.endsWith("-Xmx1g -XX:MaxGCPauseMillis=500 -Xmn300m"), opts);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> ConsumerProcess.environment(dir, null, List.of("-Xmn300m -Xss1m")));
+        assertTrue(e.getMessage().contains("--consumer-java-option") && e.getMessage().contains("-Xss1m"),
+                e.getMessage());
     }
 
     @Test

@@ -28,6 +28,31 @@ public abstract class EventFields {
     public boolean hasMcChannelNumber;
     public int mcChannelNumber;
 
+    /** Every field as in {@code other}. */
+    public void copyFieldsFrom(EventFields other) {
+        runNumber = other.runNumber;
+        eventNumber = other.eventNumber;
+        lumiBlock = other.lumiBlock;
+        timeStamp = other.timeStamp;
+        timeStampNSOffset = other.timeStampNSOffset;
+        bcid = other.bcid;
+        hasExtendedLevel1ID = other.hasExtendedLevel1ID;
+        extendedLevel1ID = other.extendedLevel1ID;
+        isSimulation = other.isSimulation;
+        isCalibration = other.isCalibration;
+        isTestBeam = other.isTestBeam;
+        hasSmk = other.hasSmk;
+        smk = other.smk;
+        hasHltpsk = other.hasHltpsk;
+        hltpsk = other.hltpsk;
+        hasL1psk = other.hasL1psk;
+        l1psk = other.l1psk;
+        hasMcEventWeight = other.hasMcEventWeight;
+        mcEventWeight = other.mcEventWeight;
+        hasMcChannelNumber = other.hasMcChannelNumber;
+        mcChannelNumber = other.mcChannelNumber;
+    }
+
     /** Every field to zero / absent. */
     protected void clearFields() {
         runNumber = lumiBlock = timeStamp = timeStampNSOffset = bcid = 0;

@@ -284,10 +284,11 @@ public final class Consumer implements AutoCloseable {
         DaemonMetrics.gauge(metrics.registry(), ConsumerMetrics.RUN_MEMORY_LIMIT, "consumer.run.memory.bytes: most bytes"
                 + " of sorted runs held in memory at a time.", config::runMemoryBytes);
         DaemonMetrics.gauge(metrics.registry(), ConsumerMetrics.KUDU_BUFFERED_ROWS, "Rows of the Kudu load in"
-                + " progress handed to Kudu and not yet taken (the sessions' buffers), 0 when none loads.",
+                + " progress decided and not yet taken by Kudu (waiting for their tablet's batch, or in the sessions'"
+                + " buffers), 0 when none loads.",
                 ingest::bufferedRows);
         DaemonMetrics.gauge(metrics.registry(), ConsumerMetrics.KUDU_BUDGET_ROWS, "consumer.kudu.load.budget.rows:"
-                + " most rows one load's Kudu sessions buffer together.", config::kuduBudgetRows);
+                + " most rows one load holds for Kudu.", config::kuduBudgetRows);
         DaemonMetrics.gauge(metrics.registry(), ConsumerMetrics.SPOOL_FREE, "Bytes free for the consumer on the file"
                 + " system of consumer.spool.dir (usable space; -1 when it cannot be read).",
                 () -> SpoolSpace.usableBytes(config.spoolDir()));

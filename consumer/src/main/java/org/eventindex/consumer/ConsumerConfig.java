@@ -46,7 +46,7 @@ import static org.eventindex.config.ConfigChecks.requireText;
  * @param kuduLoadThreads   Kudu sessions, each on its own thread, loading one dataset (the rows are the same)
  * @param kuduBufferRows    rows one Kudu session buffers before a background flush, at most (it holds up to twice
  *                          that)
- * @param kuduBudgetRows    rows one load's Kudu sessions buffer together, at most (decision 0072)
+ * @param kuduBudgetRows    rows one load holds for Kudu, at most (decisions 0072, 0078)
  * @param kuduLoadOverlap   load the rows into Kudu while the merge writes the HDFS file (decision 0073), rather than
  *                          after it
  * @param encodingThreads   threads encoding a Parquet file's columns (1 or 2; the file is the same)
@@ -241,11 +241,11 @@ public record ConsumerConfig(
                             + "-" + LoaderSettings.MAX_BUFFER_ROWS + "); a session holds up to twice that. More rows"
                             + " mean larger write batches per tablet and more heap."),
             new ConfigKey(KUDU_BUDGET_ROWS, Integer.toString(LoaderSettings.DEFAULT_BUDGET_ROWS), null,
-                    "Rows one load's Kudu sessions buffer together, at most (" + LoaderSettings.MIN_BUDGET_ROWS + "-"
-                            + LoaderSettings.MAX_BUDGET_ROWS + "): each of the consumer.kudu.load.threads sessions"
-                            + " writes its own share of the tablets and buffers budget / (2 x sessions) rows, so the"
-                            + " tablets get the same write batches for any number of sessions; ~4 KB of heap per"
-                            + " buffered EVENTS row. Gauge eventindex_consumer_kudu_buffered_rows."),
+                    "Rows one load holds for Kudu, at most (" + LoaderSettings.MIN_BUDGET_ROWS + "-"
+                            + LoaderSettings.MAX_BUDGET_ROWS + "): with several sessions, the rows waiting in compact"
+                            + " form for their tablet's write batch (the budget shared by the load's tablets, at most "
+                            + LoaderSettings.MAX_TABLET_BATCH_ROWS + " rows per batch); with one, its two buffers."
+                            + " Gauge eventindex_consumer_kudu_buffered_rows."),
             new ConfigKey(KUDU_LOAD_OVERLAP, "true", null,
                     "true: the Kudu load takes the rows as the merge writes the HDFS file (a bounded hand-off; the"
                             + " dataset is LOADED only once both are complete); false: the load reads the file"

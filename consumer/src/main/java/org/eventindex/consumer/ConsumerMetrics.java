@@ -39,8 +39,9 @@ public final class ConsumerMetrics {
     public static final String RUN_MEMORY_USED = "eventindex_consumer_run_memory_used_bytes";
     public static final String RUN_MEMORY_LIMIT = "eventindex_consumer_run_memory_limit_bytes";
     /**
-     * Gauges: rows of the Kudu load in progress handed to Kudu and not yet taken (its sessions' buffers), and
-     * {@code consumer.kudu.load.budget.rows}, which bounds them (decision 0072).
+     * Gauges: rows of the Kudu load in progress decided and not yet taken by Kudu (waiting for their tablet's batch,
+     * or in its sessions' buffers), and {@code consumer.kudu.load.budget.rows}, which bounds the waiting ones
+     * (decisions 0072, 0078).
      */
     public static final String KUDU_BUFFERED_ROWS = "eventindex_consumer_kudu_buffered_rows";
     public static final String KUDU_BUDGET_ROWS = "eventindex_consumer_kudu_budget_rows";

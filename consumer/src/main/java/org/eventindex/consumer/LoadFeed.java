@@ -151,27 +151,7 @@ final class LoadFeed implements EventFeed, MergedRows {
      */
     static EventRecord record(EventScan e, String guid, byte[] guidBytes) {
         EventRecord r = new EventRecord();
-        r.runNumber = e.runNumber;
-        r.eventNumber = e.eventNumber;
-        r.lumiBlock = e.lumiBlock;
-        r.timeStamp = e.timeStamp;
-        r.timeStampNSOffset = e.timeStampNSOffset;
-        r.bcid = e.bcid;
-        r.hasExtendedLevel1ID = e.hasExtendedLevel1ID;
-        r.extendedLevel1ID = e.extendedLevel1ID;
-        r.isSimulation = e.isSimulation;
-        r.isCalibration = e.isCalibration;
-        r.isTestBeam = e.isTestBeam;
-        r.hasSmk = e.hasSmk;
-        r.smk = e.smk;
-        r.hasHltpsk = e.hasHltpsk;
-        r.hltpsk = e.hltpsk;
-        r.hasL1psk = e.hasL1psk;
-        r.l1psk = e.l1psk;
-        r.hasMcEventWeight = e.hasMcEventWeight;
-        r.mcEventWeight = e.mcEventWeight;
-        r.hasMcChannelNumber = e.hasMcChannelNumber;
-        r.mcChannelNumber = e.mcChannelNumber;
+        r.copyFieldsFrom(e);
         byte[] b = e.buf();
         r.l1PassedTrigMask = slice(b, e.l1MaskOff, e.l1MaskLen);
         r.l2PassedTrigMask = slice(b, e.l2MaskOff, e.l2MaskLen);

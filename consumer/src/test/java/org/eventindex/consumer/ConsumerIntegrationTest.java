@@ -428,7 +428,7 @@ class ConsumerIntegrationTest {
                     public void rows(List<MergePipeline.Row> rows, java.util.function.IntFunction<String> guidName)
                             throws IOException {
                         tap.rows(rows, guidName);
-                        // past the loader's first batch of 1,024 rows to a session (ParallelSessions)
+                        // past the rows each tablet's first batch takes (200 with 4 buckets: ParallelSessions)
                         if (handed.addAndGet(rows.size()) >= 1536 && quotaSet.compareAndSet(false, true)) {
                             // the file is not written yet (its first block comes later): rows are in Kudu before it
                             Await.until("rows of " + dataset + " in Kudu while its file is written",

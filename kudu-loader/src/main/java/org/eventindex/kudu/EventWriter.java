@@ -1,6 +1,5 @@
 package org.eventindex.kudu;
 
-import org.apache.kudu.client.Insert;
 import org.apache.kudu.client.KuduClient;
 import org.apache.kudu.client.KuduException;
 import org.apache.kudu.client.KuduSession;
@@ -21,8 +20,8 @@ import static java.util.Objects.requireNonNull;
  * after a failure, to stop the pair counting thread and close the session.
  * <p>
  * With {@link LoaderSettings#loadThreads()} above 1 the rows, decided here in file order exactly as with one session,
- * are written by that many sessions on their own threads ({@link ParallelSessions}); progress then counts the rows
- * applied by all of them.
+ * are held compact until their tablet's batch is full, then built and written by that many sessions on their own
+ * threads ({@link ParallelSessions}, decision 0078); progress then counts the rows applied by all of them.
  */
 final class EventWriter implements AutoCloseable {
 
@@ -94,7 +93,7 @@ final class EventWriter implements AutoCloseable {
         this.startMicros = startMicros;
         this.others = List.copyOf(others);
         this.progress = requireNonNull(progress, "progress is null");
-        this.session = newSession(client, settings, settings.sessionBufferRows(1));
+        this.session = newSession(client, settings, settings.sessionBufferRows());
         this.pairs = new AsyncPairCounter(dataset);
         this.fault = fault;
     }
@@ -115,8 +114,8 @@ final class EventWriter implements AutoCloseable {
     }
 
     /**
-     * Rows decided and handed to Kudu that Kudu has not yet taken: what this load holds in its sessions' buffers
-     * (and, with several sessions, in hand-over), within a hand-over batch; any thread.
+     * Rows decided that Kudu has not yet taken: what this load holds in its session's buffers, within a hand-over
+     * batch, or with several sessions also waiting for their tablet's batch and in hand-over; any thread.
      */
     long bufferedRows() {
         ParallelSessions p = parallel;
@@ -142,6 +141,9 @@ final class EventWriter implements AutoCloseable {
     Written write(EventSource source) throws IOException {
         FileRows rows = new FileRows(client, config, source, request.source().location(), dataset, request.dspid(),
                 request.epoch(), startMicros);
+        if (sink == null && settings.loadThreads() > 1) {
+            rows.holdRows();
+        }
         while (rows.next()) {
             EventRecord e = source.event;
             if (overlap == null) {
@@ -155,17 +157,16 @@ final class EventWriter implements AutoCloseable {
                     smk = source.menu.getSMK();
                 }
             }
-            Insert row = rows.row();
             if (rows.first()) {
                 pairs.add(rows.bits().fired, rows.bits().firedCount);
                 overlap.add(e.runNumber, e.eventNumber);
             }
             if (sink != null) {
-                sink.accept(row);
+                sink.accept(rows.row());
             } else if (parallel != null) {
-                parallel.apply(row);
+                parallel.add(rows.pending());
             } else {
-                session.apply(row);
+                session.apply(rows.row());
                 if ((count & (ParallelSessions.BATCH - 1)) == 0) {
                     appliedSeen = count;
                     writtenSeen = rowsWritten(session);
@@ -201,9 +202,8 @@ final class EventWriter implements AutoCloseable {
         String table = rows.eventTable().getName();
         tableNames = table + "/" + config.duplicatedEventsTable();
         overlap = new DatasetAnalytics.Overlap(client, table, others);
-        if (settings.loadThreads() > 1) {
-            parallel = new ParallelSessions(client, settings, List.of(rows.eventTable(), rows.duplicatesTable()),
-                    tableNames, dataset, fault);
+        if (sink == null && settings.loadThreads() > 1) {
+            parallel = new ParallelSessions(client, settings, rows.inserts(), tableNames, dataset, fault);
         }
     }
 

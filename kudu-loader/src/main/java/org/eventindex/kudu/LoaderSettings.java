@@ -16,9 +16,9 @@ import static java.util.Objects.requireNonNull;
  * @param verifyCounts       count the dataset's rows after writing and refuse LOADED on any difference
  * @param loadThreads        Kudu sessions, each on its own thread, writing one dataset's rows (1: on the loading
  *                           thread, as before; the rows written are the same for any value)
- * @param bufferBudgetRows   rows one load's sessions buffer together, at most (decision 0072): each of the
- *                           {@code loadThreads} sessions, which writes its own share of the tablets, buffers
- *                           {@link #sessionBufferRows} rows, twice that in flight
+ * @param bufferBudgetRows   rows one load holds for Kudu, at most (decisions 0072, 0078): with one session, its
+ *                           two buffers of {@link #sessionBufferRows} rows; with several, the rows decided and
+ *                           waiting in compact form for their tablet's batch of {@link #tabletBatchRows} rows
  */
 public record LoaderSettings(int mutationBufferOps, Duration flushInterval, Duration operationTimeout,
                              int progressEvery, boolean verifyCounts, int loadThreads, int bufferBudgetRows) {
@@ -34,9 +34,9 @@ public record LoaderSettings(int mutationBufferOps, Duration flushInterval, Dura
     public static final int MAX_BUFFER_ROWS = 100_000;
 
     /**
-     * Rows one load's sessions buffer together by default (decision 0072): one session's two buffers of
-     * {@link #DEFAULT_BUFFER_ROWS}, so that any number of sessions, each covering its share of the tablets, sends
-     * the tablets the batches one session did.
+     * Rows one load holds for Kudu by default (decisions 0072, 0078): one session's two buffers of
+     * {@link #DEFAULT_BUFFER_ROWS}; with several sessions, shared by the tablets, the batch each tablet got from one
+     * session's flush.
      */
     public static final int DEFAULT_BUDGET_ROWS = 2 * DEFAULT_BUFFER_ROWS;
     /** Fewest and most rows of the budget. */
@@ -73,11 +73,31 @@ public record LoaderSettings(int mutationBufferOps, Duration flushInterval, Dura
     }
 
     /**
-     * Rows each of {@code sessions} sessions buffers before a background flush: its share of the budget (each session
-     * holds twice its buffer), at most {@link #mutationBufferOps()}, at least one.
+     * Rows the single session of a load ({@code loadThreads} 1) buffers before a background flush: half the budget
+     * (it holds twice its buffer), at most {@link #mutationBufferOps()}, at least one.
      */
-    public int sessionBufferRows(int sessions) {
-        return Math.max(1, Math.min(mutationBufferOps, bufferBudgetRows / (2 * sessions)));
+    public int sessionBufferRows() {
+        return Math.max(1, Math.min(mutationBufferOps, bufferBudgetRows / 2));
+    }
+
+    /**
+     * Most rows of one tablet's write batch with several sessions: the Kudu client encodes a batch's rows at the
+     * schema's full width (~2.1 KB each), and 200 keep that array below half of a 1 MiB G1 region, so that it is not
+     * a humongous allocation in the consumer's 1 GiB heap (decision 0040).
+     */
+    public static final int MAX_TABLET_BATCH_ROWS = 200;
+
+    /**
+     * Rows one tablet gets per write batch when several sessions route the rows by tablet (decision 0078): the
+     * budget shared by the {@code tablets} the load writes to (EVENTS or MCEVENTS and DUPLICATEDEVENTS), at most
+     * {@link #MAX_TABLET_BATCH_ROWS} and {@link #mutationBufferOps()}, at least one. The default budget over 2 x 64
+     * buckets gives 156 rows, the batch each tablet got from a session's flush before.
+     */
+    public int tabletBatchRows(int tablets) {
+        if (tablets < 1) {
+            throw new IllegalArgumentException("tablets must be positive: " + tablets);
+        }
+        return Math.max(1, Math.min(Math.min(MAX_TABLET_BATCH_ROWS, mutationBufferOps), bufferBudgetRows / tablets));
     }
 
     /** These settings with {@code threads} Kudu sessions per load. */

@@ -7,12 +7,14 @@ import org.apache.kudu.client.KuduSession;
 import org.apache.kudu.client.KuduTable;
 import org.apache.kudu.client.NonCoveredRangeException;
 import org.apache.kudu.client.Operation;
+import org.apache.kudu.client.PartialRow;
 import org.eventindex.EventIndexFailure;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
@@ -31,18 +33,26 @@ import static java.util.Objects.requireNonNull;
  * threads or the batch boundaries (the rows' keys are distinct, so the order in which sessions write them does not
  * matter).
  * <p>
- * Rows are routed by tablet ({@link KuduPartitioner}): each session writes the rows of its own share of the tablets,
- * in batches of {@link #BATCH} handed to its thread. A session that covers a quarter of the tablets makes the same
- * write batch per tablet with a quarter of the rows buffered, so the load's sessions together buffer at most
- * {@link LoaderSettings#bufferBudgetRows()} rows, for any number of sessions ({@link LoaderSettings#sessionBufferRows}).
+ * Rows are routed by tablet ({@link KuduPartitioner}), each tablet to one session (decision 0072). A decided row is
+ * held per tablet as a {@link PendingRow}, a few hundred bytes, until its tablet has
+ * {@link LoaderSettings#tabletBatchRows} of them; only then are they built as Kudu rows ({@link EventInserts}) and
+ * handed to the tablet's session as one batch (decision 0078). So the rows waiting for their batch cost the heap far
+ * less than the same rows as Kudu {@code Insert}s (~6.5 KB each, as wide as the schema), and Inserts live
+ * only from their batch's hand-over to the tablet server's answer: at most {@link #TABLETS_PER_FLUSH} tablets' batches
+ * per session buffer, two buffers and {@value #QUEUED} queued batches per session. The pending rows of all tablets
+ * together stay within {@link LoaderSettings#bufferBudgetRows()}.
  * <p>
  * A failure in any thread (Kudu refusing a row, a flush failing) is kept and thrown to the loading thread at its next
- * {@link #apply}, {@link #check()} or {@link #finish()}; the load then fails as a whole and its dataset stays LOADING.
- * Not thread-safe on the loading side: one thread applies, then calls {@link #finish()}; {@link #close()} always.
+ * {@link #add}, {@link #check()} or {@link #finish()}; the load then fails as a whole and its dataset stays LOADING.
+ * Not thread-safe on the loading side: one thread adds, then calls {@link #finish()}; {@link #close()} always.
  */
 final class ParallelSessions implements AutoCloseable {
-    /** Rows per hand-over to a session's thread: small, as up to 4 batches per session are in hand-over. */
+    /** Rows between two reads of a single session's write metrics (the held rows' gauge). */
     static final int BATCH = 256;
+    /** Tablets' batches a session's buffer takes before its background flush: write RPCs in flight at once. */
+    static final int TABLETS_PER_FLUSH = 4;
+    /** Batches queued per session's thread. */
+    static final int QUEUED = 2;
     private static final List<Operation> END = List.of();
 
     /** A failure injected into one writing thread by tests (package-private seam; null in production). */
@@ -52,17 +62,34 @@ final class ParallelSessions implements AutoCloseable {
         void beforeBatch(int thread, long rowsAppliedByThread) throws IOException;
     }
 
-    /** The tablets of one table and the session each is given to, when its first row comes. */
+    /**
+     * The tablets of one table, the session each is given to when its first row comes, and the rows each holds until
+     * its batch is full.
+     */
     private static final class Route {
         final KuduTable table;
         final KuduPartitioner partitioner;
         final int[] owner;
+        final List<List<PendingRow>> pending;
+        /** A row of the table's schema that only finds tablets: never applied, so refilled for every row. */
+        final PartialRow key;
 
         Route(KuduTable table) throws KuduException {
             this.table = table;
             this.partitioner = new KuduPartitioner.KuduPartitionerBuilder(table).build();
             this.owner = new int[partitioner.numPartitions()];
             Arrays.fill(owner, -1);
+            this.pending = new ArrayList<>(Collections.nCopies(owner.length, null));
+            this.key = table.getSchema().newPartialRow();
+        }
+
+        /** Tablets a load writes to: one range (its epoch) of the HASH(eventnumber) buckets. */
+        int loadTablets() {
+            int tablets = 1;
+            for (var hash : table.getPartitionSchema().getHashBucketSchemas()) {
+                tablets *= hash.getNumBuckets();
+            }
+            return tablets;
         }
     }
 
@@ -70,45 +97,45 @@ final class ParallelSessions implements AutoCloseable {
     private final String dataset;
     private final int progressEvery;
     private final Fault fault;
+    private final EventInserts inserts;
     private final Route[] routes;
+    private final int tabletBatch;
     private final List<BlockingQueue<List<Operation>>> queues = new ArrayList<>();
     private final Thread[] threads;
     private final AtomicLong applied = new AtomicLong();
     /** Rows Kudu took, per session, as each thread last read its session's write metrics. */
     private final AtomicLongArray written;
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
-    private final List<List<Operation>> batches = new ArrayList<>();
-    private volatile long handed;
+    /** Rows added, pending ones included; written by the loading thread only. */
+    private volatile long held;
     private int nextOwner;
     private boolean finished;
 
     /**
      * Starts {@code settings.loadThreads()} threads, each with its own session configured as the single-session load
-     * but with {@link LoaderSettings#sessionBufferRows} rows buffered.
+     * but with {@link #TABLETS_PER_FLUSH} tablets' batches buffered (at most {@link LoaderSettings#mutationBufferOps}).
      *
-     * @param tables     the tables the rows go to (EVENTS or MCEVENTS, and DUPLICATEDEVENTS)
+     * @param inserts    builds the rows, for EVENTS or MCEVENTS and DUPLICATEDEVENTS
      * @param tableNames names the tables in errors
      */
-    ParallelSessions(KuduClient client, LoaderSettings settings, List<KuduTable> tables, String tableNames,
+    ParallelSessions(KuduClient client, LoaderSettings settings, EventInserts inserts, String tableNames,
                      String dataset, Fault fault) throws KuduException {
         requireNonNull(client, "client is null");
         requireNonNull(settings, "settings is null");
+        this.inserts = requireNonNull(inserts, "inserts is null");
         this.tableNames = requireNonNull(tableNames, "tableNames is null");
         this.dataset = requireNonNull(dataset, "dataset is null");
         this.progressEvery = settings.progressEvery();
         this.fault = fault;
-        this.routes = new Route[tables.size()];
-        for (int i = 0; i < routes.length; i++) {
-            routes[i] = new Route(tables.get(i));
-        }
+        this.routes = new Route[]{new Route(inserts.events()), new Route(inserts.dups())};
+        this.tabletBatch = settings.tabletBatchRows(routes[0].loadTablets() + routes[1].loadTablets());
         int n = settings.loadThreads();
-        int bufferRows = settings.sessionBufferRows(n);
+        int bufferRows = Math.min(settings.mutationBufferOps(), TABLETS_PER_FLUSH * tabletBatch);
         this.written = new AtomicLongArray(n);
         this.threads = new Thread[n];
         for (int i = 0; i < n; i++) {
             int id = i;
-            queues.add(new ArrayBlockingQueue<>(2));
-            batches.add(new ArrayList<>(BATCH));
+            queues.add(new ArrayBlockingQueue<>(QUEUED));
             threads[i] = new Thread(() -> run(id, client, settings, bufferRows), "kudu-load-" + i + "-" + dataset);
             threads[i].setDaemon(true);
         }
@@ -117,52 +144,66 @@ final class ParallelSessions implements AutoCloseable {
         }
     }
 
-    /** Queues one row for the session of its tablet; throws the first failure of any writing thread. */
-    void apply(Operation op) throws IOException {
-        int t = owner(op);
-        List<Operation> batch = batches.get(t);
-        batch.add(op);
-        if (batch.size() == BATCH) {
-            hand(t, batch);
-            batches.set(t, new ArrayList<>(BATCH));
+    /**
+     * Holds one decided row until its tablet's batch is full, then builds the batch's Kudu rows and queues them for
+     * the tablet's session; throws the first failure of any writing thread.
+     *
+     * @throws DatasetLoadException when a row falls in no range of its table, or one of a batch's events is malformed
+     */
+    void add(PendingRow row) throws IOException {
+        Route r = routes[row.duplicate() ? 1 : 0];
+        inserts.setPartitionKey(row, r.key);
+        int partition;
+        try {
+            partition = r.partitioner.partitionRow(r.key);
+        } catch (NonCoveredRangeException e) {
+            throw new DatasetLoadException(EventIndexFailure.Kind.RETRIABLE, dataset, "a row of " + dataset
+                    + " (event number " + Long.toUnsignedString(row.event.eventNumber) + ") falls in no range of Kudu"
+                    + " table " + r.table.getName() + ": " + e.getMessage());
+        }
+        List<PendingRow> rows = r.pending.get(partition);
+        if (rows == null) {
+            rows = new ArrayList<>(tabletBatch);
+            r.pending.set(partition, rows);
+        }
+        rows.add(row);
+        held++;
+        if (rows.size() == tabletBatch) {
+            r.pending.set(partition, null);
+            hand(owner(r, partition), build(rows));
         }
     }
 
-    private int owner(Operation op) throws IOException {
-        for (Route r : routes) {
-            if (r.table == op.getTable()) {
-                int partition;
-                try {
-                    partition = r.partitioner.partitionRow(op.getRow());
-                } catch (NonCoveredRangeException e) {
-                    throw new DatasetLoadException(EventIndexFailure.Kind.RETRIABLE, dataset, "a row of " + dataset
-                            + " (" + op.getRow().stringifyRowKey() + ") falls in no range of Kudu table "
-                            + r.table.getName() + ": " + e.getMessage());
-                }
-                int owner = r.owner[partition];
-                if (owner < 0) {
-                    // tablets are given out in the order their first rows come, so the sessions share the tablets
-                    // of the load's epoch evenly whatever the table's other ranges
-                    owner = nextOwner++ % threads.length;
-                    r.owner[partition] = owner;
-                }
-                return owner;
-            }
+    private int owner(Route r, int partition) {
+        int owner = r.owner[partition];
+        if (owner < 0) {
+            // tablets are given out in the order their first batches come, so the sessions share the tablets of the
+            // load's epoch evenly whatever the table's other ranges
+            owner = nextOwner++ % threads.length;
+            r.owner[partition] = owner;
         }
-        throw new IllegalArgumentException("a row for table " + op.getTable().getName() + ", not one of "
-                + tableNames);
+        return owner;
+    }
+
+    private List<Operation> build(List<PendingRow> rows) throws DatasetLoadException {
+        List<Operation> ops = new ArrayList<>(rows.size());
+        for (PendingRow p : rows) {
+            ops.add(inserts.build(p));
+        }
+        return ops;
     }
 
     /**
-     * Rows handed to the sessions that Kudu has not yet taken (as each thread last read its session's write
-     * metrics, after each batch): what the load holds in hand-over and in its sessions' buffers, for a gauge.
+     * Rows decided that Kudu has not yet taken (as each thread last read its session's write metrics, after each
+     * batch): what the load holds, waiting for their tablet's batch, in hand-over and in its sessions' buffers, for a
+     * gauge.
      */
     long bufferedRows() {
         long taken = 0;
         for (int i = 0; i < written.length(); i++) {
             taken += written.get(i);
         }
-        return Math.max(0, handed - taken);
+        return Math.max(0, held - taken);
     }
 
     /** Rows applied to the sessions so far, all threads together. */
@@ -186,12 +227,16 @@ final class ParallelSessions implements AutoCloseable {
 
     /** Hands over the last rows, waits until every thread flushed its session, and throws any failure. */
     void finish() throws IOException {
-        for (int t = 0; t < threads.length; t++) {
-            List<Operation> batch = batches.get(t);
-            if (!batch.isEmpty()) {
-                hand(t, batch);
-                batches.set(t, List.of());
+        for (Route r : routes) {
+            for (int partition = 0; partition < r.pending.size(); partition++) {
+                List<PendingRow> rows = r.pending.get(partition);
+                if (rows != null) {
+                    r.pending.set(partition, null);
+                    hand(owner(r, partition), build(rows));
+                }
             }
+        }
+        for (int t = 0; t < threads.length; t++) {
             hand(t, END);
         }
         finished = true;
@@ -211,7 +256,6 @@ final class ParallelSessions implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new InterruptedIOException("interrupted while loading " + dataset);
         }
-        handed += rows.size();
         check();
     }
 

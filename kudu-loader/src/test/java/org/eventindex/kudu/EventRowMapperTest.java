@@ -75,7 +75,7 @@ class EventRowMapperTest {
         bits.decode(EventRecord.of(TestDatasetFiles.event(1, OWN, ESD, RAW).setL1PassedTrigMask(emptyL1)
                 .clearEFPassedTrigMask().build(), OWN));
         PartialRow row = schema.newPartialRow();
-        mapper.fillTriggerWords(row, bits);
+        mapper.fillTriggerWords(row, TriggerWords.of(bits));
         assertEquals(0L, row.getLong(KuduSchemas.l1Word(0)));
         for (int w = 1; w < KuduSchemas.L1_WORDS; w++) {
             assertFalse(row.isSet(KuduSchemas.l1Word(w)), "word " + w);
@@ -85,7 +85,7 @@ class EventRowMapperTest {
         }
         bits.decode(EventRecord.of(TestDatasetFiles.event(2, OWN, ESD, RAW).build(), OWN));
         PartialRow full = schema.newPartialRow();
-        mapper.fillTriggerWords(full, bits);
+        mapper.fillTriggerWords(full, TriggerWords.of(bits));
         // TestDatasetFiles.L1_MASK: bits 3, 4 of TBP and TAP, 3, 4, 9 of TAV; no word 0 bits beyond them
         assertEquals((1L << 3) | (1L << 4), full.getLong(KuduSchemas.l1Word(0)));
         assertFalse(full.isSet(KuduSchemas.l1Word(1)), "zero word of a non-empty mask stays NULL");
@@ -122,6 +122,22 @@ class EventRowMapperTest {
         IllegalArgumentException x = assertThrows(IllegalArgumentException.class,
                 () -> mapper.fill(schema.newPartialRow(), 1, 0, EventRecord.of(e, OWN), null));
         assertTrue(x.getMessage().contains("nope"), x.getMessage());
+    }
+
+    @Test
+    void checkingTheReferencesRefusesWhatFillRefusesAndFillsNothing() {
+        EventRecord bad = EventRecord.of(TestDatasetFiles.event(1, OWN, ESD, RAW).setEitoken(2,
+                EItoken_p1.newBuilder().setName("StreamRAW").setToken("[DB=nope][CNT=]")).build(), OWN);
+        IllegalArgumentException x = assertThrows(IllegalArgumentException.class, () -> mapper.checkReferences(bad));
+        assertTrue(x.getMessage().contains("nope"), x.getMessage());
+        // a held row checked first is filled as one filled at once
+        EventRecord good = EventRecord.of(TestDatasetFiles.event(2, OWN, ESD, RAW).build(), OWN);
+        mapper.checkReferences(good);
+        PartialRow row = schema.newPartialRow();
+        mapper.fill(row, 1, 0, good, null);
+        PartialRow fresh = schema.newPartialRow();
+        new EventRowMapper(schema).fill(fresh, 1, 0, good, null);
+        assertEquals(fresh.toString(), row.toString());
     }
 
     @Test

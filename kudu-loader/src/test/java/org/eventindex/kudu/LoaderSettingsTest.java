@@ -9,17 +9,21 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class LoaderSettingsTest {
 
     @Test
-    void theSessionsShareTheBudgetAndOneSessionKeepsItsBuffer() {
+    void oneSessionKeepsItsBufferAndTabletsShareTheBudget() {
         LoaderSettings d = LoaderSettings.defaults();
         assertEquals(LoaderSettings.DEFAULT_BUDGET_ROWS, d.bufferBudgetRows());
         // one session: its two buffers of 10,000 are the whole budget, as before the budget
-        assertEquals(10_000, d.sessionBufferRows(1));
-        // N sessions, each writing 1/N of the tablets, buffer 1/N each: the same rows per tablet per flush
-        assertEquals(5_000, d.sessionBufferRows(2));
-        assertEquals(2_500, d.sessionBufferRows(4));
-        // never more than the per-session buffer, never none
-        assertEquals(10_000, d.withBufferBudgetRows(200_000).sessionBufferRows(1));
-        assertEquals(1, d.withBufferBudgetRows(200).sessionBufferRows(64));
+        assertEquals(10_000, d.sessionBufferRows());
+        // several sessions: the rows waiting for their tablet's batch share the budget; EVENTS and DUPLICATEDEVENTS
+        // of 64 buckets each give every tablet the 156-row batch a session's flush gave it (decision 0078)
+        assertEquals(156, d.tabletBatchRows(128));
+        // never a batch the Kudu client encodes into a humongous array, nor more than the session buffer, nor none
+        assertEquals(LoaderSettings.MAX_TABLET_BATCH_ROWS, d.tabletBatchRows(4));
+        assertEquals(100, d.withBufferRows(100).tabletBatchRows(4));
+        assertEquals(10_000, d.withBufferBudgetRows(200_000).sessionBufferRows());
+        assertEquals(1, d.withBufferBudgetRows(200).tabletBatchRows(256));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> d.tabletBatchRows(0));
+        assertTrue(e.getMessage().contains("tablets"), e.getMessage());
     }
 
     @Test

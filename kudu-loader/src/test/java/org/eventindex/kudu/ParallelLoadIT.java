@@ -38,6 +38,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.LongStream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -48,8 +49,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The parallel load ({@code loadThreads} > 1) against a real Kudu: exactly the rows of a one-session load of the same
  * file (EVENTS, DUPLICATEDEVENTS, TRIGGERCOUNT, EVENTSOVERLAP, DATASETS counts), for a sorted Parquet file whose
- * duplicates straddle row group and hand-over batch boundaries and for a file of two runs (duplicates far apart); a
- * failure injected into one writing thread fails the whole load (dataset not LOADED) and a retry completes it.
+ * duplicates straddle row group boundaries and whose tablets get several batches each (the rows held compact until
+ * their tablet's batch is full, decision 0078) and for a file of two runs (duplicates far apart); a failure injected
+ * into one writing thread fails the whole load (dataset not LOADED) and a retry completes it; a malformed event fails
+ * the load when it is decided, before any row decided after it is written.
  */
 class ParallelLoadIT {
     private static final KuduTablesConfig CONFIG = new KuduTablesConfig("par_", 4, 1);
@@ -59,6 +62,7 @@ class ParallelLoadIT {
     private static final String DS_B = "data17_13TeV.00327636.physics_Late.merge.AOD.f838_m1824";
     private static final String DS_C = "data17_13TeV.00327636.physics_TwoRuns.merge.AOD.f838_m1824";
     private static final String DS_D = "data17_13TeV.00327636.physics_Fail.merge.AOD.f838_m1824";
+    private static final String DS_E = "data17_13TeV.00327636.physics_Malformed.merge.AOD.f838_m1824";
 
     @TempDir
     static Path dir;
@@ -93,13 +97,11 @@ class ParallelLoadIT {
         List<EIEvent_p1> rowsA = rows(11, 0, 12_000);
         Path fileA = parquet("a", DS_A, rowsA);
         List<EIEvent_p1> sorted = sorted(rowsA);
-        // the file has what the test is about: duplicates across row groups and across hand-over batches
+        // the file has what the test is about: duplicates across row groups
         long[] groupEnds = rowGroupEnds(fileA);
         assertTrue(groupEnds.length >= 3, "row groups: " + groupEnds.length);
         assertTrue(Arrays.stream(groupEnds).anyMatch(end -> straddles(sorted, end)),
                 "an event's copies straddle a row group boundary");
-        assertTrue(straddlesSomeMultipleOf(sorted, ParallelSessions.BATCH),
-                "an event's copies straddle a hand-over batch boundary");
         // another LOADED dataset of the run, for EVENTSOVERLAP
         loader(1, null).load(request(DS_B, 601, "b", parquet("b", DS_B, rows(12, 9_000, 14_000))));
 
@@ -109,6 +111,9 @@ class ParallelLoadIT {
         assertTrue(one.duplicates() > 0);
         assertEquals(one.uniqueEvents(), single.events().size());
         assertEquals(one.duplicates(), single.duplicates().size());
+        // and every tablet (4 buckets per table) gets its rows in several batches of 200, the last one partial
+        int tabletBatch = LoaderSettings.MAX_TABLET_BATCH_ROWS;
+        assertTrue(single.duplicates().size() / 4 > 2 * tabletBatch, "duplicates: " + single.duplicates().size());
         assertFalse(single.pairs().isEmpty());
         // B shares events 9000..11999 with A: 3000 distinct; (other tests' datasets of the run may add pairs)
         assertEquals(3_000L, single.overlaps().get(List.of(600, 601)));
@@ -134,9 +139,10 @@ class ParallelLoadIT {
             assertTrue(progress.get(i - 1) <= progress.get(i) && progress.get(i) <= rowsA.size(), "" + progress);
         }
         assertTrue(progress.size() > 2, "progress during the load: " + progress);
-        // the rows held for Kudu, as the gauge reads them: within the budget of the 4 sessions (2,000) and what 4
-        // threads have in hand-over (4 batches each), taken by Kudu as the load goes, none once it is done
-        long bound = 2_000 + 4 * 4 * ParallelSessions.BATCH;
+        // the rows held for Kudu, as the gauge reads them: the rows waiting for their tablet's batch within the
+        // budget (2,000 over 2 x 4 tablets: batches of 200, the most), and per thread its batches in hand-over and
+        // its session's two buffers (4 batches each), taken by Kudu as the load goes, none once it is done
+        long bound = 2_000 + 4 * (ParallelSessions.QUEUED + 1 + 2 * ParallelSessions.TABLETS_PER_FLUSH) * tabletBatch;
         assertTrue(buffered.stream().allMatch(b -> b >= 0 && b <= bound), "buffered rows: " + buffered);
         assertTrue(buffered.stream().anyMatch(b -> b > 0), "buffered rows: " + buffered);
         assertEquals(0, four.bufferedRows());
@@ -195,6 +201,58 @@ class ParallelLoadIT {
         assertFalse(retried.alreadyLoaded());
         assertEquals(reference, snapshot(DS_D, 603));
         assertEquals(LoadState.LOADED, queries.dataset(DS_D).orElseThrow().state());
+    }
+
+    @Test
+    void aMalformedEventFailsTheLoadWhenItIsDecidedBeforeAnyLaterRowIsWritten() throws Exception {
+        long bad = 6_000;
+        // events 0..7999 once, every 4th twice more and every 9th once more (duplicates across the tablets);
+        // file 1's copy of event 6000 has a malformed token (the writer of the test file does not check it)
+        List<InputFile> inputs = List.of(new InputFile(TestDatasetFiles.guid(1, 0), range(0, 8_000, 1)),
+                new InputFile(TestDatasetFiles.guid(2, 0), range(0, 8_000, 4)),
+                new InputFile(TestDatasetFiles.guid(3, 0), range(0, 8_000, 4)),
+                new InputFile(TestDatasetFiles.guid(4, 0), range(0, 8_000, 9)));
+        Path file = TestDatasetFiles.write(dir.resolve("e.parquet"), DS_E, inputs,
+                e -> e.getEventNumber() == bad && e.getEitoken(0).getToken().contains(TestDatasetFiles.guid(1, 0))
+                        ? e.setEitoken(1, e.getEitoken(1).toBuilder().setToken("[DB=x]")) : e);
+        Set<Integer> writers = ConcurrentHashMap.newKeySet();
+
+        DatasetLoadException e = assertThrows(DatasetLoadException.class, () -> loader(4,
+                (thread, n) -> writers.add(thread)).load(request(DS_E, 604, "malformed", file)));
+        assertTrue(e.getMessage().contains("event " + RUN + "/" + bad + " of file " + TestDatasetFiles.guid(1, 0)),
+                e.getMessage());
+        assertTrue(e.getMessage().contains("malformed reference") && e.getMessage().contains("[DB=x]"),
+                e.getMessage());
+        assertFalse(e.retriable(), "a malformed reference is malformed every time");
+        assertEquals(LoadState.LOADING, queries.dataset(DS_E).orElseThrow().state());
+        // the sessions took the batches filled before the event (nothing half-ingested: the dataset is not LOADED,
+        // its retry replaces what they wrote), and no row of the event or after it: it was refused as its row was
+        // decided, not when its tablet's batch was built rows later
+        assertFalse(writers.isEmpty(), "batches before the malformed event were handed to the sessions");
+        assertEquals(0, rowsFrom(CONFIG.eventsTable(), 604, bad));
+        assertEquals(0, rowsFrom(CONFIG.duplicatedEventsTable(), 604, bad));
+    }
+
+    private static long[] range(long from, long to, long step) {
+        return LongStream.iterate(from, n -> n < to, n -> n + step).toArray();
+    }
+
+    /** Rows of {@code dspid} in {@code table} with an event number of {@code from} or more. */
+    private static long rowsFrom(String table, int dspid, long from) throws Exception {
+        KuduTable t = client.openTable(table);
+        Schema s = t.getSchema();
+        KuduScanner scanner = client.newScannerBuilder(t)
+                .addPredicate(KuduPredicate.newComparisonPredicate(s.getColumn(KuduSchemas.DSPID),
+                        KuduPredicate.ComparisonOp.EQUAL, dspid))
+                .addPredicate(KuduPredicate.newComparisonPredicate(s.getColumn(KuduSchemas.EVENTNUMBER),
+                        KuduPredicate.ComparisonOp.GREATER_EQUAL, from))
+                .setProjectedColumnIndexes(List.of(s.getColumnIndex(KuduSchemas.EVENTNUMBER))).build();
+        long n = 0;
+        while (scanner.hasMoreRows()) {
+            n += scanner.nextRows().getNumRows();
+        }
+        scanner.close();
+        return n;
     }
 
     private static DatasetLoader loader(int threads, ParallelSessions.Fault fault) {
@@ -280,15 +338,6 @@ class ParallelLoadIT {
     private static boolean straddles(List<EIEvent_p1> sorted, long end) {
         int i = (int) end;
         return i > 0 && i < sorted.size() && sorted.get(i - 1).getEventNumber() == sorted.get(i).getEventNumber();
-    }
-
-    private static boolean straddlesSomeMultipleOf(List<EIEvent_p1> sorted, int batch) {
-        for (long end = batch; end < sorted.size(); end += batch) {
-            if (straddles(sorted, end)) {
-                return true;
-            }
-        }
-        return false;
     }
 
     private static Snapshot snapshot(String dataset, int dspid) throws Exception {

@@ -91,25 +91,19 @@ final class EventRowMapper {
     }
 
     /**
-     * Sets the non-zero trigger mask words of {@code bits} (zero words stay NULL); a present mask with no bit set gets
-     * its word 0 as 0, so that it reads back apart from an absent mask ({@link TriggerMaskColumns}).
+     * Sets the trigger mask words of {@code t}: its non-zero words, and word 0 of a present mask with no bit set as 0
+     * (zero words stay NULL), so that an empty mask reads back apart from an absent one ({@link TriggerMaskColumns}).
      */
-    void fillTriggerWords(PartialRow row, TriggerBits bits) {
-        fillWords(row, l1Words, bits.l1, bits.hasL1);
-        fillWords(row, hltWords, bits.hlt, bits.hasHlt);
+    void fillTriggerWords(PartialRow row, TriggerWords t) {
+        for (int i = 0; i < t.index.length; i++) {
+            int w = t.index[i];
+            row.addLong(w < l1Words.length ? l1Words[w] : hltWords[w - l1Words.length], t.words[i]);
+        }
     }
 
-    private static void fillWords(PartialRow row, int[] columns, long[] words, boolean present) {
-        boolean any = false;
-        for (int w = 0; w < columns.length; w++) {
-            if (words[w] != 0) {
-                row.addLong(columns[w], words[w]);
-                any = true;
-            }
-        }
-        if (present && !any) {
-            row.addLong(columns[0], 0L);
-        }
+    /** Whether the table has the coded mask text columns (created before decision 0037), which the row then fills. */
+    boolean storesMaskText() {
+        return l1mask >= 0 || efmask >= 0;
     }
 
     /**
@@ -159,6 +153,18 @@ final class EventRowMapper {
                 setRef(row, dbAod, tkAod, guid, token);
             }
             // Other streams (DAOD, HITS...) are only recorded as the own file.
+        }
+    }
+
+    /**
+     * Parses the tokens of {@code e} as {@link #fill} does, filling nothing: a row held before it is filled is
+     * refused when it is decided (the GUIDs found are cached for its fill).
+     *
+     * @throws IllegalArgumentException when a token is malformed (the message names the token)
+     */
+    void checkReferences(EventRecord e) {
+        for (int i = 0; i < e.tokenCount; i++) {
+            dbOf(e.tokens[i]);
         }
     }
 

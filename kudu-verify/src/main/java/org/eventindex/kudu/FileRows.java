@@ -13,14 +13,16 @@ import java.util.HashMap;
 import java.util.Map;
 
 import static java.util.Objects.requireNonNull;
-import static org.eventindex.EventIndexFailure.Kind.FATAL;
 
 /**
  * The rows a load of one consolidated file writes, decided event by event in file order: the first occurrence of
  * each event number to EVENTS (MCEVENTS for a simulation dataset), later ones to DUPLICATEDEVENTS keyed apart by
- * {@code insertion_time} = the load's {@code insert_start} + occurrence - 2 µs; each row summed with the
- * {@link RowChecksum} of its table. The loader writes the rows ({@code EventWriter}); verify only sums them
- * ({@link DatasetVerifier}), so both decide them with this code. File order is fixed, so a reload gives the same split.
+ * {@code insertion_time} = the load's {@code insert_start} + occurrence - 2 µs. Each row is decided as a
+ * {@link PendingRow} and built as its Kudu row, summed with the {@link RowChecksum} of its table, by the one builder
+ * {@link EventInserts}: at once ({@link #row}), or, once {@link #holdRows} was called, later ({@link #build}) when the
+ * loader's sessions take it (decision 0078); a malformed event is refused by {@link #next} either way. The loader
+ * writes the rows ({@code EventWriter}); verify only sums them ({@link DatasetVerifier}), so both decide and build
+ * them with this code. File order is fixed, so a reload gives the same split.
  * <p>
  * Sorted single-run files have equal event numbers adjacent: no set needed. Multi-run files keep every event number
  * in a set (~16 B each). One instance per pass over a file, on one thread.
@@ -37,15 +39,11 @@ final class FileRows {
     private final boolean adjacent;
 
     private final KuduTable dups;
-    private final EventRowMapper dupMapper;
-    private final RowChecksum dupSum;
-    private final int insertionTime;
     private final TriggerBits bits = new TriggerBits();
 
     // set at the first event (a file without events opens no event table)
-    private KuduTable events;
-    private EventRowMapper eventMapper;
-    private RowChecksum eventSum;
+    private EventInserts inserts;
+    private boolean held;
 
     // duplicate classification: by adjacency (sorted single-run files), else by the set of event numbers seen
     private final LongHashSet seen;
@@ -53,6 +51,7 @@ final class FileRows {
     private long lastEvent = -1;
     private int lastOccurrence;
 
+    private PendingRow pending;
     private Insert row;
     private boolean first;
     private long count;
@@ -80,13 +79,23 @@ final class FileRows {
         this.adjacent = source.adjacentDuplicates();
         this.seen = adjacent ? null : new LongHashSet(1 << 16);
         this.dups = client.openTable(config.duplicatedEventsTable());
-        this.dupMapper = new EventRowMapper(dups.getSchema());
-        this.dupSum = new RowChecksum(dups.getSchema());
-        this.insertionTime = dups.getSchema().getColumnIndex(KuduSchemas.INSERTION_TIME);
     }
 
     /**
-     * Reads the next event and decides its row ({@link #row}, {@link #first}); false at the end of the file.
+     * From now on {@link #next} decides each row and checks it without building it: its {@link #pending} row is
+     * kept (a copy of the event) and built later by {@link #build}. Before the first {@link #next}.
+     */
+    FileRows holdRows() {
+        if (count > 0) {
+            throw new IllegalStateException("holdRows after the first event");
+        }
+        held = true;
+        return this;
+    }
+
+    /**
+     * Reads the next event and decides its row ({@link #first}): built at once ({@link #row}) or, held, checked
+     * ({@link #pending}); false at the end of the file.
      *
      * @throws DatasetLoadException when an event's reference or trigger mask is malformed
      * @throws IOException          when the file cannot be read
@@ -96,28 +105,58 @@ final class FileRows {
             return false;
         }
         EventRecord e = source.event;
-        if (events == null) {
+        if (inserts == null) {
             String table = source.simulation() ? config.mcEventsTable() : config.eventsTable();
-            events = client.openTable(table);
-            eventMapper = new EventRowMapper(events.getSchema());
-            eventSum = new RowChecksum(events.getSchema());
+            inserts = new EventInserts(client.openTable(table), dups, dataset, location, dspid, epoch, startMicros);
         }
         count++;
         try {
             bits.decode(e);
         } catch (IllegalArgumentException bad) {
-            throw malformed(e, "trigger mask", bad);
+            throw inserts.malformed(e, "trigger mask", bad);
         }
         int occurrence = adjacent ? adjacentOccurrence(e.eventNumber) : seenOccurrence(e.eventNumber);
         first = occurrence == 1;
-        row = first ? first(e, source.menu) : duplicate(e, source.menu, occurrence);
-        (first ? eventSum : dupSum).add(row.getRow());
+        if (!first) {
+            duplicates++;
+            if (occurrence == 2) {
+                uniqDupl++;
+            }
+        }
+        TriggerWords words = TriggerWords.of(bits);
+        if (held) {
+            pending = PendingRow.held(e, source.menu, occurrence, words, inserts.storesMaskText());
+            inserts.check(pending);
+        } else {
+            row = inserts.build(PendingRow.current(e, source.menu, occurrence, words));
+        }
         return true;
     }
 
-    /** The row of the event read last: to {@link #eventTable} when {@link #first}, else to DUPLICATEDEVENTS. */
+    /**
+     * The row of the event read last, built and summed: to {@link #eventTable} when {@link #first}, else to
+     * DUPLICATEDEVENTS. Null when the rows are held ({@link #pending}).
+     */
     Insert row() {
         return row;
+    }
+
+    /** The row of the event read last, decided and checked, when the rows are held ({@link #holdRows}); else null. */
+    PendingRow pending() {
+        return pending;
+    }
+
+    /**
+     * The Kudu row of a held row, its checksum added to {@link #uniqueSum} or {@link #duplicatesSum}; on the thread
+     * that reads, in any order.
+     */
+    Insert build(PendingRow held) throws DatasetLoadException {
+        return inserts.build(held);
+    }
+
+    /** The builder of the rows: null before the first event. */
+    EventInserts inserts() {
+        return inserts;
     }
 
     /** Whether the event read last is the first occurrence of its event number (its row goes to the event table). */
@@ -132,7 +171,7 @@ final class FileRows {
 
     /** EVENTS or MCEVENTS, as the file's content decides; null before the first event. */
     KuduTable eventTable() {
-        return events;
+        return inserts == null ? null : inserts.events();
     }
 
     KuduTable duplicatesTable() {
@@ -159,14 +198,14 @@ final class FileRows {
         return uniqDupl;
     }
 
-    /** The {@link RowChecksum} of the rows decided for EVENTS/MCEVENTS so far. */
+    /** The {@link RowChecksum} of the rows built for EVENTS/MCEVENTS so far. */
     long uniqueSum() {
-        return eventSum == null ? 0 : eventSum.value();
+        return inserts == null ? 0 : inserts.uniqueSum();
     }
 
-    /** The {@link RowChecksum} of the rows decided for DUPLICATEDEVENTS so far. */
+    /** The {@link RowChecksum} of the rows built for DUPLICATEDEVENTS so far. */
     long duplicatesSum() {
-        return dupSum.value();
+        return inserts == null ? 0 : inserts.duplicatesSum();
     }
 
     private int adjacentOccurrence(long eventNumber) {
@@ -178,39 +217,5 @@ final class FileRows {
 
     private int seenOccurrence(long eventNumber) {
         return seen.add(eventNumber) ? 1 : repeats.merge(eventNumber, 2, (a, b) -> a + 1);
-    }
-
-    private Insert first(EventRecord e, TriggerMenu_p1 menu) throws DatasetLoadException {
-        Insert insert = events.newInsert();
-        fill(eventMapper, insert, e, menu);
-        eventMapper.fillTriggerWords(insert.getRow(), bits);
-        return insert;
-    }
-
-    private Insert duplicate(EventRecord e, TriggerMenu_p1 menu, int occurrence) throws DatasetLoadException {
-        if (occurrence == 2) {
-            uniqDupl++;
-        }
-        Insert insert = dups.newInsert();
-        fill(dupMapper, insert, e, menu);
-        dupMapper.fillTriggerWords(insert.getRow(), bits);
-        insert.getRow().addLong(insertionTime, startMicros + occurrence - 2);
-        duplicates++;
-        return insert;
-    }
-
-    private void fill(EventRowMapper mapper, Insert insert, EventRecord e, TriggerMenu_p1 menu)
-            throws DatasetLoadException {
-        try {
-            mapper.fill(insert.getRow(), dspid, epoch, e, menu);
-        } catch (IllegalArgumentException bad) {
-            throw malformed(e, "reference", bad);
-        }
-    }
-
-    private DatasetLoadException malformed(EventRecord e, String what, IllegalArgumentException bad) {
-        return new DatasetLoadException(FATAL, dataset, "event " + e.runNumber + "/"
-                + Long.toUnsignedString(e.eventNumber) + " of file " + e.guid + " in " + location
-                + " has a malformed " + what + ": " + bad.getMessage(), bad);
     }
 }
