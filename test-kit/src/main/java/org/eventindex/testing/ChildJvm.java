@@ -6,9 +6,11 @@ import org.eventindex.testing.hosts.Host;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The command line of a child JVM, started with the launcher of the running JVM ({@code java.home}): a main class on
@@ -117,6 +119,21 @@ public final class ChildJvm {
     /** Starts the JVM with its stdout and stderr together in {@code log} (replaced). */
     public Process start(Path log) throws IOException {
         return builder().redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    }
+
+    /**
+     * Waits up to {@code timeout} for {@code process} to exit; if it does not, stops it: SIGTERM first (a driver's
+     * shutdown hook stops what it started), SIGKILL after a minute. Whether it exited within {@code timeout}.
+     */
+    public static boolean awaitExitOrStop(Process process, Duration timeout) throws InterruptedException {
+        if (process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+            return true;
+        }
+        process.destroy();
+        if (!process.waitFor(60, TimeUnit.SECONDS)) {
+            process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+        }
+        return false;
     }
 
     @Override

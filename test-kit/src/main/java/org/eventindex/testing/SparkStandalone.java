@@ -2,6 +2,8 @@ package org.eventindex.testing;
 
 import static java.util.Objects.requireNonNull;
 
+import org.eventindex.testing.hosts.Host;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -23,16 +25,23 @@ import java.util.stream.Stream;
  * <p>
  * A worker looks for {@code $SPARK_HOME/jars} and the Scala version of a Spark distribution; an empty
  * {@code jars} folder and {@code SPARK_SCALA_VERSION} stand in for them (the class path is the test's).
+ * <p>
+ * {@link #launch(Path, Host, List, int, String)} puts the master and each worker on a host of a
+ * {@link org.eventindex.testing.hosts.HostNetwork}, each bound to and advertising its host's address; the methods that
+ * ask the master ({@link #aliveWorkers()}, {@link #status()}, {@link #awaitWorkers}) then work only from a process on
+ * a host of that network (a driver on a control host).
  */
 public final class SparkStandalone implements AutoCloseable {
     private static final Pattern ALIVE_WORKERS = Pattern.compile("\"aliveworkers\"\\s*:\\s*(\\d+)");
 
+    private final String address;
     private final int port;
     private final int webPort;
     private final List<Process> processes;
     private final Path dir;
 
-    private SparkStandalone(int port, int webPort, List<Process> processes, Path dir) {
+    private SparkStandalone(String address, int port, int webPort, List<Process> processes, Path dir) {
+        this.address = address;
         this.port = port;
         this.webPort = webPort;
         this.processes = processes;
@@ -59,24 +68,35 @@ public final class SparkStandalone implements AutoCloseable {
      * services meanwhile, then calls {@link #awaitWorkers}.
      */
     public static SparkStandalone launch(Path dir, int workers, int cores, String memory) {
+        return launch(dir, Host.local(), java.util.Collections.nCopies(workers, Host.local()), cores, memory);
+    }
+
+    /**
+     * Starts the master on {@code master} and a worker on each of {@code workers} (a host may take several), each
+     * bound to its host's address ({@code --host}, {@code SPARK_LOCAL_IP}), without waiting for them. Free ports are
+     * taken on this machine's namespace: a host's namespace has no process but the test's, so they are free there too.
+     */
+    public static SparkStandalone launch(Path dir, Host master, List<Host> workers, int cores, String memory) {
         requireNonNull(dir, "dir is null");
+        requireNonNull(master, "master is null");
         List<Process> processes = new ArrayList<>();
         try {
             Path home = Files.createDirectories(dir.resolve("spark-home"));
             Files.createDirectories(home.resolve("jars"));
             int port = Ports.free();
             int webPort = Ports.free();
-            processes.add(launch("org.apache.spark.deploy.master.Master", home, dir.resolve("master.log"),
-                    List.of("--host", "127.0.0.1", "--port", Integer.toString(port), "--webui-port",
+            processes.add(launch("org.apache.spark.deploy.master.Master", master, home, dir.resolve("master.log"),
+                    List.of("--host", master.address(), "--port", Integer.toString(port), "--webui-port",
                             Integer.toString(webPort))));
-            for (int i = 0; i < workers; i++) {
+            for (int i = 0; i < workers.size(); i++) {
+                Host host = workers.get(i);
                 Path work = Files.createDirectories(dir.resolve("worker-" + i));
-                processes.add(launch("org.apache.spark.deploy.worker.Worker", home, dir.resolve("worker-" + i + ".log"),
-                        List.of("--host", "127.0.0.1", "--webui-port", Integer.toString(Ports.free()), "--cores",
-                                Integer.toString(cores), "--memory", memory, "--work-dir", work.toString(),
-                                "spark://127.0.0.1:" + port)));
+                processes.add(launch("org.apache.spark.deploy.worker.Worker", host, home,
+                        dir.resolve("worker-" + i + ".log"), List.of("--host", host.address(), "--webui-port",
+                                Integer.toString(Ports.free()), "--cores", Integer.toString(cores), "--memory", memory,
+                                "--work-dir", work.toString(), "spark://" + master.endpoint(port))));
             }
-            return new SparkStandalone(port, webPort, processes, dir);
+            return new SparkStandalone(master.address(), port, webPort, processes, dir);
         } catch (IOException e) {
             processes.forEach(Process::destroyForcibly);
             throw new UncheckedIOException("cannot start a Spark standalone cluster in " + dir, e);
@@ -103,32 +123,38 @@ public final class SparkStandalone implements AutoCloseable {
      * {@code executors} of one core, the driver on 127.0.0.1 without its web UI.
      */
     public static Map<String, String> applicationSettings(int executors, String executorMemory) {
+        return applicationSettings(executors, executorMemory, Host.local());
+    }
+
+    /** {@link #applicationSettings(int, String)} of a driver on {@code driver}: bound to and advertising its address. */
+    public static Map<String, String> applicationSettings(int executors, String executorMemory, Host driver) {
         Map<String, String> settings = new java.util.LinkedHashMap<>();
         settings.put("spark.executor.extraClassPath", executorClassPath());
         settings.put("spark.executor.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC");
         settings.put("spark.executor.memory", executorMemory);
         settings.put("spark.executor.cores", "1");
         settings.put("spark.cores.max", Integer.toString(executors));
-        settings.put("spark.driver.host", "127.0.0.1");
-        settings.put("spark.driver.bindAddress", "127.0.0.1");
+        settings.put("spark.driver.host", driver.address());
+        settings.put("spark.driver.bindAddress", driver.address());
         settings.put("spark.ui.enabled", "false");
         return settings;
     }
 
-    private static Process launch(String main, Path home, Path log, List<String> args) throws IOException {
+    private static Process launch(String main, Host host, Path home, Path log, List<String> args)
+            throws IOException {
         ProcessBuilder pb = ChildJvm.main(main, System.getProperty("java.class.path")).heap("192m").quickStart()
-                .args(args).builder();
+                .args(args).on(host).builder();
         Map<String, String> env = pb.environment();
         env.put("SPARK_HOME", home.toString());
         env.put("SPARK_SCALA_VERSION", "2.12");
         env.put("JAVA_HOME", System.getProperty("java.home"));
-        env.put("SPARK_LOCAL_IP", "127.0.0.1");
+        env.put("SPARK_LOCAL_IP", host.address());
         return pb.redirectErrorStream(true).redirectOutput(log.toFile()).start();
     }
 
-    /** {@code spark://127.0.0.1:PORT}. */
+    /** {@code spark://ADDRESS:PORT}, the master's host's address (127.0.0.1 on this machine's namespace). */
     public String masterUrl() {
-        return "spark://127.0.0.1:" + port;
+        return "spark://" + address + ":" + port;
     }
 
     /** The class path executors need: the running JVM's (the workers start them on this machine). */
@@ -138,13 +164,13 @@ public final class SparkStandalone implements AutoCloseable {
 
     /** Workers the master sees ALIVE (its JSON status page), -1 when it does not answer. */
     public int aliveWorkers() {
-        Matcher m = ALIVE_WORKERS.matcher(HttpGets.body("http://127.0.0.1:" + webPort + "/json/"));
+        Matcher m = ALIVE_WORKERS.matcher(HttpGets.body("http://" + address + ":" + webPort + "/json/"));
         return m.find() ? Integer.parseInt(m.group(1)) : -1;
     }
 
     /** The master's JSON status page (applications, workers, their cores in use). */
     public String status() {
-        return HttpGets.body("http://127.0.0.1:" + webPort + "/json/");
+        return HttpGets.body("http://" + address + ":" + webPort + "/json/");
     }
 
     /**

@@ -25,8 +25,9 @@ import java.util.concurrent.TimeUnit;
  * {@code hdfs-site.xml} in a folder put first on the daemons' class path, next to the empty {@code webapps/} folders
  * the HTTP servers need. The DataNode's data directory is given by the caller (the harness may mount a small tmpfs
  * there to fill it). Both run on one {@link Host}, bound to its address (127.0.0.1 for {@link Host#local()}).
+ * Public for the tests of other modules that need HDFS on a host of its own (the rebuild's RebuildOnHostsIT).
  */
-final class HdfsDaemons implements AutoCloseable {
+public final class HdfsDaemons implements AutoCloseable {
     /** Block size of every writer (daemons, consumers, harness): a few MiB so that a small tmpfs disk can take it. */
     static final long BLOCK_SIZE = 4L << 20;
 
@@ -55,7 +56,7 @@ final class HdfsDaemons implements AutoCloseable {
     /**
      * Formats a new file system under {@code dir}, starts both daemons on {@code host} and waits for a live DataNode.
      */
-    static HdfsDaemons start(Path dir, Path dataNodeDir, Host host, Duration timeout)
+    public static HdfsDaemons start(Path dir, Path dataNodeDir, Host host, Duration timeout)
             throws IOException, InterruptedException {
         String address = host.address();
         Path conf = Files.createDirectories(dir.resolve("conf"));
@@ -136,7 +137,7 @@ final class HdfsDaemons implements AutoCloseable {
         return dir.resolve("conf");
     }
 
-    URI uri() {
+    public URI uri() {
         return URI.create("hdfs://" + host.address() + ":" + nameNodePort);
     }
 
@@ -154,7 +155,7 @@ final class HdfsDaemons implements AutoCloseable {
     }
 
     /** A client file system for the harness and the checker (kept open; closed with the daemons). */
-    synchronized FileSystem fs() throws IOException {
+    public synchronized FileSystem fs() throws IOException {
         if (fs == null) {
             fs = ClusterAccess.unsecured(clientConf).fileSystem(uri());
         }

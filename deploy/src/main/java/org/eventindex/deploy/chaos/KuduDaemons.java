@@ -22,8 +22,9 @@ import java.util.Map;
  * a restarted tablet server comes back where clients look for it) and its own data, WAL and log folders. The binary
  * is the wrapper written by the test-kit build ({@code .kudu-binary/bin/kudu}, which sets the library path for
  * Kudu only), found by {@link KuduBinaries}. Both run on one {@link Host}, bound to its address (RPC and web server).
+ * Public for the tests of other modules that need Kudu on a host of its own (the rebuild's RebuildOnHostsIT).
  */
-final class KuduDaemons implements AutoCloseable {
+public final class KuduDaemons implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(KuduDaemons.class);
     private static final List<String> COMMON_FLAGS = List.of("--time_source=system_unsync", "--never_fsync",
             "--unlock_unsafe_flags", "--unlock_experimental_flags", "--log_preallocate_segments=false",
@@ -46,7 +47,7 @@ final class KuduDaemons implements AutoCloseable {
     }
 
     /** Starts a master and a tablet server on {@code host} (data under {@code dir}) and waits for both. */
-    static KuduDaemons start(Path dir, Host host, Duration timeout) throws IOException {
+    public static KuduDaemons start(Path dir, Host host, Duration timeout) throws IOException {
         Path kudu = binary();
         String address = host.address();
         int masterPort = Ports.free();
@@ -89,11 +90,11 @@ final class KuduDaemons implements AutoCloseable {
         return KuduBinaries.kudu();
     }
 
-    String masterAddresses() {
+    public String masterAddresses() {
         return host.endpoint(masterPort);
     }
 
-    KuduClient client() {
+    public KuduClient client() {
         return client;
     }
 

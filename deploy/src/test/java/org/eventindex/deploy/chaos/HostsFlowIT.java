@@ -2,6 +2,7 @@ package org.eventindex.deploy.chaos;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import org.eventindex.message.Json;
+import org.eventindex.testing.ChildJvm;
 import org.eventindex.testing.hosts.Host;
 import org.eventindex.testing.hosts.HostNetwork;
 import org.junit.jupiter.api.Test;
@@ -11,10 +12,10 @@ import org.slf4j.LoggerFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -56,14 +57,7 @@ final class HostsFlowIT {
                     .args("--network", net.describe(), "--work", work.toString(), "--producer-jar",
                             System.getProperty("ei.producer.jar"), "--report", report.toString())
                     .on(net.host("control")).start(log);
-            boolean exited = driver.waitFor(6, TimeUnit.MINUTES);
-            if (!exited) {
-                // SIGTERM first: the driver's shutdown hook stops every role it started
-                driver.destroy();
-                if (!driver.waitFor(60, TimeUnit.SECONDS)) {
-                    driver.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
-                }
-            }
+            boolean exited = ChildJvm.awaitExitOrStop(driver, Duration.ofMinutes(6));
             String output = Files.readString(log, StandardCharsets.UTF_8);
             LOG.info("driver output:\n{}", output);
             assertTrue(exited, "the driver did not finish within 6 minutes; log " + log);
