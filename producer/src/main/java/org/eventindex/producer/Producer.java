@@ -2,7 +2,11 @@ package org.eventindex.producer;
 
 import static java.util.Objects.requireNonNull;
 
+import java.io.IOException;
 import java.time.Clock;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
+import org.eventindex.io.FileReason;
 import org.eventindex.message.Json;
 import org.eventindex.message.ProducerMessage;
 import org.eventindex.producer.ObjectUploader.StoredObject;
@@ -47,10 +51,22 @@ public final class Producer {
             return null;
         });
         LOG.info("uploading {} ({} bytes) to {}", plan.file().path(), plan.file().size(), plan.url());
-        boolean created = budget.run("upload to " + plan.url(),
-                () -> store.putIfAbsent(plan.bucket(), plan.key().key(), plan.file().path(), plan.metadata(), budget));
-        StoredObject stored = budget.run("verify " + plan.url(), () -> store.head(plan.bucket(), plan.key().key()));
-        verify(plan, stored, created, plan.file().digests().expectedEtag(store.uploadSettings()));
+        // The ETag the store must report is computed over another read of the file beside the upload, which waits on
+        // the network (decision 0081).
+        FutureTask<String> etag = new FutureTask<>(
+                () -> plan.file().digests().etagOf(plan.file().path(), store.uploadSettings()));
+        Thread etagThread = new Thread(etag, "ETag of " + plan.file().path().getFileName());
+        etagThread.setDaemon(true);
+        etagThread.start();
+        try {
+            boolean created = budget.run("upload to " + plan.url(), () -> store.putIfAbsent(plan.bucket(),
+                    plan.key().key(), plan.file().path(), plan.metadata(), budget));
+            StoredObject stored = budget.run("verify " + plan.url(),
+                    () -> store.head(plan.bucket(), plan.key().key()));
+            verify(plan, stored, created, expectedEtag(etag, plan));
+        } finally {
+            etag.cancel(true);
+        }
 
         ProducerMessage message = plan.message(clock.millis());
         byte[] json = Json.write(message);
@@ -65,6 +81,29 @@ public final class Producer {
         }
         LOG.info("sent message {} to {}", message.id(), queue);
         return message;
+    }
+
+    /** The ETag computed beside the upload; a file that changed since it was validated is not verified. */
+    private static String expectedEtag(FutureTask<String> etag, UploadPlan plan) throws ProducerException {
+        try {
+            return etag.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ProducerException(ExitCode.TRANSIENT, "interrupted while computing the ETag of "
+                    + plan.file().path(), e);
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof ContentDigests.FileChangedException changed) {
+                throw new ProducerException(ExitCode.TRANSIENT, plan.url() + " is stored but not verified: "
+                        + changed.getMessage() + "; run the producer again on the finished file", changed);
+            }
+            if (cause instanceof IOException io) {
+                throw new ProducerException(ExitCode.TRANSIENT, plan.file().path() + ": cannot read it again to"
+                        + " verify " + plan.url() + ": " + FileReason.of(io), io);
+            }
+            throw new IllegalStateException("computing the ETag of " + plan.file().path() + " failed: " + cause,
+                    cause);
+        }
     }
 
     private static void verify(UploadPlan plan, StoredObject stored, boolean created, String expectedEtag)

@@ -21,10 +21,12 @@ import org.eventindex.spb.SpbSummary;
  * place ({@link Inflation#AHEAD}): on two cores the validation then takes about the longer of the two rather than their sum
  * (decision 0071); the checks, and so what is accepted or refused and why, are the same.
  * <p>
- * The digests (SHA-256, and the MD5s of the upload's ETag) run on a thread of their own over a second read of the file,
- * beside the threads that inflate and validate it: on two cores they cost the validation little time, where in the
- * same pass they added about a fifth to it (decision 0066). The file is the finished output of the job's indexing step; a file that
- * changes under the two reads is caught here when its sizes differ, and by the ETag check after the upload otherwise.
+ * The digests (the SHA-256, and a CRC-32C of each range the upload sends) run on a thread of their own over a second
+ * read of the file, beside the threads that inflate and validate it: on two cores they cost the validation little
+ * time, where in the same pass they added about a fifth to it (decision 0066); the ETag's MD5s are computed beside the
+ * upload ({@link ContentDigests.Result#etagOf}, decision 0081). The file is the finished output of the job's indexing
+ * step; a file that changes under the two reads is caught here when its sizes differ, and by the ETag's read and the
+ * store's ETag after the upload otherwise.
  */
 public record ScannedFile(Path path, SpbSummary summary, ContentDigests.Result digests) {
     private static final int DIGEST_BUFFER_BYTES = 256 * 1024;
@@ -46,7 +48,7 @@ public record ScannedFile(Path path, SpbSummary summary, ContentDigests.Result d
     }
 
     /**
-     * @param upload how the file will be uploaded (for the expected ETag)
+     * @param upload how the file will be uploaded (the ranges of its digests)
      * @throws org.eventindex.spb.SpbFormatException when the file is not a valid SPB file
      * @throws IOException when it cannot be read, or changed while it was read
      */

@@ -198,12 +198,7 @@ class ProducerFaultsTest {
         AtomicLong cuts = proxy.cutOnce(Direction.CLIENT_TO_SERVER, "partNumber=2", () -> { });
         Path file = dir.resolve("parts.ei.spb");
         LargeSpbFiles.write(file, 11L << 20);
-        UploadSettings fiveMiB = new UploadSettings(UploadSettings.MIN_PART_SIZE, UploadSettings.MIN_PART_SIZE);
-        int code = new ProducerCli(Map.of(ProducerArgs.ENV_S3_ACCESS_KEY, "ak", ProducerArgs.ENV_S3_SECRET_KEY, "sk"),
-                new PrintStream(stdout, true, StandardCharsets.UTF_8), new PrintStream(stderr, true,
-                StandardCharsets.UTF_8), TestRetry.realTime(Duration.ofSeconds(60)), Clock.systemUTC(), fiveMiB)
-                .run(List.of(file.toString(), "--brokers", broker.stompEndpoints(), "--queue", QUEUE,
-                        "--s3-endpoint", "http://" + proxy.endpoint(), "--bucket", "eventindex", "--json"));
+        int code = runInFiveMiBParts(file, proxy);
         assertEquals(0, code, err());
         assertEquals(1, cuts.get());
         assertEquals(1, part1.get(), "part 1 was not sent again");
@@ -212,6 +207,44 @@ class ProducerFaultsTest {
         String key = s3.keys("eventindex").get(0);
         assertEquals(Long.toString(java.nio.file.Files.size(file)),
                 s3.userMetadata("eventindex", key).orElseThrow().get("size"));
+    }
+
+    @Test
+    void aFileChangedDuringItsUploadIsNotAnnounced() throws Exception {
+        TcpProxy proxy = proxy(s3.endpoint().getPort());
+        Path file = dir.resolve("changing.ei.spb");
+        LargeSpbFiles.write(file, 11L << 20);
+        // while part 1 is on its way (part 3, the last, not read yet: two parts are in flight), one bit of the
+        // last part changes: either the ETag's read sees it (not the validated bytes) or the store holds it (not
+        // the ETag of the validated bytes); both refuse the object before any message
+        AtomicLong held = proxy.holdOnce(Direction.CLIENT_TO_SERVER, "partNumber=1", () -> {
+            try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file,
+                    java.nio.file.StandardOpenOption.READ, java.nio.file.StandardOpenOption.WRITE)) {
+                java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(1);
+                long at = ch.size() - 100;
+                ch.read(b, at);
+                b.put(0, (byte) (b.get(0) ^ 1)).rewind();
+                ch.write(b, at);
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        int code = runInFiveMiBParts(file, proxy);
+        assertEquals(1, held.get());
+        assertEquals(ExitCode.TRANSIENT.code(), code, err());
+        assertTrue(err().contains("changing.ei.spb changed after it was validated: part 3 of 3")
+                || err().contains("the store holds other bytes than the file"), err());
+        assertEquals(0, broker.queueSize(QUEUE), "a message for an object that is not the validated file");
+    }
+
+    /** Runs the producer on {@code file} through {@code proxy}, uploading it in parts of 5 MiB (the S3 minimum). */
+    private int runInFiveMiBParts(Path file, TcpProxy proxy) {
+        UploadSettings fiveMiB = new UploadSettings(UploadSettings.MIN_PART_SIZE, UploadSettings.MIN_PART_SIZE);
+        return new ProducerCli(Map.of(ProducerArgs.ENV_S3_ACCESS_KEY, "ak", ProducerArgs.ENV_S3_SECRET_KEY, "sk"),
+                new PrintStream(stdout, true, StandardCharsets.UTF_8), new PrintStream(stderr, true,
+                StandardCharsets.UTF_8), TestRetry.realTime(Duration.ofSeconds(60)), Clock.systemUTC(), fiveMiB)
+                .run(List.of(file.toString(), "--brokers", broker.stompEndpoints(), "--queue", QUEUE,
+                        "--s3-endpoint", "http://" + proxy.endpoint(), "--bucket", "eventindex", "--json"));
     }
 
     /** Receives and acknowledges every message the queue holds; returns their ids in order. */
