@@ -42,6 +42,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Kudu (KUDU_DIFFERS, with the repair command) and a file replaced by one with the same counts (FILE_DIFFERS, through
  * the content checksum recorded at load), shows them in the metric and the report {@code /console/verify} serves, and
  * drops a dataset from the findings once it verifies OK again.
+ *
+ * <p>In the operator module, downstream of both the supervisor and the loader, so that the supervisor does not depend
+ * on kudu-loader even in test scope; in the supervisor's package, whose package-private classes it drives.
  */
 class DatasetAuditIT {
     private static final String FIRST = "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1824";
