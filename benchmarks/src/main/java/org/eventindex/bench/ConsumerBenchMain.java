@@ -25,6 +25,9 @@ import org.eventindex.message.S3ObjectUrl;
 import org.eventindex.message.SignalObject;
 import org.eventindex.names.DatasetName;
 import org.eventindex.names.ObjectKey;
+import org.eventindex.spb.Inflation;
+import org.eventindex.spb.SpbLimits;
+import org.eventindex.spb.SpbSummary;
 import org.eventindex.testing.EmbeddedHdfs;
 import org.eventindex.testing.EmbeddedKudu;
 import org.eventindex.testing.EmbeddedS3;
@@ -78,7 +81,7 @@ import java.util.zip.GZIPInputStream;
  * [--work DIR]}; {@code --help} lists every option.
  */
 public final class ConsumerBenchMain {
-    private static final String DATASET = "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1824";
+    static final String DATASET = "data17_13TeV.00327636.physics_Main.merge.AOD.f838_m1824";
     private static final String BUCKET = "eventindex";
 
     /** Columns of the {@code --timeline} table: thread role -> label. */
@@ -232,8 +235,9 @@ public final class ConsumerBenchMain {
                 // consumer has compiled its code after a few datasets, which more warm-up runs show
                 for (int w = 0; w < warmups; w++) {
                     if (rawBounds) {
-                        raw(fetcher, rawFs, signal, threads, false);
-                        raw(fetcher, rawFs, signal, threads, true);
+                        raw(fetcher, rawFs, signal, threads, Bound.COPY);
+                        raw(fetcher, rawFs, signal, threads, Bound.INFLATE);
+                        raw(fetcher, rawFs, signal, threads, Bound.VALIDATE);
                     }
                     if (pairs > 0) {
                         for (Consumer c : consumers.values()) {
@@ -244,11 +248,15 @@ public final class ConsumerBenchMain {
                     }
                 }
                 long inflate0 = processCpuNanos();
-                double inflateSeconds = rawBounds ? raw(fetcher, rawFs, signal, threads, true) : Double.NaN;
+                double inflateSeconds = rawBounds ? raw(fetcher, rawFs, signal, threads, Bound.INFLATE) : Double.NaN;
                 long inflateCpu = processCpuNanos() - inflate0;
+                long validate0 = processCpuNanos();
+                double validateSeconds = rawBounds ? raw(fetcher, rawFs, signal, threads, Bound.VALIDATE)
+                        : Double.NaN;
+                long validateCpu = processCpuNanos() - validate0;
                 ThreadCpuMeter rawMeter = new ThreadCpuMeter();
                 long cpu0 = processCpuNanos();
-                double rawSeconds = rawBounds ? raw(fetcher, rawFs, signal, threads, false) : Double.NaN;
+                double rawSeconds = rawBounds ? raw(fetcher, rawFs, signal, threads, Bound.COPY) : Double.NaN;
                 long cpu1 = processCpuNanos();
                 Map<String, Double> rawThreads = rawMeter.stop();
                 ThreadCpuMeter consMeter = new ThreadCpuMeter();
@@ -265,9 +273,16 @@ public final class ConsumerBenchMain {
                     out.printf("raw bound + inflation (same, and gunzip each object, output discarded): %,.0f events/s"
                             + " (%.2f s, JVM CPU %.2f us/event)%n", inflateRate, inflateSeconds,
                             inflateCpu / 1e3 / totalEvents);
+                    double validateRate = totalEvents / validateSeconds;
+                    out.printf("raw bound + the first read (same, with each object's SHA-256 and SPB reader: its structure"
+                            + " and content rules, as the consumer and the producer check them, events discarded):"
+                            + " %,.0f events/s (%.2f s, JVM CPU %.2f us/event) = %.0f%% of the raw bound + inflation%n",
+                            validateRate, validateSeconds, validateCpu / 1e3 / totalEvents,
+                            100 * validateRate / inflateRate);
                     out.printf("consolidation to Parquet:                    %,.0f events/s (%.2f s) = %.0f%% of the"
-                            + " raw bound, %.0f%% of the raw bound + inflation%n", consRate, consSeconds,
-                            100 * consRate / rawRate, 100 * consRate / inflateRate);
+                            + " raw bound, %.0f%% of the raw bound + inflation, %.0f%% of the raw bound + the first"
+                            + " read%n", consRate, consSeconds, 100 * consRate / rawRate, 100 * consRate / inflateRate,
+                            100 * consRate / validateRate);
                     // CPU of the whole JVM (S3 and HDFS servers included) while each path ran: less sensitive to other
                     // work on the machine than the wall-clock rates
                     out.printf("JVM CPU: raw bound %.2f s (%.2f us/event), consolidation %.2f s (%.2f us/event)%n",
@@ -408,13 +423,26 @@ public final class ConsumerBenchMain {
                 1, 0, objects, total, 0L);
     }
 
+    /** What the baselines do to each object besides copying its bytes to HDFS. */
+    private enum Bound {
+        /** Nothing: GET and copy. */
+        COPY,
+        /** Gunzip it as it is copied (the step no consolidation can skip), the output discarded. */
+        INFLATE,
+        /**
+         * The consumer's first read of an object without its selection and sorted runs: the SHA-256 of the bytes
+         * read, and the SPB reader over them (structure, limits and the content rules, the one definition of valid
+         * content the producer applies too), the events discarded.
+         */
+        VALIDATE
+    }
+
     /**
-     * GETs every object with {@code threads} threads and copies its bytes to its own HDFS file; with {@code inflate}
-     * also gunzips each object as it is copied (the step no consolidation can skip), discarding the output. Seconds
-     * taken.
+     * GETs every object with {@code threads} threads and copies its bytes to its own HDFS file, doing {@code bound}
+     * to it on the way. Seconds taken.
      */
     private static double raw(S3ObjectFetcher fetcher, FileSystem fs, ConsumerSignal signal, int threads,
-                              boolean inflate) throws Exception {
+                              Bound bound) throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         long t0 = System.nanoTime();
         try {
@@ -423,9 +451,15 @@ public final class ConsumerBenchMain {
                 SignalObject so = signal.objects().get(i);
                 Path target = new Path("/bench/raw/" + i);
                 done.add(pool.submit(() -> {
-                    try (InputStream in = fetcher.open(S3ObjectUrl.parse(so.url()));
+                    S3ObjectUrl url = S3ObjectUrl.parse(so.url());
+                    try (InputStream in = bound == Bound.VALIDATE ? fetcher.openWithChecksum(url).in()
+                            : fetcher.open(url);
                          FSDataOutputStream hout = fs.create(target, true)) {
-                        long n = inflate ? copyInflating(in, hout) : in.transferTo(hout);
+                        long n = switch (bound) {
+                            case COPY -> in.transferTo(hout);
+                            case INFLATE -> copyInflating(in, hout);
+                            case VALIDATE -> copyValidating(in, hout, so.url());
+                        };
                         hout.hsync();
                         return n;
                     }
@@ -440,38 +474,16 @@ public final class ConsumerBenchMain {
         return (System.nanoTime() - t0) / 1e9;
     }
 
+    /** Copies {@code in} to {@code out} while the SPB reader checks it ({@link Bound#VALIDATE}); bytes copied. */
+    static long copyValidating(InputStream in, OutputStream out, String source) throws IOException {
+        Tee tee = new Tee(in, out);
+        SpbSummary.scan(tee, source, SpbLimits.DEFAULT, Inflation.INLINE);
+        return tee.copied;
+    }
+
     /** Copies {@code in} to {@code out} while gunzipping it (the inflated bytes are dropped); bytes copied. */
     static long copyInflating(InputStream in, OutputStream out) throws IOException {
-        long[] copied = {0};
-        InputStream tee = new FilterInputStream(in) {
-            @Override
-            public int read() throws IOException {
-                // the gzip header and trailer are read a byte at a time
-                int b = super.read();
-                if (b >= 0) {
-                    out.write(b);
-                    copied[0]++;
-                }
-                return b;
-            }
-
-            @Override
-            public int read(byte[] b, int off, int len) throws IOException {
-                int n = super.read(b, off, len);
-                if (n > 0) {
-                    out.write(b, off, n);
-                    copied[0] += n;
-                }
-                return n;
-            }
-
-            @Override
-            public long skip(long n) throws IOException {
-                // skipped bytes are copied too; 0, not -1, at the end
-                int chunk = (int) Math.min(Math.max(n, 0), 8192);
-                return Math.max(0, read(new byte[chunk], 0, chunk));
-            }
-        };
+        Tee tee = new Tee(in, out);
         byte[] inflated = new byte[64 * 1024];
         GZIPInputStream gz = new GZIPInputStream(tee, 64 * 1024);
         while (gz.read(inflated) >= 0) {
@@ -479,7 +491,46 @@ public final class ConsumerBenchMain {
         }
         // whatever follows the gzip stream (nothing in an SPB object) is copied as well
         tee.transferTo(OutputStream.nullOutputStream());
-        return copied[0];
+        return tee.copied;
+    }
+
+    /** A stream that copies every byte read (or skipped) from it to {@code out}. */
+    private static final class Tee extends FilterInputStream {
+        private final OutputStream out;
+        long copied;
+
+        Tee(InputStream in, OutputStream out) {
+            super(in);
+            this.out = out;
+        }
+
+        @Override
+        public int read() throws IOException {
+            // the gzip header and trailer are read a byte at a time
+            int b = super.read();
+            if (b >= 0) {
+                out.write(b);
+                copied++;
+            }
+            return b;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            int n = super.read(b, off, len);
+            if (n > 0) {
+                out.write(b, off, n);
+                copied += n;
+            }
+            return n;
+        }
+
+        @Override
+        public long skip(long n) throws IOException {
+            // skipped bytes are copied too; 0, not -1, at the end
+            int chunk = (int) Math.min(Math.max(n, 0), 8192);
+            return Math.max(0, read(new byte[chunk], 0, chunk));
+        }
     }
 
     /** CPU per event by thread role; what no Java thread accounts for is GC and other VM threads. */

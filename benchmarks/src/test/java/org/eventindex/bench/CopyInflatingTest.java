@@ -1,10 +1,18 @@
 package org.eventindex.bench;
 
+import org.eventindex.gen.DatasetGenerator;
+import org.eventindex.gen.EventSize;
+import org.eventindex.gen.GeneratorSpec;
+import org.eventindex.spb.SpbFormatException;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.Random;
 import java.util.zip.GZIPOutputStream;
 import java.util.zip.ZipException;
@@ -13,8 +21,13 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-/** The benchmark's "raw bound + inflation" copy: every byte of the object is copied, and the gzip is checked. */
+/**
+ * The benchmark's "raw bound + inflation" and "raw bound + the first read" copies: every byte of the object is copied,
+ * and the gzip (and the SPB content) is checked.
+ */
 class CopyInflatingTest {
+    @TempDir
+    Path dir;
 
     @Test
     void copiesEveryByteOfTheObjectWhileInflatingIt() throws IOException {
@@ -30,6 +43,25 @@ class CopyInflatingTest {
         ByteArrayOutputStream copy = new ByteArrayOutputStream();
         assertEquals(object.length, ConsumerBenchMain.copyInflating(new ByteArrayInputStream(object), copy));
         assertArrayEquals(object, copy.toByteArray());
+    }
+
+    @Test
+    void theFirstReadCopiesEveryByteOfAValidObjectAndRefusesAnInvalidOne() throws IOException {
+        GeneratorSpec spec = new GeneratorSpec(ConsumerBenchMain.DATASET, 1, 200, 1, 0, 0, 0, false, 3L,
+                EventSize.HEAVY);
+        new DatasetGenerator(spec).generate(dir);
+        Path file;
+        try (var files = Files.list(dir)) {
+            file = files.filter(f -> f.toString().endsWith(".ei.spb")).findFirst().orElseThrow();
+        }
+        byte[] object = Files.readAllBytes(file);
+        ByteArrayOutputStream copy = new ByteArrayOutputStream();
+        assertEquals(object.length, ConsumerBenchMain.copyValidating(new ByteArrayInputStream(object), copy, "a"));
+        assertArrayEquals(object, copy.toByteArray());
+
+        byte[] cut = Arrays.copyOf(object, object.length - 20);
+        assertThrows(SpbFormatException.class, () -> ConsumerBenchMain.copyValidating(new ByteArrayInputStream(cut),
+                new ByteArrayOutputStream(), "cut"));
     }
 
     @Test
