@@ -70,9 +70,10 @@ import java.util.zip.GZIPInputStream;
  * measured in the same run on the same machine.
  * <ul>
  *   <li>Consolidation events/s (fetch, checksum, decode, select, sort, Parquet, HDFS commit) against the raw bound:
- *       GET the same objects with the same threads and copy their bytes to HDFS without decoding; and against the
+ *       GET the same objects with the same threads and copy their bytes to HDFS without decoding; against the
  *       same copy with each object's gzip stream inflated on the way (output discarded), the one decoding step a
- *       consolidation of SPB objects cannot skip.</li>
+ *       consolidation of SPB objects cannot skip; and against the same copy through the consumer's first read of an
+ *       object (its SHA-256 and the SPB reader with the content rules, events discarded).</li>
  *   <li>Kudu ingest rows/s of the loader against {@code kudu perf loadgen} on the same cluster, into a table with
  *       the EVENTS schema and hash buckets ({@link KuduBench}), and both extrapolated to the seed's 21,103,653 rows
  *       (the tablet-server bound); with {@code --mask-text} also against tables that keep the coded mask text.</li>

@@ -158,10 +158,12 @@ class StompConnectionTest {
     @Test
     void heartbeatsKeepAnIdleConnectionOpenBothWays() throws Exception {
         StompSettings s = new StompSettings(StompEndpoint.parseList(broker.stompEndpoints()), null, null,
-                Duration.ofSeconds(5), Duration.ofSeconds(5), Duration.ofMillis(200));
+                Duration.ofSeconds(5), Duration.ofSeconds(5), Duration.ofMillis(500));
         try (StompConnection c = StompConnection.connect(s)) {
-            // Idle until the broker has sent 8 heart-beats (>= 1.6 s): longer than either side's silence timeout
-            // (ours: 2 x 200 ms + 1 s; ActiveMQ's: 1.5 x 200 ms), so both directions must have kept it alive.
+            // Idle until the broker has sent 8 heart-beats (>= 4 s): longer than either side's silence timeout
+            // (ours: 2 x 500 ms + 1 s; ActiveMQ's: 1.5 x 500 ms), so both directions must have kept it alive. Not
+            // shorter: on a loaded machine (the whole suite on two cores) a thread can wait a few hundred ms for a
+            // core, and ActiveMQ closes a connection silent for 1.5 intervals.
             Await.until("8 heart-beats from the broker", Duration.ofSeconds(30), () -> c.heartbeatsReceived() >= 8);
             assertTrue(c.isOpen());
             c.send("/queue/test.idle", new byte[] {'{', '}'}, Map.of());
