@@ -40,6 +40,7 @@ abstract class LeaseHolder implements Leadership {
     volatile long tookTokenNanos;
     private volatile Instant activeSince;
     private volatile ScheduledExecutorService renewer;
+    private volatile ScheduledExecutorService watchdogTimer;
 
     LeaseHolder(SupervisorConfig.Ha settings, String id, PrometheusRegistry registry, Consumer<String> onFenced) {
         this.settings = Objects.requireNonNull(settings, "settings is null");
@@ -70,20 +71,30 @@ abstract class LeaseHolder implements Leadership {
 
     /**
      * {@link #startRenewing(Runnable)}, and {@code watchdog} (may be null) on a thread of its own at the same
-     * interval, so that a renewal blocked on its store does not keep the watchdog from running.
+     * interval, so that renewals blocked on their store do not keep the watchdog from running. The watchdog's thread
+     * runs nothing else: with the renewals' threads it once shared a pool of two, and a periodic renewal and a
+     * confirmation asked for on a reconnection, both blocked in a ZooKeeper that had lost its quorum, left the
+     * watchdog no thread, so the holder neither suspended nor fenced itself.
      */
     void startRenewing(Runnable renewal, Runnable watchdog) {
-        ScheduledExecutorService r = Executors.newScheduledThreadPool(watchdog == null ? 1 : 2, t -> {
-            Thread th = new Thread(t, "supervisor-lease");
-            th.setDaemon(true);
-            return th;
-        });
+        ScheduledExecutorService r = Executors.newScheduledThreadPool(watchdog == null ? 1 : 2,
+                named("supervisor-lease"));
         renewer = r;
         long every = settings.renew().toMillis();
         r.scheduleWithFixedDelay(renewal, every, every, TimeUnit.MILLISECONDS);
         if (watchdog != null) {
-            r.scheduleWithFixedDelay(watchdog, every, every, TimeUnit.MILLISECONDS);
+            ScheduledExecutorService w = Executors.newSingleThreadScheduledExecutor(named("supervisor-lease-watchdog"));
+            watchdogTimer = w;
+            w.scheduleWithFixedDelay(watchdog, every, every, TimeUnit.MILLISECONDS);
         }
+    }
+
+    private static java.util.concurrent.ThreadFactory named(String name) {
+        return t -> {
+            Thread th = new Thread(t, name);
+            th.setDaemon(true);
+            return th;
+        };
     }
 
     /**
@@ -105,6 +116,10 @@ abstract class LeaseHolder implements Leadership {
         ScheduledExecutorService r = renewer;
         if (r != null) {
             r.shutdownNow();
+        }
+        ScheduledExecutorService w = watchdogTimer;
+        if (w != null) {
+            w.shutdownNow();
         }
     }
 
