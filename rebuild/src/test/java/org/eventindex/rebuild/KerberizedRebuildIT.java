@@ -211,7 +211,7 @@ class KerberizedRebuildIT {
      */
     private static String driver(String name, Class<?> main, int expectedStatus, List<String> args)
             throws IOException, InterruptedException {
-        List<String> options = new ArrayList<>(List.of(System.getProperty("spark.java.options").split(" ")));
+        List<String> options = SparkJvmOptions.get();
         options.add("-Djava.security.krb5.conf=" + kdc.krb5Conf());
         Path log = tmp.resolve(name + ".log");
         Process p = ChildJvm.main(main).heap("512m").quickStart().options(options).args(args).start(log);

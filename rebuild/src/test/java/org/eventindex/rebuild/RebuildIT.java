@@ -101,7 +101,7 @@ class RebuildIT {
     @Order(2)
     void aJobKilledHalfwayResumesWhereItStopped() throws Exception {
         KuduTablesConfig resumed = new KuduTablesConfig("k_", 2, 1);
-        List<String> options = new ArrayList<>(List.of(System.getProperty("spark.java.options").split(" ")));
+        List<String> options = SparkJvmOptions.get();
         options.add("-Xmx600m");
         List<String> args = new ArrayList<>(rebuildArgs(resumed, 2));
         // a wave per run: the runs before the big one's are finished (LOADED) when it is killed
@@ -454,7 +454,7 @@ class RebuildIT {
                 "--dataset", IndexedDatasets.AOD));
         Path log = dir.resolve("spark-submit.log");
         Process p = org.eventindex.testing.ChildJvm.main("org.apache.spark.deploy.SparkSubmit", String.join(":", deps))
-                .heap("512m").options(System.getProperty("spark.java.options").split(" ")).args(submit).start(log);
+                .heap("512m").options(SparkJvmOptions.get()).args(submit).start(log);
         boolean ended = p.waitFor(180, java.util.concurrent.TimeUnit.SECONDS);
         String out = Files.readString(log);
         if (!ended) {

@@ -40,7 +40,7 @@ final class RebuildOnHostsIT {
         List<String> made;
         try (HostNetwork net = HostNetwork.create(RebuildOnHostsMain.HOSTS)) {
             made = net.ownNamespaces();
-            List<String> options = new ArrayList<>(List.of(System.getProperty("spark.java.options").split(" ")));
+            List<String> options = SparkJvmOptions.get();
             String kuduBinDir = System.getProperty(KuduBinaries.PROPERTY);
             if (kuduBinDir != null) {
                 options.add("-D" + KuduBinaries.PROPERTY + "=" + kuduBinDir);
