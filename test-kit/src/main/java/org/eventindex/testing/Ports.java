@@ -3,7 +3,11 @@ package org.eventindex.testing;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.ThreadLocalRandom;
 
 /** Free TCP ports on the loopback address, for the services and daemons a test or the harness starts. */
 public final class Ports {
@@ -23,6 +27,43 @@ public final class Ports {
             return s.getLocalPort();
         } catch (IOException e) {
             throw new UncheckedIOException("no free TCP port on 127.0.0.1", e);
+        }
+    }
+
+    /**
+     * A TCP port free on 127.0.0.1 a moment ago and below the kernel's ephemeral range
+     * ({@code net.ipv4.ip_local_port_range}), for a server a test stops and starts again on the same port. A port
+     * from {@link #free()} lies in that range: while its server is down the kernel may give it to any outgoing
+     * connection of the machine (a whole suite makes many), and the restart cannot bind it (a ZooKeeper server then
+     * exits the JVM it runs in). No outgoing connection is given a port below the range.
+     *
+     * @throws UncheckedIOException when no port can be bound
+     */
+    public static int freeForRestart() {
+        int low = ephemeralLow();
+        int from = Math.max(1024, low - 16384);
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        for (int attempt = 0; attempt < 256 && from < low; attempt++) {
+            int port = random.nextInt(from, low);
+            try (ServerSocket s = new ServerSocket()) {
+                s.setReuseAddress(true);
+                s.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1);
+                return port;
+            } catch (IOException taken) {
+                // another one
+            }
+        }
+        return free();
+    }
+
+    /** The first port of the kernel's ephemeral range; 32768 (Linux's default) when it cannot be read. */
+    static int ephemeralLow() {
+        try {
+            // read as lines: Files.readString of this proc file returns its first byte only (its size reads as 0)
+            String range = Files.readAllLines(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).get(0);
+            return Integer.parseInt(range.trim().split("\\s+")[0]);
+        } catch (IOException | RuntimeException e) {
+            return 32768;
         }
     }
 }

@@ -22,8 +22,8 @@ import java.util.stream.Collectors;
 import static java.util.Objects.requireNonNull;
 
 /**
- * A ZooKeeper ensemble of real servers, on ports from {@link Ports}, its data under a test's folder, in one of two
- * forms:
+ * A ZooKeeper ensemble of real servers, on ports from {@link Ports#freeForRestart} (a stopped server starts again on
+ * its ports), its data under a test's folder, in one of two forms:
  * <ul>
  *   <li>{@link #start(Path, int)}: every server in this JVM (Curator's {@link TestingCluster}: each a full quorum
  *   peer; one can be stopped and started again); needs {@code curator-test} on the class path;</li>
@@ -60,8 +60,8 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
             for (int i = 1; i <= servers; i++) {
                 Path data = Files.createDirectories(dir.toAbsolutePath().resolve("zk" + i));
                 // a 500 ms tick: sessions may be as short as 1 s (2 ticks), so that tests of a takeover are quick
-                specs.add(new InstanceSpec(data.toFile(), Ports.free(), Ports.free(), Ports.free(), true, i,
-                        TICK_MILLIS, -1));
+                specs.add(new InstanceSpec(data.toFile(), Ports.freeForRestart(), Ports.freeForRestart(),
+                        Ports.freeForRestart(), true, i, TICK_MILLIS, -1));
             }
             TestingCluster cluster = new TestingCluster(specs);
             cluster.start();
@@ -87,7 +87,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
         List<ServerProcess> servers = new ArrayList<>();
         for (int i = 0; i < hosts.size(); i++) {
             servers.add(new ServerProcess(i + 1, hosts.get(i), dir.toAbsolutePath().resolve("zk" + (i + 1)),
-                    Ports.free(), Ports.free(), Ports.free()));
+                    Ports.freeForRestart(), Ports.freeForRestart(), Ports.freeForRestart()));
         }
         ZooKeeperEnsemble e = new ZooKeeperEnsemble(null, servers, Duration.ZERO);
         try {
