@@ -9,7 +9,10 @@ import org.junit.jupiter.api.Test;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The lease holder's threads: its watchdog runs whatever its renewals wait on. */
 class LeaseHolderTest {
@@ -17,15 +20,17 @@ class LeaseHolderTest {
             Duration.ofMillis(50));
 
     @Test
-    void theWatchdogRunsWhileTheRenewalAndAConfirmationAreBlocked() {
+    void theWatchdogRunsWhileTheRenewalAndAConfirmationAreBlocked() throws InterruptedException {
         CountDownLatch never = new CountDownLatch(1);
+        CountDownLatch blocked = new CountDownLatch(2);
         AtomicInteger watched = new AtomicInteger();
         Holder h = new Holder();
         try {
-            h.startRenewing(() -> block(never), watched::incrementAndGet);
+            h.startRenewing(() -> block(blocked, never), watched::incrementAndGet);
             // a confirmation asked for on a reconnection, blocked in the store as the periodic renewal is (a
             // ZooKeeper without its quorum): the two renewal threads are taken
-            h.onLeaseThread(() -> block(never));
+            h.onLeaseThread(() -> block(blocked, never));
+            assertTrue(blocked.await(20, TimeUnit.SECONDS), "the renewal and the confirmation both blocked");
             int before = watched.get();
             Await.until("the watchdog running while both renewal threads are blocked", Duration.ofSeconds(20),
                     () -> watched.get() >= before + 3);
@@ -35,7 +40,8 @@ class LeaseHolderTest {
         }
     }
 
-    private static void block(CountDownLatch latch) {
+    private static void block(CountDownLatch blocked, CountDownLatch latch) {
+        blocked.countDown();
         try {
             latch.await();
         } catch (InterruptedException e) {
