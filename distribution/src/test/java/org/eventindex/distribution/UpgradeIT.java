@@ -420,7 +420,7 @@ final class UpgradeIT {
             s.put(SupervisorConfig.JOURNAL_HDFS_DIR, stack.hdfs().uri() + "/eventindex/supervisor/journal");
             s.put(SupervisorConfig.HADOOP_CONF_DIR, hadoopConf.toString());
             s.put(SupervisorConfig.JOURNAL_DIR, temp.resolve("var/lib/eventindex/supervisor-" + id).toString());
-            s.put(SupervisorConfig.HTTP_PORT, Integer.toString(Ports.free()));
+            s.put(SupervisorConfig.HTTP_PORT, Integer.toString(Ports.freeForRestart()));
             DaemonProcesses.writeConfig(site.resolve("supervisor-" + id + ".properties"), s);
         }
         Properties consumer = SiteConfiguration.properties(site.resolve("consumer.properties"));
@@ -429,7 +429,7 @@ final class UpgradeIT {
             consumer.stringPropertyNames().forEach(k -> c.put(k, consumer.getProperty(k)));
             c.put(ConsumerConfig.ID, "consumer-" + n);
             c.put(ConsumerConfig.SPOOL_DIR, temp.resolve("var/lib/eventindex/consumer-" + n + "/spool").toString());
-            c.put(ConsumerConfig.HTTP_PORT, Integer.toString(Ports.free()));
+            c.put(ConsumerConfig.HTTP_PORT, Integer.toString(Ports.freeForRestart()));
             DaemonProcesses.writeConfig(site.resolve("consumer-" + n + ".properties"), c);
         }
         appendLines(site.resolve("jvm/consumer.options"), SITE_CONSUMER_OPTIONS);

@@ -50,7 +50,7 @@ class StompFanInTest {
 
     @BeforeEach
     void startBrokers() {
-        int port = Ports.free();
+        int port = Ports.freeForRestart();
         for (String a : ADDRESSES) {
             brokers.add(EmbeddedBroker.startOn(dir.resolve(a), a, port));
         }

@@ -196,7 +196,9 @@ public final class EmbeddedBroker implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create broker data folder " + dataDir, e);
         }
-        BrokerService broker = newBroker(dataDir, users, security, tls, host, listenPort, jaasName);
+        // a port below the ephemeral range: while a restart() is under way no outgoing connection can take it
+        int listen = listenPort == 0 ? Ports.freeForRestart() : listenPort;
+        BrokerService broker = newBroker(dataDir, users, security, tls, host, listen, jaasName);
         int port = boundPort(broker);
         return new EmbeddedBroker(dataDir, users, security, tls, broker, host, port, jaasName);
     }

@@ -47,9 +47,15 @@ public final class EmbeddedHdfs implements AutoCloseable {
             conf.setInt("dfs.replication", 1);
             conf.setLong("dfs.namenode.safemode.extension", 0);
             conf.set("dfs.namenode.rpc-bind-host", "127.0.0.1");
+            // ports below the ephemeral range, for the NameNode and the DataNode a test stops and restarts on them:
+            // while one is down no outgoing connection can take its port (Ports.freeForRestart)
+            conf.set("dfs.datanode.address", "127.0.0.1:" + Ports.freeForRestart());
+            conf.set("dfs.datanode.ipc.address", "127.0.0.1:" + Ports.freeForRestart());
+            conf.set("dfs.datanode.http.address", "127.0.0.1:" + Ports.freeForRestart());
             MiniDFSCluster cluster = new MiniDFSCluster.Builder(conf, base.toFile())
                     .numDataNodes(1)
-                    .nameNodePort(0)
+                    .checkDataNodeAddrConfig(true)
+                    .nameNodePort(Ports.freeForRestart())
                     .nameNodeHttpPort(0)
                     .format(true)
                     .build();
@@ -97,6 +103,11 @@ public final class EmbeddedHdfs implements AutoCloseable {
     /** {@code hdfs://127.0.0.1:<port>}. */
     public URI uri() {
         return uri;
+    }
+
+    /** The port the DataNode takes blocks on (its transfer port), the same after {@link #restartDataNode()}. */
+    public int dataNodePort() {
+        return cluster.getDataNodes().get(0).getXferPort();
     }
 
     /** Stops the NameNode: clients get "connection refused" until {@link #restartNameNode()}. */

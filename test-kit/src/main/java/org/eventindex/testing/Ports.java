@@ -16,8 +16,8 @@ public final class Ports {
 
     /**
      * A TCP port free on 127.0.0.1 a moment ago: the caller binds it (or hands it to the process that binds it) soon
-     * after, and may keep it fixed so that a restarted process gets the same one. Also a port where nothing listens,
-     * for a test of a dead endpoint.
+     * after. Also a port where nothing listens, for a test of a dead endpoint. A server that is stopped and started
+     * again on the same port takes {@link #freeForRestart()} instead.
      *
      * @throws UncheckedIOException when no port can be bound
      */

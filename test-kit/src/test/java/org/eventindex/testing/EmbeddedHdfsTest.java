@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class EmbeddedHdfsTest {
     @Test
@@ -25,6 +26,28 @@ class EmbeddedHdfsTest {
                  FSDataInputStream in = other.open(file)) {
                 assertEquals("hello", new String(in.readAllBytes(), StandardCharsets.UTF_8));
             }
+        }
+    }
+
+    @Test
+    void theNameNodeAndTheDataNodeComeBackOnTheirPortsBelowTheEphemeralRange(@TempDir Path dir) throws Exception {
+        try (EmbeddedHdfs hdfs = EmbeddedHdfs.start(dir)) {
+            int nameNode = hdfs.uri().getPort();
+            int dataNode = hdfs.dataNodePort();
+            int low = Ports.ephemeralLow();
+            assertTrue(nameNode < low && dataNode < low, "NameNode port " + nameNode + ", DataNode port " + dataNode
+                    + ": a restarted server's port must lie below the ephemeral range, from " + low);
+            hdfs.stopDataNode();
+            hdfs.restartDataNode();
+            assertEquals(dataNode, hdfs.dataNodePort());
+            hdfs.stopNameNode();
+            hdfs.restartNameNode();
+            org.apache.hadoop.fs.Path file = new org.apache.hadoop.fs.Path("/after-restarts.txt");
+            try (FSDataOutputStream out = hdfs.fs().create(file)) {
+                out.write(1);
+            }
+            assertEquals(1, hdfs.fs().getFileStatus(file).getLen());
+            assertEquals(nameNode, hdfs.uri().getPort());
         }
     }
 }

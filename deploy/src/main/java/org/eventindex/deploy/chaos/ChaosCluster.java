@@ -170,7 +170,7 @@ final class ChaosCluster implements AutoCloseable {
                 TmpfsDisk.mount(work.resolve("spool-" + (i + 1)), 64, this::noDiskFaults)
                         .ifPresent(d -> spoolDisks.add(track(d)));
             }
-            consumerHttpPorts.add(Ports.free());
+            consumerHttpPorts.add(Ports.freeForRestart());
             consumers.add(track(daemon("consumer-" + (i + 1), host("consumer" + (i + 1)), ConsumerMain.class.getName(),
                     consumerConfig(i, secret), hdfs.confDir() + java.io.File.pathSeparator + cp)));
         }
@@ -190,7 +190,7 @@ final class ChaosCluster implements AutoCloseable {
         List<Integer> ports = new ArrayList<>();
         for (String id : List.of("supervisor-a", "supervisor-b")) {
             Host h = host(id.equals("supervisor-a") ? "supa" : "supb");
-            ports.add(Ports.free());
+            ports.add(Ports.freeForRestart());
             two.add(track(daemon(id, h, SupervisorMain.class.getName(), supervisorConfig(id, h,
                     ports.get(ports.size() - 1), work.resolve("local-" + id)), cp)));
         }

@@ -38,8 +38,8 @@ final class FaultProxy implements AutoCloseable {
 
     /** Starts a proxy named {@code name} on {@code host} in front of {@code target} and waits until it answers. */
     static FaultProxy start(String name, Host host, String target, String classPath, Path log, Duration timeout) {
-        int port = Ports.free();
-        int controlPort = Ports.free();
+        int port = Ports.freeForRestart();
+        int controlPort = Ports.freeForRestart();
         ChildProcess p = new ChildProcess(name, ChildProcess.java(FaultProxyMain.class.getName(), classPath, "64m")
                 .args("--listen", host.address(), "--port", Integer.toString(port), "--control-port",
                         Integer.toString(controlPort), "--target", Objects.requireNonNull(target, "target is null"))

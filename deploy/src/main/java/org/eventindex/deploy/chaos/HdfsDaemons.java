@@ -63,7 +63,7 @@ public final class HdfsDaemons implements AutoCloseable {
         for (String app : List.of("hdfs", "datanode", "static", "secondary", "journal")) {
             Files.createDirectories(conf.resolve("webapps").resolve(app));
         }
-        int port = Ports.free();
+        int port = Ports.freeForRestart();
         Map<String, String> hdfs = new LinkedHashMap<>();
         hdfs.put("dfs.namenode.name.dir", dir.resolve("name").toUri().toString());
         hdfs.put("dfs.datanode.data.dir", dataNodeDir.toUri().toString());

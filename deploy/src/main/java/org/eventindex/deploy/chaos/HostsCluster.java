@@ -125,7 +125,7 @@ final class HostsCluster implements AutoCloseable {
 
         // The brokers and the S3 server start while HDFS and Kudu do: their starts are waits for other processes.
         // One port on every broker host, as the brokers of a DNS alias share one.
-        brokerPort = Ports.free();
+        brokerPort = Ports.freeForRestart();
         List<ChildProcess> brokers = new ArrayList<>();
         for (String name : BROKER_HOSTS) {
             Host h = host(name);
@@ -133,7 +133,7 @@ final class HostsCluster implements AutoCloseable {
                     .args(work.resolve(name).toString(), Integer.toString(brokerPort), secrets().toString(),
                             "--bind", h.address()).on(h).command()));
         }
-        s3Port = Ports.free();
+        s3Port = Ports.freeForRestart();
         ChildProcess s3 = process("s3", s3Host, ChildProcess.java(S3ServerMain.class.getName(), cp, "256m")
                 .args(work.resolve("s3").toString(), s3Host.address(), Integer.toString(s3Port), "--access-key",
                         S3_ACCESS_KEY, "--secret-key-file", s3Secret.toString(), "--bucket", BUCKET)
@@ -175,13 +175,13 @@ final class HostsCluster implements AutoCloseable {
         String cp = System.getProperty("java.class.path");
         new KuduTables(kudu.client(), tables).createOrVerify(1);
         Host supervisorHost = host("supervisor");
-        supervisorPort = Ports.free();
+        supervisorPort = Ports.freeForRestart();
         DaemonConfigs configs = new DaemonConfigs(brokerEndpoint(), secrets(), s3Endpoint(), S3_ACCESS_KEY,
                 s3SecretKeyFile(), BUCKET, hdfs.uri(), HDFS_ROOT, kudu.masterAddresses(), tables);
         supervisor = daemon("supervisor", supervisorHost, SupervisorMain.class.getName(), cp,
                 configs.supervisor(work.resolve("supervisor-journal"), supervisorHost.address(), supervisorPort));
         Host consumerHost = host("consumer");
-        consumerPort = Ports.free();
+        consumerPort = Ports.freeForRestart();
         consumer = daemon("consumer", consumerHost, ConsumerMain.class.getName(),
                 hdfs.confDir() + File.pathSeparator + cp, configs.consumer("consumer-1", work.resolve("spool"),
                         consumerHost.address(), consumerPort));

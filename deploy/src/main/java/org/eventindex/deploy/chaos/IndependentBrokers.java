@@ -60,7 +60,7 @@ final class IndependentBrokers implements AutoCloseable {
         try {
             for (int i = 1; i <= COUNT; i++) {
                 Host host = hosts.get(i - 1);
-                int port = Ports.free();
+                int port = Ports.freeForRestart();
                 List<String> cmd = ChildProcess.java(BrokerMain.class.getName(), classPath, "384m")
                         .options("-Dorg.slf4j.simpleLogger.log.org.apache.activemq.store=info",
                                 "-Dorg.slf4j.simpleLogger.log.org.apache.activemq.broker.BrokerService=info")

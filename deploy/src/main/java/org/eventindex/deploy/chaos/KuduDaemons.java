@@ -50,15 +50,15 @@ public final class KuduDaemons implements AutoCloseable {
     public static KuduDaemons start(Path dir, Host host, Duration timeout) throws IOException {
         Path kudu = binary();
         String address = host.address();
-        int masterPort = Ports.free();
-        int tserverPort = Ports.free();
+        int masterPort = Ports.freeForRestart();
+        int tserverPort = Ports.freeForRestart();
         ChildProcess master = new ChildProcess("kudu-master", command(host, kudu, "master", dir.resolve("master"),
                 List.of("--rpc_bind_addresses=" + address + ":" + masterPort, "--max_create_tablets_per_ts=0",
-                        "--webserver_port=" + Ports.free())),
+                        "--webserver_port=" + Ports.freeForRestart())),
                 Map.of(), dir.resolve("logs").resolve("kudu-master.log"));
         ChildProcess tserver = new ChildProcess("kudu-tserver", command(host, kudu, "tserver", dir.resolve("tserver"),
                 List.of("--rpc_bind_addresses=" + address + ":" + tserverPort,
-                        "--tserver_master_addrs=" + address + ":" + masterPort, "--webserver_port=" + Ports.free())),
+                        "--tserver_master_addrs=" + address + ":" + masterPort, "--webserver_port=" + Ports.freeForRestart())),
                 Map.of(), dir.resolve("logs").resolve("kudu-tserver.log"));
         KuduDaemons d = new KuduDaemons(host, masterPort, master, tserver);
         try {

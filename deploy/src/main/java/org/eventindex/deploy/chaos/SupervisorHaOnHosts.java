@@ -83,7 +83,7 @@ public final class SupervisorHaOnHosts implements AutoCloseable {
         logins.writeTo(secrets());
         String cp = System.getProperty("java.class.path");
         Host brokerHost = net.host("broker");
-        int brokerPort = Ports.free();
+        int brokerPort = Ports.freeForRestart();
         brokers = brokerHost.endpoint(brokerPort);
         ChildProcess broker = started.add(new ChildProcess("broker", ChildProcess.java(BrokerMain.class.getName(), cp,
                 "256m").args(work.resolve("broker").toString(), Integer.toString(brokerPort), secrets().toString(),
@@ -117,7 +117,7 @@ public final class SupervisorHaOnHosts implements AutoCloseable {
 
     /** Starts supervisor {@code name} on {@code host} (the first one started becomes active). */
     public Supervisor supervisor(String name, Host host) throws IOException {
-        int port = Ports.free();
+        int port = Ports.freeForRestart();
         Map<String, String> p = new TreeMap<>();
         p.put(SupervisorConfig.BROKERS, brokers);
         p.put(SupervisorConfig.STOMP_USER, BrokerLogins.SUPERVISOR);

@@ -3,6 +3,7 @@ package org.eventindex.cluster.testing;
 import org.apache.kudu.client.KuduClient;
 import org.apache.kudu.client.KuduException;
 import org.eventindex.testing.Await;
+import org.eventindex.testing.Ports;
 import org.eventindex.testing.Prerequisites;
 
 import javax.security.auth.Subject;
@@ -13,7 +14,6 @@ import javax.security.auth.login.LoginException;
 
 import java.io.IOException;
 import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.PrivilegedAction;
@@ -71,7 +71,7 @@ public final class KerberizedKudu implements AutoCloseable {
         String host = host();
         Path keytab = kdc.keytab(dir.resolve("kudu.keytab"), host.equals("localhost") ? List.of("kudu/localhost")
                 : List.of("kudu/" + host, "kudu/localhost"));
-        int masterPort = freePort();
+        int masterPort = Ports.free();
         List<Process> started = new ArrayList<>();
         KerberizedKudu k = new KerberizedKudu(host, masterPort, started, dir);
         try {
@@ -79,7 +79,7 @@ public final class KerberizedKudu implements AutoCloseable {
                     "--rpc_bind_addresses=127.0.0.1:" + masterPort,
                     "--authn_token_validity_seconds=" + tokenValiditySeconds)));
             started.add(daemon(kdc, kudu, dir, "tserver", keytab, idle, List.of(
-                    "--rpc_bind_addresses=127.0.0.1:" + freePort(),
+                    "--rpc_bind_addresses=127.0.0.1:" + Ports.free(),
                     "--tserver_master_addrs=localhost:" + masterPort)));
             return k;
         } catch (IOException | RuntimeException e) {
@@ -194,12 +194,6 @@ public final class KerberizedKudu implements AutoCloseable {
         Prerequisites.require(k != null && Files.isExecutable(k), "the kudu binary: set"
                 + " -DkuduBinDir=<repo>/.kudu-binary/bin (written by the kudu-tables build)");
         return k;
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
     }
 
     @Override

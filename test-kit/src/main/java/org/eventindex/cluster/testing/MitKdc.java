@@ -1,11 +1,11 @@
 package org.eventindex.cluster.testing;
 
 import org.eventindex.testing.Await;
+import org.eventindex.testing.Ports;
 import org.eventindex.testing.Prerequisites;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -266,10 +266,9 @@ public final class MitKdc implements AutoCloseable {
         throw new IllegalStateException(name + " not found in " + SBIN);
     }
 
-    static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
+    /** A port below the ephemeral range: {@link #restart()} binds it again (see {@link Ports#freeForRestart()}). */
+    static int freePort() {
+        return Ports.freeForRestart();
     }
 
     @Override
