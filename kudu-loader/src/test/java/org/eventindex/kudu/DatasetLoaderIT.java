@@ -134,9 +134,7 @@ class DatasetLoaderIT {
         KuduSession session = client.newSession();
         KuduTable events = client.openTable(MAIN.eventsTable());
         Insert stray = events.newInsert();
-        stray.getRow().addInt(KuduSchemas.DSPID, 101);
-        stray.getRow().addLong(KuduSchemas.EVENTNUMBER, 999);
-        stray.getRow().addInt(KuduSchemas.RGID, EPOCH);
+        KuduSchemas.addEventKey(stray.getRow(), 101, 999, EPOCH);
         assertFalse(session.apply(stray).hasRowError());
         Update state = client.openTable(MAIN.datasetsTable()).newUpdate();
         state.getRow().addInt(KuduSchemas.RUNNUMBER, 327636);

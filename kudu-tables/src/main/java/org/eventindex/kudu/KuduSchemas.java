@@ -268,4 +268,14 @@ public final class KuduSchemas {
         row.addString(DATATYPE, name.dataType());
         row.addString(VERSION, name.version() + name.suffix());
     }
+
+    /**
+     * Sets the key of an event row of EVENTS or MCEVENTS (the first three key columns of DUPLICATEDEVENTS): its
+     * dataset's {@code dspid}, its event number, its epoch ({@code rgid}).
+     */
+    public static void addEventKey(PartialRow row, int dspid, long eventNumber, int rgid) {
+        row.addInt(DSPID, dspid);
+        row.addLong(EVENTNUMBER, eventNumber);
+        row.addInt(RGID, rgid);
+    }
 }

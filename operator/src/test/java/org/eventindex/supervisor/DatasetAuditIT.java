@@ -4,7 +4,6 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
 import org.apache.kudu.client.Delete;
 import org.apache.kudu.client.KuduSession;
-import org.apache.kudu.client.PartialRow;
 import org.eventindex.consolidated.ConsolidatedFileWriter;
 import org.eventindex.consolidated.ConsolidatedMetadata;
 import org.eventindex.kudu.DatasetLoader;
@@ -145,10 +144,7 @@ class DatasetAuditIT {
     private static void deleteEvent(EmbeddedKudu kudu, String dataset, long event) throws Exception {
         DatasetsRow row = new DatasetQueries(kudu.client(), TABLES).dataset(dataset).orElseThrow();
         Delete delete = kudu.client().openTable(TABLES.eventsTable()).newDelete();
-        PartialRow key = delete.getRow();
-        key.addInt(KuduSchemas.DSPID, row.dspid());
-        key.addLong(KuduSchemas.EVENTNUMBER, event);
-        key.addInt(KuduSchemas.RGID, row.rgid());
+        KuduSchemas.addEventKey(delete.getRow(), row.dspid(), event, row.rgid());
         KuduSession session = kudu.client().newSession();
         try {
             assertTrue(!session.apply(delete).hasRowError(), "deleted event " + event + " of " + dataset);

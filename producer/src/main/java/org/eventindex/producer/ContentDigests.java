@@ -46,6 +46,34 @@ public final class ContentDigests {
         this.ranges = new Ranges(multipart ? settings.partSize() : Long.MAX_VALUE, false);
     }
 
+    /** Receives a file's bytes as they are read. */
+    @FunctionalInterface
+    interface Chunks {
+        void accept(byte[] buf, int off, int len);
+    }
+
+    /**
+     * Reads {@code file} from its start to its end into {@code sink}, in reads of {@value #BUFFER_BYTES} bytes.
+     *
+     * @param what names the work in the error when the reading thread is interrupted ("the ETag")
+     * @return the bytes read
+     * @throws InterruptedIOException when the reading thread is interrupted, naming {@code what} and the file
+     */
+    static long readAll(Path file, String what, Chunks sink) throws IOException {
+        long n = 0;
+        byte[] buf = new byte[BUFFER_BYTES];
+        try (InputStream in = Files.newInputStream(file)) {
+            for (int r = in.read(buf); r >= 0; r = in.read(buf)) {
+                if (Thread.currentThread().isInterrupted()) {
+                    throw new InterruptedIOException(what + " of " + file + " cancelled");
+                }
+                sink.accept(buf, 0, r);
+                n += r;
+            }
+        }
+        return n;
+    }
+
     /** Feeds the next bytes of the file. */
     public void update(byte[] buf, int off, int len) {
         sha256.update(buf, off, len);
@@ -108,17 +136,7 @@ public final class ContentDigests {
             }
             boolean multipart = settings.multipart(size);
             Ranges read = new Ranges(multipart ? settings.partSize() : Long.MAX_VALUE, true);
-            long n = 0;
-            byte[] buf = new byte[BUFFER_BYTES];
-            try (InputStream in = Files.newInputStream(file)) {
-                for (int r = in.read(buf); r >= 0; r = in.read(buf)) {
-                    if (Thread.currentThread().isInterrupted()) {
-                        throw new InterruptedIOException("the ETag of " + file + " was cancelled");
-                    }
-                    read.update(buf, 0, r);
-                    n += r;
-                }
-            }
+            long n = readAll(file, "the ETag", read::update);
             read.finish();
             long[] crcs = read.crcs();
             if (n != size) {

@@ -3,7 +3,6 @@ package org.eventindex.producer;
 import static java.util.Objects.requireNonNull;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -29,7 +28,6 @@ import org.eventindex.spb.SpbSummary;
  * store's ETag after the upload otherwise.
  */
 public record ScannedFile(Path path, SpbSummary summary, ContentDigests.Result digests) {
-    private static final int DIGEST_BUFFER_BYTES = 256 * 1024;
 
     public ScannedFile {
         requireNonNull(path, "path is null");
@@ -79,15 +77,7 @@ public record ScannedFile(Path path, SpbSummary summary, ContentDigests.Result d
     }
 
     private static ContentDigests.Result digest(Path path, ContentDigests digests) throws IOException {
-        byte[] buf = new byte[DIGEST_BUFFER_BYTES];
-        try (InputStream in = Files.newInputStream(path)) {
-            for (int n = in.read(buf); n >= 0; n = in.read(buf)) {
-                if (Thread.currentThread().isInterrupted()) {
-                    throw new InterruptedIOException("digests of " + path + " cancelled");
-                }
-                digests.update(buf, 0, n);
-            }
-        }
+        ContentDigests.readAll(path, "the digests", digests::update);
         try {
             return digests.finish();
         } catch (IllegalStateException e) {

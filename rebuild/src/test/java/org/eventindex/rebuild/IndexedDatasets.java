@@ -9,7 +9,6 @@ import org.apache.kudu.client.KuduSession;
 import org.apache.kudu.client.KuduTable;
 import org.apache.kudu.client.Operation;
 import org.apache.kudu.client.OperationResponse;
-import org.apache.kudu.client.PartialRow;
 import org.apache.kudu.client.RowResult;
 import org.eventindex.consolidated.ConsolidatedFileWriter;
 import org.eventindex.consolidated.ConsolidatedMetadata;
@@ -138,10 +137,7 @@ final class IndexedDatasets {
         List<Operation> deletes = new ArrayList<>();
         for (long event = 100; event < 100 + count; event++) {
             Delete delete = table.newDelete();
-            PartialRow key = delete.getRow();
-            key.addInt(KuduSchemas.DSPID, row.dspid());
-            key.addLong(KuduSchemas.EVENTNUMBER, event);
-            key.addInt(KuduSchemas.RGID, row.rgid());
+            KuduSchemas.addEventKey(delete.getRow(), row.dspid(), event, row.rgid());
             deletes.add(delete);
         }
         apply(client, deletes);

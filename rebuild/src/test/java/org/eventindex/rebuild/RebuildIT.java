@@ -4,7 +4,6 @@ import org.apache.kudu.client.Delete;
 import org.apache.kudu.client.KuduClient;
 import org.apache.kudu.client.KuduScanner;
 import org.apache.kudu.client.KuduTable;
-import org.apache.kudu.client.PartialRow;
 import org.apache.kudu.client.RowResult;
 import org.apache.kudu.client.Update;
 import org.eventindex.kudu.DatasetQueries;
@@ -546,11 +545,8 @@ class RebuildIT {
     private static void changeLumiBlock(String dataset, long event, int lumiBlock) throws IOException {
         DatasetsRow row = new DatasetQueries(kudu.client(), TARGET).dataset(dataset).orElseThrow();
         Update update = kudu.client().openTable(TARGET.eventsTable()).newUpdate();
-        PartialRow key = update.getRow();
-        key.addInt(KuduSchemas.DSPID, row.dspid());
-        key.addLong(KuduSchemas.EVENTNUMBER, event);
-        key.addInt(KuduSchemas.RGID, row.rgid());
-        key.addInt(KuduSchemas.LUMIBLOCKNR, lumiBlock);
+        KuduSchemas.addEventKey(update.getRow(), row.dspid(), event, row.rgid());
+        update.getRow().addInt(KuduSchemas.LUMIBLOCKNR, lumiBlock);
         apply(List.of(update));
     }
 
@@ -564,9 +560,8 @@ class RebuildIT {
             for (RowResult r : scanner.nextRows()) {
                 if (r.getInt(KuduSchemas.DSPID) == row.dspid()) {
                     delete = table.newDelete();
-                    delete.getRow().addInt(KuduSchemas.DSPID, row.dspid());
-                    delete.getRow().addLong(KuduSchemas.EVENTNUMBER, r.getLong(KuduSchemas.EVENTNUMBER));
-                    delete.getRow().addInt(KuduSchemas.RGID, r.getInt(KuduSchemas.RGID));
+                    KuduSchemas.addEventKey(delete.getRow(), row.dspid(), r.getLong(KuduSchemas.EVENTNUMBER),
+                            r.getInt(KuduSchemas.RGID));
                     delete.getRow().addLong(KuduSchemas.INSERTION_TIME, r.getLong(KuduSchemas.INSERTION_TIME));
                     break;
                 }
