@@ -1,5 +1,6 @@
 package org.eventindex.rebuild;
 
+import org.apache.hadoop.conf.Configuration;
 import org.apache.kudu.client.KuduClient;
 import org.apache.spark.SparkConf;
 import org.apache.spark.api.java.JavaSparkContext;
@@ -16,6 +17,7 @@ import picocli.CommandLine.ParameterException;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -115,11 +117,15 @@ final class JobOptions {
             err.println(command + ": " + e.getMessage());
             return CommandLines.USAGE_ERROR;
         }
+        Configuration hadoop = access.configuration();
         try (ClusterAccess ignored = access;
              KuduClient client = access.connectedKuduClient(masters, Duration.ofSeconds(kuduTimeoutSeconds));
-             JavaSparkContext spark = new JavaSparkContext(conf)) {
-            // the tasks act as this principal through its tokens, with no keytab of their own (decision 0074)
-            return work.run(client, spark, paths -> TaskAccess.grant(access, client, paths));
+             JavaSparkContext spark = new JavaSparkContext(conf);
+             TokenRenewal renewal = new TokenRenewal(token -> access.asUser(() -> token.renew(hadoop)),
+                     Clock.systemUTC(), line -> err.println(command + ": " + line))) {
+            // the tasks act as this principal through its tokens, with no keytab of their own (decision 0074), the
+            // tokens renewed while the job runs (decision 0082)
+            return work.run(client, spark, paths -> TaskAccess.grant(access, client, paths, renewal));
         } catch (IOException e) {
             err.println(command + ": failed: " + FileReason.describe(e));
             return 1;

@@ -71,10 +71,11 @@ public record TaskAccess(Map<String, String> hadoopSettings, String user, byte[]
     /**
      * On the driver: the folder's properties of {@code access}, and when it logged in, a delegation token of each
      * file system of {@code hdfsPaths} (a path without a scheme is on {@code fs.defaultFS}) obtained as the login
-     * user, with the login user as their renewer, and {@code client}'s Kudu credentials.
+     * user, with the login user as their renewer, and {@code client}'s Kudu credentials. {@code renewal} keeps the
+     * tokens valid while the job runs.
      */
-    public static TaskAccess grant(ClusterAccess access, KuduClient client, Collection<String> hdfsPaths)
-            throws IOException {
+    static TaskAccess grant(ClusterAccess access, KuduClient client, Collection<String> hdfsPaths,
+                            TokenRenewal renewal) throws IOException {
         Map<String, String> settings = HadoopConfDir.properties(access.settings());
         Optional<KerberosLogin> login = access.login();
         if (login.isEmpty()) {
@@ -88,6 +89,7 @@ public record TaskAccess(Map<String, String> hadoopSettings, String user, byte[]
                 access.hdfsCall(fs, () -> hdfs.addDelegationTokens(user, credentials));
             }
         }
+        renewal.track(credentials);
         ByteArrayOutputStream tokens = new ByteArrayOutputStream();
         try (DataOutputStream out = new DataOutputStream(tokens)) {
             credentials.writeTokenStorageToStream(out);

@@ -31,6 +31,15 @@ public final class KerberizedHdfs implements AutoCloseable {
     }
 
     public static KerberizedHdfs start(MitKdc kdc, java.nio.file.Path dir) throws IOException, InterruptedException {
+        return start(kdc, dir, Map.of());
+    }
+
+    /**
+     * {@link #start(MitKdc, java.nio.file.Path)} with {@code serverSettings} set on the NameNode and DataNode (e.g. a
+     * short {@code dfs.namenode.delegation.token.renew-interval}).
+     */
+    public static KerberizedHdfs start(MitKdc kdc, java.nio.file.Path dir, Map<String, String> serverSettings)
+            throws IOException, InterruptedException {
         java.nio.file.Path hdfsKeytab = kdc.keytab(HDFS_PRINCIPAL, dir.resolve("hdfs.keytab"));
         java.nio.file.Path httpKeytab = kdc.keytab("HTTP/localhost", dir.resolve("http.keytab"));
         String hdfs = MitKdc.inRealm(HDFS_PRINCIPAL);
@@ -50,6 +59,7 @@ public final class KerberizedHdfs implements AutoCloseable {
         // the servers' own tickets are as short as everyone's: Hadoop renews the login user's
         conf.setBoolean("hadoop.kerberos.keytab.login.autorenewal.enabled", true);
         conf.set("hadoop.kerberos.min.seconds.before.relogin", "1");
+        serverSettings.forEach(conf::set);
         UserGroupInformation.setConfiguration(conf);
         UserGroupInformation.loginUserFromKeytab(hdfs, hdfsKeytab.toString());
         MiniDFSCluster cluster = new MiniDFSCluster.Builder(conf, dir.resolve("dfs").toFile()).numDataNodes(1)
@@ -68,6 +78,11 @@ public final class KerberizedHdfs implements AutoCloseable {
     /** {@code hdfs://localhost:<port>}. */
     public String uri() {
         return "hdfs://localhost:" + cluster.getNameNodePort();
+    }
+
+    /** The client settings {@link #writeClientConf} writes (Kerberos, the principals, {@code fs.defaultFS}). */
+    public Map<String, String> clientSettings() {
+        return Map.copyOf(clientSite);
     }
 
     /** As the superuser: a folder owned by {@code user} (a principal's short name). */
