@@ -70,6 +70,11 @@ final class TokenRenewal implements AutoCloseable {
             } catch (IOException e) {
                 throw new IOException("cannot renew the HDFS delegation token of " + token.getService()
                         + " as its renewer: " + e.getMessage(), e);
+            } catch (UnsupportedOperationException e) {
+                // a kind Hadoop knows no renewer for: it lives as long as its issuer lets it
+                log.accept("the " + token.getKind() + " token of " + token.getService() + " is not renewed: "
+                        + e.getMessage());
+                continue;
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new IOException("interrupted renewing the HDFS delegation token of " + token.getService(), e);

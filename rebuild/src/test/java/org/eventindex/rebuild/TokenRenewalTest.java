@@ -44,6 +44,29 @@ class TokenRenewalTest {
     }
 
     @Test
+    void aTokenOfAKindWithoutRenewerIsLeftAndTheOthersRenewed() throws Exception {
+        List<String> log = new CopyOnWriteArrayList<>();
+        Credentials two = credentials("kms:9600");
+        two.getToken(new Text("kms:9600")).setKind(new Text("kms-dt"));
+        two.addAll(credentials("nn1:8020"));
+        AtomicInteger renewed = new AtomicInteger();
+        try (TokenRenewal renewal = new TokenRenewal(t -> {
+            if (t.getService().toString().startsWith("kms")) {
+                // what Token.renew says of a kind without a TokenRenewer
+                throw new UnsupportedOperationException("Token renewal is not supported for KMS_DT tokens");
+            }
+            renewed.incrementAndGet();
+            return System.currentTimeMillis() + 86_400_000L;
+        }, Clock.systemUTC(), log::add)) {
+            renewal.track(two);
+            assertEquals(1, renewal.renewals());
+            assertEquals(1, renewed.get());
+            assertEquals(List.of("the kms-dt token of kms:9600 is not renewed: Token renewal is not supported for"
+                    + " KMS_DT tokens"), log);
+        }
+    }
+
+    @Test
     void aFailedRenewalIsTriedAgainAndATokenAtItsMaximumLifetimeIsLeft() throws Exception {
         List<String> log = new CopyOnWriteArrayList<>();
         AtomicInteger calls = new AtomicInteger();
@@ -70,6 +93,7 @@ class TokenRenewalTest {
 
     private static Credentials credentials(String service) {
         Token<TokenIdentifier> token = new Token<>();
+        token.setKind(new Text("HDFS_DELEGATION_TOKEN"));
         token.setService(new Text(service));
         Credentials c = new Credentials();
         c.addToken(new Text(service), token);
