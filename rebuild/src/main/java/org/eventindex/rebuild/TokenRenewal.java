@@ -26,12 +26,19 @@ import static java.util.Objects.requireNonNull;
  * Each token is renewed once when it is tracked (which tells its renewal date, and fails the grant when the driver
  * cannot renew it), then again when half the time to its renewal date has passed, on a daemon thread of its own. A
  * renewal that fails is tried again after a quarter of the time left (at least {@value #MIN_DELAY_SECONDS} s, at most
- * {@value #MAX_RETRY_SECONDS} s) until the date passes; a token at its maximum lifetime is no longer renewed. Each
- * renewal, failure and the end of a token's lifetime is a line to the job's log.
+ * {@value #MAX_RETRY_SECONDS} s) until an hour past that date ({@link #GRACE_MILLIS}); a token at its maximum
+ * lifetime is no longer renewed. A token of a kind Hadoop has no renewer for is left (an HDFS one fails the grant:
+ * its renewer is missing from the class path). Each renewal, failure and the end of a token's lifetime is a line to
+ * the job's log.
  */
 final class TokenRenewal implements AutoCloseable {
     static final long MIN_DELAY_SECONDS = 1;
     static final long MAX_RETRY_SECONDS = 60;
+    /**
+     * How long after its renewal date a failed renewal is still tried: the NameNode drops expired tokens once an hour
+     * and until then renews them, and its clock need not be the driver's.
+     */
+    static final long GRACE_MILLIS = TimeUnit.HOURS.toMillis(1);
 
     /** Renews a token as its renewer: its new renewal date, in milliseconds since the epoch. */
     @FunctionalInterface
@@ -68,16 +75,19 @@ final class TokenRenewal implements AutoCloseable {
             try {
                 expiry = renewer.renew(token);
             } catch (IOException e) {
-                throw new IOException("cannot renew the HDFS delegation token of " + token.getService()
-                        + " as its renewer: " + e.getMessage(), e);
+                throw new IOException("cannot renew " + name(token) + " as its renewer: " + e.getMessage(), e);
             } catch (UnsupportedOperationException e) {
-                // a kind Hadoop knows no renewer for: it lives as long as its issuer lets it
-                log.accept("the " + token.getKind() + " token of " + token.getService() + " is not renewed: "
-                        + e.getMessage());
+                // what Hadoop says of a kind it knows no renewer for
+                if (isHdfs(token)) {
+                    // HDFS's renewer missing from the class path: the job would be refused in a day
+                    throw new IOException("cannot renew " + name(token) + ": " + e.getMessage()
+                            + " (the HDFS client's token renewer is not on the driver's class path)", e);
+                }
+                log.accept(name(token) + " is not renewed: " + e.getMessage());
                 continue;
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new IOException("interrupted renewing the HDFS delegation token of " + token.getService(), e);
+                throw new IOException("interrupted renewing " + name(token), e);
             }
             renewals.incrementAndGet();
             schedule(token, expiry, Long.MIN_VALUE, nextDelay(clock.millis(), expiry));
@@ -100,11 +110,22 @@ final class TokenRenewal implements AutoCloseable {
                 Math.max(TimeUnit.SECONDS.toMillis(MIN_DELAY_SECONDS), (expiry - now) / 4));
     }
 
+    /** The kinds of HDFS's delegation tokens (RPC, WebHDFS, WebHDFS over TLS). */
+    static boolean isHdfs(Token<?> token) {
+        String kind = token.getKind().toString();
+        return kind.equals("HDFS_DELEGATION_TOKEN") || kind.equals("WEBHDFS delegation")
+                || kind.equals("SWEBHDFS delegation");
+    }
+
+    private static String name(Token<?> token) {
+        return (isHdfs(token) ? "the HDFS delegation token" : "the " + token.getKind() + " token") + " of "
+                + token.getService();
+    }
+
     private void schedule(Token<?> token, long expiry, long previous, long delayMillis) {
         if (expiry == previous) {
-            log.accept("the HDFS delegation token of " + token.getService() + " is at its maximum lifetime: tasks are"
-                    + " refused from " + Instant.ofEpochMilli(expiry) + " (a job that runs longer must be split,"
-                    + " e.g. by epoch)");
+            log.accept(name(token) + " is at its maximum lifetime: tasks are refused from "
+                    + Instant.ofEpochMilli(expiry) + " (a job that runs longer must be split, e.g. by epoch)");
             return;
         }
         later(() -> renew(token, expiry), delayMillis);
@@ -122,24 +143,27 @@ final class TokenRenewal implements AutoCloseable {
         try {
             long next = renewer.renew(token);
             renewals.incrementAndGet();
-            log.accept("renewed the HDFS delegation token of " + token.getService() + " until "
-                    + Instant.ofEpochMilli(next));
+            log.accept("renewed " + name(token) + " until " + Instant.ofEpochMilli(next));
             schedule(token, next, expiry, nextDelay(clock.millis(), next));
-        } catch (IOException | RuntimeException e) {
-            long now = clock.millis();
-            if (now >= expiry) {
-                log.accept("the HDFS delegation token of " + token.getService() + " expired at "
-                        + Instant.ofEpochMilli(expiry) + " and cannot be renewed (" + e.getMessage() + "): tasks that"
-                        + " read HDFS are refused");
+        } catch (Throwable e) {
+            if (timer.isShutdown()) {
+                return; // the job ended during the call (close() interrupts it): no failure to report
+            }
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
                 return;
             }
+            long now = clock.millis();
+            if (now >= expiry + GRACE_MILLIS) {
+                log.accept(name(token) + " expired at " + Instant.ofEpochMilli(expiry) + " and cannot be renewed ("
+                        + e + "): tasks that read with it are refused");
+                return;
+            }
+            // past its date a token may still be renewed until the NameNode drops it (hourly) or its clock differs
             long retry = retryDelay(now, expiry);
-            log.accept("cannot renew the HDFS delegation token of " + token.getService() + " (" + e.getMessage()
-                    + "); trying again in " + Duration.ofMillis(retry).toSeconds() + " s, valid until "
-                    + Instant.ofEpochMilli(expiry));
+            log.accept("cannot renew " + name(token) + " (" + e.getMessage() + "); trying again in "
+                    + Duration.ofMillis(retry).toSeconds() + " s, valid until " + Instant.ofEpochMilli(expiry));
             later(() -> renew(token, expiry), retry);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         }
     }
 

@@ -54,30 +54,31 @@ class TokenRenewalIT {
             Configuration conf = hdfs.fileSystem().getConf();
             List<String> log = new CopyOnWriteArrayList<>();
 
-            long issued = System.currentTimeMillis();
             Credentials renewed = tokens(hdfs, user);
             Credentials notRenewed = tokens(hdfs, user);
-            TaskAccess withRenewal = access(hdfs, user, renewed);
-            TaskAccess withoutRenewal = access(hdfs, user, notRenewed);
-            // both are valid to begin with: a refusal later is the token's expiry, not a task that cannot read
-            assertEquals("renewed", read(withRenewal));
-            assertEquals("renewed", read(withoutRenewal));
-
+            // both were issued before this: a token not renewed is refused from this + the interval on
+            long granted = System.currentTimeMillis();
             try (TokenRenewal renewal = new TokenRenewal(
                     token -> driver.doAs((PrivilegedExceptionAction<Long>) () -> token.renew(conf)),
                     Clock.systemUTC(), log::add)) {
                 renewal.track(renewed);
                 assertEquals(1, renewal.renewals(), "the token is renewed once when it is tracked");
+                TaskAccess withRenewal = access(hdfs, user, renewed);
+                TaskAccess withoutRenewal = access(hdfs, user, notRenewed);
+                // both are valid to begin with: a refusal later is the token's expiry, not a task that cannot read
+                assertEquals("renewed", read(withRenewal));
+                assertEquals("renewed", read(withoutRenewal));
 
-                long expired = issued + RENEW_INTERVAL.toMillis() + 1_000;
+                long expired = granted + RENEW_INTERVAL.toMillis() + 1_000;
                 Await.until("the first renewal date of the tokens passed", RENEW_INTERVAL.multipliedBy(3),
                         () -> System.currentTimeMillis() > expired);
+                Await.until("a renewal after the first", RENEW_INTERVAL.multipliedBy(3),
+                        () -> renewal.renewals() >= 2);
 
                 IOException refused = assertThrows(IOException.class, () -> read(withoutRenewal),
                         "a token not renewed is refused after the renew interval");
                 assertTrue(String.valueOf(refused).contains("expired"), "refused for its expiry: " + refused);
                 assertEquals("renewed", read(withRenewal), "log: " + log);
-                assertTrue(renewal.renewals() >= 2, "renewed on its own after the first: " + renewal.renewals());
                 assertTrue(log.stream().anyMatch(l -> l.startsWith("renewed the HDFS delegation token of ")), "log: "
                         + log);
             }

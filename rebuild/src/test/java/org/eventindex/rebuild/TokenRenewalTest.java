@@ -44,6 +44,18 @@ class TokenRenewalTest {
     }
 
     @Test
+    void anHdfsTokenWithoutItsRenewerOnTheClassPathFailsTheGrant() {
+        try (TokenRenewal renewal = new TokenRenewal(t -> {
+            throw new UnsupportedOperationException("Token renewal is not supported for HDFS_DELEGATION_TOKEN tokens");
+        }, Clock.systemUTC(), line -> { })) {
+            IOException e = assertThrows(IOException.class, () -> renewal.track(credentials("ha-hdfs:ns1")));
+            assertEquals("cannot renew the HDFS delegation token of ha-hdfs:ns1: Token renewal is not supported for"
+                    + " HDFS_DELEGATION_TOKEN tokens (the HDFS client's token renewer is not on the driver's class"
+                    + " path)", e.getMessage());
+        }
+    }
+
+    @Test
     void aTokenOfAKindWithoutRenewerIsLeftAndTheOthersRenewed() throws Exception {
         List<String> log = new CopyOnWriteArrayList<>();
         Credentials two = credentials("kms:9600");

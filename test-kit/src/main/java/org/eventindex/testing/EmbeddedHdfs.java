@@ -47,7 +47,8 @@ public final class EmbeddedHdfs implements AutoCloseable {
             conf.setInt("dfs.replication", 1);
             conf.setLong("dfs.namenode.safemode.extension", 0);
             conf.set("dfs.namenode.rpc-bind-host", "127.0.0.1");
-            // ports below the ephemeral range, for the NameNode and the DataNode a test stops and restarts on them:
+            // ports below the ephemeral range, for the NameNode and the DataNode a test stops and restarts on them
+            // (a restarted NameNode binds its HTTP port again too):
             // while one is down no outgoing connection can take its port (Ports.freeForRestart)
             conf.set("dfs.datanode.address", "127.0.0.1:" + Ports.freeForRestart());
             conf.set("dfs.datanode.ipc.address", "127.0.0.1:" + Ports.freeForRestart());
@@ -56,7 +57,7 @@ public final class EmbeddedHdfs implements AutoCloseable {
                     .numDataNodes(1)
                     .checkDataNodeAddrConfig(true)
                     .nameNodePort(Ports.freeForRestart())
-                    .nameNodeHttpPort(0)
+                    .nameNodeHttpPort(Ports.freeForRestart())
                     .format(true)
                     .build();
             cluster.waitActive();

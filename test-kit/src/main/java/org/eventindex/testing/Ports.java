@@ -7,10 +7,15 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 
 /** Free TCP ports on the loopback address, for the services and daemons a test or the harness starts. */
 public final class Ports {
+    /** The ports {@link #freeForRestart()} has given in this JVM: never given twice. */
+    private static final Set<Integer> HANDED_OUT = ConcurrentHashMap.newKeySet();
+
     private Ports() {
     }
 
@@ -35,7 +40,8 @@ public final class Ports {
      * ({@code net.ipv4.ip_local_port_range}), for a server a test stops and starts again on the same port. A port
      * from {@link #free()} lies in that range: while its server is down the kernel may give it to any outgoing
      * connection of the machine (a whole suite makes many), and the restart cannot bind it (a ZooKeeper server then
-     * exits the JVM it runs in). No outgoing connection is given a port below the range.
+     * exits the JVM it runs in). No outgoing connection is given a port below the range, and this JVM never hands out
+     * the same one twice.
      *
      * @throws UncheckedIOException when no port can be bound
      */
@@ -45,6 +51,9 @@ public final class Ports {
         ThreadLocalRandom random = ThreadLocalRandom.current();
         for (int attempt = 0; attempt < 256 && from < low; attempt++) {
             int port = random.nextInt(from, low);
+            if (!HANDED_OUT.add(port)) {
+                continue; // given to another server of this JVM, which may not have bound it yet or be down
+            }
             try (ServerSocket s = new ServerSocket()) {
                 s.setReuseAddress(true);
                 s.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1);
