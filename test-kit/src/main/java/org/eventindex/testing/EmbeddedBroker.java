@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.BindException;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
@@ -196,9 +197,20 @@ public final class EmbeddedBroker implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create broker data folder " + dataDir, e);
         }
-        // a port below the ephemeral range: while a restart() is under way no outgoing connection can take it
-        int listen = listenPort == 0 ? Ports.freeForRestart() : listenPort;
-        BrokerService broker = newBroker(dataDir, users, security, tls, host, listen, jaasName);
+        BrokerService broker;
+        for (int attempt = 1; ; attempt++) {
+            // a port below the ephemeral range: while a restart() is under way no outgoing connection can take it
+            int listen = listenPort == 0 ? Ports.freeForRestart() : listenPort;
+            try {
+                broker = newBroker(dataDir, users, security, tls, host, listen, jaasName);
+                break;
+            } catch (IllegalStateException e) {
+                // a port chosen here and taken by another JVM before the broker bound it: another one
+                if (listenPort != 0 || attempt == 3 || !causedBy(e, BindException.class)) {
+                    throw e;
+                }
+            }
+        }
         int port = boundPort(broker);
         return new EmbeddedBroker(dataDir, users, security, tls, broker, host, port, jaasName);
     }
@@ -248,6 +260,15 @@ public final class EmbeddedBroker implements AutoCloseable {
         } catch (Exception e) {
             throw new IllegalStateException("cannot start embedded broker in " + dataDir + " on port " + port, e);
         }
+    }
+
+    private static boolean causedBy(Throwable e, Class<? extends Throwable> type) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (type.isInstance(t)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static BrokerPlugin jaas(String name) {
