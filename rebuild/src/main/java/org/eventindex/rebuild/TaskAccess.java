@@ -71,8 +71,8 @@ public record TaskAccess(Map<String, String> hadoopSettings, String user, byte[]
     /**
      * On the driver: the folder's properties of {@code access}, and when it logged in, a delegation token of each
      * file system of {@code hdfsPaths} (a path without a scheme is on {@code fs.defaultFS}) obtained as the login
-     * user, with the login user as their renewer, and {@code client}'s Kudu credentials. {@code renewal} keeps the
-     * tokens valid while the job runs.
+     * user, with the login user (by its principal) as their renewer, and {@code client}'s Kudu credentials.
+     * {@code renewal} keeps the tokens valid while the job runs.
      */
     static TaskAccess grant(ClusterAccess access, KuduClient client, Collection<String> hdfsPaths,
                             TokenRenewal renewal) throws IOException {
@@ -82,11 +82,14 @@ public record TaskAccess(Map<String, String> hadoopSettings, String user, byte[]
             return new TaskAccess(settings, null, null, null);
         }
         String user = login.get().ugi().getShortUserName();
+        // the renewer named by its principal: the NameNode maps it to the short name with its own rules, as it maps
+        // the driver's login when the driver renews (a short name mapped here could differ from the NameNode's)
+        String renewer = login.get().ugi().getUserName();
         Configuration conf = access.configuration();
         Credentials credentials = new Credentials();
         for (URI fs : fileSystems(hdfsPaths, conf)) {
             try (FileSystem hdfs = access.fileSystem(fs)) {
-                access.hdfsCall(fs, () -> hdfs.addDelegationTokens(user, credentials));
+                access.hdfsCall(fs, () -> hdfs.addDelegationTokens(renewer, credentials));
             }
         }
         renewal.track(credentials);

@@ -18,10 +18,11 @@ import static java.util.Objects.requireNonNull;
 
 /**
  * Keeps the HDFS delegation tokens the driver granted its tasks ({@link TaskAccess}) valid for as long as the job runs
- * (decision 0082). A token is refused once its renewal date passes ({@code dfs.namenode.delegation.token.renew-interval}
- * after its issue or its last renewal, 24 h by default); its renewer (the driver's login user) may move that date on,
- * up to the token's maximum lifetime ({@code dfs.namenode.delegation.token.max-lifetime}, 7 days by default). A renewal
- * changes no bytes of the token, so the copies the executors already hold stay valid with it.
+ * (decision 0082). A token is refused once its renewal date passes
+ * ({@code dfs.namenode.delegation.token.renew-interval} after its issue or its last renewal, 24 h by default); its
+ * renewer (the driver's login user) may move that date on, up to the token's maximum lifetime
+ * ({@code dfs.namenode.delegation.token.max-lifetime}, 7 days by default). A renewal changes no bytes of the token, so
+ * the copies the executors already hold stay valid with it.
  * <p>
  * Each token is renewed once when it is tracked (which tells its renewal date, and fails the grant when the driver
  * cannot renew it), then again when half the time to its renewal date has passed, on a daemon thread of its own. A

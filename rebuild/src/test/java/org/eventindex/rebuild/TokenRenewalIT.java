@@ -54,8 +54,9 @@ class TokenRenewalIT {
             Configuration conf = hdfs.fileSystem().getConf();
             List<String> log = new CopyOnWriteArrayList<>();
 
-            Credentials renewed = tokens(hdfs, user);
-            Credentials notRenewed = tokens(hdfs, user);
+            // the renewer by its principal, as TaskAccess.grant names it
+            Credentials renewed = tokens(hdfs, driver.getUserName());
+            Credentials notRenewed = tokens(hdfs, driver.getUserName());
             // both were issued before this: a token not renewed is refused from this + the interval on
             long granted = System.currentTimeMillis();
             try (TokenRenewal renewal = new TokenRenewal(
