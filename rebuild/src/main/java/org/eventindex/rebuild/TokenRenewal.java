@@ -1,5 +1,8 @@
 package org.eventindex.rebuild;
 
+import org.apache.hadoop.hdfs.security.token.delegation.DelegationTokenIdentifier;
+import org.apache.hadoop.hdfs.web.WebHdfsConstants;
+import org.apache.hadoop.io.Text;
 import org.apache.hadoop.security.Credentials;
 import org.apache.hadoop.security.token.Token;
 
@@ -113,9 +116,9 @@ final class TokenRenewal implements AutoCloseable {
 
     /** The kinds of HDFS's delegation tokens (RPC, WebHDFS, WebHDFS over TLS). */
     static boolean isHdfs(Token<?> token) {
-        String kind = token.getKind().toString();
-        return kind.equals("HDFS_DELEGATION_TOKEN") || kind.equals("WEBHDFS delegation")
-                || kind.equals("SWEBHDFS delegation");
+        Text kind = token.getKind();
+        return kind.equals(DelegationTokenIdentifier.HDFS_DELEGATION_KIND)
+                || kind.equals(WebHdfsConstants.WEBHDFS_TOKEN_KIND) || kind.equals(WebHdfsConstants.SWEBHDFS_TOKEN_KIND);
     }
 
     private static String name(Token<?> token) {

@@ -15,6 +15,8 @@ import java.util.concurrent.ThreadLocalRandom;
 public final class Ports {
     /** The ports {@link #freeForRestart()} has given in this JVM: never given twice. */
     private static final Set<Integer> HANDED_OUT = ConcurrentHashMap.newKeySet();
+    /** The kernel's ephemeral range starts here, read once: it does not change while the tests run. */
+    private static final int EPHEMERAL_LOW = readEphemeralLow();
 
     private Ports() {
     }
@@ -67,6 +69,10 @@ public final class Ports {
 
     /** The first port of the kernel's ephemeral range; 32768 (Linux's default) when it cannot be read. */
     static int ephemeralLow() {
+        return EPHEMERAL_LOW;
+    }
+
+    private static int readEphemeralLow() {
         try {
             // read as lines: Files.readString of this proc file returns its first byte only (its size reads as 0)
             String range = Files.readAllLines(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).get(0);

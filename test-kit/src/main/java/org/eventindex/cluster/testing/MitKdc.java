@@ -59,7 +59,7 @@ public final class MitKdc implements AutoCloseable {
     public static MitKdc start(Path dir, Duration ticketLifetime) throws IOException, InterruptedException {
         requireInstalled();
         Files.createDirectories(dir);
-        int port = freePort();
+        int port = Ports.freeForRestart(); // restart() binds it again
         long life = Math.max(1, ticketLifetime.toSeconds());
         Path db = dir.resolve("principal");
         Files.writeString(dir.resolve("kdc.conf"), String.join("\n",
@@ -264,11 +264,6 @@ public final class MitKdc implements AutoCloseable {
             }
         }
         throw new IllegalStateException(name + " not found in " + SBIN);
-    }
-
-    /** A port below the ephemeral range: {@link #restart()} binds it again (see {@link Ports#freeForRestart()}). */
-    static int freePort() {
-        return Ports.freeForRestart();
     }
 
     @Override
