@@ -187,25 +187,74 @@ public final class EventScan extends EventFields {
         isCalibration = b[p + 3] == 1;
         isTestBeam = b[p + 5] == 1;
         pos = p + 6;
-        // from here on, bounds checked per field
-        for (int field = L1_MASK; field <= EF_MASK; field++) {
-            if (pos < end && b[pos] == (field << 3 | BYTES) && !field(field, b[pos++] & 7)) {
+        // from here on, bounds checked per field; each field decoded here rather than by field(), which is too
+        // large to be inlined: a call and its switch per field cost a fifth of the scan
+        if (pos < end && b[pos] == (L1_MASK << 3 | BYTES)) {
+            pos++;
+            if ((l1MaskLen = lengthPrefix()) < 0) {
+                return false;
+            }
+            l1MaskOff = pos;
+            pos += l1MaskLen;
+        }
+        if (pos < end && b[pos] == (L2_MASK << 3 | BYTES)) {
+            pos++;
+            if ((l2MaskLen = lengthPrefix()) < 0) {
+                return false;
+            }
+            l2MaskOff = pos;
+            pos += l2MaskLen;
+        }
+        if (pos < end && b[pos] == (EF_MASK << 3 | BYTES)) {
+            pos++;
+            if ((efMaskLen = lengthPrefix()) < 0) {
+                return false;
+            }
+            efMaskOff = pos;
+            pos += efMaskLen;
+        }
+        if (pos < end && b[pos] == SMK << 3) {
+            pos++;
+            if ((v = uint32()) < 0) {
+                return false;
+            }
+            hasSmk = true;
+            smk = (int) v;
+        }
+        if (pos < end && b[pos] == HLTPSK << 3) {
+            pos++;
+            if ((v = uint32()) < 0) {
+                return false;
+            }
+            hasHltpsk = true;
+            hltpsk = (int) v;
+        }
+        if (twoByteTag(L1PSK, VARINT)) {
+            pos += 2;
+            if ((v = uint32()) < 0) {
+                return false;
+            }
+            hasL1psk = true;
+            l1psk = (int) v;
+        }
+        if (twoByteTag(MC_WEIGHT, FIXED32)) {
+            pos += 2;
+            if (!weight()) {
                 return false;
             }
         }
-        for (int field = SMK; field <= MC_CHANNEL; field++) {
-            int wire = field == MC_WEIGHT ? FIXED32 : VARINT;
-            if (field < 16 ? pos < end && b[pos] == (field << 3 | wire)
-                    : end - pos >= 2 && b[pos] == (byte) (field << 3 | wire | 0x80) && b[pos + 1] == 1) {
-                pos += field < 16 ? 1 : 2;
-                if (!field(field, wire)) {
-                    return false;
-                }
-            }
-        }
-        while (end - pos >= 2 && b[pos] == (byte) (TOKEN << 3 | BYTES | 0x80) && b[pos + 1] == 1) {
+        if (twoByteTag(MC_CHANNEL, VARINT)) {
             pos += 2;
-            if (!field(TOKEN, BYTES)) {
+            if ((v = uint32()) < 0) {
+                return false;
+            }
+            hasMcChannelNumber = true;
+            mcChannelNumber = (int) v;
+        }
+        while (twoByteTag(TOKEN, BYTES)) {
+            pos += 2;
+            int n = lengthPrefix();
+            if (n < 0 || !tokenMessage(pos + n)) {
                 return false;
             }
         }
@@ -219,6 +268,11 @@ public final class EventScan extends EventFields {
         }
         pos++;
         return u32();
+    }
+
+    /** Whether the two-byte tag of {@code field} (16 to 31) with wire type {@code wire} is at {@link #pos}. */
+    private boolean twoByteTag(int field, int wire) {
+        return end - pos >= 2 && buf[pos] == (byte) (field << 3 | wire | 0x80) && buf[pos + 1] == 1;
     }
 
     private boolean field(int field, int wire) {
@@ -274,21 +328,7 @@ public final class EventScan extends EventFields {
                 return true;
             }
             case MC_WEIGHT -> {
-                if (wire != FIXED32 || end - pos < 4) {
-                    return false;
-                }
-                int bits = (buf[pos] & 0xff) | (buf[pos + 1] & 0xff) << 8 | (buf[pos + 2] & 0xff) << 16
-                        | (buf[pos + 3] & 0xff) << 24;
-                pos += 4;
-                if (Float.floatToRawIntBits(Float.intBitsToFloat(bits)) != bits) {
-                    // protobuf reads a float with intBitsToFloat and writes it with floatToRawIntBits: a NaN whose
-                    // payload does not survive that (on some platforms) is written back differently, so these bytes
-                    // are not canonical; scanCanonical takes protobuf's bytes instead
-                    return false;
-                }
-                hasMcEventWeight = true;
-                mcEventWeight = Float.intBitsToFloat(bits);
-                return true;
+                return wire == FIXED32 && weight();
             }
             case TOKEN -> {
                 int n = wire == BYTES ? lengthPrefix() : -1;
@@ -354,6 +394,25 @@ public final class EventScan extends EventFields {
                 mcChannelNumber = v;
             }
         }
+    }
+
+    /** The fixed32 mcEventWeight at {@link #pos} (its tag read). */
+    private boolean weight() {
+        if (end - pos < 4) {
+            return false;
+        }
+        int bits = (buf[pos] & 0xff) | (buf[pos + 1] & 0xff) << 8 | (buf[pos + 2] & 0xff) << 16
+                | (buf[pos + 3] & 0xff) << 24;
+        pos += 4;
+        if (Float.floatToRawIntBits(Float.intBitsToFloat(bits)) != bits) {
+            // protobuf reads a float with intBitsToFloat and writes it with floatToRawIntBits: a NaN whose
+            // payload does not survive that (on some platforms) is written back differently, so these bytes
+            // are not canonical; scanCanonical takes protobuf's bytes instead
+            return false;
+        }
+        hasMcEventWeight = true;
+        mcEventWeight = Float.intBitsToFloat(bits);
+        return true;
     }
 
     /** An {@code EItoken_p1} ending at {@code stop}: exactly name (1) then token (2), both strings. */
