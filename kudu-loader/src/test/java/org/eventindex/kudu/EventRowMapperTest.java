@@ -8,6 +8,7 @@ import org.eventindex.proto.EventIndexProtos.EItoken_p1;
 import org.eventindex.proto.EventIndexProtos.TriggerMenu_p1;
 import org.junit.jupiter.api.Test;
 
+import static org.eventindex.kudu.TestKuduRows.values;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -26,7 +27,7 @@ class EventRowMapperTest {
     @Test
     void mapsFieldsAndReferencesByStream() {
         PartialRow row = schema.newPartialRow();
-        mapper.fill(row, 5, 2, EventRecord.of(TestDatasetFiles.event(77, OWN, ESD, RAW).build(), OWN), MENU);
+        mapper.fill(values(row), 5, 2, EventRecord.of(TestDatasetFiles.event(77, OWN, ESD, RAW).build(), OWN), MENU);
 
         assertEquals(5, row.getInt(KuduSchemas.DSPID));
         assertEquals(77, row.getLong(KuduSchemas.EVENTNUMBER));
@@ -57,11 +58,11 @@ class EventRowMapperTest {
                 "tables created now have no coded mask columns");
         Schema legacy = TestKuduRows.withMaskText(schema);
         PartialRow row = legacy.newPartialRow();
-        new EventRowMapper(legacy).fill(row, 5, 2, e, MENU);
+        new EventRowMapper(legacy).fill(values(row), 5, 2, e, MENU);
         assertEquals(TestDatasetFiles.L1_MASK, row.getString(KuduSchemas.L1TRIGMASK));
         assertEquals(TestDatasetFiles.HLT_MASK, row.getString(KuduSchemas.EFTRIGMASK));
         PartialRow absent = legacy.newPartialRow();
-        new EventRowMapper(legacy).fill(absent, 5, 2, EventRecord.of(TestDatasetFiles.event(78, OWN, ESD, RAW)
+        new EventRowMapper(legacy).fill(values(absent), 5, 2, EventRecord.of(TestDatasetFiles.event(78, OWN, ESD, RAW)
                 .clearL1PassedTrigMask().clearEFPassedTrigMask().build(), OWN), MENU);
         assertFalse(absent.isSet(KuduSchemas.L1TRIGMASK) || absent.isSet(KuduSchemas.EFTRIGMASK));
     }
@@ -75,7 +76,7 @@ class EventRowMapperTest {
         bits.decode(EventRecord.of(TestDatasetFiles.event(1, OWN, ESD, RAW).setL1PassedTrigMask(emptyL1)
                 .clearEFPassedTrigMask().build(), OWN));
         PartialRow row = schema.newPartialRow();
-        mapper.fillTriggerWords(row, TriggerWords.of(bits));
+        mapper.fillTriggerWords(values(row), TriggerWords.of(bits));
         assertEquals(0L, row.getLong(KuduSchemas.l1Word(0)));
         for (int w = 1; w < KuduSchemas.L1_WORDS; w++) {
             assertFalse(row.isSet(KuduSchemas.l1Word(w)), "word " + w);
@@ -85,7 +86,7 @@ class EventRowMapperTest {
         }
         bits.decode(EventRecord.of(TestDatasetFiles.event(2, OWN, ESD, RAW).build(), OWN));
         PartialRow full = schema.newPartialRow();
-        mapper.fillTriggerWords(full, TriggerWords.of(bits));
+        mapper.fillTriggerWords(values(full), TriggerWords.of(bits));
         // TestDatasetFiles.L1_MASK: bits 3, 4 of TBP and TAP, 3, 4, 9 of TAV; no word 0 bits beyond them
         assertEquals((1L << 3) | (1L << 4), full.getLong(KuduSchemas.l1Word(0)));
         assertFalse(full.isSet(KuduSchemas.l1Word(1)), "zero word of a non-empty mask stays NULL");
@@ -98,7 +99,7 @@ class EventRowMapperTest {
                 .addEitoken(EItoken_p1.newBuilder().setName("StreamAOD").setToken(TestDatasetFiles.token(ESD, 1)))
                 .build();
         PartialRow row = schema.newPartialRow();
-        mapper.fill(row, 1, 0, EventRecord.of(e, OWN), null);
+        mapper.fill(values(row), 1, 0, EventRecord.of(e, OWN), null);
         assertEquals(OWN, row.getString(KuduSchemas.DB));
         assertEquals(ESD, row.getString(KuduSchemas.DBAOD));
         assertFalse(row.isSet(KuduSchemas.DBESD));
@@ -109,8 +110,8 @@ class EventRowMapperTest {
     @Test
     void eventWithoutTokensGetsItsFileGuid() {
         PartialRow row = schema.newPartialRow();
-        mapper.fill(row, 1, 0, EventRecord.of(TestDatasetFiles.event(1, OWN, ESD, RAW).clearEitoken().build(), OWN),
-                null);
+        mapper.fill(values(row), 1, 0,
+                EventRecord.of(TestDatasetFiles.event(1, OWN, ESD, RAW).clearEitoken().build(), OWN), null);
         assertEquals(OWN, row.getString(KuduSchemas.DB));
         assertFalse(row.isSet(KuduSchemas.TK));
     }
@@ -120,7 +121,7 @@ class EventRowMapperTest {
         EIEvent_p1 e = TestDatasetFiles.event(1, OWN, ESD, RAW).setEitoken(0,
                 EItoken_p1.newBuilder().setName("StreamAOD").setToken("[DB=nope][CNT=]")).build();
         IllegalArgumentException x = assertThrows(IllegalArgumentException.class,
-                () -> mapper.fill(schema.newPartialRow(), 1, 0, EventRecord.of(e, OWN), null));
+                () -> mapper.fill(values(schema.newPartialRow()), 1, 0, EventRecord.of(e, OWN), null));
         assertTrue(x.getMessage().contains("nope"), x.getMessage());
     }
 
@@ -134,9 +135,9 @@ class EventRowMapperTest {
         EventRecord good = EventRecord.of(TestDatasetFiles.event(2, OWN, ESD, RAW).build(), OWN);
         mapper.checkReferences(good);
         PartialRow row = schema.newPartialRow();
-        mapper.fill(row, 1, 0, good, null);
+        mapper.fill(values(row), 1, 0, good, null);
         PartialRow fresh = schema.newPartialRow();
-        new EventRowMapper(schema).fill(fresh, 1, 0, good, null);
+        new EventRowMapper(schema).fill(values(fresh), 1, 0, good, null);
         assertEquals(fresh.toString(), row.toString());
     }
 
@@ -144,8 +145,8 @@ class EventRowMapperTest {
     void duplicatedEventsSchemaMapsTheSameWay() {
         Schema dups = KuduSchemas.duplicatedEvents();
         PartialRow row = dups.newPartialRow();
-        new EventRowMapper(dups).fill(row, 5, 2, EventRecord.of(TestDatasetFiles.event(77, OWN, ESD, RAW).build(), OWN),
-                MENU);
+        new EventRowMapper(dups).fill(values(row), 5, 2,
+                EventRecord.of(TestDatasetFiles.event(77, OWN, ESD, RAW).build(), OWN), MENU);
         assertEquals(RAW, row.getString(KuduSchemas.DBRAW));
         assertFalse(row.isSet(KuduSchemas.INSERTION_TIME), "set by the loader");
     }
@@ -160,12 +161,45 @@ class EventRowMapperTest {
             boolean first = i % 2 == 0;
             String own = first ? OWN : other;
             PartialRow row = schema.newPartialRow();
-            mapper.fill(row, 1, 0, EventRecord.of(TestDatasetFiles.event(10 + i, own, first ? ESD : otherEsd,
+            mapper.fill(values(row), 1, 0, EventRecord.of(TestDatasetFiles.event(10 + i, own, first ? ESD : otherEsd,
                     first ? RAW : otherRaw).build(), own), null);
             assertEquals(own, row.getString(KuduSchemas.DB));
             assertEquals(TestDatasetFiles.token(own, 10 + i), row.getString(KuduSchemas.TK));
             assertEquals(first ? ESD : otherEsd, row.getString(KuduSchemas.DBESD));
             assertEquals(first ? RAW : otherRaw, row.getString(KuduSchemas.DBRAW));
+        }
+    }
+
+    /**
+     * The loader sums each row's checksum from the values the mapper set ({@link RowValues}), verify from rows read
+     * back: both give the same value, for rows of either table, with or without tokens, masks and menu keys.
+     */
+    @Test
+    void theChecksumOfTheValuesSetIsThatOfTheRowBuilt() {
+        for (Schema table : new Schema[] {schema, KuduSchemas.duplicatedEvents()}) {
+            EventRowMapper m = new EventRowMapper(table);
+            RowChecksum fromValues = new RowChecksum(table);
+            RowChecksum fromRows = new RowChecksum(table);
+            TriggerBits bits = new TriggerBits();
+            RowValues values = new RowValues();
+            for (int i = 0; i < 40; i++) {
+                EIEvent_p1.Builder b = TestDatasetFiles.event(100 + i, OWN, i % 3 == 0 ? ESD : OWN, RAW);
+                if (i % 4 == 1) {
+                    b.clearEitoken();
+                }
+                if (i % 5 == 2) {
+                    b.clearEFPassedTrigMask().clearL1PSK();
+                }
+                EventRecord e = EventRecord.of(b.build(), OWN);
+                bits.decode(e);
+                PartialRow row = table.newPartialRow();
+                m.fill(values.of(row), 3, 1, e, i % 2 == 0 ? MENU : null);
+                m.fillTriggerWords(values, TriggerWords.of(bits));
+                fromValues.add(values);
+                fromRows.add(row);
+                assertEquals(fromRows.value(), fromValues.value(), "row " + i + " of " + table.getColumnCount()
+                        + "-column table");
+            }
         }
     }
 }

@@ -5,6 +5,7 @@ import org.apache.kudu.client.PartialRow;
 import org.eventindex.consolidated.EventRecord;
 import org.junit.jupiter.api.Test;
 
+import static org.eventindex.kudu.TestKuduRows.values;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -54,8 +55,8 @@ class PendingRowTest {
     private PartialRow row(PendingRow p) {
         PartialRow row = schema.newPartialRow();
         EventRowMapper mapper = new EventRowMapper(schema);
-        mapper.fill(row, 5, 2, p.event, p.menu);
-        mapper.fillTriggerWords(row, p.words);
+        mapper.fill(values(row), 5, 2, p.event, p.menu);
+        mapper.fillTriggerWords(values(row), p.words);
         return row;
     }
 }

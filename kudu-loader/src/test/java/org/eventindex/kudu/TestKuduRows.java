@@ -4,6 +4,7 @@ import org.apache.kudu.client.KuduClient;
 import org.apache.kudu.client.KuduPredicate;
 import org.apache.kudu.client.KuduScanner;
 import org.apache.kudu.client.KuduTable;
+import org.apache.kudu.client.PartialRow;
 import org.apache.kudu.client.RowResult;
 
 import java.util.Comparator;
@@ -14,6 +15,11 @@ import java.util.TreeMap;
 /** The analytics rows the loader wrote, read back for the tests' comparisons. */
 final class TestKuduRows {
     private TestKuduRows() {
+    }
+
+    /** {@code row} to be filled by an {@link EventRowMapper}. */
+    static RowValues values(PartialRow row) {
+        return new RowValues().of(row);
     }
 
     /** TRIGGERCOUNT of one dataset: (trig1, trig2) to count, ordered. */

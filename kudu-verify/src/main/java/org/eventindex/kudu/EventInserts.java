@@ -31,6 +31,8 @@ final class EventInserts {
     private final int dupInsertionTime;
     private final int[] eventKey;
     private final int[] dupKey;
+    /** The values of the row being built, for its checksum. */
+    private final RowValues values = new RowValues();
 
     /**
      * @param events      EVENTS or MCEVENTS
@@ -108,7 +110,7 @@ final class EventInserts {
     Insert build(PendingRow row) throws DatasetLoadException {
         boolean dup = row.duplicate();
         Insert insert = (dup ? dups : events).newInsert();
-        PartialRow r = insert.getRow();
+        RowValues r = values.of(insert.getRow());
         EventRowMapper mapper = dup ? dupMapper : eventMapper;
         try {
             mapper.fill(r, dspid, epoch, row.event, row.menu);

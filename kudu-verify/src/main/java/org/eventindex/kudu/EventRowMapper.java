@@ -1,7 +1,6 @@
 package org.eventindex.kudu;
 
 import org.apache.kudu.Schema;
-import org.apache.kudu.client.PartialRow;
 import org.eventindex.names.PoolToken;
 import org.eventindex.consolidated.EventRecord;
 import org.eventindex.proto.EventIndexProtos.TriggerMenu_p1;
@@ -94,7 +93,7 @@ final class EventRowMapper {
      * Sets the trigger mask words of {@code t}: its non-zero words, and word 0 of a present mask with no bit set as 0
      * (zero words stay NULL), so that an empty mask reads back apart from an absent one ({@link TriggerMaskColumns}).
      */
-    void fillTriggerWords(PartialRow row, TriggerWords t) {
+    void fillTriggerWords(RowValues row, TriggerWords t) {
         for (int i = 0; i < t.index.length; i++) {
             int w = t.index[i];
             row.addLong(w < l1Words.length ? l1Words[w] : hltWords[w - l1Words.length], t.words[i]);
@@ -111,7 +110,7 @@ final class EventRowMapper {
      * @param menu the file's TriggerMenu, or null
      * @throws IllegalArgumentException when a token is malformed (the message names the token)
      */
-    void fill(PartialRow row, int dspidValue, int rgidValue, EventRecord e, TriggerMenu_p1 menu) {
+    void fill(RowValues row, int dspidValue, int rgidValue, EventRecord e, TriggerMenu_p1 menu) {
         row.addInt(dspid, dspidValue);
         row.addLong(eventnumber, e.eventNumber);
         row.addInt(rgid, rgidValue);
@@ -168,7 +167,7 @@ final class EventRowMapper {
         }
     }
 
-    private static void setKey(PartialRow row, int column, boolean onEvent, int eventValue, Integer menuValue) {
+    private static void setKey(RowValues row, int column, boolean onEvent, int eventValue, Integer menuValue) {
         if (onEvent) {
             row.addInt(column, eventValue);
         } else if (menuValue != null) {
@@ -176,7 +175,7 @@ final class EventRowMapper {
         }
     }
 
-    private static void setRef(PartialRow row, int dbColumn, int tkColumn, byte[] guid, byte[] token) {
+    private static void setRef(RowValues row, int dbColumn, int tkColumn, byte[] guid, byte[] token) {
         // The first token of a stage wins if a file lists the same stage twice.
         if (!row.isSet(dbColumn)) {
             row.addStringUtf8(dbColumn, guid);
