@@ -90,9 +90,9 @@ public final class Ports {
 
     /**
      * Claims {@code port} for this JVM among the JVMs that claim ports in {@code dir}: a lock on {@code dir/PORT.lock},
-     * kept until the JVM exits. False when another process, or this JVM already, holds it. True, without a claim, when the lock cannot be
-     * taken at all (a folder of another user, a file system without locks): the port is then as safe as before claims
-     * existed.
+     * kept until the JVM exits. False when another process, or this JVM already, holds it. True, without a claim,
+     * when the lock cannot be taken at all (a folder of another user, a file system without locks): the port is then
+     * as safe as before claims existed.
      */
     static synchronized boolean claim(Path dir, int port) {
         Path file = dir.resolve(port + ".lock").toAbsolutePath();
