@@ -13,13 +13,13 @@ import java.util.List;
 /**
  * The key-and-content checksum of a set of rows of one table, the same whether the rows are read from Kudu
  * ({@link RowResult}), built by the loader as it writes them, or built from the HDFS file by the loader's code and not
- * written (both from the values set on each row, {@link RowValues}; {@link PartialRow} is the same row read back). Each
- * row hashes to 64 bits: every non-NULL column, by its name and its value (integers and times as their 64-bit value,
- * floats by their bits, text by its characters), mixed in the table's column order; the checksum is the sum modulo 2^64
- * of the rows' hashes, so the order the rows come in does not matter and, with the count, a deleted, added or changed
- * row shows. A NULL column adds nothing, so a nullable column added to a table (the way the tables evolve) leaves the
- * checksum of rows that do not set it unchanged. Not cryptographic: it finds accidents (lost, damaged or replaced
- * data), not forgeries; the loader pays it on every row (decisions 0070, 0084).
+ * written (both from the values set on each row, {@link RowValues}, or the {@link PartialRow} built, column by column).
+ * Each row hashes to 64 bits: every non-NULL column, by its name and its value (integers and times as their 64-bit
+ * value, floats by their bits, text by its characters), mixed in the table's column order; the checksum is the sum
+ * modulo 2^64 of the rows' hashes, so the order the rows come in does not matter and, with the count, a deleted, added
+ * or changed row shows. A NULL column adds nothing, so a nullable column added to a table (the way the tables evolve)
+ * leaves the checksum of rows that do not set it unchanged. Not cryptographic: it finds accidents (lost, damaged or
+ * replaced data), not forgeries; the loader pays it on every row (decisions 0070, 0084).
  */
 final class RowChecksum {
     private static final long FNV_PRIME = 0x100000001b3L;

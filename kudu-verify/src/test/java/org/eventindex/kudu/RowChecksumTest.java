@@ -118,8 +118,9 @@ class RowChecksumTest {
     }
 
     /**
-     * A row's values as the loader records them while it sets them sum as the row read back: texts ASCII or not, of
-     * any length, columns set out of order, a column set twice (the last value is the row's).
+     * A row's values as the loader records them while it sets them sum as the row built: texts ASCII or not (the
+     * first non-ASCII byte at the start, in a word or in the tail), of any length, columns set out of order, a column
+     * set twice (the last value is the row's).
      */
     @Test
     void valuesRecordedAsTheyAreSetSumAsTheRowReadBack() {
@@ -131,7 +132,7 @@ class RowChecksumTest {
                 new ColumnSchema.ColumnSchemaBuilder("b", Type.STRING).nullable(true).build(),
                 new ColumnSchema.ColumnSchemaBuilder("m", Type.INT32).nullable(true).build()));
         String[] texts = {"", "x", "GUID", "[DB=4E3F0C1A-0B2D-4C5E-8F70-1A2B3C4D5E6F]", "Zürich", "é1234567",
-            "\ud83d\ude00 ok", "abc\u0000d"};
+            "\ud83d\ude00 ok", "abc\u0000d", "abcdé", "abcdefé"};
         RowChecksum fromValues = new RowChecksum(wide);
         RowChecksum fromRows = new RowChecksum(wide);
         RowValues values = new RowValues();

@@ -7,10 +7,17 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFileAttributes;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -25,7 +32,8 @@ public final class Ports {
     /**
      * Where each JVM of the machine that hands out ports for restarts claims them, one lock file per port: the tests
      * of two modules ({@code mvn -T 2}) and the forks of one module run at once, and a port one JVM's server holds
-     * through a restart must not be bound by another's meanwhile.
+     * through a restart must not be bound by another's meanwhile. JVMs given another {@code java.io.tmpdir} do not
+     * see each other's claims.
      */
     static final Path CLAIMS = Path.of(System.getProperty("java.io.tmpdir"),
             "eventindex-test-ports-" + System.getProperty("user.name"));
@@ -34,6 +42,9 @@ public final class Ports {
      * on a kill). A file is never opened twice here: closing a second channel to it would drop the first one's lock.
      */
     private static final Map<Path, FileLock> CLAIMED = new HashMap<>();
+    private static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rwx------");
+    /** Channels that must not be closed: see {@link #claim}. */
+    private static final List<FileChannel> KEPT_OPEN = new ArrayList<>();
 
     private Ports() {
     }
@@ -91,18 +102,18 @@ public final class Ports {
     /**
      * Claims {@code port} for this JVM among the JVMs that claim ports in {@code dir}: a lock on {@code dir/PORT.lock},
      * kept until the JVM exits. False when another process, or this JVM already, holds it. True, without a claim,
-     * when the lock cannot be taken at all (a folder of another user, a file system without locks): the port is then
-     * as safe as before claims existed.
+     * when the lock cannot be taken at all (a folder of another user or that others may write, a file system without
+     * locks): the port is then as safe as before claims existed.
      */
     static synchronized boolean claim(Path dir, int port) {
-        Path file = dir.resolve(port + ".lock").toAbsolutePath();
-        if (CLAIMED.containsKey(file)) {
-            return false;
-        }
         FileChannel channel = null;
         try {
-            Files.createDirectories(dir);
-            channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            Path file = ownFolder(dir).resolve(port + ".lock");
+            if (CLAIMED.containsKey(file)) {
+                return false;
+            }
+            channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                    LinkOption.NOFOLLOW_LINKS);
             FileLock lock = channel.tryLock();
             if (lock == null) {
                 channel.close();
@@ -110,10 +121,31 @@ public final class Ports {
             }
             CLAIMED.put(file, lock);
             return true;
+        } catch (OverlappingFileLockException heldHere) {
+            // this JVM holds the file's lock through another channel: closing this one would drop it (POSIX locks
+            // belong to the process), so it stays open
+            KEPT_OPEN.add(channel);
+            return false;
         } catch (IOException | RuntimeException cannotLock) {
             close(channel);
             return true;
         }
+    }
+
+    /**
+     * {@code dir}, created if missing, by its real path, when this user owns it and no one else may write it;
+     * otherwise an IOException (another user's folder could hold every port's lock or plant links).
+     */
+    private static Path ownFolder(Path dir) throws IOException {
+        Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(OWNER_ONLY));
+        Path real = dir.toRealPath();
+        PosixFileAttributes attributes = Files.readAttributes(real, PosixFileAttributes.class);
+        if (!attributes.owner().getName().equals(System.getProperty("user.name"))
+                || attributes.permissions().contains(PosixFilePermission.GROUP_WRITE)
+                || attributes.permissions().contains(PosixFilePermission.OTHERS_WRITE)) {
+            throw new IOException(real + " is not this user's own folder");
+        }
+        return real;
     }
 
     private static void close(FileChannel channel) {
