@@ -77,8 +77,8 @@ final class RowChecksum {
     }
 
     /**
-     * As {@link #add(PartialRow)} of {@code values.row()}, from the values recorded as they were set: the same value,
-     * without reading the row's columns back. Orders {@code values} by column.
+     * As {@link #add(PartialRow)} of the row {@code values} were set on, from the values recorded as they were set:
+     * the same value, without reading the row's columns back. Orders {@code values} by column.
      */
     void add(RowValues values) {
         values.sortByColumn();

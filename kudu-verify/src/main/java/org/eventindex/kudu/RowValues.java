@@ -28,11 +28,6 @@ final class RowValues {
         return this;
     }
 
-    /** The row being built. */
-    PartialRow row() {
-        return row;
-    }
-
     void addInt(int column, int value) {
         row.addInt(column, value);
         put(column, value, null);
