@@ -14,6 +14,7 @@ import org.eventindex.gen.EventSize;
 import org.eventindex.gen.GeneratorSpec;
 import org.eventindex.supervisor.CollectionState;
 import org.eventindex.supervisor.DatasetView;
+import org.eventindex.testing.EmbeddedKudu;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -106,6 +107,17 @@ public final class BenchSeedMain implements Callable<Integer> {
             + " file, added or replacing the stack's (repeatable), e.g. consumer.kudu.load.overlap=false for the"
             + " load after the merge")
     private Map<String, String> consumerSet = new java.util.LinkedHashMap<>();
+    @Option(names = "--tserver-flag", paramLabel = "FLAG", description = "a flag of the Kudu tablet server, after the"
+            + " test fixture's (repeatable; given once, it replaces the default), e.g. --log_segment_size_mb=1 for the"
+            + " fixture's small WAL segments (default: " + SITE_TSERVER_FLAG + ", Kudu's own default, as a site runs"
+            + " it)")
+    private List<String> tserverFlags = new ArrayList<>(List.of(SITE_TSERVER_FLAG));
+
+    /**
+     * The tablet server's WAL segments at Kudu's default size: the fixture's 1 MB segments (for small test disks) and
+     * its metrics log every second together cost the tablet server 3-12% more CPU in this benchmark (decision 0085).
+     */
+    static final String SITE_TSERVER_FLAG = "--log_segment_size_mb=8";
 
     private BenchSeedMain(PrintStream out, PrintStream err) {
         this.out = out;
@@ -148,6 +160,12 @@ public final class BenchSeedMain implements Callable<Integer> {
         if (consumerHeap != null && !consumerHeap.matches("\\d+[kKmMgG]?")) {
             throw new ParameterException(spec.commandLine(), "--consumer-heap must be a JVM heap size such as 1g or"
                     + " 768m, got '" + consumerHeap + "'");
+        }
+        for (String flag : tserverFlags) {
+            if (!flag.startsWith("--") || flag.contains(",")) {
+                throw new ParameterException(spec.commandLine(), "--tserver-flag must be one --name=value without"
+                        + " commas, got '" + flag + "'");
+            }
         }
         if (generateOnly) {
             if (generated == null) {
@@ -197,6 +215,8 @@ public final class BenchSeedMain implements Callable<Integer> {
         Progress bar = new Progress(err);
         GeneratorSpec gspec = seedSpec(scale);
         GeneratedDataset ds = dataset(gspec, bar);
+        // the stack's Kudu fixture adds the property's flags after its own (the last of a flag wins)
+        System.setProperty(EmbeddedKudu.TSERVER_FLAGS_PROPERTY, String.join(",", tserverFlags));
         EmbeddedStack.Options stackOptions = new EmbeddedStack.Options(work.resolve("stack"), 1, "eventindex", "",
                 64, 1);
         try (EmbeddedStack stack = EmbeddedStack.startWithoutConsumers(stackOptions, s -> bar.log("stack: " + s));
@@ -404,6 +424,7 @@ public final class BenchSeedMain implements Callable<Integer> {
         out.println("consumer GC log: " + consumer.gcLog().toAbsolutePath());
         out.println("consumer configuration: the stack's" + (consumerSet.isEmpty() ? "" : ", with " + consumerSet)
                 + " (" + consumer.log().resolveSibling(ConsumerProcess.NAME + ".properties").toAbsolutePath() + ")");
+        out.println("tablet server: the test fixture's flags, then " + String.join(" ", tserverFlags));
         if (b == null) {
             out.println("messaging baseline: not run (--baseline-scale 0)");
             return;

@@ -1,11 +1,15 @@
 package org.eventindex.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.stream.Stream;
 import org.eventindex.testing.CommandTreeWalk;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -33,5 +37,19 @@ class BenchCommandsTest {
     void helpVersionUnknownOptionsAndStrayArgumentsAsTyped(String name, Command command) {
         assertEquals(List.of(List.of()), CommandTreeWalk.check(name,
                 args -> CommandTreeWalk.capture((out, err) -> command.execute(args, out, err))));
+    }
+
+    @Test
+    void benchSeedRefusesATabletServerFlagItCouldNotPass() {
+        for (String bad : List.of("log_segment_size_mb=8", "--a=1,--b=2")) {
+            ByteArrayOutputStream err = new ByteArrayOutputStream();
+            int code = BenchSeedMain.execute(new String[] {"--scale", "0.01", "--tserver-flag", bad},
+                    new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+                    new PrintStream(err, true, StandardCharsets.UTF_8));
+            String message = err.toString(StandardCharsets.UTF_8);
+            assertEquals(2, code, message);
+            assertTrue(message.contains("--tserver-flag must be one --name=value without commas, got '" + bad + "'"),
+                    message);
+        }
     }
 }

@@ -21,13 +21,21 @@ import static java.util.Objects.requireNonNull;
  * {@code LD_LIBRARY_PATH}/{@code SASL_PATH} for Kudu's processes only.
  * <p>
  * The daemons are tuned for small disks: no WAL segment preallocation, small WAL segments, no block container
- * preallocation, so each tablet costs kilobytes instead of ~17 MB.
+ * preallocation, so each tablet costs kilobytes instead of ~17 MB; they log their metrics once a minute, as Kudu does
+ * by default, not every second as MiniKuduCluster sets them to. {@value #TSERVER_FLAGS_PROPERTY} adds tablet server
+ * flags (a benchmark's site settings).
  */
 public final class EmbeddedKudu implements AutoCloseable {
     /** System property naming the directory holding the {@code kudu} executable (also read by MiniKuduCluster). */
     public static final String BIN_DIR_PROPERTY = KuduBinaries.PROPERTY;
+    /**
+     * System property with extra tablet server flags, separated by commas (a value cannot hold one), added after
+     * every other flag (so they win): how a benchmark runs the tablet server with a site's settings, e.g.
+     * {@code -Dei.kudu.tserver.flags=--log_segment_size_mb=8,--maintenance_manager_num_threads=2}.
+     */
+    public static final String TSERVER_FLAGS_PROPERTY = "ei.kudu.tserver.flags";
 
-    private static final List<String> DISK_FLAGS = List.of(
+    private static final List<String> SERVER_FLAGS = List.of(
             "--log_preallocate_segments=false",
             "--log_segment_size_mb=1",
             "--log_container_preallocate_bytes=0",
@@ -36,7 +44,11 @@ public final class EmbeddedKudu implements AutoCloseable {
             // in the same JVM has touched the certpath constraints (the embedded stack); use production sizes.
             "--ipki_ca_key_size=2048",
             "--ipki_server_key_size=2048",
-            "--tsk_num_rsa_bits=2048");
+            "--tsk_num_rsa_bits=2048",
+            // MiniKuduCluster makes each daemon write all its metrics to a log file every second (for Kudu's own
+            // tests): with the tables' 64+ tablets, that dump and the 1 MB WAL segments above together took 3-12% of
+            // the tablet server's CPU in bench-seed. Kudu's default: once a minute (decision 0085).
+            "--metrics_log_interval_ms=60000");
 
     private final MiniKuduCluster cluster;
     private final KuduClient client;
@@ -87,17 +99,34 @@ public final class EmbeddedKudu implements AutoCloseable {
                     .clusterRoot(root.toString())
                     // Without this, tables with many hash buckets are refused on small clusters.
                     .addMasterServerFlag("--max_create_tablets_per_ts=0");
-            for (String flag : DISK_FLAGS) {
+            for (String flag : SERVER_FLAGS) {
                 builder.addMasterServerFlag(flag);
                 builder.addTabletServerFlag(flag);
             }
             tabletServerFlags.forEach(builder::addTabletServerFlag);
+            extraTabletServerFlags().forEach(builder::addTabletServerFlag);
             MiniKuduCluster cluster = builder.build();
             return new EmbeddedKudu(cluster, Duration.ofNanos(System.nanoTime() - t0), root);
         } catch (IOException e) {
             throw new UncheckedIOException("Kudu mini cluster under " + dir + " with binaries from " + binDir
                     + " did not start", e);
         }
+    }
+
+    /** The flags of {@value #TSERVER_FLAGS_PROPERTY}; each must start with {@code --}. */
+    static List<String> extraTabletServerFlags() {
+        String value = System.getProperty(TSERVER_FLAGS_PROPERTY, "").strip();
+        if (value.isEmpty()) {
+            return List.of();
+        }
+        List<String> flags = List.of(value.split("\\s*,\\s*"));
+        for (String flag : flags) {
+            if (!flag.startsWith("--")) {
+                throw new IllegalArgumentException("system property " + TSERVER_FLAGS_PROPERTY + ": '" + flag
+                        + "' is not a flag (expected --name=value)");
+            }
+        }
+        return flags;
     }
 
     /** Comma-separated master addresses, as taken by {@code KuduClientBuilder} and the {@code --masters} option. */
