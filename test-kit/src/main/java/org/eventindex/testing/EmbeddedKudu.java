@@ -113,7 +113,7 @@ public final class EmbeddedKudu implements AutoCloseable {
         }
     }
 
-    /** The flags of {@value #TSERVER_FLAGS_PROPERTY}; each must start with {@code --}. */
+    /** The flags of {@value #TSERVER_FLAGS_PROPERTY}, each checked by {@link #checkFlag}. */
     static List<String> extraTabletServerFlags() {
         String value = System.getProperty(TSERVER_FLAGS_PROPERTY, "").strip();
         if (value.isEmpty()) {
@@ -121,12 +121,21 @@ public final class EmbeddedKudu implements AutoCloseable {
         }
         List<String> flags = List.of(value.split("\\s*,\\s*"));
         for (String flag : flags) {
-            if (!flag.startsWith("--")) {
-                throw new IllegalArgumentException("system property " + TSERVER_FLAGS_PROPERTY + ": '" + flag
-                        + "' is not a flag (expected --name=value)");
+            String problem = checkFlag(flag);
+            if (problem != null) {
+                throw new IllegalArgumentException("system property " + TSERVER_FLAGS_PROPERTY + ": " + problem);
             }
         }
         return flags;
+    }
+
+    /**
+     * Null when {@code flag} is one Kudu flag as {@value #TSERVER_FLAGS_PROPERTY} can carry it ({@code --name} or
+     * {@code --name=value}, no space or comma in it), else why not, naming it.
+     */
+    public static String checkFlag(String flag) {
+        return flag.matches("--[A-Za-z0-9_]+(=[^\\s,]*)?") ? null
+                : "'" + flag + "' is not one flag (expected --name=value, without spaces or commas)";
     }
 
     /** Comma-separated master addresses, as taken by {@code KuduClientBuilder} and the {@code --masters} option. */

@@ -28,16 +28,13 @@ class EmbeddedKuduTest {
             restore(before);
         }
         try (EmbeddedKudu kudu = started) {
-            // the property's flag reached the tablet server's command line, after the fixture's own (the last wins)
-            String tserver = ProcessHandle.allProcesses()
-                    .map(h -> h.info().commandLine().orElse(""))
-                    .filter(c -> c.contains(" tserver ") && c.contains(dir.toAbsolutePath().toString()))
-                    .findFirst().orElseThrow();
+            // the fixture's metrics interval comes after MiniKuduCluster's own (the last of a flag wins), on both
+            // daemons; the property's flag after everything on the tablet server
+            String tserver = commandLine(dir, " tserver ");
+            assertEquals("60000", lastValue(tserver, "--metrics_log_interval_ms"), tserver);
+            assertEquals("60000", lastValue(commandLine(dir, " master "), "--metrics_log_interval_ms"));
             assertTrue(tserver.endsWith(" --log_segment_size_mb=2"), tserver);
             assertTrue(tserver.contains(" --log_segment_size_mb=1 "), tserver);
-            assertTrue(tserver.contains(" --metrics_log_interval_ms=60000 "), tserver);
-            assertFalse(kudu.masterAddresses().isBlank());
-            assertEquals(1, kudu.tabletServers().size());
             KuduClient client = kudu.client();
             Schema schema = new Schema(List.of(
                     new ColumnSchema.ColumnSchemaBuilder("k", Type.INT32).key(true).build()));
@@ -64,10 +61,32 @@ class EmbeddedKuduTest {
             System.setProperty(EmbeddedKudu.TSERVER_FLAGS_PROPERTY, "--a=1,log_segment_size_mb=8");
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                     EmbeddedKudu::extraTabletServerFlags);
-            assertTrue(e.getMessage().contains("'log_segment_size_mb=8' is not a flag"), e.getMessage());
+            assertTrue(e.getMessage().contains("'log_segment_size_mb=8' is not one flag"), e.getMessage());
+            for (String bad : List.of("--", "--a=1 --b=2", "-a=1", "--a b")) {
+                assertTrue(EmbeddedKudu.checkFlag(bad).contains("'" + bad + "' is not one flag"), bad);
+            }
+            assertEquals(null, EmbeddedKudu.checkFlag("--log_segment_size_mb=8"));
+            assertEquals(null, EmbeddedKudu.checkFlag("--never_fsync"));
         } finally {
             restore(before);
         }
+    }
+
+    /** The command line of this cluster's daemon whose command line holds {@code role}. */
+    private static String commandLine(Path dir, String role) {
+        return ProcessHandle.allProcesses()
+                .map(h -> h.info().commandLine().orElse(""))
+                .filter(c -> c.contains(role) && c.contains(dir.toAbsolutePath().toString()))
+                .findFirst().orElseThrow(() -> new AssertionError("no" + role + "process under " + dir));
+    }
+
+    /** The value of the last {@code flag=} in {@code commandLine}. */
+    private static String lastValue(String commandLine, String flag) {
+        int at = commandLine.lastIndexOf(" " + flag + "=");
+        assertTrue(at >= 0, flag + " not in " + commandLine);
+        String rest = commandLine.substring(at + flag.length() + 2);
+        int end = rest.indexOf(' ');
+        return end < 0 ? rest : rest.substring(0, end);
     }
 
     private static void restore(String value) {
