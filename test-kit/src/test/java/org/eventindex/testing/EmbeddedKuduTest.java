@@ -13,6 +13,7 @@ import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -65,8 +66,8 @@ class EmbeddedKuduTest {
             for (String bad : List.of("--", "--a=1 --b=2", "-a=1", "--a b")) {
                 assertTrue(EmbeddedKudu.checkFlag(bad).contains("'" + bad + "' is not one flag"), bad);
             }
-            assertEquals(null, EmbeddedKudu.checkFlag("--log_segment_size_mb=8"));
-            assertEquals(null, EmbeddedKudu.checkFlag("--never_fsync"));
+            assertNull(EmbeddedKudu.checkFlag("--log_segment_size_mb=8"));
+            assertNull(EmbeddedKudu.checkFlag("--never_fsync"));
         } finally {
             restore(before);
         }
