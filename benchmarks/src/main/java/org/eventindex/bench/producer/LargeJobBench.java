@@ -125,7 +125,8 @@ final class LargeJobBench {
                     + " of output%n", fullMs - dryMs, putMs, inflated / 1e3 / inflateMs);
             System.out.printf(Locale.ROOT, "GC pauses: dry run %s; full run %s%n", gcPauses(dir, "dry-run"),
                     gcPauses(dir, "full-run"));
-            printProfile(jfr, cpuSeconds(dir, "dry-run-jfr"), inflateCpu);
+            // the profile's shares applied to the CPU of the dry run without JFR (the recording costs CPU of its own)
+            printProfile(jfr, cpuSeconds(dir, "dry-run"), inflateCpu);
         }
     }
 
@@ -223,47 +224,106 @@ final class LargeJobBench {
         return (System.nanoTime() - t0) / 1e6;
     }
 
-    /** Where the dry run's CPU samples fall: by thread, and the top frames (the method running). */
+    /**
+     * Where the dry run's CPU samples fall: by thread, and the top frames (the method running). JFR samples threads in
+     * Java code and threads in native code (zlib's inflate) at their own periods (10 and 20 ms in the profile
+     * settings), so each sample stands for its event's period: unweighted, a thread in Java code would count twice
+     * the CPU of one in native code.
+     */
     private static void printProfile(Path jfr, double dryCpu, double inflateCpu) throws IOException {
-        Map<String, Integer> byThread = new HashMap<>();
-        Map<String, Integer> byFrame = new HashMap<>();
-        int total = 0;
-        for (RecordedEvent e : RecordingFile.readAllEvents(jfr)) {
+        Map<String, Double> byThread = new HashMap<>();
+        Map<String, Double> byFrame = new HashMap<>();
+        List<RecordedEvent> events = RecordingFile.readAllEvents(jfr);
+        Map<String, Double> periodMs = samplingPeriods(jfr, events);
+        double total = 0;
+        int samples = 0;
+        for (RecordedEvent e : events) {
             String type = e.getEventType().getName();
-            boolean inNative = type.equals("jdk.NativeMethodSample");
-            if (!inNative && !type.equals("jdk.ExecutionSample") || e.getStackTrace() == null
+            boolean inNative = type.equals(NATIVE_SAMPLE);
+            if (!inNative && !type.equals(JAVA_SAMPLE) || e.getStackTrace() == null
                     || e.getStackTrace().getFrames().isEmpty()) {
                 continue;
             }
-            total++;
+            double weight = periodMs.getOrDefault(type, 1.0);
+            total += weight;
+            samples++;
             String thread = e.getThread("sampledThread") == null ? "?" : e.getThread("sampledThread").getJavaName();
-            byThread.merge(thread.startsWith("digests of") ? "digests of <file>" : thread, 1, Integer::sum);
+            byThread.merge(thread.startsWith("digests of") ? "digests of <file>" : thread, weight, Double::sum);
             RecordedFrame top = e.getStackTrace().getFrames().get(0);
             byFrame.merge(top.getMethod().getType().getName() + "." + top.getMethod().getName()
-                    + (inNative ? " (native)" : ""), 1, Integer::sum);
+                    + (inNative ? " (native)" : ""), weight, Double::sum);
         }
-        System.out.printf(Locale.ROOT, "%nDry run profile (JFR execution and native-method samples, %d in all, every"
-                + " 20 ms per thread; zlib's inflate is the native frame Inflater.inflateBytesBytes):%n%n", total);
-        System.out.println("| thread | samples | share |");
+        System.out.printf(Locale.ROOT, "%nDry run profile (JFR samples, %d in all: threads in Java code every %s ms,"
+                + " in native code every %s ms, each sample weighted by its period; zlib's inflate is the native frame"
+                + " Inflater.inflateBytesBytes):%n%n", samples, period(periodMs, JAVA_SAMPLE),
+                period(periodMs, NATIVE_SAMPLE));
+        System.out.println("| thread | sampled ms | share |");
         System.out.println("|---|---:|---:|");
         print(byThread, total, Integer.MAX_VALUE);
         System.out.println();
-        System.out.println("| top frame | samples | share |");
+        System.out.println("| top frame | sampled ms | share |");
         System.out.println("|---|---:|---:|");
         print(byFrame, total, TOP_FRAMES);
         // On a loaded machine the wall times say little; what the dry run would take with two idle cores does not
         // depend on the load: at least its busiest thread's CPU, and at least all its CPU over the two cores.
-        int busiest = byThread.values().stream().max(Integer::compare).orElse(0);
+        double busiest = byThread.values().stream().max(Double::compare).orElse(0.0);
         double busiestCpu = dryCpu * busiest / Math.max(1, total);
         double floor = Math.max(busiestCpu, dryCpu / 2);
-        System.out.printf(Locale.ROOT, "%nDry run on two idle cores, at best (from the samples' shares of its %.1f CPU"
-                + " s): busiest thread %.1f s, all CPU / 2 = %.1f s; floor %.1f s = %.2fx the inflate's CPU%n", dryCpu,
+        System.out.printf(Locale.ROOT, "%nDry run on two idle cores, at best (the samples' shares of the unprofiled"
+                + " dry run's %.1f CPU s): busiest thread %.1f s, all CPU / 2 = %.1f s; floor %.1f s = %.2fx the inflate's CPU%n", dryCpu,
                 busiestCpu, dryCpu / 2, floor, floor / inflateCpu);
     }
 
-    private static void print(Map<String, Integer> counts, int total, int limit) {
-        counts.entrySet().stream().sorted(Map.Entry.<String, Integer>comparingByValue(Comparator.reverseOrder()))
-                .limit(limit).forEach(e -> System.out.printf(Locale.ROOT, "| `%s` | %d | %.1f%% |%n", e.getKey(),
+    private static final String JAVA_SAMPLE = "jdk.ExecutionSample";
+    private static final String NATIVE_SAMPLE = "jdk.NativeMethodSample";
+
+    /** The recording's active {@code period} of each sampling event, in milliseconds (by event name). */
+    static Map<String, Double> samplingPeriods(Path jfr, List<RecordedEvent> events) throws IOException {
+        Map<Long, String> names = new HashMap<>();
+        try (RecordingFile file = new RecordingFile(jfr)) {
+            file.readEventTypes().forEach(t -> names.put(t.getId(), t.getName()));
+        }
+        Map<String, Double> periods = new HashMap<>();
+        for (RecordedEvent e : events) {
+            if (e.getEventType().getName().equals("jdk.ActiveSetting") && "period".equals(e.getString("name"))) {
+                String event = names.get(e.getLong("id"));
+                Double ms = millis(e.getString("value"));
+                if ((JAVA_SAMPLE.equals(event) || NATIVE_SAMPLE.equals(event)) && ms != null) {
+                    periods.put(event, ms);
+                }
+            }
+        }
+        return periods;
+    }
+
+    /** A JFR period such as {@code 10 ms} or {@code 1 s} in milliseconds; null for another form. */
+    static Double millis(String value) {
+        String[] parts = value.trim().split("\\s+");
+        if (parts.length != 2) {
+            return null;
+        }
+        double scale = switch (parts[1]) {
+            case "ns" -> 1e-6;
+            case "us" -> 1e-3;
+            case "ms" -> 1;
+            case "s" -> 1000;
+            default -> -1;
+        };
+        try {
+            return scale < 0 ? null : Double.parseDouble(parts[0]) * scale;
+        } catch (NumberFormatException e) {
+            return null;
+        }
+    }
+
+    private static String period(Map<String, Double> periodMs, String event) {
+        Double ms = periodMs.get(event);
+        return ms == null ? "? (unweighted)" : String.format(Locale.ROOT, "%.0f", ms);
+    }
+
+    private static void print(Map<String, Double> weights, double total, int limit) {
+        weights.entrySet().stream().sorted(Map.Entry.<String, Double>comparingByValue(Comparator.reverseOrder()))
+                .limit(limit).forEach(e -> System.out.printf(Locale.ROOT, "| `%s` | %.0f | %.1f%% |%n", e.getKey(),
                         e.getValue(), 100.0 * e.getValue() / Math.max(1, total)));
     }
 

@@ -1,16 +1,24 @@
 package org.eventindex.bench.producer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
+import java.util.Map;
+import jdk.jfr.Configuration;
+import jdk.jfr.Recording;
+import jdk.jfr.consumer.RecordingFile;
 import org.eventindex.spb.SpbLimits;
 import org.eventindex.spb.SpbSummary;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The large job's SPB file: the events asked for, in one job, generated once per working folder. */
+/**
+ * The large job's SPB file: the events asked for, in one job, generated once per working folder; the profile's
+ * sampling periods as the recording holds them.
+ */
 class LargeJobBenchTest {
     @TempDir
     Path dir;
@@ -25,5 +33,27 @@ class LargeJobBenchTest {
 
         assertEquals(spb, LargeJobBench.spb(dir, 3_000));
         assertEquals(written, Files.getLastModifiedTime(spb));
+    }
+
+    @Test
+    void readsEachSamplingEventsPeriodFromTheRecording() throws Exception {
+        Path jfr = dir.resolve("p.jfr");
+        try (Recording r = new Recording(Configuration.getConfiguration("profile"))) {
+            r.start();
+            r.stop();
+            r.dump(jfr);
+        }
+        // the profile settings of JDK 17: Java code sampled every 10 ms, native code every 20 ms
+        assertEquals(Map.of("jdk.ExecutionSample", 10.0, "jdk.NativeMethodSample", 20.0),
+                LargeJobBench.samplingPeriods(jfr, RecordingFile.readAllEvents(jfr)));
+    }
+
+    @Test
+    void readsJfrDurations() {
+        assertEquals(20.0, LargeJobBench.millis("20 ms"));
+        assertEquals(1000.0, LargeJobBench.millis("1 s"));
+        assertEquals(0.5, LargeJobBench.millis("500 us"));
+        assertNull(LargeJobBench.millis("everyChunk"));
+        assertNull(LargeJobBench.millis("10 min"));
     }
 }
