@@ -38,6 +38,8 @@ final class LargeJobBench {
     static final String HEAP = "64m";
     private static final int FILES = 30;
     private static final int TOP_FRAMES = 12;
+    private static final String JAVA_SAMPLE = "jdk.ExecutionSample";
+    private static final String NATIVE_SAMPLE = "jdk.NativeMethodSample";
     /** The producer's part size ({@code UploadSettings.DEFAULT}; the producer jar is not on this class path). */
     private static final long PART_SIZE = 8L << 20;
 
@@ -270,12 +272,9 @@ final class LargeJobBench {
         double busiestCpu = dryCpu * busiest / Math.max(1, total);
         double floor = Math.max(busiestCpu, dryCpu / 2);
         System.out.printf(Locale.ROOT, "%nDry run on two idle cores, at best (the samples' shares of the unprofiled"
-                + " dry run's %.1f CPU s): busiest thread %.1f s, all CPU / 2 = %.1f s; floor %.1f s = %.2fx the inflate's CPU%n", dryCpu,
-                busiestCpu, dryCpu / 2, floor, floor / inflateCpu);
+                + " dry run's %.1f CPU s): busiest thread %.1f s, all CPU / 2 = %.1f s; floor %.1f s = %.2fx the"
+                + " inflate's CPU%n", dryCpu, busiestCpu, dryCpu / 2, floor, floor / inflateCpu);
     }
-
-    private static final String JAVA_SAMPLE = "jdk.ExecutionSample";
-    private static final String NATIVE_SAMPLE = "jdk.NativeMethodSample";
 
     /** The recording's active {@code period} of each sampling event, in milliseconds (by event name). */
     static Map<String, Double> samplingPeriods(Path jfr, List<RecordedEvent> events) throws IOException {
